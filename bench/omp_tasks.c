@@ -1,0 +1,256 @@
+/*
+ * omp_tasks.c - peer benchmark: OpenMP task overhead (libgomp and LLVM libomp).
+ *
+ * The same source is built twice (see bench/peers.mk):
+ *   gcc   -O2 -fopenmp  -> build/bench/omp_tasks_gomp    (libgomp)
+ *   clang -O2 -fopenmp  -> build/bench/omp_tasks_libomp  (LLVM libomp)
+ *
+ * Usage:
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp empty   N   N independent empty tasks
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp out     N   N independent tasks, each
+ *                                                  depend(out: a[i]), a[i] = i
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp chain   N   N tasks chained through
+ *                                                  depend(inout: x), x += 1
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp stencil T [W [K]]
+ *        METG / Task Bench style 1-D stencil: T timesteps x W cells; task
+ *        (t,i) reads cells (t-1,i-1),(t-1,i),(t-1,i+1) (clamped at the edges)
+ *        and writes cell (t,i) of a full T x W array; each task runs a
+ *        K-iteration dependent multiply-add kernel.  W and K default to the
+ *        environment variables STENCIL_W / STENCIL_K, else 8 / 1000.
+ *
+ * All tasks are spawned by one thread (parallel + single) and the program
+ * waits with taskwait.  Only spawn + execute is timed (timespec_get,
+ * TIME_UTC): from just before the first task is created to just after the
+ * final taskwait.  Thread start-up is excluded (a warm-up parallel region
+ * runs first).
+ *
+ * Output: exactly one line on stdout
+ *   ns_per_task=<float> tasks=<n> total_s=<float>
+ * and for stencil additionally " useful_s=<float>": the time one thread needs
+ * to run the same T*W kernels serially (measured in-process, before any
+ * parallel region), so parallel efficiency = useful_s / (total_s * threads).
+ *
+ * Results are checked (out: a[i] == i, chain: x == N, stencil: bitwise equal
+ * to the serial run); on a mismatch the program prints to stderr and exits 1.
+ * Exit 2 on bad usage.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s empty N | out N | chain N | stencil T [W [K]]\n"
+            "       (threads from OMP_NUM_THREADS)\n",
+            prog);
+    exit(2);
+}
+
+static long parse_pos(const char *s, const char *prog)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v <= 0)
+        usage(prog);
+    return v;
+}
+
+/* Empty task body; noinline + asm barrier so the call is really made. */
+__attribute__((noinline)) static void empty_body(void)
+{
+    __asm__ __volatile__("" ::: "memory");
+}
+
+/* Stencil compute kernel: K dependent multiply-adds on a local (latency
+ * bound, cannot be vectorised or folded without -ffast-math). */
+static double kernel(double x, long k)
+{
+    for (long j = 0; j < k; j++)
+        x = x * 0.999999 + 0.5;
+    return x;
+}
+
+/* Value of cell (t,i); row 0 is seeded from the index. */
+static inline double stencil_cell(const double *cells, long t, long i,
+                                  long w, long k)
+{
+    if (t == 0)
+        return kernel((double)(i + 1), k);
+    const double *prev = cells + (t - 1) * w;
+    long l = i > 0 ? i - 1 : 0;
+    long r = i < w - 1 ? i + 1 : w - 1;
+    return kernel((prev[l] + prev[i] + prev[r]) * (1.0 / 3.0), k);
+}
+
+static void warm_up(void)
+{
+#pragma omp parallel
+#pragma omp single
+    {
+        for (int i = 0; i < 64; i++) {
+#pragma omp task
+            empty_body();
+        }
+#pragma omp taskwait
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        usage(argv[0]);
+    const char *wl = argv[1];
+    double t0 = 0.0, t1 = 0.0, useful_s = -1.0;
+    long ntasks = 0;
+    int ok = 1;
+
+    if (strcmp(wl, "empty") == 0) {
+        if (argc != 3)
+            usage(argv[0]);
+        long n = parse_pos(argv[2], argv[0]);
+        ntasks = n;
+        warm_up();
+#pragma omp parallel
+#pragma omp single
+        {
+            t0 = now_s();
+            for (long i = 0; i < n; i++) {
+#pragma omp task
+                empty_body();
+            }
+#pragma omp taskwait
+            t1 = now_s();
+        }
+    } else if (strcmp(wl, "out") == 0) {
+        if (argc != 3)
+            usage(argv[0]);
+        long n = parse_pos(argv[2], argv[0]);
+        ntasks = n;
+        double *a = calloc((size_t)n, sizeof *a);
+        if (!a) {
+            perror("calloc");
+            return 1;
+        }
+        for (long i = 0; i < n; i++)
+            a[i] = -1.0;
+        warm_up();
+#pragma omp parallel
+#pragma omp single
+        {
+            t0 = now_s();
+            for (long i = 0; i < n; i++) {
+#pragma omp task depend(out : a[i]) firstprivate(i) shared(a)
+                a[i] = (double)i;
+            }
+#pragma omp taskwait
+            t1 = now_s();
+        }
+        for (long i = 0; i < n; i++)
+            if (a[i] != (double)i) {
+                fprintf(stderr, "out: a[%ld] = %g, expected %ld\n", i, a[i], i);
+                ok = 0;
+                break;
+            }
+        free(a);
+    } else if (strcmp(wl, "chain") == 0) {
+        if (argc != 3)
+            usage(argv[0]);
+        long n = parse_pos(argv[2], argv[0]);
+        ntasks = n;
+        double x = 0.0;
+        warm_up();
+#pragma omp parallel
+#pragma omp single
+        {
+            t0 = now_s();
+            for (long i = 0; i < n; i++) {
+#pragma omp task depend(inout : x) shared(x)
+                x += 1.0;
+            }
+#pragma omp taskwait
+            t1 = now_s();
+        }
+        if (x != (double)n) {
+            fprintf(stderr, "chain: x = %.17g, expected %ld\n", x, n);
+            ok = 0;
+        }
+    } else if (strcmp(wl, "stencil") == 0) {
+        if (argc < 3 || argc > 5)
+            usage(argv[0]);
+        long t_steps = parse_pos(argv[2], argv[0]);
+        const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");
+        const char *ks = argc > 4 ? argv[4] : getenv("STENCIL_K");
+        long w = ws ? parse_pos(ws, argv[0]) : 8;
+        long k = ks ? parse_pos(ks, argv[0]) : 1000;
+        ntasks = t_steps * w;
+        size_t ncells = (size_t)t_steps * (size_t)w;
+        double *ref = malloc(ncells * sizeof *ref);
+        double *cells = malloc(ncells * sizeof *cells);
+        if (!ref || !cells) {
+            perror("malloc");
+            return 1;
+        }
+        for (size_t c = 0; c < ncells; c++)
+            cells[c] = 0.0;
+
+        /* Serial reference: same kernels, same order of operations. */
+        double s0 = now_s();
+        for (long t = 0; t < t_steps; t++)
+            for (long i = 0; i < w; i++)
+                ref[t * w + i] = stencil_cell(ref, t, i, w, k);
+        useful_s = now_s() - s0;
+
+        warm_up();
+#pragma omp parallel
+#pragma omp single
+        {
+            t0 = now_s();
+            for (long t = 0; t < t_steps; t++) {
+                if (t == 0) {
+                    for (long i = 0; i < w; i++) {
+#pragma omp task depend(out : cells[i]) firstprivate(i) shared(cells)
+                        cells[i] = stencil_cell(cells, 0, i, w, k);
+                    }
+                } else {
+                    const long po = (t - 1) * w, co = t * w;
+                    for (long i = 0; i < w; i++) {
+                        long l = i > 0 ? i - 1 : 0;
+                        long r = i < w - 1 ? i + 1 : w - 1;
+#pragma omp task depend(in : cells[po + l], cells[po + i], cells[po + r]) \
+    depend(out : cells[co + i]) firstprivate(t, i) shared(cells)
+                        cells[t * w + i] = stencil_cell(cells, t, i, w, k);
+                    }
+                }
+            }
+#pragma omp taskwait
+            t1 = now_s();
+        }
+        if (memcmp(cells, ref, ncells * sizeof *ref) != 0) {
+            fprintf(stderr, "stencil: parallel result differs from serial\n");
+            ok = 0;
+        }
+        free(cells);
+        free(ref);
+    } else {
+        usage(argv[0]);
+    }
+
+    double total_s = t1 - t0;
+    if (useful_s >= 0.0)
+        printf("ns_per_task=%.2f tasks=%ld total_s=%.6f useful_s=%.6f\n",
+               total_s * 1e9 / (double)ntasks, ntasks, total_s, useful_s);
+    else
+        printf("ns_per_task=%.2f tasks=%ld total_s=%.6f\n",
+               total_s * 1e9 / (double)ntasks, ntasks, total_s);
+    return ok ? 0 : 1;
+}

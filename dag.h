@@ -1,0 +1,2860 @@
+/* dag.h: task-parallel programs in C11, the model of Julia's Dagger.jl.
+
+   Spawn tasks whose arguments say how they touch memory (In, Out, InOut), and
+   dag.h infers the DAG, runs it on a work-stealing thread pool, and hands the
+   results back. Header-only: in exactly one .c file write
+
+       #define DAG_IMPLEMENTATION
+       #include "dag.h"
+
+   and include "dag.h" without the define everywhere else.
+
+   STEP BY STEP
+   ============
+       DAG_TASK(void, axpy, (double, a), (const double *, x), (double *, y), (size_t, n)) {
+           for (size_t i = 0; i < n; i++) y[i] += a * x[i];
+       }
+       DAG_TASK(double, dot, (const double *, x), (const double *, y), (size_t, n)) {
+           double s = 0; for (size_t i = 0; i < n; i++) s += x[i] * y[i]; return s;
+       }
+
+       dag_setup(&(dag_desc){ .num_threads = 0 });   // 0: every core (optional)
+       DAG_DATADEPS {
+           dag_spawn(axpy, Val(2.0), In(x, n), InOut(y, n), Val(n));
+           dag_task t = dag_spawn(dot, In(x, n), In(y, n), Val(n));   // after axpy: reads y
+           double d; dag_fetch(t, &d);
+       }                                   // every task of the block has finished
+       dag_shutdown();
+
+   TASKS
+   =====
+   DAG_TASK(ret, name, (type, param)...) defines `static ret name(...)`, the
+   argument record and a descriptor. 0 to 16 parameters; `ret` may be void.
+   dag_spawn(name, args...) checks the number of arguments at compile time and
+   returns a dag_task handle at once. Each argument is an expression of type
+   dag_arg:
+
+       In(p, n)  Out(p, n)  InOut(p, n)      n elements of *p's type
+       In(p, rows, cols, ld)                 a 2-D tile: `rows` runs of `cols`
+                                             elements, `ld` elements apart
+       In(h)                                 a registered dag_data handle
+       Val(x)                                a copy of x (converted to the
+                                             parameter's type like a C call)
+       Fut(t)                                the result of task t (a dependency)
+
+   The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL and DAG_FUT always exist;
+   define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
+   time use dag_spawn_args(name, array, count). dag_spawn_with(&opts, name, ...)
+   gives one spawn a name, a scope or a priority.
+
+   SEMANTICS
+   =========
+   Tasks spawned by the same parent (the program, or one task body) are
+   ordered by their spans in spawn order: read after write, write after read,
+   write after write. Reads never order each other. Spans alias by memory
+   overlap: exact repeats of a span take an O(1) hash path, partial overlaps
+   (2-D tiles against rows, columns and other tiles included) an interval
+   tree. The result always equals running the tasks one after another. Tasks
+   start while the spawning code is still running.
+
+   A task is finished when its body has returned and every task its body
+   spawned has finished, so nested spawns are always waited for.
+
+   REGIONS (block macros; function forms dag_region_begin/dag_region_end)
+   =======
+       DAG_DATADEPS { }       on exit every task spawned inside has finished;
+                              the first error goes to dag_last_region_result()
+       DAG_SEQUENTIAL { }     each spawn depends on the previous one; waits on exit
+       DAG_BULK { }           inside DAG_SEQUENTIAL: the block's tasks are one step
+                              and run in parallel (data order still holds)
+       DAG_WITH_OPTIONS(.scope = ..., .priority = ...) { }   options for every
+                              spawn inside, nested spawns included
+   Leaving a block by return, goto or break skips its end: the next region
+   end, dag_wait_all, the end of the task body or dag_shutdown reports
+   DAG_ERR_UNBALANCED_REGION and closes it.
+
+   SCOPES
+   ======
+   Workers are numbered from 1; worker 1 is the thread that called dag_setup
+   (it runs tasks whenever it waits). dag_scope(.thread = 2) pins a task to
+   worker 2, .threads = DAG_THREAD_BIT(1) | DAG_THREAD_BIT(3) to a set (the
+   first 64 workers), .all_threads = 1 to any. dag_scope_union joins scopes.
+   A scope no worker satisfies fails the spawn with DAG_ERR_SCOPE.
+
+   ERRORS AND LOGGING
+   ==================
+   Every call returns a dag_result; dag_result_string() names it. A task fails
+   with dag_fail(code, fmt, ...); everything that depends on it is cancelled
+   with DAG_ERR_DEPENDENCY_FAILED, and dag_task_message() names the failed task.
+   Misuse (NULL or empty spans, a wrong fetch size, spawning after shutdown,
+   an impossible scope) is reported through dag_desc.logger; span checks run
+   unless NDEBUG is defined (define DAG_VALIDATE to keep them).
+
+   TRACING
+   =======
+   dag_trace_enable(1) records every task (name, worker, start, end) and every
+   inferred edge; dag_trace_write_json() writes Chrome trace JSON (open it in
+   Perfetto), dag_trace_write_dot() the DAG for Graphviz.
+
+   BUILD OPTIONS
+   =============
+   DAG_USE_PTHREADS   map threads onto pthreads instead of C11 <threads.h>
+                      (automatic where <threads.h> is missing; ThreadSanitizer
+                      builds need it)
+   DAG_NO_SHORT_NAMES no In/Out/InOut/Val/Fut
+   DAG_VALIDATE       keep span validation under NDEBUG
+   DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
+   Link with the thread library (-pthread).
+
+   LICENSE: MIT, see the end of this file.
+*/
+#ifndef DAG_H_INCLUDED
+#define DAG_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* >>results: one list builds the enum and the messages */
+#define DAG__RESULTS(X) \
+    X(DAG_OK, "ok") \
+    X(DAG_ERR_TASK_FAILED, "a task failed") \
+    X(DAG_ERR_DEPENDENCY_FAILED, "dependency failed") \
+    X(DAG_ERR_NULL_SPAN, "a span has a NULL pointer and a nonzero count") \
+    X(DAG_ERR_EMPTY_SPAN, "a span has zero elements") \
+    X(DAG_ERR_BAD_TILE, "a 2-D span has more columns than its leading dimension") \
+    X(DAG_ERR_ARG_COUNT, "wrong number of arguments for the task") \
+    X(DAG_ERR_ARG_TYPE, "an argument does not fit the task's parameter") \
+    X(DAG_ERR_FETCH_SIZE, "dag_fetch: the output's size differs from the task's result") \
+    X(DAG_ERR_NO_RESULT, "dag_fetch on a task that returns void") \
+    X(DAG_ERR_INVALID_HANDLE, "invalid (zero) handle") \
+    X(DAG_ERR_STALE_HANDLE, "stale handle: the task's region has ended and its result was released") \
+    X(DAG_ERR_BAD_DATA, "unknown or unregistered data handle") \
+    X(DAG_ERR_SHUT_DOWN, "the runtime is shut down") \
+    X(DAG_ERR_UNBALANCED_REGION, "unbalanced region: a block was left without its end") \
+    X(DAG_ERR_SCOPE, "no processor satisfies the scope") \
+    X(DAG_ERR_OUT_OF_MEMORY, "out of memory") \
+    X(DAG_ERR_THREAD, "could not start a worker thread") \
+    X(DAG_ERR_INVALID_ARGUMENT, "invalid argument") \
+    X(DAG_ERR_IO, "could not write the file")
+
+#define DAG__RESULT_ENUM(name, text) name,
+typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag_result;
+/* dag_fail may use its own codes from here on; dag_result_string names them
+   "user error". */
+enum { DAG_USER_ERROR = 1000 };
+
+typedef enum dag_log_level { DAG_LOG_ERROR = 1, DAG_LOG_WARN, DAG_LOG_INFO } dag_log_level;
+
+typedef struct dag_logger {
+    /* item: the dag_result the message is about; message: one line, no '\n' */
+    void (*func)(dag_log_level level, int item, const char *message, void *user_data);
+    void *user_data;
+} dag_logger;
+
+/* >>handles: a record pointer plus a generation, so a reused record is caught */
+struct dag__task;
+typedef struct dag_task { struct dag__task *ptr; uint32_t gen; } dag_task;
+typedef struct dag_data { uint64_t id; } dag_data;
+
+/* >>scopes */
+#define DAG_THREAD_BIT(n) (UINT64_C(1) << ((n) - 1))
+typedef struct dag_scope {
+    int thread;          /* one worker, 1-based; 0 = unset */
+    uint64_t threads;    /* a set of workers: DAG_THREAD_BIT(n) | ... */
+    int all_threads;     /* any worker (also what an empty scope means) */
+} dag_scope;
+#define dag_scope(...) ((dag_scope){__VA_ARGS__})
+
+typedef struct dag_options {
+    const char *name;    /* shown in traces and errors instead of the task's name */
+    dag_scope scope;     /* empty: inherited, or any worker */
+    int priority;        /* > 0: runs before unprioritised ready tasks, higher first */
+} dag_options;
+
+typedef struct dag_desc {
+    int num_threads;     /* workers including the calling thread; 0 = one per core */
+    int throttle;        /* ready tasks queued per worker before the spawner runs
+                            one itself; 0 = 64 */
+    int trace;           /* record a trace from the start */
+    dag_logger logger;   /* 0 = errors and warnings to stderr */
+} dag_desc;
+
+typedef struct dag_stats {
+    uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;
+    uint64_t records_allocated;   /* task records ever carved from slabs */
+    size_t bytes_per_task;        /* bytes of one task record */
+    size_t record_bytes;          /* bytes held by task-record slabs */
+} dag_stats;
+
+/* >>args */
+typedef struct dag_arg {
+    uint8_t kind;        /* dag__arg_kind */
+    uint8_t mode;        /* DAG__READ | DAG__WRITE for spans and data */
+    uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS) */
+    uint32_t size;       /* value: bytes; span: bytes per element */
+    const void *ptr;     /* value: its bytes; span: first element */
+    size_t count;        /* span: elements (1-D) or rows (2-D) */
+    size_t cols, ld;     /* 2-D span: elements per row, elements between rows */
+    dag_task task;       /* Fut */
+    dag_data data;       /* registered data */
+} dag_arg;
+
+enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE };
+enum { DAG__READ = 1, DAG__WRITE = 2 };
+
+typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
+
+typedef struct dag_task_desc {
+    const char *name;
+    void (*run)(void *args, void *result);
+    int num_params;
+    const dag__param *params;
+    size_t args_size;
+    size_t result_size;     /* 0 for void */
+    int result_tag;
+} dag_task_desc;
+
+typedef enum dag_region_kind {
+    DAG_REGION_DATADEPS = 1, DAG_REGION_SEQUENTIAL, DAG_REGION_BULK, DAG_REGION_OPTIONS
+} dag_region_kind;
+typedef struct dag_region { uint32_t depth; uint32_t serial; } dag_region;
+
+/* >>api */
+dag_result dag_setup(const dag_desc *desc);     /* desc may be NULL */
+dag_result dag_shutdown(void);
+bool dag_is_setup(void);
+int dag_num_threads(void);
+int dag_current_worker(void);                   /* 1-based; 0 outside the pool */
+
+dag_task dag_spawn_desc(const dag_task_desc *task, const dag_arg *args, int num_args,
+                        const dag_options *options);
+dag_result dag_wait(dag_task t);
+bool dag_ready(dag_task t);
+dag_result dag_fetch_bytes(dag_task t, void *out, size_t size);
+dag_result dag_wait_all(void);
+dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK while running */
+const char *dag_task_message(dag_task t);        /* why it failed, or "" */
+
+void dag_fail(int code, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+dag_region dag_region_begin(dag_region_kind kind, const dag_options *options);
+dag_result dag_region_end(dag_region region);
+dag_result dag_last_region_result(void);
+
+dag_data dag_data_register(void *ptr, size_t count, size_t elem_size);
+dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it */
+void *dag_data_pointer(dag_data data);
+
+dag_scope dag_scope_union(dag_scope a, dag_scope b);
+
+void dag_trace_enable(int on);
+void dag_trace_clear(void);
+dag_result dag_trace_write_json(const char *path);
+dag_result dag_trace_write_dot(const char *path);
+
+dag_stats dag_get_stats(void);
+const char *dag_result_string(int result);
+void dag_log(dag_log_level level, int item, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* >>arg-constructors */
+static inline dag_arg dag__arg_span(int mode, const void *p, size_t count, size_t elem,
+                                    size_t cols, size_t ld) {
+    dag_arg a;
+    a.kind = DAG__ARG_SPAN; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
+    a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
+    a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
+    return a;
+}
+static inline dag_arg dag__arg_data(int mode, dag_data h) {
+    dag_arg a = dag__arg_span(mode, NULL, 0, 0, 0, 0);
+    a.kind = DAG__ARG_DATA; a.data = h;
+    return a;
+}
+static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
+    dag_arg a = dag__arg_span(0, bytes, 0, 0, 0, 0);
+    a.kind = DAG__ARG_VALUE; a.tag = (uint8_t)tag; a.size = (uint32_t)size;
+    return a;
+}
+static inline dag_arg dag__arg_future(dag_task t) {
+    dag_arg a = dag__arg_span(0, NULL, 0, 0, 0, 0);
+    a.kind = DAG__ARG_FUTURE; a.task = t;
+    return a;
+}
+
+/* >>macros */
+#define DAG__EXPAND(...) __VA_ARGS__
+#define DAG__CAT(a, b) DAG__CAT_(a, b)
+#define DAG__CAT_(a, b) a##b
+#define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
+#define DAG__SECOND(a, b, ...) b
+#define DAG__PROBE_void ~, 1,
+#define DAG__IS_VOID(t) DAG__SECOND_X(DAG__PROBE_##t, 0, ~)
+#define DAG__IF_0(a, b) b
+#define DAG__IF_1(a, b) a
+#define DAG__IF_VOID(t) DAG__CAT(DAG__IF_, DAG__IS_VOID(t))
+#define DAG__PT(p) DAG__PT_ p
+#define DAG__PT_(t, n) t
+#define DAG__PN(p) DAG__PN_ p
+#define DAG__PN_(t, n) n
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__UNUSED __attribute__((unused))
+#else
+#define DAG__UNUSED
+#endif
+
+/* C type tags, so Val and Fut convert like a C call: Val(2) into a double. */
+#define DAG__TYPE_TAGS(X) \
+    X(_Bool, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
+    X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
+    X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
+#ifdef __cplusplus
+#define DAG__TAG_OF(x) 0
+#define DAG__TAG_OF_TYPE(T) 0
+#else
+#define DAG__TAG_ASSOC(T, n) T: n,
+#define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
+#define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
+#endif
+
+#define DAG__PARAM(s, field, T) \
+    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T) }
+#define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
+#define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
+#define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
+    static ret name(DAG__EXPAND proto); \
+    typedef struct name##__args { DAG__EXPAND fields } name##__args; \
+    enum { name##__nparams = n }; \
+    static void name##__run(void *dag__a, void *dag__r) { \
+        name##__args *dag__p = (name##__args *)dag__a; \
+        (void)dag__p; \
+        DAG__IF_VOID(ret)(DAG__RUN_VOID, DAG__RUN_VALUE)(ret, name, call) \
+    } \
+    static const dag__param name##__params[] = DAG__EXPAND params; \
+    DAG__UNUSED static const dag_task_desc name##__desc = { \
+        #name, name##__run, n, name##__params, sizeof(name##__args), \
+        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)) }; \
+    static ret name(DAG__EXPAND proto)
+
+#ifdef __cplusplus
+#define DAG__CHECK_COUNT(name, n) \
+    ([] { static_assert((n) == name##__nparams, "dag_spawn: wrong number of arguments for this task"); }())
+#else
+#define DAG__CHECK_COUNT(name, n) \
+    ((void)sizeof(struct { _Static_assert((n) == name##__nparams, \
+        "dag_spawn: wrong number of arguments for this task"); int dag__x; }))
+#endif
+
+/* >>generated tables (argument counting, per-arity expansions) */
+#define DAG__NARG(...) DAG__NARG_(__VA_ARGS__, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define DAG__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, n, ...) n
+#define DAG__PROTO_0() void
+#define DAG__FIELDS_0() char dag__none;
+#define DAG__CALL_0(a) 
+#define DAG__PARAMS_0(s) {{0, 0, 0}}
+#define DAG__PROTO_1(p0) DAG__PT(p0) DAG__PN(p0)
+#define DAG__FIELDS_1(p0) DAG__PT(p0) a0;
+#define DAG__CALL_1(a) a->a0
+#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, DAG__PT(p0))}
+#define DAG__PROTO_2(p0, p1) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1)
+#define DAG__FIELDS_2(p0, p1) DAG__PT(p0) a0; DAG__PT(p1) a1;
+#define DAG__CALL_2(a) a->a0, a->a1
+#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1))}
+#define DAG__PROTO_3(p0, p1, p2) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2)
+#define DAG__FIELDS_3(p0, p1, p2) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2;
+#define DAG__CALL_3(a) a->a0, a->a1, a->a2
+#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2))}
+#define DAG__PROTO_4(p0, p1, p2, p3) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3)
+#define DAG__FIELDS_4(p0, p1, p2, p3) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3;
+#define DAG__CALL_4(a) a->a0, a->a1, a->a2, a->a3
+#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3))}
+#define DAG__PROTO_5(p0, p1, p2, p3, p4) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4)
+#define DAG__FIELDS_5(p0, p1, p2, p3, p4) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4;
+#define DAG__CALL_5(a) a->a0, a->a1, a->a2, a->a3, a->a4
+#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4))}
+#define DAG__PROTO_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5)
+#define DAG__FIELDS_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5;
+#define DAG__CALL_6(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5
+#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5))}
+#define DAG__PROTO_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6)
+#define DAG__FIELDS_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6;
+#define DAG__CALL_7(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6
+#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6))}
+#define DAG__PROTO_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7)
+#define DAG__FIELDS_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7;
+#define DAG__CALL_8(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7
+#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7))}
+#define DAG__PROTO_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8)
+#define DAG__FIELDS_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8;
+#define DAG__CALL_9(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8
+#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8))}
+#define DAG__PROTO_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9)
+#define DAG__FIELDS_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9;
+#define DAG__CALL_10(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9
+#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9))}
+#define DAG__PROTO_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10)
+#define DAG__FIELDS_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10;
+#define DAG__CALL_11(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10
+#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10))}
+#define DAG__PROTO_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11)
+#define DAG__FIELDS_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11;
+#define DAG__CALL_12(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11
+#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11))}
+#define DAG__PROTO_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12)
+#define DAG__FIELDS_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12;
+#define DAG__CALL_13(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12
+#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12))}
+#define DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13)
+#define DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13;
+#define DAG__CALL_14(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13
+#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13))}
+#define DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14)
+#define DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14;
+#define DAG__CALL_15(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14
+#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14))}
+#define DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14), DAG__PT(p15) DAG__PN(p15)
+#define DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14; DAG__PT(p15) a15;
+#define DAG__CALL_16(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14, a->a15
+#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14)), DAG__PARAM(s, a15, DAG__PT(p15))}
+#define DAG__TASK_2(ret, name) DAG__TASK_DEF(ret, name, 0, (DAG__PROTO_0()), (DAG__FIELDS_0()), (DAG__CALL_0), (DAG__PARAMS_0(name##__args)))
+#define DAG__TASK_3(ret, name, p0) DAG__TASK_DEF(ret, name, 1, (DAG__PROTO_1(p0)), (DAG__FIELDS_1(p0)), (DAG__CALL_1), (DAG__PARAMS_1(name##__args, p0)))
+#define DAG__TASK_4(ret, name, p0, p1) DAG__TASK_DEF(ret, name, 2, (DAG__PROTO_2(p0, p1)), (DAG__FIELDS_2(p0, p1)), (DAG__CALL_2), (DAG__PARAMS_2(name##__args, p0, p1)))
+#define DAG__TASK_5(ret, name, p0, p1, p2) DAG__TASK_DEF(ret, name, 3, (DAG__PROTO_3(p0, p1, p2)), (DAG__FIELDS_3(p0, p1, p2)), (DAG__CALL_3), (DAG__PARAMS_3(name##__args, p0, p1, p2)))
+#define DAG__TASK_6(ret, name, p0, p1, p2, p3) DAG__TASK_DEF(ret, name, 4, (DAG__PROTO_4(p0, p1, p2, p3)), (DAG__FIELDS_4(p0, p1, p2, p3)), (DAG__CALL_4), (DAG__PARAMS_4(name##__args, p0, p1, p2, p3)))
+#define DAG__TASK_7(ret, name, p0, p1, p2, p3, p4) DAG__TASK_DEF(ret, name, 5, (DAG__PROTO_5(p0, p1, p2, p3, p4)), (DAG__FIELDS_5(p0, p1, p2, p3, p4)), (DAG__CALL_5), (DAG__PARAMS_5(name##__args, p0, p1, p2, p3, p4)))
+#define DAG__TASK_8(ret, name, p0, p1, p2, p3, p4, p5) DAG__TASK_DEF(ret, name, 6, (DAG__PROTO_6(p0, p1, p2, p3, p4, p5)), (DAG__FIELDS_6(p0, p1, p2, p3, p4, p5)), (DAG__CALL_6), (DAG__PARAMS_6(name##__args, p0, p1, p2, p3, p4, p5)))
+#define DAG__TASK_9(ret, name, p0, p1, p2, p3, p4, p5, p6) DAG__TASK_DEF(ret, name, 7, (DAG__PROTO_7(p0, p1, p2, p3, p4, p5, p6)), (DAG__FIELDS_7(p0, p1, p2, p3, p4, p5, p6)), (DAG__CALL_7), (DAG__PARAMS_7(name##__args, p0, p1, p2, p3, p4, p5, p6)))
+#define DAG__TASK_10(ret, name, p0, p1, p2, p3, p4, p5, p6, p7) DAG__TASK_DEF(ret, name, 8, (DAG__PROTO_8(p0, p1, p2, p3, p4, p5, p6, p7)), (DAG__FIELDS_8(p0, p1, p2, p3, p4, p5, p6, p7)), (DAG__CALL_8), (DAG__PARAMS_8(name##__args, p0, p1, p2, p3, p4, p5, p6, p7)))
+#define DAG__TASK_11(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__TASK_DEF(ret, name, 9, (DAG__PROTO_9(p0, p1, p2, p3, p4, p5, p6, p7, p8)), (DAG__FIELDS_9(p0, p1, p2, p3, p4, p5, p6, p7, p8)), (DAG__CALL_9), (DAG__PARAMS_9(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8)))
+#define DAG__TASK_12(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__TASK_DEF(ret, name, 10, (DAG__PROTO_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9)), (DAG__FIELDS_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9)), (DAG__CALL_10), (DAG__PARAMS_10(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9)))
+#define DAG__TASK_13(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__TASK_DEF(ret, name, 11, (DAG__PROTO_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10)), (DAG__FIELDS_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10)), (DAG__CALL_11), (DAG__PARAMS_11(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10)))
+#define DAG__TASK_14(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__TASK_DEF(ret, name, 12, (DAG__PROTO_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11)), (DAG__FIELDS_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11)), (DAG__CALL_12), (DAG__PARAMS_12(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11)))
+#define DAG__TASK_15(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__TASK_DEF(ret, name, 13, (DAG__PROTO_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12)), (DAG__FIELDS_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12)), (DAG__CALL_13), (DAG__PARAMS_13(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12)))
+#define DAG__TASK_16(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__TASK_DEF(ret, name, 14, (DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__CALL_14), (DAG__PARAMS_14(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)))
+#define DAG__TASK_17(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__TASK_DEF(ret, name, 15, (DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__CALL_15), (DAG__PARAMS_15(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)))
+#define DAG__TASK_18(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__TASK_DEF(ret, name, 16, (DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__CALL_16), (DAG__PARAMS_16(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)))
+#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), dag_spawn_desc(&name##__desc, NULL, 0, (opts)))
+#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 1, (opts)))
+#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 2, (opts)))
+#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 3, (opts)))
+#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 4, (opts)))
+#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 5, (opts)))
+#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 6, (opts)))
+#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 7, (opts)))
+#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 8, (opts)))
+#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 9, (opts)))
+#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 10, (opts)))
+#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 11, (opts)))
+#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 12, (opts)))
+#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 13, (opts)))
+#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 14, (opts)))
+#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 15, (opts)))
+#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 16, (opts)))
+
+/* DAG_TASK(ret, name, (type, param)...) { body } */
+#define DAG_TASK(...) DAG__CAT(DAG__TASK_, DAG__NARG(__VA_ARGS__))(__VA_ARGS__)
+#define dag_spawn(...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))(NULL, __VA_ARGS__)
+#define dag_spawn_with(options, ...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))((options), __VA_ARGS__)
+#define dag_spawn_args(name, args, num_args) dag_spawn_desc(&name##__desc, (args), (num_args), NULL)
+#define dag_fetch(t, out) dag_fetch_bytes((t), (out), sizeof(*(out)))
+
+#define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ, __VA_ARGS__)
+#define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__WRITE, __VA_ARGS__)
+#define DAG_INOUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ | DAG__WRITE, __VA_ARGS__)
+#define DAG__SPAN_1(mode, h) dag__arg_data(mode, h)
+#define DAG__SPAN_2(mode, p, n) dag__arg_span(mode, (p), (size_t)(n), sizeof(*(p)), 0, 0)
+#define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
+#define DAG__SPAN_4(mode, p, rows, cols, ld) \
+    dag__arg_span(mode, (p), (size_t)(rows), sizeof(*(p)), (size_t)(cols), (size_t)(ld))
+#define DAG_FUT(t) dag__arg_future(t)
+#ifdef __cplusplus
+} /* extern "C" */
+template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
+    return dag__arg_value(0, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
+}
+#define DAG_VAL(x) dag__val_cpp(x)
+extern "C" {
+#else
+#define DAG_VAL(x) dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x})
+#endif
+#define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
+
+#define DAG__REGION_BLOCK(kind, options) \
+    for (dag_region DAG__CAT(dag__rg, __LINE__) = dag_region_begin((kind), (options)); \
+         DAG__CAT(dag__rg, __LINE__).depth; \
+         dag_region_end(DAG__CAT(dag__rg, __LINE__)), DAG__CAT(dag__rg, __LINE__).depth = 0)
+#define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
+#define DAG_SEQUENTIAL DAG__REGION_BLOCK(DAG_REGION_SEQUENTIAL, NULL)
+#define DAG_BULK DAG__REGION_BLOCK(DAG_REGION_BULK, NULL)
+#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, &(dag_options){__VA_ARGS__})
+
+#ifndef DAG_NO_SHORT_NAMES
+#define In DAG_IN
+#define Out DAG_OUT
+#define InOut DAG_INOUT
+#define Val DAG_VAL
+#define Fut DAG_FUT
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+#endif /* DAG_H_INCLUDED */
+
+/* ======================================================================== */
+/*                            IMPLEMENTATION                                */
+/* ======================================================================== */
+#ifdef DAG_IMPLEMENTATION
+#ifndef DAG_IMPLEMENTATION_INCLUDED
+#define DAG_IMPLEMENTATION_INCLUDED
+
+#ifdef __cplusplus
+#error "dag.h: compile the implementation (DAG_IMPLEMENTATION) as C11; its public part works from C++"
+#endif
+#if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
+#error "dag.h: the implementation needs C11 (-std=c11 or later)"
+#endif
+#if defined(__STDC_NO_ATOMICS__)
+#error "dag.h: the implementation needs C11 <stdatomic.h>"
+#endif
+
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* >>customisation: the allocator hooks come as a set */
+#if defined(DAG_MALLOC) || defined(DAG_FREE) || defined(DAG_REALLOC)
+#if !defined(DAG_MALLOC) || !defined(DAG_FREE) || !defined(DAG_REALLOC)
+#error "dag.h: define all of DAG_MALLOC, DAG_FREE and DAG_REALLOC, or none"
+#endif
+#else
+#define DAG_MALLOC(n) malloc(n)
+#define DAG_FREE(p) free(p)
+#define DAG_REALLOC(p, n) realloc((p), (n))
+#endif
+#ifndef DAG_ASSERT
+#include <assert.h>
+#define DAG_ASSERT(c) assert(c)
+#endif
+#if !defined(NDEBUG) || defined(DAG_VALIDATE)
+#define DAG__VALIDATE 1
+#else
+#define DAG__VALIDATE 0
+#endif
+
+#include "dag_backends/dag_threads.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
+#define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define DAG__NOINLINE __attribute__((noinline))
+#else
+#define DAG__LIKELY(x) (x)
+#define DAG__UNLIKELY(x) (x)
+#define DAG__NOINLINE
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#define DAG__PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define DAG__PAUSE() __asm__ __volatile__("yield")
+#else
+#define DAG__PAUSE() ((void)0)
+#endif
+
+#define DAG__CACHE_LINE 64
+#define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
+#define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
+#define DAG__MAX_PARAMS 16
+#define DAG__GUARD (1 << 30)      /* keeps a task unready while its spawn is in progress */
+#define DAG__MAX_REGION_DEPTH 4096
+
+typedef struct dag__task dag__task;
+typedef struct dag__region dag__region;
+typedef struct dag__worker dag__worker;
+typedef struct dag__context dag__context;
+typedef struct dag__domain dag__domain;
+
+/* >>pool: fixed-size objects per thread. The owner allocates and frees
+   without atomics; other threads give objects back through an atomic stack
+   that the owner drains when its own list runs dry. No malloc in steady state. */
+typedef struct dag__free_node { struct dag__free_node *next; } dag__free_node;
+typedef struct dag__pool {
+    dag__free_node *local;
+    _Atomic(dag__free_node *) remote;
+    size_t object_size;
+    void **slabs;
+    size_t num_slabs, cap_slabs;
+    uint64_t objects;            /* carved so far */
+} dag__pool;
+
+/* >>task */
+typedef struct dag__edge { dag__task *succ; struct dag__edge *next; dag__pool *home; } dag__edge;
+#define DAG__CLOSED ((dag__edge *)(uintptr_t)1)   /* successor list of a finished task */
+
+/* Rarely needed parts of a task, pooled apart to keep the record small. */
+typedef struct dag__extra {
+    dag__task *futures[DAG__MAX_PARAMS];  /* producer of each Fut parameter (a ref each) */
+    void *heap_args;                      /* argument record over DAG__INLINE_ARGS */
+    void *heap_result;                    /* result over DAG__INLINE_RESULT */
+    char *message;                        /* failure text */
+    const char *name;                     /* from dag_options */
+    dag_scope scope;
+    int has_scope;
+    int has_futures;
+    dag__pool *home;
+} dag__extra;
+
+enum {
+    DAG__TF_RETAINED = 1,      /* a region holds a reference for dag_fetch */
+    DAG__TF_CHILD_FAILED = 2,  /* a task this one spawned failed */
+};
+
+struct dag__task {
+    /* written by other threads: successors attach, predecessors count down */
+    _Atomic(dag__edge *) succ;
+    _Atomic int32_t pending;
+    _Atomic int32_t refs;
+    _Atomic uint32_t gen;
+    _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
+    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
+    _Atomic int32_t waiters;                /* threads sleeping in dag_wait on it */
+    uint32_t flags;
+    int32_t priority;
+    const dag_task_desc *desc;
+    dag__region *region;                    /* the waiting region it counts toward */
+    dag__region *child_root;                /* root region of its body's spawns */
+    dag__pool *home;                        /* pool it returns to */
+    dag__task *next;                        /* free list, mailbox, failed list */
+    dag__extra *extra;
+    dag_options inherited;                  /* options its children start from */
+    uint64_t trace_id;
+    _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
+    _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
+};
+
+/* >>regions */
+typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__task_list;
+
+struct dag__region {
+    _Atomic int64_t count;                 /* unfinished tasks counting toward it */
+    _Atomic int32_t first_error;           /* first failure of a task of its own */
+    _Atomic int32_t first_cancel;          /* first dependency failure */
+    _Atomic(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
+    _Atomic(const char *) failed_name;     /* the task whose failure came first */
+    _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
+    dag__task_list retained;               /* tasks with results, held for dag_fetch */
+    dag__task *owner_task;                 /* task roots: completes when count hits 0 */
+    dag__region *outer;                    /* enclosing region in the same context */
+    dag__region *counter;                  /* where its tasks count: itself if it waits */
+    dag__region *seq;                      /* governing DAG_SEQUENTIAL, if any */
+    dag__region *bulk;                     /* open DAG_BULK inside seq, if any */
+    dag__task_list prev;                   /* seq: the step the next spawn follows */
+    dag__task_list step;                   /* bulk: tasks of this step */
+    dag_options options;                   /* options in force inside */
+    int kind;                              /* dag_region_kind, 0 for a root */
+    uint32_t depth, serial;
+    int spawn_error;                       /* first spawn that failed inside */
+};
+
+/* >>context: who is spawning. One per external thread, one per running task
+   body (on the stack of the thread that runs it). Dependencies are inferred
+   among the spawns of one context. */
+struct dag__context {
+    dag__task *task;                       /* NULL for an external thread */
+    dag__domain *domain;                   /* created on the first span */
+    dag__region *root;                     /* created on the first spawn of a body */
+    dag__region *top;                      /* innermost open region, or root */
+    uint32_t depth, serial;
+    dag_options base;                      /* options inherited from the parent */
+    dag__region root_storage;              /* external threads keep their root here */
+    dag__context *next_guest;              /* list of external contexts */
+};
+
+/* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
+typedef struct dag__ring { int64_t size; _Atomic(dag__task *) *slots; struct dag__ring *older; } dag__ring;
+typedef struct dag__deque {
+    _Alignas(DAG__CACHE_LINE) _Atomic int64_t top;
+    _Alignas(DAG__CACHE_LINE) _Atomic int64_t bottom;
+    _Atomic(dag__ring *) ring;
+} dag__deque;
+
+/* >>worker */
+struct dag__worker {
+    dag__deque deque;
+    int index;                             /* 0-based; scopes say index + 1; -1 for guests */
+    uint64_t rng;
+    dag__mutex mail_lock;
+    dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
+    _Atomic int32_t mail_count;
+    dag__cond cond;                        /* sleeps here (under g.sleep_lock) */
+    int sleeping;                          /* under g.sleep_lock */
+    int wake;                              /* under g.sleep_lock */
+    dag__pool tasks, edges, extras;
+    uint64_t spawned, run, stolen, inlined;
+    /* trace */
+    struct dag__trace_event *events;
+    size_t num_events, cap_events;
+    struct dag__trace_edge *trace_edges;
+    size_t num_trace_edges, cap_trace_edges;
+    dag__thread thread;
+    dag__worker *next_guest;
+};
+
+typedef struct dag__trace_event { uint64_t id; const char *name; int worker; uint64_t start, end; int status; } dag__trace_event;
+typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
+
+/* >>data: registered spans */
+#define DAG__DATA_PAGE 1024
+typedef struct dag__data_slot { void *ptr; size_t bytes; uint32_t gen; int live; } dag__data_slot;
+
+/* >>state */
+typedef struct dag__state {
+    _Atomic int phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    dag_desc desc;
+    int num_workers;
+    int throttle;
+    dag__worker *workers;
+    _Atomic int stop;
+    dag__mutex sleep_lock;
+    _Atomic int sleepers;
+    /* ready tasks from threads outside the pool */
+    dag__mutex inject_lock;
+    dag__task *inject_head, *inject_tail;
+    _Atomic int32_t inject_count;
+    /* ready tasks with a priority */
+    dag__mutex prio_lock;
+    dag__task **heap;
+    size_t heap_count, heap_cap;
+    _Atomic int32_t prio_count;
+    /* external threads other than the one that set up */
+    dag__mutex guest_lock;
+    dag__worker *guests;
+    dag__context *guest_contexts;
+    /* trace */
+    _Atomic int tracing;
+    _Atomic uint64_t next_trace_id;
+    uint64_t trace_epoch;
+    dag__mutex trace_lock;
+    /* data */
+    dag__mutex data_lock;
+    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
+    uint32_t data_count;
+    uint32_t data_free[DAG__DATA_PAGE];
+    uint32_t num_data_free;
+} dag__state;
+
+static dag__state dag__g;
+static _Thread_local dag__worker *dag__tls_worker;
+static _Thread_local dag__context *dag__tls_ctx;
+static _Thread_local dag_result dag__tls_last_region = DAG_OK;
+static dag__context dag__main_ctx;
+
+/* >>logging */
+static const char *const dag__result_text[] = {
+#define DAG__RESULT_TEXT(name, text) text,
+    DAG__RESULTS(DAG__RESULT_TEXT)
+};
+
+const char *dag_result_string(int r) {
+    if (r >= 0 && r < DAG__RESULT_COUNT) return dag__result_text[r];
+    return r >= DAG_USER_ERROR ? "user error" : "unknown result";
+}
+
+static void dag__default_logger(dag_log_level level, int item, const char *message, void *user) {
+    (void)user;
+    if (level == DAG_LOG_INFO) return;
+    fprintf(stderr, "dag.h %s [%s]: %s\n", level == DAG_LOG_ERROR ? "error" : "warning",
+            dag_result_string(item), message);
+}
+
+static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap) {
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    dag_logger lg = dag__g.desc.logger;
+    if (lg.func) lg.func(level, item, buf, lg.user_data);
+    else dag__default_logger(level, item, buf, NULL);
+}
+
+void dag_log(dag_log_level level, int item, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    dag__vlog(level, item, fmt, ap);
+    va_end(ap);
+}
+
+/* Reports misuse and returns the code, so callers can `return dag__err(...)`. */
+static int dag__err(int item, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    dag__vlog(DAG_LOG_ERROR, item, fmt, ap);
+    va_end(ap);
+    return item;
+}
+
+static void *dag__xmalloc(size_t n) {
+    void *p = DAG_MALLOC(n);
+    if (!p) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "allocation of %zu bytes failed", n);
+        abort(); /* no task can make progress without its record */
+    }
+    return p;
+}
+static void *dag__xrealloc(void *p, size_t n) {
+    void *q = DAG_REALLOC(p, n);
+    if (!q) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "allocation of %zu bytes failed", n);
+        abort();
+    }
+    return q;
+}
+
+static void dag__list_push(dag__task_list *l, dag__task *t) {
+    if (l->count == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 8;
+        l->items = (dag__task **)dag__xrealloc(l->items, l->cap * sizeof *l->items);
+    }
+    l->items[l->count++] = t;
+}
+
+/* >>pool implementation */
+static void dag__pool_init(dag__pool *p, size_t object_size) {
+    memset(p, 0, sizeof *p);
+    p->object_size = (object_size + 15) / 16 * 16;
+    atomic_init(&p->remote, NULL);
+}
+
+static DAG__NOINLINE void dag__pool_refill(dag__pool *p) {
+    /* Objects freed by other threads first: they are warm and already paid for. */
+    dag__free_node *r = atomic_exchange_explicit(&p->remote, NULL, memory_order_acquire);
+    if (r) { p->local = r; return; }
+    size_t n = p->objects < 4096 ? 64 : 1024;
+    unsigned char *slab = (unsigned char *)dag__xmalloc(n * p->object_size + DAG__CACHE_LINE);
+    memset(slab, 0, n * p->object_size + DAG__CACHE_LINE);   /* generation 0 marks a fresh record */
+    if (p->num_slabs == p->cap_slabs) {
+        p->cap_slabs = p->cap_slabs ? p->cap_slabs * 2 : 16;
+        p->slabs = (void **)dag__xrealloc(p->slabs, p->cap_slabs * sizeof *p->slabs);
+    }
+    p->slabs[p->num_slabs++] = slab;
+    unsigned char *base = (unsigned char *)(((uintptr_t)slab + DAG__CACHE_LINE - 1) & ~(uintptr_t)(DAG__CACHE_LINE - 1));
+    for (size_t i = n; i-- > 0;) {
+        dag__free_node *f = (dag__free_node *)(base + i * p->object_size);
+        f->next = p->local;
+        p->local = f;
+    }
+    p->objects += n;
+}
+
+static inline void *dag__pool_alloc(dag__pool *p) {
+    if (DAG__UNLIKELY(!p->local)) dag__pool_refill(p);
+    dag__free_node *f = p->local;
+    p->local = f->next;
+    return f;
+}
+
+static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
+    dag__free_node *f = (dag__free_node *)obj;
+    if (p == mine) {
+        f->next = p->local;
+        p->local = f;
+        return;
+    }
+    dag__free_node *head = atomic_load_explicit(&p->remote, memory_order_relaxed);
+    do f->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&p->remote, &head, f, memory_order_release, memory_order_relaxed));
+}
+
+static void dag__pool_destroy(dag__pool *p) {
+    for (size_t i = 0; i < p->num_slabs; i++) DAG_FREE(p->slabs[i]);
+    DAG_FREE(p->slabs);
+    memset(p, 0, sizeof *p);
+}
+
+/* >>deque implementation */
+static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
+    dag__ring *r = (dag__ring *)dag__xmalloc(sizeof *r);
+    r->size = size;
+    r->older = older;
+    r->slots = (_Atomic(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
+    for (int64_t i = 0; i < size; i++) atomic_init(&r->slots[i], NULL);
+    return r;
+}
+
+static void dag__deque_init(dag__deque *d) {
+    atomic_init(&d->top, 0);
+    atomic_init(&d->bottom, 0);
+    atomic_init(&d->ring, dag__ring_new(256, NULL));
+}
+
+static void dag__deque_destroy(dag__deque *d) {
+    dag__ring *r = atomic_load(&d->ring);
+    while (r) {
+        dag__ring *o = r->older;
+        DAG_FREE(r->slots);
+        DAG_FREE(r);
+        r = o;
+    }
+}
+
+static inline int64_t dag__deque_size(dag__deque *d) {
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b - t;
+}
+
+/* Owner only. The release store of bottom publishes the task's record. */
+static void dag__deque_push(dag__deque *d, dag__task *x) {
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    dag__ring *r = atomic_load_explicit(&d->ring, memory_order_relaxed);
+    if (DAG__UNLIKELY(b - t > r->size - 1)) {
+        /* Grow; the old ring stays alive (thieves may still read it) until shutdown. */
+        dag__ring *n = dag__ring_new(r->size * 2, r);
+        for (int64_t i = t; i < b; i++)
+            atomic_store_explicit(&n->slots[i & (n->size - 1)],
+                                  atomic_load_explicit(&r->slots[i & (r->size - 1)], memory_order_relaxed),
+                                  memory_order_relaxed);
+        atomic_store_explicit(&d->ring, n, memory_order_release);
+        r = n;
+    }
+    atomic_store_explicit(&r->slots[b & (r->size - 1)], x, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b + 1, memory_order_release);
+}
+
+/* Owner only: newest first. */
+static dag__task *dag__deque_take(dag__deque *d) {
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed) - 1;
+    dag__ring *r = atomic_load_explicit(&d->ring, memory_order_relaxed);
+    atomic_store_explicit(&d->bottom, b, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    int64_t t = atomic_load_explicit(&d->top, memory_order_relaxed);
+    if (t > b) {
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+        return NULL;
+    }
+    dag__task *x = atomic_load_explicit(&r->slots[b & (r->size - 1)], memory_order_relaxed);
+    if (t == b) {
+        if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
+            x = NULL;
+        atomic_store_explicit(&d->bottom, b + 1, memory_order_relaxed);
+    }
+    return x;
+}
+
+/* Any thread: oldest first. */
+static dag__task *dag__deque_steal(dag__deque *d) {
+    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
+    atomic_thread_fence(memory_order_seq_cst);
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
+    if (t >= b) return NULL;
+    dag__ring *r = atomic_load_explicit(&d->ring, memory_order_acquire);
+    dag__task *x = atomic_load_explicit(&r->slots[t & (r->size - 1)], memory_order_relaxed);
+    if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
+        return NULL;
+    return x;
+}
+
+/* >>sleep: a sleeper registers, then looks for work once more; a producer
+   publishes, then looks for sleepers. Both steps are sequentially consistent,
+   so one of the two always sees the other (no lost wake-up). */
+static void dag__wake_worker(dag__worker *w) {
+    dag__mutex_lock(&dag__g.sleep_lock);
+    w->wake = 1;
+    if (w->sleeping) dag__cond_signal(&w->cond);
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
+
+static void dag__wake_one(void) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (DAG__LIKELY(atomic_load_explicit(&dag__g.sleepers, memory_order_relaxed) == 0)) return;
+    dag__mutex_lock(&dag__g.sleep_lock);
+    for (int i = 0; i < dag__g.num_workers; i++) {
+        dag__worker *w = &dag__g.workers[i];
+        if (w->sleeping && !w->wake) {
+            w->wake = 1;
+            dag__cond_signal(&w->cond);
+            break;
+        }
+    }
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
+
+static void dag__wake_all(void) {
+    dag__mutex_lock(&dag__g.sleep_lock);
+    for (int i = 0; i < dag__g.num_workers; i++) {
+        dag__worker *w = &dag__g.workers[i];
+        w->wake = 1;
+        if (w->sleeping) dag__cond_signal(&w->cond);
+    }
+    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) {
+        w->wake = 1;
+        if (w->sleeping) dag__cond_signal(&w->cond);
+    }
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
+
+/* >>ready: where a task goes once its last predecessor finishes */
+static bool dag__scope_allows(const dag_scope *s, int worker_index) {
+    if (s->all_threads) return true;
+    if (s->thread == worker_index + 1) return true;
+    if (worker_index < 64 && (s->threads >> worker_index) & 1u) return true;
+    return false;
+}
+
+static void dag__mail(dag__worker *w, dag__task *t) {
+    t->next = NULL;
+    dag__mutex_lock(&w->mail_lock);
+    if (w->mail_tail) w->mail_tail->next = t;
+    else w->mail_head = t;
+    w->mail_tail = t;
+    atomic_fetch_add_explicit(&w->mail_count, 1, memory_order_seq_cst);
+    dag__mutex_unlock(&w->mail_lock);
+    dag__wake_worker(w);
+}
+
+static dag__task *dag__unmail(dag__worker *w) {
+    if (atomic_load_explicit(&w->mail_count, memory_order_acquire) == 0) return NULL;
+    dag__mutex_lock(&w->mail_lock);
+    dag__task *t = w->mail_head;
+    if (t) {
+        w->mail_head = t->next;
+        if (!w->mail_head) w->mail_tail = NULL;
+        atomic_fetch_sub_explicit(&w->mail_count, 1, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&w->mail_lock);
+    return t;
+}
+
+static void dag__heap_push(dag__task *t) {
+    dag__mutex_lock(&dag__g.prio_lock);
+    if (dag__g.heap_count == dag__g.heap_cap) {
+        dag__g.heap_cap = dag__g.heap_cap ? dag__g.heap_cap * 2 : 64;
+        dag__g.heap = (dag__task **)dag__xrealloc(dag__g.heap, dag__g.heap_cap * sizeof *dag__g.heap);
+    }
+    size_t i = dag__g.heap_count++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (dag__g.heap[parent]->priority >= t->priority) break;
+        dag__g.heap[i] = dag__g.heap[parent];
+        i = parent;
+    }
+    dag__g.heap[i] = t;
+    atomic_fetch_add_explicit(&dag__g.prio_count, 1, memory_order_seq_cst);
+    dag__mutex_unlock(&dag__g.prio_lock);
+}
+
+static dag__task *dag__heap_pop(void) {
+    if (atomic_load_explicit(&dag__g.prio_count, memory_order_acquire) == 0) return NULL;
+    dag__mutex_lock(&dag__g.prio_lock);
+    dag__task *top = NULL;
+    if (dag__g.heap_count) {
+        top = dag__g.heap[0];
+        dag__task *last = dag__g.heap[--dag__g.heap_count];
+        size_t i = 0, n = dag__g.heap_count;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= n) break;
+            if (c + 1 < n && dag__g.heap[c + 1]->priority > dag__g.heap[c]->priority) c++;
+            if (dag__g.heap[c]->priority <= last->priority) break;
+            dag__g.heap[i] = dag__g.heap[c];
+            i = c;
+        }
+        if (n) dag__g.heap[i] = last;
+        atomic_fetch_sub_explicit(&dag__g.prio_count, 1, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&dag__g.prio_lock);
+    return top;
+}
+
+static void dag__inject(dag__task *t) {
+    t->next = NULL;
+    dag__mutex_lock(&dag__g.inject_lock);
+    if (dag__g.inject_tail) dag__g.inject_tail->next = t;
+    else dag__g.inject_head = t;
+    dag__g.inject_tail = t;
+    atomic_fetch_add_explicit(&dag__g.inject_count, 1, memory_order_seq_cst);
+    dag__mutex_unlock(&dag__g.inject_lock);
+}
+
+static dag__task *dag__uninject(void) {
+    if (atomic_load_explicit(&dag__g.inject_count, memory_order_acquire) == 0) return NULL;
+    dag__mutex_lock(&dag__g.inject_lock);
+    dag__task *t = dag__g.inject_head;
+    if (t) {
+        dag__g.inject_head = t->next;
+        if (!dag__g.inject_head) dag__g.inject_tail = NULL;
+        atomic_fetch_sub_explicit(&dag__g.inject_count, 1, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&dag__g.inject_lock);
+    return t;
+}
+
+/* Scoped tasks go to the mailbox of a worker the scope allows (the current
+   one if it may); prioritised tasks to the shared heap; the rest to the
+   current worker's deque, where idle workers steal them. */
+static void dag__make_ready(dag__worker *w, dag__task *t) {
+    if (DAG__UNLIKELY(t->extra && t->extra->has_scope)) {
+        const dag_scope *s = &t->extra->scope;
+        dag__worker *target = NULL;
+        if (w->index >= 0 && dag__scope_allows(s, w->index)) target = w;
+        for (int i = 0; !target && i < dag__g.num_workers; i++) {
+            int k = (int)((w->rng++ + (uint64_t)i) % (uint64_t)dag__g.num_workers);
+            if (dag__scope_allows(s, k)) target = &dag__g.workers[k];
+        }
+        DAG_ASSERT(target); /* the spawn checked that some worker fits */
+        dag__mail(target, t);
+        return;
+    }
+    if (t->priority > 0) {
+        dag__heap_push(t);
+    } else if (w->index >= 0) {
+        dag__deque_push(&w->deque, t);
+    } else {
+        dag__inject(t);
+    }
+    dag__wake_one();
+}
+
+static inline bool dag__bypassable(const dag__task *t) {
+    return t->priority <= 0 && !(t->extra && t->extra->has_scope);
+}
+
+/* >>lifecycle: a record lives while someone holds a reference: the runtime
+   until it finishes, each dependency-table slot naming it, a sequential step,
+   a region keeping its result or its failure, a consumer of its Fut. The
+   last reference returns it to its pool and bumps its generation, which
+   turns outstanding handles stale. */
+static inline bool dag__done(dag__task *t) {
+    return atomic_load_explicit(&t->succ, memory_order_acquire) == DAG__CLOSED;
+}
+
+static const char *dag__task_name(const dag__task *t) {
+    return t->extra && t->extra->name ? t->extra->name : t->desc->name;
+}
+
+static dag__extra *dag__extra_of(dag__worker *w, dag__task *t) {
+    if (!t->extra) {
+        dag__extra *x = (dag__extra *)dag__pool_alloc(&w->extras);
+        memset(x, 0, sizeof *x);
+        x->home = &w->extras;
+        t->extra = x;
+    }
+    return t->extra;
+}
+
+static void dag__decref(dag__worker *w, dag__task *t);
+
+static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
+    atomic_fetch_add_explicit(&t->gen, 1, memory_order_release);
+    dag__extra *x = t->extra;
+    if (x) {
+        for (int i = 0; x->has_futures && i < DAG__MAX_PARAMS; i++)
+            if (x->futures[i]) dag__decref(w, x->futures[i]);   /* cancelled before it ran */
+        DAG_FREE(x->heap_args);
+        DAG_FREE(x->heap_result);
+        DAG_FREE(x->message);
+        dag__pool_free(x->home, x, &w->extras);
+        t->extra = NULL;
+    }
+    dag__pool_free(t->home, t, &w->tasks);
+}
+
+static inline void dag__decref(dag__worker *w, dag__task *t) {
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) dag__task_free(w, t);
+}
+
+/* Takes a reference only if the record still holds the task of that
+   generation. Records are never handed back to the system while the runtime
+   runs, so reading a recycled one is safe. */
+static bool dag__ref_handle(dag_task h) {
+    dag__task *t = h.ptr;
+    if (!t || !h.gen) return false;
+    if (atomic_load_explicit(&t->gen, memory_order_acquire) != h.gen) return false;
+    int32_t r = atomic_load_explicit(&t->refs, memory_order_relaxed);
+    do {
+        if (r <= 0) return false;
+    } while (!atomic_compare_exchange_weak_explicit(&t->refs, &r, r + 1, memory_order_acq_rel, memory_order_relaxed));
+    if (atomic_load_explicit(&t->gen, memory_order_acquire) != h.gen) {
+        dag__decref(dag__tls_worker, t);
+        return false;
+    }
+    return true;
+}
+
+static inline void *dag__args_of(dag__task *t) {
+    return t->extra && t->extra->heap_args ? t->extra->heap_args : (void *)t->args;
+}
+static inline void *dag__result_of(dag__task *t) {
+    return t->extra && t->extra->heap_result ? t->extra->heap_result : (void *)t->result;
+}
+
+/* >>convert: Val and Fut convert between arithmetic types like a C call. */
+typedef union dag__scalar { long long i; unsigned long long u; long double f; } dag__scalar;
+enum { DAG__SIGNED, DAG__UNSIGNED, DAG__FLOATING };
+
+static int dag__tag_class(int tag) {
+    switch (tag) {
+    case 13: case 14: case 15: return DAG__FLOATING;
+    case 1: case 4: case 6: case 8: case 10: case 12: return DAG__UNSIGNED;
+    case 2: return (char)-1 < 0 ? DAG__SIGNED : DAG__UNSIGNED;
+    default: return DAG__SIGNED;
+    }
+}
+
+static void dag__load_scalar(int tag, const void *p, dag__scalar *s) {
+    int cls = dag__tag_class(tag);
+    s->i = 0;
+    switch (tag) {
+#define DAG__LOAD(T, n) \
+    case n: { \
+        T v; \
+        memcpy(&v, p, sizeof v); \
+        if (cls == DAG__FLOATING) s->f = (long double)v; \
+        else if (cls == DAG__UNSIGNED) s->u = (unsigned long long)v; \
+        else s->i = (long long)v; \
+        break; \
+    }
+    DAG__TYPE_TAGS(DAG__LOAD)
+#undef DAG__LOAD
+    default: break;
+    }
+}
+
+static void dag__store_scalar(int tag, void *p, int from_class, const dag__scalar *s) {
+    switch (tag) {
+#define DAG__STORE(T, n) \
+    case n: { \
+        T v = from_class == DAG__FLOATING ? (T)s->f : from_class == DAG__UNSIGNED ? (T)s->u : (T)s->i; \
+        memcpy(p, &v, sizeof v); \
+        break; \
+    }
+    DAG__TYPE_TAGS(DAG__STORE)
+#undef DAG__STORE
+    default: break;
+    }
+}
+
+/* Copies a value of (src_tag, src_size) into a parameter of (dst_tag,
+   dst_size): converted when both are arithmetic, else only if sizes match. */
+static bool dag__convert(void *dst, int dst_tag, size_t dst_size, const void *src, int src_tag, size_t src_size) {
+    if (dst_tag && src_tag) {
+        if (dst_tag == src_tag) memcpy(dst, src, dst_size);
+        else {
+            dag__scalar v;
+            dag__load_scalar(src_tag, src, &v);
+            dag__store_scalar(dst_tag, dst, dag__tag_class(src_tag), &v);
+        }
+        return true;
+    }
+    if (dst_size != src_size) return false;
+    memcpy(dst, src, dst_size);
+    return true;
+}
+
+/* >>trace recording */
+static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64_t end, int status) {
+    if (w->num_events == w->cap_events) {
+        w->cap_events = w->cap_events ? w->cap_events * 2 : 1024;
+        w->events = (dag__trace_event *)dag__xrealloc(w->events, w->cap_events * sizeof *w->events);
+    }
+    dag__trace_event *e = &w->events[w->num_events++];
+    e->id = t->trace_id;
+    e->name = dag__task_name(t);
+    e->worker = w->index;
+    e->start = start;
+    e->end = end;
+    e->status = status;
+}
+
+static void dag__trace_add_edge(dag__worker *w, uint64_t from, uint64_t to) {
+    if (w->num_trace_edges == w->cap_trace_edges) {
+        w->cap_trace_edges = w->cap_trace_edges ? w->cap_trace_edges * 2 : 1024;
+        w->trace_edges = (struct dag__trace_edge *)dag__xrealloc(w->trace_edges, w->cap_trace_edges * sizeof *w->trace_edges);
+    }
+    w->trace_edges[w->num_trace_edges].from = from;
+    w->trace_edges[w->num_trace_edges].to = to;
+    w->num_trace_edges++;
+}
+
+/* >>region pool: regions are type-stable (recycled, never freed before
+   shutdown), because a finishing task may still read one after its count
+   reached zero and the waiter moved on. */
+static dag__mutex dag__region_lock;
+static dag__region *dag__free_regions;
+static dag__region **dag__all_regions;
+static size_t dag__num_all_regions, dag__cap_all_regions;
+
+static dag__region *dag__region_new(int kind) {
+    dag__mutex_lock(&dag__region_lock);
+    dag__region *r = dag__free_regions;
+    if (r) {
+        dag__free_regions = r->outer;
+    } else {
+        r = (dag__region *)dag__xmalloc(sizeof *r);
+        memset(r, 0, sizeof *r);
+        if (dag__num_all_regions == dag__cap_all_regions) {
+            dag__cap_all_regions = dag__cap_all_regions ? dag__cap_all_regions * 2 : 64;
+            dag__all_regions = (dag__region **)dag__xrealloc(dag__all_regions, dag__cap_all_regions * sizeof(dag__region *));
+        }
+        dag__all_regions[dag__num_all_regions++] = r;
+    }
+    dag__mutex_unlock(&dag__region_lock);
+    dag__task_list keep_retained = r->retained, keep_prev = r->prev, keep_step = r->step;
+    atomic_store(&r->count, 0);
+    atomic_store(&r->first_error, 0);
+    atomic_store(&r->first_cancel, 0);
+    atomic_store(&r->failed, NULL);
+    atomic_store(&r->waiter, NULL);
+    r->retained = keep_retained; r->retained.count = 0;
+    r->prev = keep_prev; r->prev.count = 0;
+    r->step = keep_step; r->step.count = 0;
+    r->owner_task = NULL;
+    r->outer = r->counter = r->seq = r->bulk = NULL;
+    memset(&r->options, 0, sizeof r->options);
+    r->kind = kind;
+    r->depth = r->serial = 0;
+    r->spawn_error = 0;
+    atomic_store(&r->failed_name, NULL);
+    return r;
+}
+
+static void dag__region_recycle(dag__region *r) {
+    dag__mutex_lock(&dag__region_lock);
+    r->outer = dag__free_regions;
+    dag__free_regions = r;
+    dag__mutex_unlock(&dag__region_lock);
+}
+
+static void dag__region_record_failure(dag__region *r, dag__task *t, int status) {
+    int32_t none = 0;
+    if (status == DAG_ERR_DEPENDENCY_FAILED) {
+        atomic_compare_exchange_strong(&r->first_cancel, &none, status);
+    } else if (atomic_compare_exchange_strong(&r->first_error, &none, status)) {
+        const char *n = NULL;
+        atomic_compare_exchange_strong(&r->failed_name, &n, dag__task_name(t));
+    }
+    if (!atomic_load(&r->failed_name)) {
+        const char *n = NULL, *root = atomic_load(&t->failed_dep);
+        atomic_compare_exchange_strong(&r->failed_name, &n, root ? root : dag__task_name(t));
+    }
+    /* keep the failed task so dag_wait and dag_task_message can report it */
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
+    do t->next = head;
+    while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, t, memory_order_release, memory_order_relaxed));
+}
+
+static int dag__region_error(dag__region *r) {
+    int e = atomic_load(&r->first_error);
+    if (!e) e = atomic_load(&r->first_cancel);
+    if (!e) e = r->spawn_error;
+    return e;
+}
+
+/* Drops what the region held for dag_fetch and dag_wait. */
+static void dag__region_release(dag__worker *w, dag__region *r) {
+    for (size_t i = 0; i < r->retained.count; i++) dag__decref(w, r->retained.items[i]);
+    r->retained.count = 0;
+    for (size_t i = 0; i < r->prev.count; i++) dag__decref(w, r->prev.items[i]);
+    r->prev.count = 0;
+    for (size_t i = 0; i < r->step.count; i++) dag__decref(w, r->step.items[i]);
+    r->step.count = 0;
+    dag__task *f = atomic_exchange(&r->failed, NULL);
+    while (f) {
+        dag__task *n = f->next;
+        dag__decref(w, f);
+        f = n;
+    }
+}
+
+/* >>execute */
+static bool dag__end_body(dag__worker *w, dag__context *ctx);
+static void dag__finish_root(dag__worker *w, dag__task *t);
+
+/* Runs the body. Returns true when the task is finished now; false when
+   tasks it spawned still run (the last of them finishes it). */
+static bool dag__execute(dag__worker *w, dag__task *t) {
+    int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
+    uint64_t start = tracing ? dag__now_ns() : 0;
+    if (atomic_load_explicit(&t->failed_dep, memory_order_acquire)) {
+        atomic_store_explicit(&t->status, DAG_ERR_DEPENDENCY_FAILED, memory_order_relaxed);
+        if (tracing) dag__trace_task(w, t, start, start, DAG_ERR_DEPENDENCY_FAILED);
+        return true;
+    }
+    void *args = dag__args_of(t);
+    dag__extra *x = t->extra;
+    if (DAG__UNLIKELY(x && x->has_futures)) {
+        for (int i = 0; i < t->desc->num_params; i++) {
+            dag__task *p = x->futures[i];
+            if (!p) continue;
+            const dag__param *pa = &t->desc->params[i];
+            dag__convert((unsigned char *)args + pa->offset, (int)pa->tag, pa->size, dag__result_of(p),
+                         p->desc->result_tag, p->desc->result_size);
+            x->futures[i] = NULL;
+            dag__decref(w, p);
+        }
+    }
+    dag__context ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.task = t;
+    ctx.base = t->inherited;
+    dag__context *saved = dag__tls_ctx;
+    dag__tls_ctx = &ctx;
+    t->desc->run(args, dag__result_of(t));
+    dag__tls_ctx = saved;
+    bool finished = dag__end_body(w, &ctx);
+    if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
+    return finished;
+}
+
+/* Finishes t: records a failure, releases its successors (the first ready
+   one comes back to run next on this thread), counts it off its region and,
+   when it was the last child of a task whose body has ended, finishes that
+   task as well, iteratively, so deep nesting needs no stack. */
+static dag__task *dag__complete(dag__worker *w, dag__task *t) {
+    dag__task *bypass = NULL;
+    for (;;) {
+        int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+        dag__region *r = t->region;
+        dag__task *owner = r->owner_task;
+        const char *root_cause = NULL;
+        if (DAG__UNLIKELY(status)) {
+            dag__region_record_failure(r, t, status);
+            root_cause = atomic_load(&t->failed_dep);
+            if (!root_cause) root_cause = dag__task_name(t);
+        }
+        dag__edge *e = atomic_exchange_explicit(&t->succ, DAG__CLOSED, memory_order_seq_cst);
+        while (e) {
+            dag__task *s = e->succ;
+            dag__edge *n = e->next;
+            if (DAG__UNLIKELY(root_cause)) {
+                const char *none = NULL;
+                atomic_compare_exchange_strong(&s->failed_dep, &none, root_cause);
+            }
+            if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1) {
+                if (!bypass && dag__bypassable(s)) bypass = s;
+                else dag__make_ready(w, s);
+            }
+            dag__pool_free(e->home, e, &w->edges);
+            e = n;
+        }
+        if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_all();
+        bool last = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) == 1;
+        if (last && !owner) {
+            dag__worker *waiter = atomic_load_explicit(&r->waiter, memory_order_seq_cst);
+            if (waiter) dag__wake_worker(waiter);
+        }
+        dag__decref(w, t);
+        if (!last || !owner) break;
+        dag__finish_root(w, owner);
+        t = owner;
+    }
+    return bypass;
+}
+
+static void dag__run(dag__worker *w, dag__task *t) {
+    while (t) {
+        w->run++;
+        if (!dag__execute(w, t)) break;
+        t = dag__complete(w, t);
+    }
+}
+
+/* >>find work */
+static bool dag__work_visible(dag__worker *w) {
+    if (w->index >= 0 && atomic_load(&w->mail_count)) return true;
+    if (atomic_load(&dag__g.prio_count) || atomic_load(&dag__g.inject_count)) return true;
+    for (int i = 0; i < dag__g.num_workers; i++)
+        if (dag__deque_size(&dag__g.workers[i].deque) > 0) return true;
+    return false;
+}
+
+static dag__task *dag__find_work(dag__worker *w) {
+    dag__task *t;
+    if (w->index >= 0) {
+        if ((t = dag__unmail(w))) return t;
+        if ((t = dag__heap_pop())) return t;
+        if ((t = dag__deque_take(&w->deque))) return t;
+    } else if ((t = dag__heap_pop())) {
+        return t;
+    }
+    if ((t = dag__uninject())) return t;
+    int n = dag__g.num_workers;
+    if (n > 1 || w->index < 0) {
+        w->rng ^= w->rng << 13; w->rng ^= w->rng >> 7; w->rng ^= w->rng << 17;
+        int start = (int)(w->rng % (uint64_t)n);
+        for (int i = 0; i < n; i++) {
+            dag__worker *v = &dag__g.workers[(start + i) % n];
+            if (v == w) continue;
+            if ((t = dag__deque_steal(&v->deque))) {
+                w->stolen++;
+                return t;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Sleeps until woken, work appears, `done` holds, or a safety timeout. */
+static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
+    dag__mutex_lock(&dag__g.sleep_lock);
+    if (!w->wake) {
+        w->sleeping = 1;
+        atomic_fetch_add_explicit(&dag__g.sleepers, 1, memory_order_seq_cst);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (!dag__work_visible(w) && !(done && done(arg)) && !atomic_load(&dag__g.stop)) {
+            struct timespec ts;
+            timespec_get(&ts, TIME_UTC);
+            ts.tv_nsec += 50 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+            dag__cond_timedwait(&w->cond, &dag__g.sleep_lock, &ts);
+        }
+        atomic_fetch_sub_explicit(&dag__g.sleepers, 1, memory_order_relaxed);
+        w->sleeping = 0;
+    }
+    w->wake = 0;
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
+
+/* A waiting thread runs tasks until `done` holds: it never just blocks. */
+static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
+    int idle = 0;
+    while (!done(arg)) {
+        dag__task *t = dag__find_work(w);
+        if (t) {
+            dag__run(w, t);
+            idle = 0;
+            continue;
+        }
+        if (++idle < 256) {
+            DAG__PAUSE();
+        } else if (idle < 320) {
+            dag__thread_yield();
+        } else {
+            dag__sleep(w, done, arg);
+            idle = 0;
+        }
+    }
+}
+
+static int dag__worker_main(void *arg) {
+    dag__worker *w = (dag__worker *)arg;
+    dag__tls_worker = w;
+    int idle = 0;
+    while (!atomic_load_explicit(&dag__g.stop, memory_order_acquire)) {
+        dag__task *t = dag__find_work(w);
+        if (t) {
+            dag__run(w, t);
+            idle = 0;
+            continue;
+        }
+        if (++idle < 512) {
+            DAG__PAUSE();
+        } else if (idle < 600) {
+            dag__thread_yield();
+        } else {
+            dag__sleep(w, NULL, NULL);
+            idle = 0;
+        }
+    }
+    return 0;
+}
+
+/* >>spans: every span is `rows` runs of `width` bytes, `stride` bytes apart
+   (a 1-D span is one run). [lo, hi) bounds it. */
+typedef struct dag__span { uintptr_t lo, hi; size_t width, rows, stride; } dag__span;
+
+/* Does [lo, hi) touch one of the runs of s? Runs are sorted, so only the
+   first run that ends after lo can start before hi. */
+static bool dag__range_hits_runs(uintptr_t lo, uintptr_t hi, const dag__span *s) {
+    if (s->rows == 1 || s->width >= s->stride) return lo < s->hi && hi > s->lo;
+    if (hi <= s->lo || lo >= s->hi) return false;
+    size_t k = 0;
+    if (lo >= s->lo + s->width) k = (lo - s->lo - s->width) / s->stride + 1;
+    if (k >= s->rows) return false;
+    return s->lo + k * s->stride < hi;
+}
+
+static bool dag__spans_overlap(const dag__span *a, const dag__span *b) {
+    if (a->lo >= b->hi || b->lo >= a->hi) return false;
+    if (a->rows > b->rows) { const dag__span *t = a; a = b; b = t; }
+    if (a->rows == 1 || a->width >= a->stride) return dag__range_hits_runs(a->lo, a->hi, b);
+    for (size_t i = 0; i < a->rows; i++) {
+        uintptr_t lo = a->lo + i * a->stride;
+        if (lo >= b->hi) break;
+        if (dag__range_hits_runs(lo, lo + a->width, b)) return true;
+    }
+    return false;
+}
+
+/* >>domain: the dependency state of one context. A hash table keyed by the
+   exact span finds repeats in O(1); a treap ordered by start address, with
+   the largest end in each subtree, finds partial overlaps in O(log n). An
+   entry that never overlapped another skips the treap on every repeat. */
+typedef struct dag__entry {
+    dag__span span;
+    dag__task *writer;                     /* last writer (a reference) */
+    dag__task **readers;                   /* readers since then (references) */
+    uint32_t num_readers, cap_readers;
+    dag__task *inline_readers[2];
+    int overlapped;                        /* some other entry overlaps it */
+    struct dag__entry *left, *right;       /* treap */
+    uintptr_t max_hi;
+    uint32_t prio;
+    struct dag__entry *next_free;
+} dag__entry;
+
+struct dag__domain {
+    dag__entry **table;                    /* open addressing, power-of-two size */
+    size_t cap, count;
+    dag__entry *root;
+    size_t sweep_at;
+    dag__entry *free_entries;
+    void **slabs;
+    size_t num_slabs;
+    uint32_t rng;
+    dag__entry **hits;                     /* scratch for overlap queries */
+    size_t num_hits, cap_hits;
+};
+
+static inline size_t dag__span_hash(const dag__span *s) {
+    uint64_t h = (uint64_t)s->lo * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)s->width * 0xC2B2AE3D27D4EB4Full + (uint64_t)s->rows * 0x165667B19E3779F9ull + s->stride;
+    return (size_t)(h ^ (h >> 29));
+}
+static inline bool dag__span_eq(const dag__span *a, const dag__span *b) {
+    return a->lo == b->lo && a->width == b->width && a->rows == b->rows && a->stride == b->stride;
+}
+
+static dag__domain *dag__domain_new(void) {
+    dag__domain *d = (dag__domain *)dag__xmalloc(sizeof *d);
+    memset(d, 0, sizeof *d);
+    d->cap = 64;
+    d->table = (dag__entry **)dag__xmalloc(d->cap * sizeof *d->table);
+    memset(d->table, 0, d->cap * sizeof *d->table);
+    d->sweep_at = 1024;
+    d->rng = 0x9E3779B9u;
+    return d;
+}
+
+static dag__entry *dag__entry_new(dag__domain *d, const dag__span *s) {
+    if (!d->free_entries) {
+        size_t n = 256;
+        dag__entry *slab = (dag__entry *)dag__xmalloc(n * sizeof *slab);
+        if ((d->num_slabs & (d->num_slabs + 1)) == 0 || !d->slabs)
+            d->slabs = (void **)dag__xrealloc(d->slabs, (d->num_slabs * 2 + 2) * sizeof *d->slabs);
+        d->slabs[d->num_slabs++] = slab;
+        for (size_t i = 0; i < n; i++) {
+            slab[i].next_free = d->free_entries;
+            d->free_entries = &slab[i];
+        }
+    }
+    dag__entry *e = d->free_entries;
+    d->free_entries = e->next_free;
+    memset(e, 0, sizeof *e);
+    e->span = *s;
+    e->readers = e->inline_readers;
+    e->cap_readers = 2;
+    d->rng ^= d->rng << 13; d->rng ^= d->rng >> 17; d->rng ^= d->rng << 5;
+    e->prio = d->rng;
+    return e;
+}
+
+static void dag__entry_release(dag__worker *w, dag__domain *d, dag__entry *e) {
+    if (e->writer) dag__decref(w, e->writer);
+    for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
+    if (e->readers != e->inline_readers) DAG_FREE(e->readers);
+    e->next_free = d->free_entries;
+    d->free_entries = e;
+}
+
+static dag__entry *dag__table_find(dag__domain *d, const dag__span *s) {
+    size_t mask = d->cap - 1, i = dag__span_hash(s) & mask;
+    for (dag__entry *e; (e = d->table[i]); i = (i + 1) & mask)
+        if (dag__span_eq(&e->span, s)) return e;
+    return NULL;
+}
+
+static void dag__table_put(dag__domain *d, dag__entry *e) {
+    size_t mask = d->cap - 1, i = dag__span_hash(&e->span) & mask;
+    while (d->table[i]) i = (i + 1) & mask;
+    d->table[i] = e;
+    d->count++;
+}
+
+/* treap */
+static inline void dag__treap_fix(dag__entry *x) {
+    uintptr_t m = x->span.hi;
+    if (x->left && x->left->max_hi > m) m = x->left->max_hi;
+    if (x->right && x->right->max_hi > m) m = x->right->max_hi;
+    x->max_hi = m;
+}
+static inline bool dag__treap_less(const dag__entry *a, const dag__entry *b) {
+    return a->span.lo < b->span.lo || (a->span.lo == b->span.lo && (uintptr_t)a < (uintptr_t)b);
+}
+static dag__entry *dag__treap_insert(dag__entry *root, dag__entry *n) {
+    if (!root) {
+        n->left = n->right = NULL;
+        n->max_hi = n->span.hi;
+        return n;
+    }
+    if (dag__treap_less(n, root)) {
+        root->left = dag__treap_insert(root->left, n);
+        if (root->left->prio > root->prio) {
+            dag__entry *x = root->left;
+            root->left = x->right;
+            x->right = root;
+            dag__treap_fix(root);
+            root = x;
+        }
+    } else {
+        root->right = dag__treap_insert(root->right, n);
+        if (root->right->prio > root->prio) {
+            dag__entry *x = root->right;
+            root->right = x->left;
+            x->left = root;
+            dag__treap_fix(root);
+            root = x;
+        }
+    }
+    dag__treap_fix(root);
+    return root;
+}
+static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
+    while (n && n->max_hi > s->lo) {
+        dag__treap_query(d, n->left, s, skip);
+        if (n->span.lo >= s->hi) return;
+        if (n != skip && dag__spans_overlap(&n->span, s)) {
+            if (d->num_hits == d->cap_hits) {
+                d->cap_hits = d->cap_hits ? d->cap_hits * 2 : 16;
+                d->hits = (dag__entry **)dag__xrealloc(d->hits, d->cap_hits * sizeof *d->hits);
+            }
+            d->hits[d->num_hits++] = n;
+        }
+        n = n->right;
+    }
+}
+
+static bool dag__entry_idle(dag__entry *e) {
+    if (e->writer && !dag__done(e->writer)) return false;
+    for (uint32_t i = 0; i < e->num_readers; i++)
+        if (!dag__done(e->readers[i])) return false;
+    return true;
+}
+
+/* Drops entries whose tasks have all finished (they order nothing any
+   more) and rebuilds the table and the treap from the rest. Amortised O(1):
+   the next sweep waits until the table has grown well past the survivors. */
+static DAG__NOINLINE void dag__domain_sweep(dag__worker *w, dag__domain *d) {
+    dag__entry *keep = NULL;
+    size_t live = 0;
+    for (size_t i = 0; i < d->cap; i++) {
+        dag__entry *e = d->table[i];
+        if (!e) continue;
+        if (dag__entry_idle(e)) {
+            dag__entry_release(w, d, e);
+        } else {
+            e->next_free = keep;
+            keep = e;
+            live++;
+        }
+    }
+    size_t cap = 64;
+    while (cap < live * 4) cap *= 2;
+    if (cap != d->cap) {
+        DAG_FREE(d->table);
+        d->table = (dag__entry **)dag__xmalloc(cap * sizeof *d->table);
+        d->cap = cap;
+    }
+    memset(d->table, 0, d->cap * sizeof *d->table);
+    d->count = 0;
+    d->root = NULL;
+    while (keep) {
+        dag__entry *n = keep->next_free;
+        dag__table_put(d, keep);
+        d->root = dag__treap_insert(d->root, keep);
+        keep = n;
+    }
+    d->sweep_at = live * 2 > 1024 ? live * 2 : 1024;
+}
+
+static void dag__domain_grow(dag__domain *d) {
+    dag__entry **old = d->table;
+    size_t old_cap = d->cap;
+    d->cap *= 2;
+    d->table = (dag__entry **)dag__xmalloc(d->cap * sizeof *d->table);
+    memset(d->table, 0, d->cap * sizeof *d->table);
+    d->count = 0;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i]) dag__table_put(d, old[i]);
+    DAG_FREE(old);
+}
+
+static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
+    for (size_t i = 0; i < d->cap; i++)
+        if (d->table[i]) dag__entry_release(w, d, d->table[i]);
+    for (size_t i = 0; i < d->num_slabs; i++) DAG_FREE(d->slabs[i]);
+    DAG_FREE(d->slabs);
+    DAG_FREE(d->table);
+    DAG_FREE(d->hits);
+    DAG_FREE(d);
+}
+
+/* >>dependencies */
+typedef struct dag__spawn_state {
+    dag__worker *w;
+    dag__task *t;
+    int added;            /* edges attached (each will count `pending` down once) */
+    int refs;             /* references the dependency state took on t */
+    dag__task *recent[8]; /* predecessors already attached, to skip repeats */
+    int num_recent;
+} dag__spawn_state;
+
+/* t runs after p. If p has finished, there is nothing to wait for (but its
+   failure still cancels t). */
+static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
+    dag__task *t = st->t;
+    if (p == t) return;
+    for (int i = 0; i < st->num_recent; i++)
+        if (st->recent[i] == p) return;
+    st->recent[st->num_recent++ & 7] = p;
+    if (st->num_recent > 8) st->num_recent = 8;
+    if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)))
+        dag__trace_add_edge(st->w, p->trace_id, t->trace_id);
+    dag__edge *head = atomic_load_explicit(&p->succ, memory_order_acquire);
+    if (head != DAG__CLOSED) {
+        dag__edge *e = (dag__edge *)dag__pool_alloc(&st->w->edges);
+        e->succ = t;
+        e->home = &st->w->edges;
+        do {
+            e->next = head;
+            if (atomic_compare_exchange_weak_explicit(&p->succ, &head, e, memory_order_release, memory_order_acquire)) {
+                st->added++;
+                return;
+            }
+        } while (head != DAG__CLOSED);
+        dag__pool_free(e->home, e, &st->w->edges);
+    }
+    if (DAG__UNLIKELY(atomic_load_explicit(&p->status, memory_order_relaxed))) {
+        const char *root = atomic_load(&p->failed_dep), *none = NULL;
+        atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
+    }
+}
+
+static void dag__deps_of_entry(dag__spawn_state *st, dag__entry *e, int mode) {
+    if (e->writer) dag__add_dep(st, e->writer);
+    if (mode & DAG__WRITE)
+        for (uint32_t i = 0; i < e->num_readers; i++) dag__add_dep(st, e->readers[i]);
+}
+
+static void dag__add_reader(dag__worker *w, dag__entry *e, dag__task *t) {
+    if (e->num_readers == e->cap_readers) {
+        /* Prune finished readers before growing: a long run of reads stays small. */
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < e->num_readers; i++) {
+            if (dag__done(e->readers[i])) dag__decref(w, e->readers[i]);
+            else e->readers[k++] = e->readers[i];
+        }
+        e->num_readers = k;
+        if (k == e->cap_readers) {
+            uint32_t cap = e->cap_readers * 2;
+            dag__task **r = (dag__task **)dag__xmalloc(cap * sizeof *r);
+            memcpy(r, e->readers, k * sizeof *r);
+            if (e->readers != e->inline_readers) DAG_FREE(e->readers);
+            e->readers = r;
+            e->cap_readers = cap;
+        }
+    }
+    e->readers[e->num_readers++] = t;
+}
+
+/* One access of the task being spawned: find what it must wait for, then
+   record it as the span's last writer or as one more reader. */
+static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s, int mode) {
+    dag__worker *w = st->w;
+    dag__entry *e = dag__table_find(d, s);
+    if (DAG__UNLIKELY(!e)) {
+        if (d->count >= d->sweep_at) dag__domain_sweep(w, d);
+        if ((d->count + 1) * 2 > d->cap) dag__domain_grow(d);
+        e = dag__entry_new(d, s);
+        d->num_hits = 0;
+        dag__treap_query(d, d->root, s, NULL);
+        for (size_t i = 0; i < d->num_hits; i++) {
+            d->hits[i]->overlapped = 1;
+            e->overlapped = 1;
+        }
+        dag__table_put(d, e);
+        d->root = dag__treap_insert(d->root, e);
+    } else if (e->overlapped) {
+        d->num_hits = 0;
+        dag__treap_query(d, d->root, s, e);
+    } else {
+        d->num_hits = 0;
+    }
+    for (size_t i = 0; i < d->num_hits; i++) dag__deps_of_entry(st, d->hits[i], mode);
+    dag__deps_of_entry(st, e, mode);
+    if (mode & DAG__WRITE) {
+        if (e->writer) dag__decref(w, e->writer);
+        for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
+        e->num_readers = 0;
+        e->writer = st->t;
+    } else {
+        dag__add_reader(w, e, st->t);
+    }
+    st->refs++;
+}
+
+/* >>context management */
+static void dag__region_init(dag__region *r, int kind) {
+    atomic_init(&r->count, 0);
+    atomic_init(&r->first_error, 0);
+    atomic_init(&r->first_cancel, 0);
+    atomic_init(&r->failed, NULL);
+    atomic_init(&r->failed_name, NULL);
+    atomic_init(&r->waiter, NULL);
+    r->kind = kind;
+    r->counter = r;
+}
+
+static void dag__guest_attach(void);
+
+static dag__context *dag__current_context(void) {
+    dag__context *c = dag__tls_ctx;
+    if (DAG__LIKELY(c && atomic_load_explicit(&dag__g.phase, memory_order_relaxed) == 1)) return c;
+    int phase = atomic_load(&dag__g.phase);
+    if (phase == 0 && dag_setup(NULL) != DAG_OK) return NULL;
+    phase = atomic_load(&dag__g.phase);
+    if (phase != 1) return NULL;
+    if (!dag__tls_ctx) dag__guest_attach();
+    return dag__tls_ctx;
+}
+
+/* The innermost open region; a task body gets its root on first use. */
+static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
+    if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
+    (void)w;
+    dag__region *r = dag__region_new(0);
+    atomic_store(&r->count, 1);             /* the body itself */
+    r->counter = r;
+    r->owner_task = ctx->task;
+    r->options = ctx->base;
+    ctx->task->child_root = r;
+    ctx->root = ctx->top = r;
+    return r;
+}
+
+static bool dag__scope_empty(const dag_scope *s) { return !s->thread && !s->threads && !s->all_threads; }
+
+static dag_options dag__merge_options(dag_options base, const dag_options *o) {
+    if (o) {
+        if (o->name) base.name = o->name;
+        if (!dag__scope_empty(&o->scope)) base.scope = o->scope;
+        if (o->priority) base.priority = o->priority;
+    }
+    return base;
+}
+
+static bool dag__scope_satisfiable(const dag_scope *s) {
+    if (dag__scope_empty(s) || s->all_threads) return true;
+    for (int i = 0; i < dag__g.num_workers; i++)
+        if (dag__scope_allows(s, i)) return true;
+    return false;
+}
+
+dag_scope dag_scope_union(dag_scope a, dag_scope b) {
+    dag_scope u;
+    u.all_threads = a.all_threads || b.all_threads;
+    u.threads = a.threads | b.threads;
+    if (a.thread) u.threads |= DAG_THREAD_BIT(a.thread);
+    if (b.thread) u.threads |= DAG_THREAD_BIT(b.thread);
+    u.thread = 0;
+    if (a.thread > 64 || b.thread > 64) u.thread = a.thread > 64 ? a.thread : b.thread;
+    return u;
+}
+
+/* >>data implementation */
+static dag__data_slot *dag__data_slot_of(dag_data h) {
+    uint32_t index = (uint32_t)(h.id & 0xffffffffu);
+    if (!index) return NULL;
+    index--;
+    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) return NULL;
+    dag__data_slot *page = atomic_load_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], memory_order_acquire);
+    if (!page) return NULL;
+    dag__data_slot *s = &page[index % DAG__DATA_PAGE];
+    if (!s->live || s->gen != (uint32_t)(h.id >> 32)) return NULL;
+    return s;
+}
+
+dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
+    dag_data h = {0};
+    if (!ptr || !count || !elem_size) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_data_register: NULL pointer or zero size");
+        return h;
+    }
+    if (!dag__current_context()) return h;
+    dag__mutex_lock(&dag__g.data_lock);
+    uint32_t index;
+    if (dag__g.num_data_free) {
+        index = dag__g.data_free[--dag__g.num_data_free];
+    } else {
+        index = dag__g.data_count;
+        if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
+            dag__mutex_unlock(&dag__g.data_lock);
+            dag__err(DAG_ERR_OUT_OF_MEMORY, "dag_data_register: too many registered spans");
+            return h;
+        }
+        if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
+            dag__data_slot *page = (dag__data_slot *)dag__xmalloc(DAG__DATA_PAGE * sizeof *page);
+            memset(page, 0, DAG__DATA_PAGE * sizeof *page);
+            atomic_store_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], page, memory_order_release);
+        }
+        dag__g.data_count++;
+    }
+    dag__data_slot *s = &atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE];
+    s->ptr = ptr;
+    s->bytes = count * elem_size;
+    s->gen = s->gen + 1 ? s->gen + 1 : 1;
+    s->live = 1;
+    h.id = (uint64_t)s->gen << 32 | (index + 1);
+    dag__mutex_unlock(&dag__g.data_lock);
+    return h;
+}
+
+void *dag_data_pointer(dag_data h) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    return s ? s->ptr : NULL;
+}
+
+/* >>spawn */
+static dag_task dag__failed_handle(dag__region *r, int code) {
+    dag_task h;
+    h.ptr = NULL;
+    h.gen = (uint32_t)code;   /* a handle with no record carries its error */
+    if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
+    return h;
+}
+
+static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
+
+static void dag__wait_task(dag__worker *w, dag__task *t) {
+    if (dag__done(t)) return;
+    atomic_fetch_add_explicit(&t->waiters, 1, memory_order_seq_cst);
+    dag__help_until(w, dag__task_done_fn, t);
+    atomic_fetch_sub_explicit(&t->waiters, 1, memory_order_relaxed);
+}
+
+
+dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+    dag__context *ctx = dag__current_context();
+    if (DAG__UNLIKELY(!ctx)) {
+        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
+                 desc ? desc->name : "?");
+        return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+    }
+    dag__worker *w = dag__tls_worker;
+    dag__region *r = dag__ctx_top(w, ctx);
+    if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args))) {
+        dag__err(DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
+                 num_args, desc ? desc->num_params : 0);
+        return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
+    }
+    dag_options opt = r->options;
+    if (DAG__UNLIKELY(options != NULL)) opt = dag__merge_options(opt, options);
+    if (DAG__UNLIKELY(!dag__scope_satisfiable(&opt.scope))) {
+        dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): scope {thread=%d, threads=0x%llx} matches none of the %d worker threads",
+                 desc->name, opt.scope.thread, (unsigned long long)opt.scope.threads, dag__g.num_workers);
+        return dag__failed_handle(r, DAG_ERR_SCOPE);
+    }
+
+    dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
+    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    if (DAG__UNLIKELY(gen == 0)) atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
+    t->home = &w->tasks;
+    t->desc = desc;
+    t->flags = 0;
+    t->priority = opt.priority;
+    t->extra = NULL;
+    t->child_root = NULL;
+    t->region = r->counter;
+    t->inherited = opt;
+    t->trace_id = 0;
+    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->status, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    if (DAG__UNLIKELY(opt.name || !dag__scope_empty(&opt.scope) || desc->args_size > DAG__INLINE_ARGS ||
+                      desc->result_size > DAG__INLINE_RESULT)) {
+        dag__extra *x = dag__extra_of(w, t);
+        x->name = opt.name;
+        if (!dag__scope_empty(&opt.scope) && !opt.scope.all_threads) {
+            x->scope = opt.scope;
+            x->has_scope = 1;
+        }
+        if (desc->args_size > DAG__INLINE_ARGS) x->heap_args = dag__xmalloc(desc->args_size);
+        if (desc->result_size > DAG__INLINE_RESULT) x->heap_result = dag__xmalloc(desc->result_size);
+    }
+
+    /* Pack the argument record and collect the spans; nothing is shared yet,
+       so a bad argument just gives the record back. */
+    unsigned char *packed = (unsigned char *)dag__args_of(t);
+    dag__span spans[DAG__MAX_PARAMS];
+    int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1;
+    for (int i = 0; i < num_args && !error; i++) {
+        const dag_arg *a = &args[i];
+        const dag__param *p = &desc->params[i];
+        void *slot = packed + p->offset;
+        switch (a->kind) {
+        case DAG__ARG_VALUE:
+            if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) error = DAG_ERR_ARG_TYPE;
+            break;
+        case DAG__ARG_SPAN:
+        case DAG__ARG_DATA: {
+            const void *base = a->ptr;
+            size_t rows = 1, width = 0, stride = 0;
+            if (a->kind == DAG__ARG_DATA) {
+                dag__data_slot *s = dag__data_slot_of(a->data);
+                if (!s) { error = DAG_ERR_BAD_DATA; break; }
+                base = s->ptr;
+                width = stride = s->bytes;
+            } else if (a->cols) {
+                if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
+                rows = a->count;
+                width = a->cols * a->size;
+                stride = a->ld * a->size;
+            } else {
+                width = stride = a->count * a->size;
+            }
+            if (DAG__VALIDATE && !base && width) { error = DAG_ERR_NULL_SPAN; break; }
+            if (DAG__VALIDATE && (!width || !rows)) { error = DAG_ERR_EMPTY_SPAN; break; }
+            if (p->size != sizeof(void *)) { error = DAG_ERR_ARG_TYPE; break; }
+            memcpy(slot, &base, sizeof(void *));
+            if (!base || !width || !rows) break;
+            if (rows == 1) stride = width;
+            dag__span sp;
+            sp.lo = (uintptr_t)base;
+            sp.width = width;
+            sp.rows = rows;
+            sp.stride = stride;
+            sp.hi = sp.lo + (rows - 1) * stride + width;
+            int mode = a->mode & (DAG__READ | DAG__WRITE), dup = 0;
+            for (int k = 0; k < num_spans && !dup; k++)
+                if (dag__span_eq(&spans[k], &sp)) { modes[k] |= mode; dup = 1; }  /* the same span twice counts once */
+            if (!dup) { spans[num_spans] = sp; modes[num_spans++] = mode; }
+            break;
+        }
+        case DAG__ARG_FUTURE: {
+            dag_task h = a->task;
+            if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
+            if (!dag__ref_handle(h)) { error = DAG_ERR_STALE_HANDLE; break; }
+            dag__task *src = h.ptr;
+            if (!src->desc->result_size ||
+                (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
+                dag__decref(w, src);
+                error = DAG_ERR_ARG_TYPE;
+                break;
+            }
+            dag__extra *x = dag__extra_of(w, t);
+            x->futures[i] = src;
+            x->has_futures = 1;
+            break;
+        }
+        default:
+            error = DAG_ERR_INVALID_ARGUMENT;
+        }
+        if (error) bad = i;
+    }
+    if (DAG__UNLIKELY(error)) {
+        dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1, dag_result_string(error));
+        atomic_store_explicit(&t->refs, 0, memory_order_relaxed);
+        dag__task_free(w, t);
+        return dag__failed_handle(r, error);
+    }
+
+    dag__spawn_state st;
+    st.w = w;
+    st.t = t;
+    st.added = st.refs = st.num_recent = 0;
+    if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)))
+        t->trace_id = atomic_fetch_add(&dag__g.next_trace_id, 1) + 1;
+    if (num_spans) {
+        if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
+        for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    }
+    if (DAG__UNLIKELY(t->extra && t->extra->has_futures))
+        for (int i = 0; i < num_args; i++)
+            if (t->extra->futures[i]) dag__add_dep(&st, t->extra->futures[i]);
+    if (DAG__UNLIKELY(r->seq != NULL)) {
+        dag__region *seq = r->seq;
+        for (size_t i = 0; i < seq->prev.count; i++) dag__add_dep(&st, seq->prev.items[i]);
+        if (r->bulk) {
+            dag__list_push(&r->bulk->step, t);
+        } else {
+            for (size_t i = 0; i < seq->prev.count; i++) dag__decref(w, seq->prev.items[i]);
+            seq->prev.count = 0;
+            dag__list_push(&seq->prev, t);
+        }
+        st.refs++;
+    }
+    if (desc->result_size) {
+        dag__list_push(&r->counter->retained, t);
+        t->flags |= DAG__TF_RETAINED;
+        st.refs++;
+    }
+    atomic_store_explicit(&t->refs, 1 + st.refs, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->counter->count, 1, memory_order_relaxed);
+    w->spawned++;
+    /* Publish: drop the guard, keeping one count per attached edge. */
+    int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st.added, memory_order_acq_rel) -
+                   (DAG__GUARD - st.added);
+    dag_task h;
+    h.ptr = t;
+    h.gen = gen;
+    if (left == 0) {
+        if (w->index >= 0 && dag__deque_size(&w->deque) >= dag__g.throttle && dag__bypassable(t)) {
+            /* Plenty queued already: run it here, caches warm, memory bounded. */
+            w->inlined++;
+            dag__run(w, t);
+        } else {
+            dag__make_ready(w, t);
+        }
+    }
+    return h;
+}
+
+/* >>waiting */
+dag_result dag_wait(dag_task h) {
+    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__ref_handle(h)) return DAG_OK;   /* finished, and its region has ended */
+    dag__task *t = h.ptr;
+    dag__wait_task(dag__tls_worker, t);
+    int s = atomic_load(&t->status);
+    dag__decref(dag__tls_worker, t);
+    return (dag_result)s;
+}
+
+bool dag_ready(dag_task h) {
+    if (!h.ptr || !dag__ref_handle(h)) return true;
+    bool done = dag__done(h.ptr);
+    dag__decref(dag__tls_worker, h.ptr);
+    return done;
+}
+
+dag_result dag_task_result(dag_task h) {
+    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!dag__ref_handle(h)) return DAG_OK;
+    int s = dag__done(h.ptr) ? atomic_load(&h.ptr->status) : DAG_OK;
+    dag__decref(dag__tls_worker, h.ptr);
+    return (dag_result)s;
+}
+
+const char *dag_task_message(dag_task h) {
+    static _Thread_local char buf[512];
+    buf[0] = 0;
+    if (!h.ptr) {
+        if (h.gen) snprintf(buf, sizeof buf, "the spawn failed: %s", dag_result_string((int)h.gen));
+        return buf;
+    }
+    if (!dag__ref_handle(h)) return buf;
+    dag__task *t = h.ptr;
+    const char *dep = atomic_load(&t->failed_dep);
+    int s = atomic_load(&t->status);
+    if (dep)
+        snprintf(buf, sizeof buf, "dependency failed: task '%s' failed", dep);
+    else if (s && t->extra && t->extra->message)
+        snprintf(buf, sizeof buf, "task '%s' failed: %s", dag__task_name(t), t->extra->message);
+    else if (s)
+        snprintf(buf, sizeof buf, "task '%s': %s", dag__task_name(t), dag_result_string(s));
+    dag__decref(dag__tls_worker, t);
+    return buf;
+}
+
+dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
+    if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__ref_handle(h))
+        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
+    dag__task *t = h.ptr;
+    dag__worker *w = dag__tls_worker;
+    int s = DAG_OK;
+    if (!t->desc->result_size) {
+        s = dag__err(DAG_ERR_NO_RESULT, "dag_fetch(%s): the task returns void", dag__task_name(t));
+    } else if (size != t->desc->result_size || !out) {
+        s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
+                     dag__task_name(t), out ? size : 0, t->desc->result_size);
+    } else {
+        dag__wait_task(w, t);
+        s = atomic_load(&t->status);
+        if (!s) memcpy(out, dag__result_of(t), size);
+    }
+    dag__decref(w, t);
+    return (dag_result)s;
+}
+
+typedef struct dag__count_goal { dag__region *r; int64_t at; } dag__count_goal;
+static bool dag__count_reached(void *p) {
+    dag__count_goal *g = (dag__count_goal *)p;
+    return atomic_load_explicit(&g->r->count, memory_order_acquire) <= g->at;
+}
+
+/* Waits until only `at` tasks count toward r (the body itself, for a task's root). */
+static void dag__wait_count(dag__worker *w, dag__region *r, int64_t at) {
+    dag__count_goal g;
+    g.r = r;
+    g.at = at;
+    if (dag__count_reached(&g)) return;
+    atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
+    dag__help_until(w, dag__count_reached, &g);
+    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+}
+
+/* >>regions implementation */
+static const char *dag__region_name(int kind) {
+    switch (kind) {
+    case DAG_REGION_DATADEPS: return "DAG_DATADEPS";
+    case DAG_REGION_SEQUENTIAL: return "DAG_SEQUENTIAL";
+    case DAG_REGION_BULK: return "DAG_BULK";
+    case DAG_REGION_OPTIONS: return "DAG_WITH_OPTIONS";
+    default: return "root";
+    }
+}
+
+static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) {
+    int err = DAG_OK;
+    if (r->counter == r) {
+        dag__wait_count(w, r, 0);
+        err = dag__region_error(r);
+        dag__region_release(w, r);
+    } else if (r->kind == DAG_REGION_BULK && r->seq) {
+        /* the step's tasks become what the next sequential spawn follows */
+        dag__task_list *prev = &r->seq->prev;
+        for (size_t i = 0; i < prev->count; i++) dag__decref(w, prev->items[i]);
+        dag__task_list tmp = *prev;
+        *prev = r->step;
+        r->step = tmp;
+        r->step.count = 0;
+    }
+    ctx->top = r->outer;
+    ctx->depth--;
+    dag__region_recycle(r);
+    return err;
+}
+
+/* Closes regions left open above `stop` (a return or goto out of a block). */
+static int dag__close_abandoned(dag__worker *w, dag__context *ctx, dag__region *stop, const char *where) {
+    int found = 0;
+    while (ctx->top && ctx->top != stop && ctx->top != ctx->root) {
+        dag__err(DAG_ERR_UNBALANCED_REGION, "%s: %s opened at depth %u was never closed (return, goto or break out of its block?)",
+                 where, dag__region_name(ctx->top->kind), ctx->top->depth);
+        dag__region_close(w, ctx, ctx->top);
+        found = 1;
+    }
+    return found;
+}
+
+dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
+    dag_region token;
+    token.depth = UINT32_MAX;   /* non-zero: a block still runs its body when the runtime is down */
+    token.serial = 0;
+    dag__context *ctx = dag__current_context();
+    if (!ctx) {
+        dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down", dag__region_name(kind));
+        return token;
+    }
+    if (kind < DAG_REGION_DATADEPS || kind > DAG_REGION_OPTIONS) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_region_begin: unknown region kind %d", (int)kind);
+        return token;
+    }
+    dag__worker *w = dag__tls_worker;
+    dag__region *outer = dag__ctx_top(w, ctx);
+    bool waits = kind == DAG_REGION_DATADEPS || kind == DAG_REGION_SEQUENTIAL;
+    if (waits && outer->seq) {
+        /* a nested waiting region is one step of the enclosing sequence */
+        for (size_t i = 0; i < outer->seq->prev.count; i++) dag__wait_task(w, outer->seq->prev.items[i]);
+    }
+    dag__region *r = dag__region_new(kind);
+    r->outer = outer;
+    r->depth = ++ctx->depth;
+    r->serial = ++ctx->serial;
+    r->options = dag__merge_options(outer->options, options);
+    r->counter = waits ? r : outer->counter;
+    switch (kind) {
+    case DAG_REGION_DATADEPS: r->seq = r->bulk = NULL; break;
+    case DAG_REGION_SEQUENTIAL: r->seq = r; r->bulk = NULL; break;
+    case DAG_REGION_BULK: r->seq = outer->seq; r->bulk = outer->seq ? r : NULL; break;
+    default: r->seq = outer->seq; r->bulk = outer->bulk; break;
+    }
+    ctx->top = r;
+    token.depth = r->depth;
+    token.serial = r->serial;
+    return token;
+}
+
+dag_result dag_region_end(dag_region token) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
+    if (token.serial == 0) return dag__tls_last_region = DAG_ERR_INVALID_ARGUMENT;
+    dag__worker *w = dag__tls_worker;
+    dag__region *r = ctx->top;
+    while (r && r != ctx->root && r->serial != token.serial) r = r->outer;
+    if (!r || r == ctx->root) {
+        dag__tls_last_region = (dag_result)dag__err(DAG_ERR_UNBALANCED_REGION,
+            "dag_region_end: this region is not open (closed twice, or by another thread?)");
+        return dag__tls_last_region;
+    }
+    int unbalanced = dag__close_abandoned(w, ctx, r, "dag_region_end");
+    int err = dag__region_close(w, ctx, r);
+    dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
+    return dag__tls_last_region;
+}
+
+dag_result dag_last_region_result(void) { return dag__tls_last_region; }
+
+/* Called when a body returns: closes what it left open, forgets its
+   dependency state, and says whether the task is finished now. */
+static bool dag__end_body(dag__worker *w, dag__context *ctx) {
+    dag__task *t = ctx->task;
+    if (ctx->top && dag__close_abandoned(w, ctx, ctx->root, dag__task_name(t))) {
+        int32_t none = 0;
+        atomic_compare_exchange_strong(&t->status, &none, DAG_ERR_UNBALANCED_REGION);
+    }
+    if (ctx->domain) dag__domain_destroy(w, ctx->domain);
+    dag__region *root = ctx->root;
+    if (!root) return true;
+    if (atomic_fetch_sub_explicit(&root->count, 1, memory_order_acq_rel) != 1) return false;
+    dag__finish_root(w, t);
+    return true;
+}
+
+/* All children of t have finished: a child's failure fails t too. */
+static void dag__finish_root(dag__worker *w, dag__task *t) {
+    dag__region *r = t->child_root;
+    int err = dag__region_error(r);
+    if (err && !atomic_load(&t->status)) {
+        const char *name = atomic_load(&r->failed_name), *none = NULL;
+        atomic_compare_exchange_strong(&t->failed_dep, &none, name ? name : "a child task");
+        atomic_store(&t->status, DAG_ERR_DEPENDENCY_FAILED);
+    }
+    dag__region_release(w, r);
+    dag__region_recycle(r);
+    t->child_root = NULL;
+}
+
+dag_result dag_wait_all(void) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    dag__worker *w = dag__tls_worker;
+    int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
+    dag__region *root = ctx->root;
+    if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
+    dag__wait_count(w, root, ctx->task ? 1 : 0);
+    int err = dag__region_error(root);
+    dag__region_release(w, root);
+    atomic_store(&root->first_error, 0);
+    atomic_store(&root->first_cancel, 0);
+    atomic_store(&root->failed_name, NULL);
+    root->spawn_error = 0;
+    return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
+}
+
+dag_result dag_data_unregister(dag_data h) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return (dag_result)dag__err(DAG_ERR_BAD_DATA, "dag_data_unregister: unknown handle");
+    if (ctx->domain) {
+        /* wait for every task of this context that touches the span */
+        dag__domain *d = ctx->domain;
+        dag__span sp;
+        sp.lo = (uintptr_t)s->ptr;
+        sp.hi = sp.lo + s->bytes;
+        sp.width = sp.stride = s->bytes;
+        sp.rows = 1;
+        d->num_hits = 0;
+        dag__treap_query(d, d->root, &sp, NULL);
+        for (size_t i = 0; i < d->num_hits; i++) {
+            dag__entry *e = d->hits[i];
+            if (e->writer) dag__wait_task(dag__tls_worker, e->writer);
+            for (uint32_t k = 0; k < e->num_readers; k++) dag__wait_task(dag__tls_worker, e->readers[k]);
+        }
+    }
+    dag__mutex_lock(&dag__g.data_lock);
+    uint32_t index = (uint32_t)(h.id & 0xffffffffu) - 1;
+    s->live = 0;
+    dag__g.data_free[dag__g.num_data_free++ % DAG__DATA_PAGE] = index;
+    dag__mutex_unlock(&dag__g.data_lock);
+    return DAG_OK;
+}
+
+/* >>fail */
+void dag_fail(int code, const char *fmt, ...) {
+    dag__context *ctx = dag__tls_ctx;
+    if (!ctx || !ctx->task) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_fail called outside a task body");
+        return;
+    }
+    dag__task *t = ctx->task;
+    dag__extra *x = dag__extra_of(dag__tls_worker, t);
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    if (fmt) vsnprintf(buf, sizeof buf, fmt, ap);
+    else buf[0] = 0;
+    va_end(ap);
+    DAG_FREE(x->message);
+    size_t n = strlen(buf) + 1;
+    x->message = (char *)dag__xmalloc(n);
+    memcpy(x->message, buf, n);
+    atomic_store(&t->status, code ? code : DAG_ERR_TASK_FAILED);
+    dag_log(DAG_LOG_ERROR, code ? code : DAG_ERR_TASK_FAILED, "task '%s' failed: %s", dag__task_name(t), buf);
+}
+
+/* >>setup */
+static void dag__worker_init(dag__worker *w, int index) {
+    memset(w, 0, sizeof *w);
+    w->index = index;
+    w->rng = 0x2545F4914F6CDD1Dull * (uint64_t)(index + 2);
+    if (index >= 0) dag__deque_init(&w->deque);
+    dag__mutex_init(&w->mail_lock);
+    atomic_init(&w->mail_count, 0);
+    dag__cond_init(&w->cond);
+    dag__pool_init(&w->tasks, sizeof(dag__task));
+    dag__pool_init(&w->edges, sizeof(dag__edge));
+    dag__pool_init(&w->extras, sizeof(dag__extra));
+}
+
+static void dag__worker_destroy(dag__worker *w) {
+    if (w->index >= 0) dag__deque_destroy(&w->deque);
+    dag__mutex_destroy(&w->mail_lock);
+    dag__cond_destroy(&w->cond);
+    dag__pool_destroy(&w->tasks);
+    dag__pool_destroy(&w->edges);
+    dag__pool_destroy(&w->extras);
+    DAG_FREE(w->events);
+    DAG_FREE(w->trace_edges);
+}
+
+static void dag__context_init(dag__context *c) {
+    memset(c, 0, sizeof *c);
+    dag__region_init(&c->root_storage, 0);
+    c->root = c->top = &c->root_storage;
+}
+
+/* A thread outside the pool that spawns gets its own context and a worker
+   record (no deque: its ready tasks go to the shared injection queue). */
+static void dag__guest_attach(void) {
+    dag__worker *w = (dag__worker *)dag__xmalloc(sizeof *w);
+    dag__worker_init(w, -1);
+    dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
+    dag__context_init(c);
+    dag__mutex_lock(&dag__g.guest_lock);
+    w->next_guest = dag__g.guests;
+    dag__g.guests = w;
+    c->next_guest = dag__g.guest_contexts;
+    dag__g.guest_contexts = c;
+    dag__mutex_unlock(&dag__g.guest_lock);
+    dag__tls_worker = w;
+    dag__tls_ctx = c;
+}
+
+dag_result dag_setup(const dag_desc *desc) {
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
+        expected = 2;
+        if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
+            if (expected == 1) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up");
+            while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
+            return DAG_OK;
+        }
+    }
+    dag_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    /* >>defaults: resolved here and nowhere else */
+    if (d.num_threads <= 0) d.num_threads = dag__core_count() > 0 ? dag__core_count() : 1;
+    if (d.num_threads > 1024) d.num_threads = 1024;
+    if (d.throttle <= 0) d.throttle = 64;
+    dag__g.desc = d;
+    dag__g.num_workers = d.num_threads;
+    dag__g.throttle = d.throttle;
+    atomic_store(&dag__g.stop, 0);
+    atomic_store(&dag__g.sleepers, 0);
+    atomic_store(&dag__g.inject_count, 0);
+    atomic_store(&dag__g.prio_count, 0);
+    dag__g.inject_head = dag__g.inject_tail = NULL;
+    dag__g.heap_count = 0;
+    dag__g.guests = NULL;
+    dag__g.guest_contexts = NULL;
+    dag__mutex_init(&dag__g.sleep_lock);
+    dag__mutex_init(&dag__g.inject_lock);
+    dag__mutex_init(&dag__g.prio_lock);
+    dag__mutex_init(&dag__g.guest_lock);
+    dag__mutex_init(&dag__g.trace_lock);
+    dag__mutex_init(&dag__g.data_lock);
+    dag__mutex_init(&dag__region_lock);
+    dag__g.workers = (dag__worker *)dag__xmalloc((size_t)d.num_threads * sizeof(dag__worker));
+    for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
+    dag__tls_worker = &dag__g.workers[0];
+    dag__context_init(&dag__main_ctx);
+    dag__tls_ctx = &dag__main_ctx;
+    atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
+    dag__g.trace_epoch = dag__now_ns();
+    atomic_store(&dag__g.phase, 1);
+    for (int i = 1; i < d.num_threads; i++) {
+        if (dag__thread_create(&dag__g.workers[i].thread, dag__worker_main, &dag__g.workers[i]) != 0) {
+            dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, d.num_threads);
+            dag__g.num_workers = i;   /* run with the ones that started */
+            break;
+        }
+    }
+    return DAG_OK;
+}
+
+bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
+int dag_num_threads(void) { return dag_is_setup() ? dag__g.num_workers : 0; }
+int dag_current_worker(void) {
+    return dag_is_setup() && dag__tls_worker && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
+}
+
+dag_result dag_shutdown(void) {
+    if (atomic_load(&dag__g.phase) != 1) return DAG_OK;
+    if (!dag__tls_ctx) dag__guest_attach();
+    dag_result res = DAG_OK;
+    /* every context's tasks finish first */
+    dag__context *mine = dag__tls_ctx;
+    dag__worker *w = dag__tls_worker;
+    if (dag__main_ctx.root) {
+        dag__tls_ctx = &dag__main_ctx;
+        dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
+        dag__wait_count(w, dag__main_ctx.root, 0);
+        res = (dag_result)dag__region_error(dag__main_ctx.root);
+    }
+    for (dag__context *c = dag__g.guest_contexts; c; c = c->next_guest) {
+        dag__tls_ctx = c;
+        dag__close_abandoned(w, c, c->root, "dag_shutdown");
+        dag__wait_count(w, c->root, 0);
+    }
+    dag__tls_ctx = mine;
+    atomic_store(&dag__g.phase, 3);
+    atomic_store(&dag__g.stop, 1);
+    dag__wake_all();
+    for (int i = 1; i < dag__g.num_workers; i++) dag__thread_join(dag__g.workers[i].thread);
+    /* drop what the contexts still hold, then the memory itself */
+    dag__region_release(w, dag__main_ctx.root);
+    if (dag__main_ctx.domain) dag__domain_destroy(w, dag__main_ctx.domain);
+    dag__context *c = dag__g.guest_contexts;
+    while (c) {
+        dag__context *n = c->next_guest;
+        dag__region_release(w, c->root);
+        if (c->domain) dag__domain_destroy(w, c->domain);
+        DAG_FREE(c->root_storage.retained.items);
+        DAG_FREE(c->root_storage.prev.items);
+        DAG_FREE(c->root_storage.step.items);
+        DAG_FREE(c);
+        c = n;
+    }
+    DAG_FREE(dag__main_ctx.root_storage.retained.items);
+    DAG_FREE(dag__main_ctx.root_storage.prev.items);
+    DAG_FREE(dag__main_ctx.root_storage.step.items);
+    memset(&dag__main_ctx, 0, sizeof dag__main_ctx);
+    for (size_t i = 0; i < dag__num_all_regions; i++) {
+        DAG_FREE(dag__all_regions[i]->retained.items);
+        DAG_FREE(dag__all_regions[i]->prev.items);
+        DAG_FREE(dag__all_regions[i]->step.items);
+        DAG_FREE(dag__all_regions[i]);
+    }
+    DAG_FREE(dag__all_regions);
+    dag__all_regions = NULL;
+    dag__free_regions = NULL;
+    dag__num_all_regions = dag__cap_all_regions = 0;
+    for (int i = 0; i < dag__g.num_workers; i++) dag__worker_destroy(&dag__g.workers[i]);
+    dag__worker *gw = dag__g.guests;
+    while (gw) {
+        dag__worker *n = gw->next_guest;
+        dag__worker_destroy(gw);
+        DAG_FREE(gw);
+        gw = n;
+    }
+    DAG_FREE(dag__g.workers);
+    dag__g.workers = NULL;
+    DAG_FREE(dag__g.heap);
+    dag__g.heap = NULL;
+    dag__g.heap_cap = 0;
+    for (int i = 0; i < DAG__DATA_PAGE; i++) {
+        DAG_FREE(atomic_load(&dag__g.data_pages[i]));
+        atomic_store(&dag__g.data_pages[i], NULL);
+    }
+    dag__g.data_count = dag__g.num_data_free = 0;
+    dag__mutex_destroy(&dag__g.sleep_lock);
+    dag__mutex_destroy(&dag__g.inject_lock);
+    dag__mutex_destroy(&dag__g.prio_lock);
+    dag__mutex_destroy(&dag__g.guest_lock);
+    dag__mutex_destroy(&dag__g.trace_lock);
+    dag__mutex_destroy(&dag__g.data_lock);
+    dag__mutex_destroy(&dag__region_lock);
+    dag__tls_ctx = NULL;
+    dag__tls_worker = NULL;
+    atomic_store(&dag__g.phase, 2);
+    return res;
+}
+
+/* >>stats */
+dag_stats dag_get_stats(void) {
+    dag_stats s;
+    memset(&s, 0, sizeof s);
+    s.bytes_per_task = sizeof(dag__task);
+    if (!dag_is_setup()) return s;
+    for (int i = 0; i < dag__g.num_workers; i++) {
+        dag__worker *w = &dag__g.workers[i];
+        s.tasks_spawned += w->spawned;
+        s.tasks_run += w->run;
+        s.tasks_stolen += w->stolen;
+        s.tasks_inlined += w->inlined;
+        s.records_allocated += w->tasks.objects;
+        s.record_bytes += w->tasks.objects * w->tasks.object_size;
+    }
+    return s;
+}
+
+/* >>trace output (call while no tasks run, e.g. after dag_wait_all) */
+void dag_trace_enable(int on) {
+    if (on && !atomic_load(&dag__g.tracing)) dag__g.trace_epoch = dag__now_ns();
+    atomic_store(&dag__g.tracing, on ? 1 : 0);
+}
+
+static void dag__for_each_worker(void (*fn)(dag__worker *, void *), void *arg) {
+    for (int i = 0; i < dag__g.num_workers; i++) fn(&dag__g.workers[i], arg);
+    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) fn(w, arg);
+}
+
+static void dag__trace_reset(dag__worker *w, void *arg) {
+    (void)arg;
+    w->num_events = 0;
+    w->num_trace_edges = 0;
+}
+void dag_trace_clear(void) {
+    if (dag_is_setup()) dag__for_each_worker(dag__trace_reset, NULL);
+    dag__g.trace_epoch = dag__now_ns();
+}
+
+typedef struct dag__trace_out { FILE *f; int first; } dag__trace_out;
+
+static void dag__json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fprintf(f, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
+        else fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void dag__json_events(dag__worker *w, void *arg) {
+    dag__trace_out *o = (dag__trace_out *)arg;
+    for (size_t i = 0; i < w->num_events; i++) {
+        dag__trace_event *e = &w->events[i];
+        fprintf(o->f, "%s\n{\"name\":", o->first ? "" : ",");
+        o->first = 0;
+        dag__json_string(o->f, e->name);
+        uint64_t s = e->start > dag__g.trace_epoch ? e->start - dag__g.trace_epoch : 0;
+        fprintf(o->f, ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
+                      "\"args\":{\"id\":%llu,\"status\":\"%s\"}}",
+                e->worker + 1, (double)s / 1e3, (double)(e->end - e->start) / 1e3,
+                (unsigned long long)e->id, dag_result_string(e->status));
+    }
+}
+
+dag_result dag_trace_write_json(const char *path) {
+    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_json: cannot open '%s'", path ? path : "(null)");
+    dag__trace_out o;
+    o.f = f;
+    o.first = 1;
+    fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
+    for (int i = 0; i < dag__g.num_workers; i++) {
+        fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"worker %d\"}}",
+                o.first ? "" : ",", i + 1, i + 1);
+        o.first = 0;
+    }
+    dag__for_each_worker(dag__json_events, &o);
+    fprintf(f, "\n]}\n");
+    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+}
+
+static void dag__dot_nodes(dag__worker *w, void *arg) {
+    FILE *f = ((dag__trace_out *)arg)->f;
+    for (size_t i = 0; i < w->num_events; i++) {
+        dag__trace_event *e = &w->events[i];
+        fprintf(f, "  t%llu [label=\"", (unsigned long long)e->id);
+        for (const char *s = e->name; *s; s++) {
+            if (*s == '"' || *s == '\\') fputc('\\', f);
+            fputc(*s, f);
+        }
+        fprintf(f, "\\n#%llu w%d\"%s];\n", (unsigned long long)e->id, e->worker + 1,
+                e->status ? ", color=red" : "");
+    }
+}
+static void dag__dot_edges(dag__worker *w, void *arg) {
+    FILE *f = ((dag__trace_out *)arg)->f;
+    for (size_t i = 0; i < w->num_trace_edges; i++)
+        fprintf(f, "  t%llu -> t%llu;\n", (unsigned long long)w->trace_edges[i].from,
+                (unsigned long long)w->trace_edges[i].to);
+}
+
+dag_result dag_trace_write_dot(const char *path) {
+    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_dot: cannot open '%s'", path ? path : "(null)");
+    dag__trace_out o;
+    o.f = f;
+    o.first = 1;
+    fprintf(f, "digraph dag {\n  node [shape=box, fontname=\"Helvetica\"];\n");
+    dag__for_each_worker(dag__dot_nodes, &o);
+    dag__for_each_worker(dag__dot_edges, &o);
+    fprintf(f, "}\n");
+    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+}
+
+#endif /* DAG_IMPLEMENTATION_INCLUDED */
+#endif /* DAG_IMPLEMENTATION */
+
+/*
+MIT License
+
+Copyright (c) 2026 the dag.h authors
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+*/
