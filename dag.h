@@ -576,6 +576,19 @@ extern "C" {
 #define DAG__PAUSE() ((void)0)
 #endif
 
+/* helgrind cannot see C11 atomics: a DAG_HELGRIND build names the
+   happens-before edges they create, and hides the deque's index words. */
+#if defined(DAG_HELGRIND)
+#include <valgrind/helgrind.h>
+#define DAG__HB(p) ANNOTATE_HAPPENS_BEFORE(p)
+#define DAG__HA(p) ANNOTATE_HAPPENS_AFTER(p)
+#define DAG__HG_IGNORE(p, n) VALGRIND_HG_DISABLE_CHECKING(p, n)
+#else
+#define DAG__HB(p) ((void)0)
+#define DAG__HA(p) ((void)0)
+#define DAG__HG_IGNORE(p, n) ((void)0)
+#endif
+
 #define DAG__CACHE_LINE 64
 #define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
@@ -841,7 +854,11 @@ static void dag__pool_init(dag__pool *p, size_t object_size) {
 static DAG__NOINLINE void dag__pool_refill(dag__pool *p) {
     /* Objects freed by other threads first: they are warm and already paid for. */
     dag__free_node *r = atomic_exchange_explicit(&p->remote, NULL, memory_order_acquire);
-    if (r) { p->local = r; return; }
+    if (r) {
+        DAG__HA(p);
+        p->local = r;
+        return;
+    }
     size_t n = p->objects < 4096 ? 64 : 1024;
     unsigned char *slab = (unsigned char *)dag__xmalloc(n * p->object_size + DAG__CACHE_LINE);
     memset(slab, 0, n * p->object_size + DAG__CACHE_LINE);   /* generation 0 marks a fresh record */
@@ -873,6 +890,7 @@ static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
         p->local = f;
         return;
     }
+    DAG__HB(p);
     dag__free_node *head = atomic_load_explicit(&p->remote, memory_order_relaxed);
     do f->next = head;
     while (!atomic_compare_exchange_weak_explicit(&p->remote, &head, f, memory_order_release, memory_order_relaxed));
@@ -898,6 +916,8 @@ static void dag__deque_init(dag__deque *d) {
     atomic_init(&d->top, 0);
     atomic_init(&d->bottom, 0);
     atomic_init(&d->ring, dag__ring_new(256, NULL));
+    DAG__HG_IGNORE(&d->top, sizeof d->top);
+    DAG__HG_IGNORE(&d->bottom, sizeof d->bottom);
 }
 
 static void dag__deque_destroy(dag__deque *d) {
@@ -1107,6 +1127,7 @@ static dag__task *dag__uninject(void) {
    one if it may); prioritised tasks to the shared heap; the rest to the
    current worker's deque, where idle workers steal them. */
 static void dag__make_ready(dag__worker *w, dag__task *t) {
+    DAG__HB(t);
     if (DAG__UNLIKELY(t->extra && t->extra->has_scope)) {
         const dag_scope *s = &t->extra->scope;
         dag__worker *target = NULL;
@@ -1139,7 +1160,9 @@ static inline bool dag__bypassable(const dag__task *t) {
    last reference returns it to its pool and bumps its generation, which
    turns outstanding handles stale. */
 static inline bool dag__done(dag__task *t) {
-    return atomic_load_explicit(&t->succ, memory_order_acquire) == DAG__CLOSED;
+    if (atomic_load_explicit(&t->succ, memory_order_acquire) != DAG__CLOSED) return false;
+    DAG__HA(&t->succ);
+    return true;
 }
 
 static const char *dag__task_name(const dag__task *t) {
@@ -1174,7 +1197,11 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
 }
 
 static inline void dag__decref(dag__worker *w, dag__task *t) {
-    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) dag__task_free(w, t);
+    DAG__HB(&t->refs);
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) == 1) {
+        DAG__HA(&t->refs);
+        dag__task_free(w, t);
+    }
 }
 
 /* Takes a reference only if the record still holds the task of that
@@ -1354,6 +1381,7 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
+    DAG__HB(&r->failed);
     do t->next = head;
     while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, t, memory_order_release, memory_order_relaxed));
 }
@@ -1374,6 +1402,7 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     for (size_t i = 0; i < r->step.count; i++) dag__decref(w, r->step.items[i]);
     r->step.count = 0;
     dag__task *f = atomic_exchange(&r->failed, NULL);
+    DAG__HA(&r->failed);
     while (f) {
         dag__task *n = f->next;
         dag__decref(w, f);
@@ -1437,7 +1466,9 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
             root_cause = atomic_load(&t->failed_dep);
             if (!root_cause) root_cause = dag__task_name(t);
         }
+        DAG__HB(&t->succ);
         dag__edge *e = atomic_exchange_explicit(&t->succ, DAG__CLOSED, memory_order_seq_cst);
+        DAG__HA(&t->succ);
         while (e) {
             dag__task *s = e->succ;
             dag__edge *n = e->next;
@@ -1445,7 +1476,9 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
                 const char *none = NULL;
                 atomic_compare_exchange_strong(&s->failed_dep, &none, root_cause);
             }
+            DAG__HB(&s->pending);
             if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1) {
+                DAG__HA(&s->pending);
                 if (!bypass && dag__bypassable(s)) bypass = s;
                 else dag__make_ready(w, s);
             }
@@ -1453,6 +1486,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
             e = n;
         }
         if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_all();
+        DAG__HB(&r->count);
         bool last = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) == 1;
         if (last && !owner) {
             dag__worker *waiter = atomic_load_explicit(&r->waiter, memory_order_seq_cst);
@@ -1467,6 +1501,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
 }
 
 static void dag__run(dag__worker *w, dag__task *t) {
+    DAG__HA(t);
     while (t) {
         w->run++;
         if (!dag__execute(w, t)) break;
@@ -1840,6 +1875,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
         dag__edge *e = (dag__edge *)dag__pool_alloc(&st->w->edges);
         e->succ = t;
         e->home = &st->w->edges;
+        DAG__HB(&p->succ);
         do {
             e->next = head;
             if (atomic_compare_exchange_weak_explicit(&p->succ, &head, e, memory_order_release, memory_order_acquire)) {
@@ -2220,6 +2256,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     atomic_fetch_add_explicit(&r->counter->count, 1, memory_order_relaxed);
     w->spawned++;
     /* Publish: drop the guard, keeping one count per attached edge. */
+    DAG__HB(&t->pending);
     int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st.added, memory_order_acq_rel) -
                    (DAG__GUARD - st.added);
     dag_task h;
@@ -2310,7 +2347,9 @@ dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
 typedef struct dag__count_goal { dag__region *r; int64_t at; } dag__count_goal;
 static bool dag__count_reached(void *p) {
     dag__count_goal *g = (dag__count_goal *)p;
-    return atomic_load_explicit(&g->r->count, memory_order_acquire) <= g->at;
+    if (atomic_load_explicit(&g->r->count, memory_order_acquire) > g->at) return false;
+    DAG__HA(&g->r->count);
+    return true;
 }
 
 /* Waits until only `at` tasks count toward r (the body itself, for a task's root). */
@@ -2437,7 +2476,9 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     if (ctx->domain) dag__domain_destroy(w, ctx->domain);
     dag__region *root = ctx->root;
     if (!root) return true;
+    DAG__HB(&root->count);
     if (atomic_fetch_sub_explicit(&root->count, 1, memory_order_acq_rel) != 1) return false;
+    DAG__HA(&root->count);
     dag__finish_root(w, t);
     return true;
 }

@@ -1,0 +1,155 @@
+# dag.h: build, test and benchmark.
+#
+#   make demo        build and run the examples (threads only, no extra packages)
+#   make deps        install with apt what the tests and benchmarks need
+#   make test        everything this machine can run (STRICT=1: a skip fails)
+#   make bench       task overhead and METG side by side with libgomp, libomp, StarPU
+#   make fuzz        the differential tester with many more seeds
+#   make clean
+
+CC      ?= cc
+CLANG   ?= clang
+CXX     ?= c++
+PYTHON  ?= python3
+STRICT  ?= 0
+B       := build
+WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
+HEADERS := dag.h dag_backends/dag_threads.h tests/test.h
+SUITES  := behaviour errors stress fuzz
+EXAMPLES := hello tiled_datadeps sequential_bulk
+# sanitizer builds run the same suites at a smaller size
+SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=60
+
+.PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind
+
+all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
+
+# ---- examples ---------------------------------------------------------------
+$(B)/examples/%: examples/%.c dag.h dag_backends/dag_threads.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread
+
+demo: $(EXAMPLES:%=$(B)/examples/%)
+	@for e in $(EXAMPLES); do echo "== examples/$$e.c"; ./$(B)/examples/$$e || exit 1; done
+
+# ---- test builds ------------------------------------------------------------
+$(B)/gcc/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread
+
+$(B)/clang/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread
+
+$(B)/asan/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	    -I. -Itests $< -o $@ -pthread
+
+# ThreadSanitizer crashes on glibc's thrd_create: the pthreads mapping.
+$(B)/tsan/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -I. -Itests $< -o $@ -pthread
+
+# helgrind runs the C11 <threads.h> build; it cannot see C11 atomics, so the
+# build tells it about the happens-before edges (DAG_HELGRIND).
+$(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread
+
+# ---- compile checks ---------------------------------------------------------
+check-compile: $(HEADERS) tests/compile/impl.c tests/compile/public.cc tests/compile/two_units_a.c tests/compile/two_units_b.c
+	@mkdir -p $(B)/compile
+	@ok=0; bad=0; \
+	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
+	        else bad=$$((bad+1)); echo "FAIL $$*"; cat $(B)/compile/log; fi; }; \
+	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
+	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
+	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
+	if command -v $(CLANG) >/dev/null; then \
+	  run $(CLANG) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang.o; \
+	  run $(CLANG) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang_pthreads.o; \
+	else echo "skipped: clang not found (apt-get install clang)"; [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); fi; \
+	run $(CC) $(WARN) -DNO_MAIN -I. -c tests/compile/impl.c -o $(B)/compile/impl_lib.o; \
+	run $(CXX) -std=c++17 -Wall -Wextra -Werror -I. tests/compile/public.cc $(B)/compile/impl_lib.o -o $(B)/compile/public_cxx -pthread; \
+	run ./$(B)/compile/public_cxx; \
+	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread; \
+	run ./$(B)/compile/two_units; \
+	echo "compile: $$ok passed, $$bad failed" | tee $(B)/results-compile; [ $$bad = 0 ]
+
+# ---- test runs --------------------------------------------------------------
+define run_suites
+	@mkdir -p $(B)
+	@bash tests/run.sh $(1) $(2) -- $(foreach s,$(SUITES),./$(B)/$(1)/test_$(s) ";") | tee $(B)/results-$(1).log; \
+	 tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); grep -q ' 0 failed$$' $(B)/results-$(1)
+endef
+
+test-gcc: $(SUITES:%=$(B)/gcc/test_%)
+	$(call run_suites,gcc,)
+
+test-asan: $(SUITES:%=$(B)/asan/test_%)
+	$(call run_suites,asan,$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1)
+
+define need_tool
+	@if ! command -v $(1) >/dev/null; then echo "skipped: $(1) not found (apt-get install $(2))"; \
+	  echo "$@: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-$(3); \
+	  [ "$(STRICT)" != 1 ]; exit $$?; fi
+endef
+
+test-clang:
+	@mkdir -p $(B)
+	$(call need_tool,$(CLANG),clang,clang)
+	@$(MAKE) --no-print-directory $(SUITES:%=$(B)/clang/test_%)
+	$(call run_suites,clang,)
+
+test-tsan:
+	@mkdir -p $(B)
+	$(call need_tool,$(CLANG),clang libclang-rt-14-dev,tsan)
+	@$(MAKE) --no-print-directory $(SUITES:%=$(B)/tsan/test_%)
+	$(call run_suites,tsan,$(SAN_ENV) TSAN_OPTIONS=halt_on_error=1)
+
+test-helgrind:
+	@mkdir -p $(B)
+	$(call need_tool,valgrind,valgrind,helgrind)
+	@$(MAKE) --no-print-directory $(B)/helgrind/test_behaviour $(B)/helgrind/test_fuzz
+	@bash tests/run.sh helgrind DAG_TEST_SCALE=0.01 FUZZ_SEEDS=3 -- \
+	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_behaviour ";" \
+	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_fuzz 3 \
+	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
+	    grep -q ' 0 failed$$' $(B)/results-helgrind
+
+# Every group runs even if an earlier one failed; the last line sums them up.
+test:
+	@rm -f $(B)/results-*
+	@st=0; for t in check-compile test-gcc test-clang test-asan test-tsan test-helgrind; do \
+	  $(MAKE) --no-print-directory $$t STRICT=$(STRICT) || st=1; done; \
+	cat $(B)/results-compile $(B)/results-gcc $(B)/results-clang $(B)/results-asan $(B)/results-tsan $(B)/results-helgrind 2>/dev/null \
+	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)=="failed")f+=$$i}} END{print "all: " p " passed, " f " failed"; exit f>0}' || st=1; \
+	exit $$st
+
+fuzz: $(B)/gcc/test_fuzz
+	./$(B)/gcc/test_fuzz $${SEEDS:-5000}
+
+# ---- benchmarks -------------------------------------------------------------
+include bench/peers.mk
+
+$(B)/bench/dag_tasks: bench/dag_tasks.c dag.h dag_backends/dag_threads.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread
+
+bench: $(B)/bench/dag_tasks all-peers
+	$(PYTHON) bench/run.py
+
+# ---- set-up -----------------------------------------------------------------
+# Test and benchmark dependencies, from Debian's archive.
+DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
+                libomp-dev libstarpu-dev graphviz
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	if ! dpkg -s $(DEB_PACKAGES) >/dev/null 2>&1; then \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PACKAGES); \
+	else echo "deps: all installed"; fi
+
+clean:
+	rm -rf $(B)

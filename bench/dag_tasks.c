@@ -1,0 +1,133 @@
+/* dag_tasks.c - dag.h side of the task-overhead benchmarks.
+ *
+ * Same workloads, arguments and output line as bench/omp_tasks.c and
+ * bench/starpu_tasks.c, so bench/run.py can interleave all of them:
+ *
+ *   DAG_NUM_THREADS=2 ./dag_tasks empty   N     N independent empty tasks
+ *   DAG_NUM_THREADS=2 ./dag_tasks out     N     N independent tasks, Out(&a[i], 1)
+ *   DAG_NUM_THREADS=2 ./dag_tasks chain   N     N tasks, InOut(&x, 1), x += 1
+ *   DAG_NUM_THREADS=2 ./dag_tasks stencil T [W [K]]
+ *        1-D stencil, T steps x W cells; task (t,i) reads cells i-1, i, i+1 of
+ *        step t-1 and writes cell i of step t; each runs K multiply-adds.
+ *
+ * Output: ns_per_task=<float> tasks=<n> total_s=<float> [useful_s=<float>]
+ * Timed: from just before the first spawn to the end of dag_wait_all.
+ */
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double now_s(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double kernel(double x, long k) {
+    for (long j = 0; j < k; j++) x = x * 0.999999 + 0.5;
+    return x;
+}
+
+DAG_TASK(void, empty_task) {}
+DAG_TASK(void, set_elem, (double *, a), (long, i)) { *a = (double)i; }
+DAG_TASK(void, add_one, (double *, x)) { *x += 1.0; }
+DAG_TASK(void, seed_cell, (double *, out), (long, i), (long, k)) { *out = kernel((double)(i + 1), k); }
+DAG_TASK(void, stencil_cell, (const double *, l), (const double *, c), (const double *, r), (double *, out), (long, k)) {
+    *out = kernel((*l + *c + *r) * (1.0 / 3.0), k);
+}
+
+static long parse_pos(const char *s) {
+    long v = strtol(s, NULL, 10);
+    if (v <= 0) {
+        fprintf(stderr, "expected a positive number, got '%s'\n", s);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s empty N | out N | chain N | stencil T [W [K]]\n", argv[0]);
+        return 2;
+    }
+    const char *threads = getenv("DAG_NUM_THREADS");
+    dag_setup(&(dag_desc){ .num_threads = threads ? atoi(threads) : 0 });
+    for (int i = 0; i < 64; i++) dag_spawn(empty_task);   /* warm-up: threads running, pools carved */
+    dag_wait_all();
+
+    const char *wl = argv[1];
+    long n = 0;
+    double t0 = 0, t1 = 0, useful_s = -1;
+    int ok = 1;
+    if (!strcmp(wl, "empty")) {
+        n = parse_pos(argv[2]);
+        t0 = now_s();
+        for (long i = 0; i < n; i++) dag_spawn(empty_task);
+        dag_wait_all();
+        t1 = now_s();
+    } else if (!strcmp(wl, "out")) {
+        n = parse_pos(argv[2]);
+        double *a = calloc((size_t)n, sizeof *a);
+        t0 = now_s();
+        for (long i = 0; i < n; i++) dag_spawn(set_elem, Out(&a[i], 1), Val(i));
+        dag_wait_all();
+        t1 = now_s();
+        for (long i = 0; i < n; i++) ok &= a[i] == (double)i;
+        free(a);
+    } else if (!strcmp(wl, "chain")) {
+        n = parse_pos(argv[2]);
+        double x = 0;
+        t0 = now_s();
+        for (long i = 0; i < n; i++) dag_spawn(add_one, InOut(&x, 1));
+        dag_wait_all();
+        t1 = now_s();
+        ok = x == (double)n;
+    } else if (!strcmp(wl, "stencil")) {
+        long steps = parse_pos(argv[2]);
+        const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");
+        const char *ks = argc > 4 ? argv[4] : getenv("STENCIL_K");
+        long w = ws ? parse_pos(ws) : 8, k = ks ? parse_pos(ks) : 1000;
+        n = steps * w;
+        double *ref = calloc((size_t)n, sizeof *ref), *cells = calloc((size_t)n, sizeof *cells);
+        double s0 = now_s();
+        for (long t = 0; t < steps; t++)
+            for (long i = 0; i < w; i++) {
+                if (t == 0) { ref[i] = kernel((double)(i + 1), k); continue; }
+                const double *p = ref + (t - 1) * w;
+                long l = i > 0 ? i - 1 : 0, r = i < w - 1 ? i + 1 : w - 1;
+                ref[t * w + i] = kernel((p[l] + p[i] + p[r]) * (1.0 / 3.0), k);
+            }
+        useful_s = now_s() - s0;
+        t0 = now_s();
+        for (long t = 0; t < steps; t++)
+            for (long i = 0; i < w; i++) {
+                if (t == 0) {
+                    dag_spawn(seed_cell, Out(&cells[i], 1), Val(i), Val(k));
+                    continue;
+                }
+                double *p = cells + (t - 1) * w;
+                long l = i > 0 ? i - 1 : 0, r = i < w - 1 ? i + 1 : w - 1;
+                dag_spawn(stencil_cell, In(&p[l], 1), In(&p[i], 1), In(&p[r], 1), Out(&cells[t * w + i], 1), Val(k));
+            }
+        dag_wait_all();
+        t1 = now_s();
+        ok = memcmp(cells, ref, (size_t)n * sizeof *ref) == 0;
+        free(ref);
+        free(cells);
+    } else {
+        fprintf(stderr, "unknown workload '%s'\n", wl);
+        return 2;
+    }
+    dag_shutdown();
+    if (!ok) {
+        fprintf(stderr, "%s: wrong result\n", wl);
+        return 1;
+    }
+    if (useful_s >= 0)
+        printf("ns_per_task=%.2f tasks=%ld total_s=%.6f useful_s=%.6f\n", (t1 - t0) * 1e9 / (double)n, n, t1 - t0, useful_s);
+    else
+        printf("ns_per_task=%.2f tasks=%ld total_s=%.6f\n", (t1 - t0) * 1e9 / (double)n, n, t1 - t0);
+    return 0;
+}

@@ -1,0 +1,19 @@
+/* Two translation units, only one with DAG_IMPLEMENTATION: they must link
+   without duplicate symbols, and tasks defined in both must run. */
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include <stdio.h>
+
+int run_in_other_unit(void);
+
+DAG_TASK(int, forty, (int, base)) { return base + 40; }
+
+int main(void) {
+    dag_setup(NULL);
+    int v = 0;
+    dag_fetch(dag_spawn(forty, Val(2)), &v);
+    int w = run_in_other_unit();
+    dag_shutdown();
+    printf("two units: %d %d\n", v, w);
+    return v == 42 && w == 7 ? 0 : 1;
+}
