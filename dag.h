@@ -634,7 +634,7 @@ typedef struct dag__extra {
 
 enum {
     DAG__TF_RETAINED = 1,      /* a region holds a reference for dag_fetch */
-    DAG__TF_CHILD_FAILED = 2,  /* a task this one spawned failed */
+    DAG__TF_UNDEFERRED = 2,    /* runs inside its spawn, on the spawner's stack */
 };
 
 struct dag__task {
@@ -663,15 +663,25 @@ struct dag__task {
 /* >>regions */
 typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__task_list;
 
+/* Counting a region's tasks: while the region is open, `count` sits at
+   DAG__OPEN minus the finished ones, and the spawner counts its spawns in
+   the plain `spawned`, so a spawn touches no shared line. Closing subtracts
+   DAG__OPEN - spawned: `count` becomes exactly the unfinished tasks and its
+   last decrement lands on 0 (a waiter wakes) or, when a body that ended
+   closed it, on DAG__OWNER (the body's task finishes). */
+#define DAG__OPEN ((int64_t)1 << 60)
+#define DAG__OWNER ((int64_t)1 << 40)
+
 struct dag__region {
-    _Atomic int64_t count;                 /* unfinished tasks counting toward it */
+    _Alignas(DAG__CACHE_LINE) _Atomic int64_t count;   /* see above; written by finishing tasks */
+    _Alignas(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
     _Atomic int32_t first_error;           /* first failure of a task of its own */
     _Atomic int32_t first_cancel;          /* first dependency failure */
     _Atomic(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
     _Atomic(const char *) failed_name;     /* the task whose failure came first */
     _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
-    dag__task *owner_task;                 /* task roots: completes when count hits 0 */
+    dag__task *owner_task;                 /* task roots: the task whose body spawns here */
     dag__region *outer;                    /* enclosing region in the same context */
     dag__region *counter;                  /* where its tasks count: itself if it waits */
     dag__region *seq;                      /* governing DAG_SEQUENTIAL, if any */
@@ -694,7 +704,6 @@ struct dag__context {
     dag__region *top;                      /* innermost open region, or root */
     uint32_t depth, serial;
     dag_options base;                      /* options inherited from the parent */
-    dag__region root_storage;              /* external threads keep their root here */
     dag__context *next_guest;              /* list of external contexts */
 };
 
@@ -1182,7 +1191,8 @@ static dag__extra *dag__extra_of(dag__worker *w, dag__task *t) {
 static void dag__decref(dag__worker *w, dag__task *t);
 
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
-    atomic_fetch_add_explicit(&t->gen, 1, memory_order_release);
+    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed) + 1;
+    atomic_store_explicit(&t->gen, gen ? gen : 1, memory_order_release);
     dag__extra *x = t->extra;
     if (x) {
         for (int i = 0; x->has_futures && i < DAG__MAX_PARAMS; i++)
@@ -1193,7 +1203,7 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
         dag__pool_free(x->home, x, &w->extras);
         t->extra = NULL;
     }
-    dag__pool_free(t->home, t, &w->tasks);
+    if (t->home) dag__pool_free(t->home, t, &w->tasks);   /* undeferred records live on a stack */
 }
 
 static inline void dag__decref(dag__worker *w, dag__task *t) {
@@ -1341,7 +1351,8 @@ static dag__region *dag__region_new(int kind) {
     }
     dag__mutex_unlock(&dag__region_lock);
     dag__task_list keep_retained = r->retained, keep_prev = r->prev, keep_step = r->step;
-    atomic_store(&r->count, 0);
+    atomic_store(&r->count, DAG__OPEN);
+    r->spawned = 0;
     atomic_store(&r->first_error, 0);
     atomic_store(&r->first_cancel, 0);
     atomic_store(&r->failed, NULL);
@@ -1438,9 +1449,12 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
         }
     }
     dag__context ctx;
-    memset(&ctx, 0, sizeof ctx);
     ctx.task = t;
+    ctx.domain = NULL;
+    ctx.root = ctx.top = NULL;
+    ctx.depth = ctx.serial = 0;
     ctx.base = t->inherited;
+    ctx.next_guest = NULL;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
     t->desc->run(args, dag__result_of(t));
@@ -1459,7 +1473,6 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
     for (;;) {
         int status = atomic_load_explicit(&t->status, memory_order_relaxed);
         dag__region *r = t->region;
-        dag__task *owner = r->owner_task;
         const char *root_cause = NULL;
         if (DAG__UNLIKELY(status)) {
             dag__region_record_failure(r, t, status);
@@ -1487,13 +1500,17 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
         }
         if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_all();
         DAG__HB(&r->count);
-        bool last = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) == 1;
-        if (last && !owner) {
+        int64_t left = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) - 1;
+        dag__task *owner = NULL;
+        if (DAG__UNLIKELY(left == 0)) {
             dag__worker *waiter = atomic_load_explicit(&r->waiter, memory_order_seq_cst);
             if (waiter) dag__wake_worker(waiter);
+        } else if (DAG__UNLIKELY(left == DAG__OWNER)) {
+            DAG__HA(&r->count);
+            owner = r->owner_task;   /* the last child of a body that has ended */
         }
         dag__decref(w, t);
-        if (!last || !owner) break;
+        if (!owner) break;
         dag__finish_root(w, owner);
         t = owner;
     }
@@ -1955,16 +1972,6 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
 }
 
 /* >>context management */
-static void dag__region_init(dag__region *r, int kind) {
-    atomic_init(&r->count, 0);
-    atomic_init(&r->first_error, 0);
-    atomic_init(&r->first_cancel, 0);
-    atomic_init(&r->failed, NULL);
-    atomic_init(&r->failed_name, NULL);
-    atomic_init(&r->waiter, NULL);
-    r->kind = kind;
-    r->counter = r;
-}
 
 static void dag__guest_attach(void);
 
@@ -1984,7 +1991,6 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
     (void)w;
     dag__region *r = dag__region_new(0);
-    atomic_store(&r->count, 1);             /* the body itself */
     r->counter = r;
     r->owner_task = ctx->task;
     r->options = ctx->base;
@@ -2075,6 +2081,109 @@ void *dag_data_pointer(dag_data h) {
     return s ? s->ptr : NULL;
 }
 
+/* >>undeferred: tasks that run inside their spawn */
+
+/* The handle of a task that already ran inside its spawn: finished, nothing
+   to fetch (only void tasks run that way), never a live generation. */
+static dag__task dag__ran_inline;
+static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out);
+
+/* Would t be ready right now? Finished predecessors that failed cancel it,
+   exactly as an edge would. Changes no dependency state. */
+static bool dag__quiet_pred(dag__task *t, dag__task *p) {
+    if (!dag__done(p)) return false;
+    if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)) && dag__tls_worker)
+        dag__trace_add_edge(dag__tls_worker, p->trace_id, t->trace_id);
+    if (DAG__UNLIKELY(atomic_load_explicit(&p->status, memory_order_relaxed))) {
+        const char *root = atomic_load(&p->failed_dep), *none = NULL;
+        atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
+    }
+    return true;
+}
+static bool dag__quiet_entry(dag__task *t, dag__entry *e, int mode) {
+    if (e->writer && !dag__quiet_pred(t, e->writer)) return false;
+    if (mode & DAG__WRITE)
+        for (uint32_t i = 0; i < e->num_readers; i++)
+            if (!dag__quiet_pred(t, e->readers[i])) return false;
+    return true;
+}
+
+static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, const dag__span *spans,
+                           const int *modes, int num_spans) {
+    dag__domain *d = ctx->domain;
+    for (int k = 0; d && k < num_spans; k++) {
+        dag__entry *e = dag__table_find(d, &spans[k]);
+        if (e && !dag__quiet_entry(t, e, modes[k])) return false;
+        if (!e || e->overlapped) {
+            d->num_hits = 0;
+            dag__treap_query(d, d->root, &spans[k], e);
+            for (size_t i = 0; i < d->num_hits; i++)
+                if (!dag__quiet_entry(t, d->hits[i], modes[k])) return false;
+        }
+    }
+    if (t->extra && t->extra->has_futures)
+        for (int i = 0; i < t->desc->num_params; i++)
+            if (t->extra->futures[i] && !dag__quiet_pred(t, t->extra->futures[i])) return false;
+    if (r->seq)
+        for (size_t i = 0; i < r->seq->prev.count; i++)
+            if (!dag__quiet_pred(t, r->seq->prev.items[i])) return false;
+    return true;
+}
+
+/* Runs a ready task on the spawner's stack. What it wrote is current, so
+   the spans it wrote forget their older accesses, and a sequence continues
+   from it as from a finished step. */
+static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                                  const dag__span *spans, const int *modes, int num_spans) {
+    for (int k = 0; ctx->domain && k < num_spans; k++) {
+        if (!(modes[k] & DAG__WRITE)) continue;
+        dag__entry *e = dag__table_find(ctx->domain, &spans[k]);
+        if (!e) continue;
+        if (e->writer) dag__decref(w, e->writer);
+        for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
+        e->writer = NULL;
+        e->num_readers = 0;
+    }
+    if (r->seq && !r->bulk) {
+        for (size_t i = 0; i < r->seq->prev.count; i++) dag__decref(w, r->seq->prev.items[i]);
+        r->seq->prev.count = 0;
+    }
+    w->spawned++;
+    w->inlined++;
+    w->run++;
+    dag__execute(w, t);
+    dag_task h;
+    h.ptr = &dag__ran_inline;
+    h.gen = 1;
+    int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (DAG__UNLIKELY(status)) {
+        /* keep the failure where dag_wait and the region end find it */
+        dag__task *f = dag__record_from_stack(w, t, &h.gen);
+        atomic_store(&f->succ, DAG__CLOSED);
+        dag__region_record_failure(r->counter, f, status);
+        dag__decref(w, f);
+        h.ptr = f;
+    } else if (t->extra) {
+        dag__extra *x = t->extra;
+        DAG_FREE(x->message);
+        dag__pool_free(x->home, x, &w->extras);
+    }
+    return h;
+}
+
+/* Moves a stack record into a pooled one (its extra goes along). */
+static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out) {
+    dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
+    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    if (!gen) gen = 1;
+    memcpy((void *)t, (const void *)local, sizeof *t);
+    atomic_store_explicit(&t->gen, gen, memory_order_relaxed);
+    t->home = &w->tasks;
+    t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
+    *gen_out = gen;
+    return t;
+}
+
 /* >>spawn */
 static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h;
@@ -2116,18 +2225,36 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         return dag__failed_handle(r, DAG_ERR_SCOPE);
     }
 
-    dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
-    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-    if (DAG__UNLIKELY(gen == 0)) atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
-    t->home = &w->tasks;
+    /* Plenty queued already: a task that can finish here, run here, on the
+       stack, with no record, no queue and no entry in the dependency table
+       (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
+    bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 &&
+                      (dag__scope_empty(&opt.scope) || opt.scope.all_threads) &&
+                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_size(&w->deque) >= dag__g.throttle;
+    dag__task local_record;
+    dag__task *t;
+    uint32_t gen;
+    if (undeferred) {
+        t = &local_record;
+        atomic_init(&t->gen, 0);
+        gen = 0;
+        t->home = NULL;
+        t->flags = DAG__TF_UNDEFERRED;
+    } else {
+        t = (dag__task *)dag__pool_alloc(&w->tasks);
+        gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
+        if (DAG__UNLIKELY(gen == 0)) atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
+        t->home = &w->tasks;
+        t->flags = 0;
+    }
     t->desc = desc;
-    t->flags = 0;
     t->priority = opt.priority;
     t->extra = NULL;
     t->child_root = NULL;
     t->region = r->counter;
     t->inherited = opt;
-    t->trace_id = 0;
+    t->trace_id = DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed))
+                      ? atomic_fetch_add(&dag__g.next_trace_id, 1) + 1 : 0;
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
@@ -2221,13 +2348,15 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         dag__task_free(w, t);
         return dag__failed_handle(r, error);
     }
+    if (undeferred) {
+        if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
+        t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
+    }
 
     dag__spawn_state st;
     st.w = w;
     st.t = t;
     st.added = st.refs = st.num_recent = 0;
-    if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)))
-        t->trace_id = atomic_fetch_add(&dag__g.next_trace_id, 1) + 1;
     if (num_spans) {
         if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
         for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
@@ -2253,7 +2382,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         st.refs++;
     }
     atomic_store_explicit(&t->refs, 1 + st.refs, memory_order_relaxed);
-    atomic_fetch_add_explicit(&r->counter->count, 1, memory_order_relaxed);
+    r->counter->spawned++;
     w->spawned++;
     /* Publish: drop the guard, keeping one count per attached edge. */
     DAG__HB(&t->pending);
@@ -2325,6 +2454,7 @@ const char *dag_task_message(dag_task h) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (h.ptr == &dag__ran_inline) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
     if (!dag__ref_handle(h))
         return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
     dag__task *t = h.ptr;
@@ -2344,23 +2474,31 @@ dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
     return (dag_result)s;
 }
 
-typedef struct dag__count_goal { dag__region *r; int64_t at; } dag__count_goal;
-static bool dag__count_reached(void *p) {
-    dag__count_goal *g = (dag__count_goal *)p;
-    if (atomic_load_explicit(&g->r->count, memory_order_acquire) > g->at) return false;
-    DAG__HA(&g->r->count);
+static bool dag__region_drained(void *p) {
+    dag__region *r = (dag__region *)p;
+    if (atomic_load_explicit(&r->count, memory_order_acquire) != 0) return false;
+    DAG__HA(&r->count);
     return true;
 }
 
-/* Waits until only `at` tasks count toward r (the body itself, for a task's root). */
-static void dag__wait_count(dag__worker *w, dag__region *r, int64_t at) {
-    dag__count_goal g;
-    g.r = r;
-    g.at = at;
-    if (dag__count_reached(&g)) return;
-    atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
-    dag__help_until(w, dag__count_reached, &g);
-    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+/* Closes r (see DAG__OPEN) and returns the count after closing: `target`
+   plus the tasks still unfinished. */
+static int64_t dag__region_shut(dag__region *r, int64_t target) {
+    int64_t delta = DAG__OPEN - r->spawned - target;
+    DAG__HB(&r->count);
+    return atomic_fetch_sub_explicit(&r->count, delta, memory_order_seq_cst) - delta;
+}
+
+/* Waits until every task counted in r has finished, then opens r again. */
+static void dag__drain(dag__worker *w, dag__region *r) {
+    if (dag__region_shut(r, 0) != 0) {
+        atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
+        dag__help_until(w, dag__region_drained, r);
+        atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    }
+    DAG__HA(&r->count);
+    r->spawned = 0;
+    atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
 }
 
 /* >>regions implementation */
@@ -2377,7 +2515,7 @@ static const char *dag__region_name(int kind) {
 static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) {
     int err = DAG_OK;
     if (r->counter == r) {
-        dag__wait_count(w, r, 0);
+        dag__drain(w, r);
         err = dag__region_error(r);
         dag__region_release(w, r);
     } else if (r->kind == DAG_REGION_BULK && r->seq) {
@@ -2476,8 +2614,13 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     if (ctx->domain) dag__domain_destroy(w, ctx->domain);
     dag__region *root = ctx->root;
     if (!root) return true;
-    DAG__HB(&root->count);
-    if (atomic_fetch_sub_explicit(&root->count, 1, memory_order_acq_rel) != 1) return false;
+    if (t->flags & DAG__TF_UNDEFERRED) {
+        /* a record on the spawner's stack cannot be finished later by its
+           last child: wait for the children here instead */
+        dag__drain(w, root);
+    } else if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) {
+        return false;   /* the last child finishes t */
+    }
     DAG__HA(&root->count);
     dag__finish_root(w, t);
     return true;
@@ -2504,7 +2647,7 @@ dag_result dag_wait_all(void) {
     int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
     dag__region *root = ctx->root;
     if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
-    dag__wait_count(w, root, ctx->task ? 1 : 0);
+    dag__drain(w, root);
     int err = dag__region_error(root);
     dag__region_release(w, root);
     atomic_store(&root->first_error, 0);
@@ -2593,8 +2736,8 @@ static void dag__worker_destroy(dag__worker *w) {
 
 static void dag__context_init(dag__context *c) {
     memset(c, 0, sizeof *c);
-    dag__region_init(&c->root_storage, 0);
-    c->root = c->top = &c->root_storage;
+    c->root = c->top = dag__region_new(0);
+    c->root->counter = c->root;
 }
 
 /* A thread outside the pool that spawns gets its own context and a worker
@@ -2683,13 +2826,13 @@ dag_result dag_shutdown(void) {
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
-        dag__wait_count(w, dag__main_ctx.root, 0);
+        dag__drain(w, dag__main_ctx.root);
         res = (dag_result)dag__region_error(dag__main_ctx.root);
     }
     for (dag__context *c = dag__g.guest_contexts; c; c = c->next_guest) {
         dag__tls_ctx = c;
         dag__close_abandoned(w, c, c->root, "dag_shutdown");
-        dag__wait_count(w, c->root, 0);
+        dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
     atomic_store(&dag__g.phase, 3);
@@ -2704,15 +2847,9 @@ dag_result dag_shutdown(void) {
         dag__context *n = c->next_guest;
         dag__region_release(w, c->root);
         if (c->domain) dag__domain_destroy(w, c->domain);
-        DAG_FREE(c->root_storage.retained.items);
-        DAG_FREE(c->root_storage.prev.items);
-        DAG_FREE(c->root_storage.step.items);
         DAG_FREE(c);
         c = n;
     }
-    DAG_FREE(dag__main_ctx.root_storage.retained.items);
-    DAG_FREE(dag__main_ctx.root_storage.prev.items);
-    DAG_FREE(dag__main_ctx.root_storage.step.items);
     memset(&dag__main_ctx, 0, sizeof dag__main_ctx);
     for (size_t i = 0; i < dag__num_all_regions; i++) {
         DAG_FREE(dag__all_regions[i]->retained.items);

@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *threads = getenv("DAG_NUM_THREADS");
-    dag_setup(&(dag_desc){ .num_threads = threads ? atoi(threads) : 0 });
+    dag_setup(&(dag_desc){ .num_threads = threads ? atoi(threads) : 0, .throttle = getenv("DAG_THROTTLE") ? atoi(getenv("DAG_THROTTLE")) : 0 });
     for (int i = 0; i < 64; i++) dag_spawn(empty_task);   /* warm-up: threads running, pools carved */
     dag_wait_all();
 
