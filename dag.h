@@ -607,9 +607,9 @@ typedef struct dag__domain dag__domain;
    that the owner drains when its own list runs dry. No malloc in steady state. */
 typedef struct dag__free_node { struct dag__free_node *next; } dag__free_node;
 typedef struct dag__pool {
-    dag__free_node *local;
-    _Atomic(dag__free_node *) remote;
-    size_t object_size;
+    _Alignas(DAG__CACHE_LINE) dag__free_node *local;
+    _Alignas(DAG__CACHE_LINE) _Atomic(dag__free_node *) remote;   /* its own line: other threads write it */
+    _Alignas(DAG__CACHE_LINE) size_t object_size;
     void **slabs;
     size_t num_slabs, cap_slabs;
     uint64_t objects;            /* carved so far */
@@ -629,33 +629,37 @@ typedef struct dag__extra {
     dag_scope scope;
     int has_scope;
     int has_futures;
+    int has_options;
+    dag_options inherited;                /* options its children start from */
+    int priority;
+    uint64_t trace_id;
     dag__pool *home;
 } dag__extra;
 
 enum {
     DAG__TF_RETAINED = 1,      /* a region holds a reference for dag_fetch */
     DAG__TF_UNDEFERRED = 2,    /* runs inside its spawn, on the spawner's stack */
+    DAG__TF_PLACED = 4,        /* scoped or prioritised: goes through make_ready, never inline */
 };
 
+/* The first cache line holds everything a spawn writes and a finishing
+   thread touches, so a task handed to another core moves one line each way. */
 struct dag__task {
-    /* written by other threads: successors attach, predecessors count down */
-    _Atomic(dag__edge *) succ;
-    _Atomic int32_t pending;
+    _Alignas(DAG__CACHE_LINE) _Atomic(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
+    _Atomic int32_t pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
     _Atomic int32_t refs;
     _Atomic uint32_t gen;
     _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
-    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
     _Atomic int32_t waiters;                /* threads sleeping in dag_wait on it */
-    uint32_t flags;
-    int32_t priority;
+    uint32_t flags;                         /* DAG__TF_* */
     const dag_task_desc *desc;
     dag__region *region;                    /* the waiting region it counts toward */
-    dag__region *child_root;                /* root region of its body's spawns */
-    dag__pool *home;                        /* pool it returns to */
-    dag__task *next;                        /* free list, mailbox, failed list */
-    dag__extra *extra;
-    dag_options inherited;                  /* options its children start from */
-    uint64_t trace_id;
+    dag__extra *extra;                      /* rare parts, or NULL */
+    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
+    /* set once per record, or only by rare paths */
+    dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
+    dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
+    dag__task *next;                        /* mailbox, injection queue, failed list */
     _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
     _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -712,6 +716,7 @@ typedef struct dag__ring { int64_t size; _Atomic(dag__task *) *slots; struct dag
 typedef struct dag__deque {
     _Alignas(DAG__CACHE_LINE) _Atomic int64_t top;
     _Alignas(DAG__CACHE_LINE) _Atomic int64_t bottom;
+    int64_t top_seen;   /* owner only: a past value of top, which only grows */
     _Atomic(dag__ring *) ring;
 } dag__deque;
 
@@ -845,6 +850,21 @@ static void *dag__xrealloc(void *p, size_t n) {
     return q;
 }
 
+/* Cache-line aligned blocks (workers, regions) through the DAG_MALLOC hook:
+   the raw pointer sits just before the aligned block. */
+static void *dag__xmalloc_aligned(size_t n) {
+    unsigned char *raw = (unsigned char *)dag__xmalloc(n + DAG__CACHE_LINE + sizeof(void *));
+    uintptr_t a = ((uintptr_t)raw + sizeof(void *) + DAG__CACHE_LINE - 1) & ~(uintptr_t)(DAG__CACHE_LINE - 1);
+    memcpy((void *)(a - sizeof(void *)), &raw, sizeof raw);
+    return (void *)a;
+}
+static void dag__free_aligned(void *p) {
+    if (!p) return;
+    void *raw;
+    memcpy(&raw, (unsigned char *)p - sizeof(void *), sizeof raw);
+    DAG_FREE(raw);
+}
+
 static void dag__list_push(dag__task_list *l, dag__task *t) {
     if (l->count == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 8;
@@ -924,6 +944,7 @@ static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
 static void dag__deque_init(dag__deque *d) {
     atomic_init(&d->top, 0);
     atomic_init(&d->bottom, 0);
+    d->top_seen = 0;
     atomic_init(&d->ring, dag__ring_new(256, NULL));
     DAG__HG_IGNORE(&d->top, sizeof d->top);
     DAG__HG_IGNORE(&d->bottom, sizeof d->bottom);
@@ -945,11 +966,21 @@ static inline int64_t dag__deque_size(dag__deque *d) {
     return b - t;
 }
 
+/* Owner only: is the deque at least `n` long? Reads top (a line thieves
+   write) only when the last value seen says it might be. */
+static inline bool dag__deque_at_least(dag__deque *d, int64_t n) {
+    int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
+    if (b - d->top_seen < n) return false;
+    d->top_seen = atomic_load_explicit(&d->top, memory_order_relaxed);
+    return b - d->top_seen >= n;
+}
+
 /* Owner only. The release store of bottom publishes the task's record. */
 static void dag__deque_push(dag__deque *d, dag__task *x) {
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_relaxed);
-    int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     dag__ring *r = atomic_load_explicit(&d->ring, memory_order_relaxed);
+    int64_t t = d->top_seen;
+    if (b - t > r->size - 1) t = d->top_seen = atomic_load_explicit(&d->top, memory_order_acquire);
     if (DAG__UNLIKELY(b - t > r->size - 1)) {
         /* Grow; the old ring stays alive (thieves may still read it) until shutdown. */
         dag__ring *n = dag__ring_new(r->size * 2, r);
@@ -1077,7 +1108,7 @@ static void dag__heap_push(dag__task *t) {
     size_t i = dag__g.heap_count++;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (dag__g.heap[parent]->priority >= t->priority) break;
+        if (dag__g.heap[parent]->extra->priority >= t->extra->priority) break;
         dag__g.heap[i] = dag__g.heap[parent];
         i = parent;
     }
@@ -1097,8 +1128,8 @@ static dag__task *dag__heap_pop(void) {
         for (;;) {
             size_t c = 2 * i + 1;
             if (c >= n) break;
-            if (c + 1 < n && dag__g.heap[c + 1]->priority > dag__g.heap[c]->priority) c++;
-            if (dag__g.heap[c]->priority <= last->priority) break;
+            if (c + 1 < n && dag__g.heap[c + 1]->extra->priority > dag__g.heap[c]->extra->priority) c++;
+            if (dag__g.heap[c]->extra->priority <= last->extra->priority) break;
             dag__g.heap[i] = dag__g.heap[c];
             i = c;
         }
@@ -1149,7 +1180,7 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
         dag__mail(target, t);
         return;
     }
-    if (t->priority > 0) {
+    if (t->extra && t->extra->priority > 0) {
         dag__heap_push(t);
     } else if (w->index >= 0) {
         dag__deque_push(&w->deque, t);
@@ -1160,7 +1191,7 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
 }
 
 static inline bool dag__bypassable(const dag__task *t) {
-    return t->priority <= 0 && !(t->extra && t->extra->has_scope);
+    return !(t->flags & DAG__TF_PLACED);
 }
 
 /* >>lifecycle: a record lives while someone holds a reference: the runtime
@@ -1189,6 +1220,7 @@ static dag__extra *dag__extra_of(dag__worker *w, dag__task *t) {
 }
 
 static void dag__decref(dag__worker *w, dag__task *t);
+static inline uint64_t dag__trace_id(const dag__task *t) { return t->extra ? t->extra->trace_id : 0; }
 
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
     uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed) + 1;
@@ -1309,7 +1341,7 @@ static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64
         w->events = (dag__trace_event *)dag__xrealloc(w->events, w->cap_events * sizeof *w->events);
     }
     dag__trace_event *e = &w->events[w->num_events++];
-    e->id = t->trace_id;
+    e->id = dag__trace_id(t);
     e->name = dag__task_name(t);
     e->worker = w->index;
     e->start = start;
@@ -1341,7 +1373,7 @@ static dag__region *dag__region_new(int kind) {
     if (r) {
         dag__free_regions = r->outer;
     } else {
-        r = (dag__region *)dag__xmalloc(sizeof *r);
+        r = (dag__region *)dag__xmalloc_aligned(sizeof *r);
         memset(r, 0, sizeof *r);
         if (dag__num_all_regions == dag__cap_all_regions) {
             dag__cap_all_regions = dag__cap_all_regions ? dag__cap_all_regions * 2 : 64;
@@ -1453,7 +1485,8 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.domain = NULL;
     ctx.root = ctx.top = NULL;
     ctx.depth = ctx.serial = 0;
-    ctx.base = t->inherited;
+    if (t->extra && t->extra->has_options) ctx.base = t->extra->inherited;
+    else memset(&ctx.base, 0, sizeof ctx.base);
     ctx.next_guest = NULL;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
@@ -1886,7 +1919,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
     st->recent[st->num_recent++ & 7] = p;
     if (st->num_recent > 8) st->num_recent = 8;
     if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)))
-        dag__trace_add_edge(st->w, p->trace_id, t->trace_id);
+        dag__trace_add_edge(st->w, dag__trace_id(p), dag__trace_id(t));
     dag__edge *head = atomic_load_explicit(&p->succ, memory_order_acquire);
     if (head != DAG__CLOSED) {
         dag__edge *e = (dag__edge *)dag__pool_alloc(&st->w->edges);
@@ -2093,7 +2126,7 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
 static bool dag__quiet_pred(dag__task *t, dag__task *p) {
     if (!dag__done(p)) return false;
     if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)) && dag__tls_worker)
-        dag__trace_add_edge(dag__tls_worker, p->trace_id, t->trace_id);
+        dag__trace_add_edge(dag__tls_worker, dag__trace_id(p), dag__trace_id(t));
     if (DAG__UNLIKELY(atomic_load_explicit(&p->status, memory_order_relaxed))) {
         const char *root = atomic_load(&p->failed_dep), *none = NULL;
         atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
@@ -2230,7 +2263,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
     bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 &&
                       (dag__scope_empty(&opt.scope) || opt.scope.all_threads) &&
-                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_size(&w->deque) >= dag__g.throttle;
+                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle);
     dag__task local_record;
     dag__task *t;
     uint32_t gen;
@@ -2239,36 +2272,45 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         atomic_init(&t->gen, 0);
         gen = 0;
         t->home = NULL;
+        t->child_root = NULL;
         t->flags = DAG__TF_UNDEFERRED;
     } else {
         t = (dag__task *)dag__pool_alloc(&w->tasks);
         gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-        if (DAG__UNLIKELY(gen == 0)) atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
-        t->home = &w->tasks;
+        if (DAG__UNLIKELY(gen == 0)) {   /* a fresh record: it belongs to this pool for good */
+            atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
+            t->home = &w->tasks;
+        }
         t->flags = 0;
     }
     t->desc = desc;
-    t->priority = opt.priority;
     t->extra = NULL;
-    t->child_root = NULL;
     t->region = r->counter;
-    t->inherited = opt;
-    t->trace_id = DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed))
-                      ? atomic_fetch_add(&dag__g.next_trace_id, 1) + 1 : 0;
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
     atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt.name || !dag__scope_empty(&opt.scope) || desc->args_size > DAG__INLINE_ARGS ||
-                      desc->result_size > DAG__INLINE_RESULT)) {
+    int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
+    if (DAG__UNLIKELY(opt.name || opt.priority || !dag__scope_empty(&opt.scope) || tracing ||
+                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt.name;
+        if (opt.name || opt.priority || !dag__scope_empty(&opt.scope)) {
+            x->inherited = opt;
+            x->has_options = 1;
+        }
+        if (opt.priority > 0) {
+            x->priority = opt.priority;
+            t->flags |= DAG__TF_PLACED;
+        }
         if (!dag__scope_empty(&opt.scope) && !opt.scope.all_threads) {
             x->scope = opt.scope;
             x->has_scope = 1;
+            t->flags |= DAG__TF_PLACED;
         }
+        if (tracing) x->trace_id = atomic_fetch_add(&dag__g.next_trace_id, 1) + 1;
         if (desc->args_size > DAG__INLINE_ARGS) x->heap_args = dag__xmalloc(desc->args_size);
         if (desc->result_size > DAG__INLINE_RESULT) x->heap_result = dag__xmalloc(desc->result_size);
     }
@@ -2392,7 +2434,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     h.ptr = t;
     h.gen = gen;
     if (left == 0) {
-        if (w->index >= 0 && dag__deque_size(&w->deque) >= dag__g.throttle && dag__bypassable(t)) {
+        if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t)) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
             w->inlined++;
             dag__run(w, t);
@@ -2743,7 +2785,7 @@ static void dag__context_init(dag__context *c) {
 /* A thread outside the pool that spawns gets its own context and a worker
    record (no deque: its ready tasks go to the shared injection queue). */
 static void dag__guest_attach(void) {
-    dag__worker *w = (dag__worker *)dag__xmalloc(sizeof *w);
+    dag__worker *w = (dag__worker *)dag__xmalloc_aligned(sizeof *w);
     dag__worker_init(w, -1);
     dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
     dag__context_init(c);
@@ -2792,7 +2834,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.trace_lock);
     dag__mutex_init(&dag__g.data_lock);
     dag__mutex_init(&dag__region_lock);
-    dag__g.workers = (dag__worker *)dag__xmalloc((size_t)d.num_threads * sizeof(dag__worker));
+    dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)d.num_threads * sizeof(dag__worker));
     for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
     dag__tls_worker = &dag__g.workers[0];
     dag__context_init(&dag__main_ctx);
@@ -2855,7 +2897,7 @@ dag_result dag_shutdown(void) {
         DAG_FREE(dag__all_regions[i]->retained.items);
         DAG_FREE(dag__all_regions[i]->prev.items);
         DAG_FREE(dag__all_regions[i]->step.items);
-        DAG_FREE(dag__all_regions[i]);
+        dag__free_aligned(dag__all_regions[i]);
     }
     DAG_FREE(dag__all_regions);
     dag__all_regions = NULL;
@@ -2866,10 +2908,10 @@ dag_result dag_shutdown(void) {
     while (gw) {
         dag__worker *n = gw->next_guest;
         dag__worker_destroy(gw);
-        DAG_FREE(gw);
+        dag__free_aligned(gw);
         gw = n;
     }
-    DAG_FREE(dag__g.workers);
+    dag__free_aligned(dag__g.workers);
     dag__g.workers = NULL;
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
