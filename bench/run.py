@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Task overhead and METG, dag.h side by side with libgomp, libomp and StarPU.
+
+Every contender runs as its own process (libgomp and libomp cannot share
+one), interleaved round by round because this machine's speed drifts within
+minutes; each figure is the median (and best) over the rounds of that run.
+
+    python3 bench/run.py [--rounds 5] [--quick]
+
+Workloads (2 threads each):
+  empty    1,000,000 independent empty tasks
+  out      1,000,000 independent tasks, each with one Out on its own element
+           (StarPU: 100,000; its per-handle registration makes 1e6 take minutes)
+  chain    100,000 tasks with InOut on one scalar
+  METG     1-D stencil, 3 dependencies per task, widths 2 and 8: the smallest
+           task duration at which the run still reaches 50% efficiency
+           (Task Bench's METG(50%)); efficiency = serial time / (2 x wall time).
+"""
+import argparse, os, statistics, subprocess, sys
+
+B = "build/bench"
+CONTENDERS = {
+    "dag.h":  ([f"{B}/dag_tasks"], {"DAG_NUM_THREADS": "2"}),
+    "libgomp": ([f"{B}/omp_tasks_gomp"], {"OMP_NUM_THREADS": "2"}),
+    "libomp": ([f"{B}/omp_tasks_libomp"], {"OMP_NUM_THREADS": "2"}),
+    "StarPU": ([f"{B}/starpu_tasks"], {"STARPU_NCPU": "2", "STARPU_SILENT": "1", "STARPU_CALIBRATE": "0"}),
+}
+
+
+def run(name, args):
+    cmd, env = CONTENDERS[name]
+    e = dict(os.environ, **env)
+    out = subprocess.run(cmd + [str(a) for a in args], env=e, capture_output=True, text=True, timeout=600)
+    if out.returncode != 0:
+        raise RuntimeError(f"{name} {args}: exit {out.returncode}: {out.stderr.strip()[:300]}")
+    fields = dict(kv.split("=") for kv in out.stdout.split())
+    return {k: float(v) for k, v in fields.items()}
+
+
+def overhead(rounds, quick):
+    n = 200000 if quick else 1000000
+    work = [("empty", n), ("out", n), ("chain", n // 10)]
+    res = {(w, c): [] for w, _ in work for c in CONTENDERS}
+    for r in range(rounds):
+        for w, size in work:
+            for c in CONTENDERS:
+                s = min(size, 100000) if (c == "StarPU" and w == "out") else size
+                res[(w, c)].append(run(c, [w, s])["ns_per_task"])
+        print(f"  round {r + 1}/{rounds} done", file=sys.stderr)
+    print("\nTask overhead, ns per task on 2 threads (median / best of %d interleaved rounds)" % rounds)
+    print("%-8s" % "" + "".join("%20s" % c for c in CONTENDERS) + "   dag.h vs: " + ", ".join(c for c in CONTENDERS if c != "dag.h"))
+    for w, _ in work:
+        med = {c: statistics.median(res[(w, c)]) for c in CONTENDERS}
+        best = {c: min(res[(w, c)]) for c in CONTENDERS}
+        row = "%-8s" % w + "".join("%20s" % ("%.1f / %.1f" % (med[c], best[c])) for c in CONTENDERS)
+        row += "   " + ", ".join("%.2fx" % (med[c] / med["dag.h"]) for c in CONTENDERS if c != "dag.h")
+        print(row)
+    print("(ratio = peer median / dag.h median: above 1 means dag.h is faster)")
+
+
+def metg(rounds, quick):
+    # Task durations from long to short; the smallest that keeps >= 50% wins.
+    ks = [64000, 32000, 16000, 8000, 4000, 2000, 1000, 500, 250, 125, 60, 30]
+    if quick:
+        ks = ks[::2]
+    print("\nMETG(50%%): smallest task at >= 50%% efficiency on 2 threads, us (median of %d rounds)" % rounds)
+    print("%-8s" % "width" + "".join("%14s" % c for c in CONTENDERS) + "   dag.h vs peers")
+    for width in (2, 8):
+        found = {c: [] for c in CONTENDERS}
+        for r in range(rounds):
+            for c in CONTENDERS:
+                best = None
+                for k in ks:
+                    steps = max(20, int(2e5 / k))  # about 0.1-0.2 s of work per run
+                    o = run(c, ["stencil", steps, width, k])
+                    eff = o["useful_s"] / (2 * o["total_s"]) if width >= 2 else o["useful_s"] / o["total_s"]
+                    task_us = o["useful_s"] / o["tasks"] * 1e6
+                    if eff >= 0.5:
+                        best = task_us
+                    else:
+                        break
+                found[c].append(best if best is not None else float("inf"))
+        med = {c: statistics.median(found[c]) for c in CONTENDERS}
+        row = "%-8s" % width + "".join("%14s" % ("%.2f" % med[c]) for c in CONTENDERS)
+        row += "   " + ", ".join("%s %.1fx" % (c, med[c] / med["dag.h"]) for c in CONTENDERS if c != "dag.h")
+        print(row)
+    print("(ratio = peer METG / dag.h METG: above 1 means dag.h keeps efficiency at smaller tasks)")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--only", choices=["overhead", "metg"])
+    a = ap.parse_args()
+    print("dag.h task benchmarks: %d cores, contenders interleaved round by round" % os.cpu_count())
+    if a.only != "metg":
+        overhead(a.rounds, a.quick)
+    if a.only != "overhead":
+        metg(max(1, a.rounds // 2 + 1), a.quick)
+
+
+if __name__ == "__main__":
+    main()
