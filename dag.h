@@ -660,6 +660,7 @@ struct dag__task {
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
+    _Atomic int32_t reported;               /* its failure reached a region end: cancels no more */
     _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
     _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -1172,8 +1173,9 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
         const dag_scope *s = &t->extra->scope;
         dag__worker *target = NULL;
         if (w->index >= 0 && dag__scope_allows(s, w->index)) target = w;
+        uint64_t start = w->rng++;
         for (int i = 0; !target && i < dag__g.num_workers; i++) {
-            int k = (int)((w->rng++ + (uint64_t)i) % (uint64_t)dag__g.num_workers);
+            int k = (int)((start + (uint64_t)i) % (uint64_t)dag__g.num_workers);
             if (dag__scope_allows(s, k)) target = &dag__g.workers[k];
         }
         DAG_ASSERT(target); /* the spawn checked that some worker fits */
@@ -1221,6 +1223,14 @@ static dag__extra *dag__extra_of(dag__worker *w, dag__task *t) {
 
 static void dag__decref(dag__worker *w, dag__task *t);
 static inline uint64_t dag__trace_id(const dag__task *t) { return t->extra ? t->extra->trace_id : 0; }
+
+/* A finished predecessor's failure cancels a new dependent, until the
+   region that held the failure has ended and reported it: after that, the
+   memory it touched is the caller's to reuse. */
+static inline bool dag__poisons(dag__task *p) {
+    return atomic_load_explicit(&p->status, memory_order_relaxed) &&
+           !atomic_load_explicit(&p->reported, memory_order_relaxed);
+}
 
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
     uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed) + 1;
@@ -1422,6 +1432,7 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
         atomic_compare_exchange_strong(&r->failed_name, &n, root ? root : dag__task_name(t));
     }
     /* keep the failed task so dag_wait and dag_task_message can report it */
+    atomic_store_explicit(&t->reported, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
     DAG__HB(&r->failed);
@@ -1448,6 +1459,7 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     DAG__HA(&r->failed);
     while (f) {
         dag__task *n = f->next;
+        atomic_store_explicit(&f->reported, 1, memory_order_relaxed);
         dag__decref(w, f);
         f = n;
     }
@@ -1935,7 +1947,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
         } while (head != DAG__CLOSED);
         dag__pool_free(e->home, e, &st->w->edges);
     }
-    if (DAG__UNLIKELY(atomic_load_explicit(&p->status, memory_order_relaxed))) {
+    if (DAG__UNLIKELY(dag__poisons(p))) {
         const char *root = atomic_load(&p->failed_dep), *none = NULL;
         atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
     }
@@ -2127,7 +2139,7 @@ static bool dag__quiet_pred(dag__task *t, dag__task *p) {
     if (!dag__done(p)) return false;
     if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)) && dag__tls_worker)
         dag__trace_add_edge(dag__tls_worker, dag__trace_id(p), dag__trace_id(t));
-    if (DAG__UNLIKELY(atomic_load_explicit(&p->status, memory_order_relaxed))) {
+    if (DAG__UNLIKELY(dag__poisons(p))) {
         const char *root = atomic_load(&p->failed_dep), *none = NULL;
         atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
     }
