@@ -734,6 +734,8 @@ struct dag__worker {
     int wake;                              /* under g.sleep_lock */
     dag__pool tasks, edges, extras;
     uint64_t spawned, run, stolen, inlined;
+    uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
+    int just_stole;
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1591,6 +1593,7 @@ static dag__task *dag__find_work(dag__worker *w) {
     }
     if ((t = dag__uninject())) return t;
     int n = dag__g.num_workers;
+    if (DAG__UNLIKELY(w->steal_pause_ns) && dag__now_ns() < w->steal_after) return NULL;
     if (n > 1 || w->index < 0) {
         w->rng ^= w->rng << 13; w->rng ^= w->rng >> 7; w->rng ^= w->rng << 17;
         int start = (int)(w->rng % (uint64_t)n);
@@ -1599,11 +1602,35 @@ static dag__task *dag__find_work(dag__worker *w) {
             if (v == w) continue;
             if ((t = dag__deque_steal(&v->deque))) {
                 w->stolen++;
+                w->just_stole = 1;
                 return t;
             }
         }
     }
     return NULL;
+}
+
+/* Runs a task that find_work returned. A stolen task that was over in less
+   time than stealing costs tells the thief to leave its victim alone for a
+   while (doubling up to 50 us): the victim's deque then fills, and the
+   spawner runs such tiny tasks itself (undeferred) at a fraction of the cost
+   of moving them between cores. Longer tasks reset the pause. */
+static void dag__run_found(dag__worker *w, dag__task *t) {
+    if (!w->just_stole) {
+        dag__run(w, t);
+        return;
+    }
+    w->just_stole = 0;
+    uint64_t start = dag__now_ns();
+    dag__run(w, t);
+    uint64_t end = dag__now_ns();
+    if (end - start < 1000) {
+        w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
+        if (w->steal_pause_ns > 50000) w->steal_pause_ns = 50000;
+        w->steal_after = end + w->steal_pause_ns;
+    } else {
+        w->steal_pause_ns = 0;
+    }
 }
 
 /* Sleeps until woken, work appears, `done` holds, or a safety timeout. */
@@ -1633,7 +1660,7 @@ static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
     while (!done(arg)) {
         dag__task *t = dag__find_work(w);
         if (t) {
-            dag__run(w, t);
+            dag__run_found(w, t);
             idle = 0;
             continue;
         }
@@ -1655,7 +1682,7 @@ static int dag__worker_main(void *arg) {
     while (!atomic_load_explicit(&dag__g.stop, memory_order_acquire)) {
         dag__task *t = dag__find_work(w);
         if (t) {
-            dag__run(w, t);
+            dag__run_found(w, t);
             idle = 0;
             continue;
         }
