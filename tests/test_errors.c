@@ -1,0 +1,856 @@
+/* test_errors.c: failures propagate the way dag.h documents, and bad input
+   gives a clear error code (and the exact item to the logger), never a crash
+   or a hang.
+
+   Memory that a failing task touches is static and used by one test only:
+   dag.h keeps a failed writer in its dependency state, so should a failure
+   ever outlive its region again (see a_failure_does_not_outlive_its_region),
+   a reused stack address could not carry it from one test into the next.
+
+   Build: cc -std=c11 -pedantic -Wall -Wextra -Werror -I. -Itests tests/test_errors.c -pthread
+   Env:   DAG_TEST_TIMEOUT (seconds, default 300): the whole file's watchdog. */
+#if defined(NDEBUG) && !defined(DAG_VALIDATE)
+#define DAG_VALIDATE   /* the span checks are what these tests are about */
+#endif
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include "test.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
+#include <unistd.h>
+static void watchdog_fired(int sig) {
+    (void)sig;
+    static const char msg[] = "\nFAIL: watchdog: a test hung (deadlock?) in test ";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    if (test__current) ignored = write(2, test__current, strlen(test__current));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    _exit(2);
+}
+static void abort_caught(int sig) {
+    (void)sig;
+    static const char msg[] = "FAIL (aborted: an assertion failed or abort() was called) in test ";
+    ssize_t ignored = write(1, msg, sizeof msg - 1);
+    if (test__current) ignored = write(1, test__current, strlen(test__current));
+    ignored = write(1, "\n", 1);
+    char line[64];
+    int n = snprintf(line, sizeof line, "%d passed, %d failed\n", test__passed, test__failed + 1);
+    if (n > 0) ignored = write(1, line, (size_t)n);
+    (void)ignored;
+    _exit(1);
+}
+static void watchdog_start(void) {
+    signal(SIGABRT, abort_caught);
+    const char *e = getenv("DAG_TEST_TIMEOUT");
+    unsigned s = e ? (unsigned)atoi(e) : 300u;
+    signal(SIGALRM, watchdog_fired);
+    alarm(s ? s : 300u);
+}
+#else
+static void watchdog_start(void) {}
+#endif
+
+static double now_s(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static int wait_flag(atomic_int *f, double seconds) {
+    double end = now_s() + seconds;
+    while (!atomic_load(f))
+        if (now_s() > end) return 0;
+    return 1;
+}
+
+#define SLOW_US 20000u
+
+/* The logger hook keeps every item (and message) it is given. */
+#define LOGGED_MAX 4096
+static atomic_int num_logged;
+static int logged_item[LOGGED_MAX];
+static char logged_text[LOGGED_MAX][160];
+static atomic_int echo_log;   /* print what is logged (for debugging) */
+
+static void capture_logger(dag_log_level level, int item, const char *message, void *user) {
+    (void)level;
+    (void)user;
+    int i = atomic_fetch_add(&num_logged, 1);
+    if (i >= LOGGED_MAX) return;
+    logged_item[i] = item;
+    snprintf(logged_text[i], sizeof logged_text[i], "%s", message);
+    if (atomic_load(&echo_log)) fprintf(stderr, "  (logged [%s]: %s)\n", dag_result_string(item), message);
+}
+static int log_mark(void) { return atomic_load(&num_logged); }
+/* The first item logged since `mark`, or -1 if none. */
+static int first_logged_since(int mark) {
+    return atomic_load(&num_logged) > mark && mark < LOGGED_MAX ? logged_item[mark] : -1;
+}
+/* How many times `item` was logged since `mark`. */
+static int times_logged_since(int mark, int item) {
+    int n = atomic_load(&num_logged), k = 0;
+    for (int i = mark; i < n && i < LOGGED_MAX; i++) k += logged_item[i] == item;
+    return k;
+}
+static int logged_text_since(int mark, const char *needle) {
+    int n = atomic_load(&num_logged);
+    for (int i = mark; i < n && i < LOGGED_MAX; i++)
+        if (strstr(logged_text[i], needle)) return 1;
+    return 0;
+}
+
+static int setup_failures;
+static void setup_or_note(int threads) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = threads;
+    d.logger.func = capture_logger;
+    if (dag_setup(&d) != DAG_OK || dag_num_threads() != threads) {
+        fprintf(stderr, "FAIL: dag_setup(%d threads)\n", threads);
+        setup_failures++;
+    }
+}
+/* Errors are expected here: only a crash or a hang is a failure of setup. */
+static void shutdown_quietly(void) { (void)dag_shutdown(); }
+
+/* A failed spawn returns a handle with no record that carries its code. */
+#define CHECK_SPAWN_FAILED(h, code) \
+    do { \
+        CHECK((h).ptr == NULL); \
+        CHECK_EQ_INT((h).gen, (code)); \
+    } while (0)
+
+/* ------------------------------------------------------------------------ */
+/* tasks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+DAG_TASK(int, fail_writing, (int *, x), (int, code)) {
+    (void)x;
+    dag_fail(code, "could not produce %s", "x");
+    return 0;
+}
+DAG_TASK(int, fail_plain, (int, code)) {
+    dag_fail(code, "plain failure %d", code);
+    return 0;
+}
+DAG_TASK(void, slow_fail_void, (int, code)) {
+    test_spin_us(SLOW_US);
+    dag_fail(code, "slow failure");
+}
+DAG_TASK(void, write_int, (int *, x), (int, v)) { *x = v; }
+DAG_TASK(void, slow_write_int, (int *, x), (int, v)) {
+    test_spin_us(SLOW_US);
+    *x = v;
+}
+DAG_TASK(void, read_int, (const int *, x), (int *, seen)) { *seen = *x; }
+DAG_TASK(void, add_one, (int *, x)) { *x += 1; }
+DAG_TASK(int, use_int, (int, v)) { return v + 1; }
+DAG_TASK(int, return_int, (int, v)) { return v; }
+DAG_TASK(void, nothing, (int, v)) { (void)v; }
+DAG_TASK(void, take_pointer, (int *, p)) { (void)p; }
+DAG_TASK(int, take_int, (int, v)) { return v; }
+DAG_TASK(double, take_double, (double, v)) { return v; }
+DAG_TASK(void, read_span, (const int *, p)) { (void)p; }
+DAG_TASK(void, void_waits_gate, (atomic_int *, gate)) { wait_flag(gate, 3.0); }
+DAG_TASK(int, int_waits_gate, (atomic_int *, gate)) { return wait_flag(gate, 3.0); }
+
+typedef struct pair { int a, b, c; } pair;
+DAG_TASK(pair, make_pair, (int, v)) {
+    pair p;
+    p.a = p.b = p.c = v;
+    return p;
+}
+
+/* nested failures */
+DAG_TASK(void, parent_of_failing_child, (int *, x)) {
+    dag_spawn(write_int, Out(x, 1), Val(1));
+    dag_spawn(fail_writing, InOut(x, 1), Val(DAG_USER_ERROR + 9));
+}
+DAG_TASK(void, returns_inside_a_region, (int *, x)) {
+    DAG_DATADEPS {
+        dag_spawn(slow_write_int, Out(x, 1), Val(8));
+        return;   /* skips the block's end */
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* failing tasks                                                            */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_failing_task_cancels_its_data_and_fut_dependents) {
+    static int x, y = -1, z = -1;
+    int mark = log_mark();
+    int v = 123;
+    DAG_DATADEPS {
+        dag_task f = dag_spawn(fail_writing, Out(&x, 1), Val(DAG_USER_ERROR + 5));
+        dag_task reader = dag_spawn(read_int, In(&x, 1), Out(&y, 1));        /* data dependent */
+        dag_task fut = dag_spawn(use_int, Fut(f));                          /* Fut dependent */
+        dag_task deeper = dag_spawn(read_int, In(&y, 1), Out(&z, 1));        /* depends on the reader */
+        dag_task fut2 = dag_spawn(use_int, Fut(fut));                       /* depends on the Fut user */
+
+        CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 5);
+        CHECK_EQ_INT(dag_wait(reader), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK_EQ_INT(dag_wait(fut), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK_EQ_INT(dag_wait(deeper), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK_EQ_INT(dag_fetch(fut2, &v), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK_EQ_INT(dag_task_result(reader), DAG_ERR_DEPENDENCY_FAILED);
+
+        /* the messages name the task that failed, even two steps away */
+        CHECK(strstr(dag_task_message(f), "fail_writing") != NULL);
+        CHECK(strstr(dag_task_message(f), "could not produce x") != NULL);
+        CHECK(strstr(dag_task_message(reader), "fail_writing") != NULL);
+        CHECK(strstr(dag_task_message(fut), "fail_writing") != NULL);
+        CHECK(strstr(dag_task_message(deeper), "fail_writing") != NULL);
+        CHECK(strstr(dag_task_message(fut2), "fail_writing") != NULL);
+
+        /* a dependent spawned after the failure was already known */
+        dag_task late = dag_spawn(read_int, In(&x, 1), Out(&y, 1));
+        CHECK_EQ_INT(dag_wait(late), DAG_ERR_DEPENDENCY_FAILED);
+    }
+    CHECK_EQ_INT(y, -1);   /* cancelled bodies never ran */
+    CHECK_EQ_INT(z, -1);
+    CHECK_EQ_INT(v, 123);
+    CHECK(times_logged_since(mark, DAG_USER_ERROR + 5) >= 1);
+    CHECK(logged_text_since(mark, "could not produce x"));
+}
+
+TEST(independent_tasks_and_their_dependents_complete_beside_a_failure) {
+    static int bad;
+    int a = 0, b = -1, c = 0;
+    int got = 0;
+    DAG_DATADEPS {
+        dag_task f = dag_spawn(fail_writing, Out(&bad, 1), Val(DAG_USER_ERROR + 2));
+        dag_task w = dag_spawn(slow_write_int, Out(&a, 1), Val(10));
+        dag_task r = dag_spawn(read_int, In(&a, 1), Out(&b, 1));
+        dag_task inc = dag_spawn(add_one, InOut(&a, 1));
+        dag_spawn(slow_write_int, Out(&c, 1), Val(3));
+        dag_task v = dag_spawn(return_int, Val(41));
+        dag_task u = dag_spawn(use_int, Fut(v));
+        CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 2);
+        CHECK_EQ_INT(dag_wait(w), DAG_OK);
+        CHECK_EQ_INT(dag_wait(r), DAG_OK);
+        CHECK_EQ_INT(dag_wait(inc), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(u, &got), DAG_OK);
+        CHECK(strcmp(dag_task_message(w), "") == 0);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 2);
+    CHECK_EQ_INT(a, 11);
+    CHECK_EQ_INT(b, 10);
+    CHECK_EQ_INT(c, 3);
+    CHECK_EQ_INT(got, 42);
+}
+
+TEST(the_region_reports_the_failing_tasks_own_code) {
+    static int x, y;
+    DAG_DATADEPS {
+        dag_spawn(fail_writing, Out(&x, 1), Val(DAG_USER_ERROR + 5));
+        /* cancellations come after the failure: the region still names its code */
+        for (int i = 0; i < 5; i++) dag_spawn(read_int, In(&x, 1), Out(&y, 1));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 5);
+    CHECK(strcmp(dag_result_string(DAG_USER_ERROR + 5), "user error") == 0);
+
+    /* the function form returns the same */
+    static int x2, y2;
+    dag_region r = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    dag_spawn(fail_writing, Out(&x2, 1), Val(DAG_USER_ERROR + 6));
+    dag_spawn(read_int, In(&x2, 1), Out(&y2, 1));
+    CHECK_EQ_INT(dag_region_end(r), DAG_USER_ERROR + 6);
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 6);
+
+    /* a void task failing with code 0 still fails (DAG_ERR_TASK_FAILED) */
+    DAG_DATADEPS { dag_spawn(slow_fail_void, Val(0)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_TASK_FAILED);
+
+    /* a clean region after them reports ok */
+    int z = 0;
+    DAG_DATADEPS { dag_spawn(write_int, Out(&z, 1), Val(1)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(z, 1);
+}
+
+TEST(a_failure_inside_a_child_fails_the_parent) {
+    static int x, after = -1;
+    DAG_DATADEPS {
+        dag_task p = dag_spawn(parent_of_failing_child, Out(&x, 1));
+        dag_task d = dag_spawn(read_int, In(&x, 1), Out(&after, 1));
+        CHECK_EQ_INT(dag_wait(p), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK(strstr(dag_task_message(p), "fail_writing") != NULL);
+        CHECK_EQ_INT(dag_wait(d), DAG_ERR_DEPENDENCY_FAILED);   /* the parent's dependents too */
+    }
+    CHECK(dag_last_region_result() != DAG_OK);
+    CHECK_EQ_INT(after, -1);
+    CHECK_EQ_INT(x, 1);   /* the child before the failure ran */
+}
+
+DAG_TASK(int, named_child_fails, (int, v)) {
+    dag_fail(DAG_USER_ERROR + 4, "the child failed");
+    return v;
+}
+DAG_TASK(void, parent_of_named_child, (int, v)) { dag_spawn(named_child_fails, Val(v)); }
+
+TEST(a_spawn_name_is_not_given_to_the_tasks_its_body_spawns) {
+    /* dag_spawn_with gives one spawn a name: the message of the parent must
+       name the child that failed, not the parent's own name */
+    DAG_DATADEPS {
+        dag_task p = dag_spawn_with(&(dag_options){.name = "outer-step"}, parent_of_named_child, Val(1));
+        CHECK_EQ_INT(dag_wait(p), DAG_ERR_DEPENDENCY_FAILED);
+        CHECK(strstr(dag_task_message(p), "named_child_fails") != NULL);
+    }
+}
+
+TEST(dag_wait_all_reports_a_top_level_failure_once) {
+    dag_task f = dag_spawn(fail_plain, Val(DAG_USER_ERROR + 3));
+    CHECK(f.ptr != NULL);
+    CHECK_EQ_INT(dag_wait_all(), DAG_USER_ERROR + 3);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(a_failure_does_not_outlive_its_region) {
+    /* the failed writer stays in the dependency state; once its region has
+       reported it, later regions touching the memory must not be cancelled */
+    static int x;
+    DAG_DATADEPS { dag_spawn(fail_writing, Out(&x, 1), Val(DAG_USER_ERROR + 1)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 1);
+    DAG_DATADEPS { dag_spawn(write_int, Out(&x, 1), Val(5)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(x, 5);
+}
+
+/* ------------------------------------------------------------------------ */
+/* bad spans                                                                */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_null_span_with_a_count_is_rejected) {
+    int mark = log_mark();
+    dag_task h = {0, 0};
+    DAG_DATADEPS {
+        h = dag_spawn(read_span, In((const int *)NULL, 4));
+        CHECK_SPAWN_FAILED(h, DAG_ERR_NULL_SPAN);
+        CHECK_EQ_INT(dag_wait(h), DAG_ERR_NULL_SPAN);
+        CHECK_EQ_INT(dag_task_result(h), DAG_ERR_NULL_SPAN);
+        CHECK(dag_ready(h));
+        CHECK(strstr(dag_task_message(h), dag_result_string(DAG_ERR_NULL_SPAN)) != NULL);
+        /* a Fut of the failed spawn cannot be used either */
+        dag_task u = dag_spawn(use_int, Fut(h));
+        CHECK(u.ptr == NULL);
+    }
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_NULL_SPAN);
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_NULL_SPAN);   /* the region reports the failed spawn */
+    /* 2-D too */
+    mark = log_mark();
+    h = dag_spawn(read_span, In((const int *)NULL, 2, 2, 4));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_NULL_SPAN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_NULL_SPAN);
+    dag_wait_all();
+}
+
+TEST(a_span_of_zero_elements_is_rejected) {
+    int a[16] = {0};
+    int mark = log_mark();
+    dag_task h = dag_spawn(read_span, In(a, 0));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(dag_wait(h), DAG_ERR_EMPTY_SPAN);
+
+    mark = log_mark();
+    h = dag_spawn(read_span, In(a, 0, 4, 8));   /* a tile of zero rows */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_EMPTY_SPAN);
+
+    mark = log_mark();
+    h = dag_spawn(take_pointer, Out(a, 0));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_EMPTY_SPAN);
+}
+
+TEST(a_tile_of_zero_columns_is_rejected) {
+    /* In(p, rows, 0, ld) has no elements (cols == 0 must not fall back to
+       a 1-D span of `rows` elements) */
+    int a[32] = {0};
+    int mark = log_mark();
+    dag_task h = dag_spawn(read_span, In(a, 4, 0, 8));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_EMPTY_SPAN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_EMPTY_SPAN);
+    dag_wait_all();
+}
+
+TEST(a_tile_wider_than_its_leading_dimension_is_rejected) {
+    int m[64] = {0};
+    int mark = log_mark();
+    DAG_DATADEPS { dag_spawn(read_span, In(m, 4, 9, 8)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_BAD_TILE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_TILE);
+    mark = log_mark();
+    dag_task h = dag_spawn(read_span, In(m, 4, 9, 8));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_TILE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_TILE);
+    CHECK_EQ_INT(dag_wait(h), DAG_ERR_BAD_TILE);
+    /* a leading dimension of 0 is narrower than any tile */
+    mark = log_mark();
+    h = dag_spawn(read_span, In(m, 2, 2, 0));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_TILE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_TILE);
+    dag_wait_all();
+}
+
+/* ------------------------------------------------------------------------ */
+/* fetch                                                                    */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_fetch_of_the_wrong_size_is_rejected) {
+    DAG_DATADEPS {
+        dag_task t = dag_spawn(return_int, Val(7));
+        double d = -1;
+        long long ll = -1;
+        int mark = log_mark();
+        CHECK_EQ_INT(dag_fetch(t, &d), DAG_ERR_FETCH_SIZE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_FETCH_SIZE);
+        CHECK(d == -1);
+        mark = log_mark();
+        CHECK_EQ_INT(dag_fetch(t, &ll), DAG_ERR_FETCH_SIZE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_FETCH_SIZE);
+        mark = log_mark();
+        CHECK_EQ_INT(dag_fetch_bytes(t, NULL, sizeof(int)), DAG_ERR_FETCH_SIZE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_FETCH_SIZE);
+        /* the right size still works afterwards */
+        int v = 0;
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+        CHECK_EQ_INT(v, 7);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);   /* a bad fetch does not fail the region */
+}
+
+TEST(a_fetch_on_a_running_void_task_says_no_result) {
+    atomic_int gate;
+    atomic_init(&gate, 0);
+    DAG_DATADEPS {
+        dag_task t = dag_spawn(void_waits_gate, Val(&gate));
+        int v = -1;
+        int mark = log_mark();
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_NO_RESULT);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_NO_RESULT);
+        CHECK_EQ_INT(v, -1);
+        atomic_store(&gate, 1);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+}
+
+TEST(a_finished_void_task_still_says_it_has_no_result) {
+    /* a void task's record must not turn stale as soon as it finishes:
+       inside its still open region, a fetch (or a Fut) of it is told there is
+       no result, not that "its region has ended" */
+    DAG_DATADEPS {
+        dag_task t = dag_spawn(nothing, Val(1));
+        CHECK_EQ_INT(dag_wait(t), DAG_OK);
+        int v = -1;
+        int mark = log_mark();
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_NO_RESULT);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_NO_RESULT);
+        mark = log_mark();
+        dag_task h = dag_spawn(take_int, Fut(t));
+        CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+    }
+}
+
+TEST(a_fetch_after_its_region_ended_is_stale) {
+    dag_task t;
+    DAG_DATADEPS { t = dag_spawn(return_int, Val(3)); }
+    int v = -1;
+    int mark = log_mark();
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(v, -1);
+    /* waiting on it is harmless: it finished */
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    CHECK(dag_ready(t));
+}
+
+DAG_TASK(int, return_and_write, (int *, x), (int, v)) {
+    *x = v;
+    return v;
+}
+TEST(a_fetch_after_its_region_ended_is_stale_for_a_task_with_spans_too) {
+    /* stale-ness must not depend on whether the dependency state still
+       holds the record */
+    static int x;
+    dag_task t;
+    DAG_DATADEPS { t = dag_spawn(return_and_write, Out(&x, 1), Val(3)); }
+    int v = -1;
+    int mark = log_mark();
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* arguments                                                                */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_value_that_does_not_fit_its_parameter_is_rejected) {
+    int mark = log_mark();
+    dag_task h = dag_spawn(take_pointer, Val(1));   /* 4 bytes into an 8-byte pointer */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+    CHECK_EQ_INT(dag_wait(h), DAG_ERR_ARG_TYPE);
+
+    pair p = {1, 2, 3};
+    mark = log_mark();
+    h = dag_spawn(take_int, Val(p));                 /* a struct into an int */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+
+    atomic_int gate;
+    atomic_init(&gate, 0);
+    DAG_DATADEPS {
+        dag_task v = dag_spawn(void_waits_gate, Val(&gate));   /* held running */
+        mark = log_mark();
+        h = dag_spawn(take_int, Fut(v));             /* a void task has no result */
+        CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+        atomic_store(&gate, 1);
+        dag_task s = dag_spawn(make_pair, Val(4));
+        mark = log_mark();
+        h = dag_spawn(take_double, Fut(s));          /* a struct result into a double */
+        CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);
+    dag_wait_all();
+}
+
+TEST(spawn_args_with_the_wrong_count_is_rejected) {
+    int x = 0;
+    dag_arg args[3];
+    args[0] = Out(&x, 1);
+    args[1] = Val(5);
+    args[2] = Val(6);
+    int mark = log_mark();
+    dag_task h = dag_spawn_args(write_int, args, 1);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
+    mark = log_mark();
+    h = dag_spawn_args(write_int, args, 3);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
+    mark = log_mark();
+    h = dag_spawn_args(write_int, NULL, 2);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
+    mark = log_mark();
+    h = dag_spawn_args(write_int, args, -1);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_ARG_COUNT);
+    /* the right count works */
+    DAG_DATADEPS { dag_spawn_args(write_int, args, 2); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(x, 5);
+}
+
+TEST(an_unknown_data_handle_is_rejected) {
+    int arr[4] = {1, 2, 3, 4};
+    dag_data bogus = {12345};
+    dag_data zero = {0};
+    int mark = log_mark();
+    dag_task h = dag_spawn(take_pointer, Out(bogus));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+    mark = log_mark();
+    h = dag_spawn(read_span, In(zero));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+    CHECK(dag_data_pointer(bogus) == NULL);
+    mark = log_mark();
+    CHECK_EQ_INT(dag_data_unregister(bogus), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+
+    /* a handle is unknown again once unregistered */
+    dag_data d = dag_register(arr, 4);
+    DAG_DATADEPS { dag_spawn(take_pointer, InOut(d)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(dag_data_unregister(d), DAG_OK);
+    CHECK(dag_data_pointer(d) == NULL);
+    mark = log_mark();
+    h = dag_spawn(read_span, In(d));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(dag_data_unregister(d), DAG_ERR_BAD_DATA);
+
+    /* and a new registration in the recycled slot does not revive it */
+    dag_data e = dag_register(arr + 1, 2);
+    CHECK(e.id != d.id);
+    CHECK(dag_data_pointer(d) == NULL);
+    CHECK(dag_data_pointer(e) == (void *)(arr + 1));
+    CHECK_EQ_INT(dag_data_unregister(e), DAG_OK);
+    dag_wait_all();
+}
+
+TEST(zero_and_failed_handles_answer_without_crashing) {
+    dag_task none = {0, 0};
+    int v = 0;
+    CHECK_EQ_INT(dag_wait(none), DAG_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(dag_task_result(none), DAG_ERR_INVALID_HANDLE);
+    CHECK(dag_ready(none));
+    CHECK(strcmp(dag_task_message(none), "") == 0);
+    int mark = log_mark();
+    CHECK_EQ_INT(dag_fetch(none, &v), DAG_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_HANDLE);
+    mark = log_mark();
+    dag_task h = dag_spawn(use_int, Fut(none));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_HANDLE);
+    dag_task failed = {NULL, DAG_ERR_SCOPE};
+    CHECK_EQ_INT(dag_fetch(failed, &v), DAG_ERR_SCOPE);
+    CHECK(strstr(dag_task_message(failed), dag_result_string(DAG_ERR_SCOPE)) != NULL);
+    dag_wait_all();
+}
+
+/* ------------------------------------------------------------------------ */
+/* scopes                                                                   */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_scope_no_worker_satisfies_is_rejected) {
+    int x = 0;
+    int mark = log_mark();
+    dag_task h = dag_spawn_with(&(dag_options){.scope = dag_scope(.thread = 9)}, write_int, Out(&x, 1), Val(1));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_SCOPE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_SCOPE);
+    CHECK_EQ_INT(dag_wait(h), DAG_ERR_SCOPE);
+
+    mark = log_mark();
+    h = dag_spawn_with(&(dag_options){.scope = dag_scope(.threads = DAG_THREAD_BIT(5) | DAG_THREAD_BIT(6))}, write_int,
+                       Out(&x, 1), Val(2));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_SCOPE);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_SCOPE);
+
+    DAG_DATADEPS {
+        DAG_WITH_OPTIONS(.scope = dag_scope(.thread = 9)) {
+            mark = log_mark();
+            h = dag_spawn(write_int, Out(&x, 1), Val(3));
+            CHECK_SPAWN_FAILED(h, DAG_ERR_SCOPE);
+            CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_SCOPE);
+        }
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_SCOPE);
+    CHECK_EQ_INT(x, 0);   /* nothing ran */
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_SCOPE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* unbalanced regions                                                       */
+/* ------------------------------------------------------------------------ */
+
+static void leave_block_by_goto(int *x) {
+    DAG_DATADEPS {
+        dag_spawn(slow_write_int, Out(x, 1), Val(4));
+        goto out;
+    }
+out:
+    return;
+}
+static void leave_block_by_break(int *x) {
+    DAG_DATADEPS {
+        dag_spawn(slow_write_int, Out(x, 1), Val(5));
+        break;
+    }
+}
+static void leave_block_by_return(int *x) {
+    DAG_SEQUENTIAL {
+        dag_spawn(slow_write_int, Out(x, 1), Val(6));
+        return;
+    }
+}
+
+TEST(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end) {
+    int x = 0;
+    int mark = log_mark();
+    dag_region outer = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    leave_block_by_goto(&x);
+    CHECK_EQ_INT(dag_region_end(outer), DAG_ERR_UNBALANCED_REGION);
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_UNBALANCED_REGION);
+    CHECK(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION) >= 1);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_UNBALANCED_REGION);
+    CHECK_EQ_INT(x, 4);   /* closing the abandoned block waited for its task */
+    /* everything is balanced again */
+    DAG_DATADEPS { dag_spawn(write_int, Out(&x, 1), Val(1)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(leaving_a_block_by_break_is_reported_by_dag_wait_all) {
+    int x = 0;
+    int mark = log_mark();
+    leave_block_by_break(&x);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_UNBALANCED_REGION);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_UNBALANCED_REGION);
+    CHECK_EQ_INT(x, 5);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(leaving_a_block_by_return_is_reported_by_the_next_region_end_around_it) {
+    int x = 0;
+    int mark = log_mark();
+    dag_region outer = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    leave_block_by_return(&x);
+    /* a block opened after the abandoned one is nested in it and closes fine */
+    int y = 0;
+    DAG_DATADEPS { dag_spawn(write_int, Out(&y, 1), Val(2)); }
+    CHECK_EQ_INT(y, 2);
+    CHECK_EQ_INT(dag_region_end(outer), DAG_ERR_UNBALANCED_REGION);
+    CHECK(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION) >= 1);
+    CHECK_EQ_INT(x, 6);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(a_task_body_that_returns_inside_a_region_fails_with_unbalanced_region) {
+    static int x;
+    int mark = log_mark();
+    DAG_DATADEPS {
+        dag_task t = dag_spawn(returns_inside_a_region, Out(&x, 1));
+        CHECK_EQ_INT(dag_wait(t), DAG_ERR_UNBALANCED_REGION);
+        CHECK_EQ_INT(x, 8);   /* its child still finished first */
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_UNBALANCED_REGION);
+    CHECK(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION) >= 1);
+}
+
+TEST(misused_region_tokens_are_rejected) {
+    dag_region bogus = {0, 0};
+    CHECK_EQ_INT(dag_region_end(bogus), DAG_ERR_INVALID_ARGUMENT);
+    dag_region r = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    CHECK_EQ_INT(dag_region_end(r), DAG_OK);
+    int mark = log_mark();
+    CHECK_EQ_INT(dag_region_end(r), DAG_ERR_UNBALANCED_REGION);   /* closed twice */
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_UNBALANCED_REGION);
+    mark = log_mark();
+    dag_region k = dag_region_begin((dag_region_kind)99, NULL);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_region_end(k), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+/* ------------------------------------------------------------------------ */
+/* misc misuse                                                              */
+/* ------------------------------------------------------------------------ */
+
+TEST(dag_fail_outside_a_task_is_reported_not_fatal) {
+    int mark = log_mark();
+    dag_fail(DAG_USER_ERROR + 1, "not in a task");
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(a_trace_written_to_an_unwritable_path_reports_io) {
+    int mark = log_mark();
+    CHECK_EQ_INT(dag_trace_write_json("/nonexistent-dir-dag-test/x.json"), DAG_ERR_IO);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_IO);
+    mark = log_mark();
+    CHECK_EQ_INT(dag_trace_write_dot("/nonexistent-dir-dag-test/x.dot"), DAG_ERR_IO);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_IO);
+    CHECK_EQ_INT(dag_trace_write_json(NULL), DAG_ERR_IO);
+}
+
+TEST(every_result_has_its_own_message) {
+    for (int i = 0; i < DAG__RESULT_COUNT; i++) {
+        const char *s = dag_result_string(i);
+        CHECK(s != NULL && s[0] != 0);
+        for (int j = 0; j < i; j++) CHECK(strcmp(s, dag_result_string(j)) != 0);
+    }
+    CHECK(strcmp(dag_result_string(DAG_USER_ERROR), "user error") == 0);
+    CHECK(strcmp(dag_result_string(DAG_USER_ERROR + 77), "user error") == 0);
+    CHECK(dag_result_string(-1) != NULL);
+    CHECK(dag_result_string(500) != NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* after shutdown                                                           */
+/* ------------------------------------------------------------------------ */
+
+TEST(spawning_after_shutdown_fails_with_shut_down) {
+    int x = 0;
+    dag_task before = dag_spawn(return_int, Val(1));
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    CHECK(!dag_is_setup());
+    CHECK_EQ_INT(dag_num_threads(), 0);
+
+    int mark = log_mark();
+    dag_task h = dag_spawn(write_int, Out(&x, 1), Val(1));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_wait(h), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(x, 0);
+
+    int v = 0;
+    CHECK_EQ_INT(dag_wait(before), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_fetch(before, &v), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_data_unregister((dag_data){1}), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_trace_write_json("/tmp/dag-never-written.json"), DAG_ERR_SHUT_DOWN);
+
+    /* a block still runs its body once and reports the shutdown */
+    int ran = 0;
+    mark = log_mark();
+    DAG_DATADEPS { ran++; }
+    CHECK_EQ_INT(ran, 1);
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);   /* twice is harmless */
+}
+
+int main(void) {
+    watchdog_start();
+    if (getenv("DAG_TEST_ECHO_LOG")) atomic_store(&echo_log, 1);
+    setup_or_note(2);
+    RUN(a_failing_task_cancels_its_data_and_fut_dependents);
+    RUN(independent_tasks_and_their_dependents_complete_beside_a_failure);
+    RUN(the_region_reports_the_failing_tasks_own_code);
+    RUN(a_failure_inside_a_child_fails_the_parent);
+    RUN(a_spawn_name_is_not_given_to_the_tasks_its_body_spawns);
+    RUN(dag_wait_all_reports_a_top_level_failure_once);
+    RUN(a_failure_does_not_outlive_its_region);
+    RUN(a_null_span_with_a_count_is_rejected);
+    RUN(a_span_of_zero_elements_is_rejected);
+    RUN(a_tile_of_zero_columns_is_rejected);
+    RUN(a_tile_wider_than_its_leading_dimension_is_rejected);
+    RUN(a_fetch_of_the_wrong_size_is_rejected);
+    RUN(a_fetch_on_a_running_void_task_says_no_result);
+    RUN(a_finished_void_task_still_says_it_has_no_result);
+    RUN(a_fetch_after_its_region_ended_is_stale);
+    RUN(a_fetch_after_its_region_ended_is_stale_for_a_task_with_spans_too);
+    RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
+    RUN(spawn_args_with_the_wrong_count_is_rejected);
+    RUN(an_unknown_data_handle_is_rejected);
+    RUN(zero_and_failed_handles_answer_without_crashing);
+    RUN(a_scope_no_worker_satisfies_is_rejected);
+    RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
+    RUN(leaving_a_block_by_break_is_reported_by_dag_wait_all);
+    RUN(leaving_a_block_by_return_is_reported_by_the_next_region_end_around_it);
+    RUN(a_task_body_that_returns_inside_a_region_fails_with_unbalanced_region);
+    RUN(misused_region_tokens_are_rejected);
+    RUN(dag_fail_outside_a_task_is_reported_not_fatal);
+    RUN(a_trace_written_to_an_unwritable_path_reports_io);
+    RUN(every_result_has_its_own_message);
+    RUN(spawning_after_shutdown_fails_with_shut_down);
+
+    /* the runtime comes back after a shutdown, errors and all */
+    setup_or_note(3);
+    RUN(a_failing_task_cancels_its_data_and_fut_dependents);
+    RUN(a_scope_no_worker_satisfies_is_rejected);
+    RUN(leaving_a_block_by_break_is_reported_by_dag_wait_all);
+    shutdown_quietly();
+    int rc = test_summary();
+    return setup_failures ? 1 : rc;
+}

@@ -1,0 +1,356 @@
+/* test_stress.c: dag.h at scale: a million tasks, a million-long chain, a
+   wide fan-in, a million live tasks behind one gate, deep nesting and many
+   small regions. Every test checks a result; the times it prints are for
+   information only.
+
+   Build: cc -std=c11 -O2 -pedantic -Wall -Wextra -Werror -I. -Itests tests/test_stress.c -pthread
+   Env:   DAG_TEST_SCALE   multiplies every size (default 1.0; e.g. 0.05 under sanitizers)
+          DAG_TEST_THREADS worker threads (default 0: one per core)
+          DAG_TEST_TIMEOUT seconds before the watchdog fails the run (default 300) */
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include "test.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
+#include <unistd.h>
+static void watchdog_fired(int sig) {
+    (void)sig;
+    static const char msg[] = "\nFAIL: watchdog: a test hung (deadlock?) in test ";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    if (test__current) ignored = write(2, test__current, strlen(test__current));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    _exit(2);
+}
+static void abort_caught(int sig) {
+    (void)sig;
+    static const char msg[] = "FAIL (aborted: an assertion failed or abort() was called) in test ";
+    ssize_t ignored = write(1, msg, sizeof msg - 1);
+    if (test__current) ignored = write(1, test__current, strlen(test__current));
+    ignored = write(1, "\n", 1);
+    char line[64];
+    int n = snprintf(line, sizeof line, "%d passed, %d failed\n", test__passed, test__failed + 1);
+    if (n > 0) ignored = write(1, line, (size_t)n);
+    (void)ignored;
+    _exit(1);
+}
+static void watchdog_start(void) {
+    signal(SIGABRT, abort_caught);
+    const char *e = getenv("DAG_TEST_TIMEOUT");
+    unsigned s = e ? (unsigned)atoi(e) : 300u;
+    signal(SIGALRM, watchdog_fired);
+    alarm(s ? s : 300u);
+}
+#else
+static void watchdog_start(void) {}
+#endif
+
+static double now_s(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static int wait_flag(atomic_int *f, double seconds) {
+    double end = now_s() + seconds;
+    while (!atomic_load(f))
+        if (now_s() > end) return 0;
+    return 1;
+}
+
+static double scale = 1.0;
+static int threads_wanted = 0;
+
+/* n scaled, at least `least` */
+static size_t scaled(double n, size_t least) {
+    double v = n * scale;
+    return v < (double)least ? least : (size_t)v;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
+static void info(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("     ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+}
+
+/* Resident memory in MiB where /proc tells, else -1 (information only). */
+static double rss_mib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f) return -1;
+    long pages_total = 0, pages_resident = 0;
+    int got = fscanf(f, "%ld %ld", &pages_total, &pages_resident);
+    fclose(f);
+    return got == 2 ? (double)pages_resident * 4096.0 / (1024.0 * 1024.0) : -1;
+}
+
+static int setup_failures;
+static void setup_or_note(void) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = threads_wanted;
+    if (dag_setup(&d) != DAG_OK || dag_num_threads() < 1) {
+        fprintf(stderr, "FAIL: dag_setup\n");
+        setup_failures++;
+    }
+}
+static void shutdown_or_note(void) {
+    if (dag_shutdown() != DAG_OK) {
+        fprintf(stderr, "FAIL: dag_shutdown reported an error\n");
+        setup_failures++;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* tasks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+DAG_TASK(void, mark_once, (unsigned char *, seen), (size_t, i)) { seen[i]++; }
+DAG_TASK(void, chain_step, (long *, x), (long, i)) { *x = (*x * 31 + i) % 1000003; }
+DAG_TASK(void, put_index, (long *, slot), (long, i)) { *slot = i; }
+DAG_TASK(void, sum_longs, (const long *, a), (size_t, n), (long long *, sum)) {
+    long long s = 0;
+    for (size_t i = 0; i < n; i++) s += a[i];
+    *sum = s;
+}
+DAG_TASK(void, gate_task, (int *, g), (atomic_int *, started), (atomic_int *, release)) {
+    atomic_store(started, 1);
+    wait_flag(release, 120.0);
+    test_spin_us(1000);   /* and slow: the readers are still queued behind it */
+    *g = 1;
+}
+DAG_TASK(void, copy_gate, (const int *, g), (unsigned char *, seen), (size_t, i)) { seen[i] = (unsigned char)*g; }
+DAG_TASK(void, nest, (long *, acc), (int, level), (int, depth)) {
+    *acc += level;   /* before the spawn: the child sees it */
+    if (level < depth) dag_spawn(nest, InOut(acc, 1), Val(level + 1), Val(depth));
+}
+DAG_TASK(void, read_long, (const long *, x), (long *, seen)) { *seen = *x; }
+DAG_TASK(long, nest_waiting, (int, level), (int, depth)) {
+    long below = 0;
+    if (level < depth) {
+        DAG_DATADEPS {
+            dag_task t = dag_spawn(nest_waiting, Val(level + 1), Val(depth));
+            dag_fetch(t, &below);
+        }
+    }
+    return below + level;
+}
+DAG_TASK(void, tree, (atomic_long *, leaves), (int, depth)) {
+    if (depth == 0) {
+        atomic_fetch_add(leaves, 1);
+        return;
+    }
+    dag_spawn(tree, Val(leaves), Val(depth - 1));
+    dag_spawn(tree, Val(leaves), Val(depth - 1));
+}
+DAG_TASK(void, write_long, (long *, x), (long, v)) { *x = v; }
+
+/* ------------------------------------------------------------------------ */
+/* tests                                                                    */
+/* ------------------------------------------------------------------------ */
+
+TEST(a_million_independent_tasks_each_run_exactly_once) {
+    size_t n = scaled(1e6, 1000);
+    unsigned char *seen = (unsigned char *)calloc(n, 1);
+    double t0 = now_s();
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) dag_spawn(mark_once, Val(seen), Val(i));
+    }
+    double t1 = now_s();
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) wrong += seen[i] != 1;
+    CHECK_EQ_INT(wrong, 0);
+    info("%zu tasks in %.3f s (%.0f ns/task)", n, t1 - t0, (t1 - t0) * 1e9 / (double)n);
+    free(seen);
+}
+
+TEST(a_million_long_inout_chain_applies_every_step_in_order) {
+    size_t n = scaled(1e6, 1000);
+    long x = 1, expect = 1;
+    for (size_t i = 0; i < n; i++) expect = (expect * 31 + (long)i) % 1000003;
+    double t0 = now_s();
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) dag_spawn(chain_step, InOut(&x, 1), Val((long)i));
+    }
+    double t1 = now_s();
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(x, expect);
+    info("chain of %zu in %.3f s (%.0f ns/step)", n, t1 - t0, (t1 - t0) * 1e9 / (double)n);
+}
+
+TEST(a_wide_fan_in_reads_every_element_written_before_it) {
+    size_t n = scaled(1e5, 100);
+    long *a = (long *)calloc(n, sizeof *a);
+    long long sum = -1;
+    double t0 = now_s();
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) dag_spawn(put_index, Out(&a[i], 1), Val((long)i + 1));
+        dag_spawn(sum_longs, In(a, n), Val(n), Out(&sum, 1));
+    }
+    double t1 = now_s();
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(sum, (long long)n * ((long long)n + 1) / 2);
+    info("fan-in of %zu in %.3f s", n, t1 - t0);
+    free(a);
+}
+
+TEST(a_million_live_tasks_fit_in_bounded_memory) {
+    /* run in a fresh setup: record_bytes then counts this test's records only */
+    size_t n = scaled(1e6, 1000);
+    unsigned char *seen = (unsigned char *)calloc(n, 1);
+    int g = 0;
+    atomic_int started, release;
+    atomic_init(&started, 0);
+    atomic_init(&release, 0);
+    double rss0 = rss_mib();
+    double t0 = now_s();
+    dag_stats s;
+    memset(&s, 0, sizeof s);
+    DAG_DATADEPS {
+        dag_spawn(gate_task, Out(&g, 1), Val(&started), Val(&release));
+        /* with one worker the gate can only run once the main thread waits */
+        if (dag_num_threads() > 1) CHECK(wait_flag(&started, 30.0));
+        for (size_t i = 0; i < n; i++) dag_spawn(copy_gate, In(&g, 1), Val(seen), Val(i));
+        /* every one of them is waiting on the gate now */
+        s = dag_get_stats();
+        atomic_store(&release, 1);
+    }
+    double t1 = now_s();
+    double rss1 = rss_mib();
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    size_t wrong = 0;
+    for (size_t i = 0; i < n; i++) wrong += seen[i] != 1;
+    CHECK_EQ_INT(wrong, 0);   /* each ran once, after the gate opened */
+    CHECK(s.records_allocated >= n);
+    double limit = 500.0 * 1024 * 1024 * (scale < 1 ? 1 : scale);
+    CHECK((double)s.record_bytes < limit);
+    info("%zu live tasks: record_bytes %.1f MiB, %.0f bytes per live task (record %zu bytes); rss +%.1f MiB; %.3f s",
+         n, (double)s.record_bytes / (1024.0 * 1024.0), (double)s.record_bytes / (double)(n + 1), s.bytes_per_task,
+         rss1 >= 0 && rss0 >= 0 ? rss1 - rss0 : -1.0, t1 - t0);
+    free(seen);
+}
+
+TEST(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result) {
+    int depth = (int)scaled(1e4, 100);
+    long acc = 0, seen = -1;
+    double t0 = now_s();
+    DAG_DATADEPS {
+        dag_task root = dag_spawn(nest, InOut(&acc, 1), Val(0), Val(depth));
+        /* spawned after the root: it waits for all the levels below it */
+        dag_spawn(read_long, In(&acc, 1), Out(&seen, 1));
+        CHECK_EQ_INT(dag_wait(root), DAG_OK);
+    }
+    double t1 = now_s();
+    long expect = (long)depth * (depth + 1) / 2;
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(acc, expect);
+    CHECK_EQ_INT(seen, expect);
+    info("%d levels in %.3f s", depth, t1 - t0);
+}
+
+TEST(bodies_that_wait_for_their_children_nest_a_hundred_deep) {
+    int depth = (int)scaled(100, 10);
+    long got = -1;
+    DAG_DATADEPS {
+        dag_task t = dag_spawn(nest_waiting, Val(0), Val(depth));
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+    }
+    CHECK_EQ_INT(got, (long)depth * (depth + 1) / 2);
+}
+
+TEST(a_binary_tree_of_nested_spawns_reaches_every_leaf) {
+    int depth = scale >= 1 ? 17 : scale >= 0.1 ? 14 : 11;
+    atomic_long leaves;
+    atomic_init(&leaves, 0);
+    double t0 = now_s();
+    DAG_DATADEPS { dag_spawn(tree, Val(&leaves), Val(depth)); }
+    double t1 = now_s();
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(atomic_load(&leaves), 1L << depth);
+    info("tree of depth %d (%ld tasks) in %.3f s", depth, (2L << depth) - 1, t1 - t0);
+}
+
+TEST(many_small_regions_in_a_loop_each_see_their_own_values) {
+    size_t n = scaled(2e5, 1000);
+    long x = -1, y = -1;
+    size_t wrong = 0;
+    dag_stats before = dag_get_stats();
+    double t0 = now_s();
+    for (size_t i = 0; i < n; i++) {
+        DAG_DATADEPS {
+            dag_spawn(write_long, Out(&x, 1), Val((long)i));
+            dag_spawn(read_long, In(&x, 1), Out(&y, 1));
+        }
+        wrong += y != (long)i || dag_last_region_result() != DAG_OK;
+    }
+    double t1 = now_s();
+    dag_stats after = dag_get_stats();
+    CHECK_EQ_INT(wrong, 0);
+    /* finished tasks give their records back: the loop does not grow memory */
+    CHECK(after.records_allocated - before.records_allocated < 100000);
+    info("%zu regions in %.3f s (%.0f ns/region); %llu records carved", n, t1 - t0, (t1 - t0) * 1e9 / (double)n,
+         (unsigned long long)(after.records_allocated - before.records_allocated));
+}
+
+TEST(many_setup_and_shutdown_cycles_leave_the_runtime_working) {
+    int cycles = (int)scaled(50, 5);
+    int bad = 0;
+    for (int c = 0; c < cycles; c++) {
+        shutdown_or_note();
+        setup_or_note();
+        long x = 0, seen = -1;
+        DAG_DATADEPS {
+            for (int i = 0; i < 100; i++) dag_spawn(chain_step, InOut(&x, 1), Val((long)i));
+            dag_spawn(read_long, In(&x, 1), Out(&seen, 1));
+        }
+        long expect = 0;
+        for (int i = 0; i < 100; i++) expect = (expect * 31 + i) % 1000003;
+        bad += seen != expect;
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
+int main(void) {
+    watchdog_start();
+    const char *e = getenv("DAG_TEST_SCALE");
+    if (e && atof(e) > 0) scale = atof(e);
+    e = getenv("DAG_TEST_THREADS");
+    if (e) threads_wanted = atoi(e);
+    double t0 = now_s();
+    setup_or_note();
+    printf("     scale %.3g, %d worker threads\n", scale, dag_num_threads());
+    RUN(a_million_independent_tasks_each_run_exactly_once);
+    RUN(a_million_long_inout_chain_applies_every_step_in_order);
+    RUN(a_wide_fan_in_reads_every_element_written_before_it);
+    shutdown_or_note();
+    setup_or_note();
+    RUN(a_million_live_tasks_fit_in_bounded_memory);
+    RUN(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result);
+    RUN(bodies_that_wait_for_their_children_nest_a_hundred_deep);
+    RUN(a_binary_tree_of_nested_spawns_reaches_every_leaf);
+    RUN(many_small_regions_in_a_loop_each_see_their_own_values);
+    RUN(many_setup_and_shutdown_cycles_leave_the_runtime_working);
+    shutdown_or_note();
+    printf("     total %.2f s\n", now_s() - t0);
+    int rc = test_summary();
+    return setup_failures ? 1 : rc;
+}
