@@ -158,7 +158,11 @@ typedef struct dag_logger {
 
 /* >>handles: a record pointer plus a generation, so a reused record is caught */
 struct dag__task;
-typedef struct dag_task { struct dag__task *ptr; uint32_t gen; } dag_task;
+typedef struct dag_task {
+    struct dag__task *ptr;
+    uint32_t gen;
+    uint32_t has_result;   /* so a finished, recycled task still answers right */
+} dag_task;
 typedef struct dag_data { uint64_t id; } dag_data;
 
 /* >>scopes */
@@ -195,7 +199,7 @@ typedef struct dag_stats {
 typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
     uint8_t mode;        /* DAG__READ | DAG__WRITE for spans and data */
-    uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS) */
+    uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
     uint32_t size;       /* value: bytes; span: bytes per element */
     const void *ptr;     /* value: its bytes; span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
@@ -276,6 +280,11 @@ static inline dag_arg dag__arg_span(int mode, const void *p, size_t count, size_
     a.kind = DAG__ARG_SPAN; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
+    return a;
+}
+static inline dag_arg dag__arg_tile(int mode, const void *p, size_t rows, size_t elem, size_t cols, size_t ld) {
+    dag_arg a = dag__arg_span(mode, p, rows, elem, cols, ld);
+    a.tag = 2;   /* two dimensions, even when cols is 0 */
     return a;
 }
 static inline dag_arg dag__arg_data(int mode, dag_data h) {
@@ -478,7 +487,7 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #define DAG__SPAN_2(mode, p, n) dag__arg_span(mode, (p), (size_t)(n), sizeof(*(p)), 0, 0)
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag__arg_span(mode, (p), (size_t)(rows), sizeof(*(p)), (size_t)(cols), (size_t)(ld))
+    dag__arg_tile(mode, (p), (size_t)(rows), sizeof(*(p)), (size_t)(cols), (size_t)(ld))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -660,7 +669,7 @@ struct dag__task {
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
-    _Atomic int32_t reported;               /* its failure reached a region end: cancels no more */
+    _Atomic int32_t ended;                  /* its region has ended: result released, failure reported */
     _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
     _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -1231,7 +1240,7 @@ static inline uint64_t dag__trace_id(const dag__task *t) { return t->extra ? t->
    memory it touched is the caller's to reuse. */
 static inline bool dag__poisons(dag__task *p) {
     return atomic_load_explicit(&p->status, memory_order_relaxed) &&
-           !atomic_load_explicit(&p->reported, memory_order_relaxed);
+           !atomic_load_explicit(&p->ended, memory_order_relaxed);
 }
 
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
@@ -1434,7 +1443,7 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
         atomic_compare_exchange_strong(&r->failed_name, &n, root ? root : dag__task_name(t));
     }
     /* keep the failed task so dag_wait and dag_task_message can report it */
-    atomic_store_explicit(&t->reported, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
     DAG__HB(&r->failed);
@@ -1451,7 +1460,10 @@ static int dag__region_error(dag__region *r) {
 
 /* Drops what the region held for dag_fetch and dag_wait. */
 static void dag__region_release(dag__worker *w, dag__region *r) {
-    for (size_t i = 0; i < r->retained.count; i++) dag__decref(w, r->retained.items[i]);
+    for (size_t i = 0; i < r->retained.count; i++) {
+        atomic_store_explicit(&r->retained.items[i]->ended, 1, memory_order_relaxed);
+        dag__decref(w, r->retained.items[i]);
+    }
     r->retained.count = 0;
     for (size_t i = 0; i < r->prev.count; i++) dag__decref(w, r->prev.items[i]);
     r->prev.count = 0;
@@ -1461,7 +1473,7 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     DAG__HA(&r->failed);
     while (f) {
         dag__task *n = f->next;
-        atomic_store_explicit(&f->reported, 1, memory_order_relaxed);
+        atomic_store_explicit(&f->ended, 1, memory_order_relaxed);
         dag__decref(w, f);
         f = n;
     }
@@ -2227,6 +2239,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
     dag_task h;
     h.ptr = &dag__ran_inline;
     h.gen = 1;
+    h.has_result = 0;
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (DAG__UNLIKELY(status)) {
         /* keep the failure where dag_wait and the region end find it */
@@ -2261,6 +2274,7 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h;
     h.ptr = NULL;
     h.gen = (uint32_t)code;   /* a handle with no record carries its error */
+    h.has_result = 0;
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
     return h;
 }
@@ -2336,8 +2350,9 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt.name;
-        if (opt.name || opt.priority || !dag__scope_empty(&opt.scope)) {
-            x->inherited = opt;
+        if (opt.priority || !dag__scope_empty(&opt.scope)) {
+            x->inherited = opt;          /* scope and priority pass to its children; its name does not */
+            x->inherited.name = NULL;
             x->has_options = 1;
         }
         if (opt.priority > 0) {
@@ -2376,7 +2391,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                 if (!s) { error = DAG_ERR_BAD_DATA; break; }
                 base = s->ptr;
                 width = stride = s->bytes;
-            } else if (a->cols) {
+            } else if (a->tag == 2 || a->cols) {
                 if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
                 rows = a->count;
                 width = a->cols * a->size;
@@ -2405,7 +2420,13 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         case DAG__ARG_FUTURE: {
             dag_task h = a->task;
             if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
+            if (!h.has_result) { error = DAG_ERR_ARG_TYPE; break; }
             if (!dag__ref_handle(h)) { error = DAG_ERR_STALE_HANDLE; break; }
+            if (atomic_load_explicit(&h.ptr->ended, memory_order_relaxed)) {
+                dag__decref(w, h.ptr);
+                error = DAG_ERR_STALE_HANDLE;
+                break;
+            }
             dag__task *src = h.ptr;
             if (!src->desc->result_size ||
                 (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
@@ -2458,6 +2479,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         st.refs++;
     }
     if (desc->result_size) {
+        atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
         dag__list_push(&r->counter->retained, t);
         t->flags |= DAG__TF_RETAINED;
         st.refs++;
@@ -2472,6 +2494,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     dag_task h;
     h.ptr = t;
     h.gen = gen;
+    h.has_result = desc->result_size != 0;
     if (left == 0) {
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t)) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
@@ -2491,7 +2514,7 @@ dag_result dag_wait(dag_task h) {
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished, and its region has ended */
     dag__task *t = h.ptr;
     dag__wait_task(dag__tls_worker, t);
-    int s = atomic_load(&t->status);
+    int s = atomic_load(&t->ended) ? DAG_OK : atomic_load(&t->status);   /* the region returned it */
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
 }
@@ -2506,7 +2529,7 @@ bool dag_ready(dag_task h) {
 dag_result dag_task_result(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__ref_handle(h)) return DAG_OK;
-    int s = dag__done(h.ptr) ? atomic_load(&h.ptr->status) : DAG_OK;
+    int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
     dag__decref(dag__tls_worker, h.ptr);
     return (dag_result)s;
 }
@@ -2535,10 +2558,13 @@ const char *dag_task_message(dag_task h) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
-    if (h.ptr == &dag__ran_inline) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
-    if (!dag__ref_handle(h))
-        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
+    if (!h.has_result) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
+    if (!dag__ref_handle(h)) return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
     dag__task *t = h.ptr;
+    if (atomic_load_explicit(&t->ended, memory_order_relaxed)) {
+        dag__decref(dag__tls_worker, t);
+        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
+    }
     dag__worker *w = dag__tls_worker;
     int s = DAG_OK;
     if (!t->desc->result_size) {

@@ -619,7 +619,7 @@ TEST(bulk_inside_sequential_runs_its_tasks_in_parallel) {
     meet m;
     meet_init(&m);
     int ok0 = 0, ok1 = 0;
-    dag_task a = {0, 0}, b = {0, 0};
+    dag_task a = {0}, b = {0};
     DAG_SEQUENTIAL {
         dag_spawn(log_after_spin, Val(0), Val(SLOW_US));
         DAG_BULK {

@@ -334,7 +334,7 @@ TEST(a_failure_does_not_outlive_its_region) {
 
 TEST(a_null_span_with_a_count_is_rejected) {
     int mark = log_mark();
-    dag_task h = {0, 0};
+    dag_task h = {0};
     DAG_DATADEPS {
         h = dag_spawn(read_span, In((const int *)NULL, 4));
         CHECK_SPAWN_FAILED(h, DAG_ERR_NULL_SPAN);
@@ -599,7 +599,7 @@ TEST(an_unknown_data_handle_is_rejected) {
 }
 
 TEST(zero_and_failed_handles_answer_without_crashing) {
-    dag_task none = {0, 0};
+    dag_task none = {0};
     int v = 0;
     CHECK_EQ_INT(dag_wait(none), DAG_ERR_INVALID_HANDLE);
     CHECK_EQ_INT(dag_task_result(none), DAG_ERR_INVALID_HANDLE);
@@ -612,7 +612,7 @@ TEST(zero_and_failed_handles_answer_without_crashing) {
     dag_task h = dag_spawn(use_int, Fut(none));
     CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_HANDLE);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_HANDLE);
-    dag_task failed = {NULL, DAG_ERR_SCOPE};
+    dag_task failed = {NULL, DAG_ERR_SCOPE, 0};
     CHECK_EQ_INT(dag_fetch(failed, &v), DAG_ERR_SCOPE);
     CHECK(strstr(dag_task_message(failed), dag_result_string(DAG_ERR_SCOPE)) != NULL);
     dag_wait_all();
