@@ -18,7 +18,7 @@ HEADERS := dag.h dag_backends/dag_threads.h tests/test.h
 SUITES  := behaviour errors stress fuzz
 EXAMPLES := hello tiled_datadeps sequential_bulk
 # sanitizer builds run the same suites at a smaller size
-SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=60
+SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind
 
@@ -85,7 +85,7 @@ define run_suites
 endef
 
 test-gcc: $(SUITES:%=$(B)/gcc/test_%)
-	$(call run_suites,gcc,)
+	$(call run_suites,gcc,FUZZ_SEEDS=3000)
 
 test-asan: $(SUITES:%=$(B)/asan/test_%)
 	$(call run_suites,asan,$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1)
@@ -100,7 +100,7 @@ test-clang:
 	@mkdir -p $(B)
 	$(call need_tool,$(CLANG),clang,clang)
 	@$(MAKE) --no-print-directory $(SUITES:%=$(B)/clang/test_%)
-	$(call run_suites,clang,)
+	$(call run_suites,clang,FUZZ_SEEDS=3000)
 
 test-tsan:
 	@mkdir -p $(B)

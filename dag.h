@@ -501,8 +501,8 @@ extern "C" {
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
 
-#define DAG__REGION_BLOCK(kind, options) \
-    for (dag_region DAG__CAT(dag__rg, __LINE__) = dag_region_begin((kind), (options)); \
+#define DAG__REGION_BLOCK(kind, ...) \
+    for (dag_region DAG__CAT(dag__rg, __LINE__) = dag_region_begin((kind), __VA_ARGS__); \
          DAG__CAT(dag__rg, __LINE__).depth; \
          dag_region_end(DAG__CAT(dag__rg, __LINE__)), DAG__CAT(dag__rg, __LINE__).depth = 0)
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
@@ -1518,9 +1518,10 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     dag__tls_ctx = &ctx;
     t->desc->run(args, dag__result_of(t));
     dag__tls_ctx = saved;
-    bool finished = dag__end_body(w, &ctx);
+    /* traced before end_body: once it returns false, the last child may
+       finish and recycle t on another thread */
     if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
-    return finished;
+    return dag__end_body(w, &ctx);
 }
 
 /* Finishes t: records a failure, releases its successors (the first ready
@@ -2625,8 +2626,9 @@ static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) 
         dag__drain(w, r);
         err = dag__region_error(r);
         dag__region_release(w, r);
-    } else if (r->kind == DAG_REGION_BULK && r->seq) {
-        /* the step's tasks become what the next sequential spawn follows */
+    } else if (r->kind == DAG_REGION_BULK && r->bulk == r && r->step.count) {
+        /* the step's tasks become what the next sequential spawn follows
+           (an empty step leaves the previous one in place) */
         dag__task_list *prev = &r->seq->prev;
         for (size_t i = 0; i < prev->count; i++) dag__decref(w, prev->items[i]);
         dag__task_list tmp = *prev;
@@ -2681,7 +2683,11 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     switch (kind) {
     case DAG_REGION_DATADEPS: r->seq = r->bulk = NULL; break;
     case DAG_REGION_SEQUENTIAL: r->seq = r; r->bulk = NULL; break;
-    case DAG_REGION_BULK: r->seq = outer->seq; r->bulk = outer->seq ? r : NULL; break;
+    case DAG_REGION_BULK:
+        /* a bulk inside a bulk adds to the same step */
+        r->seq = outer->seq;
+        r->bulk = outer->bulk ? outer->bulk : outer->seq ? r : NULL;
+        break;
     default: r->seq = outer->seq; r->bulk = outer->bulk; break;
     }
     ctx->top = r;
