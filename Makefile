@@ -111,10 +111,10 @@ test-tsan:
 test-helgrind:
 	@mkdir -p $(B)
 	$(call need_tool,valgrind,valgrind,helgrind)
-	@$(MAKE) --no-print-directory $(B)/helgrind/test_behaviour $(B)/helgrind/test_fuzz
-	@bash tests/run.sh helgrind DAG_TEST_SCALE=0.01 FUZZ_SEEDS=3 -- \
-	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_behaviour ";" \
-	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_fuzz 3 \
+	@$(MAKE) --no-print-directory $(B)/helgrind/test_errors $(B)/helgrind/test_fuzz
+	@bash tests/run.sh helgrind -- \
+	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_errors ";" \
+	    valgrind --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_fuzz 40 \
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
 	    grep -q ' 0 failed$$' $(B)/results-helgrind
 

@@ -931,10 +931,11 @@ static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
         p->local = f;
         return;
     }
-    DAG__HB(p);
     dag__free_node *head = atomic_load_explicit(&p->remote, memory_order_relaxed);
-    do f->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&p->remote, &head, f, memory_order_release, memory_order_relaxed));
+    do {
+        f->next = head;
+        DAG__HB(p);
+    } while (!atomic_compare_exchange_weak_explicit(&p->remote, &head, f, memory_order_release, memory_order_relaxed));
 }
 
 static void dag__pool_destroy(dag__pool *p) {
@@ -950,6 +951,7 @@ static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
     r->older = older;
     r->slots = (_Atomic(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
     for (int64_t i = 0; i < size; i++) atomic_init(&r->slots[i], NULL);
+    DAG__HG_IGNORE(r->slots, (size_t)size * sizeof *r->slots);
     return r;
 }
 
@@ -959,6 +961,7 @@ static void dag__deque_init(dag__deque *d) {
     d->top_seen = 0;
     atomic_init(&d->ring, dag__ring_new(256, NULL));
     DAG__HG_IGNORE(&d->top, sizeof d->top);
+    DAG__HG_IGNORE(&d->ring, sizeof d->ring);
     DAG__HG_IGNORE(&d->bottom, sizeof d->bottom);
 }
 
@@ -1401,6 +1404,8 @@ static dag__region *dag__region_new(int kind) {
             dag__all_regions = (dag__region **)dag__xrealloc(dag__all_regions, dag__cap_all_regions * sizeof(dag__region *));
         }
         dag__all_regions[dag__num_all_regions++] = r;
+        DAG__HG_IGNORE(&r->count, sizeof r->count);   /* only ever touched atomically */
+        DAG__HG_IGNORE(&r->waiter, sizeof r->waiter);
     }
     dag__mutex_unlock(&dag__region_lock);
     dag__task_list keep_retained = r->retained, keep_prev = r->prev, keep_step = r->step;
@@ -1446,9 +1451,10 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
-    DAG__HB(&r->failed);
-    do t->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, t, memory_order_release, memory_order_relaxed));
+    do {
+        t->next = head;
+        DAG__HB(&r->failed);
+    } while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, t, memory_order_release, memory_order_relaxed));
 }
 
 static int dag__region_error(dag__region *r) {
@@ -1977,9 +1983,9 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
         dag__edge *e = (dag__edge *)dag__pool_alloc(&st->w->edges);
         e->succ = t;
         e->home = &st->w->edges;
-        DAG__HB(&p->succ);
         do {
             e->next = head;
+            DAG__HB(&p->succ);
             if (atomic_compare_exchange_weak_explicit(&p->succ, &head, e, memory_order_release, memory_order_acquire)) {
                 st->added++;
                 return;
@@ -1987,6 +1993,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
         } while (head != DAG__CLOSED);
         dag__pool_free(e->home, e, &st->w->edges);
     }
+    DAG__HA(&p->succ);   /* p has finished: what it wrote is visible to t */
     if (DAG__UNLIKELY(dag__poisons(p))) {
         const char *root = atomic_load(&p->failed_dep), *none = NULL;
         atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
@@ -2334,6 +2341,10 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         if (DAG__UNLIKELY(gen == 0)) {   /* a fresh record: it belongs to this pool for good */
             atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
             t->home = &w->tasks;
+            /* its atomic words are only touched atomically; helgrind cannot tell */
+            DAG__HG_IGNORE(t, offsetof(dag__task, flags));
+            DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
+            DAG__HG_IGNORE(&t->ended, sizeof t->ended);
         }
         t->flags = 0;
     }
