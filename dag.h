@@ -603,7 +603,6 @@ extern "C" {
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
 #define DAG__MAX_PARAMS 16
 #define DAG__GUARD (1 << 30)      /* keeps a task unready while its spawn is in progress */
-#define DAG__MAX_REGION_DEPTH 4096
 
 typedef struct dag__task dag__task;
 typedef struct dag__region dag__region;
@@ -759,11 +758,13 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
 /* >>data: registered spans */
 #define DAG__DATA_PAGE 1024
-typedef struct dag__data_slot { void *ptr; size_t bytes; uint32_t gen; int live; } dag__data_slot;
+typedef struct dag__data_slot { void *ptr; size_t bytes; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
     _Atomic int phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    _Atomic uint32_t live_epoch;           /* the running set-up cycle; 0 while not running */
+    uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
     int throttle;
@@ -793,13 +794,13 @@ typedef struct dag__state {
     dag__mutex data_lock;
     _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
     uint32_t data_count;
-    uint32_t data_free[DAG__DATA_PAGE];
-    uint32_t num_data_free;
+    uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
 } dag__state;
 
 static dag__state dag__g;
 static _Thread_local dag__worker *dag__tls_worker;
 static _Thread_local dag__context *dag__tls_ctx;
+static _Thread_local uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
 static _Thread_local dag_result dag__tls_last_region = DAG_OK;
 static dag__context dag__main_ctx;
 
@@ -1697,6 +1698,7 @@ static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
 static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
+    dag__tls_epoch = atomic_load(&dag__g.live_epoch);   /* set before the pool starts */
     int idle = 0;
     while (!atomic_load_explicit(&dag__g.stop, memory_order_acquire)) {
         dag__task *t = dag__find_work(w);
@@ -2069,12 +2071,13 @@ static void dag__guest_attach(void);
 
 static dag__context *dag__current_context(void) {
     dag__context *c = dag__tls_ctx;
-    if (DAG__LIKELY(c && atomic_load_explicit(&dag__g.phase, memory_order_relaxed) == 1)) return c;
+    /* a context from an earlier set-up cycle is gone: the epoch tells */
+    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
     int phase = atomic_load(&dag__g.phase);
     if (phase == 0 && dag_setup(NULL) != DAG_OK) return NULL;
     phase = atomic_load(&dag__g.phase);
     if (phase != 1) return NULL;
-    if (!dag__tls_ctx) dag__guest_attach();
+    if (!dag__tls_ctx || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) dag__guest_attach();
     return dag__tls_ctx;
 }
 
@@ -2142,8 +2145,9 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
     if (!dag__current_context()) return h;
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index;
-    if (dag__g.num_data_free) {
-        index = dag__g.data_free[--dag__g.num_data_free];
+    if (dag__g.data_free) {
+        index = dag__g.data_free - 1;
+        dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
     } else {
         index = dag__g.data_count;
         if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
@@ -2532,7 +2536,7 @@ dag_result dag_wait(dag_task h) {
 }
 
 bool dag_ready(dag_task h) {
-    if (!h.ptr || !dag__ref_handle(h)) return true;
+    if (!h.ptr || !dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
     dag__decref(dag__tls_worker, h.ptr);
     return done;
@@ -2540,6 +2544,7 @@ bool dag_ready(dag_task h) {
 
 dag_result dag_task_result(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;
     int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
     dag__decref(dag__tls_worker, h.ptr);
@@ -2553,7 +2558,7 @@ const char *dag_task_message(dag_task h) {
         if (h.gen) snprintf(buf, sizeof buf, "the spawn failed: %s", dag_result_string((int)h.gen));
         return buf;
     }
-    if (!dag__ref_handle(h)) return buf;
+    if (!dag__current_context() || !dag__ref_handle(h)) return buf;
     dag__task *t = h.ptr;
     const char *dep = atomic_load(&t->failed_dep);
     int s = atomic_load(&t->status);
@@ -2805,7 +2810,8 @@ dag_result dag_data_unregister(dag_data h) {
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index = (uint32_t)(h.id & 0xffffffffu) - 1;
     s->live = 0;
-    dag__g.data_free[dag__g.num_data_free++ % DAG__DATA_PAGE] = index;
+    s->next_free = dag__g.data_free;
+    dag__g.data_free = index + 1;
     dag__mutex_unlock(&dag__g.data_lock);
     return DAG_OK;
 }
@@ -2879,6 +2885,7 @@ static void dag__guest_attach(void) {
     dag__mutex_unlock(&dag__g.guest_lock);
     dag__tls_worker = w;
     dag__tls_ctx = c;
+    dag__tls_epoch = atomic_load(&dag__g.live_epoch);
 }
 
 dag_result dag_setup(const dag_desc *desc) {
@@ -2921,6 +2928,8 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__tls_worker = &dag__g.workers[0];
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
+    dag__tls_epoch = ++dag__g.epochs;
+    atomic_store(&dag__g.live_epoch, dag__tls_epoch);
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
     atomic_store(&dag__g.phase, 1);
@@ -2937,12 +2946,12 @@ dag_result dag_setup(const dag_desc *desc) {
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
 int dag_num_threads(void) { return dag_is_setup() ? dag__g.num_workers : 0; }
 int dag_current_worker(void) {
-    return dag_is_setup() && dag__tls_worker && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
+    bool mine = dag__tls_worker && dag__tls_epoch == atomic_load(&dag__g.live_epoch);
+    return mine && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 
 dag_result dag_shutdown(void) {
-    if (atomic_load(&dag__g.phase) != 1) return DAG_OK;
-    if (!dag__tls_ctx) dag__guest_attach();
+    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
     dag_result res = DAG_OK;
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
@@ -2960,6 +2969,7 @@ dag_result dag_shutdown(void) {
     }
     dag__tls_ctx = mine;
     atomic_store(&dag__g.phase, 3);
+    atomic_store(&dag__g.live_epoch, 0);
     atomic_store(&dag__g.stop, 1);
     dag__wake_all();
     for (int i = 1; i < dag__g.num_workers; i++) dag__thread_join(dag__g.workers[i].thread);
@@ -3002,7 +3012,7 @@ dag_result dag_shutdown(void) {
         DAG_FREE(atomic_load(&dag__g.data_pages[i]));
         atomic_store(&dag__g.data_pages[i], NULL);
     }
-    dag__g.data_count = dag__g.num_data_free = 0;
+    dag__g.data_count = dag__g.data_free = 0;
     dag__mutex_destroy(&dag__g.sleep_lock);
     dag__mutex_destroy(&dag__g.inject_lock);
     dag__mutex_destroy(&dag__g.prio_lock);

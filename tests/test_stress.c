@@ -329,6 +329,39 @@ TEST(many_setup_and_shutdown_cycles_leave_the_runtime_working) {
     CHECK_EQ_INT(bad, 0);
 }
 
+/* A thread outside the pool that spawned in one set-up cycle spawns again
+   in the next: its old context is gone and it must get a new one. */
+#include <pthread.h>
+static atomic_int guest_go, guest_done;
+static long guest_results[3];
+static void *guest_thread(void *arg) {
+    (void)arg;
+    for (int cycle = 0; cycle < 3; cycle++) {
+        while (atomic_load(&guest_go) != cycle + 1) test_spin_us(50);
+        long x = 0, seen = -1;
+        for (int i = 0; i < 50; i++) dag_spawn(chain_step, InOut(&x, 1), Val((long)i));
+        dag_spawn(read_long, In(&x, 1), Out(&seen, 1));
+        dag_wait_all();
+        guest_results[cycle] = seen;
+        atomic_store(&guest_done, cycle + 1);
+    }
+    return NULL;
+}
+TEST(a_thread_outside_the_pool_spawns_again_after_a_new_setup) {
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, guest_thread, NULL) == 0);
+    long expect = 0;
+    for (int i = 0; i < 50; i++) expect = (expect * 31 + i) % 1000003;
+    for (int cycle = 0; cycle < 3; cycle++) {
+        setup_or_note();
+        atomic_store(&guest_go, cycle + 1);
+        while (atomic_load(&guest_done) != cycle + 1) test_spin_us(50);
+        shutdown_or_note();
+        CHECK_EQ_INT(guest_results[cycle], expect);
+    }
+    pthread_join(th, NULL);
+}
+
 int main(void) {
     watchdog_start();
     const char *e = getenv("DAG_TEST_SCALE");
@@ -350,6 +383,7 @@ int main(void) {
     RUN(many_small_regions_in_a_loop_each_see_their_own_values);
     RUN(many_setup_and_shutdown_cycles_leave_the_runtime_working);
     shutdown_or_note();
+    RUN(a_thread_outside_the_pool_spawns_again_after_a_new_setup);
     printf("     total %.2f s\n", now_s() - t0);
     int rc = test_summary();
     return setup_failures ? 1 : rc;
