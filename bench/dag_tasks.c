@@ -6,6 +6,9 @@
  *   DAG_NUM_THREADS=2 ./dag_tasks empty   N     N independent empty tasks
  *   DAG_NUM_THREADS=2 ./dag_tasks out     N     N independent tasks, Out(&a[i], 1)
  *   DAG_NUM_THREADS=2 ./dag_tasks chain   N     N tasks, InOut(&x, 1), x += 1
+ *   DAG_NUM_THREADS=2 ./dag_tasks wake    N     N times: let worker 2 fall asleep
+ *        (10 ms idle), spawn a task pinned to it, and time spawn to start;
+ *        prints the median and the worst wake-up latency in microseconds
  *   DAG_NUM_THREADS=2 ./dag_tasks stencil T [W [K]]
  *        1-D stencil, T steps x W cells; task (t,i) reads cells i-1, i, i+1 of
  *        step t-1 and writes cell i of step t; each runs K multiply-adds.
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 static double now_s(void) {
     struct timespec ts;
@@ -31,6 +35,12 @@ static double kernel(double x, long k) {
 }
 
 DAG_TASK(void, empty_task) {}
+DAG_TASK(void, stamp_start, (double *, when)) { *when = now_s(); }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 DAG_TASK(void, set_elem, (double *, a), (long, i)) { *a = (double)i; }
 DAG_TASK(void, add_one, (double *, x)) { *x += 1.0; }
 DAG_TASK(void, seed_cell, (double *, out), (long, i), (long, k)) { *out = kernel((double)(i + 1), k); }
@@ -84,6 +94,22 @@ int main(int argc, char **argv) {
         dag_wait_all();
         t1 = now_s();
         ok = x == (double)n;
+    } else if (!strcmp(wl, "wake")) {
+        n = parse_pos(argv[2]);
+        double *lat = calloc((size_t)n, sizeof *lat);
+        for (long i = 0; i < n; i++) {
+            struct timespec idle = {0, 10 * 1000 * 1000};
+            thrd_sleep(&idle, NULL);   /* long enough for worker 2 to go to sleep */
+            double started = 0, spawned = now_s();
+            dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 2) }, stamp_start, Out(&started, 1));
+            dag_wait(t);
+            lat[i] = (started - spawned) * 1e6;
+        }
+        qsort(lat, (size_t)n, sizeof *lat, cmp_double);
+        printf("wake_median_us=%.1f wake_max_us=%.1f samples=%ld\n", lat[n / 2], lat[n - 1], n);
+        free(lat);
+        dag_shutdown();
+        return 0;
     } else if (!strcmp(wl, "stencil")) {
         long steps = parse_pos(argv[2]);
         const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");

@@ -63,7 +63,7 @@ def metg(rounds, quick):
     # Each run does about 0.3 s of useful work (at most 400,000 tasks), so
     # start-up and timer noise stay small. METG is the shortest task that
     # still reaches 50% efficiency; the search stops after two misses in a row.
-    ks = [32000, 16000, 8000, 4000, 2000, 1000, 500, 250, 125, 60]
+    ks = [32000, 16000, 8000, 4000, 2000, 1400, 1000, 700, 500, 350, 250, 125, 60]
     if quick:
         ks = ks[::2]
     print("\nMETG(50%%): shortest task at >= 50%% efficiency on 2 threads, us (median of %d rounds)" % rounds)
@@ -95,6 +95,12 @@ def metg(rounds, quick):
     print("(above 1x: dag.h stays efficient with shorter tasks than the peer)")
 
 
+def wake():
+    o = run("dag.h", ["wake", 200])
+    print("\nWake-up of a sleeping worker (dag.h, spawn to start of a task pinned to it, 200 samples):"
+          " median %.1f us, worst %.1f us" % (o["wake_median_us"], o["wake_max_us"]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
@@ -104,6 +110,7 @@ def main():
     print("dag.h task benchmarks: %d cores, contenders interleaved round by round" % os.cpu_count())
     if a.only != "metg":
         overhead(a.rounds, a.quick)
+        wake()
     if a.only != "overhead":
         metg(max(1, a.rounds // 2 + 1), a.quick)
 
