@@ -2281,6 +2281,23 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     return t;
 }
 
+/* A spawner far ahead of the workers (more than DAG__WINDOW unfinished tasks
+   per worker in its region) runs ready tasks until it is halfway back. The
+   dependency state it keeps then stays small and warm, like libgomp's cap on
+   live tasks. It never blocks: with nothing ready it spawns on. */
+#define DAG__WINDOW 256
+static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
+    int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
+    int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
+    if (live <= limit) return;
+    while (live > limit / 2) {
+        dag__task *t = dag__find_work(w);
+        if (!t) return;
+        dag__run_found(w, t);
+        live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
+    }
+}
+
 /* >>spawn */
 static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h;
@@ -2315,6 +2332,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                  num_args, desc ? desc->num_params : 0);
         return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
     }
+    if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
     dag_options opt = r->options;
     if (DAG__UNLIKELY(options != NULL)) opt = dag__merge_options(opt, options);
     if (DAG__UNLIKELY(!dag__scope_satisfiable(&opt.scope))) {
