@@ -133,7 +133,7 @@ fuzz: $(B)/gcc/test_fuzz
 # ---- benchmarks -------------------------------------------------------------
 include bench/peers.mk
 
-$(B)/bench/dag_tasks: bench/dag_tasks.c dag.h dag_backends/dag_threads.h
+$(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h dag_backends/dag_threads.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread
 

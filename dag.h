@@ -1755,7 +1755,7 @@ typedef struct dag__entry {
     dag__task *writer;                     /* last writer (a reference) */
     dag__task **readers;                   /* readers since then (references) */
     uint32_t num_readers, cap_readers;
-    dag__task *inline_readers[2];
+    dag__task *inline_readers[4];
     int overlapped;                        /* some other entry overlaps it */
     struct dag__entry *left, *right;       /* treap */
     uintptr_t max_hi;
@@ -1813,7 +1813,7 @@ static dag__entry *dag__entry_new(dag__domain *d, const dag__span *s) {
     memset(e, 0, sizeof *e);
     e->span = *s;
     e->readers = e->inline_readers;
-    e->cap_readers = 2;
+    e->cap_readers = 4;
     d->rng ^= d->rng << 13; d->rng ^= d->rng >> 17; d->rng ^= d->rng << 5;
     e->prio = d->rng;
     return e;

@@ -23,16 +23,9 @@
 #include <string.h>
 #include <threads.h>
 
-static double now_s(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench_common.h"
 
-static double kernel(double x, long k) {
-    for (long j = 0; j < k; j++) x = x * 0.999999 + 0.5;
-    return x;
-}
+
 
 DAG_TASK(void, empty_task) {}
 DAG_TASK(void, stamp_start, (double *, when)) { *when = now_s(); }
@@ -48,14 +41,6 @@ DAG_TASK(void, stencil_cell, (const double *, l), (const double *, c), (const do
     *out = kernel((*l + *c + *r) * (1.0 / 3.0), k);
 }
 
-static long parse_pos(const char *s) {
-    long v = strtol(s, NULL, 10);
-    if (v <= 0) {
-        fprintf(stderr, "expected a positive number, got '%s'\n", s);
-        exit(2);
-    }
-    return v;
-}
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -72,13 +57,13 @@ int main(int argc, char **argv) {
     double t0 = 0, t1 = 0, useful_s = -1;
     int ok = 1;
     if (!strcmp(wl, "empty")) {
-        n = parse_pos(argv[2]);
+        n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         t0 = now_s();
         for (long i = 0; i < n; i++) dag_spawn(empty_task);
         dag_wait_all();
         t1 = now_s();
     } else if (!strcmp(wl, "out")) {
-        n = parse_pos(argv[2]);
+        n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         double *a = calloc((size_t)n, sizeof *a);
         t0 = now_s();
         for (long i = 0; i < n; i++) dag_spawn(set_elem, Out(&a[i], 1), Val(i));
@@ -87,7 +72,7 @@ int main(int argc, char **argv) {
         for (long i = 0; i < n; i++) ok &= a[i] == (double)i;
         free(a);
     } else if (!strcmp(wl, "chain")) {
-        n = parse_pos(argv[2]);
+        n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         double x = 0;
         t0 = now_s();
         for (long i = 0; i < n; i++) dag_spawn(add_one, InOut(&x, 1));
@@ -95,7 +80,7 @@ int main(int argc, char **argv) {
         t1 = now_s();
         ok = x == (double)n;
     } else if (!strcmp(wl, "wake")) {
-        n = parse_pos(argv[2]);
+        n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         double *lat = calloc((size_t)n, sizeof *lat);
         for (long i = 0; i < n; i++) {
             struct timespec idle = {0, 10 * 1000 * 1000};
@@ -111,10 +96,10 @@ int main(int argc, char **argv) {
         dag_shutdown();
         return 0;
     } else if (!strcmp(wl, "stencil")) {
-        long steps = parse_pos(argv[2]);
+        long steps = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");
         const char *ks = argc > 4 ? argv[4] : getenv("STENCIL_K");
-        long w = ws ? parse_pos(ws) : 8, k = ks ? parse_pos(ks) : 1000;
+        long w = ws ? parse_pos(ws, argv[0], "DAG_NUM_THREADS") : 8, k = ks ? parse_pos(ks, argv[0], "DAG_NUM_THREADS") : 1000;
         n = steps * w;
         double *ref = calloc((size_t)n, sizeof *ref), *cells = calloc((size_t)n, sizeof *cells);
         double s0 = now_s();

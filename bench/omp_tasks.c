@@ -40,44 +40,15 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench_common.h"
 
-static void usage(const char *prog)
-{
-    fprintf(stderr,
-            "usage: %s empty N | out N | chain N | stencil T [W [K]]\n"
-            "       (threads from OMP_NUM_THREADS)\n",
-            prog);
-    exit(2);
-}
 
-static long parse_pos(const char *s, const char *prog)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v <= 0)
-        usage(prog);
-    return v;
-}
+
 
 /* Empty task body; noinline + asm barrier so the call is really made. */
 __attribute__((noinline)) static void empty_body(void)
 {
     __asm__ __volatile__("" ::: "memory");
-}
-
-/* Stencil compute kernel: K dependent multiply-adds on a local (latency
- * bound, cannot be vectorised or folded without -ffast-math). */
-static double kernel(double x, long k)
-{
-    for (long j = 0; j < k; j++)
-        x = x * 0.999999 + 0.5;
-    return x;
 }
 
 /* Value of cell (t,i); row 0 is seeded from the index. */
@@ -108,7 +79,7 @@ static void warm_up(void)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        usage(argv[0]);
+        usage(argv[0], "OMP_NUM_THREADS");
     const char *wl = argv[1];
     double t0 = 0.0, t1 = 0.0, useful_s = -1.0;
     long ntasks = 0;
@@ -116,8 +87,8 @@ int main(int argc, char **argv)
 
     if (strcmp(wl, "empty") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "OMP_NUM_THREADS");
+        long n = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
         ntasks = n;
         warm_up();
 #pragma omp parallel
@@ -133,8 +104,8 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(wl, "out") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "OMP_NUM_THREADS");
+        long n = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
         ntasks = n;
         double *a = calloc((size_t)n, sizeof *a);
         if (!a) {
@@ -164,8 +135,8 @@ int main(int argc, char **argv)
         free(a);
     } else if (strcmp(wl, "chain") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "OMP_NUM_THREADS");
+        long n = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
         ntasks = n;
         double x = 0.0;
         warm_up();
@@ -186,12 +157,12 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(wl, "stencil") == 0) {
         if (argc < 3 || argc > 5)
-            usage(argv[0]);
-        long t_steps = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "OMP_NUM_THREADS");
+        long t_steps = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
         const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");
         const char *ks = argc > 4 ? argv[4] : getenv("STENCIL_K");
-        long w = ws ? parse_pos(ws, argv[0]) : 8;
-        long k = ks ? parse_pos(ks, argv[0]) : 1000;
+        long w = ws ? parse_pos(ws, argv[0], "OMP_NUM_THREADS") : 8;
+        long k = ks ? parse_pos(ks, argv[0], "OMP_NUM_THREADS") : 1000;
         ntasks = t_steps * w;
         size_t ncells = (size_t)t_steps * (size_t)w;
         double *ref = malloc(ncells * sizeof *ref);
@@ -242,7 +213,7 @@ int main(int argc, char **argv)
         free(cells);
         free(ref);
     } else {
-        usage(argv[0]);
+        usage(argv[0], "OMP_NUM_THREADS");
     }
 
     double total_s = t1 - t0;

@@ -45,17 +45,17 @@ BENCH_PEER_BINS = $(BENCH_OUT)/omp_tasks_gomp $(BENCH_OUT)/omp_tasks_libomp \
 
 all-peers: $(BENCH_PEER_BINS)
 
-$(BENCH_OUT)/omp_tasks_gomp: bench/omp_tasks.c bench/peers.mk
+$(BENCH_OUT)/omp_tasks_gomp: bench/omp_tasks.c bench/bench_common.h bench/peers.mk
 	@mkdir -p $(BENCH_OUT)
 	$(BENCH_GCC) $(BENCH_PEER_CFLAGS) $(BENCH_GOMP_CFLAGS) -o $@ $< \
 	    $(BENCH_GOMP_LDFLAGS)
 
-$(BENCH_OUT)/omp_tasks_libomp: bench/omp_tasks.c bench/peers.mk
+$(BENCH_OUT)/omp_tasks_libomp: bench/omp_tasks.c bench/bench_common.h bench/peers.mk
 	@mkdir -p $(BENCH_OUT)
 	$(BENCH_OMP_CLANG) $(BENCH_PEER_CFLAGS) $(BENCH_LIBOMP_CFLAGS) -o $@ $< \
 	    $(BENCH_LIBOMP_LDFLAGS)
 
-$(BENCH_OUT)/starpu_tasks: bench/starpu_tasks.c bench/peers.mk
+$(BENCH_OUT)/starpu_tasks: bench/starpu_tasks.c bench/bench_common.h bench/peers.mk
 	@mkdir -p $(BENCH_OUT)
 	$(BENCH_GCC) $(BENCH_PEER_CFLAGS) $(BENCH_STARPU_CFLAGS) -o $@ $< \
 	    $(BENCH_STARPU_LIBS)

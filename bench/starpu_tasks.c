@@ -51,30 +51,10 @@
 #include <string.h>
 #include <time.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench_common.h"
 
-static void usage(const char *prog)
-{
-    fprintf(stderr,
-            "usage: %s empty N | out N | chain N | stencil T [W [K]]\n"
-            "       (workers from STARPU_NCPU)\n",
-            prog);
-    exit(2);
-}
 
-static long parse_pos(const char *s, const char *prog)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v <= 0)
-        usage(prog);
-    return v;
-}
+
 
 static void check_submit(int ret)
 {
@@ -82,16 +62,6 @@ static void check_submit(int ret)
         fprintf(stderr, "starpu_task_insert failed: %d\n", ret);
         exit(1);
     }
-}
-
-/* Stencil compute kernel: K dependent multiply-adds on a local (latency
- * bound, cannot be vectorised or folded without -ffast-math).  Identical to
- * the one in omp_tasks.c. */
-static double kernel(double x, long k)
-{
-    for (long j = 0; j < k; j++)
-        x = x * 0.999999 + 0.5;
-    return x;
 }
 
 /* ---- codelets ---------------------------------------------------------- */
@@ -212,7 +182,7 @@ static void start_starpu(void)
 int main(int argc, char **argv)
 {
     if (argc < 3)
-        usage(argv[0]);
+        usage(argv[0], "STARPU_NCPU");
     const char *wl = argv[1];
     double t0 = 0.0, t1 = 0.0, useful_s = -1.0;
     long ntasks = 0;
@@ -220,8 +190,8 @@ int main(int argc, char **argv)
 
     if (strcmp(wl, "empty") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "STARPU_NCPU");
+        long n = parse_pos(argv[2], argv[0], "STARPU_NCPU");
         ntasks = n;
         start_starpu();
         t0 = now_s();
@@ -232,8 +202,8 @@ int main(int argc, char **argv)
         starpu_shutdown();
     } else if (strcmp(wl, "out") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "STARPU_NCPU");
+        long n = parse_pos(argv[2], argv[0], "STARPU_NCPU");
         ntasks = n;
         double *a = malloc((size_t)n * sizeof *a);
         starpu_data_handle_t *h = malloc((size_t)n * sizeof *h);
@@ -266,8 +236,8 @@ int main(int argc, char **argv)
         free(a);
     } else if (strcmp(wl, "chain") == 0) {
         if (argc != 3)
-            usage(argv[0]);
-        long n = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "STARPU_NCPU");
+        long n = parse_pos(argv[2], argv[0], "STARPU_NCPU");
         ntasks = n;
         double x = 0.0;
         starpu_data_handle_t hx;
@@ -287,12 +257,12 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(wl, "stencil") == 0) {
         if (argc < 3 || argc > 5)
-            usage(argv[0]);
-        long t_steps = parse_pos(argv[2], argv[0]);
+            usage(argv[0], "STARPU_NCPU");
+        long t_steps = parse_pos(argv[2], argv[0], "STARPU_NCPU");
         const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");
         const char *ks = argc > 4 ? argv[4] : getenv("STENCIL_K");
-        long w = ws ? parse_pos(ws, argv[0]) : 8;
-        long k = ks ? parse_pos(ks, argv[0]) : 1000;
+        long w = ws ? parse_pos(ws, argv[0], "STARPU_NCPU") : 8;
+        long k = ks ? parse_pos(ks, argv[0], "STARPU_NCPU") : 1000;
         ntasks = t_steps * w;
         size_t ncells = (size_t)t_steps * (size_t)w;
         double *ref = malloc(ncells * sizeof *ref);
@@ -353,7 +323,7 @@ int main(int argc, char **argv)
         free(cells);
         free(ref);
     } else {
-        usage(argv[0]);
+        usage(argv[0], "STARPU_NCPU");
     }
 
     double total_s = t1 - t0;

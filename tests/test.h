@@ -8,9 +8,11 @@
    (the closing line CI reads) and returns the exit code. */
 #ifndef DAG_TEST_H
 #define DAG_TEST_H
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int test__failures_in_current;
 static int test__passed, test__failed;
@@ -53,8 +55,59 @@ static int test_summary(void) {
     return test__failed ? 1 : 0;
 }
 
+static inline double now_s(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Waits at most `seconds` for *f to become nonzero; 1 if it did. */
+static inline int wait_flag(atomic_int *f, double seconds) {
+    double end = now_s() + seconds;
+    while (!atomic_load(f))
+        if (now_s() > end) return 0;
+    return 1;
+}
+
+/* A hung test fails loudly (DAG_TEST_TIMEOUT seconds, default 300), and an
+   assertion inside dag.h still ends with the closing line. */
+#if defined(__unix__) || defined(__APPLE__)
+#include <signal.h>
+#include <unistd.h>
+static void test__watchdog_fired(int sig) {
+    (void)sig;
+    static const char msg[] = "\nFAIL: watchdog: a test hung (deadlock?) in test ";
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    if (test__current) ignored = write(2, test__current, strlen(test__current));
+    ignored = write(2, "\n", 1);
+    (void)ignored;
+    _exit(2);
+}
+static void test__abort_caught(int sig) {
+    (void)sig;
+    static const char msg[] = "FAIL (aborted: an assertion failed or abort() was called) in test ";
+    ssize_t ignored = write(1, msg, sizeof msg - 1);
+    if (test__current) ignored = write(1, test__current, strlen(test__current));
+    ignored = write(1, "\n", 1);
+    char line[64];
+    int n = snprintf(line, sizeof line, "%d passed, %d failed\n", test__passed, test__failed + 1);
+    if (n > 0) ignored = write(1, line, (size_t)n);
+    (void)ignored;
+    _exit(1);
+}
+static inline void watchdog_start(void) {
+    signal(SIGABRT, test__abort_caught);
+    const char *e = getenv("DAG_TEST_TIMEOUT");
+    unsigned s = e ? (unsigned)atoi(e) : 300u;
+    signal(SIGALRM, test__watchdog_fired);
+    alarm(s ? s : 300u);
+}
+#else
+static inline void watchdog_start(void) {}
+#endif
+
 /* A busy wait that does not depend on the scheduler, for "slow" tasks. */
-static void test_spin_us(unsigned us) {
+static inline void test_spin_us(unsigned us) {
     struct timespec a, b;
     timespec_get(&a, TIME_UTC);
     do timespec_get(&b, TIME_UTC);

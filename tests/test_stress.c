@@ -23,52 +23,6 @@
 /* helpers                                                                  */
 /* ------------------------------------------------------------------------ */
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <signal.h>
-#include <unistd.h>
-static void watchdog_fired(int sig) {
-    (void)sig;
-    static const char msg[] = "\nFAIL: watchdog: a test hung (deadlock?) in test ";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    if (test__current) ignored = write(2, test__current, strlen(test__current));
-    ignored = write(2, "\n", 1);
-    (void)ignored;
-    _exit(2);
-}
-static void abort_caught(int sig) {
-    (void)sig;
-    static const char msg[] = "FAIL (aborted: an assertion failed or abort() was called) in test ";
-    ssize_t ignored = write(1, msg, sizeof msg - 1);
-    if (test__current) ignored = write(1, test__current, strlen(test__current));
-    ignored = write(1, "\n", 1);
-    char line[64];
-    int n = snprintf(line, sizeof line, "%d passed, %d failed\n", test__passed, test__failed + 1);
-    if (n > 0) ignored = write(1, line, (size_t)n);
-    (void)ignored;
-    _exit(1);
-}
-static void watchdog_start(void) {
-    signal(SIGABRT, abort_caught);
-    const char *e = getenv("DAG_TEST_TIMEOUT");
-    unsigned s = e ? (unsigned)atoi(e) : 300u;
-    signal(SIGALRM, watchdog_fired);
-    alarm(s ? s : 300u);
-}
-#else
-static void watchdog_start(void) {}
-#endif
-
-static double now_s(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static int wait_flag(atomic_int *f, double seconds) {
-    double end = now_s() + seconds;
-    while (!atomic_load(f))
-        if (now_s() > end) return 0;
-    return 1;
-}
 
 static double scale = 1.0;
 static int threads_wanted = 0;
