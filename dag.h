@@ -1660,7 +1660,7 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
         w->sleeping = 1;
         atomic_fetch_add_explicit(&dag__g.sleepers, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);
-        if (!dag__work_visible(w) && !(done && done(arg)) && !atomic_load(&dag__g.stop)) {
+        if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
             struct timespec ts;
             timespec_get(&ts, TIME_UTC);
             ts.tv_nsec += 50 * 1000 * 1000;
@@ -1674,7 +1674,9 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
-/* A waiting thread runs tasks until `done` holds: it never just blocks. */
+/* A waiting thread runs tasks until `done` holds: it never just blocks.
+   With nothing to run it spins briefly (a task may be about to appear),
+   yields, then sleeps until woken. */
 static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
     int idle = 0;
     while (!done(arg)) {
@@ -1695,27 +1697,17 @@ static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
     }
 }
 
+static bool dag__stopping(void *unused) {
+    (void)unused;
+    return atomic_load_explicit(&dag__g.stop, memory_order_acquire) != 0;
+}
+
+/* A pool thread is a thread that waits for the runtime to stop. */
 static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);   /* set before the pool starts */
-    int idle = 0;
-    while (!atomic_load_explicit(&dag__g.stop, memory_order_acquire)) {
-        dag__task *t = dag__find_work(w);
-        if (t) {
-            dag__run_found(w, t);
-            idle = 0;
-            continue;
-        }
-        if (++idle < 512) {
-            DAG__PAUSE();
-        } else if (idle < 600) {
-            dag__thread_yield();
-        } else {
-            dag__sleep(w, NULL, NULL);
-            idle = 0;
-        }
-    }
+    dag__help_until(w, dag__stopping, NULL);
     return 0;
 }
 
