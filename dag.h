@@ -69,9 +69,10 @@
                               and run in parallel (data order still holds)
        DAG_WITH_OPTIONS(.scope = ..., .priority = ...) { }   options for every
                               spawn inside, nested spawns included
-   Leaving a block by return, goto or break skips its end: the next region
-   end, dag_wait_all, the end of the task body or dag_shutdown reports
-   DAG_ERR_UNBALANCED_REGION and closes it.
+   Leaving a block by return, goto or break skips its end: blocks opened
+   after it nest inside it until the end of an enclosing region, dag_wait_all,
+   the end of the task body or dag_shutdown reports DAG_ERR_UNBALANCED_REGION
+   and closes it.
 
    SCOPES
    ======
@@ -161,7 +162,7 @@ struct dag__task;
 typedef struct dag_task {
     struct dag__task *ptr;
     uint32_t gen;
-    uint32_t has_result;   /* so a finished, recycled task still answers right */
+    uint32_t bits;         /* private: has a result (bit 0), set-up cycle (the rest) */
 } dag_task;
 typedef struct dag_data { uint64_t id; } dag_data;
 
@@ -695,6 +696,7 @@ struct dag__region {
     _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
+    dag__task *parent;                     /* the task whose body spawns here (NULL: a program thread) */
     dag__region *outer;                    /* enclosing region in the same context */
     dag__region *counter;                  /* where its tasks count: itself if it waits */
     dag__region *seq;                      /* governing DAG_SEQUENTIAL, if any */
@@ -705,6 +707,7 @@ struct dag__region {
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
+    const char *cancel;                    /* a failed step before it: cancels its spawns */
 };
 
 /* >>context: who is spawning. One per external thread, one per running task
@@ -743,6 +746,7 @@ struct dag__worker {
     dag__pool tasks, edges, extras;
     uint64_t spawned, run, stolen, inlined;
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
+    dag__task *isolate;                    /* see dag__find_work */
     int just_stole;
     /* trace */
     struct dag__trace_event *events;
@@ -781,6 +785,7 @@ typedef struct dag__state {
     dag__task **heap;
     size_t heap_count, heap_cap;
     _Atomic int32_t prio_count;
+    _Atomic int isolated;                  /* pool threads waiting inside a task body */
     /* external threads other than the one that set up */
     dag__mutex guest_lock;
     dag__worker *guests;
@@ -1058,13 +1063,14 @@ static void dag__wake_one(void) {
     atomic_thread_fence(memory_order_seq_cst);
     if (DAG__LIKELY(atomic_load_explicit(&dag__g.sleepers, memory_order_relaxed) == 0)) return;
     dag__mutex_lock(&dag__g.sleep_lock);
-    for (int i = 0; i < dag__g.num_workers; i++) {
-        dag__worker *w = &dag__g.workers[i];
-        if (w->sleeping && !w->wake) {
-            w->wake = 1;
-            dag__cond_signal(&w->cond);
-            break;
-        }
+    dag__worker *pick = NULL;
+    for (int i = 0; !pick && i < dag__g.num_workers; i++)
+        if (dag__g.workers[i].sleeping && !dag__g.workers[i].wake) pick = &dag__g.workers[i];
+    for (dag__worker *w = dag__g.guests; !pick && w; w = w->next_guest)   /* threads waiting outside the pool */
+        if (w->sleeping && !w->wake) pick = w;
+    if (pick) {
+        pick->wake = 1;
+        dag__cond_signal(&pick->cond);
     }
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
@@ -1277,6 +1283,8 @@ static inline void dag__decref(dag__worker *w, dag__task *t) {
 static bool dag__ref_handle(dag_task h) {
     dag__task *t = h.ptr;
     if (!t || !h.gen) return false;
+    /* a handle from an earlier set-up cycle points at memory given back */
+    if ((h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu)) return false;
     if (atomic_load_explicit(&t->gen, memory_order_acquire) != h.gen) return false;
     int32_t r = atomic_load_explicit(&t->refs, memory_order_relaxed);
     do {
@@ -1420,11 +1428,13 @@ static dag__region *dag__region_new(int kind) {
     r->prev = keep_prev; r->prev.count = 0;
     r->step = keep_step; r->step.count = 0;
     r->owner_task = NULL;
+    r->parent = NULL;
     r->outer = r->counter = r->seq = r->bulk = NULL;
     memset(&r->options, 0, sizeof r->options);
     r->kind = kind;
     r->depth = r->serial = 0;
     r->spawn_error = 0;
+    r->cancel = NULL;
     atomic_store(&r->failed_name, NULL);
     return r;
 }
@@ -1596,13 +1606,14 @@ static void dag__run(dag__worker *w, dag__task *t) {
 /* >>find work */
 static bool dag__work_visible(dag__worker *w) {
     if (w->index >= 0 && atomic_load(&w->mail_count)) return true;
-    if (atomic_load(&dag__g.prio_count) || atomic_load(&dag__g.inject_count)) return true;
+    /* a thread waiting inside a task leaves the shared queue to the others */
+    if (atomic_load(&dag__g.prio_count) || (!w->isolate && atomic_load(&dag__g.inject_count))) return true;
     for (int i = 0; i < dag__g.num_workers; i++)
         if (dag__deque_size(&dag__g.workers[i].deque) > 0) return true;
     return false;
 }
 
-static dag__task *dag__find_work(dag__worker *w) {
+static dag__task *dag__find_any(dag__worker *w) {
     dag__task *t;
     if (w->index >= 0) {
         if ((t = dag__unmail(w))) return t;
@@ -1628,6 +1639,78 @@ static dag__task *dag__find_work(dag__worker *w) {
         }
     }
     return NULL;
+}
+
+/* Was t spawned, directly or through its ancestors, by the body of s? A
+   queued task's ancestors are all alive: a task finishes after its children. */
+static bool dag__descends_from(dag__task *t, dag__task *s) {
+    for (dag__region *r = t->region; r && r->parent; r = r->parent->region)
+        if (r->parent == s) return true;
+    return false;
+}
+
+/* The first task in the shared queue that s spawned (directly or not). */
+static dag__task *dag__uninject_under(dag__task *s) {
+    if (atomic_load_explicit(&dag__g.inject_count, memory_order_acquire) == 0) return NULL;
+    dag__mutex_lock(&dag__g.inject_lock);
+    dag__task *prev = NULL, *t = dag__g.inject_head;
+    while (t && !dag__descends_from(t, s)) {
+        prev = t;
+        t = t->next;
+    }
+    if (t) {
+        if (prev) prev->next = t->next;
+        else dag__g.inject_head = t->next;
+        if (dag__g.inject_tail == t) dag__g.inject_tail = prev;
+        atomic_fetch_sub_explicit(&dag__g.inject_count, 1, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&dag__g.inject_lock);
+    return t;
+}
+
+/* Work for a waiting thread. A thread that waits inside the body of task S
+   runs only tasks S spawned, directly or not: running an unrelated task B
+   on top of S's frame would deadlock if B waits for S (OpenMP's task
+   scheduling constraint). Unrelated tasks it takes from a deque go to the
+   shared queue, where threads not waiting inside a task find them. Only when
+   every worker waits inside a task does it run anything, so the pool as a
+   whole keeps moving. */
+static dag__task *dag__find_work(dag__worker *w) {
+    dag__task *s = w->isolate;
+    if (DAG__LIKELY(!s)) return dag__find_any(w);
+    dag__task *t;
+    /* tasks pinned to this thread can run nowhere else: they always run */
+    if (w->index >= 0 && (t = dag__unmail(w))) return t;
+    if ((t = dag__uninject_under(s))) return t;
+    for (int tries = 0; tries < 4; tries++) {
+        if (!(t = dag__heap_pop()) && !(w->index >= 0 && (t = dag__deque_take(&w->deque)))) {
+            int n = dag__g.num_workers;
+            for (int i = 0; !t && i < n; i++)
+                if (&dag__g.workers[i] != w) t = dag__deque_steal(&dag__g.workers[i].deque);
+        }
+        if (!t) break;
+        if (dag__descends_from(t, s)) return t;
+        dag__inject(t);
+        dag__wake_one();
+        t = NULL;
+    }
+    if (atomic_load_explicit(&dag__g.isolated, memory_order_relaxed) < dag__g.num_workers) return NULL;
+    return dag__find_any(w);
+}
+
+/* Sets and restores the isolation of a wait made from the current context. */
+static dag__task *dag__isolate(dag__worker *w) {
+    dag__task *saved = w->isolate;
+    dag__context *ctx = dag__tls_ctx;
+    if (ctx && ctx->task) {
+        if (!saved && w->index >= 0) atomic_fetch_add_explicit(&dag__g.isolated, 1, memory_order_relaxed);
+        w->isolate = ctx->task;
+    }
+    return saved;
+}
+static void dag__unisolate(dag__worker *w, dag__task *saved) {
+    if (w->isolate && !saved && w->index >= 0) atomic_fetch_sub_explicit(&dag__g.isolated, 1, memory_order_relaxed);
+    w->isolate = saved;
 }
 
 /* Runs a task that find_work returned. A stolen task that was over in less
@@ -1679,6 +1762,7 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
    yields, then sleeps until woken. */
 static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
     int idle = 0;
+    dag__task *saved = dag__isolate(w);
     while (!done(arg)) {
         dag__task *t = dag__find_work(w);
         if (t) {
@@ -1695,6 +1779,7 @@ static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
             idle = 0;
         }
     }
+    dag__unisolate(w, saved);
 }
 
 static bool dag__stopping(void *unused) {
@@ -1886,10 +1971,13 @@ static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, 
     }
 }
 
+/* Finished, and no failure left to pass on: it orders nothing any more. */
+static bool dag__settled(dag__task *t) { return dag__done(t) && !dag__poisons(t); }
+
 static bool dag__entry_idle(dag__entry *e) {
-    if (e->writer && !dag__done(e->writer)) return false;
+    if (e->writer && !dag__settled(e->writer)) return false;
     for (uint32_t i = 0; i < e->num_readers; i++)
-        if (!dag__done(e->readers[i])) return false;
+        if (!dag__settled(e->readers[i])) return false;
     return true;
 }
 
@@ -2005,7 +2093,7 @@ static void dag__add_reader(dag__worker *w, dag__entry *e, dag__task *t) {
         /* Prune finished readers before growing: a long run of reads stays small. */
         uint32_t k = 0;
         for (uint32_t i = 0; i < e->num_readers; i++) {
-            if (dag__done(e->readers[i])) dag__decref(w, e->readers[i]);
+            if (dag__settled(e->readers[i])) dag__decref(w, e->readers[i]);
             else e->readers[k++] = e->readers[i];
         }
         e->num_readers = k;
@@ -2080,6 +2168,7 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     dag__region *r = dag__region_new(0);
     r->counter = r;
     r->owner_task = ctx->task;
+    r->parent = ctx->task;
     r->options = ctx->base;
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
@@ -2169,6 +2258,34 @@ void *dag_data_pointer(dag_data h) {
     return s ? s->ptr : NULL;
 }
 
+/* A record from this thread's pool holding one reference. Its refs are only
+   ever added to: a stale handle may be inside dag__ref_handle right now. */
+static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out) {
+    dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
+    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    if (DAG__UNLIKELY(gen == 0)) {   /* a fresh record: it belongs to this pool for good */
+        atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
+        t->home = &w->tasks;
+        /* its atomic words are only touched atomically; helgrind cannot tell */
+        DAG__HG_IGNORE(t, offsetof(dag__task, flags));
+        DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
+        DAG__HG_IGNORE(&t->ended, sizeof t->ended);
+    }
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    *gen_out = gen;
+    return t;
+}
+
+/* A handle: the record, its generation, whether it has a result, and the
+   set-up cycle it belongs to. */
+static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
+    dag_task h;
+    h.ptr = t;
+    h.gen = gen;
+    h.bits = (uint32_t)has_result | atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) << 1;
+    return h;
+}
+
 /* >>undeferred: tasks that run inside their spawn */
 
 /* The handle of a task that already ran inside its spawn: finished, nothing
@@ -2240,16 +2357,26 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
     w->inlined++;
     w->run++;
     dag__execute(w, t);
-    dag_task h;
-    h.ptr = &dag__ran_inline;
-    h.gen = 1;
-    h.has_result = 0;
+    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (DAG__UNLIKELY(status)) {
-        /* keep the failure where dag_wait and the region end find it */
+        /* keep the failure where dag_wait and the region end find it, and
+           where later tasks on its spans and in its sequence meet it */
         dag__task *f = dag__record_from_stack(w, t, &h.gen);
         atomic_store(&f->succ, DAG__CLOSED);
         dag__region_record_failure(r->counter, f, status);
+        dag__spawn_state st;
+        st.w = w;
+        st.t = f;
+        st.added = st.refs = st.num_recent = 0;
+        if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+        for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+        if (r->seq) {
+            if (r->bulk) dag__list_push(&r->bulk->step, f);
+            else dag__list_push(&r->seq->prev, f);
+            st.refs++;
+        }
+        atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
         dag__decref(w, f);
         h.ptr = f;
     } else if (t->extra) {
@@ -2262,14 +2389,22 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
 
 /* Moves a stack record into a pooled one (its extra goes along). */
 static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out) {
-    dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
-    uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-    if (!gen) gen = 1;
-    memcpy((void *)t, (const void *)local, sizeof *t);
-    atomic_store_explicit(&t->gen, gen, memory_order_relaxed);
-    t->home = &w->tasks;
-    t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
-    *gen_out = gen;
+    dag__task *t = dag__task_alloc(w, gen_out);
+    /* field by field: refs and gen of a pooled record may be touched by a
+       stale handle's dag__ref_handle at any time, so they are only added to */
+    atomic_store_explicit(&t->succ, atomic_load_explicit(&local->succ, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&t->pending, atomic_load_explicit(&local->pending, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&t->status, atomic_load_explicit(&local->status, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);
+    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
+    t->flags = local->flags & ~(uint32_t)DAG__TF_UNDEFERRED;
+    t->desc = local->desc;
+    t->region = local->region;
+    t->extra = local->extra;
+    t->child_root = NULL;
+    memcpy(t->args, local->args, sizeof t->args);
+    memcpy(t->result, local->result, sizeof t->result);
     return t;
 }
 
@@ -2282,20 +2417,19 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     if (live <= limit) return;
+    dag__task *saved = dag__isolate(w);
     while (live > limit / 2) {
         dag__task *t = dag__find_work(w);
-        if (!t) return;
+        if (!t) break;
         dag__run_found(w, t);
         live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     }
+    dag__unisolate(w, saved);
 }
 
 /* >>spawn */
 static dag_task dag__failed_handle(dag__region *r, int code) {
-    dag_task h;
-    h.ptr = NULL;
-    h.gen = (uint32_t)code;   /* a handle with no record carries its error */
-    h.has_result = 0;
+    dag_task h = dag__handle(NULL, (uint32_t)code, 0);   /* a handle with no record carries its error */
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
     return h;
 }
@@ -2319,7 +2453,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     dag__worker *w = dag__tls_worker;
     dag__region *r = dag__ctx_top(w, ctx);
-    if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args))) {
+    if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
+                      desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
         dag__err(DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
                  num_args, desc ? desc->num_params : 0);
         return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
@@ -2350,16 +2485,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         t->child_root = NULL;
         t->flags = DAG__TF_UNDEFERRED;
     } else {
-        t = (dag__task *)dag__pool_alloc(&w->tasks);
-        gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-        if (DAG__UNLIKELY(gen == 0)) {   /* a fresh record: it belongs to this pool for good */
-            atomic_store_explicit(&t->gen, gen = 1, memory_order_relaxed);
-            t->home = &w->tasks;
-            /* its atomic words are only touched atomically; helgrind cannot tell */
-            DAG__HG_IGNORE(t, offsetof(dag__task, flags));
-            DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
-            DAG__HG_IGNORE(&t->ended, sizeof t->ended);
-        }
+        t = dag__task_alloc(w, &gen);
         t->flags = 0;
     }
     t->desc = desc;
@@ -2367,9 +2493,9 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     t->region = r->counter;
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
-    atomic_store_explicit(&t->refs, 1, memory_order_relaxed);
+    if (undeferred) atomic_init(&t->refs, 1);
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->failed_dep, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     if (DAG__UNLIKELY(opt.name || opt.priority || !dag__scope_empty(&opt.scope) || tracing ||
@@ -2446,7 +2572,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         case DAG__ARG_FUTURE: {
             dag_task h = a->task;
             if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
-            if (!h.has_result) { error = DAG_ERR_ARG_TYPE; break; }
+            if (!(h.bits & 1)) { error = DAG_ERR_ARG_TYPE; break; }
             if (!dag__ref_handle(h)) { error = DAG_ERR_STALE_HANDLE; break; }
             if (atomic_load_explicit(&h.ptr->ended, memory_order_relaxed)) {
                 dag__decref(w, h.ptr);
@@ -2472,8 +2598,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     if (DAG__UNLIKELY(error)) {
         dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1, dag_result_string(error));
-        atomic_store_explicit(&t->refs, 0, memory_order_relaxed);
-        dag__task_free(w, t);
+        if (undeferred) dag__task_free(w, t);
+        else dag__decref(w, t);
         return dag__failed_handle(r, error);
     }
     if (undeferred) {
@@ -2510,17 +2636,14 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         t->flags |= DAG__TF_RETAINED;
         st.refs++;
     }
-    atomic_store_explicit(&t->refs, 1 + st.refs, memory_order_relaxed);
+    if (st.refs) atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
     r->counter->spawned++;
     w->spawned++;
     /* Publish: drop the guard, keeping one count per attached edge. */
     DAG__HB(&t->pending);
     int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st.added, memory_order_acq_rel) -
                    (DAG__GUARD - st.added);
-    dag_task h;
-    h.ptr = t;
-    h.gen = gen;
-    h.has_result = desc->result_size != 0;
+    dag_task h = dag__handle(t, gen, desc->result_size != 0);
     if (left == 0) {
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t)) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
@@ -2585,7 +2708,7 @@ const char *dag_task_message(dag_task h) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
-    if (!h.has_result) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
+    if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
     if (!dag__ref_handle(h)) return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
     dag__task *t = h.ptr;
     if (atomic_load_explicit(&t->ended, memory_order_relaxed)) {
@@ -2696,11 +2819,19 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     dag__worker *w = dag__tls_worker;
     dag__region *outer = dag__ctx_top(w, ctx);
     bool waits = kind == DAG_REGION_DATADEPS || kind == DAG_REGION_SEQUENTIAL;
+    const char *cancel = outer->cancel;
     if (waits && outer->seq) {
-        /* a nested waiting region is one step of the enclosing sequence */
-        for (size_t i = 0; i < outer->seq->prev.count; i++) dag__wait_task(w, outer->seq->prev.items[i]);
+        /* a nested waiting region is one step of the enclosing sequence:
+           after the previous step, and cancelled if that step failed */
+        for (size_t i = 0; i < outer->seq->prev.count; i++) {
+            dag__task *p = outer->seq->prev.items[i];
+            dag__wait_task(w, p);
+            if (!cancel && dag__poisons(p)) cancel = atomic_load(&p->failed_dep) ? atomic_load(&p->failed_dep) : dag__task_name(p);
+        }
     }
     dag__region *r = dag__region_new(kind);
+    r->cancel = cancel;
+    r->parent = ctx->task;
     r->outer = outer;
     r->depth = ++ctx->depth;
     r->serial = ++ctx->serial;
@@ -2888,8 +3019,10 @@ static void dag__guest_attach(void) {
     dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
     dag__context_init(c);
     dag__mutex_lock(&dag__g.guest_lock);
+    dag__mutex_lock(&dag__g.sleep_lock);   /* wakers walk the guest list under it */
     w->next_guest = dag__g.guests;
     dag__g.guests = w;
+    dag__mutex_unlock(&dag__g.sleep_lock);
     c->next_guest = dag__g.guest_contexts;
     dag__g.guest_contexts = c;
     dag__mutex_unlock(&dag__g.guest_lock);
@@ -2922,6 +3055,7 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.sleepers, 0);
     atomic_store(&dag__g.inject_count, 0);
     atomic_store(&dag__g.prio_count, 0);
+    atomic_store(&dag__g.isolated, 0);
     dag__g.inject_head = dag__g.inject_tail = NULL;
     dag__g.heap_count = 0;
     dag__g.guests = NULL;
@@ -2962,6 +3096,9 @@ int dag_current_worker(void) {
 
 dag_result dag_shutdown(void) {
     if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
+    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
+                                    "call it from the thread that set up");
     dag_result res = DAG_OK;
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;

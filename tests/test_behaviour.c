@@ -1029,6 +1029,40 @@ static void shutdown_or_note(void) {
     }
 }
 
+/* A thread waiting inside task A must not run an unrelated task B on top of
+   A's frame: B waits for A (by fetch, or through a child's Fut) and A could
+   never resume. A's child is pinned to worker 1, which is busy for a while,
+   so worker 2 waits inside A with B queued. */
+DAG_TASK(void, pinned_child, (int *, p)) { *p = 1; }
+DAG_TASK(int, waits_for_pinned_child, (int *, p)) {
+    DAG_DATADEPS { dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 1) }, pinned_child, Out(p, 1)); }
+    return 42;
+}
+DAG_TASK(int, fetches_handle, (dag_task, a)) {
+    int v = 0;
+    dag_fetch(a, &v);
+    return v + 1;
+}
+DAG_TASK(int, plus_one, (int, v)) { return v + 1; }
+DAG_TASK(int, child_uses_handle, (dag_task, a)) {
+    int v = 0;
+    DAG_DATADEPS { dag_fetch(dag_spawn(plus_one, Fut(a)), &v); }
+    return v;
+}
+TEST(a_waiting_task_never_runs_an_unrelated_task_on_top_of_itself) {
+    for (int variant = 0; variant < 2; variant++) {
+        int c = 0, v = 0;
+        DAG_DATADEPS {
+            dag_task a = dag_spawn(waits_for_pinned_child, Val(&c));
+            dag_task b = variant ? dag_spawn(child_uses_handle, Val(a)) : dag_spawn(fetches_handle, Val(a));
+            test_spin_us(100000);   /* worker 1 busy: worker 2 takes A and waits inside it */
+            dag_fetch(b, &v);
+        }
+        CHECK_EQ_INT(v, 43);
+        CHECK_EQ_INT(c, 1);
+    }
+}
+
 int main(void) {
     watchdog_start();
     setup_or_note(4);
@@ -1085,6 +1119,7 @@ int main(void) {
     RUN(with_options_scope_applies_to_nested_spawns);
     RUN(two_readers_run_at_the_same_time);
     RUN(children_are_ordered_by_their_spans_and_the_parent_waits_for_them);
+    RUN(a_waiting_task_never_runs_an_unrelated_task_on_top_of_itself);
     shutdown_or_note();
 
     /* set up again with two workers: the runtime comes back after a shutdown */

@@ -764,6 +764,85 @@ TEST(spawning_after_shutdown_fails_with_shut_down) {
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);   /* twice is harmless */
 }
 
+/* ---- found in review: failures and the paths that skip the queues ---- */
+DAG_TASK(void, writer_fails, (int *, x)) { *x = -1; dag_fail(DAG_USER_ERROR, "boom"); }
+DAG_TASK(void, mark_ran, (const int *, x), (int *, ran)) { (void)x; *ran = 1; }
+DAG_TASK(void, step_ran, (int *, ran)) { *ran = 1; }
+DAG_TASK(void, fill_one, (int *, p)) { *p = 1; }
+DAG_TASK(int, shuts_down_inside) { return dag_shutdown(); }
+
+static void setup_with_throttle(int threads, int throttle) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = threads;
+    d.throttle = throttle;
+    d.logger.func = capture_logger;
+    if (dag_setup(&d) != DAG_OK) setup_failures++;
+}
+
+/* With a throttle of 1 the failing writer runs inside its own spawn. */
+TEST(a_failure_that_ran_inside_its_spawn_still_cancels_readers_and_the_next_step) {
+    int pad = 0, x = 0, ran = 0, ran2 = 0;
+    dag_result r = DAG_OK, r2 = DAG_OK;
+    DAG_DATADEPS {
+        dag_spawn(fill_one, Out(&pad, 1));   /* stays queued: the deque is full */
+        dag_spawn(writer_fails, Out(&x, 1));
+        r = dag_wait(dag_spawn(mark_ran, In(&x, 1), Out(&ran, 1)));
+    }
+    DAG_DATADEPS {
+        dag_spawn(fill_one, Out(&pad, 1));
+        DAG_SEQUENTIAL {
+            dag_spawn(writer_fails, Out(&x, 1));
+            r2 = dag_wait(dag_spawn(step_ran, Out(&ran2, 1)));
+        }
+    }
+    CHECK_EQ_INT(r, DAG_ERR_DEPENDENCY_FAILED);
+    CHECK_EQ_INT(ran, 0);
+    CHECK_EQ_INT(r2, DAG_ERR_DEPENDENCY_FAILED);
+    CHECK_EQ_INT(ran2, 0);
+}
+
+/* Thousands of other spans make the table sweep itself: the failed writer
+   must survive the sweep while its region is open. */
+static int many_spans[3000];
+TEST(a_failure_survives_a_sweep_of_the_dependency_table) {
+    int x = 0, ran = 0;
+    dag_result r = DAG_OK;
+    DAG_DATADEPS {
+        dag_wait(dag_spawn(writer_fails, Out(&x, 1)));
+        for (int i = 0; i < 3000; i++) dag_spawn(fill_one, Out(&many_spans[i], 1));
+        r = dag_wait(dag_spawn(mark_ran, In(&x, 1), Out(&ran, 1)));
+    }
+    CHECK_EQ_INT(r, DAG_ERR_DEPENDENCY_FAILED);
+    CHECK_EQ_INT(ran, 0);
+}
+
+TEST(a_region_nested_in_a_sequence_after_a_failed_step_is_cancelled) {
+    int x = 0, ran = 0;
+    DAG_SEQUENTIAL {
+        dag_spawn(writer_fails, Out(&x, 1));
+        DAG_DATADEPS { dag_spawn(step_ran, Out(&ran, 1)); }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DEPENDENCY_FAILED);
+    }
+    CHECK_EQ_INT(ran, 0);
+}
+
+TEST(dag_shutdown_inside_a_task_is_rejected) {
+    int r = -1;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(shuts_down_inside), &r), DAG_OK);
+    CHECK_EQ_INT(r, DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_is_setup());
+}
+
+TEST(a_handle_from_before_a_new_setup_is_stale) {
+    dag_task t = dag_spawn(return_int, Val(5));
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+    shutdown_quietly();
+    setup_or_note(2);
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+}
+
 int main(void) {
     watchdog_start();
     if (getenv("DAG_TEST_ECHO_LOG")) atomic_store(&echo_log, 1);
@@ -804,6 +883,14 @@ int main(void) {
     RUN(a_failing_task_cancels_its_data_and_fut_dependents);
     RUN(a_scope_no_worker_satisfies_is_rejected);
     RUN(leaving_a_block_by_break_is_reported_by_dag_wait_all);
+    RUN(a_failure_survives_a_sweep_of_the_dependency_table);
+    RUN(a_region_nested_in_a_sequence_after_a_failed_step_is_cancelled);
+    RUN(dag_shutdown_inside_a_task_is_rejected);
+    RUN(a_handle_from_before_a_new_setup_is_stale);
+    shutdown_quietly();
+
+    setup_with_throttle(1, 1);
+    RUN(a_failure_that_ran_inside_its_spawn_still_cancels_readers_and_the_next_step);
     shutdown_quietly();
     int rc = test_summary();
     return setup_failures ? 1 : rc;
