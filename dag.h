@@ -60,6 +60,11 @@
    A task is finished when its body has returned and every task its body
    spawned has finished, so nested spawns are always waited for.
 
+   A thread that waits (dag_fetch, dag_wait, a region end) runs tasks
+   meanwhile. Inside a task body it runs only tasks that body spawned,
+   directly or not, and tasks pinned to its worker, so a body may wait for
+   any task without deadlocking on its own stack.
+
    REGIONS (block macros; function forms dag_region_begin/dag_region_end)
    =======
        DAG_DATADEPS { }       on exit every task spawned inside has finished;
