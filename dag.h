@@ -651,7 +651,6 @@ typedef struct dag__extra {
 } dag__extra;
 
 enum {
-    DAG__TF_RETAINED = 1,      /* a region holds a reference for dag_fetch */
     DAG__TF_UNDEFERRED = 2,    /* runs inside its spawn, on the spawner's stack */
     DAG__TF_PLACED = 4,        /* scoped or prioritised: goes through make_ready, never inline */
 };
@@ -799,7 +798,6 @@ typedef struct dag__state {
     _Atomic int tracing;
     _Atomic uint64_t next_trace_id;
     uint64_t trace_epoch;
-    dag__mutex trace_lock;
     /* data */
     dag__mutex data_lock;
     _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
@@ -2638,7 +2636,6 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     if (desc->result_size) {
         atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
         dag__list_push(&r->counter->retained, t);
-        t->flags |= DAG__TF_RETAINED;
         st.refs++;
     }
     if (st.refs) atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
@@ -3069,7 +3066,6 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.inject_lock);
     dag__mutex_init(&dag__g.prio_lock);
     dag__mutex_init(&dag__g.guest_lock);
-    dag__mutex_init(&dag__g.trace_lock);
     dag__mutex_init(&dag__g.data_lock);
     dag__mutex_init(&dag__region_lock);
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)d.num_threads * sizeof(dag__worker));
@@ -3169,7 +3165,6 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.inject_lock);
     dag__mutex_destroy(&dag__g.prio_lock);
     dag__mutex_destroy(&dag__g.guest_lock);
-    dag__mutex_destroy(&dag__g.trace_lock);
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__tls_ctx = NULL;
