@@ -1721,6 +1721,9 @@ static void dag__unisolate(dag__worker *w, dag__task *saved) {
    while (doubling up to 50 us): the victim's deque then fills, and the
    spawner runs such tiny tasks itself (undeferred) at a fraction of the cost
    of moving them between cores. Longer tasks reset the pause. */
+#ifndef DAG__TINY_NS
+#define DAG__TINY_NS 1000
+#endif
 static void dag__run_found(dag__worker *w, dag__task *t) {
     if (!w->just_stole) {
         dag__run(w, t);
@@ -1730,7 +1733,7 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
     uint64_t start = dag__now_ns();
     dag__run(w, t);
     uint64_t end = dag__now_ns();
-    if (end - start < 1000) {
+    if (end - start < DAG__TINY_NS) {
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > 50000) w->steal_pause_ns = 50000;
         w->steal_after = end + w->steal_pause_ns;
