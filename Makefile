@@ -14,8 +14,8 @@ PYTHON  ?= python3
 STRICT  ?= 0
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_backends/dag_threads.h tests/test.h
-SUITES  := behaviour errors stress fuzz
+HEADERS := dag.h dag_kernels.h dag_backends/dag_threads.h tests/test.h
+SUITES  := behaviour errors stress fuzz kernels
 EXAMPLES := hello tiled_datadeps sequential_bulk
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
@@ -58,7 +58,7 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread
 
 # ---- compile checks ---------------------------------------------------------
-check-compile: $(HEADERS) tests/compile/impl.c tests/compile/public.cc tests/compile/two_units_a.c tests/compile/two_units_b.c
+check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compile/public.cc tests/compile/two_units_a.c tests/compile/two_units_b.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -75,6 +75,10 @@ check-compile: $(HEADERS) tests/compile/impl.c tests/compile/public.cc tests/com
 	run ./$(B)/compile/public_cxx; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread; \
 	run ./$(B)/compile/two_units; \
+	run $(CC) $(WARN) -O1 -I. -Itests tests/test_kernels.c -o $(B)/compile/test_kernels -pthread; \
+	rm -rf $(B)/compile/cl; mkdir -p $(B)/compile/cl; run ./$(B)/compile/test_kernels --write-cl $(B)/compile/cl; \
+	if command -v $(CLANG) >/dev/null; then for f in $(B)/compile/cl/*.cl; do \
+	  run $(CLANG) -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror $$f; done; fi; \
 	echo "compile: $$ok passed, $$bad failed" | tee $(B)/results-compile; [ $$bad = 0 ]
 
 # ---- test runs --------------------------------------------------------------

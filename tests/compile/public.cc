@@ -1,6 +1,6 @@
 // The public part of dag.h from C++: declarations, handles, options, and the
 // argument constructors a C++ caller uses with dag_spawn_desc.
-#include "dag.h"
+#include "dag_kernels.h"   /* includes dag.h */
 int main() {
     double x[4] = {0, 0, 0, 0};
     dag_arg a[2] = { DAG_IN(x, 4), DAG_VAL(2.0) };
