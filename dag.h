@@ -2791,11 +2791,42 @@ static const char *dag__region_name(int kind) {
     }
 }
 
+/* A waiting region inside a sequence is one step of it: when the step
+   failed, a finished, failed record stands in for it, so the next step is
+   cancelled exactly as after a failed task. */
+static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0 };
+static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char *cause) {
+    uint32_t gen;
+    dag__task *m = dag__task_alloc(w, &gen);
+    m->desc = &dag__failed_step;
+    m->extra = NULL;
+    m->flags = 0;
+    m->region = NULL;
+    atomic_store(&m->status, DAG_ERR_DEPENDENCY_FAILED);
+    atomic_store(&m->failed_dep, cause);
+    atomic_store(&m->ended, 0);
+    atomic_store(&m->waiters, 0);
+    atomic_store(&m->pending, 0);
+    atomic_store(&m->succ, DAG__CLOSED);
+    if (outer->bulk) {
+        dag__list_push(&outer->bulk->step, m);
+    } else {
+        dag__task_list *prev = &outer->seq->prev;
+        for (size_t i = 0; i < prev->count; i++) dag__decref(w, prev->items[i]);
+        prev->count = 0;
+        dag__list_push(prev, m);
+    }
+}
+
 static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) {
     int err = DAG_OK;
     if (r->counter == r) {
         dag__drain(w, r);
         err = dag__region_error(r);
+        if (err && r->outer && r->outer->seq) {
+            const char *cause = atomic_load(&r->failed_name);
+            dag__mark_step_failed(w, r->outer, cause ? cause : "a task in a nested region");
+        }
         dag__region_release(w, r);
     } else if (r->kind == DAG_REGION_BULK && r->bulk == r && r->step.count) {
         /* the step's tasks become what the next sequential spawn follows

@@ -827,6 +827,20 @@ TEST(a_region_nested_in_a_sequence_after_a_failed_step_is_cancelled) {
     CHECK_EQ_INT(ran, 0);
 }
 
+TEST(a_failure_inside_a_region_nested_in_a_sequence_cancels_the_next_step) {
+    int x = 0, ran = 0, ran_bulk = 0;
+    DAG_SEQUENTIAL {
+        DAG_DATADEPS { dag_spawn(writer_fails, Out(&x, 1)); }
+        dag_spawn(step_ran, Out(&ran, 1));
+    }
+    DAG_SEQUENTIAL {
+        DAG_BULK { DAG_DATADEPS { dag_spawn(writer_fails, Out(&x, 1)); } }
+        dag_spawn(step_ran, Out(&ran_bulk, 1));
+    }
+    CHECK_EQ_INT(ran, 0);
+    CHECK_EQ_INT(ran_bulk, 0);
+}
+
 TEST(dag_shutdown_inside_a_task_is_rejected) {
     int r = -1;
     CHECK_EQ_INT(dag_fetch(dag_spawn(shuts_down_inside), &r), DAG_OK);
@@ -885,6 +899,7 @@ int main(void) {
     RUN(leaving_a_block_by_break_is_reported_by_dag_wait_all);
     RUN(a_failure_survives_a_sweep_of_the_dependency_table);
     RUN(a_region_nested_in_a_sequence_after_a_failed_step_is_cancelled);
+    RUN(a_failure_inside_a_region_nested_in_a_sequence_cancels_the_next_step);
     RUN(dag_shutdown_inside_a_task_is_rejected);
     RUN(a_handle_from_before_a_new_setup_is_stale);
     shutdown_quietly();
