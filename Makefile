@@ -14,13 +14,13 @@ PYTHON  ?= python3
 STRICT  ?= 0
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_backends/dag_threads.h tests/test.h
+HEADERS := dag.h dag_kernels.h dag_backends/dag_threads.h dag_backends/dag_opencl.h tests/test.h
 SUITES  := behaviour errors stress fuzz kernels
 EXAMPLES := hello tiled_datadeps sequential_bulk
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
-.PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind
+.PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -122,12 +122,31 @@ test-helgrind:
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
 	    grep -q ' 0 failed$$' $(B)/results-helgrind
 
+# OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all.
+$(B)/opencl/test_opencl: tests/test_opencl.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread
+
+test-opencl:
+	@mkdir -p $(B) $(B)/no_opencl_vendors $(B)/pocl_cache
+	@if ! /sbin/ldconfig -p | grep -q 'libOpenCL.so.1 ' || [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then \
+	  echo "skipped: OpenCL on PoCL not found (apt-get install ocl-icd-libopencl1 pocl-opencl-icd)"; \
+	  echo "test-opencl: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-opencl; \
+	  [ "$(STRICT)" != 1 ]; exit $$?; fi
+	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl
+	@bash tests/run.sh opencl POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp -- \
+	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/opencl/test_opencl ";" \
+	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/opencl/test_opencl \
+	    | tee $(B)/results-opencl.log; tail -n 1 $(B)/results-opencl.log > $(B)/results-opencl; \
+	    grep -q ' 0 failed$$' $(B)/results-opencl
+
 # Every group runs even if an earlier one failed; the last line sums them up.
 test:
 	@rm -f $(B)/results-*
-	@st=0; for t in check-compile test-gcc test-clang test-asan test-tsan test-helgrind; do \
+	@st=0; for t in check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl; do \
 	  $(MAKE) --no-print-directory $$t STRICT=$(STRICT) || st=1; done; \
-	cat $(B)/results-compile $(B)/results-gcc $(B)/results-clang $(B)/results-asan $(B)/results-tsan $(B)/results-helgrind 2>/dev/null \
+	cat $(B)/results-compile $(B)/results-gcc $(B)/results-clang $(B)/results-asan $(B)/results-tsan $(B)/results-helgrind \
+	    $(B)/results-opencl 2>/dev/null \
 	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)=="failed")f+=$$i}} END{print "all: " p " passed, " f " failed"; exit f>0}' || st=1; \
 	exit $$st
 
@@ -147,7 +166,7 @@ bench: $(B)/bench/dag_tasks all-peers
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
-                libomp-dev libstarpu-dev graphviz
+                libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \

@@ -271,6 +271,14 @@ void dag_trace_clear(void);
 dag_result dag_trace_write_json(const char *path);
 dag_result dag_trace_write_dot(const char *path);
 
+/* >>backends: which processors exist, and why not */
+typedef enum dag_backend {
+    DAG_CPU = 0, DAG_OPENCL, DAG_CUDA, DAG_HIP, DAG_LEVEL_ZERO, DAG_BACKEND_COUNT
+} dag_backend;
+bool dag_backend_available(dag_backend backend);
+int dag_device_count(dag_backend backend);        /* CPU: worker threads */
+const char *dag_backend_status(dag_backend backend);   /* what it found, or why it is unavailable */
+
 dag_stats dag_get_stats(void);
 const char *dag_result_string(int result);
 void dag_log(dag_log_level level, int item, const char *fmt, ...)
@@ -591,6 +599,17 @@ extern "C" {
 
 #include "dag_backends/dag_threads.h"
 
+/* >>backend selection: each -DDAG_BACKEND_X folds into one DAG__HAS_X */
+#if defined(DAG_BACKEND_OPENCL)
+#define DAG__HAS_OPENCL 1
+#include "dag_backends/dag_opencl.h"
+#else
+#define DAG__HAS_OPENCL 0
+#endif
+#if defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
+#error "dag.h: this version has the OpenCL backend only (-DDAG_BACKEND_OPENCL); CUDA, HIP and Level Zero arrive with the device layer"
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -815,6 +834,9 @@ typedef struct dag__state {
     _Atomic int tracing;
     _Atomic uint64_t next_trace_id;
     uint64_t trace_epoch;
+    /* backends */
+    bool backend_ok[DAG_BACKEND_COUNT];
+    char backend_status[DAG_BACKEND_COUNT][256];
     /* data */
     dag__mutex data_lock;
     _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
@@ -3084,6 +3106,53 @@ static void dag__guest_attach(void) {
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);
 }
 
+/* Every compiled-in backend looks for its devices; one that finds none
+   says why, and the CPU does the work. */
+static void dag__backends_init(void) {
+    static const char *const names[DAG_BACKEND_COUNT] = { "CPU", "OpenCL", "CUDA", "HIP", "Level Zero" };
+    static const char *const flags[DAG_BACKEND_COUNT] = { "", "DAG_BACKEND_OPENCL", "DAG_BACKEND_CUDA",
+                                                          "DAG_BACKEND_HIP", "DAG_BACKEND_LEVEL_ZERO" };
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+        dag__g.backend_ok[b] = false;
+        snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: not compiled in (build with -D%s)",
+                 names[b], flags[b]);
+    }
+    dag__g.backend_ok[DAG_CPU] = true;
+    snprintf(dag__g.backend_status[DAG_CPU], sizeof dag__g.backend_status[DAG_CPU], "CPU: %d worker threads",
+             dag__g.num_workers);
+#if DAG__HAS_OPENCL
+    {
+        char why[200];
+        dag__g.backend_ok[DAG_OPENCL] = dag__cl_init(why, sizeof why) == 0;
+        snprintf(dag__g.backend_status[DAG_OPENCL], sizeof dag__g.backend_status[DAG_OPENCL], "OpenCL: %s%s",
+                 dag__g.backend_ok[DAG_OPENCL] ? "" : "unavailable: ", why);
+        dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[DAG_OPENCL]);
+    }
+#else
+    (void)names;
+#endif
+}
+
+bool dag_backend_available(dag_backend b) {
+    if (b < 0 || b >= DAG_BACKEND_COUNT || !dag__current_context()) return false;
+    return dag__g.backend_ok[b];
+}
+
+int dag_device_count(dag_backend b) {
+    if (!dag_backend_available(b)) return 0;
+    if (b == DAG_CPU) return dag__g.num_workers;
+#if DAG__HAS_OPENCL
+    if (b == DAG_OPENCL) return dag__cl_device_count();
+#endif
+    return 0;
+}
+
+const char *dag_backend_status(dag_backend b) {
+    if (b < 0 || b >= DAG_BACKEND_COUNT) return "unknown backend";
+    if (!dag__current_context()) return "the runtime is shut down";
+    return dag__g.backend_status[b];
+}
+
 dag_result dag_setup(const dag_desc *desc) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
@@ -3136,6 +3205,7 @@ dag_result dag_setup(const dag_desc *desc) {
             break;
         }
     }
+    dag__backends_init();
     return DAG_OK;
 }
 
@@ -3218,6 +3288,9 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__region_lock);
+#if DAG__HAS_OPENCL
+    dag__cl_shutdown();
+#endif
     dag__tls_ctx = NULL;
     dag__tls_worker = NULL;
     atomic_store(&dag__g.phase, 2);
