@@ -122,8 +122,10 @@ test-helgrind:
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
 	    grep -q ' 0 failed$$' $(B)/results-helgrind
 
-# OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all.
-$(B)/opencl/test_opencl: tests/test_opencl.c $(HEADERS)
+# OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all;
+# then every core suite from a binary built with the backend, on a machine
+# where it finds nothing (it must start and work on the CPU).
+$(B)/opencl/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread
 
@@ -133,10 +135,12 @@ test-opencl:
 	  echo "skipped: OpenCL on PoCL not found (apt-get install ocl-icd-libopencl1 pocl-opencl-icd)"; \
 	  echo "test-opencl: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-opencl; \
 	  [ "$(STRICT)" != 1 ]; exit $$?; fi
-	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl
-	@bash tests/run.sh opencl POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp -- \
+	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl $(SUITES:%=$(B)/opencl/test_%)
+	@bash tests/run.sh opencl POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	    DAG_TEST_SCALE=0.05 FUZZ_SEEDS=300 -- \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/opencl/test_opencl ";" \
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/opencl/test_opencl \
+	    $(foreach s,$(SUITES),";" env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors ./$(B)/opencl/test_$(s)) \
 	    | tee $(B)/results-opencl.log; tail -n 1 $(B)/results-opencl.log > $(B)/results-opencl; \
 	    grep -q ' 0 failed$$' $(B)/results-opencl
 

@@ -241,6 +241,7 @@ static void fz_body_error(const char *fmt, ...) {
 }
 
 static void fz_logger(dag_log_level level, int item, const char *message, void *user) {
+    if (level == DAG_LOG_INFO) return;   /* what the runtime found (backends): not a complaint */
     (void)user;
     atomic_fetch_add(&g_logs, 1);
     if (!atomic_load(&g_quiet_log))
