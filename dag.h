@@ -110,7 +110,17 @@
    DAG_NO_SHORT_NAMES no In/Out/InOut/Val/Fut
    DAG_VALIDATE       keep span validation under NDEBUG
    DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
+   DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
    Link with the thread library (-pthread).
+
+   BACKENDS
+   ========
+   The CPU (C11 threads) is always on. -DDAG_BACKEND_OPENCL adds OpenCL,
+   loaded at run time from libOpenCL.so.1 (no SDK needed); so far it finds
+   the devices, and kernels still run on the CPU. dag_backend_available(),
+   dag_device_count() and dag_backend_status() say what was found, or why
+   not in the driver's own words. CUDA, HIP and Level Zero are not in this
+   version (their flags stop the build with an #error saying so).
 
    LICENSE: MIT, see the end of this file.
 */
