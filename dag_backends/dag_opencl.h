@@ -6,8 +6,11 @@
    platform or a device, the backend reports itself unavailable with the
    loader's own error, and everything runs on the CPU.
 
-   This first part finds the platforms and devices; kernels, buffers and
-   transfers arrive with the device layer. Private names: dag__cl_*.
+   It finds the platforms and devices, and gives each device a context and
+   an in-order queue, buffers, asynchronous copies and launches with events,
+   and programs built from source (with the compiler's log on failure). The
+   generic device layer in dag.h will drive these; today the tests call
+   them directly. Private names: dag__cl_*.
 */
 #ifndef DAG_OPENCL_H_INCLUDED
 #define DAG_OPENCL_H_INCLUDED
@@ -20,6 +23,12 @@ typedef uint32_t dag__cl_uint;
 typedef uint64_t dag__cl_ulong;
 typedef struct dag__cl_platform *dag__cl_platform_id;
 typedef struct dag__cl_device *dag__cl_device_id;
+typedef struct dag__cl_context *dag__cl_context;
+typedef struct dag__cl_queue *dag__cl_queue;
+typedef struct dag__cl_mem *dag__cl_mem;
+typedef struct dag__cl_program *dag__cl_program;
+typedef struct dag__cl_kernel *dag__cl_kernel;
+typedef struct dag__cl_event *dag__cl_event;
 #define DAG__CL_SUCCESS 0
 #define DAG__CL_DEVICE_NOT_FOUND (-1)
 #define DAG__CL_PLATFORM_NOT_FOUND_KHR (-1001)
@@ -27,13 +36,34 @@ typedef struct dag__cl_device *dag__cl_device_id;
 #define DAG__CL_DEVICE_NAME 0x102B
 #define DAG__CL_DEVICE_GLOBAL_MEM_SIZE 0x101F
 #define DAG__CL_PLATFORM_NAME 0x0902
+#define DAG__CL_MEM_READ_WRITE 1
+#define DAG__CL_PROGRAM_BUILD_LOG 0x1183
 
 /* >>opencl symbols: one line each */
 #define DAG__CL_SYMBOLS(X) \
     X(clGetPlatformIDs, dag__cl_int, (dag__cl_uint, dag__cl_platform_id *, dag__cl_uint *)) \
     X(clGetPlatformInfo, dag__cl_int, (dag__cl_platform_id, dag__cl_uint, size_t, void *, size_t *)) \
     X(clGetDeviceIDs, dag__cl_int, (dag__cl_platform_id, dag__cl_ulong, dag__cl_uint, dag__cl_device_id *, dag__cl_uint *)) \
-    X(clGetDeviceInfo, dag__cl_int, (dag__cl_device_id, dag__cl_uint, size_t, void *, size_t *))
+    X(clGetDeviceInfo, dag__cl_int, (dag__cl_device_id, dag__cl_uint, size_t, void *, size_t *)) \
+    X(clCreateContext, dag__cl_context, (const intptr_t *, dag__cl_uint, const dag__cl_device_id *, void *, void *, dag__cl_int *)) \
+    X(clCreateCommandQueue, dag__cl_queue, (dag__cl_context, dag__cl_device_id, dag__cl_ulong, dag__cl_int *)) \
+    X(clCreateBuffer, dag__cl_mem, (dag__cl_context, dag__cl_ulong, size_t, void *, dag__cl_int *)) \
+    X(clEnqueueWriteBuffer, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, size_t, size_t, const void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clEnqueueReadBuffer, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, size_t, size_t, void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clCreateProgramWithSource, dag__cl_program, (dag__cl_context, dag__cl_uint, const char **, const size_t *, dag__cl_int *)) \
+    X(clBuildProgram, dag__cl_int, (dag__cl_program, dag__cl_uint, const dag__cl_device_id *, const char *, void *, void *)) \
+    X(clGetProgramBuildInfo, dag__cl_int, (dag__cl_program, dag__cl_device_id, dag__cl_uint, size_t, void *, size_t *)) \
+    X(clCreateKernel, dag__cl_kernel, (dag__cl_program, const char *, dag__cl_int *)) \
+    X(clSetKernelArg, dag__cl_int, (dag__cl_kernel, dag__cl_uint, size_t, const void *)) \
+    X(clEnqueueNDRangeKernel, dag__cl_int, (dag__cl_queue, dag__cl_kernel, dag__cl_uint, const size_t *, const size_t *, const size_t *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clWaitForEvents, dag__cl_int, (dag__cl_uint, const dag__cl_event *)) \
+    X(clReleaseEvent, dag__cl_int, (dag__cl_event)) \
+    X(clFinish, dag__cl_int, (dag__cl_queue)) \
+    X(clReleaseMemObject, dag__cl_int, (dag__cl_mem)) \
+    X(clReleaseKernel, dag__cl_int, (dag__cl_kernel)) \
+    X(clReleaseProgram, dag__cl_int, (dag__cl_program)) \
+    X(clReleaseCommandQueue, dag__cl_int, (dag__cl_queue)) \
+    X(clReleaseContext, dag__cl_int, (dag__cl_context))
 
 #define DAG__CL_FIELD(name, ret, args) ret (*name) args;
 typedef struct dag__cl_api { DAG__CL_SYMBOLS(DAG__CL_FIELD) } dag__cl_api;
@@ -44,6 +74,8 @@ typedef struct dag__cl_device_info {
     dag__cl_platform_id platform;
     char name[128];
     uint64_t memory;
+    dag__cl_context context;
+    dag__cl_queue queue;      /* in order: copies and kernels of one device follow each other */
 } dag__cl_device_info;
 
 static struct {
@@ -104,6 +136,14 @@ static int dag__cl_init(char *why, size_t why_size) {
             dag__cl_ulong mem = 0;
             dag__cl.api.clGetDeviceInfo(ids[d], DAG__CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
             info->memory = mem;
+            dag__cl_int ce = 0;
+            info->context = dag__cl.api.clCreateContext(NULL, 1, &ids[d], NULL, NULL, &ce);
+            if (info->context) info->queue = dag__cl.api.clCreateCommandQueue(info->context, ids[d], 0, &ce);
+            if (!info->context || !info->queue) {
+                snprintf(why, why_size, "device %d (%s): no context or queue (error %d)", dag__cl.num_devices,
+                         info->name, (int)ce);
+                return -1;
+            }
         }
     }
     if (dag__cl.num_devices == 0) {
@@ -116,9 +156,79 @@ static int dag__cl_init(char *why, size_t why_size) {
 
 static int dag__cl_device_count(void) { return dag__cl.num_devices; }
 
+/* >>opencl device operations (device: 0-based index). Marked unused until
+   the device layer calls them: the tests reach them directly. */
+DAG__UNUSED static dag__cl_mem dag__cl_alloc(int dev, size_t bytes) {
+    dag__cl_int e = 0;
+    return dag__cl.api.clCreateBuffer(dag__cl.devices[dev].context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e);
+}
+DAG__UNUSED static void dag__cl_free(dag__cl_mem m) { dag__cl.api.clReleaseMemObject(m); }
+
+/* Copies are asynchronous on the device's queue; *done (if given) is the
+   event to wait for. */
+DAG__UNUSED static int dag__cl_write(int dev, dag__cl_mem m, size_t offset, const void *host, size_t bytes, dag__cl_event *done) {
+    return dag__cl.api.clEnqueueWriteBuffer(dag__cl.devices[dev].queue, m, 0, offset, bytes, host, 0, NULL, done);
+}
+DAG__UNUSED static int dag__cl_read(int dev, dag__cl_mem m, size_t offset, void *host, size_t bytes, dag__cl_event *done) {
+    return dag__cl.api.clEnqueueReadBuffer(dag__cl.devices[dev].queue, m, 0, offset, bytes, host, 0, NULL, done);
+}
+DAG__UNUSED static int dag__cl_wait(dag__cl_event e) {
+    int r = dag__cl.api.clWaitForEvents(1, &e);
+    dag__cl.api.clReleaseEvent(e);
+    return r;
+}
+DAG__UNUSED static int dag__cl_finish(int dev) { return dag__cl.api.clFinish(dag__cl.devices[dev].queue); }
+
+/* Builds `source` for one device and returns its kernel `name`; on failure
+   NULL, with the compiler's log in `log`. */
+DAG__UNUSED static dag__cl_kernel dag__cl_build(int dev, const char *source, const char *name, char *log, size_t log_size) {
+    dag__cl_device_info *d = &dag__cl.devices[dev];
+    dag__cl_int e = 0;
+    log[0] = 0;
+    dag__cl_program p = dag__cl.api.clCreateProgramWithSource(d->context, 1, &source, NULL, &e);
+    if (!p) {
+        snprintf(log, log_size, "clCreateProgramWithSource returned %d", (int)e);
+        return NULL;
+    }
+    e = dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL);
+    if (e != DAG__CL_SUCCESS) {
+        size_t n = 0;
+        dag__cl.api.clGetProgramBuildInfo(p, d->id, DAG__CL_PROGRAM_BUILD_LOG, log_size - 1, log, &n);
+        log[n < log_size ? n : log_size - 1] = 0;
+        dag__cl.api.clReleaseProgram(p);
+        return NULL;
+    }
+    dag__cl_kernel k = dag__cl.api.clCreateKernel(p, name, &e);
+    dag__cl.api.clReleaseProgram(p);   /* the kernel keeps it alive */
+    if (!k) snprintf(log, log_size, "clCreateKernel(%s) returned %d", name, (int)e);
+    return k;
+}
+
+/* One kernel argument: bytes of a value, or a buffer (mem != NULL). */
+typedef struct dag__cl_arg { const void *value; size_t size; dag__cl_mem mem; } dag__cl_arg;
+
+/* Launches k over [0, n) (the global size rounded up to 64: the kernel's
+   own guard stops the rest). The first kernel argument is n. */
+DAG__UNUSED static int dag__cl_launch(int dev, dag__cl_kernel k, size_t n, const dag__cl_arg *args, int num_args, dag__cl_event *done) {
+    dag__cl_ulong range = n;
+    int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
+    for (int i = 0; e == DAG__CL_SUCCESS && i < num_args; i++)
+        e = args[i].mem ? dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, sizeof args[i].mem, &args[i].mem)
+                        : dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, args[i].size, args[i].value);
+    if (e != DAG__CL_SUCCESS) return e;
+    size_t global = (n + 63) / 64 * 64;
+    if (!global) global = 64;
+    return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue, k, 1, NULL, &global, NULL, 0, NULL, done);
+}
+DAG__UNUSED static void dag__cl_release_kernel(dag__cl_kernel k) { dag__cl.api.clReleaseKernel(k); }
+
 /* The library stays loaded: ICDs keep threads and state that do not
    survive being unloaded, and a later dag_setup finds it again. */
 static void dag__cl_shutdown(void) {
+    for (int i = 0; i < dag__cl.num_devices; i++) {
+        if (dag__cl.devices[i].queue) dag__cl.api.clReleaseCommandQueue(dag__cl.devices[i].queue);
+        if (dag__cl.devices[i].context) dag__cl.api.clReleaseContext(dag__cl.devices[i].context);
+    }
     void *lib = dag__cl.lib;
     memset(&dag__cl, 0, sizeof dag__cl);
     dag__cl.lib = lib;

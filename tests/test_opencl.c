@@ -4,8 +4,13 @@
    With devices it finds them all; without, it says why (the loader's own
    error) and every task still runs on the CPU. */
 #define DAG_IMPLEMENTATION
-#include "dag.h"
+#include "dag_kernels.h"
 #include "test.h"
+
+DAG_KERNEL(axpy_cl, ((double, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    size_t i = DAG_INDEX();
+    y[i] += a * x[i];
+)
 
 static int expect_devices = -1;
 static int info_logged;
@@ -47,6 +52,48 @@ TEST(backends_not_compiled_in_say_how_to_get_them) {
     CHECK(!dag_backend_available(DAG_BACKEND_COUNT));
 }
 
+/* The device operations of the backend, driven directly until the device
+   layer does: the generated OpenCL text of a DAG_KERNEL built and run on
+   every device, with a range that is not a multiple of the group size. */
+TEST(the_same_kernel_text_runs_on_every_opencl_device_like_on_the_cpu) {
+    if (expect_devices <= 0) return;
+    enum { N = 1000 };
+    static double x[N], y[N], want[N];
+    char *src = dag_kernel_opencl_source(&axpy_cl__cl);
+    CHECK(src != NULL);
+    for (int dev = 0; src && dev < dag_device_count(DAG_OPENCL); dev++) {
+        for (int i = 0; i < N; i++) { x[i] = i * 0.5; y[i] = want[i] = 1.0 + dev; }
+        DAG_DATADEPS { dag_spawn(DAG_LAUNCH(axpy_cl, N), Val(3.0), In(x, N), InOut(want, N)); }
+        char log[2048];
+        dag__cl_kernel k = dag__cl_build(dev, src, "axpy_cl", log, sizeof log);
+        CHECK(k != NULL);
+        if (!k) { printf("     build log: %s\n", log); continue; }
+        dag__cl_mem bx = dag__cl_alloc(dev, sizeof x), by = dag__cl_alloc(dev, sizeof y);
+        CHECK(bx && by);
+        double a = 3.0;
+        dag__cl_arg args[3] = { { &a, sizeof a, NULL }, { NULL, 0, bx }, { NULL, 0, by } };
+        dag__cl_event done = NULL;
+        CHECK_EQ_INT(dag__cl_write(dev, bx, 0, x, sizeof x, NULL), 0);
+        CHECK_EQ_INT(dag__cl_write(dev, by, 0, y, sizeof y, NULL), 0);
+        CHECK_EQ_INT(dag__cl_launch(dev, k, N, args, 3, NULL), 0);
+        CHECK_EQ_INT(dag__cl_read(dev, by, 0, y, sizeof y, &done), 0);
+        CHECK_EQ_INT(dag__cl_wait(done), 0);
+        CHECK(memcmp(y, want, sizeof y) == 0);
+        dag__cl_free(bx);
+        dag__cl_free(by);
+        dag__cl_release_kernel(k);
+    }
+    free(src);
+}
+
+TEST(a_kernel_with_a_syntax_error_comes_back_with_the_compiler_log) {
+    if (expect_devices <= 0) return;
+    char log[4096];
+    dag__cl_kernel k = dag__cl_build(0, "__kernel void broken(__global int *p) { p[0] = ; }", "broken", log, sizeof log);
+    CHECK(k == NULL);
+    CHECK(strstr(log, "error") != NULL);
+}
+
 int main(void) {
     watchdog_start();
     const char *e = getenv("DAG_TEST_CL_DEVICES");
@@ -59,6 +106,8 @@ int main(void) {
     RUN(the_opencl_backend_finds_the_devices_there_are_or_says_why_not);
     RUN(tasks_run_on_the_cpu_whatever_the_devices);
     RUN(backends_not_compiled_in_say_how_to_get_them);
+    RUN(the_same_kernel_text_runs_on_every_opencl_device_like_on_the_cpu);
+    RUN(a_kernel_with_a_syntax_error_comes_back_with_the_compiler_log);
     dag_shutdown();
     return test_summary();
 }
