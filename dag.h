@@ -2104,6 +2104,14 @@ typedef struct dag__spawn_state {
     int num_recent;
 } dag__spawn_state;
 
+static inline dag__spawn_state dag__spawn_state_of(dag__worker *w, dag__task *t) {
+    dag__spawn_state st;
+    st.w = w;
+    st.t = t;
+    st.added = st.refs = st.num_recent = 0;
+    return st;
+}
+
 /* t runs after p. If p has finished, there is nothing to wait for (but its
    failure still cancels t). */
 static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
@@ -2420,10 +2428,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
         dag__task *f = dag__record_from_stack(w, t, &h.gen);
         atomic_store(&f->succ, DAG__CLOSED);
         dag__region_record_failure(r->counter, f, status);
-        dag__spawn_state st;
-        st.w = w;
-        st.t = f;
-        st.added = st.refs = st.num_recent = 0;
+        dag__spawn_state st = dag__spawn_state_of(w, f);
         if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
         for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
         if (r->seq) {
@@ -2662,10 +2667,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
     }
 
-    dag__spawn_state st;
-    st.w = w;
-    st.t = t;
-    st.added = st.refs = st.num_recent = 0;
+    dag__spawn_state st = dag__spawn_state_of(w, t);
     if (num_spans) {
         if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
         for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
