@@ -156,6 +156,8 @@ extern "C" {
     X(DAG_ERR_OUT_OF_MEMORY, "out of memory") \
     X(DAG_ERR_THREAD, "could not start a worker thread") \
     X(DAG_ERR_INVALID_ARGUMENT, "invalid argument") \
+    X(DAG_ERR_KERNEL_BUILD, "a kernel did not build (the task's message has the compiler's log)") \
+    X(DAG_ERR_DEVICE, "a device operation failed") \
     X(DAG_ERR_IO, "could not write the file")
 
 #define DAG__RESULT_ENUM(name, text) name,
@@ -183,10 +185,15 @@ typedef struct dag_data { uint64_t id; } dag_data;
 
 /* >>scopes */
 #define DAG_THREAD_BIT(n) (UINT64_C(1) << ((n) - 1))
+#define DAG_DEVICE_BIT(n) (UINT64_C(1) << ((n) - 1))
 typedef struct dag_scope {
     int thread;          /* one worker, 1-based; 0 = unset */
     uint64_t threads;    /* a set of workers: DAG_THREAD_BIT(n) | ... */
     int all_threads;     /* any worker (also what an empty scope means) */
+    int cl_device;       /* one OpenCL device, 1-based (kernels only) */
+    uint64_t cl_devices; /* a set of OpenCL devices: DAG_DEVICE_BIT(n) | ... */
+    int all_cl_devices;  /* any OpenCL device */
+    int any_processor;   /* the cost model picks among every worker and device */
 } dag_scope;
 #define dag_scope(...) ((dag_scope){__VA_ARGS__})
 
@@ -202,6 +209,7 @@ typedef struct dag_desc {
                             one itself; 0 = 64 */
     int trace;           /* record a trace from the start */
     dag_logger logger;   /* 0 = errors and warnings to stderr */
+    size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -229,6 +237,14 @@ enum { DAG__READ = 1, DAG__WRITE = 2 };
 
 typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
 
+/* A portable kernel's text (dag_kernels.h makes these): the parameters as
+   written, "((type, name), ...)", and the body. */
+typedef struct dag_kernel_source {
+    const char *name;
+    const char *params;
+    const char *body;
+} dag_kernel_source;
+
 typedef struct dag_task_desc {
     const char *name;
     void (*run)(void *args, void *result);
@@ -237,6 +253,7 @@ typedef struct dag_task_desc {
     size_t args_size;
     size_t result_size;     /* 0 for void */
     int result_tag;
+    const dag_kernel_source *kernel;   /* DAG_KERNEL launches: may run on a device */
 } dag_task_desc;
 
 typedef enum dag_region_kind {
@@ -288,6 +305,40 @@ typedef enum dag_backend {
 bool dag_backend_available(dag_backend backend);
 int dag_device_count(dag_backend backend);        /* CPU: worker threads */
 const char *dag_backend_status(dag_backend backend);   /* what it found, or why it is unavailable */
+
+/* Device memory. Data lives in host memory; a task on a device works on a
+   replica there. dag_synchronize waits for every task the caller spawned (like
+   dag_wait_all, returning the first error), then for every device of the backend, and
+   brings what they wrote back to host memory. */
+typedef struct dag_memory_info {
+    size_t used;                  /* bytes of replicas on the device */
+    size_t pool;                  /* bytes of freed buffers kept for reuse */
+    size_t free;                  /* bytes the limit still allows: total - used - pool */
+    size_t total;                 /* dag_desc.device_memory_limit, or the device's memory */
+    uint64_t bytes_to_device, bytes_to_host, evictions;
+} dag_memory_info;
+dag_result dag_memory_stats(dag_backend backend, int device, dag_memory_info *out);   /* device: 1-based */
+dag_result dag_synchronize(dag_backend backend);
+/* A registered span that stays on the device between regions (Dagger's
+   @mutable GPU arrays): region ends leave it there; dag_data_pointer,
+   dag_synchronize and dag_data_unregister bring it home. */
+dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size);
+
+/* The kernel as OpenCL C, the bounds guard inserted (malloc'd; free it). */
+char *dag_kernel_opencl_source(const dag_kernel_source *kernel);
+
+/* What the trace recorded of each task: where it ran and, for tasks the
+   cost model placed, why (the estimates it compared). */
+typedef struct dag_trace_record {
+    const char *name;
+    dag_backend backend;          /* DAG_CPU or the device's backend */
+    int processor;                /* worker (1-based) for the CPU, else the device (1-based) */
+    double start_us, end_us;      /* on the host: a device task's span is its enqueueing */
+    uint64_t bytes_moved;         /* to the processor before it ran */
+    int status;
+    char placement[160];          /* "cpu 120.0us | cl1 40.2us+3.1us copy+0.0us queue" or "" */
+} dag_trace_record;
+size_t dag_trace_records(dag_trace_record *out, size_t max);   /* returns how many there are */
 
 dag_stats dag_get_stats(void);
 const char *dag_result_string(int result);
@@ -379,7 +430,7 @@ static inline dag_arg dag__arg_future(dag_task t) {
     static const dag__param name##__params[] = DAG__EXPAND params; \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
         #name, name##__run, n, name##__params, sizeof(name##__args), \
-        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)) }; \
+        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)), 0 }; \
     static ret name(DAG__EXPAND proto)
 
 #ifdef __cplusplus
@@ -609,6 +660,31 @@ extern "C" {
 
 #include "dag_backends/dag_threads.h"
 
+/* >>device backend table: what the generic device layer needs of a
+   backend. dev is the backend's own 0-based device index; buffers, kernels
+   and events are the backend's handles. Every call returns 0 or the
+   backend's error code. */
+typedef struct dag__karg { const void *value; size_t size; void *buf; } dag__karg;   /* buf: a buffer argument */
+typedef struct dag__device_ops {
+    const char *name;                 /* "OpenCL" */
+    const char *short_name;           /* "cl": in placement notes */
+    int (*alloc)(int dev, size_t bytes, void **buf);
+    void (*free)(int dev, void *buf);
+    /* host span <-> buffer of the same layout: rows runs of width bytes,
+       stride apart; asynchronous, in order on the device's queue */
+    int (*copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device, void **done);
+    int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
+    void (*release_kernel)(void *kernel);
+    int (*launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done);
+    int (*wait)(void *event);
+    int (*query)(void *event);        /* 1 finished, 0 not yet, < 0 failed */
+    double (*elapsed)(void *event);   /* seconds the command ran */
+    void (*release)(void *event);
+    int (*synchronize)(int dev);
+    size_t (*memory)(int dev);        /* bytes of device memory */
+    const char *(*device_name)(int dev);
+} dag__device_ops;
+
 /* >>backend selection: each -DDAG_BACKEND_X folds into one DAG__HAS_X */
 #if defined(DAG_BACKEND_OPENCL)
 #define DAG__HAS_OPENCL 1
@@ -661,6 +737,7 @@ typedef struct dag__region dag__region;
 typedef struct dag__worker dag__worker;
 typedef struct dag__context dag__context;
 typedef struct dag__domain dag__domain;
+typedef struct dag__plan dag__plan;
 
 /* >>pool: fixed-size objects per thread. The owner allocates and frees
    without atomics; other threads give objects back through an atomic stack
@@ -693,6 +770,7 @@ typedef struct dag__extra {
     dag_options inherited;                /* options its children start from */
     int priority;
     uint64_t trace_id;
+    dag__plan *plan;                      /* its spans, while devices are in use */
     dag__pool *home;
 } dag__extra;
 
@@ -807,7 +885,16 @@ struct dag__worker {
     dag__worker *next_guest;
 };
 
-typedef struct dag__trace_event { uint64_t id; const char *name; int worker; uint64_t start, end; int status; } dag__trace_event;
+typedef struct dag__trace_event {
+    uint64_t id;
+    const char *name;
+    int worker;
+    int processor;             /* 0 the CPU, 1 + d device d */
+    uint64_t start, end;
+    uint64_t bytes_moved;
+    char *placement;           /* the cost model's estimates, or NULL */
+    int status;
+} dag__trace_event;
 typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
 /* >>data: registered spans */
@@ -1315,6 +1402,7 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
         DAG_FREE(x->heap_args);
         DAG_FREE(x->heap_result);
         DAG_FREE(x->message);
+        DAG_FREE(x->plan);
         dag__pool_free(x->home, x, &w->extras);
         t->extra = NULL;
     }
@@ -1420,6 +1508,7 @@ static bool dag__convert(void *dst, int dst_tag, size_t dst_size, const void *sr
 }
 
 /* >>trace recording */
+static void dag__trace_plan(dag__trace_event *e, const dag__plan *p);
 static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64_t end, int status) {
     if (w->num_events == w->cap_events) {
         w->cap_events = w->cap_events ? w->cap_events * 2 : 1024;
@@ -1432,6 +1521,11 @@ static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64
     e->start = start;
     e->end = end;
     e->status = status;
+    e->processor = 0;
+    e->bytes_moved = 0;
+    e->placement = NULL;
+    dag__plan *p = t->extra ? t->extra->plan : NULL;
+    if (p) dag__trace_plan(e, p);
 }
 
 static void dag__trace_add_edge(dag__worker *w, uint64_t from, uint64_t to) {
@@ -1549,6 +1643,8 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
 }
 
 /* >>execute */
+static bool dag__device_prepare(dag__worker *w, dag__task *t);
+static void dag__plan_finished(dag__plan *p);
 static bool dag__end_body(dag__worker *w, dag__context *ctx);
 static void dag__finish_root(dag__worker *w, dag__task *t);
 
@@ -1574,6 +1670,10 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
             x->futures[i] = NULL;
             dag__decref(w, p);
         }
+    }
+    if (DAG__UNLIKELY(x && x->plan) && dag__device_prepare(w, t)) {
+        if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
+        return true;   /* queued on a device, or failed */
     }
     dag__context ctx;
     ctx.task = t;
@@ -1603,6 +1703,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
         int status = atomic_load_explicit(&t->status, memory_order_relaxed);
         dag__region *r = t->region;
         const char *root_cause = NULL;
+        if (DAG__UNLIKELY(t->extra && t->extra->plan)) dag__plan_finished(t->extra->plan);
         if (DAG__UNLIKELY(status)) {
             dag__region_record_failure(r, t, status);
             root_cause = atomic_load(&t->failed_dep);
@@ -2094,6 +2195,777 @@ static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
     DAG_FREE(d);
 }
 
+/* >>device layer: processors beyond the CPU, and where data lives.
+
+   Memory spaces: 0 is host memory, 1 + d is device d (the devices of every
+   backend in one list). Each span a task on a device touches gets a replica
+   record: which spaces hold its current bytes (MSI: several clean copies,
+   or one dirty one), its buffer on each device, and the uploads that may
+   still be reading its host bytes. Records are keyed by the exact span and
+   sorted by start, so partial overlaps are found without scanning them all.
+
+   Before a task touches span s in space m:
+   - every record overlapping s that only a device holds is written back
+     first, so host memory has its bytes;
+   - s's own record comes to m if m lacks it, through the host when another
+     device holds it dirty; an Out span is not copied in;
+   - a write leaves m the only space holding s, and drops the device copies
+     of the records overlapping s;
+   - host bytes are never written (by a write-back or a CPU task) while an
+     upload may still read them.
+   One lock guards it: device tasks are coarse, and programs that never put
+   a task on a device never take it (dag__dv.used stays 0).
+
+   A device task counts as finished once its copies and kernel are queued.
+   A device's queue runs in order, so a device successor just queues behind
+   it, and whoever needs the bytes elsewhere waits for the queue: a CPU task
+   touching the span, a region end, dag_wait from the program thread,
+   dag_synchronize. That is what makes a chain of kernels as cheap as raw
+   OpenCL calls. */
+#define DAG__MAX_DEVICES 16
+#define DAG__MODEL_SLOTS 1024
+#define DAG__INFLIGHT 64
+#define DAG__SMALL_WORK (1u << 20)   /* bytes: with no history, less stays on the CPU */
+
+typedef struct dag__replica {
+    dag__span span;
+    uint32_t valid;                          /* bit 0: host; bit 1 + d: device d */
+    int resident;                            /* region ends leave it on its device */
+    uint64_t pin;                            /* the device task being set up that uses it */
+    void *buf[DAG__MAX_DEVICES];
+    uint64_t last_use[DAG__MAX_DEVICES];     /* for least-recently-used eviction */
+    void *reader[DAG__MAX_DEVICES];          /* last upload from its host bytes, per device */
+} dag__replica;
+
+typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; } dag__buffer;
+typedef struct dag__kernel_entry {
+    const dag_kernel_source *src;
+    void *kernel;
+    struct dag__kernel_entry *next;
+} dag__kernel_entry;
+typedef struct dag__inflight { void *event; int slot; double estimate; } dag__inflight;
+
+typedef struct dag__device {
+    const dag__device_ops *ops;
+    dag_backend backend;
+    int ordinal;                             /* 0-based within its backend */
+    size_t limit, used, pooled;
+    dag__buffer *pool;                       /* freed buffers, reused by size */
+    dag__kernel_entry *kernels;              /* built programs, per kernel */
+    dag__inflight inflight[DAG__INFLIGHT];   /* queued kernels the model waits to time */
+    int inflight_head, inflight_count;
+    double queued_s;                         /* their estimated seconds: the backlog */
+    double bandwidth;                        /* bytes per second, measured on write-backs */
+    uint64_t bytes_in, bytes_out, evictions;
+} dag__device;
+
+/* The cost model: seconds per (kernel, processor, size class), averaged. */
+typedef struct dag__model_entry {
+    const dag_kernel_source *kernel;
+    int processor;                           /* 0 the CPU, 1 + d device d */
+    int bucket;                              /* log2 of the launch range */
+    double seconds;
+    uint32_t samples;
+} dag__model_entry;
+
+/* What a task needs of the device layer: its spans, and which parameter
+   each is (a kernel on a device gets buffers for those). */
+struct dag__plan {
+    int num_spans;
+    dag__span spans[DAG__MAX_PARAMS];
+    uint8_t modes[DAG__MAX_PARAMS];
+    int8_t span_of_param[DAG__MAX_PARAMS];   /* -1: a value */
+    dag_scope scope;                         /* as spawned, devices included */
+    int processor;                           /* where it ran: 0 the CPU, 1 + d device d */
+    int model_slot;                          /* -1: not timed */
+    uint64_t cpu_start;                      /* ns: a CPU launch being timed */
+    uint64_t bytes_moved;
+    char placement[160];
+};
+
+static struct {
+    _Atomic int used;                        /* a task may run on a device */
+    dag__mutex lock;
+    dag__device devs[DAG__MAX_DEVICES];
+    int num;
+    dag__replica **reps;                     /* sorted by span.lo */
+    size_t num_reps, cap_reps;
+    size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
+    uint64_t tick;                           /* LRU clock and pin serials */
+    dag__model_entry model[DAG__MODEL_SLOTS];
+} dag__dv;
+
+static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
+static size_t dag__span_bytes(const dag__span *s) { return s->rows * s->width; }
+
+/* Index of the first record whose span starts at or after lo. */
+static size_t dag__rep_lower(uintptr_t lo) {
+    size_t a = 0, b = dag__dv.num_reps;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (dag__dv.reps[m]->span.lo < lo) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
+static dag__replica *dag__rep_find(const dag__span *s) {
+    for (size_t i = dag__rep_lower(s->lo); i < dag__dv.num_reps && dag__dv.reps[i]->span.lo == s->lo; i++)
+        if (dag__span_eq(&dag__dv.reps[i]->span, s)) return dag__dv.reps[i];
+    return NULL;
+}
+
+static dag__replica *dag__rep_get(const dag__span *s) {
+    dag__replica *r = dag__rep_find(s);
+    if (r) return r;
+    r = (dag__replica *)dag__xmalloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->span = *s;
+    r->valid = 1;   /* a new record's bytes are in host memory */
+    if (dag__dv.num_reps == dag__dv.cap_reps) {
+        dag__dv.cap_reps = dag__dv.cap_reps ? dag__dv.cap_reps * 2 : 64;
+        dag__dv.reps = (dag__replica **)dag__xrealloc(dag__dv.reps, dag__dv.cap_reps * sizeof *dag__dv.reps);
+    }
+    size_t i = dag__rep_lower(s->lo);
+    memmove(&dag__dv.reps[i + 1], &dag__dv.reps[i], (dag__dv.num_reps - i) * sizeof *dag__dv.reps);
+    dag__dv.reps[i] = r;
+    dag__dv.num_reps++;
+    if (dag__span_extent(s) > dag__dv.max_extent) dag__dv.max_extent = dag__span_extent(s);
+    return r;
+}
+
+/* Runs body with r naming each record overlapping span s (its own too). */
+#define DAG__FOR_OVERLAPS(s, r, body) \
+    for (size_t dag__i = dag__rep_lower((s)->lo > dag__dv.max_extent ? (s)->lo - dag__dv.max_extent : 0); \
+         dag__i < dag__dv.num_reps && dag__dv.reps[dag__i]->span.lo < (s)->hi; dag__i++) { \
+        dag__replica *r = dag__dv.reps[dag__i]; \
+        if (dag__spans_overlap(&r->span, (s))) { body } \
+    }
+
+static const char *dag__dev_name(int d, char *buf, size_t size) {
+    dag__device *dv = &dag__dv.devs[d];
+    snprintf(buf, size, "%s device %d (%s)", dv->ops->name, dv->ordinal + 1, dv->ops->device_name(dv->ordinal));
+    return buf;
+}
+
+static int dag__dev_error(int d, const char *what, int code) {
+    char name[200];
+    return dag__err(DAG_ERR_DEVICE, "%s: %s returned %d", dag__dev_name(d, name, sizeof name), what, code);
+}
+
+/* Waits for the uploads that may still read r's host bytes. */
+static void dag__rep_wait_readers(dag__replica *r) {
+    for (int d = 0; d < dag__dv.num; d++)
+        if (r->reader[d]) {
+            dag__dv.devs[d].ops->wait(r->reader[d]);
+            dag__dv.devs[d].ops->release(r->reader[d]);
+            r->reader[d] = NULL;
+        }
+}
+
+/* Brings r's bytes back to host memory from the device that holds them. */
+static int dag__rep_write_back(dag__replica *r) {
+    if (r->valid & 1) return 0;
+    int d = 0;
+    while (d < dag__dv.num && !(r->valid & (2u << d))) d++;
+    if (d == dag__dv.num) return 0;   /* held nowhere: cannot happen */
+    DAG__FOR_OVERLAPS(&r->span, o, dag__rep_wait_readers(o);)
+    dag__device *dv = &dag__dv.devs[d];
+    void *ev = NULL;
+    uint64_t t0 = dag__now_ns();
+    int e = dv->ops->copy(dv->ordinal, r->buf[d], (void *)r->span.lo, r->span.rows, r->span.width, r->span.stride, 0, &ev);
+    if (e == 0) e = dv->ops->wait(ev);
+    if (ev) dv->ops->release(ev);
+    if (e) return dag__dev_error(d, "the copy back to the host", e);
+    double s = (double)(dag__now_ns() - t0) * 1e-9;
+    size_t bytes = dag__span_bytes(&r->span);
+    if (s > 0 && bytes >= 65536) dv->bandwidth = 0.5 * dv->bandwidth + 0.5 * (double)bytes / s;
+    dv->bytes_out += bytes;
+    r->valid |= 1;
+    return 0;
+}
+
+/* Takes r's buffer off device d: into the pool, or freed. */
+static void dag__rep_drop(dag__replica *r, int d, bool release) {
+    dag__device *dv = &dag__dv.devs[d];
+    size_t bytes = dag__span_extent(&r->span);
+    r->valid &= ~(2u << d);
+    if (!r->buf[d]) return;
+    dv->used -= bytes;
+    if (release) {
+        dv->ops->free(dv->ordinal, r->buf[d]);
+    } else {
+        dag__buffer *b = (dag__buffer *)dag__xmalloc(sizeof *b);
+        b->buf = r->buf[d];
+        b->bytes = bytes;
+        b->next = dv->pool;
+        dv->pool = b;
+        dv->pooled += bytes;
+    }
+    r->buf[d] = NULL;
+}
+
+/* Makes room on device d: pooled buffers go first, then the least recently
+   used replica the task being set up does not use (written back first when
+   only d holds it). Nonzero when nothing is left to evict. */
+static int dag__dev_evict_one(int d) {
+    dag__device *dv = &dag__dv.devs[d];
+    if (dv->pool) {
+        dag__buffer *b = dv->pool;
+        dv->pool = b->next;
+        dv->pooled -= b->bytes;
+        dv->ops->free(dv->ordinal, b->buf);
+        DAG_FREE(b);
+        return 0;
+    }
+    dag__replica *victim = NULL;
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        if (r->buf[d] && r->pin != dag__dv.tick && (!victim || r->last_use[d] < victim->last_use[d])) victim = r;
+    }
+    if (!victim) return 1;
+    if (victim->valid == (2u << d)) {
+        int e = dag__rep_write_back(victim);
+        if (e) return e;
+    }
+    dag__rep_drop(victim, d, true);
+    dv->evictions++;
+    return 0;
+}
+
+static int dag__dev_alloc(int d, size_t bytes, void **buf) {
+    dag__device *dv = &dag__dv.devs[d];
+    for (dag__buffer **p = &dv->pool; *p; p = &(*p)->next)
+        if ((*p)->bytes == bytes) {
+            dag__buffer *b = *p;
+            *p = b->next;
+            *buf = b->buf;
+            dv->pooled -= bytes;
+            dv->used += bytes;
+            DAG_FREE(b);
+            return 0;
+        }
+    if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
+    while (dv->used + dv->pooled + bytes > dv->limit)
+        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;
+    while (dv->ops->alloc(dv->ordinal, bytes, buf) != 0)
+        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
+    dv->used += bytes;
+    return 0;
+}
+
+/* A CPU task is about to touch these spans in host memory: bring back what
+   only devices hold and, for a write, drop their copies. */
+static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n) {
+    int err = 0;
+    dag__mutex_lock(&dag__dv.lock);
+    for (int k = 0; k < n && !err; k++) {
+        DAG__FOR_OVERLAPS(&spans[k], r, {
+            if (!err) err = dag__rep_write_back(r);
+            if (!err && (modes[k] & DAG__WRITE)) {
+                dag__rep_wait_readers(r);
+                r->valid = 1;
+            }
+        })
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    return err;
+}
+
+/* Region ends, dag_wait from the program, dag_synchronize: every replica
+   only a device holds goes home (resident ones only when `all`). When the
+   program takes the memory back (`forget`), the device copies of ordinary
+   spans go too, since the program may now change the host bytes. */
+static void dag__model_poll(int d, bool wait);
+static int dag__devices_settle(bool all, bool forget) {
+    if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
+    int err = 0;
+    dag__mutex_lock(&dag__dv.lock);
+    size_t keep = 0;
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        if (all || !r->resident) {
+            int e = dag__rep_write_back(r);
+            if (e && !err) err = e;
+        }
+        if (forget && !r->resident && (r->valid & 1)) {
+            dag__rep_wait_readers(r);
+            for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+            DAG_FREE(r);
+        } else {
+            dag__dv.reps[keep++] = r;
+        }
+    }
+    dag__dv.num_reps = keep;
+    if (forget) {
+        dag__dv.max_extent = 0;
+        for (size_t i = 0; i < keep; i++)
+            if (dag__span_extent(&dag__dv.reps[i]->span) > dag__dv.max_extent)
+                dag__dv.max_extent = dag__span_extent(&dag__dv.reps[i]->span);
+    }
+    for (int d = 0; d < dag__dv.num; d++) dag__model_poll(d, false);
+    dag__mutex_unlock(&dag__dv.lock);
+    return err;
+}
+
+/* >>cost model */
+static int dag__model_bucket(size_t n) {
+    int b = 0;
+    while (n > 1) { n >>= 1; b++; }
+    return b;
+}
+
+static int dag__model_find(const dag_kernel_source *k, int processor, int bucket, bool create) {
+    uintptr_t h = ((uintptr_t)k >> 4) * 31u + (uintptr_t)processor * 131u + (uintptr_t)bucket * 7919u;
+    for (int probe = 0; probe < DAG__MODEL_SLOTS; probe++) {
+        int i = (int)((h + (uintptr_t)probe) % DAG__MODEL_SLOTS);
+        dag__model_entry *m = &dag__dv.model[i];
+        if (m->kernel == k && m->processor == processor && m->bucket == bucket) return i;
+        if (!m->kernel) {
+            if (!create) return -1;
+            m->kernel = k;
+            m->processor = processor;
+            m->bucket = bucket;
+            m->samples = 0;
+            return i;
+        }
+    }
+    return -1;   /* full: that kernel goes untimed */
+}
+
+static void dag__model_add(int slot, double seconds) {
+    if (slot < 0) return;
+    dag__model_entry *m = &dag__dv.model[slot];
+    m->seconds = m->samples ? 0.5 * m->seconds + 0.5 * seconds : seconds;
+    m->samples++;
+}
+
+/* Times the queued kernels of device d that have finished (all of them
+   when `wait`): their run time feeds the model, their estimate leaves the
+   backlog. */
+static void dag__model_poll(int d, bool wait) {
+    dag__device *dv = &dag__dv.devs[d];
+    while (dv->inflight_count) {
+        dag__inflight *f = &dv->inflight[dv->inflight_head];
+        int q = wait ? (dv->ops->wait(f->event) == 0 ? 1 : -1) : dv->ops->query(f->event);
+        if (q == 0) break;
+        if (q > 0) dag__model_add(f->slot, dv->ops->elapsed(f->event));
+        dv->ops->release(f->event);
+        dv->queued_s -= f->estimate;
+        if (dv->queued_s < 0 || dv->inflight_count == 1) dv->queued_s = 0;
+        dv->inflight_head = (dv->inflight_head + 1) % DAG__INFLIGHT;
+        dv->inflight_count--;
+    }
+}
+
+/* >>placement */
+static uint64_t dag__scope_devices(const dag_scope *s) {
+    uint64_t m = 0;
+    for (int d = 0; d < dag__dv.num; d++) {
+        const dag__device *dv = &dag__dv.devs[d];
+        if (dv->backend != DAG_OPENCL) continue;
+        if (s->any_processor || s->all_cl_devices || s->cl_device == dv->ordinal + 1 ||
+            (dv->ordinal < 64 && ((s->cl_devices >> dv->ordinal) & 1u)))
+            m |= UINT64_C(1) << d;
+    }
+    return m;
+}
+static bool dag__scope_names_devices(const dag_scope *s) {
+    return s->cl_device || s->cl_devices || s->all_cl_devices;
+}
+/* The CPU is the default: a scope that names only devices excludes it. */
+static bool dag__scope_has_cpu(const dag_scope *s) {
+    return s->any_processor || s->thread || s->threads || s->all_threads || !dag__scope_names_devices(s);
+}
+
+/* Two different spans of one task that overlap would be two buffers on a
+   device: such a task runs where memory is one. */
+static bool dag__plan_self_overlaps(const dag__plan *p) {
+    for (int a = 0; a < p->num_spans; a++)
+        for (int b = a + 1; b < p->num_spans; b++)
+            if (dag__spans_overlap(&p->spans[a], &p->spans[b])) return true;
+    return false;
+}
+
+static size_t dag__launch_range(dag__task *t) {
+    size_t n = 0;
+    memcpy(&n, (unsigned char *)dag__args_of(t) + t->desc->params[0].offset, sizeof n);
+    return n;
+}
+
+/* Picks the processor with the earliest estimated finish: the model's time
+   for this kernel and size there, plus the bytes it lacks over the measured
+   bandwidth, plus what is already queued there. Without history, work under
+   DAG__SMALL_WORK bytes stays on the CPU, and larger work tries each
+   processor once. Under the lock. Returns 0 for the CPU, 1 + d for device d,
+   and writes the estimates into p->placement. */
+static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
+    const dag_kernel_source *k = t->desc->kernel;
+    uint64_t devs = dag__scope_devices(s);
+    bool cpu = dag__scope_has_cpu(s);
+    p->placement[0] = 0;
+    if (!devs || dag__plan_self_overlaps(p)) return 0;
+    if (!cpu && !(devs & (devs - 1))) {   /* one device and nothing else */
+        int d = 0;
+        while (!((devs >> d) & 1u)) d++;
+        return d + 1;
+    }
+    int bucket = dag__model_bucket(dag__launch_range(t));
+    size_t bytes = 0;
+    for (int i = 0; i < p->num_spans; i++) bytes += dag__span_bytes(&p->spans[i]);
+    int best = -1, explore_device = -1;
+    bool explore_cpu = false;
+    double best_s = 0;
+    size_t used = 0;
+    for (int proc = cpu ? 0 : 1; proc <= dag__dv.num; proc++) {
+        if (proc > 0 && !((devs >> (proc - 1)) & 1u)) continue;
+        int slot = dag__model_find(k, proc, bucket, false);
+        bool known = slot >= 0 && dag__dv.model[slot].samples;
+        double run = known ? dag__dv.model[slot].seconds : 0, copy = 0, queue = 0;
+        char name[32];
+        if (proc > 0) {
+            dag__device *dv = &dag__dv.devs[proc - 1];
+            dag__model_poll(proc - 1, false);
+            for (int i = 0; i < p->num_spans; i++) {
+                dag__replica *r = dag__rep_find(&p->spans[i]);
+                if ((p->modes[i] & DAG__READ) && !(r && ((r->valid >> proc) & 1u)))
+                    copy += (double)dag__span_bytes(&p->spans[i]) / dv->bandwidth;
+            }
+            queue = dv->queued_s;
+            snprintf(name, sizeof name, "%s%d", dv->ops->short_name, dv->ordinal + 1);
+        } else {
+            snprintf(name, sizeof name, "cpu");
+        }
+        double total = run + copy + queue;
+        if (used + 1 < sizeof p->placement) {
+            int w = known ? snprintf(p->placement + used, sizeof p->placement - used, "%s%s %.1fus+%.1fus copy+%.1fus queue",
+                                     used ? " | " : "", name, run * 1e6, copy * 1e6, queue * 1e6)
+                          : snprintf(p->placement + used, sizeof p->placement - used, "%s%s unmeasured",
+                                     used ? " | " : "", name);
+            used += w > 0 ? (size_t)w : 0;
+            if (used >= sizeof p->placement) used = sizeof p->placement - 1;
+        }
+        if (!known) {
+            if (proc > 0 && explore_device < 0) explore_device = proc;
+            if (proc == 0) explore_cpu = true;
+        } else if (best < 0 || total < best_s) {
+            best = proc;
+            best_s = total;
+        }
+    }
+    bool unmeasured = explore_cpu || explore_device > 0;
+    if (unmeasured && bytes < DAG__SMALL_WORK && cpu) return 0;   /* nothing to compare yet: small work stays */
+    if (unmeasured && bytes >= DAG__SMALL_WORK) return explore_device > 0 ? explore_device : 0;
+    if (best < 0) return explore_device > 0 ? explore_device : 0;
+    return best;
+}
+
+static void dag__trace_plan(dag__trace_event *e, const dag__plan *p) {
+    e->processor = p->processor;
+    e->bytes_moved = p->bytes_moved;
+    if (p->placement[0]) {
+        size_t n = strlen(p->placement) + 1;
+        e->placement = (char *)dag__xmalloc(n);
+        memcpy(e->placement, p->placement, n);
+    }
+}
+
+/* >>opencl text of a kernel: "((type, name), ...)" becomes a parameter list
+   after the hidden range, and the body gets the bounds guard. */
+char *dag_kernel_opencl_source(const dag_kernel_source *k) {
+    size_t cap = k && k->name && k->params && k->body ? strlen(k->body) + strlen(k->name) + strlen(k->params) + 256 : 0;
+    char *s = k && k->name && k->params && k->body ? (char *)malloc(cap) : NULL;
+    if (!s) return NULL;
+    size_t n = 0;
+#define DAG__PUT(str, len) do { memcpy(s + n, (str), (len)); n += (len); } while (0)
+#define DAG__PUTS(str) DAG__PUT((str), strlen(str))
+    DAG__PUTS("#define DAG_GLOBAL __global\n#define DAG_INDEX() dag__index\n__kernel void ");
+    DAG__PUTS(k->name);
+    DAG__PUTS("(ulong dag__n");
+    /* each "(type, name)" group at depth 2 becomes ", type name" */
+    int depth = 0;
+    const char *group = NULL, *comma = NULL;
+    for (const char *c = k->params; *c; c++) {
+        if (*c == '(' && ++depth == 2) {
+            group = c + 1;
+            comma = NULL;
+        } else if (*c == ',' && depth == 2) {
+            comma = c;
+        } else if (*c == ')' && depth-- == 2 && group && comma) {
+            const char *type = group, *type_end = comma, *name = comma + 1, *name_end = c;
+            while (*type == ' ') type++;
+            while (type_end > type && type_end[-1] == ' ') type_end--;
+            while (*name == ' ') name++;
+            while (name_end > name && name_end[-1] == ' ') name_end--;
+            DAG__PUTS(", ");
+            DAG__PUT(type, (size_t)(type_end - type));
+            DAG__PUTS(" ");
+            DAG__PUT(name, (size_t)(name_end - name));
+        }
+    }
+    DAG__PUTS(") {\n    size_t dag__index = get_global_id(0);\n    if (dag__index >= dag__n) return;\n    ");
+    DAG__PUTS(k->body);
+    DAG__PUTS("\n}\n");
+#undef DAG__PUTS
+#undef DAG__PUT
+    s[n] = 0;
+    return s;
+}
+
+static dag__context *dag__current_context(void);
+
+/* >>device execution */
+static void *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
+    dag__device *dv = &dag__dv.devs[d];
+    for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
+        if (e->src == k) return e->kernel;
+    void *kernel = NULL;
+    *err = dv->ops->build(dv->ordinal, k, &kernel, log, log_size);
+    if (*err) return NULL;
+    dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
+    e->src = k;
+    e->kernel = kernel;
+    e->next = dv->kernels;
+    dv->kernels = e;
+    return kernel;
+}
+
+/* Queues a kernel task on device d: its spans come to the device (only what
+   is stale there), then the kernel, all on the device's in-order queue.
+   Returns 0, or a dag_result with `msg` saying what went wrong. */
+static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t msg_size) {
+    dag__device *dv = &dag__dv.devs[d];
+    const dag_task_desc *desc = t->desc;
+    unsigned char *args = (unsigned char *)dag__args_of(t);
+    char name[200];
+    int err = 0;
+    dag__mutex_lock(&dag__dv.lock);
+    uint64_t pin = ++dag__dv.tick;
+    char log[4096];
+    void *kernel = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
+    if (!kernel) {
+        snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %d):\n%s", desc->kernel->name,
+                 dag__dev_name(d, name, sizeof name), err, log);
+        dag__mutex_unlock(&dag__dv.lock);
+        return DAG_ERR_KERNEL_BUILD;
+    }
+    dag__replica *reps[DAG__MAX_PARAMS];
+    for (int k = 0; k < p->num_spans && !err; k++) {
+        const dag__span *s = &p->spans[k];
+        dag__replica *r = reps[k] = dag__rep_get(s);
+        r->pin = pin;
+        DAG__FOR_OVERLAPS(s, o, {
+            if (o != r && !err) err = dag__rep_write_back(o);
+            if (o != r && !err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
+        })
+        if (err) break;
+        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_extent(s), &r->buf[d])) != 0) {
+            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use by this task's other spans)",
+                     dag__span_extent(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+            break;
+        }
+        if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u)) {
+            if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
+            if (r->reader[d]) dv->ops->release(r->reader[d]);
+            r->reader[d] = NULL;
+            int e = dv->ops->copy(dv->ordinal, r->buf[d], (void *)s->lo, s->rows, s->width, s->stride, 1, &r->reader[d]);
+            if (e) {
+                err = dag__dev_error(d, "the copy to the device", e);
+                snprintf(msg, msg_size, "the copy to %s returned %d", dag__dev_name(d, name, sizeof name), e);
+                break;
+            }
+            dv->bytes_in += dag__span_bytes(s);
+            p->bytes_moved += dag__span_bytes(s);
+        }
+        if (p->modes[k] & DAG__READ) r->valid |= 2u << d;
+        r->last_use[d] = pin;
+    }
+    if (!err) {
+        dag__karg kargs[DAG__MAX_PARAMS];
+        for (int i = 1; i < desc->num_params; i++) {
+            dag__karg *a = &kargs[i - 1];
+            const dag__param *pa = &desc->params[i];
+            int k = p->span_of_param[i];
+            a->buf = k >= 0 ? reps[k]->buf[d] : NULL;
+            a->value = args + pa->offset;
+            a->size = pa->size;
+        }
+        void *done = NULL;
+        size_t n = dag__launch_range(t);
+        int e = dv->ops->launch(dv->ordinal, kernel, n, kargs, desc->num_params - 1, &done);
+        if (e) {
+            err = dag__dev_error(d, "the kernel launch", e);
+            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
+                     dag__dev_name(d, name, sizeof name), e);
+        } else {
+            for (int k = 0; k < p->num_spans; k++)
+                if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
+            double estimate = 0;
+            int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
+            if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
+            if (dv->inflight_count == DAG__INFLIGHT) dag__model_poll(d, false);
+            if (dv->inflight_count == DAG__INFLIGHT) {
+                dag__inflight *f = &dv->inflight[dv->inflight_head];   /* the oldest: wait for it */
+                dv->ops->wait(f->event);
+                dag__model_poll(d, false);
+            }
+            if (dv->inflight_count < DAG__INFLIGHT) {
+                dag__inflight *f = &dv->inflight[(dv->inflight_head + dv->inflight_count++) % DAG__INFLIGHT];
+                f->event = done;
+                f->slot = slot;
+                f->estimate = estimate;
+                dv->queued_s += estimate;
+            } else {
+                dv->ops->release(done);
+            }
+        }
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    if (err == DAG_ERR_OUT_OF_MEMORY) return err;
+    return err ? DAG_ERR_DEVICE : 0;
+}
+
+/* Sets a task's failure from the runtime (dag_fail does it from a body). */
+static void dag__task_set_failure(dag__worker *w, dag__task *t, int code, const char *message) {
+    dag__extra *x = dag__extra_of(w, t);
+    DAG_FREE(x->message);
+    size_t n = strlen(message) + 1;
+    x->message = (char *)dag__xmalloc(n);
+    memcpy(x->message, message, n);
+    atomic_store(&t->status, code);
+    dag_log(DAG_LOG_ERROR, code, "task '%s' failed: %s", dag__task_name(t), message);
+}
+
+/* Called by dag__execute for a task with a plan. Returns true when the task
+   went to a device (it is finished), false to run its body on this worker
+   (host memory is then current for its spans). */
+static bool dag__device_prepare(dag__worker *w, dag__task *t) {
+    dag__plan *p = t->extra->plan;
+    int where = 0;
+    if (t->desc->kernel) {
+        const dag_scope *s = &p->scope;
+        dag__mutex_lock(&dag__dv.lock);
+        where = dag__place(t, p, s);
+        dag__mutex_unlock(&dag__dv.lock);
+        if (where > 0) {
+            char msg[8192];
+            msg[0] = 0;
+            int e = dag__device_run(t, p, where - 1, msg, sizeof msg);
+            if (e == 0) {
+                p->processor = where;
+                return true;
+            }
+            if (e != DAG_ERR_OUT_OF_MEMORY || !dag__scope_has_cpu(s)) {
+                dag__task_set_failure(w, t, e == DAG_ERR_OUT_OF_MEMORY ? DAG_ERR_OUT_OF_MEMORY : e, msg);
+                return true;
+            }
+            dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
+        }
+        dag__mutex_lock(&dag__dv.lock);
+        p->model_slot = dag__model_find(t->desc->kernel, 0, dag__model_bucket(dag__launch_range(t)), true);
+        dag__mutex_unlock(&dag__dv.lock);
+        p->cpu_start = dag__now_ns();
+    }
+    p->processor = 0;
+    int e = dag__host_prepare(p->spans, p->modes, p->num_spans);
+    if (e) {
+        dag__task_set_failure(w, t, e, "its data could not be brought back from a device");
+        return true;
+    }
+    return false;
+}
+
+/* A kernel launched on the CPU has finished (its chunks too): time it. */
+static void dag__plan_finished(dag__plan *p) {
+    if (!p->cpu_start || p->model_slot < 0) return;
+    double s = (double)(dag__now_ns() - p->cpu_start) * 1e-9;
+    dag__mutex_lock(&dag__dv.lock);
+    dag__model_add(p->model_slot, s);
+    dag__mutex_unlock(&dag__dv.lock);
+    p->cpu_start = 0;
+}
+
+/* >>device set-up */
+DAG__UNUSED static void dag__devices_add(dag_backend backend, const dag__device_ops *ops, int count) {
+    for (int i = 0; i < count && dag__dv.num < DAG__MAX_DEVICES; i++) {
+        dag__device *dv = &dag__dv.devs[dag__dv.num++];
+        memset(dv, 0, sizeof *dv);
+        dv->ops = ops;
+        dv->backend = backend;
+        dv->ordinal = i;
+        dv->limit = dag__g.desc.device_memory_limit ? dag__g.desc.device_memory_limit : ops->memory(i);
+        dv->bandwidth = 2e9;   /* until measured */
+    }
+}
+
+static void dag__devices_shutdown(void) {
+    dag__devices_settle(true, true);
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        dag__rep_wait_readers(r);
+        for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, true);
+        DAG_FREE(r);
+    }
+    DAG_FREE(dag__dv.reps);
+    for (int d = 0; d < dag__dv.num; d++) {
+        dag__device *dv = &dag__dv.devs[d];
+        dag__model_poll(d, true);
+        dv->ops->synchronize(dv->ordinal);
+        while (dv->pool) dag__dev_evict_one(d);
+        while (dv->kernels) {
+            dag__kernel_entry *e = dv->kernels;
+            dv->kernels = e->next;
+            dv->ops->release_kernel(e->kernel);
+            DAG_FREE(e);
+        }
+    }
+    dag__mutex_destroy(&dag__dv.lock);
+    memset(&dag__dv, 0, sizeof dag__dv);
+}
+
+static int dag__device_index(dag_backend b, int ordinal) {
+    for (int d = 0; d < dag__dv.num; d++)
+        if (dag__dv.devs[d].backend == b && dag__dv.devs[d].ordinal == ordinal) return d;
+    return -1;
+}
+
+dag_result dag_memory_stats(dag_backend b, int device, dag_memory_info *out) {
+    if (!out) return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_memory_stats: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    int d = dag__device_index(b, device - 1);
+    if (d < 0)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_memory_stats: no device %d for backend %d (%s)",
+                                    device, (int)b, dag_backend_status(b));
+    dag__mutex_lock(&dag__dv.lock);
+    dag__device *dv = &dag__dv.devs[d];
+    out->used = dv->used;
+    out->pool = dv->pooled;
+    out->total = dv->limit;
+    out->free = dv->limit > dv->used + dv->pooled ? dv->limit - dv->used - dv->pooled : 0;
+    out->bytes_to_device = dv->bytes_in;
+    out->bytes_to_host = dv->bytes_out;
+    out->evictions = dv->evictions;
+    dag__mutex_unlock(&dag__dv.lock);
+    return DAG_OK;
+}
+
+dag_result dag_wait_all(void);
+dag_result dag_synchronize(dag_backend b) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    if (b < 0 || b >= DAG_BACKEND_COUNT) return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_synchronize: unknown backend %d", (int)b);
+    int err = dag_wait_all();   /* tasks not yet queued on a device count too */
+    for (int d = 0; d < dag__dv.num; d++) {
+        dag__device *dv = &dag__dv.devs[d];
+        if (dv->backend != b) continue;
+        int e = dv->ops->synchronize(dv->ordinal);
+        if (e && !err) err = dag__dev_error(d, "synchronize", e);
+    }
+    int e = dag__devices_settle(true, !ctx->task);
+    return (dag_result)(err ? err : e);
+}
+
 /* >>dependencies */
 typedef struct dag__spawn_state {
     dag__worker *w;
@@ -2238,7 +3110,14 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     return r;
 }
 
-static bool dag__scope_empty(const dag_scope *s) { return !s->thread && !s->threads && !s->all_threads; }
+static bool dag__scope_empty(const dag_scope *s) {
+    return !s->thread && !s->threads && !s->all_threads && !s->cl_device && !s->cl_devices && !s->all_cl_devices &&
+           !s->any_processor;
+}
+/* Only a scope naming workers (and not every processor) pins a task to them. */
+static bool dag__scope_pins_workers(const dag_scope *s) {
+    return (s->thread || s->threads) && !s->all_threads && !s->any_processor;
+}
 
 static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     if (o) {
@@ -2249,16 +3128,52 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     return base;
 }
 
-static bool dag__scope_satisfiable(const dag_scope *s) {
-    if (dag__scope_empty(s) || s->all_threads) return true;
-    for (int i = 0; i < dag__g.num_workers; i++)
-        if (dag__scope_allows(s, i)) return true;
+/* Says what is wrong with a scope for this task, or returns false. */
+static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, char *why, size_t size) {
+    if (dag__scope_pins_workers(s)) {
+        bool some = false;
+        for (int i = 0; i < dag__g.num_workers && !some; i++) some = dag__scope_allows(s, i);
+        if (!some) {
+            snprintf(why, size, "scope {thread=%d, threads=0x%llx} matches none of the %d worker threads", s->thread,
+                     (unsigned long long)s->threads, dag__g.num_workers);
+            return true;
+        }
+    }
+    if (!dag__scope_names_devices(s)) return false;
+    int count = 0;
+    for (int d = 0; d < dag__dv.num; d++) count += dag__dv.devs[d].backend == DAG_OPENCL;
+    uint64_t named = s->cl_devices | (s->cl_device > 0 && s->cl_device <= 64 ? DAG_DEVICE_BIT(s->cl_device) : 0);
+    if (s->cl_device < 0 || s->cl_device > count || (count < 64 && (named >> count))) {
+        int n = s->cl_device > count || s->cl_device < 0 ? s->cl_device : 0;
+        for (int b = count; !n && b < 64; b++) if ((named >> b) & 1u) n = b + 1;
+        snprintf(why, size, "scope names OpenCL device %d, and there %s %d (%s)", n, count == 1 ? "is" : "are", count,
+                 dag__g.backend_status[DAG_OPENCL]);
+        return true;
+    }
+    if (!dag__scope_has_cpu(s) && !count) {
+        snprintf(why, size, "scope names every OpenCL device, and there is none (%s)", dag__g.backend_status[DAG_OPENCL]);
+        return true;
+    }
+    if (!desc->kernel && !dag__scope_has_cpu(s)) {
+        snprintf(why, size, "task '%s' is not a DAG_KERNEL: only kernels run on devices", desc->name);
+        return true;
+    }
     return false;
 }
 
 dag_scope dag_scope_union(dag_scope a, dag_scope b) {
     dag_scope u;
-    u.all_threads = a.all_threads || b.all_threads;
+    memset(&u, 0, sizeof u);
+    u.cl_devices = a.cl_devices | b.cl_devices;
+    if (a.cl_device > 0 && a.cl_device <= 64) u.cl_devices |= DAG_DEVICE_BIT(a.cl_device);
+    if (b.cl_device > 0 && b.cl_device <= 64) u.cl_devices |= DAG_DEVICE_BIT(b.cl_device);
+    u.cl_device = a.cl_device > 64 || a.cl_device < 0 ? a.cl_device : b.cl_device > 64 || b.cl_device < 0 ? b.cl_device : 0;
+    u.all_cl_devices = a.all_cl_devices || b.all_cl_devices;
+    u.any_processor = a.any_processor || b.any_processor;
+    /* a side that names no processor at all means the CPU, the default */
+    if ((dag__scope_empty(&a) && dag__scope_names_devices(&b)) || (dag__scope_empty(&b) && dag__scope_names_devices(&a)))
+        u.all_threads = 1;
+    u.all_threads = u.all_threads || a.all_threads || b.all_threads;
     u.threads = a.threads | b.threads;
     if (a.thread) u.threads |= DAG_THREAD_BIT(a.thread);
     if (b.thread) u.threads |= DAG_THREAD_BIT(b.thread);
@@ -2316,9 +3231,50 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
     return h;
 }
 
+/* The replica record of a registered span: NULL when no device has it. */
+static dag__replica *dag__data_replica(const dag__data_slot *s) {
+    dag__span sp;
+    sp.lo = (uintptr_t)s->ptr;
+    sp.hi = sp.lo + s->bytes;
+    sp.width = sp.stride = s->bytes;
+    sp.rows = 1;
+    return dag__rep_find(&sp);
+}
+
+/* Brings a registered span home; `forget` also drops its device copies. */
+static int dag__data_home(const dag__data_slot *s, bool forget) {
+    if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
+    dag__mutex_lock(&dag__dv.lock);
+    dag__replica *r = dag__data_replica(s);
+    int e = r ? dag__rep_write_back(r) : 0;
+    if (r && forget && !e) {
+        dag__rep_wait_readers(r);
+        for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+        r->resident = 0;   /* an ordinary record now: the next settle drops it */
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    return e;
+}
+
 void *dag_data_pointer(dag_data h) {
     dag__data_slot *s = dag__data_slot_of(h);
+    if (s && dag__data_home(s, false)) return NULL;
     return s ? s->ptr : NULL;
+}
+
+dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
+    dag_data h = dag_data_register(ptr, count, elem_size);
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return h;
+    dag__mutex_lock(&dag__dv.lock);
+    dag__span sp;
+    sp.lo = (uintptr_t)s->ptr;
+    sp.hi = sp.lo + s->bytes;
+    sp.width = sp.stride = s->bytes;
+    sp.rows = 1;
+    dag__rep_get(&sp)->resident = 1;
+    dag__mutex_unlock(&dag__dv.lock);
+    return h;
 }
 
 /* A record from this thread's pool holding one reference. Its refs are only
@@ -2488,6 +3444,29 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
 }
 
 /* >>spawn */
+/* While devices are in use, a task keeps its spans for the device layer. */
+static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, int num_args,
+                                          const dag__span *spans, const int *modes, int num_spans,
+                                          const int8_t *span_of_param, const dag_scope *scope) {
+    dag__plan *p = (dag__plan *)dag__xmalloc(sizeof *p);
+    p->num_spans = num_spans;
+    for (int k = 0; k < num_spans; k++) {
+        p->spans[k] = spans[k];
+        p->modes[k] = (uint8_t)modes[k];
+    }
+    for (int i = 0; i < num_args; i++) {
+        bool span = (args[i].kind == DAG__ARG_SPAN || args[i].kind == DAG__ARG_DATA);
+        p->span_of_param[i] = span ? span_of_param[i] : (int8_t)-1;
+    }
+    p->scope = *scope;
+    p->processor = 0;
+    p->model_slot = -1;
+    p->cpu_start = 0;
+    p->bytes_moved = 0;
+    p->placement[0] = 0;
+    dag__extra_of(w, t)->plan = p;
+}
+
 static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h = dag__handle(NULL, (uint32_t)code, 0);   /* a handle with no record carries its error */
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
@@ -2522,16 +3501,21 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
     dag_options opt = r->options;
     if (DAG__UNLIKELY(options != NULL)) opt = dag__merge_options(opt, options);
-    if (DAG__UNLIKELY(!dag__scope_satisfiable(&opt.scope))) {
-        dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): scope {thread=%d, threads=0x%llx} matches none of the %d worker threads",
-                 desc->name, opt.scope.thread, (unsigned long long)opt.scope.threads, dag__g.num_workers);
-        return dag__failed_handle(r, DAG_ERR_SCOPE);
+    if (DAG__UNLIKELY(!dag__scope_empty(&opt.scope))) {
+        char why[400];
+        if (dag__scope_problem(desc, &opt.scope, why, sizeof why)) {
+            dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
+            return dag__failed_handle(r, DAG_ERR_SCOPE);
+        }
+        if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(&opt.scope))
+            atomic_store(&dag__dv.used, 1);   /* from now on tasks carry their spans */
     }
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
     bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 &&
+                      !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) &&
                       (dag__scope_empty(&opt.scope) || opt.scope.all_threads) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle);
     dag__task local_record;
@@ -2571,7 +3555,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             x->priority = opt.priority;
             t->flags |= DAG__TF_PLACED;
         }
-        if (!dag__scope_empty(&opt.scope) && !opt.scope.all_threads) {
+        if (dag__scope_pins_workers(&opt.scope)) {
             x->scope = opt.scope;
             x->has_scope = 1;
             t->flags |= DAG__TF_PLACED;
@@ -2586,6 +3570,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     unsigned char *packed = (unsigned char *)dag__args_of(t);
     dag__span spans[DAG__MAX_PARAMS];
     int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1;
+    int8_t span_of_param[DAG__MAX_PARAMS];
     for (int i = 0; i < num_args && !error; i++) {
         const dag_arg *a = &args[i];
         const dag__param *p = &desc->params[i];
@@ -2597,6 +3582,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         case DAG__ARG_SPAN:
         case DAG__ARG_DATA: {
             const void *base = a->ptr;
+            span_of_param[i] = -1;
             size_t rows = 1, width = 0, stride = 0;
             if (a->kind == DAG__ARG_DATA) {
                 dag__data_slot *s = dag__data_slot_of(a->data);
@@ -2625,8 +3611,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             sp.hi = sp.lo + (rows - 1) * stride + width;
             int mode = a->mode & (DAG__READ | DAG__WRITE), dup = 0;
             for (int k = 0; k < num_spans && !dup; k++)
-                if (dag__span_eq(&spans[k], &sp)) { modes[k] |= mode; dup = 1; }  /* the same span twice counts once */
-            if (!dup) { spans[num_spans] = sp; modes[num_spans++] = mode; }
+                if (dag__span_eq(&spans[k], &sp)) { modes[k] |= mode; dup = 1; span_of_param[i] = (int8_t)k; }  /* the same span twice counts once */
+            if (!dup) { span_of_param[i] = (int8_t)num_spans; spans[num_spans] = sp; modes[num_spans++] = mode; }
             break;
         }
         case DAG__ARG_FUTURE: {
@@ -2662,6 +3648,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         else dag__decref(w, t);
         return dag__failed_handle(r, error);
     }
+    if (DAG__UNLIKELY(atomic_load_explicit(&dag__dv.used, memory_order_relaxed)) && (num_spans || desc->kernel))
+        dag__plan_attach(w, t, args, num_args, spans, modes, num_spans, span_of_param, &opt.scope);
     if (undeferred) {
         if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
@@ -2720,6 +3708,10 @@ dag_result dag_wait(dag_task h) {
     dag__task *t = h.ptr;
     dag__wait_task(dag__tls_worker, t);
     int s = atomic_load(&t->ended) ? DAG_OK : atomic_load(&t->status);   /* the region returned it */
+    if (!dag__tls_ctx->task) {
+        int e = dag__devices_settle(false, true);   /* the program may read what it wrote */
+        if (!s) s = e;
+    }
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
 }
@@ -2782,6 +3774,7 @@ dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
         dag__wait_task(w, t);
         s = atomic_load(&t->status);
         if (!s) memcpy(out, dag__result_of(t), size);
+        if (!s && !dag__tls_ctx->task) s = dag__devices_settle(false, true);
     }
     dag__decref(w, t);
     return (dag_result)s;
@@ -2828,7 +3821,7 @@ static const char *dag__region_name(int kind) {
 /* A waiting region inside a sequence is one step of it: when the step
    failed, a finished, failed record stands in for it, so the next step is
    cancelled exactly as after a failed task. */
-static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0 };
+static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0, NULL };
 static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char *cause) {
     uint32_t gen;
     dag__task *m = dag__task_alloc(w, &gen);
@@ -2953,7 +3946,12 @@ dag_result dag_region_end(dag_region token) {
         return dag__tls_last_region;
     }
     int unbalanced = dag__close_abandoned(w, ctx, r, "dag_region_end");
+    bool datadeps = r->kind == DAG_REGION_DATADEPS;
     int err = dag__region_close(w, ctx, r);
+    if (datadeps) {   /* host memory current again */
+        int e = dag__devices_settle(false, !ctx->task);
+        if (!err) err = e;
+    }
     dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
     return dag__tls_last_region;
 }
@@ -3006,6 +4004,8 @@ dag_result dag_wait_all(void) {
     if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
     dag__drain(w, root);
     int err = dag__region_error(root);
+    int e = dag__devices_settle(false, !ctx->task);
+    if (!err) err = e;
     dag__region_release(w, root);
     atomic_store(&root->first_error, 0);
     atomic_store(&root->first_cancel, 0);
@@ -3035,13 +4035,14 @@ dag_result dag_data_unregister(dag_data h) {
             for (uint32_t k = 0; k < e->num_readers; k++) dag__wait_task(dag__tls_worker, e->readers[k]);
         }
     }
+    int e = dag__data_home(s, true);
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index = (uint32_t)(h.id & 0xffffffffu) - 1;
     s->live = 0;
     s->next_free = dag__g.data_free;
     dag__g.data_free = index + 1;
     dag__mutex_unlock(&dag__g.data_lock);
-    return DAG_OK;
+    return (dag_result)e;
 }
 
 /* >>fail */
@@ -3088,6 +4089,7 @@ static void dag__worker_destroy(dag__worker *w) {
     dag__pool_destroy(&w->tasks);
     dag__pool_destroy(&w->edges);
     dag__pool_destroy(&w->extras);
+    for (size_t i = 0; i < w->num_events; i++) DAG_FREE(w->events[i].placement);
     DAG_FREE(w->events);
     DAG_FREE(w->trace_edges);
 }
@@ -3139,6 +4141,7 @@ static void dag__backends_init(void) {
         snprintf(dag__g.backend_status[DAG_OPENCL], sizeof dag__g.backend_status[DAG_OPENCL], "OpenCL: %s%s",
                  dag__g.backend_ok[DAG_OPENCL] ? "" : "unavailable: ", why);
         dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[DAG_OPENCL]);
+        if (dag__g.backend_ok[DAG_OPENCL]) dag__devices_add(DAG_OPENCL, &dag__cl_ops, dag__cl_device_count());
     }
 #else
     (void)names;
@@ -3200,6 +4203,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.guest_lock);
     dag__mutex_init(&dag__g.data_lock);
     dag__mutex_init(&dag__region_lock);
+    dag__mutex_init(&dag__dv.lock);
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)d.num_threads * sizeof(dag__worker));
     for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
     dag__tls_worker = &dag__g.workers[0];
@@ -3300,6 +4304,7 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__region_lock);
+    dag__devices_shutdown();
 #if DAG__HAS_OPENCL
     dag__cl_shutdown();
 #endif
@@ -3340,6 +4345,7 @@ static void dag__for_each_worker(void (*fn)(dag__worker *, void *), void *arg) {
 
 static void dag__trace_reset(dag__worker *w, void *arg) {
     (void)arg;
+    for (size_t i = 0; i < w->num_events; i++) DAG_FREE(w->events[i].placement);
     w->num_events = 0;
     w->num_trace_edges = 0;
 }
@@ -3368,10 +4374,14 @@ static void dag__json_events(dag__worker *w, void *arg) {
         o->first = 0;
         dag__json_string(o->f, e->name);
         uint64_t s = e->start > dag__g.trace_epoch ? e->start - dag__g.trace_epoch : 0;
+        /* device tasks get a row per device, after the workers */
+        int row = e->processor ? dag__g.num_workers + e->processor : e->worker + 1;
         fprintf(o->f, ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
-                      "\"args\":{\"id\":%llu,\"status\":\"%s\"}}",
-                e->worker + 1, (double)s / 1e3, (double)(e->end - e->start) / 1e3,
-                (unsigned long long)e->id, dag_result_string(e->status));
+                      "\"args\":{\"id\":%llu,\"status\":\"%s\",\"bytes_moved\":%llu,\"placement\":",
+                row, (double)s / 1e3, (double)(e->end - e->start) / 1e3,
+                (unsigned long long)e->id, dag_result_string(e->status), (unsigned long long)e->bytes_moved);
+        dag__json_string(o->f, e->placement ? e->placement : "");
+        fprintf(o->f, "}}");
     }
 }
 
@@ -3388,9 +4398,48 @@ dag_result dag_trace_write_json(const char *path) {
                 o.first ? "" : ",", i + 1, i + 1);
         o.first = 0;
     }
+    for (int d = 0; d < dag__dv.num; d++) {
+        char name[200];
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":",
+                dag__g.num_workers + d + 1);
+        dag__json_string(f, dag__dev_name(d, name, sizeof name));
+        fprintf(f, "}}");
+    }
     dag__for_each_worker(dag__json_events, &o);
     fprintf(f, "\n]}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+}
+
+typedef struct dag__trace_copy { dag_trace_record *out; size_t max, count; } dag__trace_copy;
+static void dag__trace_copy_events(dag__worker *w, void *arg) {
+    dag__trace_copy *c = (dag__trace_copy *)arg;
+    for (size_t i = 0; i < w->num_events; i++, c->count++) {
+        if (c->count >= c->max) continue;
+        const dag__trace_event *e = &w->events[i];
+        dag_trace_record *r = &c->out[c->count];
+        r->name = e->name;
+        r->backend = e->processor ? dag__dv.devs[e->processor - 1].backend : DAG_CPU;
+        r->processor = e->processor ? dag__dv.devs[e->processor - 1].ordinal + 1 : e->worker + 1;
+        r->start_us = e->start > dag__g.trace_epoch ? (double)(e->start - dag__g.trace_epoch) / 1e3 : 0;
+        r->end_us = e->end > dag__g.trace_epoch ? (double)(e->end - dag__g.trace_epoch) / 1e3 : 0;
+        r->bytes_moved = e->bytes_moved;
+        r->status = e->status;
+        snprintf(r->placement, sizeof r->placement, "%s", e->placement ? e->placement : "");
+    }
+}
+static int dag__record_order(const void *a, const void *b) {
+    double x = ((const dag_trace_record *)a)->start_us, y = ((const dag_trace_record *)b)->start_us;
+    return x < y ? -1 : x > y;
+}
+size_t dag_trace_records(dag_trace_record *out, size_t max) {
+    if (!dag_is_setup()) return 0;
+    dag__trace_copy c;
+    c.out = out;
+    c.max = out ? max : 0;
+    c.count = 0;
+    dag__for_each_worker(dag__trace_copy_events, &c);
+    if (c.max) qsort(out, c.count < c.max ? c.count : c.max, sizeof *out, dag__record_order);
+    return c.count;
 }
 
 static void dag__dot_nodes(dag__worker *w, void *arg) {

@@ -7,10 +7,11 @@
    loader's own error, and everything runs on the CPU.
 
    It finds the platforms and devices, and gives each device a context and
-   an in-order queue, buffers, asynchronous copies and launches with events,
-   and programs built from source (with the compiler's log on failure). The
-   generic device layer in dag.h will drive these; today the tests call
-   them directly. Private names: dag__cl_*.
+   an in-order queue (with profiling, for the cost model), buffers, 1-D and
+   2-D asynchronous copies and launches with events, and programs built from
+   source (with the compiler's log on failure). It fills the generic device
+   layer's table (dag__device_ops); everything else (replicas, coherence,
+   pools, placement) lives in dag.h. Private names: dag__cl_*.
 */
 #ifndef DAG_OPENCL_H_INCLUDED
 #define DAG_OPENCL_H_INCLUDED
@@ -38,6 +39,11 @@ typedef struct dag__cl_event *dag__cl_event;
 #define DAG__CL_PLATFORM_NAME 0x0902
 #define DAG__CL_MEM_READ_WRITE 1
 #define DAG__CL_PROGRAM_BUILD_LOG 0x1183
+#define DAG__CL_QUEUE_PROFILING_ENABLE 2
+#define DAG__CL_EVENT_COMMAND_EXECUTION_STATUS 0x11D3
+#define DAG__CL_COMPLETE 0
+#define DAG__CL_PROFILING_COMMAND_START 0x1282
+#define DAG__CL_PROFILING_COMMAND_END 0x1283
 
 /* >>opencl symbols: one line each */
 #define DAG__CL_SYMBOLS(X) \
@@ -58,6 +64,10 @@ typedef struct dag__cl_event *dag__cl_event;
     X(clEnqueueNDRangeKernel, dag__cl_int, (dag__cl_queue, dag__cl_kernel, dag__cl_uint, const size_t *, const size_t *, const size_t *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clWaitForEvents, dag__cl_int, (dag__cl_uint, const dag__cl_event *)) \
     X(clReleaseEvent, dag__cl_int, (dag__cl_event)) \
+    X(clGetEventInfo, dag__cl_int, (dag__cl_event, dag__cl_uint, size_t, void *, size_t *)) \
+    X(clGetEventProfilingInfo, dag__cl_int, (dag__cl_event, dag__cl_uint, size_t, void *, size_t *)) \
+    X(clEnqueueWriteBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, const void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clEnqueueReadBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clFinish, dag__cl_int, (dag__cl_queue)) \
     X(clReleaseMemObject, dag__cl_int, (dag__cl_mem)) \
     X(clReleaseKernel, dag__cl_int, (dag__cl_kernel)) \
@@ -138,7 +148,7 @@ static int dag__cl_init(char *why, size_t why_size) {
             info->memory = mem;
             dag__cl_int ce = 0;
             info->context = dag__cl.api.clCreateContext(NULL, 1, &ids[d], NULL, NULL, &ce);
-            if (info->context) info->queue = dag__cl.api.clCreateCommandQueue(info->context, ids[d], 0, &ce);
+            if (info->context) info->queue = dag__cl.api.clCreateCommandQueue(info->context, ids[d], DAG__CL_QUEUE_PROFILING_ENABLE, &ce);
             if (!info->context || !info->queue) {
                 snprintf(why, why_size, "device %d (%s): no context or queue (error %d)", dag__cl.num_devices,
                          info->name, (int)ce);
@@ -156,39 +166,48 @@ static int dag__cl_init(char *why, size_t why_size) {
 
 static int dag__cl_device_count(void) { return dag__cl.num_devices; }
 
-/* >>opencl device operations (device: 0-based index). Marked unused until
-   the device layer calls them: the tests reach them directly. */
-DAG__UNUSED static dag__cl_mem dag__cl_alloc(int dev, size_t bytes) {
+/* >>opencl device operations, through the generic layer's table (device:
+   0-based index). Buffers, kernels and events go through void pointers. */
+static int dag__cl_alloc(int dev, size_t bytes, void **buf) {
     dag__cl_int e = 0;
-    return dag__cl.api.clCreateBuffer(dag__cl.devices[dev].context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e);
+    *buf = dag__cl.api.clCreateBuffer(dag__cl.devices[dev].context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e);
+    return *buf ? 0 : (e ? e : -1);
 }
-DAG__UNUSED static void dag__cl_free(dag__cl_mem m) { dag__cl.api.clReleaseMemObject(m); }
+static void dag__cl_free(int dev, void *buf) {
+    (void)dev;
+    dag__cl.api.clReleaseMemObject((dag__cl_mem)buf);
+}
 
-/* Copies are asynchronous on the device's queue; *done (if given) is the
-   event to wait for. */
-DAG__UNUSED static int dag__cl_write(int dev, dag__cl_mem m, size_t offset, const void *host, size_t bytes, dag__cl_event *done) {
-    return dag__cl.api.clEnqueueWriteBuffer(dag__cl.devices[dev].queue, m, 0, offset, bytes, host, 0, NULL, done);
+/* Copies between a host span (rows runs of width bytes, stride apart) and a
+   buffer with the same layout, asynchronous on the device's queue. */
+static int dag__cl_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+                        void **done) {
+    dag__cl_queue q = dag__cl.devices[dev].queue;
+    dag__cl_mem m = (dag__cl_mem)buf;
+    dag__cl_event *ev = (dag__cl_event *)done;
+    if (rows == 1)
+        return to_device ? dag__cl.api.clEnqueueWriteBuffer(q, m, 0, 0, width, host, 0, NULL, ev)
+                         : dag__cl.api.clEnqueueReadBuffer(q, m, 0, 0, width, host, 0, NULL, ev);
+    size_t origin[3] = { 0, 0, 0 }, region[3] = { width, rows, 1 };
+    return to_device ? dag__cl.api.clEnqueueWriteBufferRect(q, m, 0, origin, origin, region, stride, 0, stride, 0, host, 0, NULL, ev)
+                     : dag__cl.api.clEnqueueReadBufferRect(q, m, 0, origin, origin, region, stride, 0, stride, 0, host, 0, NULL, ev);
 }
-DAG__UNUSED static int dag__cl_read(int dev, dag__cl_mem m, size_t offset, void *host, size_t bytes, dag__cl_event *done) {
-    return dag__cl.api.clEnqueueReadBuffer(dag__cl.devices[dev].queue, m, 0, offset, bytes, host, 0, NULL, done);
-}
-DAG__UNUSED static int dag__cl_wait(dag__cl_event e) {
-    int r = dag__cl.api.clWaitForEvents(1, &e);
-    dag__cl.api.clReleaseEvent(e);
-    return r;
-}
-DAG__UNUSED static int dag__cl_finish(int dev) { return dag__cl.api.clFinish(dag__cl.devices[dev].queue); }
 
-/* Builds `source` for one device and returns its kernel `name`; on failure
-   NULL, with the compiler's log in `log`. */
-DAG__UNUSED static dag__cl_kernel dag__cl_build(int dev, const char *source, const char *name, char *log, size_t log_size) {
+/* Builds the kernel's OpenCL C text for one device; on failure the
+   compiler's log goes to `log`. */
+static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     dag__cl_device_info *d = &dag__cl.devices[dev];
     dag__cl_int e = 0;
     log[0] = 0;
-    dag__cl_program p = dag__cl.api.clCreateProgramWithSource(d->context, 1, &source, NULL, &e);
+    *kernel = NULL;
+    char *source = dag_kernel_opencl_source(k);
+    if (!source) return DAG_ERR_OUT_OF_MEMORY;
+    const char *text = source;
+    dag__cl_program p = dag__cl.api.clCreateProgramWithSource(d->context, 1, &text, NULL, &e);
+    free(source);
     if (!p) {
         snprintf(log, log_size, "clCreateProgramWithSource returned %d", (int)e);
-        return NULL;
+        return e ? e : -1;
     }
     e = dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL);
     if (e != DAG__CL_SUCCESS) {
@@ -196,31 +215,60 @@ DAG__UNUSED static dag__cl_kernel dag__cl_build(int dev, const char *source, con
         dag__cl.api.clGetProgramBuildInfo(p, d->id, DAG__CL_PROGRAM_BUILD_LOG, log_size - 1, log, &n);
         log[n < log_size ? n : log_size - 1] = 0;
         dag__cl.api.clReleaseProgram(p);
-        return NULL;
+        return e;
     }
-    dag__cl_kernel k = dag__cl.api.clCreateKernel(p, name, &e);
+    *kernel = dag__cl.api.clCreateKernel(p, k->name, &e);
     dag__cl.api.clReleaseProgram(p);   /* the kernel keeps it alive */
-    if (!k) snprintf(log, log_size, "clCreateKernel(%s) returned %d", name, (int)e);
-    return k;
+    if (!*kernel) snprintf(log, log_size, "clCreateKernel(%s) returned %d", k->name, (int)e);
+    return *kernel ? 0 : (e ? e : -1);
 }
+static void dag__cl_release_kernel(void *k) { dag__cl.api.clReleaseKernel((dag__cl_kernel)k); }
 
-/* One kernel argument: bytes of a value, or a buffer (mem != NULL). */
-typedef struct dag__cl_arg { const void *value; size_t size; dag__cl_mem mem; } dag__cl_arg;
-
-/* Launches k over [0, n) (the global size rounded up to 64: the kernel's
-   own guard stops the rest). The first kernel argument is n. */
-DAG__UNUSED static int dag__cl_launch(int dev, dag__cl_kernel k, size_t n, const dag__cl_arg *args, int num_args, dag__cl_event *done) {
+/* Launches k over [0, n): the global size is rounded up to 64 and the
+   kernel's own guard stops the rest. The first kernel argument is n. The
+   caller holds the device layer's lock, so no two threads set arguments of
+   one kernel at once. */
+static int dag__cl_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+    dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
     for (int i = 0; e == DAG__CL_SUCCESS && i < num_args; i++)
-        e = args[i].mem ? dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, sizeof args[i].mem, &args[i].mem)
+        e = args[i].buf ? dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, sizeof(void *), &args[i].buf)
                         : dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, args[i].size, args[i].value);
     if (e != DAG__CL_SUCCESS) return e;
     size_t global = (n + 63) / 64 * 64;
     if (!global) global = 64;
-    return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue, k, 1, NULL, &global, NULL, 0, NULL, done);
+    return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue, k, 1, NULL, &global, NULL, 0, NULL,
+                                              (dag__cl_event *)done);
 }
-DAG__UNUSED static void dag__cl_release_kernel(dag__cl_kernel k) { dag__cl.api.clReleaseKernel(k); }
+
+static int dag__cl_wait(void *event) {
+    dag__cl_event e = (dag__cl_event)event;
+    return dag__cl.api.clWaitForEvents(1, &e);
+}
+static int dag__cl_query(void *event) {
+    dag__cl_int status = 0;
+    int e = dag__cl.api.clGetEventInfo((dag__cl_event)event, DAG__CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                                       &status, NULL);
+    if (e != DAG__CL_SUCCESS) return e < 0 ? e : -1;
+    return status == DAG__CL_COMPLETE ? 1 : status < 0 ? status : 0;
+}
+static double dag__cl_elapsed(void *event) {
+    dag__cl_ulong start = 0, end = 0;
+    dag__cl.api.clGetEventProfilingInfo((dag__cl_event)event, DAG__CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+    dag__cl.api.clGetEventProfilingInfo((dag__cl_event)event, DAG__CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+    return end > start ? (double)(end - start) * 1e-9 : 0.0;
+}
+static void dag__cl_release(void *event) { dag__cl.api.clReleaseEvent((dag__cl_event)event); }
+static int dag__cl_synchronize(int dev) { return dag__cl.api.clFinish(dag__cl.devices[dev].queue); }
+static size_t dag__cl_memory(int dev) { return (size_t)dag__cl.devices[dev].memory; }
+static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].name; }
+
+static const dag__device_ops dag__cl_ops = {
+    "OpenCL", "cl", dag__cl_alloc, dag__cl_free, dag__cl_copy, dag__cl_build, dag__cl_release_kernel,
+    dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
+    dag__cl_memory, dag__cl_device_name,
+};
 
 /* The library stays loaded: ICDs keep threads and state that do not
    survive being unloaded, and a later dag_setup finds it again. */

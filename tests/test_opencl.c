@@ -1,26 +1,86 @@
-/* The OpenCL backend, built with -DDAG_BACKEND_OPENCL, run twice by make:
+/* The OpenCL backend and the device layer, built with -DDAG_BACKEND_OPENCL,
+   run twice by make:
      POCL_DEVICES="pthread pthread pthread"  -> DAG_TEST_CL_DEVICES=3
      OCL_ICD_VENDORS=<an empty folder>       -> DAG_TEST_CL_DEVICES=0
-   With devices it finds them all; without, it says why (the loader's own
-   error) and every task still runs on the CPU. */
+   With devices, kernels run on them and data moves by itself; without, the
+   backend says why (the loader's own error) and everything runs on the CPU. */
 #define DAG_IMPLEMENTATION
 #include "dag_kernels.h"
 #include "test.h"
 
-DAG_KERNEL(axpy_cl, ((double, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+DAG_KERNEL(axpy_d, ((double, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
     size_t i = DAG_INDEX();
     y[i] += a * x[i];
 )
+DAG_KERNEL(axpy_f, ((float, a), (DAG_GLOBAL const float *, x), (DAG_GLOBAL float *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = a * x[i] + y[i] / 3.0f;
+)
+DAG_KERNEL(mix_i, ((int, a), (DAG_GLOBAL const int *, x), (DAG_GLOBAL int *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = (y[i] * a) ^ (x[i] >> 3);
+)
+DAG_KERNEL(add_one, ((DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] += 1.0;
+)
+DAG_KERNEL(copy_d, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] = x[DAG_INDEX()];
+)
+/* A tile of rows x cols inside a matrix with leading dimension ld: the
+   kernel sees the tile's first element, as on the CPU. */
+DAG_KERNEL(tile_scale, ((int, cols), (int, ld), (double, s), (DAG_GLOBAL double *, t)),
+    size_t i = DAG_INDEX();
+    t[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] *= s;
+)
+/* Valid C, not valid OpenCL C: strlen does not exist there. */
+DAG_KERNEL(broken, ((DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] = (double)strlen("abc");
+)
+/* Arithmetic-heavy: many operations per element. */
+DAG_KERNEL(heavy, ((int, rounds), (DAG_GLOBAL float *, y)),
+    float v = y[DAG_INDEX()];
+    for (int r = 0; r < rounds; r++) v = v * 0.999f + 0.5f;
+    y[DAG_INDEX()] = v;
+)
+
+DAG_TASK(int, add, (int, a), (int, b)) { return a + b; }
+DAG_TASK(double, sum_d, (const double *, x), (size_t, n)) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+DAG_TASK(void, poke, (double *, x), (size_t, n), (double, v)) {
+    for (size_t i = 0; i < n; i++) x[i] = v;
+}
 
 static int expect_devices = -1;
 static int info_logged;
+static char last_error[8192];
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
     (void)item;
     (void)user;
     if (level == DAG_LOG_INFO && strstr(msg, "OpenCL")) info_logged = 1;
+    if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
 }
 
-DAG_TASK(int, add, (int, a), (int, b)) { return a + b; }
+static void setup(size_t device_limit) {
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .device_memory_limit = device_limit });
+}
+
+/* Where each named task ran, from the trace. */
+static int ran_on(const char *name, dag_backend *backend, int last) {
+    static dag_trace_record recs[4096];
+    size_t n = dag_trace_records(recs, 4096);
+    if (n > 4096) n = 4096;
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(recs[i].name, name)) {
+            *backend = recs[i].backend;
+            found = recs[i].processor;
+            if (!last) break;
+        }
+    return found;
+}
 
 TEST(the_opencl_backend_finds_the_devices_there_are_or_says_why_not) {
     const char *status = dag_backend_status(DAG_OPENCL);
@@ -52,46 +112,292 @@ TEST(backends_not_compiled_in_say_how_to_get_them) {
     CHECK(!dag_backend_available(DAG_BACKEND_COUNT));
 }
 
-/* The device operations of the backend, driven directly until the device
-   layer does: the generated OpenCL text of a DAG_KERNEL built and run on
-   every device, with a range that is not a multiple of the group size. */
-TEST(the_same_kernel_text_runs_on_every_opencl_device_like_on_the_cpu) {
-    if (expect_devices <= 0) return;
-    enum { N = 1000 };
-    static double x[N], y[N], want[N];
-    char *src = dag_kernel_opencl_source(&axpy_cl__cl);
-    CHECK(src != NULL);
-    for (int dev = 0; src && dev < dag_device_count(DAG_OPENCL); dev++) {
-        for (int i = 0; i < N; i++) { x[i] = i * 0.5; y[i] = want[i] = 1.0 + dev; }
-        DAG_DATADEPS { dag_spawn(DAG_LAUNCH(axpy_cl, N), Val(3.0), In(x, N), InOut(want, N)); }
-        char log[2048];
-        dag__cl_kernel k = dag__cl_build(dev, src, "axpy_cl", log, sizeof log);
-        CHECK(k != NULL);
-        if (!k) { printf("     build log: %s\n", log); continue; }
-        dag__cl_mem bx = dag__cl_alloc(dev, sizeof x), by = dag__cl_alloc(dev, sizeof y);
-        CHECK(bx && by);
-        double a = 3.0;
-        dag__cl_arg args[3] = { { &a, sizeof a, NULL }, { NULL, 0, bx }, { NULL, 0, by } };
-        dag__cl_event done = NULL;
-        CHECK_EQ_INT(dag__cl_write(dev, bx, 0, x, sizeof x, NULL), 0);
-        CHECK_EQ_INT(dag__cl_write(dev, by, 0, y, sizeof y, NULL), 0);
-        CHECK_EQ_INT(dag__cl_launch(dev, k, N, args, 3, NULL), 0);
-        CHECK_EQ_INT(dag__cl_read(dev, by, 0, y, sizeof y, &done), 0);
-        CHECK_EQ_INT(dag__cl_wait(done), 0);
-        CHECK(memcmp(y, want, sizeof y) == 0);
-        dag__cl_free(bx);
-        dag__cl_free(by);
-        dag__cl_release_kernel(k);
+/* Inputs are exact in binary, so every rounding mode and fused multiply-add
+   gives the same bits: the results must be identical. */
+TEST(a_kernel_gives_identical_results_on_the_cpu_and_on_every_device_for_float_double_and_int) {
+    enum { N = 1000 };   /* not a multiple of the work-group size: the guard works */
+    static double xd[N], yd[N], cd[N];
+    static float xf[N], yf[N], cf[N];
+    static int xi[N], yi[N], ci[N];
+    for (int dev = 1; dev <= (expect_devices > 0 ? expect_devices : 1); dev++) {
+        for (int i = 0; i < N; i++) {
+            xd[i] = i * 0.5; yd[i] = cd[i] = dev + i * 0.25;
+            xf[i] = (float)(i % 64) * 0.5f; yf[i] = cf[i] = (float)(i % 32) * 3.0f;
+            xi[i] = i * 37; yi[i] = ci[i] = i - 500;
+        }
+        DAG_DATADEPS {
+            dag_spawn(DAG_LAUNCH(axpy_d, N), Val(3.0), In(xd, N), InOut(cd, N));
+            dag_spawn(DAG_LAUNCH(axpy_f, N), Val(2.0f), In(xf, N), InOut(cf, N));
+            dag_spawn(DAG_LAUNCH(mix_i, N), Val(7), In(xi, N), InOut(ci, N));
+        }
+        dag_options on = { .scope = dag_scope(.cl_device = dev) };
+        if (expect_devices <= 0) on.scope = dag_scope(.any_processor = 1);
+        DAG_DATADEPS {
+            dag_spawn_with(&on, DAG_LAUNCH(axpy_d, N), Val(3.0), In(xd, N), InOut(yd, N));
+            dag_spawn_with(&on, DAG_LAUNCH(axpy_f, N), Val(2.0f), In(xf, N), InOut(yf, N));
+            dag_spawn_with(&on, DAG_LAUNCH(mix_i, N), Val(7), In(xi, N), InOut(yi, N));
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        CHECK(memcmp(yd, cd, sizeof yd) == 0);
+        CHECK(memcmp(yf, cf, sizeof yf) == 0);
+        CHECK(memcmp(yi, ci, sizeof yi) == 0);
     }
-    free(src);
 }
 
-TEST(a_kernel_with_a_syntax_error_comes_back_with_the_compiler_log) {
+TEST(a_chain_of_kernels_on_a_device_then_a_cpu_task_sees_current_data_without_a_copy) {
     if (expect_devices <= 0) return;
-    char log[4096];
-    dag__cl_kernel k = dag__cl_build(0, "__kernel void broken(__global int *p) { p[0] = ; }", "broken", log, sizeof log);
-    CHECK(k == NULL);
-    CHECK(strstr(log, "error") != NULL);
+    enum { N = 4096, STEPS = 50 };
+    static double y[N];
+    for (int i = 0; i < N; i++) y[i] = i;
+    dag_trace_enable(1);
+    dag_trace_clear();
+    dag_options on = { .scope = dag_scope(.cl_device = 1) };
+    for (int s = 0; s < STEPS; s++) dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(y, N));
+    double total = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(sum_d, In(y, N), Val(N)), &total), DAG_OK);
+    CHECK(total == (double)N * (N - 1) / 2 + (double)N * STEPS);
+    dag_backend b = DAG_CPU;
+    CHECK_EQ_INT(ran_on("add_one", &b, 1), 1);
+    CHECK_EQ_INT(b, DAG_OPENCL);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 1, &m), DAG_OK);
+    dag_trace_enable(0);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(a_datadeps_region_returns_with_host_memory_current) {
+    if (expect_devices <= 0) return;
+    enum { N = 3000 };
+    static double x[N], y[N];
+    for (int i = 0; i < N; i++) { x[i] = i; y[i] = 1; }
+    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 2)) {
+        DAG_DATADEPS {
+            dag_spawn(DAG_LAUNCH(axpy_d, N), Val(2.0), In(x, N), InOut(y, N));
+            dag_spawn(DAG_LAUNCH(add_one, N), InOut(y, N));
+        }
+    }
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += y[i] != 2.0 + 2.0 * i;
+    CHECK_EQ_INT(bad, 0);
+}
+
+TEST(data_written_on_device_1_and_read_on_device_3_moves_correctly) {
+    if (expect_devices < 3) return;
+    enum { N = 5000 };
+    static double x[N], y[N];
+    for (int i = 0; i < N; i++) { x[i] = i; y[i] = -1; }
+    dag_memory_info before, after;
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 3, &before), DAG_OK);
+    DAG_DATADEPS {
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    }
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 3, &after), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += x[i] != i + 1.0 || y[i] != i + 2.0;
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(after.bytes_to_device - before.bytes_to_device, sizeof x);   /* y is Out: not copied in */
+}
+
+/* A device holds x dirty; a CPU task writes a piece in the middle of it,
+   then a device reads all of x: the piece must land on the device's data,
+   not be lost under it. The same for a 2-D tile and one of its rows. */
+TEST(a_partial_overlap_with_a_dirty_device_replica_is_correct) {
+    if (expect_devices <= 0) return;
+    enum { N = 2048, R = 64, C = 64, LD = 80 };
+    static double x[N], y[N], m[R * LD];
+    for (int i = 0; i < N; i++) { x[i] = i; y[i] = 0; }
+    for (int i = 0; i < R * LD; i++) m[i] = 1.0;
+    DAG_DATADEPS {
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
+        dag_spawn(poke, InOut(x + 1000, 10), Val(10), Val(-5.0));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.all_cl_devices = 1) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
+        /* tile rows 8..23, cols 16..47 scaled on a device, then row 10 read and written on the CPU */
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
+                       Val(LD), Val(3.0), InOut(m + 8 * LD + 16, 16, 32, LD));
+        dag_spawn(poke, InOut(m + 10 * LD, LD), Val(LD), Val(7.0));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
+                       Val(LD), Val(2.0), InOut(m + 8 * LD + 16, 16, 32, LD));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += y[i] != (i >= 1000 && i < 1010 ? -5.0 : i + 1.0);
+    CHECK_EQ_INT(bad, 0);
+    bad = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < LD; c++) {
+            bool in_tile = r >= 8 && r < 24 && c >= 16 && c < 48;
+            double want = r == 10 ? (in_tile ? 14.0 : 7.0) : in_tile ? 6.0 : 1.0;
+            bad += m[r * LD + c] != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+}
+
+TEST(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_kept) {
+    if (expect_devices <= 0) return;
+    dag_shutdown();
+    enum { ARRAYS = 48, N = 2048, ROUNDS = 4 };   /* 48 x 16 KiB against a 64 KiB cap: 12x */
+    setup(64 * 1024);
+    static double a[ARRAYS][N];
+    for (int k = 0; k < ARRAYS; k++)
+        for (int i = 0; i < N; i++) a[k][i] = k * 1000 + i;
+    DAG_DATADEPS {
+        for (int r = 0; r < ROUNDS; r++)
+            for (int k = 0; k < ARRAYS; k++)
+                dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1 + k % 2) }, DAG_LAUNCH(add_one, N),
+                               InOut(a[k], N));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    int bad = 0;
+    for (int k = 0; k < ARRAYS; k++)
+        for (int i = 0; i < N; i++) bad += a[k][i] != k * 1000 + i + ROUNDS;
+    CHECK_EQ_INT(bad, 0);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 1, &m), DAG_OK);
+    printf("     device 1: %llu evictions, %llu bytes in, %llu bytes out, cap %zu\n", (unsigned long long)m.evictions,
+           (unsigned long long)m.bytes_to_device, (unsigned long long)m.bytes_to_host, m.total);
+    CHECK(m.evictions > 0);
+    CHECK_EQ_INT(m.total, 64 * 1024);
+    CHECK(m.used + m.pool <= m.total);
+    /* one array larger than the cap: a clear error when only devices may run it */
+    static double big[20000];
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, 20000),
+                                InOut(big, 20000));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_OUT_OF_MEMORY);
+    CHECK(strstr(dag_task_message(t), "do not fit") != NULL);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_OUT_OF_MEMORY);   /* reported: big is the program's again */
+    /* and with the CPU allowed, it runs there */
+    big[0] = 0;
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope_union(dag_scope(.cl_device = 1), dag_scope(.all_threads = 1)) },
+                       DAG_LAUNCH(add_one, 20000), InOut(big, 20000));
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    CHECK(big[0] == 1.0);
+    dag_shutdown();
+    setup(0);
+}
+
+TEST(a_kernel_that_does_not_build_fails_with_the_compiler_log) {
+    if (expect_devices <= 0) return;
+    static double y[100];
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(broken, 100), Out(y, 100));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_KERNEL_BUILD);
+    const char *msg = dag_task_message(t);
+    CHECK(strstr(msg, "did not build") != NULL);
+    CHECK(strstr(last_error, "strlen") != NULL);   /* the compiler's own words */
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_KERNEL_BUILD);
+}
+
+TEST(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error) {
+    static double y[10];
+    last_error[0] = 0;
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 9) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    CHECK(t.ptr == NULL);
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
+    CHECK(strstr(last_error, "OpenCL device 9") != NULL);
+    /* every device, where there is none: says why */
+    last_error[0] = 0;
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.all_cl_devices = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    CHECK_EQ_INT(dag_wait(t), expect_devices > 0 ? DAG_OK : DAG_ERR_SCOPE);
+    if (expect_devices <= 0) CHECK(strstr(last_error, "-1001") != NULL || strstr(last_error, "cannot load") != NULL);
+    /* a plain task cannot run on a device */
+    last_error[0] = 0;
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, poke, InOut(y, 10), Val(10), Val(1.0));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
+    CHECK(strstr(last_error, expect_devices > 0 ? "not a DAG_KERNEL" : "OpenCL device 1") != NULL);
+    dag_wait_all();
+}
+
+TEST(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first) {
+    enum { SMALL = 1000, BIG = 1 << 20 };
+    static float small[SMALL];
+    float *big = (float *)calloc(BIG, sizeof(float));
+    dag_trace_enable(1);
+    dag_trace_clear();
+    dag_options any = { .scope = dag_scope(.any_processor = 1) };
+    for (int i = 0; i < 5; i++) DAG_DATADEPS { dag_spawn_with(&any, DAG_LAUNCH(heavy, SMALL), Val(10), InOut(small, SMALL)); }
+    dag_backend b = DAG_OPENCL;
+    for (int i = 0; i < 8; i++) DAG_DATADEPS { dag_spawn_with(&any, DAG_LAUNCH(heavy, BIG), Val(400), InOut(big, BIG)); }
+    static dag_trace_record recs[64];
+    size_t n = dag_trace_records(recs, 64);
+    int small_on_cpu = 0, big_seen = 0, device_wins = 0, chose_best = 1;
+    for (size_t i = 0; i < n && i < 64; i++) {
+        if (strcmp(recs[i].name, "heavy")) continue;
+        if (big_seen < 5 && recs[i].backend == DAG_CPU && small_on_cpu < 5) { small_on_cpu++; continue; }
+        big_seen++;
+        printf("     heavy #%d on %s %d: %s\n", big_seen, recs[i].backend == DAG_CPU ? "cpu" : "cl", recs[i].processor,
+               recs[i].placement);
+        if (big_seen == 8) device_wins = recs[i].backend == DAG_OPENCL;
+        /* after warm-up every processor has a measurement, and the choice is the smallest estimate */
+        if (big_seen >= 5 && expect_devices > 0 && !strstr(recs[i].placement, "unmeasured")) {
+            double best = 1e30, chosen = -1;
+            const char *p = recs[i].placement;
+            while (p && *p) {
+                char name[16];
+                double run, copy, queue;
+                if (sscanf(p, " %15s %lfus+%lfus copy+%lfus queue", name, &run, &copy, &queue) == 4) {
+                    double total = run + copy + queue;
+                    if (total < best) best = total;
+                    bool is_cpu = !strcmp(name, "cpu");
+                    if ((recs[i].backend == DAG_CPU) == is_cpu &&
+                        (is_cpu || atoi(name + 2) == recs[i].processor)) chosen = total;
+                }
+                p = strstr(p, " | ");
+                if (p) p += 3;
+            }
+            if (chosen != best) chose_best = 0;
+        }
+    }
+    (void)b;
+    CHECK_EQ_INT(small_on_cpu, 5);
+    CHECK_EQ_INT(big_seen, 8);
+    CHECK(chose_best);
+    if (expect_devices > 0) printf("     after warm-up the heavy kernel %s\n", device_wins ? "went to a device" : "stayed on the CPU");
+    dag_trace_enable(0);
+    free(big);
+}
+
+TEST(dag_synchronize_and_dag_wait_bring_device_results_home) {
+    if (expect_devices <= 0) return;
+    enum { N = 1000 };
+    static double y[N];
+    for (int i = 0; i < N; i++) y[i] = i;
+    dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 2) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    CHECK_EQ_INT(dag_synchronize(DAG_OPENCL), DAG_OK);
+    CHECK(y[0] == 1.0 && y[N - 1] == N);
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    CHECK(y[0] == 2.0 && y[N - 1] == N + 1);
+    /* the program changes y itself: the next kernel must see it */
+    y[5] = 100;
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    CHECK(y[5] == 101.0);
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
+TEST(resident_data_stays_on_its_device_between_regions) {
+    if (expect_devices <= 0) return;
+    enum { N = 4096 };
+    static double y[N];
+    for (int i = 0; i < N; i++) y[i] = 0;
+    dag_data h = dag_data_register_resident(y, N, sizeof(double));
+    dag_memory_info m0, m1;
+    dag_memory_stats(DAG_OPENCL, 1, &m0);
+    dag_options on = { .scope = dag_scope(.cl_device = 1) };
+    for (int r = 0; r < 3; r++) DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
+    dag_memory_stats(DAG_OPENCL, 1, &m1);
+    CHECK(y[0] == 0.0);   /* still on the device */
+    CHECK_EQ_INT(m1.bytes_to_device - m0.bytes_to_device, sizeof y);   /* copied in once */
+    double *p = (double *)dag_data_pointer(h);
+    CHECK(p == y && y[0] == 3.0 && y[N - 1] == 3.0);
+    /* a CPU task reads it where it is */
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
+    double s = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(sum_d, In(h), Val(N)), &s), DAG_OK);
+    CHECK(s == 4.0 * N);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    CHECK(y[7] == 4.0);
 }
 
 int main(void) {
@@ -102,12 +408,21 @@ int main(void) {
         printf("skipped: set DAG_TEST_CL_DEVICES to the number of OpenCL devices expected\n");
         return 0;
     }
-    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+    setup(0);
     RUN(the_opencl_backend_finds_the_devices_there_are_or_says_why_not);
     RUN(tasks_run_on_the_cpu_whatever_the_devices);
     RUN(backends_not_compiled_in_say_how_to_get_them);
-    RUN(the_same_kernel_text_runs_on_every_opencl_device_like_on_the_cpu);
-    RUN(a_kernel_with_a_syntax_error_comes_back_with_the_compiler_log);
+    RUN(a_kernel_gives_identical_results_on_the_cpu_and_on_every_device_for_float_double_and_int);
+    RUN(a_chain_of_kernels_on_a_device_then_a_cpu_task_sees_current_data_without_a_copy);
+    RUN(a_datadeps_region_returns_with_host_memory_current);
+    RUN(data_written_on_device_1_and_read_on_device_3_moves_correctly);
+    RUN(a_partial_overlap_with_a_dirty_device_replica_is_correct);
+    RUN(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_kept);
+    RUN(a_kernel_that_does_not_build_fails_with_the_compiler_log);
+    RUN(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error);
+    RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);
+    RUN(dag_synchronize_and_dag_wait_bring_device_results_home);
+    RUN(resident_data_stays_on_its_device_between_regions);
     dag_shutdown();
     return test_summary();
 }
