@@ -400,6 +400,125 @@ TEST(resident_data_stays_on_its_device_between_regions) {
     CHECK(y[7] == 4.0);
 }
 
+/* >>differential test of the device layer: random programs of kernels and
+   CPU tasks over overlapping 1-D spans and 2-D tiles of two arrays, each
+   kernel placed at random (CPU, one device, every device, auto). The arrays
+   must end equal, byte for byte, to running the same operations one after
+   another on the host; so must every fetched result. */
+DAG_KERNEL(fz_axpy, ((int, a), (DAG_GLOBAL const int *, x), (DAG_GLOBAL int *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = y[i] * 3 + a * x[i];
+)
+DAG_KERNEL(fz_set, ((int, v), (DAG_GLOBAL int *, y)),
+    y[DAG_INDEX()] = v + (int)DAG_INDEX();
+)
+DAG_KERNEL(fz_tile, ((int, cols), (int, ld), (int, a), (DAG_GLOBAL int *, t)),
+    size_t i = DAG_INDEX();
+    size_t k = (i / (size_t)cols) * (size_t)ld + i % (size_t)cols;
+    t[k] = t[k] * 2 + a;
+)
+DAG_TASK(void, fz_poke, (int *, y), (int, n), (int, v)) {
+    for (int i = 0; i < n; i++) y[i] ^= v + i;
+}
+DAG_TASK(long long, fz_sum, (const int *, x), (int, n)) {
+    long long s = 0;
+    for (int i = 0; i < n; i++) s += x[i] * (long long)(i + 1);
+    return s;
+}
+
+enum { FZ_N = 4096, FZ_R = 32, FZ_LD = 40, FZ_OPS = 40 };
+static int fz_a[FZ_N], fz_m[FZ_R * FZ_LD], fz_oa[FZ_N], fz_om[FZ_R * FZ_LD];
+static uint64_t fz_state;
+static int fz_rand(int n) {
+    fz_state = fz_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (int)((fz_state >> 33) % (uint64_t)n);
+}
+
+static dag_options fz_place(void) {
+    dag_options o = { 0 };
+    switch (fz_rand(6)) {
+    case 0: break;   /* the default: the CPU */
+    case 1: case 2: o.scope = dag_scope(.cl_device = 1 + fz_rand(expect_devices)); break;
+    case 3: o.scope = dag_scope(.all_cl_devices = 1); break;
+    case 4: o.scope = dag_scope(.any_processor = 1); break;
+    default: o.scope = dag_scope_union(dag_scope(.cl_device = 1 + fz_rand(expect_devices)), dag_scope(.all_threads = 1));
+    }
+    return o;
+}
+
+static int fz_run(uint64_t seed) {
+    fz_state = seed;
+    for (int i = 0; i < FZ_N; i++) fz_a[i] = fz_oa[i] = (int)(seed % 97) + i;
+    for (int i = 0; i < FZ_R * FZ_LD; i++) fz_m[i] = fz_om[i] = i ^ (int)seed;
+    long long want[FZ_OPS], got[FZ_OPS];
+    dag_task sums[FZ_OPS];
+    int nsums = 0, bad = 0;
+    DAG_DATADEPS {
+        for (int op = 0; op < FZ_OPS; op++) {
+            int off = fz_rand(FZ_N / 64) * 64, len = 64 << fz_rand(4);
+            if (off + len > FZ_N) off = FZ_N - len;
+            int v = fz_rand(1000) - 500;
+            dag_options o = fz_place();
+            switch (fz_rand(6)) {
+            case 0: {   /* y += a x over two spans that do not overlap */
+                int off2 = (off + len + 64 * fz_rand(8)) % FZ_N;
+                if (off2 + len > FZ_N) off2 = 0;
+                if (off2 < off + len && off < off2 + len) break;
+                dag_spawn_with(&o, DAG_LAUNCH(fz_axpy, len), Val(v), In(fz_a + off2, len), InOut(fz_a + off, len));
+                for (int i = 0; i < len; i++) fz_oa[off + i] = fz_oa[off + i] * 3 + v * fz_oa[off2 + i];
+                break;
+            }
+            case 1:
+                dag_spawn_with(&o, DAG_LAUNCH(fz_set, len), Val(v), Out(fz_a + off, len));
+                for (int i = 0; i < len; i++) fz_oa[off + i] = v + i;
+                break;
+            case 2: {   /* a tile of the matrix, rows x cols at (r0, c0) */
+                int r0 = fz_rand(FZ_R / 2), c0 = fz_rand(FZ_LD / 2), rows = 1 + fz_rand(FZ_R / 2), cols = 1 + fz_rand(FZ_LD / 2);
+                dag_spawn_with(&o, DAG_LAUNCH(fz_tile, rows * cols), Val(cols), Val(FZ_LD), Val(v),
+                               InOut(fz_m + r0 * FZ_LD + c0, rows, cols, FZ_LD));
+                for (int r = 0; r < rows; r++)
+                    for (int c = 0; c < cols; c++) fz_om[(r0 + r) * FZ_LD + c0 + c] = fz_om[(r0 + r) * FZ_LD + c0 + c] * 2 + v;
+                break;
+            }
+            case 3:
+                dag_spawn(fz_poke, InOut(fz_a + off, len), Val(len), Val(v));
+                for (int i = 0; i < len; i++) fz_oa[off + i] ^= v + i;
+                break;
+            case 4: {   /* a CPU task over a matrix row range, overlapping tiles */
+                int r0 = fz_rand(FZ_R - 4);
+                dag_spawn(fz_poke, InOut(fz_m + r0 * FZ_LD, 4 * FZ_LD), Val(4 * FZ_LD), Val(v));
+                for (int i = 0; i < 4 * FZ_LD; i++) fz_om[r0 * FZ_LD + i] ^= v + i;
+                break;
+            }
+            default: {
+                long long s = 0;
+                for (int i = 0; i < len; i++) s += fz_oa[off + i] * (long long)(i + 1);
+                want[nsums] = s;
+                sums[nsums++] = dag_spawn(fz_sum, In(fz_a + off, len), Val(len));
+            }
+            }
+        }
+        for (int i = 0; i < nsums; i++)
+            if (dag_fetch(sums[i], &got[i]) != DAG_OK || got[i] != want[i]) bad++;
+    }
+    if (dag_last_region_result() != DAG_OK) bad++;
+    if (memcmp(fz_a, fz_oa, sizeof fz_a)) bad++;
+    if (memcmp(fz_m, fz_om, sizeof fz_m)) bad++;
+    return bad;
+}
+
+TEST(random_programs_with_spans_on_random_devices_match_the_sequential_run_byte_for_byte) {
+    if (expect_devices <= 0) return;
+    const char *e = getenv("FUZZ_SEEDS");
+    int seeds = e ? atoi(e) : 40, failed = 0;
+    for (int s = 1; s <= seeds; s++) {
+        int bad = fz_run((uint64_t)s * 0x9E3779B97F4A7C15ull);
+        if (bad && failed++ < 5) printf("     seed %d: %d mismatches\n", s, bad);
+    }
+    printf("     %d programs of %d operations\n", seeds, FZ_OPS);
+    CHECK_EQ_INT(failed, 0);
+}
+
 int main(void) {
     watchdog_start();
     const char *e = getenv("DAG_TEST_CL_DEVICES");
@@ -423,6 +542,7 @@ int main(void) {
     RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);
     RUN(dag_synchronize_and_dag_wait_bring_device_results_home);
     RUN(resident_data_stays_on_its_device_between_regions);
+    RUN(random_programs_with_spans_on_random_devices_match_the_sequential_run_byte_for_byte);
     dag_shutdown();
     return test_summary();
 }
