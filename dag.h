@@ -2481,13 +2481,16 @@ static int dag__devices_settle(bool all, bool forget) {
     if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
     int err = 0;
     dag__mutex_lock(&dag__dv.lock);
-    size_t keep = 0;
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         if (all || !r->resident) {
             int e = dag__rep_write_back(r);
             if (e && !err) err = e;
         }
+    }
+    size_t keep = 0;   /* a second pass: write-backs look at the whole table */
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
         if (forget && !r->resident && (r->valid & 1)) {
             dag__rep_wait_readers(r);
             for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
