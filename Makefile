@@ -166,6 +166,16 @@ $(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h dag_backends/
 
 bench: $(B)/bench/dag_tasks all-peers
 	$(PYTHON) bench/run.py
+	@$(MAKE) --no-print-directory bench-opencl
+
+# dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
+$(B)/bench/opencl_chain: bench/opencl_chain.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl
+
+bench-opencl: $(B)/bench/opencl_chain
+	@mkdir -p $(B)/pocl_cache
+	POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache POCL_DEVICES="pthread pthread pthread" ./$(B)/bench/opencl_chain
 
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.
