@@ -2254,7 +2254,9 @@ typedef struct dag__device {
     dag__kernel_entry *kernels;              /* built programs, per kernel */
     dag__inflight inflight[DAG__INFLIGHT];   /* queued kernels the model waits to time */
     int inflight_head, inflight_count;
-    double queued_s;                         /* their estimated seconds: the backlog */
+    double queued_s;                         /* estimated seconds of queued kernels: the backlog */
+    double unsampled_s;                      /* of those queued since the last one with an event */
+    int unsampled;
     double bandwidth;                        /* bytes per second, measured on write-backs */
     uint64_t bytes_in, bytes_out, evictions;
 } dag__device;
@@ -2555,7 +2557,7 @@ static void dag__model_poll(int d, bool wait) {
         if (q > 0) dag__model_add(f->slot, dv->ops->elapsed(f->event));
         dv->ops->release(f->event);
         dv->queued_s -= f->estimate;
-        if (dv->queued_s < 0 || dv->inflight_count == 1) dv->queued_s = 0;
+        if (dv->queued_s < 0 || (dv->inflight_count == 1 && dv->unsampled_s == 0)) dv->queued_s = 0;
         dv->inflight_head = (dv->inflight_head + 1) % DAG__INFLIGHT;
         dv->inflight_count--;
     }
@@ -2793,9 +2795,18 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             a->value = args + pa->offset;
             a->size = pa->size;
         }
-        void *done = NULL;
         size_t n = dag__launch_range(t);
-        int e = dv->ops->launch(dv->ordinal, kernel, n, kargs, desc->num_params - 1, &done);
+        double estimate = 0;
+        int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
+        if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
+        /* Events cost the driver work: only some launches carry one, to time
+           the kernel for the model and to tell when the queue has drained
+           up to there (the queue is in order). */
+        bool sample = slot < 0 || dag__dv.model[slot].samples < 4 || ++dv->unsampled >= 16;
+        if (sample && dv->inflight_count) dag__model_poll(d, false);
+        sample = sample && dv->inflight_count < DAG__INFLIGHT;
+        void *done = NULL;
+        int e = dv->ops->launch(dv->ordinal, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
         if (e) {
             err = dag__dev_error(d, "the kernel launch", e);
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
@@ -2803,23 +2814,15 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         } else {
             for (int k = 0; k < p->num_spans; k++)
                 if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
-            double estimate = 0;
-            int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
-            if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
-            if (dv->inflight_count == DAG__INFLIGHT) dag__model_poll(d, false);
-            if (dv->inflight_count == DAG__INFLIGHT) {
-                dag__inflight *f = &dv->inflight[dv->inflight_head];   /* the oldest: wait for it */
-                dv->ops->wait(f->event);
-                dag__model_poll(d, false);
-            }
-            if (dv->inflight_count < DAG__INFLIGHT) {
+            dv->queued_s += estimate;
+            dv->unsampled_s += estimate;
+            if (done) {
                 dag__inflight *f = &dv->inflight[(dv->inflight_head + dv->inflight_count++) % DAG__INFLIGHT];
                 f->event = done;
                 f->slot = slot;
-                f->estimate = estimate;
-                dv->queued_s += estimate;
-            } else {
-                dv->ops->release(done);
+                f->estimate = dv->unsampled_s;   /* this launch and the unsampled ones before it */
+                dv->unsampled_s = 0;
+                dv->unsampled = 0;
             }
         }
     }
