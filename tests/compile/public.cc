@@ -5,6 +5,14 @@ int main() {
     double x[4] = {0, 0, 0, 0};
     dag_arg a[2] = { DAG_IN(x, 4), DAG_VAL(2.0) };
     dag_options o = {};
-    o.scope = dag_scope_union(dag_scope{1, 0, 0}, dag_scope{2, 0, 0});
-    return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3) ? 0 : 1;
+    dag_scope one = {}, two = {}, device = {};
+    one.thread = 1;
+    two.thread = 2;
+    device.cl_device = 2;
+    o.scope = dag_scope_union(dag_scope_union(one, two), device);
+    dag_memory_info m = {};
+    dag_trace_record r = {};
+    (void)m;
+    (void)r;
+    return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.cl_devices == 2) ? 0 : 1;
 }
