@@ -113,14 +113,24 @@
    DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
    Link with the thread library (-pthread).
 
-   BACKENDS
-   ========
+   BACKENDS AND DEVICES
+   ====================
    The CPU (C11 threads) is always on. -DDAG_BACKEND_OPENCL adds OpenCL,
-   loaded at run time from libOpenCL.so.1 (no SDK needed); so far it finds
-   the devices, and kernels still run on the CPU. dag_backend_available(),
-   dag_device_count() and dag_backend_status() say what was found, or why
-   not in the driver's own words. CUDA, HIP and Level Zero are not in this
-   version (their flags stop the build with an #error saying so).
+   loaded at run time from libOpenCL.so.1 (no SDK needed). DAG_KERNEL tasks
+   (dag_kernels.h) whose scope allows a device run there:
+   dag_scope(.cl_device = 2), .cl_devices = DAG_DEVICE_BIT(1) | ...,
+   .all_cl_devices = 1, .any_processor = 1 (the cost model picks by estimated
+   finish time; the estimates go into the trace), and unions with CPU scopes.
+   The default scope is the CPU. Data moves by itself: each span has replicas
+   per device, kept coherent (MSI); only stale bytes move; overlapping dirty
+   replicas are written back first; copies and kernels queue in order on the
+   device; a per-device pool and LRU eviction under dag_desc.device_memory_limit.
+   A device task counts as finished once queued: DAG_DATADEPS, dag_wait and
+   dag_fetch from the program, dag_wait_all and dag_synchronize return with
+   host memory current. dag_memory_stats() reports each device's memory.
+   dag_backend_available(), dag_device_count() and dag_backend_status() say
+   what was found, or why not in the driver's own words. CUDA, HIP and Level
+   Zero are not in this version (their flags stop the build with an #error).
 
    LICENSE: MIT, see the end of this file.
 */
