@@ -129,16 +129,23 @@ $(B)/opencl/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread
 
+# the device layer's own threads under ThreadSanitizer too (PoCL's are not instrumented)
+$(B)/opencl_tsan/test_opencl: tests/test_opencl.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread -ldl
+
 test-opencl:
 	@mkdir -p $(B) $(B)/no_opencl_vendors $(B)/pocl_cache
 	@if ! /sbin/ldconfig -p | grep -q 'libOpenCL.so.1 ' || [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then \
 	  echo "skipped: OpenCL on PoCL not found (apt-get install ocl-icd-libopencl1 pocl-opencl-icd)"; \
 	  echo "test-opencl: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-opencl; \
 	  [ "$(STRICT)" != 1 ]; exit $$?; fi
-	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl $(SUITES:%=$(B)/opencl/test_%)
+	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$(B)/opencl/test_%)
 	@bash tests/run.sh opencl POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	    DAG_TEST_SCALE=0.05 FUZZ_SEEDS=300 -- \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/opencl/test_opencl ";" \
+	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 FUZZ_SEEDS=50 TSAN_OPTIONS=halt_on_error=1 \
+	        ./$(B)/opencl_tsan/test_opencl ";" \
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/opencl/test_opencl \
 	    $(foreach s,$(SUITES),";" env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors ./$(B)/opencl/test_$(s)) \
 	    | tee $(B)/results-opencl.log; tail -n 1 $(B)/results-opencl.log > $(B)/results-opencl; \
