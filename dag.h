@@ -3248,12 +3248,16 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
 }
 
 /* The replica record of a registered span: NULL when no device has it. */
-static dag__replica *dag__data_replica(const dag__data_slot *s) {
+static dag__span dag__data_span(const dag__data_slot *s) {
     dag__span sp;
     sp.lo = (uintptr_t)s->ptr;
     sp.hi = sp.lo + s->bytes;
     sp.width = sp.stride = s->bytes;
     sp.rows = 1;
+    return sp;
+}
+static dag__replica *dag__data_replica(const dag__data_slot *s) {
+    dag__span sp = dag__data_span(s);
     return dag__rep_find(&sp);
 }
 
@@ -3283,11 +3287,7 @@ dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
     dag__data_slot *s = dag__data_slot_of(h);
     if (!s) return h;
     dag__mutex_lock(&dag__dv.lock);
-    dag__span sp;
-    sp.lo = (uintptr_t)s->ptr;
-    sp.hi = sp.lo + s->bytes;
-    sp.width = sp.stride = s->bytes;
-    sp.rows = 1;
+    dag__span sp = dag__data_span(s);
     dag__rep_get(&sp)->resident = 1;
     dag__mutex_unlock(&dag__dv.lock);
     return h;
@@ -4038,11 +4038,7 @@ dag_result dag_data_unregister(dag_data h) {
     if (ctx->domain) {
         /* wait for every task of this context that touches the span */
         dag__domain *d = ctx->domain;
-        dag__span sp;
-        sp.lo = (uintptr_t)s->ptr;
-        sp.hi = sp.lo + s->bytes;
-        sp.width = sp.stride = s->bytes;
-        sp.rows = 1;
+        dag__span sp = dag__data_span(s);
         d->num_hits = 0;
         dag__treap_query(d, d->root, &sp, NULL);
         for (size_t i = 0; i < d->num_hits; i++) {
