@@ -176,7 +176,7 @@ bench: $(B)/bench/dag_tasks all-peers
 	@$(MAKE) --no-print-directory bench-opencl
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
-$(B)/bench/opencl_chain: bench/opencl_chain.c $(HEADERS)
+$(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl
 

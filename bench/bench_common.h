@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_s(void) {
+static inline double now_s(void) {
     struct timespec ts;
     timespec_get(&ts, TIME_UTC);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* the usage line; `threads_from` says where the thread count comes from */
-static void usage(const char *prog, const char *threads_from) {
+static inline void usage(const char *prog, const char *threads_from) {
     fprintf(stderr, "usage: %s empty N | out N | chain N | stencil T [W [K]]\n       (threads from %s)\n", prog,
             threads_from);
     exit(2);
 }
 
-static long parse_pos(const char *s, const char *prog, const char *threads_from) {
+static inline long parse_pos(const char *s, const char *prog, const char *threads_from) {
     char *end;
     long v = strtol(s, &end, 10);
     if (*s == '\0' || *end != '\0' || v <= 0) usage(prog, threads_from);
@@ -29,7 +29,7 @@ static long parse_pos(const char *s, const char *prog, const char *threads_from)
 
 /* Stencil kernel: K dependent multiply-adds on a local (latency bound, cannot
    be vectorised or folded without -ffast-math), about 1.4 ns each here. */
-static double kernel(double x, long k) {
+static inline double kernel(double x, long k) {
     for (long j = 0; j < k; j++) x = x * 0.999999 + 0.5;
     return x;
 }

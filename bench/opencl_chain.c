@@ -19,14 +19,7 @@
 #define DAG_IMPLEMENTATION
 #define DAG_BACKEND_OPENCL
 #include "dag_kernels.h"
-#include <stdio.h>
-#include <time.h>
-
-static double now_s(void) {
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "bench_common.h"
 
 DAG_KERNEL(add_one, ((DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] += 1.0;
