@@ -142,7 +142,11 @@
 #include <stdbool.h>
 
 #ifdef __cplusplus
+#include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
+#define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
+#else
+#define DAG__ARGS(...) ((dag_arg[]){__VA_ARGS__})
 #endif
 
 /* >>results: one list builds the enum and the messages */
@@ -541,22 +545,22 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #define DAG__TASK_17(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__TASK_DEF(ret, name, 15, (DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__CALL_15), (DAG__PARAMS_15(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)))
 #define DAG__TASK_18(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__TASK_DEF(ret, name, 16, (DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__CALL_16), (DAG__PARAMS_16(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)))
 #define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), dag_spawn_desc(&name##__desc, NULL, 0, (opts)))
-#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 1, (opts)))
-#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 2, (opts)))
-#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 3, (opts)))
-#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 4, (opts)))
-#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 5, (opts)))
-#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 6, (opts)))
-#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 7, (opts)))
-#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 8, (opts)))
-#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 9, (opts)))
-#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 10, (opts)))
-#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 11, (opts)))
-#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 12, (opts)))
-#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 13, (opts)))
-#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 14, (opts)))
-#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 15, (opts)))
-#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), dag_spawn_desc(&name##__desc, (dag_arg[]){__VA_ARGS__}, 16, (opts)))
+#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 1, (opts)))
+#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 2, (opts)))
+#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 3, (opts)))
+#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 4, (opts)))
+#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 5, (opts)))
+#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 6, (opts)))
+#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 7, (opts)))
+#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 8, (opts)))
+#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 9, (opts)))
+#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 10, (opts)))
+#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 11, (opts)))
+#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 12, (opts)))
+#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 13, (opts)))
+#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 14, (opts)))
+#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 15, (opts)))
+#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 16, (opts)))
 #define DAG__MAP(m, ...) DAG__CAT(DAG__MAP_, DAG__NARG(__VA_ARGS__))(m, __VA_ARGS__)
 #define DAG__MAP_1(m, p0) m(p0)
 #define DAG__MAP_2(m, p0, p1) m(p0), m(p1)
