@@ -2300,8 +2300,8 @@ struct dag__plan {
 };
 
 static struct {
-    _Atomic int used;                        /* a task may run on a device */
-    dag__mutex lock;
+    _Alignas(DAG__CACHE_LINE) _Atomic int used;   /* a task may run on a device: read by every spawn */
+    _Alignas(DAG__CACHE_LINE) dag__mutex lock;
     dag__device devs[DAG__MAX_DEVICES];
     int num;
     dag__replica **reps;                     /* sorted by span.lo */
@@ -2471,10 +2471,9 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf) {
 }
 
 /* A CPU task is about to touch these spans in host memory: bring back what
-   only devices hold and, for a write, drop their copies. */
+   only devices hold and, for a write, drop their copies. Under the lock. */
 static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n) {
     int err = 0;
-    dag__mutex_lock(&dag__dv.lock);
     for (int k = 0; k < n && !err; k++) {
         DAG__FOR_OVERLAPS(&spans[k], r, {
             if (!err) err = dag__rep_write_back(r);
@@ -2484,7 +2483,6 @@ static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n
             }
         })
     }
-    dag__mutex_unlock(&dag__dv.lock);
     return err;
 }
 
@@ -2751,21 +2749,20 @@ static void *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_
 
 /* Queues a kernel task on device d: its spans come to the device (only what
    is stale there), then the kernel, all on the device's in-order queue.
-   Returns 0, or a dag_result with `msg` saying what went wrong. */
+   Under the lock. Returns 0, or a dag_result with `msg` saying what went
+   wrong. */
 static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t msg_size) {
     dag__device *dv = &dag__dv.devs[d];
     const dag_task_desc *desc = t->desc;
     unsigned char *args = (unsigned char *)dag__args_of(t);
     char name[200];
     int err = 0;
-    dag__mutex_lock(&dag__dv.lock);
     uint64_t pin = ++dag__dv.tick;
     char log[4096];
     void *kernel = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
     if (!kernel) {
         snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %d):\n%s", desc->kernel->name,
                  dag__dev_name(d, name, sizeof name), err, log);
-        dag__mutex_unlock(&dag__dv.lock);
         return DAG_ERR_KERNEL_BUILD;
     }
     dag__replica *reps[DAG__MAX_PARAMS];
@@ -2779,7 +2776,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         })
         if (err) break;
         if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_extent(s), &r->buf[d])) != 0) {
-            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use by this task's other spans)",
+            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
                      dag__span_extent(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
             break;
         }
@@ -2789,7 +2786,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             r->reader[d] = NULL;
             int e = dv->ops->copy(dv->ordinal, r->buf[d], (void *)s->lo, s->rows, s->width, s->stride, 1, &r->reader[d]);
             if (e) {
-                err = dag__dev_error(d, "the copy to the device", e);
+                err = DAG_ERR_DEVICE;
                 snprintf(msg, msg_size, "the copy to %s returned %d", dag__dev_name(d, name, sizeof name), e);
                 break;
             }
@@ -2822,7 +2819,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         void *done = NULL;
         int e = dv->ops->launch(dv->ordinal, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
         if (e) {
-            err = dag__dev_error(d, "the kernel launch", e);
+            err = DAG_ERR_DEVICE;
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
                      dag__dev_name(d, name, sizeof name), e);
         } else {
@@ -2840,9 +2837,11 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             }
         }
     }
-    dag__mutex_unlock(&dag__dv.lock);
-    if (err == DAG_ERR_OUT_OF_MEMORY) return err;
-    return err ? DAG_ERR_DEVICE : 0;
+    if (err && err != DAG_ERR_OUT_OF_MEMORY) {
+        if (!msg[0]) snprintf(msg, msg_size, "a write-back its data needed failed (see the log)");
+        err = DAG_ERR_DEVICE;
+    }
+    return err;
 }
 
 /* Sets a task's failure from the runtime (dag_fail does it from a body). */
@@ -2857,42 +2856,40 @@ static void dag__task_set_failure(dag__worker *w, dag__task *t, int code, const 
 }
 
 /* Called by dag__execute for a task with a plan. Returns true when the task
-   went to a device (it is finished), false to run its body on this worker
-   (host memory is then current for its spans). */
-static bool dag__device_prepare(dag__worker *w, dag__task *t) {
+   went to a device (it is finished) or failed, false to run its body on
+   this worker (host memory is then current for its spans). One lock hold
+   places it and queues it or brings its data home. Not inlined: its
+   buffers stay off dag__execute's frame, which deep nesting stacks. */
+static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
     dag__plan *p = t->extra->plan;
-    int where = 0;
-    if (t->desc->kernel) {
-        const dag_scope *s = &p->scope;
-        dag__mutex_lock(&dag__dv.lock);
-        where = dag__place(t, p, s);
-        dag__mutex_unlock(&dag__dv.lock);
-        if (where > 0) {
-            char msg[8192];
-            msg[0] = 0;
-            int e = dag__device_run(t, p, where - 1, msg, sizeof msg);
-            if (e == 0) {
-                p->processor = where;
-                return true;
-            }
-            if (e != DAG_ERR_OUT_OF_MEMORY || !dag__scope_has_cpu(s)) {
-                dag__task_set_failure(w, t, e == DAG_ERR_OUT_OF_MEMORY ? DAG_ERR_OUT_OF_MEMORY : e, msg);
-                return true;
-            }
-            dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
+    const dag_kernel_source *k = t->desc->kernel;
+    char msg[8192];
+    msg[0] = 0;
+    int e = 0;
+    bool fell_back = false;
+    dag__mutex_lock(&dag__dv.lock);
+    p->processor = k ? dag__place(t, p, &p->scope) : 0;
+    if (p->processor > 0) {
+        e = dag__device_run(t, p, p->processor - 1, msg, sizeof msg);
+        if (e == DAG_ERR_OUT_OF_MEMORY && dag__scope_has_cpu(&p->scope)) {
+            fell_back = true;
+            p->processor = 0;
+            e = 0;
         }
-        dag__mutex_lock(&dag__dv.lock);
-        p->model_slot = dag__model_find(t->desc->kernel, 0, dag__model_bucket(dag__launch_range(t)), true);
-        dag__mutex_unlock(&dag__dv.lock);
-        p->cpu_start = dag__now_ns();
     }
-    p->processor = 0;
-    int e = dag__host_prepare(p->spans, p->modes, p->num_spans);
+    if (!e && p->processor == 0) {
+        if (k) p->model_slot = dag__model_find(k, 0, dag__model_bucket(dag__launch_range(t)), true);
+        e = dag__host_prepare(p->spans, p->modes, p->num_spans);
+        if (e) snprintf(msg, sizeof msg, "its data could not be brought back from a device (see the log)");
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    if (fell_back) dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
     if (e) {
-        dag__task_set_failure(w, t, e, "its data could not be brought back from a device");
+        dag__task_set_failure(w, t, e, msg);
         return true;
     }
-    return false;
+    if (p->processor == 0 && k) p->cpu_start = dag__now_ns();
+    return p->processor > 0;
 }
 
 /* A kernel launched on the CPU has finished (its chunks too): time it. */
@@ -3464,6 +3461,20 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
 }
 
 /* >>spawn */
+/* A scope this task can run under, or an error saying why not. A kernel
+   whose scope allows a device turns the device layer on: from then on
+   tasks carry their spans (dag__plan_attach). */
+static DAG__NOINLINE bool dag__scope_admit(const dag_task_desc *desc, const dag_scope *s) {
+    char why[400];
+    if (dag__scope_problem(desc, s, why, sizeof why)) {
+        dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
+        return false;
+    }
+    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s))
+        atomic_store(&dag__dv.used, 1);
+    return true;
+}
+
 /* While devices are in use, a task keeps its spans for the device layer. */
 static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, int num_args,
                                           const dag__span *spans, const int *modes, int num_spans,
@@ -3521,22 +3532,15 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
     dag_options opt = r->options;
     if (DAG__UNLIKELY(options != NULL)) opt = dag__merge_options(opt, options);
-    if (DAG__UNLIKELY(!dag__scope_empty(&opt.scope))) {
-        char why[400];
-        if (dag__scope_problem(desc, &opt.scope, why, sizeof why)) {
-            dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
-            return dag__failed_handle(r, DAG_ERR_SCOPE);
-        }
-        if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(&opt.scope))
-            atomic_store(&dag__dv.used, 1);   /* from now on tasks carry their spans */
-    }
+    bool scoped = !dag__scope_empty(&opt.scope);
+    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(desc, &opt.scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    bool devices = atomic_load_explicit(&dag__dv.used, memory_order_relaxed);
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
-    bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 &&
-                      !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) &&
-                      (dag__scope_empty(&opt.scope) || opt.scope.all_threads) &&
+    bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 && !devices &&
+                      (!scoped || opt.scope.all_threads) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle);
     dag__task local_record;
     dag__task *t;
@@ -3562,11 +3566,11 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt.name || opt.priority || !dag__scope_empty(&opt.scope) || tracing ||
+    if (DAG__UNLIKELY(opt.name || opt.priority || scoped || tracing ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt.name;
-        if (opt.priority || !dag__scope_empty(&opt.scope)) {
+        if (opt.priority || scoped) {
             x->inherited = opt;          /* scope and priority pass to its children; its name does not */
             x->inherited.name = NULL;
             x->has_options = 1;
@@ -3668,7 +3672,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         else dag__decref(w, t);
         return dag__failed_handle(r, error);
     }
-    if (DAG__UNLIKELY(atomic_load_explicit(&dag__dv.used, memory_order_relaxed)) && (num_spans || desc->kernel))
+    if (DAG__UNLIKELY(devices) && (num_spans || desc->kernel))
         dag__plan_attach(w, t, args, num_args, spans, modes, num_spans, span_of_param, &opt.scope);
     if (undeferred) {
         if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
