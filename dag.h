@@ -204,10 +204,21 @@ typedef struct dag_scope {
     int thread;          /* one worker, 1-based; 0 = unset */
     uint64_t threads;    /* a set of workers: DAG_THREAD_BIT(n) | ... */
     int all_threads;     /* any worker (also what an empty scope means) */
-    int cl_device;       /* one OpenCL device, 1-based (kernels only) */
-    uint64_t cl_devices; /* a set of OpenCL devices: DAG_DEVICE_BIT(n) | ... */
-    int all_cl_devices;  /* any OpenCL device */
+    /* devices run kernels only; each backend has the same three forms:
+       one device (1-based), a set (DAG_DEVICE_BIT(n) | ...), or all of them */
+    int cl_device;       /* OpenCL */
+    uint64_t cl_devices;
+    int all_cl_devices;
     int any_processor;   /* the cost model picks among every worker and device */
+    int cuda_gpu;        /* CUDA */
+    uint64_t cuda_gpus;
+    int all_cuda_gpus;
+    int hip_gpu;         /* HIP */
+    uint64_t hip_gpus;
+    int all_hip_gpus;
+    int ze_device;       /* Level Zero */
+    uint64_t ze_devices;
+    int all_ze_devices;
 } dag_scope;
 #define dag_scope(...) ((dag_scope){__VA_ARGS__})
 
@@ -251,12 +262,25 @@ enum { DAG__READ = 1, DAG__WRITE = 2 };
 
 typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
 
-/* A portable kernel's text (dag_kernels.h makes these): the parameters as
-   written, "((type, name), ...)", and the body. */
+/* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
+   nvcc's __global__ function for CUDA; for HIP a code object (an offload
+   bundle from hipcc --genco) and for Level Zero a SPIR-V module, each with
+   the kernel's name in it. */
+typedef struct dag_native_kernel {
+    const char *symbol;            /* the kernel's name in the image */
+    const void *entry;             /* CUDA: the __global__ function */
+    const unsigned char *image;    /* HIP, Level Zero: the module's bytes */
+    size_t image_size;
+} dag_native_kernel;
+
+/* A portable kernel (dag_kernels.h makes these): its text, the parameters
+   as written, "((type, name), ...)", and the body (OpenCL builds it at run
+   time), and its ahead-of-time builds (0 where the program has none). */
 typedef struct dag_kernel_source {
     const char *name;
     const char *params;
     const char *body;
+    const dag_native_kernel *cuda, *hip, *level_zero;
 } dag_kernel_source;
 
 typedef struct dag_task_desc {
@@ -677,18 +701,32 @@ extern "C" {
 /* >>device backend table: what the generic device layer needs of a
    backend. dev is the backend's own 0-based device index; buffers, kernels
    and events are the backend's handles. Every call returns 0 or the
-   backend's error code. */
+   backend's error code. Everything shared by the devices (replicas,
+   coherence, pools, eviction, placement) lives in dag.h; a backend only
+   fills this table. */
 typedef struct dag__karg { const void *value; size_t size; void *buf; } dag__karg;   /* buf: a buffer argument */
 typedef struct dag__device_ops {
+    dag_backend backend;
     const char *name;                 /* "OpenCL" */
     const char *short_name;           /* "cl": in placement notes */
+    /* finds the devices: returns how many, or -1 with the reason (the
+       driver's own words) in why */
+    int (*init)(char *why, size_t why_size);
+    void (*shutdown)(void);
     int (*alloc)(int dev, size_t bytes, void **buf);
     void (*free)(int dev, void *buf);
     /* host span <-> buffer of the same layout: rows runs of width bytes,
-       stride apart; asynchronous, in order on the device's queue */
+       stride apart; asynchronous, in order on the device's queue. *done may
+       come back NULL for an upload that no longer reads the host bytes
+       (it went through a staging buffer). */
     int (*copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device, void **done);
+    /* optional: bytes from src's buffer into dst's, queued on dst after
+       everything src has queued, and before anything src queues later.
+       Nonzero: not possible, the bytes go through host memory. */
+    int (*peer_copy)(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes);
+    bool (*has_kernel)(const dag_kernel_source *k);   /* false: this kernel has no build for the backend */
     int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
-    void (*release_kernel)(void *kernel);
+    void (*release_kernel)(int dev, void *kernel);
     int (*launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done);
     int (*wait)(void *event);
     int (*query)(void *event);        /* 1 finished, 0 not yet, < 0 failed */
@@ -699,16 +737,35 @@ typedef struct dag__device_ops {
     const char *(*device_name)(int dev);
 } dag__device_ops;
 
-/* >>backend selection: each -DDAG_BACKEND_X folds into one DAG__HAS_X */
+/* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
+   defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
 #if defined(DAG_BACKEND_OPENCL)
-#define DAG__HAS_OPENCL 1
 #include "dag_backends/dag_opencl.h"
-#else
-#define DAG__HAS_OPENCL 0
 #endif
-#if defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
-#error "dag.h: this version has the OpenCL backend only (-DDAG_BACKEND_OPENCL); CUDA, HIP and Level Zero arrive with the device layer"
+#if defined(DAG_BACKEND_CUDA)
+#include "dag_backends/dag_cuda.h"
 #endif
+#if defined(DAG_BACKEND_HIP)
+#include "dag_backends/dag_hip.h"
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+#include "dag_backends/dag_level_zero.h"
+#endif
+static const dag__device_ops *const dag__backend_ops[] = {
+#if defined(DAG_BACKEND_OPENCL)
+    &dag__cl_ops,
+#endif
+#if defined(DAG_BACKEND_CUDA)
+    &dag__cuda_ops,
+#endif
+#if defined(DAG_BACKEND_HIP)
+    &dag__hip_ops,
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    &dag__ze_ops,
+#endif
+    NULL
+};
 
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -2309,6 +2366,7 @@ static struct {
     size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
     uint64_t tick;                           /* LRU clock and pin serials */
     dag__model_entry model[DAG__MODEL_SLOTS];
+    _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope that falls back */
 } dag__dv;
 
 static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
@@ -2576,19 +2634,51 @@ static void dag__model_poll(int d, bool wait) {
 }
 
 /* >>placement */
-static uint64_t dag__scope_devices(const dag_scope *s) {
+/* What a scope says of one backend's devices: the one it names (1-based),
+   the set, and "all". One place knows the field names. */
+typedef struct dag__scope_part { int one; uint64_t set; int all; } dag__scope_part;
+static dag__scope_part dag__scope_part_of(const dag_scope *s, dag_backend b) {
+    dag__scope_part p = { 0, 0, 0 };
+    switch (b) {
+    case DAG_OPENCL: p.one = s->cl_device; p.set = s->cl_devices; p.all = s->all_cl_devices; break;
+    case DAG_CUDA: p.one = s->cuda_gpu; p.set = s->cuda_gpus; p.all = s->all_cuda_gpus; break;
+    case DAG_HIP: p.one = s->hip_gpu; p.set = s->hip_gpus; p.all = s->all_hip_gpus; break;
+    case DAG_LEVEL_ZERO: p.one = s->ze_device; p.set = s->ze_devices; p.all = s->all_ze_devices; break;
+    default: break;
+    }
+    return p;
+}
+static void dag__scope_part_put(dag_scope *s, dag_backend b, dag__scope_part p) {
+    switch (b) {
+    case DAG_OPENCL: s->cl_device = p.one; s->cl_devices = p.set; s->all_cl_devices = p.all; break;
+    case DAG_CUDA: s->cuda_gpu = p.one; s->cuda_gpus = p.set; s->all_cuda_gpus = p.all; break;
+    case DAG_HIP: s->hip_gpu = p.one; s->hip_gpus = p.set; s->all_hip_gpus = p.all; break;
+    case DAG_LEVEL_ZERO: s->ze_device = p.one; s->ze_devices = p.set; s->all_ze_devices = p.all; break;
+    default: break;
+    }
+}
+static bool dag__scope_part_named(dag__scope_part p) { return p.one || p.set || p.all; }
+/* the set with `one` folded in (a number past 64 stays out; the scope check reports it) */
+static uint64_t dag__scope_part_set(dag__scope_part p) {
+    return p.set | (p.one > 0 && p.one <= 64 ? DAG_DEVICE_BIT(p.one) : 0);
+}
+
+/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s. */
+static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
-        if (dv->backend != DAG_OPENCL) continue;
-        if (s->any_processor || s->all_cl_devices || s->cl_device == dv->ordinal + 1 ||
-            (dv->ordinal < 64 && ((s->cl_devices >> dv->ordinal) & 1u)))
+        dag__scope_part p = dag__scope_part_of(s, dv->backend);
+        if ((s->any_processor || p.all || (dv->ordinal < 64 && ((dag__scope_part_set(p) >> dv->ordinal) & 1u))) &&
+            (!k || dv->ops->has_kernel(k)))
             m |= UINT64_C(1) << d;
     }
     return m;
 }
 static bool dag__scope_names_devices(const dag_scope *s) {
-    return s->cl_device || s->cl_devices || s->all_cl_devices;
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++)
+        if (dag__scope_part_named(dag__scope_part_of(s, (dag_backend)b))) return true;
+    return false;
 }
 /* The CPU is the default: a scope that names only devices excludes it. */
 static bool dag__scope_has_cpu(const dag_scope *s) {
@@ -2618,7 +2708,7 @@ static size_t dag__launch_range(dag__task *t) {
    and writes the estimates into p->placement. */
 static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
     const dag_kernel_source *k = t->desc->kernel;
-    uint64_t devs = dag__scope_devices(s);
+    uint64_t devs = dag__scope_devices(s, k);
     bool cpu = dag__scope_has_cpu(s);
     p->placement[0] = 0;
     if (!devs || dag__plan_self_overlaps(p)) return 0;
@@ -2747,6 +2837,19 @@ static void *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_
     return kernel;
 }
 
+/* Brings r to device d straight from another device of the same backend
+   that holds it, where the backend can (peer copies). */
+static bool dag__rep_peer_copy(dag__replica *r, int d) {
+    const dag__device_ops *ops = dag__dv.devs[d].ops;
+    if (!ops->peer_copy) return false;
+    for (int e = 0; e < dag__dv.num; e++)
+        if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
+            ops->peer_copy(dag__dv.devs[d].ordinal, r->buf[d], dag__dv.devs[e].ordinal, r->buf[e],
+                           dag__span_extent(&r->span)) == 0)
+            return true;
+    return false;
+}
+
 /* Queues a kernel task on device d: its spans come to the device (only what
    is stale there), then the kernel, all on the device's in-order queue.
    Under the lock. Returns 0, or a dag_result with `msg` saying what went
@@ -2780,7 +2883,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
                      dag__span_extent(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
             break;
         }
-        if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u)) {
+        if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
+            dv->bytes_in += dag__span_bytes(s);
+            p->bytes_moved += dag__span_bytes(s);
+        } else if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u)) {
             if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
             if (r->reader[d]) dv->ops->release(r->reader[d]);
             r->reader[d] = NULL;
@@ -2932,7 +3038,7 @@ static void dag__devices_shutdown(void) {
         while (dv->kernels) {
             dag__kernel_entry *e = dv->kernels;
             dv->kernels = e->next;
-            dv->ops->release_kernel(e->kernel);
+            dv->ops->release_kernel(dv->ordinal, e->kernel);
             DAG_FREE(e);
         }
     }
@@ -3128,8 +3234,7 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
 }
 
 static bool dag__scope_empty(const dag_scope *s) {
-    return !s->thread && !s->threads && !s->all_threads && !s->cl_device && !s->cl_devices && !s->all_cl_devices &&
-           !s->any_processor;
+    return !s->thread && !s->threads && !s->all_threads && !s->any_processor && !dag__scope_names_devices(s);
 }
 /* Only a scope naming workers (and not every processor) pins a task to them. */
 static bool dag__scope_pins_workers(const dag_scope *s) {
@@ -3145,6 +3250,21 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     return base;
 }
 
+static const char *const dag__backend_name[DAG_BACKEND_COUNT] = { "CPU", "OpenCL", "CUDA", "HIP", "Level Zero" };
+static const char *const dag__device_word[DAG_BACKEND_COUNT] = { "worker", "OpenCL device", "CUDA GPU", "HIP GPU",
+                                                                  "Level Zero device" };
+static const char *const dag__build_hint[DAG_BACKEND_COUNT] = {
+    "", "", "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object",
+    "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file",
+    "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file" };
+
+/* A backend the scope names is absent, or has no build of this kernel, and
+   the task runs elsewhere: said once per backend, at info level. */
+static void dag__scope_fallback(dag_backend b, const char *what) {
+    if (!atomic_exchange(&dag__dv.fallback_said[b], 1))
+        dag_log(DAG_LOG_INFO, DAG_OK, "scope names %ss; %s, so those tasks run elsewhere", dag__device_word[b], what);
+}
+
 /* Says what is wrong with a scope for this task, or returns false. */
 static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, char *why, size_t size) {
     if (dag__scope_pins_workers(s)) {
@@ -3157,23 +3277,41 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
         }
     }
     if (!dag__scope_names_devices(s)) return false;
-    int count = 0;
-    for (int d = 0; d < dag__dv.num; d++) count += dag__dv.devs[d].backend == DAG_OPENCL;
-    uint64_t named = s->cl_devices | (s->cl_device > 0 && s->cl_device <= 64 ? DAG_DEVICE_BIT(s->cl_device) : 0);
-    if (s->cl_device < 0 || s->cl_device > count || (count < 64 && (named >> count))) {
-        int n = s->cl_device > count || s->cl_device < 0 ? s->cl_device : 0;
-        for (int b = count; !n && b < 64; b++) if ((named >> b) & 1u) n = b + 1;
-        snprintf(why, size, "scope names OpenCL device %d, and there %s %d (%s)", n, count == 1 ? "is" : "are", count,
-                 dag__g.backend_status[DAG_OPENCL]);
-        return true;
-    }
-    if (!dag__scope_has_cpu(s) && !count) {
-        snprintf(why, size, "scope names every OpenCL device, and there is none (%s)", dag__g.backend_status[DAG_OPENCL]);
-        return true;
-    }
-    if (!desc->kernel && !dag__scope_has_cpu(s)) {
+    bool cpu = dag__scope_has_cpu(s);
+    if (!desc->kernel && !cpu) {
         snprintf(why, size, "task '%s' is not a DAG_KERNEL: only kernels run on devices", desc->name);
         return true;
+    }
+    uint64_t any = dag__scope_devices(s, NULL), built = desc->kernel ? dag__scope_devices(s, desc->kernel) : 0;
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+        dag__scope_part part = dag__scope_part_of(s, (dag_backend)b);
+        if (!dag__scope_part_named(part)) continue;
+        int count = dag_device_count((dag_backend)b);
+        uint64_t named = dag__scope_part_set(part);
+        int bad = part.one < 0 || part.one > 64 ? part.one : 0;
+        for (int i = count; !bad && i < 64; i++) if ((named >> i) & 1u) bad = i + 1;
+        if (count && bad) {   /* a device that does not exist: the program's mistake */
+            snprintf(why, size, "scope names %s %d, and there %s %d (%s)", dag__device_word[b], bad,
+                     count == 1 ? "is" : "are", count, dag__g.backend_status[b]);
+            return true;
+        }
+        if (!count && !cpu && !any) {
+            snprintf(why, size, "scope names %ss only, and there is none (%s)", dag__device_word[b], dag__g.backend_status[b]);
+            return true;
+        }
+        if (!count) dag__scope_fallback((dag_backend)b, dag__g.backend_status[b]);
+    }
+    if (desc->kernel && any && !built) {
+        dag_backend b = DAG_CPU;   /* name a backend whose devices the scope allows */
+        for (int d = 0; d < dag__dv.num && b == DAG_CPU; d++) if ((any >> d) & 1u) b = dag__dv.devs[d].backend;
+        if (!cpu) {
+            snprintf(why, size, "kernel '%s' has no %s build (%s)", desc->kernel->name, dag__backend_name[b],
+                     dag__build_hint[b]);
+            return true;
+        }
+        char what[200];
+        snprintf(what, sizeof what, "kernel '%s' has no build for them (%s)", desc->kernel->name, dag__build_hint[b]);
+        dag__scope_fallback(b, what);
     }
     return false;
 }
@@ -3181,11 +3319,15 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
 dag_scope dag_scope_union(dag_scope a, dag_scope b) {
     dag_scope u;
     memset(&u, 0, sizeof u);
-    u.cl_devices = a.cl_devices | b.cl_devices;
-    if (a.cl_device > 0 && a.cl_device <= 64) u.cl_devices |= DAG_DEVICE_BIT(a.cl_device);
-    if (b.cl_device > 0 && b.cl_device <= 64) u.cl_devices |= DAG_DEVICE_BIT(b.cl_device);
-    u.cl_device = a.cl_device > 64 || a.cl_device < 0 ? a.cl_device : b.cl_device > 64 || b.cl_device < 0 ? b.cl_device : 0;
-    u.all_cl_devices = a.all_cl_devices || b.all_cl_devices;
+    for (int k = 1; k < DAG_BACKEND_COUNT; k++) {
+        dag__scope_part pa = dag__scope_part_of(&a, (dag_backend)k), pb = dag__scope_part_of(&b, (dag_backend)k);
+        dag__scope_part pu;
+        pu.set = dag__scope_part_set(pa) | dag__scope_part_set(pb);
+        /* a number past 64 cannot be a bit: kept, so the scope check reports it */
+        pu.one = pa.one > 64 || pa.one < 0 ? pa.one : pb.one > 64 || pb.one < 0 ? pb.one : 0;
+        pu.all = pa.all || pb.all;
+        dag__scope_part_put(&u, (dag_backend)k, pu);
+    }
     u.any_processor = a.any_processor || b.any_processor;
     /* a side that names no processor at all means the CPU, the default */
     if ((dag__scope_empty(&a) && dag__scope_names_devices(&b)) || (dag__scope_empty(&b) && dag__scope_names_devices(&a)))
@@ -3470,7 +3612,7 @@ static DAG__NOINLINE bool dag__scope_admit(const dag_task_desc *desc, const dag_
         dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
         return false;
     }
-    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s))
+    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s, desc->kernel))
         atomic_store(&dag__dv.used, 1);
     return true;
 }
@@ -4143,29 +4285,26 @@ static void dag__guest_attach(void) {
 /* Every compiled-in backend looks for its devices; one that finds none
    says why, and the CPU does the work. */
 static void dag__backends_init(void) {
-    static const char *const names[DAG_BACKEND_COUNT] = { "CPU", "OpenCL", "CUDA", "HIP", "Level Zero" };
     static const char *const flags[DAG_BACKEND_COUNT] = { "", "DAG_BACKEND_OPENCL", "DAG_BACKEND_CUDA",
                                                           "DAG_BACKEND_HIP", "DAG_BACKEND_LEVEL_ZERO" };
     for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
         dag__g.backend_ok[b] = false;
         snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: not compiled in (build with -D%s)",
-                 names[b], flags[b]);
+                 dag__backend_name[b], flags[b]);
     }
     dag__g.backend_ok[DAG_CPU] = true;
     snprintf(dag__g.backend_status[DAG_CPU], sizeof dag__g.backend_status[DAG_CPU], "CPU: %d worker threads",
              dag__g.num_workers);
-#if DAG__HAS_OPENCL
-    {
-        char why[200];
-        dag__g.backend_ok[DAG_OPENCL] = dag__cl_init(why, sizeof why) == 0;
-        snprintf(dag__g.backend_status[DAG_OPENCL], sizeof dag__g.backend_status[DAG_OPENCL], "OpenCL: %s%s",
-                 dag__g.backend_ok[DAG_OPENCL] ? "" : "unavailable: ", why);
-        dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[DAG_OPENCL]);
-        if (dag__g.backend_ok[DAG_OPENCL]) dag__devices_add(DAG_OPENCL, &dag__cl_ops, dag__cl_device_count());
+    for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) {
+        char why[200] = "";
+        dag_backend b = (*o)->backend;
+        int n = (*o)->init(why, sizeof why);
+        dag__g.backend_ok[b] = n > 0;
+        snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: %s%s", dag__backend_name[b],
+                 n > 0 ? "" : "unavailable: ", why);
+        dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[b]);
+        if (n > 0) dag__devices_add(b, *o, n);
     }
-#else
-    (void)names;
-#endif
 }
 
 bool dag_backend_available(dag_backend b) {
@@ -4176,10 +4315,9 @@ bool dag_backend_available(dag_backend b) {
 int dag_device_count(dag_backend b) {
     if (!dag_backend_available(b)) return 0;
     if (b == DAG_CPU) return dag__g.num_workers;
-#if DAG__HAS_OPENCL
-    if (b == DAG_OPENCL) return dag__cl_device_count();
-#endif
-    return 0;
+    int n = 0;
+    for (int d = 0; d < dag__dv.num; d++) n += dag__dv.devs[d].backend == b;
+    return n;
 }
 
 const char *dag_backend_status(dag_backend b) {
@@ -4325,9 +4463,7 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
-#if DAG__HAS_OPENCL
-    dag__cl_shutdown();
-#endif
+    for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();
     dag__tls_ctx = NULL;
     dag__tls_worker = NULL;
     atomic_store(&dag__g.phase, 2);

@@ -60,7 +60,7 @@ static inline size_t dag__kernel_chunks(size_t n) {
         for (size_t dag__i = dag__lo; dag__i < dag__hi; dag__i++) \
             name##__item(dag__i, DAG__MAP(DAG__PN, DAG__EXPAND params)); \
     } \
-    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, #params, #__VA_ARGS__ }; \
+    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, #params, #__VA_ARGS__, 0, 0, 0 }; \
     DAG_TASK(void, name##__cpu, (size_t, dag__n), DAG__EXPAND params) { \
         size_t dag__chunks = dag__kernel_chunks(dag__n); \
         for (size_t dag__c = 0; dag__c < dag__chunks; dag__c++) \

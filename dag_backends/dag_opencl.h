@@ -103,8 +103,8 @@ static const char *dag__cl_error_name(dag__cl_int e) {
     }
 }
 
-/* Loads the library and lists every device of every platform. Returns 0,
-   or writes why not into `why`. */
+/* Loads the library and lists every device of every platform. Returns how
+   many, or -1 with why not in `why`. */
 static int dag__cl_init(char *why, size_t why_size) {
     const char *lib_name = "libOpenCL.so.1";
     if (!dag__cl.lib) dag__cl.lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
@@ -161,10 +161,9 @@ static int dag__cl_init(char *why, size_t why_size) {
         return -1;
     }
     snprintf(why, why_size, "%d OpenCL device(s); device 1: %s", dag__cl.num_devices, dag__cl.devices[0].name);
-    return 0;
+    return dag__cl.num_devices;
 }
 
-static int dag__cl_device_count(void) { return dag__cl.num_devices; }
 
 /* >>opencl device operations, through the generic layer's table (device:
    0-based index). Buffers, kernels and events go through void pointers. */
@@ -222,7 +221,6 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
     if (!*kernel) snprintf(log, log_size, "clCreateKernel(%s) returned %d", k->name, (int)e);
     return *kernel ? 0 : (e ? e : -1);
 }
-static void dag__cl_release_kernel(void *k) { dag__cl.api.clReleaseKernel((dag__cl_kernel)k); }
 
 /* Launches k over [0, n): the global size is rounded up to 64 and the
    kernel's own guard stops the rest. The first kernel argument is n. The
@@ -264,11 +262,11 @@ static int dag__cl_synchronize(int dev) { return dag__cl.api.clFinish(dag__cl.de
 static size_t dag__cl_memory(int dev) { return (size_t)dag__cl.devices[dev].memory; }
 static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].name; }
 
-static const dag__device_ops dag__cl_ops = {
-    "OpenCL", "cl", dag__cl_alloc, dag__cl_free, dag__cl_copy, dag__cl_build, dag__cl_release_kernel,
-    dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
-    dag__cl_memory, dag__cl_device_name,
-};
+static void dag__cl_release_kernel(int dev, void *k) {
+    (void)dev;
+    dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
+}
+static bool dag__cl_has_kernel(const dag_kernel_source *k) { return k->body != NULL; }   /* built from its text */
 
 /* The library stays loaded: ICDs keep threads and state that do not
    survive being unloaded, and a later dag_setup finds it again. */
@@ -281,5 +279,12 @@ static void dag__cl_shutdown(void) {
     memset(&dag__cl, 0, sizeof dag__cl);
     dag__cl.lib = lib;
 }
+
+static const dag__device_ops dag__cl_ops = {
+    DAG_OPENCL, "OpenCL", "cl", dag__cl_init, dag__cl_shutdown, dag__cl_alloc, dag__cl_free, dag__cl_copy,
+    NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
+    dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
+    dag__cl_memory, dag__cl_device_name,
+};
 
 #endif /* DAG_OPENCL_H_INCLUDED */
