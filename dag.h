@@ -137,6 +137,9 @@
 #ifndef DAG_H_INCLUDED
 #define DAG_H_INCLUDED
 
+/* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
+#if !defined(__OPENCL_C_VERSION__)
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
@@ -415,6 +418,8 @@ static inline dag_arg dag__arg_future(dag_task t) {
     a.kind = DAG__ARG_FUTURE; a.task = t;
     return a;
 }
+
+#endif /* !__OPENCL_C_VERSION__ */
 
 /* >>macros */
 #define DAG__EXPAND(...) __VA_ARGS__
@@ -737,35 +742,6 @@ typedef struct dag__device_ops {
     const char *(*device_name)(int dev);
 } dag__device_ops;
 
-/* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
-   defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
-#if defined(DAG_BACKEND_OPENCL)
-#include "dag_backends/dag_opencl.h"
-#endif
-#if defined(DAG_BACKEND_CUDA)
-#include "dag_backends/dag_cuda.h"
-#endif
-#if defined(DAG_BACKEND_HIP)
-#include "dag_backends/dag_hip.h"
-#endif
-#if defined(DAG_BACKEND_LEVEL_ZERO)
-#include "dag_backends/dag_level_zero.h"
-#endif
-static const dag__device_ops *const dag__backend_ops[] = {
-#if defined(DAG_BACKEND_OPENCL)
-    &dag__cl_ops,
-#endif
-#if defined(DAG_BACKEND_CUDA)
-    &dag__cuda_ops,
-#endif
-#if defined(DAG_BACKEND_HIP)
-    &dag__hip_ops,
-#endif
-#if defined(DAG_BACKEND_LEVEL_ZERO)
-    &dag__ze_ops,
-#endif
-    NULL
-};
 
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -2265,6 +2241,36 @@ static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
     DAG_FREE(d->hits);
     DAG_FREE(d);
 }
+
+/* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
+   defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
+#if defined(DAG_BACKEND_OPENCL)
+#include "dag_backends/dag_opencl.h"
+#endif
+#if defined(DAG_BACKEND_CUDA)
+#include "dag_backends/dag_cuda.h"
+#endif
+#if defined(DAG_BACKEND_HIP)
+#include "dag_backends/dag_hip.h"
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+#include "dag_backends/dag_level_zero.h"
+#endif
+static const dag__device_ops *const dag__backend_ops[] = {
+#if defined(DAG_BACKEND_OPENCL)
+    &dag__cl_ops,
+#endif
+#if defined(DAG_BACKEND_CUDA)
+    &dag__cuda_ops,
+#endif
+#if defined(DAG_BACKEND_HIP)
+    &dag__hip_ops,
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    &dag__ze_ops,
+#endif
+    NULL
+};
 
 /* >>device layer: processors beyond the CPU, and where data lives.
 

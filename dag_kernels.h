@@ -19,17 +19,80 @@
      scope allows an OpenCL device may run there: the text is built once per
      device at run time, and a build failure fails the task with
      DAG_ERR_KERNEL_BUILD and the compiler's log as its message.
+   - for CUDA, HIP and Level Zero, the same kernel compiled ahead of time
+     (below); a kernel without a build for a backend runs elsewhere.
    DAG_INDEX() is the global linear index. DAG_GLOBAL means nothing in C.
    Parameters must have types that OpenCL C accepts as kernel arguments:
    pointers to global memory, int, long, float, double... (not size_t or
    bool). 1 to 14 parameters; the body is plain C and may not use `return`
    values. On a device, an Out parameter must be written whole (it is not
    copied in first, as in StarPU's W mode); use InOut for partial writes.
+
+   GPU BUILDS. Put the kernels in a header of their own (kernels.h: only
+   #include "dag_kernels.h" and DAG_KERNELs), include it from the program
+   as usual, and build it once more per GPU backend; the program, built
+   with the backend's -D flag, finds each kernel's build by its name:
+   - CUDA: a .cu file holding #include "kernels.h",
+       nvcc -DDAG_BACKEND_CUDA -gencode arch=compute_90,code=sm_90 -c kernels.cu
+     (each kernel becomes a __global__ function and its record name##__cuda);
+   - HIP: hipcc --genco --offload-arch=gfx90a --offload-arch=gfx1030 -x hip
+       kernels.h -o kernels.hipfb, then tools/dag_embed.py --hip kernels.h
+       kernels.hipfb -o kernels_hip.c (the code object as bytes, and the
+       records name##__hip); compile and link kernels_hip.c;
+   - Level Zero: clang -x cl -cl-std=CL2.0 -target spir64 -emit-llvm -c
+       -Xclang -finclude-default-header kernels.h -o kernels.bc, then
+       llvm-spirv-14 kernels.bc -o kernels.spv, then tools/dag_embed.py
+       --level-zero kernels.h kernels.spv -o kernels_ze.c.
+   The Makefile's tests/gpu rules do all three.
 */
 #ifndef DAG_KERNELS_H_INCLUDED
 #define DAG_KERNELS_H_INCLUDED
 
 #include "dag.h"
+
+#define DAG__KPARAM(p) DAG__PT(p) DAG__PN(p)
+
+#if defined(__OPENCL_C_VERSION__)
+/* clang -x cl: each kernel as OpenCL C, for Level Zero's SPIR-V. */
+#define DAG_GLOBAL __global
+#define DAG_INDEX() dag__index
+#define DAG_KERNEL(name, params, ...) \
+    __kernel void name(ulong dag__n, DAG__MAP(DAG__KPARAM, DAG__EXPAND params)) { \
+        size_t dag__index = get_global_id(0); \
+        if (dag__index >= dag__n) return; \
+        __VA_ARGS__ \
+    }
+
+#elif defined(DAG_KERNEL_NAMES)
+/* cc -E -DDAG_KERNEL_NAMES: one line per kernel (tools/dag_embed.py reads them). */
+#define DAG_KERNEL(name, params, ...) dag_kernel_name name
+
+#elif defined(__CUDACC__) || defined(__HIP__)
+/* nvcc or hipcc: each kernel as a __global__ function over [0, n). nvcc
+   also writes its record; for HIP, tools/dag_embed.py writes them around
+   the code object. */
+#define DAG_GLOBAL
+#define DAG_INDEX() dag__index
+#define DAG__GPU_KERNEL(name, params, ...) \
+    extern "C" __global__ void name##__gpu(size_t dag__n, DAG__MAP(DAG__KPARAM, DAG__EXPAND params)) { \
+        size_t dag__index = (size_t)blockIdx.x * blockDim.x + threadIdx.x; \
+        if (dag__index >= dag__n) return; \
+        __VA_ARGS__ \
+    }
+#if defined(__HIP__)
+#include <hip/hip_runtime.h>
+#define DAG_KERNEL(name, params, ...) DAG__GPU_KERNEL(name, params, __VA_ARGS__)
+#else
+#define DAG_KERNEL(name, params, ...) \
+    DAG__GPU_KERNEL(name, params, __VA_ARGS__) \
+    extern "C" const dag_native_kernel name##__cuda = { #name "__gpu", (const void *)name##__gpu, 0, 0 };
+#endif
+
+#else
+/* C or C++ on the host: the CPU task, the OpenCL text, and the records of
+   the ahead-of-time builds for the backends the program is built with.
+   The records are weak references: a kernel with no build for a backend
+   runs elsewhere (or fails with a message saying how to build it). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +111,37 @@ static inline size_t dag__kernel_chunks(size_t n) {
     return c ? c : 1;
 }
 
-#define DAG__KPARAM(p) DAG__PT(p) DAG__PN(p)
 #define DAG__KVAL(p) DAG_VAL(DAG__PN(p))
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__WEAK __attribute__((weak))
+#else
+#define DAG__WEAK
+#endif
+#ifdef __cplusplus
+#define DAG__EXTERN_C extern "C"
+#else
+#define DAG__EXTERN_C extern
+#endif
+#define DAG__NATIVE_DECL_0(record)
+#define DAG__NATIVE_DECL_1(record) DAG__EXTERN_C const dag_native_kernel record DAG__WEAK;
+#define DAG__NATIVE_REF_0(record) 0
+#define DAG__NATIVE_REF_1(record) &record
+#if defined(DAG_BACKEND_CUDA)
+#define DAG__WITH_CUDA 1
+#else
+#define DAG__WITH_CUDA 0
+#endif
+#if defined(DAG_BACKEND_HIP)
+#define DAG__WITH_HIP 1
+#else
+#define DAG__WITH_HIP 0
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+#define DAG__WITH_LEVEL_ZERO 1
+#else
+#define DAG__WITH_LEVEL_ZERO 0
+#endif
 
 #define DAG_KERNEL(name, params, ...) \
     static inline void name##__item(size_t dag__index, DAG__MAP(DAG__KPARAM, DAG__EXPAND params)) { \
@@ -60,7 +152,12 @@ static inline size_t dag__kernel_chunks(size_t n) {
         for (size_t dag__i = dag__lo; dag__i < dag__hi; dag__i++) \
             name##__item(dag__i, DAG__MAP(DAG__PN, DAG__EXPAND params)); \
     } \
-    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, #params, #__VA_ARGS__, 0, 0, 0 }; \
+    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_CUDA)(name##__cuda) \
+    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_HIP)(name##__hip) \
+    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_LEVEL_ZERO)(name##__ze) \
+    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, #params, #__VA_ARGS__, \
+        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_CUDA)(name##__cuda), DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_HIP)(name##__hip), \
+        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_LEVEL_ZERO)(name##__ze) }; \
     DAG_TASK(void, name##__cpu, (size_t, dag__n), DAG__EXPAND params) { \
         size_t dag__chunks = dag__kernel_chunks(dag__n); \
         for (size_t dag__c = 0; dag__c < dag__chunks; dag__c++) \
@@ -73,5 +170,6 @@ static inline size_t dag__kernel_chunks(size_t n) {
 
 /* dag_spawn(DAG_LAUNCH(name, n), args...): the kernel over [0, n). */
 #define DAG_LAUNCH(name, n) name, DAG_VAL((size_t)(n))
+#endif
 
 #endif /* DAG_KERNELS_H_INCLUDED */

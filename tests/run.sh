@@ -8,7 +8,7 @@ label=$1; shift
 envs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
 shift
-passed=0; failed=0
+passed=0; failed=0; skipped=0
 cmd=()
 run_one() {
     [ ${#cmd[@]} -eq 0 ] && return
@@ -17,6 +17,7 @@ run_one() {
     if [ -n "$line" ]; then
         p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
         passed=$((passed + p)); failed=$((failed + f))
+        case $line in *skipped*) s=${line#*failed, }; skipped=$((skipped + ${s%% skipped*}));; esac
     fi
     if [ $rc -ne 0 ] || [ -z "$line" ]; then
         [ -z "$line" ] || [ "$f" = 0 ] && failed=$((failed + 1))
@@ -31,5 +32,6 @@ for a in "$@"; do
     if [ "$a" = ";" ]; then run_one; else cmd+=("$a"); fi
 done
 run_one
-echo "$label: $passed passed, $failed failed"
+if [ $skipped -gt 0 ]; then echo "$label: $passed passed, $failed failed, $skipped skipped"
+else echo "$label: $passed passed, $failed failed"; fi
 [ $failed -eq 0 ]

@@ -15,7 +15,7 @@
 #include <time.h>
 
 static int test__failures_in_current;
-static int test__passed, test__failed;
+static int test__passed, test__failed, test__skipped, test__skip_current;
 static const char *test__current;
 
 #define TEST(name) static void test_##name(void)
@@ -35,12 +35,24 @@ static const char *test__current;
                     test__a, test__b); \
         } \
     } while (0)
+#define SKIP(...) \
+    do { \
+        test__skip_current = 1; \
+        printf("     skipped: "); \
+        printf(__VA_ARGS__); \
+        printf("\n"); \
+        return; \
+    } while (0)
 #define RUN(name) \
     do { \
         test__current = #name; \
         test__failures_in_current = 0; \
+        test__skip_current = 0; \
         test_##name(); \
-        if (test__failures_in_current) { \
+        if (test__skip_current && !test__failures_in_current) { \
+            test__skipped++; \
+            printf("skip %s\n", #name); \
+        } else if (test__failures_in_current) { \
             test__failed++; \
             printf("FAIL %s\n", #name); \
         } else { \
@@ -51,7 +63,8 @@ static const char *test__current;
     } while (0)
 
 static int test_summary(void) {
-    printf("%d passed, %d failed\n", test__passed, test__failed);
+    if (test__skipped) printf("%d passed, %d failed, %d skipped\n", test__passed, test__failed, test__skipped);
+    else printf("%d passed, %d failed\n", test__passed, test__failed);
     return test__failed ? 1 : 0;
 }
 

@@ -1,0 +1,222 @@
+/* dag_hip.h: the HIP backend of dag.h (-DDAG_BACKEND_HIP).
+
+   Included only by dag.h's implementation. It needs no SDK to build: the
+   runtime, libamdhip64, is loaded at run time with the types below, so
+   one binary built with the flag runs where ROCm is
+   missing: the backend then reports itself unavailable with the loader's
+   or the runtime's own error (no GPU: hipGetDeviceCount returned 100,
+   hipErrorNoDevice).
+
+   Kernels are compiled ahead of time by hipcc --genco --offload-arch=...
+   (one code object bundle holding every architecture asked for), embedded
+   in the program by tools/dag_embed.py --hip, and loaded per device with
+   hipModuleLoadData. Streams, events, staging and peer copies are shared
+   with CUDA (dag_gpu_stream.h). Private names: dag__hip_*.
+*/
+#ifndef DAG_HIP_H_INCLUDED
+#define DAG_HIP_H_INCLUDED
+
+#include <dlfcn.h>
+
+/* The few HIP types and constants used here, as the HIP runtime's ABI has
+   them (the SDK's header cannot share a translation unit with CUDA's:
+   both define the vector types). tests/compile/hip_abi.c checks them
+   against hip/hip_runtime_api.h. */
+typedef int DAG__HIP_Error_t;
+typedef int DAG__HIP_Device_t;
+typedef struct ihipStream_t *DAG__HIP_Stream_t;
+typedef struct ihipEvent_t *DAG__HIP_Event_t;
+typedef struct ihipModule_t *DAG__HIP_Module_t;
+typedef struct ihipModuleSymbol_t *DAG__HIP_Function_t;
+#define DAG__HIP_Success 0
+#define DAG__HIP_StreamNonBlocking 0x01
+#define DAG__HIP_EventDefault 0x0
+#define DAG__HIP_EventDisableTiming 0x2
+#define DAG__HIP_HostMallocPortable 0x1
+#define DAG__HIP_MemcpyHostToDevice 1
+#define DAG__HIP_MemcpyDeviceToHost 2
+#define DAG__HIP_ErrorNotReady 600
+#define DAG__HIP_ErrorPeerAccessAlreadyEnabled 704
+
+/* >>hip symbols: one line each, with the types of the SDK's header */
+#define DAG__HIP_SYMBOLS(X) \
+    X(hipGetDeviceCount, DAG__HIP_Error_t, (int *)) \
+    X(hipGetErrorName, const char *, (DAG__HIP_Error_t)) \
+    X(hipGetErrorString, const char *, (DAG__HIP_Error_t)) \
+    X(hipSetDevice, DAG__HIP_Error_t, (int)) \
+    X(hipDeviceGet, DAG__HIP_Error_t, (DAG__HIP_Device_t *, int)) \
+    X(hipDeviceGetName, DAG__HIP_Error_t, (char *, int, DAG__HIP_Device_t)) \
+    X(hipDeviceTotalMem, DAG__HIP_Error_t, (size_t *, DAG__HIP_Device_t)) \
+    X(hipDeviceCanAccessPeer, DAG__HIP_Error_t, (int *, int, int)) \
+    X(hipDeviceEnablePeerAccess, DAG__HIP_Error_t, (int, unsigned int)) \
+    X(hipStreamCreateWithFlags, DAG__HIP_Error_t, (DAG__HIP_Stream_t *, unsigned int)) \
+    X(hipStreamSynchronize, DAG__HIP_Error_t, (DAG__HIP_Stream_t)) \
+    X(hipStreamDestroy, DAG__HIP_Error_t, (DAG__HIP_Stream_t)) \
+    X(hipStreamWaitEvent, DAG__HIP_Error_t, (DAG__HIP_Stream_t, DAG__HIP_Event_t, unsigned int)) \
+    X(hipEventCreateWithFlags, DAG__HIP_Error_t, (DAG__HIP_Event_t *, unsigned)) \
+    X(hipEventRecord, DAG__HIP_Error_t, (DAG__HIP_Event_t, DAG__HIP_Stream_t)) \
+    X(hipEventQuery, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
+    X(hipEventSynchronize, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
+    X(hipEventElapsedTime, DAG__HIP_Error_t, (float *, DAG__HIP_Event_t, DAG__HIP_Event_t)) \
+    X(hipEventDestroy, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
+    X(hipMalloc, DAG__HIP_Error_t, (void **, size_t)) \
+    X(hipFree, DAG__HIP_Error_t, (void *)) \
+    X(hipHostMalloc, DAG__HIP_Error_t, (void **, size_t, unsigned int)) \
+    X(hipHostFree, DAG__HIP_Error_t, (void *)) \
+    X(hipMemcpy2DAsync, DAG__HIP_Error_t, (void *, size_t, const void *, size_t, size_t, size_t, int, DAG__HIP_Stream_t)) \
+    X(hipMemcpyPeerAsync, DAG__HIP_Error_t, (void *, int, const void *, int, size_t, DAG__HIP_Stream_t)) \
+    X(hipModuleLoadData, DAG__HIP_Error_t, (DAG__HIP_Module_t *, const void *)) \
+    X(hipModuleGetFunction, DAG__HIP_Error_t, (DAG__HIP_Function_t *, DAG__HIP_Module_t, const char *)) \
+    X(hipModuleUnload, DAG__HIP_Error_t, (DAG__HIP_Module_t)) \
+    X(hipModuleLaunchKernel, DAG__HIP_Error_t, (DAG__HIP_Function_t, unsigned int, unsigned int, unsigned int, unsigned int, \
+                                          unsigned int, unsigned int, unsigned int, DAG__HIP_Stream_t, void **, void **))
+
+#define DAG__HIP_FIELD(name, ret, args) ret (*name) args;
+typedef struct dag__hip_api { DAG__HIP_SYMBOLS(DAG__HIP_FIELD) } dag__hip_api;
+
+/* A code object loaded on one device: one per embedded image, shared by
+   the kernels in it. */
+typedef struct dag__hip_module {
+    const unsigned char *image;
+    int dev;
+    DAG__HIP_Module_t module;
+    struct dag__hip_module *next;
+} dag__hip_module;
+
+static struct {
+    void *lib;
+    dag__hip_api api;
+    dag__hip_module *modules;
+} dag__hip;
+
+static int dag__hip_device_info(int dev, char *name, size_t size, size_t *bytes) {
+    DAG__HIP_Device_t device;
+    int e = (int)dag__hip.api.hipDeviceGet(&device, dev);
+    if (!e) e = (int)dag__hip.api.hipDeviceGetName(name, (int)size, device);
+    if (!e) e = (int)dag__hip.api.hipDeviceTotalMem(bytes, device);
+    return e;
+}
+
+static const char *dag__hip_error_text(int e, char *buf, size_t size) {
+    snprintf(buf, size, "%s: %s", dag__hip.api.hipGetErrorName(e), dag__hip.api.hipGetErrorString(e));
+    return buf;
+}
+
+#define DAG__GPU(x) dag__hip_##x
+#define DAG__RT(x) dag__hip.api.hip##x
+#define DAG__RTT(x) DAG__HIP_##x
+#define DAG__RT_HOST_ALLOC(pp, bytes) (int)dag__hip.api.hipHostMalloc((pp), (bytes), DAG__HIP_HostMallocPortable)
+#define DAG__RT_HOST_FREE(p) dag__hip.api.hipHostFree(p)
+#include "dag_gpu_stream.h"
+#undef DAG__GPU
+#undef DAG__RT
+#undef DAG__RTT
+#undef DAG__RT_HOST_ALLOC
+#undef DAG__RT_HOST_FREE
+
+static int dag__hip_init(char *why, size_t why_size) {
+    static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5" };
+    for (size_t i = 0; !dag__hip.lib && i < sizeof names / sizeof names[0]; i++)
+        dag__hip.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!dag__hip.lib) {
+        snprintf(why, why_size, "cannot load libamdhip64.so: %s", dlerror());
+        return -1;
+    }
+#define DAG__HIP_LOAD(name, ret, args) \
+    { \
+        void *p = dlsym(dag__hip.lib, #name); \
+        if (!p) { \
+            snprintf(why, why_size, "libamdhip64 has no %s", #name); \
+            return -1; \
+        } \
+        memcpy(&dag__hip.api.name, &p, sizeof p); /* ISO C has no object-to-function cast */ \
+    }
+    DAG__HIP_SYMBOLS(DAG__HIP_LOAD)
+#undef DAG__HIP_LOAD
+    int n = 0;
+    int e = dag__hip.api.hipGetDeviceCount(&n);
+    if (e != DAG__HIP_Success || n <= 0) {
+        char text[160];
+        if (e != DAG__HIP_Success)
+            snprintf(why, why_size, "hipGetDeviceCount returned %d (%s)", (int)e, dag__hip_error_text(e, text, sizeof text));
+        else
+            snprintf(why, why_size, "no HIP device");
+        return -1;
+    }
+    n = dag__hip_open_devices(n, why, why_size);
+    if (n > 0) snprintf(why, why_size, "%d HIP device(s); device 1: %s", n, dag__hip_g.devices[0].name);
+    return n;
+}
+
+/* The library stays loaded (like OpenCL's): a later dag_setup finds it again. */
+static void dag__hip_shutdown(void) {
+    while (dag__hip.modules) {
+        dag__hip_module *m = dag__hip.modules;
+        dag__hip.modules = m->next;
+        dag__hip.api.hipSetDevice(m->dev);
+        dag__hip.api.hipModuleUnload(m->module);
+        DAG_FREE(m);
+    }
+    if (dag__hip.lib) dag__hip_close_devices();
+}
+
+static bool dag__hip_has_kernel(const dag_kernel_source *k) { return k->hip && k->hip->image && k->hip->symbol; }
+
+static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
+    *kernel = NULL;
+    if (!dag__hip_has_kernel(k)) {
+        snprintf(log, log_size, "kernel '%s' has no HIP build: embed its hipcc --genco code object with "
+                 "tools/dag_embed.py --hip and link that file", k->name);
+        return -1;
+    }
+    int e = dag__hip_use(dev);
+    if (e) return e;
+    dag__hip_module *m = dag__hip.modules;
+    while (m && !(m->image == k->hip->image && m->dev == dev)) m = m->next;
+    if (!m) {
+        DAG__HIP_Module_t module;
+        e = (int)dag__hip.api.hipModuleLoadData(&module, k->hip->image);
+        if (e) {
+            char text[160];
+            snprintf(log, log_size, "hipModuleLoadData returned %d (%s): the code object may lack this GPU's "
+                     "architecture (hipcc --offload-arch=...)", e, dag__hip_error_text(e, text, sizeof text));
+            return e;
+        }
+        m = (dag__hip_module *)dag__xmalloc(sizeof *m);
+        m->image = k->hip->image;
+        m->dev = dev;
+        m->module = module;
+        m->next = dag__hip.modules;
+        dag__hip.modules = m;
+    }
+    DAG__HIP_Function_t f;
+    e = (int)dag__hip.api.hipModuleGetFunction(&f, m->module, k->hip->symbol);
+    if (e) {
+        snprintf(log, log_size, "hipModuleGetFunction(%s) returned %d", k->hip->symbol, e);
+        return e;
+    }
+    *kernel = (void *)f;
+    return 0;
+}
+static void dag__hip_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }   /* the module owns it */
+
+static int dag__hip_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+    void *params[DAG__MAX_PARAMS + 1];
+    unsigned long long range;
+    dag__hip_kernel_params(params, &range, n, args, num_args);
+    dag__hip_event *ev;
+    int e = dag__hip_launch_begin(dev, done, &ev);
+    if (e) return e;
+    e = (int)dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__hip_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1, 0,
+                                                dag__hip_g.devices[dev].stream, params, NULL);
+    return dag__hip_launch_end(dev, e, done, ev);
+}
+
+static const dag__device_ops dag__hip_ops = {
+    DAG_HIP, "HIP", "hip", dag__hip_init, dag__hip_shutdown, dag__hip_alloc, dag__hip_free, dag__hip_copy,
+    dag__hip_peer_copy, dag__hip_has_kernel, dag__hip_build, dag__hip_release_kernel, dag__hip_launch,
+    dag__hip_wait, dag__hip_query, dag__hip_elapsed, dag__hip_release, dag__hip_synchronize, dag__hip_memory,
+    dag__hip_device_name,
+};
+
+#endif /* DAG_HIP_H_INCLUDED */

@@ -1,0 +1,273 @@
+/* The device behaviour tests, for one backend at a time:
+       test_gpu cuda | hip | ze | opencl
+   Kernels, replicas and coherence, transfers between devices, eviction and
+   placement, through the same kernels (tests/gpu/kernels.h) built for every
+   backend. Where the backend has no device a test prints "skipped: no
+   <backend> device" and counts as skipped; the tests of a missing backend's
+   errors and CPU fallback run there instead. OpenCL on PoCL runs them all
+   on this machine; CUDA, HIP and Level Zero wait for hardware. */
+#define DAG_IMPLEMENTATION
+#include "kernels.h"
+#include "test.h"
+
+static dag_backend backend = DAG_OPENCL;
+static const char *backend_name = "OpenCL";
+static char last_error[4096];
+static int info_lines;
+
+static void logger(dag_log_level level, int item, const char *msg, void *user) {
+    (void)item;
+    (void)user;
+    if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+    if (level == DAG_LOG_INFO && strstr(msg, "run elsewhere")) info_lines++;
+}
+
+static void setup(size_t device_limit, int trace) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.logger.func = logger;
+    d.device_memory_limit = device_limit;
+    d.trace = trace;
+    dag_setup(&d);
+    last_error[0] = 0;
+    info_lines = 0;
+}
+
+/* The scope naming device `n` (1-based) of the backend under test, or all of them. */
+static dag_scope device_scope(int n) {
+    dag_scope s;
+    memset(&s, 0, sizeof s);
+    switch (backend) {
+    case DAG_CUDA: if (n) s.cuda_gpu = n; else s.all_cuda_gpus = 1; break;
+    case DAG_HIP: if (n) s.hip_gpu = n; else s.all_hip_gpus = 1; break;
+    case DAG_LEVEL_ZERO: if (n) s.ze_device = n; else s.all_ze_devices = 1; break;
+    default: if (n) s.cl_device = n; else s.all_cl_devices = 1; break;
+    }
+    return s;
+}
+static dag_options on_device(int n) {
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.scope = device_scope(n);
+    return o;
+}
+
+/* Sets up the runtime; 0 (and a skip) when the backend has fewer than `need` devices. */
+#define NEED_DEVICES(need, limit, trace) \
+    do { \
+        setup((limit), (trace)); \
+        int have = dag_device_count(backend); \
+        if (have < (need)) { \
+            dag_shutdown(); \
+            if (have == 0) SKIP("no %s device", backend_name); \
+            SKIP("needs %d %s devices, there %s %d", (need), backend_name, have == 1 ? "is" : "are", have); \
+        } \
+    } while (0)
+
+DAG_TASK(void, cpu_add, (double *, y), (size_t, n), (double, v)) {
+    for (size_t i = 0; i < n; i++) y[i] += v;
+}
+
+TEST(kernels_give_the_cpu_results_and_visit_every_index_once) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 1000003 };   /* not a multiple of any block size: the guard works */
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *ref = malloc(N * sizeof *ref);
+    float *v = malloc(N * sizeof *v);
+    int *visits = calloc(N, sizeof *visits);
+    for (size_t i = 0; i < N; i++) {
+        x[i] = (double)i * 0.25;
+        y[i] = ref[i] = 1.0 / (double)(i + 1);
+        v[i] = (float)i;
+    }
+    dag_options o = on_device(1);
+    dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N));
+    dag_spawn_with(&o, DAG_LAUNCH(gpu_scale, N), Val(0.5f), InOut(v, N));
+    dag_spawn_with(&o, DAG_LAUNCH(gpu_count, N), InOut(visits, N));
+    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) {
+        bad += y[i] != ref[i] + 3.0 * x[i];
+        bad += v[i] != (float)i * 0.5f;
+        bad += visits[i] != 1;
+    }
+    CHECK_EQ_INT(bad, 0);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK(m.bytes_to_device >= N * (2 * sizeof(double) + sizeof(float) + sizeof(int)));
+    dag_shutdown();
+    free(x), free(y), free(ref), free(v), free(visits);
+}
+
+TEST(a_chain_of_device_and_cpu_tasks_sees_every_write) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 100000 };
+    double *y = calloc(N, sizeof *y), *ones = malloc(N * sizeof *ones);
+    for (size_t i = 0; i < N; i++) ones[i] = 1.0;
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int round = 0; round < 5; round++) {
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(ones, N), InOut(y, N));   /* device: +2 */
+            dag_spawn(cpu_add, InOut(y, N), Val((size_t)N), Val(10.0));                      /* CPU: +10 */
+        }
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(ones, N), InOut(y, N));
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += y[i] != 61.0;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(y), free(ones);
+}
+
+TEST(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched) {
+    NEED_DEVICES(1, 0, 0);
+    enum { R = 300, C = 200, LD = 256, T = 64 };
+    double *a = malloc((size_t)R * LD * sizeof *a);
+    for (size_t i = 0; i < (size_t)R * LD; i++) a[i] = (double)i;
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int r = 0; r + T <= R; r += T)
+            for (int c = 0; c + T <= C; c += T)
+                dag_spawn_with(&o, DAG_LAUNCH(gpu_tile_add, T * T), Val(T), Val(LD), Val(1.0 + r + c),
+                               InOut(a + (size_t)r * LD + c, T, T, LD));
+    }
+    size_t bad = 0;
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < LD; j++) {
+            int in = i < R / T * T && j < C / T * T;
+            double want = (double)((size_t)i * LD + j) + (in ? 1.0 + i / T * T + j / T * T : 0.0);
+            bad += a[(size_t)i * LD + j] != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(a);
+}
+
+TEST(data_written_on_one_device_is_read_right_on_another) {
+    NEED_DEVICES(2, 0, 0);
+    enum { N = 250000 };
+    double *x = malloc(N * sizeof *x), *y = calloc(N, sizeof *y);
+    for (size_t i = 0; i < N; i++) x[i] = (double)(i % 97);
+    dag_options d1 = on_device(1), d2 = on_device(2);
+    DAG_DATADEPS {
+        dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));   /* y = x on device 1 */
+        dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(y, N), InOut(x, N));   /* x += 2y on device 2 */
+        dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));   /* y += x back on 1 */
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += y[i] != 4.0 * (double)(i % 97);
+    CHECK_EQ_INT(bad, 0);
+    dag_memory_info m2;
+    CHECK_EQ_INT(dag_memory_stats(backend, 2, &m2), DAG_OK);
+    CHECK(m2.bytes_to_device >= 2 * N * sizeof(double));   /* x and y reached device 2 */
+    dag_shutdown();
+    free(x), free(y);
+}
+
+TEST(a_device_smaller_than_the_data_evicts_and_stays_right) {
+    enum { N = 16384, SPANS = 12 };   /* 128 KiB spans, 512 KiB of device memory */
+    NEED_DEVICES(1, 4 * N * sizeof(double), 0);
+    double *y[SPANS];
+    double *ones = malloc(N * sizeof *ones);
+    for (size_t i = 0; i < N; i++) ones[i] = 1.0;
+    for (int s = 0; s < SPANS; s++) y[s] = calloc(N, sizeof(double));
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int round = 0; round < 3; round++)
+            for (int s = 0; s < SPANS; s++)
+                dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val((double)(s + 1)), In(ones, N), InOut(y[s], N));
+    }
+    size_t bad = 0;
+    for (int s = 0; s < SPANS; s++)
+        for (size_t i = 0; i < N; i++) bad += y[s][i] != 3.0 * (s + 1);
+    CHECK_EQ_INT(bad, 0);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK(m.evictions > 0);
+    CHECK(m.used <= m.total);
+    dag_shutdown();
+    for (int s = 0; s < SPANS; s++) free(y[s]);
+    free(ones);
+}
+
+TEST(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so) {
+    NEED_DEVICES(1, 0, 1);
+    enum { N = 1 << 21 };   /* large enough for the cost model to try the device */
+    float *v = calloc(N, sizeof *v);
+    int n = dag_device_count(backend);
+    dag_options o = on_device(n);
+    dag_options any;
+    memset(&any, 0, sizeof any);
+    any.scope.any_processor = 1;
+    DAG_DATADEPS {
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v, N));
+        for (int i = 0; i < 6; i++) dag_spawn_with(&any, DAG_LAUNCH(gpu_inc, N), InOut(v, N));
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += v[i] != 7.0f;
+    CHECK_EQ_INT(bad, 0);
+    dag_trace_record r[64];
+    size_t count = dag_trace_records(r, 64), on_it = 0, explained = 0;
+    for (size_t i = 0; i < count && i < 64; i++) {
+        if (strcmp(r[i].name, "gpu_inc") != 0) continue;
+        if (r[i].backend == backend && r[i].processor == n) on_it++;
+        if (r[i].placement[0]) explained++;
+    }
+    CHECK(on_it >= 1);        /* the scoped launch, and the explored device */
+    CHECK(explained >= 5);    /* every .any_processor launch says what it compared */
+    dag_shutdown();
+    free(v);
+}
+
+TEST(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back) {
+    setup(0, 0);
+    if (dag_device_count(backend) > 0) {
+        dag_shutdown();
+        SKIP("%s has devices here", backend_name);
+    }
+    enum { N = 1000 };
+    double x[N], y[N];
+    for (int i = 0; i < N; i++) x[i] = i, y[i] = 0;
+    dag_options only = on_device(1);
+    dag_task t = dag_spawn_with(&only, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
+    CHECK(strstr(last_error, backend_name) != NULL);                  /* names the backend */
+    CHECK(strstr(last_error, dag_backend_status(backend)) != NULL);   /* and the driver's words */
+    dag_options both = only;
+    both.scope.all_threads = 1;
+    t = dag_spawn_with(&both, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(x, N), InOut(y, N));
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    CHECK_EQ_INT(info_lines, 1);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += y[i] != 2.0 * i;
+    CHECK_EQ_INT(bad, 0);
+    printf("     %s\n", dag_backend_status(backend));
+    dag_shutdown();
+}
+
+int main(int argc, char **argv) {
+    static const struct { const char *arg, *name; dag_backend b; } backends[] = {
+        { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
+        { "opencl", "OpenCL", DAG_OPENCL },
+    };
+    int found = 0;
+    for (size_t i = 0; argc > 1 && i < sizeof backends / sizeof backends[0]; i++)
+        if (strcmp(argv[1], backends[i].arg) == 0) {
+            backend = backends[i].b;
+            backend_name = backends[i].name;
+            found = 1;
+        }
+    if (!found) {
+        fprintf(stderr, "usage: %s cuda|hip|ze|opencl\n", argv[0]);
+        return 2;
+    }
+    watchdog_start();
+    printf("== %s\n", backend_name);
+    RUN(kernels_give_the_cpu_results_and_visit_every_index_once);
+    RUN(a_chain_of_device_and_cpu_tasks_sees_every_write);
+    RUN(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched);
+    RUN(data_written_on_one_device_is_read_right_on_another);
+    RUN(a_device_smaller_than_the_data_evicts_and_stays_right);
+    RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
+    RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
+    return test_summary();
+}
