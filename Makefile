@@ -2,7 +2,9 @@
 #
 #   make demo        build and run the examples (threads only, no extra packages)
 #   make deps        install with apt what the tests and benchmarks need
-#   make test        everything this machine can run (STRICT=1: a skip fails)
+#   make test        everything this machine can run (STRICT=1: a missing tool
+#                    fails; tests that need GPU hardware skip, and say so)
+#   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU
 #   make fuzz        the differential tester with many more seeds
 #   make clean
@@ -14,13 +16,35 @@ PYTHON  ?= python3
 STRICT  ?= 0
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_backends/dag_threads.h dag_backends/dag_opencl.h tests/test.h
+HEADERS := dag.h dag_kernels.h $(wildcard dag_backends/*.h) tests/test.h
+# GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
+CUDA      ?= /usr/local/cuda
+NVCC      ?= $(CUDA)/bin/nvcc
+HIPCC     ?= hipcc
+LLVM_SPIRV ?= llvm-spirv-14
+SPIRV_VAL ?= spirv-val
+CUDA_ARCHS := -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+HIP_ARCHS  := --offload-arch=gfx90a --offload-arch=gfx1030
+# nvcc's host code needs no C++ runtime this way, so a C link works
+NVCC_HOST  := -Xcompiler -Wall,-Wextra,-Werror,-fno-exceptions,-fno-threadsafe-statics
+CUDA_CFLAGS := -I$(CUDA)/include
+CUDA_LIBS   := -L$(CUDA)/lib64 -lcudart_static -lrt
+ALL_BACKENDS := -DDAG_BACKEND_OPENCL -DDAG_BACKEND_CUDA -DDAG_BACKEND_HIP -DDAG_BACKEND_LEVEL_ZERO $(CUDA_CFLAGS)
+# the backend combinations CI builds: threads, each alone, OpenCL with each other, all
+COMBOS := threads opencl cuda hip ze opencl+cuda opencl+hip opencl+ze all
+combo_flags = $(if $(filter all,$(1)),$(ALL_BACKENDS),$(foreach b,$(subst +, ,$(1)),$(if $(filter opencl,$(b)),-DDAG_BACKEND_OPENCL)$(if $(filter cuda,$(b)),-DDAG_BACKEND_CUDA $(CUDA_CFLAGS))$(if $(filter hip,$(b)),-DDAG_BACKEND_HIP)$(if $(filter ze,$(b)),-DDAG_BACKEND_LEVEL_ZERO)))
+# the SDK a combination needs to build: CUDA's headers and static runtime, Level Zero's headers
+combo_sdk_missing = { false $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),|| [ ! -e $(CUDA)/include/cuda_runtime_api.h ])\
+  $(if $(or $(filter all,$(1)),$(findstring ze,$(1))),|| [ ! -e /usr/include/level_zero/ze_api.h ]); }
+combo_sdk_hint = needs the CUDA toolkit in $(CUDA) and libze-dev
+combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
 SUITES  := behaviour errors stress fuzz kernels
 EXAMPLES := hello tiled_datadeps sequential_bulk
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
-.PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl
+.PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl \
+        test-gpu bench-opencl bench-gpu
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -58,7 +82,7 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread
 
 # ---- compile checks ---------------------------------------------------------
-check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compile/public.cc tests/compile/two_units_a.c tests/compile/two_units_b.c
+check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -79,7 +103,46 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	rm -rf $(B)/compile/cl; mkdir -p $(B)/compile/cl; run ./$(B)/compile/test_kernels --write-cl $(B)/compile/cl; \
 	if command -v $(CLANG) >/dev/null; then for f in $(B)/compile/cl/*.cl; do \
 	  run $(CLANG) -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror $$f; done; fi; \
+	$(foreach c,$(COMBOS),$(foreach cc,$(CC) $(CLANG),\
+	  if $(call combo_sdk_missing,$(c)); then echo "skipped: $(c) with $(cc): $(call combo_sdk_hint,$(c))"; \
+	    [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); \
+	  else run $(cc) $(WARN) -I. $(call combo_flags,$(c)) tests/compile/impl.c -o $(B)/compile/impl_$(subst +,_,$(c))_$(notdir $(cc)) \
+	         -pthread $(call combo_libs,$(c)); fi;)) \
+	if [ -x $(NVCC) ]; then \
+	  run $(NVCC) -std=c++17 $(CUDA_ARCHS) $(NVCC_HOST) -I. -c tests/compile/public.cu -o $(B)/compile/public_nvcc.o; \
+	  run $(MAKE) --no-print-directory $(B)/gpu/kernels_cuda.o; \
+	else echo "skipped: nvcc not found at $(NVCC) (the CUDA toolkit)"; [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); fi; \
+	if command -v $(HIPCC) >/dev/null; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_hip.c; \
+	else echo "skipped: $(HIPCC) not found (apt-get install hipcc libamdhip64-dev)"; [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); fi; \
+	if command -v $(LLVM_SPIRV) >/dev/null && command -v $(SPIRV_VAL) >/dev/null; then \
+	  run $(MAKE) --no-print-directory $(B)/gpu/kernels_ze.c; \
+	else echo "skipped: $(LLVM_SPIRV) or $(SPIRV_VAL) not found (apt-get install llvm-spirv-14 spirv-tools)"; \
+	  [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); fi; \
 	echo "compile: $$ok passed, $$bad failed" | tee $(B)/results-compile; [ $$bad = 0 ]
+
+# ---- GPU kernels: tests/gpu/kernels.h built ahead of time for each backend --
+$(B)/gpu/kernels_cuda.o: tests/gpu/kernels.cu tests/gpu/kernels.h dag.h dag_kernels.h
+	@mkdir -p $(@D)
+	$(NVCC) -DDAG_BACKEND_CUDA $(CUDA_ARCHS) $(NVCC_HOST) -I. -Itests/gpu -c $< -o $@
+
+$(B)/gpu/kernels.hipfb: tests/gpu/kernels.h dag.h dag_kernels.h
+	@mkdir -p $(@D)
+	$(HIPCC) --genco $(HIP_ARCHS) -x hip -Wall -Wextra -Werror -I. $< -o $@
+
+# -O0: llvm-spirv 14 cannot translate the `freeze` the optimiser adds; the driver optimises anyway
+$(B)/gpu/kernels.spv: tests/gpu/kernels.h dag.h dag_kernels.h
+	@mkdir -p $(@D)
+	$(CLANG) -x cl -cl-std=CL2.0 -target spir64 -O0 -emit-llvm -c -Xclang -finclude-default-header -Werror -I. $< -o $@.bc
+	$(LLVM_SPIRV) $@.bc -o $@
+	$(SPIRV_VAL) $@
+
+$(B)/gpu/kernels_hip.c: $(B)/gpu/kernels.hipfb tools/dag_embed.py
+	$(PYTHON) tools/dag_embed.py --hip --cc $(CC) tests/gpu/kernels.h $< -o $@
+
+$(B)/gpu/kernels_ze.c: $(B)/gpu/kernels.spv tools/dag_embed.py
+	$(PYTHON) tools/dag_embed.py --level-zero --cc $(CC) tests/gpu/kernels.h $< -o $@
+
+GPU_KERNELS := $(B)/gpu/kernels_cuda.o $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c
 
 # ---- test runs --------------------------------------------------------------
 define run_suites
@@ -122,43 +185,70 @@ test-helgrind:
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
 	    grep -q ' 0 failed$$' $(B)/results-helgrind
 
+# The device suites from binaries built with every backend (ASan, UBSan):
 # OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all;
-# then every core suite from a binary built with the backend, on a machine
-# where it finds nothing (it must start and work on the CPU).
-$(B)/opencl/test_%: tests/test_%.c $(HEADERS)
+# then every core suite on a machine where that binary finds no device (it
+# must start and work on the CPU; CUDA, HIP and Level Zero report why not).
+ALLB_CC = $(CC) $(WARN) -O1 -g -fsanitize=address,undefined $(ALL_BACKENDS) -I. -Itests
+$(B)/allb/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread
+	$(ALLB_CC) $< -o $@ -pthread $(CUDA_LIBS) -ldl
 
 # the device layer's own threads under ThreadSanitizer too (PoCL's are not instrumented)
 $(B)/opencl_tsan/test_opencl: tests/test_opencl.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread -ldl
 
-test-opencl:
-	@mkdir -p $(B) $(B)/no_opencl_vendors $(B)/pocl_cache
+POCL_ENV = POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+define need_pocl
 	@if ! /sbin/ldconfig -p | grep -q 'libOpenCL.so.1 ' || [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then \
 	  echo "skipped: OpenCL on PoCL not found (apt-get install ocl-icd-libopencl1 pocl-opencl-icd)"; \
-	  echo "test-opencl: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-opencl; \
+	  echo "$@: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-$(1); \
 	  [ "$(STRICT)" != 1 ]; exit $$?; fi
-	@$(MAKE) --no-print-directory $(B)/opencl/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$(B)/opencl/test_%)
-	@bash tests/run.sh opencl POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	    DAG_TEST_SCALE=0.05 FUZZ_SEEDS=300 -- \
-	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/opencl/test_opencl ";" \
+endef
+
+test-opencl:
+	@mkdir -p $(B) $(B)/no_opencl_vendors $(B)/pocl_cache
+	$(call need_pocl,opencl)
+	@$(MAKE) --no-print-directory $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$(B)/allb/test_%)
+	@bash tests/run.sh opencl $(POCL_ENV) DAG_TEST_SCALE=0.05 FUZZ_SEEDS=300 -- \
+	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/allb/test_opencl ";" \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 FUZZ_SEEDS=50 TSAN_OPTIONS=halt_on_error=1 \
 	        ./$(B)/opencl_tsan/test_opencl ";" \
-	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/opencl/test_opencl \
-	    $(foreach s,$(SUITES),";" env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors ./$(B)/opencl/test_$(s)) \
+	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/allb/test_opencl \
+	    $(foreach s,$(SUITES),";" env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors ./$(B)/allb/test_$(s)) \
 	    | tee $(B)/results-opencl.log; tail -n 1 $(B)/results-opencl.log > $(B)/results-opencl; \
 	    grep -q ' 0 failed$$' $(B)/results-opencl
+
+# The device behaviour tests (tests/gpu), one binary with every backend and
+# the kernels built for each: OpenCL runs them on PoCL's three devices;
+# CUDA, HIP and Level Zero run them where a device exists and skip them
+# where none does (the missing-backend errors and fallback run instead).
+$(B)/gpu/test_gpu: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
+	$(ALLB_CC) -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c $(B)/gpu/kernels_cuda.o -o $@ \
+	    -pthread $(CUDA_LIBS) -ldl
+
+test-gpu:
+	@mkdir -p $(B) $(B)/pocl_cache
+	$(call need_pocl,gpu)
+	$(call need_tool,$(NVCC),the CUDA toolkit in $(CUDA),gpu)
+	$(call need_tool,$(HIPCC),hipcc libamdhip64-dev,gpu)
+	$(call need_tool,$(LLVM_SPIRV),llvm-spirv-14 spirv-tools,gpu)
+	@$(MAKE) --no-print-directory $(B)/gpu/test_gpu
+	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
+	    ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze \
+	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 test:
 	@rm -f $(B)/results-*
-	@st=0; for t in check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl; do \
+	@st=0; for t in check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl test-gpu; do \
 	  $(MAKE) --no-print-directory $$t STRICT=$(STRICT) || st=1; done; \
 	cat $(B)/results-compile $(B)/results-gcc $(B)/results-clang $(B)/results-asan $(B)/results-tsan $(B)/results-helgrind \
-	    $(B)/results-opencl 2>/dev/null \
-	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)=="failed")f+=$$i}} END{print "all: " p " passed, " f " failed"; exit f>0}' || st=1; \
+	    $(B)/results-opencl $(B)/results-gpu 2>/dev/null \
+	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)~/^failed/)f+=$$i; if($$(i+1)=="skipped")k+=$$i}} \
+	         END{print "all: " p " passed, " f " failed" (k ? ", " k " skipped" : ""); exit f>0}' || st=1; \
 	exit $$st
 
 fuzz: $(B)/gcc/test_fuzz
@@ -187,7 +277,8 @@ bench-opencl: $(B)/bench/opencl_chain
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
-                libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo
+                libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
+                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \

@@ -1,0 +1,516 @@
+/* dag_level_zero.h: the Level Zero backend of dag.h (-DDAG_BACKEND_LEVEL_ZERO).
+
+   Included only by dag.h's implementation. It takes its types from the SDK
+   header (libze-dev) but loads the loader (libze_loader.so.1) at run time,
+   so a binary built with the flag runs where Level Zero is missing: without
+   a loader, a driver or a device, the backend reports itself unavailable
+   with the loader's own error, and everything runs on the CPU.
+
+   It finds the drivers and their devices, and gives each driver a context
+   and each device an immediate command list, an event pool (with kernel
+   timestamps, for the cost model) and a module cache. Kernels come compiled
+   ahead of time as SPIR-V (dag_native_kernel). It fills the generic device
+   layer's table (dag__device_ops); everything else (replicas, coherence,
+   pools, placement) lives in dag.h. Private names: dag__ze_*.
+*/
+#ifndef DAG_LEVEL_ZERO_H_INCLUDED
+#define DAG_LEVEL_ZERO_H_INCLUDED
+
+#include <dlfcn.h>
+#if defined(__has_include)
+#if !__has_include(<level_zero/ze_api.h>)
+#error "dag.h: -DDAG_BACKEND_LEVEL_ZERO needs the Level Zero headers: apt-get install libze-dev (the loader itself is loaded at run time)"
+#endif
+#endif
+#include <level_zero/ze_api.h>
+
+/* >>level zero symbols: one line each */
+#define DAG__ZE_SYMBOLS(X) \
+    X(zeInit, (ze_init_flags_t)) \
+    X(zeDriverGet, (uint32_t *, ze_driver_handle_t *)) \
+    X(zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *)) \
+    X(zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *)) \
+    X(zeDeviceGetMemoryProperties, (ze_device_handle_t, uint32_t *, ze_device_memory_properties_t *)) \
+    X(zeDeviceGetCommandQueueGroupProperties, (ze_device_handle_t, uint32_t *, ze_command_queue_group_properties_t *)) \
+    X(zeDeviceCanAccessPeer, (ze_device_handle_t, ze_device_handle_t, ze_bool_t *)) \
+    X(zeContextCreate, (ze_driver_handle_t, const ze_context_desc_t *, ze_context_handle_t *)) \
+    X(zeContextDestroy, (ze_context_handle_t)) \
+    X(zeCommandListCreateImmediate, (ze_context_handle_t, ze_device_handle_t, const ze_command_queue_desc_t *, ze_command_list_handle_t *)) \
+    X(zeCommandListDestroy, (ze_command_list_handle_t)) \
+    X(zeCommandListAppendBarrier, (ze_command_list_handle_t, ze_event_handle_t, uint32_t, ze_event_handle_t *)) \
+    X(zeCommandListAppendMemoryCopy, (ze_command_list_handle_t, void *, const void *, size_t, ze_event_handle_t, uint32_t, ze_event_handle_t *)) \
+    X(zeCommandListAppendMemoryCopyRegion, (ze_command_list_handle_t, void *, const ze_copy_region_t *, uint32_t, uint32_t, const void *, const ze_copy_region_t *, uint32_t, uint32_t, ze_event_handle_t, uint32_t, ze_event_handle_t *)) \
+    X(zeCommandListAppendLaunchKernel, (ze_command_list_handle_t, ze_kernel_handle_t, const ze_group_count_t *, ze_event_handle_t, uint32_t, ze_event_handle_t *)) \
+    X(zeEventPoolCreate, (ze_context_handle_t, const ze_event_pool_desc_t *, uint32_t, ze_device_handle_t *, ze_event_pool_handle_t *)) \
+    X(zeEventPoolDestroy, (ze_event_pool_handle_t)) \
+    X(zeEventCreate, (ze_event_pool_handle_t, const ze_event_desc_t *, ze_event_handle_t *)) \
+    X(zeEventDestroy, (ze_event_handle_t)) \
+    X(zeEventHostSynchronize, (ze_event_handle_t, uint64_t)) \
+    X(zeEventQueryStatus, (ze_event_handle_t)) \
+    X(zeEventHostReset, (ze_event_handle_t)) \
+    X(zeEventQueryKernelTimestamp, (ze_event_handle_t, ze_kernel_timestamp_result_t *)) \
+    X(zeMemAllocDevice, (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t, ze_device_handle_t, void **)) \
+    X(zeMemFree, (ze_context_handle_t, void *)) \
+    X(zeModuleCreate, (ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t *, ze_module_handle_t *, ze_module_build_log_handle_t *)) \
+    X(zeModuleDestroy, (ze_module_handle_t)) \
+    X(zeModuleBuildLogGetString, (ze_module_build_log_handle_t, size_t *, char *)) \
+    X(zeModuleBuildLogDestroy, (ze_module_build_log_handle_t)) \
+    X(zeKernelCreate, (ze_module_handle_t, const ze_kernel_desc_t *, ze_kernel_handle_t *)) \
+    X(zeKernelDestroy, (ze_kernel_handle_t)) \
+    X(zeKernelSetGroupSize, (ze_kernel_handle_t, uint32_t, uint32_t, uint32_t)) \
+    X(zeKernelSuggestGroupSize, (ze_kernel_handle_t, uint32_t, uint32_t, uint32_t, uint32_t *, uint32_t *, uint32_t *)) \
+    X(zeKernelSetArgumentValue, (ze_kernel_handle_t, uint32_t, size_t, const void *))
+
+#define DAG__ZE_FIELD(name, args) ze_result_t (ZE_APICALL *name) args;
+typedef struct dag__ze_api { DAG__ZE_SYMBOLS(DAG__ZE_FIELD) } dag__ze_api;
+
+#define DAG__ZE_MAX_DRIVERS 8
+#define DAG__ZE_MAX_DEVICES 16
+#define DAG__ZE_EVENTS 256     /* event slots per device; the pool has one more, the device's sync event */
+#define DAG__ZE_GROUP 256      /* work-group size, unless the kernel cannot take it */
+
+/* An event handed to the generic layer: one slot of its device's pool. */
+typedef struct dag__ze_event { int dev; uint32_t slot; ze_event_handle_t handle; } dag__ze_event;
+typedef struct dag__ze_kernel { ze_kernel_handle_t handle; uint32_t group; } dag__ze_kernel;
+typedef struct dag__ze_module { const unsigned char *image; ze_module_handle_t handle; } dag__ze_module;
+
+typedef struct dag__ze_device_info {
+    ze_device_handle_t id;
+    ze_context_handle_t context;   /* its driver's: peer copies need one context */
+    ze_command_list_handle_t list;
+    ze_event_pool_handle_t pool;
+    ze_event_handle_t sync;        /* signalled by a barrier to drain the list */
+    bool unordered;                /* a command since the last barrier (see dag__ze_order) */
+    char name[ZE_MAX_DEVICE_NAME];
+    uint64_t memory;
+    double tick_ns;                /* timestamp tick */
+    uint64_t tick_mask;            /* valid bits of kernel timestamps */
+    dag__ze_event events[DAG__ZE_EVENTS];
+    uint32_t free_slots[DAG__ZE_EVENTS], retiring[DAG__ZE_EVENTS];
+    int num_free, num_retiring;
+    dag__ze_module *modules;       /* built once per SPIR-V image, destroyed at shutdown */
+    int num_modules, cap_modules;
+} dag__ze_device_info;
+
+static struct {
+    void *lib;
+    dag__ze_api api;
+    ze_context_handle_t contexts[DAG__ZE_MAX_DRIVERS];
+    int num_contexts;
+    dag__ze_device_info devices[DAG__ZE_MAX_DEVICES];
+    int num_devices;
+} dag__ze;
+
+#define DAG__ZE_RESULTS(X) \
+    X(ZE_RESULT_NOT_READY) X(ZE_RESULT_ERROR_DEVICE_LOST) X(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY) \
+    X(ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY) X(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE) X(ZE_RESULT_ERROR_UNINITIALIZED) \
+    X(ZE_RESULT_ERROR_UNSUPPORTED_VERSION) X(ZE_RESULT_ERROR_UNSUPPORTED_FEATURE) X(ZE_RESULT_ERROR_INVALID_ARGUMENT) \
+    X(ZE_RESULT_ERROR_INVALID_NULL_HANDLE) X(ZE_RESULT_ERROR_UNSUPPORTED_SIZE) X(ZE_RESULT_ERROR_INVALID_KERNEL_NAME) \
+    X(ZE_RESULT_ERROR_INVALID_KERNEL_ARGUMENT_SIZE) X(ZE_RESULT_ERROR_INVALID_GROUP_SIZE_DIMENSION) X(ZE_RESULT_ERROR_UNKNOWN)
+static const char *dag__ze_result_name(ze_result_t r) {
+#define DAG__ZE_CASE(name) case name: return #name;
+    switch (r) { DAG__ZE_RESULTS(DAG__ZE_CASE) default: return "Level Zero error"; }
+#undef DAG__ZE_CASE
+}
+
+static int dag__ze_fail(char *why, size_t why_size, const char *what, ze_result_t r) {
+    snprintf(why, why_size, "%s returned 0x%x (%s)", what, (unsigned)r, dag__ze_result_name(r));
+    return -1;
+}
+
+/* Sets up one device: its name, memory, command list, events. */
+static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_size) {
+    dag__ze_api *z = &dag__ze.api;
+    /* DEVICE_PROPERTIES (not _1_2) gives timerResolution in ns per tick */
+    ze_device_properties_t props = { .stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES };
+    ze_result_t r = z->zeDeviceGetProperties(d->id, &props);
+    if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeDeviceGetProperties", r);
+    memcpy(d->name, props.name, sizeof d->name - 1);
+    d->tick_ns = (double)props.timerResolution;
+    unsigned bits = props.kernelTimestampValidBits;
+    d->tick_mask = bits == 0 || bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    ze_device_memory_properties_t mem[8];
+    uint32_t n = 8;
+    for (uint32_t i = 0; i < n; i++) mem[i] = (ze_device_memory_properties_t){ .stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES };
+    if (z->zeDeviceGetMemoryProperties(d->id, &n, mem) == ZE_RESULT_SUCCESS)
+        for (uint32_t i = 0; i < n && i < 8; i++) d->memory += mem[i].totalSize;
+    /* one list carries copies and kernels: a group that computes */
+    ze_command_queue_group_properties_t groups[16];
+    uint32_t num_groups = 16, ordinal = 0;
+    for (uint32_t i = 0; i < num_groups; i++)
+        groups[i] = (ze_command_queue_group_properties_t){ .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES };
+    if (z->zeDeviceGetCommandQueueGroupProperties(d->id, &num_groups, groups) == ZE_RESULT_SUCCESS)
+        while (ordinal + 1 < num_groups && ordinal + 1 < 16 && !(groups[ordinal].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE))
+            ordinal++;
+    ze_command_queue_desc_t qd = { .stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = ordinal,
+                                   .mode = ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS, .priority = ZE_COMMAND_QUEUE_PRIORITY_NORMAL };
+    if ((r = z->zeCommandListCreateImmediate(d->context, d->id, &qd, &d->list)) != ZE_RESULT_SUCCESS)
+        return dag__ze_fail(why, why_size, "zeCommandListCreateImmediate", r);
+    /* numDevices 0: every device of the context may wait on these (peer copies) */
+    ze_event_pool_desc_t pd = { .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .count = DAG__ZE_EVENTS + 1,
+                                .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP };
+    if ((r = z->zeEventPoolCreate(d->context, &pd, 0, NULL, &d->pool)) != ZE_RESULT_SUCCESS)
+        return dag__ze_fail(why, why_size, "zeEventPoolCreate", r);
+    ze_event_desc_t ed = { .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = DAG__ZE_EVENTS,
+                           .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST };
+    if ((r = z->zeEventCreate(d->pool, &ed, &d->sync)) != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeEventCreate", r);
+    for (int i = 0; i < DAG__ZE_EVENTS; i++) d->free_slots[d->num_free++] = (uint32_t)(DAG__ZE_EVENTS - 1 - i);
+    return 0;
+}
+
+/* Loads the loader and lists every device of every driver. Returns how
+   many, or -1 with why not in `why`. */
+static int dag__ze_init(char *why, size_t why_size) {
+    const char *lib_name = "libze_loader.so.1";
+    if (!dag__ze.lib) dag__ze.lib = dlopen(lib_name, RTLD_NOW | RTLD_LOCAL);
+    if (!dag__ze.lib) {
+        snprintf(why, why_size, "cannot load %s: %s", lib_name, dlerror());
+        return -1;
+    }
+#define DAG__ZE_LOAD(name, args) \
+    { \
+        void *p = dlsym(dag__ze.lib, #name); \
+        if (!p) { \
+            snprintf(why, why_size, "%s has no %s", lib_name, #name); \
+            return -1; \
+        } \
+        memcpy(&dag__ze.api.name, &p, sizeof p); /* ISO C has no object-to-function cast */ \
+    }
+    DAG__ZE_SYMBOLS(DAG__ZE_LOAD)
+#undef DAG__ZE_LOAD
+    dag__ze_api *z = &dag__ze.api;
+    ze_result_t r = z->zeInit(0);   /* 0: every device type */
+    if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeInit", r);
+    ze_driver_handle_t drivers[DAG__ZE_MAX_DRIVERS];
+    uint32_t num_drivers = DAG__ZE_MAX_DRIVERS;
+    if ((r = z->zeDriverGet(&num_drivers, drivers)) != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeDriverGet", r);
+    for (uint32_t i = 0; i < num_drivers && i < DAG__ZE_MAX_DRIVERS; i++) {
+        ze_device_handle_t ids[DAG__ZE_MAX_DEVICES];
+        uint32_t n = DAG__ZE_MAX_DEVICES;
+        if (z->zeDeviceGet(drivers[i], &n, ids) != ZE_RESULT_SUCCESS || n == 0) continue;
+        ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
+        ze_context_handle_t context = NULL;
+        if ((r = z->zeContextCreate(drivers[i], &cd, &context)) != ZE_RESULT_SUCCESS)
+            return dag__ze_fail(why, why_size, "zeContextCreate", r);
+        dag__ze.contexts[dag__ze.num_contexts++] = context;
+        for (uint32_t k = 0; k < n && dag__ze.num_devices < DAG__ZE_MAX_DEVICES; k++) {
+            dag__ze_device_info *d = &dag__ze.devices[dag__ze.num_devices++];   /* counted first: shutdown frees what exists */
+            memset(d, 0, sizeof *d);
+            d->id = ids[k];
+            d->context = context;
+            char what[128];
+            if (dag__ze_device_init(d, what, sizeof what) != 0) {
+                snprintf(why, why_size, "device %d (%s): %s", dag__ze.num_devices, d->name, what);
+                return -1;
+            }
+        }
+    }
+    if (dag__ze.num_devices == 0) {
+        snprintf(why, why_size, "%u Level Zero driver(s), no device", (unsigned)num_drivers);
+        return -1;
+    }
+    snprintf(why, why_size, "%d Level Zero device(s); device 1: %s", dag__ze.num_devices, dag__ze.devices[0].name);
+    return dag__ze.num_devices;
+}
+
+/* >>level zero ordering. The spec only promises that the commands of a list
+   start in order, and the 1.4 headers have no ZE_COMMAND_QUEUE_FLAG_IN_ORDER
+   (spec 1.7): a barrier goes between each command and the one before it,
+   which gives the in-order queue the generic layer expects. */
+static ze_result_t dag__ze_order(dag__ze_device_info *d) {
+    if (!d->unordered) return ZE_RESULT_SUCCESS;
+    d->unordered = false;
+    return dag__ze.api.zeCommandListAppendBarrier(d->list, NULL, 0, NULL);
+}
+
+/* Waits on the host for everything queued on d so far. */
+static int dag__ze_drain(dag__ze_device_info *d) {
+    ze_result_t r = dag__ze.api.zeCommandListAppendBarrier(d->list, d->sync, 0, NULL);   /* no wait list: after all before it */
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeEventHostSynchronize(d->sync, UINT64_MAX);
+    dag__ze.api.zeEventHostReset(d->sync);
+    d->unordered = false;
+    return (int)r;
+}
+
+/* A free event slot of device dev (created on first use), or NULL when all
+   are in use. Released events whose command had not finished wait in
+   `retiring` until it has: resetting them earlier would lose the signal. */
+static dag__ze_event *dag__ze_event_get(int dev) {
+    dag__ze_device_info *d = &dag__ze.devices[dev];
+    if (d->num_free == 0) {
+        int kept = 0;
+        for (int i = 0; i < d->num_retiring; i++) {
+            dag__ze_event *e = &d->events[d->retiring[i]];
+            if (dag__ze.api.zeEventQueryStatus(e->handle) == ZE_RESULT_SUCCESS && dag__ze.api.zeEventHostReset(e->handle) == ZE_RESULT_SUCCESS)
+                d->free_slots[d->num_free++] = e->slot;
+            else
+                d->retiring[kept++] = d->retiring[i];
+        }
+        d->num_retiring = kept;
+        if (d->num_free == 0) return NULL;
+    }
+    uint32_t slot = d->free_slots[--d->num_free];
+    dag__ze_event *e = &d->events[slot];
+    if (!e->handle) {
+        ze_event_desc_t ed = { .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = slot,
+                               .signal = ZE_EVENT_SCOPE_FLAG_HOST, .wait = ZE_EVENT_SCOPE_FLAG_HOST };
+        if (dag__ze.api.zeEventCreate(d->pool, &ed, &e->handle) != ZE_RESULT_SUCCESS) {
+            d->num_free++;
+            return NULL;
+        }
+        e->dev = dev;
+        e->slot = slot;
+    }
+    return e;
+}
+static void dag__ze_event_unused(dag__ze_event *e) {   /* its command was never queued */
+    dag__ze_device_info *d = &dag__ze.devices[e->dev];
+    d->free_slots[d->num_free++] = e->slot;
+}
+
+/* >>level zero device operations, through the generic layer's table
+   (device: 0-based index). Kernels and events go through void pointers. */
+static int dag__ze_alloc(int dev, size_t bytes, void **buf) {
+    dag__ze_device_info *d = &dag__ze.devices[dev];
+    ze_device_mem_alloc_desc_t md = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC };
+    *buf = NULL;
+    return (int)dag__ze.api.zeMemAllocDevice(d->context, &md, bytes, 64, d->id, buf);
+}
+/* zeMemFree does not wait for the commands that use the buffer (cudaFree
+   does, clReleaseMemObject defers): the device's list drains first. */
+static void dag__ze_free(int dev, void *buf) {
+    dag__ze_drain(&dag__ze.devices[dev]);
+    dag__ze.api.zeMemFree(dag__ze.devices[dev].context, buf);
+}
+
+/* Copies between a host span (rows runs of width bytes, stride apart) and a
+   buffer with the same layout, asynchronous on the device's list (pageable
+   host memory is allowed). Without a free event it waits, so that a NULL
+   *done is always safe. */
+static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+                        void **done) {
+    dag__ze_device_info *d = &dag__ze.devices[dev];
+    dag__ze_api *z = &dag__ze.api;
+    unsigned char *dst = (unsigned char *)(to_device ? buf : host), *src = (unsigned char *)(to_device ? host : buf);
+    dag__ze_event *e = dag__ze_event_get(dev);
+    ze_event_handle_t signal = e ? e->handle : NULL;
+    bool region = width <= stride && stride > 0 && stride <= UINT32_MAX && rows <= UINT32_MAX / stride;   /* 32-bit pitches */
+    *done = NULL;
+    ze_result_t r = dag__ze_order(d);
+    if (r == ZE_RESULT_SUCCESS && rows == 1) {
+        r = z->zeCommandListAppendMemoryCopy(d->list, dst, src, width, signal, 0, NULL);
+    } else if (r == ZE_RESULT_SUCCESS && region) {
+        ze_copy_region_t box = { 0, 0, 0, (uint32_t)width, (uint32_t)rows, 1 };
+        uint32_t pitch = (uint32_t)stride, slice = (uint32_t)(stride * rows);
+        r = z->zeCommandListAppendMemoryCopyRegion(d->list, dst, &box, pitch, slice, src, &box, pitch, slice, signal, 0, NULL);
+    } else if (r == ZE_RESULT_SUCCESS) {   /* too large for a region: row by row, and a barrier signals the end */
+        for (size_t i = 0; r == ZE_RESULT_SUCCESS && i < rows; i++)
+            r = z->zeCommandListAppendMemoryCopy(d->list, dst + i * stride, src + i * stride, width, NULL, 0, NULL);
+        if (r == ZE_RESULT_SUCCESS) r = z->zeCommandListAppendBarrier(d->list, signal, 0, NULL);
+    }
+    if (r != ZE_RESULT_SUCCESS) {
+        if (e) dag__ze_event_unused(e);
+        return (int)r;
+    }
+    d->unordered = true;
+    if (!e) return dag__ze_drain(d);
+    *done = e;
+    return 0;
+}
+
+/* Bytes from src's buffer into dst's, on dst's list after everything src
+   has queued. The copy waits on an event that a barrier on src's list
+   signals; the host then waits for the copy, which orders src's later work
+   after it and frees both sync events at once (simple and correct, at the
+   cost of a host wait per peer copy). */
+static int dag__ze_peer_copy(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes) {
+    dag__ze_device_info *d = &dag__ze.devices[dst_dev], *s = &dag__ze.devices[src_dev];
+    dag__ze_api *z = &dag__ze.api;
+    ze_bool_t can = 0;
+    if (d->context != s->context || z->zeDeviceCanAccessPeer(d->id, s->id, &can) != ZE_RESULT_SUCCESS || !can) return -1;
+    ze_result_t r = dag__ze_order(d);
+    if (r != ZE_RESULT_SUCCESS) return (int)r;
+    if ((r = z->zeCommandListAppendBarrier(s->list, s->sync, 0, NULL)) != ZE_RESULT_SUCCESS) return (int)r;
+    s->unordered = false;
+    r = z->zeCommandListAppendMemoryCopy(d->list, dst_buf, src_buf, bytes, d->sync, 1, &s->sync);
+    if (r == ZE_RESULT_SUCCESS) r = z->zeEventHostSynchronize(d->sync, UINT64_MAX);
+    ze_result_t rs = z->zeEventHostSynchronize(s->sync, UINT64_MAX);   /* done already, unless the copy failed */
+    z->zeEventHostReset(d->sync);
+    z->zeEventHostReset(s->sync);
+    return (int)(r != ZE_RESULT_SUCCESS ? r : rs);
+}
+
+/* Creates (once per image and device) the module of a kernel's SPIR-V; on
+   failure the build log goes to `log`. */
+static ze_module_handle_t dag__ze_module_get(dag__ze_device_info *d, const dag_native_kernel *nk, char *log, size_t log_size,
+                                         int *err) {
+    for (int i = 0; i < d->num_modules; i++)
+        if (d->modules[i].image == nk->image) return d->modules[i].handle;
+    if (d->num_modules == d->cap_modules) {
+        int cap = d->cap_modules ? 2 * d->cap_modules : 8;
+        dag__ze_module *m = (dag__ze_module *)DAG_REALLOC(d->modules, (size_t)cap * sizeof *m);
+        if (!m) {
+            *err = DAG_ERR_OUT_OF_MEMORY;
+            return NULL;
+        }
+        d->modules = m;
+        d->cap_modules = cap;
+    }
+    ze_module_desc_t md = { .stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                            .inputSize = nk->image_size, .pInputModule = nk->image };
+    ze_module_handle_t module = NULL;
+    ze_module_build_log_handle_t build_log = NULL;
+    ze_result_t r = dag__ze.api.zeModuleCreate(d->context, d->id, &md, &module, &build_log);
+    if (r != ZE_RESULT_SUCCESS) {
+        int at = snprintf(log, log_size, "zeModuleCreate returned 0x%x (%s)\n", (unsigned)r, dag__ze_result_name(r));
+        size_t n = 0;
+        if (build_log && at > 0 && (size_t)at < log_size &&
+            dag__ze.api.zeModuleBuildLogGetString(build_log, &n, NULL) == ZE_RESULT_SUCCESS && n > 0) {
+            char *text = (char *)DAG_MALLOC(n);
+            if (text && dag__ze.api.zeModuleBuildLogGetString(build_log, &n, text) == ZE_RESULT_SUCCESS && n > 0) {
+                text[n - 1] = 0;
+                snprintf(log + at, log_size - (size_t)at, "%s", text);
+            }
+            DAG_FREE(text);
+        }
+        module = NULL;
+        *err = (int)r;
+    } else {
+        d->modules[d->num_modules].image = nk->image;
+        d->modules[d->num_modules++].handle = module;
+    }
+    if (build_log) dag__ze.api.zeModuleBuildLogDestroy(build_log);
+    return module;
+}
+
+/* Makes the kernel of k's SPIR-V for one device, with work-groups of 256
+   (or what the driver suggests where the kernel cannot take 256). */
+static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
+    dag__ze_device_info *d = &dag__ze.devices[dev];
+    const dag_native_kernel *nk = k->level_zero;
+    log[0] = 0;
+    *kernel = NULL;
+    if (!nk) {
+        snprintf(log, log_size, "kernel '%s' has no Level Zero build (embed its SPIR-V with tools/dag_embed.py --level-zero)",
+                 k->name);
+        return -1;
+    }
+    int err = 0;
+    ze_module_handle_t module = dag__ze_module_get(d, nk, log, log_size, &err);
+    if (!module) return err;
+    ze_kernel_desc_t kd = { .stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = nk->symbol };
+    ze_kernel_handle_t h = NULL;
+    ze_result_t r = dag__ze.api.zeKernelCreate(module, &kd, &h);
+    if (r != ZE_RESULT_SUCCESS) {
+        snprintf(log, log_size, "zeKernelCreate(%s) returned 0x%x (%s)", nk->symbol, (unsigned)r, dag__ze_result_name(r));
+        return (int)r;
+    }
+    uint32_t group = DAG__ZE_GROUP, gy = 1, gz = 1;
+    r = dag__ze.api.zeKernelSetGroupSize(h, group, 1, 1);
+    if (r != ZE_RESULT_SUCCESS && dag__ze.api.zeKernelSuggestGroupSize(h, DAG__ZE_GROUP, 1, 1, &group, &gy, &gz) == ZE_RESULT_SUCCESS)
+        r = dag__ze.api.zeKernelSetGroupSize(h, group, 1, 1);
+    if (r != ZE_RESULT_SUCCESS) {
+        snprintf(log, log_size, "zeKernelSetGroupSize(%s) returned 0x%x (%s)", nk->symbol, (unsigned)r, dag__ze_result_name(r));
+        dag__ze.api.zeKernelDestroy(h);
+        return (int)r;
+    }
+    dag__ze_kernel *out = (dag__ze_kernel *)DAG_MALLOC(sizeof *out);
+    if (!out) {
+        dag__ze.api.zeKernelDestroy(h);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    out->handle = h;
+    out->group = group;
+    *kernel = out;
+    return 0;
+}
+
+/* Launches k over [0, n) in groups that cover n; the kernel's own guard
+   stops the rest. Argument 0 is n (a ulong), then the task's arguments:
+   buffers by their device pointer. Arguments are captured when the launch
+   is appended, so the next launch may set others. */
+static int dag__ze_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+    dag__ze_device_info *d = &dag__ze.devices[dev];
+    dag__ze_kernel *k = (dag__ze_kernel *)kernel;
+    uint64_t range = n;
+    ze_result_t r = dag__ze.api.zeKernelSetArgumentValue(k->handle, 0, sizeof range, &range);
+    for (int i = 0; r == ZE_RESULT_SUCCESS && i < num_args; i++)
+        r = args[i].buf ? dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, sizeof(void *), &args[i].buf)
+                        : dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, args[i].size, args[i].value);
+    if (r != ZE_RESULT_SUCCESS) return (int)r;
+    size_t groups = n / k->group + (n % k->group != 0);
+    if (groups > UINT32_MAX) return (int)ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    ze_group_count_t count = { groups ? (uint32_t)groups : 1, 1, 1 };
+    dag__ze_event *e = done ? dag__ze_event_get(dev) : NULL;   /* none free: the launch goes untimed */
+    if ((r = dag__ze_order(d)) == ZE_RESULT_SUCCESS)
+        r = dag__ze.api.zeCommandListAppendLaunchKernel(d->list, k->handle, &count, e ? e->handle : NULL, 0, NULL);
+    if (r != ZE_RESULT_SUCCESS) {
+        if (e) dag__ze_event_unused(e);
+        return (int)r;
+    }
+    d->unordered = true;
+    if (done) *done = e;
+    return 0;
+}
+
+static int dag__ze_wait(void *event) {   /* NULL: a copy that already waited */
+    return event ? (int)dag__ze.api.zeEventHostSynchronize(((dag__ze_event *)event)->handle, UINT64_MAX) : 0;
+}
+static int dag__ze_query(void *event) {
+    ze_result_t r = dag__ze.api.zeEventQueryStatus(((dag__ze_event *)event)->handle);
+    return r == ZE_RESULT_SUCCESS ? 1 : r == ZE_RESULT_NOT_READY ? 0 : -(int)r;
+}
+static double dag__ze_elapsed(void *event) {
+    dag__ze_event *e = (dag__ze_event *)event;
+    dag__ze_device_info *d = &dag__ze.devices[e->dev];
+    ze_kernel_timestamp_result_t ts;
+    if (dag__ze.api.zeEventQueryKernelTimestamp(e->handle, &ts) != ZE_RESULT_SUCCESS) return 0.0;
+    uint64_t ticks = (ts.global.kernelEnd - ts.global.kernelStart) & d->tick_mask;   /* the mask undoes a wrap */
+    return (double)ticks * d->tick_ns * 1e-9;
+}
+static void dag__ze_release(void *event) {
+    dag__ze_event *e = (dag__ze_event *)event;
+    dag__ze_device_info *d = &dag__ze.devices[e->dev];
+    if (dag__ze.api.zeEventQueryStatus(e->handle) == ZE_RESULT_SUCCESS && dag__ze.api.zeEventHostReset(e->handle) == ZE_RESULT_SUCCESS)
+        d->free_slots[d->num_free++] = e->slot;
+    else
+        d->retiring[d->num_retiring++] = e->slot;
+}
+static int dag__ze_synchronize(int dev) { return dag__ze_drain(&dag__ze.devices[dev]); }
+static size_t dag__ze_memory(int dev) { return (size_t)dag__ze.devices[dev].memory; }
+static const char *dag__ze_device_name(int dev) { return dag__ze.devices[dev].name; }
+
+static void dag__ze_release_kernel(int dev, void *kernel) {   /* its module stays until shutdown */
+    (void)dev;
+    dag__ze.api.zeKernelDestroy(((dag__ze_kernel *)kernel)->handle);
+    DAG_FREE(kernel);
+}
+static bool dag__ze_has_kernel(const dag_kernel_source *k) { return k->level_zero != NULL; }   /* SPIR-V embedded */
+
+/* The loader stays loaded, like OpenCL's: drivers keep state that does not
+   survive being unloaded, and a later dag_setup finds it again. */
+static void dag__ze_shutdown(void) {
+    dag__ze_api *z = &dag__ze.api;
+    for (int i = 0; i < dag__ze.num_devices; i++) {
+        dag__ze_device_info *d = &dag__ze.devices[i];
+        for (int k = 0; k < DAG__ZE_EVENTS; k++)
+            if (d->events[k].handle) z->zeEventDestroy(d->events[k].handle);
+        if (d->sync) z->zeEventDestroy(d->sync);
+        if (d->pool) z->zeEventPoolDestroy(d->pool);
+        if (d->list) z->zeCommandListDestroy(d->list);
+        for (int k = 0; k < d->num_modules; k++) z->zeModuleDestroy(d->modules[k].handle);
+        DAG_FREE(d->modules);
+    }
+    for (int i = 0; i < dag__ze.num_contexts; i++) z->zeContextDestroy(dag__ze.contexts[i]);
+    void *lib = dag__ze.lib;
+    memset(&dag__ze, 0, sizeof dag__ze);
+    dag__ze.lib = lib;
+}
+
+static const dag__device_ops dag__ze_ops = {
+    DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
+    dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
+    dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
+};
+
+#endif /* DAG_LEVEL_ZERO_H_INCLUDED */
