@@ -264,11 +264,21 @@ $(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h dag_backends/
 bench: $(B)/bench/dag_tasks all-peers
 	$(PYTHON) bench/run.py
 	@$(MAKE) --no-print-directory bench-opencl
+	@$(MAKE) --no-print-directory bench-gpu
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
 $(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl
+
+# dag.h's device layer against raw CUDA and HIP calls; "skipped" without a device
+$(B)/bench/gpu_chain: bench/gpu_chain.c bench/bench_common.h tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra $(ALL_BACKENDS) -I. -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c \
+	    $(B)/gpu/kernels_cuda.o -o $@ -pthread $(CUDA_LIBS) -ldl
+
+bench-gpu: $(B)/bench/gpu_chain
+	./$(B)/bench/gpu_chain
 
 bench-opencl: $(B)/bench/opencl_chain
 	@mkdir -p $(B)/pocl_cache

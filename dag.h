@@ -3302,7 +3302,12 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
             return true;
         }
         if (!count && !cpu && !any) {
-            snprintf(why, size, "scope names %ss only, and there is none (%s)", dag__device_word[b], dag__g.backend_status[b]);
+            if (part.one)
+                snprintf(why, size, "scope names %s %d, and there is none (%s)", dag__device_word[b], part.one,
+                         dag__g.backend_status[b]);
+            else
+                snprintf(why, size, "scope names %ss only, and there is none (%s)", dag__device_word[b],
+                         dag__g.backend_status[b]);
             return true;
         }
         if (!count) dag__scope_fallback((dag_backend)b, dag__g.backend_status[b]);

@@ -147,8 +147,9 @@ static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_siz
     if ((r = z->zeCommandListCreateImmediate(d->context, d->id, &qd, &d->list)) != ZE_RESULT_SUCCESS)
         return dag__ze_fail(why, why_size, "zeCommandListCreateImmediate", r);
     /* numDevices 0: every device of the context may wait on these (peer copies) */
-    ze_event_pool_desc_t pd = { .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC, .count = DAG__ZE_EVENTS + 1,
-                                .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP };
+    ze_event_pool_desc_t pd = { .stype = ZE_STRUCTURE_TYPE_EVENT_POOL_DESC,
+                                .flags = ZE_EVENT_POOL_FLAG_HOST_VISIBLE | ZE_EVENT_POOL_FLAG_KERNEL_TIMESTAMP,
+                                .count = DAG__ZE_EVENTS + 1 };
     if ((r = z->zeEventPoolCreate(d->context, &pd, 0, NULL, &d->pool)) != ZE_RESULT_SUCCESS)
         return dag__ze_fail(why, why_size, "zeEventPoolCreate", r);
     ze_event_desc_t ed = { .stype = ZE_STRUCTURE_TYPE_EVENT_DESC, .index = DAG__ZE_EVENTS,
@@ -213,10 +214,11 @@ static int dag__ze_init(char *why, size_t why_size) {
     return dag__ze.num_devices;
 }
 
-/* >>level zero ordering. The spec only promises that the commands of a list
-   start in order, and the 1.4 headers have no ZE_COMMAND_QUEUE_FLAG_IN_ORDER
-   (spec 1.7): a barrier goes between each command and the one before it,
-   which gives the in-order queue the generic layer expects. */
+/* >>level zero ordering. Level Zero does not promise that a command of a
+   list finishes before the next one starts, and ZE_COMMAND_QUEUE_FLAG_IN_ORDER
+   is newer than the 1.4 headers of libze-dev (an enum, so #if cannot test
+   for it): a barrier goes between each command and the one before it, which
+   gives the in-order queue the generic layer expects. */
 static ze_result_t dag__ze_order(dag__ze_device_info *d) {
     if (!d->unordered) return ZE_RESULT_SUCCESS;
     d->unordered = false;

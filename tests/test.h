@@ -15,7 +15,8 @@
 #include <time.h>
 
 static int test__failures_in_current;
-static int test__passed, test__failed, test__skipped, test__skip_current;
+static int test__passed, test__failed;
+static int test__skipped __attribute__((unused)), test__skip_current __attribute__((unused));
 static const char *test__current;
 
 #define TEST(name) static void test_##name(void)

@@ -106,9 +106,28 @@ TEST(tasks_run_on_the_cpu_whatever_the_devices) {
     CHECK_EQ_INT(dag_device_count(DAG_CPU), dag_num_threads());
 }
 
-TEST(backends_not_compiled_in_say_how_to_get_them) {
+/* Built alone, the other backends say which flag adds them; built with
+   every backend (make's device suites), on this machine each says why it
+   found nothing, in its driver's words. */
+TEST(backends_not_compiled_in_say_how_to_get_them_and_absent_ones_say_why) {
+#if defined(DAG_BACKEND_CUDA)
+    CHECK(strstr(dag_backend_status(DAG_CUDA), "cudaGetDeviceCount returned") != NULL || dag_device_count(DAG_CUDA) > 0);
+#else
     CHECK(!dag_backend_available(DAG_CUDA));
     CHECK(strstr(dag_backend_status(DAG_CUDA), "-DDAG_BACKEND_CUDA") != NULL);
+#endif
+#if defined(DAG_BACKEND_HIP)
+    CHECK(strstr(dag_backend_status(DAG_HIP), "hipGetDeviceCount returned") != NULL ||
+          strstr(dag_backend_status(DAG_HIP), "cannot load") != NULL || dag_device_count(DAG_HIP) > 0);
+#else
+    CHECK(strstr(dag_backend_status(DAG_HIP), "-DDAG_BACKEND_HIP") != NULL);
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    CHECK(strstr(dag_backend_status(DAG_LEVEL_ZERO), "zeInit returned") != NULL ||
+          strstr(dag_backend_status(DAG_LEVEL_ZERO), "cannot load") != NULL || dag_device_count(DAG_LEVEL_ZERO) > 0);
+#else
+    CHECK(strstr(dag_backend_status(DAG_LEVEL_ZERO), "-DDAG_BACKEND_LEVEL_ZERO") != NULL);
+#endif
     CHECK(!dag_backend_available(DAG_BACKEND_COUNT));
 }
 
@@ -304,7 +323,7 @@ TEST(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error) {
     last_error[0] = 0;
     t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, poke, InOut(y, 10), Val(10), Val(1.0));
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
-    CHECK(strstr(last_error, expect_devices > 0 ? "not a DAG_KERNEL" : "OpenCL device 1") != NULL);
+    CHECK(strstr(last_error, "not a DAG_KERNEL") != NULL);   /* the program's mistake, whatever the devices */
     dag_wait_all();
 }
 
@@ -530,7 +549,7 @@ int main(void) {
     setup(0);
     RUN(the_opencl_backend_finds_the_devices_there_are_or_says_why_not);
     RUN(tasks_run_on_the_cpu_whatever_the_devices);
-    RUN(backends_not_compiled_in_say_how_to_get_them);
+    RUN(backends_not_compiled_in_say_how_to_get_them_and_absent_ones_say_why);
     RUN(a_kernel_gives_identical_results_on_the_cpu_and_on_every_device_for_float_double_and_int);
     RUN(a_chain_of_kernels_on_a_device_then_a_cpu_task_sees_current_data_without_a_copy);
     RUN(a_datadeps_region_returns_with_host_memory_current);

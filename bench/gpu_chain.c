@@ -1,0 +1,149 @@
+/* bench/gpu_chain.c: what dag.h's device layer costs over raw CUDA and HIP.
+
+   For each backend named (cuda, hip; default both) that has a device:
+   1. overhead: the chain below over one element, so launches dominate;
+   2. chain: K small kernels (v[i] += 1 over N floats) with the copy in and
+      the copy back: raw (copy, K launches on one stream, copy back) against
+      DAG_DATADEPS { K x dag_spawn(DAG_LAUNCH(gpu_inc, N), InOut(v, N)) }.
+   The two sides are interleaved round by round and the median is printed
+   with the ratio dag/raw. The raw side calls the runtime directly: CUDA's
+   static runtime, and HIP through the library dag.h loaded (the same
+   functions a HIP program calls). Both launch the same kernel build
+   (tests/gpu/kernels.h). Where a backend has no device it prints
+   "skipped:" and the reason.
+
+   Level Zero runs through the same device layer; its raw side is not
+   written yet (README: Performance).
+
+   Run: make bench-gpu */
+#define DAG_IMPLEMENTATION
+#include "kernels.h"
+#include "bench_common.h"
+
+static int cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- raw CUDA: cudaMalloc, cudaMemcpyAsync, cudaLaunchKernel on one stream */
+#if defined(DAG_BACKEND_CUDA)
+static double raw_cuda(float *v, size_t n, int k) {
+    static float *d;
+    static size_t have;
+    cudaStream_t s = dag__cuda_g.devices[0].stream;
+    cudaSetDevice(0);
+    if (have < n) {
+        if (d) cudaFree(d);
+        cudaMalloc((void **)&d, n * sizeof(float));
+        have = n;
+    }
+    double t0 = now_s();
+    cudaMemcpyAsync(d, v, n * sizeof(float), cudaMemcpyHostToDevice, s);
+    unsigned long long range = n;
+    void *params[2] = { &range, &d };
+    dim3 grid = { (unsigned)((n + 255) / 256), 1, 1 }, block = { 256, 1, 1 };
+    for (int i = 0; i < k; i++) cudaLaunchKernel(gpu_inc__cuda.entry, grid, block, params, 0, s);
+    cudaMemcpyAsync(v, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+    return now_s() - t0;
+}
+#endif
+
+/* ---- raw HIP: the same calls through the loaded libamdhip64 */
+#if defined(DAG_BACKEND_HIP)
+static double raw_hip(float *v, size_t n, int k) {
+    static void *d;
+    static size_t have;
+    static DAG__HIP_Module_t module;
+    static DAG__HIP_Function_t f;
+    DAG__HIP_Stream_t s = dag__hip_g.devices[0].stream;
+    dag__hip.api.hipSetDevice(0);
+    if (!f) {
+        dag__hip.api.hipModuleLoadData(&module, gpu_inc__hip.image);
+        dag__hip.api.hipModuleGetFunction(&f, module, gpu_inc__hip.symbol);
+    }
+    if (have < n) {
+        if (d) dag__hip.api.hipFree(d);
+        dag__hip.api.hipMalloc(&d, n * sizeof(float));
+        have = n;
+    }
+    double t0 = now_s();
+    dag__hip.api.hipMemcpy2DAsync(d, n * sizeof(float), v, n * sizeof(float), n * sizeof(float), 1, 1, s);
+    unsigned long long range = n;
+    void *params[2] = { &range, &d };
+    for (int i = 0; i < k; i++)
+        dag__hip.api.hipModuleLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, s, params, NULL);
+    dag__hip.api.hipMemcpy2DAsync(v, n * sizeof(float), d, n * sizeof(float), n * sizeof(float), 1, 2, s);
+    dag__hip.api.hipStreamSynchronize(s);
+    return now_s() - t0;
+}
+#endif
+
+static double dag_side(dag_backend b, float *v, size_t n, int k) {
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    if (b == DAG_CUDA) o.scope.cuda_gpu = 1;
+    else o.scope.hip_gpu = 1;
+    double t0 = now_s();
+    DAG_DATADEPS {
+        for (int i = 0; i < k; i++) dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, n), InOut(v, n));
+    }
+    return now_s() - t0;
+}
+
+static void compare(dag_backend b, const char *name, double (*raw)(float *, size_t, int), size_t n, int k,
+                    int rounds, const char *what) {
+    float *v = (float *)calloc(n, sizeof(float));
+    double tr[64], td[64];
+    raw(v, n, 10);   /* warm-up: both sides load the kernel */
+    dag_side(b, v, n, 10);
+    if (rounds > 64) rounds = 64;
+    for (int r = 0; r < rounds; r++) {
+        for (size_t i = 0; i < n; i++) v[i] = 0;
+        tr[r] = raw(v, n, k);
+        int ok = v[0] == (float)k && v[n - 1] == (float)k;
+        for (size_t i = 0; i < n; i++) v[i] = 0;
+        td[r] = dag_side(b, v, n, k);
+        ok = ok && v[0] == (float)k && v[n - 1] == (float)k;
+        if (!ok) {
+            printf("%s: wrong result in round %d\n", name, r);
+            exit(1);
+        }
+    }
+    qsort(tr, (size_t)rounds, sizeof *tr, cmp);
+    qsort(td, (size_t)rounds, sizeof *td, cmp);
+    double mr = tr[rounds / 2], md = td[rounds / 2];
+    printf("%s %s: %d kernels over %zu floats, median of %d interleaved rounds:\n"
+           "  raw %.3f ms (%.2f us/kernel)   dag.h %.3f ms (%.2f us/kernel)   dag/raw %.2fx\n",
+           name, what, k, n, rounds, mr * 1e3, mr * 1e6 / k, md * 1e3, md * 1e6 / k, md / mr);
+    free(v);
+}
+
+int main(int argc, char **argv) {
+    int k = 1000, rounds = 7;
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    static const struct { const char *arg, *name; dag_backend b; } all[] = { { "cuda", "CUDA", DAG_CUDA },
+                                                                            { "hip", "HIP", DAG_HIP } };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        int wanted = argc < 2;
+        for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], all[i].arg) == 0;
+        if (!wanted) continue;
+        if (!dag_backend_available(all[i].b)) {
+            printf("skipped: %s\n", dag_backend_status(all[i].b));
+            continue;
+        }
+        printf("%s\n", dag_backend_status(all[i].b));
+        double (*raw)(float *, size_t, int) = NULL;
+#if defined(DAG_BACKEND_CUDA)
+        if (all[i].b == DAG_CUDA) raw = raw_cuda;
+#endif
+#if defined(DAG_BACKEND_HIP)
+        if (all[i].b == DAG_HIP) raw = raw_hip;
+#endif
+        if (!raw) continue;
+        compare(all[i].b, all[i].name, raw, 1, k, rounds, "overhead (one element each)");
+        compare(all[i].b, all[i].name, raw, 1 << 16, k, rounds, "chain");
+    }
+    dag_shutdown();
+    return 0;
+}
