@@ -115,12 +115,21 @@
 
    BACKENDS AND DEVICES
    ====================
-   The CPU (C11 threads) is always on. -DDAG_BACKEND_OPENCL adds OpenCL,
-   loaded at run time from libOpenCL.so.1 (no SDK needed). DAG_KERNEL tasks
-   (dag_kernels.h) whose scope allows a device run there:
-   dag_scope(.cl_device = 2), .cl_devices = DAG_DEVICE_BIT(1) | ...,
-   .all_cl_devices = 1, .any_processor = 1 (the cost model picks by estimated
-   finish time; the estimates go into the trace), and unions with CPU scopes.
+   The CPU (C11 threads) is always on. Any combination of these adds devices:
+     -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
+     -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
+                               -I<cuda>/include ... -lcudart_static -lrt -ldl
+     -DDAG_BACKEND_HIP         libamdhip64, loaded at run time (no SDK)
+     -DDAG_BACKEND_LEVEL_ZERO  libze_loader.so.1, loaded at run time (headers
+                               from libze-dev)
+   A backend that finds no device says why and the others do the work.
+   DAG_KERNEL tasks (dag_kernels.h) whose scope allows a device run there:
+   dag_scope(.cl_device = 2), .cuda_gpu, .hip_gpu, .ze_device (and their
+   sets, .cl_devices = DAG_DEVICE_BIT(1) | ..., and all_ forms), .any_processor
+   = 1 (the cost model picks by estimated finish time; the estimates go into
+   the trace), and unions with CPU scopes. OpenCL builds kernels from their
+   text at run time; CUDA, HIP and Level Zero use builds made ahead of time
+   (dag_kernels.h says how).
    The default scope is the CPU. Data moves by itself: each span has replicas
    per device, kept coherent (MSI); only stale bytes move; overlapping dirty
    replicas are written back first; copies and kernels queue in order on the
@@ -129,8 +138,7 @@
    dag_fetch from the program, dag_wait_all and dag_synchronize return with
    host memory current. dag_memory_stats() reports each device's memory.
    dag_backend_available(), dag_device_count() and dag_backend_status() say
-   what was found, or why not in the driver's own words. CUDA, HIP and Level
-   Zero are not in this version (their flags stop the build with an #error).
+   what was found, or why not in the driver's own words.
 
    LICENSE: MIT, see the end of this file.
 */

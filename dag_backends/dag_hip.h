@@ -98,7 +98,9 @@ static int dag__hip_device_info(int dev, char *name, size_t size, size_t *bytes)
 }
 
 static const char *dag__hip_error_text(int e, char *buf, size_t size) {
-    snprintf(buf, size, "%s: %s", dag__hip.api.hipGetErrorName(e), dag__hip.api.hipGetErrorString(e));
+    const char *name = dag__hip.api.hipGetErrorName(e), *text = dag__hip.api.hipGetErrorString(e);
+    if (name && text && strcmp(name, text) != 0) snprintf(buf, size, "%s: %s", name, text);
+    else snprintf(buf, size, "%s", name ? name : "unknown error");   /* HIP's text is often just the name */
     return buf;
 }
 
