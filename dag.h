@@ -886,7 +886,8 @@ struct dag__region {
     dag__region *bulk;                     /* open DAG_BULK inside seq, if any */
     dag__task_list prev;                   /* seq: the step the next spawn follows */
     dag__task_list step;                   /* bulk: tasks of this step */
-    dag_options options;                   /* options in force inside */
+    dag_options options;                   /* options in force inside (dag__region_set_options) */
+    bool scoped;                           /* options.scope is not empty: read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
@@ -1632,6 +1633,7 @@ static dag__region *dag__region_new(int kind) {
     r->parent = NULL;
     r->outer = r->counter = r->seq = r->bulk = NULL;
     memset(&r->options, 0, sizeof r->options);
+    r->scoped = false;
     r->kind = kind;
     r->depth = r->serial = 0;
     r->spawn_error = 0;
@@ -3233,6 +3235,17 @@ static dag__context *dag__current_context(void) {
     return dag__tls_ctx;
 }
 
+/* On every spawn: plain field tests, no per-backend walk. */
+static bool dag__scope_empty(const dag_scope *s) {
+    return !(s->thread | s->all_threads | s->any_processor | s->cl_device | s->all_cl_devices | s->cuda_gpu |
+             s->all_cuda_gpus | s->hip_gpu | s->all_hip_gpus | s->ze_device | s->all_ze_devices) &&
+           !(s->threads | s->cl_devices | s->cuda_gpus | s->hip_gpus | s->ze_devices);
+}
+static void dag__region_set_options(dag__region *r, dag_options o) {
+    r->options = o;
+    r->scoped = !dag__scope_empty(&o.scope);
+}
+
 /* The innermost open region; a task body gets its root on first use. */
 static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
@@ -3241,15 +3254,12 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     r->counter = r;
     r->owner_task = ctx->task;
     r->parent = ctx->task;
-    r->options = ctx->base;
+    dag__region_set_options(r, ctx->base);
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
     return r;
 }
 
-static bool dag__scope_empty(const dag_scope *s) {
-    return !s->thread && !s->threads && !s->all_threads && !s->any_processor && !dag__scope_names_devices(s);
-}
 /* Only a scope naming workers (and not every processor) pins a task to them. */
 static bool dag__scope_pins_workers(const dag_scope *s) {
     return (s->thread || s->threads) && !s->all_threads && !s->any_processor;
@@ -3691,17 +3701,22 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
     }
     if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
-    dag_options opt = r->options;
-    if (DAG__UNLIKELY(options != NULL)) opt = dag__merge_options(opt, options);
-    bool scoped = !dag__scope_empty(&opt.scope);
-    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(desc, &opt.scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    /* the region's options, not copied: a spawn reads a few fields of them */
+    const dag_options *opt = &r->options;
+    dag_options merged;
+    if (DAG__UNLIKELY(options != NULL)) {
+        merged = dag__merge_options(r->options, options);
+        opt = &merged;
+    }
+    bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
+    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
     bool devices = atomic_load_explicit(&dag__dv.used, memory_order_relaxed);
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
-    bool undeferred = w->index >= 0 && !desc->result_size && opt.priority <= 0 && !devices &&
-                      (!scoped || opt.scope.all_threads) &&
+    bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
+                      (!scoped || opt->scope.all_threads) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle);
     dag__task local_record;
     dag__task *t;
@@ -3727,21 +3742,21 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt.name || opt.priority || scoped || tracing ||
+    if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
-        x->name = opt.name;
-        if (opt.priority || scoped) {
-            x->inherited = opt;          /* scope and priority pass to its children; its name does not */
+        x->name = opt->name;
+        if (opt->priority || scoped) {
+            x->inherited = *opt;          /* scope and priority pass to its children; its name does not */
             x->inherited.name = NULL;
             x->has_options = 1;
         }
-        if (opt.priority > 0) {
-            x->priority = opt.priority;
+        if (opt->priority > 0) {
+            x->priority = opt->priority;
             t->flags |= DAG__TF_PLACED;
         }
-        if (dag__scope_pins_workers(&opt.scope)) {
-            x->scope = opt.scope;
+        if (dag__scope_pins_workers(&opt->scope)) {
+            x->scope = opt->scope;
             x->has_scope = 1;
             t->flags |= DAG__TF_PLACED;
         }
@@ -3834,7 +3849,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         return dag__failed_handle(r, error);
     }
     if (DAG__UNLIKELY(devices) && (num_spans || desc->kernel))
-        dag__plan_attach(w, t, args, num_args, spans, modes, num_spans, span_of_param, &opt.scope);
+        dag__plan_attach(w, t, args, num_args, spans, modes, num_spans, span_of_param, &opt->scope);
     if (undeferred) {
         if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
@@ -4100,7 +4115,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     r->outer = outer;
     r->depth = ++ctx->depth;
     r->serial = ++ctx->serial;
-    r->options = dag__merge_options(outer->options, options);
+    dag__region_set_options(r, dag__merge_options(outer->options, options));
     r->counter = waits ? r : outer->counter;
     switch (kind) {
     case DAG_REGION_DATADEPS: r->seq = r->bulk = NULL; break;
