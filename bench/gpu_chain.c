@@ -1,19 +1,17 @@
-/* bench/gpu_chain.c: what dag.h's device layer costs over raw CUDA and HIP.
+/* bench/gpu_chain.c: what dag.h's device layer costs over raw CUDA, HIP
+   and Level Zero.
 
-   For each backend named (cuda, hip; default both) that has a device:
+   For each backend named (cuda, hip, ze; default all) that has a device:
    1. overhead: the chain below over one element, so launches dominate;
    2. chain: K small kernels (v[i] += 1 over N floats) with the copy in and
       the copy back: raw (copy, K launches on one stream, copy back) against
       DAG_DATADEPS { K x dag_spawn(DAG_LAUNCH(gpu_inc, N), InOut(v, N)) }.
    The two sides are interleaved round by round and the median is printed
    with the ratio dag/raw. The raw side calls the runtime directly: CUDA's
-   static runtime, and HIP through the library dag.h loaded (the same
-   functions a HIP program calls). Both launch the same kernel build
-   (tests/gpu/kernels.h). Where a backend has no device it prints
-   "skipped:" and the reason.
-
-   Level Zero runs through the same device layer; its raw side is not
-   written yet (README: Performance).
+   static runtime, and HIP and Level Zero through the libraries dag.h
+   loaded (the same functions their programs call). Both sides launch the
+   same kernel build (tests/gpu/kernels.h). Where a backend has no device
+   it prints "skipped:" and the reason.
 
    Run: make bench-gpu */
 #define DAG_IMPLEMENTATION
@@ -79,11 +77,67 @@ static double raw_hip(float *v, size_t n, int k) {
 }
 #endif
 
+/* ---- raw Level Zero: the immediate list dag.h opened, a module from the
+   same SPIR-V, a barrier after each command (an immediate list does not
+   promise order) and a host wait on a barrier's event at the end */
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+static struct { void *d; size_t have; ze_module_handle_t module; ze_kernel_handle_t kernel; uint32_t group; } ze_raw;
+static void raw_ze_release(void) {
+    if (ze_raw.kernel) dag__ze.api.zeKernelDestroy(ze_raw.kernel);
+    if (ze_raw.module) dag__ze.api.zeModuleDestroy(ze_raw.module);
+    if (ze_raw.d) dag__ze.api.zeMemFree(dag__ze.devices[0].context, ze_raw.d);
+    memset(&ze_raw, 0, sizeof ze_raw);
+}
+static double raw_ze(float *v, size_t n, int k) {
+    void **d = &ze_raw.d;
+    ze_kernel_handle_t *kernel = &ze_raw.kernel;
+    uint32_t *group = &ze_raw.group;
+    dag__ze_device_info *dv = &dag__ze.devices[0];
+    ze_command_list_handle_t l = dv->list;
+    if (!*kernel) {
+        *group = 256;
+        ze_module_desc_t md = { ZE_STRUCTURE_TYPE_MODULE_DESC, NULL, ZE_MODULE_FORMAT_IL_SPIRV,
+                                gpu_inc__ze.image_size, gpu_inc__ze.image, "", NULL };
+        ze_kernel_desc_t kd = { ZE_STRUCTURE_TYPE_KERNEL_DESC, NULL, 0, gpu_inc__ze.symbol };
+        dag__ze.api.zeModuleCreate(dv->context, dv->id, &md, &ze_raw.module, NULL);
+        dag__ze.api.zeKernelCreate(ze_raw.module, &kd, kernel);
+        if (dag__ze.api.zeKernelSetGroupSize(*kernel, *group, 1, 1) != ZE_RESULT_SUCCESS) {   /* the device's own size */
+            uint32_t y, z;
+            dag__ze.api.zeKernelSuggestGroupSize(*kernel, 256, 1, 1, group, &y, &z);
+            dag__ze.api.zeKernelSetGroupSize(*kernel, *group, 1, 1);
+        }
+    }
+    if (ze_raw.have < n) {
+        ze_device_mem_alloc_desc_t ad = { ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, NULL, 0, 0 };
+        if (*d) dag__ze.api.zeMemFree(dv->context, *d);
+        dag__ze.api.zeMemAllocDevice(dv->context, &ad, n * sizeof(float), 64, dv->id, d);
+        ze_raw.have = n;
+    }
+    double t0 = now_s();
+    dag__ze.api.zeCommandListAppendMemoryCopy(l, *d, v, n * sizeof(float), NULL, 0, NULL);
+    dag__ze.api.zeCommandListAppendBarrier(l, NULL, 0, NULL);
+    uint64_t range = n;
+    ze_group_count_t groups = { (uint32_t)((n + *group - 1) / *group), 1, 1 };
+    for (int i = 0; i < k; i++) {
+        dag__ze.api.zeKernelSetArgumentValue(*kernel, 0, sizeof range, &range);
+        dag__ze.api.zeKernelSetArgumentValue(*kernel, 1, sizeof *d, d);
+        dag__ze.api.zeCommandListAppendLaunchKernel(l, *kernel, &groups, NULL, 0, NULL);
+        dag__ze.api.zeCommandListAppendBarrier(l, NULL, 0, NULL);
+    }
+    dag__ze.api.zeCommandListAppendMemoryCopy(l, v, *d, n * sizeof(float), NULL, 0, NULL);
+    dag__ze.api.zeCommandListAppendBarrier(l, dv->sync, 0, NULL);
+    dag__ze.api.zeEventHostSynchronize(dv->sync, UINT64_MAX);
+    dag__ze.api.zeEventHostReset(dv->sync);
+    return now_s() - t0;
+}
+#endif
+
 static double dag_side(dag_backend b, float *v, size_t n, int k) {
     dag_options o;
     memset(&o, 0, sizeof o);
     if (b == DAG_CUDA) o.scope.cuda_gpu = 1;
-    else o.scope.hip_gpu = 1;
+    else if (b == DAG_HIP) o.scope.hip_gpu = 1;
+    else o.scope.ze_device = 1;
     double t0 = now_s();
     DAG_DATADEPS {
         for (int i = 0; i < k; i++) dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, n), InOut(v, n));
@@ -122,8 +176,8 @@ static void compare(dag_backend b, const char *name, double (*raw)(float *, size
 int main(int argc, char **argv) {
     int k = 1000, rounds = 7;
     dag_setup(&(dag_desc){ .num_threads = 2 });
-    static const struct { const char *arg, *name; dag_backend b; } all[] = { { "cuda", "CUDA", DAG_CUDA },
-                                                                            { "hip", "HIP", DAG_HIP } };
+    static const struct { const char *arg, *name; dag_backend b; } all[] = {
+        { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO } };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
         int wanted = argc < 2;
         for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], all[i].arg) == 0;
@@ -140,10 +194,16 @@ int main(int argc, char **argv) {
 #if defined(DAG_BACKEND_HIP)
         if (all[i].b == DAG_HIP) raw = raw_hip;
 #endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+        if (all[i].b == DAG_LEVEL_ZERO) raw = raw_ze;
+#endif
         if (!raw) continue;
         compare(all[i].b, all[i].name, raw, 1, k, rounds, "overhead (one element each)");
         compare(all[i].b, all[i].name, raw, 1 << 16, k, rounds, "chain");
     }
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    if (dag_backend_available(DAG_LEVEL_ZERO)) raw_ze_release();   /* before dag.h closes the context */
+#endif
     dag_shutdown();
     return 0;
 }

@@ -27,10 +27,10 @@ struct _ze_device_handle_t { int index; };
 struct _ze_context_handle_t { int x; };
 struct _ze_event_pool_handle_t { uint32_t count; char *used; ze_event_pool_flags_t flags; };
 struct _ze_event_handle_t { ze_event_pool_handle_t pool; uint32_t index; int signaled; uint64_t start, end; };
-struct _ze_module_handle_t { int bad; };
+struct _ze_module_handle_t { int bad; int kernels; };
 struct _ze_module_build_log_handle_t { const char *text; };
 typedef void (*kfn)(uint64_t i, unsigned char args[][16]);
-struct _ze_kernel_handle_t { kfn fn; uint32_t gx; unsigned char args[16][16]; uint32_t nargs_set; };
+struct _ze_kernel_handle_t { kfn fn; ze_module_handle_t module; uint32_t gx; unsigned char args[16][16]; uint32_t nargs_set; };
 
 enum { CMD_COPY, CMD_REGION, CMD_BARRIER, CMD_KERNEL };
 typedef struct cmd {
@@ -386,7 +386,7 @@ ze_result_t zeModuleCreate(ze_context_handle_t c, ze_device_handle_t d, const ze
     return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeModuleDestroy(ze_module_handle_t m) {
-    if (live_kernels) FAIL("module destroyed before its kernels");
+    if (m->kernels) FAIL("module destroyed before its kernels");
     free(m);
     live_modules--;
     return ZE_RESULT_SUCCESS;
@@ -403,18 +403,20 @@ ze_result_t zeModuleBuildLogDestroy(ze_module_build_log_handle_t l) {
     return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeKernelCreate(ze_module_handle_t m, const ze_kernel_desc_t *d, ze_kernel_handle_t *k) {
-    (void)m;
     CHECK_STYPE(d, ZE_STRUCTURE_TYPE_KERNEL_DESC);
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++)
         if (strcmp(kernels[i].name, d->pKernelName) == 0) {
             *k = calloc(1, sizeof **k);
             (*k)->fn = kernels[i].fn;
+            (*k)->module = m;
+            m->kernels++;
             live_kernels++;
             return ZE_RESULT_SUCCESS;
         }
     return ZE_RESULT_ERROR_INVALID_KERNEL_NAME;
 }
 ze_result_t zeKernelDestroy(ze_kernel_handle_t k) {
+    k->module->kernels--;
     free(k);
     live_kernels--;
     return ZE_RESULT_SUCCESS;
