@@ -189,7 +189,7 @@ test-helgrind:
 # OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all;
 # then every core suite on a machine where that binary finds no device (it
 # must start and work on the CPU; CUDA, HIP and Level Zero report why not).
-ALLB_CC = $(CC) $(WARN) -O1 -g -fsanitize=address,undefined $(ALL_BACKENDS) -I. -Itests
+ALLB_CC = $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined $(ALL_BACKENDS) -I. -Itests
 $(B)/allb/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(ALLB_CC) $< -o $@ -pthread $(CUDA_LIBS) -ldl
@@ -200,6 +200,19 @@ $(B)/opencl_tsan/test_opencl: tests/test_opencl.c $(HEADERS)
 	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -DDAG_BACKEND_OPENCL -I. -Itests $< -o $@ -pthread -ldl
 
 POCL_ENV = POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp
+# A second OpenCL implementation: Intel's CPU runtime (from PyPI, by make
+# deps), beside PoCL's three devices: four devices on two platforms, and
+# one that takes SPIR-V (it runs the Level Zero build of the kernels).
+INTEL_OCL := .deps/intel-opencl
+INTEL_ENV = OCL_ICD_VENDORS=$(CURDIR)/$(B)/two_platforms LD_LIBRARY_PATH=$(CURDIR)/$(INTEL_OCL)/lib
+define need_intel_ocl
+	@if [ ! -e $(INTEL_OCL)/lib/libintelocl.so ]; then \
+	  echo "skipped: Intel's OpenCL CPU runtime not found in $(INTEL_OCL) (make deps installs it from PyPI)"; \
+	  echo "$@: 0 passed, $$([ "$(STRICT)" = 1 ] && echo 1 || echo 0) failed" > $(B)/results-$(1); \
+	  [ "$(STRICT)" != 1 ]; exit $$?; fi
+	@mkdir -p $(B)/two_platforms; echo "$(CURDIR)/$(INTEL_OCL)/lib/libintelocl.so" > $(B)/two_platforms/intel.icd; \
+	  cp /etc/OpenCL/vendors/pocl.icd $(B)/two_platforms/
+endef
 define need_pocl
 	@if ! /sbin/ldconfig -p | grep -q 'libOpenCL.so.1 ' || [ ! -e /etc/OpenCL/vendors/pocl.icd ]; then \
 	  echo "skipped: OpenCL on PoCL not found (apt-get install ocl-icd-libopencl1 pocl-opencl-icd)"; \
@@ -210,9 +223,11 @@ endef
 test-opencl:
 	@mkdir -p $(B) $(B)/no_opencl_vendors $(B)/pocl_cache
 	$(call need_pocl,opencl)
+	$(call need_intel_ocl,opencl)
 	@$(MAKE) --no-print-directory $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$(B)/allb/test_%)
 	@bash tests/run.sh opencl $(POCL_ENV) DAG_TEST_SCALE=0.05 FUZZ_SEEDS=300 -- \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/allb/test_opencl ";" \
+	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=4 $(INTEL_ENV) ./$(B)/allb/test_opencl ";" \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 FUZZ_SEEDS=50 TSAN_OPTIONS=halt_on_error=1 \
 	        ./$(B)/opencl_tsan/test_opencl ";" \
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/allb/test_opencl \
@@ -240,9 +255,10 @@ test-gpu:
 	$(call need_tool,$(NVCC),the CUDA toolkit in $(CUDA),gpu)
 	$(call need_tool,$(HIPCC),hipcc libamdhip64-dev,gpu)
 	$(call need_tool,$(LLVM_SPIRV),llvm-spirv-14 spirv-tools,gpu)
+	$(call need_intel_ocl,gpu)
 	@$(MAKE) --no-print-directory $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
-	    ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
+	    ./$(B)/gpu/test_gpu opencl ";" env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze ./$(B)/gpu/test_gpu ze \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
@@ -295,13 +311,18 @@ bench-opencl: $(B)/bench/opencl_chain
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
-                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools
+                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools python3-venv
 
+# Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own
+# (never intel-opencl-icd from Debian: with no GPU it makes zeInit crash).
 deps:
 	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	if ! dpkg -s $(DEB_PACKAGES) >/dev/null 2>&1; then \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(DEB_PACKAGES); \
 	else echo "deps: all installed"; fi
+	@if [ ! -e $(INTEL_OCL)/lib/libintelocl.so ]; then \
+	  $(PYTHON) -m venv $(INTEL_OCL) && $(INTEL_OCL)/bin/pip install -q intel-opencl-rt intel-cmplr-lib-rt; \
+	else echo "deps: Intel's OpenCL runtime installed"; fi
 
 clean:
 	rm -rf $(B)

@@ -424,29 +424,30 @@ TEST(resident_data_stays_on_its_device_between_regions) {
    kernel placed at random (CPU, one device, every device, auto). The arrays
    must end equal, byte for byte, to running the same operations one after
    another on the host; so must every fetched result. */
-DAG_KERNEL(fz_axpy, ((int, a), (DAG_GLOBAL const int *, x), (DAG_GLOBAL int *, y)),
+DAG_KERNEL(fz_axpy, ((unsigned int, a), (DAG_GLOBAL const unsigned int *, x), (DAG_GLOBAL unsigned int *, y)),
     size_t i = DAG_INDEX();
-    y[i] = y[i] * 3 + a * x[i];
+    y[i] = y[i] * 3u + a * x[i];
 )
-DAG_KERNEL(fz_set, ((int, v), (DAG_GLOBAL int *, y)),
-    y[DAG_INDEX()] = v + (int)DAG_INDEX();
+DAG_KERNEL(fz_set, ((unsigned int, v), (DAG_GLOBAL unsigned int *, y)),
+    y[DAG_INDEX()] = v + (unsigned int)DAG_INDEX();
 )
-DAG_KERNEL(fz_tile, ((int, cols), (int, ld), (int, a), (DAG_GLOBAL int *, t)),
+DAG_KERNEL(fz_tile, ((int, cols), (int, ld), (unsigned int, a), (DAG_GLOBAL unsigned int *, t)),
     size_t i = DAG_INDEX();
     size_t k = (i / (size_t)cols) * (size_t)ld + i % (size_t)cols;
-    t[k] = t[k] * 2 + a;
+    t[k] = t[k] * 2u + a;
 )
-DAG_TASK(void, fz_poke, (int *, y), (int, n), (int, v)) {
+DAG_TASK(void, fz_poke, (unsigned int *, y), (int, n), (unsigned int, v)) {
     for (int i = 0; i < n; i++) y[i] ^= v + i;
 }
-DAG_TASK(long long, fz_sum, (const int *, x), (int, n)) {
+DAG_TASK(long long, fz_sum, (const unsigned int *, x), (int, n)) {
     long long s = 0;
     for (int i = 0; i < n; i++) s += x[i] * (long long)(i + 1);
     return s;
 }
 
 enum { FZ_N = 4096, FZ_R = 32, FZ_LD = 40, FZ_OPS = 40 };
-static int fz_a[FZ_N], fz_m[FZ_R * FZ_LD], fz_oa[FZ_N], fz_om[FZ_R * FZ_LD];
+/* unsigned: the random arithmetic wraps instead of overflowing */
+static unsigned int fz_a[FZ_N], fz_m[FZ_R * FZ_LD], fz_oa[FZ_N], fz_om[FZ_R * FZ_LD];
 static uint64_t fz_state;
 static int fz_rand(int n) {
     fz_state = fz_state * 6364136223846793005ull + 1442695040888963407ull;
@@ -484,7 +485,7 @@ static int fz_run(uint64_t seed) {
                 if (off2 + len > FZ_N) off2 = 0;
                 if (off2 < off + len && off < off2 + len) break;
                 dag_spawn_with(&o, DAG_LAUNCH(fz_axpy, len), Val(v), In(fz_a + off2, len), InOut(fz_a + off, len));
-                for (int i = 0; i < len; i++) fz_oa[off + i] = fz_oa[off + i] * 3 + v * fz_oa[off2 + i];
+                for (int i = 0; i < len; i++) fz_oa[off + i] = fz_oa[off + i] * 3u + (unsigned)v * fz_oa[off2 + i];
                 break;
             }
             case 1:
@@ -496,7 +497,7 @@ static int fz_run(uint64_t seed) {
                 dag_spawn_with(&o, DAG_LAUNCH(fz_tile, rows * cols), Val(cols), Val(FZ_LD), Val(v),
                                InOut(fz_m + r0 * FZ_LD + c0, rows, cols, FZ_LD));
                 for (int r = 0; r < rows; r++)
-                    for (int c = 0; c < cols; c++) fz_om[(r0 + r) * FZ_LD + c0 + c] = fz_om[(r0 + r) * FZ_LD + c0 + c] * 2 + v;
+                    for (int c = 0; c < cols; c++) fz_om[(r0 + r) * FZ_LD + c0 + c] = fz_om[(r0 + r) * FZ_LD + c0 + c] * 2u + (unsigned)v;
                 break;
             }
             case 3:

@@ -244,6 +244,65 @@ TEST(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_
     dag_shutdown();
 }
 
+/* The Level Zero build is SPIR-V: run it on an OpenCL device that takes
+   SPIR-V (Intel's CPU runtime does; PoCL does not), through the OpenCL
+   library dag.h loaded, so the module made for Level Zero is checked by a
+   real SPIR-V consumer here, where no Level Zero driver exists. */
+TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
+    if (backend != DAG_OPENCL) SKIP("runs with the OpenCL backend");
+    setup(0, 0);
+    typedef dag__cl_program (*create_with_il)(dag__cl_context, const void *, size_t, dag__cl_int *);
+    create_with_il il = NULL;
+    void *sym = dag__cl.lib ? dlsym(dag__cl.lib, "clCreateProgramWithIL") : NULL;
+    memcpy(&il, &sym, sizeof sym);
+    int dev = -1;
+    for (int d = 0; il && d < dag__cl.num_devices && dev < 0; d++) {
+        char version[256] = "";
+        dag__cl.api.clGetDeviceInfo(dag__cl.devices[d].id, 0x105B /* CL_DEVICE_IL_VERSION */, sizeof version - 1,
+                                    version, NULL);
+        if (strstr(version, "SPIR-V")) dev = d;
+    }
+    if (dev < 0) {
+        dag_shutdown();
+        SKIP("no OpenCL device takes SPIR-V (Intel's CPU runtime does: make deps installs it)");
+    }
+    printf("     on %s\n", dag__cl.devices[dev].name);
+    dag__cl_device_info *d = &dag__cl.devices[dev];
+    enum { N = 10007 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y);
+    for (size_t i = 0; i < N; i++) x[i] = (double)i, y[i] = 0.5;
+    dag__cl_int e = 0;
+    dag__cl_program p = il(d->context, gpu_axpy__ze.image, gpu_axpy__ze.image_size, &e);
+    CHECK(p != NULL);
+    if (p) CHECK_EQ_INT(dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL), 0);
+    dag__cl_kernel k = p ? dag__cl.api.clCreateKernel(p, gpu_axpy__ze.symbol, &e) : NULL;
+    CHECK(k != NULL);
+    dag__cl_mem bx = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, N * sizeof(double), NULL, &e);
+    dag__cl_mem by = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, N * sizeof(double), NULL, &e);
+    if (k && bx && by) {
+        dag__cl_ulong n = N;
+        double a = 3.0;
+        size_t global = (N + 255) / 256 * 256;
+        dag__cl.api.clEnqueueWriteBuffer(d->queue, bx, 1, 0, N * sizeof(double), x, 0, NULL, NULL);
+        dag__cl.api.clEnqueueWriteBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL);
+        dag__cl.api.clSetKernelArg(k, 0, sizeof n, &n);
+        dag__cl.api.clSetKernelArg(k, 1, sizeof a, &a);
+        dag__cl.api.clSetKernelArg(k, 2, sizeof bx, &bx);
+        dag__cl.api.clSetKernelArg(k, 3, sizeof by, &by);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), 0);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueReadBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL), 0);
+        size_t bad = 0;
+        for (size_t i = 0; i < N; i++) bad += y[i] != 0.5 + 3.0 * (double)i;
+        CHECK_EQ_INT(bad, 0);
+    }
+    if (bx) dag__cl.api.clReleaseMemObject(bx);
+    if (by) dag__cl.api.clReleaseMemObject(by);
+    if (k) dag__cl.api.clReleaseKernel(k);
+    if (p) dag__cl.api.clReleaseProgram(p);
+    dag_shutdown();
+    free(x), free(y);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *arg, *name; dag_backend b; } backends[] = {
         { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
@@ -269,5 +328,6 @@ int main(int argc, char **argv) {
     RUN(a_device_smaller_than_the_data_evicts_and_stays_right);
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
+    RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     return test_summary();
 }

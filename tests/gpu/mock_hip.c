@@ -1,0 +1,565 @@
+/* A mock libamdhip64.so for testing dag_hip.h (and dag_gpu_stream.h, which
+   CUDA shares) without a GPU. Device memory is host memory tagged with the
+   device that allocated it; streams queue commands and run them lazily,
+   in order, only as far as the host must see results (a synchronize, an
+   event wait, a query after the first, hipFree, hipModuleUnload,
+   hipStreamDestroy), and a stream that waits on an event cannot run past
+   the wait until the event's stream has run up to the record. Copies read
+   their source when they RUN, so a host buffer reused too early, a
+   staging buffer recycled under a queued copy, or a missing cross-stream
+   wait shows up as wrong results. The first query of each pending event
+   says "not ready". Misuse (another device's memory without peer access,
+   an event recorded on another device's stream, a launch too small for
+   its range, freeing memory a queued command uses) aborts. Kernels run on
+   the host by name (tests/gpu/kernels.h); live objects are counted at
+   exit. The ABI types are declared here: HIP's headers are C++-leaning.
+   It is a test double, not a driver. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int hipError_t;
+typedef int hipDevice_t;
+typedef struct ihipStream_t *hipStream_t;
+typedef struct ihipEvent_t *hipEvent_t;
+typedef struct ihipModule_t *hipModule_t;
+typedef struct ihipModuleSymbol_t *hipFunction_t;
+enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
+       hipErrorInvalidImage = 200, hipErrorInvalidHandle = 400, hipErrorNotFound = 500, hipErrorNotReady = 600,
+       hipErrorPeerAccessAlreadyEnabled = 704 };
+enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventBlockingSync = 1, hipEventDisableTiming = 2, hipHostMallocPortable = 1 };
+enum { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault };
+
+#define FAIL(...) do { fprintf(stderr, "MOCK HIP FAILURE: " __VA_ARGS__); fprintf(stderr, "\n"); abort(); } while (0)
+#define MAX_DEV 16
+#define TOTAL_MEM ((size_t)1 << 30)   /* 1 GiB per device */
+
+/* One mutex for everything: dag.h already serialises its calls, but the
+   mock must not depend on that. GUARD locks until the function returns. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static void unlock_(int *x) { (void)x; pthread_mutex_unlock(&mu); }
+static int init(void);
+#define GUARD pthread_mutex_lock(&mu); int guard_ __attribute__((cleanup(unlock_))) = init(); (void)guard_
+
+static int ndev = 2, initialised;
+static _Thread_local int current;   /* hipSetDevice is per thread */
+static int peer[MAX_DEV][MAX_DEV];  /* peer[a][b]: a's streams may touch b's memory */
+static size_t used[MAX_DEV];
+static long live_streams, live_events, live_modules, live_allocs, live_host;
+static long n_copies, n_launches, n_peer;
+static double now_ms;               /* the device clock: every command run advances it */
+
+/* ---- kernels of tests/gpu/kernels.h: argument 0 is n ---- */
+typedef void (*kfn)(uint64_t i, unsigned char args[][16]);
+#define ARG(T, k) (*(T *)args[k])
+static void k_axpy(uint64_t i, unsigned char args[][16]) { ARG(double *, 3)[i] += ARG(double, 1) * ARG(const double *, 2)[i]; }
+static void k_scale(uint64_t i, unsigned char args[][16]) { ARG(float *, 2)[i] *= ARG(float, 1); }
+static void k_count(uint64_t i, unsigned char args[][16]) { ARG(int *, 1)[i] += 1; }
+static void k_tile_add(uint64_t i, unsigned char args[][16]) {
+    int cols = ARG(int, 1), ld = ARG(int, 2);
+    ARG(double *, 4)[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] += ARG(double, 3);
+}
+static void k_inc(uint64_t i, unsigned char args[][16]) { ARG(float *, 1)[i] += 1.0f; }
+/* The highest element index a tile touches: its buffer must reach that far. */
+static uint64_t tile_last(uint64_t n, unsigned char args[][16]) {
+    int cols = ARG(int, 1), ld = ARG(int, 2);
+    if (cols <= 0 || ld < cols) FAIL("gpu_tile_add: cols %d ld %d", cols, ld);
+    return (n - 1) / (uint64_t)cols * (uint64_t)ld + (n - 1) % (uint64_t)cols;
+}
+/* sig: one letter per argument after n; d f i are values (double, float,
+   int), D F I pointers to them (checked against device memory). */
+static const struct kernel {
+    const char *symbol;
+    kfn fn;
+    const char *sig;
+    uint64_t (*last)(uint64_t n, unsigned char args[][16]);   /* NULL: n - 1 */
+} kernels[] = {
+    { "gpu_axpy__gpu", k_axpy, "dDD", NULL }, { "gpu_scale__gpu", k_scale, "fF", NULL },
+    { "gpu_count__gpu", k_count, "I", NULL }, { "gpu_tile_add__gpu", k_tile_add, "iidD", tile_last },
+    { "gpu_inc__gpu", k_inc, "F", NULL },
+};
+#define NKERNELS (sizeof kernels / sizeof kernels[0])
+static size_t value_size(char c) { return c == 'f' || c == 'i' ? 4 : 8; }   /* a pointer's value is 8 bytes */
+static size_t elem_size(char c) { return c == 'D' ? 8 : 4; }
+#define IS_PTR(c) ((c) >= 'A' && (c) <= 'Z')
+#define ARG_N(c) (*(uint64_t *)(c)->args[0])
+
+/* ---- memory: every hipMalloc and hipHostMalloc block ---- */
+typedef struct { char *p; size_t n; int dev; } block;   /* dev -1: pinned host memory */
+static block *blocks;
+static int nblocks, cap_blocks;
+
+/* The block holding [p, p + n), or NULL: pageable host memory (the mock
+   cannot see its bounds). A range that starts in a block and runs past
+   its end is a FAIL: the device would read or write out of bounds. */
+static const block *span(const void *p, size_t n, const char *what) {
+    const char *c = p;
+    for (int i = 0; i < nblocks; i++)
+        if (c >= blocks[i].p && c < blocks[i].p + blocks[i].n) {
+            if (n > (size_t)(blocks[i].p + blocks[i].n - c))
+                FAIL("%s: %zu bytes at offset %zu overrun a block of %zu", what, n, (size_t)(c - blocks[i].p), blocks[i].n);
+            return &blocks[i];
+        }
+    return NULL;
+}
+/* What a stream of device `dev` may touch: its own memory, and a peer's
+   once hipDeviceEnablePeerAccess allowed it. */
+static void device_access(int dev, const void *p, size_t n, const char *what) {
+    const block *b = span(p, n, what);
+    if (!b || b->dev < 0) FAIL("%s: %p is not device memory", what, p);
+    if (b->dev != dev && !peer[dev][b->dev])
+        FAIL("%s: device %d touches device %d's memory without peer access", what, dev, b->dev);
+}
+static void *add_block(size_t size, int dev) {
+    char *p = aligned_alloc(256, (size + 255) / 256 * 256);   /* hipMalloc aligns to 256 */
+    if (!p) return NULL;
+    memset(p, 0xff, size);   /* fresh memory is garbage: NaN, -1; reading it unwritten shows */
+    if (nblocks == cap_blocks) blocks = realloc(blocks, (size_t)(cap_blocks = cap_blocks ? 2 * cap_blocks : 256) * sizeof *blocks);
+    blocks[nblocks++] = (block){ p, size, dev };
+    return p;
+}
+static int find_block(const void *p) {
+    for (int i = 0; i < nblocks; i++) if (blocks[i].p == p) return i;
+    return -1;
+}
+
+/* ---- streams and their commands ---- */
+enum { CMD_COPY, CMD_KERNEL, CMD_RECORD, CMD_WAIT };
+typedef struct cmd {
+    int type;
+    char *dst; const char *src; size_t dpitch, spitch, width, height;   /* a copy (a peer copy: one row) */
+    const struct kernel *k; hipModule_t module;
+    _Alignas(16) unsigned char args[16][16];   /* argument VALUES, copied at launch */
+    hipEvent_t event;                          /* CMD_RECORD */
+    int sid; uint64_t seq;                     /* CMD_WAIT: until stream sid has run its command seq */
+} cmd;
+/* queued counts commands ever queued, done those run: command number
+   done + 1 is q[head]. Waits and events name (stream id, number), never a
+   pointer, so a destroyed stream (which ran everything) needs no care. */
+struct ihipStream_t { int id, dev, running; cmd *q; size_t head, len, cap; uint64_t queued, done; };
+struct ihipEvent_t { int dev; unsigned flags; int sid; uint64_t seq; int pending, destroyed, queried; double ms; };
+struct ihipModuleSymbol_t { hipModule_t module; const struct kernel *k; };
+struct ihipModule_t { int dev; struct ihipModuleSymbol_t fns[NKERNELS]; };
+
+static hipStream_t *streams;   /* by id; NULL once destroyed; ids never reused */
+static int nstreams;
+
+static int reached(int sid, uint64_t seq) { return !streams[sid] || streams[sid]->done >= seq; }
+static int complete(hipEvent_t e) { return e->seq == 0 || reached(e->sid, e->seq); }   /* never recorded: complete */
+
+static void exec(cmd *c) {
+    switch (c->type) {
+    case CMD_COPY:   /* reads the source now, not when queued */
+        for (size_t r = 0; r < c->height; r++) memcpy(c->dst + r * c->dpitch, c->src + r * c->spitch, c->width);
+        now_ms += 0.002 + (double)(c->width * c->height) * 1e-7;   /* 10 GB/s */
+        break;
+    case CMD_KERNEL: {
+        uint64_t n = ARG_N(c);
+        for (uint64_t i = 0; i < n; i++) c->k->fn(i, c->args);
+        now_ms += 0.005 + (double)n * 1e-6;
+        break;
+    }
+    case CMD_RECORD: {
+        hipEvent_t e = c->event;
+        now_ms += 1e-4;   /* two records in a row are still apart */
+        e->ms = now_ms;
+        if (--e->pending == 0 && e->destroyed) {   /* destroyed while pending: released now */
+            free(e);
+            live_events--;
+        }
+        break;
+    }
+    case CMD_WAIT: break;   /* run_until met it before getting here */
+    }
+}
+
+/* Runs stream s up to its command number seq, and no further; a wait runs
+   the awaited stream up to its record first, and no further either. */
+static void run_until(hipStream_t s, uint64_t seq) {
+    if (s->running) FAIL("streams wait on each other: deadlock");
+    s->running = 1;
+    while (s->done < seq) {
+        cmd *c = &s->q[s->head];
+        if (c->type == CMD_WAIT && !reached(c->sid, c->seq)) run_until(streams[c->sid], c->seq);
+        exec(c);
+        s->head++;
+        s->done++;
+    }
+    if (s->head == s->len) s->head = s->len = 0;
+    s->running = 0;
+}
+static void sync_device(int dev) {
+    for (int i = 0; i < nstreams; i++)
+        if (streams[i] && streams[i]->dev == dev) run_until(streams[i], streams[i]->queued);
+}
+
+static cmd *push(hipStream_t s, int type) {
+    if (!s) FAIL("a command on the null stream: the backend queues on its own streams");
+    if (s->len == s->cap) s->q = realloc(s->q, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof *s->q);
+    cmd *c = &s->q[s->len++];
+    memset(c, 0, sizeof *c);
+    c->type = type;
+    s->queued++;
+    return c;
+}
+
+static int overlaps(const char *a, size_t an, const char *p, size_t n) { return a < p + n && p < a + an; }
+/* Whether a queued command c still reads or writes [p, p + n). */
+static int uses(const cmd *c, const char *p, size_t n) {
+    if (c->type == CMD_COPY && c->height) {
+        return overlaps(c->dst, (c->height - 1) * c->dpitch + c->width, p, n) ||
+               overlaps(c->src, (c->height - 1) * c->spitch + c->width, p, n);
+    }
+    for (int a = 0; c->type == CMD_KERNEL && c->k->sig[a]; a++) {
+        const char *v;
+        memcpy(&v, c->args[a + 1], sizeof v);
+        if (IS_PTR(c->k->sig[a]) && v >= p && v < p + n) return 1;
+    }
+    return 0;
+}
+static int queued_use(const char *p, size_t n, hipModule_t m) {
+    for (int i = 0; i < nstreams; i++)
+        for (size_t k = streams[i] ? streams[i]->head : 0; streams[i] && k < streams[i]->len; k++)
+            if (m ? streams[i]->q[k].module == m : uses(&streams[i]->q[k], p, n)) return 1;
+    return 0;
+}
+
+__attribute__((destructor)) static void report(void) {
+    fprintf(stderr, "mock hip: live streams %ld events %ld modules %ld allocs %ld host %ld; copies %ld launches %ld peer %ld\n",
+            live_streams, live_events, live_modules, live_allocs, live_host, n_copies, n_launches, n_peer);
+    if (initialised && (live_streams || live_modules || live_allocs || live_host))
+        FAIL("objects still live at exit: dag_shutdown leaked them");
+}
+
+static int init(void) {
+    if (!initialised) {
+        initialised = 1;
+        const char *e = getenv("MOCK_HIP_DEVICES");
+        if (e) ndev = atoi(e);
+        if (ndev < 0 || ndev > MAX_DEV) FAIL("MOCK_HIP_DEVICES=%s", e);
+    }
+    return 0;
+}
+
+/* ---- devices ---- */
+hipError_t hipGetDeviceCount(int *count) {
+    GUARD;
+    *count = ndev;
+    return ndev ? hipSuccess : hipErrorNoDevice;   /* what ROCm says on a machine without a GPU */
+}
+hipError_t hipSetDevice(int d) {
+    GUARD;
+    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
+    current = d;
+    return hipSuccess;
+}
+hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
+    GUARD;
+    if (ordinal < 0 || ordinal >= ndev) return hipErrorInvalidDevice;
+    *d = ordinal;
+    return hipSuccess;
+}
+hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d) {
+    GUARD;
+    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
+    if (!name || len <= 0) return hipErrorInvalidValue;
+    snprintf(name, (size_t)len, "Mock HIP GPU %d", d + 1);
+    return hipSuccess;
+}
+hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t d) {
+    GUARD;
+    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
+    *bytes = TOTAL_MEM;
+    return hipSuccess;
+}
+/* MOCK_HIP_NO_PEER: no pair may peer, so the backend's host round trip runs. */
+hipError_t hipDeviceCanAccessPeer(int *can, int d, int p) {
+    GUARD;
+    if (d < 0 || d >= ndev || p < 0 || p >= ndev) return hipErrorInvalidDevice;
+    *can = d != p && !getenv("MOCK_HIP_NO_PEER");
+    return hipSuccess;
+}
+hipError_t hipDeviceEnablePeerAccess(int p, unsigned int flags) {
+    GUARD;
+    if (flags != 0) return hipErrorInvalidValue;
+    if (p < 0 || p >= ndev || p == current || getenv("MOCK_HIP_NO_PEER")) return hipErrorInvalidDevice;
+    if (peer[current][p]) return hipErrorPeerAccessAlreadyEnabled;
+    peer[current][p] = 1;
+    return hipSuccess;
+}
+const char *hipGetErrorName(hipError_t e) {
+    switch (e) {
+    case hipSuccess: return "hipSuccess";
+    case hipErrorInvalidValue: return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+    case hipErrorNoDevice: return "hipErrorNoDevice";
+    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+    case hipErrorInvalidImage: return "hipErrorInvalidImage";
+    case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
+    case hipErrorNotFound: return "hipErrorNotFound";
+    case hipErrorNotReady: return "hipErrorNotReady";
+    case hipErrorPeerAccessAlreadyEnabled: return "hipErrorPeerAccessAlreadyEnabled";
+    default: return "hipErrorUnknown";
+    }
+}
+const char *hipGetErrorString(hipError_t e) {
+    switch (e) {
+    case hipSuccess: return "no error";
+    case hipErrorInvalidValue: return "invalid argument";
+    case hipErrorOutOfMemory: return "out of memory";
+    case hipErrorNoDevice: return "no ROCm-capable device is detected (mock)";
+    case hipErrorInvalidDevice: return "invalid device ordinal";
+    case hipErrorInvalidImage: return "device kernel image is invalid";
+    case hipErrorInvalidHandle: return "invalid resource handle";
+    case hipErrorNotFound: return "named symbol not found";
+    case hipErrorNotReady: return "device not ready";
+    case hipErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
+    default: return "unknown error";
+    }
+}
+
+/* ---- streams and events ---- */
+hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
+    GUARD;
+    if (flags & ~(unsigned)hipStreamNonBlocking) FAIL("stream flags %u", flags);
+    *s = calloc(1, sizeof **s);
+    (*s)->dev = current;
+    (*s)->id = nstreams;
+    streams = realloc(streams, (size_t)(nstreams + 1) * sizeof *streams);
+    streams[nstreams++] = *s;
+    live_streams++;
+    return hipSuccess;
+}
+hipError_t hipStreamSynchronize(hipStream_t s) {
+    GUARD;
+    if (!s) FAIL("hipStreamSynchronize of the null stream");
+    run_until(s, s->queued);
+    return hipSuccess;
+}
+hipError_t hipStreamDestroy(hipStream_t s) {
+    GUARD;
+    run_until(s, s->queued);   /* what it queued still happens */
+    streams[s->id] = NULL;
+    free(s->q);
+    free(s);
+    live_streams--;
+    return hipSuccess;
+}
+/* Waits for the event's latest record as of now (a later re-record does
+   not move it); an event never recorded is no wait at all. */
+hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) {
+    GUARD;
+    if (flags != 0) FAIL("hipStreamWaitEvent flags %u", flags);
+    if (e->destroyed) FAIL("wait on a destroyed event");
+    if (e->seq == 0) return hipSuccess;
+    cmd *c = push(s, CMD_WAIT);
+    c->sid = e->sid;
+    c->seq = e->seq;
+    return hipSuccess;
+}
+hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) {
+    GUARD;
+    if (flags & ~(unsigned)(hipEventBlockingSync | hipEventDisableTiming)) FAIL("event flags %u", flags);
+    *e = calloc(1, sizeof **e);
+    (*e)->dev = current;
+    (*e)->flags = flags;
+    live_events++;
+    return hipSuccess;
+}
+hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
+    GUARD;
+    if (e->destroyed) FAIL("record of a destroyed event");
+    if (s && s->dev != e->dev)   /* CUDA and HIP reject it: the backend's use(dev) went wrong */
+        FAIL("an event of device %d recorded on a stream of device %d", e->dev, s->dev);
+    cmd *c = push(s, CMD_RECORD);
+    c->event = e;
+    e->sid = s->id;
+    e->seq = s->queued;
+    e->pending++;
+    e->queried = 0;
+    return hipSuccess;
+}
+/* The first query of a pending record finds it not ready, so the
+   not-ready path always runs; later ones run just enough to finish it. */
+hipError_t hipEventQuery(hipEvent_t e) {
+    GUARD;
+    if (complete(e)) return hipSuccess;
+    if (!e->queried++) return hipErrorNotReady;
+    run_until(streams[e->sid], e->seq);
+    return hipSuccess;
+}
+hipError_t hipEventSynchronize(hipEvent_t e) {
+    GUARD;
+    if (!complete(e)) run_until(streams[e->sid], e->seq);
+    return hipSuccess;
+}
+hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
+    GUARD;
+    if ((a->flags | b->flags) & hipEventDisableTiming) return hipErrorInvalidHandle;
+    if (!a->seq || !b->seq) return hipErrorInvalidHandle;
+    if (!complete(a) || !complete(b)) return hipErrorNotReady;
+    *ms = (float)(b->ms - a->ms);
+    return hipSuccess;
+}
+/* Allowed while pending, as in the runtime: released once its record ran. */
+hipError_t hipEventDestroy(hipEvent_t e) {
+    GUARD;
+    if (e->destroyed) FAIL("event destroyed twice");
+    e->destroyed = 1;
+    if (e->pending == 0) {
+        free(e);
+        live_events--;
+    }
+    return hipSuccess;
+}
+
+/* ---- memory ---- */
+hipError_t hipMalloc(void **p, size_t size) {
+    GUARD;
+    *p = NULL;
+    if (size == 0) return hipSuccess;
+    if (size > TOTAL_MEM - used[current] || !(*p = add_block(size, current))) return hipErrorOutOfMemory;
+    used[current] += size;
+    live_allocs++;
+    return hipSuccess;
+}
+/* Like the runtime's: it first waits for what the owning device queued.
+   What another device's stream still queues on it (a peer copy nobody
+   waited for) would read freed memory: a FAIL. */
+hipError_t hipFree(void *p) {
+    GUARD;
+    if (!p) return hipSuccess;
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev < 0) FAIL("hipFree of %s", k < 0 ? "an unknown pointer" : "pinned memory (hipHostFree frees it)");
+    sync_device(blocks[k].dev);
+    if (queued_use(p, blocks[k].n, NULL)) FAIL("hipFree of memory a queued command of another device uses");
+    used[blocks[k].dev] -= blocks[k].n;
+    free(p);
+    blocks[k] = blocks[--nblocks];
+    live_allocs--;
+    return hipSuccess;
+}
+hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
+    GUARD;
+    if (flags & ~(unsigned)hipHostMallocPortable) FAIL("hipHostMalloc flags %u", flags);
+    if (!(*p = add_block(size ? size : 1, -1))) return hipErrorOutOfMemory;
+    live_host++;
+    return hipSuccess;
+}
+/* Stricter than the runtime (which synchronizes): the backend synchronizes
+   before freeing staging buffers, so a queued copy still using one is a bug. */
+hipError_t hipHostFree(void *p) {
+    GUARD;
+    if (!p) return hipSuccess;
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev >= 0) FAIL("hipHostFree of %s", k < 0 ? "an unknown pointer" : "device memory");
+    if (queued_use(p, blocks[k].n, NULL)) FAIL("hipHostFree of a pinned buffer a queued copy uses");
+    free(p);
+    blocks[k] = blocks[--nblocks];
+    live_host--;
+    return hipSuccess;
+}
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
+                            hipStream_t s) {
+    GUARD;
+    if (!s) FAIL("hipMemcpy2DAsync on the null stream");
+    if (width > dpitch || width > spitch) FAIL("hipMemcpy2DAsync: width %zu, pitches %zu %zu", width, dpitch, spitch);
+    if (width && height) {
+        size_t dn = (height - 1) * dpitch + width, sn = (height - 1) * spitch + width;
+        const block *db = span(dst, dn, "copy destination"), *sb = span(src, sn, "copy source");
+        int dd = db && db->dev >= 0, sd = sb && sb->dev >= 0;
+        if ((kind == hipMemcpyHostToDevice && (!dd || sd)) || (kind == hipMemcpyDeviceToHost && (dd || !sd)) ||
+            (kind == hipMemcpyDeviceToDevice && (!dd || !sd)) || kind == hipMemcpyHostToHost || kind > hipMemcpyDefault)
+            FAIL("hipMemcpy2DAsync kind %d from %s to %s memory", kind, sd ? "device" : "host", dd ? "device" : "host");
+        if (dd) device_access(s->dev, dst, dn, "copy destination");
+        if (sd) device_access(s->dev, src, sn, "copy source");
+    }
+    cmd *c = push(s, CMD_COPY);
+    c->dst = dst, c->src = src, c->dpitch = dpitch, c->spitch = spitch, c->width = width, c->height = height;
+    n_copies++;
+    return hipSuccess;
+}
+/* The runtime would stage a copy between devices without peer access;
+   the backend only copies where it enabled it, so anything else is a bug. */
+hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t bytes, hipStream_t s) {
+    GUARD;
+    if (!s) FAIL("hipMemcpyPeerAsync on the null stream");
+    if (dd < 0 || dd >= ndev || sd < 0 || sd >= ndev) return hipErrorInvalidDevice;
+    if (s->dev != dd && s->dev != sd) FAIL("peer copy %d -> %d on a stream of device %d", sd, dd, s->dev);
+    const block *db = span(dst, bytes, "peer copy destination"), *sb = span(src, bytes, "peer copy source");
+    if (!db || db->dev != dd) FAIL("peer copy destination is not device %d's memory", dd);
+    if (!sb || sb->dev != sd) FAIL("peer copy source is not device %d's memory", sd);
+    device_access(s->dev, dst, bytes, "peer copy destination");
+    device_access(s->dev, src, bytes, "peer copy source");
+    cmd *c = push(s, CMD_COPY);
+    c->dst = dst, c->src = src, c->dpitch = c->spitch = c->width = bytes, c->height = 1;
+    n_peer++;
+    return hipSuccess;
+}
+
+/* ---- modules and launches ---- */
+/* hipcc --genco writes a clang offload bundle; a bare code object is ELF. */
+hipError_t hipModuleLoadData(hipModule_t *m, const void *image) {
+    GUARD;
+    if (!image) return hipErrorInvalidValue;
+    if (strncmp(image, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0 && strncmp(image, "\177ELF", 4) != 0) return hipErrorInvalidImage;
+    *m = calloc(1, sizeof **m);
+    (*m)->dev = current;
+    for (size_t i = 0; i < NKERNELS; i++) (*m)->fns[i] = (struct ihipModuleSymbol_t){ *m, &kernels[i] };
+    live_modules++;
+    return hipSuccess;
+}
+hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name) {
+    GUARD;
+    for (size_t i = 0; i < NKERNELS; i++)
+        if (strcmp(kernels[i].symbol, name) == 0) {
+            *f = &m->fns[i];
+            return hipSuccess;
+        }
+    return hipErrorNotFound;
+}
+/* Runs every stream just past its last launch from the module first. */
+hipError_t hipModuleUnload(hipModule_t m) {
+    GUARD;
+    for (int i = 0; i < nstreams; i++) {
+        hipStream_t s = streams[i];
+        for (size_t k = s ? s->len : 0; k-- > (s ? s->head : 0);)
+            if (s->q[k].module == m) {
+                run_until(s, s->done + (k - s->head) + 1);
+                break;
+            }
+    }
+    if (queued_use(NULL, 0, m)) FAIL("module unloaded under a queued launch");
+    free(m);
+    live_modules--;
+    return hipSuccess;
+}
+hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                 unsigned int by, unsigned int bz, unsigned int shmem, hipStream_t s, void **params,
+                                 void **extra) {
+    GUARD;
+    if (!s) FAIL("launch on the null stream");
+    if (gy != 1 || gz != 1 || by != 1 || bz != 1 || gx == 0 || bx == 0 || bx > 1024 || shmem || extra || !params)
+        FAIL("%s: grid %u,%u,%u block %u,%u,%u shmem %u", f->k->symbol, gx, gy, gz, bx, by, bz, shmem);
+    if (f->module->dev != s->dev) FAIL("%s: a module of device %d launched on device %d", f->k->symbol, f->module->dev, s->dev);
+    cmd *c = push(s, CMD_KERNEL);
+    c->k = f->k;
+    c->module = f->module;
+    memcpy(c->args[0], params[0], 8);   /* values now: the caller's storage is reused right after */
+    for (int a = 0; f->k->sig[a]; a++) memcpy(c->args[a + 1], params[a + 1], value_size(f->k->sig[a]));
+    uint64_t n = ARG_N(c);
+    if ((uint64_t)gx * bx < n) FAIL("%s: grid of %llu threads for %llu items", f->k->symbol, (unsigned long long)gx * bx,
+                                    (unsigned long long)n);
+    uint64_t last = n && f->k->last ? f->k->last(n, c->args) : n - 1;
+    for (int a = 0; n && f->k->sig[a]; a++)
+        if (IS_PTR(f->k->sig[a])) {
+            char *v;
+            memcpy(&v, c->args[a + 1], sizeof v);
+            device_access(s->dev, v, (last + 1) * elem_size(f->k->sig[a]), f->k->symbol);
+        }
+    n_launches++;
+    return hipSuccess;
+}
