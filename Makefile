@@ -16,7 +16,7 @@ PYTHON  ?= python3
 STRICT  ?= 0
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h $(wildcard dag_backends/*.h) tests/test.h
+HEADERS := dag.h dag_kernels.h dag_blas.h $(wildcard dag_backends/*.h) tests/test.h
 # GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -121,16 +121,16 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	echo "compile: $$ok passed, $$bad failed" | tee $(B)/results-compile; [ $$bad = 0 ]
 
 # ---- GPU kernels: tests/gpu/kernels.h built ahead of time for each backend --
-$(B)/gpu/kernels_cuda.o: tests/gpu/kernels.cu tests/gpu/kernels.h dag.h dag_kernels.h
+$(B)/gpu/kernels_cuda.o: tests/gpu/kernels.cu tests/gpu/kernels.h dag.h dag_kernels.h dag_blas.h
 	@mkdir -p $(@D)
 	$(NVCC) -DDAG_BACKEND_CUDA $(CUDA_ARCHS) $(NVCC_HOST) -I. -Itests/gpu -c $< -o $@
 
-$(B)/gpu/kernels.hipfb: tests/gpu/kernels.h dag.h dag_kernels.h
+$(B)/gpu/kernels.hipfb: tests/gpu/kernels.h dag.h dag_kernels.h dag_blas.h
 	@mkdir -p $(@D)
 	$(HIPCC) --genco $(HIP_ARCHS) -x hip -Wall -Wextra -Werror -I. $< -o $@
 
 # -O0: llvm-spirv 14 cannot translate the `freeze` the optimiser adds; the driver optimises anyway
-$(B)/gpu/kernels.spv: tests/gpu/kernels.h dag.h dag_kernels.h
+$(B)/gpu/kernels.spv: tests/gpu/kernels.h dag.h dag_kernels.h dag_blas.h
 	@mkdir -p $(@D)
 	$(CLANG) -x cl -cl-std=CL2.0 -target spir64 -O0 -emit-llvm -c -Xclang -finclude-default-header -Werror -I. $< -o $@.bc
 	$(LLVM_SPIRV) $@.bc -o $@

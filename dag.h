@@ -276,12 +276,17 @@ typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
    bundle from hipcc --genco) and for Level Zero a SPIR-V module, each with
-   the kernel's name in it. */
+   the kernel's name in it. Or a vendor library routine standing in for the
+   kernel (cuBLAS for dag_dgemm, dag_blas.h): the backend defines those. */
 typedef struct dag_native_kernel {
-    const char *symbol;            /* the kernel's name in the image */
+    const char *symbol;            /* the kernel's name in the image, or the routine's */
     const void *entry;             /* CUDA: the __global__ function */
     const unsigned char *image;    /* HIP, Level Zero: the module's bytes */
     size_t image_size;
+    /* a library routine: called with the backend's device index and the
+       kernel's arguments as a kernel gets them (params[0] the range, then a
+       pointer to each argument; a span's is a pointer to its device pointer) */
+    int (*call)(int dev, void *const *params);
 } dag_native_kernel;
 
 /* A portable kernel (dag_kernels.h makes these): its text, the parameters
@@ -751,6 +756,11 @@ typedef struct dag__device_ops {
 } dag__device_ops;
 
 
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__WEAK_DEFINITION __attribute__((weak))
+#else
+#define DAG__WEAK_DEFINITION
+#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)

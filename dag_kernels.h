@@ -85,7 +85,7 @@
 #else
 #define DAG_KERNEL(name, params, ...) \
     DAG__GPU_KERNEL(name, params, __VA_ARGS__) \
-    extern "C" const dag_native_kernel name##__cuda = { #name "__gpu", (const void *)name##__gpu, 0, 0 };
+    extern "C" const dag_native_kernel name##__cuda = { #name "__gpu", (const void *)name##__gpu, 0, 0, 0 };
 #endif
 
 #else

@@ -10,7 +10,8 @@
    Kernels come from dag_kernels.h compiled by nvcc: a .cu file that
    includes the kernels, built with -DDAG_BACKEND_CUDA, defines for each
    kernel its __global__ function and a dag_native_kernel record; a kernel
-   without one runs elsewhere. Streams, events, staging and peer copies are
+   without one runs elsewhere. dag_blas.h's tile kernels call cuBLAS
+   instead (libcublas loaded at run time). Streams, events, staging and peer copies are
    shared with HIP (dag_gpu_stream.h). Private names: dag__cuda_*.
 
    Build: cc -std=c11 -DDAG_BACKEND_CUDA -I/usr/local/cuda/include prog.c
@@ -25,6 +26,8 @@
 #endif
 #endif
 #include <cuda_runtime_api.h>
+#include <cublas_api.h>
+#include <dlfcn.h>
 
 static int dag__cuda_device_info(int dev, char *name, size_t size, size_t *bytes) {
     struct cudaDeviceProp prop;
@@ -52,6 +55,67 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
 #undef DAG__RT_HOST_ALLOC
 #undef DAG__RT_HOST_FREE
 
+/* >>cublas: loaded at run time (the toolkit ships it only as a shared
+   library) when dag_setup finds CUDA devices, so later lookups only read;
+   a handle per device, made on first use and bound to the device's stream. */
+#define DAG__CUBLAS_SYMBOLS(X) \
+    X(cublasCreate_v2, (cublasHandle_t *)) \
+    X(cublasDestroy_v2, (cublasHandle_t)) \
+    X(cublasSetStream_v2, (cublasHandle_t, cudaStream_t)) \
+    X(cublasDgemm_v2, (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double *, \
+                       const double *, int, const double *, int, const double *, double *, int))
+#define DAG__CUBLAS_FIELD(name, args) cublasStatus_t (*name) args;
+static struct {
+    int tried;                                   /* 1: loaded, -1: not to be had */
+    void *lib;
+    struct { DAG__CUBLAS_SYMBOLS(DAG__CUBLAS_FIELD) } api;
+    cublasHandle_t handle[DAG__GPU_MAX_DEVICES];
+} dag__cublas;
+
+static void dag__cublas_load(void) {
+    static const char *const names[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
+    if (dag__cublas.tried) return;
+    dag__cublas.tried = -1;
+    for (size_t i = 0; !dag__cublas.lib && i < sizeof names / sizeof names[0]; i++)
+        dag__cublas.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!dag__cublas.lib) {
+        dag_log(DAG_LOG_INFO, DAG_OK, "CUDA: cuBLAS unavailable (%s): its kernels run elsewhere", dlerror());
+        return;
+    }
+#define DAG__CUBLAS_LOAD(name, args) \
+    { \
+        void *p = dlsym(dag__cublas.lib, #name); \
+        if (!p) return; \
+        memcpy(&dag__cublas.api.name, &p, sizeof p); \
+    }
+    DAG__CUBLAS_SYMBOLS(DAG__CUBLAS_LOAD)
+#undef DAG__CUBLAS_LOAD
+    dag__cublas.tried = 1;
+}
+
+static cublasHandle_t dag__cublas_handle(int dev) {
+    if (!dag__cublas.handle[dev] && dag__cublas.api.cublasCreate_v2(&dag__cublas.handle[dev]) != CUBLAS_STATUS_SUCCESS)
+        dag__cublas.handle[dev] = NULL;
+    if (dag__cublas.handle[dev]) dag__cublas.api.cublasSetStream_v2(dag__cublas.handle[dev], dag__cuda_g.devices[dev].stream);
+    return dag__cublas.handle[dev];
+}
+
+/* dag_dgemm (dag_blas.h): its arguments as the kernel declares them. */
+static int dag__cublas_dgemm(int dev, void *const *p) {
+    cublasHandle_t h = dag__cublas_handle(dev);
+    if (!h) return (int)CUBLAS_STATUS_NOT_INITIALIZED;
+#define DAG__P(T, i) (*(T *)p[i])
+    return (int)dag__cublas.api.cublasDgemm_v2(h, DAG__P(int, 1) ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                               DAG__P(int, 2) ? CUBLAS_OP_T : CUBLAS_OP_N, DAG__P(int, 3),
+                                               DAG__P(int, 4), DAG__P(int, 5), &DAG__P(double, 6),
+                                               DAG__P(const double *, 7), DAG__P(int, 8), DAG__P(const double *, 9),
+                                               DAG__P(int, 10), &DAG__P(double, 11), DAG__P(double *, 12),
+                                               DAG__P(int, 13));
+#undef DAG__P
+}
+/* The record dag_blas.h's dag_dgemm looks for (weak: a build may bring its own). */
+DAG__WEAK_DEFINITION const dag_native_kernel dag_dgemm__cuda = { "cublasDgemm_v2", 0, 0, 0, dag__cublas_dgemm };
+
 static int dag__cuda_init(char *why, size_t why_size) {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -65,12 +129,24 @@ static int dag__cuda_init(char *why, size_t why_size) {
     }
     n = dag__cuda_open_devices(n, why, why_size);
     if (n > 0) snprintf(why, why_size, "%d CUDA device(s); device 1: %s", n, dag__cuda_g.devices[0].name);
+    if (n > 0) dag__cublas_load();
     return n;
 }
 
-static void dag__cuda_shutdown(void) { dag__cuda_close_devices(); }
+static void dag__cuda_shutdown(void) {
+    for (int d = 0; d < DAG__GPU_MAX_DEVICES; d++)
+        if (dag__cublas.handle[d]) {
+            cudaSetDevice(d);
+            dag__cublas.api.cublasDestroy_v2(dag__cublas.handle[d]);
+            dag__cublas.handle[d] = NULL;
+        }
+    dag__cuda_close_devices();
+}
 
-static bool dag__cuda_has_kernel(const dag_kernel_source *k) { return k->cuda && k->cuda->entry; }
+/* A kernel nvcc compiled, or a library routine that loads. */
+static bool dag__cuda_has_kernel(const dag_kernel_source *k) {
+    return k->cuda && (k->cuda->entry || (k->cuda->call && dag__cublas.tried > 0));
+}
 
 /* nvcc registered the kernel with the runtime when the program started:
    there is nothing to build, only the function to name. */
@@ -82,7 +158,7 @@ static int dag__cuda_build(int dev, const dag_kernel_source *k, void **kernel, c
                  "-DDAG_BACKEND_CUDA and link that object", k->name);
         return -1;
     }
-    *kernel = (void *)(uintptr_t)k->cuda->entry;
+    *kernel = (void *)(uintptr_t)k->cuda;   /* the record: launch finds the function or the routine in it */
     return 0;
 }
 static void dag__cuda_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }
@@ -94,8 +170,10 @@ static int dag__cuda_launch(int dev, void *kernel, size_t n, const dag__karg *ar
     dag__cuda_event *ev;
     int e = dag__cuda_launch_begin(dev, done, &ev);
     if (e) return e;
+    const dag_native_kernel *nk = (const dag_native_kernel *)kernel;
     dim3 grid = { dag__cuda_blocks(n), 1, 1 }, block = { DAG__GPU_BLOCK, 1, 1 };
-    e = (int)cudaLaunchKernel(kernel, grid, block, params, 0, dag__cuda_g.devices[dev].stream);
+    e = nk->call ? nk->call(dev, params)
+                 : (int)cudaLaunchKernel(nk->entry, grid, block, params, 0, dag__cuda_g.devices[dev].stream);
     return dag__cuda_launch_end(dev, e, done, ev);
 }
 

@@ -121,6 +121,20 @@ static void *add_block(size_t size, int dev) {
     blocks[nblocks++] = (block){ p, size, dev };
     return p;
 }
+/* A copy from host memory reads it when it RUNS; its bytes are hashed when
+   it is queued and again then. A difference means the host rewrote them
+   under a queued copy (a staging buffer reused before its copy ran, an
+   upload nobody waited for): a FAIL, not a silently wrong result. */
+static uint64_t hash_rows(const char *p, size_t pitch, size_t width, size_t height) {
+    uint64_t h = 1469598103934665603u, w;
+    for (size_t r = 0; r < height; r++) {
+        const char *q = p + r * pitch;
+        size_t i = 0;
+        for (; i + 8 <= width; i += 8) memcpy(&w, q + i, 8), h = (h ^ w) * 1099511628211u;
+        for (; i < width; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211u;
+    }
+    return h;
+}
 static int find_block(const void *p) {
     for (int i = 0; i < nblocks; i++) if (blocks[i].p == p) return i;
     return -1;
@@ -131,6 +145,7 @@ enum { CMD_COPY, CMD_KERNEL, CMD_RECORD, CMD_WAIT };
 typedef struct cmd {
     int type;
     char *dst; const char *src; size_t dpitch, spitch, width, height;   /* a copy (a peer copy: one row) */
+    int host_src; uint64_t hash;               /* a copy from host memory: its bytes when queued */
     const struct kernel *k; hipModule_t module;
     _Alignas(16) unsigned char args[16][16];   /* argument VALUES, copied at launch */
     hipEvent_t event;                          /* CMD_RECORD */
@@ -142,7 +157,8 @@ typedef struct cmd {
 struct ihipStream_t { int id, dev, running; cmd *q; size_t head, len, cap; uint64_t queued, done; };
 struct ihipEvent_t { int dev; unsigned flags; int sid; uint64_t seq; int pending, destroyed, queried; double ms; };
 struct ihipModuleSymbol_t { hipModule_t module; const struct kernel *k; };
-struct ihipModule_t { int dev; struct ihipModuleSymbol_t fns[NKERNELS]; };
+struct ihipModule_t { int dev; struct ihipModuleSymbol_t fns[NKERNELS]; hipModule_t next; };
+static hipModule_t modules;   /* listed, so a leaked one reaches the check at exit and not only LeakSanitizer */
 
 static hipStream_t *streams;   /* by id; NULL once destroyed; ids never reused */
 static int nstreams;
@@ -153,6 +169,8 @@ static int complete(hipEvent_t e) { return e->seq == 0 || reached(e->sid, e->seq
 static void exec(cmd *c) {
     switch (c->type) {
     case CMD_COPY:   /* reads the source now, not when queued */
+        if (c->host_src && hash_rows(c->src, c->spitch, c->width, c->height) != c->hash)
+            FAIL("the host rewrote the source of a queued host-to-device copy before it ran");
         for (size_t r = 0; r < c->height; r++) memcpy(c->dst + r * c->dpitch, c->src + r * c->spitch, c->width);
         now_ms += 0.002 + (double)(c->width * c->height) * 1e-7;   /* 10 GB/s */
         break;
@@ -290,36 +308,22 @@ hipError_t hipDeviceEnablePeerAccess(int p, unsigned int flags) {
     peer[current][p] = 1;
     return hipSuccess;
 }
-const char *hipGetErrorName(hipError_t e) {
-    switch (e) {
-    case hipSuccess: return "hipSuccess";
-    case hipErrorInvalidValue: return "hipErrorInvalidValue";
-    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
-    case hipErrorNoDevice: return "hipErrorNoDevice";
-    case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
-    case hipErrorInvalidImage: return "hipErrorInvalidImage";
-    case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
-    case hipErrorNotFound: return "hipErrorNotFound";
-    case hipErrorNotReady: return "hipErrorNotReady";
-    case hipErrorPeerAccessAlreadyEnabled: return "hipErrorPeerAccessAlreadyEnabled";
-    default: return "hipErrorUnknown";
-    }
+static const struct { hipError_t code; const char *name, *text; } errors[] = {
+    { hipSuccess, "hipSuccess", "no error" }, { hipErrorInvalidValue, "hipErrorInvalidValue", "invalid argument" },
+    { hipErrorOutOfMemory, "hipErrorOutOfMemory", "out of memory" },
+    { hipErrorNoDevice, "hipErrorNoDevice", "no ROCm-capable device is detected (mock)" },
+    { hipErrorInvalidDevice, "hipErrorInvalidDevice", "invalid device ordinal" },
+    { hipErrorInvalidImage, "hipErrorInvalidImage", "device kernel image is invalid" },
+    { hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle" },
+    { hipErrorNotFound, "hipErrorNotFound", "named symbol not found" }, { hipErrorNotReady, "hipErrorNotReady", "device not ready" },
+    { hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled" },
+};
+static int error_index(hipError_t e) {
+    for (int i = 0; i < (int)(sizeof errors / sizeof errors[0]); i++) if (errors[i].code == e) return i;
+    return -1;
 }
-const char *hipGetErrorString(hipError_t e) {
-    switch (e) {
-    case hipSuccess: return "no error";
-    case hipErrorInvalidValue: return "invalid argument";
-    case hipErrorOutOfMemory: return "out of memory";
-    case hipErrorNoDevice: return "no ROCm-capable device is detected (mock)";
-    case hipErrorInvalidDevice: return "invalid device ordinal";
-    case hipErrorInvalidImage: return "device kernel image is invalid";
-    case hipErrorInvalidHandle: return "invalid resource handle";
-    case hipErrorNotFound: return "named symbol not found";
-    case hipErrorNotReady: return "device not ready";
-    case hipErrorPeerAccessAlreadyEnabled: return "peer access is already enabled";
-    default: return "unknown error";
-    }
-}
+const char *hipGetErrorName(hipError_t e) { return error_index(e) < 0 ? "hipErrorUnknown" : errors[error_index(e)].name; }
+const char *hipGetErrorString(hipError_t e) { return error_index(e) < 0 ? "unknown error" : errors[error_index(e)].text; }
 
 /* ---- streams and events ---- */
 hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
@@ -479,6 +483,8 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
     }
     cmd *c = push(s, CMD_COPY);
     c->dst = dst, c->src = src, c->dpitch = dpitch, c->spitch = spitch, c->width = width, c->height = height;
+    const block *sb = width && height ? span(src, (height - 1) * spitch + width, "copy source") : NULL;
+    if ((c->host_src = width && height && (!sb || sb->dev < 0))) c->hash = hash_rows(src, spitch, width, height);
     n_copies++;
     return hipSuccess;
 }
@@ -509,6 +515,8 @@ hipError_t hipModuleLoadData(hipModule_t *m, const void *image) {
     *m = calloc(1, sizeof **m);
     (*m)->dev = current;
     for (size_t i = 0; i < NKERNELS; i++) (*m)->fns[i] = (struct ihipModuleSymbol_t){ *m, &kernels[i] };
+    (*m)->next = modules;
+    modules = *m;
     live_modules++;
     return hipSuccess;
 }
@@ -533,6 +541,10 @@ hipError_t hipModuleUnload(hipModule_t m) {
             }
     }
     if (queued_use(NULL, 0, m)) FAIL("module unloaded under a queued launch");
+    hipModule_t *l = &modules;
+    while (*l && *l != m) l = &(*l)->next;
+    if (!*l) FAIL("hipModuleUnload of an unknown module");
+    *l = m->next;
     free(m);
     live_modules--;
     return hipSuccess;

@@ -59,7 +59,18 @@ static void k_tile_add(uint64_t i, unsigned char args[][16]) {
     ARG(double *, 4)[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] += ARG(double, 3);
 }
 static void k_inc(uint64_t i, unsigned char args[][16]) { ARG(float *, 1)[i] += 1.0f; }
+static void k_dgemm(uint64_t idx, unsigned char args[][16]) {   /* dag_blas.h's dag_dgemm, column-major */
+    int ta = ARG(int, 1), tb = ARG(int, 2), m = ARG(int, 3), k = ARG(int, 5), lda = ARG(int, 8), ldb = ARG(int, 10),
+        ldc = ARG(int, 13);
+    const double *a = ARG(const double *, 7), *b = ARG(const double *, 9);
+    double *c = ARG(double *, 12), s = 0;
+    size_t i = idx % (size_t)m, j = idx / (size_t)m;
+    for (int l = 0; l < k; l++)
+        s += (ta ? a[l + i * lda] : a[i + (size_t)l * lda]) * (tb ? b[j + (size_t)l * ldb] : b[l + j * ldb]);
+    c[i + j * ldc] = ARG(double, 6) * s + ARG(double, 11) * c[i + j * ldc];
+}
 static const struct { const char *name; kfn fn; } kernels[] = {
+    { "dag_dgemm", k_dgemm },
     { "gpu_axpy", k_axpy }, { "gpu_scale", k_scale }, { "gpu_count", k_count }, { "gpu_tile_add", k_tile_add }, { "gpu_inc", k_inc },
 };
 

@@ -244,6 +244,38 @@ TEST(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_
     dag_shutdown();
 }
 
+/* dag_blas.h's tile gemm (cuBLAS on CUDA, its text elsewhere) against a
+   plain loop, for all four transpose combinations, on ragged sizes. */
+TEST(a_gemm_tile_matches_a_plain_loop_for_every_transpose) {
+    NEED_DEVICES(1, 0, 0);
+    enum { M = 37, N = 29, K = 41, LD = 45 };   /* column-major, leading dimensions past the sizes */
+    static double a[LD * LD], b[LD * LD], c[LD * N], ref[LD * N];
+    for (int i = 0; i < LD * LD; i++) a[i] = (double)((i * 7) % 13) - 6.0, b[i] = (double)((i * 5) % 11) - 5.0;
+    dag_options dev = on_device(1), cpu;
+    memset(&cpu, 0, sizeof cpu);
+    for (int where = 0; where < 2; where++)
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            dag_options o = where ? dev : cpu;   /* the CPU launch of the same text, then the device */
+            for (int i = 0; i < LD * N; i++) c[i] = ref[i] = (double)(i % 17);
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    double s = 0;
+                    for (int l = 0; l < K; l++)
+                        s += (ta ? a[l + i * LD] : a[i + l * LD]) * (tb ? b[j + l * LD] : b[l + j * LD]);
+                    ref[i + j * LD] = 2.0 * s + 0.5 * ref[i + j * LD];
+                }
+            dag_task t = dag_spawn_with(&o, DAG_LAUNCH(dag_dgemm, M * N), Val(ta), Val(tb), Val(M), Val(N), Val(K),
+                                        Val(2.0), In(a, LD * LD), Val(LD), In(b, LD * LD), Val(LD), Val(0.5),
+                                        InOut(c, LD * N), Val(LD));
+            CHECK_EQ_INT(dag_wait(t), DAG_OK);
+            int bad = 0;
+            for (int i = 0; i < LD * N; i++) bad += c[i] != ref[i];   /* small integers: exact */
+            CHECK_EQ_INT(bad, 0);
+        }
+    dag_shutdown();
+}
+
 /* The Level Zero build is SPIR-V: run it on an OpenCL device that takes
    SPIR-V (Intel's CPU runtime does; PoCL does not), through the OpenCL
    library dag.h loaded, so the module made for Level Zero is checked by a
@@ -328,6 +360,7 @@ int main(int argc, char **argv) {
     RUN(a_device_smaller_than_the_data_evicts_and_stays_right);
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
+    RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     return test_summary();
 }
