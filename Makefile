@@ -108,6 +108,11 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	    [ "$(STRICT)" = 1 ] && bad=$$((bad+1)); \
 	  else run $(cc) $(WARN) -I. $(call combo_flags,$(c)) tests/compile/impl.c -o $(B)/compile/impl_$(subst +,_,$(c))_$(notdir $(cc)) \
 	         -pthread $(call combo_libs,$(c)); fi;)) \
+	expect_error() { msg=$$1; shift; if "$$@" >$(B)/compile/log 2>&1; then bad=$$((bad+1)); echo "FAIL (built) $$*"; \
+	  elif grep -q "$$msg" $(B)/compile/log; then ok=$$((ok+1)); echo "ok   (refused: $$msg) $$*"; \
+	  else bad=$$((bad+1)); echo "FAIL (no '$$msg') $$*"; cat $(B)/compile/log; fi; }; \
+	expect_error "use -DDAG_BACKEND_CUDA instead" $(CC) $(WARN) -I. -DDAG_BACKEND_HIP -D__HIP_PLATFORM_NVIDIA__ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	expect_error "compile the implementation (DAG_IMPLEMENTATION) as C11" $(CXX) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
 	if [ -x $(NVCC) ]; then \
 	  run $(NVCC) -std=c++17 $(CUDA_ARCHS) $(NVCC_HOST) -I. -c tests/compile/public.cu -o $(B)/compile/public_nvcc.o; \
 	  run $(MAKE) --no-print-directory $(B)/gpu/kernels_cuda.o; \

@@ -18,6 +18,10 @@
 
 #include <dlfcn.h>
 
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_NVCC__)
+#error "dag.h: -DDAG_BACKEND_HIP loads AMD's HIP runtime; for NVIDIA GPUs use -DDAG_BACKEND_CUDA instead"
+#endif
+
 /* The few HIP types and constants used here, as the HIP runtime's ABI has
    them (the SDK's header cannot share a translation unit with CUDA's:
    both define the vector types). tests/compile/hip_abi.c checks them
