@@ -44,12 +44,18 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
 }
 
 #define DAG__GPU(x) dag__cuda_##x
+#define DAG__GPU_BACKEND DAG_CUDA
+#define DAG__GPU_NAME "CUDA"
+#define DAG__GPU_SHORT "cuda"
 #define DAG__RT(x) cuda##x
 #define DAG__RTT(x) cuda##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)cudaHostAlloc((pp), (bytes), cudaHostAllocPortable)
 #define DAG__RT_HOST_FREE(p) cudaFreeHost(p)
 #include "dag_gpu_stream.h"
 #undef DAG__GPU
+#undef DAG__GPU_BACKEND
+#undef DAG__GPU_NAME
+#undef DAG__GPU_SHORT
 #undef DAG__RT
 #undef DAG__RTT
 #undef DAG__RT_HOST_ALLOC
@@ -117,18 +123,7 @@ static int dag__cublas_dgemm(int dev, void *const *p) {
 DAG__WEAK_DEFINITION const dag_native_kernel dag_dgemm__cuda = { "cublasDgemm_v2", 0, 0, 0, dag__cublas_dgemm };
 
 static int dag__cuda_init(char *why, size_t why_size) {
-    int n = 0;
-    cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n <= 0) {
-        char text[160];
-        if (e != cudaSuccess)
-            snprintf(why, why_size, "cudaGetDeviceCount returned %d (%s)", (int)e, dag__cuda_error_text(e, text, sizeof text));
-        else
-            snprintf(why, why_size, "no CUDA device");
-        return -1;
-    }
-    n = dag__cuda_open_devices(n, why, why_size);
-    if (n > 0) snprintf(why, why_size, "%d CUDA device(s); device 1: %s", n, dag__cuda_g.devices[0].name);
+    int n = dag__cuda_open_devices(why, why_size);
     if (n > 0) dag__cublas_load();
     return n;
 }
@@ -163,25 +158,12 @@ static int dag__cuda_build(int dev, const dag_kernel_source *k, void **kernel, c
 }
 static void dag__cuda_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }
 
-static int dag__cuda_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
-    void *params[DAG__MAX_PARAMS + 1];
-    unsigned long long range;
-    dag__cuda_kernel_params(params, &range, n, args, num_args);
-    dag__cuda_event *ev;
-    int e = dag__cuda_launch_begin(dev, done, &ev);
-    if (e) return e;
+/* kernel: the record, naming nvcc's function or a library routine */
+static int dag__cuda_start_kernel(int dev, void *kernel, size_t n, void **params) {
     const dag_native_kernel *nk = (const dag_native_kernel *)kernel;
+    if (nk->call) return nk->call(dev, params);
     dim3 grid = { dag__cuda_blocks(n), 1, 1 }, block = { DAG__GPU_BLOCK, 1, 1 };
-    e = nk->call ? nk->call(dev, params)
-                 : (int)cudaLaunchKernel(nk->entry, grid, block, params, 0, dag__cuda_g.devices[dev].stream);
-    return dag__cuda_launch_end(dev, e, done, ev);
+    return (int)cudaLaunchKernel(nk->entry, grid, block, params, 0, dag__cuda_g.devices[dev].stream);
 }
-
-static const dag__device_ops dag__cuda_ops = {
-    DAG_CUDA, "CUDA", "cuda", dag__cuda_init, dag__cuda_shutdown, dag__cuda_alloc, dag__cuda_free, dag__cuda_copy,
-    dag__cuda_peer_copy, dag__cuda_has_kernel, dag__cuda_build, dag__cuda_release_kernel, dag__cuda_launch,
-    dag__cuda_wait, dag__cuda_query, dag__cuda_elapsed, dag__cuda_release, dag__cuda_synchronize, dag__cuda_memory,
-    dag__cuda_device_name,
-};
 
 #endif /* DAG_CUDA_H_INCLUDED */

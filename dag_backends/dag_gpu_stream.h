@@ -8,9 +8,12 @@
      DAG__RT(x)    a runtime call (cudaX, or hipX through the loaded library)
      DAG__RTT(x)   a runtime type or constant (cudaX, hipX)
      DAG__RT_HOST_ALLOC(pp, bytes), DAG__RT_HOST_FREE(p)   pinned host memory
+     DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT   its dag_backend and names
    and the functions DAG__GPU(device_info)(dev, name, size, &bytes) and
-   DAG__GPU(error_text)(code, buf, size). No include guard: included once
-   per backend.
+   DAG__GPU(error_text)(code, buf, size); after it, the backend defines what
+   differs (declared below): init, shutdown, has_kernel, build,
+   release_kernel and start_kernel. This file fills the ops table. No
+   include guard: included once per backend.
 
    Per device: one non-blocking stream (copies and kernels in order), events
    (timed only for the launches the cost model samples), pinned staging
@@ -22,6 +25,15 @@
      span. The generic layer waits for every download it starts.
    - Spans larger than a staging buffer, or when pinned memory runs out,
      copy straight from pageable memory (the runtime stages those itself). */
+
+/* what each backend defines after including this file */
+static int DAG__GPU(init)(char *why, size_t why_size);
+static void DAG__GPU(shutdown)(void);
+static bool DAG__GPU(has_kernel)(const dag_kernel_source *k);
+static int DAG__GPU(build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
+static void DAG__GPU(release_kernel)(int dev, void *kernel);
+/* queues the kernel on dev's stream (the device is current) */
+static int DAG__GPU(start_kernel)(int dev, void *kernel, size_t n, void **params);
 
 #define DAG__GPU_MAX_DEVICES 16
 #define DAG__GPU_BLOCK 256                  /* threads per block of a launch */
@@ -63,8 +75,19 @@ static struct {
 
 static int DAG__GPU(use)(int dev) { return (int)DAG__RT(SetDevice)(dev); }
 
-/* Streams, names and peer access for n devices. Returns n, or -1 with why. */
-static int DAG__GPU(open_devices)(int n, char *why, size_t why_size) {
+/* Finds the devices and gives each a stream, its name and peer access.
+   Returns how many, or -1 with why (the runtime's own error). */
+static int DAG__GPU(open_devices)(char *why, size_t why_size) {
+    int n = 0, count_error = (int)DAG__RT(GetDeviceCount)(&n);
+    if (count_error || n <= 0) {
+        char text[160];
+        if (count_error)
+            snprintf(why, why_size, "%sGetDeviceCount returned %d (%s)", DAG__GPU_SHORT, count_error,
+                     DAG__GPU(error_text)(count_error, text, sizeof text));
+        else
+            snprintf(why, why_size, "no %s device", DAG__GPU_NAME);
+        return -1;
+    }
     if (n > DAG__GPU_MAX_DEVICES) n = DAG__GPU_MAX_DEVICES;
     for (int d = 0; d < n; d++) {
         DAG__GPU(device) *dv = &DAG__GPU(g).devices[d];
@@ -88,6 +111,7 @@ static int DAG__GPU(open_devices)(int n, char *why, size_t why_size) {
             int e = (int)DAG__RT(DeviceEnablePeerAccess)(j, 0);
             DAG__GPU(g).devices[d].peer[j] = e == 0 || e == (int)DAG__RTT(ErrorPeerAccessAlreadyEnabled);
         }
+    snprintf(why, why_size, "%d %s device(s); device 1: %s", n, DAG__GPU_NAME, DAG__GPU(g).devices[0].name);
     return n;
 }
 
@@ -218,29 +242,30 @@ static int DAG__GPU(peer_copy)(int dst, void *dst_buf, int src, void *src_buf, s
     return e;
 }
 
-/* Timed launches get a start event before the kernel. */
-static int DAG__GPU(launch_begin)(int dev, void **done, DAG__GPU(event) **ev) {
-    *ev = NULL;
+/* The kernel's arguments as the runtime wants them: a pointer to each
+   value, the range first (a 64-bit size_t, as the kernel declares it); a
+   timed launch gets a start event before the kernel. */
+static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+    void *params[DAG__MAX_PARAMS + 1];
+    unsigned long long range = n;
+    params[0] = &range;
+    for (int i = 0; i < num_args; i++)
+        params[i + 1] = args[i].buf ? (void *)&args[i].buf : (void *)args[i].value;
+    DAG__GPU(event) *ev = NULL;
     int e = DAG__GPU(use)(dev);
-    if (e || !done) return e;
-    *ev = DAG__GPU(event_new)(dev);
-    e = DAG__GPU(record)(dev, &(*ev)->start, 1);
-    if (e) {
-        DAG_FREE(*ev);
-        *ev = NULL;
+    if (!e && done) {
+        ev = DAG__GPU(event_new)(dev);
+        e = DAG__GPU(record)(dev, &ev->start, 1);
     }
-    return e;
-}
-static int DAG__GPU(launch_end)(int dev, int launched, void **done, DAG__GPU(event) *ev) {
-    if (!ev) return launched;
-    int e = launched ? launched : DAG__GPU(record)(dev, &ev->end, 1);
-    if (e) {
-        DAG__RT(EventDestroy)(ev->start);
+    if (!e) e = DAG__GPU(start_kernel)(dev, kernel, n, params);
+    if (!e && ev) e = DAG__GPU(record)(dev, &ev->end, 1);
+    if (e && ev) {
+        if (ev->start) DAG__RT(EventDestroy)(ev->start);
         DAG_FREE(ev);
-        return e;
+        ev = NULL;
     }
-    *done = ev;
-    return 0;
+    if (done) *done = ev;
+    return e;
 }
 
 static int DAG__GPU(wait)(void *event) {
@@ -281,16 +306,14 @@ static int DAG__GPU(synchronize)(int dev) {
 static size_t DAG__GPU(memory)(int dev) { return DAG__GPU(g).devices[dev].memory; }
 static const char *DAG__GPU(device_name)(int dev) { return DAG__GPU(g).devices[dev].name; }
 
-/* The kernel's arguments as the runtime wants them: a pointer to each
-   value, the range first (a 64-bit size_t, as the kernel declares it). */
-static void DAG__GPU(kernel_params)(void **params, unsigned long long *range, size_t n, const dag__karg *args,
-                                    int num_args) {
-    *range = n;
-    params[0] = range;
-    for (int i = 0; i < num_args; i++)
-        params[i + 1] = args[i].buf ? (void *)&args[i].buf : (void *)args[i].value;
-}
 static unsigned DAG__GPU(blocks)(size_t n) {
     size_t b = (n + DAG__GPU_BLOCK - 1) / DAG__GPU_BLOCK;
     return b ? (unsigned)b : 1u;
 }
+
+static const dag__device_ops DAG__GPU(ops) = {
+    DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT, DAG__GPU(init), DAG__GPU(shutdown), DAG__GPU(alloc), DAG__GPU(free),
+    DAG__GPU(copy), DAG__GPU(peer_copy), DAG__GPU(has_kernel), DAG__GPU(build), DAG__GPU(release_kernel),
+    DAG__GPU(launch), DAG__GPU(wait), DAG__GPU(query), DAG__GPU(elapsed), DAG__GPU(release), DAG__GPU(synchronize),
+    DAG__GPU(memory), DAG__GPU(device_name),
+};

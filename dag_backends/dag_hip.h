@@ -109,12 +109,18 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
 }
 
 #define DAG__GPU(x) dag__hip_##x
+#define DAG__GPU_BACKEND DAG_HIP
+#define DAG__GPU_NAME "HIP"
+#define DAG__GPU_SHORT "hip"
 #define DAG__RT(x) dag__hip.api.hip##x
 #define DAG__RTT(x) DAG__HIP_##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)dag__hip.api.hipHostMalloc((pp), (bytes), DAG__HIP_HostMallocPortable)
 #define DAG__RT_HOST_FREE(p) dag__hip.api.hipHostFree(p)
 #include "dag_gpu_stream.h"
 #undef DAG__GPU
+#undef DAG__GPU_BACKEND
+#undef DAG__GPU_NAME
+#undef DAG__GPU_SHORT
 #undef DAG__RT
 #undef DAG__RTT
 #undef DAG__RT_HOST_ALLOC
@@ -139,19 +145,7 @@ static int dag__hip_init(char *why, size_t why_size) {
     }
     DAG__HIP_SYMBOLS(DAG__HIP_LOAD)
 #undef DAG__HIP_LOAD
-    int n = 0;
-    int e = dag__hip.api.hipGetDeviceCount(&n);
-    if (e != DAG__HIP_Success || n <= 0) {
-        char text[160];
-        if (e != DAG__HIP_Success)
-            snprintf(why, why_size, "hipGetDeviceCount returned %d (%s)", (int)e, dag__hip_error_text(e, text, sizeof text));
-        else
-            snprintf(why, why_size, "no HIP device");
-        return -1;
-    }
-    n = dag__hip_open_devices(n, why, why_size);
-    if (n > 0) snprintf(why, why_size, "%d HIP device(s); device 1: %s", n, dag__hip_g.devices[0].name);
-    return n;
+    return dag__hip_open_devices(why, why_size);
 }
 
 /* The library stays loaded (like OpenCL's): a later dag_setup finds it again. */
@@ -206,23 +200,9 @@ static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, ch
 }
 static void dag__hip_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }   /* the module owns it */
 
-static int dag__hip_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
-    void *params[DAG__MAX_PARAMS + 1];
-    unsigned long long range;
-    dag__hip_kernel_params(params, &range, n, args, num_args);
-    dag__hip_event *ev;
-    int e = dag__hip_launch_begin(dev, done, &ev);
-    if (e) return e;
-    e = (int)dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__hip_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1, 0,
-                                                dag__hip_g.devices[dev].stream, params, NULL);
-    return dag__hip_launch_end(dev, e, done, ev);
+static int dag__hip_start_kernel(int dev, void *kernel, size_t n, void **params) {
+    return dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__hip_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1, 0,
+                                              dag__hip_g.devices[dev].stream, params, NULL);
 }
-
-static const dag__device_ops dag__hip_ops = {
-    DAG_HIP, "HIP", "hip", dag__hip_init, dag__hip_shutdown, dag__hip_alloc, dag__hip_free, dag__hip_copy,
-    dag__hip_peer_copy, dag__hip_has_kernel, dag__hip_build, dag__hip_release_kernel, dag__hip_launch,
-    dag__hip_wait, dag__hip_query, dag__hip_elapsed, dag__hip_release, dag__hip_synchronize, dag__hip_memory,
-    dag__hip_device_name,
-};
 
 #endif /* DAG_HIP_H_INCLUDED */
