@@ -256,6 +256,11 @@ $(B)/gpu/mock_ze/libze_loader.so.1: tests/gpu/mock_ze.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@
 
+# A mock HIP runtime (tests/gpu/mock_hip.c) for the code CUDA and HIP share.
+$(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
+
 test-gpu:
 	@mkdir -p $(B) $(B)/pocl_cache
 	$(call need_pocl,gpu)
@@ -263,10 +268,12 @@ test-gpu:
 	$(call need_tool,$(HIPCC),hipcc libamdhip64-dev,gpu)
 	$(call need_tool,$(LLVM_SPIRV),llvm-spirv-14 spirv-tools,gpu)
 	$(call need_intel_ocl,gpu)
-	@$(MAKE) --no-print-directory $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1
+	@$(MAKE) --no-print-directory $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
 	    ./$(B)/gpu/test_gpu opencl ";" env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze ./$(B)/gpu/test_gpu ze \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze ./$(B)/gpu/test_gpu ze ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip ./$(B)/gpu/test_gpu hip ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
 

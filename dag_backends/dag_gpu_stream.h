@@ -294,7 +294,14 @@ static double DAG__GPU(elapsed)(void *event) {
 static void DAG__GPU(release)(void *event) {
     DAG__GPU(event) *ev = (DAG__GPU(event) *)event;
     DAG__GPU(use)(ev->dev);
-    if (ev->stage) ev->stage->downloading = 0;   /* never waited for: its bytes are dropped */
+    if (ev->stage && ev->stage->downloading) {
+        /* never waited for (an error path): its bytes are dropped, but the
+           download may still be queued, so the buffer is busy until it ends */
+        ev->stage->downloading = 0;
+        if (ev->stage->free_after) DAG__RT(EventDestroy)(ev->stage->free_after);
+        ev->stage->free_after = ev->end;
+        ev->end = NULL;
+    }
     if (ev->start) DAG__RT(EventDestroy)(ev->start);
     if (ev->end) DAG__RT(EventDestroy)(ev->end);
     DAG_FREE(ev);

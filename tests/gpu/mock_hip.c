@@ -5,15 +5,17 @@
    event wait, a query after the first, hipFree, hipModuleUnload,
    hipStreamDestroy), and a stream that waits on an event cannot run past
    the wait until the event's stream has run up to the record. Copies read
-   their source when they RUN, so a host buffer reused too early, a
-   staging buffer recycled under a queued copy, or a missing cross-stream
-   wait shows up as wrong results. The first query of each pending event
-   says "not ready". Misuse (another device's memory without peer access,
-   an event recorded on another device's stream, a launch too small for
-   its range, freeing memory a queued command uses) aborts. Kernels run on
-   the host by name (tests/gpu/kernels.h); live objects are counted at
-   exit. The ABI types are declared here: HIP's headers are C++-leaning.
-   It is a test double, not a driver. */
+   their source when they RUN, so a missing cross-stream wait shows up as
+   wrong results, and host bytes rewritten under a queued copy (a staging
+   buffer recycled too early, an upload nobody waited for) abort. The
+   first query of each pending event says "not ready". Misuse (another
+   device's memory without peer access, an event recorded on another
+   device's stream, a launch too small for its range, freeing memory a
+   queued command uses) aborts. Kernels run on the host by name
+   (tests/gpu/kernels.h); live objects are counted at exit. The ABI types
+   are declared here: HIP's headers are C++-leaning. Built as
+   libamdhip64.so in a folder on LD_LIBRARY_PATH, it runs tests/gpu/test_gpu
+   hip where no GPU exists. It is a test double, not a driver. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -63,11 +65,33 @@ static void k_tile_add(uint64_t i, unsigned char args[][16]) {
     ARG(double *, 4)[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] += ARG(double, 3);
 }
 static void k_inc(uint64_t i, unsigned char args[][16]) { ARG(float *, 1)[i] += 1.0f; }
-/* The highest element index a tile touches: its buffer must reach that far. */
-static uint64_t tile_last(uint64_t n, unsigned char args[][16]) {
+static void k_dgemm(uint64_t idx, unsigned char args[][16]) {   /* dag_blas.h's dag_dgemm, column-major, as written there */
+    int ta = ARG(int, 1), tb = ARG(int, 2), m = ARG(int, 3), k = ARG(int, 5), lda = ARG(int, 8), ldb = ARG(int, 10),
+        ldc = ARG(int, 13);
+    const double *a = ARG(const double *, 7), *b = ARG(const double *, 9);
+    double *c = ARG(double *, 12), s = 0, beta = ARG(double, 11);
+    size_t i = idx % (size_t)m, j = idx / (size_t)m;
+    for (int l = 0; l < k; l++)
+        s += (ta ? a[l + i * lda] : a[i + (size_t)l * lda]) * (tb ? b[j + (size_t)l * ldb] : b[l + j * ldb]);
+    c[i + j * ldc] = ARG(double, 6) * s + (beta == 0.0 ? 0.0 : beta * c[i + j * ldc]);
+}
+/* How many elements pointer argument `arg` must hold for a range of n:
+   the launch is checked against its buffer's size before it is queued. */
+static uint64_t tile_extent(int arg, uint64_t n, unsigned char args[][16]) {
     int cols = ARG(int, 1), ld = ARG(int, 2);
+    (void)arg;
     if (cols <= 0 || ld < cols) FAIL("gpu_tile_add: cols %d ld %d", cols, ld);
-    return (n - 1) / (uint64_t)cols * (uint64_t)ld + (n - 1) % (uint64_t)cols;
+    return (n - 1) / (uint64_t)cols * (uint64_t)ld + (n - 1) % (uint64_t)cols + 1;
+}
+static uint64_t gemm_extent(int arg, uint64_t n, unsigned char args[][16]) {
+    int ta = ARG(int, 1), tb = ARG(int, 2), m = ARG(int, 3), k = ARG(int, 5);
+    int ld = ARG(int, arg == 7 ? 8 : arg == 9 ? 10 : 13);
+    if (m <= 0 || k < 0 || ld <= 0) FAIL("dag_dgemm: m %d k %d ld %d", m, k, ld);
+    uint64_t im = (n < (uint64_t)m ? n : (uint64_t)m) - 1, jm = (n - 1) / (uint64_t)m, lm = (uint64_t)k - 1;   /* last i, j, l */
+    if (arg == 12) return im + jm * (uint64_t)ld + 1;
+    if (k == 0) return 0;
+    if (arg == 7) return ta ? lm + im * (uint64_t)ld + 1 : im + lm * (uint64_t)ld + 1;
+    return tb ? jm + lm * (uint64_t)ld + 1 : lm + jm * (uint64_t)ld + 1;
 }
 /* sig: one letter per argument after n; d f i are values (double, float,
    int), D F I pointers to them (checked against device memory). */
@@ -75,11 +99,11 @@ static const struct kernel {
     const char *symbol;
     kfn fn;
     const char *sig;
-    uint64_t (*last)(uint64_t n, unsigned char args[][16]);   /* NULL: n - 1 */
+    uint64_t (*extent)(int arg, uint64_t n, unsigned char args[][16]);   /* NULL: n elements */
 } kernels[] = {
     { "gpu_axpy__gpu", k_axpy, "dDD", NULL }, { "gpu_scale__gpu", k_scale, "fF", NULL },
-    { "gpu_count__gpu", k_count, "I", NULL }, { "gpu_tile_add__gpu", k_tile_add, "iidD", tile_last },
-    { "gpu_inc__gpu", k_inc, "F", NULL },
+    { "gpu_count__gpu", k_count, "I", NULL }, { "gpu_tile_add__gpu", k_tile_add, "iidD", tile_extent },
+    { "gpu_inc__gpu", k_inc, "F", NULL }, { "dag_dgemm__gpu", k_dgemm, "iiiiidDiDidDi", gemm_extent },
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 static size_t value_size(char c) { return c == 'f' || c == 'i' ? 4 : 8; }   /* a pointer's value is 8 bytes */
@@ -124,7 +148,10 @@ static void *add_block(size_t size, int dev) {
 /* A copy from host memory reads it when it RUNS; its bytes are hashed when
    it is queued and again then. A difference means the host rewrote them
    under a queued copy (a staging buffer reused before its copy ran, an
-   upload nobody waited for): a FAIL, not a silently wrong result. */
+   upload nobody waited for): a FAIL, not a silently wrong result. For
+   pageable memory this is stricter than the runtime, which may stage it
+   during the call; the backend does not count on that (it hands back an
+   event and the host waits for it before writing). */
 static uint64_t hash_rows(const char *p, size_t pitch, size_t width, size_t height) {
     uint64_t h = 1469598103934665603u, w;
     for (size_t r = 0; r < height; r++) {
@@ -268,42 +295,36 @@ hipError_t hipGetDeviceCount(int *count) {
     *count = ndev;
     return ndev ? hipSuccess : hipErrorNoDevice;   /* what ROCm says on a machine without a GPU */
 }
+#define BAD_DEV(d) ((d) < 0 || (d) >= ndev)
 hipError_t hipSetDevice(int d) {
     GUARD;
-    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
-    current = d;
-    return hipSuccess;
+    return BAD_DEV(d) ? hipErrorInvalidDevice : (current = d, hipSuccess);
 }
 hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
     GUARD;
-    if (ordinal < 0 || ordinal >= ndev) return hipErrorInvalidDevice;
-    *d = ordinal;
-    return hipSuccess;
+    return BAD_DEV(ordinal) ? hipErrorInvalidDevice : (*d = ordinal, hipSuccess);
 }
 hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d) {
     GUARD;
-    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
-    if (!name || len <= 0) return hipErrorInvalidValue;
+    if (BAD_DEV(d) || !name || len <= 0) return BAD_DEV(d) ? hipErrorInvalidDevice : hipErrorInvalidValue;
     snprintf(name, (size_t)len, "Mock HIP GPU %d", d + 1);
     return hipSuccess;
 }
 hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t d) {
     GUARD;
-    if (d < 0 || d >= ndev) return hipErrorInvalidDevice;
-    *bytes = TOTAL_MEM;
-    return hipSuccess;
+    return BAD_DEV(d) ? hipErrorInvalidDevice : (*bytes = TOTAL_MEM, hipSuccess);
 }
 /* MOCK_HIP_NO_PEER: no pair may peer, so the backend's host round trip runs. */
 hipError_t hipDeviceCanAccessPeer(int *can, int d, int p) {
     GUARD;
-    if (d < 0 || d >= ndev || p < 0 || p >= ndev) return hipErrorInvalidDevice;
+    if (BAD_DEV(d) || BAD_DEV(p)) return hipErrorInvalidDevice;
     *can = d != p && !getenv("MOCK_HIP_NO_PEER");
     return hipSuccess;
 }
 hipError_t hipDeviceEnablePeerAccess(int p, unsigned int flags) {
     GUARD;
     if (flags != 0) return hipErrorInvalidValue;
-    if (p < 0 || p >= ndev || p == current || getenv("MOCK_HIP_NO_PEER")) return hipErrorInvalidDevice;
+    if (BAD_DEV(p) || p == current || getenv("MOCK_HIP_NO_PEER")) return hipErrorInvalidDevice;
     if (peer[current][p]) return hipErrorPeerAccessAlreadyEnabled;
     peer[current][p] = 1;
     return hipSuccess;
@@ -471,6 +492,8 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
     GUARD;
     if (!s) FAIL("hipMemcpy2DAsync on the null stream");
     if (width > dpitch || width > spitch) FAIL("hipMemcpy2DAsync: width %zu, pitches %zu %zu", width, dpitch, spitch);
+    cmd *c = push(s, CMD_COPY);
+    c->dst = dst, c->src = src, c->dpitch = dpitch, c->spitch = spitch, c->width = width, c->height = height;
     if (width && height) {
         size_t dn = (height - 1) * dpitch + width, sn = (height - 1) * spitch + width;
         const block *db = span(dst, dn, "copy destination"), *sb = span(src, sn, "copy source");
@@ -480,11 +503,8 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
             FAIL("hipMemcpy2DAsync kind %d from %s to %s memory", kind, sd ? "device" : "host", dd ? "device" : "host");
         if (dd) device_access(s->dev, dst, dn, "copy destination");
         if (sd) device_access(s->dev, src, sn, "copy source");
+        if ((c->host_src = !sd)) c->hash = hash_rows(src, spitch, width, height);
     }
-    cmd *c = push(s, CMD_COPY);
-    c->dst = dst, c->src = src, c->dpitch = dpitch, c->spitch = spitch, c->width = width, c->height = height;
-    const block *sb = width && height ? span(src, (height - 1) * spitch + width, "copy source") : NULL;
-    if ((c->host_src = width && height && (!sb || sb->dev < 0))) c->hash = hash_rows(src, spitch, width, height);
     n_copies++;
     return hipSuccess;
 }
@@ -493,7 +513,7 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
 hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t bytes, hipStream_t s) {
     GUARD;
     if (!s) FAIL("hipMemcpyPeerAsync on the null stream");
-    if (dd < 0 || dd >= ndev || sd < 0 || sd >= ndev) return hipErrorInvalidDevice;
+    if (BAD_DEV(dd) || BAD_DEV(sd)) return hipErrorInvalidDevice;
     if (s->dev != dd && s->dev != sd) FAIL("peer copy %d -> %d on a stream of device %d", sd, dd, s->dev);
     const block *db = span(dst, bytes, "peer copy destination"), *sb = span(src, bytes, "peer copy source");
     if (!db || db->dev != dd) FAIL("peer copy destination is not device %d's memory", dd);
@@ -565,12 +585,12 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int 
     uint64_t n = ARG_N(c);
     if ((uint64_t)gx * bx < n) FAIL("%s: grid of %llu threads for %llu items", f->k->symbol, (unsigned long long)gx * bx,
                                     (unsigned long long)n);
-    uint64_t last = n && f->k->last ? f->k->last(n, c->args) : n - 1;
     for (int a = 0; n && f->k->sig[a]; a++)
         if (IS_PTR(f->k->sig[a])) {
             char *v;
             memcpy(&v, c->args[a + 1], sizeof v);
-            device_access(s->dev, v, (last + 1) * elem_size(f->k->sig[a]), f->k->symbol);
+            uint64_t count = f->k->extent ? f->k->extent(a + 1, n, c->args) : n;
+            if (count) device_access(s->dev, v, count * elem_size(f->k->sig[a]), f->k->symbol);
         }
     n_launches++;
     return hipSuccess;

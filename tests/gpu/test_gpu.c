@@ -163,6 +163,47 @@ TEST(data_written_on_one_device_is_read_right_on_another) {
     free(x), free(y);
 }
 
+/* A CPU task that rewrites what a device task only read must not change
+   the bytes under the device's queued upload. */
+TEST(a_cpu_write_after_a_device_read_leaves_the_device_its_bytes) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 50000, ROUNDS = 8 };
+    double *x = malloc(N * sizeof *x), *y = calloc(N, sizeof *y);
+    for (size_t i = 0; i < N; i++) x[i] = 1.0;
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int r = 0; r < ROUNDS; r++) {
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));   /* y += x */
+            dag_spawn(cpu_add, InOut(x, N), Val((size_t)N), Val(1.0));                      /* then x += 1 */
+        }
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += y[i] != ROUNDS * (ROUNDS + 1) / 2.0;   /* 1 + 2 + ... + ROUNDS */
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(x), free(y);
+}
+
+/* Device 2 copies y from device 1; device 1's next write of y must wait
+   for that copy. */
+TEST(a_device_overwriting_what_another_device_copies_waits_for_the_copy) {
+    NEED_DEVICES(2, 0, 0);
+    enum { N = 100000 };
+    double *ones = malloc(N * sizeof *ones), *y = calloc(N, sizeof *y), *z = calloc(N, sizeof *z);
+    for (size_t i = 0; i < N; i++) ones[i] = 1.0;
+    dag_options d1 = on_device(1), d2 = on_device(2);
+    DAG_DATADEPS {
+        dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(5.0), In(ones, N), InOut(y, N));   /* y = 5 on 1 */
+        dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(y, N), InOut(z, N));      /* z = y on 2 */
+        dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(ones, N), InOut(y, N));   /* y = 7 on 1 */
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += z[i] != 5.0 || y[i] != 7.0;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(ones), free(y), free(z);
+}
+
 TEST(a_device_smaller_than_the_data_evicts_and_stays_right) {
     enum { N = 16384, SPANS = 12 };   /* 128 KiB spans, 512 KiB of device memory */
     NEED_DEVICES(1, 4 * N * sizeof(double), 0);
@@ -357,6 +398,8 @@ int main(int argc, char **argv) {
     RUN(a_chain_of_device_and_cpu_tasks_sees_every_write);
     RUN(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched);
     RUN(data_written_on_one_device_is_read_right_on_another);
+    RUN(a_cpu_write_after_a_device_read_leaves_the_device_its_bytes);
+    RUN(a_device_overwriting_what_another_device_copies_waits_for_the_copy);
     RUN(a_device_smaller_than_the_data_evicts_and_stays_right);
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
