@@ -25,15 +25,21 @@ static int cmp(const void *a, const void *b) {
 
 /* ---- raw CUDA: cudaMalloc, cudaMemcpyAsync, cudaLaunchKernel on one stream */
 #if defined(DAG_BACKEND_CUDA)
+static struct { float *d; size_t have; } cuda_raw;
+static void raw_cuda_release(void) {
+    if (cuda_raw.d) cudaFree(cuda_raw.d);
+    memset(&cuda_raw, 0, sizeof cuda_raw);
+}
 static double raw_cuda(float *v, size_t n, int k) {
-    static float *d;
-    static size_t have;
+    float *d = cuda_raw.d;
+    size_t have = cuda_raw.have;
     cudaStream_t s = dag__cuda_g.devices[0].stream;
     cudaSetDevice(0);
     if (have < n) {
         if (d) cudaFree(d);
         cudaMalloc((void **)&d, n * sizeof(float));
-        have = n;
+        cuda_raw.d = d;
+        cuda_raw.have = have = n;
     }
     double t0 = now_s();
     cudaMemcpyAsync(d, v, n * sizeof(float), cudaMemcpyHostToDevice, s);
@@ -49,29 +55,32 @@ static double raw_cuda(float *v, size_t n, int k) {
 
 /* ---- raw HIP: the same calls through the loaded libamdhip64 */
 #if defined(DAG_BACKEND_HIP)
+static struct { void *d; size_t have; DAG__HIP_Module_t module; DAG__HIP_Function_t f; } hip_raw;
+static void raw_hip_release(void) {
+    if (hip_raw.module) dag__hip.api.hipModuleUnload(hip_raw.module);
+    if (hip_raw.d) dag__hip.api.hipFree(hip_raw.d);
+    memset(&hip_raw, 0, sizeof hip_raw);
+}
 static double raw_hip(float *v, size_t n, int k) {
-    static void *d;
-    static size_t have;
-    static DAG__HIP_Module_t module;
-    static DAG__HIP_Function_t f;
+    void **d = &hip_raw.d;
     DAG__HIP_Stream_t s = dag__hip_g.devices[0].stream;
     dag__hip.api.hipSetDevice(0);
-    if (!f) {
-        dag__hip.api.hipModuleLoadData(&module, gpu_inc__hip.image);
-        dag__hip.api.hipModuleGetFunction(&f, module, gpu_inc__hip.symbol);
+    if (!hip_raw.f) {
+        dag__hip.api.hipModuleLoadData(&hip_raw.module, gpu_inc__hip.image);
+        dag__hip.api.hipModuleGetFunction(&hip_raw.f, hip_raw.module, gpu_inc__hip.symbol);
     }
-    if (have < n) {
-        if (d) dag__hip.api.hipFree(d);
-        dag__hip.api.hipMalloc(&d, n * sizeof(float));
-        have = n;
+    if (hip_raw.have < n) {
+        if (*d) dag__hip.api.hipFree(*d);
+        dag__hip.api.hipMalloc(d, n * sizeof(float));
+        hip_raw.have = n;
     }
     double t0 = now_s();
-    dag__hip.api.hipMemcpy2DAsync(d, n * sizeof(float), v, n * sizeof(float), n * sizeof(float), 1, 1, s);
+    dag__hip.api.hipMemcpy2DAsync(*d, n * sizeof(float), v, n * sizeof(float), n * sizeof(float), 1, 1, s);
     unsigned long long range = n;
-    void *params[2] = { &range, &d };
+    void *params[2] = { &range, d };
     for (int i = 0; i < k; i++)
-        dag__hip.api.hipModuleLaunchKernel(f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, s, params, NULL);
-    dag__hip.api.hipMemcpy2DAsync(v, n * sizeof(float), d, n * sizeof(float), n * sizeof(float), 1, 2, s);
+        dag__hip.api.hipModuleLaunchKernel(hip_raw.f, (unsigned)((n + 255) / 256), 1, 1, 256, 1, 1, 0, s, params, NULL);
+    dag__hip.api.hipMemcpy2DAsync(v, n * sizeof(float), *d, n * sizeof(float), n * sizeof(float), 1, 2, s);
     dag__hip.api.hipStreamSynchronize(s);
     return now_s() - t0;
 }
@@ -201,8 +210,15 @@ int main(int argc, char **argv) {
         compare(all[i].b, all[i].name, raw, 1, k, rounds, "overhead (one element each)");
         compare(all[i].b, all[i].name, raw, 1 << 16, k, rounds, "chain");
     }
+    /* the raw sides' objects go before dag.h closes the contexts they live in */
+#if defined(DAG_BACKEND_CUDA)
+    if (dag_backend_available(DAG_CUDA)) raw_cuda_release();
+#endif
+#if defined(DAG_BACKEND_HIP)
+    if (dag_backend_available(DAG_HIP)) raw_hip_release();
+#endif
 #if defined(DAG_BACKEND_LEVEL_ZERO)
-    if (dag_backend_available(DAG_LEVEL_ZERO)) raw_ze_release();   /* before dag.h closes the context */
+    if (dag_backend_available(DAG_LEVEL_ZERO)) raw_ze_release();
 #endif
     dag_shutdown();
     return 0;
