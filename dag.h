@@ -235,8 +235,8 @@ typedef struct dag_scope {
 
 typedef struct dag_options {
     const char *name;    /* shown in traces and errors instead of the task's name */
-    dag_scope scope;     /* empty: inherited, or any worker */
     int priority;        /* > 0: runs before unprioritised ready tasks, higher first */
+    dag_scope scope;     /* empty: inherited, or any worker */
 } dag_options;
 
 typedef struct dag_desc {
@@ -896,12 +896,13 @@ struct dag__region {
     dag__region *bulk;                     /* open DAG_BULK inside seq, if any */
     dag__task_list prev;                   /* seq: the step the next spawn follows */
     dag__task_list step;                   /* bulk: tasks of this step */
-    dag_options options;                   /* options in force inside (dag__region_set_options) */
+    const char *cancel;                    /* a failed step before it: cancels its spawns */
     bool scoped;                           /* options.scope is not empty: read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
-    const char *cancel;                    /* a failed step before it: cancels its spawns */
+    dag_options options;                   /* options in force inside (dag__region_set_options); a
+                                              spawn reads name and priority, at its start */
 };
 
 /* >>context: who is spawning. One per external thread, one per running task
@@ -913,7 +914,7 @@ struct dag__context {
     dag__region *root;                     /* created on the first spawn of a body */
     dag__region *top;                      /* innermost open region, or root */
     uint32_t depth, serial;
-    dag_options base;                      /* options inherited from the parent */
+    const dag_options *base;               /* options inherited from the parent (its extra's); NULL: none */
     dag__context *next_guest;              /* list of external contexts */
 };
 
@@ -1747,8 +1748,7 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.domain = NULL;
     ctx.root = ctx.top = NULL;
     ctx.depth = ctx.serial = 0;
-    if (t->extra && t->extra->has_options) ctx.base = t->extra->inherited;
-    else memset(&ctx.base, 0, sizeof ctx.base);
+    ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
@@ -3264,7 +3264,9 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     r->counter = r;
     r->owner_task = ctx->task;
     r->parent = ctx->task;
-    dag__region_set_options(r, ctx->base);
+    dag_options none;
+    memset(&none, 0, sizeof none);
+    dag__region_set_options(r, ctx->base ? *ctx->base : none);
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
     return r;
