@@ -16,7 +16,7 @@ PYTHON  ?= python3
 STRICT  ?= 0
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_blas.h $(wildcard dag_backends/*.h) tests/test.h
+HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h $(wildcard dag_backends/*.h) tests/test.h
 # GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -38,7 +38,7 @@ combo_sdk_missing = { false $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))
   $(if $(or $(filter all,$(1)),$(findstring ze,$(1))),|| [ ! -e /usr/include/level_zero/ze_api.h ]); }
 combo_sdk_hint = needs the CUDA toolkit in $(CUDA) and libze-dev
 combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
-SUITES  := behaviour errors stress fuzz kernels
+SUITES  := behaviour errors stress fuzz kernels array
 EXAMPLES := hello tiled_datadeps sequential_bulk
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
@@ -59,27 +59,27 @@ demo: $(EXAMPLES:%=$(B)/examples/%)
 # ---- test builds ------------------------------------------------------------
 $(B)/gcc/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread
+	$(CC) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread -lm
 
 $(B)/clang/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CLANG) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread
+	$(CLANG) $(WARN) -O2 -g -I. -Itests $< -o $@ -pthread -lm
 
 $(B)/asan/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-	    -I. -Itests $< -o $@ -pthread
+	    -I. -Itests $< -o $@ -pthread -lm
 
 # ThreadSanitizer crashes on glibc's thrd_create: the pthreads mapping.
 $(B)/tsan/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -I. -Itests $< -o $@ -pthread
+	$(CLANG) $(WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS -I. -Itests $< -o $@ -pthread -lm
 
 # helgrind runs the C11 <threads.h> build; it cannot see C11 atomics, so the
 # build tells it about the happens-before edges (DAG_HELGRIND).
 $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread
+	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread -lm
 
 # ---- compile checks ---------------------------------------------------------
 check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
@@ -152,12 +152,17 @@ GPU_KERNELS := $(B)/gpu/kernels_cuda.o $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_z
 # ---- test runs --------------------------------------------------------------
 define run_suites
 	@mkdir -p $(B)
-	@bash tests/run.sh $(1) $(2) -- $(foreach s,$(SUITES),./$(B)/$(1)/test_$(s) ";") | tee $(B)/results-$(1).log; \
+	@bash tests/run.sh $(1) $(2) -- $(foreach s,$(SUITES),./$(B)/$(1)/test_$(s) ";") $(3) | tee $(B)/results-$(1).log; \
 	 tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); grep -q ' 0 failed$$' $(B)/results-$(1)
 endef
 
-test-gcc: $(SUITES:%=$(B)/gcc/test_%)
-	$(call run_suites,gcc,FUZZ_SEEDS=3000)
+# dag_array.h once more with its tiles on OpenBLAS and LAPACKE (-DDAG_ARRAY_CBLAS)
+$(B)/gcc/test_array_cblas: tests/test_array.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DDAG_ARRAY_CBLAS -I. -Itests $< -o $@ -pthread -lm -llapacke -lopenblas
+
+test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(B)/gcc/test_array_cblas
+	$(call run_suites,gcc,FUZZ_SEEDS=3000,./$(B)/gcc/test_array_cblas)
 
 test-asan: $(SUITES:%=$(B)/asan/test_%)
 	$(call run_suites,asan,$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1)
@@ -197,7 +202,7 @@ test-helgrind:
 ALLB_CC = $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined $(ALL_BACKENDS) -I. -Itests
 $(B)/allb/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(ALLB_CC) $< -o $@ -pthread $(CUDA_LIBS) -ldl
+	$(ALLB_CC) $< -o $@ -pthread $(CUDA_LIBS) -ldl -lm
 
 # the device layer's own threads under ThreadSanitizer too (PoCL's are not instrumented)
 $(B)/opencl_tsan/test_opencl: tests/test_opencl.c $(HEADERS)
@@ -325,7 +330,8 @@ bench-opencl: $(B)/bench/opencl_chain
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
-                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools python3-venv
+                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools python3-venv \
+                libopenblas-dev liblapacke-dev
 
 # Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own
 # (never intel-opencl-icd from Debian: with no GPU it makes zeInit crash).

@@ -183,7 +183,8 @@ extern "C" {
     X(DAG_ERR_INVALID_ARGUMENT, "invalid argument") \
     X(DAG_ERR_KERNEL_BUILD, "a kernel did not build (the task's message has the compiler's log)") \
     X(DAG_ERR_DEVICE, "a device operation failed") \
-    X(DAG_ERR_IO, "could not write the file")
+    X(DAG_ERR_IO, "could not write the file") \
+    X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)")
 
 #define DAG__RESULT_ENUM(name, text) name,
 typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag_result;

@@ -1,0 +1,479 @@
+/* dag_array.h: block-partitioned arrays for dag.h (Dagger's DArray in C).
+
+       #define DAG_IMPLEMENTATION       (in one file, as for dag.h)
+       #include "dag_array.h"
+
+       dag_array *a = dag_array_randn(DAG_F64, n, n, dag_blocks(256, 256), 42);
+       dag_array_potrf(a);               // tiled Cholesky, in place (lower)
+       dag_array_collect(a, host, DAG_COL_MAJOR, n);
+       dag_array_free(a);
+
+   An array is a grid of tiles (ragged at the right and bottom edges), each
+   a contiguous column-major block (leading dimension: its own row count),
+   each a registered dag_data handle: dag_array_tile(a, i, j) can be an
+   In/Out/InOut argument of any task, and the operations here are such
+   tasks, spawned in a DAG_DATADEPS region that they wait for (so they
+   return the first error, and the data is current when they return).
+
+   Linear algebra (double): gemm, and Cholesky (potrf, right-looking, tile
+   algorithm, critical-path priorities). A matrix that is not positive
+   definite fails with DAG_ERR_NOT_POSITIVE_DEFINITE and a logged message
+   naming the tile and the global column. Tiles call cblas and LAPACKE when
+   built with -DDAG_ARRAY_CBLAS (link -lopenblas -llapacke; OpenBLAS is told
+   to use one thread inside tasks), else built-in loops.
+
+   Not in this version yet (issue 5 goes on): element-wise operations and
+   reductions, syrk/trsm/LU/posv as whole-array operations, float and
+   integer linear algebra, and device placement of tiles.
+*/
+#ifndef DAG_ARRAY_H_INCLUDED
+#define DAG_ARRAY_H_INCLUDED
+
+#include "dag.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dag_elem { DAG_F64 = 1, DAG_F32, DAG_I32, DAG_I64 } dag_elem;
+typedef enum dag_layout { DAG_COL_MAJOR = 1, DAG_ROW_MAJOR } dag_layout;
+typedef struct dag_blocks { int64_t rows, cols; } dag_blocks;
+#define dag_blocks(rows, cols) ((dag_blocks){ (rows), (cols) })
+
+typedef struct dag_array dag_array;
+
+/* Constructors: NULL (and a logged error) on bad sizes or no memory.
+   rand is uniform in [0, 1), randn standard normal; both depend only on the
+   seed and the element's (row, column), so any tiling gives the same array. */
+dag_array *dag_array_zeros(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
+dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
+dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, double value);
+dag_array *dag_array_rand(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, uint64_t seed);
+dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, uint64_t seed);
+/* From host memory (elements of `type`), ld elements between columns
+   (column-major) or rows (row-major). */
+dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, const void *data,
+                               dag_layout layout, int64_t ld);
+dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t ld);
+void dag_array_free(dag_array *a);
+
+int64_t dag_array_rows(const dag_array *a);
+int64_t dag_array_cols(const dag_array *a);
+int64_t dag_array_tile_rows(const dag_array *a);   /* tiles down */
+int64_t dag_array_tile_cols(const dag_array *a);   /* tiles across */
+dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j);
+/* The size of tile (i, j): its rows are also its leading dimension. */
+void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols);
+
+/* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1. The
+   tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
+dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c);
+/* Lower Cholesky factor in place: the lower triangle becomes L with
+   A = L L^T; tiles above the diagonal are left as they were. Square tiles. */
+dag_result dag_array_potrf(dag_array *a);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DAG_ARRAY_H_INCLUDED */
+
+#if defined(DAG_IMPLEMENTATION) && !defined(DAG_ARRAY_IMPLEMENTATION_INCLUDED)
+#define DAG_ARRAY_IMPLEMENTATION_INCLUDED
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(DAG_ARRAY_CBLAS)
+#include <cblas.h>
+#include <lapacke.h>
+/* OpenBLAS runs its own threads inside each call unless told not to; the
+   tasks are the parallelism here. Weak: other BLAS libraries lack it. */
+#if defined(__GNUC__) || defined(__clang__)
+extern void openblas_set_num_threads(int) __attribute__((weak));
+#define DAG__BLAS_ONE_THREAD() (openblas_set_num_threads ? openblas_set_num_threads(1) : (void)0)
+#else
+#define DAG__BLAS_ONE_THREAD() ((void)0)
+#endif
+#endif
+
+struct dag_array {
+    dag_elem type;
+    size_t elem;
+    int64_t rows, cols, brows, bcols, mt, nt;
+    void **tile;                 /* mt * nt, tile (i, j) at i + j * mt */
+    dag_data *handle;
+};
+
+static size_t dag__elem_size(dag_elem t) {
+    return t == DAG_F64 || t == DAG_I64 ? 8 : t == DAG_F32 || t == DAG_I32 ? 4 : 0;
+}
+
+int64_t dag_array_rows(const dag_array *a) { return a ? a->rows : 0; }
+int64_t dag_array_cols(const dag_array *a) { return a ? a->cols : 0; }
+int64_t dag_array_tile_rows(const dag_array *a) { return a ? a->mt : 0; }
+int64_t dag_array_tile_cols(const dag_array *a) { return a ? a->nt : 0; }
+void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
+    *rows = a->rows - i * a->brows < a->brows ? a->rows - i * a->brows : a->brows;
+    *cols = a->cols - j * a->bcols < a->bcols ? a->cols - j * a->bcols : a->bcols;
+}
+dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
+    dag_data none = { 0 };
+    if (!a || i < 0 || j < 0 || i >= a->mt || j >= a->nt) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_tile(%lld, %lld): outside the %lld x %lld tiles",
+                (long long)i, (long long)j, a ? (long long)a->mt : 0LL, a ? (long long)a->nt : 0LL);
+        return none;
+    }
+    return a->handle[i + j * a->mt];
+}
+
+void dag_array_free(dag_array *a) {
+    if (!a) return;
+    for (int64_t t = 0; t < a->mt * a->nt; t++) {
+        if (a->handle[t].id) dag_data_unregister(a->handle[t]);
+        free(a->tile[t]);
+    }
+    free(a->tile);
+    free(a->handle);
+    free(a);
+}
+
+static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    size_t elem = dag__elem_size(type);
+    if (!elem || rows <= 0 || cols <= 0 || b.rows <= 0 || b.cols <= 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
+                "dag_array: type %d, %lld x %lld in %lld x %lld blocks: sizes must be positive and the type one of "
+                "DAG_F64, DAG_F32, DAG_I32, DAG_I64", (int)type, (long long)rows, (long long)cols, (long long)b.rows,
+                (long long)b.cols);
+        return NULL;
+    }
+    dag_array *a = (dag_array *)calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->type = type;
+    a->elem = elem;
+    a->rows = rows;
+    a->cols = cols;
+    a->brows = b.rows < rows ? b.rows : rows;
+    a->bcols = b.cols < cols ? b.cols : cols;
+    a->mt = (rows + a->brows - 1) / a->brows;
+    a->nt = (cols + a->bcols - 1) / a->bcols;
+    a->tile = (void **)calloc((size_t)(a->mt * a->nt), sizeof *a->tile);
+    a->handle = (dag_data *)calloc((size_t)(a->mt * a->nt), sizeof *a->handle);
+    for (int64_t j = 0; a->tile && a->handle && j < a->nt; j++)
+        for (int64_t i = 0; i < a->mt; i++) {
+            int64_t r, c;
+            dag_array_tile_size(a, i, j, &r, &c);
+            void *p = malloc((size_t)(r * c) * elem);
+            if (!p) break;
+            a->tile[i + j * a->mt] = p;
+            a->handle[i + j * a->mt] = dag_data_register(p, (size_t)(r * c), elem);
+        }
+    for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++)
+        if (!a->tile[t] || !a->handle[t].id) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: no memory for %lld x %lld elements of %zu bytes",
+                    (long long)rows, (long long)cols, elem);
+            dag_array_free(a);
+            return NULL;
+        }
+    if (!a->tile || !a->handle) {
+        dag_array_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* >>element values: one function writes a value of any type */
+static void dag__elem_put(dag_elem t, void *p, double v) {
+    switch (t) {
+    case DAG_F64: *(double *)p = v; break;
+    case DAG_F32: *(float *)p = (float)v; break;
+    case DAG_I32: *(int32_t *)p = (int32_t)v; break;
+    default: *(int64_t *)p = (int64_t)v; break;
+    }
+}
+
+/* A counter-based generator: the value depends only on (seed, row, col). */
+static uint64_t dag__mix(uint64_t x) {
+    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+static double dag__uniform(uint64_t seed, int64_t r, int64_t c, uint64_t stream) {
+    uint64_t h = dag__mix(seed ^ dag__mix((uint64_t)r * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)c + (stream << 62)));
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
+}
+
+enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN };
+DAG_TASK(void, dag__array_fill_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
+         (int64_t, cols), (int, how), (double, value), (uint64_t, seed)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            double v = value;
+            if (how == DAG__FILL_RAND) v = dag__uniform(seed, r0 + i, c0 + j, 0);
+            if (how == DAG__FILL_RANDN) {   /* Box-Muller from two uniforms of the element */
+                double u1 = 1.0 - dag__uniform(seed, r0 + i, c0 + j, 0), u2 = dag__uniform(seed, r0 + i, c0 + j, 1);
+                v = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+            }
+            dag__elem_put((dag_elem)type, (char *)t + (size_t)(i + j * rows) * elem, v);
+        }
+}
+
+static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how, double value,
+                                    uint64_t seed) {
+    dag_array *a = dag__array_new(type, rows, cols, b);
+    if (!a) return NULL;
+    DAG_DATADEPS {
+        for (int64_t j = 0; j < a->nt; j++)
+            for (int64_t i = 0; i < a->mt; i++) {
+                int64_t r, c;
+                dag_array_tile_size(a, i, j, &r, &c);
+                dag_spawn(dag__array_fill_tile, Out(a->handle[i + j * a->mt]), Val((int)type), Val(i * a->brows),
+                          Val(j * a->bcols), Val(r), Val(c), Val(how), Val(value), Val(seed));
+            }
+    }
+    if (dag_last_region_result() != DAG_OK) {
+        dag_array_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+dag_array *dag_array_zeros(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, 0.0, 0);
+}
+dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, 1.0, 0);
+}
+dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, double value) {
+    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, value, 0);
+}
+dag_array *dag_array_rand(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, uint64_t seed) {
+    return dag__array_filled(type, rows, cols, b, DAG__FILL_RAND, 0.0, seed);
+}
+dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, uint64_t seed) {
+    return dag__array_filled(type, rows, cols, b, DAG__FILL_RANDN, 0.0, seed);
+}
+
+/* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
+DAG_TASK(void, dag__array_copy_tile, (void *, t), (void *, host), (int64_t, rows), (int64_t, cols), (int64_t, ld),
+         (int, row_major), (int, elem), (int, to_tile)) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            char *h = (char *)host + (size_t)(row_major ? i * ld + j : i + j * ld) * (size_t)elem;
+            char *x = (char *)t + (size_t)(i + j * rows) * (size_t)elem;
+            if (to_tile) memcpy(x, h, (size_t)elem);
+            else memcpy(h, x, (size_t)elem);
+        }
+}
+
+static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile) {
+    if (!a || !host || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
+        ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array: host copy with %s, layout %d, ld %lld",
+                !a ? "no array" : !host ? "no host memory" : "a bad layout or a leading dimension under the array's",
+                (int)layout, (long long)ld);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int row_major = layout == DAG_ROW_MAJOR;
+    DAG_DATADEPS {
+        for (int64_t j = 0; j < a->nt; j++)
+            for (int64_t i = 0; i < a->mt; i++) {
+                int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
+                dag_array_tile_size(a, i, j, &r, &c);
+                void *h = (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
+                dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
+                dag_spawn(dag__array_copy_tile, tile, Val(h), Val(r), Val(c), Val(ld), Val(row_major), Val((int)a->elem),
+                          Val(to_tile));
+            }
+    }
+    return dag_last_region_result();
+}
+
+dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, const void *data,
+                               dag_layout layout, int64_t ld) {
+    dag_array *a = dag__array_new(type, rows, cols, b);
+    if (a && dag__array_host_copy(a, (void *)(uintptr_t)data, layout, ld, 1) != DAG_OK) {
+        dag_array_free(a);
+        return NULL;
+    }
+    return a;
+}
+dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t ld) {
+    return dag__array_host_copy(a, out, layout, ld, 0);
+}
+
+/* >>tile kernels (double, column-major, ld = the tile's rows) */
+/* c = alpha op(a) op(b) + beta c, c m x n, inner k */
+static void dag__dgemm(int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda, const double *b,
+                       int ldb, double beta, double *c, int ldc) {
+#if defined(DAG_ARRAY_CBLAS)
+    cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
+                b, ldb, beta, c, ldc);
+#else
+    for (int j = 0; j < n; j++) {
+        double *cj = c + (size_t)j * ldc;
+        for (int i = 0; i < m; i++) cj[i] = beta == 0.0 ? 0.0 : beta * cj[i];
+        for (int l = 0; l < k; l++) {
+            double blj = alpha * (tb ? b[j + (size_t)l * ldb] : b[l + (size_t)j * ldb]);
+            if (ta)
+                for (int i = 0; i < m; i++) cj[i] += a[l + (size_t)i * lda] * blj;
+            else
+                for (int i = 0; i < m; i++) cj[i] += a[i + (size_t)l * lda] * blj;
+        }
+    }
+#endif
+}
+/* c (lower) -= a a^T, c n x n, a n x k */
+static void dag__dsyrk(int n, int k, const double *a, int lda, double *c, int ldc) {
+#if defined(DAG_ARRAY_CBLAS)
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
+#else
+    for (int j = 0; j < n; j++)
+        for (int l = 0; l < k; l++) {
+            double ajl = a[j + (size_t)l * lda];
+            for (int i = j; i < n; i++) c[i + (size_t)j * ldc] -= a[i + (size_t)l * lda] * ajl;
+        }
+#endif
+}
+/* b = b l^-T (l lower, n x n; b m x n) */
+static void dag__dtrsm(int m, int n, const double *l, int ldl, double *b, int ldb) {
+#if defined(DAG_ARRAY_CBLAS)
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, n, 1.0, l, ldl, b, ldb);
+#else
+    for (int j = 0; j < n; j++) {   /* column j of X from X l^T = B: x_j = (b_j - sum_{p<j} x_p l_jp) / l_jj */
+        double *bj = b + (size_t)j * ldb;
+        for (int p = 0; p < j; p++) {
+            double ljp = l[j + (size_t)p * ldl];
+            const double *xp = b + (size_t)p * ldb;
+            for (int i = 0; i < m; i++) bj[i] -= xp[i] * ljp;
+        }
+        double d = l[j + (size_t)j * ldl];
+        for (int i = 0; i < m; i++) bj[i] /= d;
+    }
+#endif
+}
+/* lower Cholesky of a (n x n) in place: 0, or the 1-based column where it
+   stops being positive definite */
+static int dag__dpotrf(int n, double *a, int lda) {
+#if defined(DAG_ARRAY_CBLAS)
+    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, a, lda);
+    return info > 0 ? (int)info : 0;
+#else
+    for (int j = 0; j < n; j++) {
+        double d = a[j + (size_t)j * lda];
+        for (int p = 0; p < j; p++) d -= a[j + (size_t)p * lda] * a[j + (size_t)p * lda];
+        if (!(d > 0.0)) return j + 1;   /* also NaN */
+        d = sqrt(d);
+        a[j + (size_t)j * lda] = d;
+        for (int i = j + 1; i < n; i++) {
+            double s = a[i + (size_t)j * lda];
+            for (int p = 0; p < j; p++) s -= a[i + (size_t)p * lda] * a[j + (size_t)p * lda];
+            a[i + (size_t)j * lda] = s / d;
+        }
+    }
+    return 0;
+#endif
+}
+
+DAG_TASK(void, dag__tile_gemm, (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha), (const double *, a),
+         (int, lda), (const double *, b), (int, ldb), (double, beta), (double *, c), (int, ldc)) {
+    dag__dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+DAG_TASK(void, dag__tile_syrk, (int, n), (int, k), (const double *, a), (double *, c)) {
+    dag__dsyrk(n, k, a, n, c, n);
+}
+DAG_TASK(void, dag__tile_trsm, (int, m), (int, n), (const double *, l), (double *, b)) {
+    dag__dtrsm(m, n, l, n, b, m);
+}
+DAG_TASK(void, dag__tile_potrf, (int, n), (double *, a), (int64_t, tile), (int64_t, col0)) {
+    int bad = dag__dpotrf(n, a, n);
+    if (bad)
+        dag_fail(DAG_ERR_NOT_POSITIVE_DEFINITE, "not positive definite: tile (%lld, %lld), column %lld (global)",
+                 (long long)tile, (long long)tile, (long long)(col0 + bad - 1));
+}
+
+static bool dag__array_is(const dag_array *a, const char *op, const char *name) {
+    if (a && a->type == DAG_F64) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; this version's linear algebra is double (DAG_F64)",
+            op, name, a ? "not double" : "NULL");
+    return false;
+}
+
+dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+    if (!dag__array_is(a, "dag_array_gemm", "A") || !dag__array_is(b, "dag_array_gemm", "B") ||
+        !dag__array_is(c, "dag_array_gemm", "C"))
+        return DAG_ERR_INVALID_ARGUMENT;
+    /* op(A) is m x k in tiles of (am x ak), op(B) k x n */
+    int64_t m = ta ? a->cols : a->rows, ka = ta ? a->rows : a->cols, kb = tb ? b->cols : b->rows, n = tb ? b->rows : b->cols;
+    int64_t am = ta ? a->bcols : a->brows, ak = ta ? a->brows : a->bcols, bk = tb ? b->bcols : b->brows,
+            bn = tb ? b->brows : b->bcols;
+    if (m != c->rows || n != c->cols || ka != kb || am != c->brows || bn != c->bcols || ak != bk) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
+                "dag_array_gemm: op(A) %lld x %lld (tiles %lld x %lld), op(B) %lld x %lld (tiles %lld x %lld), C %lld x "
+                "%lld (tiles %lld x %lld) do not conform", (long long)m, (long long)ka, (long long)am, (long long)ak,
+                (long long)kb, (long long)n, (long long)bk, (long long)bn, (long long)c->rows, (long long)c->cols,
+                (long long)c->brows, (long long)c->bcols);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int64_t kt = (ka + ak - 1) / ak;
+    DAG_DATADEPS {
+        for (int64_t j = 0; j < c->nt; j++)
+            for (int64_t i = 0; i < c->mt; i++)
+                for (int64_t l = 0; l < kt; l++) {
+                    int64_t cm, cn, ar, ac, br, bc;
+                    dag_array_tile_size(c, i, j, &cm, &cn);
+                    int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
+                    dag_array_tile_size(a, ai, aj, &ar, &ac);
+                    dag_array_tile_size(b, bi, bj, &br, &bc);
+                    dag_spawn(dag__tile_gemm, Val(ta), Val(tb), Val((int)cm), Val((int)cn), Val((int)(ta ? ar : ac)),
+                              Val(alpha), In(a->handle[ai + aj * a->mt]), Val((int)ar), In(b->handle[bi + bj * b->mt]),
+                              Val((int)br), Val(l == 0 ? beta : 1.0), InOut(c->handle[i + j * c->mt]), Val((int)cm));
+                }
+    }
+    return dag_last_region_result();
+}
+
+/* Right-looking tile Cholesky. Priorities follow the critical path: the
+   panel of step k (potrf, then its trsms) before the updates, and earlier
+   steps before later ones, so the next panel is ready when the cores free. */
+dag_result dag_array_potrf(dag_array *a) {
+    if (!dag__array_is(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
+    if (a->rows != a->cols || a->brows != a->bcols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
+                "dag_array_potrf: needs a square matrix in square tiles (%lld x %lld in %lld x %lld)", (long long)a->rows,
+                (long long)a->cols, (long long)a->brows, (long long)a->bcols);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    int64_t nt = a->nt, nb = a->brows;
+    dag_data *t = a->handle;
+#define DAG__T(i, j) t[(i) + (j) * nt]
+#define DAG__SIZE(i) ((int)(a->rows - (i) * nb < nb ? a->rows - (i) * nb : nb))
+#define DAG__PRIO(p) (&(dag_options){ .priority = (int)(p) })
+    int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < nt; k++) {
+            dag_spawn_with(DAG__PRIO(top - 2 * k), dag__tile_potrf, Val(DAG__SIZE(k)), InOut(DAG__T(k, k)), Val(k),
+                           Val(k * nb));
+            for (int64_t i = k + 1; i < nt; i++)
+                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_trsm, Val(DAG__SIZE(i)), Val(DAG__SIZE(k)),
+                               In(DAG__T(k, k)), InOut(DAG__T(i, k)));
+            for (int64_t i = k + 1; i < nt; i++) {
+                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_syrk, Val(DAG__SIZE(i)), Val(DAG__SIZE(k)),
+                               In(DAG__T(i, k)), InOut(DAG__T(i, i)));
+                for (int64_t j = k + 1; j < i; j++)
+                    dag_spawn_with(DAG__PRIO(top - 2 * k - i - j), dag__tile_gemm, Val(0), Val(1), Val(DAG__SIZE(i)),
+                                   Val(DAG__SIZE(j)), Val(DAG__SIZE(k)), Val(-1.0), In(DAG__T(i, k)), Val(DAG__SIZE(i)),
+                                   In(DAG__T(j, k)), Val(DAG__SIZE(j)), Val(1.0), InOut(DAG__T(i, j)),
+                                   Val(DAG__SIZE(i)));
+            }
+        }
+    }
+#undef DAG__T
+#undef DAG__SIZE
+#undef DAG__PRIO
+    return dag_last_region_result();
+}
+
+#endif /* DAG_IMPLEMENTATION */

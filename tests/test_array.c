@@ -1,0 +1,199 @@
+/* dag_array.h: constructors, host copies, gemm and Cholesky against plain
+   loops, on square, rectangular and ragged tilings. Built twice by make:
+   with the built-in tile kernels and with -DDAG_ARRAY_CBLAS (OpenBLAS). */
+#define DAG_IMPLEMENTATION
+#include "dag_array.h"
+#include "test.h"
+#include <math.h>
+
+static char last_error[2048];
+static void logger(dag_log_level level, int item, const char *msg, void *user) {
+    (void)item;
+    (void)user;
+    if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+}
+
+/* An SPD matrix: a random one plus n on the diagonal, symmetrised. */
+static void spd(double *m, int n, unsigned seed) {
+    srand(seed);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) m[i + j * n] = m[j + i * n] = (double)rand() / RAND_MAX - 0.5 + (i == j ? n : 0);
+}
+
+TEST(rand_depends_only_on_the_seed_and_the_element_whatever_the_tiling) {
+    enum { R = 70, C = 45 };
+    static double x[R * C], y[R * C];
+    dag_array *a = dag_array_rand(DAG_F64, R, C, dag_blocks(16, 7), 9), *b = dag_array_rand(DAG_F64, R, C, dag_blocks(70, 45), 9);
+    CHECK(a && b);
+    CHECK_EQ_INT(dag_array_collect(a, x, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(b, y, DAG_COL_MAJOR, R), DAG_OK);
+    int same = 1, in_range = 1;
+    double mean = 0;
+    for (int i = 0; i < R * C; i++) same &= x[i] == y[i], in_range &= x[i] >= 0 && x[i] < 1, mean += x[i];
+    CHECK(same && in_range);
+    CHECK(fabs(mean / (R * C) - 0.5) < 0.05);
+    CHECK_EQ_INT(dag_array_tile_rows(a), 5);   /* 70 rows in 16: 4 full tiles and a ragged one */
+    CHECK_EQ_INT(dag_array_tile_cols(a), 7);
+    dag_array_free(a);
+    dag_array_free(b);
+    dag_array *n = dag_array_randn(DAG_F64, 200, 200, dag_blocks(64, 64), 1);
+    static double z[200 * 200];
+    dag_array_collect(n, z, DAG_COL_MAJOR, 200);
+    double s = 0, s2 = 0;
+    for (int i = 0; i < 200 * 200; i++) s += z[i], s2 += z[i] * z[i];
+    CHECK(fabs(s / 40000) < 0.05 && fabs(s2 / 40000 - 1.0) < 0.05);   /* mean 0, variance 1 */
+    dag_array_free(n);
+}
+
+TEST(host_copies_round_trip_in_both_layouts_and_every_type) {
+    enum { R = 33, C = 21, LD = 40 };
+    static double src[LD * LD], back[LD * LD];
+    for (int i = 0; i < LD * LD; i++) src[i] = i * 0.5;
+    dag_layout layouts[2] = { DAG_COL_MAJOR, DAG_ROW_MAJOR };
+    for (int l = 0; l < 2; l++) {
+        dag_array *a = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 5), src, layouts[l], LD);
+        memset(back, 0, sizeof back);
+        CHECK_EQ_INT(dag_array_collect(a, back, layouts[l], LD), DAG_OK);
+        int bad = 0;
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                int k = layouts[l] == DAG_COL_MAJOR ? i + j * LD : i * LD + j;
+                bad += back[k] != src[k];
+            }
+        CHECK_EQ_INT(bad, 0);
+        dag_array_free(a);
+    }
+    int32_t vi[R * C];
+    dag_array *f = dag_array_fill(DAG_I32, R, C, dag_blocks(8, 8), 7.0);
+    CHECK_EQ_INT(dag_array_collect(f, vi, DAG_COL_MAJOR, R), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < R * C; i++) bad += vi[i] != 7;
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(f);
+    float vf[R * C];
+    dag_array *o = dag_array_ones(DAG_F32, R, C, dag_blocks(10, 3));
+    dag_array_collect(o, vf, DAG_COL_MAJOR, R);
+    bad = 0;
+    for (int i = 0; i < R * C; i++) bad += vf[i] != 1.0f;
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(o);
+}
+
+TEST(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles) {
+    enum { M = 50, N = 37, K = 45, T = 16 };
+    static double a[64 * 64], b[64 * 64], c[M * N], ref[M * N];
+    for (int i = 0; i < 64 * 64; i++) a[i] = (i % 13) * 0.25 - 1.5, b[i] = (i % 7) * 0.5 - 1.0;
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++) {
+            /* op(A) is M x K, so A is stored K x M when transposed (column-major, ld = its rows) */
+            int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+            dag_array *A = dag_array_from_host(DAG_F64, ar, ac, dag_blocks(T, T), a, DAG_COL_MAJOR, ar);
+            dag_array *B = dag_array_from_host(DAG_F64, br, bc, dag_blocks(T, T), b, DAG_COL_MAJOR, br);
+            for (int i = 0; i < M * N; i++) c[i] = ref[i] = i % 5;
+            dag_array *C = dag_array_from_host(DAG_F64, M, N, dag_blocks(T, T), c, DAG_COL_MAJOR, M);
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    double s = 0;
+                    for (int l = 0; l < K; l++) s += (ta ? a[l + i * ar] : a[i + l * ar]) * (tb ? b[j + l * br] : b[l + j * br]);
+                    ref[i + j * M] = 1.5 * s - 0.5 * ref[i + j * M];
+                }
+            CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK);
+            dag_array_collect(C, c, DAG_COL_MAJOR, M);
+            double err = 0;
+            for (int i = 0; i < M * N; i++) err = fmax(err, fabs(c[i] - ref[i]));
+            CHECK(err < 1e-12);
+            dag_array_free(A), dag_array_free(B), dag_array_free(C);
+        }
+    /* tilings that do not conform are refused, naming the sizes */
+    dag_array *x = dag_array_zeros(DAG_F64, 10, 10, dag_blocks(5, 5)), *y = dag_array_zeros(DAG_F64, 10, 10, dag_blocks(4, 4));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1, x, y, 0, x), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "do not conform") != NULL);
+    dag_array_free(x), dag_array_free(y);
+}
+
+/* ||A - L L^T|| / ||A|| (Frobenius), L from the lower triangle of f */
+static double residual(const double *a, const double *f, int n) {
+    double num = 0, den = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double s = 0;
+            for (int p = 0; p <= j; p++) s += f[i + p * n] * f[j + p * n];
+            num += (a[i + j * n] - s) * (a[i + j * n] - s);
+            den += a[i + j * n] * a[i + j * n];
+        }
+    return sqrt(num / den);
+}
+
+TEST(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings) {
+    int sizes[3][2] = { { 256, 64 }, { 300, 64 }, { 97, 97 } };   /* square tiles, ragged edge, one tile */
+    for (int s = 0; s < 3; s++) {
+        int n = sizes[s][0], nb = sizes[s][1];
+        double *a = malloc(sizeof(double) * n * n), *f = malloc(sizeof(double) * n * n);
+        spd(a, n, 3u + (unsigned)s);
+        dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        dag_array_collect(A, f, DAG_COL_MAJOR, n);
+        double r = residual(a, f, n);
+        printf("     n %d, tiles %d: residual %.2e\n", n, nb, r);
+        CHECK(r < 1e-12);
+        dag_array_free(A);
+        free(a), free(f);
+    }
+}
+
+TEST(a_matrix_that_is_not_positive_definite_fails_naming_the_tile_and_column) {
+    enum { N = 200, NB = 50 };
+    static double a[N * N];
+    spd(a, N, 11);
+    a[130 + 130 * N] = -1e6;   /* column 130 lies in tile 2 (rows 100..149) */
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE);
+    CHECK(strstr(last_error, "tile (2, 2), column 130") != NULL);
+    if (!strstr(last_error, "tile (2, 2)")) printf("     got: %s\n", last_error);
+    dag_array_free(A);
+}
+
+TEST(bad_arguments_are_refused_with_a_message) {
+    last_error[0] = 0;
+    CHECK(dag_array_zeros(DAG_F64, 0, 5, dag_blocks(2, 2)) == NULL);
+    CHECK(strstr(last_error, "sizes must be positive") != NULL);
+    CHECK(dag_array_zeros((dag_elem)99, 5, 5, dag_blocks(2, 2)) == NULL);
+    dag_array *r = dag_array_zeros(DAG_F64, 10, 12, dag_blocks(5, 5));
+    CHECK_EQ_INT(dag_array_potrf(r), DAG_ERR_INVALID_ARGUMENT);   /* not square */
+    double out[10];
+    CHECK_EQ_INT(dag_array_collect(r, out, DAG_COL_MAJOR, 3), DAG_ERR_INVALID_ARGUMENT);   /* ld under the rows */
+    CHECK_EQ_INT(dag_array_tile(r, 5, 0).id, 0);
+    dag_array *f = dag_array_zeros(DAG_F32, 4, 4, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_potrf(f), DAG_ERR_INVALID_ARGUMENT);   /* float linear algebra: not yet */
+    dag_array_free(r), dag_array_free(f);
+}
+
+/* A tile is a data handle like any other: a user task on it orders with
+   the array operations. */
+DAG_TASK(void, scale_tile, (double *, t), (int, n), (double, s)) {
+    for (int i = 0; i < n; i++) t[i] *= s;
+}
+TEST(a_user_task_on_a_tile_orders_with_the_array_operations) {
+    dag_array *a = dag_array_ones(DAG_F64, 8, 8, dag_blocks(4, 4));
+    DAG_DATADEPS { dag_spawn(scale_tile, InOut(dag_array_tile(a, 1, 1)), Val(16), Val(3.0)); }
+    double m[64];
+    dag_array_collect(a, m, DAG_COL_MAJOR, 8);
+    CHECK(m[4 + 4 * 8] == 3.0 && m[7 + 7 * 8] == 3.0 && m[0] == 1.0 && m[3 + 4 * 8] == 1.0);
+    dag_array_free(a);
+}
+
+int main(void) {
+    watchdog_start();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+    RUN(rand_depends_only_on_the_seed_and_the_element_whatever_the_tiling);
+    RUN(host_copies_round_trip_in_both_layouts_and_every_type);
+    RUN(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles);
+    RUN(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings);
+    RUN(a_matrix_that_is_not_positive_definite_fails_naming_the_tile_and_column);
+    RUN(bad_arguments_are_refused_with_a_message);
+    RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
+    dag_shutdown();
+    return test_summary();
+}
