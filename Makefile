@@ -5,7 +5,8 @@
 #   make test        everything this machine can run (STRICT=1: a missing tool
 #                    fails; tests that need GPU hardware skip, and say so)
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
-#   make bench       task overhead and METG side by side with libgomp, libomp, StarPU
+#   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
+#                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU
 #   make fuzz        the differential tester with many more seeds
 #   make clean
 
@@ -44,7 +45,7 @@ EXAMPLES := hello tiled_datadeps sequential_bulk
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-opencl \
-        test-gpu bench-opencl bench-gpu
+        test-gpu bench-opencl bench-gpu bench-cholesky
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -307,6 +308,7 @@ bench: $(B)/bench/dag_tasks all-peers
 	$(PYTHON) bench/run.py
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu
+	@$(MAKE) --no-print-directory bench-cholesky
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
 $(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
@@ -318,6 +320,21 @@ $(B)/bench/gpu_chain: bench/gpu_chain.c bench/bench_common.h tests/gpu/kernels.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra $(ALL_BACKENDS) -I. -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c \
 	    $(B)/gpu/kernels_cuda.o -o $@ -pthread $(CUDA_LIBS) -ldl
+
+# Tiled Cholesky: dag_array.h against OpenBLAS's dpotrf, libgomp tasks and StarPU
+CHOL_LIBS := -llapacke -lopenblas -lm
+$(B)/bench/cholesky: bench/cholesky.c bench/cholesky_common.h bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
+$(B)/bench/cholesky_omp: bench/cholesky_omp.c bench/cholesky_common.h bench/bench_common.h
+	@mkdir -p $(@D)
+	gcc -std=c11 -O2 -Wall -Wextra -fopenmp -Ibench $< -o $@ $(CHOL_LIBS)
+$(B)/bench/cholesky_starpu: bench/cholesky_starpu.c bench/cholesky_common.h bench/bench_common.h
+	@mkdir -p $(@D)
+	gcc -std=c11 -O2 -Wall -Wextra $(BENCH_STARPU_CFLAGS) -Ibench $< -o $@ $(BENCH_STARPU_LIBS) $(CHOL_LIBS)
+
+bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_starpu
+	$(PYTHON) bench/cholesky.py $(if $(QUICK),--quick)
 
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain

@@ -1,0 +1,80 @@
+/* bench/cholesky.c: tiled Cholesky with dag_array.h, OpenBLAS's own
+   multithreaded dpotrf, and the dgemm peaks, one mode per run (the driver,
+   bench/cholesky.py, interleaves them with the OpenMP and StarPU sides):
+
+     cholesky dag N NB        dag_array_potrf on N x N in NB tiles (2 workers)
+     cholesky openblas N      LAPACKE_dpotrf, OpenBLAS with 2 threads
+     cholesky peak N NB       2-thread dgemm on N, and 1-thread dgemm on an NB tile
+*/
+#define DAG_IMPLEMENTATION
+#define DAG_ARRAY_CBLAS
+#include "dag_array.h"
+#include "cholesky_common.h"
+
+static int dag_side(long n, long nb) {
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    double **t = chol_tiles(n, nb);
+    long nt = n / nb;
+    /* the array's tiles are the same tiles: built from them, outside the timing */
+    dag_array *a = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
+    for (long j = 0; j < nt; j++)
+        for (long i = j; i < nt; i++) memcpy(dag_data_pointer(dag_array_tile(a, i, j)), t[i + j * nt], sizeof(double) * (size_t)(nb * nb));
+    double t0 = now_s();
+    dag_result r = dag_array_potrf(a);
+    double s = now_s() - t0;
+    if (r != DAG_OK) {
+        fprintf(stderr, "dag_array_potrf: %s\n", dag_result_string(r));
+        return 1;
+    }
+    for (long j = 0; j < nt; j++)
+        for (long i = j; i < nt; i++) memcpy(t[i + j * nt], dag_data_pointer(dag_array_tile(a, i, j)), sizeof(double) * (size_t)(nb * nb));
+    chol_report(n, s, chol_checksum_tiles(t, n, nb));
+    dag_array_free(a);
+    chol_free_tiles(t, n, nb);
+    dag_shutdown();
+    return 0;
+}
+
+static int openblas_side(long n) {
+    openblas_set_num_threads(2);
+    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
+    for (long j = 0; j < n; j++)
+        for (long i = 0; i < n; i++) m[i + j * n] = chol_elem(i, j, n);
+    double t0 = now_s();
+    int info = (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, m, (lapack_int)n);
+    double s = now_s() - t0;
+    if (info) return 1;
+    double sum = 0;
+    for (long j = 0; j < n; j++)
+        for (long i = j; i < n; i++) sum += m[i + j * n];
+    chol_report(n, s, sum);
+    free(m);
+    return 0;
+}
+
+static int peak_side(long n, long nb) {
+    double *a = (double *)malloc(sizeof(double) * (size_t)(n * n)), *b = (double *)malloc(sizeof(double) * (size_t)(n * n)),
+           *c = (double *)calloc((size_t)(n * n), sizeof(double));
+    for (long i = 0; i < n * n; i++) a[i] = (double)(i % 7) * 0.1, b[i] = (double)(i % 5) * 0.1;
+    openblas_set_num_threads(2);
+    double t0 = now_s();
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, (int)n, (int)n, (int)n, 1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
+    double big = 2.0 * n * n * (double)n / (now_s() - t0) * 1e-9;
+    openblas_set_num_threads(1);
+    int reps = 20;
+    chol_gemm(a, b, c, (int)nb);   /* warm */
+    t0 = now_s();
+    for (int r = 0; r < reps; r++) chol_gemm(a, b, c, (int)nb);
+    double tile = reps * 2.0 * nb * nb * (double)nb / (now_s() - t0) * 1e-9;
+    printf("dgemm2=%.3f tile1=%.3f core=%s\n", big, tile, openblas_get_corename());
+    free(a), free(b), free(c);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_side(atol(argv[2]), atol(argv[3]));
+    if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
+    if (argc >= 4 && strcmp(argv[1], "peak") == 0) return peak_side(atol(argv[2]), atol(argv[3]));
+    fprintf(stderr, "usage: %s dag N NB | openblas N | peak N NB\n", argv[0]);
+    return 2;
+}

@@ -1,0 +1,84 @@
+/* cholesky_common.h: what every contender of bench/cholesky shares: the
+   matrix, its tiles, the tile kernels (OpenBLAS, one thread inside each
+   task), the timing and the output line, so they differ only in the
+   runtime that schedules the same tile algorithm. */
+#ifndef CHOLESKY_COMMON_H
+#define CHOLESKY_COMMON_H
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_common.h"
+
+extern char *openblas_get_corename(void);
+extern void openblas_set_num_threads(int);
+
+/* Element (i, j) of the SPD test matrix: symmetric, diagonally dominant. */
+static inline double chol_elem(long i, long j, long n) {
+    long d = i > j ? i - j : j - i;
+    return (i == j ? (double)n : 0.0) + 1.0 / (1.0 + (double)d) + 0.001 * (double)((i * 7 + j * 7) % 13);
+}
+
+/* Tiles (i, j), i >= j, column-major nb x nb (n a multiple of nb), t[i + j * nt];
+   and one more column of nt tiles, t[i + nt * nt], for the inverses. */
+static inline double **chol_tiles(long n, long nb) {
+    long nt = n / nb;
+    double **t = (double **)calloc((size_t)(nt * nt + nt), sizeof *t);
+    for (long i = 0; i < nt; i++) t[nt * nt + i] = (double *)calloc((size_t)(nb * nb), sizeof(double));
+    for (long j = 0; j < nt; j++)
+        for (long i = j; i < nt; i++) {
+            double *p = (double *)malloc(sizeof(double) * (size_t)(nb * nb));
+            for (long c = 0; c < nb; c++)
+                for (long r = 0; r < nb; r++) p[r + c * nb] = chol_elem(i * nb + r, j * nb + c, n);
+            t[i + j * nt] = p;
+        }
+    return t;
+}
+
+/* sum of L's lower triangle: the contenders must agree on it */
+static inline double chol_checksum_tiles(double **t, long n, long nb) {
+    long nt = n / nb;
+    double s = 0;
+    for (long j = 0; j < nt; j++)
+        for (long i = j; i < nt; i++)
+            for (long c = 0; c < nb; c++)
+                for (long r = 0; r < nb; r++)
+                    if (i * nb + r >= j * nb + c) s += t[i + j * nt][r + c * nb];
+    return s;
+}
+
+static inline void chol_free_tiles(double **t, long n, long nb) {
+    long nt = n / nb;
+    for (long k = 0; k < nt * nt + nt; k++) free(t[k]);
+    free(t);
+}
+
+/* The tile kernels of the right-looking algorithm, as dag_array.h runs
+   them: the diagonal task also inverts L_kk, and the panel's solves are
+   multiplications by that inverse (OpenBLAS's dtrmm runs at about twice its
+   dtrsm's rate on tiles). Every contender uses these same calls. */
+static inline int chol_potrf(double *a, double *linv, int nb) {
+    int info = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, a, nb);
+    if (info) return info;
+    for (int j = 0; j < nb; j++)
+        for (int i = 0; i < nb; i++) linv[i + j * nb] = i >= j ? a[i + j * nb] : 0.0;
+    return (int)LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', nb, linv, nb);
+}
+static inline void chol_trsm(const double *linv, double *b, int nb) {
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, nb, nb, 1.0, linv, nb, b, nb);
+}
+static inline void chol_syrk(const double *a, double *c, int nb) {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, a, nb, 1.0, c, nb);
+}
+static inline void chol_gemm(const double *a, const double *b, double *c, int nb) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, -1.0, a, nb, b, nb, 1.0, c, nb);
+}
+
+/* the output line bench/cholesky.py reads */
+static inline void chol_report(long n, double seconds, double checksum) {
+    printf("gflops=%.3f seconds=%.4f checksum=%.12e core=%s\n", (double)n * n * n / 3.0 / seconds * 1e-9, seconds,
+           checksum, openblas_get_corename());
+}
+#endif
