@@ -40,7 +40,7 @@ combo_sdk_missing = { false $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))
 combo_sdk_hint = needs the CUDA toolkit in $(CUDA) and libze-dev
 combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
 SUITES  := behaviour errors stress fuzz kernels array
-EXAMPLES := hello tiled_datadeps sequential_bulk
+EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
@@ -50,12 +50,12 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
 # ---- examples ---------------------------------------------------------------
-$(B)/examples/%: examples/%.c dag.h dag_backends/dag_threads.h
+$(B)/examples/%: examples/%.c dag.h dag_array.h dag_backends/dag_threads.h
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread
+	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread -lm
 
 demo: $(EXAMPLES:%=$(B)/examples/%)
-	@for e in $(EXAMPLES); do echo "== examples/$$e.c"; ./$(B)/examples/$$e || exit 1; done
+	@for e in $(EXAMPLES); do echo "== examples/$$e.c"; (cd $(B)/examples && ./$$e) || exit 1; done
 
 # ---- test builds ------------------------------------------------------------
 $(B)/gcc/test_%: tests/test_%.c $(HEADERS)

@@ -100,7 +100,8 @@
    =======
    dag_trace_enable(1) records every task (name, worker, start, end) and every
    inferred edge; dag_trace_write_json() writes Chrome trace JSON (open it in
-   Perfetto), dag_trace_write_dot() the DAG for Graphviz.
+   Perfetto), dag_trace_write_svg() a Gantt chart any browser shows, and
+   dag_trace_write_dot() the DAG for Graphviz.
 
    BUILD OPTIONS
    =============
@@ -352,6 +353,10 @@ void dag_trace_enable(int on);
 void dag_trace_clear(void);
 dag_result dag_trace_write_json(const char *path);
 dag_result dag_trace_write_dot(const char *path);
+/* A Gantt chart of the trace as SVG (open it in a browser): a row per
+   worker and per device, a bar per task coloured by its name, its name
+   and times in the bar's tooltip. */
+dag_result dag_trace_write_svg(const char *path);
 
 /* >>backends: which processors exist, and why not */
 typedef enum dag_backend {
@@ -4676,6 +4681,87 @@ dag_result dag_trace_write_dot(const char *path) {
     dag__for_each_worker(dag__dot_nodes, &o);
     dag__for_each_worker(dag__dot_edges, &o);
     fprintf(f, "}\n");
+    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+}
+
+/* >>svg gantt chart */
+#define DAG__SVG_NAMES 16
+typedef struct dag__svg {
+    FILE *f;
+    uint64_t first, last;        /* ns */
+    const char *names[DAG__SVG_NAMES];
+    int num_names;
+    double scale;                /* px per ns */
+} dag__svg;
+enum { DAG__SVG_LEFT = 90, DAG__SVG_WIDTH = 1200, DAG__SVG_ROW = 22, DAG__SVG_TOP = 30 };
+
+static int dag__svg_colour(dag__svg *g, const char *name) {   /* a hue per name, the same for equal names */
+    for (int i = 0; i < g->num_names; i++)
+        if (strcmp(g->names[i], name) == 0) return i;
+    if (g->num_names < DAG__SVG_NAMES) g->names[g->num_names++] = name;
+    return g->num_names < DAG__SVG_NAMES ? g->num_names - 1 : DAG__SVG_NAMES - 1;
+}
+static int dag__svg_row(const dag__trace_event *e) {   /* external threads share worker 1's row */
+    return e->processor ? dag__g.num_workers + e->processor - 1 : e->worker > 0 ? e->worker : 0;
+}
+static void dag__svg_extent(dag__worker *w, void *arg) {
+    dag__svg *g = (dag__svg *)arg;
+    for (size_t i = 0; i < w->num_events; i++) {
+        if (w->events[i].start < g->first) g->first = w->events[i].start;
+        if (w->events[i].end > g->last) g->last = w->events[i].end;
+        dag__svg_colour(g, w->events[i].name);
+    }
+}
+static void dag__svg_bars(dag__worker *w, void *arg) {
+    dag__svg *g = (dag__svg *)arg;
+    for (size_t i = 0; i < w->num_events; i++) {
+        const dag__trace_event *e = &w->events[i];
+        double x = DAG__SVG_LEFT + (double)(e->start - g->first) * g->scale;
+        double width = (double)(e->end - e->start) * g->scale;
+        int hue = dag__svg_colour(g, e->name) * 137 % 360;   /* the golden angle: neighbours differ */
+        fprintf(g->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"hsl(%d,65%%,%s)\">"
+                      "<title>", x, DAG__SVG_TOP + dag__svg_row(e) * DAG__SVG_ROW, width < 0.5 ? 0.5 : width,
+                DAG__SVG_ROW - 4, hue, e->status ? "30%" : "55%");
+        for (const char *c = e->name; *c; c++) {
+            if (*c == '<') fputs("&lt;", g->f);
+            else if (*c == '&') fputs("&amp;", g->f);
+            else fputc(*c, g->f);
+        }
+        fprintf(g->f, " %.1f-%.1f us%s</title></rect>\n", (double)(e->start - g->first) / 1e3,
+                (double)(e->end - g->first) / 1e3, e->status ? " (failed)" : "");
+    }
+}
+
+dag_result dag_trace_write_svg(const char *path) {
+    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_svg: cannot open '%s'", path ? path : "(null)");
+    dag__svg g;
+    memset(&g, 0, sizeof g);
+    g.f = f;
+    g.first = UINT64_MAX;
+    dag__for_each_worker(dag__svg_extent, &g);
+    if (g.first > g.last) g.first = g.last = 0;
+    g.scale = g.last > g.first ? (double)DAG__SVG_WIDTH / (double)(g.last - g.first) : 0.0;
+    int rows = dag__g.num_workers + dag__dv.num;
+    int height = DAG__SVG_TOP + rows * DAG__SVG_ROW + 20 + (g.num_names + 3) / 4 * 18;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"12\">\n<text x=\"4\" y=\"18\">%.3f ms, %d rows</text>\n",
+            DAG__SVG_LEFT + DAG__SVG_WIDTH + 10, height, (double)(g.last - g.first) / 1e6, rows);
+    for (int r = 0; r < rows; r++) {
+        char name[200];
+        if (r < dag__g.num_workers) snprintf(name, sizeof name, "worker %d", r + 1);
+        else snprintf(name, sizeof name, "%s %d", dag__dv.devs[r - dag__g.num_workers].ops->short_name,
+                      dag__dv.devs[r - dag__g.num_workers].ordinal + 1);
+        fprintf(f, "<text x=\"4\" y=\"%d\">%s</text>\n", DAG__SVG_TOP + r * DAG__SVG_ROW + 14, name);
+    }
+    dag__for_each_worker(dag__svg_bars, &g);
+    for (int i = 0; i < g.num_names; i++) {   /* the legend */
+        int x = DAG__SVG_LEFT + (i % 4) * 300, y = DAG__SVG_TOP + rows * DAG__SVG_ROW + 10 + (i / 4) * 18;
+        fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"hsl(%d,65%%,55%%)\"/>"
+                   "<text x=\"%d\" y=\"%d\">%.40s</text>\n", x, y, i * 137 % 360, x + 16, y + 11, g.names[i]);
+    }
+    fprintf(f, "</svg>\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
 

@@ -1,10 +1,12 @@
 /* dag_array.h: constructors, host copies, gemm and Cholesky against plain
    loops, on square, rectangular and ragged tilings. Built twice by make:
    with the built-in tile kernels and with -DDAG_ARRAY_CBLAS (OpenBLAS). */
+#define _POSIX_C_SOURCE 200809L   /* mkstemp */
 #define DAG_IMPLEMENTATION
 #include "dag_array.h"
 #include "test.h"
 #include <math.h>
+#include <unistd.h>
 
 static char last_error[2048];
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
@@ -184,6 +186,38 @@ TEST(a_user_task_on_a_tile_orders_with_the_array_operations) {
     dag_array_free(a);
 }
 
+/* The trace of a factorisation as a Gantt chart: a bar per task, a row per
+   worker, a legend entry per task name. */
+TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
+    enum { N = 128, NB = 32 };
+    static double a[N * N];
+    spd(a, N, 5);
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    dag_trace_enable(1);
+    dag_trace_clear();
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    dag_trace_enable(0);
+    size_t tasks = dag_trace_records(NULL, 0);
+    char path[] = "/tmp/dag_test_gantt_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_EQ_INT(dag_trace_write_svg(path), DAG_OK);
+    FILE *f = fopen(path, "r");
+    static char text[1 << 20];
+    size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[len] = 0;
+    if (f) fclose(f);
+    remove(path);
+    size_t bars = 0;
+    for (const char *p = text; (p = strstr(p, "<rect")) != NULL; p++) bars++;
+    CHECK(tasks == 4 + 6 + 6 + 4 + 4);   /* 4 potrf, 6 trsm, 6 syrk, 4 gemm, 4 fills of the inverses */
+    CHECK(bars >= tasks);                 /* a bar per task, and the legend's squares */
+    CHECK(strstr(text, "worker 2") != NULL && strstr(text, "dag__tile_potrf") != NULL && strstr(text, "</svg>") != NULL);
+    CHECK_EQ_INT(dag_trace_write_svg("/nonexistent/dir/x.svg"), DAG_ERR_IO);
+    dag_array_free(A);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -194,6 +228,7 @@ int main(void) {
     RUN(a_matrix_that_is_not_positive_definite_fails_naming_the_tile_and_column);
     RUN(bad_arguments_are_refused_with_a_message);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
+    RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
     dag_shutdown();
     return test_summary();
 }

@@ -2,6 +2,8 @@
 // options, the argument constructors, dag_spawn itself, and a DAG_KERNEL
 // (the CUDA and HIP backends compile kernels as C++).
 #include "dag_kernels.h"   /* includes dag.h */
+#include "dag_array.h"     /* its declarations too */
+#include "dag_blas.h"
 
 DAG_KERNEL(scale, ((double, a), (DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] *= a;
