@@ -22,9 +22,12 @@
    built with -DDAG_ARRAY_CBLAS (link -lopenblas -llapacke; OpenBLAS is told
    to use one thread inside tasks), else built-in loops.
 
-   Not in this version yet (issue 5 goes on): element-wise operations and
-   reductions, syrk/trsm/LU/posv as whole-array operations, float and
-   integer linear algebra, and device placement of tiles.
+   Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
+   tasks), copy and transpose between any tilings, for every element type.
+
+   Not in this version yet (issue 5 goes on): syrk/trsm/LU/posv as
+   whole-array operations, float linear algebra, and tile placement on
+   devices by scope.
 */
 #ifndef DAG_ARRAY_H_INCLUDED
 #define DAG_ARRAY_H_INCLUDED
@@ -64,6 +67,35 @@ int64_t dag_array_tile_cols(const dag_array *a);   /* tiles across */
 dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j);
 /* The size of tile (i, j): its rows are also its leading dimension. */
 void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols);
+
+/* Element-wise, any element type (arithmetic in the type, scalars in double):
+   C = A + B, C = A - B, C = A .* B (C may be A or B), A = alpha A,
+   Y = alpha X + Y, A = value everywhere. The arrays must have one shape
+   and one tiling. */
+dag_result dag_array_add(dag_array *a, dag_array *b, dag_array *c);
+dag_result dag_array_sub(dag_array *a, dag_array *b, dag_array *c);
+dag_result dag_array_mul(dag_array *a, dag_array *b, dag_array *c);
+dag_result dag_array_scale(double alpha, dag_array *a);
+dag_result dag_array_axpy(double alpha, dag_array *x, dag_array *y);
+dag_result dag_array_set(dag_array *a, double value);
+/* out = f(in) element by element with a DAG_KERNEL of two parameters,
+   ((DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, y)), launched over each tile:
+   dag_array_map(kernel, in, out). On the scope in force: a kernel whose
+   scope allows a device may run there. */
+#define dag_array_map(kernel, in, out) dag_array_map_desc(&kernel##__desc, (in), (out))
+dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out);
+
+/* Reductions, in double: per tile, then a tree of tasks. */
+dag_result dag_array_sum(dag_array *a, double *out);
+dag_result dag_array_min(dag_array *a, double *out);
+dag_result dag_array_max(dag_array *a, double *out);
+dag_result dag_array_dot(dag_array *a, dag_array *b, double *out);
+dag_result dag_array_norm2(dag_array *a, double *out);
+
+/* dst = src (same shape) or dst = src^T (dst is src's shape transposed);
+   the tilings may differ: each pair of overlapping tiles is one task. */
+dag_result dag_array_copy(dag_array *src, dag_array *dst);
+dag_result dag_array_transpose(dag_array *src, dag_array *dst);
 
 /* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1. The
    tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
@@ -299,6 +331,226 @@ dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_bl
 }
 dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t ld) {
     return dag__array_host_copy(a, out, layout, ld, 0);
+}
+
+/* >>element-wise: one task per tile; the loop once per element type */
+#define DAG__ARRAY_TYPES(X) X(DAG_F64, double) X(DAG_F32, float) X(DAG_I32, int32_t) X(DAG_I64, int64_t)
+enum { DAG__EW_ADD = 1, DAG__EW_SUB, DAG__EW_MUL, DAG__EW_AXPY, DAG__EW_SCALE, DAG__EW_SET };
+DAG_TASK(void, dag__tile_elementwise, (int, type), (int, op), (int64_t, n), (double, alpha), (const void *, a),
+         (void *, c)) {
+#define DAG__EW_LOOP(E, T) \
+    case E: { \
+        const T *x = (const T *)a; \
+        T *z = (T *)c; \
+        for (int64_t i = 0; i < n; i++) \
+            switch (op) { \
+            case DAG__EW_ADD: z[i] = (T)(x[i] + z[i]); break; \
+            case DAG__EW_SUB: z[i] = (T)(x[i] - z[i]); break; \
+            case DAG__EW_MUL: z[i] = (T)(x[i] * z[i]); break; \
+            case DAG__EW_AXPY: z[i] = (T)(alpha * (double)x[i] + (double)z[i]); break; \
+            case DAG__EW_SCALE: z[i] = (T)(alpha * (double)z[i]); break; \
+            default: z[i] = (T)alpha; break; \
+            } \
+        break; \
+    }
+    switch ((dag_elem)type) { DAG__ARRAY_TYPES(DAG__EW_LOOP) }
+#undef DAG__EW_LOOP
+}
+/* c = b first where c is neither a nor b, so every operation is c = a op c */
+DAG_TASK(void, dag__tile_assign, (int64_t, bytes), (const void *, from), (void *, to)) { memcpy(to, from, (size_t)bytes); }
+
+static bool dag__array_same(const dag_array *a, const dag_array *b, const char *op) {
+    if (a && b && a->type == b->type && a->rows == b->rows && a->cols == b->cols && a->brows == b->brows &&
+        a->bcols == b->bcols)
+        return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type, shape and tiling", op);
+    return false;
+}
+
+/* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
+static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
+        if (!c) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no output array", name);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    bool swapped = false;
+    if (b && c == a && c != b) {   /* c = a op b with c being a: for + and .* the order does not matter */
+        dag_array *t = a;
+        a = b;
+        b = t;
+        swapped = true;
+    }
+    DAG_DATADEPS {
+        for (int64_t t = 0; t < c->mt * c->nt; t++) {
+            int64_t r, cl;
+            dag_array_tile_size(c, t % c->mt, t / c->mt, &r, &cl);
+            if (b && b != c) dag_spawn(dag__tile_assign, Val(r * cl * (int64_t)c->elem), In(b->handle[t]), Out(c->handle[t]));
+            if (op == DAG__EW_SUB && swapped) {   /* c = c - b: c = -(b - c) */
+                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SUB), Val(r * cl), Val(0.0), In(a->handle[t]),
+                          InOut(c->handle[t]));
+                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SCALE), Val(r * cl), Val(-1.0),
+                          Val((const void *)NULL), InOut(c->handle[t]));
+            } else if (a) {
+                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha), In(a->handle[t]),
+                          InOut(c->handle[t]));
+            } else {
+                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha),
+                          Val((const void *)NULL), InOut(c->handle[t]));
+            }
+        }
+    }
+    return dag_last_region_result();
+}
+dag_result dag_array_add(dag_array *a, dag_array *b, dag_array *c) {
+    return dag__array_elementwise(DAG__EW_ADD, "dag_array_add", 0, a, b, c);
+}
+dag_result dag_array_sub(dag_array *a, dag_array *b, dag_array *c) {
+    return dag__array_elementwise(DAG__EW_SUB, "dag_array_sub", 0, a, b, c);
+}
+dag_result dag_array_mul(dag_array *a, dag_array *b, dag_array *c) {
+    return dag__array_elementwise(DAG__EW_MUL, "dag_array_mul", 0, a, b, c);
+}
+dag_result dag_array_scale(double alpha, dag_array *a) {
+    return dag__array_elementwise(DAG__EW_SCALE, "dag_array_scale", alpha, NULL, NULL, a);
+}
+dag_result dag_array_axpy(double alpha, dag_array *x, dag_array *y) {
+    return dag__array_elementwise(DAG__EW_AXPY, "dag_array_axpy", alpha, x, NULL, y);
+}
+dag_result dag_array_set(dag_array *a, double value) {
+    return dag__array_elementwise(DAG__EW_SET, "dag_array_set", value, NULL, NULL, a);
+}
+
+dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
+    if (!kernel || !kernel->kernel || kernel->num_params != 3) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_map: %s is not a DAG_KERNEL of two parameters (x, y)",
+                kernel ? kernel->name : "NULL");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (!dag__array_same(in, out, "dag_array_map")) return DAG_ERR_INVALID_ARGUMENT;
+    DAG_DATADEPS {
+        for (int64_t t = 0; t < out->mt * out->nt; t++) {
+            int64_t r, c;
+            dag_array_tile_size(out, t % out->mt, t / out->mt, &r, &c);
+            dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), Out(out->handle[t]) };
+            if (in == out) args[2] = InOut(out->handle[t]);   /* in place: the same tile read and written */
+            dag_spawn_desc(kernel, args, 3, NULL);
+        }
+    }
+    return dag_last_region_result();
+}
+
+/* >>reductions: each tile's part, then pairs combined by tasks */
+enum { DAG__RED_SUM = 1, DAG__RED_MIN, DAG__RED_MAX, DAG__RED_DOT, DAG__RED_SQUARES };
+DAG_TASK(double, dag__tile_reduce, (int, type), (int, op), (int64_t, n), (const void *, a), (const void *, b)) {
+    double s = op == DAG__RED_MIN ? INFINITY : op == DAG__RED_MAX ? -INFINITY : 0.0;
+#define DAG__RED_LOOP(E, T) \
+    case E: { \
+        const T *x = (const T *)a, *y = (const T *)b; \
+        for (int64_t i = 0; i < n; i++) { \
+            double v = (double)x[i]; \
+            if (op == DAG__RED_MIN) s = v < s ? v : s; \
+            else if (op == DAG__RED_MAX) s = v > s ? v : s; \
+            else if (op == DAG__RED_DOT) s += v * (double)y[i]; \
+            else if (op == DAG__RED_SQUARES) s += v * v; \
+            else s += v; \
+        } \
+        break; \
+    }
+    switch ((dag_elem)type) { DAG__ARRAY_TYPES(DAG__RED_LOOP) }
+#undef DAG__RED_LOOP
+    return s;
+}
+DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
+    return op == DAG__RED_MIN ? (x < y ? x : y) : op == DAG__RED_MAX ? (x > y ? x : y) : x + y;
+}
+
+static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+    if (!out || !a || (b && !dag__array_same(a, b, name))) {
+        if (!out || !a) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name, !a ? "the array" : "out");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int64_t tiles = a->mt * a->nt;
+    dag_task *part = (dag_task *)malloc(sizeof *part * (size_t)tiles);
+    if (!part) return DAG_ERR_OUT_OF_MEMORY;
+    dag_result r = DAG_OK;
+    DAG_DATADEPS {
+        for (int64_t t = 0; t < tiles; t++) {
+            int64_t rows, cols;
+            dag_array_tile_size(a, t % a->mt, t / a->mt, &rows, &cols);
+            part[t] = b ? dag_spawn(dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
+                                    In(b->handle[t]))
+                        : dag_spawn(dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
+                                    Val((const void *)NULL));
+        }
+        int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
+        for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
+            for (int64_t t = 0; t + step < tiles; t += 2 * step)
+                part[t] = dag_spawn(dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
+        r = dag_fetch(part[0], out);
+    }
+    free(part);
+    if (r == DAG_OK) r = dag_last_region_result();
+    if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
+    return r;
+}
+dag_result dag_array_sum(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_SUM, "dag_array_sum", a, NULL, out); }
+dag_result dag_array_min(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MIN, "dag_array_min", a, NULL, out); }
+dag_result dag_array_max(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MAX, "dag_array_max", a, NULL, out); }
+dag_result dag_array_dot(dag_array *a, dag_array *b, double *out) {
+    return dag__array_reduce(DAG__RED_DOT, "dag_array_dot", a, b, out);
+}
+dag_result dag_array_norm2(dag_array *a, double *out) {
+    return dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", a, NULL, out);
+}
+
+/* >>copy and transpose between tilings: a task per pair of overlapping tiles */
+DAG_TASK(void, dag__tile_copy_part, (int, elem), (const void *, src), (int64_t, src_ld), (int64_t, sr), (int64_t, sc),
+         (void *, dst), (int64_t, dst_ld), (int64_t, dr), (int64_t, dc), (int64_t, rows), (int64_t, cols),
+         (int, transpose)) {
+    /* rows x cols of src from (sr, sc); into dst at (dr, dc), transposed when asked */
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            int64_t di = transpose ? dr + j : dr + i, dj = transpose ? dc + i : dc + j;
+            memcpy((char *)dst + (size_t)(di + dj * dst_ld) * (size_t)elem,
+                   (const char *)src + (size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem, (size_t)elem);
+        }
+}
+
+static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
+    if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
+                                                             : src->rows != dst->rows || src->cols != dst->cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
+                transpose ? "transposed shapes" : "one shape");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    DAG_DATADEPS {
+        for (int64_t sj = 0; sj < src->nt; sj++)
+            for (int64_t si = 0; si < src->mt; si++) {
+                int64_t sr0 = si * src->brows, sc0 = sj * src->bcols, srows, scols;
+                dag_array_tile_size(src, si, sj, &srows, &scols);
+                /* the block of dst that this tile lands in: rows [r0, r1), cols [c0, c1) of dst */
+                int64_t r0 = transpose ? sc0 : sr0, c0 = transpose ? sr0 : sc0;
+                int64_t r1 = r0 + (transpose ? scols : srows), c1 = c0 + (transpose ? srows : scols);
+                for (int64_t dj = c0 / dst->bcols; dj * dst->bcols < c1; dj++)
+                    for (int64_t di = r0 / dst->brows; di * dst->brows < r1; di++) {
+                        int64_t dr0 = di * dst->brows, dc0 = dj * dst->bcols, drows, dcols;
+                        dag_array_tile_size(dst, di, dj, &drows, &dcols);
+                        int64_t lo_r = r0 > dr0 ? r0 : dr0, hi_r = r1 < dr0 + drows ? r1 : dr0 + drows;
+                        int64_t lo_c = c0 > dc0 ? c0 : dc0, hi_c = c1 < dc0 + dcols ? c1 : dc0 + dcols;
+                        /* the same part in src's coordinates */
+                        int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
+                        int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
+                        dag_spawn(dag__tile_copy_part, Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val(srows),
+                                  Val(sr), Val(sc), InOut(dst->handle[di + dj * dst->mt]), Val(drows), Val(lo_r - dr0),
+                                  Val(lo_c - dc0), Val(rows), Val(cols), Val(transpose));
+                    }
+            }
+    }
+    return dag_last_region_result();
+}
+dag_result dag_array_copy(dag_array *src, dag_array *dst) { return dag__array_copy(src, dst, 0, "dag_array_copy"); }
+dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
+    return dag__array_copy(src, dst, 1, "dag_array_transpose");
 }
 
 /* >>tile kernels (double, column-major, ld = the tile's rows) */

@@ -3,6 +3,7 @@
    with the built-in tile kernels and with -DDAG_ARRAY_CBLAS (OpenBLAS). */
 #define _POSIX_C_SOURCE 200809L   /* mkstemp */
 #define DAG_IMPLEMENTATION
+#include "dag_kernels.h"
 #include "dag_array.h"
 #include "test.h"
 #include <math.h>
@@ -186,6 +187,104 @@ TEST(a_user_task_on_a_tile_orders_with_the_array_operations) {
     dag_array_free(a);
 }
 
+DAG_KERNEL(square, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] = x[DAG_INDEX()] * x[DAG_INDEX()];
+)
+
+TEST(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing) {
+    enum { R = 29, C = 31 };
+    static double x[R * C], y[R * C], out[R * C];
+    for (int i = 0; i < R * C; i++) x[i] = i % 11 - 5, y[i] = i % 7 + 1;
+    dag_array *X = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 6), x, DAG_COL_MAJOR, R);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 6), y, DAG_COL_MAJOR, R);
+    dag_array *Z = dag_array_zeros(DAG_F64, R, C, dag_blocks(8, 6));
+    int bad = 0;
+    CHECK_EQ_INT(dag_array_sub(X, Y, Z), DAG_OK);                  /* z = x - y */
+    dag_array_collect(Z, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != x[i] - y[i];
+    CHECK_EQ_INT(dag_array_sub(Z, Y, Z), DAG_OK);                  /* z = z - y, the output first */
+    dag_array_collect(Z, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != x[i] - 2 * y[i];
+    CHECK_EQ_INT(dag_array_sub(Y, Z, Z), DAG_OK);                  /* z = y - z, the output second */
+    dag_array_collect(Z, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != 3 * y[i] - x[i];
+    CHECK_EQ_INT(dag_array_add(X, X, Z), DAG_OK);
+    CHECK_EQ_INT(dag_array_mul(Z, Y, Z), DAG_OK);                  /* z = 2x .* y */
+    CHECK_EQ_INT(dag_array_axpy(-2.0, X, Z), DAG_OK);              /* z = 2xy - 2x */
+    CHECK_EQ_INT(dag_array_scale(0.5, Z), DAG_OK);                 /* z = xy - x */
+    dag_array_collect(Z, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != x[i] * y[i] - x[i];
+    CHECK_EQ_INT(dag_array_map(square, X, Z), DAG_OK);
+    CHECK_EQ_INT(dag_array_map(square, Z, Z), DAG_OK);             /* in place */
+    dag_array_collect(Z, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != x[i] * x[i] * x[i] * x[i];
+    CHECK_EQ_INT(bad, 0);
+    /* integers and floats wrap and round in their own type */
+    dag_array *I = dag_array_fill(DAG_I32, R, C, dag_blocks(8, 8), 7), *F = dag_array_fill(DAG_F32, R, C, dag_blocks(8, 8), 0.1);
+    CHECK_EQ_INT(dag_array_mul(I, I, I), DAG_OK);
+    CHECK_EQ_INT(dag_array_set(F, 0.25), DAG_OK);
+    int32_t vi[R * C];
+    float vf[R * C];
+    dag_array_collect(I, vi, DAG_COL_MAJOR, R);
+    dag_array_collect(F, vf, DAG_COL_MAJOR, R);
+    bad = 0;
+    for (int i = 0; i < R * C; i++) bad += vi[i] != 49 || vf[i] != 0.25f;
+    CHECK_EQ_INT(bad, 0);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_add(X, I, Z), DAG_ERR_INVALID_ARGUMENT);   /* mixed types */
+    CHECK(strstr(last_error, "one element type, shape and tiling") != NULL);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(I), dag_array_free(F);
+}
+
+TEST(reductions_match_a_plain_loop_and_the_tree_covers_every_tile) {
+    enum { R = 100, C = 37 };
+    static double x[R * C], y[R * C];
+    double sum = 0, dot = 0, sq = 0, mn = 1e30, mx = -1e30;
+    for (int i = 0; i < R * C; i++) {
+        x[i] = (i * 37 % 101) - 50.0, y[i] = (i % 9) * 0.5;
+        sum += x[i], dot += x[i] * y[i], sq += x[i] * x[i];
+        mn = x[i] < mn ? x[i] : mn, mx = x[i] > mx ? x[i] : mx;
+    }
+    int tilings[3][2] = { { 7, 5 }, { 100, 37 }, { 33, 2 } };   /* ragged, one tile, an odd count of tiles */
+    for (int k = 0; k < 3; k++) {
+        dag_blocks b = dag_blocks(tilings[k][0], tilings[k][1]);
+        dag_array *X = dag_array_from_host(DAG_F64, R, C, b, x, DAG_COL_MAJOR, R);
+        dag_array *Y = dag_array_from_host(DAG_F64, R, C, b, y, DAG_COL_MAJOR, R);
+        double v = 0;
+        CHECK_EQ_INT(dag_array_sum(X, &v), DAG_OK);
+        CHECK(v == sum);
+        CHECK_EQ_INT(dag_array_dot(X, Y, &v), DAG_OK);
+        CHECK(v == dot);
+        CHECK_EQ_INT(dag_array_norm2(X, &v), DAG_OK);
+        CHECK(fabs(v - sqrt(sq)) < 1e-9);
+        CHECK_EQ_INT(dag_array_min(X, &v), DAG_OK);
+        CHECK(v == mn);
+        CHECK_EQ_INT(dag_array_max(X, &v), DAG_OK);
+        CHECK(v == mx);
+        dag_array_free(X), dag_array_free(Y);
+    }
+}
+
+TEST(copy_and_transpose_between_different_tilings_move_every_element) {
+    enum { R = 45, C = 38 };
+    static double x[R * C], out[R * C];
+    for (int i = 0; i < R * C; i++) x[i] = i;
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 7), x, DAG_COL_MAJOR, R);
+    dag_array *B = dag_array_zeros(DAG_F64, R, C, dag_blocks(13, 10));       /* other tile edges */
+    dag_array *T = dag_array_zeros(DAG_F64, C, R, dag_blocks(6, 9));
+    CHECK_EQ_INT(dag_array_copy(A, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_transpose(B, T), DAG_OK);
+    int bad = 0;
+    dag_array_collect(B, out, DAG_COL_MAJOR, R);
+    for (int i = 0; i < R * C; i++) bad += out[i] != x[i];
+    dag_array_collect(T, out, DAG_COL_MAJOR, C);
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) bad += out[j + i * C] != x[i + j * R];
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dag_array_copy(A, T), DAG_ERR_INVALID_ARGUMENT);   /* shapes differ */
+    dag_array_free(A), dag_array_free(B), dag_array_free(T);
+}
+
 /* The trace of a factorisation as a Gantt chart: a bar per task, a row per
    worker, a legend entry per task name. */
 TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
@@ -229,6 +328,9 @@ int main(void) {
     RUN(bad_arguments_are_refused_with_a_message);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
     RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
+    RUN(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing);
+    RUN(reductions_match_a_plain_loop_and_the_tree_covers_every_tile);
+    RUN(copy_and_transpose_between_different_tilings_move_every_element);
     dag_shutdown();
     return test_summary();
 }
