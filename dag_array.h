@@ -15,8 +15,9 @@
    tasks, spawned in a DAG_DATADEPS region that they wait for (so they
    return the first error, and the data is current when they return).
 
-   Linear algebra (double): gemm, and Cholesky (potrf, right-looking, tile
-   algorithm, critical-path priorities). A matrix that is not positive
+   Linear algebra (double and float): gemm, syrk, trsm, Cholesky (potrf,
+   right-looking, critical-path priorities), LU without pivoting, and the
+   SPD solves potrs and posv. A matrix that is not positive
    definite fails with DAG_ERR_NOT_POSITIVE_DEFINITE and a logged message
    naming the tile and the global column. Tiles call cblas and LAPACKE when
    built with -DDAG_ARRAY_CBLAS (link -lopenblas -llapacke; OpenBLAS is told
@@ -25,9 +26,8 @@
    Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
    tasks), copy and transpose between any tilings, for every element type.
 
-   Not in this version yet (issue 5 goes on): syrk/trsm/LU/posv as
-   whole-array operations, float linear algebra, and tile placement on
-   devices by scope.
+   Not in this version yet (issue 5 goes on): tile placement on devices by
+   scope (the tile gemm of dag_blas.h is ready for them).
 */
 #ifndef DAG_ARRAY_H_INCLUDED
 #define DAG_ARRAY_H_INCLUDED
@@ -100,9 +100,21 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst);
 /* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1. The
    tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
 dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c);
+/* C's lower triangle = alpha * op(A) * op(A)^T + beta * C (C square in
+   square tiles; its upper triangle is left as it was). */
+dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c);
+/* B = alpha * op(A)^-1 * B (right = 0) or alpha * B * op(A)^-1 (right = 1),
+   A triangular (upper = 1: its upper triangle; unit = 1: a unit diagonal). */
+dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b);
 /* Lower Cholesky factor in place: the lower triangle becomes L with
    A = L L^T; tiles above the diagonal are left as they were. Square tiles. */
 dag_result dag_array_potrf(dag_array *a);
+/* LU without pivoting, in place (diagonally dominant matrices). */
+dag_result dag_array_getrf_nopiv(dag_array *a);
+/* Solves A X = B: potrs with A's factor from dag_array_potrf, posv from A
+   itself (it becomes L). B becomes X. */
+dag_result dag_array_potrs(dag_array *l, dag_array *b);
+dag_result dag_array_posv(dag_array *a, dag_array *b);
 
 #ifdef __cplusplus
 }
@@ -553,147 +565,267 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
     return dag__array_copy(src, dst, 1, "dag_array_transpose");
 }
 
-/* >>tile kernels (double, column-major, ld = the tile's rows) */
-/* c = alpha op(a) op(b) + beta c, c m x n, inner k */
-static void dag__dgemm(int ta, int tb, int m, int n, int k, double alpha, const double *a, int lda, const double *b,
-                       int ldb, double beta, double *c, int ldc) {
+/* >>tile kernels: column-major, each for double and float. With
+   DAG_ARRAY_CBLAS they are cblas/LAPACKE calls; without, plain loops
+   written once for both types (DAG__LA_KERNELS below). */
 #if defined(DAG_ARRAY_CBLAS)
-    cblas_dgemm(CblasColMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda,
-                b, ldb, beta, c, ldc);
-#else
-    for (int j = 0; j < n; j++) {
-        double *cj = c + (size_t)j * ldc;
-        for (int i = 0; i < m; i++) cj[i] = beta == 0.0 ? 0.0 : beta * cj[i];
-        for (int l = 0; l < k; l++) {
-            double blj = alpha * (tb ? b[j + (size_t)l * ldb] : b[l + (size_t)j * ldb]);
-            if (ta)
-                for (int i = 0; i < m; i++) cj[i] += a[l + (size_t)i * lda] * blj;
-            else
-                for (int i = 0; i < m; i++) cj[i] += a[i + (size_t)l * lda] * blj;
-        }
+#define DAG__CBLAS_T(t) ((t) ? CblasTrans : CblasNoTrans)
+#endif
+
+/* The loops (unused ones are the cblas build's). trsv solves op(A) x = b
+   for one vector x (stride inc), A n x n triangular: the built-in trsm's
+   building block, both sides. */
+#define DAG__LA_KERNELS(T, P)                                                                                      \
+    DAG__UNUSED static void dag__##P##gemm_loops(int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, const T *b, \
+                                     int ldb, T beta, T *c, int ldc) {                                             \
+        for (int j = 0; j < n; j++) {                                                                               \
+            T *cj = c + (size_t)j * ldc;                                                                            \
+            for (int i = 0; i < m; i++) cj[i] = beta == 0 ? 0 : beta * cj[i];                                       \
+            for (int l = 0; l < k; l++) {                                                                           \
+                T blj = alpha * (tb ? b[j + (size_t)l * ldb] : b[l + (size_t)j * ldb]);                             \
+                if (ta)                                                                                             \
+                    for (int i = 0; i < m; i++) cj[i] += a[l + (size_t)i * lda] * blj;                              \
+                else                                                                                                \
+                    for (int i = 0; i < m; i++) cj[i] += a[i + (size_t)l * lda] * blj;                              \
+            }                                                                                                       \
+        }                                                                                                           \
+    }                                                                                                               \
+    DAG__UNUSED static void dag__##P##trsv(int upper, int trans, int unit, int n, const T *a, int lda, T *x, size_t inc) {      \
+        int lower = upper == trans; /* op(A) is lower triangular: forward substitution */                           \
+        for (int s = 0; s < n; s++) {                                                                               \
+            int i = lower ? s : n - 1 - s;                                                                          \
+            T v = x[(size_t)i * inc];                                                                               \
+            for (int t = 0; t < s; t++) {                                                                           \
+                int p = lower ? t : n - 1 - t;                                                                      \
+                T aip = trans ? a[p + (size_t)i * lda] : a[i + (size_t)p * lda];                                    \
+                v -= aip * x[(size_t)p * inc];                                                                      \
+            }                                                                                                       \
+            x[(size_t)i * inc] = unit ? v : v / a[i + (size_t)i * lda];                                             \
+        }                                                                                                           \
+    }                                                                                                               \
+    /* b = alpha op(a)^-1 b (left) or alpha b op(a)^-1 (right); b m x n */                                          \
+    DAG__UNUSED static void dag__##P##trsm_loops(int right, int upper, int trans, int unit, int m, int n, T alpha, const T *a,  \
+                                     int lda, T *b, int ldb) {                                                      \
+        for (int j = 0; j < n; j++)                                                                                 \
+            for (int r = 0; r < m; r++) b[r + (size_t)j * ldb] *= alpha;                                            \
+        if (!right)                                                                                                 \
+            for (int j = 0; j < n; j++) dag__##P##trsv(upper, trans, unit, m, a, lda, b + (size_t)j * ldb, 1);      \
+        else /* x op(a) = b: op(a)^T x^T = b^T, a row at a time */                                                  \
+            for (int r = 0; r < m; r++) dag__##P##trsv(upper, !trans, unit, n, a, lda, b + r, (size_t)ldb);         \
+    }                                                                                                               \
+    /* lower Cholesky in place: 0, or the 1-based column where it stops being positive definite */                 \
+    DAG__UNUSED static int dag__##P##potrf_loops(int n, T *a, int lda) {                                                        \
+        for (int j = 0; j < n; j++) {                                                                               \
+            T d = a[j + (size_t)j * lda];                                                                           \
+            for (int p = 0; p < j; p++) d -= a[j + (size_t)p * lda] * a[j + (size_t)p * lda];                       \
+            if (!(d > 0)) return j + 1; /* also NaN */                                                              \
+            d = (T)sqrt((double)d);                                                                                 \
+            a[j + (size_t)j * lda] = d;                                                                             \
+            for (int i = j + 1; i < n; i++) {                                                                       \
+                T s = a[i + (size_t)j * lda];                                                                       \
+                for (int p = 0; p < j; p++) s -= a[i + (size_t)p * lda] * a[j + (size_t)p * lda];                   \
+                a[i + (size_t)j * lda] = s / d;                                                                     \
+            }                                                                                                       \
+        }                                                                                                           \
+        return 0;                                                                                                   \
+    }                                                                                                               \
+    /* unpivoted LU in place (L unit lower, U upper): 0, or the 1-based column of a zero pivot */                   \
+    DAG__UNUSED static int dag__##P##getrf_loops(int n, T *a, int lda) {                                                        \
+        for (int k = 0; k < n; k++) {                                                                               \
+            T d = a[k + (size_t)k * lda];                                                                           \
+            if (d == 0 || d != d) return k + 1;                                                                     \
+            for (int i = k + 1; i < n; i++) a[i + (size_t)k * lda] /= d;                                            \
+            for (int j = k + 1; j < n; j++)                                                                         \
+                for (int i = k + 1; i < n; i++) a[i + (size_t)j * lda] -= a[i + (size_t)k * lda] * a[k + (size_t)j * lda]; \
+        }                                                                                                           \
+        return 0;                                                                                                   \
     }
+DAG__LA_KERNELS(double, d)
+DAG__LA_KERNELS(float, s)
+#undef DAG__LA_KERNELS
+
+/* One entry point per kernel, type-dispatched: F64 or F32. */
+static void dag__gemm(int type, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
+                      const void *b, int ldb, double beta, void *c, int ldc) {
+#if defined(DAG_ARRAY_CBLAS)
+    if (type == DAG_F64)
+        cblas_dgemm(CblasColMajor, DAG__CBLAS_T(ta), DAG__CBLAS_T(tb), m, n, k, alpha, (const double *)a, lda,
+                    (const double *)b, ldb, beta, (double *)c, ldc);
+    else
+        cblas_sgemm(CblasColMajor, DAG__CBLAS_T(ta), DAG__CBLAS_T(tb), m, n, k, (float)alpha, (const float *)a, lda,
+                    (const float *)b, ldb, (float)beta, (float *)c, ldc);
+#else
+    if (type == DAG_F64)
+        dag__dgemm_loops(ta, tb, m, n, k, alpha, (const double *)a, lda, (const double *)b, ldb, beta, (double *)c, ldc);
+    else
+        dag__sgemm_loops(ta, tb, m, n, k, (float)alpha, (const float *)a, lda, (const float *)b, ldb, (float)beta,
+                         (float *)c, ldc);
 #endif
 }
-/* c (lower) -= a a^T, c n x n, a n x k */
-static void dag__dsyrk(int n, int k, const double *a, int lda, double *c, int ldc) {
+/* c (lower) = alpha op(a) op(a)^T + beta c; c n x n, op(a) n x k */
+static void dag__syrk(int type, int trans, int n, int k, double alpha, const void *a, int lda, double beta, void *c,
+                      int ldc) {
 #if defined(DAG_ARRAY_CBLAS)
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
+    if (type == DAG_F64)
+        cblas_dsyrk(CblasColMajor, CblasLower, DAG__CBLAS_T(trans), n, k, alpha, (const double *)a, lda, beta,
+                    (double *)c, ldc);
+    else
+        cblas_ssyrk(CblasColMajor, CblasLower, DAG__CBLAS_T(trans), n, k, (float)alpha, (const float *)a, lda,
+                    (float)beta, (float *)c, ldc);
 #else
-    for (int j = 0; j < n; j++)
-        for (int l = 0; l < k; l++) {
-            double ajl = a[j + (size_t)l * lda];
-            for (int i = j; i < n; i++) c[i + (size_t)j * ldc] -= a[i + (size_t)l * lda] * ajl;
-        }
-#endif
-}
-/* b = b m^T (m lower, n x n; b m_rows x n): with m = L^-1 this is the
-   trsm of the panel. */
-static void dag__dtrmm(int rows, int n, const double *m, int ldm, double *b, int ldb) {
-#if defined(DAG_ARRAY_CBLAS)
-    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rows, n, 1.0, m, ldm, b, ldb);
-#else
-    double *scratch = (double *)malloc(sizeof(double) * (size_t)rows);
-    if (!scratch) {
-        dag_fail(DAG_ERR_OUT_OF_MEMORY, "no memory for a %d-element column", rows);
+    /* through gemm on the whole tile, keeping the upper triangle as it was */
+    size_t bytes = type == DAG_F64 ? 8 : 4;
+    void *keep = malloc(bytes * (size_t)n * (size_t)n);
+    if (!keep) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "syrk: no memory for a %d x %d tile", n, n);
         return;
     }
-    for (int c = n - 1; c >= 0; c--) {   /* column c needs columns p <= c, not yet overwritten */
-        for (int i = 0; i < rows; i++) scratch[i] = 0.0;
-        for (int p = 0; p <= c; p++) {
-            double mcp = m[c + (size_t)p * ldm];
-            const double *bp = b + (size_t)p * ldb;
-            for (int i = 0; i < rows; i++) scratch[i] += bp[i] * mcp;
-        }
-        memcpy(b + (size_t)c * ldb, scratch, sizeof(double) * (size_t)rows);
-    }
-    free(scratch);
+    for (int j = 0; j < n; j++) memcpy((char *)keep + bytes * (size_t)j * n, (char *)c + bytes * (size_t)j * ldc, bytes * (size_t)n);
+    dag__gemm(type, trans, !trans, n, n, k, alpha, a, lda, a, lda, beta, c, ldc);
+    for (int j = 1; j < n; j++)   /* rows above the diagonal of column j */
+        memcpy((char *)c + bytes * (size_t)j * ldc, (char *)keep + bytes * (size_t)j * n, bytes * (size_t)j);
+    free(keep);
 #endif
 }
-/* inverse of a lower triangle (n x n) in place */
-static void dag__dtrtri(int n, double *a, int lda) {
+static void dag__trsm(int type, int right, int upper, int trans, int unit, int m, int n, double alpha, const void *a,
+                      int lda, void *b, int ldb) {
 #if defined(DAG_ARRAY_CBLAS)
-    LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, a, lda);
+    if (type == DAG_F64)
+        cblas_dtrsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_T(trans),
+                    unit ? CblasUnit : CblasNonUnit, m, n, alpha, (const double *)a, lda, (double *)b, ldb);
+    else
+        cblas_strsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_T(trans),
+                    unit ? CblasUnit : CblasNonUnit, m, n, (float)alpha, (const float *)a, lda, (float *)b, ldb);
 #else
-    for (int j = n - 1; j >= 0; j--) {   /* column j of the inverse needs columns > j, already inverted */
-        double d = 1.0 / a[j + (size_t)j * lda];
-        a[j + (size_t)j * lda] = d;
-        for (int i = n - 1; i > j; i--) {
-            double s = 0.0;
-            for (int p = j + 1; p <= i; p++) s += a[i + (size_t)p * lda] * a[p + (size_t)j * lda];
-            a[i + (size_t)j * lda] = -s * d;
-        }
-    }
+    if (type == DAG_F64) dag__dtrsm_loops(right, upper, trans, unit, m, n, alpha, (const double *)a, lda, (double *)b, ldb);
+    else dag__strsm_loops(right, upper, trans, unit, m, n, (float)alpha, (const float *)a, lda, (float *)b, ldb);
 #endif
 }
-/* lower Cholesky of a (n x n) in place: 0, or the 1-based column where it
-   stops being positive definite */
-static int dag__dpotrf(int n, double *a, int lda) {
+/* b = b m^T with m lower (n x n): with m = L^-1, the panel solve of the Cholesky */
+static void dag__trmm_rlt(int type, int rows, int n, const void *m, int ldm, void *b, int ldb) {
 #if defined(DAG_ARRAY_CBLAS)
-    lapack_int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, a, lda);
+    if (type == DAG_F64)
+        cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rows, n, 1.0, (const double *)m,
+                    ldm, (double *)b, ldb);
+    else
+        cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rows, n, 1.0f, (const float *)m,
+                    ldm, (float *)b, ldb);
+#else
+    /* b m^T = b (m^-1)^-T: the loops solve with m^-1's inverse, which is L itself; simpler to multiply */
+    size_t bytes = type == DAG_F64 ? 8 : 4;
+    void *tmp = malloc(bytes * (size_t)rows * (size_t)n);
+    if (!tmp) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "trmm: no memory for a %d x %d tile", rows, n);
+        return;
+    }
+    for (int j = 0; j < n; j++) memcpy((char *)tmp + bytes * (size_t)j * rows, (char *)b + bytes * (size_t)j * ldb, bytes * (size_t)rows);
+    dag__gemm(type, 0, 1, rows, n, n, 1.0, tmp, rows, m, ldm, 0.0, b, ldb);   /* m's upper triangle is zero */
+    free(tmp);
+#endif
+}
+static int dag__potrf(int type, int n, void *a, int lda) {
+#if defined(DAG_ARRAY_CBLAS)
+    lapack_int info = type == DAG_F64 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, (double *)a, lda)
+                                      : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, (float *)a, lda);
     return info > 0 ? (int)info : 0;
 #else
-    for (int j = 0; j < n; j++) {
-        double d = a[j + (size_t)j * lda];
-        for (int p = 0; p < j; p++) d -= a[j + (size_t)p * lda] * a[j + (size_t)p * lda];
-        if (!(d > 0.0)) return j + 1;   /* also NaN */
-        d = sqrt(d);
-        a[j + (size_t)j * lda] = d;
-        for (int i = j + 1; i < n; i++) {
-            double s = a[i + (size_t)j * lda];
-            for (int p = 0; p < j; p++) s -= a[i + (size_t)p * lda] * a[j + (size_t)p * lda];
-            a[i + (size_t)j * lda] = s / d;
-        }
-    }
-    return 0;
+    return type == DAG_F64 ? dag__dpotrf_loops(n, (double *)a, lda) : dag__spotrf_loops(n, (float *)a, lda);
 #endif
 }
+/* the inverse of a lower triangle (n x n, upper part zero) in place */
+static void dag__trtri(int type, int n, void *a, int lda) {
+#if defined(DAG_ARRAY_CBLAS)
+    if (type == DAG_F64) LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (double *)a, lda);
+    else LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (float *)a, lda);
+#else
+    /* solve L X = I column by column: X = L^-1, written over a through a copy of L */
+    size_t bytes = type == DAG_F64 ? 8 : 4;
+    void *l = malloc(bytes * (size_t)n * (size_t)n);
+    if (!l) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "trtri: no memory for a %d x %d tile", n, n);
+        return;
+    }
+    for (int j = 0; j < n; j++) memcpy((char *)l + bytes * (size_t)j * n, (char *)a + bytes * (size_t)j * lda, bytes * (size_t)n);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            if (type == DAG_F64) ((double *)a)[i + (size_t)j * lda] = i == j;
+            else ((float *)a)[i + (size_t)j * lda] = (float)(i == j);
+        }
+    dag__trsm(type, 0, 0, 0, 0, n, n, 1.0, l, n, a, lda);
+    free(l);
+#endif
+}
+static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPACK has none, the loops serve both */
+    return type == DAG_F64 ? dag__dgetrf_loops(n, (double *)a, lda) : dag__sgetrf_loops(n, (float *)a, lda);
+}
 
-DAG_TASK(void, dag__tile_gemm, (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha), (const double *, a),
-         (int, lda), (const double *, b), (int, ldb), (double, beta), (double *, c), (int, ldc)) {
-    dag__dgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+/* >>tile tasks: each a call of the kernels above on whole tiles */
+DAG_TASK(void, dag__tile_gemm, (int, type), (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha),
+         (const void *, a), (int, lda), (const void *, b), (int, ldb), (double, beta), (void *, c), (int, ldc)) {
+    dag__gemm(type, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-DAG_TASK(void, dag__tile_syrk, (int, n), (int, k), (const double *, a), (double *, c)) {
-    dag__dsyrk(n, k, a, n, c, n);
+DAG_TASK(void, dag__tile_syrk, (int, type), (int, trans), (int, n), (int, k), (double, alpha), (const void *, a),
+         (int, lda), (double, beta), (void *, c)) {
+    dag__syrk(type, trans, n, k, alpha, a, lda, beta, c, n);
 }
-/* the panel's triangular solve b = b L^-T, as b = b (L^-1)^T with the
-   inverse the diagonal task made */
-DAG_TASK(void, dag__tile_trsm, (int, m), (int, n), (const double *, linv), (double *, b)) {
-    dag__dtrmm(m, n, linv, n, b, m);
+DAG_TASK(void, dag__tile_trsm, (int, type), (int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n),
+         (double, alpha), (const void *, a), (int, lda), (void *, b)) {
+    dag__trsm(type, right, upper, trans, unit, m, n, alpha, a, lda, b, m);
 }
-/* The diagonal tile: L, and L^-1 for the panel below it. */
-DAG_TASK(void, dag__tile_potrf, (int, n), (double *, a), (double *, linv), (int64_t, tile), (int64_t, col0)) {
-    int bad = dag__dpotrf(n, a, n);
+/* the Cholesky's panel solve b = b L^-T, as b (L^-1)^T with the inverse the diagonal task made */
+DAG_TASK(void, dag__tile_panel, (int, type), (int, m), (int, n), (const void *, linv), (void *, b)) {
+    dag__trmm_rlt(type, m, n, linv, n, b, m);
+}
+/* The diagonal tile: L, and L^-1 for the panel below it (one more column of the tile's size). */
+DAG_TASK(void, dag__tile_potrf, (int, type), (int, n), (void *, a), (void *, linv), (int64_t, tile), (int64_t, col0)) {
+    int bad = dag__potrf(type, n, a, n);
     if (bad) {
         dag_fail(DAG_ERR_NOT_POSITIVE_DEFINITE, "not positive definite: tile (%lld, %lld), column %lld (global)",
                  (long long)tile, (long long)tile, (long long)(col0 + bad - 1));
         return;
     }
+    size_t bytes = type == DAG_F64 ? 8 : 4;
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) linv[i + (size_t)j * n] = i >= j ? a[i + (size_t)j * n] : 0.0;
-    dag__dtrtri(n, linv, n);
+        for (int i = 0; i < n; i++) {
+            const char *from = (const char *)a + bytes * (size_t)(i + j * n);
+            char *to = (char *)linv + bytes * (size_t)(i + j * n);
+            if (i >= j) memcpy(to, from, bytes);
+            else memset(to, 0, bytes);
+        }
+    dag__trtri(type, n, linv, n);
+}
+DAG_TASK(void, dag__tile_getrf, (int, type), (int, n), (void *, a), (int64_t, tile), (int64_t, col0)) {
+    int bad = dag__getrf(type, n, a, n);
+    if (bad)
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "zero pivot in the LU without pivoting: tile (%lld, %lld), column %lld (global)",
+                 (long long)tile, (long long)tile, (long long)(col0 + bad - 1));
 }
 
-static bool dag__array_is(const dag_array *a, const char *op, const char *name) {
-    if (a && a->type == DAG_F64) return true;
-    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; this version's linear algebra is double (DAG_F64)",
-            op, name, a ? "not double" : "NULL");
+static bool dag__array_la(const dag_array *a, const char *op, const char *name) {
+    if (a && (a->type == DAG_F64 || a->type == DAG_F32)) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; linear algebra takes DAG_F64 or DAG_F32", op, name,
+            a ? "an integer array" : "NULL");
     return false;
 }
+#define DAG__H(x, i, j) ((x)->handle[(i) + (j) * (x)->mt])
+#define DAG__R(x, i) ((int)((x)->rows - (i) * (x)->brows < (x)->brows ? (x)->rows - (i) * (x)->brows : (x)->brows))
+#define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
 
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
-    if (!dag__array_is(a, "dag_array_gemm", "A") || !dag__array_is(b, "dag_array_gemm", "B") ||
-        !dag__array_is(c, "dag_array_gemm", "C"))
+    if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
+        !dag__array_la(c, "dag_array_gemm", "C"))
         return DAG_ERR_INVALID_ARGUMENT;
     /* op(A) is m x k in tiles of (am x ak), op(B) k x n */
     int64_t m = ta ? a->cols : a->rows, ka = ta ? a->rows : a->cols, kb = tb ? b->cols : b->rows, n = tb ? b->rows : b->cols;
     int64_t am = ta ? a->bcols : a->brows, ak = ta ? a->brows : a->bcols, bk = tb ? b->bcols : b->brows,
             bn = tb ? b->brows : b->bcols;
-    if (m != c->rows || n != c->cols || ka != kb || am != c->brows || bn != c->bcols || ak != bk) {
+    if (a->type != c->type || b->type != c->type || m != c->rows || n != c->cols || ka != kb || am != c->brows ||
+        bn != c->bcols || ak != bk) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
                 "dag_array_gemm: op(A) %lld x %lld (tiles %lld x %lld), op(B) %lld x %lld (tiles %lld x %lld), C %lld x "
-                "%lld (tiles %lld x %lld) do not conform", (long long)m, (long long)ka, (long long)am, (long long)ak,
-                (long long)kb, (long long)n, (long long)bk, (long long)bn, (long long)c->rows, (long long)c->cols,
-                (long long)c->brows, (long long)c->bcols);
+                "%lld (tiles %lld x %lld) do not conform, or the types differ", (long long)m, (long long)ka, (long long)am,
+                (long long)ak, (long long)kb, (long long)n, (long long)bk, (long long)bn, (long long)c->rows,
+                (long long)c->cols, (long long)c->brows, (long long)c->bcols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
     int64_t kt = (ka + ak - 1) / ak;
@@ -701,24 +833,109 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
         for (int64_t j = 0; j < c->nt; j++)
             for (int64_t i = 0; i < c->mt; i++)
                 for (int64_t l = 0; l < kt; l++) {
-                    int64_t cm, cn, ar, ac, br, bc;
-                    dag_array_tile_size(c, i, j, &cm, &cn);
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    dag_array_tile_size(a, ai, aj, &ar, &ac);
-                    dag_array_tile_size(b, bi, bj, &br, &bc);
-                    dag_spawn(dag__tile_gemm, Val(ta), Val(tb), Val((int)cm), Val((int)cn), Val((int)(ta ? ar : ac)),
-                              Val(alpha), In(a->handle[ai + aj * a->mt]), Val((int)ar), In(b->handle[bi + bj * b->mt]),
-                              Val((int)br), Val(l == 0 ? beta : 1.0), InOut(c->handle[i + j * c->mt]), Val((int)cm));
+                    dag_spawn(dag__tile_gemm, Val((int)c->type), Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
+                              Val(ta ? DAG__R(a, ai) : DAG__C(a, aj)), Val(alpha), In(DAG__H(a, ai, aj)),
+                              Val(DAG__R(a, ai)), In(DAG__H(b, bi, bj)), Val(DAG__R(b, bi)), Val(l == 0 ? beta : 1.0),
+                              InOut(DAG__H(c, i, j)), Val(DAG__R(c, i)));
                 }
     }
     return dag_last_region_result();
 }
 
+/* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
+dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+    if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
+    int64_t n = trans ? a->cols : a->rows, bn = trans ? a->bcols : a->brows, bk = trans ? a->brows : a->bcols,
+            k = trans ? a->rows : a->cols;
+    if (a->type != c->type || c->rows != n || c->cols != n || c->brows != bn || c->bcols != bn) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_syrk: C must be %lld x %lld in %lld x %lld tiles, of A's type",
+                (long long)n, (long long)n, (long long)bn, (long long)bn);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int64_t kt = (k + bk - 1) / bk;
+    DAG_DATADEPS {
+        for (int64_t j = 0; j < c->nt; j++)
+            for (int64_t i = j; i < c->mt; i++)
+                for (int64_t l = 0; l < kt; l++) {
+                    int64_t ai = trans ? l : i, aj = trans ? i : l, bi = trans ? l : j, bj = trans ? j : l;
+                    int kk = trans ? DAG__R(a, ai) : DAG__C(a, aj);
+                    double b = l == 0 ? beta : 1.0;
+                    if (i == j)
+                        dag_spawn(dag__tile_syrk, Val((int)c->type), Val(trans), Val(DAG__R(c, i)), Val(kk), Val(alpha),
+                                  In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)), Val(b), InOut(DAG__H(c, i, i)));
+                    else
+                        dag_spawn(dag__tile_gemm, Val((int)c->type), Val(trans), Val(!trans), Val(DAG__R(c, i)),
+                                  Val(DAG__C(c, j)), Val(kk), Val(alpha), In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)),
+                                  In(DAG__H(a, bi, bj)), Val(DAG__R(a, bi)), Val(b), InOut(DAG__H(c, i, j)),
+                                  Val(DAG__R(c, i)));
+                }
+    }
+    return dag_last_region_result();
+}
+
+/* Tile (i, j) of op(A) for a triangular A: which stored tile, and whether it is transposed. */
+static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j) {
+    return trans ? DAG__H(a, j, i) : DAG__H(a, i, j);
+}
+
+/* B = alpha op(A)^-1 B (left) or alpha B op(A)^-1 (right), A triangular,
+   square in square tiles. Substitution over tile rows (left) or columns
+   (right), forwards when op(A) is lower triangular, backwards when upper:
+   the solve on the diagonal tile, then the update of the tiles not yet
+   solved. */
+dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+    if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
+    int64_t need = right ? b->cols : b->rows, bneed = right ? b->bcols : b->brows;
+    if (a->type != b->type || a->rows != a->cols || a->brows != a->bcols || a->rows != need || a->brows != bneed) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
+                "dag_array_trsm: A must be square in square tiles matching B's %s (%lld in %lld), of B's type",
+                right ? "columns" : "rows", (long long)need, (long long)bneed);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int lower = upper == trans;                /* op(A) is lower triangular */
+    int forward = right ? !lower : lower;      /* left: forwards when lower; right: backwards when lower */
+    int64_t nt = a->nt, other = right ? b->mt : b->nt;
+    DAG_DATADEPS {
+        for (int64_t s = 0; s < nt; s++) {
+            int64_t k = forward ? s : nt - 1 - s;
+            for (int64_t o = 0; o < other; o++) {
+                int64_t bi = right ? o : k, bj = right ? k : o;
+                dag_spawn(dag__tile_trsm, Val((int)b->type), Val(right), Val(upper), Val(trans), Val(unit),
+                          Val(DAG__R(b, bi)), Val(DAG__C(b, bj)), Val(s == 0 ? alpha : 1.0), In(DAG__H(a, k, k)),
+                          Val(DAG__R(a, k)), InOut(DAG__H(b, bi, bj)));
+            }
+            /* the tiles still to solve lose what tile k contributes */
+            for (int64_t t = s + 1; t < nt; t++) {
+                int64_t r = forward ? t : nt - 1 - t;
+                for (int64_t o = 0; o < other; o++) {
+                    double scale = s == 0 ? alpha : 1.0;   /* B's unsolved tiles get alpha once, with their first update */
+                    if (!right)   /* B_r -= op(A)_rk B_k */
+                        dag_spawn(dag__tile_gemm, Val((int)b->type), Val(trans), Val(0), Val(DAG__R(b, r)), Val(DAG__C(b, o)),
+                                  Val(DAG__R(b, k)), Val(-1.0), In(dag__op_tile(a, trans, r, k)),
+                                  Val(trans ? DAG__R(a, k) : DAG__R(a, r)), In(DAG__H(b, k, o)), Val(DAG__R(b, k)),
+                                  Val(scale), InOut(DAG__H(b, r, o)), Val(DAG__R(b, r)));
+                    else          /* B_r -= B_k op(A)_kr */
+                        dag_spawn(dag__tile_gemm, Val((int)b->type), Val(0), Val(trans), Val(DAG__R(b, o)), Val(DAG__C(b, r)),
+                                  Val(DAG__C(b, k)), Val(-1.0), In(DAG__H(b, o, k)), Val(DAG__R(b, o)),
+                                  In(dag__op_tile(a, trans, k, r)), Val(trans ? DAG__R(a, r) : DAG__R(a, k)), Val(scale),
+                                  InOut(DAG__H(b, o, r)), Val(DAG__R(b, o)));
+                }
+            }
+        }
+    }
+    return dag_last_region_result();
+}
+
 /* Right-looking tile Cholesky. Priorities follow the critical path: the
-   panel of step k (potrf, then its trsms) before the updates, and earlier
-   steps before later ones, so the next panel is ready when the cores free. */
+   panel of step k (potrf, then its solves) before the updates, and earlier
+   steps before later ones, so the next panel is ready when the cores free.
+   The panel's solves multiply by the diagonal tile's inverse (dtrtri once
+   per step, then dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on
+   tiles); the inverse of a diagonal tile of an SPD matrix's factor is as
+   well conditioned as the tile. */
 dag_result dag_array_potrf(dag_array *a) {
-    if (!dag__array_is(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__array_la(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
                 "dag_array_potrf: needs a square matrix in square tiles (%lld x %lld in %lld x %lld)", (long long)a->rows,
@@ -729,41 +946,78 @@ dag_result dag_array_potrf(dag_array *a) {
     DAG__BLAS_ONE_THREAD();
 #endif
     int64_t nt = a->nt, nb = a->brows;
-    dag_data *t = a->handle;
-    /* The panel's solves multiply by L_kk^-1 (dtrtri once per step, then
-       dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on tiles);
-       the inverse of a diagonal tile of an SPD matrix's factor is as well
-       conditioned as the tile. */
-    dag_array *inv = dag_array_zeros(DAG_F64, nt * nb, nb, dag_blocks(nb, nb));
+    dag_array *inv = dag_array_zeros(a->type, nt * nb, nb, dag_blocks(nb, nb));
     if (!inv) return DAG_ERR_OUT_OF_MEMORY;
-#define DAG__T(i, j) t[(i) + (j) * nt]
-#define DAG__SIZE(i) ((int)(a->rows - (i) * nb < nb ? a->rows - (i) * nb : nb))
+    int type = (int)a->type;
 #define DAG__PRIO(p) (&(dag_options){ .priority = (int)(p) })
     int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
-            dag_spawn_with(DAG__PRIO(top - 2 * k), dag__tile_potrf, Val(DAG__SIZE(k)), InOut(DAG__T(k, k)),
+            dag_spawn_with(DAG__PRIO(top - 2 * k), dag__tile_potrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
                            Out(inv->handle[k]), Val(k), Val(k * nb));
             for (int64_t i = k + 1; i < nt; i++)
-                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_trsm, Val(DAG__SIZE(i)), Val(DAG__SIZE(k)),
-                               In(inv->handle[k]), InOut(DAG__T(i, k)));
+                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_panel, Val(type), Val(DAG__R(a, i)),
+                               Val(DAG__R(a, k)), In(inv->handle[k]), InOut(DAG__H(a, i, k)));
             for (int64_t i = k + 1; i < nt; i++) {
-                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_syrk, Val(DAG__SIZE(i)), Val(DAG__SIZE(k)),
-                               In(DAG__T(i, k)), InOut(DAG__T(i, i)));
+                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_syrk, Val(type), Val(0), Val(DAG__R(a, i)),
+                               Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)), Val(1.0),
+                               InOut(DAG__H(a, i, i)));
                 for (int64_t j = k + 1; j < i; j++)
-                    dag_spawn_with(DAG__PRIO(top - 2 * k - i - j), dag__tile_gemm, Val(0), Val(1), Val(DAG__SIZE(i)),
-                                   Val(DAG__SIZE(j)), Val(DAG__SIZE(k)), Val(-1.0), In(DAG__T(i, k)), Val(DAG__SIZE(i)),
-                                   In(DAG__T(j, k)), Val(DAG__SIZE(j)), Val(1.0), InOut(DAG__T(i, j)),
-                                   Val(DAG__SIZE(i)));
+                    dag_spawn_with(DAG__PRIO(top - 2 * k - i - j), dag__tile_gemm, Val(type), Val(0), Val(1),
+                                   Val(DAG__R(a, i)), Val(DAG__R(a, j)), Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)),
+                                   Val(DAG__R(a, i)), In(DAG__H(a, j, k)), Val(DAG__R(a, j)), Val(1.0),
+                                   InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
             }
         }
     }
-#undef DAG__T
-#undef DAG__SIZE
 #undef DAG__PRIO
     dag_result r = dag_last_region_result();
     dag_array_free(inv);
     return r;
 }
+
+/* LU without pivoting, in place: L unit lower below the diagonal, U on and
+   above it. For diagonally dominant matrices; a zero pivot fails naming
+   the tile and column. */
+dag_result dag_array_getrf_nopiv(dag_array *a) {
+    if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
+    if (a->rows != a->cols || a->brows != a->bcols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf_nopiv: needs a square matrix in square tiles");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    int64_t nt = a->nt, nb = a->brows;
+    int type = (int)a->type;
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < nt; k++) {
+            dag_spawn(dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Val(k), Val(k * nb));
+            for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
+                dag_spawn(dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)), Val(DAG__C(a, j)),
+                          Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, k, j)));
+            for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
+                dag_spawn(dag__tile_trsm, Val(type), Val(1), Val(1), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, k)),
+                          Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, i, k)));
+            for (int64_t j = k + 1; j < nt; j++)
+                for (int64_t i = k + 1; i < nt; i++)
+                    dag_spawn(dag__tile_gemm, Val(type), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, j)),
+                              Val(DAG__C(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)), In(DAG__H(a, k, j)),
+                              Val(DAG__R(a, k)), Val(1.0), InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
+        }
+    }
+    return dag_last_region_result();
+}
+
+/* A X = B with A = L L^T from dag_array_potrf: B becomes X. */
+dag_result dag_array_potrs(dag_array *l, dag_array *b) {
+    dag_result r = dag_array_trsm(0, 0, 0, 0, 1.0, l, b);
+    return r != DAG_OK ? r : dag_array_trsm(0, 0, 1, 0, 1.0, l, b);
+}
+/* A X = B for SPD A: A becomes its factor L, B becomes X. */
+dag_result dag_array_posv(dag_array *a, dag_array *b) {
+    dag_result r = dag_array_potrf(a);
+    return r != DAG_OK ? r : dag_array_potrs(a, b);
+}
+#undef DAG__H
+#undef DAG__R
+#undef DAG__C
 
 #endif /* DAG_IMPLEMENTATION */

@@ -169,7 +169,9 @@ TEST(bad_arguments_are_refused_with_a_message) {
     CHECK_EQ_INT(dag_array_collect(r, out, DAG_COL_MAJOR, 3), DAG_ERR_INVALID_ARGUMENT);   /* ld under the rows */
     CHECK_EQ_INT(dag_array_tile(r, 5, 0).id, 0);
     dag_array *f = dag_array_zeros(DAG_F32, 4, 4, dag_blocks(2, 2));
-    CHECK_EQ_INT(dag_array_potrf(f), DAG_ERR_INVALID_ARGUMENT);   /* float linear algebra: not yet */
+    dag_array *i32 = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_potrf(i32), DAG_ERR_INVALID_ARGUMENT);   /* integers have no linear algebra */
+    dag_array_free(i32);
     dag_array_free(r), dag_array_free(f);
 }
 
@@ -220,20 +222,20 @@ TEST(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing) {
     for (int i = 0; i < R * C; i++) bad += out[i] != x[i] * x[i] * x[i] * x[i];
     CHECK_EQ_INT(bad, 0);
     /* integers and floats wrap and round in their own type */
-    dag_array *I = dag_array_fill(DAG_I32, R, C, dag_blocks(8, 8), 7), *F = dag_array_fill(DAG_F32, R, C, dag_blocks(8, 8), 0.1);
-    CHECK_EQ_INT(dag_array_mul(I, I, I), DAG_OK);
+    dag_array *Ai = dag_array_fill(DAG_I32, R, C, dag_blocks(8, 8), 7), *F = dag_array_fill(DAG_F32, R, C, dag_blocks(8, 8), 0.1);
+    CHECK_EQ_INT(dag_array_mul(Ai, Ai, Ai), DAG_OK);
     CHECK_EQ_INT(dag_array_set(F, 0.25), DAG_OK);
     int32_t vi[R * C];
     float vf[R * C];
-    dag_array_collect(I, vi, DAG_COL_MAJOR, R);
+    dag_array_collect(Ai, vi, DAG_COL_MAJOR, R);
     dag_array_collect(F, vf, DAG_COL_MAJOR, R);
     bad = 0;
     for (int i = 0; i < R * C; i++) bad += vi[i] != 49 || vf[i] != 0.25f;
     CHECK_EQ_INT(bad, 0);
     last_error[0] = 0;
-    CHECK_EQ_INT(dag_array_add(X, I, Z), DAG_ERR_INVALID_ARGUMENT);   /* mixed types */
+    CHECK_EQ_INT(dag_array_add(X, Ai, Z), DAG_ERR_INVALID_ARGUMENT);   /* mixed types */
     CHECK(strstr(last_error, "one element type, shape and tiling") != NULL);
-    dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(I), dag_array_free(F);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(Ai), dag_array_free(F);
 }
 
 TEST(reductions_match_a_plain_loop_and_the_tree_covers_every_tile) {
@@ -285,6 +287,125 @@ TEST(copy_and_transpose_between_different_tilings_move_every_element) {
     dag_array_free(A), dag_array_free(B), dag_array_free(T);
 }
 
+/* A well-conditioned triangular n x n matrix (column-major) */
+static void triangle(double *t, int n, int upper) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++)
+            t[i + j * n] = i == j ? 4.0 + (i % 3) : ((upper ? i < j : i > j) ? ((i * 3 + j) % 7 - 3) * 0.05 : 0.0);
+}
+
+TEST(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose) {
+    enum { N = 45, M = 29, T = 8 };
+    static double a[N * N], b[N * N], x[N * N], ref[N * N];
+    /* syrk: C = 2 A A^T + 0.5 C (lower), A N x M; and with trans A^T A from an M x N A */
+    for (int t = 0; t < 2; t++) {
+        int ar = t ? M : N, ac = t ? N : M;
+        for (int i = 0; i < ar * ac; i++) a[i] = (i * 5 % 9) - 4.0;
+        for (int i = 0; i < N * N; i++) b[i] = ref[i] = i % 3;
+        dag_array *A = dag_array_from_host(DAG_F64, ar, ac, dag_blocks(T, T), a, DAG_COL_MAJOR, ar);
+        dag_array *C = dag_array_from_host(DAG_F64, N, N, dag_blocks(T, T), b, DAG_COL_MAJOR, N);
+        for (int j = 0; j < N; j++)
+            for (int i = j; i < N; i++) {
+                double s = 0;
+                for (int l = 0; l < M; l++) s += t ? a[l + i * ar] * a[l + j * ar] : a[i + l * ar] * a[j + l * ar];
+                ref[i + j * N] = 2 * s + 0.5 * ref[i + j * N];
+            }
+        CHECK_EQ_INT(dag_array_syrk(t, 2.0, A, 0.5, C), DAG_OK);
+        dag_array_collect(C, x, DAG_COL_MAJOR, N);
+        int bad = 0;
+        for (int i = 0; i < N * N; i++) bad += x[i] != ref[i];   /* small integers: exact, upper triangle untouched */
+        CHECK_EQ_INT(bad, 0);
+        dag_array_free(A), dag_array_free(C);
+    }
+    /* trsm: solve, then multiply back and compare with alpha B */
+    for (int right = 0; right < 2; right++)
+        for (int upper = 0; upper < 2; upper++)
+            for (int trans = 0; trans < 2; trans++) {
+                int unit = upper ^ trans, br = right ? M : N, bc = right ? N : M;
+                triangle(a, N, upper);
+                for (int i = 0; i < br * bc; i++) b[i] = (i % 13) - 6.0;
+                dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(T, T), a, DAG_COL_MAJOR, N);
+                dag_array *B = dag_array_from_host(DAG_F64, br, bc, dag_blocks(T, T), b, DAG_COL_MAJOR, br);
+                CHECK_EQ_INT(dag_array_trsm(right, upper, trans, unit, 1.5, A, B), DAG_OK);
+                dag_array_collect(B, x, DAG_COL_MAJOR, br);
+                double err = 0;   /* op(A) X (or X op(A)) must give 1.5 B */
+                for (int j = 0; j < bc; j++)
+                    for (int i = 0; i < br; i++) {
+                        double s = 0;
+                        for (int p = 0; p < N; p++) {
+                            int r = right ? p : i, c = right ? j : p;   /* op(A)(r, c) */
+                            double op = trans ? a[c + r * N] : a[r + c * N];
+                            if (r == c && unit) op = 1.0;
+                            s += right ? x[i + p * br] * op : op * x[p + j * br];
+                        }
+                        err = fmax(err, fabs(s - 1.5 * b[i + j * br]));
+                    }
+                if (err >= 1e-12) printf("     trsm right %d upper %d trans %d unit %d: error %.2e\n", right, upper, trans, unit, err);
+                CHECK(err < 1e-12);
+                dag_array_free(A), dag_array_free(B);
+            }
+}
+
+TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
+    enum { N = 150, NB = 32, K = 3 };
+    static double a[N * N], f[N * N], b[N * K], x[N * K];
+    /* LU of a diagonally dominant matrix: ||A - L U|| / ||A|| */
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) a[i + j * N] = i == j ? N : ((i * 7 + j * 3) % 11 - 5) * 0.1;
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_getrf_nopiv(A), DAG_OK);
+    dag_array_collect(A, f, DAG_COL_MAJOR, N);
+    double num = 0, den = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int p = 0; p <= (i < j ? i : j); p++) s += (p == i ? 1.0 : f[i + p * N]) * f[p + j * N];
+            num += (a[i + j * N] - s) * (a[i + j * N] - s), den += a[i + j * N] * a[i + j * N];
+        }
+    CHECK(sqrt(num / den) < 1e-12);
+    dag_array_free(A);
+    /* posv: A X = B, checked as ||A X - B|| / ||B|| */
+    spd(a, N, 21);
+    for (int i = 0; i < N * K; i++) b[i] = (i % 5) - 2.0;
+    A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    dag_array *B = dag_array_from_host(DAG_F64, N, K, dag_blocks(NB, NB), b, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_posv(A, B), DAG_OK);
+    dag_array_collect(B, x, DAG_COL_MAJOR, N);
+    num = den = 0;
+    for (int c = 0; c < K; c++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int p = 0; p < N; p++) s += a[i + p * N] * x[p + c * N];
+            num += (s - b[i + c * N]) * (s - b[i + c * N]), den += b[i + c * N] * b[i + c * N];
+        }
+    CHECK(sqrt(num / den) < 1e-12);
+    dag_array_free(A), dag_array_free(B);
+    /* float Cholesky: residual under 1e-5 */
+    static float af[N * N], ff[N * N];
+    for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+    dag_array *F = dag_array_from_host(DAG_F32, N, N, dag_blocks(NB, NB), af, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_potrf(F), DAG_OK);
+    dag_array_collect(F, ff, DAG_COL_MAJOR, N);
+    num = den = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++) {
+            double s = 0;
+            for (int p = 0; p <= j; p++) s += (double)ff[i + p * N] * ff[j + p * N];
+            num += (af[i + j * N] - s) * (af[i + j * N] - s), den += (double)af[i + j * N] * af[i + j * N];
+        }
+    printf("     float Cholesky residual %.2e\n", sqrt(num / den));
+    CHECK(sqrt(num / den) < 1e-5);
+    dag_array_free(F);
+    /* a zero pivot names its tile and column */
+    for (int i = 0; i < N * N; i++) a[i] = 0;
+    for (int i = 0; i < N; i++) a[i + i * N] = i == 70 ? 0.0 : 1.0;
+    A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_getrf_nopiv(A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "tile (2, 2), column 70") != NULL);
+    dag_array_free(A);
+}
+
 /* The trace of a factorisation as a Gantt chart: a bar per task, a row per
    worker, a legend entry per task name. */
 TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
@@ -331,6 +452,8 @@ int main(void) {
     RUN(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing);
     RUN(reductions_match_a_plain_loop_and_the_tree_covers_every_tile);
     RUN(copy_and_transpose_between_different_tilings_move_every_element);
+    RUN(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose);
+    RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
     dag_shutdown();
     return test_summary();
 }
