@@ -348,6 +348,10 @@ dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it 
 void *dag_data_pointer(dag_data data);
 
 dag_scope dag_scope_union(dag_scope a, dag_scope b);
+/* The scope a spawn here would get when it names none (from DAG_WITH_OPTIONS
+   and the task being run); empty: any worker. Libraries place their tasks
+   with it (dag_array.h spreads tiles over the devices it names). */
+dag_scope dag_scope_in_force(void);
 
 void dag_trace_enable(int on);
 void dag_trace_clear(void);
@@ -3361,6 +3365,14 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
         dag__scope_fallback(b, what);
     }
     return false;
+}
+
+dag_scope dag_scope_in_force(void) {
+    dag_scope none;
+    memset(&none, 0, sizeof none);
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return none;
+    return dag__ctx_top(dag__tls_worker, ctx)->options.scope;
 }
 
 dag_scope dag_scope_union(dag_scope a, dag_scope b) {

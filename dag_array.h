@@ -32,7 +32,7 @@
 #ifndef DAG_ARRAY_H_INCLUDED
 #define DAG_ARRAY_H_INCLUDED
 
-#include "dag.h"
+#include "dag_blas.h"   /* dag.h, dag_kernels.h and the tile gemm kernel */
 
 #ifdef __cplusplus
 extern "C" {
@@ -208,7 +208,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
             void *p = malloc((size_t)(r * c) * elem);
             if (!p) break;
             a->tile[i + j * a->mt] = p;
-            a->handle[i + j * a->mt] = dag_data_register(p, (size_t)(r * c), elem);
+            a->handle[i + j * a->mt] = dag_data_register_resident(p, (size_t)(r * c), elem);   /* may stay on a device */
         }
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++)
         if (!a->tile[t] || !a->handle[t].id) {
@@ -222,6 +222,48 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
         return NULL;
     }
     return a;
+}
+
+/* >>where tiles run. A scope that names devices (DAG_WITH_OPTIONS(.scope =
+   dag_scope(.all_cl_devices = 1)), for example) spreads the kernels of
+   gemm and potrf on double arrays block-cyclically over them, tile (i, j)
+   on device (i + j) mod count, owner computes; every other tile task runs
+   on the CPU (the workers of the scope, or all of them when it names none). */
+typedef struct dag__array_where {
+    dag_options cpu;
+    int devices;
+    dag_options dev[DAG__MAX_DEVICES];
+} dag__array_where;
+
+static dag__array_where dag__array_where_now(void) {
+    dag__array_where w;
+    memset(&w, 0, sizeof w);
+    dag_scope s = dag_scope_in_force();
+    w.cpu.scope = s;
+    if (!dag__scope_has_cpu(&s)) {   /* the CPU tasks go to every worker */
+        memset(&w.cpu.scope, 0, sizeof w.cpu.scope);
+        w.cpu.scope.all_threads = 1;
+    }
+    if (s.any_processor) return w;   /* the cost model places each kernel */
+    for (int b = 1; b < DAG_BACKEND_COUNT && w.devices < DAG__MAX_DEVICES; b++) {
+        dag__scope_part part = dag__scope_part_of(&s, (dag_backend)b);
+        uint64_t set = dag__scope_part_set(part);
+        for (int d = 1; d <= dag_device_count((dag_backend)b) && w.devices < DAG__MAX_DEVICES; d++)
+            if (part.all || (d <= 64 && ((set >> (d - 1)) & 1u))) {
+                dag__scope_part one = { d, 0, 0 };
+                dag__scope_part_put(&w.dev[w.devices++].scope, (dag_backend)b, one);
+            }
+    }
+    return w;
+}
+/* where tile (i, j)'s kernels run: its device, or the CPU */
+static const dag_options *dag__tile_where(const dag__array_where *w, int64_t i, int64_t j) {
+    return w->devices ? &w->dev[(i + j) % w->devices] : &w->cpu;
+}
+static dag_options dag__with_priority(const dag_options *o, int priority) {
+    dag_options p = *o;
+    p.priority = priority;
+    return p;
 }
 
 /* >>element values: one function writes a value of any type */
@@ -263,6 +305,7 @@ DAG_TASK(void, dag__array_fill_tile, (void *, t), (int, type), (int64_t, r0), (i
 
 static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how, double value,
                                     uint64_t seed) {
+    dag__array_where where = dag__array_where_now();
     dag_array *a = dag__array_new(type, rows, cols, b);
     if (!a) return NULL;
     DAG_DATADEPS {
@@ -270,7 +313,7 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
-                dag_spawn(dag__array_fill_tile, Out(a->handle[i + j * a->mt]), Val((int)type), Val(i * a->brows),
+                dag_spawn_with(&where.cpu, dag__array_fill_tile, Out(a->handle[i + j * a->mt]), Val((int)type), Val(i * a->brows),
                           Val(j * a->bcols), Val(r), Val(c), Val(how), Val(value), Val(seed));
             }
     }
@@ -310,6 +353,7 @@ DAG_TASK(void, dag__array_copy_tile, (void *, t), (void *, host), (int64_t, rows
 }
 
 static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile) {
+    dag__array_where where = dag__array_where_now();
     if (!a || !host || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
         ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array: host copy with %s, layout %d, ld %lld",
@@ -325,7 +369,7 @@ static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layo
                 dag_array_tile_size(a, i, j, &r, &c);
                 void *h = (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
                 dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
-                dag_spawn(dag__array_copy_tile, tile, Val(h), Val(r), Val(c), Val(ld), Val(row_major), Val((int)a->elem),
+                dag_spawn_with(&where.cpu, dag__array_copy_tile, tile, Val(h), Val(r), Val(c), Val(ld), Val(row_major), Val((int)a->elem),
                           Val(to_tile));
             }
     }
@@ -381,6 +425,7 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
 
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    dag__array_where where = dag__array_where_now();
     if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
         if (!c) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no output array", name);
         return DAG_ERR_INVALID_ARGUMENT;
@@ -396,17 +441,17 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
         for (int64_t t = 0; t < c->mt * c->nt; t++) {
             int64_t r, cl;
             dag_array_tile_size(c, t % c->mt, t / c->mt, &r, &cl);
-            if (b && b != c) dag_spawn(dag__tile_assign, Val(r * cl * (int64_t)c->elem), In(b->handle[t]), Out(c->handle[t]));
+            if (b && b != c) dag_spawn_with(&where.cpu, dag__tile_assign, Val(r * cl * (int64_t)c->elem), In(b->handle[t]), Out(c->handle[t]));
             if (op == DAG__EW_SUB && swapped) {   /* c = c - b: c = -(b - c) */
-                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SUB), Val(r * cl), Val(0.0), In(a->handle[t]),
+                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SUB), Val(r * cl), Val(0.0), In(a->handle[t]),
                           InOut(c->handle[t]));
-                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SCALE), Val(r * cl), Val(-1.0),
+                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SCALE), Val(r * cl), Val(-1.0),
                           Val((const void *)NULL), InOut(c->handle[t]));
             } else if (a) {
-                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha), In(a->handle[t]),
+                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha), In(a->handle[t]),
                           InOut(c->handle[t]));
             } else {
-                dag_spawn(dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha),
+                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha),
                           Val((const void *)NULL), InOut(c->handle[t]));
             }
         }
@@ -439,13 +484,14 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
         return DAG_ERR_INVALID_ARGUMENT;
     }
     if (!dag__array_same(in, out, "dag_array_map")) return DAG_ERR_INVALID_ARGUMENT;
+    dag__array_where where = dag__array_where_now();
     DAG_DATADEPS {
         for (int64_t t = 0; t < out->mt * out->nt; t++) {
             int64_t r, c;
             dag_array_tile_size(out, t % out->mt, t / out->mt, &r, &c);
             dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), Out(out->handle[t]) };
             if (in == out) args[2] = InOut(out->handle[t]);   /* in place: the same tile read and written */
-            dag_spawn_desc(kernel, args, 3, NULL);
+            dag_spawn_desc(kernel, args, 3, dag__tile_where(&where, t % out->mt, t / out->mt));
         }
     }
     return dag_last_region_result();
@@ -477,6 +523,7 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
 }
 
 static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+    dag__array_where where = dag__array_where_now();
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
         if (!out || !a) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name, !a ? "the array" : "out");
         return DAG_ERR_INVALID_ARGUMENT;
@@ -489,15 +536,15 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
         for (int64_t t = 0; t < tiles; t++) {
             int64_t rows, cols;
             dag_array_tile_size(a, t % a->mt, t / a->mt, &rows, &cols);
-            part[t] = b ? dag_spawn(dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
+            part[t] = b ? dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
                                     In(b->handle[t]))
-                        : dag_spawn(dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
+                        : dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
                                     Val((const void *)NULL));
         }
         int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
             for (int64_t t = 0; t + step < tiles; t += 2 * step)
-                part[t] = dag_spawn(dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
+                part[t] = dag_spawn_with(&where.cpu, dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
         r = dag_fetch(part[0], out);
     }
     free(part);
@@ -529,6 +576,7 @@ DAG_TASK(void, dag__tile_copy_part, (int, elem), (const void *, src), (int64_t, 
 }
 
 static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
+    dag__array_where where = dag__array_where_now();
     if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
                                                              : src->rows != dst->rows || src->cols != dst->cols)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
@@ -552,7 +600,7 @@ static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose,
                         /* the same part in src's coordinates */
                         int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
                         int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
-                        dag_spawn(dag__tile_copy_part, Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val(srows),
+                        dag_spawn_with(&where.cpu, dag__tile_copy_part, Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val(srows),
                                   Val(sr), Val(sc), InOut(dst->handle[di + dj * dst->mt]), Val(drows), Val(lo_r - dr0),
                                   Val(lo_c - dc0), Val(rows), Val(cols), Val(transpose));
                     }
@@ -759,6 +807,28 @@ static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPAC
     return type == DAG_F64 ? dag__dgetrf_loops(n, (double *)a, lda) : dag__sgetrf_loops(n, (float *)a, lda);
 }
 
+/* >>device kernels: the double tiles of gemm (dag_blas.h's dag_dgemm) and
+   potrf's panel and updates, for scopes that name devices */
+DAG_KERNEL(dag__array_dsyrk, ((int, n), (int, k), (DAG_GLOBAL const double *, a), (DAG_GLOBAL double *, c)),
+    /* c (lower, n x n) -= a a^T, a n x k: one item per element, the upper ones idle */
+    size_t idx = DAG_INDEX();
+    size_t i = idx % (size_t)n, j = idx / (size_t)n;
+    if (i >= j) {
+        double s = 0.0;
+        for (int l = 0; l < k; l++) s += a[i + (size_t)l * (size_t)n] * a[j + (size_t)l * (size_t)n];
+        c[i + j * (size_t)n] -= s;
+    }
+)
+DAG_KERNEL(dag__array_dpanel, ((int, m), (int, n), (DAG_GLOBAL const double *, linv), (DAG_GLOBAL double *, b)),
+    /* b (m x n) = b linv^T, linv lower: one item per row, in place (column c needs columns p <= c) */
+    size_t i = DAG_INDEX();
+    for (int c = n - 1; c >= 0; c--) {
+        double s = 0.0;
+        for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)m] * linv[(size_t)c + (size_t)p * (size_t)n];
+        b[i + (size_t)c * (size_t)m] = s;
+    }
+)
+
 /* >>tile tasks: each a call of the kernels above on whole tiles */
 DAG_TASK(void, dag__tile_gemm, (int, type), (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha),
          (const void *, a), (int, lda), (const void *, b), (int, ldb), (double, beta), (void *, c), (int, ldc)) {
@@ -812,6 +882,7 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 #define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
 
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+    dag__array_where where = dag__array_where_now();
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
         !dag__array_la(c, "dag_array_gemm", "C"))
         return DAG_ERR_INVALID_ARGUMENT;
@@ -834,7 +905,15 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
             for (int64_t i = 0; i < c->mt; i++)
                 for (int64_t l = 0; l < kt; l++) {
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    dag_spawn(dag__tile_gemm, Val((int)c->type), Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
+                    if (where.devices && c->type == DAG_F64) {   /* the tile's device: dag_blas.h's kernel */
+                        dag_spawn_with(dag__tile_where(&where, i, j), DAG_LAUNCH(dag_dgemm, DAG__R(c, i) * DAG__C(c, j)),
+                                       Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
+                                       Val(ta ? DAG__R(a, ai) : DAG__C(a, aj)), Val(alpha), In(DAG__H(a, ai, aj)),
+                                       Val(DAG__R(a, ai)), In(DAG__H(b, bi, bj)), Val(DAG__R(b, bi)),
+                                       Val(l == 0 ? beta : 1.0), InOut(DAG__H(c, i, j)), Val(DAG__R(c, i)));
+                        continue;
+                    }
+                    dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)c->type), Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
                               Val(ta ? DAG__R(a, ai) : DAG__C(a, aj)), Val(alpha), In(DAG__H(a, ai, aj)),
                               Val(DAG__R(a, ai)), In(DAG__H(b, bi, bj)), Val(DAG__R(b, bi)), Val(l == 0 ? beta : 1.0),
                               InOut(DAG__H(c, i, j)), Val(DAG__R(c, i)));
@@ -845,6 +924,7 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
 
 /* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
 dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+    dag__array_where where = dag__array_where_now();
     if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t n = trans ? a->cols : a->rows, bn = trans ? a->bcols : a->brows, bk = trans ? a->brows : a->bcols,
             k = trans ? a->rows : a->cols;
@@ -862,10 +942,10 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
                     int kk = trans ? DAG__R(a, ai) : DAG__C(a, aj);
                     double b = l == 0 ? beta : 1.0;
                     if (i == j)
-                        dag_spawn(dag__tile_syrk, Val((int)c->type), Val(trans), Val(DAG__R(c, i)), Val(kk), Val(alpha),
+                        dag_spawn_with(&where.cpu, dag__tile_syrk, Val((int)c->type), Val(trans), Val(DAG__R(c, i)), Val(kk), Val(alpha),
                                   In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)), Val(b), InOut(DAG__H(c, i, i)));
                     else
-                        dag_spawn(dag__tile_gemm, Val((int)c->type), Val(trans), Val(!trans), Val(DAG__R(c, i)),
+                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)c->type), Val(trans), Val(!trans), Val(DAG__R(c, i)),
                                   Val(DAG__C(c, j)), Val(kk), Val(alpha), In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)),
                                   In(DAG__H(a, bi, bj)), Val(DAG__R(a, bi)), Val(b), InOut(DAG__H(c, i, j)),
                                   Val(DAG__R(c, i)));
@@ -885,6 +965,7 @@ static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j
    the solve on the diagonal tile, then the update of the tiles not yet
    solved. */
 dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+    dag__array_where where = dag__array_where_now();
     if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t need = right ? b->cols : b->rows, bneed = right ? b->bcols : b->brows;
     if (a->type != b->type || a->rows != a->cols || a->brows != a->bcols || a->rows != need || a->brows != bneed) {
@@ -901,7 +982,7 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
             int64_t k = forward ? s : nt - 1 - s;
             for (int64_t o = 0; o < other; o++) {
                 int64_t bi = right ? o : k, bj = right ? k : o;
-                dag_spawn(dag__tile_trsm, Val((int)b->type), Val(right), Val(upper), Val(trans), Val(unit),
+                dag_spawn_with(&where.cpu, dag__tile_trsm, Val((int)b->type), Val(right), Val(upper), Val(trans), Val(unit),
                           Val(DAG__R(b, bi)), Val(DAG__C(b, bj)), Val(s == 0 ? alpha : 1.0), In(DAG__H(a, k, k)),
                           Val(DAG__R(a, k)), InOut(DAG__H(b, bi, bj)));
             }
@@ -911,12 +992,12 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
                 for (int64_t o = 0; o < other; o++) {
                     double scale = s == 0 ? alpha : 1.0;   /* B's unsolved tiles get alpha once, with their first update */
                     if (!right)   /* B_r -= op(A)_rk B_k */
-                        dag_spawn(dag__tile_gemm, Val((int)b->type), Val(trans), Val(0), Val(DAG__R(b, r)), Val(DAG__C(b, o)),
+                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)b->type), Val(trans), Val(0), Val(DAG__R(b, r)), Val(DAG__C(b, o)),
                                   Val(DAG__R(b, k)), Val(-1.0), In(dag__op_tile(a, trans, r, k)),
                                   Val(trans ? DAG__R(a, k) : DAG__R(a, r)), In(DAG__H(b, k, o)), Val(DAG__R(b, k)),
                                   Val(scale), InOut(DAG__H(b, r, o)), Val(DAG__R(b, r)));
                     else          /* B_r -= B_k op(A)_kr */
-                        dag_spawn(dag__tile_gemm, Val((int)b->type), Val(0), Val(trans), Val(DAG__R(b, o)), Val(DAG__C(b, r)),
+                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)b->type), Val(0), Val(trans), Val(DAG__R(b, o)), Val(DAG__C(b, r)),
                                   Val(DAG__C(b, k)), Val(-1.0), In(DAG__H(b, o, k)), Val(DAG__R(b, o)),
                                   In(dag__op_tile(a, trans, k, r)), Val(trans ? DAG__R(a, r) : DAG__R(a, k)), Val(scale),
                                   InOut(DAG__H(b, o, r)), Val(DAG__R(b, o)));
@@ -949,28 +1030,50 @@ dag_result dag_array_potrf(dag_array *a) {
     dag_array *inv = dag_array_zeros(a->type, nt * nb, nb, dag_blocks(nb, nb));
     if (!inv) return DAG_ERR_OUT_OF_MEMORY;
     int type = (int)a->type;
-#define DAG__PRIO(p) (&(dag_options){ .priority = (int)(p) })
+    dag__array_where where = dag__array_where_now();
+    bool dev = where.devices && a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
+#define DAG__ON(i, j, p) (dev ? dag__with_priority(dag__tile_where(&where, (i), (j)), (int)(p)) \
+                              : dag__with_priority(&where.cpu, (int)(p)))
     int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
-            dag_spawn_with(DAG__PRIO(top - 2 * k), dag__tile_potrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
-                           Out(inv->handle[k]), Val(k), Val(k * nb));
-            for (int64_t i = k + 1; i < nt; i++)
-                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_panel, Val(type), Val(DAG__R(a, i)),
-                               Val(DAG__R(a, k)), In(inv->handle[k]), InOut(DAG__H(a, i, k)));
+            dag_options o = dag__with_priority(&where.cpu, (int)(top - 2 * k));   /* the diagonal: on the CPU */
+            dag_spawn_with(&o, dag__tile_potrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Out(inv->handle[k]),
+                           Val(k), Val(k * nb));
             for (int64_t i = k + 1; i < nt; i++) {
-                dag_spawn_with(DAG__PRIO(top - 2 * k - i), dag__tile_syrk, Val(type), Val(0), Val(DAG__R(a, i)),
-                               Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)), Val(1.0),
-                               InOut(DAG__H(a, i, i)));
-                for (int64_t j = k + 1; j < i; j++)
-                    dag_spawn_with(DAG__PRIO(top - 2 * k - i - j), dag__tile_gemm, Val(type), Val(0), Val(1),
-                                   Val(DAG__R(a, i)), Val(DAG__R(a, j)), Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)),
-                                   Val(DAG__R(a, i)), In(DAG__H(a, j, k)), Val(DAG__R(a, j)), Val(1.0),
-                                   InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
+                o = DAG__ON(i, k, top - 2 * k - i);
+                if (dev)
+                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_dpanel, DAG__R(a, i)), Val(DAG__R(a, i)), Val(DAG__R(a, k)),
+                                   In(inv->handle[k]), InOut(DAG__H(a, i, k)));
+                else
+                    dag_spawn_with(&o, dag__tile_panel, Val(type), Val(DAG__R(a, i)), Val(DAG__R(a, k)), In(inv->handle[k]),
+                                   InOut(DAG__H(a, i, k)));
+            }
+            for (int64_t i = k + 1; i < nt; i++) {
+                o = DAG__ON(i, i, top - 2 * k - i);
+                if (dev)
+                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_dsyrk, DAG__R(a, i) * DAG__R(a, i)), Val(DAG__R(a, i)),
+                                   Val(DAG__R(a, k)), In(DAG__H(a, i, k)), InOut(DAG__H(a, i, i)));
+                else
+                    dag_spawn_with(&o, dag__tile_syrk, Val(type), Val(0), Val(DAG__R(a, i)), Val(DAG__R(a, k)), Val(-1.0),
+                                   In(DAG__H(a, i, k)), Val(DAG__R(a, i)), Val(1.0), InOut(DAG__H(a, i, i)));
+                for (int64_t j = k + 1; j < i; j++) {
+                    o = DAG__ON(i, j, top - 2 * k - i - j);
+                    if (dev)
+                        dag_spawn_with(&o, DAG_LAUNCH(dag_dgemm, DAG__R(a, i) * DAG__R(a, j)), Val(0), Val(1),
+                                       Val(DAG__R(a, i)), Val(DAG__R(a, j)), Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)),
+                                       Val(DAG__R(a, i)), In(DAG__H(a, j, k)), Val(DAG__R(a, j)), Val(1.0),
+                                       InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
+                    else
+                        dag_spawn_with(&o, dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__R(a, i)), Val(DAG__R(a, j)),
+                                       Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)),
+                                       In(DAG__H(a, j, k)), Val(DAG__R(a, j)), Val(1.0), InOut(DAG__H(a, i, j)),
+                                       Val(DAG__R(a, i)));
+                }
             }
         }
     }
-#undef DAG__PRIO
+#undef DAG__ON
     dag_result r = dag_last_region_result();
     dag_array_free(inv);
     return r;
@@ -980,6 +1083,7 @@ dag_result dag_array_potrf(dag_array *a) {
    above it. For diagonally dominant matrices; a zero pivot fails naming
    the tile and column. */
 dag_result dag_array_getrf_nopiv(dag_array *a) {
+    dag__array_where where = dag__array_where_now();
     if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf_nopiv: needs a square matrix in square tiles");
@@ -989,16 +1093,16 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
     int type = (int)a->type;
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
-            dag_spawn(dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Val(k), Val(k * nb));
+            dag_spawn_with(&where.cpu, dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
-                dag_spawn(dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)), Val(DAG__C(a, j)),
+                dag_spawn_with(&where.cpu, dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)), Val(DAG__C(a, j)),
                           Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, k, j)));
             for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
-                dag_spawn(dag__tile_trsm, Val(type), Val(1), Val(1), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, k)),
+                dag_spawn_with(&where.cpu, dag__tile_trsm, Val(type), Val(1), Val(1), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, k)),
                           Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, i, k)));
             for (int64_t j = k + 1; j < nt; j++)
                 for (int64_t i = k + 1; i < nt; i++)
-                    dag_spawn(dag__tile_gemm, Val(type), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, j)),
+                    dag_spawn_with(&where.cpu, dag__tile_gemm, Val(type), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, j)),
                               Val(DAG__C(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)), In(DAG__H(a, k, j)),
                               Val(DAG__R(a, k)), Val(1.0), InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
         }

@@ -406,6 +406,58 @@ TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
     dag_array_free(A);
 }
 
+/* Under a scope naming every OpenCL device, the kernels of gemm and potrf
+   go block-cyclically to the devices (tile (i, j) on device (i + j) mod
+   count), the rest runs on the CPU, and the results are the CPU's. */
+TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
+    int devices = dag_device_count(DAG_OPENCL);
+    if (devices < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { N = 192, NB = 32 };
+    static double a[N * N], f[N * N], x[N * N], y[N * N];
+    spd(a, N, 8);
+    for (int i = 0; i < N * N; i++) x[i] = (i % 7) - 3.0;
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
+    dag_array *Y = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, Y), DAG_OK);   /* Y = X X^T */
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        CHECK_EQ_INT(dag_array_map(square, X, X), DAG_OK);
+        CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);                    /* a CPU task under a device scope */
+    }
+    dag_trace_enable(0);
+    static dag_trace_record rec[4096];
+    size_t n = dag_trace_records(rec, 4096);
+    int on[8] = { 0 }, cpu = 0;
+    for (size_t i = 0; i < n && i < 4096; i++) {
+        if (rec[i].backend == DAG_OPENCL && rec[i].processor >= 1 && rec[i].processor <= 8) on[rec[i].processor - 1]++;
+        if (rec[i].backend == DAG_CPU) cpu++;
+    }
+    for (int d = 0; d < devices && d < 8; d++) CHECK(on[d] > 0);   /* every device got tiles */
+    CHECK(cpu > 0);                                                  /* the diagonal tiles, the scaling */
+    printf("     %d devices: kernels per device %d %d %d, CPU tasks %d\n", devices, on[0], on[1], on[2], cpu);
+    dag_array_collect(Y, y, DAG_COL_MAJOR, N);
+    double err = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int l = 0; l < N; l++) s += x[i + l * N] * x[j + l * N];
+            err = fmax(err, fabs(y[i + j * N] - s));
+        }
+    CHECK(err < 1e-9);
+    dag_array_collect(A, f, DAG_COL_MAJOR, N);
+    double r = residual(a, f, N);
+    printf("     Cholesky on the devices: residual %.2e\n", r);
+    CHECK(r < 1e-12);
+    dag_array_collect(X, y, DAG_COL_MAJOR, N);
+    int bad = 0;
+    for (int i = 0; i < N * N; i++) bad += y[i] != 2 * x[i] * x[i];
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(A), dag_array_free(X), dag_array_free(Y);
+}
+
 /* The trace of a factorisation as a Gantt chart: a bar per task, a row per
    worker, a legend entry per task name. */
 TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
@@ -454,6 +506,7 @@ int main(void) {
     RUN(copy_and_transpose_between_different_tilings_move_every_element);
     RUN(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose);
     RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
+    RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
     dag_shutdown();
     return test_summary();
 }
