@@ -458,6 +458,30 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     dag_array_free(A), dag_array_free(X), dag_array_free(Y);
 }
 
+/* A matrix three times a device's capped memory still factorises: the
+   device layer evicts tiles (written back first when only the device
+   holds them) and brings them again. */
+TEST(an_array_bigger_than_the_devices_capped_memory_still_factorises) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { N = 256, NB = 32 };   /* 512 KiB of matrix; each device may hold 160 KiB */
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .device_memory_limit = 160 << 10 });
+    static double a[N * N], f[N * N];
+    spd(a, N, 12);
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 1)) { CHECK_EQ_INT(dag_array_potrf(A), DAG_OK); }
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 1, &m), DAG_OK);
+    printf("     device 1: %llu evictions, %llu bytes in, cap %zu\n", (unsigned long long)m.evictions,
+           (unsigned long long)m.bytes_to_device, m.total);
+    CHECK(m.evictions > 0);
+    dag_array_collect(A, f, DAG_COL_MAJOR, N);
+    CHECK(residual(a, f, N) < 1e-12);
+    dag_array_free(A);
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+}
+
 /* The trace of a factorisation as a Gantt chart: a bar per task, a row per
    worker, a legend entry per task name. */
 TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
@@ -507,6 +531,7 @@ int main(void) {
     RUN(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose);
     RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
+    RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
     dag_shutdown();
     return test_summary();
 }
