@@ -4605,10 +4605,22 @@ static void dag__json_events(dag__worker *w, void *arg) {
     }
 }
 
-dag_result dag_trace_write_json(const char *path) {
-    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
+/* Opens a trace file for writing, or says why not in *err. */
+static FILE *dag__trace_open(const char *path, const char *who, dag_result *err) {
+    *err = DAG_OK;
+    if (!dag_is_setup()) {
+        *err = DAG_ERR_SHUT_DOWN;
+        return NULL;
+    }
     FILE *f = path ? fopen(path, "w") : NULL;
-    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_json: cannot open '%s'", path ? path : "(null)");
+    if (!f) *err = (dag_result)dag__err(DAG_ERR_IO, "%s: cannot open '%s'", who, path ? path : "(null)");
+    return f;
+}
+
+dag_result dag_trace_write_json(const char *path) {
+    dag_result err;
+    FILE *f = dag__trace_open(path, "dag_trace_write_json", &err);
+    if (!f) return err;
     dag__trace_out o;
     o.f = f;
     o.first = 1;
@@ -4683,9 +4695,9 @@ static void dag__dot_edges(dag__worker *w, void *arg) {
 }
 
 dag_result dag_trace_write_dot(const char *path) {
-    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
-    FILE *f = path ? fopen(path, "w") : NULL;
-    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_dot: cannot open '%s'", path ? path : "(null)");
+    dag_result err;
+    FILE *f = dag__trace_open(path, "dag_trace_write_dot", &err);
+    if (!f) return err;
     dag__trace_out o;
     o.f = f;
     o.first = 1;
@@ -4745,9 +4757,9 @@ static void dag__svg_bars(dag__worker *w, void *arg) {
 }
 
 dag_result dag_trace_write_svg(const char *path) {
-    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;
-    FILE *f = path ? fopen(path, "w") : NULL;
-    if (!f) return (dag_result)dag__err(DAG_ERR_IO, "dag_trace_write_svg: cannot open '%s'", path ? path : "(null)");
+    dag_result err;
+    FILE *f = dag__trace_open(path, "dag_trace_write_svg", &err);
+    if (!f) return err;
     dag__svg g;
     memset(&g, 0, sizeof g);
     g.f = f;

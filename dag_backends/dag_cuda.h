@@ -51,15 +51,7 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
 #define DAG__RTT(x) cuda##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)cudaHostAlloc((pp), (bytes), cudaHostAllocPortable)
 #define DAG__RT_HOST_FREE(p) cudaFreeHost(p)
-#include "dag_gpu_stream.h"
-#undef DAG__GPU
-#undef DAG__GPU_BACKEND
-#undef DAG__GPU_NAME
-#undef DAG__GPU_SHORT
-#undef DAG__RT
-#undef DAG__RTT
-#undef DAG__RT_HOST_ALLOC
-#undef DAG__RT_HOST_FREE
+#include "dag_gpu_stream.h"   /* it undefines these when it ends */
 
 /* >>cublas: loaded at run time (the toolkit ships it only as a shared
    library) when dag_setup finds CUDA devices, so later lookups only read;

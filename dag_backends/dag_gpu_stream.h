@@ -324,3 +324,13 @@ static const dag__device_ops DAG__GPU(ops) = {
     DAG__GPU(launch), DAG__GPU(wait), DAG__GPU(query), DAG__GPU(elapsed), DAG__GPU(release), DAG__GPU(synchronize),
     DAG__GPU(memory), DAG__GPU(device_name),
 };
+
+/* the parameters of this instance: the next backend defines its own */
+#undef DAG__GPU
+#undef DAG__GPU_BACKEND
+#undef DAG__GPU_NAME
+#undef DAG__GPU_SHORT
+#undef DAG__RT
+#undef DAG__RTT
+#undef DAG__RT_HOST_ALLOC
+#undef DAG__RT_HOST_FREE

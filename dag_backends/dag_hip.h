@@ -116,15 +116,7 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
 #define DAG__RTT(x) DAG__HIP_##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)dag__hip.api.hipHostMalloc((pp), (bytes), DAG__HIP_HostMallocPortable)
 #define DAG__RT_HOST_FREE(p) dag__hip.api.hipHostFree(p)
-#include "dag_gpu_stream.h"
-#undef DAG__GPU
-#undef DAG__GPU_BACKEND
-#undef DAG__GPU_NAME
-#undef DAG__GPU_SHORT
-#undef DAG__RT
-#undef DAG__RTT
-#undef DAG__RT_HOST_ALLOC
-#undef DAG__RT_HOST_FREE
+#include "dag_gpu_stream.h"   /* it undefines these when it ends */
 
 static int dag__hip_init(char *why, size_t why_size) {
     static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5" };
