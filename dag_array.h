@@ -423,6 +423,41 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
     return false;
 }
 
+/* The same operations as kernels, one per element type (OpenCL C has no
+   int64_t: long is 64 bits in both), for tiles placed on devices: the
+   binary form z = x op z (op 7 copies), the unary z = op(z). */
+#define DAG__EW_KERNELS(SUFFIX, T)                                                                              \
+    DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, z)), \
+        size_t i = DAG_INDEX();                                                                                 \
+        T a = x[i], c = z[i];                                                                                   \
+        z[i] = op == 1 ? (T)(a + c) : op == 2 ? (T)(a - c) : op == 3 ? (T)(a * c)                               \
+             : op == 4 ? (T)(alpha * (double)a + (double)c) : a;                                                \
+    )                                                                                                           \
+    DAG_KERNEL(dag__array_ew1_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL T *, z)),                      \
+        size_t i = DAG_INDEX();                                                                                 \
+        z[i] = op == 5 ? (T)(alpha * (double)z[i]) : (T)alpha;                                                  \
+    )
+DAG__EW_KERNELS(f64, double)
+DAG__EW_KERNELS(f32, float)
+DAG__EW_KERNELS(i32, int)
+DAG__EW_KERNELS(i64, long)
+#undef DAG__EW_KERNELS
+enum { DAG__EW_COPY = 7 };
+
+/* One tile's element-wise task on its device: z = x op z, or z = op(z) with no x. */
+static void dag__tile_ew_device(const dag_options *o, dag_elem type, int op, double alpha, int64_t n, dag_data x, dag_data z) {
+#define DAG__EW_SPAWN(SUFFIX)                                                                                         \
+    (x.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), In(x), InOut(z))           \
+          : dag_spawn_with(o, DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), InOut(z)))
+    switch (type) {
+    case DAG_F64: DAG__EW_SPAWN(f64); break;
+    case DAG_F32: DAG__EW_SPAWN(f32); break;
+    case DAG_I32: DAG__EW_SPAWN(i32); break;
+    default: DAG__EW_SPAWN(i64); break;
+    }
+#undef DAG__EW_SPAWN
+}
+
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
     dag__array_where where = dag__array_where_now();
@@ -437,10 +472,22 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
         b = t;
         swapped = true;
     }
+    dag_data none = { 0 };
     DAG_DATADEPS {
         for (int64_t t = 0; t < c->mt * c->nt; t++) {
             int64_t r, cl;
             dag_array_tile_size(c, t % c->mt, t / c->mt, &r, &cl);
+            if (where.devices) {   /* the tile's device: the same steps as kernels */
+                const dag_options *o = dag__tile_where(&where, t % c->mt, t / c->mt);
+                if (b && b != c) dag__tile_ew_device(o, c->type, DAG__EW_COPY, 0, r * cl, b->handle[t], c->handle[t]);
+                if (op == DAG__EW_SUB && swapped) {
+                    dag__tile_ew_device(o, c->type, DAG__EW_SUB, 0, r * cl, a->handle[t], c->handle[t]);
+                    dag__tile_ew_device(o, c->type, DAG__EW_SCALE, -1.0, r * cl, none, c->handle[t]);
+                } else {
+                    dag__tile_ew_device(o, c->type, op, alpha, r * cl, a ? a->handle[t] : none, c->handle[t]);
+                }
+                continue;
+            }
             if (b && b != c) dag_spawn_with(&where.cpu, dag__tile_assign, Val(r * cl * (int64_t)c->elem), In(b->handle[t]), Out(c->handle[t]));
             if (op == DAG__EW_SUB && swapped) {   /* c = c - b: c = -(b - c) */
                 dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SUB), Val(r * cl), Val(0.0), In(a->handle[t]),

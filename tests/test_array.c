@@ -425,7 +425,12 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
         CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, Y), DAG_OK);   /* Y = X X^T */
         CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
         CHECK_EQ_INT(dag_array_map(square, X, X), DAG_OK);
-        CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);                    /* a CPU task under a device scope */
+        CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);                    /* element-wise kernels on the devices */
+        double sum = 0;
+        CHECK_EQ_INT(dag_array_sum(X, &sum), DAG_OK);                     /* a CPU task under a device scope */
+        double want = 0;
+        for (int i = 0; i < N * N; i++) want += 2 * x[i] * x[i];
+        CHECK(sum == want);
     }
     dag_trace_enable(0);
     static dag_trace_record rec[4096];
@@ -456,6 +461,39 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     for (int i = 0; i < N * N; i++) bad += y[i] != 2 * x[i] * x[i];
     CHECK_EQ_INT(bad, 0);
     dag_array_free(A), dag_array_free(X), dag_array_free(Y);
+}
+
+/* The element-wise operations on devices, for every type, with aliasing. */
+TEST(element_wise_operations_run_on_the_devices_for_every_type) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { R = 40, C = 24 };
+    dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
+    for (int k = 0; k < 4; k++) {
+        dag_array *X = dag_array_fill(types[k], R, C, dag_blocks(8, 8), 3), *Y = dag_array_fill(types[k], R, C, dag_blocks(8, 8), 5);
+        dag_array *Z = dag_array_zeros(types[k], R, C, dag_blocks(8, 8));
+        dag_trace_enable(1);
+        dag_trace_clear();
+        DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+            CHECK_EQ_INT(dag_array_sub(X, Y, Z), DAG_OK);   /* -2 */
+            CHECK_EQ_INT(dag_array_sub(Y, Z, Z), DAG_OK);   /* 5 - -2 = 7 */
+            CHECK_EQ_INT(dag_array_mul(Z, X, Z), DAG_OK);   /* 21 */
+            CHECK_EQ_INT(dag_array_axpy(2.0, Y, Z), DAG_OK);   /* 31 */
+            CHECK_EQ_INT(dag_array_add(Z, Z, Z), DAG_OK);   /* 62 */
+            CHECK_EQ_INT(dag_array_scale(0.5, Z), DAG_OK);   /* 31 */
+            CHECK_EQ_INT(dag_array_set(X, 4), DAG_OK);
+        }
+        dag_trace_enable(0);
+        static dag_trace_record rec[2048];
+        size_t n = dag_trace_records(rec, 2048), on_devices = 0;
+        for (size_t i = 0; i < n && i < 2048; i++) on_devices += rec[i].backend == DAG_OPENCL;
+        CHECK(on_devices > 0);
+        double mn = 0, mx = 0, x4 = 0;
+        CHECK_EQ_INT(dag_array_min(Z, &mn), DAG_OK);
+        CHECK_EQ_INT(dag_array_max(Z, &mx), DAG_OK);
+        CHECK_EQ_INT(dag_array_max(X, &x4), DAG_OK);
+        CHECK(mn == 31 && mx == 31 && x4 == 4);
+        dag_array_free(X), dag_array_free(Y), dag_array_free(Z);
+    }
 }
 
 /* A matrix three times a device's capped memory still factorises: the
@@ -531,6 +569,7 @@ int main(void) {
     RUN(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose);
     RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
+    RUN(element_wise_operations_run_on_the_devices_for_every_type);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
     dag_shutdown();
     return test_summary();
