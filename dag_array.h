@@ -856,25 +856,29 @@ static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPAC
 
 /* >>device kernels: the double tiles of gemm (dag_blas.h's dag_dgemm) and
    potrf's panel and updates, for scopes that name devices */
-DAG_KERNEL(dag__array_dsyrk, ((int, n), (int, k), (DAG_GLOBAL const double *, a), (DAG_GLOBAL double *, c)),
-    /* c (lower, n x n) -= a a^T, a n x k: one item per element, the upper ones idle */
-    size_t idx = DAG_INDEX();
-    size_t i = idx % (size_t)n, j = idx / (size_t)n;
-    if (i >= j) {
-        double s = 0.0;
-        for (int l = 0; l < k; l++) s += a[i + (size_t)l * (size_t)n] * a[j + (size_t)l * (size_t)n];
-        c[i + j * (size_t)n] -= s;
-    }
-)
-DAG_KERNEL(dag__array_dpanel, ((int, m), (int, n), (DAG_GLOBAL const double *, linv), (DAG_GLOBAL double *, b)),
-    /* b (m x n) = b linv^T, linv lower: one item per row, in place (column c needs columns p <= c) */
-    size_t i = DAG_INDEX();
-    for (int c = n - 1; c >= 0; c--) {
-        double s = 0.0;
-        for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)m] * linv[(size_t)c + (size_t)p * (size_t)n];
-        b[i + (size_t)c * (size_t)m] = s;
-    }
-)
+#define DAG__ARRAY_DEVICE_KERNELS(P, T)                                                                          \
+    DAG_KERNEL(dag__array_##P##syrk, ((int, n), (int, k), (DAG_GLOBAL const T *, a), (DAG_GLOBAL T *, c)),       \
+        /* c (lower, n x n) -= a a^T, a n x k: one item per element, the upper ones idle */                      \
+        size_t idx = DAG_INDEX();                                                                                \
+        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                         \
+        if (i >= j) {                                                                                            \
+            T s = (T)0;                                                                                          \
+            for (int l = 0; l < k; l++) s += a[i + (size_t)l * (size_t)n] * a[j + (size_t)l * (size_t)n];        \
+            c[i + j * (size_t)n] -= s;                                                                           \
+        }                                                                                                        \
+    )                                                                                                            \
+    DAG_KERNEL(dag__array_##P##panel, ((int, m), (int, n), (DAG_GLOBAL const T *, linv), (DAG_GLOBAL T *, b)),   \
+        /* b (m x n) = b linv^T, linv lower: one item per row, in place (column c needs columns p <= c) */       \
+        size_t i = DAG_INDEX();                                                                                  \
+        for (int c = n - 1; c >= 0; c--) {                                                                       \
+            T s = (T)0;                                                                                          \
+            for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)m] * linv[(size_t)c + (size_t)p * (size_t)n]; \
+            b[i + (size_t)c * (size_t)m] = s;                                                                    \
+        }                                                                                                        \
+    )
+DAG__ARRAY_DEVICE_KERNELS(d, double)
+DAG__ARRAY_DEVICE_KERNELS(s, float)
+#undef DAG__ARRAY_DEVICE_KERNELS
 
 /* >>tile tasks: each a call of the kernels above on whole tiles */
 DAG_TASK(void, dag__tile_gemm, (int, type), (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha),
@@ -928,6 +932,17 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 #define DAG__R(x, i) ((int)((x)->rows - (i) * (x)->brows < (x)->brows ? (x)->rows - (i) * (x)->brows : (x)->brows))
 #define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
 
+/* one tile gemm on a device, in the array's precision */
+static void dag__device_gemm(const dag_options *o, dag_elem type, int ta, int tb, int m, int n, int k, double alpha,
+                             dag_data a, int lda, dag_data b, int ldb, double beta, dag_data c, int ldc) {
+    if (type == DAG_F64)
+        dag_spawn_with(o, DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+                       Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
+    else
+        dag_spawn_with(o, DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
+                       In(a), Val(lda), In(b), Val(ldb), Val((float)beta), InOut(c), Val(ldc));
+}
+
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now();
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
@@ -952,12 +967,11 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
             for (int64_t i = 0; i < c->mt; i++)
                 for (int64_t l = 0; l < kt; l++) {
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    if (where.devices && c->type == DAG_F64) {   /* the tile's device: dag_blas.h's kernel */
-                        dag_spawn_with(dag__tile_where(&where, i, j), DAG_LAUNCH(dag_dgemm, DAG__R(c, i) * DAG__C(c, j)),
-                                       Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
-                                       Val(ta ? DAG__R(a, ai) : DAG__C(a, aj)), Val(alpha), In(DAG__H(a, ai, aj)),
-                                       Val(DAG__R(a, ai)), In(DAG__H(b, bi, bj)), Val(DAG__R(b, bi)),
-                                       Val(l == 0 ? beta : 1.0), InOut(DAG__H(c, i, j)), Val(DAG__R(c, i)));
+                    if (where.devices) {   /* the tile's device: dag_blas.h's kernels */
+                        dag__device_gemm(dag__tile_where(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
+                                         ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__R(a, ai),
+                                         DAG__H(b, bi, bj), DAG__R(b, bi), l == 0 ? beta : 1.0, DAG__H(c, i, j),
+                                         DAG__R(c, i));
                         continue;
                     }
                     dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)c->type), Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
@@ -1078,7 +1092,7 @@ dag_result dag_array_potrf(dag_array *a) {
     if (!inv) return DAG_ERR_OUT_OF_MEMORY;
     int type = (int)a->type;
     dag__array_where where = dag__array_where_now();
-    bool dev = where.devices && a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
+    bool dev = where.devices > 0, f64 = a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
 #define DAG__ON(i, j, p) (dev ? dag__with_priority(dag__tile_where(&where, (i), (j)), (int)(p)) \
                               : dag__with_priority(&where.cpu, (int)(p)))
     int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
@@ -1089,8 +1103,11 @@ dag_result dag_array_potrf(dag_array *a) {
                            Val(k), Val(k * nb));
             for (int64_t i = k + 1; i < nt; i++) {
                 o = DAG__ON(i, k, top - 2 * k - i);
-                if (dev)
+                if (dev && f64)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_dpanel, DAG__R(a, i)), Val(DAG__R(a, i)), Val(DAG__R(a, k)),
+                                   In(inv->handle[k]), InOut(DAG__H(a, i, k)));
+                else if (dev)
+                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_spanel, DAG__R(a, i)), Val(DAG__R(a, i)), Val(DAG__R(a, k)),
                                    In(inv->handle[k]), InOut(DAG__H(a, i, k)));
                 else
                     dag_spawn_with(&o, dag__tile_panel, Val(type), Val(DAG__R(a, i)), Val(DAG__R(a, k)), In(inv->handle[k]),
@@ -1098,8 +1115,11 @@ dag_result dag_array_potrf(dag_array *a) {
             }
             for (int64_t i = k + 1; i < nt; i++) {
                 o = DAG__ON(i, i, top - 2 * k - i);
-                if (dev)
+                if (dev && f64)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_dsyrk, DAG__R(a, i) * DAG__R(a, i)), Val(DAG__R(a, i)),
+                                   Val(DAG__R(a, k)), In(DAG__H(a, i, k)), InOut(DAG__H(a, i, i)));
+                else if (dev)
+                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_ssyrk, DAG__R(a, i) * DAG__R(a, i)), Val(DAG__R(a, i)),
                                    Val(DAG__R(a, k)), In(DAG__H(a, i, k)), InOut(DAG__H(a, i, i)));
                 else
                     dag_spawn_with(&o, dag__tile_syrk, Val(type), Val(0), Val(DAG__R(a, i)), Val(DAG__R(a, k)), Val(-1.0),
@@ -1107,10 +1127,8 @@ dag_result dag_array_potrf(dag_array *a) {
                 for (int64_t j = k + 1; j < i; j++) {
                     o = DAG__ON(i, j, top - 2 * k - i - j);
                     if (dev)
-                        dag_spawn_with(&o, DAG_LAUNCH(dag_dgemm, DAG__R(a, i) * DAG__R(a, j)), Val(0), Val(1),
-                                       Val(DAG__R(a, i)), Val(DAG__R(a, j)), Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)),
-                                       Val(DAG__R(a, i)), In(DAG__H(a, j, k)), Val(DAG__R(a, j)), Val(1.0),
-                                       InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
+                        dag__device_gemm(&o, a->type, 0, 1, DAG__R(a, i), DAG__R(a, j), DAG__R(a, k), -1.0, DAG__H(a, i, k),
+                                         DAG__R(a, i), DAG__H(a, j, k), DAG__R(a, j), 1.0, DAG__H(a, i, j), DAG__R(a, i));
                     else
                         dag_spawn_with(&o, dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__R(a, i)), Val(DAG__R(a, j)),
                                        Val(DAG__R(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)),

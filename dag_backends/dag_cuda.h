@@ -61,7 +61,9 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
     X(cublasDestroy_v2, (cublasHandle_t)) \
     X(cublasSetStream_v2, (cublasHandle_t, cudaStream_t)) \
     X(cublasDgemm_v2, (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double *, \
-                       const double *, int, const double *, int, const double *, double *, int))
+                       const double *, int, const double *, int, const double *, double *, int)) \
+    X(cublasSgemm_v2, (cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float *, \
+                       const float *, int, const float *, int, const float *, float *, int))
 #define DAG__CUBLAS_FIELD(name, args) cublasStatus_t (*name) args;
 static struct {
     int tried;                                   /* 1: loaded, -1: not to be had */
@@ -98,21 +100,22 @@ static cublasHandle_t dag__cublas_handle(int dev) {
     return dag__cublas.handle[dev];
 }
 
-/* dag_dgemm (dag_blas.h): its arguments as the kernel declares them. */
-static int dag__cublas_dgemm(int dev, void *const *p) {
-    cublasHandle_t h = dag__cublas_handle(dev);
-    if (!h) return (int)CUBLAS_STATUS_NOT_INITIALIZED;
-#define DAG__P(T, i) (*(T *)p[i])
-    return (int)dag__cublas.api.cublasDgemm_v2(h, DAG__P(int, 1) ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                               DAG__P(int, 2) ? CUBLAS_OP_T : CUBLAS_OP_N, DAG__P(int, 3),
-                                               DAG__P(int, 4), DAG__P(int, 5), &DAG__P(double, 6),
-                                               DAG__P(const double *, 7), DAG__P(int, 8), DAG__P(const double *, 9),
-                                               DAG__P(int, 10), &DAG__P(double, 11), DAG__P(double *, 12),
-                                               DAG__P(int, 13));
-#undef DAG__P
-}
-/* The record dag_blas.h's dag_dgemm looks for (weak: a build may bring its own). */
-DAG__WEAK_DEFINITION const dag_native_kernel dag_dgemm__cuda = { "cublasDgemm_v2", 0, 0, 0, dag__cublas_dgemm };
+/* dag_dgemm and dag_sgemm (dag_blas.h): their arguments as the kernels declare them. */
+#define DAG__CUBLAS_GEMM(NAME, T, ROUTINE)                                                                        \
+    static int dag__cublas_##NAME(int dev, void *const *p) {                                                     \
+        cublasHandle_t h = dag__cublas_handle(dev);                                                              \
+        if (!h) return (int)CUBLAS_STATUS_NOT_INITIALIZED;                                                       \
+        return (int)dag__cublas.api.ROUTINE(h, *(int *)p[1] ? CUBLAS_OP_T : CUBLAS_OP_N,                        \
+                                            *(int *)p[2] ? CUBLAS_OP_T : CUBLAS_OP_N, *(int *)p[3], *(int *)p[4], \
+                                            *(int *)p[5], (const T *)p[6], *(const T *const *)p[7], *(int *)p[8], \
+                                            *(const T *const *)p[9], *(int *)p[10], (const T *)p[11],           \
+                                            *(T *const *)p[12], *(int *)p[13]);                                  \
+    }                                                                                                            \
+    /* the record the kernel looks for (weak: a build may bring its own) */                                      \
+    DAG__WEAK_DEFINITION const dag_native_kernel NAME##__cuda = { #ROUTINE, 0, 0, 0, dag__cublas_##NAME };
+DAG__CUBLAS_GEMM(dag_dgemm, double, cublasDgemm_v2)
+DAG__CUBLAS_GEMM(dag_sgemm, float, cublasSgemm_v2)
+#undef DAG__CUBLAS_GEMM
 
 static int dag__cuda_init(char *why, size_t why_size) {
     int n = dag__cuda_open_devices(why, why_size);

@@ -461,6 +461,29 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     for (int i = 0; i < N * N; i++) bad += y[i] != 2 * x[i] * x[i];
     CHECK_EQ_INT(bad, 0);
     dag_array_free(A), dag_array_free(X), dag_array_free(Y);
+    /* float: dag_sgemm and the float panel and syrk kernels */
+    static float af[N * N], ff[N * N];
+    for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+    dag_array *F = dag_array_from_host(DAG_F32, N, N, dag_blocks(NB, NB), af, DAG_COL_MAJOR, N);
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) { CHECK_EQ_INT(dag_array_potrf(F), DAG_OK); }
+    dag_trace_enable(0);
+    n = dag_trace_records(rec, 4096);
+    int kernels = 0;
+    for (size_t i = 0; i < n && i < 4096; i++) kernels += rec[i].backend == DAG_OPENCL;
+    CHECK(kernels > 0);
+    dag_array_collect(F, ff, DAG_COL_MAJOR, N);
+    double num = 0, den = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++) {
+            double s = 0;
+            for (int p = 0; p <= j; p++) s += (double)ff[i + p * N] * ff[j + p * N];
+            num += (af[i + j * N] - s) * (af[i + j * N] - s), den += (double)af[i + j * N] * af[i + j * N];
+        }
+    printf("     float Cholesky on the devices: residual %.2e, %d kernels there\n", sqrt(num / den), kernels);
+    CHECK(sqrt(num / den) < 1e-5);
+    dag_array_free(F);
 }
 
 /* The element-wise operations on devices, for every type, with aliasing. */
