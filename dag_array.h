@@ -622,6 +622,18 @@ DAG_TASK(void, dag__tile_copy_part, (int, elem), (const void *, src), (int64_t, 
         }
 }
 
+/* The same part copy as a kernel for tiles on devices: an item per element,
+   elem bytes each (any type). */
+DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *, src), (long, src_ld), (long, sr),
+                                  (long, sc), (DAG_GLOBAL unsigned char *, dst), (long, dst_ld), (long, dr), (long, dc),
+                                  (long, rows), (int, transpose)),
+    size_t idx = DAG_INDEX();
+    long i = (long)(idx % (size_t)rows), j = (long)(idx / (size_t)rows);
+    long di = transpose ? dr + j : dr + i, dj = transpose ? dc + i : dc + j;
+    for (int b = 0; b < elem; b++)
+        dst[(size_t)(di + dj * dst_ld) * (size_t)elem + (size_t)b] = src[(size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem + (size_t)b];
+)
+
 static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
     dag__array_where where = dag__array_where_now();
     if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
@@ -647,6 +659,14 @@ static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose,
                         /* the same part in src's coordinates */
                         int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
                         int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
+                        if (where.devices) {   /* on the destination tile's device */
+                            dag_spawn_with(dag__tile_where(&where, di, dj), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                                           Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val((long)srows),
+                                           Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
+                                           Val((long)drows), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
+                                           Val(transpose));
+                            continue;
+                        }
                         dag_spawn_with(&where.cpu, dag__tile_copy_part, Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val(srows),
                                   Val(sr), Val(sc), InOut(dst->handle[di + dj * dst->mt]), Val(drows), Val(lo_r - dr0),
                                   Val(lo_c - dc0), Val(rows), Val(cols), Val(transpose));

@@ -519,6 +519,53 @@ TEST(element_wise_operations_run_on_the_devices_for_every_type) {
     }
 }
 
+/* Every array operation under a scope naming every OpenCL device gives
+   the CPU's results: copy and transpose on the devices, the others on the
+   CPU tasks such a scope keeps for them. */
+TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { R = 45, C = 38, N = 64, NB = 16 };
+    static double x[R * C], out[R * C], a[N * N], b[N * 4], sol[N * 4];
+    for (int i = 0; i < R * C; i++) x[i] = i;
+    spd(a, N, 4);
+    for (int i = 0; i < N * 4; i++) b[i] = i % 5 - 2.0;
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 7), x, DAG_COL_MAJOR, R);
+    dag_array *B = dag_array_zeros(DAG_F64, R, C, dag_blocks(13, 10));
+    dag_array *T = dag_array_zeros(DAG_F64, C, R, dag_blocks(6, 9));
+    dag_array *M = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    dag_array *S = dag_array_from_host(DAG_F64, N, 4, dag_blocks(NB, NB), b, DAG_COL_MAJOR, N);
+    double sum = 0;
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+        CHECK_EQ_INT(dag_array_copy(A, B), DAG_OK);
+        CHECK_EQ_INT(dag_array_transpose(B, T), DAG_OK);
+        CHECK_EQ_INT(dag_array_sum(T, &sum), DAG_OK);
+        CHECK_EQ_INT(dag_array_posv(M, S), DAG_OK);   /* potrf on the devices, the solves on the CPU */
+    }
+    dag_trace_enable(0);
+    static dag_trace_record rec[4096];
+    size_t n = dag_trace_records(rec, 4096), copies = 0;
+    for (size_t i = 0; i < n && i < 4096; i++) copies += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "dag__array_copy_part");
+    CHECK(copies > 0);
+    int bad = 0;
+    dag_array_collect(T, out, DAG_COL_MAJOR, C);
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) bad += out[j + i * C] != x[i + j * R];
+    CHECK_EQ_INT(bad, 0);
+    CHECK(sum == (double)(R * C - 1) * (R * C) / 2);
+    dag_array_collect(S, sol, DAG_COL_MAJOR, N);
+    double err = 0;
+    for (int c = 0; c < 4; c++)
+        for (int i = 0; i < N; i++) {
+            double v = 0;
+            for (int p = 0; p < N; p++) v += a[i + p * N] * sol[p + c * N];
+            err = fmax(err, fabs(v - b[i + c * N]));
+        }
+    CHECK(err < 1e-10);
+    dag_array_free(A), dag_array_free(B), dag_array_free(T), dag_array_free(M), dag_array_free(S);
+}
+
 /* A matrix three times a device's capped memory still factorises: the
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
@@ -593,6 +640,7 @@ int main(void) {
     RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
     RUN(element_wise_operations_run_on_the_devices_for_every_type);
+    RUN(every_operation_under_a_device_scope_gives_the_cpus_results);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
     dag_shutdown();
     return test_summary();
