@@ -303,6 +303,47 @@ DAG_TASK(void, dag__array_fill_tile, (void *, t), (int, type), (int64_t, r0), (i
         }
 }
 
+/* fill and rand as kernels, for tiles on devices: the same generator,
+   integer steps and an exact scaling, so a device gives the CPU's bits
+   (randn, which needs log and cos, stays on the CPU). */
+#define DAG__FILL_KERNEL(SUFFIX, T)                                                                                  \
+    DAG_KERNEL(dag__array_fill_##SUFFIX, ((int, how), (double, value), (unsigned long, seed), (long, r0), (long, c0), \
+                                          (long, rows), (DAG_GLOBAL T *, t)),                                          \
+        size_t idx = DAG_INDEX();                                                                                    \
+        double v = value;                                                                                            \
+        if (how == 2) {                                                                                              \
+            unsigned long x = (unsigned long)(r0 + (long)(idx % (size_t)rows)) * 0x9e3779b97f4a7c15UL +              \
+                              (unsigned long)(c0 + (long)(idx / (size_t)rows));                                      \
+            for (int round = 0; round < 2; round++) {                                                                \
+                if (round) x ^= seed;                                                                                \
+                x ^= x >> 30; x *= 0xbf58476d1ce4e5b9UL;                                                             \
+                x ^= x >> 27; x *= 0x94d049bb133111ebUL;                                                             \
+                x ^= x >> 31;                                                                                        \
+            }                                                                                                        \
+            v = (double)(x >> 11) * (1.0 / 9007199254740992.0);                                                      \
+        }                                                                                                            \
+        t[idx] = (T)v;                                                                                               \
+    )
+DAG__FILL_KERNEL(f64, double)
+DAG__FILL_KERNEL(f32, float)
+DAG__FILL_KERNEL(i32, int)
+DAG__FILL_KERNEL(i64, long)
+#undef DAG__FILL_KERNEL
+
+static void dag__tile_fill_device(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
+                                  int64_t c0, int64_t rows, int64_t cols, dag_data t) {
+#define DAG__FILL_SPAWN(SUFFIX)                                                                                       \
+    dag_spawn_with(o, DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
+                   Val((long)r0), Val((long)c0), Val((long)rows), Out(t))
+    switch (type) {
+    case DAG_F64: DAG__FILL_SPAWN(f64); break;
+    case DAG_F32: DAG__FILL_SPAWN(f32); break;
+    case DAG_I32: DAG__FILL_SPAWN(i32); break;
+    default: DAG__FILL_SPAWN(i64); break;
+    }
+#undef DAG__FILL_SPAWN
+}
+
 static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how, double value,
                                     uint64_t seed) {
     dag__array_where where = dag__array_where_now();
@@ -313,6 +354,11 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
+                if (where.devices && how != DAG__FILL_RANDN) {
+                    dag__tile_fill_device(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols,
+                                          r, c, a->handle[i + j * a->mt]);
+                    continue;
+                }
                 dag_spawn_with(&where.cpu, dag__array_fill_tile, Out(a->handle[i + j * a->mt]), Val((int)type), Val(i * a->brows),
                           Val(j * a->bcols), Val(r), Val(c), Val(how), Val(value), Val(seed));
             }

@@ -566,6 +566,38 @@ TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
     dag_array_free(A), dag_array_free(B), dag_array_free(T), dag_array_free(M), dag_array_free(S);
 }
 
+/* fill and rand made on the devices give the CPU's bits. */
+TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { R = 50, C = 33 };
+    static double cpu[R * C], dev[R * C];
+    static float cpuf[R * C], devf[R * C];
+    int64_t filled[R * C];
+    dag_array *a = dag_array_rand(DAG_F64, R, C, dag_blocks(16, 16), 77), *f = dag_array_rand(DAG_F32, R, C, dag_blocks(16, 16), 78);
+    dag_array *b = NULL, *g = NULL, *h = NULL;
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+        b = dag_array_rand(DAG_F64, R, C, dag_blocks(7, 9), 77);   /* another tiling too */
+        g = dag_array_rand(DAG_F32, R, C, dag_blocks(16, 16), 78);
+        h = dag_array_fill(DAG_I64, R, C, dag_blocks(16, 16), -3);
+    }
+    dag_trace_enable(0);
+    static dag_trace_record rec[1024];
+    size_t n = dag_trace_records(rec, 1024), on = 0;
+    for (size_t i = 0; i < n && i < 1024; i++) on += rec[i].backend == DAG_OPENCL;
+    CHECK(on > 0 && b && g && h);
+    dag_array_collect(a, cpu, DAG_COL_MAJOR, R), dag_array_collect(b, dev, DAG_COL_MAJOR, R);
+    dag_array_collect(f, cpuf, DAG_COL_MAJOR, R), dag_array_collect(g, devf, DAG_COL_MAJOR, R);
+    dag_array_collect(h, filled, DAG_COL_MAJOR, R);
+    CHECK(memcmp(cpu, dev, sizeof cpu) == 0);
+    CHECK(memcmp(cpuf, devf, sizeof cpuf) == 0);
+    int bad = 0;
+    for (int i = 0; i < R * C; i++) bad += filled[i] != -3;
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(a), dag_array_free(b), dag_array_free(f), dag_array_free(g), dag_array_free(h);
+}
+
 /* A matrix three times a device's capped memory still factorises: the
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
@@ -641,6 +673,7 @@ int main(void) {
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
     RUN(element_wise_operations_run_on_the_devices_for_every_type);
     RUN(every_operation_under_a_device_scope_gives_the_cpus_results);
+    RUN(constructors_on_the_devices_give_the_cpus_values_bit_for_bit);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
     dag_shutdown();
     return test_summary();
