@@ -615,6 +615,47 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
     return op == DAG__RED_MIN ? (x < y ? x : y) : op == DAG__RED_MAX ? (x > y ? x : y) : x + y;
 }
 
+/* On a device, a tile's reduction is DAG__PARTS items, item k taking the
+   elements k, k + DAG__PARTS, ... into a part; a CPU task then reduces the
+   parts (dag__tile_reduce on doubles) into the tree's leaf. */
+#define DAG__PARTS 64
+#define DAG__RED_KERNELS(SUFFIX, T)                                                                                  \
+    DAG_KERNEL(dag__array_red1_##SUFFIX, ((int, op), (long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL double *, part)), \
+        size_t k = DAG_INDEX();                                                                                      \
+        double s = op == 2 ? INFINITY : op == 3 ? -INFINITY : 0.0;                                                   \
+        for (size_t i = k; i < (size_t)n; i += 64) {                                                                 \
+            double v = (double)x[i];                                                                                 \
+            s = op == 2 ? (v < s ? v : s) : op == 3 ? (v > s ? v : s) : op == 5 ? s + v * v : s + v;                \
+        }                                                                                                            \
+        part[k] = s;                                                                                                 \
+    )                                                                                                                \
+    DAG_KERNEL(dag__array_red2_##SUFFIX, ((long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL const T *, y),            \
+                                          (DAG_GLOBAL double *, part)),                                              \
+        size_t k = DAG_INDEX();                                                                                      \
+        double s = 0.0;                                                                                              \
+        for (size_t i = k; i < (size_t)n; i += 64) s += (double)x[i] * (double)y[i];                                 \
+        part[k] = s;                                                                                                 \
+    )
+DAG__RED_KERNELS(f64, double)
+DAG__RED_KERNELS(f32, float)
+DAG__RED_KERNELS(i32, int)
+DAG__RED_KERNELS(i64, long)
+#undef DAG__RED_KERNELS
+
+static void dag__tile_reduce_device(const dag_options *o, dag_elem type, int op, int64_t n, dag_data x, dag_data y,
+                                    dag_data parts) {
+#define DAG__RED_SPAWN(SUFFIX)                                                                                        \
+    (y.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val((long)n), In(x), In(y), Out(parts)) \
+          : dag_spawn_with(o, DAG_LAUNCH(dag__array_red1_##SUFFIX, DAG__PARTS), Val(op), Val((long)n), In(x), Out(parts)))
+    switch (type) {
+    case DAG_F64: DAG__RED_SPAWN(f64); break;
+    case DAG_F32: DAG__RED_SPAWN(f32); break;
+    case DAG_I32: DAG__RED_SPAWN(i32); break;
+    default: DAG__RED_SPAWN(i64); break;
+    }
+#undef DAG__RED_SPAWN
+}
+
 static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
     dag__array_where where = dag__array_where_now();
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
@@ -623,24 +664,41 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     }
     int64_t tiles = a->mt * a->nt;
     dag_task *part = (dag_task *)malloc(sizeof *part * (size_t)tiles);
-    if (!part) return DAG_ERR_OUT_OF_MEMORY;
+    /* on devices: each tile's parts, a registered buffer of DAG__PARTS doubles */
+    double *parts = where.devices ? (double *)malloc(sizeof(double) * DAG__PARTS * (size_t)tiles) : NULL;
+    dag_data *parts_h = where.devices ? (dag_data *)calloc((size_t)tiles, sizeof *parts_h) : NULL;
+    if (!part || (where.devices && (!parts || !parts_h))) {
+        free(part), free(parts), free(parts_h);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
     dag_result r = DAG_OK;
     DAG_DATADEPS {
         for (int64_t t = 0; t < tiles; t++) {
             int64_t rows, cols;
             dag_array_tile_size(a, t % a->mt, t / a->mt, &rows, &cols);
+            if (where.devices) {
+                dag_data none = { 0 };
+                parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
+                dag__tile_reduce_device(dag__tile_where(&where, t % a->mt, t / a->mt), a->type, op, rows * cols,
+                                        a->handle[t], b ? b->handle[t] : none, parts_h[t]);
+                part[t] = dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)DAG_F64), Val(combine), Val((int64_t)DAG__PARTS),
+                                         In(parts_h[t]), Val((const void *)NULL));
+                continue;
+            }
             part[t] = b ? dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
                                     In(b->handle[t]))
                         : dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
                                     Val((const void *)NULL));
         }
-        int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
             for (int64_t t = 0; t + step < tiles; t += 2 * step)
                 part[t] = dag_spawn_with(&where.cpu, dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
         r = dag_fetch(part[0], out);
     }
-    free(part);
+    for (int64_t t = 0; parts_h && t < tiles; t++)
+        if (parts_h[t].id) dag_data_unregister(parts_h[t]);
+    free(part), free(parts), free(parts_h);
     if (r == DAG_OK) r = dag_last_region_result();
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;

@@ -534,20 +534,29 @@ TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
     dag_array *T = dag_array_zeros(DAG_F64, C, R, dag_blocks(6, 9));
     dag_array *M = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
     dag_array *S = dag_array_from_host(DAG_F64, N, 4, dag_blocks(NB, NB), b, DAG_COL_MAJOR, N);
-    double sum = 0;
+    double sum = 0, dot = 0, norm = 0, mn = 1;
     dag_trace_enable(1);
     dag_trace_clear();
     DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
         CHECK_EQ_INT(dag_array_copy(A, B), DAG_OK);
         CHECK_EQ_INT(dag_array_transpose(B, T), DAG_OK);
         CHECK_EQ_INT(dag_array_sum(T, &sum), DAG_OK);
+        CHECK_EQ_INT(dag_array_dot(T, T, &dot), DAG_OK);
+        CHECK_EQ_INT(dag_array_norm2(T, &norm), DAG_OK);
+        CHECK_EQ_INT(dag_array_min(T, &mn), DAG_OK);
         CHECK_EQ_INT(dag_array_posv(M, S), DAG_OK);   /* potrf on the devices, the solves on the CPU */
     }
     dag_trace_enable(0);
     static dag_trace_record rec[4096];
-    size_t n = dag_trace_records(rec, 4096), copies = 0;
-    for (size_t i = 0; i < n && i < 4096; i++) copies += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "dag__array_copy_part");
-    CHECK(copies > 0);
+    size_t n = dag_trace_records(rec, 4096), copies = 0, reductions = 0;
+    for (size_t i = 0; i < n && i < 4096; i++) {
+        copies += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "dag__array_copy_part");
+        reductions += rec[i].backend == DAG_OPENCL && !strncmp(rec[i].name, "dag__array_red", 14);
+    }
+    CHECK(copies > 0 && reductions > 0);
+    double sq = 0;
+    for (int i = 0; i < R * C; i++) sq += x[i] * x[i];
+    CHECK(dot == sq && fabs(norm - sqrt(sq)) < 1e-6 * sqrt(sq) && mn == 0);
     int bad = 0;
     dag_array_collect(T, out, DAG_COL_MAJOR, C);
     for (int i = 0; i < R; i++)
