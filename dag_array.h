@@ -1056,16 +1056,83 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 #define DAG__R(x, i) ((int)((x)->rows - (i) * (x)->brows < (x)->brows ? (x)->rows - (i) * (x)->brows : (x)->brows))
 #define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
 
-/* one tile gemm on a device, in the array's precision */
-static void dag__device_gemm(const dag_options *o, dag_elem type, int ta, int tb, int m, int n, int k, double alpha,
-                             dag_data a, int lda, dag_data b, int ldb, double beta, dag_data c, int ldc) {
-    if (type == DAG_F64)
+/* Device kernels for the triangular solve and syrk of a tile, double and
+   float: trsm solves a column (left) or a row (right) of b per item. */
+#define DAG__TILE_KERNELS(P, T)                                                                                    \
+    DAG_KERNEL(dag__array_##P##trsm, ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n),   \
+                                      (T, alpha), (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b)),     \
+        size_t v = DAG_INDEX();                                                                                    \
+        int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                  \
+        int tr = right ? !trans : trans;                                                                           \
+        size_t inc = right ? (size_t)m : 1, base = right ? v : v * (size_t)m;                                      \
+        for (int s = 0; s < len; s++) {                                                                            \
+            int i = lower ? s : len - 1 - s;                                                                       \
+            T x = alpha * b[base + (size_t)i * inc];                                                               \
+            for (int t = 0; t < s; t++) {                                                                          \
+                int p = lower ? t : len - 1 - t;                                                                   \
+                T aip = tr ? a[(size_t)p + (size_t)i * (size_t)lda] : a[(size_t)i + (size_t)p * (size_t)lda];      \
+                x -= aip * b[base + (size_t)p * inc];                                                              \
+            }                                                                                                      \
+            b[base + (size_t)i * inc] = unit ? x : x / a[(size_t)i + (size_t)i * (size_t)lda];                     \
+        }                                                                                                          \
+    )                                                                                                              \
+    DAG_KERNEL(dag__array_##P##syrk_full, ((int, trans), (int, n), (int, k), (T, alpha), (DAG_GLOBAL const T *, a), \
+                                           (int, lda), (T, beta), (DAG_GLOBAL T *, c)),                            \
+        /* c (lower, n x n) = alpha op(a) op(a)^T + beta c: an item per element, the upper ones idle */            \
+        size_t idx = DAG_INDEX();                                                                                  \
+        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                           \
+        if (i >= j) {                                                                                              \
+            T s = (T)0;                                                                                            \
+            for (int l = 0; l < k; l++)                                                                            \
+                s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                       \
+                           : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                      \
+            c[i + j * (size_t)n] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)n]);                \
+        }                                                                                                          \
+    )
+DAG__TILE_KERNELS(d, double)
+DAG__TILE_KERNELS(s, float)
+#undef DAG__TILE_KERNELS
+
+/* One tile operation, on a device (dev: o names it) or on the CPU: the
+   array operations spawn through these. */
+static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int ta, int tb, int m, int n, int k,
+                            double alpha, dag_data a, int lda, dag_data b, int ldb, double beta, dag_data c, int ldc) {
+    if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
-    else
+    else if (dev)
         dag_spawn_with(o, DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
                        In(a), Val(lda), In(b), Val(ldb), Val((float)beta), InOut(c), Val(ldc));
+    else
+        dag_spawn_with(o, dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+                       Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
 }
+static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int right, int upper, int trans, int unit,
+                            int m, int n, double alpha, dag_data a, int lda, dag_data b) {
+    if (dev && type == DAG_F64)
+        dag_spawn_with(o, DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+                       Val(m), Val(n), Val(alpha), In(a), Val(lda), InOut(b));
+    else if (dev)
+        dag_spawn_with(o, DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+                       Val(m), Val(n), Val((float)alpha), In(a), Val(lda), InOut(b));
+    else
+        dag_spawn_with(o, dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
+                       Val(alpha), In(a), Val(lda), InOut(b));
+}
+static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int trans, int n, int k, double alpha,
+                            dag_data a, int lda, double beta, dag_data c) {
+    if (dev && type == DAG_F64)
+        dag_spawn_with(o, DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
+                       Val(lda), Val(beta), InOut(c));
+    else if (dev)
+        dag_spawn_with(o, DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
+                       Val(lda), Val((float)beta), InOut(c));
+    else
+        dag_spawn_with(o, dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Val(lda),
+                       Val(beta), InOut(c));
+}
+/* where tile (i, j)'s task goes, and whether that is a device */
+#define DAG__AT(i, j) dag__tile_where(&where, (i), (j)), where.devices > 0
 
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now();
@@ -1091,17 +1158,9 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
             for (int64_t i = 0; i < c->mt; i++)
                 for (int64_t l = 0; l < kt; l++) {
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    if (where.devices) {   /* the tile's device: dag_blas.h's kernels */
-                        dag__device_gemm(dag__tile_where(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
-                                         ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__R(a, ai),
-                                         DAG__H(b, bi, bj), DAG__R(b, bi), l == 0 ? beta : 1.0, DAG__H(c, i, j),
-                                         DAG__R(c, i));
-                        continue;
-                    }
-                    dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)c->type), Val(ta), Val(tb), Val(DAG__R(c, i)), Val(DAG__C(c, j)),
-                              Val(ta ? DAG__R(a, ai) : DAG__C(a, aj)), Val(alpha), In(DAG__H(a, ai, aj)),
-                              Val(DAG__R(a, ai)), In(DAG__H(b, bi, bj)), Val(DAG__R(b, bi)), Val(l == 0 ? beta : 1.0),
-                              InOut(DAG__H(c, i, j)), Val(DAG__R(c, i)));
+                    dag__spawn_gemm(DAG__AT(i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
+                                    ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__R(a, ai),
+                                    DAG__H(b, bi, bj), DAG__R(b, bi), l == 0 ? beta : 1.0, DAG__H(c, i, j), DAG__R(c, i));
                 }
     }
     return dag_last_region_result();
@@ -1127,13 +1186,12 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
                     int kk = trans ? DAG__R(a, ai) : DAG__C(a, aj);
                     double b = l == 0 ? beta : 1.0;
                     if (i == j)
-                        dag_spawn_with(&where.cpu, dag__tile_syrk, Val((int)c->type), Val(trans), Val(DAG__R(c, i)), Val(kk), Val(alpha),
-                                  In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)), Val(b), InOut(DAG__H(c, i, i)));
+                        dag__spawn_syrk(DAG__AT(i, i), c->type, trans, DAG__R(c, i), kk, alpha, DAG__H(a, ai, aj),
+                                        DAG__R(a, ai), b, DAG__H(c, i, i));
                     else
-                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)c->type), Val(trans), Val(!trans), Val(DAG__R(c, i)),
-                                  Val(DAG__C(c, j)), Val(kk), Val(alpha), In(DAG__H(a, ai, aj)), Val(DAG__R(a, ai)),
-                                  In(DAG__H(a, bi, bj)), Val(DAG__R(a, bi)), Val(b), InOut(DAG__H(c, i, j)),
-                                  Val(DAG__R(c, i)));
+                        dag__spawn_gemm(DAG__AT(i, j), c->type, trans, !trans, DAG__R(c, i), DAG__C(c, j), kk, alpha,
+                                        DAG__H(a, ai, aj), DAG__R(a, ai), DAG__H(a, bi, bj), DAG__R(a, bi), b,
+                                        DAG__H(c, i, j), DAG__R(c, i));
                 }
     }
     return dag_last_region_result();
@@ -1167,9 +1225,8 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
             int64_t k = forward ? s : nt - 1 - s;
             for (int64_t o = 0; o < other; o++) {
                 int64_t bi = right ? o : k, bj = right ? k : o;
-                dag_spawn_with(&where.cpu, dag__tile_trsm, Val((int)b->type), Val(right), Val(upper), Val(trans), Val(unit),
-                          Val(DAG__R(b, bi)), Val(DAG__C(b, bj)), Val(s == 0 ? alpha : 1.0), In(DAG__H(a, k, k)),
-                          Val(DAG__R(a, k)), InOut(DAG__H(b, bi, bj)));
+                dag__spawn_trsm(DAG__AT(bi, bj), b->type, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
+                                s == 0 ? alpha : 1.0, DAG__H(a, k, k), DAG__R(a, k), DAG__H(b, bi, bj));
             }
             /* the tiles still to solve lose what tile k contributes */
             for (int64_t t = s + 1; t < nt; t++) {
@@ -1177,15 +1234,13 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
                 for (int64_t o = 0; o < other; o++) {
                     double scale = s == 0 ? alpha : 1.0;   /* B's unsolved tiles get alpha once, with their first update */
                     if (!right)   /* B_r -= op(A)_rk B_k */
-                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)b->type), Val(trans), Val(0), Val(DAG__R(b, r)), Val(DAG__C(b, o)),
-                                  Val(DAG__R(b, k)), Val(-1.0), In(dag__op_tile(a, trans, r, k)),
-                                  Val(trans ? DAG__R(a, k) : DAG__R(a, r)), In(DAG__H(b, k, o)), Val(DAG__R(b, k)),
-                                  Val(scale), InOut(DAG__H(b, r, o)), Val(DAG__R(b, r)));
+                        dag__spawn_gemm(DAG__AT(r, o), b->type, trans, 0, DAG__R(b, r), DAG__C(b, o), DAG__R(b, k), -1.0,
+                                        dag__op_tile(a, trans, r, k), trans ? DAG__R(a, k) : DAG__R(a, r), DAG__H(b, k, o),
+                                        DAG__R(b, k), scale, DAG__H(b, r, o), DAG__R(b, r));
                     else          /* B_r -= B_k op(A)_kr */
-                        dag_spawn_with(&where.cpu, dag__tile_gemm, Val((int)b->type), Val(0), Val(trans), Val(DAG__R(b, o)), Val(DAG__C(b, r)),
-                                  Val(DAG__C(b, k)), Val(-1.0), In(DAG__H(b, o, k)), Val(DAG__R(b, o)),
-                                  In(dag__op_tile(a, trans, k, r)), Val(trans ? DAG__R(a, r) : DAG__R(a, k)), Val(scale),
-                                  InOut(DAG__H(b, o, r)), Val(DAG__R(b, o)));
+                        dag__spawn_gemm(DAG__AT(o, r), b->type, 0, trans, DAG__R(b, o), DAG__C(b, r), DAG__C(b, k), -1.0,
+                                        DAG__H(b, o, k), DAG__R(b, o), dag__op_tile(a, trans, k, r),
+                                        trans ? DAG__R(a, r) : DAG__R(a, k), scale, DAG__H(b, o, r), DAG__R(b, o));
                 }
             }
         }
@@ -1251,7 +1306,7 @@ dag_result dag_array_potrf(dag_array *a) {
                 for (int64_t j = k + 1; j < i; j++) {
                     o = DAG__ON(i, j, top - 2 * k - i - j);
                     if (dev)
-                        dag__device_gemm(&o, a->type, 0, 1, DAG__R(a, i), DAG__R(a, j), DAG__R(a, k), -1.0, DAG__H(a, i, k),
+                        dag__spawn_gemm(&o, true, a->type, 0, 1, DAG__R(a, i), DAG__R(a, j), DAG__R(a, k), -1.0, DAG__H(a, i, k),
                                          DAG__R(a, i), DAG__H(a, j, k), DAG__R(a, j), 1.0, DAG__H(a, i, j), DAG__R(a, i));
                     else
                         dag_spawn_with(&o, dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__R(a, i)), Val(DAG__R(a, j)),
@@ -1284,16 +1339,16 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
         for (int64_t k = 0; k < nt; k++) {
             dag_spawn_with(&where.cpu, dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
-                dag_spawn_with(&where.cpu, dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)), Val(DAG__C(a, j)),
-                          Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, k, j)));
+                dag__spawn_trsm(DAG__AT(k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
+                                DAG__R(a, k), DAG__H(a, k, j));
             for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
-                dag_spawn_with(&where.cpu, dag__tile_trsm, Val(type), Val(1), Val(1), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, k)),
-                          Val(1.0), In(DAG__H(a, k, k)), Val(DAG__R(a, k)), InOut(DAG__H(a, i, k)));
+                dag__spawn_trsm(DAG__AT(i, k), a->type, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
+                                DAG__R(a, k), DAG__H(a, i, k));
             for (int64_t j = k + 1; j < nt; j++)
                 for (int64_t i = k + 1; i < nt; i++)
-                    dag_spawn_with(&where.cpu, dag__tile_gemm, Val(type), Val(0), Val(0), Val(DAG__R(a, i)), Val(DAG__C(a, j)),
-                              Val(DAG__C(a, k)), Val(-1.0), In(DAG__H(a, i, k)), Val(DAG__R(a, i)), In(DAG__H(a, k, j)),
-                              Val(DAG__R(a, k)), Val(1.0), InOut(DAG__H(a, i, j)), Val(DAG__R(a, i)));
+                    dag__spawn_gemm(DAG__AT(i, j), a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k), -1.0,
+                                    DAG__H(a, i, k), DAG__R(a, i), DAG__H(a, k, j), DAG__R(a, k), 1.0, DAG__H(a, i, j),
+                                    DAG__R(a, i));
         }
     }
     return dag_last_region_result();

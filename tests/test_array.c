@@ -607,6 +607,66 @@ TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
     dag_array_free(a), dag_array_free(b), dag_array_free(f), dag_array_free(g), dag_array_free(h);
 }
 
+/* syrk, every trsm variant and LU on the devices (their kernels) equal the CPU's run. */
+TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { N = 48, M = 20, T = 16 };
+    static double a[N * N], b[N * N], cpu[N * N], dev[N * N];
+    dag_scope devices = dag_scope(.all_cl_devices = 1);
+    int bad = 0, device_tasks = 0;
+    static dag_trace_record rec[4096];
+    for (int variant = 0; variant < 11; variant++) {
+        int count = N * N;   /* elements of the result */
+        for (int pass = 0; pass < 2; pass++) {   /* 0: the CPU, 1: the devices */
+            dag_array *A = NULL, *B = NULL;
+            int rows = N, cols = N;
+            if (variant < 8) {   /* trsm: right, upper, trans from the bits */
+                int right = variant & 1, upper = (variant >> 1) & 1, trans = (variant >> 2) & 1;
+                rows = right ? M : N, cols = right ? N : M;
+                triangle(a, N, upper);
+                for (int i = 0; i < rows * cols; i++) b[i] = (i % 11) - 5.0;
+                A = dag_array_from_host(DAG_F64, N, N, dag_blocks(T, T), a, DAG_COL_MAJOR, N);
+                B = dag_array_from_host(DAG_F64, rows, cols, dag_blocks(T, T), b, DAG_COL_MAJOR, rows);
+                dag_trace_enable(pass);
+                dag_trace_clear();
+                DAG_WITH_OPTIONS(.scope = pass ? devices : dag_scope(.all_threads = 1)) {
+                    CHECK_EQ_INT(dag_array_trsm(right, upper, trans, upper ^ trans, 0.5, A, B), DAG_OK);
+                }
+            } else if (variant < 10) {   /* syrk, both ways */
+                int trans = variant - 8, ar = trans ? M : N, ac = trans ? N : M;
+                for (int i = 0; i < ar * ac; i++) a[i] = (i * 5 % 9) - 4.0;
+                for (int i = 0; i < N * N; i++) b[i] = i % 3;
+                A = dag_array_from_host(DAG_F64, ar, ac, dag_blocks(T, T), a, DAG_COL_MAJOR, ar);
+                B = dag_array_from_host(DAG_F64, N, N, dag_blocks(T, T), b, DAG_COL_MAJOR, N);
+                dag_trace_enable(pass);
+                dag_trace_clear();
+                DAG_WITH_OPTIONS(.scope = pass ? devices : dag_scope(.all_threads = 1)) {
+                    CHECK_EQ_INT(dag_array_syrk(trans, 2.0, A, 0.5, B), DAG_OK);
+                }
+            } else {   /* LU without pivoting */
+                for (int j = 0; j < N; j++)
+                    for (int i = 0; i < N; i++) b[i + j * N] = i == j ? N : ((i * 7 + j * 3) % 11 - 5) * 0.1;
+                B = dag_array_from_host(DAG_F64, N, N, dag_blocks(T, T), b, DAG_COL_MAJOR, N);
+                dag_trace_enable(pass);
+                dag_trace_clear();
+                DAG_WITH_OPTIONS(.scope = pass ? devices : dag_scope(.all_threads = 1)) {
+                    CHECK_EQ_INT(dag_array_getrf_nopiv(B), DAG_OK);
+                }
+            }
+            dag_trace_enable(0);
+            size_t n = dag_trace_records(rec, 4096);
+            for (size_t i = 0; pass && i < n && i < 4096; i++) device_tasks += rec[i].backend == DAG_OPENCL;
+            dag_array_collect(B, pass ? dev : cpu, DAG_COL_MAJOR, rows);
+            count = rows * cols;
+            dag_array_free(A), dag_array_free(B);
+        }
+        for (int i = 0; i < count; i++) bad += fabs(cpu[i] - dev[i]) > 1e-12 * (1 + fabs(cpu[i]));
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(device_tasks > 0);
+    printf("     %d kernels on the devices\n", device_tasks);
+}
+
 /* A matrix three times a device's capped memory still factorises: the
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
@@ -683,6 +743,7 @@ int main(void) {
     RUN(element_wise_operations_run_on_the_devices_for_every_type);
     RUN(every_operation_under_a_device_scope_gives_the_cpus_results);
     RUN(constructors_on_the_devices_give_the_cpus_values_bit_for_bit);
+    RUN(syrk_trsm_and_lu_on_the_devices_equal_the_cpus);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
     dag_shutdown();
     return test_summary();
