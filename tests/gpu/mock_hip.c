@@ -54,27 +54,7 @@ static long live_streams, live_events, live_modules, live_allocs, live_host;
 static long n_copies, n_launches, n_peer;
 static double now_ms;               /* the device clock: every command run advances it */
 
-/* ---- kernels of tests/gpu/kernels.h: argument 0 is n ---- */
-typedef void (*kfn)(uint64_t i, unsigned char args[][16]);
-#define ARG(T, k) (*(T *)args[k])
-static void k_axpy(uint64_t i, unsigned char args[][16]) { ARG(double *, 3)[i] += ARG(double, 1) * ARG(const double *, 2)[i]; }
-static void k_scale(uint64_t i, unsigned char args[][16]) { ARG(float *, 2)[i] *= ARG(float, 1); }
-static void k_count(uint64_t i, unsigned char args[][16]) { ARG(int *, 1)[i] += 1; }
-static void k_tile_add(uint64_t i, unsigned char args[][16]) {
-    int cols = ARG(int, 1), ld = ARG(int, 2);
-    ARG(double *, 4)[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] += ARG(double, 3);
-}
-static void k_inc(uint64_t i, unsigned char args[][16]) { ARG(float *, 1)[i] += 1.0f; }
-static void k_dgemm(uint64_t idx, unsigned char args[][16]) {   /* dag_blas.h's dag_dgemm, column-major, as written there */
-    int ta = ARG(int, 1), tb = ARG(int, 2), m = ARG(int, 3), k = ARG(int, 5), lda = ARG(int, 8), ldb = ARG(int, 10),
-        ldc = ARG(int, 13);
-    const double *a = ARG(const double *, 7), *b = ARG(const double *, 9);
-    double *c = ARG(double *, 12), s = 0, beta = ARG(double, 11);
-    size_t i = idx % (size_t)m, j = idx / (size_t)m;
-    for (int l = 0; l < k; l++)
-        s += (ta ? a[l + i * lda] : a[i + (size_t)l * lda]) * (tb ? b[j + (size_t)l * ldb] : b[l + j * ldb]);
-    c[i + j * ldc] = ARG(double, 6) * s + (beta == 0.0 ? 0.0 : beta * c[i + j * ldc]);
-}
+#include "mock_kernels.h"   /* the kernels, as host code */
 /* How many elements pointer argument `arg` must hold for a range of n:
    the launch is checked against its buffer's size before it is queued. */
 static uint64_t tile_extent(int arg, uint64_t n, unsigned char args[][16]) {

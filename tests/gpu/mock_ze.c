@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#include "mock_kernels.h"   /* the kernels, as host code */
 
 #define FAIL(...) do { fprintf(stderr, "MOCK ZE FAILURE: " __VA_ARGS__); fprintf(stderr, "\n"); abort(); } while (0)
 #define CHECK_STYPE(p, want) do { if ((p)->stype != (want)) FAIL("%s: stype %d, want %d", __func__, (int)(p)->stype, (int)(want)); } while (0)
@@ -29,7 +30,6 @@ struct _ze_event_pool_handle_t { uint32_t count; char *used; ze_event_pool_flags
 struct _ze_event_handle_t { ze_event_pool_handle_t pool; uint32_t index; int signaled; uint64_t start, end; };
 struct _ze_module_handle_t { int bad; int kernels; };
 struct _ze_module_build_log_handle_t { const char *text; };
-typedef void (*kfn)(uint64_t i, unsigned char args[][16]);
 struct _ze_kernel_handle_t { kfn fn; ze_module_handle_t module; uint32_t gx; unsigned char args[16][16]; uint32_t nargs_set; };
 
 enum { CMD_COPY, CMD_REGION, CMD_BARRIER, CMD_KERNEL };
@@ -49,26 +49,6 @@ static int nallocs;
 static ze_command_list_handle_t lists[64];
 static int nlists;
 
-/* ---- kernels of tests/gpu/kernels.h: argument 0 is n ---- */
-#define ARG(T, k) (*(T *)args[k])
-static void k_axpy(uint64_t i, unsigned char args[][16]) { ARG(double *, 3)[i] += ARG(double, 1) * ARG(const double *, 2)[i]; }
-static void k_scale(uint64_t i, unsigned char args[][16]) { ARG(float *, 2)[i] *= ARG(float, 1); }
-static void k_count(uint64_t i, unsigned char args[][16]) { ARG(int *, 1)[i] += 1; }
-static void k_tile_add(uint64_t i, unsigned char args[][16]) {
-    int cols = ARG(int, 1), ld = ARG(int, 2);
-    ARG(double *, 4)[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] += ARG(double, 3);
-}
-static void k_inc(uint64_t i, unsigned char args[][16]) { ARG(float *, 1)[i] += 1.0f; }
-static void k_dgemm(uint64_t idx, unsigned char args[][16]) {   /* dag_blas.h's dag_dgemm, column-major */
-    int ta = ARG(int, 1), tb = ARG(int, 2), m = ARG(int, 3), k = ARG(int, 5), lda = ARG(int, 8), ldb = ARG(int, 10),
-        ldc = ARG(int, 13);
-    const double *a = ARG(const double *, 7), *b = ARG(const double *, 9);
-    double *c = ARG(double *, 12), s = 0;
-    size_t i = idx % (size_t)m, j = idx / (size_t)m;
-    for (int l = 0; l < k; l++)
-        s += (ta ? a[l + i * lda] : a[i + (size_t)l * lda]) * (tb ? b[j + (size_t)l * ldb] : b[l + j * ldb]);
-    c[i + j * ldc] = ARG(double, 6) * s + ARG(double, 11) * c[i + j * ldc];
-}
 static const struct { const char *name; kfn fn; } kernels[] = {
     { "dag_dgemm", k_dgemm },
     { "gpu_axpy", k_axpy }, { "gpu_scale", k_scale }, { "gpu_count", k_count }, { "gpu_tile_add", k_tile_add }, { "gpu_inc", k_inc },
