@@ -29,6 +29,20 @@
    Not in this version yet (issue 5 goes on): tile placement on devices by
    scope (the tile gemm of dag_blas.h is ready for them).
 */
+#if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
+/* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
+   hipcc (or listed by tools/dag_embed.py): dag_array's kernels only, so the
+   program's CUDA, HIP and Level Zero builds carry them. */
+#ifndef DAG_ARRAY_H_INCLUDED
+#define DAG_ARRAY_H_INCLUDED
+#include "dag_blas.h"
+#if !defined(__OPENCL_C_VERSION__) && !defined(DAG_KERNEL_NAMES)
+#include <math.h>   /* INFINITY */
+#endif
+#include "dag_array_kernels.h"
+#endif
+#else /* C or C++ on the host */
+
 #ifndef DAG_ARRAY_H_INCLUDED
 #define DAG_ARRAY_H_INCLUDED
 
@@ -138,6 +152,8 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 #define DAG__BLAS_ONE_THREAD() ((void)0)
 #endif
 #endif
+
+#include "dag_array_kernels.h"
 
 struct dag_array {
     dag_elem type;
@@ -303,32 +319,6 @@ DAG_TASK(void, dag__array_fill_tile, (void *, t), (int, type), (int64_t, r0), (i
         }
 }
 
-/* fill and rand as kernels, for tiles on devices: the same generator,
-   integer steps and an exact scaling, so a device gives the CPU's bits
-   (randn, which needs log and cos, stays on the CPU). */
-#define DAG__FILL_KERNEL(SUFFIX, T)                                                                                  \
-    DAG_KERNEL(dag__array_fill_##SUFFIX, ((int, how), (double, value), (unsigned long, seed), (long, r0), (long, c0), \
-                                          (long, rows), (DAG_GLOBAL T *, t)),                                          \
-        size_t idx = DAG_INDEX();                                                                                    \
-        double v = value;                                                                                            \
-        if (how == 2) {                                                                                              \
-            unsigned long x = (unsigned long)(r0 + (long)(idx % (size_t)rows)) * 0x9e3779b97f4a7c15UL +              \
-                              (unsigned long)(c0 + (long)(idx / (size_t)rows));                                      \
-            for (int round = 0; round < 2; round++) {                                                                \
-                if (round) x ^= seed;                                                                                \
-                x ^= x >> 30; x *= 0xbf58476d1ce4e5b9UL;                                                             \
-                x ^= x >> 27; x *= 0x94d049bb133111ebUL;                                                             \
-                x ^= x >> 31;                                                                                        \
-            }                                                                                                        \
-            v = (double)(x >> 11) * (1.0 / 9007199254740992.0);                                                      \
-        }                                                                                                            \
-        t[idx] = (T)v;                                                                                               \
-    )
-DAG__FILL_KERNEL(f64, double)
-DAG__FILL_KERNEL(f32, float)
-DAG__FILL_KERNEL(i32, int)
-DAG__FILL_KERNEL(i64, long)
-#undef DAG__FILL_KERNEL
 
 static void dag__tile_fill_device(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
                                   int64_t c0, int64_t rows, int64_t cols, dag_data t) {
@@ -469,25 +459,6 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
     return false;
 }
 
-/* The same operations as kernels, one per element type (OpenCL C has no
-   int64_t: long is 64 bits in both), for tiles placed on devices: the
-   binary form z = x op z (op 7 copies), the unary z = op(z). */
-#define DAG__EW_KERNELS(SUFFIX, T)                                                                              \
-    DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, z)), \
-        size_t i = DAG_INDEX();                                                                                 \
-        T a = x[i], c = z[i];                                                                                   \
-        z[i] = op == 1 ? (T)(a + c) : op == 2 ? (T)(a - c) : op == 3 ? (T)(a * c)                               \
-             : op == 4 ? (T)(alpha * (double)a + (double)c) : a;                                                \
-    )                                                                                                           \
-    DAG_KERNEL(dag__array_ew1_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL T *, z)),                      \
-        size_t i = DAG_INDEX();                                                                                 \
-        z[i] = op == 5 ? (T)(alpha * (double)z[i]) : (T)alpha;                                                  \
-    )
-DAG__EW_KERNELS(f64, double)
-DAG__EW_KERNELS(f32, float)
-DAG__EW_KERNELS(i32, int)
-DAG__EW_KERNELS(i64, long)
-#undef DAG__EW_KERNELS
 enum { DAG__EW_COPY = 7 };
 
 /* One tile's element-wise task on its device: z = x op z, or z = op(z) with no x. */
@@ -619,28 +590,6 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
    elements k, k + DAG__PARTS, ... into a part; a CPU task then reduces the
    parts (dag__tile_reduce on doubles) into the tree's leaf. */
 #define DAG__PARTS 64
-#define DAG__RED_KERNELS(SUFFIX, T)                                                                                  \
-    DAG_KERNEL(dag__array_red1_##SUFFIX, ((int, op), (long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL double *, part)), \
-        size_t k = DAG_INDEX();                                                                                      \
-        double s = op == 2 ? INFINITY : op == 3 ? -INFINITY : 0.0;                                                   \
-        for (size_t i = k; i < (size_t)n; i += 64) {                                                                 \
-            double v = (double)x[i];                                                                                 \
-            s = op == 2 ? (v < s ? v : s) : op == 3 ? (v > s ? v : s) : op == 5 ? s + v * v : s + v;                \
-        }                                                                                                            \
-        part[k] = s;                                                                                                 \
-    )                                                                                                                \
-    DAG_KERNEL(dag__array_red2_##SUFFIX, ((long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL const T *, y),            \
-                                          (DAG_GLOBAL double *, part)),                                              \
-        size_t k = DAG_INDEX();                                                                                      \
-        double s = 0.0;                                                                                              \
-        for (size_t i = k; i < (size_t)n; i += 64) s += (double)x[i] * (double)y[i];                                 \
-        part[k] = s;                                                                                                 \
-    )
-DAG__RED_KERNELS(f64, double)
-DAG__RED_KERNELS(f32, float)
-DAG__RED_KERNELS(i32, int)
-DAG__RED_KERNELS(i64, long)
-#undef DAG__RED_KERNELS
 
 static void dag__tile_reduce_device(const dag_options *o, dag_elem type, int op, int64_t n, dag_data x, dag_data y,
                                     dag_data parts) {
@@ -726,17 +675,6 @@ DAG_TASK(void, dag__tile_copy_part, (int, elem), (const void *, src), (int64_t, 
         }
 }
 
-/* The same part copy as a kernel for tiles on devices: an item per element,
-   elem bytes each (any type). */
-DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *, src), (long, src_ld), (long, sr),
-                                  (long, sc), (DAG_GLOBAL unsigned char *, dst), (long, dst_ld), (long, dr), (long, dc),
-                                  (long, rows), (int, transpose)),
-    size_t idx = DAG_INDEX();
-    long i = (long)(idx % (size_t)rows), j = (long)(idx / (size_t)rows);
-    long di = transpose ? dr + j : dr + i, dj = transpose ? dc + i : dc + j;
-    for (int b = 0; b < elem; b++)
-        dst[(size_t)(di + dj * dst_ld) * (size_t)elem + (size_t)b] = src[(size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem + (size_t)b];
-)
 
 static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
     dag__array_where where = dag__array_where_now();
@@ -978,31 +916,6 @@ static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPAC
     return type == DAG_F64 ? dag__dgetrf_loops(n, (double *)a, lda) : dag__sgetrf_loops(n, (float *)a, lda);
 }
 
-/* >>device kernels: the double tiles of gemm (dag_blas.h's dag_dgemm) and
-   potrf's panel and updates, for scopes that name devices */
-#define DAG__ARRAY_DEVICE_KERNELS(P, T)                                                                          \
-    DAG_KERNEL(dag__array_##P##syrk, ((int, n), (int, k), (DAG_GLOBAL const T *, a), (DAG_GLOBAL T *, c)),       \
-        /* c (lower, n x n) -= a a^T, a n x k: one item per element, the upper ones idle */                      \
-        size_t idx = DAG_INDEX();                                                                                \
-        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                         \
-        if (i >= j) {                                                                                            \
-            T s = (T)0;                                                                                          \
-            for (int l = 0; l < k; l++) s += a[i + (size_t)l * (size_t)n] * a[j + (size_t)l * (size_t)n];        \
-            c[i + j * (size_t)n] -= s;                                                                           \
-        }                                                                                                        \
-    )                                                                                                            \
-    DAG_KERNEL(dag__array_##P##panel, ((int, m), (int, n), (DAG_GLOBAL const T *, linv), (DAG_GLOBAL T *, b)),   \
-        /* b (m x n) = b linv^T, linv lower: one item per row, in place (column c needs columns p <= c) */       \
-        size_t i = DAG_INDEX();                                                                                  \
-        for (int c = n - 1; c >= 0; c--) {                                                                       \
-            T s = (T)0;                                                                                          \
-            for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)m] * linv[(size_t)c + (size_t)p * (size_t)n]; \
-            b[i + (size_t)c * (size_t)m] = s;                                                                    \
-        }                                                                                                        \
-    )
-DAG__ARRAY_DEVICE_KERNELS(d, double)
-DAG__ARRAY_DEVICE_KERNELS(s, float)
-#undef DAG__ARRAY_DEVICE_KERNELS
 
 /* >>tile tasks: each a call of the kernels above on whole tiles */
 DAG_TASK(void, dag__tile_gemm, (int, type), (int, ta), (int, tb), (int, m), (int, n), (int, k), (double, alpha),
@@ -1056,42 +969,6 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 #define DAG__R(x, i) ((int)((x)->rows - (i) * (x)->brows < (x)->brows ? (x)->rows - (i) * (x)->brows : (x)->brows))
 #define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
 
-/* Device kernels for the triangular solve and syrk of a tile, double and
-   float: trsm solves a column (left) or a row (right) of b per item. */
-#define DAG__TILE_KERNELS(P, T)                                                                                    \
-    DAG_KERNEL(dag__array_##P##trsm, ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n),   \
-                                      (T, alpha), (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b)),     \
-        size_t v = DAG_INDEX();                                                                                    \
-        int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                  \
-        int tr = right ? !trans : trans;                                                                           \
-        size_t inc = right ? (size_t)m : 1, base = right ? v : v * (size_t)m;                                      \
-        for (int s = 0; s < len; s++) {                                                                            \
-            int i = lower ? s : len - 1 - s;                                                                       \
-            T x = alpha * b[base + (size_t)i * inc];                                                               \
-            for (int t = 0; t < s; t++) {                                                                          \
-                int p = lower ? t : len - 1 - t;                                                                   \
-                T aip = tr ? a[(size_t)p + (size_t)i * (size_t)lda] : a[(size_t)i + (size_t)p * (size_t)lda];      \
-                x -= aip * b[base + (size_t)p * inc];                                                              \
-            }                                                                                                      \
-            b[base + (size_t)i * inc] = unit ? x : x / a[(size_t)i + (size_t)i * (size_t)lda];                     \
-        }                                                                                                          \
-    )                                                                                                              \
-    DAG_KERNEL(dag__array_##P##syrk_full, ((int, trans), (int, n), (int, k), (T, alpha), (DAG_GLOBAL const T *, a), \
-                                           (int, lda), (T, beta), (DAG_GLOBAL T *, c)),                            \
-        /* c (lower, n x n) = alpha op(a) op(a)^T + beta c: an item per element, the upper ones idle */            \
-        size_t idx = DAG_INDEX();                                                                                  \
-        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                           \
-        if (i >= j) {                                                                                              \
-            T s = (T)0;                                                                                            \
-            for (int l = 0; l < k; l++)                                                                            \
-                s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                       \
-                           : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                      \
-            c[i + j * (size_t)n] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)n]);                \
-        }                                                                                                          \
-    )
-DAG__TILE_KERNELS(d, double)
-DAG__TILE_KERNELS(s, float)
-#undef DAG__TILE_KERNELS
 
 /* One tile operation, on a device (dev: o names it) or on the CPU: the
    array operations spawn through these. */
@@ -1294,15 +1171,8 @@ dag_result dag_array_potrf(dag_array *a) {
             }
             for (int64_t i = k + 1; i < nt; i++) {
                 o = DAG__ON(i, i, top - 2 * k - i);
-                if (dev && f64)
-                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_dsyrk, DAG__R(a, i) * DAG__R(a, i)), Val(DAG__R(a, i)),
-                                   Val(DAG__R(a, k)), In(DAG__H(a, i, k)), InOut(DAG__H(a, i, i)));
-                else if (dev)
-                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_ssyrk, DAG__R(a, i) * DAG__R(a, i)), Val(DAG__R(a, i)),
-                                   Val(DAG__R(a, k)), In(DAG__H(a, i, k)), InOut(DAG__H(a, i, i)));
-                else
-                    dag_spawn_with(&o, dag__tile_syrk, Val(type), Val(0), Val(DAG__R(a, i)), Val(DAG__R(a, k)), Val(-1.0),
-                                   In(DAG__H(a, i, k)), Val(DAG__R(a, i)), Val(1.0), InOut(DAG__H(a, i, i)));
+                dag__spawn_syrk(&o, dev, a->type, 0, DAG__R(a, i), DAG__R(a, k), -1.0, DAG__H(a, i, k), DAG__R(a, i), 1.0,
+                                DAG__H(a, i, i));
                 for (int64_t j = k + 1; j < i; j++) {
                     o = DAG__ON(i, j, top - 2 * k - i - j);
                     if (dev)
@@ -1369,3 +1239,4 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
 #undef DAG__C
 
 #endif /* DAG_IMPLEMENTATION */
+#endif /* host */
