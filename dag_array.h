@@ -1144,7 +1144,8 @@ dag_result dag_array_potrf(dag_array *a) {
     DAG__BLAS_ONE_THREAD();
 #endif
     int64_t nt = a->nt, nb = a->brows;
-    dag_array *inv = dag_array_zeros(a->type, nt * nb, nb, dag_blocks(nb, nb));
+    /* not filled: each diagonal task writes its inverse whole */
+    dag_array *inv = dag__array_new(a->type, nt * nb, nb, dag_blocks(nb, nb));
     if (!inv) return DAG_ERR_OUT_OF_MEMORY;
     int type = (int)a->type;
     dag__array_where where = dag__array_where_now();
