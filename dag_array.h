@@ -26,8 +26,12 @@
    Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
    tasks), copy and transpose between any tilings, for every element type.
 
-   Not in this version yet (issue 5 goes on): tile placement on devices by
-   scope (the tile gemm of dag_blas.h is ready for them).
+   Placement follows the scope in force: under a scope that names devices,
+   each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
+   gemm) go block-cyclically over them, tile (i, j) on device (i + j) mod
+   count; the diagonal tiles of potrf and the LU, randn and host copies run
+   on the CPU. For CUDA, HIP and Level Zero, include dag_array.h in the
+   program's kernels file so its builds carry these kernels.
 */
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
