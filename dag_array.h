@@ -308,23 +308,20 @@ static double dag__uniform(uint64_t seed, int64_t r, int64_t c, uint64_t stream)
 }
 
 enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN };
-DAG_TASK(void, dag__array_fill_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
-         (int64_t, cols), (int, how), (double, value), (uint64_t, seed)) {
+/* randn on the CPU only (its log and cos are not the same bits everywhere);
+   fill and rand are dag_array_kernels.h's kernels, on the CPU or a device */
+DAG_TASK(void, dag__array_randn_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
+         (int64_t, cols), (uint64_t, seed)) {
     size_t elem = dag__elem_size((dag_elem)type);
     for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) {
-            double v = value;
-            if (how == DAG__FILL_RAND) v = dag__uniform(seed, r0 + i, c0 + j, 0);
-            if (how == DAG__FILL_RANDN) {   /* Box-Muller from two uniforms of the element */
-                double u1 = 1.0 - dag__uniform(seed, r0 + i, c0 + j, 0), u2 = dag__uniform(seed, r0 + i, c0 + j, 1);
-                v = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-            }
-            dag__elem_put((dag_elem)type, (char *)t + (size_t)(i + j * rows) * elem, v);
+        for (int64_t i = 0; i < rows; i++) {   /* Box-Muller from two uniforms of the element */
+            double u1 = 1.0 - dag__uniform(seed, r0 + i, c0 + j, 0), u2 = dag__uniform(seed, r0 + i, c0 + j, 1);
+            dag__elem_put((dag_elem)type, (char *)t + (size_t)(i + j * rows) * elem,
+                          sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
         }
 }
 
-
-static void dag__tile_fill_device(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
+static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
                                   int64_t c0, int64_t rows, int64_t cols, dag_data t) {
 #define DAG__FILL_SPAWN(SUFFIX)                                                                                       \
     dag_spawn_with(o, DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
@@ -348,13 +345,12 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
-                if (where.devices && how != DAG__FILL_RANDN) {
-                    dag__tile_fill_device(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols,
-                                          r, c, a->handle[i + j * a->mt]);
-                    continue;
-                }
-                dag_spawn_with(&where.cpu, dag__array_fill_tile, Out(a->handle[i + j * a->mt]), Val((int)type), Val(i * a->brows),
-                          Val(j * a->bcols), Val(r), Val(c), Val(how), Val(value), Val(seed));
+                if (how == DAG__FILL_RANDN)
+                    dag_spawn_with(&where.cpu, dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                                   Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
+                else
+                    dag__tile_fill(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
+                                   a->handle[i + j * a->mt]);
             }
     }
     if (dag_last_region_result() != DAG_OK) {
@@ -429,31 +425,8 @@ dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t
     return dag__array_host_copy(a, out, layout, ld, 0);
 }
 
-/* >>element-wise: one task per tile; the loop once per element type */
-#define DAG__ARRAY_TYPES(X) X(DAG_F64, double) X(DAG_F32, float) X(DAG_I32, int32_t) X(DAG_I64, int64_t)
-enum { DAG__EW_ADD = 1, DAG__EW_SUB, DAG__EW_MUL, DAG__EW_AXPY, DAG__EW_SCALE, DAG__EW_SET };
-DAG_TASK(void, dag__tile_elementwise, (int, type), (int, op), (int64_t, n), (double, alpha), (const void *, a),
-         (void *, c)) {
-#define DAG__EW_LOOP(E, T) \
-    case E: { \
-        const T *x = (const T *)a; \
-        T *z = (T *)c; \
-        for (int64_t i = 0; i < n; i++) \
-            switch (op) { \
-            case DAG__EW_ADD: z[i] = (T)(x[i] + z[i]); break; \
-            case DAG__EW_SUB: z[i] = (T)(x[i] - z[i]); break; \
-            case DAG__EW_MUL: z[i] = (T)(x[i] * z[i]); break; \
-            case DAG__EW_AXPY: z[i] = (T)(alpha * (double)x[i] + (double)z[i]); break; \
-            case DAG__EW_SCALE: z[i] = (T)(alpha * (double)z[i]); break; \
-            default: z[i] = (T)alpha; break; \
-            } \
-        break; \
-    }
-    switch ((dag_elem)type) { DAG__ARRAY_TYPES(DAG__EW_LOOP) }
-#undef DAG__EW_LOOP
-}
-/* c = b first where c is neither a nor b, so every operation is c = a op c */
-DAG_TASK(void, dag__tile_assign, (int64_t, bytes), (const void *, from), (void *, to)) { memcpy(to, from, (size_t)bytes); }
+/* >>element-wise: dag_array_kernels.h's kernels, one per tile, on the CPU or the tile's device */
+enum { DAG__EW_ADD = 1, DAG__EW_SUB, DAG__EW_MUL, DAG__EW_AXPY, DAG__EW_SCALE, DAG__EW_SET, DAG__EW_COPY };
 
 static bool dag__array_same(const dag_array *a, const dag_array *b, const char *op) {
     if (a && b && a->type == b->type && a->rows == b->rows && a->cols == b->cols && a->brows == b->brows &&
@@ -463,10 +436,9 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
     return false;
 }
 
-enum { DAG__EW_COPY = 7 };
 
-/* One tile's element-wise task on its device: z = x op z, or z = op(z) with no x. */
-static void dag__tile_ew_device(const dag_options *o, dag_elem type, int op, double alpha, int64_t n, dag_data x, dag_data z) {
+/* One tile's element-wise kernel: z = x op z, or z = op(z) with no x. */
+static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alpha, int64_t n, dag_data x, dag_data z) {
 #define DAG__EW_SPAWN(SUFFIX)                                                                                         \
     (x.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), In(x), InOut(z))           \
           : dag_spawn_with(o, DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), InOut(z)))
@@ -498,29 +470,13 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
         for (int64_t t = 0; t < c->mt * c->nt; t++) {
             int64_t r, cl;
             dag_array_tile_size(c, t % c->mt, t / c->mt, &r, &cl);
-            if (where.devices) {   /* the tile's device: the same steps as kernels */
-                const dag_options *o = dag__tile_where(&where, t % c->mt, t / c->mt);
-                if (b && b != c) dag__tile_ew_device(o, c->type, DAG__EW_COPY, 0, r * cl, b->handle[t], c->handle[t]);
-                if (op == DAG__EW_SUB && swapped) {
-                    dag__tile_ew_device(o, c->type, DAG__EW_SUB, 0, r * cl, a->handle[t], c->handle[t]);
-                    dag__tile_ew_device(o, c->type, DAG__EW_SCALE, -1.0, r * cl, none, c->handle[t]);
-                } else {
-                    dag__tile_ew_device(o, c->type, op, alpha, r * cl, a ? a->handle[t] : none, c->handle[t]);
-                }
-                continue;
-            }
-            if (b && b != c) dag_spawn_with(&where.cpu, dag__tile_assign, Val(r * cl * (int64_t)c->elem), In(b->handle[t]), Out(c->handle[t]));
+            const dag_options *o = dag__tile_where(&where, t % c->mt, t / c->mt);
+            if (b && b != c) dag__tile_ew(o, c->type, DAG__EW_COPY, 0, r * cl, b->handle[t], c->handle[t]);
             if (op == DAG__EW_SUB && swapped) {   /* c = c - b: c = -(b - c) */
-                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SUB), Val(r * cl), Val(0.0), In(a->handle[t]),
-                          InOut(c->handle[t]));
-                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(DAG__EW_SCALE), Val(r * cl), Val(-1.0),
-                          Val((const void *)NULL), InOut(c->handle[t]));
-            } else if (a) {
-                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha), In(a->handle[t]),
-                          InOut(c->handle[t]));
+                dag__tile_ew(o, c->type, DAG__EW_SUB, 0, r * cl, a->handle[t], c->handle[t]);
+                dag__tile_ew(o, c->type, DAG__EW_SCALE, -1.0, r * cl, none, c->handle[t]);
             } else {
-                dag_spawn_with(&where.cpu, dag__tile_elementwise, Val((int)c->type), Val(op), Val(r * cl), Val(alpha),
-                          Val((const void *)NULL), InOut(c->handle[t]));
+                dag__tile_ew(o, c->type, op, alpha, r * cl, a ? a->handle[t] : none, c->handle[t]);
             }
         }
     }
@@ -567,35 +523,20 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
 
 /* >>reductions: each tile's part, then pairs combined by tasks */
 enum { DAG__RED_SUM = 1, DAG__RED_MIN, DAG__RED_MAX, DAG__RED_DOT, DAG__RED_SQUARES };
-DAG_TASK(double, dag__tile_reduce, (int, type), (int, op), (int64_t, n), (const void *, a), (const void *, b)) {
-    double s = op == DAG__RED_MIN ? INFINITY : op == DAG__RED_MAX ? -INFINITY : 0.0;
-#define DAG__RED_LOOP(E, T) \
-    case E: { \
-        const T *x = (const T *)a, *y = (const T *)b; \
-        for (int64_t i = 0; i < n; i++) { \
-            double v = (double)x[i]; \
-            if (op == DAG__RED_MIN) s = v < s ? v : s; \
-            else if (op == DAG__RED_MAX) s = v > s ? v : s; \
-            else if (op == DAG__RED_DOT) s += v * (double)y[i]; \
-            else if (op == DAG__RED_SQUARES) s += v * v; \
-            else s += v; \
-        } \
-        break; \
-    }
-    switch ((dag_elem)type) { DAG__ARRAY_TYPES(DAG__RED_LOOP) }
-#undef DAG__RED_LOOP
+/* A tile's DAG__PARTS parts (made by dag_array_kernels.h's kernels, on the
+   CPU or a device) reduced into the tree's leaf. */
+#define DAG__PARTS 64
+DAG_TASK(double, dag__parts_reduce, (int, op), (const double *, part)) {
+    double s = part[0];
+    for (int k = 1; k < DAG__PARTS; k++)
+        s = op == DAG__RED_MIN ? (part[k] < s ? part[k] : s) : op == DAG__RED_MAX ? (part[k] > s ? part[k] : s) : s + part[k];
     return s;
 }
 DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
     return op == DAG__RED_MIN ? (x < y ? x : y) : op == DAG__RED_MAX ? (x > y ? x : y) : x + y;
 }
 
-/* On a device, a tile's reduction is DAG__PARTS items, item k taking the
-   elements k, k + DAG__PARTS, ... into a part; a CPU task then reduces the
-   parts (dag__tile_reduce on doubles) into the tree's leaf. */
-#define DAG__PARTS 64
-
-static void dag__tile_reduce_device(const dag_options *o, dag_elem type, int op, int64_t n, dag_data x, dag_data y,
+static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_t n, dag_data x, dag_data y,
                                     dag_data parts) {
 #define DAG__RED_SPAWN(SUFFIX)                                                                                        \
     (y.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val((long)n), In(x), In(y), Out(parts)) \
@@ -617,10 +558,10 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     }
     int64_t tiles = a->mt * a->nt;
     dag_task *part = (dag_task *)malloc(sizeof *part * (size_t)tiles);
-    /* on devices: each tile's parts, a registered buffer of DAG__PARTS doubles */
-    double *parts = where.devices ? (double *)malloc(sizeof(double) * DAG__PARTS * (size_t)tiles) : NULL;
-    dag_data *parts_h = where.devices ? (dag_data *)calloc((size_t)tiles, sizeof *parts_h) : NULL;
-    if (!part || (where.devices && (!parts || !parts_h))) {
+    /* each tile's parts: a registered buffer of DAG__PARTS doubles */
+    double *parts = (double *)malloc(sizeof(double) * DAG__PARTS * (size_t)tiles);
+    dag_data *parts_h = (dag_data *)calloc((size_t)tiles, sizeof *parts_h);
+    if (!part || !parts || !parts_h) {
         free(part), free(parts), free(parts_h);
         return DAG_ERR_OUT_OF_MEMORY;
     }
@@ -630,26 +571,18 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
         for (int64_t t = 0; t < tiles; t++) {
             int64_t rows, cols;
             dag_array_tile_size(a, t % a->mt, t / a->mt, &rows, &cols);
-            if (where.devices) {
-                dag_data none = { 0 };
-                parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
-                dag__tile_reduce_device(dag__tile_where(&where, t % a->mt, t / a->mt), a->type, op, rows * cols,
-                                        a->handle[t], b ? b->handle[t] : none, parts_h[t]);
-                part[t] = dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)DAG_F64), Val(combine), Val((int64_t)DAG__PARTS),
-                                         In(parts_h[t]), Val((const void *)NULL));
-                continue;
-            }
-            part[t] = b ? dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
-                                    In(b->handle[t]))
-                        : dag_spawn_with(&where.cpu, dag__tile_reduce, Val((int)a->type), Val(op), Val(rows * cols), In(a->handle[t]),
-                                    Val((const void *)NULL));
+            dag_data none = { 0 };
+            parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
+            dag__tile_reduce(dag__tile_where(&where, t % a->mt, t / a->mt), a->type, op, rows * cols, a->handle[t],
+                             b ? b->handle[t] : none, parts_h[t]);
+            part[t] = dag_spawn_with(&where.cpu, dag__parts_reduce, Val(combine), In(parts_h[t]));
         }
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
             for (int64_t t = 0; t + step < tiles; t += 2 * step)
                 part[t] = dag_spawn_with(&where.cpu, dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
         r = dag_fetch(part[0], out);
     }
-    for (int64_t t = 0; parts_h && t < tiles; t++)
+    for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     free(part), free(parts), free(parts_h);
     if (r == DAG_OK) r = dag_last_region_result();
@@ -667,19 +600,6 @@ dag_result dag_array_norm2(dag_array *a, double *out) {
 }
 
 /* >>copy and transpose between tilings: a task per pair of overlapping tiles */
-DAG_TASK(void, dag__tile_copy_part, (int, elem), (const void *, src), (int64_t, src_ld), (int64_t, sr), (int64_t, sc),
-         (void *, dst), (int64_t, dst_ld), (int64_t, dr), (int64_t, dc), (int64_t, rows), (int64_t, cols),
-         (int, transpose)) {
-    /* rows x cols of src from (sr, sc); into dst at (dr, dc), transposed when asked */
-    for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) {
-            int64_t di = transpose ? dr + j : dr + i, dj = transpose ? dc + i : dc + j;
-            memcpy((char *)dst + (size_t)(di + dj * dst_ld) * (size_t)elem,
-                   (const char *)src + (size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem, (size_t)elem);
-        }
-}
-
-
 static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
     dag__array_where where = dag__array_where_now();
     if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
@@ -705,17 +625,12 @@ static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose,
                         /* the same part in src's coordinates */
                         int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
                         int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
-                        if (where.devices) {   /* on the destination tile's device */
-                            dag_spawn_with(dag__tile_where(&where, di, dj), DAG_LAUNCH(dag__array_copy_part, rows * cols),
-                                           Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val((long)srows),
-                                           Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
-                                           Val((long)drows), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
-                                           Val(transpose));
-                            continue;
-                        }
-                        dag_spawn_with(&where.cpu, dag__tile_copy_part, Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val(srows),
-                                  Val(sr), Val(sc), InOut(dst->handle[di + dj * dst->mt]), Val(drows), Val(lo_r - dr0),
-                                  Val(lo_c - dc0), Val(rows), Val(cols), Val(transpose));
+                        /* on the CPU or the destination tile's device */
+                        dag_spawn_with(dag__tile_where(&where, di, dj), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                                       Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val((long)srows),
+                                       Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
+                                       Val((long)drows), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
+                                       Val(transpose));
                     }
             }
     }

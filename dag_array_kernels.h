@@ -1,4 +1,6 @@
-/* dag_array_kernels.h: the kernels of dag_array.h, for tiles on devices.
+/* dag_array_kernels.h: the kernels of dag_array.h's tile operations. They
+   run on the CPU (as any DAG_KERNEL's CPU launch) or on the device a tile
+   is placed on: one text for both.
 
    Included by dag_array.h: by its implementation (the CPU launches and the
    OpenCL text) and, when a kernels file that includes dag_array.h is built
@@ -8,9 +10,9 @@
    dag_blas.h's dag_dgemm and dag_sgemm are the gemm tiles. No include
    guard: each of those uses includes it once. */
 
-/* fill and rand as kernels, for tiles on devices: the same generator,
-   integer steps and an exact scaling, so a device gives the CPU's bits
-   (randn, which needs log and cos, stays on the CPU). */
+/* fill and rand: the generator of dag_array.h (dag__uniform) in integer
+   steps and an exact scaling, so every processor gives the same bits
+   (randn, which needs log and cos, is a CPU task). */
 #define DAG__FILL_KERNEL(SUFFIX, T)                                                                                  \
     DAG_KERNEL(dag__array_fill_##SUFFIX, ((int, how), (double, value), (unsigned long, seed), (long, r0), (long, c0), \
                                           (long, rows), (DAG_GLOBAL T *, t)),                                          \
@@ -35,9 +37,9 @@ DAG__FILL_KERNEL(i32, int)
 DAG__FILL_KERNEL(i64, long)
 #undef DAG__FILL_KERNEL
 
-/* The same operations as kernels, one per element type (OpenCL C has no
-   int64_t: long is 64 bits in both), for tiles placed on devices: the
-   binary form z = x op z (op 7 copies), the unary z = op(z). */
+/* The element-wise operations, one pair per element type (OpenCL C has no
+   int64_t: long is 64 bits in both): the binary form z = x op z (op 7
+   copies), the unary z = op(z). */
 #define DAG__EW_KERNELS(SUFFIX, T)                                                                              \
     DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, z)), \
         size_t i = DAG_INDEX();                                                                                 \
@@ -80,8 +82,8 @@ DAG__RED_KERNELS(i32, int)
 DAG__RED_KERNELS(i64, long)
 #undef DAG__RED_KERNELS
 
-/* The same part copy as a kernel for tiles on devices: an item per element,
-   elem bytes each (any type). */
+/* A rectangle of one tile into another, transposed when asked: an item
+   per element, elem bytes each (any type). */
 DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *, src), (long, src_ld), (long, sr),
                                   (long, sc), (DAG_GLOBAL unsigned char *, dst), (long, dst_ld), (long, dr), (long, dc),
                                   (long, rows), (int, transpose)),
