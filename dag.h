@@ -3307,7 +3307,8 @@ static const char *const dag__build_hint[DAG_BACKEND_COUNT] = {
 /* A backend the scope names is absent, or has no build of this kernel, and
    the task runs elsewhere: said once per backend, at info level. */
 static void dag__scope_fallback(dag_backend b, const char *what) {
-    if (!atomic_exchange(&dag__dv.fallback_said[b], 1))
+    /* a load first: spawns with such a scope do not all write one shared line */
+    if (!atomic_load_explicit(&dag__dv.fallback_said[b], memory_order_relaxed) && !atomic_exchange(&dag__dv.fallback_said[b], 1))
         dag_log(DAG_LOG_INFO, DAG_OK, "scope names %ss; %s, so those tasks run elsewhere", dag__device_word[b], what);
 }
 
