@@ -351,7 +351,7 @@ bench-opencl: $(B)/bench/opencl_chain
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
                 hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools python3-venv \
-                libopenblas-dev liblapacke-dev
+                libopenblas-dev liblapacke-dev libclblast1
 
 # Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own
 # (never intel-opencl-icd from Debian: with no GPU it makes zeInit crash).

@@ -248,6 +248,7 @@ typedef struct dag_desc {
     int trace;           /* record a trace from the start */
     dag_logger logger;   /* 0 = errors and warnings to stderr */
     size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
+    int no_vendor_blas;  /* 1: dag_blas.h's dag_dgemm/dag_sgemm run their own text, not cuBLAS or CLBlast */
 } dag_desc;
 
 typedef struct dag_stats {

@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     for (long k = 0; k < nt; k++) {
         double *akk = t[k + k * nt], *inv = t[nt * nt + k];
 #pragma omp task depend(inout : akk[0]) depend(out : inv[0]) priority(top - 2 * k) shared(failed)
-        if (chol_potrf(akk, inv, (int)nb)) failed = 1;
+        if (chol_potrf(akk, k == nt - 1 ? NULL : inv, (int)nb)) failed = 1;
         for (long i = k + 1; i < nt; i++) {
             double *aik = t[i + k * nt];
 #pragma omp task depend(in : inv[0]) depend(inout : aik[0]) priority(top - 2 * k - i)

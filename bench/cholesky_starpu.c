@@ -10,8 +10,9 @@
 
 static int nb_global;
 static void potrf_cpu(void *b[], void *arg) {
-    (void)arg;
-    if (chol_potrf((double *)STARPU_MATRIX_GET_PTR(b[0]), (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global))
+    int last;
+    starpu_codelet_unpack_args(arg, &last);
+    if (chol_potrf((double *)STARPU_MATRIX_GET_PTR(b[0]), last ? NULL : (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global))
         fprintf(stderr, "not positive definite\n");
 }
 static void trsm_cpu(void *b[], void *arg) {
@@ -47,7 +48,9 @@ static double factorise(double **t, long n, long nb) {
 #define H(i, j) h[(i) + (j) * nt]
     double t0 = now_s();
     for (long k = 0; k < nt; k++) {
-        starpu_task_insert(&cl_potrf, STARPU_RW, H(k, k), STARPU_W, h[nt * nt + k], STARPU_PRIORITY, top - 2 * (int)k, 0);
+        int last = k == nt - 1;
+        starpu_task_insert(&cl_potrf, STARPU_RW, H(k, k), STARPU_W, h[nt * nt + k], STARPU_VALUE, &last, sizeof last,
+                           STARPU_PRIORITY, top - 2 * (int)k, 0);
         for (long i = k + 1; i < nt; i++)
             starpu_task_insert(&cl_trsm, STARPU_R, h[nt * nt + k], STARPU_RW, H(i, k), STARPU_PRIORITY,
                                top - 2 * (int)k - (int)i, 0);

@@ -119,7 +119,7 @@ DAG__CUBLAS_GEMM(dag_sgemm, float, cublasSgemm_v2)
 
 static int dag__cuda_init(char *why, size_t why_size) {
     int n = dag__cuda_open_devices(why, why_size);
-    if (n > 0) dag__cublas_load();
+    if (n > 0 && !dag__g.desc.no_vendor_blas) dag__cublas_load();
     return n;
 }
 
@@ -135,7 +135,7 @@ static void dag__cuda_shutdown(void) {
 
 /* A kernel nvcc compiled, or a library routine that loads. */
 static bool dag__cuda_has_kernel(const dag_kernel_source *k) {
-    return k->cuda && (k->cuda->entry || (k->cuda->call && dag__cublas.tried > 0));
+    return k->cuda && (k->cuda->entry || (k->cuda->call && dag__cublas.tried > 0 && !dag__g.desc.no_vendor_blas));
 }
 
 /* nvcc registered the kernel with the runtime when the program started:

@@ -12,6 +12,12 @@
    source (with the compiler's log on failure). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag.h. Private names: dag__cl_*.
+
+   dag_blas.h's dag_dgemm and dag_sgemm run as CLBlast's CLBlastDgemm and
+   CLBlastSgemm where libclblast.so.1 loads (Debian's libclblast1), on the
+   device's queue: 7x the kernel text's rate on PoCL's CPU devices. CLBlast
+   compiles its kernels on a device's first call (10 s on PoCL, then cached
+   under POCL_CACHE_DIR). dag_desc.no_vendor_blas keeps the kernel text.
 */
 #ifndef DAG_OPENCL_H_INCLUDED
 #define DAG_OPENCL_H_INCLUDED
@@ -88,6 +94,65 @@ typedef struct dag__cl_device_info {
     dag__cl_queue queue;      /* in order: copies and kernels of one device follow each other */
 } dag__cl_device_info;
 
+/* >>clblast: loaded at run time, its C API's ABI (clblast_c.h of 1.5) */
+#define DAG__CLBLAST_COL_MAJOR 102
+#define DAG__CLBLAST_NO_TRANSPOSE 111
+#define DAG__CLBLAST_TRANSPOSE 112
+typedef int (*dag__clblast_dgemm_fn)(int, int, int, size_t, size_t, size_t, double, dag__cl_mem, size_t, size_t,
+                                     dag__cl_mem, size_t, size_t, double, dag__cl_mem, size_t, size_t, dag__cl_queue *,
+                                     dag__cl_event *);
+typedef int (*dag__clblast_sgemm_fn)(int, int, int, size_t, size_t, size_t, float, dag__cl_mem, size_t, size_t,
+                                     dag__cl_mem, size_t, size_t, float, dag__cl_mem, size_t, size_t, dag__cl_queue *,
+                                     dag__cl_event *);
+typedef int (*dag__clblast_clear_cache_fn)(void);
+static struct {
+    void *lib;
+    dag__clblast_dgemm_fn dgemm;
+    dag__clblast_sgemm_fn sgemm;
+    dag__clblast_clear_cache_fn clear_cache;
+    char kernel[2];   /* the kernel handles build gives dag_dgemm and dag_sgemm: their addresses */
+} dag__clblast;
+
+static void dag__clblast_load(void) {
+    if (dag__clblast.lib || dag__g.desc.no_vendor_blas) return;
+    dag__clblast.lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!dag__clblast.lib) return;   /* optional: the kernel text runs */
+    void *d = dlsym(dag__clblast.lib, "CLBlastDgemm"), *s = dlsym(dag__clblast.lib, "CLBlastSgemm"),
+         *c = dlsym(dag__clblast.lib, "CLBlastClearCache");
+    if (!d || !s || !c) {
+        dlclose(dag__clblast.lib);
+        dag__clblast.lib = NULL;
+        return;
+    }
+    memcpy(&dag__clblast.dgemm, &d, sizeof d);   /* ISO C has no object-to-function cast */
+    memcpy(&dag__clblast.sgemm, &s, sizeof s);
+    memcpy(&dag__clblast.clear_cache, &c, sizeof c);
+}
+/* the CLBlast routine for this kernel: 0 none, 1 dgemm, 2 sgemm */
+static int dag__clblast_routine(const dag_kernel_source *k) {
+    if (!dag__clblast.lib || dag__g.desc.no_vendor_blas) return 0;
+    return strcmp(k->name, "dag_dgemm") == 0 ? 1 : strcmp(k->name, "dag_sgemm") == 0 ? 2 : 0;
+}
+static bool dag__clblast_kernel(const void *kernel) {
+    return kernel == &dag__clblast.kernel[0] || kernel == &dag__clblast.kernel[1];
+}
+/* dag_blas.h's parameters: transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc */
+static int dag__clblast_launch(dag__cl_queue *queue, const void *kernel, const dag__karg *args, void **done) {
+#define DAG__ARG(i, T) (*(const T *)args[i].value)
+    int ta = DAG__ARG(0, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE,
+        tb = DAG__ARG(1, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE;
+    size_t m = (size_t)DAG__ARG(2, int), n = (size_t)DAG__ARG(3, int), k = (size_t)DAG__ARG(4, int);
+    size_t lda = (size_t)DAG__ARG(7, int), ldb = (size_t)DAG__ARG(9, int), ldc = (size_t)DAG__ARG(12, int);
+    dag__cl_mem a = (dag__cl_mem)args[6].buf, b = (dag__cl_mem)args[8].buf, c = (dag__cl_mem)args[11].buf;
+    dag__cl_event *ev = (dag__cl_event *)done;
+    if (kernel == &dag__clblast.kernel[0])
+        return dag__clblast.dgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, DAG__ARG(5, double), a, 0, lda, b, 0, ldb,
+                                  DAG__ARG(10, double), c, 0, ldc, queue, ev);
+    return dag__clblast.sgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, DAG__ARG(5, float), a, 0, lda, b, 0, ldb,
+                              DAG__ARG(10, float), c, 0, ldc, queue, ev);
+#undef DAG__ARG
+}
+
 static struct {
     void *lib;
     dag__cl_api api;
@@ -160,7 +225,9 @@ static int dag__cl_init(char *why, size_t why_size) {
         snprintf(why, why_size, "%u OpenCL platform(s), no device", (unsigned)num_platforms);
         return -1;
     }
-    snprintf(why, why_size, "%d OpenCL device(s); device 1: %s", dag__cl.num_devices, dag__cl.devices[0].name);
+    dag__clblast_load();
+    snprintf(why, why_size, "%d OpenCL device(s); device 1: %s%s", dag__cl.num_devices, dag__cl.devices[0].name,
+             dag__clblast.lib && !dag__g.desc.no_vendor_blas ? "; dag_dgemm and dag_sgemm through CLBlast" : "");
     return dag__cl.num_devices;
 }
 
@@ -199,6 +266,11 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
     dag__cl_int e = 0;
     log[0] = 0;
     *kernel = NULL;
+    int routine = dag__clblast_routine(k);
+    if (routine) {
+        *kernel = &dag__clblast.kernel[routine - 1];
+        return 0;
+    }
     char *source = dag_kernel_opencl_source(k);
     if (!source) return DAG_ERR_OUT_OF_MEMORY;
     const char *text = source;
@@ -227,6 +299,7 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
    caller holds the device layer's lock, so no two threads set arguments of
    one kernel at once. */
 static int dag__cl_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+    if (dag__clblast_kernel(kernel)) return dag__clblast_launch(&dag__cl.devices[dev].queue, kernel, args, done);
     dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
@@ -264,13 +337,15 @@ static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].na
 
 static void dag__cl_release_kernel(int dev, void *k) {
     (void)dev;
-    dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
+    if (!dag__clblast_kernel(k)) dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
 }
 static bool dag__cl_has_kernel(const dag_kernel_source *k) { return k->body != NULL; }   /* built from its text */
 
 /* The library stays loaded: ICDs keep threads and state that do not
-   survive being unloaded, and a later dag_setup finds it again. */
+   survive being unloaded, and a later dag_setup finds it again. CLBlast
+   stays too, its cache of programs emptied: they belong to these contexts. */
 static void dag__cl_shutdown(void) {
+    if (dag__clblast.lib) dag__clblast.clear_cache();
     for (int i = 0; i < dag__cl.num_devices; i++) {
         if (dag__cl.devices[i].queue) dag__cl.api.clReleaseCommandQueue(dag__cl.devices[i].queue);
         if (dag__cl.devices[i].context) dag__cl.api.clReleaseContext(dag__cl.devices[i].context);

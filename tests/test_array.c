@@ -7,6 +7,7 @@
 #include "dag_array.h"
 #include "test.h"
 #include <math.h>
+#include <dlfcn.h>
 #include <unistd.h>
 
 static char last_error[2048];
@@ -82,30 +83,54 @@ TEST(host_copies_round_trip_in_both_layouts_and_every_type) {
     dag_array_free(o);
 }
 
-TEST(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles) {
+/* C = 1.5 op(A) op(B) - 0.5 C on ragged tiles against a plain loop, in
+   double or float, on the CPU or under a scope of every OpenCL device
+   (counting the kernels that ran there): the largest difference. */
+static double gemm_error(dag_elem type, int ta, int tb, bool devices, int *device_kernels) {
     enum { M = 50, N = 37, K = 45, T = 16 };
     static double a[64 * 64], b[64 * 64], c[M * N], ref[M * N];
+    static float af[64 * 64], bf[64 * 64], cf[M * N];
     for (int i = 0; i < 64 * 64; i++) a[i] = (i % 13) * 0.25 - 1.5, b[i] = (i % 7) * 0.5 - 1.0;
+    for (int i = 0; i < 64 * 64; i++) af[i] = (float)a[i], bf[i] = (float)b[i];
+    bool f64 = type == DAG_F64;
+    /* op(A) is M x K, so A is stored K x M when transposed (column-major, ld = its rows) */
+    int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+    dag_array *A = dag_array_from_host(type, ar, ac, dag_blocks(T, T), f64 ? (void *)a : (void *)af, DAG_COL_MAJOR, ar);
+    dag_array *B = dag_array_from_host(type, br, bc, dag_blocks(T, T), f64 ? (void *)b : (void *)bf, DAG_COL_MAJOR, br);
+    for (int i = 0; i < M * N; i++) c[i] = ref[i] = i % 5, cf[i] = (float)c[i];
+    dag_array *C = dag_array_from_host(type, M, N, dag_blocks(T, T), f64 ? (void *)c : (void *)cf, DAG_COL_MAJOR, M);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double s = 0;
+            for (int l = 0; l < K; l++) s += (ta ? a[l + i * ar] : a[i + l * ar]) * (tb ? b[j + l * br] : b[l + j * br]);
+            ref[i + j * M] = 1.5 * s - 0.5 * ref[i + j * M];
+        }
+    static dag_trace_record rec[256];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    if (devices) {
+        DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) { CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK); }
+    } else {
+        CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK);
+    }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 256);
+    *device_kernels = 0;
+    for (size_t i = 0; i < n && i < 256; i++) *device_kernels += rec[i].backend == DAG_OPENCL;
+    dag_array_collect(C, f64 ? (void *)c : (void *)cf, DAG_COL_MAJOR, M);
+    double err = 0;
+    for (int i = 0; i < M * N; i++) err = fmax(err, fabs((f64 ? c[i] : (double)cf[i]) - ref[i]));
+    dag_array_free(A), dag_array_free(B), dag_array_free(C);
+    return err;
+}
+
+TEST(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles) {
+    int on_devices = 0;
     for (int ta = 0; ta < 2; ta++)
         for (int tb = 0; tb < 2; tb++) {
-            /* op(A) is M x K, so A is stored K x M when transposed (column-major, ld = its rows) */
-            int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-            dag_array *A = dag_array_from_host(DAG_F64, ar, ac, dag_blocks(T, T), a, DAG_COL_MAJOR, ar);
-            dag_array *B = dag_array_from_host(DAG_F64, br, bc, dag_blocks(T, T), b, DAG_COL_MAJOR, br);
-            for (int i = 0; i < M * N; i++) c[i] = ref[i] = i % 5;
-            dag_array *C = dag_array_from_host(DAG_F64, M, N, dag_blocks(T, T), c, DAG_COL_MAJOR, M);
-            for (int j = 0; j < N; j++)
-                for (int i = 0; i < M; i++) {
-                    double s = 0;
-                    for (int l = 0; l < K; l++) s += (ta ? a[l + i * ar] : a[i + l * ar]) * (tb ? b[j + l * br] : b[l + j * br]);
-                    ref[i + j * M] = 1.5 * s - 0.5 * ref[i + j * M];
-                }
-            CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK);
-            dag_array_collect(C, c, DAG_COL_MAJOR, M);
-            double err = 0;
-            for (int i = 0; i < M * N; i++) err = fmax(err, fabs(c[i] - ref[i]));
-            CHECK(err < 1e-12);
-            dag_array_free(A), dag_array_free(B), dag_array_free(C);
+            CHECK(gemm_error(DAG_F64, ta, tb, false, &on_devices) < 1e-12);
+            CHECK(gemm_error(DAG_F32, ta, tb, false, &on_devices) < 1e-4);
+            CHECK_EQ_INT(on_devices, 0);
         }
     /* tilings that do not conform are refused, naming the sizes */
     dag_array *x = dag_array_zeros(DAG_F64, 10, 10, dag_blocks(5, 5)), *y = dag_array_zeros(DAG_F64, 10, 10, dag_blocks(4, 4));
@@ -667,6 +692,33 @@ TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
     printf("     %d kernels on the devices\n", device_tasks);
 }
 
+/* On OpenCL devices dag_dgemm and dag_sgemm run as CLBlast's routines
+   where libclblast.so.1 loads, and as dag_blas.h's kernel text with
+   dag_desc.no_vendor_blas: the loop's results either way. */
+TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+    bool clblast = lib != NULL;
+    if (lib) dlclose(lib);
+    for (int text = 0; text < 2; text++) {
+        dag_shutdown();
+        dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .no_vendor_blas = text });
+        const char *status = dag_backend_status(DAG_OPENCL);
+        printf("     %s\n", status);
+        CHECK((strstr(status, "through CLBlast") != NULL) == (clblast && !text));
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++) {
+                int on_devices = 0;
+                CHECK(gemm_error(DAG_F64, ta, tb, true, &on_devices) < 1e-12);
+                CHECK(on_devices > 0);
+                CHECK(gemm_error(DAG_F32, ta, tb, true, &on_devices) < 1e-4);
+                CHECK(on_devices > 0);
+            }
+    }
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+}
+
 /* A matrix three times a device's capped memory still factorises: the
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
@@ -745,6 +797,7 @@ int main(void) {
     RUN(constructors_on_the_devices_give_the_cpus_values_bit_for_bit);
     RUN(syrk_trsm_and_lu_on_the_devices_equal_the_cpus);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
+    RUN(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike);
     dag_shutdown();
     return test_summary();
 }
