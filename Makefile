@@ -318,6 +318,11 @@ $(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl
 
+# dag_array_gemm on an OpenCL device through CLBlast, against CLBlast called directly
+$(B)/bench/array_gemm_opencl: bench/array_gemm_opencl.c bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl -lm
+
 # dag.h's device layer against raw CUDA and HIP calls; "skipped" without a device
 $(B)/bench/gpu_chain: bench/gpu_chain.c bench/bench_common.h tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
 	@mkdir -p $(@D)
@@ -342,9 +347,10 @@ bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain
 
-bench-opencl: $(B)/bench/opencl_chain
+bench-opencl: $(B)/bench/opencl_chain $(B)/bench/array_gemm_opencl
 	@mkdir -p $(B)/pocl_cache
 	POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache POCL_DEVICES="pthread pthread pthread" ./$(B)/bench/opencl_chain
+	POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache POCL_DEVICES=pthread ./$(B)/bench/array_gemm_opencl
 
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.
