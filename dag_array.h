@@ -1085,9 +1085,10 @@ dag_result dag_array_potrf(dag_array *a) {
 #endif
     int64_t nt = a->nt, nb = a->brows;
     /* The inverses rotate through three tiles: a step's inverse is dead once its panel is solved, and the
-       priorities keep the lookahead under three steps. Fresh memory costs a page fault per 4 KiB on the
-       critical path (a millisecond per 512 tile here); three tiles fault once. Not filled: each diagonal task
-       writes its inverse whole. */
+       diagonal task three steps on writes the tile only after those solves have read it (the region orders
+       the write after the reads), which the priorities make long done by then. Fresh memory would cost a
+       page fault per 4 KiB on the critical path (a millisecond per 512 tile here); three tiles fault once.
+       Not filled: each diagonal task writes its inverse whole. */
     int64_t slots = nt < 3 ? nt : 3;
     dag_array *inv = dag__array_new(a->type, slots * nb, nb, dag_blocks(nb, nb));
     if (!inv) return DAG_ERR_OUT_OF_MEMORY;
