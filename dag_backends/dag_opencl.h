@@ -15,7 +15,7 @@
 
    dag_blas.h's dag_dgemm and dag_sgemm run as CLBlast's CLBlastDgemm and
    CLBlastSgemm where libclblast.so.1 loads (Debian's libclblast1), on the
-   device's queue: 7x the kernel text's rate on PoCL's CPU devices. CLBlast
+   device's queue: 5x the kernel text's rate on PoCL's CPU devices. CLBlast
    compiles its kernels on a device's first call (10 s on PoCL, then cached
    under POCL_CACHE_DIR). dag_desc.no_vendor_blas keeps the kernel text.
 */
@@ -137,7 +137,9 @@ static bool dag__clblast_kernel(const void *kernel) {
     return kernel == &dag__clblast.kernel[0] || kernel == &dag__clblast.kernel[1];
 }
 /* dag_blas.h's parameters: transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc */
-static int dag__clblast_launch(dag__cl_queue *queue, const void *kernel, const dag__karg *args, void **done) {
+static int dag__clblast_launch(dag__cl_queue *queue, const void *kernel, const dag__karg *args, int num_args,
+                               void **done) {
+    if (num_args != 13 || !args[6].buf || !args[8].buf || !args[11].buf) return -1;   /* not dag_blas.h's gemm */
 #define DAG__ARG(i, T) (*(const T *)args[i].value)
     int ta = DAG__ARG(0, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE,
         tb = DAG__ARG(1, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE;
@@ -299,7 +301,7 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
    caller holds the device layer's lock, so no two threads set arguments of
    one kernel at once. */
 static int dag__cl_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
-    if (dag__clblast_kernel(kernel)) return dag__clblast_launch(&dag__cl.devices[dev].queue, kernel, args, done);
+    if (dag__clblast_kernel(kernel)) return dag__clblast_launch(&dag__cl.devices[dev].queue, kernel, args, num_args, done);
     dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
