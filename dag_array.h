@@ -28,7 +28,8 @@
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
-   gemm) go block-cyclically over them, tile (i, j) on device (i + j) mod
+   gemm: cuBLAS on CUDA, CLBlast on OpenCL where it loads) go
+   block-cyclically over them, tile (i, j) on device (i + j) mod
    count; the diagonal tiles of potrf and the LU, randn and host copies run
    on the CPU. For CUDA, HIP and Level Zero, include dag_array.h in the
    program's kernels file so its builds carry these kernels.

@@ -12,11 +12,14 @@
    (BLAS's convention: element (i, j) of C is c[i + j * ldc]); op(X) is X or,
    with trans = 1, its transpose; C is m x n and the inner dimension k. The
    launch range is m * n, one item per element of C.
-   - CPU, OpenCL, HIP and Level Zero run the text below (built ahead of time
-     for HIP and Level Zero like any kernel of this file);
+   - CPU, HIP and Level Zero run the text below (built ahead of time for
+     HIP and Level Zero like any kernel of this file);
    - CUDA calls cuBLAS's cublasDgemm / cublasSgemm on the device's stream (dag_cuda.h
      loads libcublas at run time; without it the kernel has no CUDA build
      and runs elsewhere). nvcc therefore skips it here.
+   - OpenCL calls CLBlast's CLBlastDgemm / CLBlastSgemm on the device's
+     queue where libclblast.so.1 loads (dag_opencl.h), else builds the text.
+   dag_desc.no_vendor_blas keeps the text everywhere (CUDA then has none).
    These are the tile kernels dag_array.h's linear algebra builds on. */
 #ifndef DAG_BLAS_H_INCLUDED
 #define DAG_BLAS_H_INCLUDED
