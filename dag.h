@@ -2273,6 +2273,25 @@ static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
     DAG_FREE(d);
 }
 
+/* >>run-time libraries: the backends (and vendor BLAS) load their
+   libraries with dlopen and find each function by name into a table of
+   function pointers. slot: the address of one such field (ISO C has no
+   object-to-function cast, hence the memcpy). Returns the first name the
+   library lacks, or NULL once every slot is filled. */
+#if defined(DAG_BACKEND_OPENCL) || defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
+#include <dlfcn.h>
+typedef struct dag__dl_symbol { const char *name; void *slot; } dag__dl_symbol;
+static const char *dag__dl_bind(void *lib, const dag__dl_symbol *symbols, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        void *p = dlsym(lib, symbols[i].name);
+        if (!p) return symbols[i].name;
+        memcpy(symbols[i].slot, &p, sizeof p);
+    }
+    return NULL;
+}
+#define DAG__DL_COUNT(symbols) (sizeof(symbols) / sizeof(symbols)[0])
+#endif
+
 /* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
    defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
 #if defined(DAG_BACKEND_OPENCL)

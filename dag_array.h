@@ -721,6 +721,20 @@ DAG__LA_KERNELS(double, d)
 DAG__LA_KERNELS(float, s)
 #undef DAG__LA_KERNELS
 
+/* A packed copy (ld = rows) of a rows x cols block, for the built-in loops that need one; NULL after
+   dag_fail when there is no memory. */
+DAG__UNUSED static void *dag__packed_copy(int type, int rows, int cols, const void *src, int ld, const char *who) {
+    size_t bytes = type == DAG_F64 ? 8 : 4;
+    char *p = (char *)malloc(bytes * (size_t)rows * (size_t)cols);
+    if (!p) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "%s: no memory for a %d x %d tile", who, rows, cols);
+        return NULL;
+    }
+    for (int j = 0; j < cols; j++)
+        memcpy(p + bytes * (size_t)j * (size_t)rows, (const char *)src + bytes * (size_t)j * (size_t)ld, bytes * (size_t)rows);
+    return p;
+}
+
 /* One entry point per kernel, type-dispatched: F64 or F32. */
 static void dag__gemm(int type, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
                       const void *b, int ldb, double beta, void *c, int ldc) {
@@ -752,12 +766,8 @@ static void dag__syrk(int type, int trans, int n, int k, double alpha, const voi
 #else
     /* through gemm on the whole tile, keeping the upper triangle as it was */
     size_t bytes = type == DAG_F64 ? 8 : 4;
-    void *keep = malloc(bytes * (size_t)n * (size_t)n);
-    if (!keep) {
-        dag_fail(DAG_ERR_OUT_OF_MEMORY, "syrk: no memory for a %d x %d tile", n, n);
-        return;
-    }
-    for (int j = 0; j < n; j++) memcpy((char *)keep + bytes * (size_t)j * n, (char *)c + bytes * (size_t)j * ldc, bytes * (size_t)n);
+    void *keep = dag__packed_copy(type, n, n, c, ldc, "syrk");
+    if (!keep) return;
     dag__gemm(type, trans, !trans, n, n, k, alpha, a, lda, a, lda, beta, c, ldc);
     for (int j = 1; j < n; j++)   /* rows above the diagonal of column j */
         memcpy((char *)c + bytes * (size_t)j * ldc, (char *)keep + bytes * (size_t)j * n, bytes * (size_t)j);
@@ -789,13 +799,8 @@ static void dag__trmm_rlt(int type, int rows, int n, const void *m, int ldm, voi
                     ldm, (float *)b, ldb);
 #else
     /* b m^T = b (m^-1)^-T: the loops solve with m^-1's inverse, which is L itself; simpler to multiply */
-    size_t bytes = type == DAG_F64 ? 8 : 4;
-    void *tmp = malloc(bytes * (size_t)rows * (size_t)n);
-    if (!tmp) {
-        dag_fail(DAG_ERR_OUT_OF_MEMORY, "trmm: no memory for a %d x %d tile", rows, n);
-        return;
-    }
-    for (int j = 0; j < n; j++) memcpy((char *)tmp + bytes * (size_t)j * rows, (char *)b + bytes * (size_t)j * ldb, bytes * (size_t)rows);
+    void *tmp = dag__packed_copy(type, rows, n, b, ldb, "trmm");
+    if (!tmp) return;
     dag__gemm(type, 0, 1, rows, n, n, 1.0, tmp, rows, m, ldm, 0.0, b, ldb);   /* m's upper triangle is zero */
     free(tmp);
 #endif
@@ -837,13 +842,8 @@ static void dag__trtri(int type, int n, void *a, int lda) {
     }
 #else
     /* solve L X = I column by column: X = L^-1, written over a through a copy of L */
-    size_t bytes = type == DAG_F64 ? 8 : 4;
-    void *l = malloc(bytes * (size_t)n * (size_t)n);
-    if (!l) {
-        dag_fail(DAG_ERR_OUT_OF_MEMORY, "trtri: no memory for a %d x %d tile", n, n);
-        return;
-    }
-    for (int j = 0; j < n; j++) memcpy((char *)l + bytes * (size_t)j * n, (char *)a + bytes * (size_t)j * lda, bytes * (size_t)n);
+    void *l = dag__packed_copy(type, n, n, a, lda, "trtri");
+    if (!l) return;
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++) {
             if (type == DAG_F64) ((double *)a)[i + (size_t)j * lda] = i == j;

@@ -27,7 +27,6 @@
 #endif
 #include <cuda_runtime_api.h>
 #include <cublas_api.h>
-#include <dlfcn.h>
 
 static int dag__cuda_device_info(int dev, char *name, size_t size, size_t *bytes) {
     struct cudaDeviceProp prop;
@@ -82,15 +81,10 @@ static void dag__cublas_load(void) {
         dag_log(DAG_LOG_INFO, DAG_OK, "CUDA: cuBLAS unavailable (%s): its kernels run elsewhere", dlerror());
         return;
     }
-#define DAG__CUBLAS_LOAD(name, args) \
-    { \
-        void *p = dlsym(dag__cublas.lib, #name); \
-        if (!p) return; \
-        memcpy(&dag__cublas.api.name, &p, sizeof p); \
-    }
-    DAG__CUBLAS_SYMBOLS(DAG__CUBLAS_LOAD)
-#undef DAG__CUBLAS_LOAD
-    dag__cublas.tried = 1;
+#define DAG__CUBLAS_SLOT(name, args) { #name, &dag__cublas.api.name },
+    const dag__dl_symbol symbols[] = { DAG__CUBLAS_SYMBOLS(DAG__CUBLAS_SLOT) };
+#undef DAG__CUBLAS_SLOT
+    if (!dag__dl_bind(dag__cublas.lib, symbols, DAG__DL_COUNT(symbols))) dag__cublas.tried = 1;
 }
 
 static cublasHandle_t dag__cublas_handle(int dev) {

@@ -16,7 +16,6 @@
 #ifndef DAG_HIP_H_INCLUDED
 #define DAG_HIP_H_INCLUDED
 
-#include <dlfcn.h>
 
 #if defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_NVCC__)
 #error "dag.h: -DDAG_BACKEND_HIP loads AMD's HIP runtime; for NVIDIA GPUs use -DDAG_BACKEND_CUDA instead"
@@ -126,17 +125,14 @@ static int dag__hip_init(char *why, size_t why_size) {
         snprintf(why, why_size, "cannot load libamdhip64.so: %s", dlerror());
         return -1;
     }
-#define DAG__HIP_LOAD(name, ret, args) \
-    { \
-        void *p = dlsym(dag__hip.lib, #name); \
-        if (!p) { \
-            snprintf(why, why_size, "libamdhip64 has no %s", #name); \
-            return -1; \
-        } \
-        memcpy(&dag__hip.api.name, &p, sizeof p); /* ISO C has no object-to-function cast */ \
+#define DAG__HIP_SLOT(name, ret, args) { #name, &dag__hip.api.name },
+    const dag__dl_symbol symbols[] = { DAG__HIP_SYMBOLS(DAG__HIP_SLOT) };
+#undef DAG__HIP_SLOT
+    const char *missing = dag__dl_bind(dag__hip.lib, symbols, DAG__DL_COUNT(symbols));
+    if (missing) {
+        snprintf(why, why_size, "libamdhip64 has no %s", missing);
+        return -1;
     }
-    DAG__HIP_SYMBOLS(DAG__HIP_LOAD)
-#undef DAG__HIP_LOAD
     return dag__hip_open_devices(why, why_size);
 }
 

@@ -16,7 +16,6 @@
 #ifndef DAG_LEVEL_ZERO_H_INCLUDED
 #define DAG_LEVEL_ZERO_H_INCLUDED
 
-#include <dlfcn.h>
 #if defined(__has_include)
 #if !__has_include(<level_zero/ze_api.h>)
 #error "dag.h: -DDAG_BACKEND_LEVEL_ZERO needs the Level Zero headers: apt-get install libze-dev (the loader itself is loaded at run time)"
@@ -168,17 +167,14 @@ static int dag__ze_init(char *why, size_t why_size) {
         snprintf(why, why_size, "cannot load %s: %s", lib_name, dlerror());
         return -1;
     }
-#define DAG__ZE_LOAD(name, args) \
-    { \
-        void *p = dlsym(dag__ze.lib, #name); \
-        if (!p) { \
-            snprintf(why, why_size, "%s has no %s", lib_name, #name); \
-            return -1; \
-        } \
-        memcpy(&dag__ze.api.name, &p, sizeof p); /* ISO C has no object-to-function cast */ \
+#define DAG__ZE_SLOT(name, args) { #name, &dag__ze.api.name },
+    const dag__dl_symbol symbols[] = { DAG__ZE_SYMBOLS(DAG__ZE_SLOT) };
+#undef DAG__ZE_SLOT
+    const char *missing = dag__dl_bind(dag__ze.lib, symbols, DAG__DL_COUNT(symbols));
+    if (missing) {
+        snprintf(why, why_size, "%s has no %s", lib_name, missing);
+        return -1;
     }
-    DAG__ZE_SYMBOLS(DAG__ZE_LOAD)
-#undef DAG__ZE_LOAD
     dag__ze_api *z = &dag__ze.api;
     ze_result_t r = z->zeInit(0);   /* 0: every device type */
     if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeInit", r);

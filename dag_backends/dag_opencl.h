@@ -22,8 +22,6 @@
 #ifndef DAG_OPENCL_H_INCLUDED
 #define DAG_OPENCL_H_INCLUDED
 
-#include <dlfcn.h>
-
 /* The few OpenCL types and constants used here (ABI of OpenCL 1.2). */
 typedef int32_t dag__cl_int;
 typedef uint32_t dag__cl_uint;
@@ -117,16 +115,12 @@ static void dag__clblast_load(void) {
     if (dag__clblast.lib || dag__g.desc.no_vendor_blas) return;
     dag__clblast.lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!dag__clblast.lib) return;   /* optional: the kernel text runs */
-    void *d = dlsym(dag__clblast.lib, "CLBlastDgemm"), *s = dlsym(dag__clblast.lib, "CLBlastSgemm"),
-         *c = dlsym(dag__clblast.lib, "CLBlastClearCache");
-    if (!d || !s || !c) {
+    const dag__dl_symbol symbols[] = { { "CLBlastDgemm", &dag__clblast.dgemm }, { "CLBlastSgemm", &dag__clblast.sgemm },
+                                       { "CLBlastClearCache", &dag__clblast.clear_cache } };
+    if (dag__dl_bind(dag__clblast.lib, symbols, DAG__DL_COUNT(symbols))) {
         dlclose(dag__clblast.lib);
         dag__clblast.lib = NULL;
-        return;
     }
-    memcpy(&dag__clblast.dgemm, &d, sizeof d);   /* ISO C has no object-to-function cast */
-    memcpy(&dag__clblast.sgemm, &s, sizeof s);
-    memcpy(&dag__clblast.clear_cache, &c, sizeof c);
 }
 /* the CLBlast routine for this kernel: 0 none, 1 dgemm, 2 sgemm */
 static int dag__clblast_routine(const dag_kernel_source *k) {
@@ -179,17 +173,14 @@ static int dag__cl_init(char *why, size_t why_size) {
         snprintf(why, why_size, "cannot load %s: %s", lib_name, dlerror());
         return -1;
     }
-#define DAG__CL_LOAD(name, ret, args) \
-    { \
-        void *p = dlsym(dag__cl.lib, #name); \
-        if (!p) { \
-            snprintf(why, why_size, "%s has no %s", lib_name, #name); \
-            return -1; \
-        } \
-        memcpy(&dag__cl.api.name, &p, sizeof p); /* ISO C has no object-to-function cast */ \
+#define DAG__CL_SLOT(name, ret, args) { #name, &dag__cl.api.name },
+    const dag__dl_symbol symbols[] = { DAG__CL_SYMBOLS(DAG__CL_SLOT) };
+#undef DAG__CL_SLOT
+    const char *missing = dag__dl_bind(dag__cl.lib, symbols, DAG__DL_COUNT(symbols));
+    if (missing) {
+        snprintf(why, why_size, "%s has no %s", lib_name, missing);
+        return -1;
     }
-    DAG__CL_SYMBOLS(DAG__CL_LOAD)
-#undef DAG__CL_LOAD
     dag__cl_platform_id platforms[16];
     dag__cl_uint num_platforms = 0;
     dag__cl_int e = dag__cl.api.clGetPlatformIDs(16, platforms, &num_platforms);
