@@ -2276,18 +2276,22 @@ static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
 /* >>run-time libraries: the backends (and vendor BLAS) load their
    libraries with dlopen and find each function by name into a table of
    function pointers. slot: the address of one such field (ISO C has no
-   object-to-function cast, hence the memcpy). Returns the first name the
-   library lacks, or NULL once every slot is filled. */
+   object-to-function cast, hence the memcpy). Returns whether every slot
+   is filled; if not, why says which function the library lacks. */
 #if defined(DAG_BACKEND_OPENCL) || defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
 #include <dlfcn.h>
 typedef struct dag__dl_symbol { const char *name; void *slot; } dag__dl_symbol;
-static const char *dag__dl_bind(void *lib, const dag__dl_symbol *symbols, size_t count) {
+static bool dag__dl_bind(void *lib, const char *lib_name, const dag__dl_symbol *symbols, size_t count, char *why,
+                         size_t why_size) {
     for (size_t i = 0; i < count; i++) {
         void *p = dlsym(lib, symbols[i].name);
-        if (!p) return symbols[i].name;
+        if (!p) {
+            snprintf(why, why_size, "%s has no %s", lib_name, symbols[i].name);
+            return false;
+        }
         memcpy(symbols[i].slot, &p, sizeof p);
     }
-    return NULL;
+    return true;
 }
 #define DAG__DL_COUNT(symbols) (sizeof(symbols) / sizeof(symbols)[0])
 #endif

@@ -84,7 +84,9 @@ static void dag__cublas_load(void) {
 #define DAG__CUBLAS_SLOT(name, args) { #name, &dag__cublas.api.name },
     const dag__dl_symbol symbols[] = { DAG__CUBLAS_SYMBOLS(DAG__CUBLAS_SLOT) };
 #undef DAG__CUBLAS_SLOT
-    if (!dag__dl_bind(dag__cublas.lib, symbols, DAG__DL_COUNT(symbols))) dag__cublas.tried = 1;
+    char why[128];
+    if (dag__dl_bind(dag__cublas.lib, "libcublas", symbols, DAG__DL_COUNT(symbols), why, sizeof why)) dag__cublas.tried = 1;
+    else dag_log(DAG_LOG_INFO, DAG_OK, "CUDA: cuBLAS unavailable (%s): its kernels run elsewhere", why);
 }
 
 static cublasHandle_t dag__cublas_handle(int dev) {

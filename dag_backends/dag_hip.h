@@ -128,11 +128,7 @@ static int dag__hip_init(char *why, size_t why_size) {
 #define DAG__HIP_SLOT(name, ret, args) { #name, &dag__hip.api.name },
     const dag__dl_symbol symbols[] = { DAG__HIP_SYMBOLS(DAG__HIP_SLOT) };
 #undef DAG__HIP_SLOT
-    const char *missing = dag__dl_bind(dag__hip.lib, symbols, DAG__DL_COUNT(symbols));
-    if (missing) {
-        snprintf(why, why_size, "libamdhip64 has no %s", missing);
-        return -1;
-    }
+    if (!dag__dl_bind(dag__hip.lib, "libamdhip64", symbols, DAG__DL_COUNT(symbols), why, why_size)) return -1;
     return dag__hip_open_devices(why, why_size);
 }
 

@@ -170,11 +170,7 @@ static int dag__ze_init(char *why, size_t why_size) {
 #define DAG__ZE_SLOT(name, args) { #name, &dag__ze.api.name },
     const dag__dl_symbol symbols[] = { DAG__ZE_SYMBOLS(DAG__ZE_SLOT) };
 #undef DAG__ZE_SLOT
-    const char *missing = dag__dl_bind(dag__ze.lib, symbols, DAG__DL_COUNT(symbols));
-    if (missing) {
-        snprintf(why, why_size, "%s has no %s", lib_name, missing);
-        return -1;
-    }
+    if (!dag__dl_bind(dag__ze.lib, lib_name, symbols, DAG__DL_COUNT(symbols), why, why_size)) return -1;
     dag__ze_api *z = &dag__ze.api;
     ze_result_t r = z->zeInit(0);   /* 0: every device type */
     if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeInit", r);

@@ -117,7 +117,8 @@ static void dag__clblast_load(void) {
     if (!dag__clblast.lib) return;   /* optional: the kernel text runs */
     const dag__dl_symbol symbols[] = { { "CLBlastDgemm", &dag__clblast.dgemm }, { "CLBlastSgemm", &dag__clblast.sgemm },
                                        { "CLBlastClearCache", &dag__clblast.clear_cache } };
-    if (dag__dl_bind(dag__clblast.lib, symbols, DAG__DL_COUNT(symbols))) {
+    char why[128];
+    if (!dag__dl_bind(dag__clblast.lib, "libclblast.so.1", symbols, DAG__DL_COUNT(symbols), why, sizeof why)) {
         dlclose(dag__clblast.lib);
         dag__clblast.lib = NULL;
     }
@@ -176,11 +177,7 @@ static int dag__cl_init(char *why, size_t why_size) {
 #define DAG__CL_SLOT(name, ret, args) { #name, &dag__cl.api.name },
     const dag__dl_symbol symbols[] = { DAG__CL_SYMBOLS(DAG__CL_SLOT) };
 #undef DAG__CL_SLOT
-    const char *missing = dag__dl_bind(dag__cl.lib, symbols, DAG__DL_COUNT(symbols));
-    if (missing) {
-        snprintf(why, why_size, "%s has no %s", lib_name, missing);
-        return -1;
-    }
+    if (!dag__dl_bind(dag__cl.lib, lib_name, symbols, DAG__DL_COUNT(symbols), why, why_size)) return -1;
     dag__cl_platform_id platforms[16];
     dag__cl_uint num_platforms = 0;
     dag__cl_int e = dag__cl.api.clGetPlatformIDs(16, platforms, &num_platforms);
