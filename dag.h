@@ -345,6 +345,10 @@ dag_result dag_region_end(dag_region region);
 dag_result dag_last_region_result(void);
 
 dag_data dag_data_register(void *ptr, size_t count, size_t elem_size);
+/* A 2-D tile as one handle: rows runs of cols elements, ld elements apart
+   (In(p, rows, cols, ld)'s shape), e.g. a block of a column-major matrix
+   is (its columns, its rows, the matrix's ld). */
+dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it */
 void *dag_data_pointer(dag_data data);
 
@@ -659,6 +663,7 @@ extern "C" {
 #define DAG_VAL(x) dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x})
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
+#define dag_register_tile(ptr, rows, cols, ld) dag_data_register_tile((ptr), (rows), (cols), (ld), sizeof(*(ptr)))
 
 #define DAG__REGION_BLOCK(kind, ...) \
     for (dag_region DAG__CAT(dag__rg, __LINE__) = dag_region_begin((kind), __VA_ARGS__); \
@@ -977,7 +982,8 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
 /* >>data: registered spans */
 #define DAG__DATA_PAGE 1024
-typedef struct dag__data_slot { void *ptr; size_t bytes; uint32_t gen, next_free; int live; } dag__data_slot;
+/* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
+typedef struct dag__data_slot { void *ptr; size_t rows, width, stride; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
@@ -3438,10 +3444,15 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     return s;
 }
 
-dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
+/* Registers rows runs of width bytes, stride apart; `who` names the caller in errors. */
+static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, const char *who) {
     dag_data h = {0};
-    if (!ptr || !count || !elem_size) {
-        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_data_register: NULL pointer or zero size");
+    if (!ptr || !rows || !width) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: NULL pointer or zero size", who);
+        return h;
+    }
+    if (rows > 1 && width > stride) {
+        dag__err(DAG_ERR_BAD_TILE, "%s: %zu-byte rows %zu bytes apart overlap each other", who, width, stride);
         return h;
     }
     if (!dag__current_context()) return h;
@@ -3454,7 +3465,7 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
         index = dag__g.data_count;
         if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
             dag__mutex_unlock(&dag__g.data_lock);
-            dag__err(DAG_ERR_OUT_OF_MEMORY, "dag_data_register: too many registered spans");
+            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: too many registered spans", who);
             return h;
         }
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
@@ -3466,21 +3477,30 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
     }
     dag__data_slot *s = &atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE];
     s->ptr = ptr;
-    s->bytes = count * elem_size;
+    s->rows = rows;
+    s->width = width;
+    s->stride = rows == 1 ? width : stride;
     s->gen = s->gen + 1 ? s->gen + 1 : 1;
     s->live = 1;
     h.id = (uint64_t)s->gen << 32 | (index + 1);
     dag__mutex_unlock(&dag__g.data_lock);
     return h;
 }
+dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
+    return dag__data_register_span(ptr, 1, count * elem_size, 0, "dag_data_register");
+}
+dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
+    return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, "dag_data_register_tile");
+}
 
 /* The replica record of a registered span: NULL when no device has it. */
 static dag__span dag__data_span(const dag__data_slot *s) {
     dag__span sp;
     sp.lo = (uintptr_t)s->ptr;
-    sp.hi = sp.lo + s->bytes;
-    sp.width = sp.stride = s->bytes;
-    sp.rows = 1;
+    sp.hi = sp.lo + (s->rows - 1) * s->stride + s->width;
+    sp.width = s->width;
+    sp.stride = s->stride;
+    sp.rows = s->rows;
     return sp;
 }
 static dag__replica *dag__data_replica(const dag__data_slot *s) {
@@ -3843,7 +3863,9 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                 dag__data_slot *s = dag__data_slot_of(a->data);
                 if (!s) { error = DAG_ERR_BAD_DATA; break; }
                 base = s->ptr;
-                width = stride = s->bytes;
+                rows = s->rows;
+                width = s->width;
+                stride = s->stride;
             } else if (a->tag == 2 || a->cols) {
                 if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
                 rows = a->count;

@@ -757,6 +757,49 @@ TEST(registered_data_orders_like_spans) {
     CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
 }
 
+TEST(registered_tiles_order_against_tiles_rows_and_each_other) {
+    double M[64];
+    for (int i = 0; i < 64; i++) M[i] = 0;
+    /* two 4x4 tiles of an 8x8 row-major matrix, side by side: interleaved address ranges */
+    dag_data left = dag_register_tile(&M[0], 4, 4, 8), right = dag_register_tile(&M[4], 4, 4, 8);
+    CHECK(left.id != 0 && right.id != 0);
+    CHECK(dag_data_pointer(right) == (void *)&M[4]);
+    meet m;
+    meet_init(&m);
+    int ok0 = 0, ok1 = 0;
+    double mid[16], row1[8];
+    for (int i = 0; i < 16; i++) mid[i] = -1;
+    for (int i = 0; i < 8; i++) row1[i] = -1;
+    DAG_DATADEPS {
+        /* disjoint registered tiles: at the same time */
+        dag_task a = dag_spawn(tile_meets_then_fills, InOut(left), Val(4), Val(4), Val(8), Val(&m), Val(0), Val(1.0));
+        dag_task b = dag_spawn(tile_meets_then_fills, InOut(right), Val(4), Val(4), Val(8), Val(&m), Val(1), Val(2.0));
+        /* a raw tile and a row crossing both: after both */
+        dag_spawn(tile_copy, In(&M[2 * 8 + 2], 4, 4, 8), Val(4), Val(4), Val(8), Out(mid, 16));
+        dag_spawn(tile_copy, In(&M[1 * 8], 8), Val(1), Val(8), Val(8), Out(row1, 8));
+        /* a raw writer over part of the right tile, then the handle read: in order */
+        dag_spawn(tile_add, InOut(&M[3 * 8 + 6], 1, 2, 8), Val(1), Val(2), Val(8), Val(5.0));
+        dag_spawn(tile_add, InOut(right), Val(4), Val(4), Val(8), Val(10.0));
+        CHECK_EQ_INT(dag_fetch(a, &ok0), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(b, &ok1), DAG_OK);
+    }
+    CHECK_EQ_INT(ok0, 1);
+    CHECK_EQ_INT(ok1, 1);
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++) {
+            int R = r + 2, C = c + 2;
+            CHECK(mid[r * 4 + c] == (R < 4 ? (C < 4 ? 1.0 : 2.0) : 0.0));
+        }
+    for (int c = 0; c < 8; c++) CHECK(row1[c] == (c < 4 ? 1.0 : 2.0));
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++) {
+            double want = r >= 4 ? 0.0 : c < 4 ? 1.0 : 12.0 + (r == 3 && c >= 6 ? 5.0 : 0.0);
+            CHECK(M[r * 8 + c] == want);
+        }
+    CHECK_EQ_INT(dag_data_unregister(left), DAG_OK);
+    CHECK_EQ_INT(dag_data_unregister(right), DAG_OK);
+}
+
 TEST(spawn_args_takes_an_argument_array_built_at_run_time) {
     double src[32], dst[32];
     for (int i = 0; i < 32; i++) src[i] = dst[i] = 0;
@@ -1093,6 +1136,7 @@ int main(void) {
     RUN(dag_ready_and_dag_wait_follow_a_running_task);
     RUN(dag_wait_all_waits_for_every_top_level_task);
     RUN(registered_data_orders_like_spans);
+    RUN(registered_tiles_order_against_tiles_rows_and_each_other);
     RUN(spawn_args_takes_an_argument_array_built_at_run_time);
     RUN(spawn_with_name_appears_in_the_failure_message);
     RUN(a_task_scoped_to_thread_1_runs_on_the_setup_thread);

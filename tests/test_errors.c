@@ -514,6 +514,21 @@ TEST(spawn_args_with_the_wrong_count_is_rejected) {
     CHECK_EQ_INT(x, 5);
 }
 
+TEST(a_registered_tile_wider_than_its_leading_dimension_is_refused) {
+    double m[64];
+    int mark = log_mark();
+    dag_data bad = dag_register_tile(m, 4, 9, 8);   /* rows of 9 elements 8 apart overlap */
+    CHECK(bad.id == 0);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_TILE);
+    mark = log_mark();
+    dag_data empty = dag_register_tile(m, 0, 4, 8);
+    CHECK(empty.id == 0);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
+    dag_data one_row = dag_register_tile(m, 1, 9, 8);   /* one row: no stride to clash with */
+    CHECK(one_row.id != 0);
+    CHECK_EQ_INT(dag_data_unregister(one_row), DAG_OK);
+}
+
 TEST(an_unknown_data_handle_is_rejected) {
     int arr[4] = {1, 2, 3, 4};
     dag_data bogus = {12345};
@@ -879,6 +894,7 @@ int main(void) {
     RUN(a_fetch_after_its_region_ended_is_stale_for_a_task_with_spans_too);
     RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
     RUN(spawn_args_with_the_wrong_count_is_rejected);
+    RUN(a_registered_tile_wider_than_its_leading_dimension_is_refused);
     RUN(an_unknown_data_handle_is_rejected);
     RUN(zero_and_failed_handles_answer_without_crashing);
     RUN(a_scope_no_worker_satisfies_is_rejected);
