@@ -10,12 +10,18 @@
    dag_blas.h's dag_dgemm and dag_sgemm are the gemm tiles. No include
    guard: each of those uses includes it once. */
 
+/* Tiles may be views of a larger column-major matrix (dag_array_wrap): the
+   kernels take each tile's leading dimension and find element i of a tile
+   of `rows` rows at i % rows + i / rows * ld, written out in each (the
+   OpenCL text is the body as written, so no helper macro reaches it), with
+   the division skipped when ld == rows, the usual contiguous tile. */
+
 /* fill and rand: the generator of dag_array.h (dag__uniform) in integer
    steps and an exact scaling, so every processor gives the same bits
    (randn, which needs log and cos, is a CPU task). */
 #define DAG__FILL_KERNEL(SUFFIX, T)                                                                                  \
     DAG_KERNEL(dag__array_fill_##SUFFIX, ((int, how), (double, value), (unsigned long, seed), (long, r0), (long, c0), \
-                                          (long, rows), (DAG_GLOBAL T *, t)),                                          \
+                                          (long, rows), (long, ld), (DAG_GLOBAL T *, t)),                              \
         size_t idx = DAG_INDEX();                                                                                    \
         double v = value;                                                                                            \
         if (how == 2) {                                                                                              \
@@ -29,7 +35,7 @@
             }                                                                                                        \
             v = (double)(x >> 11) * (1.0 / 9007199254740992.0);                                                      \
         }                                                                                                            \
-        t[idx] = (T)v;                                                                                               \
+        t[ld == rows ? idx : idx % (size_t)rows + idx / (size_t)rows * (size_t)ld] = (T)v;                          \
     )
 DAG__FILL_KERNEL(f64, double)
 DAG__FILL_KERNEL(f32, float)
@@ -41,15 +47,17 @@ DAG__FILL_KERNEL(i64, long)
    int64_t: long is 64 bits in both): the binary form z = x op z (op 7
    copies), the unary z = op(z). */
 #define DAG__EW_KERNELS(SUFFIX, T)                                                                              \
-    DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, z)), \
-        size_t i = DAG_INDEX();                                                                                 \
-        T a = x[i], c = z[i];                                                                                   \
-        z[i] = op == 1 ? (T)(a + c) : op == 2 ? (T)(a - c) : op == 3 ? (T)(a * c)                               \
-             : op == 4 ? (T)(alpha * (double)a + (double)c) : a;                                                \
+    DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (long, rows), (DAG_GLOBAL const T *, x),   \
+                                         (long, xld), (DAG_GLOBAL T *, z), (long, zld)),                        \
+        size_t i = DAG_INDEX(), q = (size_t)rows;                                                               \
+        size_t xi = xld == rows ? i : i % q + i / q * (size_t)xld, zi = zld == rows ? i : i % q + i / q * (size_t)zld; \
+        T a = x[xi], c = z[zi];                                                                                 \
+        z[zi] = op == 1 ? (T)(a + c) : op == 2 ? (T)(a - c) : op == 3 ? (T)(a * c)                              \
+              : op == 4 ? (T)(alpha * (double)a + (double)c) : a;                                               \
     )                                                                                                           \
-    DAG_KERNEL(dag__array_ew1_##SUFFIX, ((int, op), (double, alpha), (DAG_GLOBAL T *, z)),                      \
-        size_t i = DAG_INDEX();                                                                                 \
-        z[i] = op == 5 ? (T)(alpha * (double)z[i]) : (T)alpha;                                                  \
+    DAG_KERNEL(dag__array_ew1_##SUFFIX, ((int, op), (double, alpha), (long, rows), (DAG_GLOBAL T *, z), (long, zld)), \
+        size_t i = DAG_INDEX(), zi = zld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)zld;         \
+        z[zi] = op == 5 ? (T)(alpha * (double)z[zi]) : (T)alpha;                                                \
     )
 DAG__EW_KERNELS(f64, double)
 DAG__EW_KERNELS(f32, float)
@@ -60,20 +68,23 @@ DAG__EW_KERNELS(i64, long)
 /* A tile's reduction on a device: item k takes the elements k, k + 64,
    ... into part[k] (64 parts: dag_array.h's DAG__PARTS). */
 #define DAG__RED_KERNELS(SUFFIX, T)                                                                                  \
-    DAG_KERNEL(dag__array_red1_##SUFFIX, ((int, op), (long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL double *, part)), \
+    DAG_KERNEL(dag__array_red1_##SUFFIX, ((int, op), (long, n), (long, rows), (DAG_GLOBAL const T *, x), (long, xld), \
+                                          (DAG_GLOBAL double *, part)),                                              \
         size_t k = DAG_INDEX();                                                                                      \
         double s = op == 2 ? INFINITY : op == 3 ? -INFINITY : 0.0;                                                   \
         for (size_t i = k; i < (size_t)n; i += 64) {                                                                 \
-            double v = (double)x[i];                                                                                 \
+            double v = (double)x[xld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)xld];               \
             s = op == 2 ? (v < s ? v : s) : op == 3 ? (v > s ? v : s) : op == 5 ? s + v * v : s + v;                \
         }                                                                                                            \
         part[k] = s;                                                                                                 \
     )                                                                                                                \
-    DAG_KERNEL(dag__array_red2_##SUFFIX, ((long, n), (DAG_GLOBAL const T *, x), (DAG_GLOBAL const T *, y),            \
-                                          (DAG_GLOBAL double *, part)),                                              \
+    DAG_KERNEL(dag__array_red2_##SUFFIX, ((long, n), (long, rows), (DAG_GLOBAL const T *, x), (long, xld),            \
+                                          (DAG_GLOBAL const T *, y), (long, yld), (DAG_GLOBAL double *, part)),      \
         size_t k = DAG_INDEX();                                                                                      \
         double s = 0.0;                                                                                              \
-        for (size_t i = k; i < (size_t)n; i += 64) s += (double)x[i] * (double)y[i];                                 \
+        for (size_t i = k; i < (size_t)n; i += 64)                                                                   \
+            s += (double)x[xld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)xld] *                     \
+                 (double)y[yld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)yld];                     \
         part[k] = s;                                                                                                 \
     )
 DAG__RED_KERNELS(f64, double)
@@ -96,13 +107,13 @@ DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *
 
 /* The Cholesky's panel on a device, double and float. */
 #define DAG__ARRAY_DEVICE_KERNELS(P, T)                                                                          \
-    DAG_KERNEL(dag__array_##P##panel, ((int, m), (int, n), (DAG_GLOBAL const T *, linv), (DAG_GLOBAL T *, b)),   \
-        /* b (m x n) = b linv^T, linv lower: one item per row, in place (column c needs columns p <= c) */       \
+    DAG_KERNEL(dag__array_##P##panel, ((int, n), (DAG_GLOBAL const T *, linv), (DAG_GLOBAL T *, b), (int, ldb)), \
+        /* b (an item per row, n columns) = b linv^T, linv lower: in place (column c needs columns p <= c) */    \
         size_t i = DAG_INDEX();                                                                                  \
         for (int c = n - 1; c >= 0; c--) {                                                                       \
             T s = (T)0;                                                                                          \
-            for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)m] * linv[(size_t)c + (size_t)p * (size_t)n]; \
-            b[i + (size_t)c * (size_t)m] = s;                                                                    \
+            for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)ldb] * linv[(size_t)c + (size_t)p * (size_t)n]; \
+            b[i + (size_t)c * (size_t)ldb] = s;                                                                  \
         }                                                                                                        \
     )
 DAG__ARRAY_DEVICE_KERNELS(d, double)
@@ -113,11 +124,12 @@ DAG__ARRAY_DEVICE_KERNELS(s, float)
    float: trsm solves a column (left) or a row (right) of b per item. */
 #define DAG__TILE_KERNELS(P, T)                                                                                    \
     DAG_KERNEL(dag__array_##P##trsm, ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n),   \
-                                      (T, alpha), (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b)),     \
+                                      (T, alpha), (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b),      \
+                                      (int, ldb)),                                                                 \
         size_t v = DAG_INDEX();                                                                                    \
         int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                  \
         int tr = right ? !trans : trans;                                                                           \
-        size_t inc = right ? (size_t)m : 1, base = right ? v : v * (size_t)m;                                      \
+        size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                  \
         for (int s = 0; s < len; s++) {                                                                            \
             int i = lower ? s : len - 1 - s;                                                                       \
             T x = alpha * b[base + (size_t)i * inc];                                                               \
@@ -130,7 +142,7 @@ DAG__ARRAY_DEVICE_KERNELS(s, float)
         }                                                                                                          \
     )                                                                                                              \
     DAG_KERNEL(dag__array_##P##syrk_full, ((int, trans), (int, n), (int, k), (T, alpha), (DAG_GLOBAL const T *, a), \
-                                           (int, lda), (T, beta), (DAG_GLOBAL T *, c)),                            \
+                                           (int, lda), (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                \
         /* c (lower, n x n) = alpha op(a) op(a)^T + beta c: an item per element, the upper ones idle */            \
         size_t idx = DAG_INDEX();                                                                                  \
         size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                           \
@@ -139,7 +151,7 @@ DAG__ARRAY_DEVICE_KERNELS(s, float)
             for (int l = 0; l < k; l++)                                                                            \
                 s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                       \
                            : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                      \
-            c[i + j * (size_t)n] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)n]);                \
+            c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);            \
         }                                                                                                          \
     )
 DAG__TILE_KERNELS(d, double)

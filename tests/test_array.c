@@ -3,6 +3,7 @@
    with the built-in tile kernels and with -DDAG_ARRAY_CBLAS (OpenBLAS). */
 #define _POSIX_C_SOURCE 200809L   /* mkstemp */
 #define DAG_IMPLEMENTATION
+#define DAG_ARRAY_PANEL_ROWS 48   /* wrapped matrices' panels: 3 tiles of 16, so the tests cross several */
 #include "dag_kernels.h"
 #include "dag_array.h"
 #include "test.h"
@@ -313,6 +314,136 @@ TEST(copy_and_transpose_between_different_tilings_move_every_element) {
 }
 
 /* A well-conditioned triangular n x n matrix (column-major) */
+/* A wrapped matrix's columns are ld apart: the rows between them hold this and must keep it. */
+#define GAP 12345.5
+static void wrap_fill(double *m, const double *a, int rows, int cols, int ld) {
+    for (int j = 0; j < cols; j++)
+        for (int i = 0; i < ld; i++) m[i + j * ld] = i < rows ? a[i + j * rows] : GAP;
+}
+static int wrap_gaps_changed(const double *m, int rows, int cols, int ld) {
+    int bad = 0;
+    for (int j = 0; j < cols; j++)
+        for (int i = rows; i < ld; i++) bad += m[i + j * ld] != GAP;
+    return bad;
+}
+static size_t trace_count(const char *name) {
+    static dag_trace_record rec[8192];
+    size_t n = dag_trace_records(rec, 8192), count = 0;
+    for (size_t i = 0; i < n && i < 8192; i++) count += !strcmp(rec[i].name, name);
+    return count;
+}
+
+TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
+    enum { N = 100, NB = 16, LD = 107, NT = 7, CHUNK = 3 };   /* the last tile has 4 rows; panels of 3 tiles */
+    static double a[N * N], m[LD * N], f[N * N];
+    spd(a, N, 21);
+    wrap_fill(m, a, N, N, LD);
+    dag_array *A = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, LD);
+    CHECK(A != NULL);
+    CHECK_EQ_INT(dag_array_tile_ld(A, 6, 2), LD);
+    CHECK(dag_data_pointer(dag_array_tile(A, 1, 2)) == (void *)&m[16 + 32 * LD]);
+    dag_trace_enable(1);
+    dag_trace_clear();
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    dag_trace_enable(0);
+    /* the updates below the diagonal go CHUNK tiles at a time: ceil((NT - 1 - j) / CHUNK) per column and step */
+    size_t want = 0;
+    for (int k = 0; k < NT; k++)
+        for (int j = k + 1; j < NT; j++) want += (size_t)(NT - 1 - j + CHUNK - 1) / CHUNK;
+    CHECK_EQ_INT(trace_count("dag__tile_gemm"), want);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) f[i + j * N] = m[i + j * LD];   /* the result is in place: no collect */
+    double r = residual(a, f, N);
+    printf("     n %d in tiles of %d, ld %d: residual %.2e\n", N, NB, LD, r);
+    CHECK(r < 1e-12);
+    int upper = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < j; i++) upper += m[i + j * LD] != a[i + j * N];
+    CHECK_EQ_INT(upper, 0);
+    CHECK_EQ_INT(wrap_gaps_changed(m, N, N, LD), 0);
+    dag_array_free(A);
+    CHECK(m[0] == f[0]);   /* freeing leaves the matrix as it was */
+    /* not positive definite: the same error, naming the tile and column */
+    a[70 + 70 * N] = -1e6;   /* column 70 lies in tile 4 (rows 64..79) */
+    wrap_fill(m, a, N, N, LD);
+    A = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, LD);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE);
+    CHECK(strstr(last_error, "tile (4, 4), column 70") != NULL);
+    dag_array_free(A);
+    /* bad wraps */
+    last_error[0] = 0;
+    CHECK(dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, N - 1) == NULL);
+    CHECK(strstr(last_error, "leading dimension") != NULL);
+    CHECK(dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), NULL, N) == NULL);
+}
+
+TEST(operations_on_a_wrapped_matrix_equal_the_same_on_an_array_of_its_own) {
+    enum { R = 45, C = 38, LD = 50, LDG = 41 };
+    static double x[R * C], m[LD * C], out[R * C], g[LDG * C];
+    for (int i = 0; i < R * C; i++) x[i] = i % 11 - 5;
+    wrap_fill(m, x, R, C, LD);
+    for (int i = 0; i < LDG * C; i++) g[i] = GAP;
+    dag_array *X = dag_array_wrap(DAG_F64, R, C, dag_blocks(8, 7), m, LD);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 7), x, DAG_COL_MAJOR, R);
+    dag_array *G = dag_array_wrap(DAG_F64, C, C, dag_blocks(7, 7), g, LDG);
+    /* reductions: the same parts in the same order, so the same bits */
+    double sx, sy, dx, dy, nx, ny;
+    CHECK_EQ_INT(dag_array_sum(X, &sx), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(Y, &sy), DAG_OK);
+    CHECK_EQ_INT(dag_array_dot(X, Y, &dx), DAG_OK);
+    CHECK_EQ_INT(dag_array_dot(Y, Y, &dy), DAG_OK);
+    CHECK_EQ_INT(dag_array_norm2(X, &nx), DAG_OK);
+    CHECK_EQ_INT(dag_array_norm2(Y, &ny), DAG_OK);
+    CHECK(sx == sy && dx == dy && nx == ny);
+    /* gemm into a wrapped C: G = X^T Y, exact in small integers */
+    CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, X, Y, 0.0, G), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < C; i++) {
+            double v = 0;
+            for (int p = 0; p < R; p++) v += x[p + i * R] * x[p + j * R];
+            bad += g[i + j * LDG] != v;
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(wrap_gaps_changed(g, C, C, LDG), 0);
+    /* element-wise, with the other operand of its own tiles, and map (a launch per column of a view) */
+    CHECK_EQ_INT(dag_array_add(X, Y, X), DAG_OK);          /* 2x */
+    CHECK_EQ_INT(dag_array_scale(0.5, X), DAG_OK);         /* x */
+    CHECK_EQ_INT(dag_array_axpy(1.0, Y, X), DAG_OK);       /* 2x */
+    CHECK_EQ_INT(dag_array_map(square, X, X), DAG_OK);     /* 4x^2 */
+    CHECK_EQ_INT(dag_array_map(square, Y, Y), DAG_OK);     /* x^2, contiguous */
+    CHECK_EQ_INT(dag_array_sub(X, Y, X), DAG_OK);          /* 3x^2 */
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) bad += m[i + j * LD] != 3 * x[i + j * R] * x[i + j * R];
+    CHECK_EQ_INT(bad, 0);
+    /* copy and transpose out of and back into the view, across tilings */
+    dag_array *T = dag_array_zeros(DAG_F64, C, R, dag_blocks(6, 9));
+    CHECK_EQ_INT(dag_array_transpose(X, T), DAG_OK);
+    CHECK_EQ_INT(dag_array_set(X, 0.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_transpose(T, X), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(X, out, DAG_COL_MAJOR, R), DAG_OK);
+    for (int i = 0; i < R * C; i++) bad += out[i] != 3 * x[i] * x[i];
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(wrap_gaps_changed(m, R, C, LD), 0);
+    /* LU without pivoting: wrapped and not, the same kernels on the same values give the same bits */
+    enum { N = 60, LDA = 64 };
+    static double d[N * N], dm[LDA * N], lu[N * N];
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) d[i + j * N] = (i == j ? 2.0 * N : 0.0) + (double)((i * 3 + j * 5) % 7) - 3.0;
+    wrap_fill(dm, d, N, N, LDA);
+    dag_array *D = dag_array_wrap(DAG_F64, N, N, dag_blocks(16, 16), dm, LDA);
+    dag_array *E = dag_array_from_host(DAG_F64, N, N, dag_blocks(16, 16), d, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_getrf_nopiv(D), DAG_OK);
+    CHECK_EQ_INT(dag_array_getrf_nopiv(E), DAG_OK);
+    dag_array_collect(E, lu, DAG_COL_MAJOR, N);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) bad += dm[i + j * LDA] != lu[i + j * N];
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(wrap_gaps_changed(dm, N, N, LDA), 0);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(G), dag_array_free(T), dag_array_free(D), dag_array_free(E);
+}
+
 static void triangle(double *t, int n, int upper) {
     for (int j = 0; j < n; j++)
         for (int i = 0; i < n; i++)
@@ -600,6 +731,45 @@ TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
     dag_array_free(A), dag_array_free(B), dag_array_free(T), dag_array_free(M), dag_array_free(S);
 }
 
+/* A wrapped matrix's tiles move as 2-D spans (rectangular copies): the devices' kernels see its ld. */
+TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    enum { N = 64, NB = 16, LD = 70 };
+    static double a[N * N], m[LD * N], f[N * N], x[N * N], y[LD * N];
+    spd(a, N, 8);
+    wrap_fill(m, a, N, N, LD);
+    for (int i = 0; i < N * N; i++) x[i] = i % 9 - 4;
+    wrap_fill(y, x, N, N, LD);
+    dag_array *A = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, LD);
+    dag_array *Y = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), y, LD);
+    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
+    double sum = 0, dot = 0;
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+        CHECK_EQ_INT(dag_array_axpy(2.0, X, Y), DAG_OK);   /* y = 3x */
+        CHECK_EQ_INT(dag_array_sum(Y, &sum), DAG_OK);
+        CHECK_EQ_INT(dag_array_dot(X, Y, &dot), DAG_OK);
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    }
+    dag_trace_enable(0);
+    CHECK(trace_count("dag_dgemm") + trace_count("dag__array_dpanel") > 0);   /* the devices did the work */
+    double want_sum = 0, want_dot = 0;
+    int bad = 0;
+    for (int i = 0; i < N * N; i++) want_sum += 3 * x[i], want_dot += 3 * x[i] * x[i];
+    CHECK(sum == want_sum && dot == want_dot);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) bad += y[i + j * LD] != 3 * x[i + j * N];
+    CHECK_EQ_INT(bad, 0);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) f[i + j * N] = m[i + j * LD];
+    double r = residual(a, f, N);
+    printf("     wrapped, on the devices: residual %.2e\n", r);
+    CHECK(r < 1e-12);
+    CHECK_EQ_INT(wrap_gaps_changed(m, N, N, LD) + wrap_gaps_changed(y, N, N, LD), 0);
+    dag_array_free(A), dag_array_free(Y), dag_array_free(X);
+}
+
 /* fill and rand made on the devices give the CPU's bits. */
 TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
     if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
@@ -783,6 +953,8 @@ int main(void) {
     RUN(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles);
     RUN(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings);
     RUN(a_matrix_that_is_not_positive_definite_fails_naming_the_tile_and_column);
+    RUN(a_wrapped_matrix_is_factorised_in_place_by_column_panels);
+    RUN(operations_on_a_wrapped_matrix_equal_the_same_on_an_array_of_its_own);
     RUN(bad_arguments_are_refused_with_a_message);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
     RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
@@ -794,6 +966,7 @@ int main(void) {
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
     RUN(element_wise_operations_run_on_the_devices_for_every_type);
     RUN(every_operation_under_a_device_scope_gives_the_cpus_results);
+    RUN(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results);
     RUN(constructors_on_the_devices_give_the_cpus_values_bit_for_bit);
     RUN(syrk_trsm_and_lu_on_the_devices_equal_the_cpus);
     RUN(an_array_bigger_than_the_devices_capped_memory_still_factorises);
