@@ -1133,12 +1133,24 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
     return dag_last_region_result();
 }
 
-/* Rows per task in the panel updates of a wrapped matrix (define it before including to change it): a
-   2048-row dgemm runs 10-20% faster than eight of 256 (one core, OpenBLAS, SkylakeX kernels), and chunks
-   this tall still leave a step's updates several tasks per column. */
+/* Rows per task, at most, in the panel updates of a wrapped matrix (define it before including to change
+   it). One core's dgemm of 4096 x 256 by 256 x 256 runs 20% faster than sixteen of 256 (OpenBLAS, SkylakeX
+   kernels), and on 2 cores the factorisation at N = 8192 ran 2-3% faster with chunks of 4096 rows than of
+   2048. The chunks shrink when a step would not give every worker four tasks. */
 #ifndef DAG_ARRAY_PANEL_ROWS
-#define DAG_ARRAY_PANEL_ROWS 2048
+#define DAG_ARRAY_PANEL_ROWS 4096
 #endif
+/* tiles per panel chunk for nt x nt tiles of nb: as tall as DAG_ARRAY_PANEL_ROWS allows while the first
+   step's updates (ceil((nt - 1 - j) / chunk) for each column j, plus its syrk) give 4 tasks per worker */
+static int64_t dag__panel_chunk(int64_t nt, int64_t nb) {
+    int64_t chunk = DAG_ARRAY_PANEL_ROWS / nb > 1 ? DAG_ARRAY_PANEL_ROWS / nb : 1, want = 4 * dag_device_count(DAG_CPU);
+    for (; chunk > 1; chunk--) {
+        int64_t tasks = 0;
+        for (int64_t j = 1; j < nt; j++) tasks += 1 + (nt - 1 - j + chunk - 1) / chunk;
+        if (tasks >= want) break;
+    }
+    return chunk;
+}
 
 /* Right-looking tile Cholesky. Priorities follow the critical path: the
    panel of step k (potrf, then its solves) before the updates, and earlier
@@ -1177,12 +1189,11 @@ dag_result dag_array_potrf(dag_array *a) {
 #define DAG__PANEL(x, i, j, m, mode) \
     dag__arg_tile((mode), (x)->tile[(i) + (j) * (x)->mt], (size_t)DAG__C(x, j), (x)->elem, (size_t)(m), (size_t)(x)->ld)
     int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
-    /* A wrapped matrix on the CPU solves and updates whole column panels, chunks of DAG_ARRAY_PANEL_ROWS rows:
-       OpenBLAS runs a tall dgemm 10-20% faster than the same work tile by tile (it packs the shared
-       operand once; measured in bench/cholesky). The chunks are 2-D spans of the matrix; they order
-       against the tiles' handles by overlap like any spans. */
+    /* A wrapped matrix on the CPU solves and updates whole column panels, in chunks (dag__panel_chunk):
+       OpenBLAS runs a tall dgemm 10-20% faster than the same work tile by tile (bench/cholesky). The
+       chunks are 2-D spans of the matrix; they order against the tiles' handles by overlap like any spans. */
     bool panels = a->ld && !dev;
-    int64_t chunk = panels ? (DAG_ARRAY_PANEL_ROWS / nb > 1 ? DAG_ARRAY_PANEL_ROWS / nb : 1) : 1;
+    int64_t chunk = panels ? dag__panel_chunk(nt, nb) : 1;
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
             dag_options o = dag__with_priority(&where.cpu, (int)(top - 2 * k));   /* the diagonal: on the CPU */

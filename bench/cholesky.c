@@ -2,7 +2,10 @@
    multithreaded dpotrf, and the dgemm peaks, one mode per run (the driver,
    bench/cholesky.py, interleaves them with the OpenMP and StarPU sides):
 
-     cholesky dag N NB        dag_array_potrf on N x N in NB tiles (2 workers)
+     cholesky dag N NB        dag_array_potrf in place on the N x N column-major matrix
+                              (dag_array_wrap, NB tiles, 2 workers): column-panel updates
+     cholesky dagtiles N NB   dag_array_potrf on an array of its own NB tiles: tile by tile,
+                              the same algorithm as the libgomp and StarPU sides
      cholesky openblas N      LAPACKE_dpotrf, OpenBLAS with 2 threads
      cholesky peak N NB       2-thread dgemm on N, and 1-thread dgemm on an NB tile
                               (repeated on one, and on tiles drawn from 128 MiB)
@@ -12,7 +15,40 @@
 #include "dag_array.h"
 #include "cholesky_common.h"
 
-static int dag_side(long n, long nb) {
+/* the sum of the lower triangle of a column-major factor: every side prints it */
+static double lower_sum(const double *m, long n) {
+    double sum = 0;
+    for (long j = 0; j < n; j++)
+        for (long i = j; i < n; i++) sum += m[i + j * n];
+    return sum;
+}
+static double *spd_matrix(long n) {
+    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
+    for (long j = 0; j < n; j++)
+        for (long i = 0; i < n; i++) m[i + j * n] = chol_elem(i, j, n);
+    return m;
+}
+
+/* What a LAPACK user would call: the matrix in place, as OpenBLAS's side gets it. */
+static int dag_wrap_side(long n, long nb) {
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    double *m = spd_matrix(n);
+    dag_array *a = dag_array_wrap(DAG_F64, n, n, dag_blocks(nb, nb), m, n);
+    double t0 = now_s();
+    dag_result r = dag_array_potrf(a);
+    double s = now_s() - t0;
+    if (r != DAG_OK) {
+        fprintf(stderr, "dag_array_potrf: %s\n", dag_result_string(r));
+        return 1;
+    }
+    dag_array_free(a);
+    chol_report(n, s, lower_sum(m, n));
+    free(m);
+    dag_shutdown();
+    return 0;
+}
+
+static int dag_tiles_side(long n, long nb) {
     dag_setup(&(dag_desc){ .num_threads = 2 });
     double **t = chol_tiles(n, nb);
     long nt = n / nb;
@@ -38,17 +74,12 @@ static int dag_side(long n, long nb) {
 
 static int openblas_side(long n) {
     openblas_set_num_threads(2);
-    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
-    for (long j = 0; j < n; j++)
-        for (long i = 0; i < n; i++) m[i + j * n] = chol_elem(i, j, n);
+    double *m = spd_matrix(n);
     double t0 = now_s();
     int info = (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, m, (lapack_int)n);
     double s = now_s() - t0;
     if (info) return 1;
-    double sum = 0;
-    for (long j = 0; j < n; j++)
-        for (long i = j; i < n; i++) sum += m[i + j * n];
-    chol_report(n, s, sum);
+    chol_report(n, s, lower_sum(m, n));
     free(m);
     return 0;
 }
@@ -92,9 +123,10 @@ static int peak_side(long n, long nb) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_side(atol(argv[2]), atol(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_wrap_side(atol(argv[2]), atol(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "dagtiles") == 0) return dag_tiles_side(atol(argv[2]), atol(argv[3]));
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "peak") == 0) return peak_side(atol(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: %s dag N NB | openblas N | peak N NB\n", argv[0]);
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | peak N NB\n", argv[0]);
     return 2;
 }

@@ -6,11 +6,15 @@
 Each contender runs as its own process, interleaved round by round (this
 machine's speed drifts within minutes); each figure is the best and the median
 over the rounds of this run. Contenders, on 2 cores:
-  dag.h     dag_array_potrf, tiles on OpenBLAS (one thread inside each task)
-  OpenBLAS  LAPACKE_dpotrf on the whole matrix, OpenBLAS with 2 threads
-  libgomp   the same tile algorithm as OpenMP tasks with depend and priority
-  StarPU    the same tile algorithm with starpu_task_insert (dmdas, calibrated)
-All use the same OpenBLAS tile calls. Also measured in the same run: OpenBLAS
+  dag.h        dag_array_potrf in place on the column-major matrix (dag_array_wrap),
+               as OpenBLAS's side gets it: the updates go a column panel at a time
+               (taller dgemm calls on the same tiles)
+  dag.h tiles  dag_array_potrf on an array of its own tiles: tile by tile, the
+               algorithm the libgomp and StarPU sides run (runtime against runtime)
+  OpenBLAS     LAPACKE_dpotrf on the whole matrix, OpenBLAS with 2 threads
+  libgomp      the tile algorithm as OpenMP tasks with depend and priority
+  StarPU       the tile algorithm with starpu_task_insert (dmdas, calibrated)
+All use OpenBLAS's kernels, one thread inside each task. Also measured in the same run: OpenBLAS
 dgemm with 2 threads at N=4096, and with 1 thread on one tile (the 2-core
 tile-dgemm rate is twice that), repeated on one tile (operands in cache) and
 on tiles drawn at random from 128 MiB of them (operands from L3 or memory,
@@ -72,6 +76,7 @@ def main():
             add(("OpenBLAS", n, 0), run([f"{B}/cholesky", "openblas", str(n)], env))
         for n, nb in configs:
             add(("dag.h", n, nb), run([f"{B}/cholesky", "dag", str(n), str(nb)], env))
+            add(("dag.h tiles", n, nb), run([f"{B}/cholesky", "dagtiles", str(n), str(nb)], env))
             add(("libgomp", n, nb), run([f"{B}/cholesky_omp", str(n), str(nb)], env))
             add(("StarPU", n, nb), run([f"{B}/cholesky_starpu", str(n), str(nb)], env))
         print(f"  round {rnd + 1}/{rounds} done", flush=True)
@@ -88,16 +93,19 @@ def main():
         print(f"dgemm, 1 thread, one {nb} tile: {t[0]:.1f} / {t[1]:.1f}; 2-core tile rate {2 * t[1]:.1f}; "
               f"on tiles from 128 MiB: {c[0]:.1f} / {c[1]:.1f}, 2-core {2 * c[1]:.1f}")
     print("\nGFLOP/s (best / median), N^3/3 flops")
-    print(f"{'N':>6} {'tile':>5} {'dag.h':>14} {'OpenBLAS dpotrf':>16} {'libgomp':>14} {'StarPU':>14}  "
-          f"dag.h median vs: OpenBLAS, libgomp, StarPU; % of 2-core tile dgemm (repeated, from 128 MiB)")
+    print(f"{'N':>6} {'tile':>5} {'dag.h':>14} {'dag.h tiles':>14} {'OpenBLAS dpotrf':>16} {'libgomp':>14} {'StarPU':>14}  "
+          f"dag.h median vs: OpenBLAS, libgomp, StarPU; dag.h tiles vs libgomp, StarPU; "
+          f"dag.h % of 2-core tile dgemm (repeated, from 128 MiB)")
     ok = True
     for n, nb in configs:
         d, o = bm(gf[("dag.h", n, nb)]), bm(gf[("OpenBLAS", n, 0)])
+        t = bm(gf[("dag.h tiles", n, nb)])
         g, s = bm(gf[("libgomp", n, nb)]), bm(gf[("StarPU", n, nb)])
         rate = 2 * statistics.median(peak[("tile1", nb)])
         cold = 2 * statistics.median(peak[("cold1", nb)])
-        print(f"{n:>6} {nb:>5} {d[0]:>6.1f} / {d[1]:<5.1f} {o[0]:>7.1f} / {o[1]:<6.1f} {g[0]:>6.1f} / {g[1]:<5.1f} "
-              f"{s[0]:>6.1f} / {s[1]:<5.1f}  {d[1] / o[1]:.2f}x, {d[1] / g[1]:.2f}x, {d[1] / s[1]:.2f}x; "
+        print(f"{n:>6} {nb:>5} {d[0]:>6.1f} / {d[1]:<5.1f} {t[0]:>6.1f} / {t[1]:<5.1f} {o[0]:>7.1f} / {o[1]:<6.1f} "
+              f"{g[0]:>6.1f} / {g[1]:<5.1f} {s[0]:>6.1f} / {s[1]:<5.1f}  "
+              f"{d[1] / o[1]:.2f}x, {d[1] / g[1]:.2f}x, {d[1] / s[1]:.2f}x; {t[1] / g[1]:.2f}x, {t[1] / s[1]:.2f}x; "
               f"{100 * d[1] / rate:.0f}%, {100 * d[1] / cold:.0f}%")
     for n, by in sums.items():
         ref = next(iter(by.values()))

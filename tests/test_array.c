@@ -334,7 +334,8 @@ static size_t trace_count(const char *name) {
 }
 
 TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
-    enum { N = 100, NB = 16, LD = 107, NT = 7, CHUNK = 3 };   /* the last tile has 4 rows; panels of 3 tiles */
+    /* the last tile has 4 rows; panels of 3 tiles (48 rows: enough tasks for the suite's 2 workers) */
+    enum { N = 100, NB = 16, LD = 107, NT = 7, CHUNK = 3 };
     static double a[N * N], m[LD * N], f[N * N];
     spd(a, N, 21);
     wrap_fill(m, a, N, N, LD);
