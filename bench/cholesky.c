@@ -15,24 +15,10 @@
 #include "dag_array.h"
 #include "cholesky_common.h"
 
-/* the sum of the lower triangle of a column-major factor: every side prints it */
-static double lower_sum(const double *m, long n) {
-    double sum = 0;
-    for (long j = 0; j < n; j++)
-        for (long i = j; i < n; i++) sum += m[i + j * n];
-    return sum;
-}
-static double *spd_matrix(long n) {
-    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
-    for (long j = 0; j < n; j++)
-        for (long i = 0; i < n; i++) m[i + j * n] = chol_elem(i, j, n);
-    return m;
-}
-
 /* What a LAPACK user would call: the matrix in place, as OpenBLAS's side gets it. */
 static int dag_wrap_side(long n, long nb) {
     dag_setup(&(dag_desc){ .num_threads = 2 });
-    double *m = spd_matrix(n);
+    double *m = chol_matrix(n);
     dag_array *a = dag_array_wrap(DAG_F64, n, n, dag_blocks(nb, nb), m, n);
     double t0 = now_s();
     dag_result r = dag_array_potrf(a);
@@ -42,7 +28,7 @@ static int dag_wrap_side(long n, long nb) {
         return 1;
     }
     dag_array_free(a);
-    chol_report(n, s, lower_sum(m, n));
+    chol_report(n, s, chol_checksum_matrix(m, n));
     free(m);
     dag_shutdown();
     return 0;
@@ -74,12 +60,12 @@ static int dag_tiles_side(long n, long nb) {
 
 static int openblas_side(long n) {
     openblas_set_num_threads(2);
-    double *m = spd_matrix(n);
+    double *m = chol_matrix(n);
     double t0 = now_s();
     int info = (int)LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, m, (lapack_int)n);
     double s = now_s() - t0;
     if (info) return 1;
-    chol_report(n, s, lower_sum(m, n));
+    chol_report(n, s, chol_checksum_matrix(m, n));
     free(m);
     return 0;
 }
@@ -94,9 +80,9 @@ static int peak_side(long n, long nb) {
     double big = 2.0 * n * n * (double)n / (now_s() - t0) * 1e-9;
     openblas_set_num_threads(1);
     int reps = 20;
-    chol_gemm(a, b, c, (int)nb);   /* warm */
+    chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb);   /* warm */
     t0 = now_s();
-    for (int r = 0; r < reps; r++) chol_gemm(a, b, c, (int)nb);
+    for (int r = 0; r < reps; r++) chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb);
     double tile = reps * 2.0 * nb * nb * (double)nb / (now_s() - t0) * 1e-9;
     /* the same product on tiles drawn from 128 MiB of them, as in a factorisation, whose operands come from
        L3 or memory rather than the cache the repeated product keeps them in */
@@ -112,7 +98,7 @@ static int peak_side(long n, long nb) {
     t0 = now_s();
     for (int r = 0; r < reps; r++) {
         double *ta = NEXT_TILE(), *tb = NEXT_TILE(), *tc = NEXT_TILE();
-        chol_gemm(ta, tb, tc, (int)nb);
+        chol_gemm(ta, (int)nb, tb, (int)nb, tc, (int)nb, (int)nb, (int)nb);
     }
 #undef NEXT_TILE
     double cold = reps * 2.0 * nb * nb * (double)nb / (now_s() - t0) * 1e-9;

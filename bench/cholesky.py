@@ -13,6 +13,9 @@ over the rounds of this run. Contenders, on 2 cores:
                algorithm the libgomp and StarPU sides run (runtime against runtime)
   OpenBLAS     LAPACKE_dpotrf on the whole matrix, OpenBLAS with 2 threads
   libgomp      the tile algorithm as OpenMP tasks with depend and priority
+  libgomp panels  dag.h's panel algorithm as OpenMP tasks, in place on the matrix
+               (a dependence token per tile, depend iterators): the same work as
+               the dag.h side, so dag.h against it is runtime against runtime
   StarPU       the tile algorithm with starpu_task_insert (dmdas, calibrated)
 All use OpenBLAS's kernels, one thread inside each task. Also measured in the same run: OpenBLAS
 dgemm with 2 threads at N=4096, and with 1 thread on one tile (the 2-core
@@ -78,6 +81,7 @@ def main():
             add(("dag.h", n, nb), run([f"{B}/cholesky", "dag", str(n), str(nb)], env))
             add(("dag.h tiles", n, nb), run([f"{B}/cholesky", "dagtiles", str(n), str(nb)], env))
             add(("libgomp", n, nb), run([f"{B}/cholesky_omp", str(n), str(nb)], env))
+            add(("libgomp panels", n, nb), run([f"{B}/cholesky_omp", str(n), str(nb), "panels"], env))
             add(("StarPU", n, nb), run([f"{B}/cholesky_starpu", str(n), str(nb)], env))
         print(f"  round {rnd + 1}/{rounds} done", flush=True)
 
@@ -93,19 +97,21 @@ def main():
         print(f"dgemm, 1 thread, one {nb} tile: {t[0]:.1f} / {t[1]:.1f}; 2-core tile rate {2 * t[1]:.1f}; "
               f"on tiles from 128 MiB: {c[0]:.1f} / {c[1]:.1f}, 2-core {2 * c[1]:.1f}")
     print("\nGFLOP/s (best / median), N^3/3 flops")
-    print(f"{'N':>6} {'tile':>5} {'dag.h':>14} {'dag.h tiles':>14} {'OpenBLAS dpotrf':>16} {'libgomp':>14} {'StarPU':>14}  "
-          f"dag.h median vs: OpenBLAS, libgomp, StarPU; dag.h tiles vs libgomp, StarPU; "
-          f"dag.h % of 2-core tile dgemm (repeated, from 128 MiB)")
+    print(f"{'N':>6} {'tile':>5} {'dag.h':>14} {'dag.h tiles':>14} {'OpenBLAS dpotrf':>16} {'libgomp':>14} "
+          f"{'libgomp panels':>15} {'StarPU':>14}  dag.h median vs: OpenBLAS, libgomp, libgomp panels, StarPU; "
+          f"dag.h tiles vs libgomp, StarPU; dag.h % of 2-core tile dgemm (repeated, from 128 MiB)")
     ok = True
     for n, nb in configs:
         d, o = bm(gf[("dag.h", n, nb)]), bm(gf[("OpenBLAS", n, 0)])
         t = bm(gf[("dag.h tiles", n, nb)])
         g, s = bm(gf[("libgomp", n, nb)]), bm(gf[("StarPU", n, nb)])
+        gp = bm(gf[("libgomp panels", n, nb)])
         rate = 2 * statistics.median(peak[("tile1", nb)])
         cold = 2 * statistics.median(peak[("cold1", nb)])
         print(f"{n:>6} {nb:>5} {d[0]:>6.1f} / {d[1]:<5.1f} {t[0]:>6.1f} / {t[1]:<5.1f} {o[0]:>7.1f} / {o[1]:<6.1f} "
-              f"{g[0]:>6.1f} / {g[1]:<5.1f} {s[0]:>6.1f} / {s[1]:<5.1f}  "
-              f"{d[1] / o[1]:.2f}x, {d[1] / g[1]:.2f}x, {d[1] / s[1]:.2f}x; {t[1] / g[1]:.2f}x, {t[1] / s[1]:.2f}x; "
+              f"{g[0]:>6.1f} / {g[1]:<5.1f} {gp[0]:>7.1f} / {gp[1]:<5.1f} {s[0]:>6.1f} / {s[1]:<5.1f}  "
+              f"{d[1] / o[1]:.2f}x, {d[1] / g[1]:.2f}x, {d[1] / gp[1]:.2f}x, {d[1] / s[1]:.2f}x; "
+              f"{t[1] / g[1]:.2f}x, {t[1] / s[1]:.2f}x; "
               f"{100 * d[1] / rate:.0f}%, {100 * d[1] / cold:.0f}%")
     for n, by in sums.items():
         ref = next(iter(by.values()))

@@ -37,6 +37,34 @@ static inline double **chol_tiles(long n, long nb) {
     return t;
 }
 
+/* The whole matrix, column-major (ld n), as LAPACK takes it. */
+static inline double *chol_matrix(long n) {
+    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
+    for (long j = 0; j < n; j++)
+        for (long i = 0; i < n; i++) m[i + j * n] = chol_elem(i, j, n);
+    return m;
+}
+/* the sum of the lower triangle of a column-major factor (the same sum as chol_checksum_tiles) */
+static inline double chol_checksum_matrix(const double *m, long n) {
+    double sum = 0;
+    for (long j = 0; j < n; j++)
+        for (long i = j; i < n; i++) sum += m[i + j * n];
+    return sum;
+}
+/* Tiles per column-panel chunk: dag_array.h's rule (dag__panel_chunk), so the libgomp side's panel
+   variant runs the same tasks: up to 4096 rows and half the tiles, shrunk while the first step gives a
+   worker fewer than four tasks. */
+static inline long chol_panel_chunk(long nt, long nb, int workers) {
+    long chunk = 4096 / nb < nt / 2 ? 4096 / nb : nt / 2;
+    if (chunk < 1) chunk = 1;
+    for (; chunk > 1; chunk--) {
+        long tasks = 0;
+        for (long j = 1; j < nt; j++) tasks += 1 + (nt - 1 - j + chunk - 1) / chunk;
+        if (tasks >= 4L * workers) break;
+    }
+    return chunk;
+}
+
 /* sum of L's lower triangle: the contenders must agree on it */
 static inline double chol_checksum_tiles(double **t, long n, long nb) {
     long nt = n / nb;
@@ -74,22 +102,24 @@ static inline void chol_trtri(int n, double *a, int lda) {
     cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, top, lda, below, lda);
     cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, corner, lda, below, lda);
 }
-static inline int chol_potrf(double *a, double *linv, int nb) {
-    int info = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, a, nb);
+static inline int chol_potrf(double *a, int lda, double *linv, int nb) {
+    int info = (int)LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, a, lda);
     if (info || !linv) return info;
     for (int j = 0; j < nb; j++)
-        for (int i = 0; i < nb; i++) linv[i + j * nb] = i >= j ? a[i + j * nb] : 0.0;
+        for (int i = 0; i < nb; i++) linv[i + j * nb] = i >= j ? a[i + (size_t)j * lda] : 0.0;
     chol_trtri(nb, linv, nb);
     return 0;
 }
-static inline void chol_trsm(const double *linv, double *b, int nb) {
-    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, nb, nb, 1.0, linv, nb, b, nb);
+/* b (m x nb) = b L^-T, as b times the inverse's transpose */
+static inline void chol_trsm(const double *linv, double *b, int ldb, int m, int nb) {
+    cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, nb, 1.0, linv, nb, b, ldb);
 }
-static inline void chol_syrk(const double *a, double *c, int nb) {
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, a, nb, 1.0, c, nb);
+static inline void chol_syrk(const double *a, int lda, double *c, int ldc, int nb) {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, a, lda, 1.0, c, ldc);
 }
-static inline void chol_gemm(const double *a, const double *b, double *c, int nb) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, -1.0, a, nb, b, nb, 1.0, c, nb);
+/* c (m x nb) -= a (m x nb) b^T (b nb x nb) */
+static inline void chol_gemm(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int m, int nb) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, nb, nb, -1.0, a, lda, b, ldb, 1.0, c, ldc);
 }
 
 /* the output line bench/cholesky.py reads */

@@ -1,14 +1,17 @@
-/* bench/cholesky_omp.c: the same tile Cholesky as OpenMP tasks with depend
-   clauses and the same priorities (libgomp honours them up to
+/* bench/cholesky_omp.c: the Cholesky as OpenMP tasks with depend clauses and
+   the same priorities as dag_array.h (libgomp honours them up to
    OMP_MAX_TASK_PRIORITY, which bench/cholesky.py sets).
-     OMP_NUM_THREADS=2 cholesky_omp N NB */
+     OMP_NUM_THREADS=2 cholesky_omp N NB           tile by tile, on separate tiles
+     OMP_NUM_THREADS=2 cholesky_omp N NB panels    dag_array.h's wrapped-matrix algorithm:
+         in place on the column-major matrix, the solves and updates a column
+         panel chunk at a time. OpenMP's depend cannot order overlapping
+         sections, so each task depends on a token per tile it covers
+         (depend iterators, OpenMP 5.0). */
 #include <omp.h>
 #include "cholesky_common.h"
 
-int main(int argc, char **argv) {
-    if (argc < 3) return 2;
-    long n = atol(argv[1]), nb = atol(argv[2]), nt = n / nb;
-    openblas_set_num_threads(1);
+static int tiles(long n, long nb) {
+    long nt = n / nb;
     double **t = chol_tiles(n, nb);
     int failed = 0, top = (int)(4 * nt + 1);
     double t0 = now_s();
@@ -16,21 +19,22 @@ int main(int argc, char **argv) {
 #pragma omp single
     for (long k = 0; k < nt; k++) {
         double *akk = t[k + k * nt], *inv = t[nt * nt + k];
+        int b = (int)nb;
 #pragma omp task depend(inout : akk[0]) depend(out : inv[0]) priority(top - 2 * k) shared(failed)
-        if (chol_potrf(akk, k == nt - 1 ? NULL : inv, (int)nb)) failed = 1;
+        if (chol_potrf(akk, b, k == nt - 1 ? NULL : inv, b)) failed = 1;
         for (long i = k + 1; i < nt; i++) {
             double *aik = t[i + k * nt];
 #pragma omp task depend(in : inv[0]) depend(inout : aik[0]) priority(top - 2 * k - i)
-            chol_trsm(inv, aik, (int)nb);
+            chol_trsm(inv, aik, b, b, b);
         }
         for (long i = k + 1; i < nt; i++) {
             double *aik = t[i + k * nt], *aii = t[i + i * nt];
 #pragma omp task depend(in : aik[0]) depend(inout : aii[0]) priority(top - 2 * k - i)
-            chol_syrk(aik, aii, (int)nb);
+            chol_syrk(aik, b, aii, b, b);
             for (long j = k + 1; j < i; j++) {
                 double *ajk = t[j + k * nt], *aij = t[i + j * nt];
 #pragma omp task depend(in : aik[0], ajk[0]) depend(inout : aij[0]) priority(top - 2 * k - i - j)
-                chol_gemm(aik, ajk, aij, (int)nb);
+                chol_gemm(aik, b, ajk, b, aij, b, b, b);
             }
         }
     }
@@ -39,4 +43,51 @@ int main(int argc, char **argv) {
     chol_report(n, s, chol_checksum_tiles(t, n, nb));
     chol_free_tiles(t, n, nb);
     return 0;
+}
+
+static int panels(long n, long nb) {
+    long nt = n / nb, chunk = chol_panel_chunk(nt, nb, omp_get_max_threads());
+    double *a = chol_matrix(n), *inv = (double *)calloc((size_t)(3 * nb * nb), sizeof(double));
+    char *tok = (char *)calloc((size_t)(nt * nt), 1);   /* one dependence token per tile */
+    int failed = 0, top = (int)(4 * nt + 1), ld = (int)n, b = (int)nb;
+    double t0 = now_s();
+#define AT(i, j) (a + (i) * nb + (j) * nb * n)
+#pragma omp parallel
+#pragma omp single
+    for (long k = 0; k < nt; k++) {
+        double *li = inv + (k % 3) * nb * nb, *akk = AT(k, k);
+#pragma omp task depend(inout : tok[k + k * nt]) depend(out : li[0]) priority(top - 2 * k) shared(failed)
+        if (chol_potrf(akk, ld, k == nt - 1 ? NULL : li, b)) failed = 1;
+        for (long i = k + 1; i < nt; i += chunk) {
+            long c = i + chunk < nt ? chunk : nt - i;
+            double *p = AT(i, k);
+#pragma omp task depend(in : li[0]) depend(iterator(t = i : i + c), inout : tok[t + k * nt]) priority(top - 2 * k - i)
+            chol_trsm(li, p, ld, (int)(c * nb), b);
+        }
+        for (long j = k + 1; j < nt; j++) {
+            double *ajk = AT(j, k), *ajj = AT(j, j);
+#pragma omp task depend(in : tok[j + k * nt]) depend(inout : tok[j + j * nt]) priority(top - 2 * k - j)
+            chol_syrk(ajk, ld, ajj, ld, b);
+            for (long i = j + 1; i < nt; i += chunk) {
+                long c = i + chunk < nt ? chunk : nt - i;
+                double *aik = AT(i, k), *aij = AT(i, j);
+#pragma omp task depend(iterator(t = i : i + c), in : tok[t + k * nt]) depend(in : tok[j + k * nt]) \
+    depend(iterator(u = i : i + c), inout : tok[u + j * nt]) priority(top - 2 * k - i - j)
+                chol_gemm(aik, ld, ajk, ld, aij, ld, (int)(c * nb), b);
+            }
+        }
+    }
+#undef AT
+    double s = now_s() - t0;
+    if (failed) return 1;
+    chol_report(n, s, chol_checksum_matrix(a, n));
+    free(a), free(inv), free(tok);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) return 2;
+    openblas_set_num_threads(1);
+    long n = atol(argv[1]), nb = atol(argv[2]);
+    return argc > 3 && strcmp(argv[3], "panels") == 0 ? panels(n, nb) : tiles(n, nb);
 }

@@ -12,21 +12,21 @@ static int nb_global;
 static void potrf_cpu(void *b[], void *arg) {
     int last;
     starpu_codelet_unpack_args(arg, &last);
-    if (chol_potrf((double *)STARPU_MATRIX_GET_PTR(b[0]), last ? NULL : (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global))
+    if (chol_potrf((double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, last ? NULL : (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global))
         fprintf(stderr, "not positive definite\n");
 }
 static void trsm_cpu(void *b[], void *arg) {
     (void)arg;
-    chol_trsm((const double *)STARPU_MATRIX_GET_PTR(b[0]), (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global);
+    chol_trsm((const double *)STARPU_MATRIX_GET_PTR(b[0]), (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global, nb_global, nb_global);
 }
 static void syrk_cpu(void *b[], void *arg) {
     (void)arg;
-    chol_syrk((const double *)STARPU_MATRIX_GET_PTR(b[0]), (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global);
+    chol_syrk((const double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global, nb_global);
 }
 static void gemm_cpu(void *b[], void *arg) {
     (void)arg;
-    chol_gemm((const double *)STARPU_MATRIX_GET_PTR(b[0]), (const double *)STARPU_MATRIX_GET_PTR(b[1]),
-              (double *)STARPU_MATRIX_GET_PTR(b[2]), nb_global);
+    chol_gemm((const double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, (const double *)STARPU_MATRIX_GET_PTR(b[1]),
+              nb_global, (double *)STARPU_MATRIX_GET_PTR(b[2]), nb_global, nb_global, nb_global);
 }
 static struct starpu_perfmodel m_potrf = { .type = STARPU_HISTORY_BASED, .symbol = "dag_bench_dpotrf" };
 static struct starpu_perfmodel m_trsm = { .type = STARPU_HISTORY_BASED, .symbol = "dag_bench_dtrsm" };
