@@ -15,18 +15,23 @@
 #include "dag_array.h"
 #include "cholesky_common.h"
 
+/* dag_array_potrf on a, timed; nonzero (and a message) when it fails */
+static int timed_potrf(dag_array *a, double *seconds) {
+    double t0 = now_s();
+    dag_result r = dag_array_potrf(a);
+    *seconds = now_s() - t0;
+    if (r == DAG_OK) return 0;
+    fprintf(stderr, "dag_array_potrf: %s\n", dag_result_string(r));
+    return 1;
+}
+
 /* What a LAPACK user would call: the matrix in place, as OpenBLAS's side gets it. */
 static int dag_wrap_side(long n, long nb) {
     dag_setup(&(dag_desc){ .num_threads = 2 });
     double *m = chol_matrix(n);
     dag_array *a = dag_array_wrap(DAG_F64, n, n, dag_blocks(nb, nb), m, n);
-    double t0 = now_s();
-    dag_result r = dag_array_potrf(a);
-    double s = now_s() - t0;
-    if (r != DAG_OK) {
-        fprintf(stderr, "dag_array_potrf: %s\n", dag_result_string(r));
-        return 1;
-    }
+    double s;
+    if (timed_potrf(a, &s)) return 1;
     dag_array_free(a);
     chol_report(n, s, chol_checksum_matrix(m, n));
     free(m);
@@ -42,13 +47,8 @@ static int dag_tiles_side(long n, long nb) {
     dag_array *a = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
     for (long j = 0; j < nt; j++)
         for (long i = j; i < nt; i++) memcpy(dag_data_pointer(dag_array_tile(a, i, j)), t[i + j * nt], sizeof(double) * (size_t)(nb * nb));
-    double t0 = now_s();
-    dag_result r = dag_array_potrf(a);
-    double s = now_s() - t0;
-    if (r != DAG_OK) {
-        fprintf(stderr, "dag_array_potrf: %s\n", dag_result_string(r));
-        return 1;
-    }
+    double s;
+    if (timed_potrf(a, &s)) return 1;
     for (long j = 0; j < nt; j++)
         for (long i = j; i < nt; i++) memcpy(t[i + j * nt], dag_data_pointer(dag_array_tile(a, i, j)), sizeof(double) * (size_t)(nb * nb));
     chol_report(n, s, chol_checksum_tiles(t, n, nb));
