@@ -372,6 +372,24 @@ TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE);
     CHECK(strstr(last_error, "tile (4, 4), column 70") != NULL);
     dag_array_free(A);
+    /* float, in place by panels too */
+    static float af[N * N], mf[LD * N];
+    spd(a, N, 22);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < LD; i++) mf[i + j * LD] = i < N ? (float)a[i + j * N] : (float)GAP;
+    for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+    A = dag_array_wrap(DAG_F32, N, N, dag_blocks(NB, NB), mf, LD);
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    dag_array_free(A);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) f[i + j * N] = mf[i + j * LD], a[i + j * N] = af[i + j * N];
+    r = residual(a, f, N);
+    printf("     float, n %d in tiles of %d, ld %d: residual %.2e\n", N, NB, LD, r);
+    CHECK(r < 1e-5);
+    int gaps = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = N; i < LD; i++) gaps += mf[i + j * LD] != (float)GAP;
+    CHECK_EQ_INT(gaps, 0);
     /* bad wraps */
     last_error[0] = 0;
     CHECK(dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, N - 1) == NULL);
