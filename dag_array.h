@@ -11,8 +11,8 @@
    An array is a grid of tiles (ragged at the right and bottom edges), each
    a contiguous column-major block (leading dimension: its own row count),
    or, for dag_array_wrap, a view of the caller's column-major matrix (its
-   leading dimension: the matrix's), each a registered dag_data handle: dag_array_tile(a, i, j) can be an
-   In/Out/InOut argument of any task, and the operations here are such
+   leading dimension: the matrix's), each a registered dag_data handle:
+   dag_array_tile(a, i, j) can be an In/Out/InOut argument of any task, and the operations here are such
    tasks, spawned in a DAG_DATADEPS region that they wait for (so they
    return the first error, and the data is current when they return).
 
@@ -193,19 +193,21 @@ int64_t dag_array_rows(const dag_array *a) { return a ? a->rows : 0; }
 int64_t dag_array_cols(const dag_array *a) { return a ? a->cols : 0; }
 int64_t dag_array_tile_rows(const dag_array *a) { return a ? a->mt : 0; }
 int64_t dag_array_tile_cols(const dag_array *a) { return a ? a->nt : 0; }
-void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
-    *rows = a->rows - i * a->brows < a->brows ? a->rows - i * a->brows : a->brows;
-    *cols = a->cols - j * a->bcols < a->bcols ? a->cols - j * a->bcols : a->bcols;
+/* rows of the tiles in tile row i, columns of those in tile column j (the last ones ragged) */
+static int64_t dag__tile_rows(const dag_array *a, int64_t i) {
+    return a->rows - i * a->brows < a->brows ? a->rows - i * a->brows : a->brows;
 }
-int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
-    int64_t r, c;
-    if (!a || i < 0 || j < 0 || i >= a->mt || j >= a->nt) return 0;
-    dag_array_tile_size(a, i, j, &r, &c);
-    return a->ld ? a->ld : r;
+static int64_t dag__tile_cols(const dag_array *a, int64_t j) {
+    return a->cols - j * a->bcols < a->bcols ? a->cols - j * a->bcols : a->bcols;
 }
 /* the leading dimension of the tiles in tile row i */
-static int64_t dag__ld(const dag_array *a, int64_t i) {
-    return a->ld ? a->ld : (a->rows - i * a->brows < a->brows ? a->rows - i * a->brows : a->brows);
+static int64_t dag__ld(const dag_array *a, int64_t i) { return a->ld ? a->ld : dag__tile_rows(a, i); }
+void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
+    *rows = dag__tile_rows(a, i);
+    *cols = dag__tile_cols(a, j);
+}
+int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
+    return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__ld(a, i) : 0;
 }
 dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
     dag_data none = { 0 };
@@ -973,8 +975,8 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
     return false;
 }
 #define DAG__H(x, i, j) ((x)->handle[(i) + (j) * (x)->mt])
-#define DAG__R(x, i) ((int)((x)->rows - (i) * (x)->brows < (x)->brows ? (x)->rows - (i) * (x)->brows : (x)->brows))
-#define DAG__C(x, j) ((int)((x)->cols - (j) * (x)->bcols < (x)->bcols ? (x)->cols - (j) * (x)->bcols : (x)->bcols))
+#define DAG__R(x, i) ((int)dag__tile_rows((x), (i)))
+#define DAG__C(x, j) ((int)dag__tile_cols((x), (j)))
 #define DAG__LD(x, i) ((int)dag__ld((x), (i)))   /* tile row i's leading dimension */
 
 
@@ -1207,18 +1209,16 @@ dag_result dag_array_potrf(dag_array *a) {
             for (int64_t i = k + 1; i < nt; i += chunk) {
                 o = DAG__ON(i, k, top - 2 * k - i);
                 int m = DAG__ROWS(a, i, chunk);
-                if (panels)
-                    dag_spawn_with(&o, dag__tile_panel, Val(type), Val(m), Val(DAG__R(a, k)), In(inv->handle[k % slots]),
-                                   DAG__PANEL(a, i, k, m, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
-                else if (dev && f64)
+                if (dev && f64)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_dpanel, m), Val(DAG__R(a, k)),
                                    In(inv->handle[k % slots]), InOut(DAG__H(a, i, k)), Val(DAG__LD(a, i)));
                 else if (dev)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_spanel, m), Val(DAG__R(a, k)),
                                    In(inv->handle[k % slots]), InOut(DAG__H(a, i, k)), Val(DAG__LD(a, i)));
-                else
+                else   /* on the CPU: a chunk of the wrapped matrix's column, or one tile */
                     dag_spawn_with(&o, dag__tile_panel, Val(type), Val(m), Val(DAG__R(a, k)), In(inv->handle[k % slots]),
-                                   InOut(DAG__H(a, i, k)), Val(DAG__LD(a, i)));
+                                   panels ? DAG__PANEL(a, i, k, m, DAG__READ | DAG__WRITE) : InOut(DAG__H(a, i, k)),
+                                   Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < nt; j++) {
                 o = DAG__ON(j, j, top - 2 * k - j);
