@@ -1159,9 +1159,11 @@ static int64_t dag__panel_chunk(int64_t nt, int64_t nb) {
     return chunk;
 }
 
-/* Right-looking tile Cholesky. Priorities follow the critical path: the
-   panel of step k (potrf, then its solves) before the updates, and earlier
-   steps before later ones, so the next panel is ready when the cores free.
+/* Right-looking tile Cholesky. Priorities follow the critical path: a task
+   ranks by the column its output feeds, so the updates to column k + 1 (the
+   next panel) run before those to later columns, whatever step they come
+   from, and the next panel is ready when the cores free (at N = 4096 in
+   tiles of 512, 4% faster than ranking by step first; bench/cholesky).
    The panel's solves multiply by the diagonal tile's inverse (dtrtri once
    per step, then dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on
    tiles); the inverse of a diagonal tile of an SPD matrix's factor is as
@@ -1195,7 +1197,7 @@ dag_result dag_array_potrf(dag_array *a) {
 #define DAG__ROWS(x, i, count) ((int)(((i) + (count) < (x)->mt ? ((i) + (count)) * (x)->brows : (x)->rows) - (i) * (x)->brows))
 #define DAG__PANEL(x, i, j, m, mode) \
     dag__arg_tile((mode), (x)->tile[(i) + (j) * (x)->mt], (size_t)DAG__C(x, j), (x)->elem, (size_t)(m), (size_t)(x)->ld)
-    int64_t top = 4 * nt + 1;   /* above 2k + i + j: every priority is over 0, so all go by the heap */
+    int64_t top = 4 * nt + 1;   /* above 3k and 2j + i: every priority is over 0, so all go by the heap */
     /* A wrapped matrix on the CPU solves and updates whole column panels, in chunks (dag__panel_chunk):
        OpenBLAS runs a tall dgemm 10-20% faster than the same work tile by tile (bench/cholesky). The
        chunks are 2-D spans of the matrix; they order against the tiles' handles by overlap like any spans. */
@@ -1203,7 +1205,7 @@ dag_result dag_array_potrf(dag_array *a) {
     int64_t chunk = panels ? dag__panel_chunk(nt, nb) : 1;
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
-            dag_options o = dag__with_priority(&where.cpu, (int)(top - 2 * k));   /* the diagonal: on the CPU */
+            dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));   /* the diagonal: on the CPU */
             dag_spawn_with(&o, dag__tile_potrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)), Val(DAG__LD(a, k)),
                            Out(inv->handle[k % slots]), Val(k), Val(k * nb), Val((int)(k == nt - 1)));
             for (int64_t i = k + 1; i < nt; i += chunk) {
@@ -1221,11 +1223,11 @@ dag_result dag_array_potrf(dag_array *a) {
                                    Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < nt; j++) {
-                o = DAG__ON(j, j, top - 2 * k - j);
+                o = DAG__ON(j, j, top - 3 * j);
                 dag__spawn_syrk(&o, dev, a->type, 0, DAG__R(a, j), DAG__R(a, k), -1.0, DAG__H(a, j, k), DAG__LD(a, j), 1.0,
                                 DAG__H(a, j, j), DAG__LD(a, j));
                 for (int64_t i = j + 1; i < nt; i += chunk) {   /* A_ij -= L_ik L_jk^T, chunk tiles down at once */
-                    o = DAG__ON(i, j, top - 2 * k - i - j);
+                    o = DAG__ON(i, j, top - 2 * j - i);
                     int m = DAG__ROWS(a, i, chunk);
                     if (dev)
                         dag__spawn_gemm(&o, true, a->type, 0, 1, m, DAG__R(a, j), DAG__R(a, k), -1.0, DAG__H(a, i, k),

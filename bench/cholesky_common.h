@@ -65,6 +65,15 @@ static inline long chol_panel_chunk(long nt, long nb, int workers) {
     return chunk;
 }
 
+/* The priorities every side gives its tasks, dag_array_potrf's (nt tiles a side; higher runs first): a
+   task ranks by the column its output feeds, so the updates to column j + 1 (the next panel) go before
+   those to later columns, whatever step they come from. potrf of column k, the panel solve of rows from
+   tile i in column k, the syrk into diagonal tile j, the gemm into tile (i, j). */
+static inline int chol_prio_potrf(long nt, long k) { return (int)(4 * nt + 1 - 3 * k); }
+static inline int chol_prio_panel(long nt, long k, long i) { return (int)(4 * nt + 1 - 2 * k - i); }
+static inline int chol_prio_syrk(long nt, long j) { return (int)(4 * nt + 1 - 3 * j); }
+static inline int chol_prio_gemm(long nt, long i, long j) { return (int)(4 * nt + 1 - 2 * j - i); }
+
 /* sum of L's lower triangle: the contenders must agree on it */
 static inline double chol_checksum_tiles(double **t, long n, long nb) {
     long nt = n / nb;

@@ -13,27 +13,27 @@
 static int tiles(long n, long nb) {
     long nt = n / nb;
     double **t = chol_tiles(n, nb);
-    int failed = 0, top = (int)(4 * nt + 1);
+    int failed = 0;
     double t0 = now_s();
 #pragma omp parallel
 #pragma omp single
     for (long k = 0; k < nt; k++) {
         double *akk = t[k + k * nt], *inv = t[nt * nt + k];
         int b = (int)nb;
-#pragma omp task depend(inout : akk[0]) depend(out : inv[0]) priority(top - 2 * k) shared(failed)
+#pragma omp task depend(inout : akk[0]) depend(out : inv[0]) priority(chol_prio_potrf(nt, k)) shared(failed)
         if (chol_potrf(akk, b, k == nt - 1 ? NULL : inv, b)) failed = 1;
         for (long i = k + 1; i < nt; i++) {
             double *aik = t[i + k * nt];
-#pragma omp task depend(in : inv[0]) depend(inout : aik[0]) priority(top - 2 * k - i)
+#pragma omp task depend(in : inv[0]) depend(inout : aik[0]) priority(chol_prio_panel(nt, k, i))
             chol_trsm(inv, aik, b, b, b);
         }
         for (long i = k + 1; i < nt; i++) {
             double *aik = t[i + k * nt], *aii = t[i + i * nt];
-#pragma omp task depend(in : aik[0]) depend(inout : aii[0]) priority(top - 2 * k - i)
+#pragma omp task depend(in : aik[0]) depend(inout : aii[0]) priority(chol_prio_syrk(nt, i))
             chol_syrk(aik, b, aii, b, b);
             for (long j = k + 1; j < i; j++) {
                 double *ajk = t[j + k * nt], *aij = t[i + j * nt];
-#pragma omp task depend(in : aik[0], ajk[0]) depend(inout : aij[0]) priority(top - 2 * k - i - j)
+#pragma omp task depend(in : aik[0], ajk[0]) depend(inout : aij[0]) priority(chol_prio_gemm(nt, i, j))
                 chol_gemm(aik, b, ajk, b, aij, b, b, b);
             }
         }
@@ -49,30 +49,30 @@ static int panels(long n, long nb) {
     long nt = n / nb, chunk = chol_panel_chunk(nt, nb, omp_get_max_threads());
     double *a = chol_matrix(n), *inv = (double *)calloc((size_t)(3 * nb * nb), sizeof(double));
     char *tok = (char *)calloc((size_t)(nt * nt), 1);   /* one dependence token per tile */
-    int failed = 0, top = (int)(4 * nt + 1), ld = (int)n, b = (int)nb;
+    int failed = 0, ld = (int)n, b = (int)nb;
     double t0 = now_s();
 #define AT(i, j) (a + (i) * nb + (j) * nb * n)
 #pragma omp parallel
 #pragma omp single
     for (long k = 0; k < nt; k++) {
         double *li = inv + (k % 3) * nb * nb, *akk = AT(k, k);
-#pragma omp task depend(inout : tok[k + k * nt]) depend(out : li[0]) priority(top - 2 * k) shared(failed)
+#pragma omp task depend(inout : tok[k + k * nt]) depend(out : li[0]) priority(chol_prio_potrf(nt, k)) shared(failed)
         if (chol_potrf(akk, ld, k == nt - 1 ? NULL : li, b)) failed = 1;
         for (long i = k + 1; i < nt; i += chunk) {
             long c = i + chunk < nt ? chunk : nt - i;
             double *p = AT(i, k);
-#pragma omp task depend(in : li[0]) depend(iterator(t = i : i + c), inout : tok[t + k * nt]) priority(top - 2 * k - i)
+#pragma omp task depend(in : li[0]) depend(iterator(t = i : i + c), inout : tok[t + k * nt]) priority(chol_prio_panel(nt, k, i))
             chol_trsm(li, p, ld, (int)(c * nb), b);
         }
         for (long j = k + 1; j < nt; j++) {
             double *ajk = AT(j, k), *ajj = AT(j, j);
-#pragma omp task depend(in : tok[j + k * nt]) depend(inout : tok[j + j * nt]) priority(top - 2 * k - j)
+#pragma omp task depend(in : tok[j + k * nt]) depend(inout : tok[j + j * nt]) priority(chol_prio_syrk(nt, j))
             chol_syrk(ajk, ld, ajj, ld, b);
             for (long i = j + 1; i < nt; i += chunk) {
                 long c = i + chunk < nt ? chunk : nt - i;
                 double *aik = AT(i, k), *aij = AT(i, j);
 #pragma omp task depend(iterator(t = i : i + c), in : tok[t + k * nt]) depend(in : tok[j + k * nt]) \
-    depend(iterator(u = i : i + c), inout : tok[u + j * nt]) priority(top - 2 * k - i - j)
+    depend(iterator(u = i : i + c), inout : tok[u + j * nt]) priority(chol_prio_gemm(nt, i, j))
                 chol_gemm(aik, ld, ajk, ld, aij, ld, (int)(c * nb), b);
             }
         }

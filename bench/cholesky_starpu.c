@@ -39,7 +39,6 @@ static struct starpu_codelet cl_gemm = { .cpu_funcs = { gemm_cpu }, .nbuffers = 
 
 static double factorise(double **t, long n, long nb) {
     long nt = n / nb;
-    int top = (int)(4 * nt + 1);
     starpu_data_handle_t *h = (starpu_data_handle_t *)calloc((size_t)(nt * nt + nt), sizeof *h);
     for (long k = 0; k < nt * nt + nt; k++)
         if (t[k] && (k >= nt * nt || k % nt >= k / nt))   /* lower tiles, and the inverses */
@@ -50,15 +49,15 @@ static double factorise(double **t, long n, long nb) {
     for (long k = 0; k < nt; k++) {
         int last = k == nt - 1;
         starpu_task_insert(&cl_potrf, STARPU_RW, H(k, k), STARPU_W, h[nt * nt + k], STARPU_VALUE, &last, sizeof last,
-                           STARPU_PRIORITY, top - 2 * (int)k, 0);
+                           STARPU_PRIORITY, chol_prio_potrf(nt, k), 0);
         for (long i = k + 1; i < nt; i++)
             starpu_task_insert(&cl_trsm, STARPU_R, h[nt * nt + k], STARPU_RW, H(i, k), STARPU_PRIORITY,
-                               top - 2 * (int)k - (int)i, 0);
+                               chol_prio_panel(nt, k, i), 0);
         for (long i = k + 1; i < nt; i++) {
-            starpu_task_insert(&cl_syrk, STARPU_R, H(i, k), STARPU_RW, H(i, i), STARPU_PRIORITY, top - 2 * (int)k - (int)i, 0);
+            starpu_task_insert(&cl_syrk, STARPU_R, H(i, k), STARPU_RW, H(i, i), STARPU_PRIORITY, chol_prio_syrk(nt, i), 0);
             for (long j = k + 1; j < i; j++)
                 starpu_task_insert(&cl_gemm, STARPU_R, H(i, k), STARPU_R, H(j, k), STARPU_RW, H(i, j), STARPU_PRIORITY,
-                                   top - 2 * (int)k - (int)i - (int)j, 0);
+                                   chol_prio_gemm(nt, i, j), 0);
         }
     }
     starpu_task_wait_for_all();
