@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tiled Cholesky: dag_array.h against OpenBLAS's dpotrf, OpenMP tasks and StarPU.
 
-    python3 bench/cholesky.py [--rounds 5] [--quick]
+    python3 bench/cholesky.py [--rounds 5] [--quick] [--n 4096 ...]
 
 Each contender runs as its own process, interleaved round by round (this
 machine's speed drifts within minutes); each figure is the best and the median
@@ -48,9 +48,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one round, N=4096 only")
+    ap.add_argument("--n", type=int, action="append", help="only this N (repeatable)")
     a = ap.parse_args()
     rounds = 1 if a.quick else a.rounds
     configs = [(4096, 256), (4096, 512)] + ([] if a.quick else [(8192, 256), (8192, 512)])
+    configs = [(n, nb) for n, nb in configs if not a.n or n in a.n]
+    if not configs:
+        ap.error("no configuration has that N (4096 or 8192)")
     sizes = sorted({n for n, _ in configs})
     tiles = sorted({nb for _, nb in configs})
     ct = coretype()

@@ -335,7 +335,7 @@ static size_t trace_count(const char *name) {
 
 TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     /* the last tile has 4 rows; panels of 3 tiles (48 rows: enough tasks for the suite's 2 workers) */
-    enum { N = 100, NB = 16, LD = 107, NT = 7, CHUNK = 3 };
+    enum { N = 100, NB = 16, LD = 107, CHUNK = 3 };
     static double a[N * N], m[LD * N], f[N * N];
     spd(a, N, 21);
     wrap_fill(m, a, N, N, LD);
@@ -347,11 +347,18 @@ TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     dag_trace_clear();
     CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
     dag_trace_enable(0);
-    /* the updates below the diagonal go CHUNK tiles at a time: ceil((NT - 1 - j) / CHUNK) per column and step */
+    /* The blocks of columns are the tiles, but the first tile and the last two go in halves (16 = 8 + 8,
+       16 = 8 + 8, 4 = 2 + 2). Below the diagonal the updates take as many whole blocks of rows as fit in
+       CHUNK tiles' rows (48): one task per such group, per block column and step. */
+    static const int edge[] = { 0, 8, 16, 32, 48, 64, 80, 88, 96, 98, 100 };
+    enum { S = sizeof edge / sizeof edge[0] - 1 };
     size_t want = 0;
-    for (int k = 0; k < NT; k++)
-        for (int j = k + 1; j < NT; j++) want += (size_t)(NT - 1 - j + CHUNK - 1) / CHUNK;
+    for (int k = 0; k < S; k++)
+        for (int j = k + 1; j < S; j++)
+            for (int i = j + 1, i2; i < S; i = i2, want++)
+                for (i2 = i + 1; i2 < S && edge[i2 + 1] - edge[i] <= CHUNK * NB; i2++) {}
     CHECK_EQ_INT(trace_count("dag__tile_gemm"), want);
+    CHECK_EQ_INT(trace_count("dag__tile_potrf"), S);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) f[i + j * N] = m[i + j * LD];   /* the result is in place: no collect */
     double r = residual(a, f, N);
@@ -371,6 +378,14 @@ TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     last_error[0] = 0;
     CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE);
     CHECK(strstr(last_error, "tile (4, 4), column 70") != NULL);
+    dag_array_free(A);
+    spd(a, N, 21);
+    a[90 + 90 * N] = -1e6;   /* column 90: tile 5 (rows 80..95), in its second half */
+    wrap_fill(m, a, N, N, LD);
+    A = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, LD);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE);
+    CHECK(strstr(last_error, "tile (5, 5), column 90") != NULL);
     dag_array_free(A);
     /* float, in place by panels too */
     static float af[N * N], mf[LD * N];
