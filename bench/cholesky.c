@@ -80,9 +80,9 @@ static int peak_side(long n, long nb) {
     double big = 2.0 * n * n * (double)n / (now_s() - t0) * 1e-9;
     openblas_set_num_threads(1);
     int reps = 20;
-    chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb);   /* warm */
+    chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb, (int)nb);   /* warm */
     t0 = now_s();
-    for (int r = 0; r < reps; r++) chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb);
+    for (int r = 0; r < reps; r++) chol_gemm(a, (int)nb, b, (int)nb, c, (int)nb, (int)nb, (int)nb, (int)nb);
     double tile = reps * 2.0 * nb * nb * (double)nb / (now_s() - t0) * 1e-9;
     /* the same product on tiles drawn from 128 MiB of them, as in a factorisation, whose operands come from
        L3 or memory rather than the cache the repeated product keeps them in */
@@ -98,7 +98,7 @@ static int peak_side(long n, long nb) {
     t0 = now_s();
     for (int r = 0; r < reps; r++) {
         double *ta = NEXT_TILE(), *tb = NEXT_TILE(), *tc = NEXT_TILE();
-        chol_gemm(ta, (int)nb, tb, (int)nb, tc, (int)nb, (int)nb, (int)nb);
+        chol_gemm(ta, (int)nb, tb, (int)nb, tc, (int)nb, (int)nb, (int)nb, (int)nb);
     }
 #undef NEXT_TILE
     double cold = reps * 2.0 * nb * nb * (double)nb / (now_s() - t0) * 1e-9;

@@ -53,7 +53,7 @@ static inline double chol_checksum_matrix(const double *m, long n) {
 }
 /* Tiles per column-panel chunk: dag_array.h's rule (dag__panel_chunk), so the libgomp side's panel
    variant runs the same tasks: up to 4096 rows and half the tiles, shrunk while the first step gives a
-   worker fewer than four tasks. */
+   worker fewer than four tasks. A chunk is as many whole blocks as fit in that many tiles' rows. */
 static inline long chol_panel_chunk(long nt, long nb, int workers) {
     long chunk = 4096 / nb < nt / 2 ? 4096 / nb : nt / 2;
     if (chunk < 1) chunk = 1;
@@ -63,6 +63,20 @@ static inline long chol_panel_chunk(long nt, long nb, int workers) {
         if (tasks >= 4L * workers) break;
     }
     return chunk;
+}
+
+/* The blocks of columns of dag_array_potrf on a wrapped matrix, so the libgomp side's panel variant runs
+   the same tasks: the tiles, but the first tile and the last two in halves. Block k is rows edge[k] to
+   edge[k + 1] - 1 (edge: room for 2 n / nb + 2); returns the number of blocks. */
+static inline long chol_block_edges(long n, long nb, long *edge) {
+    long nt = (n + nb - 1) / nb, s = 0;
+    edge[0] = 0;
+    for (long t = 0; t < nt; t++) {
+        long lo = t * nb, hi = t + 1 < nt ? lo + nb : n;
+        if ((t == 0 || t >= nt - 2) && hi - lo >= 2) edge[++s] = lo + (hi - lo) / 2;
+        edge[++s] = hi;
+    }
+    return s;
 }
 
 /* The priorities every side gives its tasks, dag_array_potrf's (nt tiles a side; higher runs first): a
@@ -123,12 +137,13 @@ static inline int chol_potrf(double *a, int lda, double *linv, int nb) {
 static inline void chol_trsm(const double *linv, double *b, int ldb, int m, int nb) {
     cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, m, nb, 1.0, linv, nb, b, ldb);
 }
-static inline void chol_syrk(const double *a, int lda, double *c, int ldc, int nb) {
-    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, nb, nb, -1.0, a, lda, 1.0, c, ldc);
+/* c (n x n) -= a a^T (a n x k) */
+static inline void chol_syrk(const double *a, int lda, double *c, int ldc, int n, int k) {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
 }
-/* c (m x nb) -= a (m x nb) b^T (b nb x nb) */
-static inline void chol_gemm(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int m, int nb) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, nb, nb, -1.0, a, lda, b, ldb, 1.0, c, ldc);
+/* c (m x n) -= a (m x k) b^T (b n x k) */
+static inline void chol_gemm(const double *a, int lda, const double *b, int ldb, double *c, int ldc, int m, int n, int k) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, -1.0, a, lda, b, ldb, 1.0, c, ldc);
 }
 
 /* the output line bench/cholesky.py reads */

@@ -21,12 +21,12 @@ static void trsm_cpu(void *b[], void *arg) {
 }
 static void syrk_cpu(void *b[], void *arg) {
     (void)arg;
-    chol_syrk((const double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global, nb_global);
+    chol_syrk((const double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, (double *)STARPU_MATRIX_GET_PTR(b[1]), nb_global, nb_global, nb_global);
 }
 static void gemm_cpu(void *b[], void *arg) {
     (void)arg;
     chol_gemm((const double *)STARPU_MATRIX_GET_PTR(b[0]), nb_global, (const double *)STARPU_MATRIX_GET_PTR(b[1]),
-              nb_global, (double *)STARPU_MATRIX_GET_PTR(b[2]), nb_global, nb_global, nb_global);
+              nb_global, (double *)STARPU_MATRIX_GET_PTR(b[2]), nb_global, nb_global, nb_global, nb_global);
 }
 static struct starpu_perfmodel m_potrf = { .type = STARPU_HISTORY_BASED, .symbol = "dag_bench_dpotrf" };
 static struct starpu_perfmodel m_trsm = { .type = STARPU_HISTORY_BASED, .symbol = "dag_bench_dtrsm" };
