@@ -67,7 +67,7 @@ static inline long chol_panel_chunk(long nt, long nb, int workers) {
 
 /* The blocks of columns of dag_array_potrf on a wrapped matrix, so the libgomp side's panel variant runs
    the same tasks: the tiles, but the first tile and the last two in halves. Block k is rows edge[k] to
-   edge[k + 1] - 1 (edge: room for 2 n / nb + 2); returns the number of blocks. */
+   edge[k + 1] - 1 (edge: room for 2 ceil(n / nb) + 1); returns the number of blocks. */
 static inline long chol_block_edges(long n, long nb, long *edge) {
     long nt = (n + nb - 1) / nb, s = 0;
     edge[0] = 0;
@@ -79,10 +79,11 @@ static inline long chol_block_edges(long n, long nb, long *edge) {
     return s;
 }
 
-/* The priorities every side gives its tasks, dag_array_potrf's (nt tiles a side; higher runs first): a
-   task ranks by the column its output feeds, so the updates to column j + 1 (the next panel) go before
-   those to later columns, whatever step they come from. potrf of column k, the panel solve of rows from
-   tile i in column k, the syrk into diagonal tile j, the gemm into tile (i, j). */
+/* The priorities every side gives its tasks, dag_array_potrf's (nt blocks of columns a side: the tiles,
+   or chol_block_edges's blocks; higher runs first): a task ranks by the column its output feeds, so the
+   updates to column j + 1 (the next panel) go before those to later columns, whatever step they come
+   from. potrf of column k, the panel solve of rows from block i in column k, the syrk into diagonal
+   block j, the gemm into block (i, j). */
 static inline int chol_prio_potrf(long nt, long k) { return (int)(4 * nt + 1 - 3 * k); }
 static inline int chol_prio_panel(long nt, long k, long i) { return (int)(4 * nt + 1 - 2 * k - i); }
 static inline int chol_prio_syrk(long nt, long j) { return (int)(4 * nt + 1 - 3 * j); }

@@ -47,7 +47,9 @@ static int tiles(long n, long nb) {
 
 static int panels(long n, long nb) {
     long nt = n / nb, chunk_rows = chol_panel_chunk(nt, nb, omp_get_max_threads()) * nb;
-    long *edge = (long *)malloc(sizeof(long) * (size_t)(2 * nt + 2)), s = chol_block_edges(n, nb, edge);
+    long *edge = (long *)malloc(sizeof(long) * (size_t)(2 * ((n + nb - 1) / nb) + 1));
+    if (!edge) return 1;
+    long s = chol_block_edges(n, nb, edge);
     double *a = chol_matrix(n), *inv = (double *)calloc((size_t)(3 * nb * nb), sizeof(double));
     char *tok = (char *)calloc((size_t)(s * s), 1);   /* one dependence token per block */
     int failed = 0, ld = (int)n;
@@ -86,10 +88,9 @@ static int panels(long n, long nb) {
     }
 #undef AT
     double secs = now_s() - t0;
-    if (failed) return 1;
-    chol_report(n, secs, chol_checksum_matrix(a, n));
+    if (!failed) chol_report(n, secs, chol_checksum_matrix(a, n));
     free(a), free(inv), free(tok), free(edge);
-    return 0;
+    return failed;
 }
 
 int main(int argc, char **argv) {
