@@ -41,8 +41,12 @@
        Val(x)                                a copy of x (converted to the
                                              parameter's type like a C call)
        Fut(t)                                the result of task t (a dependency)
+       Ld(p) or Ld(h)                        the leading dimension (elements) of the
+                                             task's span that starts at p or is h,
+                                             where the task runs: its ld on the CPU,
+                                             cols on a device (which packs the runs)
 
-   The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL and DAG_FUT always exist;
+   The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
    define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
    time use dag_spawn_args(name, array, count). dag_spawn_with(&opts, name, ...)
    gives one spawn a name, a scope or a priority.
@@ -271,7 +275,7 @@ typedef struct dag_arg {
     dag_data data;       /* registered data */
 } dag_arg;
 
-enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE };
+enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__ARG_LD };
 enum { DAG__READ = 1, DAG__WRITE = 2 };
 
 typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
@@ -392,6 +396,7 @@ dag_result dag_synchronize(dag_backend backend);
    @mutable GPU arrays): region ends leave it there; dag_data_pointer,
    dag_synchronize and dag_data_unregister bring it home. */
 dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size);
+dag_data dag_data_register_resident_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 
 /* The kernel as OpenCL C, the bounds guard inserted (malloc'd; free it). */
 char *dag_kernel_opencl_source(const dag_kernel_source *kernel);
@@ -439,6 +444,18 @@ static inline dag_arg dag__arg_data(int mode, dag_data h) {
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg_span(0, bytes, 0, 0, 0, 0);
     a.kind = DAG__ARG_VALUE; a.tag = (uint8_t)tag; a.size = (uint32_t)size;
+    return a;
+}
+/* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
+   `p` does, as the processor running the task holds it (dag__spawn_desc resolves it) */
+static inline dag_arg dag__arg_ld_data(dag_data h) {
+    dag_arg a = dag__arg_data(0, h);
+    a.kind = DAG__ARG_LD;
+    return a;
+}
+static inline dag_arg dag__arg_ld_ptr(const void *p) {
+    dag_arg a = dag__arg_span(0, p, 0, 0, 0, 0);
+    a.kind = DAG__ARG_LD;
     return a;
 }
 static inline dag_arg dag__arg_future(dag_task t) {
@@ -654,6 +671,9 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
+static inline dag_arg dag__arg_ld(dag_data h) { return dag__arg_ld_data(h); }
+static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
+#define DAG_LD(x) dag__arg_ld(x)
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     return dag__arg_value(0, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
 }
@@ -661,6 +681,7 @@ template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
 extern "C" {
 #else
 #define DAG_VAL(x) dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x})
+#define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
 #define dag_register_tile(ptr, rows, cols, ld) dag_data_register_tile((ptr), (rows), (cols), (ld), sizeof(*(ptr)))
@@ -680,6 +701,7 @@ extern "C" {
 #define InOut DAG_INOUT
 #define Val DAG_VAL
 #define Fut DAG_FUT
+#define Ld DAG_LD
 #endif
 
 #ifdef __cplusplus
@@ -749,8 +771,8 @@ typedef struct dag__device_ops {
     void (*shutdown)(void);
     int (*alloc)(int dev, size_t bytes, void **buf);
     void (*free)(int dev, void *buf);
-    /* host span <-> buffer of the same layout: rows runs of width bytes,
-       stride apart; asynchronous, in order on the device's queue. *done may
+    /* host span (rows runs of width bytes, stride apart) <-> buffer of
+       rows * width bytes, the runs packed; asynchronous, in order on the device's queue. *done may
        come back NULL for an upload that no longer reads the host bytes
        (it went through a staging buffer). */
     int (*copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device, void **done);
@@ -983,7 +1005,7 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 /* >>data: registered spans */
 #define DAG__DATA_PAGE 1024
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
-typedef struct dag__data_slot { void *ptr; size_t rows, width, stride; uint32_t gen, next_free; int live; } dag__data_slot;
+typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
@@ -2413,7 +2435,8 @@ struct dag__plan {
     int num_spans;
     dag__span spans[DAG__MAX_PARAMS];
     uint8_t modes[DAG__MAX_PARAMS];
-    int8_t span_of_param[DAG__MAX_PARAMS];   /* -1: a value */
+    int8_t span_of_param[DAG__MAX_PARAMS];   /* -1: a value; -2 - k: Ld of span k */
+    uint32_t elem[DAG__MAX_PARAMS];          /* span k's element size (for Ld) */
     dag_scope scope;                         /* as spawned, devices included */
     int processor;                           /* where it ran: 0 the CPU, 1 + d device d */
     int model_slot;                          /* -1: not timed */
@@ -2528,7 +2551,7 @@ static int dag__rep_write_back(dag__replica *r) {
 /* Takes r's buffer off device d: into the pool, or freed. */
 static void dag__rep_drop(dag__replica *r, int d, bool release) {
     dag__device *dv = &dag__dv.devs[d];
-    size_t bytes = dag__span_extent(&r->span);
+    size_t bytes = dag__span_bytes(&r->span);
     r->valid &= ~(2u << d);
     if (!r->buf[d]) return;
     dv->used -= bytes;
@@ -2911,7 +2934,7 @@ static bool dag__rep_peer_copy(dag__replica *r, int d) {
     for (int e = 0; e < dag__dv.num; e++)
         if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
             ops->peer_copy(dag__dv.devs[d].ordinal, r->buf[d], dag__dv.devs[e].ordinal, r->buf[e],
-                           dag__span_extent(&r->span)) == 0)
+                           dag__span_bytes(&r->span)) == 0)
             return true;
     return false;
 }
@@ -2944,9 +2967,9 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             if (o != r && !err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
         })
         if (err) break;
-        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_extent(s), &r->buf[d])) != 0) {
+        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d])) != 0) {
             snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
-                     dag__span_extent(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+                     dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
             break;
         }
         if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
@@ -2970,6 +2993,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
     }
     if (!err) {
         dag__karg kargs[DAG__MAX_PARAMS];
+        uint64_t lds[DAG__MAX_PARAMS];   /* Ld arguments as the device holds the span: packed */
         for (int i = 1; i < desc->num_params; i++) {
             dag__karg *a = &kargs[i - 1];
             const dag__param *pa = &desc->params[i];
@@ -2977,6 +3001,11 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             a->buf = k >= 0 ? reps[k]->buf[d] : NULL;
             a->value = args + pa->offset;
             a->size = pa->size;
+            if (k <= -2) {
+                uint64_t ld = p->spans[-2 - k].width / p->elem[-2 - k];
+                dag__convert(&lds[i], (int)pa->tag, pa->size, &ld, DAG__TAG_OF(ld), sizeof ld);
+                a->value = &lds[i];
+            }
         }
         size_t n = dag__launch_range(t);
         double estimate = 0;
@@ -3444,8 +3473,8 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     return s;
 }
 
-/* Registers rows runs of width bytes, stride apart; `who` names the caller in errors. */
-static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, const char *who) {
+/* Registers rows runs of width bytes, stride apart, of elem-byte elements; `who` names the caller in errors. */
+static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem, const char *who) {
     dag_data h = {0};
     if (!ptr || !rows || !width) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: NULL pointer or zero size", who);
@@ -3480,6 +3509,7 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     s->rows = rows;
     s->width = width;
     s->stride = rows == 1 ? width : stride;
+    s->elem = elem;
     s->gen = s->gen + 1 ? s->gen + 1 : 1;
     s->live = 1;
     h.id = (uint64_t)s->gen << 32 | (index + 1);
@@ -3487,10 +3517,10 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     return h;
 }
 dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
-    return dag__data_register_span(ptr, 1, count * elem_size, 0, "dag_data_register");
+    return dag__data_register_span(ptr, 1, count * elem_size, 0, elem_size, "dag_data_register");
 }
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
-    return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, "dag_data_register_tile");
+    return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile");
 }
 
 /* The replica record of a registered span: NULL when no device has it. */
@@ -3529,8 +3559,7 @@ void *dag_data_pointer(dag_data h) {
     return s ? s->ptr : NULL;
 }
 
-dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
-    dag_data h = dag_data_register(ptr, count, elem_size);
+static dag_data dag__data_make_resident(dag_data h) {
     dag__data_slot *s = dag__data_slot_of(h);
     if (!s) return h;
     dag__mutex_lock(&dag__dv.lock);
@@ -3538,6 +3567,12 @@ dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
     dag__rep_get(&sp)->resident = 1;
     dag__mutex_unlock(&dag__dv.lock);
     return h;
+}
+dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
+    return dag__data_make_resident(dag_data_register(ptr, count, elem_size));
+}
+dag_data dag_data_register_resident_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
+    return dag__data_make_resident(dag_data_register_tile(ptr, rows, cols, ld, elem_size));
 }
 
 /* A record from this thread's pool holding one reference. Its refs are only
@@ -3723,16 +3758,17 @@ static DAG__NOINLINE bool dag__scope_admit(const dag_task_desc *desc, const dag_
 
 /* While devices are in use, a task keeps its spans for the device layer. */
 static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, int num_args,
-                                          const dag__span *spans, const int *modes, int num_spans,
-                                          const int8_t *span_of_param, const dag_scope *scope) {
+                                          const dag__span *spans, const int *modes, const size_t *elems,
+                                          int num_spans, const int8_t *span_of_param, const dag_scope *scope) {
     dag__plan *p = (dag__plan *)dag__xmalloc(sizeof *p);
     p->num_spans = num_spans;
     for (int k = 0; k < num_spans; k++) {
         p->spans[k] = spans[k];
         p->modes[k] = (uint8_t)modes[k];
+        p->elem[k] = (uint32_t)elems[k];
     }
     for (int i = 0; i < num_args; i++) {
-        bool span = (args[i].kind == DAG__ARG_SPAN || args[i].kind == DAG__ARG_DATA);
+        bool span = args[i].kind == DAG__ARG_SPAN || args[i].kind == DAG__ARG_DATA || args[i].kind == DAG__ARG_LD;
         p->span_of_param[i] = span ? span_of_param[i] : (int8_t)-1;
     }
     p->scope = *scope;
@@ -3844,7 +3880,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
        so a bad argument just gives the record back. */
     unsigned char *packed = (unsigned char *)dag__args_of(t);
     dag__span spans[DAG__MAX_PARAMS];
-    int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1;
+    size_t elems[DAG__MAX_PARAMS];
+    int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1, num_lds = 0;
     int8_t span_of_param[DAG__MAX_PARAMS];
     for (int i = 0; i < num_args && !error; i++) {
         const dag_arg *a = &args[i];
@@ -3859,6 +3896,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             const void *base = a->ptr;
             span_of_param[i] = -1;
             size_t rows = 1, width = 0, stride = 0;
+            size_t elem = a->size;
             if (a->kind == DAG__ARG_DATA) {
                 dag__data_slot *s = dag__data_slot_of(a->data);
                 if (!s) { error = DAG_ERR_BAD_DATA; break; }
@@ -3866,6 +3904,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                 rows = s->rows;
                 width = s->width;
                 stride = s->stride;
+                elem = s->elem;
             } else if (a->tag == 2 || a->cols) {
                 if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
                 rows = a->count;
@@ -3889,9 +3928,14 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             int mode = a->mode & (DAG__READ | DAG__WRITE), dup = 0;
             for (int k = 0; k < num_spans && !dup; k++)
                 if (dag__span_eq(&spans[k], &sp)) { modes[k] |= mode; dup = 1; span_of_param[i] = (int8_t)k; }  /* the same span twice counts once */
-            if (!dup) { span_of_param[i] = (int8_t)num_spans; spans[num_spans] = sp; modes[num_spans++] = mode; }
+            if (!dup) { span_of_param[i] = (int8_t)num_spans; spans[num_spans] = sp; elems[num_spans] = elem; modes[num_spans++] = mode; }
             break;
         }
+        case DAG__ARG_LD:   /* resolved below, once every span is known */
+            if (a->data.id && !dag__data_slot_of(a->data)) error = DAG_ERR_BAD_DATA;
+            if (p->size > sizeof(uint64_t) || !p->tag) error = DAG_ERR_ARG_TYPE;
+            num_lds++;
+            break;
         case DAG__ARG_FUTURE: {
             dag_task h = a->task;
             if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
@@ -3919,14 +3963,33 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         }
         if (error) bad = i;
     }
+    for (int i = 0; i < num_args && num_lds && !error; i++) {   /* Ld: the host's ld of the span it names */
+        if (args[i].kind != DAG__ARG_LD) continue;
+        const dag__data_slot *s = args[i].data.id ? dag__data_slot_of(args[i].data) : NULL;
+        uintptr_t base = (uintptr_t)(s ? s->ptr : args[i].ptr);
+        int k = 0;
+        while (k < num_spans && spans[k].lo != base) k++;
+        if (k == num_spans) {
+            error = DAG_ERR_INVALID_ARGUMENT;
+            bad = i;
+            break;
+        }
+        uint64_t ld = spans[k].stride / elems[k];
+        dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
+                     DAG__TAG_OF(ld), sizeof ld);
+        span_of_param[i] = (int8_t)(-2 - k);
+    }
     if (DAG__UNLIKELY(error)) {
-        dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1, dag_result_string(error));
+        dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
+                 args[bad].kind == DAG__ARG_LD && error == DAG_ERR_INVALID_ARGUMENT
+                     ? "Ld names no span argument of the task (it takes a span's handle or first element)"
+                     : dag_result_string(error));
         if (undeferred) dag__task_free(w, t);
         else dag__decref(w, t);
         return dag__failed_handle(r, error);
     }
     if (DAG__UNLIKELY(devices) && (num_spans || desc->kernel))
-        dag__plan_attach(w, t, args, num_args, spans, modes, num_spans, span_of_param, &opt->scope);
+        dag__plan_attach(w, t, args, num_args, spans, modes, elems, num_spans, span_of_param, &opt->scope);
     if (undeferred) {
         if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */

@@ -267,7 +267,8 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
             void *p = malloc((size_t)(r * c) * elem);
             if (!p) break;
             a->tile[i + j * a->mt] = p;
-            a->handle[i + j * a->mt] = dag_data_register_resident(p, (size_t)(r * c), elem);   /* may stay on a device */
+            /* c columns of r elements (Ld gives kernels r); it may stay on a device */
+            a->handle[i + j * a->mt] = dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)r, elem);
         }
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++)
         if (!a->tile[t] || !a->handle[t].id) {
@@ -486,15 +487,15 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
 
 
 /* One tile's element-wise kernel: z = x op z, or z = op(z) with no x (the
-   tiles rows x cols, their columns xld and zld apart). */
+   tiles rows x cols; Ld gives the kernel their leading dimensions). */
 static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alpha, int64_t rows, int64_t cols,
-                         dag_data x, int64_t xld, dag_data z, int64_t zld) {
+                         dag_data x, dag_data z) {
     int64_t n = rows * cols;
 #define DAG__EW_SPAWN(SUFFIX)                                                                                         \
     (x.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), In(x),    \
-                           Val((long)xld), InOut(z), Val((long)zld))                                                  \
+                           Ld(x), InOut(z), Ld(z))                                                                    \
           : dag_spawn_with(o, DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), InOut(z), \
-                           Val((long)zld)))
+                           Ld(z)))
     switch (type) {
     case DAG_F64: DAG__EW_SPAWN(f64); break;
     case DAG_F32: DAG__EW_SPAWN(f32); break;
@@ -521,15 +522,15 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
     dag_data none = { 0 };
     DAG_DATADEPS {
         for (int64_t t = 0; t < c->mt * c->nt; t++) {
-            int64_t r, cl, i = t % c->mt, cld = dag__ld(c, i);
+            int64_t r, cl, i = t % c->mt;
             dag_array_tile_size(c, i, t / c->mt, &r, &cl);
             const dag_options *o = dag__tile_where(&where, i, t / c->mt);
-            if (b && b != c) dag__tile_ew(o, c->type, DAG__EW_COPY, 0, r, cl, b->handle[t], dag__ld(b, i), c->handle[t], cld);
+            if (b && b != c) dag__tile_ew(o, c->type, DAG__EW_COPY, 0, r, cl, b->handle[t], c->handle[t]);
             if (op == DAG__EW_SUB && swapped) {   /* c = c - b: c = -(b - c) */
-                dag__tile_ew(o, c->type, DAG__EW_SUB, 0, r, cl, a->handle[t], dag__ld(a, i), c->handle[t], cld);
-                dag__tile_ew(o, c->type, DAG__EW_SCALE, -1.0, r, cl, none, 0, c->handle[t], cld);
+                dag__tile_ew(o, c->type, DAG__EW_SUB, 0, r, cl, a->handle[t], c->handle[t]);
+                dag__tile_ew(o, c->type, DAG__EW_SCALE, -1.0, r, cl, none, c->handle[t]);
             } else {
-                dag__tile_ew(o, c->type, op, alpha, r, cl, a ? a->handle[t] : none, a ? dag__ld(a, i) : 0, c->handle[t], cld);
+                dag__tile_ew(o, c->type, op, alpha, r, cl, a ? a->handle[t] : none, c->handle[t]);
             }
         }
     }
@@ -603,13 +604,13 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
 }
 
 static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_t rows, int64_t cols, dag_data x,
-                             int64_t xld, dag_data y, int64_t yld, dag_data parts) {
+                             dag_data y, dag_data parts) {
     long n = (long)(rows * cols);
 #define DAG__RED_SPAWN(SUFFIX)                                                                                        \
     (y.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val(n), Val((long)rows), In(x),       \
-                           Val((long)xld), In(y), Val((long)yld), Out(parts))                                         \
+                           Ld(x), In(y), Ld(y), Out(parts))                                                           \
           : dag_spawn_with(o, DAG_LAUNCH(dag__array_red1_##SUFFIX, DAG__PARTS), Val(op), Val(n), Val((long)rows),     \
-                           In(x), Val((long)xld), Out(parts)))
+                           In(x), Ld(x), Out(parts)))
     switch (type) {
     case DAG_F64: DAG__RED_SPAWN(f64); break;
     case DAG_F32: DAG__RED_SPAWN(f32); break;
@@ -642,8 +643,8 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
             dag_array_tile_size(a, i, t / a->mt, &rows, &cols);
             dag_data none = { 0 };
             parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
-            dag__tile_reduce(dag__tile_where(&where, i, t / a->mt), a->type, op, rows, cols, a->handle[t], dag__ld(a, i),
-                             b ? b->handle[t] : none, b ? dag__ld(b, i) : 0, parts_h[t]);
+            dag__tile_reduce(dag__tile_where(&where, i, t / a->mt), a->type, op, rows, cols, a->handle[t],
+                             b ? b->handle[t] : none, parts_h[t]);
             part[t] = dag_spawn_with(&where.cpu, dag__parts_reduce, Val(combine), In(parts_h[t]));
         }
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
@@ -696,9 +697,9 @@ static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose,
                         int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
                         /* on the CPU or the destination tile's device */
                         dag_spawn_with(dag__tile_where(&where, di, dj), DAG_LAUNCH(dag__array_copy_part, rows * cols),
-                                       Val((int)src->elem), In(src->handle[si + sj * src->mt]), Val((long)dag__ld(src, si)),
+                                       Val((int)src->elem), In(src->handle[si + sj * src->mt]), Ld(src->handle[si + sj * src->mt]),
                                        Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
-                                       Val((long)dag__ld(dst, di)), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
+                                       Ld(dst->handle[di + dj * dst->mt]), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
                                        Val(transpose));
                     }
             }
@@ -986,10 +987,10 @@ static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int t
                             double alpha, dag_data a, int lda, dag_data b, int ldb, double beta, dag_data c, int ldc) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
-                       Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
+                       Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
     else if (dev)
         dag_spawn_with(o, DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
-                       In(a), Val(lda), In(b), Val(ldb), Val((float)beta), InOut(c), Val(ldc));
+                       In(a), Ld(a), In(b), Ld(b), Val((float)beta), InOut(c), Ld(c));
     else
         dag_spawn_with(o, dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
@@ -998,10 +999,10 @@ static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int r
                             int m, int n, double alpha, dag_data a, int lda, dag_data b, int ldb) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
-                       Val(m), Val(n), Val(alpha), In(a), Val(lda), InOut(b), Val(ldb));
+                       Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
     else if (dev)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
-                       Val(m), Val(n), Val((float)alpha), In(a), Val(lda), InOut(b), Val(ldb));
+                       Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
     else
         dag_spawn_with(o, dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
                        Val(alpha), In(a), Val(lda), InOut(b), Val(ldb));
@@ -1010,10 +1011,10 @@ static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int t
                             dag_data a, int lda, double beta, dag_data c, int ldc) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
-                       Val(lda), Val(beta), InOut(c), Val(ldc));
+                       Ld(a), Val(beta), InOut(c), Ld(c));
     else if (dev)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
-                       Val(lda), Val((float)beta), InOut(c), Val(ldc));
+                       Ld(a), Val((float)beta), InOut(c), Ld(c));
     else
         dag_spawn_with(o, dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Val(lda),
                        Val(beta), InOut(c), Val(ldc));
@@ -1232,10 +1233,10 @@ dag_result dag_array_potrf(dag_array *a) {
                 o = DAG__ON(i, k, top - 2 * k - i);
                 if (dev && f64)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_dpanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   InOut(DAG__H(a, i, k)), Val(DAG__LD(a, i)));
+                                   InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else if (dev)
                     dag_spawn_with(&o, DAG_LAUNCH(dag__array_spanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   InOut(DAG__H(a, i, k)), Val(DAG__LD(a, i)));
+                                   InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else
                     dag_spawn_with(&o, dag__tile_panel, Val(type), Val(DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
                                    DAG__BLOCKS(i, i2, k, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));

@@ -193,13 +193,13 @@ static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t wi
     DAG__GPU(event) *ev = to_device && s ? NULL : DAG__GPU(event_new)(dev);
     if (to_device && s) {
         for (size_t r = 0; r < rows; r++) memcpy((char *)s->ptr + r * width, (char *)host + r * stride, width);
-        e = (int)DAG__RT(Memcpy2DAsync)(buf, stride, s->ptr, width, width, rows, DAG__RTT(MemcpyHostToDevice), q);
+        e = (int)DAG__RT(Memcpy2DAsync)(buf, width, s->ptr, width, width, rows, DAG__RTT(MemcpyHostToDevice), q);
         if (s->free_after) DAG__RT(EventDestroy)(s->free_after);
         s->free_after = NULL;
         return e ? e : DAG__GPU(record)(dev, &s->free_after, 0);
     }
     if (s) {   /* a download into staging: wait() unpacks it */
-        e = (int)DAG__RT(Memcpy2DAsync)(s->ptr, width, buf, stride, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
+        e = (int)DAG__RT(Memcpy2DAsync)(s->ptr, width, buf, width, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
         if (!e) {
             s->downloading = 1;
             ev->stage = s;
@@ -209,8 +209,8 @@ static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t wi
             ev->stride = stride;
         }
     } else {
-        e = to_device ? (int)DAG__RT(Memcpy2DAsync)(buf, stride, host, stride, width, rows, DAG__RTT(MemcpyHostToDevice), q)
-                      : (int)DAG__RT(Memcpy2DAsync)(host, stride, buf, stride, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
+        e = to_device ? (int)DAG__RT(Memcpy2DAsync)(buf, width, host, stride, width, rows, DAG__RTT(MemcpyHostToDevice), q)
+                      : (int)DAG__RT(Memcpy2DAsync)(host, stride, buf, width, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
     }
     if (!e) e = DAG__GPU(record)(dev, &ev->end, 0);
     if (e) {

@@ -278,7 +278,7 @@ static void dag__ze_free(int dev, void *buf) {
 }
 
 /* Copies between a host span (rows runs of width bytes, stride apart) and a
-   buffer with the same layout, asynchronous on the device's list (pageable
+   buffer that holds the runs packed, asynchronous on the device's list (pageable
    host memory is allowed). Without a free event it waits, so that a NULL
    *done is always safe. */
 static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
@@ -286,6 +286,7 @@ static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t widt
     dag__ze_device_info *d = &dag__ze.devices[dev];
     dag__ze_api *z = &dag__ze.api;
     unsigned char *dst = (unsigned char *)(to_device ? buf : host), *src = (unsigned char *)(to_device ? host : buf);
+    size_t dst_pitch = to_device ? width : stride, src_pitch = to_device ? stride : width;   /* the buffer's runs are packed */
     dag__ze_event *e = dag__ze_event_get(dev);
     ze_event_handle_t signal = e ? e->handle : NULL;
     bool region = width <= stride && stride > 0 && stride <= UINT32_MAX && rows <= UINT32_MAX / stride;   /* 32-bit pitches */
@@ -295,11 +296,12 @@ static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t widt
         r = z->zeCommandListAppendMemoryCopy(d->list, dst, src, width, signal, 0, NULL);
     } else if (r == ZE_RESULT_SUCCESS && region) {
         ze_copy_region_t box = { 0, 0, 0, (uint32_t)width, (uint32_t)rows, 1 };
-        uint32_t pitch = (uint32_t)stride, slice = (uint32_t)(stride * rows);
-        r = z->zeCommandListAppendMemoryCopyRegion(d->list, dst, &box, pitch, slice, src, &box, pitch, slice, signal, 0, NULL);
+        uint32_t dp = (uint32_t)dst_pitch, sp = (uint32_t)src_pitch;
+        r = z->zeCommandListAppendMemoryCopyRegion(d->list, dst, &box, dp, (uint32_t)(dst_pitch * rows), src, &box, sp,
+                                                   (uint32_t)(src_pitch * rows), signal, 0, NULL);
     } else if (r == ZE_RESULT_SUCCESS) {   /* too large for a region: row by row, and a barrier signals the end */
         for (size_t i = 0; r == ZE_RESULT_SUCCESS && i < rows; i++)
-            r = z->zeCommandListAppendMemoryCopy(d->list, dst + i * stride, src + i * stride, width, NULL, 0, NULL);
+            r = z->zeCommandListAppendMemoryCopy(d->list, dst + i * dst_pitch, src + i * src_pitch, width, NULL, 0, NULL);
         if (r == ZE_RESULT_SUCCESS) r = z->zeCommandListAppendBarrier(d->list, signal, 0, NULL);
     }
     if (r != ZE_RESULT_SUCCESS) {

@@ -235,7 +235,7 @@ static void dag__cl_free(int dev, void *buf) {
 }
 
 /* Copies between a host span (rows runs of width bytes, stride apart) and a
-   buffer with the same layout, asynchronous on the device's queue. */
+   buffer that holds the runs packed, asynchronous on the device's queue. */
 static int dag__cl_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
                         void **done) {
     dag__cl_queue q = dag__cl.devices[dev].queue;
@@ -245,8 +245,8 @@ static int dag__cl_copy(int dev, void *buf, void *host, size_t rows, size_t widt
         return to_device ? dag__cl.api.clEnqueueWriteBuffer(q, m, 0, 0, width, host, 0, NULL, ev)
                          : dag__cl.api.clEnqueueReadBuffer(q, m, 0, 0, width, host, 0, NULL, ev);
     size_t origin[3] = { 0, 0, 0 }, region[3] = { width, rows, 1 };
-    return to_device ? dag__cl.api.clEnqueueWriteBufferRect(q, m, 0, origin, origin, region, stride, 0, stride, 0, host, 0, NULL, ev)
-                     : dag__cl.api.clEnqueueReadBufferRect(q, m, 0, origin, origin, region, stride, 0, stride, 0, host, 0, NULL, ev);
+    return to_device ? dag__cl.api.clEnqueueWriteBufferRect(q, m, 0, origin, origin, region, width, 0, stride, 0, host, 0, NULL, ev)
+                     : dag__cl.api.clEnqueueReadBufferRect(q, m, 0, origin, origin, region, width, 0, stride, 0, host, 0, NULL, ev);
 }
 
 /* Builds the kernel's OpenCL C text for one device; on failure the

@@ -757,6 +757,27 @@ TEST(registered_data_orders_like_spans) {
     CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
 }
 
+DAG_TASK(void, note_ld, (const double *, tile), (int, ld), (long long, lld), (int *, out)) {
+    (void)tile;
+    out[0] = ld;
+    out[1] = (int)lld;
+}
+TEST(ld_gives_a_cpu_task_the_leading_dimension_of_the_span_it_names) {
+    double M[80];
+    dag_data t = dag_register_tile(&M[3], 4, 5, 10);
+    int got[4] = { 0, 0, 0, 0 };
+    DAG_DATADEPS {
+        dag_spawn(note_ld, In(t), Ld(t), Ld(t), Val(&got[0]));
+        dag_spawn(note_ld, In(&M[2], 3, 4, 16), Ld(&M[2]), Ld(&M[2]), Val(&got[2]));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(got[0], 10);   /* any integer parameter type */
+    CHECK_EQ_INT(got[1], 10);
+    CHECK_EQ_INT(got[2], 16);
+    CHECK_EQ_INT(got[3], 16);
+    CHECK_EQ_INT(dag_data_unregister(t), DAG_OK);
+}
+
 TEST(registered_tiles_order_against_tiles_rows_and_each_other) {
     double M[64];
     for (int i = 0; i < 64; i++) M[i] = 0;
@@ -1137,6 +1158,7 @@ int main(void) {
     RUN(dag_wait_all_waits_for_every_top_level_task);
     RUN(registered_data_orders_like_spans);
     RUN(registered_tiles_order_against_tiles_rows_and_each_other);
+    RUN(ld_gives_a_cpu_task_the_leading_dimension_of_the_span_it_names);
     RUN(spawn_args_takes_an_argument_array_built_at_run_time);
     RUN(spawn_with_name_appears_in_the_failure_message);
     RUN(a_task_scoped_to_thread_1_runs_on_the_setup_thread);

@@ -529,6 +529,32 @@ TEST(a_registered_tile_wider_than_its_leading_dimension_is_refused) {
     CHECK_EQ_INT(dag_data_unregister(one_row), DAG_OK);
 }
 
+DAG_TASK(void, takes_ld, (const double *, tile), (int, ld)) {
+    (void)tile;
+    (void)ld;
+}
+DAG_TASK(void, takes_ld_pointer, (const double *, tile), (int *, ld)) {
+    (void)tile;
+    (void)ld;
+}
+TEST(ld_naming_no_span_of_the_task_is_refused_with_a_message) {
+    double m[64];
+    int mark = log_mark();
+    dag_task t = dag_spawn(takes_ld, In(m, 4, 4, 8), Ld(&m[1]));   /* no span starts at m[1] */
+    CHECK(t.ptr == NULL);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(logged_text_since(mark, "argument 2: Ld names no span argument"));
+    mark = log_mark();
+    t = dag_spawn(takes_ld_pointer, In(m, 4, 4, 8), Ld(m));   /* an ld is an integer */
+    CHECK(t.ptr == NULL);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+    mark = log_mark();
+    t = dag_spawn(takes_ld, In(m, 4, 4, 8), Ld(((dag_data){ 12345 })));   /* a handle never registered */
+    CHECK(t.ptr == NULL);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_INVALID_ARGUMENT);   /* the first refusal */
+}
+
 TEST(an_unknown_data_handle_is_rejected) {
     int arr[4] = {1, 2, 3, 4};
     dag_data bogus = {12345};
@@ -895,6 +921,7 @@ int main(void) {
     RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
     RUN(spawn_args_with_the_wrong_count_is_rejected);
     RUN(a_registered_tile_wider_than_its_leading_dimension_is_refused);
+    RUN(ld_naming_no_span_of_the_task_is_refused_with_a_message);
     RUN(an_unknown_data_handle_is_rejected);
     RUN(zero_and_failed_handles_answer_without_crashing);
     RUN(a_scope_no_worker_satisfies_is_rejected);

@@ -26,8 +26,9 @@ DAG_KERNEL(add_one, ((DAG_GLOBAL double *, y)),
 DAG_KERNEL(copy_d, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] = x[DAG_INDEX()];
 )
-/* A tile of rows x cols inside a matrix with leading dimension ld: the
-   kernel sees the tile's first element, as on the CPU. */
+/* A tile of rows x cols inside a matrix: the kernel sees the tile's first
+   element, and its leading dimension as the processor holds it (Ld): the
+   matrix's on the CPU, cols on a device, whose copy packs the rows. */
 DAG_KERNEL(tile_scale, ((int, cols), (int, ld), (double, s), (DAG_GLOBAL double *, t)),
     size_t i = DAG_INDEX();
     t[(i / (size_t)cols) * (size_t)ld + i % (size_t)cols] *= s;
@@ -234,10 +235,10 @@ TEST(a_partial_overlap_with_a_dirty_device_replica_is_correct) {
         dag_spawn_with(&(dag_options){ .scope = dag_scope(.all_cl_devices = 1) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
         /* tile rows 8..23, cols 16..47 scaled on a device, then row 10 read and written on the CPU */
         dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
-                       Val(LD), Val(3.0), InOut(m + 8 * LD + 16, 16, 32, LD));
+                       Ld(m + 8 * LD + 16), Val(3.0), InOut(m + 8 * LD + 16, 16, 32, LD));
         dag_spawn(poke, InOut(m + 10 * LD, LD), Val(LD), Val(7.0));
         dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
-                       Val(LD), Val(2.0), InOut(m + 8 * LD + 16, 16, 32, LD));
+                       Ld(m + 8 * LD + 16), Val(2.0), InOut(m + 8 * LD + 16, 16, 32, LD));
     }
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
     int bad = 0;
@@ -292,6 +293,37 @@ TEST(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_k
                        DAG_LAUNCH(add_one, 20000), InOut(big, 20000));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     CHECK(big[0] == 1.0);
+    dag_shutdown();
+    setup(0);
+}
+
+/* A device holds a 2-D tile's rows packed, not the matrix between them: a
+   5 x 40 tile of a matrix 100,000 doubles wide (800 KB from its first byte
+   to its last) fits a 64 KiB cap, and Ld gives the kernel its pitch there. */
+TEST(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitch) {
+    if (expect_devices <= 0) return;
+    dag_shutdown();
+    enum { R = 8, LD = 100000, ROWS = 5, COLS = 40 };
+    setup(64 * 1024);
+    static double m[R * LD];
+    for (int i = 0; i < R * LD; i++) m[i] = 1.0;
+    dag_memory_info before, after;
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 2, &before), DAG_OK);
+    DAG_DATADEPS {
+        dag_options on = { .scope = dag_scope(.cl_device = 2) };
+        dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Ld(m + LD + 7), Val(3.0),
+                       InOut(m + LD + 7, ROWS, COLS, LD));
+        dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Ld(m + LD + 7), Val(2.0),
+                       InOut(m + LD + 7, ROWS, COLS, LD));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 2, &after), DAG_OK);
+    CHECK_EQ_INT(after.used + after.pool - before.used - before.pool, ROWS * COLS * sizeof(double));
+    CHECK_EQ_INT(after.bytes_to_device - before.bytes_to_device, ROWS * COLS * sizeof(double));
+    int bad = 0;
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < LD; c++) bad += m[r * LD + c] != (r >= 1 && r < 1 + ROWS && c >= 7 && c < 7 + COLS ? 6.0 : 1.0);
+    CHECK_EQ_INT(bad, 0);
     dag_shutdown();
     setup(0);
 }
@@ -494,7 +526,7 @@ static int fz_run(uint64_t seed) {
                 break;
             case 2: {   /* a tile of the matrix, rows x cols at (r0, c0) */
                 int r0 = fz_rand(FZ_R / 2), c0 = fz_rand(FZ_LD / 2), rows = 1 + fz_rand(FZ_R / 2), cols = 1 + fz_rand(FZ_LD / 2);
-                dag_spawn_with(&o, DAG_LAUNCH(fz_tile, rows * cols), Val(cols), Val(FZ_LD), Val(v),
+                dag_spawn_with(&o, DAG_LAUNCH(fz_tile, rows * cols), Val(cols), Ld(fz_m + r0 * FZ_LD + c0), Val(v),
                                InOut(fz_m + r0 * FZ_LD + c0, rows, cols, FZ_LD));
                 for (int r = 0; r < rows; r++)
                     for (int c = 0; c < cols; c++) fz_om[(r0 + r) * FZ_LD + c0 + c] = fz_om[(r0 + r) * FZ_LD + c0 + c] * 2u + (unsigned)v;
@@ -557,6 +589,7 @@ int main(void) {
     RUN(data_written_on_device_1_and_read_on_device_3_moves_correctly);
     RUN(a_partial_overlap_with_a_dirty_device_replica_is_correct);
     RUN(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_kept);
+    RUN(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitch);
     RUN(a_kernel_that_does_not_build_fails_with_the_compiler_log);
     RUN(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error);
     RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);

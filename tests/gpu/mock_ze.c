@@ -36,7 +36,7 @@ enum { CMD_COPY, CMD_REGION, CMD_BARRIER, CMD_KERNEL };
 typedef struct cmd {
     int type;
     void *dst; const void *src; size_t size;
-    ze_copy_region_t region; uint32_t pitch;
+    ze_copy_region_t region; uint32_t dst_pitch, src_pitch;
     ze_kernel_handle_t kernel; unsigned char args[16][16]; uint64_t items;
     ze_event_handle_t signal; ze_event_handle_t waits[4]; uint32_t nwaits;
 } cmd;
@@ -67,7 +67,7 @@ static void exec(cmd *c) {
     case CMD_COPY: memcpy(c->dst, c->src, c->size); break;
     case CMD_REGION:
         for (uint32_t r = 0; r < c->region.height; r++)
-            memcpy((char *)c->dst + (size_t)r * c->pitch, (const char *)c->src + (size_t)r * c->pitch, c->region.width);
+            memcpy((char *)c->dst + (size_t)r * c->dst_pitch, (const char *)c->src + (size_t)r * c->src_pitch, c->region.width);
         break;
     case CMD_KERNEL: {
         uint64_t n = *(uint64_t *)c->args[0];
@@ -247,10 +247,11 @@ ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t l, void *dst,
 ze_result_t zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t l, void *dst, const ze_copy_region_t *dr, uint32_t dp,
                                                 uint32_t ds, const void *src, const ze_copy_region_t *sr, uint32_t sp,
                                                 uint32_t ss, ze_event_handle_t s, uint32_t n, ze_event_handle_t *w) {
-    if (memcmp(dr, sr, sizeof *dr) || dp != sp || ds != ss || dr->depth != 1 || ds < dp * dr->height || dr->width > dp)
+    if (memcmp(dr, sr, sizeof *dr) || dr->depth != 1 || ds < dp * dr->height || ss < sp * dr->height || dr->width > dp ||
+        dr->width > sp)
         FAIL("odd region");
     cmd *c = push(l, CMD_REGION, s, n, w);
-    c->dst = dst, c->src = src, c->region = *dr, c->pitch = dp;
+    c->dst = dst, c->src = src, c->region = *dr, c->dst_pitch = dp, c->src_pitch = sp;
     n_regions++;
     return ZE_RESULT_SUCCESS;
 }

@@ -127,7 +127,7 @@ TEST(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched) {
     DAG_DATADEPS {
         for (int r = 0; r + T <= R; r += T)
             for (int c = 0; c + T <= C; c += T)
-                dag_spawn_with(&o, DAG_LAUNCH(gpu_tile_add, T * T), Val(T), Val(LD), Val(1.0 + r + c),
+                dag_spawn_with(&o, DAG_LAUNCH(gpu_tile_add, T * T), Val(T), Ld(a + (size_t)r * LD + c), Val(1.0 + r + c),
                                InOut(a + (size_t)r * LD + c, T, T, LD));
     }
     size_t bad = 0;
