@@ -2526,6 +2526,14 @@ static void dag__rep_wait_readers(dag__replica *r) {
         }
 }
 
+/* Copies span s between host memory and its packed buffer on device d; runs with no gap between
+   them (a tile of its own) go as one plain copy. */
+static int dag__dev_copy(dag__device *dv, void *buf, const dag__span *s, int to_device, void **done) {
+    if (s->width == s->stride)
+        return dv->ops->copy(dv->ordinal, buf, (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, to_device, done);
+    return dv->ops->copy(dv->ordinal, buf, (void *)s->lo, s->rows, s->width, s->stride, to_device, done);
+}
+
 /* Brings r's bytes back to host memory from the device that holds them. */
 static int dag__rep_write_back(dag__replica *r) {
     if (r->valid & 1) return 0;
@@ -2536,7 +2544,7 @@ static int dag__rep_write_back(dag__replica *r) {
     dag__device *dv = &dag__dv.devs[d];
     void *ev = NULL;
     uint64_t t0 = dag__now_ns();
-    int e = dv->ops->copy(dv->ordinal, r->buf[d], (void *)r->span.lo, r->span.rows, r->span.width, r->span.stride, 0, &ev);
+    int e = dag__dev_copy(dv, r->buf[d], &r->span, 0, &ev);
     if (e == 0) e = dv->ops->wait(ev);
     if (ev) dv->ops->release(ev);
     if (e) return dag__dev_error(d, "the copy back to the host", e);
@@ -2979,7 +2987,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
             if (r->reader[d]) dv->ops->release(r->reader[d]);
             r->reader[d] = NULL;
-            int e = dv->ops->copy(dv->ordinal, r->buf[d], (void *)s->lo, s->rows, s->width, s->stride, 1, &r->reader[d]);
+            int e = dag__dev_copy(dv, r->buf[d], s, 1, &r->reader[d]);
             if (e) {
                 err = DAG_ERR_DEVICE;
                 snprintf(msg, msg_size, "the copy to %s returned %d", dag__dev_name(d, name, sizeof name), e);
