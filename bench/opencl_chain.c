@@ -94,7 +94,7 @@ static void tiled_bytes(int tiles, int tile, int sweeps) {
                 for (int j = 1; j < tiles; j++) {
                     double *a = m + (size_t)i * tile * ld + (size_t)(j - 1) * tile, *b = a + tile;
                     dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1 + i % devices) },
-                                   DAG_LAUNCH(tile_add, tile * tile), Val(tile), Val(ld), In(a, tile, tile, ld),
+                                   DAG_LAUNCH(tile_add, tile * tile), Val(tile), Ld(a), In(a, tile, tile, ld),
                                    InOut(b, tile, tile, ld));
                     tasks++;
                 }
