@@ -2400,6 +2400,7 @@ typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; 
 typedef struct dag__kernel_entry {
     const dag_kernel_source *src;
     void *kernel;
+    bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
     struct dag__kernel_entry *next;
 } dag__kernel_entry;
 typedef struct dag__inflight { void *event; int slot; double estimate; } dag__inflight;
@@ -2919,19 +2920,38 @@ char *dag_kernel_opencl_source(const dag_kernel_source *k) {
 static dag__context *dag__current_context(void);
 
 /* >>device execution */
-static void *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
+static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
     dag__device *dv = &dag__dv.devs[d];
     for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
-        if (e->src == k) return e->kernel;
+        if (e->src == k) return e;
     void *kernel = NULL;
     *err = dv->ops->build(dv->ordinal, k, &kernel, log, log_size);
     if (*err) return NULL;
     dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
     e->src = k;
     e->kernel = kernel;
+    e->warned_pitch = false;
     e->next = dv->kernels;
     dv->kernels = e;
-    return kernel;
+    return e;
+}
+
+/* A kernel given a 2-D span with gaps between its runs and no Ld(...) most likely indexes the
+   device's packed copy with the host's ld, past its end: said once per kernel and device. */
+static void dag__dev_check_pitch(int d, dag__kernel_entry *e, const dag__plan *p, const dag_task_desc *desc) {
+    if (e->warned_pitch) return;
+    int gapped = -1;
+    for (int k = 0; k < p->num_spans && gapped < 0; k++)
+        if (p->spans[k].rows > 1 && p->spans[k].width < p->spans[k].stride) gapped = k;
+    if (gapped < 0) return;
+    for (int i = 0; i < desc->num_params; i++)
+        if (p->span_of_param[i] <= -2) return;
+    e->warned_pitch = true;
+    char dev[200];
+    dag_log(DAG_LOG_WARN, DAG_OK,
+            "kernel '%s' on %s gets a 2-D span with gaps between its rows but no Ld(...): a device holds the rows "
+            "packed, cols elements apart; pass Ld(p) for the pitch",
+            desc->kernel->name, dag__dev_name(d, dev, sizeof dev));
 }
 
 /* Brings r to device d straight from another device of the same backend
@@ -2959,12 +2979,14 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
     int err = 0;
     uint64_t pin = ++dag__dv.tick;
     char log[4096];
-    void *kernel = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
-    if (!kernel) {
+    dag__kernel_entry *built = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
+    if (!built) {
         snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %d):\n%s", desc->kernel->name,
                  dag__dev_name(d, name, sizeof name), err, log);
         return DAG_ERR_KERNEL_BUILD;
     }
+    void *kernel = built->kernel;
+    dag__dev_check_pitch(d, built, p, desc);
     dag__replica *reps[DAG__MAX_PARAMS];
     for (int k = 0; k < p->num_spans && !err; k++) {
         const dag__span *s = &p->spans[k];

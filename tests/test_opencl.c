@@ -57,11 +57,13 @@ DAG_TASK(void, poke, (double *, x), (size_t, n), (double, v)) {
 static int expect_devices = -1;
 static int info_logged;
 static char last_error[8192];
+static int pitch_warnings;
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
     (void)item;
     (void)user;
     if (level == DAG_LOG_INFO && strstr(msg, "OpenCL")) info_logged = 1;
     if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+    if (level == DAG_LOG_WARN && strstr(msg, "no Ld(...)")) pitch_warnings++;
 }
 
 static void setup(size_t device_limit) {
@@ -324,6 +326,18 @@ TEST(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitc
     for (int r = 0; r < R; r++)
         for (int c = 0; c < LD; c++) bad += m[r * LD + c] != (r >= 1 && r < 1 + ROWS && c >= 7 && c < 7 + COLS ? 6.0 : 1.0);
     CHECK_EQ_INT(bad, 0);
+    /* a kernel given such a tile without Ld is told, once, how the device holds it (here the kernel
+       is right: it was told the packed pitch, cols, as a value) */
+    pitch_warnings = 0;
+    DAG_DATADEPS {
+        dag_options on = { .scope = dag_scope(.cl_device = 2) };
+        for (int k = 0; k < 2; k++)
+            dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Val(COLS), Val(0.5),
+                           InOut(m + LD + 7, ROWS, COLS, LD));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(pitch_warnings, 1);
+    CHECK(m[LD + 7] == 1.5 && m[(ROWS) * LD + 7 + COLS - 1] == 1.5);
     dag_shutdown();
     setup(0);
 }
