@@ -489,13 +489,25 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #endif
 
 /* C type tags, so Val and Fut convert like a C call: Val(2) into a double. */
+#ifdef __cplusplus
+#define DAG__BOOL bool
+#else
+#define DAG__BOOL _Bool
+#endif
 #define DAG__TYPE_TAGS(X) \
-    X(_Bool, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
+    X(DAG__BOOL, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
     X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
 #ifdef __cplusplus
+/* C++ has no _Generic: a value's tag is 0 (Val converts by size), a declared parameter's comes from a
+   template, so Ld and Fut convert into it as in C */
+} /* extern "C" */
+template <typename T> struct dag__tag { enum { value = 0 }; };
+#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n }; };
+DAG__TYPE_TAGS(DAG__TAG_SPEC)
+extern "C" {
 #define DAG__TAG_OF(x) 0
-#define DAG__TAG_OF_TYPE(T) 0
+#define DAG__TAG_OF_TYPE(T) dag__tag<T>::value
 #else
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
@@ -2945,7 +2957,7 @@ static void dag__dev_check_pitch(int d, dag__kernel_entry *e, const dag__plan *p
         if (p->spans[k].rows > 1 && p->spans[k].width < p->spans[k].stride) gapped = k;
     if (gapped < 0) return;
     for (int i = 0; i < desc->num_params; i++)
-        if (p->span_of_param[i] <= -2) return;
+        if (p->span_of_param[i] == -2 - gapped) return;
     e->warned_pitch = true;
     char dev[200];
     dag_log(DAG_LOG_WARN, DAG_OK,
@@ -3912,6 +3924,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     dag__span spans[DAG__MAX_PARAMS];
     size_t elems[DAG__MAX_PARAMS];
     int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1, num_lds = 0;
+    bool ld_ambiguous = false;
     int8_t span_of_param[DAG__MAX_PARAMS];
     for (int i = 0; i < num_args && !error; i++) {
         const dag_arg *a = &args[i];
@@ -3996,12 +4009,17 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     for (int i = 0; i < num_args && num_lds && !error; i++) {   /* Ld: the host's ld of the span it names */
         if (args[i].kind != DAG__ARG_LD) continue;
         const dag__data_slot *s = args[i].data.id ? dag__data_slot_of(args[i].data) : NULL;
-        uintptr_t base = (uintptr_t)(s ? s->ptr : args[i].ptr);
-        int k = 0;
-        while (k < num_spans && spans[k].lo != base) k++;
-        if (k == num_spans) {
+        dag__span own = s ? dag__data_span(s) : spans[0];
+        int k = -1;
+        for (int c = 0; c < num_spans; c++) {   /* the handle's own span; for a pointer, the one span starting there */
+            if (s ? !dag__span_eq(&spans[c], &own) : spans[c].lo != (uintptr_t)args[i].ptr) continue;
+            if (k >= 0 && spans[c].stride / elems[c] != spans[k].stride / elems[k]) { k = -2; break; }
+            k = c;
+        }
+        if (k < 0) {
             error = DAG_ERR_INVALID_ARGUMENT;
             bad = i;
+            ld_ambiguous = k == -2;
             break;
         }
         uint64_t ld = spans[k].stride / elems[k];
@@ -4011,9 +4029,9 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     if (DAG__UNLIKELY(error)) {
         dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                 args[bad].kind == DAG__ARG_LD && error == DAG_ERR_INVALID_ARGUMENT
-                     ? "Ld names no span argument of the task (it takes a span's handle or first element)"
-                     : dag_result_string(error));
+                 args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
+                 : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
+                                : "Ld names no span argument of the task (it takes a span's handle or first element)");
         if (undeferred) dag__task_free(w, t);
         else dag__decref(w, t);
         return dag__failed_handle(r, error);

@@ -762,6 +762,11 @@ DAG_TASK(void, note_ld, (const double *, tile), (int, ld), (long long, lld), (in
     out[0] = ld;
     out[1] = (int)lld;
 }
+DAG_TASK(void, note_ld_of_second, (const double *, row), (const double *, tile), (int, ld), (int *, out)) {
+    (void)row;
+    (void)tile;
+    out[0] = ld;
+}
 TEST(ld_gives_a_cpu_task_the_leading_dimension_of_the_span_it_names) {
     double M[80];
     dag_data t = dag_register_tile(&M[3], 4, 5, 10);
@@ -775,6 +780,9 @@ TEST(ld_gives_a_cpu_task_the_leading_dimension_of_the_span_it_names) {
     CHECK_EQ_INT(got[1], 10);
     CHECK_EQ_INT(got[2], 16);
     CHECK_EQ_INT(got[3], 16);
+    /* a handle names its own span, even where a longer 1-D span starts at the same element */
+    DAG_DATADEPS dag_spawn(note_ld_of_second, In(&M[3], 40), In(t), Ld(t), Val(&got[0]));
+    CHECK_EQ_INT(got[0], 10);
     CHECK_EQ_INT(dag_data_unregister(t), DAG_OK);
 }
 

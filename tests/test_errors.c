@@ -533,6 +533,11 @@ DAG_TASK(void, takes_ld, (const double *, tile), (int, ld)) {
     (void)tile;
     (void)ld;
 }
+DAG_TASK(void, takes_two_and_ld, (const double *, row), (const double *, tile), (int, ld)) {
+    (void)row;
+    (void)tile;
+    (void)ld;
+}
 DAG_TASK(void, takes_ld_pointer, (const double *, tile), (int *, ld)) {
     (void)tile;
     (void)ld;
@@ -544,6 +549,10 @@ TEST(ld_naming_no_span_of_the_task_is_refused_with_a_message) {
     CHECK(t.ptr == NULL);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
     CHECK(logged_text_since(mark, "argument 2: Ld names no span argument"));
+    mark = log_mark();
+    t = dag_spawn(takes_two_and_ld, In(m, 64), In(m, 4, 3, 8), Ld(m));   /* two shapes start at m */
+    CHECK(t.ptr == NULL);
+    CHECK(logged_text_since(mark, "argument 3: Ld's pointer starts spans with different leading dimensions"));
     mark = log_mark();
     t = dag_spawn(takes_ld_pointer, In(m, 4, 4, 8), Ld(m));   /* an ld is an integer */
     CHECK(t.ptr == NULL);

@@ -9,6 +9,13 @@ DAG_KERNEL(scale, ((double, a), (DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] *= a;
 )
 
+/* Ld from C++: parameters carry their C type there too, so it converts into int and long */
+DAG_TASK(void, note_ld, (const double *, t), (int, ld), (long, lld), (int *, out)) {
+    (void)t;
+    out[0] = ld;
+    out[1] = (int)lld;
+}
+
 int main() {
     double x[4] = {1, 2, 3, 4};
     dag_arg a[2] = { DAG_IN(x, 4), DAG_VAL(2.0) };
@@ -24,7 +31,14 @@ int main() {
     (void)r;
     dag_setup(NULL);
     dag_wait(dag_spawn(DAG_LAUNCH(scale, 4), DAG_VAL(3.0), DAG_INOUT(x, 4)));
+    double tile[40] = {};
+    int got[2] = {0, 0};
+    dag_data h = dag_register_tile(tile + 2, 3, 4, 12);
+    int ld_ok = dag_wait(dag_spawn(note_ld, DAG_IN(tile + 1, 3, 4, 10), DAG_LD(tile + 1), DAG_LD(tile + 1), DAG_VAL(&got[0]))) ==
+                    DAG_OK && got[0] == 10 && got[1] == 10;
+    ld_ok = ld_ok && dag_wait(dag_spawn(note_ld, DAG_IN(h), DAG_LD(h), DAG_LD(h), DAG_VAL(&got[0]))) == DAG_OK && got[0] == 12;
+    dag_data_unregister(h);
     dag_shutdown();
     return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.cl_devices == 2 &&
-            scale__desc.kernel == &scale__cl && x[3] == 12.0) ? 0 : 1;
+            scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok) ? 0 : 1;
 }
