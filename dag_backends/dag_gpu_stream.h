@@ -208,6 +208,9 @@ static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t wi
             ev->width = width;
             ev->stride = stride;
         }
+    } else if (rows == 1) {   /* one run: a plain copy, since 2-D copies cap their pitches (about 2 GiB) */
+        e = to_device ? (int)DAG__RT(MemcpyAsync)(buf, host, width, DAG__RTT(MemcpyHostToDevice), q)
+                      : (int)DAG__RT(MemcpyAsync)(host, buf, width, DAG__RTT(MemcpyDeviceToHost), q);
     } else {
         e = to_device ? (int)DAG__RT(Memcpy2DAsync)(buf, width, host, stride, width, rows, DAG__RTT(MemcpyHostToDevice), q)
                       : (int)DAG__RT(Memcpy2DAsync)(host, stride, buf, width, width, rows, DAG__RTT(MemcpyDeviceToHost), q);

@@ -66,6 +66,7 @@ typedef struct ihipModuleSymbol_t *DAG__HIP_Function_t;
     X(hipFree, DAG__HIP_Error_t, (void *)) \
     X(hipHostMalloc, DAG__HIP_Error_t, (void **, size_t, unsigned int)) \
     X(hipHostFree, DAG__HIP_Error_t, (void *)) \
+    X(hipMemcpyAsync, DAG__HIP_Error_t, (void *, const void *, size_t, int, DAG__HIP_Stream_t)) \
     X(hipMemcpy2DAsync, DAG__HIP_Error_t, (void *, size_t, const void *, size_t, size_t, size_t, int, DAG__HIP_Stream_t)) \
     X(hipMemcpyPeerAsync, DAG__HIP_Error_t, (void *, int, const void *, int, size_t, DAG__HIP_Stream_t)) \
     X(hipModuleLoadData, DAG__HIP_Error_t, (DAG__HIP_Module_t *, const void *)) \

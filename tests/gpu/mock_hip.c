@@ -488,6 +488,9 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
     n_copies++;
     return hipSuccess;
 }
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, hipStream_t s) {
+    return hipMemcpy2DAsync(dst, bytes, src, bytes, bytes, 1, kind, s);
+}
 /* The runtime would stage a copy between devices without peer access;
    the backend only copies where it enabled it, so anything else is a bug. */
 hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t bytes, hipStream_t s) {
