@@ -3798,6 +3798,35 @@ static DAG__NOINLINE bool dag__scope_admit(const dag_task_desc *desc, const dag_
     return true;
 }
 
+/* Ld arguments: each names one of the task's spans (a handle its own, a pointer the spans starting
+   there, which must agree on their pitch). The record gets the host's ld; span_of_param says -2 - k
+   (span k) for the device layer, which gives a kernel the packed pitch instead. Off the hot path. */
+static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                          unsigned char *packed, const dag__span *spans, const size_t *elems,
+                                          int num_spans, int8_t *span_of_param, int *bad, bool *ambiguous) {
+    for (int i = 0; i < num_args; i++) {
+        if (args[i].kind != DAG__ARG_LD) continue;
+        const dag__data_slot *s = args[i].data.id ? dag__data_slot_of(args[i].data) : NULL;
+        dag__span own = s ? dag__data_span(s) : (dag__span){ 0, 0, 0, 0, 0 };
+        int k = -1;
+        for (int c = 0; c < num_spans; c++) {
+            if (s ? !dag__span_eq(&spans[c], &own) : spans[c].lo != (uintptr_t)args[i].ptr) continue;
+            if (k >= 0 && spans[c].stride / elems[c] != spans[k].stride / elems[k]) { k = -2; break; }
+            k = c;
+        }
+        if (k < 0) {
+            *bad = i;
+            *ambiguous = k == -2;
+            return DAG_ERR_INVALID_ARGUMENT;
+        }
+        uint64_t ld = spans[k].stride / elems[k];
+        dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
+                     DAG__TAG_OF(ld), sizeof ld);
+        span_of_param[i] = (int8_t)(-2 - k);
+    }
+    return 0;
+}
+
 /* While devices are in use, a task keeps its spans for the device layer. */
 static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, int num_args,
                                           const dag__span *spans, const int *modes, const size_t *elems,
@@ -4006,27 +4035,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         }
         if (error) bad = i;
     }
-    for (int i = 0; i < num_args && num_lds && !error; i++) {   /* Ld: the host's ld of the span it names */
-        if (args[i].kind != DAG__ARG_LD) continue;
-        const dag__data_slot *s = args[i].data.id ? dag__data_slot_of(args[i].data) : NULL;
-        dag__span own = s ? dag__data_span(s) : spans[0];
-        int k = -1;
-        for (int c = 0; c < num_spans; c++) {   /* the handle's own span; for a pointer, the one span starting there */
-            if (s ? !dag__span_eq(&spans[c], &own) : spans[c].lo != (uintptr_t)args[i].ptr) continue;
-            if (k >= 0 && spans[c].stride / elems[c] != spans[k].stride / elems[k]) { k = -2; break; }
-            k = c;
-        }
-        if (k < 0) {
-            error = DAG_ERR_INVALID_ARGUMENT;
-            bad = i;
-            ld_ambiguous = k == -2;
-            break;
-        }
-        uint64_t ld = spans[k].stride / elems[k];
-        dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
-                     DAG__TAG_OF(ld), sizeof ld);
-        span_of_param[i] = (int8_t)(-2 - k);
-    }
+    if (DAG__UNLIKELY(num_lds) && !error) error = dag__resolve_lds(desc, args, num_args, packed, spans, elems, num_spans,
+                                                                 span_of_param, &bad, &ld_ambiguous);
     if (DAG__UNLIKELY(error)) {
         dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
                  args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)

@@ -984,7 +984,7 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 /* One tile operation, on a device (dev: o names it) or on the CPU: the
    array operations spawn through these. */
 static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int ta, int tb, int m, int n, int k,
-                            double alpha, dag_data a, int lda, dag_data b, int ldb, double beta, dag_data c, int ldc) {
+                            double alpha, dag_data a, dag_data b, double beta, dag_data c) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
@@ -993,10 +993,10 @@ static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int t
                        In(a), Ld(a), In(b), Ld(b), Val((float)beta), InOut(c), Ld(c));
     else
         dag_spawn_with(o, dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
-                       Val(lda), In(b), Val(ldb), Val(beta), InOut(c), Val(ldc));
+                       Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
 }
 static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int right, int upper, int trans, int unit,
-                            int m, int n, double alpha, dag_data a, int lda, dag_data b, int ldb) {
+                            int m, int n, double alpha, dag_data a, dag_data b) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
@@ -1005,10 +1005,10 @@ static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int r
                        Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
     else
         dag_spawn_with(o, dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
-                       Val(alpha), In(a), Val(lda), InOut(b), Val(ldb));
+                       Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
 }
 static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int trans, int n, int k, double alpha,
-                            dag_data a, int lda, double beta, dag_data c, int ldc) {
+                            dag_data a, double beta, dag_data c) {
     if (dev && type == DAG_F64)
         dag_spawn_with(o, DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), Val(beta), InOut(c), Ld(c));
@@ -1016,8 +1016,8 @@ static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int t
         dag_spawn_with(o, DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
                        Ld(a), Val((float)beta), InOut(c), Ld(c));
     else
-        dag_spawn_with(o, dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Val(lda),
-                       Val(beta), InOut(c), Val(ldc));
+        dag_spawn_with(o, dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
+                       Val(beta), InOut(c), Ld(c));
 }
 /* where tile (i, j)'s task goes, and whether that is a device */
 #define DAG__AT(i, j) dag__tile_where(&where, (i), (j)), where.devices > 0
@@ -1047,8 +1047,8 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
                 for (int64_t l = 0; l < kt; l++) {
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
                     dag__spawn_gemm(DAG__AT(i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
-                                    ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__LD(a, ai),
-                                    DAG__H(b, bi, bj), DAG__LD(b, bi), l == 0 ? beta : 1.0, DAG__H(c, i, j), DAG__LD(c, i));
+                                    ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj),
+                                    l == 0 ? beta : 1.0, DAG__H(c, i, j));
                 }
     }
     return dag_last_region_result();
@@ -1074,12 +1074,11 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
                     int kk = trans ? DAG__R(a, ai) : DAG__C(a, aj);
                     double b = l == 0 ? beta : 1.0;
                     if (i == j)
-                        dag__spawn_syrk(DAG__AT(i, i), c->type, trans, DAG__R(c, i), kk, alpha, DAG__H(a, ai, aj),
-                                        DAG__LD(a, ai), b, DAG__H(c, i, i), DAG__LD(c, i));
+                        dag__spawn_syrk(DAG__AT(i, i), c->type, trans, DAG__R(c, i), kk, alpha, DAG__H(a, ai, aj), b,
+                                        DAG__H(c, i, i));
                     else
                         dag__spawn_gemm(DAG__AT(i, j), c->type, trans, !trans, DAG__R(c, i), DAG__C(c, j), kk, alpha,
-                                        DAG__H(a, ai, aj), DAG__LD(a, ai), DAG__H(a, bi, bj), DAG__LD(a, bi), b,
-                                        DAG__H(c, i, j), DAG__LD(c, i));
+                                        DAG__H(a, ai, aj), DAG__H(a, bi, bj), b, DAG__H(c, i, j));
                 }
     }
     return dag_last_region_result();
@@ -1114,7 +1113,7 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
             for (int64_t o = 0; o < other; o++) {
                 int64_t bi = right ? o : k, bj = right ? k : o;
                 dag__spawn_trsm(DAG__AT(bi, bj), b->type, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
-                                s == 0 ? alpha : 1.0, DAG__H(a, k, k), DAG__LD(a, k), DAG__H(b, bi, bj), DAG__LD(b, bi));
+                                s == 0 ? alpha : 1.0, DAG__H(a, k, k), DAG__H(b, bi, bj));
             }
             /* the tiles still to solve lose what tile k contributes */
             for (int64_t t = s + 1; t < nt; t++) {
@@ -1123,12 +1122,10 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
                     double scale = s == 0 ? alpha : 1.0;   /* B's unsolved tiles get alpha once, with their first update */
                     if (!right)   /* B_r -= op(A)_rk B_k */
                         dag__spawn_gemm(DAG__AT(r, o), b->type, trans, 0, DAG__R(b, r), DAG__C(b, o), DAG__R(b, k), -1.0,
-                                        dag__op_tile(a, trans, r, k), trans ? DAG__LD(a, k) : DAG__LD(a, r), DAG__H(b, k, o),
-                                        DAG__LD(b, k), scale, DAG__H(b, r, o), DAG__LD(b, r));
+                                        dag__op_tile(a, trans, r, k), DAG__H(b, k, o), scale, DAG__H(b, r, o));
                     else          /* B_r -= B_k op(A)_kr */
                         dag__spawn_gemm(DAG__AT(o, r), b->type, 0, trans, DAG__R(b, o), DAG__C(b, r), DAG__C(b, k), -1.0,
-                                        DAG__H(b, o, k), DAG__LD(b, o), dag__op_tile(a, trans, k, r),
-                                        trans ? DAG__LD(a, r) : DAG__LD(a, k), scale, DAG__H(b, o, r), DAG__LD(b, o));
+                                        DAG__H(b, o, k), dag__op_tile(a, trans, k, r), scale, DAG__H(b, o, r));
                 }
             }
         }
@@ -1245,8 +1242,7 @@ dag_result dag_array_potrf(dag_array *a) {
                 int wj = DAG__W(j, j + 1);
                 o = DAG__ON(j, j, top - 3 * j);
                 if (dev)
-                    dag__spawn_syrk(&o, true, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), DAG__LD(a, j), 1.0, DAG__H(a, j, j),
-                                    DAG__LD(a, j));
+                    dag__spawn_syrk(&o, true, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
                 else
                     dag_spawn_with(&o, dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
                                    DAG__BLOCKS(j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
@@ -1255,8 +1251,8 @@ dag_result dag_array_potrf(dag_array *a) {
                     for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
                     o = DAG__ON(i, j, top - 2 * j - i);
                     if (dev)
-                        dag__spawn_gemm(&o, true, a->type, 0, 1, DAG__W(i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__LD(a, i),
-                                        DAG__H(a, j, k), DAG__LD(a, j), 1.0, DAG__H(a, i, j), DAG__LD(a, i));
+                        dag__spawn_gemm(&o, true, a->type, 0, 1, DAG__W(i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__H(a, j, k),
+                                        1.0, DAG__H(a, i, j));
                     else
                         dag_spawn_with(&o, dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__W(i, i2)), Val(wj), Val(w),
                                        Val(-1.0), DAG__BLOCKS(i, i2, k, DAG__READ), Val(DAG__LD(a, i)),
@@ -1293,15 +1289,14 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
                            Val(DAG__LD(a, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
                 dag__spawn_trsm(DAG__AT(k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
-                                DAG__LD(a, k), DAG__H(a, k, j), DAG__LD(a, k));
+                                DAG__H(a, k, j));
             for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
                 dag__spawn_trsm(DAG__AT(i, k), a->type, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
-                                DAG__LD(a, k), DAG__H(a, i, k), DAG__LD(a, i));
+                                DAG__H(a, i, k));
             for (int64_t j = k + 1; j < nt; j++)
                 for (int64_t i = k + 1; i < nt; i++)
                     dag__spawn_gemm(DAG__AT(i, j), a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k), -1.0,
-                                    DAG__H(a, i, k), DAG__LD(a, i), DAG__H(a, k, j), DAG__LD(a, k), 1.0, DAG__H(a, i, j),
-                                    DAG__LD(a, i));
+                                    DAG__H(a, i, k), DAG__H(a, k, j), 1.0, DAG__H(a, i, j));
         }
     }
     return dag_last_region_result();
