@@ -50,7 +50,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
 # ---- examples ---------------------------------------------------------------
-$(B)/examples/%: examples/%.c dag.h dag_array.h dag_backends/dag_threads.h
+$(B)/examples/%: examples/%.c dag.h dag_array.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread -lm
 
@@ -303,7 +303,7 @@ fuzz: $(B)/gcc/test_fuzz
 # ---- benchmarks -------------------------------------------------------------
 include bench/peers.mk
 
-$(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h dag_backends/dag_threads.h
+$(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread
 
