@@ -39,7 +39,7 @@ combo_sdk_missing = { false $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))
   $(if $(or $(filter all,$(1)),$(findstring ze,$(1))),|| [ ! -e /usr/include/level_zero/ze_api.h ]); }
 combo_sdk_hint = needs the CUDA toolkit in $(CUDA) and libze-dev
 combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
-SUITES  := behaviour errors stress fuzz kernels array
+SUITES  := behaviour errors stress fuzz kernels array waits
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000

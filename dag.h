@@ -189,7 +189,9 @@ extern "C" {
     X(DAG_ERR_KERNEL_BUILD, "a kernel did not build (the task's message has the compiler's log)") \
     X(DAG_ERR_DEVICE, "a device operation failed") \
     X(DAG_ERR_IO, "could not write the file") \
-    X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)")
+    X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)") \
+    X(DAG_ERR_WAIT_CYCLE, "a wait that can never end: the task waited for needs the waiting task to finish first") \
+    X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel or dag_region_cancel)")
 
 #define DAG__RESULT_ENUM(name, text) name,
 typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag_result;
@@ -260,6 +262,9 @@ typedef struct dag_stats {
     uint64_t records_allocated;   /* task records ever carved from slabs */
     size_t bytes_per_task;        /* bytes of one task record */
     size_t record_bytes;          /* bytes held by task-record slabs */
+    int reserve_threads;          /* threads started to stand in for waits that blocked */
+    int reserve_peak;             /* most of them in service at once */
+    int blocked_waits;            /* threads blocked in a wait right now */
 } dag_stats;
 
 /* >>args */
@@ -816,6 +821,7 @@ static void dag__cond_signal(dag__cond *c) { pthread_cond_signal(c); }
 static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timespec *deadline) {
     pthread_cond_timedwait(c, m, deadline);
 }
+static void dag__cond_wait(dag__cond *c, dag__mutex *m) { pthread_cond_wait(c, m); }
 static void dag__thread_yield(void) { sched_yield(); }
 #else
 #include <threads.h>
@@ -837,6 +843,7 @@ static void dag__cond_signal(dag__cond *c) { cnd_signal(c); }
 static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timespec *deadline) {
     cnd_timedwait(c, m, deadline);
 }
+static void dag__cond_wait(dag__cond *c, dag__mutex *m) { cnd_wait(c, m); }
 static void dag__thread_yield(void) { thrd_yield(); }
 #endif
 
@@ -914,6 +921,11 @@ typedef struct dag__device_ops {
 #define DAG__LIKELY(x) (x)
 #define DAG__UNLIKELY(x) (x)
 #define DAG__NOINLINE
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__STACK_HERE() ((uintptr_t)__builtin_frame_address(0))
+#else
+#define DAG__STACK_HERE() ((uintptr_t)0)   /* no portable way: never over budget */
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define DAG__PAUSE() __builtin_ia32_pause()
@@ -1080,6 +1092,7 @@ struct dag__worker {
     dag__mutex mail_lock;
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
     _Atomic int32_t mail_count;
+    _Atomic uint64_t mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
     dag__cond cond;                        /* sleeps here (under g.sleep_lock) */
     int sleeping;                          /* under g.sleep_lock */
     int wake;                              /* under g.sleep_lock */
@@ -1088,6 +1101,13 @@ struct dag__worker {
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
     int just_stole;
+    /* waiting (see >>waits) */
+    int depth;                             /* task bodies running on this thread's stack */
+    uintptr_t stack_base;                  /* where the outermost of them started */
+    const void *waiting_for;               /* a task or region, while asleep in a wait (under sleep_lock) */
+    int blocked;                           /* stuck in a wait inside a body: a reserve runs in its place */
+    dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
+    int parked;                            /* a reserve thread out of service (under sleep_lock) */
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1135,7 +1155,14 @@ typedef struct dag__state {
     dag__task **heap;
     size_t heap_count, heap_cap;
     _Atomic int32_t prio_count;
-    _Atomic int isolated;                  /* pool threads waiting inside a task body */
+    /* reserve threads (>>waits): workers beyond num_workers that stand in
+       for threads blocked in a wait, in workers[num_workers...] */
+    int cap_workers;                       /* num_workers + the most reserve threads */
+    _Atomic int num_slots;                 /* workers started: num_workers + reserve threads */
+    _Atomic int blocked;                   /* threads blocked in a wait */
+    _Atomic int reserve_active;            /* reserve threads in service */
+    int reserve_peak;                      /* most reserve threads ever in service at once */
+    dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
     /* external threads other than the one that set up */
     dag__mutex guest_lock;
     dag__worker *guests;
@@ -1411,28 +1438,60 @@ static void dag__wake_worker(dag__worker *w) {
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
-static void dag__wake_one(void) {
+static bool dag__scope_allows(const dag_scope *s, int worker_index) {
+    if (worker_index < 0 || worker_index >= dag__g.num_workers) return false;   /* guests and reserve threads */
+    if (s->all_threads) return true;
+    if (s->thread == worker_index + 1) return true;
+    if (worker_index < 64 && (s->threads >> worker_index) & 1u) return true;
+    return false;
+}
+
+/* A sleeper that would take new work: not blocked in a wait (it takes none,
+   a reserve thread does), and allowed by the work's scope, if it has one. */
+static bool dag__would_take(const dag__worker *w, const dag_scope *s) {
+    return w->sleeping && !w->wake && !w->blocked && (!s || dag__scope_allows(s, w->index));
+}
+
+/* Wakes one sleeper that would take work of scope s (NULL: any work). */
+static void dag__wake_one_for(const dag_scope *s) {
     atomic_thread_fence(memory_order_seq_cst);
     if (DAG__LIKELY(atomic_load_explicit(&dag__g.sleepers, memory_order_relaxed) == 0)) return;
     dag__mutex_lock(&dag__g.sleep_lock);
     dag__worker *pick = NULL;
-    for (int i = 0; !pick && i < dag__g.num_workers; i++)
-        if (dag__g.workers[i].sleeping && !dag__g.workers[i].wake) pick = &dag__g.workers[i];
-    for (dag__worker *w = dag__g.guests; !pick && w; w = w->next_guest)   /* threads waiting outside the pool */
-        if (w->sleeping && !w->wake) pick = w;
+    int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
+    for (int i = 0; !pick && i < n; i++)
+        if (dag__would_take(&dag__g.workers[i], s)) pick = &dag__g.workers[i];
+    for (dag__worker *w = dag__g.guests; !s && !pick && w; w = w->next_guest)   /* threads waiting outside the pool */
+        if (dag__would_take(w, NULL)) pick = w;
     if (pick) {
         pick->wake = 1;
         dag__cond_signal(&pick->cond);
     }
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
+static void dag__wake_one(void) { dag__wake_one_for(NULL); }
+
+/* Wakes the threads asleep in a wait for `what` (a task), and only them. */
+static void dag__wake_waiters(const void *what) {
+    dag__mutex_lock(&dag__g.sleep_lock);
+    int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+        dag__worker *w = &dag__g.workers[i];
+        if (w->sleeping && w->waiting_for == what) { w->wake = 1; dag__cond_signal(&w->cond); }
+    }
+    for (dag__worker *w = dag__g.guests; w; w = w->next_guest)
+        if (w->sleeping && w->waiting_for == what) { w->wake = 1; dag__cond_signal(&w->cond); }
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
 
 static void dag__wake_all(void) {
     dag__mutex_lock(&dag__g.sleep_lock);
-    for (int i = 0; i < dag__g.num_workers; i++) {
+    int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
         dag__worker *w = &dag__g.workers[i];
         w->wake = 1;
-        if (w->sleeping) dag__cond_signal(&w->cond);
+        w->parked = 0;
+        dag__cond_signal(&w->cond);
     }
     for (dag__worker *w = dag__g.guests; w; w = w->next_guest) {
         w->wake = 1;
@@ -1442,22 +1501,52 @@ static void dag__wake_all(void) {
 }
 
 /* >>ready: where a task goes once its last predecessor finishes */
-static bool dag__scope_allows(const dag_scope *s, int worker_index) {
-    if (s->all_threads) return true;
-    if (s->thread == worker_index + 1) return true;
-    if (worker_index < 64 && (s->threads >> worker_index) & 1u) return true;
-    return false;
+
+/* The workers (of the first 64) a scope allows, as bits. */
+static uint64_t dag__scope_worker_bits(const dag_scope *s) {
+    uint64_t all = dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+    if (s->all_threads) return all;
+    uint64_t b = s->threads;
+    if (s->thread > 0 && s->thread <= 64) b |= DAG_THREAD_BIT(s->thread);
+    return b & all;
 }
 
+/* A scoped task waits in the mailbox of a worker its scope allows; the
+   other workers it allows take it from there when they are idle (the
+   mailbox's mask says whom it holds work for), so a scope of several
+   workers spreads its tasks like an unscoped one. */
 static void dag__mail(dag__worker *w, dag__task *t) {
+    uint64_t bits = dag__scope_worker_bits(&t->extra->scope);
     t->next = NULL;
     dag__mutex_lock(&w->mail_lock);
     if (w->mail_tail) w->mail_tail->next = t;
     else w->mail_head = t;
     w->mail_tail = t;
+    atomic_fetch_or_explicit(&w->mail_mask, bits, memory_order_relaxed);
     atomic_fetch_add_explicit(&w->mail_count, 1, memory_order_seq_cst);
     dag__mutex_unlock(&w->mail_lock);
     dag__wake_worker(w);
+    if (w->index >= 64 || (bits & ~DAG_THREAD_BIT(w->index + 1))) dag__wake_one_for(&t->extra->scope);
+}
+
+/* Another worker's mailbox: the oldest task that thief may run. */
+static dag__task *dag__unmail_for(dag__worker *v, dag__worker *thief) {
+    if (!(atomic_load_explicit(&v->mail_mask, memory_order_relaxed) & DAG_THREAD_BIT(thief->index + 1))) return NULL;
+    dag__mutex_lock(&v->mail_lock);
+    dag__task *prev = NULL, *t = v->mail_head;
+    while (t && !dag__scope_allows(&t->extra->scope, thief->index)) {
+        prev = t;
+        t = t->next;
+    }
+    if (t) {
+        if (prev) prev->next = t->next;
+        else v->mail_head = t->next;
+        if (v->mail_tail == t) v->mail_tail = prev;
+        if (atomic_fetch_sub_explicit(&v->mail_count, 1, memory_order_relaxed) == 1)
+            atomic_store_explicit(&v->mail_mask, 0, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&v->mail_lock);
+    return t;
 }
 
 static dag__task *dag__unmail(dag__worker *w) {
@@ -1467,7 +1556,8 @@ static dag__task *dag__unmail(dag__worker *w) {
     if (t) {
         w->mail_head = t->next;
         if (!w->mail_head) w->mail_tail = NULL;
-        atomic_fetch_sub_explicit(&w->mail_count, 1, memory_order_relaxed);
+        if (atomic_fetch_sub_explicit(&w->mail_count, 1, memory_order_relaxed) == 1)
+            atomic_store_explicit(&w->mail_mask, 0, memory_order_relaxed);
     }
     dag__mutex_unlock(&w->mail_lock);
     return t;
@@ -1898,7 +1988,9 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.next_guest = NULL;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
+    if (w->depth++ == 0) w->stack_base = DAG__STACK_HERE();
     t->desc->run(args, dag__result_of(t));
+    w->depth--;
     dag__tls_ctx = saved;
     /* traced before end_body: once it returns false, the last child may
        finish and recycle t on another thread */
@@ -1941,7 +2033,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
             dag__pool_free(e->home, e, &w->edges);
             e = n;
         }
-        if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_all();
+        if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_waiters(t);
         DAG__HB(&r->count);
         int64_t left = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) - 1;
         dag__task *owner = NULL;
@@ -1970,12 +2062,21 @@ static void dag__run(dag__worker *w, dag__task *t) {
 }
 
 /* >>find work */
+static inline uint64_t dag__worker_bit(const dag__worker *w) {
+    return w->index >= 0 && w->index < 64 && w->index < dag__g.num_workers ? DAG_THREAD_BIT(w->index + 1) : 0;
+}
+
 static bool dag__work_visible(dag__worker *w) {
     if (w->index >= 0 && atomic_load(&w->mail_count)) return true;
+    if (w->blocked) return false;   /* it takes no new work: a reserve thread does */
     /* a thread waiting inside a task leaves the shared queue to the others */
     if (atomic_load(&dag__g.prio_count) || (!w->isolate && atomic_load(&dag__g.inject_count))) return true;
-    for (int i = 0; i < dag__g.num_workers; i++)
+    uint64_t bit = dag__worker_bit(w);
+    int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
+    for (int i = 0; i < n; i++) {
         if (dag__deque_size(&dag__g.workers[i].deque) > 0) return true;
+        if (atomic_load_explicit(&dag__g.workers[i].mail_mask, memory_order_relaxed) & bit) return true;
+    }
     return false;
 }
 
@@ -1989,7 +2090,10 @@ static dag__task *dag__find_any(dag__worker *w) {
         return t;
     }
     if ((t = dag__uninject())) return t;
-    int n = dag__g.num_workers;
+    int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
+    if (dag__worker_bit(w))   /* scoped tasks other workers hold for this one too */
+        for (int i = 0; i < dag__g.num_workers; i++)
+            if (&dag__g.workers[i] != w && (t = dag__unmail_for(&dag__g.workers[i], w))) return t;
     if (DAG__UNLIKELY(w->steal_pause_ns) && dag__now_ns() < w->steal_after) return NULL;
     if (n > 1 || w->index < 0) {
         w->rng ^= w->rng << 13; w->rng ^= w->rng >> 7; w->rng ^= w->rng << 17;
@@ -2038,9 +2142,9 @@ static dag__task *dag__uninject_under(dag__task *s) {
    runs only tasks S spawned, directly or not: running an unrelated task B
    on top of S's frame would deadlock if B waits for S (OpenMP's task
    scheduling constraint). Unrelated tasks it takes from a deque go to the
-   shared queue, where threads not waiting inside a task find them. Only when
-   every worker waits inside a task does it run anything, so the pool as a
-   whole keeps moving. */
+   shared queue, where threads not waiting inside a task find them. When it
+   finds nothing it may run, it blocks and a reserve thread runs in its
+   place (see >>waits). */
 static dag__task *dag__find_work(dag__worker *w) {
     dag__task *s = w->isolate;
     if (DAG__LIKELY(!s)) return dag__find_any(w);
@@ -2050,7 +2154,7 @@ static dag__task *dag__find_work(dag__worker *w) {
     if ((t = dag__uninject_under(s))) return t;
     for (int tries = 0; tries < 4; tries++) {
         if (!(t = dag__heap_pop()) && !(w->index >= 0 && (t = dag__deque_take(&w->deque)))) {
-            int n = dag__g.num_workers;
+            int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
             for (int i = 0; !t && i < n; i++)
                 if (&dag__g.workers[i] != w) t = dag__deque_steal(&dag__g.workers[i].deque);
         }
@@ -2060,24 +2164,17 @@ static dag__task *dag__find_work(dag__worker *w) {
         dag__wake_one();
         t = NULL;
     }
-    if (atomic_load_explicit(&dag__g.isolated, memory_order_relaxed) < dag__g.num_workers) return NULL;
-    return dag__find_any(w);
+    return NULL;
 }
 
 /* Sets and restores the isolation of a wait made from the current context. */
 static dag__task *dag__isolate(dag__worker *w) {
     dag__task *saved = w->isolate;
     dag__context *ctx = dag__tls_ctx;
-    if (ctx && ctx->task) {
-        if (!saved && w->index >= 0) atomic_fetch_add_explicit(&dag__g.isolated, 1, memory_order_relaxed);
-        w->isolate = ctx->task;
-    }
+    if (ctx && ctx->task) w->isolate = ctx->task;
     return saved;
 }
-static void dag__unisolate(dag__worker *w, dag__task *saved) {
-    if (w->isolate && !saved && w->index >= 0) atomic_fetch_sub_explicit(&dag__g.isolated, 1, memory_order_relaxed);
-    w->isolate = saved;
-}
+static void dag__unisolate(dag__worker *w, dag__task *saved) { w->isolate = saved; }
 
 /* Runs a task that find_work returned. A stolen task that was over in less
    time than stealing costs tells the thief to leave its victim alone for a
@@ -2110,6 +2207,7 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     dag__mutex_lock(&dag__g.sleep_lock);
     if (!w->wake) {
         w->sleeping = 1;
+        w->waiting_for = arg;
         atomic_fetch_add_explicit(&dag__g.sleepers, 1, memory_order_seq_cst);
         atomic_thread_fence(memory_order_seq_cst);
         if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
@@ -2121,20 +2219,145 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
         }
         atomic_fetch_sub_explicit(&dag__g.sleepers, 1, memory_order_relaxed);
         w->sleeping = 0;
+        w->waiting_for = NULL;
     }
     w->wake = 0;
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
-/* A waiting thread runs tasks until `done` holds: it never just blocks.
-   With nothing to run it spins briefly (a task may be about to appear),
-   yields, then sleeps until woken. */
-static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
-    int idle = 0;
+/* >>waits: a waiting thread runs tasks until what it waits for is done; it
+   never just blocks while it can help. Two things stop it helping:
+   - inside a body it may run only what that body spawned (>>find work);
+   - its stack has DAG_STACK_BUDGET bytes of nested tasks on it already.
+   Then it blocks, and a reserve thread (workers[num_workers...], started
+   on first need and parked when no longer needed) runs tasks in its place,
+   so the threads running tasks stay at num_threads whatever the program
+   waits for. Before it blocks it checks that what it waits for does not
+   need its own task to finish first (DAG_ERR_WAIT_CYCLE). */
+#ifndef DAG_STACK_BUDGET
+#define DAG_STACK_BUDGET (2u << 20)   /* bytes of a thread's stack nested tasks may use */
+#endif
+#ifndef DAG_MAX_RESERVE_THREADS
+#define DAG_MAX_RESERVE_THREADS 256
+#endif
+
+/* May this thread start one more task on top of the ones on its stack? */
+static DAG__NOINLINE bool dag__stack_room(const dag__worker *w) {
+    uintptr_t here = DAG__STACK_HERE(), base = w->stack_base;
+    return w->depth == 0 || (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
+}
+
+/* Everything that cannot finish before s does is reachable from s along
+   "needs" edges: a task's successors, the task whose body spawned it, and
+   a body blocked in a wait for it. Every task on the way is unfinished (it
+   needs s, and s runs), so its successor list and region are stable.
+   Returns true when `t` is among them; gives up (false) past a bound. */
+static bool dag__needs(dag__task *t, dag__task *s) {
+    enum { BOUND = 1 << 14, SET = 1 << 15 };
+    dag__task **set = (dag__task **)DAG_MALLOC(SET * sizeof *set);
+    dag__task_list todo = { NULL, 0, 0 };
+    bool found = false;
+    if (!set) return false;
+    memset(set, 0, SET * sizeof *set);
+    dag__list_push(&todo, s);
+    for (size_t visits = 0; todo.count && !found && visits < BOUND; visits++) {
+        dag__task *x = todo.items[--todo.count];
+        size_t h = ((uintptr_t)x >> 6) & (SET - 1);
+        while (set[h] && set[h] != x) h = (h + 1) & (SET - 1);
+        if (set[h]) continue;
+        set[h] = x;
+        if (x == t) { found = true; break; }
+        for (dag__edge *e = atomic_load(&x->succ); e && e != DAG__CLOSED; e = e->next) dag__list_push(&todo, e->succ);
+        if (x->region && x->region->parent) dag__list_push(&todo, x->region->parent);
+        int n = atomic_load(&dag__g.num_slots);
+        for (int i = 0; i < n; i++)
+            if (dag__g.workers[i].blocked_on == x && dag__g.workers[i].blocked_task)
+                dag__list_push(&todo, dag__g.workers[i].blocked_task);
+        for (dag__worker *g = dag__g.guests; g; g = g->next_guest)
+            if (g->blocked_on == x && g->blocked_task) dag__list_push(&todo, g->blocked_task);
+    }
+    DAG_FREE(todo.items);
+    DAG_FREE(set);
+    return found;
+}
+
+static int dag__reserve_main(void *arg);
+static void dag__worker_init(dag__worker *w, int index);
+static void dag__worker_destroy(dag__worker *w);
+
+/* Keeps a reserve thread in service for every blocked one (under sleep_lock). */
+static void dag__reserve_top_up(void) {
+    while (atomic_load(&dag__g.reserve_active) < atomic_load(&dag__g.blocked)) {
+        int n = atomic_load(&dag__g.num_slots);
+        dag__worker *r = NULL;
+        for (int i = dag__g.num_workers; i < n && !r; i++)
+            if (dag__g.workers[i].parked) r = &dag__g.workers[i];
+        if (r) {
+            r->parked = 0;
+            dag__cond_signal(&r->cond);
+        } else if (n < dag__g.cap_workers) {
+            r = &dag__g.workers[n];
+            dag__worker_init(r, n);
+            if (dag__thread_create(&r->thread, dag__reserve_main, r) != 0) {
+                dag__worker_destroy(r);
+                dag__err(DAG_ERR_THREAD, "could not start a reserve thread for a blocked wait");
+                return;
+            }
+            atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
+        } else {
+            static _Atomic int said;
+            if (!atomic_exchange(&said, 1))
+                dag_log(DAG_LOG_WARN, DAG_OK, "all %d reserve threads stand in for blocked waits; more waits "
+                        "block with fewer threads running (raise DAG_MAX_RESERVE_THREADS)", DAG_MAX_RESERVE_THREADS);
+            return;
+        }
+        int active = atomic_fetch_add(&dag__g.reserve_active, 1) + 1;
+        if (active > dag__g.reserve_peak) dag__g.reserve_peak = active;
+    }
+}
+
+/* The body `body` cannot help with its wait for `on` (a task, or NULL for
+   its children): registers the wait, checks it for a cycle, and brings a
+   reserve thread into service. Returns DAG_ERR_WAIT_CYCLE instead of
+   blocking when `on` needs `body` to finish first. */
+static int dag__block(dag__worker *w, dag__task *body, dag__task *on) {
+    dag__mutex_lock(&dag__g.wait_lock);
+    w->blocked_task = body;
+    w->blocked_on = on;
+    bool cycle = body && on && dag__needs(on, body);
+    if (cycle) w->blocked_task = w->blocked_on = NULL;
+    dag__mutex_unlock(&dag__g.wait_lock);
+    if (cycle) return DAG_ERR_WAIT_CYCLE;
+    dag__mutex_lock(&dag__g.sleep_lock);
+    w->blocked = 1;
+    atomic_fetch_add(&dag__g.blocked, 1);
+    dag__reserve_top_up();
+    dag__mutex_unlock(&dag__g.sleep_lock);
+    return DAG_OK;
+}
+
+static void dag__unblock(dag__worker *w) {
+    dag__mutex_lock(&dag__g.wait_lock);
+    w->blocked_task = w->blocked_on = NULL;
+    dag__mutex_unlock(&dag__g.wait_lock);
+    dag__mutex_lock(&dag__g.sleep_lock);
+    w->blocked = 0;
+    atomic_fetch_sub(&dag__g.blocked, 1);
+    dag__mutex_unlock(&dag__g.sleep_lock);
+}
+
+/* A waiting thread runs tasks until `done` holds. With nothing to run it
+   spins briefly (a task may be about to appear), yields, then sleeps until
+   woken; inside a task body it blocks first (see >>waits). `on` is the task
+   waited for, if any. Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
+static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
+    int idle = 0, result = DAG_OK;
+    bool blocked = false;
     dag__task *saved = dag__isolate(w);
     while (!done(arg)) {
-        dag__task *t = dag__find_work(w);
+        dag__task *t = dag__stack_room(w) ? dag__find_work(w) : NULL;
         if (t) {
+            if (blocked) { dag__unblock(w); blocked = false; }
             dag__run_found(w, t);
             idle = 0;
             continue;
@@ -2144,11 +2367,19 @@ static void dag__help_until(dag__worker *w, bool (*done)(void *), void *arg) {
         } else if (idle < 320) {
             dag__thread_yield();
         } else {
+            if (!blocked && w->depth > 0) {
+                dag__context *ctx = dag__tls_ctx;
+                if ((result = dag__block(w, ctx ? ctx->task : NULL, on)) != DAG_OK) break;
+                blocked = true;
+                continue;   /* one more look before sleeping */
+            }
             dag__sleep(w, done, arg);
-            idle = 0;
+            idle = blocked ? 320 : 0;
         }
     }
+    if (blocked) dag__unblock(w);
     dag__unisolate(w, saved);
+    return result;
 }
 
 static bool dag__stopping(void *unused) {
@@ -2161,8 +2392,32 @@ static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);   /* set before the pool starts */
-    dag__help_until(w, dag__stopping, NULL);
+    dag__help_until(w, dag__stopping, NULL, NULL);
     return 0;
+}
+
+/* A reserve thread in service runs tasks while more threads are blocked
+   than reserves serve, then parks until needed again. */
+static bool dag__reserve_surplus(void *unused) {
+    (void)unused;
+    return atomic_load(&dag__g.stop) || atomic_load(&dag__g.reserve_active) > atomic_load(&dag__g.blocked);
+}
+static int dag__reserve_main(void *arg) {
+    dag__worker *w = (dag__worker *)arg;
+    dag__tls_worker = w;
+    dag__tls_epoch = atomic_load(&dag__g.live_epoch);
+    for (;;) {
+        dag__help_until(w, dag__reserve_surplus, NULL, NULL);
+        dag__mutex_lock(&dag__g.sleep_lock);
+        if (!atomic_load(&dag__g.stop) && atomic_load(&dag__g.reserve_active) > atomic_load(&dag__g.blocked)) {
+            atomic_fetch_sub(&dag__g.reserve_active, 1);
+            w->parked = 1;
+            while (w->parked && !atomic_load(&dag__g.stop)) dag__cond_wait(&w->cond, &dag__g.sleep_lock);
+        }
+        bool stop = atomic_load(&dag__g.stop);
+        dag__mutex_unlock(&dag__g.sleep_lock);
+        if (stop) return 0;
+    }
 }
 
 /* >>spans: every span is `rows` runs of `width` bytes, `stride` bytes apart
@@ -3867,7 +4122,7 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
 static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
-    if (live <= limit) return;
+    if (live <= limit || !dag__stack_room(w)) return;
     dag__task *saved = dag__isolate(w);
     while (live > limit / 2) {
         dag__task *t = dag__find_work(w);
@@ -3954,11 +4209,22 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 
-static void dag__wait_task(dag__worker *w, dag__task *t) {
-    if (dag__done(t)) return;
-    atomic_fetch_add_explicit(&t->waiters, 1, memory_order_seq_cst);
-    dag__help_until(w, dag__task_done_fn, t);
-    atomic_fetch_sub_explicit(&t->waiters, 1, memory_order_relaxed);
+/* Waits for t; DAG_ERR_WAIT_CYCLE (said once here) when t cannot finish
+   before the waiting body does: t is that body's task, or needs it. */
+static int dag__wait_task(dag__worker *w, dag__task *t) {
+    if (dag__done(t)) return DAG_OK;
+    dag__task *body = dag__tls_ctx ? dag__tls_ctx->task : NULL;
+    int r = DAG_ERR_WAIT_CYCLE;
+    if (t != body) {
+        atomic_fetch_add_explicit(&t->waiters, 1, memory_order_seq_cst);
+        r = dag__help_until(w, dag__task_done_fn, t, t);
+        atomic_fetch_sub_explicit(&t->waiters, 1, memory_order_relaxed);
+    }
+    if (r == DAG_ERR_WAIT_CYCLE && t == body) dag__err(r, "task '%s' waits for itself", dag__task_name(t));
+    else if (r == DAG_ERR_WAIT_CYCLE)
+        dag__err(r, "task '%s' waits for task '%s', which cannot finish before it does (a wait cycle)",
+                 dag__task_name(body), dag__task_name(t));
+    return r;
 }
 
 
@@ -3994,7 +4260,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
     bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
                       (!scoped || opt->scope.all_threads) &&
-                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle);
+                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+                      dag__stack_room(w);
     dag__task local_record;
     dag__task *t;
     uint32_t gen;
@@ -4182,7 +4449,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                    (DAG__GUARD - st.added);
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
     if (left == 0) {
-        if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t)) {
+        if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
+            dag__stack_room(w)) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
             w->inlined++;
             dag__run(w, t);
@@ -4199,8 +4467,8 @@ dag_result dag_wait(dag_task h) {
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished, and its region has ended */
     dag__task *t = h.ptr;
-    dag__wait_task(dag__tls_worker, t);
-    int s = atomic_load(&t->ended) ? DAG_OK : atomic_load(&t->status);   /* the region returned it */
+    int s = dag__wait_task(dag__tls_worker, t);
+    if (!s) s = atomic_load(&t->ended) ? DAG_OK : atomic_load(&t->status);   /* the region returned it */
     if (!dag__tls_ctx->task) {
         int e = dag__devices_settle(false, true);   /* the program may read what it wrote */
         if (!s) s = e;
@@ -4264,8 +4532,8 @@ dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
         s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
                      dag__task_name(t), out ? size : 0, t->desc->result_size);
     } else {
-        dag__wait_task(w, t);
-        s = atomic_load(&t->status);
+        s = dag__wait_task(w, t);
+        if (!s) s = atomic_load(&t->status);
         if (!s) memcpy(out, dag__result_of(t), size);
         if (!s && !dag__tls_ctx->task) s = dag__devices_settle(false, true);
     }
@@ -4292,7 +4560,7 @@ static int64_t dag__region_shut(dag__region *r, int64_t target) {
 static void dag__drain(dag__worker *w, dag__region *r) {
     if (dag__region_shut(r, 0) != 0) {
         atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
-        dag__help_until(w, dag__region_drained, r);
+        dag__help_until(w, dag__region_drained, r, NULL);
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     }
     DAG__HA(&r->count);
@@ -4677,7 +4945,9 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.sleepers, 0);
     atomic_store(&dag__g.inject_count, 0);
     atomic_store(&dag__g.prio_count, 0);
-    atomic_store(&dag__g.isolated, 0);
+    atomic_store(&dag__g.blocked, 0);
+    atomic_store(&dag__g.reserve_active, 0);
+    dag__g.reserve_peak = 0;
     dag__g.inject_head = dag__g.inject_tail = NULL;
     dag__g.heap_count = 0;
     dag__g.guests = NULL;
@@ -4687,10 +4957,13 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.prio_lock);
     dag__mutex_init(&dag__g.guest_lock);
     dag__mutex_init(&dag__g.data_lock);
+    dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
     dag__mutex_init(&dag__dv.lock);
-    dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)d.num_threads * sizeof(dag__worker));
+    dag__g.cap_workers = d.num_threads + DAG_MAX_RESERVE_THREADS;   /* reserve slots stay untouched until used */
+    dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)dag__g.cap_workers * sizeof(dag__worker));
     for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
+    atomic_store(&dag__g.num_slots, d.num_threads);
     dag__tls_worker = &dag__g.workers[0];
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
@@ -4703,6 +4976,7 @@ dag_result dag_setup(const dag_desc *desc) {
         if (dag__thread_create(&dag__g.workers[i].thread, dag__worker_main, &dag__g.workers[i]) != 0) {
             dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, d.num_threads);
             dag__g.num_workers = i;   /* run with the ones that started */
+            atomic_store(&dag__g.num_slots, i);
             break;
         }
     }
@@ -4742,7 +5016,8 @@ dag_result dag_shutdown(void) {
     atomic_store(&dag__g.live_epoch, 0);
     atomic_store(&dag__g.stop, 1);
     dag__wake_all();
-    for (int i = 1; i < dag__g.num_workers; i++) dag__thread_join(dag__g.workers[i].thread);
+    int slots = atomic_load(&dag__g.num_slots);
+    for (int i = 1; i < slots; i++) dag__thread_join(dag__g.workers[i].thread);
     /* drop what the contexts still hold, then the memory itself */
     dag__region_release(w, dag__main_ctx.root);
     if (dag__main_ctx.domain) dag__domain_destroy(w, dag__main_ctx.domain);
@@ -4765,7 +5040,7 @@ dag_result dag_shutdown(void) {
     dag__all_regions = NULL;
     dag__free_regions = NULL;
     dag__num_all_regions = dag__cap_all_regions = 0;
-    for (int i = 0; i < dag__g.num_workers; i++) dag__worker_destroy(&dag__g.workers[i]);
+    for (int i = 0; i < slots; i++) dag__worker_destroy(&dag__g.workers[i]);
     dag__worker *gw = dag__g.guests;
     while (gw) {
         dag__worker *n = gw->next_guest;
@@ -4788,6 +5063,7 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.prio_lock);
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
+    dag__mutex_destroy(&dag__g.wait_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();
@@ -4803,7 +5079,10 @@ dag_stats dag_get_stats(void) {
     memset(&s, 0, sizeof s);
     s.bytes_per_task = sizeof(dag__task);
     if (!dag_is_setup()) return s;
-    for (int i = 0; i < dag__g.num_workers; i++) {
+    s.reserve_threads = atomic_load(&dag__g.num_slots) - dag__g.num_workers;
+    s.reserve_peak = dag__g.reserve_peak;
+    s.blocked_waits = atomic_load(&dag__g.blocked);
+    for (int i = 0; i < atomic_load(&dag__g.num_slots); i++) {
         dag__worker *w = &dag__g.workers[i];
         s.tasks_spawned += w->spawned;
         s.tasks_run += w->run;
@@ -4822,7 +5101,7 @@ void dag_trace_enable(int on) {
 }
 
 static void dag__for_each_worker(void (*fn)(dag__worker *, void *), void *arg) {
-    for (int i = 0; i < dag__g.num_workers; i++) fn(&dag__g.workers[i], arg);
+    for (int i = 0; i < atomic_load(&dag__g.num_slots); i++) fn(&dag__g.workers[i], arg);
     for (dag__worker *w = dag__g.guests; w; w = w->next_guest) fn(w, arg);
 }
 

@@ -1,0 +1,239 @@
+/* test_waits.c: waiting never deadlocks, cycles are errors, results outlive
+   their regions, scopes spread work, set-up and thread exit under
+   concurrency, cancellation, and what errors say.
+
+       make build/gcc/test_waits && ./build/gcc/test_waits            */
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include "test.h"
+
+static double scale(void) {
+    const char *e = getenv("DAG_TEST_SCALE");
+    double s = e ? atof(e) : 1.0;
+    return s > 0 ? s : 1.0;
+}
+static int scaled(int n, int least) {
+    int k = (int)(n * scale());
+    return k < least ? least : k;
+}
+static void setup_threads(int n) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = n;
+    dag_setup(&d);
+}
+
+/* Logged errors are counted, and the last one kept, so tests can assert on them. */
+static atomic_int logged_errors;
+static char last_log[512];
+static void quiet_logger(dag_log_level level, int item, const char *message, void *user) {
+    (void)user; (void)item;
+    if (level == DAG_LOG_ERROR) {
+        atomic_fetch_add(&logged_errors, 1);
+        snprintf(last_log, sizeof last_log, "%s", message);
+    }
+}
+static void setup_quiet(int n) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = n;
+    d.logger.func = quiet_logger;
+    atomic_store(&logged_errors, 0);
+    last_log[0] = 0;
+    dag_setup(&d);
+}
+
+/* ---- 1. waiting never deadlocks ------------------------------------------ */
+
+/* task i fetches a random earlier task (and spawns and fetches a child),
+   so every wait points back in spawn order: no cycle, and the runtime must
+   finish whatever the threads and the order in which they pick tasks */
+enum { WG_MAX = 512 };
+static dag_task wg_handles[WG_MAX];
+static int wg_target[WG_MAX];
+static int wg_child[WG_MAX];
+DAG_TASK(long, wg_leaf, (long, v)) { return v * 3; }
+DAG_TASK(long, wg_task, (int, i)) {
+    long v = i;
+    if (wg_target[i] >= 0) {
+        long got = -1;
+        if (dag_fetch(wg_handles[wg_target[i]], &got) != DAG_OK) return -1000000;
+        v += got;
+    }
+    if (wg_child[i]) {
+        long c = -1;
+        dag_task t = dag_spawn(wg_leaf, Val((long)i));
+        if (dag_fetch(t, &c) != DAG_OK) return -1000000;
+        v += c;
+    }
+    return v;
+}
+
+static int wg_run(unsigned seed, int threads, int n) {
+    srand(seed);
+    long expect[WG_MAX];
+    for (int i = 0; i < n; i++) {
+        wg_target[i] = i && rand() % 4 ? rand() % i : -1;
+        wg_child[i] = rand() % 3 == 0;
+        expect[i] = i + (wg_target[i] >= 0 ? expect[wg_target[i]] : 0) + (wg_child[i] ? 3L * i : 0);
+        expect[i] %= 1000000007L;
+    }
+    setup_threads(threads);
+    int bad = 0;
+    DAG_DATADEPS {
+        for (int i = 0; i < n; i++) wg_handles[i] = dag_spawn(wg_task, Val(i));
+        for (int i = 0; i < n; i++) {
+            long got = 0;
+            if (dag_fetch(wg_handles[i], &got) != DAG_OK || got % 1000000007L != expect[i]) bad++;
+        }
+    }
+    dag_shutdown();
+    return bad;
+}
+
+TEST(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads) {
+    int seeds = scaled(400, 40);
+    for (int s = 0; s < seeds; s++) {
+        int threads = 1 + s % 8, n = 16 + (s * 37) % 200;
+        int bad = wg_run(1000u + (unsigned)s, threads, n);
+        if (bad) { fprintf(stderr, "  seed %d, %d threads, %d tasks: %d wrong\n", s, threads, n, bad); CHECK(0); break; }
+    }
+}
+
+/* A body that spawns a child and fetches it, 100,000 levels down */
+DAG_TASK(long, deep, (long, level)) {
+    if (level == 0) return 0;
+    long below = -1;
+    dag_task t = dag_spawn(deep, Val(level - 1));
+    if (dag_fetch(t, &below) != DAG_OK) return -1;
+    return below + 1;
+}
+TEST(a_hundred_thousand_levels_of_spawn_and_fetch_finish) {
+    long levels = (long)scaled(100000, 20000);
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_threads(threads);
+        long got = -1;
+        dag_task t = dag_spawn(deep, Val(levels));
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, levels);
+        dag_stats st = dag_get_stats();
+        CHECK(st.reserve_threads >= 1);        /* the stack budget handed levels on */
+        CHECK(st.reserve_threads <= DAG_MAX_RESERVE_THREADS);
+        dag_shutdown();
+    }
+}
+
+/* ---- cycles are errors ---------------------------------------------------- */
+static dag_task self_handle;
+static atomic_int self_published, self_result;
+DAG_TASK(int, waits_for_itself, (int, unused)) {
+    (void)unused;
+    while (!atomic_load(&self_published)) test_spin_us(10);
+    int r = dag_wait(self_handle);
+    atomic_store(&self_result, r);
+    return r;
+}
+TEST(a_task_that_waits_for_itself_gets_a_wait_cycle_error) {
+    setup_quiet(2);
+    atomic_store(&self_result, -1);
+    atomic_store(&self_published, 0);
+    self_handle = dag_spawn(waits_for_itself, Val(0));
+    atomic_store(&self_published, 1);
+    dag_wait_all();
+    CHECK_EQ_INT(atomic_load(&self_result), DAG_ERR_WAIT_CYCLE);
+    CHECK(strstr(last_log, "waits for itself") != NULL);
+    dag_shutdown();
+}
+
+static double cycle_buf[4];
+static dag_task dependent_handle;
+static atomic_int dependent_ready, dependent_result;
+DAG_TASK(void, writes_then_waits_for_its_dependent, (double *, x)) {
+    while (!atomic_load(&dependent_ready)) test_spin_us(10);
+    atomic_store(&dependent_result, dag_wait(dependent_handle));
+    x[0] = 1;
+}
+DAG_TASK(void, reads_after, (const double *, x)) { (void)x; }
+TEST(a_task_that_waits_for_its_own_dependent_gets_a_wait_cycle_error) {
+    for (int threads = 1; threads <= 4; threads += 3) {
+        setup_quiet(threads);
+        atomic_store(&dependent_ready, 0);
+        atomic_store(&dependent_result, -1);
+        dag_task a = dag_spawn(writes_then_waits_for_its_dependent, Out(cycle_buf, 4));
+        dependent_handle = dag_spawn(reads_after, In(cycle_buf, 4));   /* after a: reads what a writes */
+        atomic_store(&dependent_ready, 1);
+        dag_wait(a);
+        dag_wait_all();
+        CHECK_EQ_INT(atomic_load(&dependent_result), DAG_ERR_WAIT_CYCLE);
+        CHECK(strstr(last_log, "writes_then_waits_for_its_dependent") && strstr(last_log, "reads_after"));
+        dag_shutdown();
+    }
+}
+
+static dag_task pair_a, pair_b;
+static atomic_int pair_published, pair_errors, pair_ok;
+DAG_TASK(void, waits_for_the_other, (int, which)) {
+    while (atomic_load(&pair_published) < 2) test_spin_us(10);
+    test_spin_us(2000);   /* both bodies are running before either waits */
+    int r = dag_wait(which ? pair_a : pair_b);
+    if (r == DAG_ERR_WAIT_CYCLE) atomic_fetch_add(&pair_errors, 1);
+    else if (r == DAG_OK) atomic_fetch_add(&pair_ok, 1);
+}
+TEST(two_tasks_that_wait_for_each_other_get_a_wait_cycle_error_not_a_hang) {
+    int rounds = scaled(20, 4);
+    for (int k = 0; k < rounds; k++) {
+        setup_quiet(1 + k % 3);
+        atomic_store(&pair_published, 0);
+        atomic_store(&pair_errors, 0);
+        atomic_store(&pair_ok, 0);
+        pair_a = dag_spawn(waits_for_the_other, Val(0));
+        atomic_fetch_add(&pair_published, 1);
+        pair_b = dag_spawn(waits_for_the_other, Val(1));
+        atomic_fetch_add(&pair_published, 1);
+        dag_wait_all();
+        /* one of them meets the cycle; the other then finishes its wait */
+        CHECK(atomic_load(&pair_errors) >= 1);
+        CHECK_EQ_INT(atomic_load(&pair_errors) + atomic_load(&pair_ok), 2);
+        dag_shutdown();
+    }
+}
+
+static dag_task parent_handle;
+static atomic_int parent_published, child_result;
+DAG_TASK(int, child_waits_for_parent, (int, unused)) {
+    (void)unused;
+    while (!atomic_load(&parent_published)) test_spin_us(10);
+    int r = dag_wait(parent_handle);
+    atomic_store(&child_result, r);
+    return r;
+}
+DAG_TASK(int, parent_of_waiter, (int, unused)) {
+    (void)unused;
+    dag_task c = dag_spawn(child_waits_for_parent, Val(0));
+    int r = 0;
+    dag_fetch(c, &r);
+    return r;
+}
+TEST(a_child_that_waits_for_its_parent_gets_a_wait_cycle_error) {
+    for (int threads = 1; threads <= 3; threads++) {
+        setup_quiet(threads);
+        atomic_store(&child_result, -1);
+        atomic_store(&parent_published, 0);
+        parent_handle = dag_spawn(parent_of_waiter, Val(0));
+        atomic_store(&parent_published, 1);
+        dag_wait_all();
+        CHECK_EQ_INT(atomic_load(&child_result), DAG_ERR_WAIT_CYCLE);
+        dag_shutdown();
+    }
+}
+
+int main(void) {
+    watchdog_start();
+    RUN(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads);
+    RUN(a_hundred_thousand_levels_of_spawn_and_fetch_finish);
+    RUN(a_task_that_waits_for_itself_gets_a_wait_cycle_error);
+    RUN(a_task_that_waits_for_its_own_dependent_gets_a_wait_cycle_error);
+    RUN(two_tasks_that_wait_for_each_other_get_a_wait_cycle_error_not_a_hang);
+    RUN(a_child_that_waits_for_its_parent_gets_a_wait_cycle_error);
+    return test_summary();
+}
