@@ -245,6 +245,7 @@ typedef struct dag_options {
     const char *name;    /* shown in traces and errors instead of the task's name */
     int priority;        /* > 0: runs before unprioritised ready tasks, higher first */
     dag_scope scope;     /* empty: inherited, or any worker */
+    int discard_results; /* 1: results are dropped when their region ends (no dag_fetch after it) */
 } dag_options;
 
 typedef struct dag_desc {
@@ -265,6 +266,8 @@ typedef struct dag_stats {
     int reserve_threads;          /* threads started to stand in for waits that blocked */
     int reserve_peak;             /* most of them in service at once */
     int blocked_waits;            /* threads blocked in a wait right now */
+    size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
+    size_t result_bytes;          /* bytes they hold, headers included */
 } dag_stats;
 
 /* >>args */
@@ -342,6 +345,9 @@ dag_result dag_fetch_bytes(dag_task t, void *out, size_t size);
 dag_result dag_wait_all(void);
 dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK while running */
 const char *dag_task_message(dag_task t);        /* why it failed, or "" */
+/* Drops t's result: kept past its region otherwise, for dag_fetch (a result
+   costs its own bytes plus 32 until then; dag_get_stats counts them). */
+dag_result dag_release(dag_task t);
 
 void dag_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -999,6 +1005,7 @@ typedef struct dag__extra {
 enum {
     DAG__TF_UNDEFERRED = 2,    /* runs inside its spawn, on the spawner's stack */
     DAG__TF_PLACED = 4,        /* scoped or prioritised: goes through make_ready, never inline */
+    DAG__TF_DISCARD = 8,       /* its result is dropped when its region ends (discard_results) */
 };
 
 /* The first cache line holds everything a spawn writes and a finishing
@@ -1019,7 +1026,8 @@ struct dag__task {
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
-    _Atomic int32_t ended;                  /* its region has ended: result released, failure reported */
+    _Atomic int32_t ended;                  /* 1: its region has ended (result kept or dropped, failure
+                                               reported); 2: dag_release asked to drop its result */
     _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
     _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -1163,6 +1171,10 @@ typedef struct dag__state {
     _Atomic int reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
+    /* results kept past their regions (>>kept results) */
+    dag__mutex kept_lock;
+    struct dag__kept **kept_buckets;
+    size_t kept_buckets_n, kept_count, kept_bytes;
     /* external threads other than the one that set up */
     dag__mutex guest_lock;
     dag__worker *guests;
@@ -1692,7 +1704,7 @@ static inline uint64_t dag__trace_id(const dag__task *t) { return t->extra ? t->
    memory it touched is the caller's to reuse. */
 static inline bool dag__poisons(dag__task *p) {
     return atomic_load_explicit(&p->status, memory_order_relaxed) &&
-           !atomic_load_explicit(&p->ended, memory_order_relaxed);
+           !(atomic_load_explicit(&p->ended, memory_order_relaxed) & 1);
 }
 
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
@@ -1909,7 +1921,7 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
         atomic_compare_exchange_strong(&r->failed_name, &n, root ? root : dag__task_name(t));
     }
     /* keep the failed task so dag_wait and dag_task_message can report it */
-    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
+    atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
     do {
@@ -1925,11 +1937,110 @@ static int dag__region_error(dag__region *r) {
     return e;
 }
 
+/* >>kept results: a finished task's result outlives its record and its
+   region. When the region ends (or dag_wait_all, or the body that spawned
+   the task ends), each result not dropped (dag_release, discard_results)
+   moves into a block of its own: the result's bytes (or its failure code)
+   behind a 24-byte header, in a hash table keyed by the record's address
+   and generation, which is what a handle holds. The record is recycled as
+   ever; a fetch whose record moved on finds the block. */
+typedef struct dag__kept {
+    struct dag__kept *next;
+    uintptr_t key;            /* the record's address; its low 6 bits (records are
+                                 64-byte aligned): the result's type tag, and 32 if it failed */
+    uint32_t gen;
+    uint32_t size;            /* the result's bytes (an int status if it failed) */
+    unsigned char bytes[];
+} dag__kept;
+enum { DAG__KEPT_FAILED = 32, DAG__KEPT_TAG = 31 };
+
+static size_t dag__kept_bucket(uintptr_t record, uint32_t gen, size_t n) {
+    uint64_t h = ((uint64_t)record >> 6) * 0x9E3779B97F4A7C15ull ^ gen;
+    return (size_t)(h ^ (h >> 29)) & (n - 1);
+}
+
+static void dag__keep(dag__task *t) {
+    int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+    uint32_t size = status ? (uint32_t)sizeof(int) : (uint32_t)t->desc->result_size;
+    dag__kept *k = (dag__kept *)dag__xmalloc(sizeof *k + size);
+    k->key = (uintptr_t)t | (uintptr_t)(t->desc->result_tag & DAG__KEPT_TAG) | (status ? DAG__KEPT_FAILED : 0);
+    k->gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
+    k->size = size;
+    if (status) memcpy(k->bytes, &status, sizeof status);
+    else memcpy(k->bytes, dag__result_of(t), size);
+    dag__mutex_lock(&dag__g.kept_lock);
+    if (dag__g.kept_count >= 2 * dag__g.kept_buckets_n) {   /* grow: a bucket word per one or two results */
+        size_t n = dag__g.kept_buckets_n ? dag__g.kept_buckets_n * 2 : 64;
+        dag__kept **b = (dag__kept **)dag__xmalloc(n * sizeof *b);
+        memset(b, 0, n * sizeof *b);
+        for (size_t i = 0; i < dag__g.kept_buckets_n; i++)
+            for (dag__kept *e = dag__g.kept_buckets[i], *next; e; e = next) {
+                next = e->next;
+                size_t j = dag__kept_bucket(e->key & ~(uintptr_t)63, e->gen, n);
+                e->next = b[j];
+                b[j] = e;
+            }
+        DAG_FREE(dag__g.kept_buckets);
+        dag__g.kept_buckets = b;
+        dag__g.kept_buckets_n = n;
+    }
+    size_t j = dag__kept_bucket((uintptr_t)t, k->gen, dag__g.kept_buckets_n);
+    k->next = dag__g.kept_buckets[j];
+    dag__g.kept_buckets[j] = k;
+    dag__g.kept_count++;
+    dag__g.kept_bytes += sizeof *k + size;
+    dag__mutex_unlock(&dag__g.kept_lock);
+}
+
+/* What a kept result says, copied out under the lock (or removed, with
+   `drop`). Returns false when the handle's result is not kept. */
+typedef struct dag__kept_view { int status, tag; uint32_t size; } dag__kept_view;
+static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, bool drop) {
+    if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & 0x7fffffffu)) return false;
+    bool found = false;
+    dag__mutex_lock(&dag__g.kept_lock);
+    if (dag__g.kept_buckets_n) {
+        dag__kept **at = &dag__g.kept_buckets[dag__kept_bucket((uintptr_t)h.ptr, h.gen, dag__g.kept_buckets_n)];
+        while (*at && !(((*at)->key & ~(uintptr_t)63) == (uintptr_t)h.ptr && (*at)->gen == h.gen)) at = &(*at)->next;
+        dag__kept *k = *at;
+        if (k) {
+            found = true;
+            v->tag = (int)(k->key & DAG__KEPT_TAG);
+            v->size = k->size;
+            v->status = 0;
+            if (k->key & DAG__KEPT_FAILED) memcpy(&v->status, k->bytes, sizeof v->status);
+            else if (out && out_size <= k->size) memcpy(out, k->bytes, out_size);
+            if (drop) {
+                *at = k->next;
+                dag__g.kept_count--;
+                dag__g.kept_bytes -= sizeof *k + k->size;
+                DAG_FREE(k);
+            }
+        }
+    }
+    dag__mutex_unlock(&dag__g.kept_lock);
+    return found;
+}
+
+static void dag__kept_free_all(void) {
+    for (size_t i = 0; i < dag__g.kept_buckets_n; i++)
+        for (dag__kept *e = dag__g.kept_buckets[i], *next; e; e = next) {
+            next = e->next;
+            DAG_FREE(e);
+        }
+    DAG_FREE(dag__g.kept_buckets);
+    dag__g.kept_buckets = NULL;
+    dag__g.kept_buckets_n = dag__g.kept_count = dag__g.kept_bytes = 0;
+}
+
 /* Drops what the region held for dag_fetch and dag_wait. */
 static void dag__region_release(dag__worker *w, dag__region *r) {
     for (size_t i = 0; i < r->retained.count; i++) {
-        atomic_store_explicit(&r->retained.items[i]->ended, 1, memory_order_relaxed);
-        dag__decref(w, r->retained.items[i]);
+        dag__task *t = r->retained.items[i];
+        if (!(t->flags & DAG__TF_DISCARD) && !(atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) && dag__done(t))
+            dag__keep(t);
+        atomic_store_explicit(&t->ended, 1, memory_order_release);   /* after the keep: a fetch that sees it finds the block */
+        dag__decref(w, t);
     }
     r->retained.count = 0;
     for (size_t i = 0; i < r->prev.count; i++) dag__decref(w, r->prev.items[i]);
@@ -3743,6 +3854,7 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
         if (o->name) base.name = o->name;
         if (!dag__scope_empty(&o->scope)) base.scope = o->scope;
         if (o->priority) base.priority = o->priority;
+        if (o->discard_results) base.discard_results = 1;
     }
     return base;
 }
@@ -4209,6 +4321,25 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 
+/* Fut of a task whose region has ended: its kept result, converted into the
+   parameter like Val; a kept failure cancels t as a failed predecessor would. */
+static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__param *p, void *slot) {
+    unsigned char bytes[256];
+    dag__kept_view v;
+    if (!dag__kept_read(h, &v, NULL, 0, false)) return DAG_ERR_STALE_HANDLE;
+    if (v.status) {
+        const char *none = NULL;
+        atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended");
+        return DAG_OK;
+    }
+    if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
+    void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
+    int e = dag__kept_read(h, &v, buf, v.size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+    if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
+    if (buf != bytes) DAG_FREE(buf);
+    return e;
+}
+
 /* Waits for t; DAG_ERR_WAIT_CYCLE (said once here) when t cannot finish
    before the waiting body does: t is that body's task, or needs it. */
 static int dag__wait_task(dag__worker *w, dag__task *t) {
@@ -4286,11 +4417,11 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing ||
+    if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing || opt->discard_results ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt->name;
-        if (opt->priority || scoped) {
+        if (opt->priority || scoped || opt->discard_results) {
             x->inherited = *opt;          /* scope and priority pass to its children; its name does not */
             x->inherited.name = NULL;
             x->has_options = 1;
@@ -4374,10 +4505,13 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             dag_task h = a->task;
             if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
             if (!(h.bits & 1)) { error = DAG_ERR_ARG_TYPE; break; }
-            if (!dag__ref_handle(h)) { error = DAG_ERR_STALE_HANDLE; break; }
-            if (atomic_load_explicit(&h.ptr->ended, memory_order_relaxed)) {
+            bool live = dag__ref_handle(h);
+            if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
                 dag__decref(w, h.ptr);
-                error = DAG_ERR_STALE_HANDLE;
+                live = false;
+            }
+            if (!live) {   /* its region has ended: the kept result passes as a value */
+                error = dag__future_kept(t, h, p, slot);
                 break;
             }
             dag__task *src = h.ptr;
@@ -4436,6 +4570,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         st.refs++;
     }
     if (desc->result_size) {
+        if (DAG__UNLIKELY(opt->discard_results)) t->flags |= DAG__TF_DISCARD;
         atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
         dag__list_push(&r->counter->retained, t);
         st.refs++;
@@ -4465,10 +4600,18 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
 dag_result dag_wait(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
-    if (!dag__ref_handle(h)) return DAG_OK;   /* finished, and its region has ended */
+    if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
+        dag__kept_view v;
+        return (dag_result)(dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK);
+    }
     dag__task *t = h.ptr;
     int s = dag__wait_task(dag__tls_worker, t);
-    if (!s) s = atomic_load(&t->ended) ? DAG_OK : atomic_load(&t->status);   /* the region returned it */
+    if (!s && atomic_load(&t->ended)) {   /* the region returned its failure; a kept result says it again */
+        dag__kept_view v;
+        s = dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK;
+    } else if (!s) {
+        s = atomic_load(&t->status);
+    }
     if (!dag__tls_ctx->task) {
         int e = dag__devices_settle(false, true);   /* the program may read what it wrote */
         if (!s) s = e;
@@ -4487,7 +4630,8 @@ bool dag_ready(dag_task h) {
 dag_result dag_task_result(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
-    if (!dag__ref_handle(h)) return DAG_OK;
+    dag__kept_view v;
+    if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK);
     int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
     dag__decref(dag__tls_worker, h.ptr);
     return (dag_result)s;
@@ -4514,16 +4658,43 @@ const char *dag_task_message(dag_task h) {
     return buf;
 }
 
+/* dag_fetch after the task's region ended: the kept result. */
+static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t size) {
+    dag__kept_view v;
+    if (!dag__kept_read(h, &v, NULL, 0, false))
+        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its result was released "
+                                    "by dag_release or discard_results, or it is from an earlier set-up)");
+    if (v.status) return (dag_result)v.status;
+    if (size != v.size || !out)
+        return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %u bytes",
+                                    out ? size : 0, v.size);
+    return dag__kept_read(h, &v, out, size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+}
+
+dag_result dag_release(dag_task h) {
+    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
+    if (dag__ref_handle(h)) {
+        int ended = atomic_fetch_or(&h.ptr->ended, 2);   /* its region drops it instead of keeping it */
+        dag__decref(dag__tls_worker, h.ptr);
+        if (!(ended & 1)) return DAG_OK;
+    }
+    dag__kept_view v;
+    return dag__kept_read(h, &v, NULL, 0, true) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+}
+
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
-    if (!dag__ref_handle(h)) return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
-    dag__task *t = h.ptr;
-    if (atomic_load_explicit(&t->ended, memory_order_relaxed)) {
-        dag__decref(dag__tls_worker, t);
-        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its region ended)");
+    bool live = dag__ref_handle(h);
+    if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
+        dag__decref(dag__tls_worker, h.ptr);
+        live = false;
     }
+    if (!live) return dag__fetch_kept(h, out, size);
+    dag__task *t = h.ptr;
     dag__worker *w = dag__tls_worker;
     int s = DAG_OK;
     if (!t->desc->result_size) {
@@ -4946,6 +5117,7 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.inject_count, 0);
     atomic_store(&dag__g.prio_count, 0);
     atomic_store(&dag__g.blocked, 0);
+    dag__mutex_init(&dag__g.kept_lock);
     atomic_store(&dag__g.reserve_active, 0);
     dag__g.reserve_peak = 0;
     dag__g.inject_head = dag__g.inject_tail = NULL;
@@ -5064,6 +5236,8 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__g.wait_lock);
+    dag__kept_free_all();
+    dag__mutex_destroy(&dag__g.kept_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();
@@ -5082,6 +5256,10 @@ dag_stats dag_get_stats(void) {
     s.reserve_threads = atomic_load(&dag__g.num_slots) - dag__g.num_workers;
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
+    dag__mutex_lock(&dag__g.kept_lock);
+    s.results_kept = dag__g.kept_count;
+    s.result_bytes = dag__g.kept_bytes + dag__g.kept_buckets_n * sizeof(void *);
+    dag__mutex_unlock(&dag__g.kept_lock);
     for (int i = 0; i < atomic_load(&dag__g.num_slots); i++) {
         dag__worker *w = &dag__g.workers[i];
         s.tasks_spawned += w->spawned;

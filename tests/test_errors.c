@@ -420,10 +420,14 @@ TEST(a_finished_void_task_still_says_it_has_no_result) {
     }
 }
 
-TEST(a_fetch_after_its_region_ended_is_stale) {
+TEST(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale) {
     dag_task t;
     DAG_DATADEPS { t = dag_spawn(return_int, Val(3)); }
     int v = -1;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+    CHECK_EQ_INT(v, 3);
+    CHECK_EQ_INT(dag_release(t), DAG_OK);
+    v = -1;
     int mark = log_mark();
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
@@ -437,13 +441,16 @@ DAG_TASK(int, return_and_write, (int *, x), (int, v)) {
     *x = v;
     return v;
 }
-TEST(a_fetch_after_its_region_ended_is_stale_for_a_task_with_spans_too) {
+TEST(a_released_result_is_stale_for_a_task_with_spans_too) {
     /* stale-ness must not depend on whether the dependency state still
        holds the record */
     static int x;
     dag_task t;
     DAG_DATADEPS { t = dag_spawn(return_and_write, Out(&x, 1), Val(3)); }
     int v = -1;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+    CHECK_EQ_INT(v, 3);
+    CHECK_EQ_INT(dag_release(t), DAG_OK);
     int mark = log_mark();
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
@@ -925,8 +932,8 @@ int main(void) {
     RUN(a_fetch_of_the_wrong_size_is_rejected);
     RUN(a_fetch_on_a_running_void_task_says_no_result);
     RUN(a_finished_void_task_still_says_it_has_no_result);
-    RUN(a_fetch_after_its_region_ended_is_stale);
-    RUN(a_fetch_after_its_region_ended_is_stale_for_a_task_with_spans_too);
+    RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale);
+    RUN(a_released_result_is_stale_for_a_task_with_spans_too);
     RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
     RUN(spawn_args_with_the_wrong_count_is_rejected);
     RUN(a_registered_tile_wider_than_its_leading_dimension_is_refused);

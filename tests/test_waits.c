@@ -227,6 +227,119 @@ TEST(a_child_that_waits_for_its_parent_gets_a_wait_cycle_error) {
     }
 }
 
+
+/* ---- 2. results outlive their region -------------------------------------- */
+DAG_TASK(double, sum_span, (const double *, a), (size_t, n)) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += a[i];
+    return s;
+}
+DAG_TASK(void, fill_span, (double *, a), (size_t, n), (double, v)) {
+    for (size_t i = 0; i < n; i++) a[i] = v;
+}
+DAG_TASK(double, twice, (double, x)) { return 2 * x; }
+DAG_TASK(int, fails_with_a_result, (int, code)) {
+    dag_fail(DAG_USER_ERROR + code, "failed on purpose");
+    return 0;
+}
+
+TEST(results_fetched_after_their_region_are_the_tasks_results) {
+    setup_threads(2);
+    enum { N = 200, K = 16 };
+    static double a[N * K];
+    for (int i = 0; i < N * K; i++) a[i] = i % K;
+    dag_task t[N];
+    DAG_DATADEPS { for (int i = 0; i < N; i++) t[i] = dag_spawn(sum_span, In(a + i * K, K), Val((size_t)K)); }
+    for (int i = 0; i < N; i++) {
+        double r = -1;
+        CHECK_EQ_INT(dag_fetch(t[i], &r), DAG_OK);
+        CHECK(r == K * (K - 1) / 2);
+    }
+    dag_stats st = dag_get_stats();
+    CHECK_EQ_INT(st.results_kept, N);
+    CHECK(st.result_bytes <= (size_t)N * (sizeof(double) + 32));   /* its bytes plus 32 at most */
+    dag_shutdown();
+}
+
+TEST(results_fetched_after_dag_wait_all_and_as_fut_after_their_region) {
+    setup_threads(2);
+    dag_task a = dag_spawn(twice, Val(21.0));
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+    double r = 0;
+    CHECK_EQ_INT(dag_fetch(a, &r), DAG_OK);
+    CHECK(r == 42);
+    dag_task b;
+    DAG_DATADEPS { b = dag_spawn(twice, Val(5.0)); }
+    dag_task c = dag_spawn(twice, Fut(b));                 /* b's region has ended: its kept value passes */
+    dag_task d = dag_spawn(twice, Fut(a));
+    CHECK_EQ_INT(dag_fetch(c, &r), DAG_OK);
+    CHECK(r == 20);
+    CHECK_EQ_INT(dag_fetch(d, &r), DAG_OK);
+    CHECK(r == 84);
+    CHECK_EQ_INT(dag_wait(b), DAG_OK);
+    CHECK(dag_ready(b));
+    CHECK_EQ_INT(dag_task_result(b), DAG_OK);
+    dag_shutdown();
+}
+
+TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
+    setup_quiet(2);
+    static double buf[64];
+    DAG_DATADEPS { for (int i = 0; i < 100; i++) dag_spawn(fill_span, Out(buf, 64), Val((size_t)64), Val((double)i)); }
+    CHECK_EQ_INT(dag_get_stats().results_kept, 0);
+    dag_task t[10];
+    DAG_DATADEPS { for (int i = 0; i < 10; i++) t[i] = dag_spawn(twice, Val((double)i)); }
+    CHECK_EQ_INT(dag_get_stats().results_kept, 10);
+    for (int i = 0; i < 5; i++) CHECK_EQ_INT(dag_release(t[i]), DAG_OK);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 5);
+    double r = -1;
+    CHECK_EQ_INT(dag_fetch(t[0], &r), DAG_ERR_STALE_HANDLE);
+    CHECK(r == -1);
+    CHECK_EQ_INT(dag_release(t[0]), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_fetch(t[7], &r), DAG_OK);
+    CHECK(r == 14);
+    /* released before its region ended: never kept */
+    dag_task u;
+    DAG_DATADEPS { u = dag_spawn(twice, Val(1.0)); CHECK_EQ_INT(dag_release(u), DAG_OK); }
+    CHECK_EQ_INT(dag_fetch(u, &r), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 5);
+    /* a region that discards its results */
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.discard_results = 1;
+    dag_task v;
+    dag_region g = dag_region_begin(DAG_REGION_DATADEPS, &o);
+    v = dag_spawn(twice, Val(3.0));
+    CHECK_EQ_INT(dag_fetch(v, &r), DAG_OK);   /* inside its region it is there */
+    CHECK(r == 6);
+    dag_region_end(g);
+    CHECK_EQ_INT(dag_fetch(v, &r), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 5);
+    dag_shutdown();
+    /* a handle from an earlier set-up is stale, never another run's value */
+    setup_quiet(2);
+    dag_task w;
+    DAG_DATADEPS { w = dag_spawn(twice, Val(100.0)); }
+    r = -1;
+    CHECK_EQ_INT(dag_fetch(t[8], &r), DAG_ERR_STALE_HANDLE);
+    CHECK(r == -1);
+    CHECK_EQ_INT(dag_fetch(w, &r), DAG_OK);
+    dag_shutdown();
+}
+
+TEST(a_failed_task_fetched_after_its_region_gives_its_error) {
+    setup_quiet(2);
+    dag_task f;
+    DAG_DATADEPS { f = dag_spawn(fails_with_a_result, Val(7)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 7);
+    int r = 0;
+    CHECK_EQ_INT(dag_fetch(f, &r), DAG_USER_ERROR + 7);
+    CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 7);
+    dag_task g = dag_spawn(twice, Fut(f));   /* cancelled: what it reads failed */
+    CHECK_EQ_INT(dag_wait(g), DAG_ERR_DEPENDENCY_FAILED);
+    dag_shutdown();
+}
+
 int main(void) {
     watchdog_start();
     RUN(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads);
@@ -235,5 +348,9 @@ int main(void) {
     RUN(a_task_that_waits_for_its_own_dependent_gets_a_wait_cycle_error);
     RUN(two_tasks_that_wait_for_each_other_get_a_wait_cycle_error_not_a_hang);
     RUN(a_child_that_waits_for_its_parent_gets_a_wait_cycle_error);
+    RUN(results_fetched_after_their_region_are_the_tasks_results);
+    RUN(results_fetched_after_dag_wait_all_and_as_fut_after_their_region);
+    RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
+    RUN(a_failed_task_fetched_after_its_region_gives_its_error);
     return test_summary();
 }
