@@ -3844,9 +3844,12 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     return r;
 }
 
-/* Only a scope naming workers (and not every processor) pins a task to them. */
+/* Only a scope naming some workers (not all of them, nor every processor)
+   pins a task to them; a set of every worker is no constraint at all. */
 static bool dag__scope_pins_workers(const dag_scope *s) {
-    return (s->thread || s->threads) && !s->all_threads && !s->any_processor;
+    if (!(s->thread || s->threads) || s->all_threads || s->any_processor) return false;
+    if (dag__g.num_workers > 64) return true;
+    return dag__scope_worker_bits(s) != dag__scope_worker_bits(&(dag_scope){ .all_threads = 1 });
 }
 
 static dag_options dag__merge_options(dag_options base, const dag_options *o) {
@@ -3942,6 +3945,9 @@ dag_scope dag_scope_in_force(void) {
 dag_scope dag_scope_union(dag_scope a, dag_scope b) {
     dag_scope u;
     memset(&u, 0, sizeof u);
+    /* an empty scope is the default, any worker: so is its union with anything on the CPU */
+    if (dag__scope_empty(&a)) a.all_threads = 1;
+    if (dag__scope_empty(&b)) b.all_threads = 1;
     for (int k = 1; k < DAG_BACKEND_COUNT; k++) {
         dag__scope_part pa = dag__scope_part_of(&a, (dag_backend)k), pb = dag__scope_part_of(&b, (dag_backend)k);
         dag__scope_part pu;
@@ -3952,10 +3958,7 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b) {
         dag__scope_part_put(&u, (dag_backend)k, pu);
     }
     u.any_processor = a.any_processor || b.any_processor;
-    /* a side that names no processor at all means the CPU, the default */
-    if ((dag__scope_empty(&a) && dag__scope_names_devices(&b)) || (dag__scope_empty(&b) && dag__scope_names_devices(&a)))
-        u.all_threads = 1;
-    u.all_threads = u.all_threads || a.all_threads || b.all_threads;
+    u.all_threads = a.all_threads || b.all_threads;
     u.threads = a.threads | b.threads;
     if (a.thread) u.threads |= DAG_THREAD_BIT(a.thread);
     if (b.thread) u.threads |= DAG_THREAD_BIT(b.thread);
@@ -4390,7 +4393,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
     bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
-                      (!scoped || opt->scope.all_threads) &&
+                      (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
                       dag__stack_room(w);
     dag__task local_record;

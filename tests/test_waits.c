@@ -340,6 +340,46 @@ TEST(a_failed_task_fetched_after_its_region_gives_its_error) {
     dag_shutdown();
 }
 
+/* ---- 3. scopes spread work ------------------------------------------------ */
+static atomic_int ran_on[8];
+DAG_TASK(void, count_worker, (int, us)) {
+    test_spin_us((unsigned)us);
+    atomic_fetch_add(&ran_on[dag_current_worker() & 7], 1);
+}
+static void spread_run(int threads, dag_scope scope, int n) {
+    setup_threads(threads);
+    for (int i = 0; i < 8; i++) atomic_store(&ran_on[i], 0);
+    DAG_WITH_OPTIONS(.scope = scope) {
+        DAG_DATADEPS { for (int i = 0; i < n; i++) dag_spawn(count_worker, Val(200)); }
+    }
+    dag_shutdown();
+}
+TEST(a_scope_of_several_workers_spreads_its_tasks_over_them) {
+    int n = scaled(400, 100);
+    /* every worker, named as a set: as if unscoped */
+    spread_run(2, dag_scope(.threads = DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)), n);
+    CHECK(atomic_load(&ran_on[1]) >= n / 5 && atomic_load(&ran_on[2]) >= n / 5);
+    spread_run(2, dag_scope(.all_threads = 1), n);
+    CHECK(atomic_load(&ran_on[1]) >= n / 5 && atomic_load(&ran_on[2]) >= n / 5);
+    /* two of three workers: both take them, the third none */
+    spread_run(3, dag_scope(.threads = DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)), n);
+    CHECK(atomic_load(&ran_on[1]) >= n / 5 && atomic_load(&ran_on[2]) >= n / 5);
+    CHECK_EQ_INT(atomic_load(&ran_on[3]), 0);
+    CHECK_EQ_INT(atomic_load(&ran_on[1]) + atomic_load(&ran_on[2]), n);
+    /* pinned to one still means that one */
+    spread_run(2, dag_scope(.thread = 2), n / 4);
+    CHECK_EQ_INT(atomic_load(&ran_on[2]), n / 4);
+}
+
+TEST(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker) {
+    dag_scope u = dag_scope_union(dag_scope(.thread = 0), dag_scope(.thread = 2));
+    CHECK(u.all_threads);
+    u = dag_scope_union(dag_scope(.threads = DAG_THREAD_BIT(3)), dag_scope(.thread = 0));
+    CHECK(u.all_threads);
+    u = dag_scope_union(dag_scope(.thread = 1), dag_scope(.thread = 2));
+    CHECK(!u.all_threads && u.threads == (DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)));
+}
+
 int main(void) {
     watchdog_start();
     RUN(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads);
@@ -352,5 +392,7 @@ int main(void) {
     RUN(results_fetched_after_dag_wait_all_and_as_fut_after_their_region);
     RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
+    RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
+    RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
     return test_summary();
 }
