@@ -828,6 +828,11 @@ static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timesp
     pthread_cond_timedwait(c, m, deadline);
 }
 static void dag__cond_wait(dag__cond *c, dag__mutex *m) { pthread_cond_wait(c, m); }
+/* a per-thread value whose destructor runs when the thread exits */
+typedef pthread_key_t dag__tss;
+static int dag__tss_create(dag__tss *k, void (*dtor)(void *)) { return pthread_key_create(k, dtor); }
+static void dag__tss_delete(dag__tss k) { pthread_key_delete(k); }
+static void dag__tss_set(dag__tss k, void *v) { pthread_setspecific(k, v); }
 static void dag__thread_yield(void) { sched_yield(); }
 #else
 #include <threads.h>
@@ -850,6 +855,10 @@ static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timesp
     cnd_timedwait(c, m, deadline);
 }
 static void dag__cond_wait(dag__cond *c, dag__mutex *m) { cnd_wait(c, m); }
+typedef tss_t dag__tss;
+static int dag__tss_create(dag__tss *k, void (*dtor)(void *)) { return tss_create(k, dtor) == thrd_success ? 0 : -1; }
+static void dag__tss_delete(dag__tss k) { tss_delete(k); }
+static void dag__tss_set(dag__tss k, void *v) { tss_set(k, v); }
 static void dag__thread_yield(void) { thrd_yield(); }
 #endif
 
@@ -1123,6 +1132,8 @@ struct dag__worker {
     size_t num_trace_edges, cap_trace_edges;
     dag__thread thread;
     dag__worker *next_guest;
+    dag__context *guest_ctx;               /* a guest's context */
+    int retired;                           /* a guest whose thread exited: ready for reuse */
 };
 
 typedef struct dag__trace_event {
@@ -1175,8 +1186,11 @@ typedef struct dag__state {
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
     size_t kept_buckets_n, kept_count, kept_bytes;
-    /* external threads other than the one that set up */
+    /* external threads other than the one that set up; a thread that exits
+       leaves its records for the next one (see dag__guest_exit) */
     dag__mutex guest_lock;
+    dag__tss guest_key;
+    int guest_key_ok;
     dag__worker *guests;
     dag__context *guest_contexts;
     /* trace */
@@ -3810,7 +3824,8 @@ static dag__context *dag__current_context(void) {
     /* a context from an earlier set-up cycle is gone: the epoch tells */
     if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
     int phase = atomic_load(&dag__g.phase);
-    if (phase == 0 && dag_setup(NULL) != DAG_OK) return NULL;
+    /* never set up: set up now; setting up elsewhere: dag_setup waits for it */
+    if ((phase == 0 || phase == 3) && dag_setup(NULL) != DAG_OK) return NULL;
     phase = atomic_load(&dag__g.phase);
     if (phase != 1) return NULL;
     if (!dag__tls_ctx || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) dag__guest_attach();
@@ -5034,21 +5049,56 @@ static void dag__context_init(dag__context *c) {
 /* A thread outside the pool that spawns gets its own context and a worker
    record (no deque: its ready tasks go to the shared injection queue). */
 static void dag__guest_attach(void) {
-    dag__worker *w = (dag__worker *)dag__xmalloc_aligned(sizeof *w);
-    dag__worker_init(w, -1);
-    dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
-    dag__context_init(c);
     dag__mutex_lock(&dag__g.guest_lock);
-    dag__mutex_lock(&dag__g.sleep_lock);   /* wakers walk the guest list under it */
-    w->next_guest = dag__g.guests;
-    dag__g.guests = w;
-    dag__mutex_unlock(&dag__g.sleep_lock);
-    c->next_guest = dag__g.guest_contexts;
-    dag__g.guest_contexts = c;
+    dag__worker *w = dag__g.guests;
+    while (w && !w->retired) w = w->next_guest;
+    if (w) {   /* the records of a thread that exited */
+        w->retired = 0;
+    } else {
+        w = (dag__worker *)dag__xmalloc_aligned(sizeof *w);
+        dag__worker_init(w, -1);
+        dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
+        dag__context_init(c);
+        w->guest_ctx = c;
+        dag__mutex_lock(&dag__g.sleep_lock);   /* wakers walk the guest list under it */
+        w->next_guest = dag__g.guests;
+        dag__g.guests = w;
+        dag__mutex_unlock(&dag__g.sleep_lock);
+        c->next_guest = dag__g.guest_contexts;
+        dag__g.guest_contexts = c;
+    }
     dag__mutex_unlock(&dag__g.guest_lock);
     dag__tls_worker = w;
-    dag__tls_ctx = c;
+    dag__tls_ctx = w->guest_ctx;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);
+    if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
+}
+
+/* A guest thread exits: its tasks finish (they may write its memory), what
+   its regions held is released (results are kept), and its records wait
+   for the next thread, so a thread per request costs nothing lasting. */
+static void dag__guest_exit(void *p) {
+    dag__worker *w = (dag__worker *)p;
+    if (atomic_load(&dag__g.phase) != 1 || dag__tls_worker != w || dag__tls_epoch != atomic_load(&dag__g.live_epoch))
+        return;   /* shut down since, or not this thread's */
+    dag__context *c = w->guest_ctx;
+    dag__tls_ctx = c;
+    dag__close_abandoned(w, c, c->root, "a thread's exit");
+    dag__drain(w, c->root);
+    dag__region_release(w, c->root);
+    atomic_store(&c->root->first_error, 0);
+    atomic_store(&c->root->first_cancel, 0);
+    atomic_store(&c->root->failed_name, NULL);
+    c->root->spawn_error = 0;
+    if (c->domain) dag__domain_destroy(w, c->domain);
+    c->domain = NULL;
+    c->top = c->root;
+    c->depth = c->serial = 0;
+    dag__tls_ctx = NULL;
+    dag__tls_worker = NULL;
+    dag__mutex_lock(&dag__g.guest_lock);
+    w->retired = 1;
+    dag__mutex_unlock(&dag__g.guest_lock);
 }
 
 /* Every compiled-in backend looks for its devices; one that finds none
@@ -5100,8 +5150,11 @@ dag_result dag_setup(const dag_desc *desc) {
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
         expected = 2;
         if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
-            if (expected == 1) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up");
+            /* set up, or being set up by another thread (an implicit set-up
+               too): this call returns once that one has finished */
             while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
+            if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
+                                               desc ? " (this call's dag_desc is ignored)" : "");
             return DAG_OK;
         }
     }
@@ -5146,7 +5199,7 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.live_epoch, dag__tls_epoch);
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
-    atomic_store(&dag__g.phase, 1);
+    dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
     for (int i = 1; i < d.num_threads; i++) {
         if (dag__thread_create(&dag__g.workers[i].thread, dag__worker_main, &dag__g.workers[i]) != 0) {
             dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, d.num_threads);
@@ -5156,6 +5209,7 @@ dag_result dag_setup(const dag_desc *desc) {
         }
     }
     dag__backends_init();
+    atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     return DAG_OK;
 }
 
@@ -5239,6 +5293,8 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
     dag__mutex_destroy(&dag__g.wait_lock);
+    if (dag__g.guest_key_ok) dag__tss_delete(dag__g.guest_key);
+    dag__g.guest_key_ok = 0;
     dag__kept_free_all();
     dag__mutex_destroy(&dag__g.kept_lock);
     dag__mutex_destroy(&dag__region_lock);

@@ -380,8 +380,102 @@ TEST(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker) {
     CHECK(!u.all_threads && u.threads == (DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)));
 }
 
+/* ---- 4. concurrency at the edges ------------------------------------------ */
+#include <pthread.h>
+enum { RACERS = 8 };
+static atomic_int racers_go, racers_ready;
+static atomic_int racers_bad;
+DAG_TASK(void, fill_ints, (int *, a), (int, n), (int, v)) {
+    test_spin_us(50);
+    for (int i = 0; i < n; i++) a[i] = v;
+}
+static void *racer(void *arg) {
+    int id = (int)(intptr_t)arg;
+    int buf[64];
+    memset(buf, 0, sizeof buf);
+    atomic_fetch_add(&racers_ready, 1);
+    while (!atomic_load(&racers_go)) { }
+    if (id == 0) {   /* one explicit set-up among the implicit ones */
+        dag_desc d;
+        memset(&d, 0, sizeof d);
+        d.num_threads = 2;
+        d.logger.func = quiet_logger;
+        dag_setup(&d);
+    }
+    dag_result r;
+    DAG_DATADEPS {
+        for (int k = 0; k < 4; k++) dag_spawn(fill_ints, Out(buf, 64), Val(64), Val(id * 10 + k));
+    }
+    r = dag_last_region_result();
+    for (int i = 0; i < 64; i++) if (buf[i] != id * 10 + 3) { atomic_fetch_add(&racers_bad, 1); break; }
+    if (r != DAG_OK) atomic_fetch_add(&racers_bad, 1);
+    return NULL;
+}
+/* a fresh process per round: the race is the first call of a program */
+#include <sys/wait.h>
+static int race_once(void) {
+    pthread_t th[RACERS];
+    for (int i = 0; i < RACERS; i++) pthread_create(&th[i], NULL, racer, (void *)(intptr_t)i);
+    while (atomic_load(&racers_ready) < RACERS) { }
+    atomic_store(&racers_go, 1);
+    for (int i = 0; i < RACERS; i++) pthread_join(th[i], NULL);
+    int bad = atomic_load(&racers_bad) || !dag_is_setup();
+    dag_shutdown();
+    return bad;
+}
+TEST(threads_making_their_first_call_at_once_all_see_one_complete_set_up) {
+    int rounds = scaled(30, 5), failed = 0;
+    for (int round = 0; round < rounds && !failed; round++) {
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) _exit(race_once());
+        int st = 0;
+        waitpid(pid, &st, 0);
+        failed = !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+    CHECK(!failed);
+}
+
+static long rss_kib(void) {
+    FILE *f = fopen("/proc/self/statm", "r");
+    long pages = 0, res = 0;
+    if (!f) return 0;
+    if (fscanf(f, "%ld %ld", &pages, &res) != 2) res = 0;
+    fclose(f);
+    return res * 4;
+}
+static dag_task short_lived_result;
+static void *short_lived(void *arg) {
+    (void)arg;
+    int buf[16];
+    DAG_DATADEPS { dag_spawn(fill_ints, Out(buf, 16), Val(16), Val(1)); }
+    short_lived_result = dag_spawn(twice, Val(4.0));   /* left running: the thread's exit waits for it */
+    return NULL;
+}
+TEST(threads_that_exit_leave_nothing_behind_and_their_results_are_kept) {
+    setup_threads(2);
+    int n = scaled(2000, 300);
+    long before = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        pthread_create(&t, NULL, short_lived, NULL);
+        pthread_join(t, NULL);
+        if (i == 50) before = rss_kib();   /* after the first records are made */
+        if (i == n - 1) {
+            double r = 0;
+            CHECK_EQ_INT(dag_fetch(short_lived_result, &r), DAG_OK);
+            CHECK(r == 8);
+        }
+    }
+    long grew = rss_kib() - before;
+    printf("     %d threads: rss %+ld KiB\n", n, grew);
+    CHECK(grew < 8 * 1024);   /* a guest's records are about 53 KiB: n of them would be far more */
+    dag_shutdown();
+}
+
 int main(void) {
     watchdog_start();
+    RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
     RUN(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads);
     RUN(a_hundred_thousand_levels_of_spawn_and_fetch_finish);
     RUN(a_task_that_waits_for_itself_gets_a_wait_cycle_error);
@@ -394,5 +488,6 @@ int main(void) {
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
     RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
+    RUN(threads_that_exit_leave_nothing_behind_and_their_results_are_kept);
     return test_summary();
 }
