@@ -344,7 +344,19 @@ bool dag_ready(dag_task t);
 dag_result dag_fetch_bytes(dag_task t, void *out, size_t size);
 dag_result dag_wait_all(void);
 dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK while running */
-const char *dag_task_message(dag_task t);        /* why it failed, or "" */
+/* Why t failed, or "": "task 'a' failed: <dag_fail's words>", "task 'a' was
+   cancelled", "dependency failed: task 'a' failed: <its words>". The text
+   stays valid until 8 more calls on the same thread. */
+const char *dag_task_message(dag_task t);
+/* Cancellation (Dagger's cancel!): a task not yet started never runs and
+   fails with DAG_ERR_CANCELLED, its dependents with DAG_ERR_DEPENDENCY_FAILED;
+   a running one sees dag_cancelled() and may return early (it counts as
+   cancelled either way); a finished one is left as it is. dag_region_cancel
+   does that to every task of the innermost open DAG_DATADEPS or
+   DAG_SEQUENTIAL of the caller (or its root), spawned or to be spawned. */
+dag_result dag_cancel(dag_task t);
+void dag_region_cancel(void);
+bool dag_cancelled(void);                        /* inside a body: was its task cancelled? */
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
    costs its own bytes plus 32 until then; dag_get_stats counts them). */
 dag_result dag_release(dag_task t);
@@ -1025,7 +1037,8 @@ struct dag__task {
     _Atomic int32_t refs;
     _Atomic uint32_t gen;
     _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
-    _Atomic int32_t waiters;                /* threads sleeping in dag_wait on it */
+    _Atomic int16_t waiters;                /* threads in dag_wait on it */
+    _Atomic int16_t cancel;                 /* dag_cancel asked it to stop */
     uint32_t flags;                         /* DAG__TF_* */
     const dag_task_desc *desc;
     dag__region *region;                    /* the waiting region it counts toward */
@@ -1055,6 +1068,7 @@ typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__tas
 
 struct dag__region {
     _Alignas(DAG__CACHE_LINE) _Atomic int64_t count;   /* see above; written by finishing tasks */
+    _Atomic int32_t cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
     _Alignas(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
     _Atomic int32_t first_error;           /* first failure of a task of its own */
     _Atomic int32_t first_cancel;          /* first dependency failure */
@@ -1894,6 +1908,7 @@ static dag__region *dag__region_new(int kind) {
     dag__mutex_unlock(&dag__region_lock);
     dag__task_list keep_retained = r->retained, keep_prev = r->prev, keep_step = r->step;
     atomic_store(&r->count, DAG__OPEN);
+    atomic_store(&r->cancelled, 0);
     r->spawned = 0;
     atomic_store(&r->first_error, 0);
     atomic_store(&r->first_cancel, 0);
@@ -1922,18 +1937,47 @@ static void dag__region_recycle(dag__region *r) {
     dag__mutex_unlock(&dag__region_lock);
 }
 
+/* >>causes: why a task did not run or failed, as "name\0what happened"
+   (e.g. "root_task\0failed: Test"); a failed task's failed_dep is its own
+   cause, a cancelled dependent's the cause it inherits, so dependents and
+   regions repeat the root's own words. Causes live until dag_shutdown. */
+typedef struct dag__cause_node { struct dag__cause_node *next; char text[]; } dag__cause_node;
+static dag__mutex dag__cause_lock;
+static dag__cause_node *dag__causes;
+
+static const char *dag__cause_new(const char *name, const char *what) {
+    size_t n = strlen(name) + 1, m = strlen(what) + 1;
+    dag__cause_node *c = (dag__cause_node *)dag__xmalloc(sizeof *c + n + m);
+    memcpy(c->text, name, n);
+    memcpy(c->text + n, what, m);
+    dag__mutex_lock(&dag__cause_lock);
+    c->next = dag__causes;
+    dag__causes = c;
+    dag__mutex_unlock(&dag__cause_lock);
+    return c->text;
+}
+static const char *dag__cause_what(const char *cause) { return cause + strlen(cause) + 1; }
+
+/* A task that failed by itself: its cause, from its status and dag_fail's words. */
+static const char *dag__own_cause(dag__task *t, int status) {
+    char what[600];
+    if (status == DAG_ERR_CANCELLED) snprintf(what, sizeof what, "was cancelled");
+    else if (t->extra && t->extra->message) snprintf(what, sizeof what, "failed: %s", t->extra->message);
+    else snprintf(what, sizeof what, "failed (%s)", dag_result_string(status));
+    return dag__cause_new(dag__task_name(t), what);
+}
+
 static void dag__region_record_failure(dag__region *r, dag__task *t, int status) {
     int32_t none = 0;
+    if (!atomic_load(&t->failed_dep)) atomic_store(&t->failed_dep, dag__own_cause(t, status));
+    const char *cause = atomic_load(&t->failed_dep), *n = NULL;
     if (status == DAG_ERR_DEPENDENCY_FAILED) {
         atomic_compare_exchange_strong(&r->first_cancel, &none, status);
     } else if (atomic_compare_exchange_strong(&r->first_error, &none, status)) {
-        const char *n = NULL;
-        atomic_compare_exchange_strong(&r->failed_name, &n, dag__task_name(t));
+        atomic_compare_exchange_strong(&r->failed_name, &n, cause);
     }
-    if (!atomic_load(&r->failed_name)) {
-        const char *n = NULL, *root = atomic_load(&t->failed_dep);
-        atomic_compare_exchange_strong(&r->failed_name, &n, root ? root : dag__task_name(t));
-    }
+    n = NULL;
+    atomic_compare_exchange_strong(&r->failed_name, &n, cause);
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -2072,6 +2116,11 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
 }
 
 /* >>execute */
+static inline bool dag__cancel_asked(dag__task *t) {
+    return atomic_load_explicit(&t->cancel, memory_order_relaxed) ||
+           (t->region && atomic_load_explicit(&t->region->cancelled, memory_order_relaxed));
+}
+
 static bool dag__device_prepare(dag__worker *w, dag__task *t);
 static void dag__plan_finished(dag__plan *p);
 static bool dag__end_body(dag__worker *w, dag__context *ctx);
@@ -2082,9 +2131,10 @@ static void dag__finish_root(dag__worker *w, dag__task *t);
 static bool dag__execute(dag__worker *w, dag__task *t) {
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     uint64_t start = tracing ? dag__now_ns() : 0;
-    if (atomic_load_explicit(&t->failed_dep, memory_order_acquire)) {
-        atomic_store_explicit(&t->status, DAG_ERR_DEPENDENCY_FAILED, memory_order_relaxed);
-        if (tracing) dag__trace_task(w, t, start, start, DAG_ERR_DEPENDENCY_FAILED);
+    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t))) {
+        int s = atomic_load_explicit(&t->failed_dep, memory_order_acquire) ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_CANCELLED;
+        atomic_store_explicit(&t->status, s, memory_order_relaxed);
+        if (tracing) dag__trace_task(w, t, start, start, s);
         return true;
     }
     void *args = dag__args_of(t);
@@ -2116,6 +2166,10 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     if (w->depth++ == 0) w->stack_base = DAG__STACK_HERE();
     t->desc->run(args, dag__result_of(t));
     w->depth--;
+    if (DAG__UNLIKELY(dag__cancel_asked(t))) {   /* asked while it ran: whatever it did, it was cancelled */
+        int32_t fine = 0;
+        atomic_compare_exchange_strong(&t->status, &fine, DAG_ERR_CANCELLED);
+    }
     dag__tls_ctx = saved;
     /* traced before end_body: once it returns false, the last child may
        finish and recycle t on another thread */
@@ -2137,7 +2191,6 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
         if (DAG__UNLIKELY(status)) {
             dag__region_record_failure(r, t, status);
             root_cause = atomic_load(&t->failed_dep);
-            if (!root_cause) root_cause = dag__task_name(t);
         }
         DAG__HB(&t->succ);
         dag__edge *e = atomic_exchange_explicit(&t->succ, DAG__CLOSED, memory_order_seq_cst);
@@ -3747,8 +3800,8 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
     }
     DAG__HA(&p->succ);   /* p has finished: what it wrote is visible to t */
     if (DAG__UNLIKELY(dag__poisons(p))) {
-        const char *root = atomic_load(&p->failed_dep), *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
+        const char *none = NULL;   /* a failed task holds its cause (dag__region_record_failure) */
+        atomic_compare_exchange_strong(&t->failed_dep, &none, atomic_load(&p->failed_dep));
     }
 }
 
@@ -4139,8 +4192,8 @@ static bool dag__quiet_pred(dag__task *t, dag__task *p) {
     if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)) && dag__tls_worker)
         dag__trace_add_edge(dag__tls_worker, dag__trace_id(p), dag__trace_id(t));
     if (DAG__UNLIKELY(dag__poisons(p))) {
-        const char *root = atomic_load(&p->failed_dep), *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, root ? root : dag__task_name(p));
+        const char *none = NULL;   /* a failed task holds its cause (dag__region_record_failure) */
+        atomic_compare_exchange_strong(&t->failed_dep, &none, atomic_load(&p->failed_dep));
     }
     return true;
 }
@@ -4232,6 +4285,7 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     atomic_store_explicit(&t->pending, atomic_load_explicit(&local->pending, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->status, atomic_load_explicit(&local->status, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->cancel, atomic_load_explicit(&local->cancel, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
     t->flags = local->flags & ~(uint32_t)DAG__TF_UNDEFERRED;
@@ -4347,7 +4401,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
     if (!dag__kept_read(h, &v, NULL, 0, false)) return DAG_ERR_STALE_HANDLE;
     if (v.status) {
         const char *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended");
+        atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
         return DAG_OK;
     }
     if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
@@ -4434,6 +4488,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing || opt->discard_results ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
@@ -4656,22 +4711,32 @@ dag_result dag_task_result(dag_task h) {
 }
 
 const char *dag_task_message(dag_task h) {
-    static _Thread_local char buf[512];
+    /* a few buffers in turn, so that printf("%s %s", dag_task_message(a),
+       dag_task_message(b)) prints both */
+    static _Thread_local char bufs[8][640];
+    static _Thread_local unsigned turn;
+    char *buf = bufs[turn++ % 8];
     buf[0] = 0;
     if (!h.ptr) {
-        if (h.gen) snprintf(buf, sizeof buf, "the spawn failed: %s", dag_result_string((int)h.gen));
+        if (h.gen) snprintf(buf, sizeof bufs[0], "the spawn failed: %s", dag_result_string((int)h.gen));
         return buf;
     }
-    if (!dag__current_context() || !dag__ref_handle(h)) return buf;
+    if (!dag__current_context()) return buf;
+    if (!dag__ref_handle(h)) {
+        dag__kept_view v;
+        if ((h.bits & 1) && dag__kept_read(h, &v, NULL, 0, false) && v.status)
+            snprintf(buf, sizeof bufs[0], "a task whose region has ended: %s", dag_result_string(v.status));
+        return buf;
+    }
     dag__task *t = h.ptr;
-    const char *dep = atomic_load(&t->failed_dep);
-    int s = atomic_load(&t->status);
-    if (dep)
-        snprintf(buf, sizeof buf, "dependency failed: task '%s' failed", dep);
-    else if (s && t->extra && t->extra->message)
-        snprintf(buf, sizeof buf, "task '%s' failed: %s", dag__task_name(t), t->extra->message);
+    const char *cause = atomic_load(&t->failed_dep);
+    int s = dag__done(t) ? atomic_load(&t->status) : 0;
+    if (s && cause && s == DAG_ERR_DEPENDENCY_FAILED)
+        snprintf(buf, sizeof bufs[0], "dependency failed: task '%s' %s", cause, dag__cause_what(cause));
+    else if (s && cause)
+        snprintf(buf, sizeof bufs[0], "task '%s' %s", cause, dag__cause_what(cause));
     else if (s)
-        snprintf(buf, sizeof buf, "task '%s': %s", dag__task_name(t), dag_result_string(s));
+        snprintf(buf, sizeof bufs[0], "task '%s': %s", dag__task_name(t), dag_result_string(s));
     dag__decref(dag__tls_worker, t);
     return buf;
 }
@@ -4687,6 +4752,26 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
         return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %u bytes",
                                     out ? size : 0, v.size);
     return dag__kept_read(h, &v, out, size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+}
+
+dag_result dag_cancel(dag_task h) {
+    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
+    if (!dag__done(h.ptr)) atomic_store(&h.ptr->cancel, 1);
+    dag__decref(dag__tls_worker, h.ptr);
+    return DAG_OK;
+}
+
+void dag_region_cancel(void) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return;
+    atomic_store(&dag__ctx_top(dag__tls_worker, ctx)->counter->cancelled, 1);
+}
+
+bool dag_cancelled(void) {
+    dag__context *ctx = dag__tls_ctx;
+    return ctx && ctx->task && dag__cancel_asked(ctx->task);
 }
 
 dag_result dag_release(dag_task h) {
@@ -4783,6 +4868,7 @@ static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char
     atomic_store(&m->failed_dep, cause);
     atomic_store(&m->ended, 0);
     atomic_store(&m->waiters, 0);
+    atomic_store(&m->cancel, 0);
     atomic_store(&m->pending, 0);
     atomic_store(&m->succ, DAG__CLOSED);
     if (outer->bulk) {
@@ -4802,7 +4888,7 @@ static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) 
         err = dag__region_error(r);
         if (err && r->outer && r->outer->seq) {
             const char *cause = atomic_load(&r->failed_name);
-            dag__mark_step_failed(w, r->outer, cause ? cause : "a task in a nested region");
+            dag__mark_step_failed(w, r->outer, cause ? cause : "a task in a nested region\0failed");
         }
         dag__region_release(w, r);
     } else if (r->kind == DAG_REGION_BULK && r->bulk == r && r->step.count) {
@@ -4856,7 +4942,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
         for (size_t i = 0; i < outer->seq->prev.count; i++) {
             dag__task *p = outer->seq->prev.items[i];
             dag__wait_task(w, p);
-            if (!cancel && dag__poisons(p)) cancel = atomic_load(&p->failed_dep) ? atomic_load(&p->failed_dep) : dag__task_name(p);
+            if (!cancel && dag__poisons(p)) cancel = atomic_load(&p->failed_dep);
         }
     }
     dag__region *r = dag__region_new(kind);
@@ -4937,7 +5023,7 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
     int err = dag__region_error(r);
     if (err && !atomic_load(&t->status)) {
         const char *name = atomic_load(&r->failed_name), *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, name ? name : "a child task");
+        atomic_compare_exchange_strong(&t->failed_dep, &none, name ? name : "a child task\0failed");
         atomic_store(&t->status, DAG_ERR_DEPENDENCY_FAILED);
     }
     dag__region_release(w, r);
@@ -4958,6 +5044,7 @@ dag_result dag_wait_all(void) {
     if (!err) err = e;
     dag__region_release(w, root);
     atomic_store(&root->first_error, 0);
+    atomic_store(&root->cancelled, 0);
     atomic_store(&root->first_cancel, 0);
     atomic_store(&root->failed_name, NULL);
     root->spawn_error = 0;
@@ -5187,6 +5274,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.data_lock);
     dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
+    dag__mutex_init(&dag__cause_lock);
     dag__mutex_init(&dag__dv.lock);
     dag__g.cap_workers = d.num_threads + DAG_MAX_RESERVE_THREADS;   /* reserve slots stay untouched until used */
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)dag__g.cap_workers * sizeof(dag__worker));
@@ -5297,6 +5385,12 @@ dag_result dag_shutdown(void) {
     dag__g.guest_key_ok = 0;
     dag__kept_free_all();
     dag__mutex_destroy(&dag__g.kept_lock);
+    while (dag__causes) {
+        dag__cause_node *next = dag__causes->next;
+        DAG_FREE(dag__causes);
+        dag__causes = next;
+    }
+    dag__mutex_destroy(&dag__cause_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();

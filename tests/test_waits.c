@@ -473,6 +473,106 @@ TEST(threads_that_exit_leave_nothing_behind_and_their_results_are_kept) {
     dag_shutdown();
 }
 
+/* ---- 5. cancellation ------------------------------------------------------ */
+static atomic_int gate_open, body_ran, stopped_early;
+DAG_TASK(void, gate, (double *, x)) {
+    while (!atomic_load(&gate_open)) test_spin_us(20);
+    x[0] = 1;
+}
+DAG_TASK(void, after_gate, (double *, x)) { atomic_fetch_add(&body_ran, 1); x[0] += 1; }
+DAG_TASK(void, polls_cancel, (int, unused)) {
+    (void)unused;
+    atomic_fetch_add(&body_ran, 1);
+    for (int i = 0; i < 100000; i++) {
+        if (dag_cancelled()) { atomic_fetch_add(&stopped_early, 1); return; }
+        test_spin_us(10);
+    }
+}
+
+TEST(a_cancelled_task_and_its_dependents_never_run) {
+    setup_quiet(2);
+    static double x[4];
+    atomic_store(&gate_open, 0);
+    atomic_store(&body_ran, 0);
+    dag_task g = dag_spawn(gate, InOut(x, 4));
+    dag_task a = dag_spawn(after_gate, InOut(x, 4));   /* waits for the gate */
+    dag_task b = dag_spawn(after_gate, InOut(x, 4));   /* depends on a */
+    CHECK_EQ_INT(dag_cancel(a), DAG_OK);
+    atomic_store(&gate_open, 1);
+    CHECK_EQ_INT(dag_wait(a), DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(dag_wait(b), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK(strstr(dag_task_message(b), "task 'after_gate' was cancelled") != NULL);
+    CHECK_EQ_INT(dag_wait(g), DAG_OK);
+    CHECK_EQ_INT(atomic_load(&body_ran), 0);
+    CHECK(x[0] == 1);
+    CHECK_EQ_INT(dag_cancel(g), DAG_OK);   /* finished: a no-op */
+    CHECK_EQ_INT(dag_wait(g), DAG_OK);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_CANCELLED);
+    dag_shutdown();
+}
+
+TEST(a_running_task_sees_dag_cancelled_and_stops_early) {
+    setup_quiet(2);
+    atomic_store(&body_ran, 0);
+    atomic_store(&stopped_early, 0);
+    dag_task t = dag_spawn(polls_cancel, Val(0));
+    while (!atomic_load(&body_ran)) test_spin_us(10);
+    CHECK_EQ_INT(dag_cancel(t), DAG_OK);
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(atomic_load(&stopped_early), 1);
+    CHECK(!dag_cancelled());   /* outside a body: nothing to cancel */
+    dag_wait_all();
+    dag_shutdown();
+}
+
+TEST(a_cancelled_region_runs_none_of_its_unstarted_tasks) {
+    setup_quiet(2);
+    static double x[4];
+    atomic_store(&gate_open, 0);
+    atomic_store(&body_ran, 0);
+    dag_result r;
+    DAG_DATADEPS {
+        dag_spawn(gate, InOut(x, 4));
+        for (int i = 0; i < 50; i++) dag_spawn(after_gate, InOut(x, 4));
+        dag_region_cancel();
+        for (int i = 0; i < 50; i++) dag_spawn(after_gate, InOut(x, 4));   /* after the cancel too */
+        atomic_store(&gate_open, 1);
+    }
+    r = dag_last_region_result();
+    CHECK_EQ_INT(r, DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(atomic_load(&body_ran), 0);
+    /* the next region runs as usual */
+    DAG_DATADEPS { dag_spawn(after_gate, InOut(x, 4)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(atomic_load(&body_ran), 1);
+    dag_shutdown();
+}
+
+/* ---- 6. errors say what happened ------------------------------------------ */
+DAG_TASK(void, root_task, (double *, x)) { (void)x; dag_fail(DAG_USER_ERROR, "Test"); }
+DAG_TASK(void, other_root, (double *, x)) { (void)x; dag_fail(DAG_USER_ERROR + 1, "Other"); }
+DAG_TASK(void, reads_x, (const double *, x)) { (void)x; }
+TEST(a_dependents_message_carries_the_root_failures_own_words) {
+    setup_quiet(2);
+    static double x[2], y[2];
+    dag_task a = dag_spawn(root_task, Out(x, 2));
+    dag_task b = dag_spawn(reads_x, In(x, 2));
+    dag_task c = dag_spawn(other_root, Out(y, 2));
+    dag_task d = dag_spawn(reads_x, In(y, 2));
+    dag_wait(b);
+    dag_wait(d);
+    CHECK_EQ_INT(dag_wait(a), DAG_USER_ERROR);
+    CHECK(strcmp(dag_task_message(a), "task 'root_task' failed: Test") == 0);
+    CHECK(strcmp(dag_task_message(b), "dependency failed: task 'root_task' failed: Test") == 0);
+    char both[1400];
+    snprintf(both, sizeof both, "%s | %s", dag_task_message(b), dag_task_message(d));   /* two in one call */
+    CHECK(strcmp(both, "dependency failed: task 'root_task' failed: Test | "
+                       "dependency failed: task 'other_root' failed: Other") == 0);
+    (void)c;
+    dag_wait_all();
+    dag_shutdown();
+}
+
 int main(void) {
     watchdog_start();
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
@@ -489,5 +589,9 @@ int main(void) {
     RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
     RUN(threads_that_exit_leave_nothing_behind_and_their_results_are_kept);
+    RUN(a_cancelled_task_and_its_dependents_never_run);
+    RUN(a_running_task_sees_dag_cancelled_and_stops_early);
+    RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
+    RUN(a_dependents_message_carries_the_root_failures_own_words);
     return test_summary();
 }
