@@ -24,13 +24,17 @@ static void setup_threads(int n) {
 }
 
 /* Logged errors are counted, and the last one kept, so tests can assert on them. */
+#include <pthread.h>
 static atomic_int logged_errors;
 static char last_log[512];
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;   /* tasks log from several threads */
 static void quiet_logger(dag_log_level level, int item, const char *message, void *user) {
     (void)user; (void)item;
     if (level == DAG_LOG_ERROR) {
         atomic_fetch_add(&logged_errors, 1);
+        pthread_mutex_lock(&log_lock);
         snprintf(last_log, sizeof last_log, "%s", message);
+        pthread_mutex_unlock(&log_lock);
     }
 }
 static void setup_quiet(int n) {
@@ -381,7 +385,6 @@ TEST(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker) {
 }
 
 /* ---- 4. concurrency at the edges ------------------------------------------ */
-#include <pthread.h>
 enum { RACERS = 8 };
 static atomic_int racers_go, racers_ready;
 static atomic_int racers_bad;
