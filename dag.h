@@ -1196,6 +1196,7 @@ typedef struct dag__state {
     _Atomic int reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
+    _Atomic int regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
     /* results kept past their regions (>>kept results) */
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
@@ -2116,9 +2117,12 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
 }
 
 /* >>execute */
+/* The region's flag is read only once some region was cancelled: its line
+   is written by every spawn, and the global flag's by nobody. */
 static inline bool dag__cancel_asked(dag__task *t) {
     return atomic_load_explicit(&t->cancel, memory_order_relaxed) ||
-           (t->region && atomic_load_explicit(&t->region->cancelled, memory_order_relaxed));
+           (DAG__UNLIKELY(atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed)) && t->region &&
+            atomic_load_explicit(&t->region->cancelled, memory_order_relaxed));
 }
 
 static bool dag__device_prepare(dag__worker *w, dag__task *t);
@@ -2420,10 +2424,11 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
 #endif
 
 /* May this thread start one more task on top of the ones on its stack? */
-static DAG__NOINLINE bool dag__stack_room(const dag__worker *w) {
+static DAG__NOINLINE bool dag__stack_room_nested(const dag__worker *w) {
     uintptr_t here = DAG__STACK_HERE(), base = w->stack_base;
-    return w->depth == 0 || (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
+    return (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
 }
+static inline bool dag__stack_room(const dag__worker *w) { return w->depth == 0 || dag__stack_room_nested(w); }
 
 /* Everything that cannot finish before s does is reachable from s along
    "needs" edges: a task's successors, the task whose body spawned it, and
@@ -4767,6 +4772,7 @@ void dag_region_cancel(void) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return;
     atomic_store(&dag__ctx_top(dag__tls_worker, ctx)->counter->cancelled, 1);
+    atomic_store(&dag__g.regions_cancelled, 1);
 }
 
 bool dag_cancelled(void) {
@@ -5260,6 +5266,7 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.inject_count, 0);
     atomic_store(&dag__g.prio_count, 0);
     atomic_store(&dag__g.blocked, 0);
+    atomic_store(&dag__g.regions_cancelled, 0);
     dag__mutex_init(&dag__g.kept_lock);
     atomic_store(&dag__g.reserve_active, 0);
     dag__g.reserve_peak = 0;
