@@ -261,12 +261,12 @@ $(B)/gpu/test_gpu: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(HEA
 
 # A mock Level Zero loader (tests/gpu/mock_ze.c): the backend's own logic
 # runs against it here, where no Level Zero driver exists.
-$(B)/gpu/mock_ze/libze_loader.so.1: tests/gpu/mock_ze.c tests/gpu/mock_kernels.h
+$(B)/gpu/mock_ze/libze_loader.so.1: tests/gpu/mock_ze.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
 
 # A mock HIP runtime (tests/gpu/mock_hip.c) for the code CUDA and HIP share.
-$(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c tests/gpu/mock_kernels.h
+$(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
 

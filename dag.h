@@ -3314,7 +3314,9 @@ dag_result dag_synchronize(dag_backend b) {
     for (int d = 0; d < dag__dv.num; d++) {
         dag__device *dv = &dag__dv.devs[d];
         if (dv->backend != b) continue;
+        dag__mutex_lock(&dag__dv.lock);   /* the device's queue is shared: every backend call is made under the lock */
         int e = dv->ops->synchronize(dv->ordinal);
+        dag__mutex_unlock(&dag__dv.lock);
         if (e && !err) err = dag__dev_error(d, "synchronize", e);
     }
     int e = dag__devices_settle(true, !ctx->task);

@@ -376,6 +376,66 @@ TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
     free(x), free(y);
 }
 
+/* ---- the vendors' rules, as the mock runtimes enforce them (issue 18) ---- */
+
+/* The mock runtime the backend under test loaded, or NULL (a real driver,
+   or none): tests of the mocks' switches skip without one. */
+static void *mock_lib(void) {
+    void *lib = NULL;
+#if defined(DAG_BACKEND_HIP)
+    if (backend == DAG_HIP) lib = dag__hip.lib;
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    if (backend == DAG_LEVEL_ZERO) lib = dag__ze.lib;
+#endif
+    return lib && dlsym(lib, "mock_fail") ? lib : NULL;
+}
+/* Arms the mock to fail the nth call of fn from now (0 disarms). */
+static void mock_fail_at(const char *fn, long nth) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_fail") : NULL;
+    void (*f)(const char *, long) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    if (f) f(fn, nth);
+}
+static long mock_failures(void) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_failures") : NULL;
+    long (*f)(void) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    return f ? f() : 0;
+}
+
+DAG_TASK(void, synchronize_task, (int, which)) {
+    dag_result r = dag_synchronize((dag_backend)which);
+    if (r != DAG_OK) dag_fail(r, "dag_synchronize returned %d", (int)r);
+}
+
+/* Level Zero forbids appending to one command list from two threads at
+   once (the mock aborts): dag_synchronize from one worker while another
+   queues kernels on the same device must wait its turn. */
+TEST(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 2048, SPANS = 32, ROUNDS = 6 };
+    float *v[SPANS];
+    for (int s = 0; s < SPANS; s++) v[s] = calloc(N, sizeof(float));
+    dag_options o = on_device(1);
+    dag_result r = DAG_OK;
+    DAG_DATADEPS {
+        for (int round = 0; round < ROUNDS; round++)
+            for (int s = 0; s < SPANS; s++) {
+                dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[s], N));
+                dag_spawn(synchronize_task, Val((int)backend));
+            }
+    }
+    r = dag_last_region_result();
+    CHECK_EQ_INT(r, DAG_OK);
+    size_t bad = 0;
+    for (int s = 0; s < SPANS; s++)
+        for (size_t i = 0; i < N; i++) bad += v[s][i] != (float)ROUNDS;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    for (int s = 0; s < SPANS; s++) free(v[s]);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *arg, *name; dag_backend b; } backends[] = {
         { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
@@ -405,5 +465,6 @@ int main(int argc, char **argv) {
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
     RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
+    RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
     return test_summary();
 }
