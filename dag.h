@@ -3160,6 +3160,8 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             err = DAG_ERR_DEVICE;
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
                      dag__dev_name(d, name, sizeof name), e);
+            for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
+                if ((p->modes[k] & DAG__WRITE) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
         } else {
             for (int k = 0; k < p->num_spans; k++)
                 if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
