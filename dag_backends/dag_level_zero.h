@@ -80,6 +80,8 @@ typedef struct dag__ze_device_info {
     ze_command_list_handle_t list;
     ze_event_pool_handle_t pool;
     ze_event_handle_t sync;        /* signalled by a barrier to drain the list */
+    bool sync_armed;               /* a queued command may still signal sync: waited for before its next use */
+    int sync_reader;               /* 1 + the device whose queued peer copy waits on sync; 0: none */
     bool unordered;                /* a command since the last barrier (see dag__ze_order) */
     bool fp64;                     /* ZE_DEVICE_MODULE_FLAG_FP64: it builds modules that declare Float64 */
     char name[ZE_MAX_DEVICE_NAME];
@@ -250,13 +252,32 @@ static ze_result_t dag__ze_order(dag__ze_device_info *d) {
     return dag__ze.api.zeCommandListAppendBarrier(d->list, NULL, 0, NULL);
 }
 
-/* Waits on the host for everything queued on d so far. */
+/* Makes d's sync event free for the next command: a command that may still
+   signal it (a wait or a reset that failed) is waited for first, since an
+   event reset under a queued signal would be signalled after the reset. */
+static ze_result_t dag__ze_sync_free(dag__ze_device_info *d) {
+    if (d->sync_reader) {   /* a peer copy on another list still waits on it */
+        ze_result_t r = dag__ze_sync_free(&dag__ze.devices[d->sync_reader - 1]);
+        if (r != ZE_RESULT_SUCCESS) return r;
+        d->sync_reader = 0;
+    }
+    if (!d->sync_armed) return ZE_RESULT_SUCCESS;
+    ze_result_t r = dag__ze.api.zeEventHostSynchronize(d->sync, UINT64_MAX);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeEventHostReset(d->sync);
+    if (r == ZE_RESULT_SUCCESS) d->sync_armed = false;
+    return r;
+}
+
+/* Waits on the host for everything queued on d so far. The device layer
+   makes every call of a device under its lock, so one thread at a time
+   appends to d's list and uses its sync event (the spec forbids two). */
 static int dag__ze_drain(dag__ze_device_info *d) {
-    ze_result_t r = dag__ze.api.zeCommandListAppendBarrier(d->list, d->sync, 0, NULL);   /* no wait list: after all before it */
-    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeEventHostSynchronize(d->sync, UINT64_MAX);
-    dag__ze.api.zeEventHostReset(d->sync);
+    ze_result_t r = dag__ze_sync_free(d);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeCommandListAppendBarrier(d->list, d->sync, 0, NULL);   /* after all before it */
+    if (r != ZE_RESULT_SUCCESS) return (int)r;
+    d->sync_armed = true;
     d->unordered = false;
-    return (int)r;
+    return (int)dag__ze_sync_free(d);
 }
 
 /* A free event slot of device dev (created on first use), or NULL when all
@@ -357,15 +378,21 @@ static int dag__ze_peer_copy(int dst_dev, void *dst_buf, int src_dev, void *src_
     dag__ze_api *z = &dag__ze.api;
     ze_bool_t can = 0;
     if (d->context != s->context || z->zeDeviceCanAccessPeer(d->id, s->id, &can) != ZE_RESULT_SUCCESS || !can) return -1;
-    ze_result_t r = dag__ze_order(d);
+    ze_result_t r = dag__ze_sync_free(d);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze_sync_free(s);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze_order(d);
+    if (r == ZE_RESULT_SUCCESS) r = z->zeCommandListAppendBarrier(s->list, s->sync, 0, NULL);
     if (r != ZE_RESULT_SUCCESS) return (int)r;
-    if ((r = z->zeCommandListAppendBarrier(s->list, s->sync, 0, NULL)) != ZE_RESULT_SUCCESS) return (int)r;
+    s->sync_armed = true;
     s->unordered = false;
     r = z->zeCommandListAppendMemoryCopy(d->list, dst_buf, src_buf, bytes, d->sync, 1, &s->sync);
-    if (r == ZE_RESULT_SUCCESS) r = z->zeEventHostSynchronize(d->sync, UINT64_MAX);
-    ze_result_t rs = z->zeEventHostSynchronize(s->sync, UINT64_MAX);   /* done already, unless the copy failed */
-    z->zeEventHostReset(d->sync);
-    z->zeEventHostReset(s->sync);
+    if (r == ZE_RESULT_SUCCESS) {
+        d->sync_armed = true;
+        d->unordered = true;
+        s->sync_reader = dst_dev + 1;
+        r = dag__ze_sync_free(d);   /* the copy: after it, src's later work cannot overwrite what it reads */
+    }
+    ze_result_t rs = dag__ze_sync_free(s);   /* done already, unless the copy failed */
     return (int)(r != ZE_RESULT_SUCCESS ? r : rs);
 }
 

@@ -336,8 +336,11 @@ ze_result_t zeCommandListCreateImmediate(ze_context_handle_t c, ze_device_handle
     if (q->mode != ZE_COMMAND_QUEUE_MODE_ASYNCHRONOUS) FAIL("mode %d", (int)q->mode);
     *l = calloc(1, sizeof **l);
     (*l)->dev = d->index;
-    if (nlists == 64) FAIL("too many lists");
-    lists[nlists++] = *l;
+    int slot = 0;
+    while (slot < nlists && lists[slot]) slot++;   /* a destroyed list's place is reused */
+    if (slot == 64) FAIL("too many lists");
+    lists[slot] = *l;
+    if (slot == nlists) nlists++;
     live_lists++;
     return ZE_RESULT_SUCCESS;
 }
