@@ -28,7 +28,7 @@ SPIRV_VAL ?= spirv-val
 # PTX for compute_90 rides along, so a newer NVIDIA GPU JIT-compiles it instead of
 # failing with cudaErrorNoKernelImageForDevice
 CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-HIP_ARCHS  ?= --offload-arch=gfx90a --offload-arch=gfx942 --offload-arch=gfx1030
+HIP_ARCHS  ?= --offload-arch=gfx90a --offload-arch=gfx1030
 # nvcc's host code needs no C++ runtime this way, so a C link works
 NVCC_HOST  := -Xcompiler -Wall,-Wextra,-Werror,-fno-exceptions,-fno-threadsafe-statics
 CUDA_CFLAGS := -I$(CUDA)/include
