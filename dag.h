@@ -3598,6 +3598,8 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             err = DAG_ERR_DEVICE;
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
                      dag__dev_name(d, name, sizeof name), e);
+            for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
+                if ((p->modes[k] & DAG__WRITE) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
         } else {
             for (int k = 0; k < p->num_spans; k++)
                 if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
@@ -3752,7 +3754,9 @@ dag_result dag_synchronize(dag_backend b) {
     for (int d = 0; d < dag__dv.num; d++) {
         dag__device *dv = &dag__dv.devs[d];
         if (dv->backend != b) continue;
+        dag__mutex_lock(&dag__dv.lock);   /* the device's queue is shared: every backend call is made under the lock */
         int e = dv->ops->synchronize(dv->ordinal);
+        dag__mutex_unlock(&dag__dv.lock);
         if (e && !err) err = dag__dev_error(d, "synchronize", e);
     }
     int e = dag__devices_settle(true, !ctx->task);

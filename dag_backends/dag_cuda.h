@@ -71,10 +71,18 @@ static struct {
     cublasHandle_t handle[DAG__GPU_MAX_DEVICES];
 } dag__cublas;
 
+/* cuBLAS of the CUDA runtime's own major version first (libcublas.so.13 for
+   CUDA 13): another major's may need a newer driver or differ in ABI. */
 static void dag__cublas_load(void) {
     static const char *const names[] = { "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
     if (dag__cublas.tried) return;
     dag__cublas.tried = -1;
+    int version = 0;
+    char own[32];
+    if (cudaRuntimeGetVersion(&version) == cudaSuccess && version >= 1000) {
+        snprintf(own, sizeof own, "libcublas.so.%d", version / 1000);
+        dag__cublas.lib = dlopen(own, RTLD_NOW | RTLD_LOCAL);
+    }
     for (size_t i = 0; !dag__cublas.lib && i < sizeof names / sizeof names[0]; i++)
         dag__cublas.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!dag__cublas.lib) {
@@ -120,12 +128,15 @@ static int dag__cuda_init(char *why, size_t why_size) {
 }
 
 static void dag__cuda_shutdown(void) {
-    for (int d = 0; d < DAG__GPU_MAX_DEVICES; d++)
+    int saved = -1;
+    if (dag__cuda_g.num) dag__cuda_enter_any(&saved);
+    for (int d = 0; d < dag__cuda_g.num; d++)
         if (dag__cublas.handle[d]) {
-            cudaSetDevice(d);
+            dag__cuda_use(d);
             dag__cublas.api.cublasDestroy_v2(dag__cublas.handle[d]);
             dag__cublas.handle[d] = NULL;
         }
+    dag__cuda_leave(saved);
     dag__cuda_close_devices();
 }
 

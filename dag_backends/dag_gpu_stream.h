@@ -50,6 +50,7 @@ typedef struct DAG__GPU(stage) {
 } DAG__GPU(stage);
 
 typedef struct DAG__GPU(device) {
+    int ordinal;                            /* the runtime's: devices that failed to open are skipped */
     DAG__RTT(Stream_t) stream;
     char name[128];
     size_t memory;
@@ -73,10 +74,30 @@ static struct {
     int num;
 } DAG__GPU(g);
 
-static int DAG__GPU(use)(int dev) { return (int)DAG__RT(SetDevice)(dev); }
+/* The current device is per thread, and the program thread is a worker too:
+   every entry point saves the caller's device (enter), switches with use(),
+   and puts the caller's back when it returns (leave), so the program's own
+   runtime calls, cuBLAS or launches still go to the device it chose. */
+static int DAG__GPU(use)(int dev) { return (int)DAG__RT(SetDevice)(DAG__GPU(g).devices[dev].ordinal); }
+static int DAG__GPU(enter_ordinal)(int ordinal, int *saved) {
+    int current = -1;
+    *saved = DAG__RT(GetDevice)(&current) == 0 && current != ordinal ? current : -1;
+    return *saved < 0 && current == ordinal ? 0 : (int)DAG__RT(SetDevice)(ordinal);
+}
+static int DAG__GPU(enter)(int dev, int *saved) { return DAG__GPU(enter_ordinal)(DAG__GPU(g).devices[dev].ordinal, saved); }
+/* For a function that goes through several devices: the caller's, whatever it is. */
+static void DAG__GPU(enter_any)(int *saved) {
+    int current = -1;
+    *saved = DAG__RT(GetDevice)(&current) == 0 ? current : -1;
+}
+static void DAG__GPU(leave)(int saved) {
+    if (saved >= 0) DAG__RT(SetDevice)(saved);
+}
 
-/* Finds the devices and gives each a stream, its name and peer access.
-   Returns how many, or -1 with why (the runtime's own error). */
+/* Finds the devices and gives each a stream, its name and peer access. A
+   device that cannot be opened (busy, exclusive-process, out of memory) is
+   skipped and said, and the others are kept. Returns how many, or -1 with
+   why (the runtime's own error). */
 static int DAG__GPU(open_devices)(char *why, size_t why_size) {
     int n = 0, count_error = (int)DAG__RT(GetDeviceCount)(&n);
     if (count_error || n <= 0) {
@@ -88,34 +109,49 @@ static int DAG__GPU(open_devices)(char *why, size_t why_size) {
             snprintf(why, why_size, "no %s device", DAG__GPU_NAME);
         return -1;
     }
-    if (n > DAG__GPU_MAX_DEVICES) n = DAG__GPU_MAX_DEVICES;
-    for (int d = 0; d < n; d++) {
-        DAG__GPU(device) *dv = &DAG__GPU(g).devices[d];
+    int saved = -1, current = -1;
+    if (DAG__RT(GetDevice)(&current) == 0) saved = current;
+    char skipped[256] = "";
+    int found = 0;
+    for (int o = 0; o < n && found < DAG__GPU_MAX_DEVICES; o++) {
+        DAG__GPU(device) *dv = &DAG__GPU(g).devices[found];
         memset(dv, 0, sizeof *dv);
-        int e = DAG__GPU(use)(d);
-        if (!e) e = DAG__GPU(device_info)(d, dv->name, sizeof dv->name, &dv->memory);
+        dv->ordinal = o;
+        int e = (int)DAG__RT(SetDevice)(o);
+        if (!e) e = DAG__GPU(device_info)(o, dv->name, sizeof dv->name, &dv->memory);
         if (!e) e = (int)DAG__RT(StreamCreateWithFlags)(&dv->stream, DAG__RTT(StreamNonBlocking));
         if (e) {
             char text[160];
-            snprintf(why, why_size, "device %d: no stream (%s)", d + 1, DAG__GPU(error_text)(e, text, sizeof text));
-            DAG__GPU(g).num = d;
-            return -1;
+            DAG__GPU(error_text)(e, text, sizeof text);
+            dag_log(DAG_LOG_WARN, DAG_OK, "%s: device %d skipped: %s", DAG__GPU_NAME, o + 1, text);
+            size_t at = strlen(skipped);
+            snprintf(skipped + at, sizeof skipped - at, "; device %d skipped (%s)", o + 1, text);
+            memset(dv, 0, sizeof *dv);
+            continue;
         }
-        DAG__GPU(g).num = d + 1;
+        DAG__GPU(g).num = ++found;
     }
-    for (int d = 0; d < n; d++)
-        for (int j = 0; j < n; j++) {
-            int ok = 0;
-            if (j == d || DAG__RT(DeviceCanAccessPeer)(&ok, d, j) != 0 || !ok) continue;
+    if (found == 0) {
+        if (saved >= 0) DAG__RT(SetDevice)(saved);
+        snprintf(why, why_size, "no %s device opened%s", DAG__GPU_NAME, skipped);
+        return -1;
+    }
+    for (int d = 0; d < found; d++)
+        for (int j = 0; j < found; j++) {
+            int ok = 0, od = DAG__GPU(g).devices[d].ordinal, oj = DAG__GPU(g).devices[j].ordinal;
+            if (j == d || DAG__RT(DeviceCanAccessPeer)(&ok, od, oj) != 0 || !ok) continue;
             DAG__GPU(use)(d);
-            int e = (int)DAG__RT(DeviceEnablePeerAccess)(j, 0);
+            int e = (int)DAG__RT(DeviceEnablePeerAccess)(oj, 0);
             DAG__GPU(g).devices[d].peer[j] = e == 0 || e == (int)DAG__RTT(ErrorPeerAccessAlreadyEnabled);
         }
-    snprintf(why, why_size, "%d %s device(s); device 1: %s", n, DAG__GPU_NAME, DAG__GPU(g).devices[0].name);
-    return n;
+    if (saved >= 0) DAG__RT(SetDevice)(saved);
+    snprintf(why, why_size, "%d %s device(s); device 1: %s%s", found, DAG__GPU_NAME, DAG__GPU(g).devices[0].name, skipped);
+    return found;
 }
 
 static void DAG__GPU(close_devices)(void) {
+    int saved;
+    DAG__GPU(enter_any)(&saved);
     for (int d = 0; d < DAG__GPU(g).num; d++) {
         DAG__GPU(device) *dv = &DAG__GPU(g).devices[d];
         DAG__GPU(use)(d);
@@ -129,16 +165,21 @@ static void DAG__GPU(close_devices)(void) {
         }
         DAG__RT(StreamDestroy)(dv->stream);
     }
+    DAG__GPU(leave)(saved);
     memset(&DAG__GPU(g), 0, sizeof DAG__GPU(g));
 }
 
 static int DAG__GPU(alloc)(int dev, size_t bytes, void **buf) {
-    int e = DAG__GPU(use)(dev);
-    return e ? e : (int)DAG__RT(Malloc)(buf, bytes ? bytes : 1);
+    int saved, e = DAG__GPU(enter)(dev, &saved);
+    if (!e) e = (int)DAG__RT(Malloc)(buf, bytes ? bytes : 1);
+    DAG__GPU(leave)(saved);
+    return e;
 }
 static void DAG__GPU(free)(int dev, void *buf) {
-    DAG__GPU(use)(dev);
+    int saved;
+    DAG__GPU(enter)(dev, &saved);
     DAG__RT(Free)(buf);
+    DAG__GPU(leave)(saved);
 }
 
 /* An idle pinned buffer of at least `bytes`, or NULL (then the copy goes
@@ -166,12 +207,16 @@ static DAG__GPU(stage) *DAG__GPU(stage_get)(int dev, size_t bytes) {
     return s;
 }
 
-/* Records an event on dev's stream: untimed unless `timed`. */
+/* Records an event on dev's stream: untimed unless `timed`. On failure *ev
+   is NULL: no destroyed handle is left behind. */
 static int DAG__GPU(record)(int dev, DAG__RTT(Event_t) *ev, int timed) {
-    int e = (int)DAG__RT(EventCreateWithFlags)(ev, timed ? DAG__RTT(EventDefault) : DAG__RTT(EventDisableTiming));
+    *ev = NULL;
+    DAG__RTT(Event_t) made = NULL;
+    int e = (int)DAG__RT(EventCreateWithFlags)(&made, timed ? DAG__RTT(EventDefault) : DAG__RTT(EventDisableTiming));
     if (e) return e;
-    e = (int)DAG__RT(EventRecord)(*ev, DAG__GPU(g).devices[dev].stream);
-    if (e) DAG__RT(EventDestroy)(*ev);
+    e = (int)DAG__RT(EventRecord)(made, DAG__GPU(g).devices[dev].stream);
+    if (e) DAG__RT(EventDestroy)(made);
+    else *ev = made;
     return e;
 }
 
@@ -182,13 +227,19 @@ static DAG__GPU(event) *DAG__GPU(event_new)(int dev) {
     return ev;
 }
 
-static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
-                          void **done) {
+/* A copy failed after something may have been queued: the stream drains, so
+   no staging buffer or host span is still read or written behind the
+   caller's back (an error path must leave nothing in flight). */
+static int DAG__GPU(copy_failed)(int dev, int e) {
+    DAG__RT(StreamSynchronize)(DAG__GPU(g).devices[dev].stream);
+    return e;
+}
+
+static int DAG__GPU(copy_current)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+                                  void **done) {
     DAG__RTT(Stream_t) q = DAG__GPU(g).devices[dev].stream;
     size_t bytes = rows * width;
-    *done = NULL;
-    int e = DAG__GPU(use)(dev);
-    if (e) return e;
+    int e = 0;
     DAG__GPU(stage) *s = DAG__GPU(stage_get)(dev, bytes);
     DAG__GPU(event) *ev = to_device && s ? NULL : DAG__GPU(event_new)(dev);
     if (to_device && s) {
@@ -196,7 +247,8 @@ static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t wi
         e = (int)DAG__RT(Memcpy2DAsync)(buf, width, s->ptr, width, width, rows, DAG__RTT(MemcpyHostToDevice), q);
         if (s->free_after) DAG__RT(EventDestroy)(s->free_after);
         s->free_after = NULL;
-        return e ? e : DAG__GPU(record)(dev, &s->free_after, 0);
+        if (!e) e = DAG__GPU(record)(dev, &s->free_after, 0);
+        return e ? DAG__GPU(copy_failed)(dev, e) : 0;
     }
     if (s) {   /* a download into staging: wait() unpacks it */
         e = (int)DAG__RT(Memcpy2DAsync)(s->ptr, width, buf, width, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
@@ -214,34 +266,55 @@ static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t wi
     } else {
         e = to_device ? (int)DAG__RT(Memcpy2DAsync)(buf, width, host, stride, width, rows, DAG__RTT(MemcpyHostToDevice), q)
                       : (int)DAG__RT(Memcpy2DAsync)(host, stride, buf, width, width, rows, DAG__RTT(MemcpyDeviceToHost), q);
+        /* a pitch past the device's limit (cudaDevAttrMaxPitch): row by row, each a plain copy */
+        for (size_t r = 0; e == (int)DAG__RTT(ErrorInvalidPitchValue) && r < rows; r++) {
+            char *h = (char *)host + r * stride, *b = (char *)buf + r * width;
+            int er = to_device ? (int)DAG__RT(MemcpyAsync)(b, h, width, DAG__RTT(MemcpyHostToDevice), q)
+                               : (int)DAG__RT(MemcpyAsync)(h, b, width, DAG__RTT(MemcpyDeviceToHost), q);
+            if (er) e = er;
+            else if (r + 1 == rows) e = 0;
+        }
     }
     if (!e) e = DAG__GPU(record)(dev, &ev->end, 0);
     if (e) {
         if (ev->stage) ev->stage->downloading = 0;
         DAG_FREE(ev);
-        return e;
+        return DAG__GPU(copy_failed)(dev, e);
     }
     *done = ev;
     return 0;
+}
+
+static int DAG__GPU(copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+                          void **done) {
+    *done = NULL;
+    int saved, e = DAG__GPU(enter)(dev, &saved);
+    if (!e) e = DAG__GPU(copy_current)(dev, buf, host, rows, width, stride, to_device, done);
+    DAG__GPU(leave)(saved);
+    return e;
 }
 
 /* dst's stream waits for what src queued, copies, and src's stream waits
    for the copy before whatever it runs next (which may overwrite src_buf). */
 static int DAG__GPU(peer_copy)(int dst, void *dst_buf, int src, void *src_buf, size_t bytes) {
     if (!DAG__GPU(g).devices[dst].peer[src]) return -1;
-    DAG__RTT(Event_t) produced, copied;
-    int e = DAG__GPU(use)(src);
+    DAG__RTT(Event_t) produced = NULL, copied = NULL;
+    DAG__RTT(Stream_t) ds = DAG__GPU(g).devices[dst].stream, ss = DAG__GPU(g).devices[src].stream;
+    int saved, queued = 0, e = DAG__GPU(enter)(src, &saved);
     if (!e) e = DAG__GPU(record)(src, &produced, 0);
-    if (e) return e;
-    e = DAG__GPU(use)(dst);
-    if (!e) e = (int)DAG__RT(StreamWaitEvent)(DAG__GPU(g).devices[dst].stream, produced, 0);
-    if (!e) e = (int)DAG__RT(MemcpyPeerAsync)(dst_buf, dst, src_buf, src, bytes, DAG__GPU(g).devices[dst].stream);
-    DAG__RT(EventDestroy)(produced);   /* released once it has happened */
+    if (!e) e = DAG__GPU(use)(dst);
+    if (!e) e = (int)DAG__RT(StreamWaitEvent)(ds, produced, 0);
+    if (!e) e = (int)DAG__RT(MemcpyPeerAsync)(dst_buf, DAG__GPU(g).devices[dst].ordinal, src_buf,
+                                              DAG__GPU(g).devices[src].ordinal, bytes, ds);
+    queued = !e;
+    if (produced) DAG__RT(EventDestroy)(produced);   /* released once it has happened */
     if (!e) e = DAG__GPU(record)(dst, &copied, 0);
-    if (e) return e;
-    DAG__GPU(use)(src);
-    e = (int)DAG__RT(StreamWaitEvent)(DAG__GPU(g).devices[src].stream, copied, 0);
-    DAG__RT(EventDestroy)(copied);
+    if (!e) e = DAG__GPU(use)(src);
+    if (!e) e = (int)DAG__RT(StreamWaitEvent)(ss, copied, 0);
+    if (copied) DAG__RT(EventDestroy)(copied);
+    /* a copy queued but not ordered before src's next work: it ends here */
+    if (e && queued) DAG__RT(StreamSynchronize)(ds);
+    DAG__GPU(leave)(saved);
     return e;
 }
 
@@ -255,7 +328,7 @@ static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag__karg *ar
     for (int i = 0; i < num_args; i++)
         params[i + 1] = args[i].buf ? (void *)&args[i].buf : (void *)args[i].value;
     DAG__GPU(event) *ev = NULL;
-    int e = DAG__GPU(use)(dev);
+    int saved, e = DAG__GPU(enter)(dev, &saved);
     if (!e && done) {
         ev = DAG__GPU(event_new)(dev);
         e = DAG__GPU(record)(dev, &ev->start, 1);
@@ -267,36 +340,46 @@ static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag__karg *ar
         DAG_FREE(ev);
         ev = NULL;
     }
+    DAG__GPU(leave)(saved);
     if (done) *done = ev;
     return e;
 }
 
 static int DAG__GPU(wait)(void *event) {
     DAG__GPU(event) *ev = (DAG__GPU(event) *)event;
-    int e = DAG__GPU(use)(ev->dev);
+    if (!ev->end) return 0;   /* its record failed earlier: nothing to wait for */
+    int saved, e = DAG__GPU(enter)(ev->dev, &saved);
     if (!e) e = (int)DAG__RT(EventSynchronize)(ev->end);
     if (ev->stage && ev->stage->downloading) {
-        if (!e)
+        if (!e) {
             for (size_t r = 0; r < ev->rows; r++)
                 memcpy((char *)ev->host + r * ev->stride, (char *)ev->stage->ptr + r * ev->width, ev->width);
+        } else {   /* the download may still be under way: the buffer stays busy until its event */
+            if (ev->stage->free_after) DAG__RT(EventDestroy)(ev->stage->free_after);
+            ev->stage->free_after = ev->end;
+            ev->end = NULL;
+        }
         ev->stage->downloading = 0;
     }
+    DAG__GPU(leave)(saved);
     return e;
 }
 static int DAG__GPU(query)(void *event) {
     DAG__GPU(event) *ev = (DAG__GPU(event) *)event;
+    if (!ev->end) return 1;
     int e = (int)DAG__RT(EventQuery)(ev->end);
     return e == 0 ? 1 : e == (int)DAG__RTT(ErrorNotReady) ? 0 : -e;
 }
 static double DAG__GPU(elapsed)(void *event) {
     DAG__GPU(event) *ev = (DAG__GPU(event) *)event;
     float ms = 0;
-    if (!ev->start || DAG__RT(EventElapsedTime)(&ms, ev->start, ev->end) != 0) return 0.0;
+    if (!ev->start || !ev->end || DAG__RT(EventElapsedTime)(&ms, ev->start, ev->end) != 0) return 0.0;
     return (double)ms * 1e-3;
 }
 static void DAG__GPU(release)(void *event) {
     DAG__GPU(event) *ev = (DAG__GPU(event) *)event;
-    DAG__GPU(use)(ev->dev);
+    int saved;
+    DAG__GPU(enter)(ev->dev, &saved);
     if (ev->stage && ev->stage->downloading) {
         /* never waited for (an error path): its bytes are dropped, but the
            download may still be queued, so the buffer is busy until it ends */
@@ -307,11 +390,14 @@ static void DAG__GPU(release)(void *event) {
     }
     if (ev->start) DAG__RT(EventDestroy)(ev->start);
     if (ev->end) DAG__RT(EventDestroy)(ev->end);
+    DAG__GPU(leave)(saved);
     DAG_FREE(ev);
 }
 static int DAG__GPU(synchronize)(int dev) {
-    int e = DAG__GPU(use)(dev);
-    return e ? e : (int)DAG__RT(StreamSynchronize)(DAG__GPU(g).devices[dev].stream);
+    int saved, e = DAG__GPU(enter)(dev, &saved);
+    if (!e) e = (int)DAG__RT(StreamSynchronize)(DAG__GPU(g).devices[dev].stream);
+    DAG__GPU(leave)(saved);
+    return e;
 }
 static size_t DAG__GPU(memory)(int dev) { return DAG__GPU(g).devices[dev].memory; }
 static const char *DAG__GPU(device_name)(int dev) { return DAG__GPU(g).devices[dev].name; }

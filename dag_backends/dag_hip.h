@@ -40,6 +40,7 @@ typedef struct ihipModuleSymbol_t *DAG__HIP_Function_t;
 #define DAG__HIP_MemcpyDeviceToHost 2
 #define DAG__HIP_ErrorNotReady 600
 #define DAG__HIP_ErrorPeerAccessAlreadyEnabled 704
+#define DAG__HIP_ErrorInvalidPitchValue 12
 
 /* >>hip symbols: one line each, with the types of the SDK's header */
 #define DAG__HIP_SYMBOLS(X) \
@@ -47,6 +48,7 @@ typedef struct ihipModuleSymbol_t *DAG__HIP_Function_t;
     X(hipGetErrorName, const char *, (DAG__HIP_Error_t)) \
     X(hipGetErrorString, const char *, (DAG__HIP_Error_t)) \
     X(hipSetDevice, DAG__HIP_Error_t, (int)) \
+    X(hipGetDevice, DAG__HIP_Error_t, (int *)) \
     X(hipDeviceGet, DAG__HIP_Error_t, (DAG__HIP_Device_t *, int)) \
     X(hipDeviceGetName, DAG__HIP_Error_t, (char *, int, DAG__HIP_Device_t)) \
     X(hipDeviceTotalMem, DAG__HIP_Error_t, (size_t *, DAG__HIP_Device_t)) \
@@ -119,7 +121,7 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
 #include "dag_gpu_stream.h"   /* it undefines these when it ends */
 
 static int dag__hip_init(char *why, size_t why_size) {
-    static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5" };
+    static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5" };
     for (size_t i = 0; !dag__hip.lib && i < sizeof names / sizeof names[0]; i++)
         dag__hip.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!dag__hip.lib) {
@@ -135,22 +137,31 @@ static int dag__hip_init(char *why, size_t why_size) {
 
 /* The library stays loaded (like OpenCL's): a later dag_setup finds it again. */
 static void dag__hip_shutdown(void) {
+    int saved = -1;
+    if (dag__hip.modules) dag__hip_enter_any(&saved);
     while (dag__hip.modules) {
         dag__hip_module *m = dag__hip.modules;
         dag__hip.modules = m->next;
-        dag__hip.api.hipSetDevice(m->dev);
+        dag__hip_use(m->dev);
         dag__hip.api.hipModuleUnload(m->module);
         DAG_FREE(m);
     }
+    dag__hip_leave(saved);
     if (dag__hip.lib) dag__hip_close_devices();
 }
 
 static bool dag__hip_has_kernel(const dag_kernel_source *k) { return k->hip && k->hip->image && k->hip->symbol; }
 
+static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
 static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     *kernel = NULL;   /* k has a HIP build: the device layer builds only what has_kernel accepts */
-    int e = dag__hip_use(dev);
-    if (e) return e;
+    int saved, e = dag__hip_enter(dev, &saved);
+    if (!e) e = dag__hip_build_current(dev, k, kernel, log, log_size);
+    dag__hip_leave(saved);
+    return e;
+}
+static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
+    int e = 0;
     dag__hip_module *m = dag__hip.modules;
     while (m && !(m->image == k->hip->image && m->dev == dev)) m = m->next;
     if (!m) {

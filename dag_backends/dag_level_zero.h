@@ -29,6 +29,7 @@
     X(zeDriverGet, (uint32_t *, ze_driver_handle_t *)) \
     X(zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *)) \
     X(zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *)) \
+    X(zeDeviceGetModuleProperties, (ze_device_handle_t, ze_device_module_properties_t *)) \
     X(zeDeviceGetMemoryProperties, (ze_device_handle_t, uint32_t *, ze_device_memory_properties_t *)) \
     X(zeDeviceGetCommandQueueGroupProperties, (ze_device_handle_t, uint32_t *, ze_command_queue_group_properties_t *)) \
     X(zeDeviceCanAccessPeer, (ze_device_handle_t, ze_device_handle_t, ze_bool_t *)) \
@@ -79,7 +80,10 @@ typedef struct dag__ze_device_info {
     ze_command_list_handle_t list;
     ze_event_pool_handle_t pool;
     ze_event_handle_t sync;        /* signalled by a barrier to drain the list */
+    bool sync_armed;               /* a queued command may still signal sync: waited for before its next use */
+    int sync_reader;               /* 1 + the device whose queued peer copy waits on sync; 0: none */
     bool unordered;                /* a command since the last barrier (see dag__ze_order) */
+    bool fp64;                     /* ZE_DEVICE_MODULE_FLAG_FP64: it builds modules that declare Float64 */
     char name[ZE_MAX_DEVICE_NAME];
     uint64_t memory;
     double tick_ns;                /* timestamp tick */
@@ -117,7 +121,8 @@ static int dag__ze_fail(char *why, size_t why_size, const char *what, ze_result_
     return -1;
 }
 
-/* Sets up one device: its name, memory, command list, events. */
+/* Sets up one device: its name, memory, fp64 support, command list, events.
+   Returns 0, 1 for a device that is no GPU, or -1 with why in `why`. */
 static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_size) {
     dag__ze_api *z = &dag__ze.api;
     /* DEVICE_PROPERTIES (not _1_2) gives timerResolution in ns per tick */
@@ -125,6 +130,12 @@ static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_siz
     ze_result_t r = z->zeDeviceGetProperties(d->id, &props);
     if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeDeviceGetProperties", r);
     memcpy(d->name, props.name, sizeof d->name - 1);
+    if (props.type != ZE_DEVICE_TYPE_GPU) {   /* an NPU or an FPGA: not a device for these kernels */
+        snprintf(why, why_size, "not a GPU (device type %d)", (int)props.type);
+        return 1;
+    }
+    ze_device_module_properties_t mp = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES };
+    d->fp64 = z->zeDeviceGetModuleProperties(d->id, &mp) == ZE_RESULT_SUCCESS && (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
     d->tick_ns = (double)props.timerResolution;
     unsigned bits = props.kernelTimestampValidBits;
     d->tick_mask = bits == 0 || bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
@@ -158,7 +169,17 @@ static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_siz
     return 0;
 }
 
-/* Loads the loader and lists every device of every driver. Returns how
+/* Frees what dag__ze_device_init made of a device that is then skipped. */
+static void dag__ze_device_destroy(dag__ze_device_info *d) {
+    if (d->sync) dag__ze.api.zeEventDestroy(d->sync);
+    if (d->pool) dag__ze.api.zeEventPoolDestroy(d->pool);
+    if (d->list) dag__ze.api.zeCommandListDestroy(d->list);
+    memset(d, 0, sizeof *d);
+}
+
+/* Loads the loader and lists every GPU of every GPU driver (ZE_INIT_FLAG_GPU_ONLY:
+   an NPU driver stays closed). A device that fails to come up is skipped, said
+   in the log and in the backend's status, and the others work. Returns how
    many, or -1 with why not in `why`. */
 static int dag__ze_init(char *why, size_t why_size) {
     const char *lib_name = "libze_loader.so.1";
@@ -172,37 +193,51 @@ static int dag__ze_init(char *why, size_t why_size) {
 #undef DAG__ZE_SLOT
     if (!dag__dl_bind(dag__ze.lib, lib_name, symbols, DAG__DL_COUNT(symbols), why, why_size)) return -1;
     dag__ze_api *z = &dag__ze.api;
-    ze_result_t r = z->zeInit(0);   /* 0: every device type */
+    ze_result_t r = z->zeInit(ZE_INIT_FLAG_GPU_ONLY);
     if (r != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeInit", r);
     ze_driver_handle_t drivers[DAG__ZE_MAX_DRIVERS];
     uint32_t num_drivers = DAG__ZE_MAX_DRIVERS;
     if ((r = z->zeDriverGet(&num_drivers, drivers)) != ZE_RESULT_SUCCESS) return dag__ze_fail(why, why_size, "zeDriverGet", r);
+    char skipped[256] = "";
+    int num_skipped = 0, seen = 0;
     for (uint32_t i = 0; i < num_drivers && i < DAG__ZE_MAX_DRIVERS; i++) {
         ze_device_handle_t ids[DAG__ZE_MAX_DEVICES];
         uint32_t n = DAG__ZE_MAX_DEVICES;
         if (z->zeDeviceGet(drivers[i], &n, ids) != ZE_RESULT_SUCCESS || n == 0) continue;
         ze_context_desc_t cd = { .stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC };
         ze_context_handle_t context = NULL;
-        if ((r = z->zeContextCreate(drivers[i], &cd, &context)) != ZE_RESULT_SUCCESS)
-            return dag__ze_fail(why, why_size, "zeContextCreate", r);
+        if ((r = z->zeContextCreate(drivers[i], &cd, &context)) != ZE_RESULT_SUCCESS) {
+            char what[128];
+            dag__ze_fail(what, sizeof what, "zeContextCreate", r);
+            dag_log(DAG_LOG_WARN, DAG_OK, "Level Zero: driver %u skipped: %s", (unsigned)i + 1, what);
+            num_skipped++;
+            continue;
+        }
         dag__ze.contexts[dag__ze.num_contexts++] = context;
-        for (uint32_t k = 0; k < n && dag__ze.num_devices < DAG__ZE_MAX_DEVICES; k++) {
+        for (uint32_t k = 0; k < n && k < DAG__ZE_MAX_DEVICES && dag__ze.num_devices < DAG__ZE_MAX_DEVICES; k++) {
             dag__ze_device_info *d = &dag__ze.devices[dag__ze.num_devices++];   /* counted first: shutdown frees what exists */
             memset(d, 0, sizeof *d);
             d->id = ids[k];
             d->context = context;
+            seen++;
             char what[128];
-            if (dag__ze_device_init(d, what, sizeof what) != 0) {
-                snprintf(why, why_size, "device %d (%s): %s", dag__ze.num_devices, d->name, what);
-                return -1;
+            int e = dag__ze_device_init(d, what, sizeof what);
+            if (e == 0) continue;
+            if (e < 0) {   /* a GPU that failed: said; one that is no GPU goes quietly */
+                dag_log(DAG_LOG_WARN, DAG_OK, "Level Zero: device %d (%s) skipped: %s", seen, d->name, what);
+                size_t at = strlen(skipped);
+                snprintf(skipped + at, sizeof skipped - at, "; device %d skipped: %s", seen, what);
+                num_skipped++;
             }
+            dag__ze_device_destroy(d);
+            dag__ze.num_devices--;
         }
     }
     if (dag__ze.num_devices == 0) {
-        snprintf(why, why_size, "%u Level Zero driver(s), no device", (unsigned)num_drivers);
+        snprintf(why, why_size, "%u Level Zero GPU driver(s), no device that works%s", (unsigned)num_drivers, skipped);
         return -1;
     }
-    snprintf(why, why_size, "%d Level Zero device(s); device 1: %s", dag__ze.num_devices, dag__ze.devices[0].name);
+    snprintf(why, why_size, "%d Level Zero device(s); device 1: %s%s", dag__ze.num_devices, dag__ze.devices[0].name, skipped);
     return dag__ze.num_devices;
 }
 
@@ -217,13 +252,32 @@ static ze_result_t dag__ze_order(dag__ze_device_info *d) {
     return dag__ze.api.zeCommandListAppendBarrier(d->list, NULL, 0, NULL);
 }
 
-/* Waits on the host for everything queued on d so far. */
+/* Makes d's sync event free for the next command: a command that may still
+   signal it (a wait or a reset that failed) is waited for first, since an
+   event reset under a queued signal would be signalled after the reset. */
+static ze_result_t dag__ze_sync_free(dag__ze_device_info *d) {
+    if (d->sync_reader) {   /* a peer copy on another list still waits on it */
+        ze_result_t r = dag__ze_sync_free(&dag__ze.devices[d->sync_reader - 1]);
+        if (r != ZE_RESULT_SUCCESS) return r;
+        d->sync_reader = 0;
+    }
+    if (!d->sync_armed) return ZE_RESULT_SUCCESS;
+    ze_result_t r = dag__ze.api.zeEventHostSynchronize(d->sync, UINT64_MAX);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeEventHostReset(d->sync);
+    if (r == ZE_RESULT_SUCCESS) d->sync_armed = false;
+    return r;
+}
+
+/* Waits on the host for everything queued on d so far. The device layer
+   makes every call of a device under its lock, so one thread at a time
+   appends to d's list and uses its sync event (the spec forbids two). */
 static int dag__ze_drain(dag__ze_device_info *d) {
-    ze_result_t r = dag__ze.api.zeCommandListAppendBarrier(d->list, d->sync, 0, NULL);   /* no wait list: after all before it */
-    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeEventHostSynchronize(d->sync, UINT64_MAX);
-    dag__ze.api.zeEventHostReset(d->sync);
+    ze_result_t r = dag__ze_sync_free(d);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze.api.zeCommandListAppendBarrier(d->list, d->sync, 0, NULL);   /* after all before it */
+    if (r != ZE_RESULT_SUCCESS) return (int)r;
+    d->sync_armed = true;
     d->unordered = false;
-    return (int)r;
+    return (int)dag__ze_sync_free(d);
 }
 
 /* A free event slot of device dev (created on first use), or NULL when all
@@ -324,15 +378,21 @@ static int dag__ze_peer_copy(int dst_dev, void *dst_buf, int src_dev, void *src_
     dag__ze_api *z = &dag__ze.api;
     ze_bool_t can = 0;
     if (d->context != s->context || z->zeDeviceCanAccessPeer(d->id, s->id, &can) != ZE_RESULT_SUCCESS || !can) return -1;
-    ze_result_t r = dag__ze_order(d);
+    ze_result_t r = dag__ze_sync_free(d);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze_sync_free(s);
+    if (r == ZE_RESULT_SUCCESS) r = dag__ze_order(d);
+    if (r == ZE_RESULT_SUCCESS) r = z->zeCommandListAppendBarrier(s->list, s->sync, 0, NULL);
     if (r != ZE_RESULT_SUCCESS) return (int)r;
-    if ((r = z->zeCommandListAppendBarrier(s->list, s->sync, 0, NULL)) != ZE_RESULT_SUCCESS) return (int)r;
+    s->sync_armed = true;
     s->unordered = false;
     r = z->zeCommandListAppendMemoryCopy(d->list, dst_buf, src_buf, bytes, d->sync, 1, &s->sync);
-    if (r == ZE_RESULT_SUCCESS) r = z->zeEventHostSynchronize(d->sync, UINT64_MAX);
-    ze_result_t rs = z->zeEventHostSynchronize(s->sync, UINT64_MAX);   /* done already, unless the copy failed */
-    z->zeEventHostReset(d->sync);
-    z->zeEventHostReset(s->sync);
+    if (r == ZE_RESULT_SUCCESS) {
+        d->sync_armed = true;
+        d->unordered = true;
+        s->sync_reader = dst_dev + 1;
+        r = dag__ze_sync_free(d);   /* the copy: after it, src's later work cannot overwrite what it reads */
+    }
+    ze_result_t rs = dag__ze_sync_free(s);   /* done already, unless the copy failed */
     return (int)(r != ZE_RESULT_SUCCESS ? r : rs);
 }
 

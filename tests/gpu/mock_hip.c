@@ -15,13 +15,22 @@
    (tests/gpu/kernels.h); live objects are counted at exit. The ABI types
    are declared here: HIP's headers are C++-leaning. Built as
    libamdhip64.so in a folder on LD_LIBRARY_PATH, it runs tests/gpu/test_gpu
-   hip where no GPU exists. It is a test double, not a driver. */
+   hip where no GPU exists. It is a test double, not a driver.
+   Also: any use of a destroyed event aborts (destroyed events are kept, so
+   a double destroy or a query after it is caught, not a use after free);
+   hipGetDevice/hipSetDevice keep the current device per thread, so a test
+   can check that the backend gives the program thread its device back;
+   MOCK_HIP_BAD_DEVICE=k (read at each hipGetDeviceCount) makes device k
+   (1-based) refuse a stream, as a busy or exclusive-process GPU does;
+   MOCK_HIP_MAX_PITCH=bytes caps 2-D copy pitches (hipErrorInvalidPitchValue);
+   injected failures: mock_fail.h. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mock_fail.h"
 
 typedef int hipError_t;
 typedef int hipDevice_t;
@@ -31,7 +40,8 @@ typedef struct ihipModule_t *hipModule_t;
 typedef struct ihipModuleSymbol_t *hipFunction_t;
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
        hipErrorInvalidImage = 200, hipErrorInvalidHandle = 400, hipErrorNotFound = 500, hipErrorNotReady = 600,
-       hipErrorPeerAccessAlreadyEnabled = 704 };
+       hipErrorPeerAccessAlreadyEnabled = 704, hipErrorInvalidPitchValue = 12, hipErrorContextAlreadyInUse = 216,
+       hipErrorUnknown = 999 };
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventBlockingSync = 1, hipEventDisableTiming = 2, hipHostMallocPortable = 1 };
 enum { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault };
 
@@ -46,7 +56,8 @@ static void unlock_(int *x) { (void)x; pthread_mutex_unlock(&mu); }
 static int init(void);
 #define GUARD pthread_mutex_lock(&mu); int guard_ __attribute__((cleanup(unlock_))) = init(); (void)guard_
 
-static int ndev = 2, initialised;
+static int ndev = 2, initialised, bad_device;
+static size_t max_pitch = (size_t)1 << 31;
 static _Thread_local int current;   /* hipSetDevice is per thread */
 static int peer[MAX_DEV][MAX_DEV];  /* peer[a][b]: a's streams may touch b's memory */
 static size_t used[MAX_DEV];
@@ -191,10 +202,7 @@ static void exec(cmd *c) {
         hipEvent_t e = c->event;
         now_ms += 1e-4;   /* two records in a row are still apart */
         e->ms = now_ms;
-        if (--e->pending == 0 && e->destroyed) {   /* destroyed while pending: released now */
-            free(e);
-            live_events--;
-        }
+        if (--e->pending == 0 && e->destroyed) live_events--;   /* destroyed while pending: released now */
         break;
     }
     case CMD_WAIT: break;   /* run_until met it before getting here */
@@ -271,37 +279,56 @@ static int init(void) {
 
 /* ---- devices ---- */
 hipError_t hipGetDeviceCount(int *count) {
+    INJECT(hipErrorNoDevice);
     GUARD;
+    const char *bad = getenv("MOCK_HIP_BAD_DEVICE"), *pitch = getenv("MOCK_HIP_MAX_PITCH");
+    bad_device = bad ? atoi(bad) : 0;
+    max_pitch = pitch ? (size_t)atoll(pitch) : (size_t)1 << 31;
     *count = ndev;
     return ndev ? hipSuccess : hipErrorNoDevice;   /* what ROCm says on a machine without a GPU */
 }
 #define BAD_DEV(d) ((d) < 0 || (d) >= ndev)
 hipError_t hipSetDevice(int d) {
+    INJECT(hipErrorUnknown);
     GUARD;
     return BAD_DEV(d) ? hipErrorInvalidDevice : (current = d, hipSuccess);
 }
+hipError_t hipGetDevice(int *d) {
+    INJECT(hipErrorUnknown);
+    GUARD;
+    *d = current;
+    return hipSuccess;
+}
+/* For tests (dlsym): the calling thread's current device, without a call
+   the backend could count. */
+__attribute__((visibility("default"))) int mock_hip_current_device(void) { return current; }
 hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
+    INJECT(hipErrorUnknown);
     GUARD;
     return BAD_DEV(ordinal) ? hipErrorInvalidDevice : (*d = ordinal, hipSuccess);
 }
 hipError_t hipDeviceGetName(char *name, int len, hipDevice_t d) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (BAD_DEV(d) || !name || len <= 0) return BAD_DEV(d) ? hipErrorInvalidDevice : hipErrorInvalidValue;
     snprintf(name, (size_t)len, "Mock HIP GPU %d", d + 1);
     return hipSuccess;
 }
 hipError_t hipDeviceTotalMem(size_t *bytes, hipDevice_t d) {
+    INJECT(hipErrorUnknown);
     GUARD;
     return BAD_DEV(d) ? hipErrorInvalidDevice : (*bytes = TOTAL_MEM, hipSuccess);
 }
 /* MOCK_HIP_NO_PEER: no pair may peer, so the backend's host round trip runs. */
 hipError_t hipDeviceCanAccessPeer(int *can, int d, int p) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (BAD_DEV(d) || BAD_DEV(p)) return hipErrorInvalidDevice;
     *can = d != p && !getenv("MOCK_HIP_NO_PEER");
     return hipSuccess;
 }
 hipError_t hipDeviceEnablePeerAccess(int p, unsigned int flags) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (flags != 0) return hipErrorInvalidValue;
     if (BAD_DEV(p) || p == current || getenv("MOCK_HIP_NO_PEER")) return hipErrorInvalidDevice;
@@ -318,6 +345,9 @@ static const struct { hipError_t code; const char *name, *text; } errors[] = {
     { hipErrorInvalidHandle, "hipErrorInvalidHandle", "invalid resource handle" },
     { hipErrorNotFound, "hipErrorNotFound", "named symbol not found" }, { hipErrorNotReady, "hipErrorNotReady", "device not ready" },
     { hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled" },
+    { hipErrorInvalidPitchValue, "hipErrorInvalidPitchValue", "invalid pitch argument" },
+    { hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse", "exclusive-process device already in use (mock)" },
+    { hipErrorUnknown, "hipErrorUnknown", "unknown error (injected by the mock)" },
 };
 static int error_index(hipError_t e) {
     for (int i = 0; i < (int)(sizeof errors / sizeof errors[0]); i++) if (errors[i].code == e) return i;
@@ -328,8 +358,10 @@ const char *hipGetErrorString(hipError_t e) { return error_index(e) < 0 ? "unkno
 
 /* ---- streams and events ---- */
 hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (flags & ~(unsigned)hipStreamNonBlocking) FAIL("stream flags %u", flags);
+    if (bad_device == current + 1) return hipErrorContextAlreadyInUse;
     *s = calloc(1, sizeof **s);
     (*s)->dev = current;
     (*s)->id = nstreams;
@@ -339,12 +371,14 @@ hipError_t hipStreamCreateWithFlags(hipStream_t *s, unsigned int flags) {
     return hipSuccess;
 }
 hipError_t hipStreamSynchronize(hipStream_t s) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (!s) FAIL("hipStreamSynchronize of the null stream");
     run_until(s, s->queued);
     return hipSuccess;
 }
 hipError_t hipStreamDestroy(hipStream_t s) {
+    INJECT(hipErrorUnknown);
     GUARD;
     run_until(s, s->queued);   /* what it queued still happens */
     streams[s->id] = NULL;
@@ -356,6 +390,7 @@ hipError_t hipStreamDestroy(hipStream_t s) {
 /* Waits for the event's latest record as of now (a later re-record does
    not move it); an event never recorded is no wait at all. */
 hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (flags != 0) FAIL("hipStreamWaitEvent flags %u", flags);
     if (e->destroyed) FAIL("wait on a destroyed event");
@@ -366,15 +401,20 @@ hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned int flags) {
     return hipSuccess;
 }
 hipError_t hipEventCreateWithFlags(hipEvent_t *e, unsigned flags) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (flags & ~(unsigned)(hipEventBlockingSync | hipEventDisableTiming)) FAIL("event flags %u", flags);
-    *e = calloc(1, sizeof **e);
+    static hipEvent_t *all;
+    static size_t nall, capall;
+    if (nall == capall) all = realloc(all, (capall = capall ? 2 * capall : 256) * sizeof *all);
+    *e = all[nall++] = calloc(1, sizeof **e);
     (*e)->dev = current;
     (*e)->flags = flags;
     live_events++;
     return hipSuccess;
 }
 hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (e->destroyed) FAIL("record of a destroyed event");
     if (s && s->dev != e->dev)   /* CUDA and HIP reject it: the backend's use(dev) went wrong */
@@ -389,20 +429,28 @@ hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
 }
 /* The first query of a pending record finds it not ready, so the
    not-ready path always runs; later ones run just enough to finish it. */
+#define LIVE_EVENT(e) do { if (!(e) || (e)->destroyed) FAIL("%s of a %s event", __func__, (e) ? "destroyed" : "NULL"); } while (0)
 hipError_t hipEventQuery(hipEvent_t e) {
+    INJECT(hipErrorUnknown);
     GUARD;
+    LIVE_EVENT(e);
     if (complete(e)) return hipSuccess;
     if (!e->queried++) return hipErrorNotReady;
     run_until(streams[e->sid], e->seq);
     return hipSuccess;
 }
 hipError_t hipEventSynchronize(hipEvent_t e) {
+    INJECT(hipErrorUnknown);
     GUARD;
+    LIVE_EVENT(e);
     if (!complete(e)) run_until(streams[e->sid], e->seq);
     return hipSuccess;
 }
 hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
+    INJECT(hipErrorUnknown);
     GUARD;
+    LIVE_EVENT(a);
+    LIVE_EVENT(b);
     if ((a->flags | b->flags) & hipEventDisableTiming) return hipErrorInvalidHandle;
     if (!a->seq || !b->seq) return hipErrorInvalidHandle;
     if (!complete(a) || !complete(b)) return hipErrorNotReady;
@@ -411,18 +459,17 @@ hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
 }
 /* Allowed while pending, as in the runtime: released once its record ran. */
 hipError_t hipEventDestroy(hipEvent_t e) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (e->destroyed) FAIL("event destroyed twice");
-    e->destroyed = 1;
-    if (e->pending == 0) {
-        free(e);
-        live_events--;
-    }
+    e->destroyed = 1;   /* kept (listed, so not a leak): a later use of it is caught */
+    if (e->pending == 0) live_events--;
     return hipSuccess;
 }
 
 /* ---- memory ---- */
 hipError_t hipMalloc(void **p, size_t size) {
+    INJECT(hipErrorOutOfMemory);
     GUARD;
     *p = NULL;
     if (size == 0) return hipSuccess;
@@ -435,6 +482,7 @@ hipError_t hipMalloc(void **p, size_t size) {
    What another device's stream still queues on it (a peer copy nobody
    waited for) would read freed memory: a FAIL. */
 hipError_t hipFree(void *p) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (!p) return hipSuccess;
     int k = find_block(p);
@@ -448,6 +496,7 @@ hipError_t hipFree(void *p) {
     return hipSuccess;
 }
 hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
+    INJECT(hipErrorOutOfMemory);
     GUARD;
     if (flags & ~(unsigned)hipHostMallocPortable) FAIL("hipHostMalloc flags %u", flags);
     if (!(*p = add_block(size ? size : 1, -1))) return hipErrorOutOfMemory;
@@ -457,6 +506,7 @@ hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
 /* Stricter than the runtime (which synchronizes): the backend synchronizes
    before freeing staging buffers, so a queued copy still using one is a bug. */
 hipError_t hipHostFree(void *p) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (!p) return hipSuccess;
     int k = find_block(p);
@@ -467,11 +517,12 @@ hipError_t hipHostFree(void *p) {
     live_host--;
     return hipSuccess;
 }
-hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
+static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
                             hipStream_t s) {
     GUARD;
     if (!s) FAIL("hipMemcpy2DAsync on the null stream");
     if (width > dpitch || width > spitch) FAIL("hipMemcpy2DAsync: width %zu, pitches %zu %zu", width, dpitch, spitch);
+    if (height > 1 && (dpitch > max_pitch || spitch > max_pitch)) return hipErrorInvalidPitchValue;
     cmd *c = push(s, CMD_COPY);
     c->dst = dst, c->src = src, c->dpitch = dpitch, c->spitch = spitch, c->width = width, c->height = height;
     if (width && height) {
@@ -489,11 +540,18 @@ hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t sp
     return hipSuccess;
 }
 hipError_t hipMemcpyAsync(void *dst, const void *src, size_t bytes, int kind, hipStream_t s) {
-    return hipMemcpy2DAsync(dst, bytes, src, bytes, bytes, 1, kind, s);
+    INJECT(hipErrorUnknown);
+    return copy2d(dst, bytes, src, bytes, bytes, 1, kind, s);
+}
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
+                            hipStream_t s) {
+    INJECT(hipErrorUnknown);
+    return copy2d(dst, dpitch, src, spitch, width, height, kind, s);
 }
 /* The runtime would stage a copy between devices without peer access;
    the backend only copies where it enabled it, so anything else is a bug. */
 hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t bytes, hipStream_t s) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (!s) FAIL("hipMemcpyPeerAsync on the null stream");
     if (BAD_DEV(dd) || BAD_DEV(sd)) return hipErrorInvalidDevice;
@@ -512,6 +570,7 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t
 /* ---- modules and launches ---- */
 /* hipcc --genco writes a clang offload bundle; a bare code object is ELF. */
 hipError_t hipModuleLoadData(hipModule_t *m, const void *image) {
+    INJECT(hipErrorInvalidImage);
     GUARD;
     if (!image) return hipErrorInvalidValue;
     if (strncmp(image, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0 && strncmp(image, "\177ELF", 4) != 0) return hipErrorInvalidImage;
@@ -524,6 +583,7 @@ hipError_t hipModuleLoadData(hipModule_t *m, const void *image) {
     return hipSuccess;
 }
 hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *name) {
+    INJECT(hipErrorUnknown);
     GUARD;
     for (size_t i = 0; i < NKERNELS; i++)
         if (strcmp(kernels[i].symbol, name) == 0) {
@@ -534,6 +594,7 @@ hipError_t hipModuleGetFunction(hipFunction_t *f, hipModule_t m, const char *nam
 }
 /* Runs every stream just past its last launch from the module first. */
 hipError_t hipModuleUnload(hipModule_t m) {
+    INJECT(hipErrorUnknown);
     GUARD;
     for (int i = 0; i < nstreams; i++) {
         hipStream_t s = streams[i];
@@ -555,6 +616,7 @@ hipError_t hipModuleUnload(hipModule_t m) {
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                                  unsigned int by, unsigned int bz, unsigned int shmem, hipStream_t s, void **params,
                                  void **extra) {
+    INJECT(hipErrorUnknown);
     GUARD;
     if (!s) FAIL("launch on the null stream");
     if (gy != 1 || gz != 1 || by != 1 || bz != 1 || gx == 0 || bx == 0 || bx > 1024 || shmem || extra || !params)

@@ -6,6 +6,7 @@
    <backend> device" and counts as skipped; the tests of a missing backend's
    errors and CPU fallback run there instead. OpenCL on PoCL runs them all
    on this machine; CUDA, HIP and Level Zero wait for hardware. */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define DAG_IMPLEMENTATION
 #include "kernels.h"
 #include "test.h"
@@ -376,6 +377,220 @@ TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
     free(x), free(y);
 }
 
+/* ---- the vendors' rules, as the mock runtimes enforce them (issue 18) ---- */
+
+/* The mock runtime the backend under test loaded, or NULL (a real driver,
+   or none): tests of the mocks' switches skip without one. */
+static void *mock_lib(void) {
+    void *lib = NULL;
+#if defined(DAG_BACKEND_HIP)
+    if (backend == DAG_HIP) lib = dag__hip.lib;
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    if (backend == DAG_LEVEL_ZERO) lib = dag__ze.lib;
+#endif
+    return lib && dlsym(lib, "mock_fail") ? lib : NULL;
+}
+/* Arms the mock to fail the nth call of fn from now (0 disarms). */
+static void mock_fail_at(const char *fn, long nth) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_fail") : NULL;
+    void (*f)(const char *, long) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    if (f) f(fn, nth);
+}
+static long mock_failures(void) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_failures") : NULL;
+    long (*f)(void) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    return f ? f() : 0;
+}
+
+DAG_TASK(void, synchronize_task, (int, which)) {
+    dag_result r = dag_synchronize((dag_backend)which);
+    if (r != DAG_OK) dag_fail(r, "dag_synchronize returned %d", (int)r);
+}
+
+/* Level Zero forbids appending to one command list from two threads at
+   once (the mock aborts): dag_synchronize from one worker while another
+   queues kernels on the same device must wait its turn. */
+TEST(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 2048, SPANS = 32, ROUNDS = 6 };
+    float *v[SPANS];
+    for (int s = 0; s < SPANS; s++) v[s] = calloc(N, sizeof(float));
+    dag_options o = on_device(1);
+    dag_result r = DAG_OK;
+    DAG_DATADEPS {
+        for (int round = 0; round < ROUNDS; round++)
+            for (int s = 0; s < SPANS; s++) {
+                dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[s], N));
+                dag_spawn(synchronize_task, Val((int)backend));
+            }
+    }
+    r = dag_last_region_result();
+    CHECK_EQ_INT(r, DAG_OK);
+    size_t bad = 0;
+    for (int s = 0; s < SPANS; s++)
+        for (size_t i = 0; i < N; i++) bad += v[s][i] != (float)ROUNDS;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    for (int s = 0; s < SPANS; s++) free(v[s]);
+}
+
+/* Every runtime call the backend makes may fail (the mock fails the nth
+   call of each in turn): the task fails, its dependents fail, no handle is
+   left dangling (the mocks abort on a use or a destroy of a destroyed
+   event, a reset of an event in use, a free under a queued command, and
+   count live objects at exit), no wait hangs, and the next work is right. */
+TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling) {
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        SKIP("needs a mock runtime (its injected failures)");
+    }
+    dag_shutdown();
+    static const char *const hip_calls[] = {
+        "hipEventRecord", "hipEventCreateWithFlags", "hipMemcpy2DAsync", "hipMemcpyAsync", "hipModuleLaunchKernel",
+        "hipEventSynchronize", "hipEventQuery", "hipMalloc", "hipHostMalloc", "hipStreamWaitEvent", "hipMemcpyPeerAsync",
+        "hipModuleLoadData", "hipModuleGetFunction", "hipSetDevice", "hipGetDevice", "hipEventElapsedTime", NULL };
+    static const char *const ze_calls[] = {
+        "zeCommandListAppendLaunchKernel", "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryCopyRegion",
+        "zeCommandListAppendBarrier", "zeEventHostSynchronize", "zeEventQueryStatus", "zeEventHostReset", "zeMemAllocDevice",
+        "zeEventCreate", "zeModuleCreate", "zeKernelCreate", "zeKernelSetArgumentValue", "zeKernelSetGroupSize",
+        "zeEventQueryKernelTimestamp", NULL };
+    const char *const *calls = backend == DAG_HIP ? hip_calls : ze_calls;
+    enum { N = 20000, R = 64, C = 48, LD = 80 };
+    double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z), *a = malloc(R * LD * sizeof *a);
+    int injected = 0;
+    for (int c = 0; calls[c]; c++)
+        for (long nth = 1; nth <= 3; nth++) {
+            setup(0, 0);
+            int two = dag_device_count(backend) >= 2;
+            for (size_t i = 0; i < N; i++) x[i] = 1.0, y[i] = 0.0, z[i] = 0.0;
+            for (size_t i = 0; i < R * LD; i++) a[i] = 0.0;
+            dag_options d1 = on_device(1), d2 = on_device(two ? 2 : 1);
+            long before = mock_failures();
+            mock_fail_at(calls[c], nth);
+            dag_task t1, t2, t3, t4;
+            DAG_DATADEPS {
+                t1 = dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(x, N), InOut(y, N));    /* y = 2 */
+                t2 = dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(y, N), InOut(z, N));    /* z = y */
+                t3 = dag_spawn(cpu_add, InOut(z, N), Val((size_t)N), Val(1.0));                      /* z += 1 */
+                t4 = dag_spawn_with(&d1, DAG_LAUNCH(gpu_tile_add, R * C), Val(C), Ld(a), Val(1.0), InOut(a, R, C, LD));
+            }
+            dag_result r = dag_last_region_result();
+            mock_fail_at(NULL, 0);
+            int hit = mock_failures() > before;
+            injected += hit;
+            dag_result r1 = dag_wait(t1), r2 = dag_wait(t2), r3 = dag_wait(t3);
+            (void)t4;
+            if (r1 != DAG_OK) CHECK(r2 != DAG_OK && r3 != DAG_OK);   /* dependents fail too */
+            if (r2 != DAG_OK) CHECK(r3 != DAG_OK);
+            if (!hit) CHECK_EQ_INT(r, DAG_OK);
+            if (r == DAG_OK) {   /* recovered (or never hit): the results are right */
+                size_t bad = 0;
+                for (size_t i = 0; i < N; i++) bad += y[i] != 2.0 || z[i] != 3.0;
+                for (int i = 0; i < R; i++)
+                    for (int j = 0; j < LD; j++) bad += a[i * LD + j] != (j < C ? 1.0 : 0.0);
+                if (bad) fprintf(stderr, "  %s #%ld: %zu wrong values\n", calls[c], nth, bad);
+                CHECK_EQ_INT(bad, 0);
+            }
+            /* and the next work is right */
+            for (size_t i = 0; i < N; i++) y[i] = 0.0;
+            DAG_DATADEPS { dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N)); }
+            CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+            size_t bad = 0;
+            for (size_t i = 0; i < N; i++) bad += y[i] != 3.0;
+            CHECK_EQ_INT(bad, 0);
+            dag_shutdown();
+        }
+    printf("     %d injected failures\n", injected);
+    CHECK(injected > 10);
+    free(x), free(y), free(z), free(a);
+}
+
+/* CUDA and HIP keep a current device per thread: the program's own runtime
+   calls go to it, so dag.h gives the program thread its device back. */
+TEST(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown) {
+    if (backend != DAG_HIP && backend != DAG_CUDA) SKIP("CUDA and HIP only");
+    setup(0, 0);
+    int have = dag_device_count(backend);
+    int (*get)(int *) = NULL, (*set)(int) = NULL;
+    void *gs = NULL, *ss = NULL;
+#if defined(DAG_BACKEND_HIP)
+    if (backend == DAG_HIP && dag__hip.lib) gs = dlsym(dag__hip.lib, "hipGetDevice"), ss = dlsym(dag__hip.lib, "hipSetDevice");
+#endif
+#if defined(DAG_BACKEND_CUDA)
+    if (backend == DAG_CUDA && have) {
+        cudaError_t (*g)(int *) = cudaGetDevice;
+        cudaError_t (*t)(int) = cudaSetDevice;
+        memcpy(&gs, &g, sizeof gs), memcpy(&ss, &t, sizeof ss);
+    }
+#endif
+    dag_shutdown();
+    if (have < 2 || !gs || !ss) SKIP("needs 2 %s devices", backend_name);
+    memcpy(&get, &gs, sizeof gs), memcpy(&set, &ss, sizeof ss);
+    CHECK_EQ_INT(set(0), 0);
+    int now = -1;
+    setup(0, 0);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);   /* dag_setup opened every device */
+    enum { N = 300000 };
+    double *x = malloc(N * sizeof *x), *y = calloc(N, sizeof *y);
+    for (size_t i = 0; i < N; i++) x[i] = 1.0;
+    dag_options d2 = on_device(2), d1 = on_device(1);
+    DAG_DATADEPS {
+        for (int i = 0; i < 4; i++) {
+            dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));
+            dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));
+        }
+    }
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);   /* the region's tasks, its write-back, ran on this thread too */
+    dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(x, N), InOut(y, N));
+    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);
+    dag_shutdown();
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);   /* and shutdown's */
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += y[i] != 9.0;
+    CHECK_EQ_INT(bad, 0);
+    free(x), free(y);
+}
+
+/* A device that cannot come up (busy, exclusive-process, a failed command
+   list) is skipped and said; the backend keeps the others. On Level Zero
+   an NPU driver is not opened at all. */
+TEST(a_device_that_fails_to_open_is_skipped_and_the_others_work) {
+    if (backend != DAG_HIP && backend != DAG_LEVEL_ZERO) SKIP("the HIP and Level Zero mocks");
+    setup(0, 0);
+    int have = dag_device_count(backend);
+    void *mock = mock_lib();
+    dag_shutdown();
+    if (!mock) SKIP("needs a mock runtime (its failing device)");
+    CHECK_EQ_INT(have, 2);   /* both GPUs (an NPU beside them, on Level Zero, is no device here) */
+    const char *var = backend == DAG_HIP ? "MOCK_HIP_BAD_DEVICE" : "MOCK_ZE_BAD_DEVICE";
+    setenv(var, "1", 1);
+    setup(0, 0);
+    unsetenv(var);
+    CHECK_EQ_INT(dag_device_count(backend), 1);
+    CHECK(strstr(dag_backend_status(backend), "skipped") != NULL);
+    printf("     %s\n", dag_backend_status(backend));
+    enum { N = 100000 };
+    double *x = malloc(N * sizeof *x), *y = calloc(N, sizeof *y);
+    for (size_t i = 0; i < N; i++) x[i] = (double)i;
+    dag_options o = on_device(1);
+    DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(2.0), In(x, N), InOut(y, N)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += y[i] != 2.0 * (double)i;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(x), free(y);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *arg, *name; dag_backend b; } backends[] = {
         { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
@@ -405,5 +620,9 @@ int main(int argc, char **argv) {
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
     RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
+    RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
+    RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
+    RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
+    RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     return test_summary();
 }

@@ -1,0 +1,53 @@
+/* mock_fail.h: injected failures for the mock runtimes (mock_hip.c,
+   mock_ze.c). Any entry point that starts with INJECT(error) returns
+   `error` on its nth call from now:
+     MOCK_FAIL=<function>:<nth>        in the environment (from start-up), or
+     mock_fail("<function>", nth)      from a test (found with dlsym; nth 0 disarms).
+   mock_failures() says how many failures were injected so far, so a test
+   knows its failure really happened. */
+#ifndef MOCK_FAIL_H
+#define MOCK_FAIL_H
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
+static char fail_fn[64];
+static long fail_nth, fail_count;
+static int fail_env_read;
+
+__attribute__((visibility("default"))) void mock_fail(const char *fn, long nth) {
+    pthread_mutex_lock(&fail_mu);
+    fail_env_read = 1;
+    snprintf(fail_fn, sizeof fail_fn, "%s", fn ? fn : "");
+    fail_nth = nth;
+    pthread_mutex_unlock(&fail_mu);
+}
+__attribute__((visibility("default"))) long mock_failures(void) {
+    pthread_mutex_lock(&fail_mu);
+    long n = fail_count;
+    pthread_mutex_unlock(&fail_mu);
+    return n;
+}
+static int mock_inject(const char *fn) {
+    pthread_mutex_lock(&fail_mu);
+    if (!fail_env_read) {
+        fail_env_read = 1;
+        const char *e = getenv("MOCK_FAIL"), *colon = e ? strchr(e, ':') : NULL;
+        if (colon && (size_t)(colon - e) < sizeof fail_fn) {
+            memcpy(fail_fn, e, (size_t)(colon - e));
+            fail_fn[colon - e] = 0;
+            fail_nth = atol(colon + 1);
+        }
+    }
+    int hit = fail_nth > 0 && strcmp(fn, fail_fn) == 0 && --fail_nth == 0;
+    if (hit) {
+        fail_count++;
+        fprintf(stderr, "mock: injected failure of %s\n", fn);
+    }
+    pthread_mutex_unlock(&fail_mu);
+    return hit;
+}
+#define INJECT(error) do { if (mock_inject(__func__)) return (error); } while (0)
+#endif
