@@ -350,8 +350,9 @@ dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK whil
 const char *dag_task_message(dag_task t);
 /* Cancellation (Dagger's cancel!): a task not yet started never runs and
    fails with DAG_ERR_CANCELLED, its dependents with DAG_ERR_DEPENDENCY_FAILED;
-   a running one sees dag_cancelled() and may return early (it counts as
-   cancelled either way); a finished one is left as it is. dag_region_cancel
+   a running one sees dag_cancelled() return true, and is cancelled once it
+   has seen that (it should return early; one that never asks finishes as
+   usual); a finished one is left as it is. dag_region_cancel
    does that to every task of the innermost open DAG_DATADEPS or
    DAG_SEQUENTIAL of the caller (or its root), spawned or to be spawned. */
 dag_result dag_cancel(dag_task t);
@@ -949,11 +950,6 @@ typedef struct dag__device_ops {
 #define DAG__UNLIKELY(x) (x)
 #define DAG__NOINLINE
 #endif
-#if defined(__GNUC__) || defined(__clang__)
-#define DAG__STACK_HERE() ((uintptr_t)__builtin_frame_address(0))
-#else
-#define DAG__STACK_HERE() ((uintptr_t)0)   /* no portable way: never over budget */
-#endif
 #if defined(__x86_64__) || defined(__i386__)
 #define DAG__PAUSE() __builtin_ia32_pause()
 #elif defined(__aarch64__)
@@ -1133,8 +1129,7 @@ struct dag__worker {
     dag__task *isolate;                    /* see dag__find_work */
     int just_stole;
     /* waiting (see >>waits) */
-    int depth;                             /* task bodies running on this thread's stack */
-    uintptr_t stack_base;                  /* where the outermost of them started */
+    uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
     const void *waiting_for;               /* a task or region, while asleep in a wait (under sleep_lock) */
     int blocked;                           /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
@@ -2135,8 +2130,12 @@ static void dag__finish_root(dag__worker *w, dag__task *t);
 static bool dag__execute(dag__worker *w, dag__task *t) {
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     uint64_t start = tracing ? dag__now_ns() : 0;
-    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t))) {
-        int s = atomic_load_explicit(&t->failed_dep, memory_order_acquire) ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_CANCELLED;
+    /* dag_cancel sets failed_dep too (to the task's own cause), so one test
+       covers both until some region is cancelled */
+    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_acquire) ||
+                      atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed)) &&
+        (atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t))) {
+        int s = dag__cancel_asked(t) ? DAG_ERR_CANCELLED : DAG_ERR_DEPENDENCY_FAILED;
         atomic_store_explicit(&t->status, s, memory_order_relaxed);
         if (tracing) dag__trace_task(w, t, start, start, s);
         return true;
@@ -2167,13 +2166,7 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.next_guest = NULL;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
-    if (w->depth++ == 0) w->stack_base = DAG__STACK_HERE();
     t->desc->run(args, dag__result_of(t));
-    w->depth--;
-    if (DAG__UNLIKELY(dag__cancel_asked(t))) {   /* asked while it ran: whatever it did, it was cancelled */
-        int32_t fine = 0;
-        atomic_compare_exchange_strong(&t->status, &fine, DAG_ERR_CANCELLED);
-    }
     dag__tls_ctx = saved;
     /* traced before end_body: once it returns false, the last child may
        finish and recycle t on another thread */
@@ -2423,12 +2416,20 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
 #define DAG_MAX_RESERVE_THREADS 256
 #endif
 
-/* May this thread start one more task on top of the ones on its stack? */
-static DAG__NOINLINE bool dag__stack_room_nested(const dag__worker *w) {
-    uintptr_t here = DAG__STACK_HERE(), base = w->stack_base;
+/* Where the stack is now: the address of a local. */
+static DAG__NOINLINE uintptr_t dag__stack_here(void) {
+    volatile char here = 0;
+    return (uintptr_t)&here;
+}
+
+/* May this thread start one more task on top of what its stack holds
+   since it first came to dag.h (stack_base: the thread's start, dag_setup,
+   or its first call)? A local's address tells how deep the stack is. */
+static inline bool dag__stack_room(const dag__worker *w) {
+    char here_;
+    uintptr_t here = (uintptr_t)&here_, base = w->stack_base;
     return (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
 }
-static inline bool dag__stack_room(const dag__worker *w) { return w->depth == 0 || dag__stack_room_nested(w); }
 
 /* Everything that cannot finish before s does is reachable from s along
    "needs" edges: a task's successors, the task whose body spawned it, and
@@ -2550,9 +2551,9 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
         } else if (idle < 320) {
             dag__thread_yield();
         } else {
-            if (!blocked && w->depth > 0) {
-                dag__context *ctx = dag__tls_ctx;
-                if ((result = dag__block(w, ctx ? ctx->task : NULL, on)) != DAG_OK) break;
+            dag__context *ctx = dag__tls_ctx;
+            if (!blocked && ctx && ctx->task) {   /* inside a body */
+                if ((result = dag__block(w, ctx->task, on)) != DAG_OK) break;
                 blocked = true;
                 continue;   /* one more look before sleeping */
             }
@@ -2575,6 +2576,7 @@ static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);   /* set before the pool starts */
+    w->stack_base = dag__stack_here();
     dag__help_until(w, dag__stopping, NULL, NULL);
     return 0;
 }
@@ -2589,6 +2591,7 @@ static int dag__reserve_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);
+    w->stack_base = dag__stack_here();
     for (;;) {
         dag__help_until(w, dag__reserve_surplus, NULL, NULL);
         dag__mutex_lock(&dag__g.sleep_lock);
@@ -4473,7 +4476,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
                       (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
-                      dag__stack_room(w);
+                      (!ctx->task || dag__stack_room(w));
     dag__task local_record;
     dag__task *t;
     uint32_t gen;
@@ -4667,7 +4670,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
     if (left == 0) {
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
-            dag__stack_room(w)) {
+            (!ctx->task || dag__stack_room(w))) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
             w->inlined++;
             dag__run(w, t);
@@ -4767,7 +4770,11 @@ dag_result dag_cancel(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
-    if (!dag__done(h.ptr)) atomic_store(&h.ptr->cancel, 1);
+    if (!dag__done(h.ptr) && !atomic_exchange(&h.ptr->cancel, 1)) {
+        const char *none = NULL;   /* what its dependents and region will say */
+        atomic_compare_exchange_strong(&h.ptr->failed_dep, &none,
+                                       dag__cause_new(dag__task_name(h.ptr), "was cancelled"));
+    }
     dag__decref(dag__tls_worker, h.ptr);
     return DAG_OK;
 }
@@ -4779,9 +4786,14 @@ void dag_region_cancel(void) {
     atomic_store(&dag__g.regions_cancelled, 1);
 }
 
+/* A body that sees its cancel and returns early has been cancelled: its
+   status says so (one that never asks finishes as usual). */
 bool dag_cancelled(void) {
     dag__context *ctx = dag__tls_ctx;
-    return ctx && ctx->task && dag__cancel_asked(ctx->task);
+    if (!ctx || !ctx->task || !dag__cancel_asked(ctx->task)) return false;
+    int32_t fine = 0;
+    atomic_compare_exchange_strong(&ctx->task->status, &fine, DAG_ERR_CANCELLED);
+    return true;
 }
 
 dag_result dag_release(dag_task h) {
@@ -5166,6 +5178,7 @@ static void dag__guest_attach(void) {
     }
     dag__mutex_unlock(&dag__g.guest_lock);
     dag__tls_worker = w;
+    w->stack_base = dag__stack_here();
     dag__tls_ctx = w->guest_ctx;
     dag__tls_epoch = atomic_load(&dag__g.live_epoch);
     if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
@@ -5292,6 +5305,7 @@ dag_result dag_setup(const dag_desc *desc) {
     for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
     atomic_store(&dag__g.num_slots, d.num_threads);
     dag__tls_worker = &dag__g.workers[0];
+    dag__g.workers[0].stack_base = dag__stack_here();
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
     dag__tls_epoch = ++dag__g.epochs;
