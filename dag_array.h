@@ -66,8 +66,11 @@ typedef struct dag_blocks { int64_t rows, cols; } dag_blocks;
 typedef struct dag_array dag_array;
 
 /* Constructors: NULL (and a logged error) on bad sizes or no memory.
-   rand is uniform in [0, 1), randn standard normal; both depend only on the
-   seed and the element's (row, column), so any tiling gives the same array. */
+   rand is uniform in [0, 1) for DAG_F64 and DAG_F32, and for the integer
+   types uniform over the non-negative values: [0, 2^31) for DAG_I32,
+   [0, 2^63) for DAG_I64. randn is standard normal (integer types: rounded
+   toward zero). Both depend only on the seed and the element's (row,
+   column), so any tiling gives the same array. */
 dag_array *dag_array_zeros(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, double value);
@@ -342,9 +345,11 @@ static uint64_t dag__mix(uint64_t x) {
     x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
     return x ^ (x >> 31);
 }
+static uint64_t dag__bits(uint64_t seed, int64_t r, int64_t c, uint64_t stream) {   /* 64 random bits per element */
+    return dag__mix(seed ^ dag__mix((uint64_t)r * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)c + (stream << 62)));
+}
 static double dag__uniform(uint64_t seed, int64_t r, int64_t c, uint64_t stream) {
-    uint64_t h = dag__mix(seed ^ dag__mix((uint64_t)r * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)c + (stream << 62)));
-    return (double)(h >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
+    return (double)(dag__bits(seed, r, c, stream) >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
 }
 
 enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN };
@@ -358,6 +363,19 @@ DAG_TASK(void, dag__array_randn_tile, (void *, t), (int, type), (int64_t, r0), (
             double u1 = 1.0 - dag__uniform(seed, r0 + i, c0 + j, 0), u2 = dag__uniform(seed, r0 + i, c0 + j, 1);
             dag__elem_put((dag_elem)type, (char *)t + (size_t)(i + j * rows) * elem,
                           sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+        }
+}
+
+/* rand of an integer type: its bits straight from the generator (a uniform
+   in [0, 1) converted to an integer would be 0 everywhere), on the CPU like
+   randn so the kernels stay one per element type */
+DAG_TASK(void, dag__array_randi_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
+         (int64_t, cols), (uint64_t, seed)) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            uint64_t h = dag__bits(seed, r0 + i, c0 + j, 0);
+            if (type == DAG_I32) ((int32_t *)t)[i + j * rows] = (int32_t)(h >> 33);   /* [0, 2^31) */
+            else ((int64_t *)t)[i + j * rows] = (int64_t)(h >> 1);                    /* [0, 2^63) */
         }
 }
 
@@ -387,6 +405,9 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
                 dag_array_tile_size(a, i, j, &r, &c);
                 if (how == DAG__FILL_RANDN)
                     dag_spawn_with(&where.cpu, dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                                   Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
+                else if (how == DAG__FILL_RAND && (type == DAG_I32 || type == DAG_I64))
+                    dag_spawn_with(&where.cpu, dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else
                     dag__tile_fill(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,

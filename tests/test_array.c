@@ -50,6 +50,42 @@ TEST(rand_depends_only_on_the_seed_and_the_element_whatever_the_tiling) {
     dag_array_free(n);
 }
 
+/* Integer arrays get integers over [0, 2^31) (I32) and [0, 2^63) (I64), not a
+   uniform in [0, 1) truncated to 0. */
+TEST(rand_of_an_integer_type_gives_distinct_integers_that_depend_on_the_seed) {
+    enum { R = 40, C = 30, N = R * C };
+    static int32_t i1[N], i2[N], i3[N];
+    static int64_t l1[N], l2[N], l3[N];
+    dag_array *a = dag_array_rand(DAG_I32, R, C, dag_blocks(16, 7), 5), *b = dag_array_rand(DAG_I32, R, C, dag_blocks(40, 30), 5),
+              *c = dag_array_rand(DAG_I32, R, C, dag_blocks(16, 7), 6), *d = dag_array_rand(DAG_I64, R, C, dag_blocks(9, 9), 5),
+              *e = dag_array_rand(DAG_I64, R, C, dag_blocks(40, 30), 5), *f = dag_array_rand(DAG_I64, R, C, dag_blocks(9, 9), 6);
+    CHECK(a && b && c && d && e && f);
+    CHECK_EQ_INT(dag_array_collect(a, i1, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(b, i2, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(c, i3, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(d, l1, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(e, l2, DAG_COL_MAJOR, R), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(f, l3, DAG_COL_MAJOR, R), DAG_OK);
+    int same = 1, differs = 0, in_range = 1, zeros = 0, big32 = 0, big64 = 0;
+    for (int k = 0; k < N; k++) {
+        same &= i1[k] == i2[k] && l1[k] == l2[k];   /* the same seed, any tiling: the same values */
+        differs += i1[k] != i3[k] && l1[k] != l3[k];
+        in_range &= i1[k] >= 0 && l1[k] >= 0;
+        zeros += i1[k] == 0 || l1[k] == 0;
+        big32 += i1[k] >= (INT32_C(1) << 30);       /* about half of each range's upper half */
+        big64 += l1[k] >= (INT64_C(1) << 62);
+    }
+    CHECK(same && in_range && zeros == 0);
+    CHECK(differs > N - 3);
+    CHECK(big32 > N / 3 && big32 < 2 * N / 3 && big64 > N / 3 && big64 < 2 * N / 3);
+    int distinct = 1;   /* 1200 draws from 2^31: a collision has odds under 1e-3, and is fixed by the seed */
+    for (int k = 0; k < N && distinct; k++)
+        for (int m = k + 1; m < N; m++) distinct &= i1[k] != i1[m] && l1[k] != l1[m];
+    CHECK(distinct);
+    dag_array_free(a), dag_array_free(b), dag_array_free(c);
+    dag_array_free(d), dag_array_free(e), dag_array_free(f);
+}
+
 TEST(host_copies_round_trip_in_both_layouts_and_every_type) {
     enum { R = 33, C = 21, LD = 40 };
     static double src[LD * LD], back[LD * LD];
@@ -997,6 +1033,7 @@ int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
     RUN(rand_depends_only_on_the_seed_and_the_element_whatever_the_tiling);
+    RUN(rand_of_an_integer_type_gives_distinct_integers_that_depend_on_the_seed);
     RUN(host_copies_round_trip_in_both_layouts_and_every_type);
     RUN(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles);
     RUN(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings);
