@@ -54,8 +54,12 @@ $(B)/examples/%: examples/%.c dag.h dag_array.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread -lm
 
+# Each example runs in a folder of its own, build/demo/NAME/, and writes its
+# files there; the lines after it say where they went.
 demo: $(EXAMPLES:%=$(B)/examples/%)
-	@for e in $(EXAMPLES); do echo "== examples/$$e.c"; (cd $(B)/examples && ./$$e) || exit 1; done
+	@for e in $(EXAMPLES); do echo "== examples/$$e.c, run in $(B)/demo/$$e/"; rm -rf $(B)/demo/$$e; \
+	  mkdir -p $(B)/demo/$$e && (cd $(B)/demo/$$e && ../../examples/$$e) || exit 1; \
+	  for f in $(B)/demo/$$e/*; do [ -e "$$f" ] && echo "   -> $(CURDIR)/$$f"; done; done; true
 
 # ---- test builds ------------------------------------------------------------
 $(B)/gcc/test_%: tests/test_%.c $(HEADERS)
