@@ -51,7 +51,7 @@ combo_flags = $(if $(filter all,$(1)),$(ALL_BACKENDS),$(foreach b,$(subst +, ,$(
 # text, empty when nothing is): CUDA's headers and static runtime, Level Zero's headers
 CUDA_FILES := $(CUDA)/include/cuda_runtime_api.h $(CUDA)/lib64/libcudart_static.a
 combo_missing = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$$(for f in $(CUDA_FILES); do [ -e $$f ] || \
-    echo "the CUDA toolkit ($$f not found)"; done | head -n 1))$(if $(or $(filter all,$(1)),$(findstring ze,$(1))),$$([ -e $(ZE_H) ] \
+    echo " the CUDA toolkit ($$f not found)"; done | head -n 1))$(if $(or $(filter all,$(1)),$(findstring ze,$(1))),$$([ -e $(ZE_H) ] \
     || echo " libze-dev ($(ZE_H) not found)"))
 combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
 SUITES  := behaviour errors stress fuzz kernels array
@@ -137,7 +137,7 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	  run $(CLANG) -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror $$f; done; \
 	else skip "the kernels' OpenCL C text: $(CLANG) not found (apt-get install clang)"; fi; \
 	$(foreach c,$(COMBOS),$(foreach cc,$(CC) $(CLANG),\
-	  miss="$$(missing $(cc))"; miss="$${miss:+ $(cc) not found}$(call combo_missing,$(c))"; \
+	  miss="$$(missing $(cc))"; miss="$${miss:+ $(cc) not found;}$(call combo_missing,$(c))"; \
 	  if [ -n "$$miss" ]; then skip "backends $(c) with $(cc):$$miss"; \
 	  else run $(cc) $(WARN) -I. $(call combo_flags,$(c)) tests/compile/impl.c -o $(B)/compile/impl_$(subst +,_,$(c))_$(notdir $(cc)) \
 	         -pthread $(call combo_libs,$(c)); fi;)) \
@@ -204,7 +204,8 @@ $(B)/gcc/test_array_cblas: tests/test_array.c $(HEADERS)
 HAVE_CBLAS = $(and $(wildcard $(LAPACKE_H)),$(wildcard $(OPENBLAS)))
 test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(if $(HAVE_CBLAS),$(B)/gcc/test_array_cblas)
 	$(call run_suites,gcc,FUZZ_SEEDS=3000,$(if $(HAVE_CBLAS),./$(B)/gcc/test_array_cblas,\
-	  bash tests/skip.sh "$(STRICT)" "test_array on OpenBLAS: not found: $(LAPACKE_H) or $(OPENBLAS) (apt-get install liblapacke-dev libopenblas-dev)"))
+	  bash tests/skip.sh "$(STRICT)" "test_array on OpenBLAS: not found:$(if $(wildcard $(LAPACKE_H)),, $(LAPACKE_H))$(if \
+	  $(wildcard $(OPENBLAS)),, $(OPENBLAS)) (apt-get install liblapacke-dev libopenblas-dev)"))
 
 test-asan: $(SUITES:%=$(B)/asan/test_%)
 	$(call run_suites,asan,$(SAN_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1)
@@ -324,7 +325,7 @@ test:
 # under STRICT=1.
 test-skips:
 	@mkdir -p $(B)
-	@bash tests/skips.sh $(B)/skips | tee $(B)/results-skips.log; tail -n 1 $(B)/results-skips.log > $(B)/results-skips; \
+	@CC="$(CC)" MAKE="$(MAKE)" bash tests/skips.sh $(B)/skips | tee $(B)/results-skips.log; tail -n 1 $(B)/results-skips.log > $(B)/results-skips; \
 	  grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-skips
 
 # A new user's way in, in temporary folders: the README's quick start built
