@@ -1,9 +1,12 @@
 # dag.h: build, test and benchmark.
 #
-#   make demo        build and run the examples (threads only, no extra packages)
-#   make deps        install with apt what the tests and benchmarks need
-#   make test        everything this machine can run (STRICT=1: a missing tool
-#                    fails; tests that need GPU hardware skip, and say so)
+#   make demo        build and run the examples (threads only, no extra packages),
+#                    each in build/demo/NAME/, and list the files they wrote
+#   make deps        install with apt (and pip) what the tests and benchmarks need
+#   make test        everything this machine can run; a missing tool is a named,
+#                    counted skip (STRICT=1: a failure); tests that need GPU
+#                    hardware skip, and say so
+#   make install     PREFIX=...: the headers, dag.pc and a CMake package
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU

@@ -5030,11 +5030,12 @@ static void dag__svg_bars(dag__worker *w, void *arg) {
         }
     }
 }
-/* Ticks 1, 2 or 5 times a power of ten apart, about ten over the chart,
-   labelled in the unit that keeps the numbers short. */
+/* Ticks 1, 2 or 5 times a power of ten apart: the widest such step that
+   still gives five intervals, so 6 to 13 ticks over the chart, labelled in
+   the unit that keeps the numbers short. */
 static void dag__svg_axis(dag__svg *g, int y) {
     double span = (double)(g->last - g->first), step = 1;
-    for (double p = 1; p * 10 <= span; p *= 10) {   /* the largest of 1, 2, 5 x 10^k giving at least 5 ticks */
+    for (double p = 1; p <= span; p *= 10) {
         if (span / (5 * p) >= 5) step = 5 * p;
         else if (span / (2 * p) >= 5) step = 2 * p;
         else if (span / p >= 5) step = p;
