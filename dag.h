@@ -5615,8 +5615,16 @@ typedef struct dag__svg {
     int num_names;
     double scale;                /* px per ns */
 } dag__svg;
-enum { DAG__SVG_LEFT = 90, DAG__SVG_WIDTH = 1200, DAG__SVG_ROW = 22, DAG__SVG_TOP = 30 };
+enum { DAG__SVG_LEFT = 90, DAG__SVG_WIDTH = 1200, DAG__SVG_ROW = 22, DAG__SVG_TOP = 30, DAG__SVG_AXIS = 30,
+       DAG__SVG_CHAR = 7 /* px per character at font-size 11, wide enough for labels to fit */ };
 
+static void dag__svg_text(FILE *f, const char *s, int max) {   /* escaped for XML, at most max characters */
+    for (int n = 0; *s && n < max; s++, n++) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else fputc(*s, f);
+    }
+}
 static int dag__svg_colour(dag__svg *g, const char *name) {   /* a hue per name, the same for equal names */
     for (int i = 0; i < g->num_names; i++)
         if (strcmp(g->names[i], name) == 0) return i;
@@ -5640,17 +5648,43 @@ static void dag__svg_bars(dag__worker *w, void *arg) {
         const dag__trace_event *e = &w->events[i];
         double x = DAG__SVG_LEFT + (double)(e->start - g->first) * g->scale;
         double width = (double)(e->end - e->start) * g->scale;
+        int y = DAG__SVG_TOP + dag__svg_row(e) * DAG__SVG_ROW;
         int hue = dag__svg_colour(g, e->name) * 137 % 360;   /* the golden angle: neighbours differ */
-        fprintf(g->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"hsl(%d,65%%,%s)\">"
-                      "<title>", x, DAG__SVG_TOP + dag__svg_row(e) * DAG__SVG_ROW, width < 0.5 ? 0.5 : width,
-                DAG__SVG_ROW - 4, hue, e->status ? "30%" : "55%");
-        for (const char *c = e->name; *c; c++) {
-            if (*c == '<') fputs("&lt;", g->f);
-            else if (*c == '&') fputs("&amp;", g->f);
-            else fputc(*c, g->f);
-        }
+        fprintf(g->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"hsl(%d,65%%,%s)\"><title>", x, y,
+                width < 0.5 ? 0.5 : width, DAG__SVG_ROW - 4, hue, e->status ? "30%" : "55%");
+        dag__svg_text(g->f, e->name, 1 << 30);   /* the whole name */
         fprintf(g->f, " %.1f-%.1f us%s</title></rect>\n", (double)(e->start - g->first) / 1e3,
                 (double)(e->end - g->first) / 1e3, e->status ? " (failed)" : "");
+        /* the name on the bar where at least three characters fit; the
+           legend and the tooltip name the narrower ones */
+        int fits = (int)((width - 4) / DAG__SVG_CHAR);
+        if (fits >= 3) {
+            fprintf(g->f, "<text x=\"%.2f\" y=\"%d\" font-size=\"11\" pointer-events=\"none\">", x + 2, y + 13);
+            dag__svg_text(g->f, e->name, fits);
+            fputs("</text>\n", g->f);
+        }
+    }
+}
+/* Ticks 1, 2 or 5 times a power of ten apart: the widest such step that
+   still gives five intervals, so 6 to 13 ticks over the chart, labelled in
+   the unit that keeps the numbers short. */
+static void dag__svg_axis(dag__svg *g, int y) {
+    double span = (double)(g->last - g->first), step = 1;
+    for (double p = 1; p <= span; p *= 10) {
+        if (span / (5 * p) >= 5) step = 5 * p;
+        else if (span / (2 * p) >= 5) step = 2 * p;
+        else if (span / p >= 5) step = p;
+    }
+    const char *unit = step >= 1e6 ? "ms" : step >= 1e3 ? "us" : "ns";
+    double div = step >= 1e6 ? 1e6 : step >= 1e3 ? 1e3 : 1;
+    fprintf(g->f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"black\"/>\n", DAG__SVG_LEFT, y,
+            DAG__SVG_LEFT + DAG__SVG_WIDTH, y);
+    for (double t = 0; span > 0 && t <= span; t += step) {
+        double x = DAG__SVG_LEFT + t * g->scale;
+        fprintf(g->f, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"#ccc\"/>"
+                      "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"black\"/>"
+                      "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\">%g %s</text>\n",
+                x, DAG__SVG_TOP, x, y, x, y, x, y + 5, x, y + 18, t / div, unit);
     }
 }
 
@@ -5665,11 +5699,13 @@ dag_result dag_trace_write_svg(const char *path) {
     dag__for_each_worker(dag__svg_extent, &g);
     if (g.first > g.last) g.first = g.last = 0;
     g.scale = g.last > g.first ? (double)DAG__SVG_WIDTH / (double)(g.last - g.first) : 0.0;
-    int rows = dag__g.num_workers + dag__dv.num;
-    int height = DAG__SVG_TOP + rows * DAG__SVG_ROW + 20 + (g.num_names + 3) / 4 * 18;
+    int rows = dag__g.num_workers + dag__dv.num, axis = DAG__SVG_TOP + rows * DAG__SVG_ROW;
+    int height = axis + DAG__SVG_AXIS + 20 + (g.num_names + 3) / 4 * 18;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-               "font-size=\"12\">\n<text x=\"4\" y=\"18\">%.3f ms, %d rows</text>\n",
-            DAG__SVG_LEFT + DAG__SVG_WIDTH + 10, height, (double)(g.last - g.first) / 1e6, rows);
+               "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+               "<text x=\"4\" y=\"18\">%.3f ms, %d rows</text>\n",
+            DAG__SVG_LEFT + DAG__SVG_WIDTH + 30, height, (double)(g.last - g.first) / 1e6, rows);
+    dag__svg_axis(&g, axis);
     for (int r = 0; r < rows; r++) {
         char name[200];
         if (r < dag__g.num_workers) snprintf(name, sizeof name, "worker %d", r + 1);
@@ -5679,9 +5715,11 @@ dag_result dag_trace_write_svg(const char *path) {
     }
     dag__for_each_worker(dag__svg_bars, &g);
     for (int i = 0; i < g.num_names; i++) {   /* the legend */
-        int x = DAG__SVG_LEFT + (i % 4) * 300, y = DAG__SVG_TOP + rows * DAG__SVG_ROW + 10 + (i / 4) * 18;
+        int x = DAG__SVG_LEFT + (i % 4) * 300, y = axis + DAG__SVG_AXIS + 10 + (i / 4) * 18;
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"hsl(%d,65%%,55%%)\"/>"
-                   "<text x=\"%d\" y=\"%d\">%.40s</text>\n", x, y, i * 137 % 360, x + 16, y + 11, g.names[i]);
+                   "<text x=\"%d\" y=\"%d\">", x, y, i * 137 % 360, x + 16, y + 11);
+        dag__svg_text(f, g.names[i], 40);
+        fputs("</text>\n", f);
     }
     fprintf(f, "</svg>\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;

@@ -66,8 +66,11 @@ typedef struct dag_blocks { int64_t rows, cols; } dag_blocks;
 typedef struct dag_array dag_array;
 
 /* Constructors: NULL (and a logged error) on bad sizes or no memory.
-   rand is uniform in [0, 1), randn standard normal; both depend only on the
-   seed and the element's (row, column), so any tiling gives the same array. */
+   rand is uniform in [0, 1) for DAG_F64 and DAG_F32, and for the integer
+   types uniform over the non-negative values: [0, 2^31) for DAG_I32,
+   [0, 2^63) for DAG_I64. randn is standard normal (integer types: rounded
+   toward zero). Both depend only on the seed and the element's (row,
+   column), so any tiling gives the same array. */
 dag_array *dag_array_zeros(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, double value);
@@ -320,6 +323,14 @@ static dag__array_where dag__array_where_now(void) {
 static const dag_options *dag__tile_where(const dag__array_where *w, int64_t i, int64_t j) {
     return w->devices ? &w->dev[(i + j) % w->devices] : &w->cpu;
 }
+/* The trace and error messages show the operation ("gemm", "potrf"), not the
+   internal task's name: a pointer to a copy of *o with that name. */
+static dag_options dag__named(const dag_options *o, const char *name) {
+    dag_options n = *o;
+    n.name = name;
+    return n;
+}
+#define DAG__NAMED(o, name) ((dag_options[]){ dag__named((o), (name)) })
 static dag_options dag__with_priority(const dag_options *o, int priority) {
     dag_options p = *o;
     p.priority = priority;
@@ -342,9 +353,11 @@ static uint64_t dag__mix(uint64_t x) {
     x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
     return x ^ (x >> 31);
 }
+static uint64_t dag__bits(uint64_t seed, int64_t r, int64_t c, uint64_t stream) {   /* 64 random bits per element */
+    return dag__mix(seed ^ dag__mix((uint64_t)r * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)c + (stream << 62)));
+}
 static double dag__uniform(uint64_t seed, int64_t r, int64_t c, uint64_t stream) {
-    uint64_t h = dag__mix(seed ^ dag__mix((uint64_t)r * UINT64_C(0x9e3779b97f4a7c15) + (uint64_t)c + (stream << 62)));
-    return (double)(h >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
+    return (double)(dag__bits(seed, r, c, stream) >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
 }
 
 enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN };
@@ -361,10 +374,23 @@ DAG_TASK(void, dag__array_randn_tile, (void *, t), (int, type), (int64_t, r0), (
         }
 }
 
+/* rand of an integer type: its bits straight from the generator (a uniform
+   in [0, 1) converted to an integer would be 0 everywhere), on the CPU like
+   randn so the kernels stay one per element type */
+DAG_TASK(void, dag__array_randi_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
+         (int64_t, cols), (uint64_t, seed)) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            uint64_t h = dag__bits(seed, r0 + i, c0 + j, 0);
+            if (type == DAG_I32) ((int32_t *)t)[i + j * rows] = (int32_t)(h >> 33);   /* [0, 2^31) */
+            else ((int64_t *)t)[i + j * rows] = (int64_t)(h >> 1);                    /* [0, 2^63) */
+        }
+}
+
 static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
                                   int64_t c0, int64_t rows, int64_t cols, dag_data t) {
 #define DAG__FILL_SPAWN(SUFFIX)                                                                                       \
-    dag_spawn_with(o, DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
+    dag_spawn_with(DAG__NAMED(o, "fill"), DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
                    Val((long)r0), Val((long)c0), Val((long)rows), Val((long)rows), Out(t))
     switch (type) {
     case DAG_F64: DAG__FILL_SPAWN(f64); break;
@@ -386,7 +412,10 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
                 if (how == DAG__FILL_RANDN)
-                    dag_spawn_with(&where.cpu, dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                    dag_spawn_with(DAG__NAMED(&where.cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                                   Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
+                else if (how == DAG__FILL_RAND && (type == DAG_I32 || type == DAG_I64))
+                    dag_spawn_with(DAG__NAMED(&where.cpu, "rand"), dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else
                     dag__tile_fill(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
@@ -445,7 +474,7 @@ static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layo
                 dag_array_tile_size(a, i, j, &r, &c);
                 void *h = (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
                 dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
-                dag_spawn_with(&where.cpu, dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),
+                dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),
                                Val(row_major), Val((int)a->elem), Val(to_tile));
             }
     }
@@ -492,9 +521,9 @@ static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alp
                          dag_data x, dag_data z) {
     int64_t n = rows * cols;
 #define DAG__EW_SPAWN(SUFFIX)                                                                                         \
-    (x.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), In(x),    \
+    (x.id ? dag_spawn_with(DAG__NAMED(o, "map"), DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), In(x),    \
                            Ld(x), InOut(z), Ld(z))                                                                    \
-          : dag_spawn_with(o, DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), InOut(z), \
+          : dag_spawn_with(DAG__NAMED(o, "map"), DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), InOut(z), \
                            Ld(z)))
     switch (type) {
     case DAG_F64: DAG__EW_SPAWN(f64); break;
@@ -607,9 +636,9 @@ static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_
                              dag_data y, dag_data parts) {
     long n = (long)(rows * cols);
 #define DAG__RED_SPAWN(SUFFIX)                                                                                        \
-    (y.id ? dag_spawn_with(o, DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val(n), Val((long)rows), In(x),       \
+    (y.id ? dag_spawn_with(DAG__NAMED(o, "reduce"), DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val(n), Val((long)rows), In(x),       \
                            Ld(x), In(y), Ld(y), Out(parts))                                                           \
-          : dag_spawn_with(o, DAG_LAUNCH(dag__array_red1_##SUFFIX, DAG__PARTS), Val(op), Val(n), Val((long)rows),     \
+          : dag_spawn_with(DAG__NAMED(o, "reduce"), DAG_LAUNCH(dag__array_red1_##SUFFIX, DAG__PARTS), Val(op), Val(n), Val((long)rows),     \
                            In(x), Ld(x), Out(parts)))
     switch (type) {
     case DAG_F64: DAG__RED_SPAWN(f64); break;
@@ -645,11 +674,11 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
             parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
             dag__tile_reduce(dag__tile_where(&where, i, t / a->mt), a->type, op, rows, cols, a->handle[t],
                              b ? b->handle[t] : none, parts_h[t]);
-            part[t] = dag_spawn_with(&where.cpu, dag__parts_reduce, Val(combine), In(parts_h[t]));
+            part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__parts_reduce, Val(combine), In(parts_h[t]));
         }
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
             for (int64_t t = 0; t + step < tiles; t += 2 * step)
-                part[t] = dag_spawn_with(&where.cpu, dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
+                part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
         r = dag_fetch(part[0], out);
     }
     for (int64_t t = 0; t < tiles; t++)
@@ -696,7 +725,7 @@ static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose,
                         int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
                         int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
                         /* on the CPU or the destination tile's device */
-                        dag_spawn_with(dag__tile_where(&where, di, dj), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                        dag_spawn_with(DAG__NAMED(dag__tile_where(&where, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
                                        Val((int)src->elem), In(src->handle[si + sj * src->mt]), Ld(src->handle[si + sj * src->mt]),
                                        Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
                                        Ld(dst->handle[di + dj * dst->mt]), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
@@ -986,37 +1015,37 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int ta, int tb, int m, int n, int k,
                             double alpha, dag_data a, dag_data b, double beta, dag_data c) {
     if (dev && type == DAG_F64)
-        dag_spawn_with(o, DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+        dag_spawn_with(DAG__NAMED(o, "gemm"), DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
     else if (dev)
-        dag_spawn_with(o, DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
+        dag_spawn_with(DAG__NAMED(o, "gemm"), DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
                        In(a), Ld(a), In(b), Ld(b), Val((float)beta), InOut(c), Ld(c));
     else
-        dag_spawn_with(o, dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+        dag_spawn_with(DAG__NAMED(o, "gemm"), dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
 }
 static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int right, int upper, int trans, int unit,
                             int m, int n, double alpha, dag_data a, dag_data b) {
     if (dev && type == DAG_F64)
-        dag_spawn_with(o, DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+        dag_spawn_with(DAG__NAMED(o, "trsm"), DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
     else if (dev)
-        dag_spawn_with(o, DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+        dag_spawn_with(DAG__NAMED(o, "trsm"), DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
     else
-        dag_spawn_with(o, dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
+        dag_spawn_with(DAG__NAMED(o, "trsm"), dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
                        Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
 }
 static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int trans, int n, int k, double alpha,
                             dag_data a, double beta, dag_data c) {
     if (dev && type == DAG_F64)
-        dag_spawn_with(o, DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
+        dag_spawn_with(DAG__NAMED(o, "syrk"), DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), Val(beta), InOut(c), Ld(c));
     else if (dev)
-        dag_spawn_with(o, DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
+        dag_spawn_with(DAG__NAMED(o, "syrk"), DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
                        Ld(a), Val((float)beta), InOut(c), Ld(c));
     else
-        dag_spawn_with(o, dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
+        dag_spawn_with(DAG__NAMED(o, "syrk"), dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
                        Val(beta), InOut(c), Ld(c));
 }
 /* where tile (i, j)'s task goes, and whether that is a device */
@@ -1222,20 +1251,20 @@ dag_result dag_array_potrf(dag_array *a) {
         for (int64_t k = 0; k < s; k++) {
             int w = DAG__W(k, k + 1);
             dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));   /* the diagonal: on the CPU */
-            dag_spawn_with(&o, dag__tile_potrf, Val(type), Val(w), DAG__BLOCKS(k, k + 1, k, DAG__READ | DAG__WRITE),
+            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), DAG__BLOCKS(k, k + 1, k, DAG__READ | DAG__WRITE),
                            Val(DAG__LD(a, k)), Out(inv->handle[k % slots]), Val(edge[k] / nb), Val(edge[k]),
                            Val((int)(k == s - 1)));
             for (int64_t i = k + 1, i2; i < s; i = i2) {
                 for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
                 o = DAG__ON(i, k, top - 2 * k - i);
                 if (dev && f64)
-                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_dpanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_dpanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
                                    InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else if (dev)
-                    dag_spawn_with(&o, DAG_LAUNCH(dag__array_spanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_spanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
                                    InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else
-                    dag_spawn_with(&o, dag__tile_panel, Val(type), Val(DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
                                    DAG__BLOCKS(i, i2, k, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < s; j++) {
@@ -1244,7 +1273,7 @@ dag_result dag_array_potrf(dag_array *a) {
                 if (dev)
                     dag__spawn_syrk(&o, true, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
                 else
-                    dag_spawn_with(&o, dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
+                    dag_spawn_with(DAG__NAMED(&o, "syrk"), dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
                                    DAG__BLOCKS(j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
                                    DAG__BLOCKS(j, j + 1, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, j)));
                 for (int64_t i = j + 1, i2; i < s; i = i2) {   /* A_ij -= L_ik L_jk^T, a chunk of rows at once */
@@ -1254,7 +1283,7 @@ dag_result dag_array_potrf(dag_array *a) {
                         dag__spawn_gemm(&o, true, a->type, 0, 1, DAG__W(i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__H(a, j, k),
                                         1.0, DAG__H(a, i, j));
                     else
-                        dag_spawn_with(&o, dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__W(i, i2)), Val(wj), Val(w),
+                        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__W(i, i2)), Val(wj), Val(w),
                                        Val(-1.0), DAG__BLOCKS(i, i2, k, DAG__READ), Val(DAG__LD(a, i)),
                                        DAG__BLOCKS(j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
                                        DAG__BLOCKS(i, i2, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
@@ -1285,7 +1314,7 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
     int type = (int)a->type;
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
-            dag_spawn_with(&where.cpu, dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
+            dag_spawn_with(DAG__NAMED(&where.cpu, "getrf"), dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
                            Val(DAG__LD(a, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
                 dag__spawn_trsm(DAG__AT(k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),

@@ -65,8 +65,11 @@ int main(int argc, char **argv) {
     double residual = sqrt(num / den);
     printf("Cholesky of %d x %d in %d x %d tiles on %d threads: %.3f s, %.1f GFLOP/s, residual %.2e\n", n, n, nb, nb,
            dag_num_threads(), s, (double)n * n * n / 3.0 / s * 1e-9, residual);
-    if (dag_trace_write_svg("cholesky.svg") == DAG_OK && dag_trace_write_dot("cholesky.dot") == DAG_OK)
-        printf("trace: cholesky.svg (Gantt chart), cholesky.dot (the DAG)\n");
+    /* in the current directory; each line is printed only if its file was written */
+    if (dag_trace_write_svg("cholesky.svg") == DAG_OK)
+        printf("wrote cholesky.svg (Gantt chart: open it in a browser)\n");
+    if (dag_trace_write_dot("cholesky.dot") == DAG_OK)
+        printf("wrote cholesky.dot (the DAG: dot -Tsvg cholesky.dot -o cholesky_dag.svg)\n");
     dag_array_free(A);
     dag_array_free(R);
     free(r), free(a);

@@ -46,9 +46,13 @@ int main(void) {
         dag_fetch(t, &trace);
     }
     printf("trace = %.1f (expected %.1f)\n", trace, 7.0 * N);
-    dag_trace_write_json("build/tiled_trace.json");   /* open in ui.perfetto.dev */
-    dag_trace_write_dot("build/tiled_dag.dot");       /* dot -Tsvg build/tiled_dag.dot */
-    printf("trace written to build/tiled_trace.json and build/tiled_dag.dot\n");
+    /* in the current directory; each line is printed only if its file was written */
+    if (dag_trace_write_json("tiled_trace.json") == DAG_OK)   /* open in ui.perfetto.dev */
+        printf("wrote tiled_trace.json (Chrome trace: open it in ui.perfetto.dev)\n");
+    if (dag_trace_write_dot("tiled_dag.dot") == DAG_OK)       /* dot -Tsvg tiled_dag.dot -o tiled_dag.svg */
+        printf("wrote tiled_dag.dot (the DAG: dot -Tsvg tiled_dag.dot -o tiled_dag.svg)\n");
+    if (dag_trace_write_svg("tiled_gantt.svg") == DAG_OK)
+        printf("wrote tiled_gantt.svg (Gantt chart: open it in a browser)\n");
     dag_shutdown();
     return trace == 7.0 * N ? 0 : 1;
 }

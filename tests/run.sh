@@ -24,6 +24,7 @@ run_one() {
         printf '%s\n' "$out" | tail -n 40
         echo "[$label] ${cmd[*]}: exit $rc"
     else
+        printf '%s\n' "$out" | grep -E '^skipped: '   # what a skipped test needed, named in the summary
         echo "[$label] ${cmd[*]}: $line"
     fi
     cmd=()

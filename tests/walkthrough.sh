@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# A new user's way in, each step in a temporary folder, as README.md tells it:
+# copy the headers, build and run the quick start (its code and build lines
+# are taken from README.md's blocks marked <!-- file: NAME -->) from dag.h
+# alone as C and as C++, and with every header and a backend; make demo;
+# make install, then a program built through pkg-config and through CMake.
+# Prints ok / FAIL / skipped per step and a closing "N passed, N failed" line.
+#   CC CXX CMAKE PKG_CONFIG MAKE STRICT: as make test passes them
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+CXX=${CXX:-c++} CMAKE=${CMAKE:-cmake} PKG_CONFIG=${PKG_CONFIG:-pkg-config} MAKE=${MAKE:-make} STRICT=${STRICT:-0}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0 skipped=0
+
+ok() { echo "ok   $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); [ -f "$tmp/log" ] && tail -n 30 "$tmp/log"; }
+skip() {
+    if [ "$STRICT" = 1 ]; then fail "(STRICT=1: a skip is a failure) $*"
+    else echo "skipped: $*"; skipped=$((skipped + 1)); fi
+}
+# step NAME DIR COMMAND...: COMMAND run in DIR must succeed; its output is in $tmp/log
+step() {
+    local what=$1 dir=$2; shift 2
+    if (cd "$dir" && "$@") > "$tmp/log" 2>&1; then ok "$what"; return 0; fi
+    fail "$what"; return 1
+}
+# extract NAME DIR: README.md's block after <!-- file: NAME --> into DIR/NAME
+extract() {
+    awk -v name="$2" '
+        $0 == "<!-- file: " name " -->" { want = 1; next }
+        want && /^```/ { if (inside) exit; inside = 1; next }
+        inside { print }' "$root/README.md" > "$1/$2"
+    [ -s "$1/$2" ] || { echo "README.md has no block marked <!-- file: $2 -->" > "$tmp/log"; fail "README block $2"; return 1; }
+}
+expect_output() {   # expect_output TEXT WHAT: the last step's output says TEXT
+    if grep -q "$1" "$tmp/log"; then ok "$2"; else fail "$2 (no '$1' in its output)"; fi
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# 1. dag.h alone: the quick start as C
+d=$tmp/c; mkdir -p "$d"; cp "$root/dag.h" "$d/"
+extract "$d" main.c && extract "$d" build.sh &&
+    step "dag.h alone: the README's quick start builds and runs as C" "$d" sh -e build.sh &&
+    expect_output "dot = 501500 (expected 501500)" "the quick start prints its result"
+
+# 2. dag.h alone: the quick start as C++ (the implementation stays a C file)
+d=$tmp/cxx; mkdir -p "$d"; cp "$root/dag.h" "$d/"
+if have "$CXX" && have c++; then
+    extract "$d" impl.c && extract "$d" main.cc && extract "$d" build_cxx.sh &&
+        step "dag.h alone: the README's quick start builds and runs as C++17" "$d" sh -e build_cxx.sh &&
+        expect_output "dot = 501500 (expected 501500)" "the C++ quick start prints its result"
+else
+    skip "the quick start as C++: $CXX not found (apt-get install g++)"
+fi
+
+# 3. every header and a backend: the quick start, and dag_array.h's Cholesky
+d=$tmp/all; mkdir -p "$d"
+cp "$root"/dag.h "$root"/dag_kernels.h "$root"/dag_blas.h "$root"/dag_array.h "$root"/dag_array_kernels.h "$d/"
+cp -r "$root/dag_backends" "$d/"
+cp "$root/examples/cholesky.c" "$d/"
+extract "$d" main.c && extract "$d" build_opencl.sh &&
+    step "every header: the quick start with -DDAG_BACKEND_OPENCL" "$d" sh -e build_opencl.sh &&
+    expect_output "dot = 501500" "the OpenCL build prints its result"
+step "every header: examples/cholesky.c with -DDAG_BACKEND_OPENCL" "$d" \
+    sh -ec 'cc -std=c11 -O2 -DDAG_BACKEND_OPENCL -I. cholesky.c -o cholesky -pthread -ldl -lm && ./cholesky' &&
+    expect_output "residual" "the Cholesky example prints its residual"
+
+# 4. make demo: every file lands where the program says
+if step "make demo" "$root" "$MAKE" --no-print-directory demo B="$tmp/build"; then
+    for f in demo/cholesky/cholesky.svg demo/cholesky/cholesky.dot demo/tiled_datadeps/tiled_trace.json \
+             demo/tiled_datadeps/tiled_dag.dot demo/tiled_datadeps/tiled_gantt.svg; do
+        if [ -s "$tmp/build/$f" ] && grep -q "$tmp/build/$f" "$tmp/log"; then ok "make demo wrote and named $f"
+        else fail "make demo: $f missing or not named"; fi
+    done
+    if grep -q '>potrf<' "$tmp/build/demo/cholesky/cholesky.svg" && ! grep -q 'dag__' "$tmp/build/demo/cholesky/cholesky.svg"
+    then ok "the Gantt chart names the user's operations"; else fail "the Gantt chart shows internal task names"; fi
+fi
+
+# 5. make install, then pkg-config and CMake
+p=$tmp/prefix
+if step "make install PREFIX=..." "$root" "$MAKE" --no-print-directory install PREFIX="$p"; then
+    for f in include/dag.h include/dag_array.h include/dag_backends/dag_opencl.h lib/pkgconfig/dag.pc \
+             lib/cmake/dag/dagConfig.cmake lib/cmake/dag/dagConfigVersion.cmake; do
+        [ -e "$p/$f" ] || { echo "$p/$f missing" > "$tmp/log"; fail "make install: $f"; }
+    done
+    d=$tmp/pc; mkdir -p "$d"; cp "$root/examples/hello.c" "$d/"
+    if have "$PKG_CONFIG"; then
+        step "examples/hello.c through pkg-config" "$d" sh -ec \
+            "cc -std=c11 -O2 hello.c \$(PKG_CONFIG_PATH=$p/lib/pkgconfig $PKG_CONFIG --cflags --libs dag) -o hello && ./hello" &&
+            expect_output "answer 42" "the pkg-config build runs"
+    else
+        skip "examples/hello.c through pkg-config: $PKG_CONFIG not found (apt-get install pkg-config)"
+    fi
+    d=$tmp/cmake; mkdir -p "$d"; cp "$root/examples/hello.c" "$d/"
+    cat > "$d/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.16)
+project(hello C)
+find_package(dag 0.1 REQUIRED COMPONENTS OpenCL)
+add_executable(hello hello.c)
+target_link_libraries(hello PRIVATE dag::dag)
+add_executable(hello_opencl hello.c)
+target_link_libraries(hello_opencl PRIVATE dag::opencl)
+set_target_properties(hello hello_opencl PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+CMAKE
+    if have "$CMAKE"; then
+        step "examples/hello.c through CMake (dag::dag and dag::opencl)" "$d" sh -ec \
+            "$CMAKE -S . -B b -DCMAKE_PREFIX_PATH=$p && $CMAKE --build b && ./b/hello && ./b/hello_opencl" &&
+            expect_output "answer 42" "the CMake builds run"
+    else
+        skip "examples/hello.c through CMake: $CMAKE not found (apt-get install cmake)"
+    fi
+fi
+
+if [ $skipped -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
+[ $failed -eq 0 ]
