@@ -67,7 +67,23 @@
    A thread that waits (dag_fetch, dag_wait, a region end) runs tasks
    meanwhile. Inside a task body it runs only tasks that body spawned,
    directly or not, and tasks pinned to its worker, so a body may wait for
-   any task without deadlocking on its own stack.
+   any task without deadlocking on its own stack; when it can run nothing
+   (or DAG_STACK_BUDGET bytes of nested tasks fill its stack) it blocks and
+   a reserve thread runs tasks in its place. A wait that can never end (a
+   task waiting for itself, for a task that depends on it, or for one that
+   waits for it) returns DAG_ERR_WAIT_CYCLE.
+
+   RESULTS AND CANCELLATION
+   ========================
+   A task's result outlives its region: dag_fetch, dag_wait and Fut of the
+   handle work after the region, after dag_wait_all, from any thread. What
+   is kept is the result alone (its bytes plus at most 32); dag_release(t)
+   drops it, .discard_results = 1 in a region's options drops its tasks'
+   results when it ends, dag_get_stats() counts them; void tasks keep
+   nothing. A released result is DAG_ERR_STALE_HANDLE, never a wrong value.
+   dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
+   dependents; a running body sees dag_cancelled() and returns early;
+   dag_region_cancel() cancels the innermost waiting region's tasks.
 
    REGIONS (block macros; function forms dag_region_begin/dag_region_end)
    =======
