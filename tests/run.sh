@@ -21,8 +21,12 @@ run_one() {
     fi
     if [ $rc -ne 0 ] || [ -z "$line" ]; then
         [ -z "$line" ] || [ "$f" = 0 ] && failed=$((failed + 1))
+        # the whole report of a failing run (a sanitizer's above all) goes to a log
+        mkdir -p build/logs
+        log=build/logs/$label-$(date +%s%N).log
+        printf '%s\n' "$out" > "$log"
         printf '%s\n' "$out" | tail -n 40
-        echo "[$label] ${cmd[*]}: exit $rc"
+        echo "[$label] ${cmd[*]}: exit $rc (whole output: $log)"
     else
         printf '%s\n' "$out" | grep -E '^skipped: '   # what a skipped test needed, named in the summary
         echo "[$label] ${cmd[*]}: $line"
