@@ -96,7 +96,7 @@ static int wg_run(unsigned seed, int threads, int n) {
 }
 
 TEST(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads) {
-    int seeds = scaled(400, 40);
+    int seeds = scaled(2000, 100);
     for (int s = 0; s < seeds; s++) {
         int threads = 1 + s % 8, n = 16 + (s * 37) % 200;
         int bad = wg_run(1000u + (unsigned)s, threads, n);
