@@ -2434,8 +2434,13 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
 
 /* Where the stack is now: the address of a local. */
 static DAG__NOINLINE uintptr_t dag__stack_here(void) {
+#if defined(__GNUC__) || defined(__clang__)
+    return (uintptr_t)__builtin_frame_address(0);
+#else
     volatile char here = 0;
-    return (uintptr_t)&here;
+    char *volatile at = (char *)&here;
+    return (uintptr_t)at;
+#endif
 }
 
 /* May this thread start one more task on top of what its stack holds
