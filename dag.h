@@ -1568,7 +1568,8 @@ static uint64_t dag__scope_worker_bits(const dag_scope *s) {
    mailbox's mask says whom it holds work for), so a scope of several
    workers spreads its tasks like an unscoped one. */
 static void dag__mail(dag__worker *w, dag__task *t) {
-    uint64_t bits = dag__scope_worker_bits(&t->extra->scope);
+    dag_scope scope = t->extra->scope;   /* once in the mailbox, t may run and be gone */
+    uint64_t bits = dag__scope_worker_bits(&scope);
     t->next = NULL;
     dag__mutex_lock(&w->mail_lock);
     if (w->mail_tail) w->mail_tail->next = t;
@@ -1578,7 +1579,7 @@ static void dag__mail(dag__worker *w, dag__task *t) {
     atomic_fetch_add_explicit(&w->mail_count, 1, memory_order_seq_cst);
     dag__mutex_unlock(&w->mail_lock);
     dag__wake_worker(w);
-    if (w->index >= 64 || (bits & ~DAG_THREAD_BIT(w->index + 1))) dag__wake_one_for(&t->extra->scope);
+    if (w->index >= 64 || (bits & ~DAG_THREAD_BIT(w->index + 1))) dag__wake_one_for(&scope);
 }
 
 /* Another worker's mailbox: the oldest task that thief may run. */
@@ -5152,6 +5153,8 @@ static void dag__worker_init(dag__worker *w, int index) {
     if (index >= 0) dag__deque_init(&w->deque);
     dag__mutex_init(&w->mail_lock);
     atomic_init(&w->mail_count, 0);
+    atomic_init(&w->mail_mask, 0);
+    DAG__HG_IGNORE(&w->mail_mask, sizeof w->mail_mask);   /* only ever touched atomically */
     dag__cond_init(&w->cond);
     dag__pool_init(&w->tasks, sizeof(dag__task));
     dag__pool_init(&w->edges, sizeof(dag__edge));
@@ -5369,7 +5372,12 @@ dag_result dag_shutdown(void) {
         dag__drain(w, dag__main_ctx.root);
         res = (dag_result)dag__region_error(dag__main_ctx.root);
     }
-    for (dag__context *c = dag__g.guest_contexts; c; c = c->next_guest) {
+    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+        dag__mutex_lock(&dag__g.guest_lock);
+        int retired = g->retired;   /* its thread exited and drained it (the lock orders that before this) */
+        dag__mutex_unlock(&dag__g.guest_lock);
+        if (retired) continue;
+        dag__context *c = g->guest_ctx;
         dag__tls_ctx = c;
         dag__close_abandoned(w, c, c->root, "dag_shutdown");
         dag__drain(w, c->root);
