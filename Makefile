@@ -140,7 +140,7 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	  run $(CLANG) -x cl -cl-std=CL1.2 -Xclang -finclude-default-header -fsyntax-only -Werror $$f; done; \
 	else skip "the kernels' OpenCL C text: $(CLANG) not found (apt-get install clang)"; fi; \
 	$(foreach c,$(COMBOS),$(foreach cc,$(CC) $(CLANG),\
-	  miss="$$(missing $(cc))"; miss="$${miss:+ $(cc) not found;}$(call combo_missing,$(c))"; \
+	  miss="$$(missing $(cc))"; miss="$${miss:+ $(cc) not found;}$(call combo_missing,$(c))"; miss="$${miss%;}"; \
 	  if [ -n "$$miss" ]; then skip "backends $(c) with $(cc):$$miss"; \
 	  else run $(cc) $(WARN) -I. $(call combo_flags,$(c)) tests/compile/impl.c -o $(B)/compile/impl_$(subst +,_,$(c))_$(notdir $(cc)) \
 	         -pthread $(call combo_libs,$(c)); fi;)) \
