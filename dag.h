@@ -5327,6 +5327,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__g.cap_workers = d.num_threads + DAG_MAX_RESERVE_THREADS;   /* reserve slots stay untouched until used */
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)dag__g.cap_workers * sizeof(dag__worker));
     for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
+    DAG__HG_IGNORE(&dag__g.num_slots, sizeof dag__g.num_slots);   /* only touched atomically */
     atomic_store(&dag__g.num_slots, d.num_threads);
     dag__tls_worker = &dag__g.workers[0];
     dag__g.workers[0].stack_base = dag__stack_here();
