@@ -1219,6 +1219,8 @@ typedef struct dag__state {
     int guest_key_ok;
     dag__worker *guests;
     dag__context *guest_contexts;
+    _Atomic int closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    _Atomic int exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     /* trace */
     _Atomic int tracing;
     _Atomic uint64_t next_trace_id;
@@ -2453,25 +2455,57 @@ static inline bool dag__stack_room(const dag__worker *w) {
     return (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
 }
 
+/* The tasks a cycle walk has seen: an open-addressing set that starts on
+   the stack and doubles on the heap, so a short walk allocates nothing. */
+typedef struct dag__seen {
+    dag__task **slots;
+    size_t cap, count;
+    dag__task *first[256];
+} dag__seen;
+
+/* Adds x; false if it was there already (or memory ran out: the walk stops). */
+static bool dag__seen_add(dag__seen *s, dag__task *x) {
+    if (2 * (s->count + 1) > s->cap) {
+        size_t cap = 2 * s->cap;
+        dag__task **slots = (dag__task **)DAG_MALLOC(cap * sizeof *slots);
+        if (!slots) return false;
+        memset(slots, 0, cap * sizeof *slots);
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->slots[i]) continue;
+            size_t h = ((uintptr_t)s->slots[i] >> 6) & (cap - 1);
+            while (slots[h]) h = (h + 1) & (cap - 1);
+            slots[h] = s->slots[i];
+        }
+        if (s->slots != s->first) DAG_FREE(s->slots);
+        s->slots = slots;
+        s->cap = cap;
+    }
+    size_t h = ((uintptr_t)x >> 6) & (s->cap - 1);
+    while (s->slots[h] && s->slots[h] != x) h = (h + 1) & (s->cap - 1);
+    if (s->slots[h]) return false;
+    s->slots[h] = x;
+    s->count++;
+    return true;
+}
+
 /* Everything that cannot finish before s does is reachable from s along
    "needs" edges: a task's successors, the task whose body spawned it, and
    a body blocked in a wait for it. Every task on the way is unfinished (it
    needs s, and s runs), so its successor list and region are stable.
    Returns true when `t` is among them; gives up (false) past a bound. */
 static bool dag__needs(dag__task *t, dag__task *s) {
-    enum { BOUND = 1 << 14, SET = 1 << 15 };
-    dag__task **set = (dag__task **)DAG_MALLOC(SET * sizeof *set);
+    enum { BOUND = 1 << 14 };
+    dag__seen seen;
+    seen.slots = seen.first;
+    seen.cap = sizeof seen.first / sizeof seen.first[0];
+    seen.count = 0;
+    memset(seen.first, 0, sizeof seen.first);
     dag__task_list todo = { NULL, 0, 0 };
     bool found = false;
-    if (!set) return false;
-    memset(set, 0, SET * sizeof *set);
     dag__list_push(&todo, s);
     for (size_t visits = 0; todo.count && !found && visits < BOUND; visits++) {
         dag__task *x = todo.items[--todo.count];
-        size_t h = ((uintptr_t)x >> 6) & (SET - 1);
-        while (set[h] && set[h] != x) h = (h + 1) & (SET - 1);
-        if (set[h]) continue;
-        set[h] = x;
+        if (!dag__seen_add(&seen, x)) continue;
         if (x == t) { found = true; break; }
         for (dag__edge *e = atomic_load(&x->succ); e && e != DAG__CLOSED; e = e->next) dag__list_push(&todo, e->succ);
         if (x->region && x->region->parent) dag__list_push(&todo, x->region->parent);
@@ -2483,7 +2517,7 @@ static bool dag__needs(dag__task *t, dag__task *s) {
             if (g->blocked_on == x && g->blocked_task) dag__list_push(&todo, g->blocked_task);
     }
     DAG_FREE(todo.items);
-    DAG_FREE(set);
+    if (seen.slots != seen.first) DAG_FREE(seen.slots);
     return found;
 }
 
@@ -5213,8 +5247,15 @@ static void dag__guest_attach(void) {
    for the next thread, so a thread per request costs nothing lasting. */
 static void dag__guest_exit(void *p) {
     dag__worker *w = (dag__worker *)p;
-    if (atomic_load(&dag__g.phase) != 1 || dag__tls_worker != w || dag__tls_epoch != atomic_load(&dag__g.live_epoch))
-        return;   /* shut down since, or not this thread's */
+    /* Announce the exit, then look for a shutdown (both seq_cst, against
+       dag_shutdown's store of closing then load of exits_running): either
+       dag_shutdown waits for this drain, or this thread leaves it the drain. */
+    atomic_fetch_add(&dag__g.exits_running, 1);
+    if (atomic_load(&dag__g.closing) || atomic_load(&dag__g.phase) != 1 || dag__tls_worker != w ||
+        dag__tls_epoch != atomic_load(&dag__g.live_epoch)) {
+        atomic_fetch_sub(&dag__g.exits_running, 1);
+        return;   /* shutting down, shut down since, or not this thread's */
+    }
     dag__context *c = w->guest_ctx;
     dag__tls_ctx = c;
     dag__close_abandoned(w, c, c->root, "a thread's exit");
@@ -5233,6 +5274,7 @@ static void dag__guest_exit(void *p) {
     dag__mutex_lock(&dag__g.guest_lock);
     w->retired = 1;
     dag__mutex_unlock(&dag__g.guest_lock);
+    atomic_fetch_sub(&dag__g.exits_running, 1);
 }
 
 /* Every compiled-in backend looks for its devices; one that finds none
@@ -5347,6 +5389,7 @@ dag_result dag_setup(const dag_desc *desc) {
         }
     }
     dag__backends_init();
+    atomic_store(&dag__g.closing, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     return DAG_OK;
 }
@@ -5364,6 +5407,9 @@ dag_result dag_shutdown(void) {
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
                                     "call it from the thread that set up");
     dag_result res = DAG_OK;
+    /* threads exiting now drain their own contexts; later ones leave them to this */
+    atomic_store(&dag__g.closing, 1);
+    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;

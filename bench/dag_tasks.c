@@ -9,6 +9,11 @@
  *   DAG_NUM_THREADS=2 ./dag_tasks wake    N     N times: let worker 2 fall asleep
  *        (10 ms idle), spawn a task pinned to it, and time spawn to start;
  *        prints the median and the worst wake-up latency in microseconds
+ *   DAG_NUM_THREADS=2 ./dag_tasks scoped N K none|all|others
+ *        N independent tasks of K multiply-adds: without a scope, with a scope
+ *        listing every worker, or with one listing every worker but the
+ *        spawning one (3 threads or more: the mailbox path); also prints how
+ *        many tasks each worker ran (run=<w1>,<w2>,...)
  *   DAG_NUM_THREADS=2 ./dag_tasks stencil T [W [K]]
  *        1-D stencil, T steps x W cells; task (t,i) reads cells i-1, i, i+1 of
  *        step t-1 and writes cell i of step t; each runs K multiply-adds.
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <threads.h>
 
 #include "bench_common.h"
@@ -36,6 +42,12 @@ static int cmp_double(const void *a, const void *b) {
 }
 DAG_TASK(void, set_elem, (double *, a), (long, i)) { *a = (double)i; }
 DAG_TASK(void, add_one, (double *, x)) { *x += 1.0; }
+static _Atomic long ran_on[65];
+DAG_TASK(void, count_work, (double *, out), (long, k)) {
+    *out = kernel(*out, k);
+    int w = dag_current_worker();
+    atomic_fetch_add(&ran_on[w > 0 && w < 65 ? w : 0], 1);
+}
 DAG_TASK(void, seed_cell, (double *, out), (long, i), (long, k)) { *out = kernel((double)(i + 1), k); }
 DAG_TASK(void, stencil_cell, (const double *, l), (const double *, c), (const double *, r), (double *, out), (long, k)) {
     *out = kernel((*l + *c + *r) * (1.0 / 3.0), k);
@@ -44,7 +56,7 @@ DAG_TASK(void, stencil_cell, (const double *, l), (const double *, c), (const do
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s empty N | out N | chain N | stencil T [W [K]]\n", argv[0]);
+        fprintf(stderr, "usage: %s empty N | out N | chain N | scoped N K none|all|others | stencil T [W [K]]\n", argv[0]);
         return 2;
     }
     const char *threads = getenv("DAG_NUM_THREADS");
@@ -79,6 +91,34 @@ int main(int argc, char **argv) {
         dag_wait_all();
         t1 = now_s();
         ok = x == (double)n;
+    } else if (!strcmp(wl, "scoped")) {
+        if (argc < 5) usage(argv[0], "DAG_NUM_THREADS");
+        n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
+        long k = parse_pos(argv[3], argv[0], "DAG_NUM_THREADS");
+        int workers = dag_num_threads();
+        dag_scope scope = {0};
+        if (!strcmp(argv[4], "all")) {
+            for (int i = 1; i <= workers && i <= 64; i++) scope.threads |= 1ull << (i - 1);
+        } else if (!strcmp(argv[4], "others")) {
+            if (workers < 3) { fprintf(stderr, "scoped others needs DAG_NUM_THREADS >= 3\n"); return 2; }
+            for (int i = 2; i <= workers && i <= 64; i++) scope.threads |= 1ull << (i - 1);
+        } else if (strcmp(argv[4], "none")) {
+            usage(argv[0], "DAG_NUM_THREADS");
+        }
+        double *a = calloc((size_t)n, sizeof *a);
+        for (int i = 0; i < 65; i++) atomic_store(&ran_on[i], 0);
+        t0 = now_s();
+        DAG_WITH_OPTIONS(.scope = scope) {
+            for (long i = 0; i < n; i++) dag_spawn(count_work, InOut(&a[i], 1), Val(k));
+        }
+        dag_wait_all();
+        t1 = now_s();
+        double want = kernel(0, k);
+        for (long i = 0; i < n; i++) ok &= a[i] == want;
+        free(a);
+        printf("run=");
+        for (int i = 1; i <= workers && i <= 64; i++) printf("%s%ld", i > 1 ? "," : "", atomic_load(&ran_on[i]));
+        printf(" ");
     } else if (!strcmp(wl, "wake")) {
         n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         double *lat = calloc((size_t)n, sizeof *lat);

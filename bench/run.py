@@ -5,13 +5,18 @@ Every contender runs as its own process (libgomp and libomp cannot share
 one), interleaved round by round because this machine's speed drifts within
 minutes; each figure is the median (and best) over the rounds of that run.
 
-    python3 bench/run.py [--rounds 5] [--quick]
+    python3 bench/run.py [--rounds 5] [--quick] [--against REV]
+
+--against REV builds bench/dag_tasks.c of git revision REV (with that
+revision's headers) and runs it as one more contender, "dag.h@REV", in the
+overhead rows: the way to show a change to dag.h costs nothing.
 
 Workloads (2 threads each):
   empty    1,000,000 independent empty tasks
   out      1,000,000 independent tasks, each with one Out on its own element
            (StarPU: 100,000; its per-handle registration makes 1e6 take minutes)
   chain    100,000 tasks with InOut on one scalar
+  scoped   dag.h alone: tasks under a scope of several workers against none
   METG     1-D stencil, 3 dependencies per task, widths 2 and 8: the smallest
            task duration at which the run still reaches 50% efficiency
            (Task Bench's METG(50%)); efficiency = serial time / (2 x wall time).
@@ -25,6 +30,20 @@ CONTENDERS = {
     "libomp": ([f"{B}/omp_tasks_libomp"], {"OMP_NUM_THREADS": "2"}),
     "StarPU": ([f"{B}/starpu_tasks"], {"STARPU_NCPU": "2", "STARPU_SILENT": "1", "STARPU_CALIBRATE": "0"}),
 }
+
+
+def add_revision(rev):
+    """Builds REV's bench/dag_tasks.c against REV's headers; adds it as a contender."""
+    where = f"{B}/rev-{rev}"
+    os.makedirs(where, exist_ok=True)
+    files = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev], capture_output=True, text=True, check=True).stdout.split()
+    keep = [f for f in files if f.endswith(".h") or f == "bench/dag_tasks.c"]
+    archive = subprocess.run(["git", "archive", rev] + keep, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", where], input=archive, check=True)
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-std=c11", "-O2", "-I" + where, "-I" + where + "/bench", where + "/bench/dag_tasks.c",
+                    "-o", where + "/dag_tasks", "-pthread", "-lm"], check=True)
+    CONTENDERS[f"dag.h@{rev}"] = ([f"{where}/dag_tasks"], {"DAG_NUM_THREADS": "2"})
 
 
 def run(name, args):
@@ -95,6 +114,32 @@ def metg(rounds, quick):
     print("(above 1x: dag.h stays efficient with shorter tasks than the peer)")
 
 
+def scoped(rounds, quick):
+    # dag.h alone (the peers have no scopes): do scoped tasks spread as well
+    # as unscoped ones? K=1000 is about 1.4 us of work per task.
+    n, k = (50000 if quick else 200000), 1000
+    rows = [("unscoped, 2 threads", 2, "none"), ("scope {1,2} of 2", 2, "all"),
+            ("scope {2,3} of 3", 3, "others")]
+    res = {r[0]: [] for r in rows}
+    split = {}
+    for _ in range(rounds):
+        for label, threads, mode in rows:
+            cmd, env = CONTENDERS["dag.h"]
+            e = dict(os.environ, **env, DAG_NUM_THREADS=str(threads))
+            out = subprocess.run(cmd + ["scoped", str(n), str(k), mode], env=e, capture_output=True, text=True, timeout=600)
+            if out.returncode != 0:
+                raise RuntimeError(f"dag.h scoped {mode}: exit {out.returncode}: {out.stderr.strip()[:300]}")
+            fields = dict(kv.split("=") for kv in out.stdout.split())
+            res[label].append(float(fields["ns_per_task"]))
+            split[label] = fields["run"]
+    print("\nScoped tasks spread like unscoped ones (dag.h, %d tasks of ~1.4 us, median of %d rounds)" % (n, rounds))
+    base = statistics.median(res[rows[0][0]])
+    for label, _, _ in rows:
+        med = statistics.median(res[label])
+        print("  %-22s %8.1f ns/task  %.2fx of unscoped   tasks run by worker 1,2,..: %s" % (label, med, med / base, split[label]))
+    print("(a scope of 2 workers out of 3 leaves 2 running tasks, as unscoped on 2 threads)")
+
+
 def wake():
     o = run("dag.h", ["wake", 200])
     print("\nWake-up of a sleeping worker (dag.h, spawn to start of a task pinned to it, 200 samples):"
@@ -106,12 +151,18 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--only", choices=["overhead", "metg"])
+    ap.add_argument("--against", metavar="REV", help="also run dag.h as of git revision REV")
     a = ap.parse_args()
+    if a.against:
+        add_revision(a.against)
     print("dag.h task benchmarks: %d cores, contenders interleaved round by round" % os.cpu_count())
     if a.only != "metg":
         overhead(a.rounds, a.quick)
+        scoped(a.rounds, a.quick)
         wake()
     if a.only != "overhead":
+        for c in [c for c in CONTENDERS if c.startswith("dag.h@")]:
+            del CONTENDERS[c]   # the comparison of builds is about overhead
         metg(max(1, a.rounds // 2 + 1), a.quick)
 
 

@@ -20,6 +20,11 @@ static int test__skipped __attribute__((unused)), test__skip_current __attribute
 static const char *test__current;
 
 #define TEST(name) static void test_##name(void)
+static inline double test__seconds(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 #define CHECK(cond) \
     do { \
         if (!(cond)) { \
@@ -46,6 +51,7 @@ static const char *test__current;
     } while (0)
 #define RUN(name) \
     do { \
+        double test__start = test__seconds(); \
         test__current = #name; \
         test__failures_in_current = 0; \
         test__skip_current = 0; \
@@ -58,7 +64,7 @@ static const char *test__current;
             printf("FAIL %s\n", #name); \
         } else { \
             test__passed++; \
-            printf("ok   %s\n", #name); \
+            printf("ok   %s (%.2f s)\n", #name, test__seconds() - test__start); \
         } \
         fflush(stdout); \
     } while (0)

@@ -383,10 +383,10 @@ TEST(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_fi
     for (int i = 0; i < 5; i++) DAG_DATADEPS { dag_spawn_with(&any, DAG_LAUNCH(heavy, SMALL), Val(10), InOut(small, SMALL)); }
     dag_backend b = DAG_OPENCL;
     for (int i = 0; i < 8; i++) DAG_DATADEPS { dag_spawn_with(&any, DAG_LAUNCH(heavy, BIG), Val(400), InOut(big, BIG)); }
-    static dag_trace_record recs[64];
-    size_t n = dag_trace_records(recs, 64);
+    static dag_trace_record recs[256];
+    size_t n = dag_trace_records(recs, 256);
     int small_on_cpu = 0, big_seen = 0, device_wins = 0, chose_best = 1;
-    for (size_t i = 0; i < n && i < 64; i++) {
+    for (size_t i = 0; i < n && i < 256; i++) {   /* chunks of the kernels on the CPU are records too */
         if (strcmp(recs[i].name, "heavy")) continue;
         if (big_seen < 5 && recs[i].backend == DAG_CPU && small_on_cpu < 5) { small_on_cpu++; continue; }
         big_seen++;
