@@ -2,6 +2,7 @@
 """Tiled Cholesky: dag_array.h against OpenBLAS's dpotrf, OpenMP tasks and StarPU.
 
     python3 bench/cholesky.py [--rounds 5] [--quick] [--n 4096 ...]
+    python3 bench/cholesky.py --policies [--rounds 5]   dag.h under each wait policy
 
 Each contender runs as its own process, interleaved round by round (this
 machine's speed drifts within minutes); each figure is the best and the median
@@ -49,7 +50,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one round, N=4096 only")
     ap.add_argument("--n", type=int, action="append", help="only this N (repeatable)")
+    ap.add_argument("--policies", action="store_true", help="dag.h under DAG_WAIT_POLICY default, active, passive")
     a = ap.parse_args()
+    if a.policies:
+        return policies(a.rounds)
     rounds = 1 if a.quick else a.rounds
     configs = [(4096, 256), (4096, 512)] + ([] if a.quick else [(8192, 256), (8192, 512)])
     configs = [(n, nb) for n, nb in configs if not a.n or n in a.n]
@@ -125,6 +129,28 @@ def main():
                 ok = False
     print("(ratios above 1: dag.h faster; the factors of every contender agree)" if ok else "FACTORS DISAGREE")
     return 0 if ok else 1
+
+
+def policies(rounds):
+    """dag.h's Cholesky (N=4096) under each wait policy, interleaved round by round."""
+    ct = coretype()
+    base = {"OPENBLAS_CORETYPE": ct} if ct else {}
+    base["DAG_NUM_THREADS"] = "2"
+    kinds = ["default", "active", "passive"]
+    gf = {}
+    for _ in range(rounds):
+        for nb in (256, 512):
+            for k in kinds:
+                r = run([f"{B}/cholesky", "dag", "4096", str(nb)], dict(base, DAG_WAIT_POLICY=k))
+                gf.setdefault((nb, k), []).append(float(r["gflops"]))
+    print(f"dag.h Cholesky N=4096 on 2 cores by wait policy, GFLOP/s median of {rounds} interleaved rounds "
+          f"(OPENBLAS_CORETYPE={ct or '(unset)'})")
+    print(f"{'tile':>5}" + "".join(f"{k:>12}" for k in kinds) + "   active / default, passive / default")
+    for nb in (256, 512):
+        m = {k: statistics.median(gf[(nb, k)]) for k in kinds}
+        print(f"{nb:>5}" + "".join(f"{m[k]:>12.1f}" for k in kinds) +
+              f"   {m['active'] / m['default']:.2f}x, {m['passive'] / m['default']:.2f}x")
+    return 0
 
 
 if __name__ == "__main__":

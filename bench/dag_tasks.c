@@ -17,6 +17,16 @@
  *   DAG_NUM_THREADS=2 ./dag_tasks stencil T [W [K]]
  *        1-D stencil, T steps x W cells; task (t,i) reads cells i-1, i, i+1 of
  *        step t-1 and writes cell i of step t; each runs K multiply-adds.
+ *   DAG_NUM_THREADS=2 ./dag_tasks reuse T W K
+ *        the same stencil with buffer reuse (Task Bench, as METG is measured):
+ *        two rows of W cells, step t writes row t % 2, so a task also waits
+ *        for the readers of the cell it overwrites (In/Out of one element);
+ *        checks the last row against the serial run (bench_common.h)
+ *   DAG_NUM_THREADS=2 ./dag_tasks handoff N IDLE_US
+ *        N times: sleep IDLE_US so worker 2 is idle, spawn one task (no scope)
+ *        and spin, without running tasks, until it has started: worker 2 must
+ *        take it. Prints median_us=<f> p99_us=<f> max_us=<f> samples=<N>,
+ *        spawn to start; exit 1 if a task has not started within 10 s
  *
  * Output: ns_per_task=<float> tasks=<n> total_s=<float> [useful_s=<float>]
  * Timed: from just before the first spawn to the end of dag_wait_all.
@@ -52,11 +62,64 @@ DAG_TASK(void, seed_cell, (double *, out), (long, i), (long, k)) { *out = kernel
 DAG_TASK(void, stencil_cell, (const double *, l), (const double *, c), (const double *, r), (double *, out), (long, k)) {
     *out = kernel((*l + *c + *r) * (1.0 / 3.0), k);
 }
+DAG_TASK(void, reuse_seed_cell, (double *, out), (long, i), (long, k)) { *out = reuse_seed(i, k); }
+DAG_TASK(void, reuse_cell, (const double *, l), (const double *, c), (const double *, r), (double *, out), (long, k)) {
+    *out = reuse_next(*l, *c, *r, k);
+}
+DAG_TASK(void, handoff_task, (struct handoff *, h)) { handoff_mark(h); }
+
+/* reuse T W K: fills the tasks, the timed span and the serial time; returns
+   whether the last row matches the serial one. */
+static int run_reuse(char **argv, long *n, double *t0, double *t1, double *useful_s) {
+    long steps = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS"), w = parse_pos(argv[3], argv[0], "DAG_NUM_THREADS");
+    long k = parse_pos(argv[4], argv[0], "DAG_NUM_THREADS");
+    *n = steps * w;
+    double *ref = calloc((size_t)(2 * w), sizeof *ref), *buf = calloc((size_t)(2 * w), sizeof *buf);
+    const double *want = reuse_serial(ref, steps, w, k, useful_s);
+    *t0 = now_s();
+    for (long i = 0; i < w; i++) dag_spawn(reuse_seed_cell, Out(&buf[i], 1), Val(i), Val(k));
+    for (long t = 1; t < steps; t++) {
+        double *p = buf + ((t - 1) % 2) * w, *cur = buf + (t % 2) * w;
+        for (long i = 0; i < w; i++) {
+            long l, r;
+            stencil_neighbours(i, w, &l, &r);
+            /* Out on a cell step t-1 read: dag.h orders it after those reads */
+            dag_spawn(reuse_cell, In(&p[l], 1), In(&p[i], 1), In(&p[r], 1), Out(&cur[i], 1), Val(k));
+        }
+    }
+    dag_wait_all();
+    *t1 = now_s();
+    int ok = reuse_check(buf + ((steps - 1) % 2) * w, want, w);
+    free(ref);
+    free(buf);
+    return ok;
+}
+
+/* handoff N IDLE_US: prints its own line (bench_common.h). */
+static void run_handoff(char **argv) {
+    long n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS"), idle_us = parse_pos(argv[3], argv[0], "DAG_NUM_THREADS");
+    double *lat = calloc((size_t)n, sizeof *lat);
+    long on_spawner = 0;
+    struct handoff h;
+    for (long s = 0; s < n; s++) {
+        handoff_reset(&h);
+        sleep_us(idle_us);
+        double t0 = now_s();
+        dag_task t = dag_spawn(handoff_task, Val(&h));   /* no scope: any idle worker may take it */
+        lat[s] = handoff_await(&h, t0, &on_spawner);     /* spin: dag_wait could run it here */
+        dag_wait(t);
+    }
+    handoff_report(lat, n, on_spawner);
+    free(lat);
+}
 
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s empty N | out N | chain N | scoped N K none|all|others | stencil T [W [K]]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s empty N | out N | chain N | wake N | scoped N K none|all|others | stencil T [W [K]]\n"
+                "       | reuse T W K | handoff N IDLE_US\n",
+                argv[0]);
         return 2;
     }
     const char *threads = getenv("DAG_NUM_THREADS");
@@ -135,6 +198,14 @@ int main(int argc, char **argv) {
         free(lat);
         dag_shutdown();
         return 0;
+    } else if (!strcmp(wl, "handoff")) {
+        if (argc != 4) usage(argv[0], "DAG_NUM_THREADS");
+        run_handoff(argv);
+        dag_shutdown();
+        return 0;
+    } else if (!strcmp(wl, "reuse")) {
+        if (argc != 5) usage(argv[0], "DAG_NUM_THREADS");
+        ok = run_reuse(argv, &n, &t0, &t1, &useful_s);
     } else if (!strcmp(wl, "stencil")) {
         long steps = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
         const char *ws = argc > 3 ? argv[3] : getenv("STENCIL_W");

@@ -17,6 +17,17 @@
  *        and writes cell (t,i) of a full T x W array; each task runs a
  *        K-iteration dependent multiply-add kernel.  W and K default to the
  *        environment variables STENCIL_W / STENCIL_K, else 8 / 1000.
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp reuse T W K
+ *        the same stencil with buffer reuse (Task Bench, as METG is measured):
+ *        two rows of W cells, step t writes row t % 2 with depend(out), so a
+ *        task also waits for the depend(in) readers of the cell it overwrites.
+ *        Checks the last row against the serial run (bench_common.h).
+ *   OMP_NUM_THREADS=2 ./omp_tasks_gomp handoff N IDLE_US
+ *        N times: sleep IDLE_US so the other thread idles (at the end of the
+ *        single), create one task and spin on an atomic flag, without a
+ *        taskwait, until it has started: the other thread must take it.
+ *        Prints one line: median_us=<f> p99_us=<f> max_us=<f> samples=<N>,
+ *        task creation to task start; exit 1 if it has not started in 10 s.
  *
  * All tasks are spawned by one thread (parallel + single) and the program
  * waits with taskwait.  Only spawn + execute is timed (timespec_get,
@@ -26,12 +37,12 @@
  *
  * Output: exactly one line on stdout
  *   ns_per_task=<float> tasks=<n> total_s=<float>
- * and for stencil additionally " useful_s=<float>": the time one thread needs
+ * and for stencil and reuse additionally " useful_s=<float>": the time one thread needs
  * to run the same T*W kernels serially (measured in-process, before any
  * parallel region), so parallel efficiency = useful_s / (total_s * threads).
  *
- * Results are checked (out: a[i] == i, chain: x == N, stencil: bitwise equal
- * to the serial run); on a mismatch the program prints to stderr and exits 1.
+ * Results are checked (out: a[i] == i, chain: x == N, stencil and reuse:
+ * bitwise equal to the serial run); on a mismatch the program prints to stderr and exits 1.
  * Exit 2 on bad usage.
  */
 #include <omp.h>
@@ -74,6 +85,76 @@ static void warm_up(void)
         }
 #pragma omp taskwait
     }
+}
+
+/* reuse T W K: fills the timed span and the serial time; returns whether
+   the last row matches the serial one. */
+static int run_reuse(long t_steps, long w, long k, double *t0, double *t1,
+                     double *useful_s)
+{
+    double *ref = calloc((size_t)(2 * w), sizeof *ref);
+    double *buf = calloc((size_t)(2 * w), sizeof *buf);
+    if (!ref || !buf) {
+        perror("calloc");
+        exit(1);
+    }
+    const double *want = reuse_serial(ref, t_steps, w, k, useful_s);
+    warm_up();
+#pragma omp parallel
+#pragma omp single
+    {
+        *t0 = now_s();
+        for (long i = 0; i < w; i++) {
+#pragma omp task depend(out : buf[i]) firstprivate(i) shared(buf)
+            buf[i] = reuse_seed(i, k);
+        }
+        for (long t = 1; t < t_steps; t++) {
+            const long po = ((t - 1) % 2) * w, co = (t % 2) * w;
+            for (long i = 0; i < w; i++) {
+                long l, r;
+                stencil_neighbours(i, w, &l, &r);
+                /* depend(out) after step t-1's depend(in): the WAR edge */
+#pragma omp task depend(in : buf[po + l], buf[po + i], buf[po + r]) \
+    depend(out : buf[co + i]) firstprivate(i, l, r) shared(buf)
+                buf[co + i] = reuse_next(buf[po + l], buf[po + i], buf[po + r], k);
+            }
+        }
+#pragma omp taskwait
+        *t1 = now_s();
+    }
+    int ok = reuse_check(buf + ((t_steps - 1) % 2) * w, want, w);
+    free(buf);
+    free(ref);
+    return ok;
+}
+
+/* handoff N IDLE_US: prints its own line (bench_common.h). */
+static void run_handoff(long n, long idle_us)
+{
+    double *lat = calloc((size_t)n, sizeof *lat);
+    if (!lat) {
+        perror("calloc");
+        exit(1);
+    }
+    long on_spawner = 0;
+    struct handoff h;
+    warm_up();
+#pragma omp parallel
+#pragma omp single
+    {
+        for (long s = 0; s < n; s++) {
+            handoff_reset(&h);
+            sleep_us(idle_us);
+            double t0 = now_s();
+#pragma omp task shared(h)
+            handoff_mark(&h);
+            /* spin, no taskwait: a taskwait could run the task right here */
+            lat[s] = handoff_await(&h, t0, &on_spawner);
+#pragma omp taskwait
+        }
+    }
+    handoff_report(lat, n, on_spawner);
+    free(lat);
 }
 
 int main(int argc, char **argv)
@@ -212,6 +293,20 @@ int main(int argc, char **argv)
         }
         free(cells);
         free(ref);
+    } else if (strcmp(wl, "reuse") == 0) {
+        if (argc != 5)
+            usage(argv[0], "OMP_NUM_THREADS");
+        long t_steps = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
+        long w = parse_pos(argv[3], argv[0], "OMP_NUM_THREADS");
+        long k = parse_pos(argv[4], argv[0], "OMP_NUM_THREADS");
+        ntasks = t_steps * w;
+        ok = run_reuse(t_steps, w, k, &t0, &t1, &useful_s);
+    } else if (strcmp(wl, "handoff") == 0) {
+        if (argc != 4)
+            usage(argv[0], "OMP_NUM_THREADS");
+        long n = parse_pos(argv[2], argv[0], "OMP_NUM_THREADS");
+        run_handoff(n, parse_pos(argv[3], argv[0], "OMP_NUM_THREADS"));
+        return 0;
     } else {
         usage(argv[0], "OMP_NUM_THREADS");
     }

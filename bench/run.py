@@ -17,9 +17,10 @@ Workloads (2 threads each):
            (StarPU: 100,000; its per-handle registration makes 1e6 take minutes)
   chain    100,000 tasks with InOut on one scalar
   scoped   dag.h alone: tasks under a scope of several workers against none
-  METG     1-D stencil, 3 dependencies per task, widths 2 and 8: the smallest
-           task duration at which the run still reaches 50% efficiency
-           (Task Bench's METG(50%)); efficiency = serial time / (2 x wall time).
+  handoff  a task spawned on worker 1, started on worker 2 idle 10 us / 1 ms / 1 s
+  METG     Task Bench's 1-D stencil with buffer reuse, widths 2 and 8, 1000
+           steps: the smallest task granularity (wall x cores / tasks) at
+           50% and 75% efficiency (serial time / (cores x wall time)).
 """
 import argparse, os, statistics, subprocess, sys
 
@@ -78,40 +79,65 @@ def overhead(rounds, quick):
 
 
 def metg(rounds, quick):
-    # Task lengths from long to short (K multiply-adds, about 1.4 ns each).
-    # Each run does about 0.3 s of useful work (at most 400,000 tasks), so
-    # start-up and timer noise stay small. METG is the shortest task that
-    # still reaches 50% efficiency; the search stops after two misses in a row.
-    ks = [32000, 16000, 8000, 4000, 2000, 1400, 1000, 700, 500, 350, 250, 125, 60]
+    # Task Bench's METG (Slaughter et al., SC20) on its 1-D stencil with
+    # buffer reuse (two buffers per column, so write-after-read edges too),
+    # 1000 steps. Efficiency = achieved / peak FLOP/s of the same kernel =
+    # serial time / (cores x wall time); task granularity = wall time x cores
+    # / tasks. METG(x) is the smallest granularity at efficiency >= x. Task
+    # lengths go from long to short (K multiply-adds, about 1.4 ns each); a
+    # contender stops after two misses in a row below 50%.
+    ks = [64000, 32000, 16000, 8000, 5600, 4000, 2800, 2000, 1400, 1000, 700, 500, 350, 250, 125, 60]
     if quick:
         ks = ks[::2]
-    print("\nMETG(50%%): shortest task at >= 50%% efficiency on 2 threads, us (median of %d rounds)" % rounds)
-    print("%-8s" % "width" + "".join("%14s" % c for c in CONTENDERS) + "   peer METG / dag.h METG")
+    steps, cores = (300 if quick else 1000), 2
+    levels = (0.5, 0.75)
+    print("\nMETG (Task Bench): smallest task granularity, us, at >= 50%% / 75%% efficiency on %d cores" % cores)
+    print("stencil with buffer reuse, %d steps (median of %d rounds; - : never reached)" % (steps, rounds))
+    print("%-8s" % "width" + "".join("%20s" % c for c in CONTENDERS) + "   METG(75%%) peer / dag.h")
     for width in (2, 8):
-        found = {c: [] for c in CONTENDERS}
+        found = {(c, x): [] for c in CONTENDERS for x in levels}
         for r in range(rounds):
-            best = {c: None for c in CONTENDERS}
+            best = {(c, x): float("inf") for c in CONTENDERS for x in levels}
             misses = {c: 0 for c in CONTENDERS}
             for k in ks:
-                tasks = min(400000, int(2.2e8 / k))
-                steps = max(50, tasks // width)
                 for c in CONTENDERS:  # interleaved: every contender at this K, then the next K
                     if misses[c] >= 2:
                         continue
-                    o = run(c, ["stencil", steps, width, k])
-                    eff = o["useful_s"] / (2 * o["total_s"])
-                    if eff >= 0.5:
-                        best[c] = o["useful_s"] / o["tasks"] * 1e6
-                        misses[c] = 0
-                    else:
-                        misses[c] += 1
-            for c in CONTENDERS:
-                found[c].append(best[c] if best[c] is not None else float("inf"))
-        med = {c: statistics.median(found[c]) for c in CONTENDERS}
-        row = "%-8s" % width + "".join("%14s" % ("%.2f" % med[c]) for c in CONTENDERS)
-        row += "   " + ", ".join("%s %.1fx" % (c, med[c] / med["dag.h"]) for c in CONTENDERS if c != "dag.h")
+                    o = run(c, ["reuse", steps, width, k])
+                    eff = o["useful_s"] / (cores * o["total_s"])
+                    gran = o["total_s"] * cores / o["tasks"] * 1e6
+                    for x in levels:
+                        if eff >= x:
+                            best[(c, x)] = min(best[(c, x)], gran)
+                    misses[c] = 0 if eff >= 0.5 else misses[c] + 1
+            for key in best:
+                found[key].append(best[key])
+        med = {key: statistics.median(v) for key, v in found.items()}
+        fmt = lambda v: "-" if v == float("inf") else "%.2f" % v
+        row = "%-8s" % width + "".join("%20s" % ("%s / %s" % (fmt(med[(c, 0.5)]), fmt(med[(c, 0.75)]))) for c in CONTENDERS)
+        d = med[("dag.h", 0.75)]
+        row += "   " + ", ".join("%s %s" % (c, "-" if d == float("inf") or med[(c, 0.75)] == float("inf")
+                                            else "%.1fx" % (med[(c, 0.75)] / d)) for c in CONTENDERS if c != "dag.h")
         print(row)
     print("(above 1x: dag.h stays efficient with shorter tasks than the peer)")
+
+
+def handoff(quick):
+    # A task made ready by the main thread (worker 1), started by worker 2
+    # after it has been idle 10 us, 1 ms or 1 s: spawn to start, in us.
+    cases = [(10, 200), (1000, 100), (1000000, 5 if quick else 10)]
+    if quick:
+        cases = [(10, 50), (1000, 30), (1000000, 3)]
+    print("\nHand-off to an idle worker: spawn on worker 1 to start on worker 2, us (median / p99)")
+    print("%-10s" % "idle" + "".join("%20s" % c for c in CONTENDERS) + "   median peer / dag.h")
+    for idle_us, n in cases:
+        res = {c: run(c, ["handoff", n, idle_us]) for c in CONTENDERS}
+        label = "%d us" % idle_us if idle_us < 1000 else "%d ms" % (idle_us // 1000) if idle_us < 1000000 else "%d s" % (idle_us // 1000000)
+        row = "%-10s" % label + "".join("%20s" % ("%.2f / %.2f" % (res[c]["median_us"], res[c]["p99_us"])) for c in CONTENDERS)
+        d = max(res["dag.h"]["median_us"], 1e-3)
+        row += "   " + ", ".join("%.1fx" % (res[c]["median_us"] / d) for c in CONTENDERS if c != "dag.h")
+        print(row)
+    print("(p99 of %d samples at 1 s idle is their worst)" % cases[-1][1])
 
 
 def scoped(rounds, quick):
@@ -150,19 +176,22 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--only", choices=["overhead", "metg"])
+    ap.add_argument("--only", choices=["overhead", "handoff", "metg"])
     ap.add_argument("--against", metavar="REV", help="also run dag.h as of git revision REV")
     a = ap.parse_args()
     if a.against:
         add_revision(a.against)
     print("dag.h task benchmarks: %d cores, contenders interleaved round by round" % os.cpu_count())
-    if a.only != "metg":
+    if a.only in (None, "overhead"):
         overhead(a.rounds, a.quick)
+    for c in [c for c in CONTENDERS if c.startswith("dag.h@")]:
+        del CONTENDERS[c]   # the comparison of builds is about overhead
+    if a.only in (None, "overhead"):
         scoped(a.rounds, a.quick)
         wake()
-    if a.only != "overhead":
-        for c in [c for c in CONTENDERS if c.startswith("dag.h@")]:
-            del CONTENDERS[c]   # the comparison of builds is about overhead
+    if a.only in (None, "handoff"):
+        handoff(a.quick)
+    if a.only in (None, "metg"):
         metg(max(1, a.rounds // 2 + 1), a.quick)
 
 

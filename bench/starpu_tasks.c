@@ -20,6 +20,20 @@
  *        each task runs a K-iteration dependent multiply-add kernel.
  *        W and K default to STENCIL_W / STENCIL_K from the environment, else
  *        8 / 1000.
+ *   STARPU_NCPU=2 ./starpu_tasks reuse T W K
+ *        the same stencil with buffer reuse (Task Bench, as METG is measured):
+ *        two rows of W cells, one variable handle per cell; step t has
+ *        STARPU_W on row t % 2, so sequential consistency also orders a task
+ *        after the STARPU_R readers of the cell it overwrites.  Checks the
+ *        last row against the serial run (bench_common.h).
+ *   STARPU_NCPU=2 ./starpu_tasks handoff N IDLE_US
+ *        N times: sleep IDLE_US so the workers idle, submit one task (no
+ *        buffers) and spin on an atomic flag, without waiting, until it has
+ *        started; then starpu_task_wait_for_all().  Prints one line:
+ *        median_us=<f> p99_us=<f> max_us=<f> samples=<N>, from just before
+ *        starpu_task_insert() to the task's start; exit 1 if it has not
+ *        started within 10 s.  (The submitting thread is never a StarPU
+ *        worker: with STARPU_NCPU=2 both workers are idle.)
  *
  * StarPU infers the dependencies from the submission order (sequential
  * consistency).  The scheduler is left to STARPU_SCHED (StarPU's default,
@@ -35,12 +49,12 @@
  *
  * Output: exactly one line on stdout
  *   ns_per_task=<float> tasks=<n> total_s=<float>
- * and for stencil additionally " useful_s=<float>" (the T*W kernels run
+ * and for stencil and reuse additionally " useful_s=<float>" (the T*W kernels run
  * serially by one thread, measured in-process before starpu_init()), so
  * parallel efficiency = useful_s / (total_s * STARPU_NCPU).
  *
- * Results are checked (out: a[i] == i, chain: x == N, stencil: bitwise equal
- * to the serial run); on a mismatch the program exits 1.  Exit 2 on bad
+ * Results are checked (out: a[i] == i, chain: x == N, stencil and reuse:
+ * bitwise equal to the serial run); on a mismatch the program exits 1.  Exit 2 on bad
  * usage.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -148,6 +162,58 @@ static struct starpu_codelet cl_stencil = {
     .name = "stencil",
 };
 
+/* Reuse row 0 and rows t >= 1: the arithmetic of bench_common.h's
+   reuse_serial, buffers as in cl_stencil0 / cl_stencil. */
+static void reuse0_cpu(void *buffers[], void *cl_arg)
+{
+    long i, k;
+    starpu_codelet_unpack_args(cl_arg, &i, &k);
+    *(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) = reuse_seed(i, k);
+}
+
+static struct starpu_codelet cl_reuse0 = {
+    .where = STARPU_CPU,
+    .cpu_funcs = {reuse0_cpu},
+    .nbuffers = 1,
+    .modes = {STARPU_W},
+    .name = "reuse0",
+};
+
+static void reuse_cpu(void *buffers[], void *cl_arg)
+{
+    long k;
+    starpu_codelet_unpack_args(cl_arg, &k);
+    const double l = *(const double *)STARPU_VARIABLE_GET_PTR(buffers[0]);
+    const double c = *(const double *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+    const double r = *(const double *)STARPU_VARIABLE_GET_PTR(buffers[2]);
+    *(double *)STARPU_VARIABLE_GET_PTR(buffers[3]) = reuse_next(l, c, r, k);
+}
+
+static struct starpu_codelet cl_reuse = {
+    .where = STARPU_CPU,
+    .cpu_funcs = {reuse_cpu},
+    .nbuffers = 4,
+    .modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W},
+    .name = "reuse",
+};
+
+/* Hand-off: no buffers, so nothing but the scheduler stands between the
+   submission and the start. */
+static void handoff_cpu(void *buffers[], void *cl_arg)
+{
+    (void)buffers;
+    struct handoff *h;
+    starpu_codelet_unpack_args(cl_arg, &h);
+    handoff_mark(h);
+}
+
+static struct starpu_codelet cl_handoff = {
+    .where = STARPU_CPU,
+    .cpu_funcs = {handoff_cpu},
+    .nbuffers = 0,
+    .name = "handoff",
+};
+
 /* ---- driver ------------------------------------------------------------ */
 
 static void start_starpu(void)
@@ -177,6 +243,78 @@ static void start_starpu(void)
     for (int i = 0; i < 64; i++)
         check_submit(starpu_task_insert(&cl_empty, 0));
     starpu_task_wait_for_all();
+}
+
+/* reuse T W K: fills the timed span and the serial time; returns whether
+   the last row matches the serial one. */
+static int run_reuse(long t_steps, long w, long k, double *t0, double *t1,
+                     double *useful_s)
+{
+    double *ref = calloc((size_t)(2 * w), sizeof *ref);
+    double *buf = calloc((size_t)(2 * w), sizeof *buf);
+    starpu_data_handle_t *h = malloc((size_t)(2 * w) * sizeof *h);
+    if (!ref || !buf || !h) {
+        perror("malloc");
+        exit(1);
+    }
+    const double *want = reuse_serial(ref, t_steps, w, k, useful_s);
+
+    start_starpu();
+    for (long c = 0; c < 2 * w; c++)
+        starpu_variable_data_register(&h[c], STARPU_MAIN_RAM,
+                                      (uintptr_t)&buf[c], sizeof buf[c]);
+    *t0 = now_s();
+    for (long i = 0; i < w; i++)
+        check_submit(starpu_task_insert(&cl_reuse0, STARPU_W, h[i],
+                                        STARPU_VALUE, &i, sizeof i,
+                                        STARPU_VALUE, &k, sizeof k, 0));
+    for (long t = 1; t < t_steps; t++) {
+        starpu_data_handle_t *prev = h + ((t - 1) % 2) * w, *cur = h + (t % 2) * w;
+        for (long i = 0; i < w; i++) {
+            long l, r;
+            stencil_neighbours(i, w, &l, &r);
+            check_submit(starpu_task_insert(
+                &cl_reuse, STARPU_R, prev[l], STARPU_R, prev[i], STARPU_R,
+                prev[r], STARPU_W, cur[i], STARPU_VALUE, &k, sizeof k, 0));
+        }
+    }
+    starpu_task_wait_for_all();
+    *t1 = now_s();
+    for (long c = 0; c < 2 * w; c++)
+        starpu_data_unregister(h[c]);
+    starpu_shutdown();
+    int ok = reuse_check(buf + ((t_steps - 1) % 2) * w, want, w);
+    free(h);
+    free(buf);
+    free(ref);
+    return ok;
+}
+
+/* handoff N IDLE_US: prints its own line (bench_common.h). */
+static void run_handoff(long n, long idle_us)
+{
+    double *lat = calloc((size_t)n, sizeof *lat);
+    if (!lat) {
+        perror("calloc");
+        exit(1);
+    }
+    long on_spawner = 0;
+    struct handoff h;
+    struct handoff *hp = &h;
+    start_starpu();
+    for (long s = 0; s < n; s++) {
+        handoff_reset(&h);
+        sleep_us(idle_us);
+        double t0 = now_s();
+        check_submit(starpu_task_insert(&cl_handoff, STARPU_VALUE, &hp,
+                                        sizeof hp, 0));
+        /* spin, no wait: the flag alone says the task started */
+        lat[s] = handoff_await(&h, t0, &on_spawner);
+        starpu_task_wait_for_all();
+    }
+    starpu_shutdown();
+    handoff_report(lat, n, on_spawner);
+    free(lat);
 }
 
 int main(int argc, char **argv)
@@ -322,6 +460,20 @@ int main(int argc, char **argv)
         free(h);
         free(cells);
         free(ref);
+    } else if (strcmp(wl, "reuse") == 0) {
+        if (argc != 5)
+            usage(argv[0], "STARPU_NCPU");
+        long t_steps = parse_pos(argv[2], argv[0], "STARPU_NCPU");
+        long w = parse_pos(argv[3], argv[0], "STARPU_NCPU");
+        long k = parse_pos(argv[4], argv[0], "STARPU_NCPU");
+        ntasks = t_steps * w;
+        ok = run_reuse(t_steps, w, k, &t0, &t1, &useful_s);
+    } else if (strcmp(wl, "handoff") == 0) {
+        if (argc != 4)
+            usage(argv[0], "STARPU_NCPU");
+        long n = parse_pos(argv[2], argv[0], "STARPU_NCPU");
+        run_handoff(n, parse_pos(argv[3], argv[0], "STARPU_NCPU"));
+        return 0;
     } else {
         usage(argv[0], "STARPU_NCPU");
     }
