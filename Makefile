@@ -60,7 +60,7 @@ combo_missing = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$$(for f i
     echo " the CUDA toolkit ($$f not found)"; done | head -n 1))$(if $(or $(filter all,$(1)),$(findstring ze,$(1))),$$([ -e $(ZE_H) ] \
     || echo " libze-dev ($(ZE_H) not found)"))
 combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
-SUITES  := behaviour errors stress fuzz kernels array waits
+SUITES  := behaviour errors stress fuzz kernels array waits policy
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000

@@ -107,6 +107,15 @@
    first 64 workers), .all_threads = 1 to any. dag_scope_union joins scopes.
    A scope no worker satisfies fails the spawn with DAG_ERR_SCOPE.
 
+   IDLE WORKERS AND THE ENVIRONMENT
+   ================================
+   An idle worker spins block_time_us (1 ms) after its last task, then
+   sleeps (DAG_WAIT_DEFAULT); DAG_WAIT_ACTIVE always spins (fastest hand-off,
+   a core per idle worker), DAG_WAIT_PASSIVE sleeps at once (no idle CPU, a
+   wake-up per hand-off). dag_desc fields left at 0 come from DAG_NUM_THREADS,
+   DAG_WAIT_POLICY (active, passive) and DAG_BLOCKTIME (200us, 5ms, 2s; a
+   bare number is ms, as KMP_BLOCKTIME).
+
    ERRORS AND LOGGING
    ==================
    Every call returns a dag_result; dag_result_string() names it. A task fails
@@ -264,14 +273,24 @@ typedef struct dag_options {
     int discard_results; /* 1: results are dropped when their region ends (no dag_fetch after it) */
 } dag_options;
 
+/* How an idle worker waits for work (OpenMP's OMP_WAIT_POLICY). */
+typedef enum dag_wait_policy {
+    DAG_WAIT_DEFAULT = 0,   /* spin block_time_us after the last task, then sleep */
+    DAG_WAIT_ACTIVE,        /* always spin: the fastest hand-off, a core per idle worker */
+    DAG_WAIT_PASSIVE        /* sleep at once: no idle CPU, a wake-up per hand-off */
+} dag_wait_policy;
+
 typedef struct dag_desc {
-    int num_threads;     /* workers including the calling thread; 0 = one per core */
+    int num_threads;     /* workers including the calling thread; 0 = DAG_NUM_THREADS, else one per core */
     int throttle;        /* ready tasks queued per worker before the spawner runs
                             one itself; 0 = 64 */
     int trace;           /* record a trace from the start */
     dag_logger logger;   /* 0 = errors and warnings to stderr */
     size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
     int no_vendor_blas;  /* 1: dag_blas.h's dag_dgemm/dag_sgemm run their own text, not cuBLAS or CLBlast */
+    dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
+    int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
+                            0 = DAG_BLOCKTIME (200us, 1ms, 2s; a bare number is ms), else 1000 */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -282,6 +301,7 @@ typedef struct dag_stats {
     int reserve_threads;          /* threads started to stand in for waits that blocked */
     int reserve_peak;             /* most of them in service at once */
     int blocked_waits;            /* threads blocked in a wait right now */
+    uint64_t sleeps;              /* times an idle thread went to sleep (each costs a wake-up later) */
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t result_bytes;          /* bytes they hold, headers included */
 } dag_stats;
@@ -781,6 +801,7 @@ extern "C" {
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1136,9 +1157,11 @@ struct dag__worker {
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
     _Atomic int32_t mail_count;
     _Atomic uint64_t mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
-    dag__cond cond;                        /* sleeps here (under g.sleep_lock) */
-    int sleeping;                          /* under g.sleep_lock */
-    int wake;                              /* under g.sleep_lock */
+    /* sleeping (see >>sleep) */
+    dag__mutex park_lock;                  /* with cond: where it sleeps, or parks as a reserve */
+    dag__cond cond;
+    _Atomic int sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
+    _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
     uint64_t spawned, run, stolen, inlined;
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
@@ -1146,10 +1169,10 @@ struct dag__worker {
     int just_stole;
     /* waiting (see >>waits) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
-    const void *waiting_for;               /* a task or region, while asleep in a wait (under sleep_lock) */
-    int blocked;                           /* stuck in a wait inside a body: a reserve runs in its place */
+    _Atomic(const void *) waiting_for;     /* a task or region, while asleep in a wait */
+    _Atomic int blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
-    int parked;                            /* a reserve thread out of service (under sleep_lock) */
+    _Atomic int parked;                    /* a reserve thread out of service (set under sleep_lock) */
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1188,8 +1211,10 @@ typedef struct dag__state {
     int throttle;
     dag__worker *workers;
     _Atomic int stop;
-    dag__mutex sleep_lock;
+    dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
     _Atomic int sleepers;
+    uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
+    int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
     dag__mutex inject_lock;
     dag__task *inject_head, *inject_tail;
@@ -1482,14 +1507,27 @@ static dag__task *dag__deque_steal(dag__deque *d) {
     return x;
 }
 
-/* >>sleep: a sleeper registers, then looks for work once more; a producer
-   publishes, then looks for sleepers. Both steps are sequentially consistent,
-   so one of the two always sees the other (no lost wake-up). */
+/* >>sleep: a sleeper registers (sleep_state, then sleepers), then looks for
+   work once more; a producer publishes, then looks for sleepers. Both sides
+   put a sequentially consistent fence between the two steps, so one of them
+   always sees the other (no lost wake-up). A waker claims a sleeper by
+   moving it from DAG__ASLEEP to DAG__WOKEN, so two producers wake two
+   different sleepers, and signals it under the sleeper's own lock: no lock
+   is shared by every producer. */
+enum { DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN };
+
+static bool dag__wake_claim(dag__worker *w) {
+    int asleep = DAG__ASLEEP;
+    if (!atomic_compare_exchange_strong(&w->sleep_state, &asleep, DAG__WOKEN)) return false;
+    dag__mutex_lock(&w->park_lock);
+    dag__cond_signal(&w->cond);
+    dag__mutex_unlock(&w->park_lock);
+    return true;
+}
+
 static void dag__wake_worker(dag__worker *w) {
-    dag__mutex_lock(&dag__g.sleep_lock);
-    w->wake = 1;
-    if (w->sleeping) dag__cond_signal(&w->cond);
-    dag__mutex_unlock(&dag__g.sleep_lock);
+    atomic_thread_fence(memory_order_seq_cst);
+    dag__wake_claim(w);
 }
 
 static bool dag__scope_allows(const dag_scope *s, int worker_index) {
@@ -1502,55 +1540,54 @@ static bool dag__scope_allows(const dag_scope *s, int worker_index) {
 
 /* A sleeper that would take new work: not blocked in a wait (it takes none,
    a reserve thread does), and allowed by the work's scope, if it has one. */
-static bool dag__would_take(const dag__worker *w, const dag_scope *s) {
-    return w->sleeping && !w->wake && !w->blocked && (!s || dag__scope_allows(s, w->index));
+static bool dag__would_take(dag__worker *w, const dag_scope *s) {
+    return atomic_load_explicit(&w->sleep_state, memory_order_relaxed) == DAG__ASLEEP &&
+           !atomic_load_explicit(&w->blocked, memory_order_relaxed) && (!s || dag__scope_allows(s, w->index));
 }
 
 /* Wakes one sleeper that would take work of scope s (NULL: any work). */
 static void dag__wake_one_for(const dag_scope *s) {
     atomic_thread_fence(memory_order_seq_cst);
     if (DAG__LIKELY(atomic_load_explicit(&dag__g.sleepers, memory_order_relaxed) == 0)) return;
-    dag__mutex_lock(&dag__g.sleep_lock);
-    dag__worker *pick = NULL;
     int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
-    for (int i = 0; !pick && i < n; i++)
-        if (dag__would_take(&dag__g.workers[i], s)) pick = &dag__g.workers[i];
-    for (dag__worker *w = dag__g.guests; !s && !pick && w; w = w->next_guest)   /* threads waiting outside the pool */
-        if (dag__would_take(w, NULL)) pick = w;
-    if (pick) {
-        pick->wake = 1;
-        dag__cond_signal(&pick->cond);
-    }
+    for (int i = 0; i < n; i++)
+        if (dag__would_take(&dag__g.workers[i], s) && dag__wake_claim(&dag__g.workers[i])) return;
+    if (s) return;
+    dag__mutex_lock(&dag__g.sleep_lock);   /* threads waiting outside the pool */
+    for (dag__worker *w = dag__g.guests; w; w = w->next_guest)
+        if (dag__would_take(w, NULL) && dag__wake_claim(w)) break;
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 static void dag__wake_one(void) { dag__wake_one_for(NULL); }
 
 /* Wakes the threads asleep in a wait for `what` (a task), and only them. */
 static void dag__wake_waiters(const void *what) {
-    dag__mutex_lock(&dag__g.sleep_lock);
+    atomic_thread_fence(memory_order_seq_cst);
     int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
     for (int i = 0; i < n; i++) {
         dag__worker *w = &dag__g.workers[i];
-        if (w->sleeping && w->waiting_for == what) { w->wake = 1; dag__cond_signal(&w->cond); }
+        if (atomic_load(&w->waiting_for) == what) dag__wake_claim(w);
     }
+    dag__mutex_lock(&dag__g.sleep_lock);
     for (dag__worker *w = dag__g.guests; w; w = w->next_guest)
-        if (w->sleeping && w->waiting_for == what) { w->wake = 1; dag__cond_signal(&w->cond); }
+        if (atomic_load(&w->waiting_for) == what) dag__wake_claim(w);
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
+/* Wakes everyone, parked reserve threads too (at shutdown, after `stop`). */
+static void dag__wake_one_up(dag__worker *w) {
+    dag__mutex_lock(&w->park_lock);
+    int asleep = DAG__ASLEEP;
+    atomic_compare_exchange_strong(&w->sleep_state, &asleep, DAG__WOKEN);
+    atomic_store(&w->parked, 0);
+    dag__cond_signal(&w->cond);
+    dag__mutex_unlock(&w->park_lock);
+}
 static void dag__wake_all(void) {
     dag__mutex_lock(&dag__g.sleep_lock);
     int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
-    for (int i = 0; i < n; i++) {
-        dag__worker *w = &dag__g.workers[i];
-        w->wake = 1;
-        w->parked = 0;
-        dag__cond_signal(&w->cond);
-    }
-    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) {
-        w->wake = 1;
-        if (w->sleeping) dag__cond_signal(&w->cond);
-    }
+    for (int i = 0; i < n; i++) dag__wake_one_up(&dag__g.workers[i]);
+    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) dag__wake_one_up(w);
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
@@ -2262,7 +2299,7 @@ static inline uint64_t dag__worker_bit(const dag__worker *w) {
 
 static bool dag__work_visible(dag__worker *w) {
     if (w->index >= 0 && atomic_load(&w->mail_count)) return true;
-    if (w->blocked) return false;   /* it takes no new work: a reserve thread does */
+    if (atomic_load_explicit(&w->blocked, memory_order_relaxed)) return false;   /* a reserve thread takes its work */
     /* a thread waiting inside a task leaves the shared queue to the others */
     if (atomic_load(&dag__g.prio_count) || (!w->isolate && atomic_load(&dag__g.inject_count))) return true;
     uint64_t bit = dag__worker_bit(w);
@@ -2396,27 +2433,51 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
     }
 }
 
-/* Sleeps until woken, work appears, `done` holds, or a safety timeout. */
+/* Sleeps until woken, work appears, `done` holds, or a safety timeout
+   (DAG_SLEEP_SAFETY_MS: a wake-up is never lost, so this only bounds the
+   cost of a bug; tests set it to an hour so that a lost one hangs). */
+#ifndef DAG_SLEEP_SAFETY_MS
+#define DAG_SLEEP_SAFETY_MS 100
+#endif
 static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
-    dag__mutex_lock(&dag__g.sleep_lock);
-    if (!w->wake) {
-        w->sleeping = 1;
-        w->waiting_for = arg;
-        atomic_fetch_add_explicit(&dag__g.sleepers, 1, memory_order_seq_cst);
-        atomic_thread_fence(memory_order_seq_cst);
-        if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
-            struct timespec ts;
-            timespec_get(&ts, TIME_UTC);
-            ts.tv_nsec += 50 * 1000 * 1000;
-            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-            dag__cond_timedwait(&w->cond, &dag__g.sleep_lock, &ts);
-        }
-        atomic_fetch_sub_explicit(&dag__g.sleepers, 1, memory_order_relaxed);
-        w->sleeping = 0;
-        w->waiting_for = NULL;
+    atomic_store(&w->waiting_for, arg);
+    atomic_store(&w->sleep_state, DAG__ASLEEP);
+    atomic_fetch_add(&dag__g.sleepers, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
+        atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
+        uint64_t deadline = dag__now_ns() + (uint64_t)DAG_SLEEP_SAFETY_MS * 1000000u;
+        struct timespec ts;
+        ts.tv_sec = (time_t)(deadline / 1000000000u);
+        ts.tv_nsec = (long)(deadline % 1000000000u);
+        dag__mutex_lock(&w->park_lock);
+        while (atomic_load(&w->sleep_state) == DAG__ASLEEP && !atomic_load(&dag__g.stop) && dag__now_ns() < deadline)
+            dag__cond_timedwait(&w->cond, &w->park_lock, &ts);
+        dag__mutex_unlock(&w->park_lock);
     }
-    w->wake = 0;
-    dag__mutex_unlock(&dag__g.sleep_lock);
+    atomic_fetch_sub(&dag__g.sleepers, 1);
+    atomic_store(&w->sleep_state, DAG__AWAKE);
+    atomic_store(&w->waiting_for, NULL);
+}
+
+/* An idle worker spins (looking for work between PAUSEs) for the wait
+   policy's window after its last task, then sleeps. Spinning hands a task
+   over in the time a cache line takes to move; a wake-up costs a system
+   call on each side. With more threads than cores, a spinner yields now
+   and then so that a thread with work gets the core. */
+static bool dag__spin_more(int idle, uint64_t *since) {
+    uint64_t window = dag__g.spin_ns;
+    if (window == 0) return false;
+    if (idle == 1) *since = dag__now_ns();
+    if ((idle & 63) == 0) {
+        if (window != UINT64_MAX && dag__now_ns() - *since >= window) return false;
+        if (atomic_load_explicit(&dag__g.num_slots, memory_order_relaxed) > dag__g.cores) {
+            dag__thread_yield();
+            return true;
+        }
+    }
+    DAG__PAUSE();
+    return true;
 }
 
 /* >>waits: a waiting thread runs tasks until what it waits for is done; it
@@ -2531,10 +2592,12 @@ static void dag__reserve_top_up(void) {
         int n = atomic_load(&dag__g.num_slots);
         dag__worker *r = NULL;
         for (int i = dag__g.num_workers; i < n && !r; i++)
-            if (dag__g.workers[i].parked) r = &dag__g.workers[i];
+            if (atomic_load(&dag__g.workers[i].parked)) r = &dag__g.workers[i];
         if (r) {
-            r->parked = 0;
+            dag__mutex_lock(&r->park_lock);
+            atomic_store(&r->parked, 0);
             dag__cond_signal(&r->cond);
+            dag__mutex_unlock(&r->park_lock);
         } else if (n < dag__g.cap_workers) {
             r = &dag__g.workers[n];
             dag__worker_init(r, n);
@@ -2569,7 +2632,7 @@ static int dag__block(dag__worker *w, dag__task *body, dag__task *on) {
     dag__mutex_unlock(&dag__g.wait_lock);
     if (cycle) return DAG_ERR_WAIT_CYCLE;
     dag__mutex_lock(&dag__g.sleep_lock);
-    w->blocked = 1;
+    atomic_store(&w->blocked, 1);
     atomic_fetch_add(&dag__g.blocked, 1);
     dag__reserve_top_up();
     dag__mutex_unlock(&dag__g.sleep_lock);
@@ -2581,7 +2644,7 @@ static void dag__unblock(dag__worker *w) {
     w->blocked_task = w->blocked_on = NULL;
     dag__mutex_unlock(&dag__g.wait_lock);
     dag__mutex_lock(&dag__g.sleep_lock);
-    w->blocked = 0;
+    atomic_store(&w->blocked, 0);
     atomic_fetch_sub(&dag__g.blocked, 1);
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
@@ -2592,6 +2655,7 @@ static void dag__unblock(dag__worker *w) {
    waited for, if any. Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
+    uint64_t idle_since = 0;
     bool blocked = false;
     dag__task *saved = dag__isolate(w);
     while (!done(arg)) {
@@ -2602,20 +2666,24 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
             idle = 0;
             continue;
         }
-        if (++idle < 256) {
-            DAG__PAUSE();
-        } else if (idle < 320) {
-            dag__thread_yield();
-        } else {
-            dag__context *ctx = dag__tls_ctx;
-            if (!blocked && ctx && ctx->task) {   /* inside a body */
+        ++idle;
+        dag__context *ctx = dag__tls_ctx;
+        if (!blocked && ctx && ctx->task) {
+            /* inside a body: a short spin, then block and let a reserve
+               thread run tasks in this one's place */
+            if (idle < 256) {
+                DAG__PAUSE();
+            } else if (idle < 320) {
+                dag__thread_yield();
+            } else {
                 if ((result = dag__block(w, ctx->task, on)) != DAG_OK) break;
-                blocked = true;
-                continue;   /* one more look before sleeping */
+                blocked = true;   /* one more look, then sleep: the reserve thread has the core */
             }
-            dag__sleep(w, done, arg);
-            idle = blocked ? 320 : 0;
+            continue;
         }
+        if (!blocked && dag__spin_more(idle, &idle_since)) continue;
+        dag__sleep(w, done, arg);
+        idle = 0;
     }
     if (blocked) dag__unblock(w);
     dag__unisolate(w, saved);
@@ -2651,14 +2719,18 @@ static int dag__reserve_main(void *arg) {
     for (;;) {
         dag__help_until(w, dag__reserve_surplus, NULL, NULL);
         dag__mutex_lock(&dag__g.sleep_lock);
-        if (!atomic_load(&dag__g.stop) && atomic_load(&dag__g.reserve_active) > atomic_load(&dag__g.blocked)) {
+        bool park = !atomic_load(&dag__g.stop) && atomic_load(&dag__g.reserve_active) > atomic_load(&dag__g.blocked);
+        if (park) {
             atomic_fetch_sub(&dag__g.reserve_active, 1);
-            w->parked = 1;
-            while (w->parked && !atomic_load(&dag__g.stop)) dag__cond_wait(&w->cond, &dag__g.sleep_lock);
+            atomic_store(&w->parked, 1);
         }
-        bool stop = atomic_load(&dag__g.stop);
         dag__mutex_unlock(&dag__g.sleep_lock);
-        if (stop) return 0;
+        if (park) {   /* until dag__reserve_top_up or dag_shutdown clears parked */
+            dag__mutex_lock(&w->park_lock);
+            while (atomic_load(&w->parked) && !atomic_load(&dag__g.stop)) dag__cond_wait(&w->cond, &w->park_lock);
+            dag__mutex_unlock(&w->park_lock);
+        }
+        if (atomic_load(&dag__g.stop)) return 0;
     }
 }
 
@@ -5189,7 +5261,13 @@ static void dag__worker_init(dag__worker *w, int index) {
     atomic_init(&w->mail_count, 0);
     atomic_init(&w->mail_mask, 0);
     DAG__HG_IGNORE(&w->mail_mask, sizeof w->mail_mask);   /* only ever touched atomically */
+    dag__mutex_init(&w->park_lock);
     dag__cond_init(&w->cond);
+    atomic_init(&w->sleep_state, DAG__AWAKE);
+    atomic_init(&w->waiting_for, NULL);
+    atomic_init(&w->blocked, 0);
+    atomic_init(&w->parked, 0);
+    atomic_init(&w->sleeps, 0);
     dag__pool_init(&w->tasks, sizeof(dag__task));
     dag__pool_init(&w->edges, sizeof(dag__edge));
     dag__pool_init(&w->extras, sizeof(dag__extra));
@@ -5198,6 +5276,7 @@ static void dag__worker_init(dag__worker *w, int index) {
 static void dag__worker_destroy(dag__worker *w) {
     if (w->index >= 0) dag__deque_destroy(&w->deque);
     dag__mutex_destroy(&w->mail_lock);
+    dag__mutex_destroy(&w->park_lock);
     dag__cond_destroy(&w->cond);
     dag__pool_destroy(&w->tasks);
     dag__pool_destroy(&w->edges);
@@ -5321,6 +5400,60 @@ const char *dag_backend_status(dag_backend b) {
     return dag__g.backend_status[b];
 }
 
+/* >>environment: DAG_NUM_THREADS, DAG_WAIT_POLICY, DAG_BLOCKTIME fill what
+   the dag_desc leaves at 0. A value that does not parse is reported and
+   ignored. */
+static int dag__env_int(const char *name, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: not a whole number from %d to %d; ignored", name, v, lo, hi);
+        return 0;
+    }
+    return (int)n;
+}
+
+static bool dag__env_is(const char *v, const char *word) {
+    for (; *v && *word; v++, word++)
+        if (tolower((unsigned char)*v) != *word) return false;
+    return !*v && !*word;
+}
+
+/* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
+#ifndef DAG_DEFAULT_BLOCK_TIME_US
+#define DAG_DEFAULT_BLOCK_TIME_US 1000
+#endif
+static uint64_t dag__wait_window(dag_desc *d) {
+    const char *v = getenv("DAG_WAIT_POLICY");
+    if (d->wait_policy == DAG_WAIT_DEFAULT && v && *v) {
+        if (dag__env_is(v, "active")) d->wait_policy = DAG_WAIT_ACTIVE;
+        else if (dag__env_is(v, "passive")) d->wait_policy = DAG_WAIT_PASSIVE;
+        else if (!dag__env_is(v, "default"))
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_WAIT_POLICY=%s: not active, passive or default; ignored", v);
+    }
+    if (d->wait_policy == DAG_WAIT_ACTIVE) return UINT64_MAX;
+    if (d->wait_policy == DAG_WAIT_PASSIVE) return 0;
+    if (d->wait_policy != DAG_WAIT_DEFAULT)
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: wait_policy %d is not a dag_wait_policy; using the default",
+                (int)d->wait_policy);
+    d->wait_policy = DAG_WAIT_DEFAULT;
+    v = getenv("DAG_BLOCKTIME");
+    if (d->block_time_us <= 0 && v && *v) {   /* as KMP_BLOCKTIME: a bare number is milliseconds */
+        char *end;
+        double n = strtod(v, &end);
+        double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
+        if (dag__env_is(v, "infinite")) return UINT64_MAX;
+        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
+                    "infinite; ignored", v);
+        else
+            return (uint64_t)(n * unit * 1000);
+    }
+    return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
+}
+
 dag_result dag_setup(const dag_desc *desc) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
@@ -5337,10 +5470,15 @@ dag_result dag_setup(const dag_desc *desc) {
     dag_desc d;
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
-    /* >>defaults: resolved here and nowhere else */
-    if (d.num_threads <= 0) d.num_threads = dag__core_count() > 0 ? dag__core_count() : 1;
+    /* >>defaults: resolved here and nowhere else (the environment's after
+       the logger is in place, so a bad value is reported where it should) */
+    dag__g.desc.logger = d.logger;
+    dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
+    if (d.num_threads <= 0) d.num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
+    if (d.num_threads <= 0) d.num_threads = dag__g.cores;
     if (d.num_threads > 1024) d.num_threads = 1024;
     if (d.throttle <= 0) d.throttle = 64;
+    dag__g.spin_ns = dag__wait_window(&d);
     dag__g.desc = d;
     dag__g.num_workers = d.num_threads;
     dag__g.throttle = d.throttle;
@@ -5510,6 +5648,8 @@ dag_stats dag_get_stats(void) {
     s.reserve_threads = atomic_load(&dag__g.num_slots) - dag__g.num_workers;
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
+    for (int i = 0; i < atomic_load(&dag__g.num_slots); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
+    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) s.sleeps += atomic_load(&g->sleeps);
     dag__mutex_lock(&dag__g.kept_lock);
     s.results_kept = dag__g.kept_count;
     s.result_bytes = dag__g.kept_bytes + dag__g.kept_buckets_n * sizeof(void *);

@@ -1,0 +1,264 @@
+/* test_policy.c: how idle workers wait (dag_desc.wait_policy, block_time_us,
+   DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_NUM_THREADS) and that no wake-up is
+   ever lost when producers and sleepers race.
+
+   A lost wake-up would only cost time while the sleep has a safety timeout,
+   so this file sets it to an hour: here a lost wake-up hangs, and the
+   watchdog names the test.
+
+       make build/gcc/test_policy && ./build/gcc/test_policy            */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
+#define DAG_SLEEP_SAFETY_MS (3600 * 1000)
+#define DAG_IMPLEMENTATION
+#include "dag.h"
+#include "test.h"
+
+#include <pthread.h>
+#include <threads.h>
+
+static double scale(void) {
+    const char *e = getenv("DAG_TEST_SCALE");
+    double s = e ? atof(e) : 1.0;
+    return s > 0 ? s : 1.0;
+}
+static int scaled(int n, int least) {
+    int k = (int)(n * scale());
+    return k < least ? least : k;
+}
+
+static atomic_int warnings;
+static char last_warning[512];
+static void counting_logger(dag_log_level level, int item, const char *message, void *user) {
+    (void)user; (void)item;
+    if (level == DAG_LOG_WARN) {
+        atomic_fetch_add(&warnings, 1);
+        snprintf(last_warning, sizeof last_warning, "%s", message);
+    }
+}
+static void setup_with(int threads, dag_wait_policy policy, int block_time_us) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = threads;
+    d.wait_policy = policy;
+    d.block_time_us = block_time_us;
+    d.logger.func = counting_logger;
+    atomic_store(&warnings, 0);
+    last_warning[0] = 0;
+    dag_setup(&d);
+}
+
+static void sleep_ms(int ms) {
+    struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    thrd_sleep(&t, NULL);
+}
+
+DAG_TASK(void, small_work, (double *, x)) { *x += 1; }
+
+/* A burst every worker takes part in, then the pool is idle. */
+static void burst(void) {
+    static double cells[256];
+    for (int i = 0; i < 256; i++) dag_spawn(small_work, InOut(&cells[i], 1));
+    dag_wait_all();
+}
+
+/* Seconds of CPU the whole process used while the caller slept ms. */
+static double cpu_while_idle(int ms) {
+    clock_t c0 = clock();
+    sleep_ms(ms);
+    return (double)(clock() - c0) / CLOCKS_PER_SEC;
+}
+
+/* ---- the policies --------------------------------------------------------- */
+
+TEST(an_active_pool_never_sleeps) {
+    setup_with(2, DAG_WAIT_ACTIVE, 0);
+    burst();
+    uint64_t before = dag_get_stats().sleeps;
+    sleep_ms(100);
+    CHECK(dag_get_stats().sleeps == before);   /* worker 2 spun all along */
+    dag_shutdown();
+}
+
+TEST(a_passive_pool_sleeps_at_once_and_uses_no_cpu_while_idle) {
+    setup_with(2, DAG_WAIT_PASSIVE, 0);
+    burst();
+    sleep_ms(20);
+    CHECK(dag_get_stats().sleeps >= 1);
+    double cpu = cpu_while_idle(300);
+    printf("     passive: %.3f s of CPU over 0.3 s idle\n", cpu);
+    CHECK(cpu < 0.1);
+    dag_shutdown();
+}
+
+TEST(the_default_policy_spins_its_block_time_then_sleeps_and_uses_no_cpu) {
+    setup_with(2, DAG_WAIT_DEFAULT, 1000 * 1000);   /* 1 s */
+    burst();
+    uint64_t before = dag_get_stats().sleeps;
+    sleep_ms(100);
+    CHECK(dag_get_stats().sleeps == before);   /* still inside its window */
+    sleep_ms(1500);
+    CHECK(dag_get_stats().sleeps > before);    /* past it */
+    dag_shutdown();
+    setup_with(2, DAG_WAIT_DEFAULT, 0);   /* the default window: a millisecond */
+    burst();
+    sleep_ms(50);
+    double cpu = cpu_while_idle(500);
+    printf("     default: %.3f s of CPU over 0.5 s idle\n", cpu);
+    CHECK(cpu < 0.1);
+    dag_shutdown();
+}
+
+/* ---- the environment ------------------------------------------------------ */
+
+TEST(the_environment_sets_what_the_desc_leaves_at_zero) {
+    setenv("DAG_WAIT_POLICY", "Passive", 1);
+    setenv("DAG_NUM_THREADS", "3", 1);
+    setup_with(0, DAG_WAIT_DEFAULT, 0);
+    CHECK_EQ_INT(dag_num_threads(), 3);
+    burst();
+    sleep_ms(20);
+    CHECK(dag_get_stats().sleeps >= 1);   /* passive: asleep at once */
+    CHECK_EQ_INT(atomic_load(&warnings), 0);
+    dag_shutdown();
+    /* the desc wins over the environment */
+    setup_with(2, DAG_WAIT_ACTIVE, 0);
+    CHECK_EQ_INT(dag_num_threads(), 2);
+    burst();
+    uint64_t before = dag_get_stats().sleeps;
+    sleep_ms(50);
+    CHECK(dag_get_stats().sleeps == before);
+    dag_shutdown();
+    /* a block time in the environment */
+    unsetenv("DAG_WAIT_POLICY");
+    setenv("DAG_BLOCKTIME", "2s", 1);
+    setup_with(2, DAG_WAIT_DEFAULT, 0);
+    burst();
+    before = dag_get_stats().sleeps;
+    sleep_ms(100);
+    CHECK(dag_get_stats().sleeps == before);
+    CHECK_EQ_INT(atomic_load(&warnings), 0);
+    dag_shutdown();
+    unsetenv("DAG_BLOCKTIME");
+    unsetenv("DAG_NUM_THREADS");
+}
+
+TEST(values_that_do_not_parse_are_named_and_ignored) {
+    const char *bad[][2] = { { "DAG_WAIT_POLICY", "sometimes" }, { "DAG_BLOCKTIME", "soon" },
+                             { "DAG_BLOCKTIME", "5 weeks" }, { "DAG_NUM_THREADS", "-4" }, { "DAG_NUM_THREADS", "two" } };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv(bad[i][0], bad[i][1], 1);
+        setup_with(0, DAG_WAIT_DEFAULT, 0);
+        char want[64];
+        snprintf(want, sizeof want, "%s=%s", bad[i][0], bad[i][1]);
+        CHECK(strstr(last_warning, want) != NULL);
+        if (!strstr(last_warning, want)) printf("     %s: got \"%s\"\n", want, last_warning);
+        CHECK(dag_num_threads() >= 1);
+        burst();   /* and it still runs */
+        dag_shutdown();
+        unsetenv(bad[i][0]);
+    }
+    /* a wait_policy that is not one */
+    setup_with(2, (dag_wait_policy)7, 0);
+    CHECK(strstr(last_warning, "wait_policy 7") != NULL);
+    burst();
+    dag_shutdown();
+}
+
+/* ---- no lost wake-ups ----------------------------------------------------- */
+
+/* A task hands the next one to the other worker through its mailbox, so
+   every hop wakes a thread that has just gone to sleep (or is going). */
+static atomic_long hops_left;
+DAG_TASK(void, hop, (int, on)) {
+    if (atomic_fetch_sub(&hops_left, 1) <= 1) return;
+    int next = on == 1 ? 2 : 1;
+    dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = next) }, hop, Val(next));
+}
+
+TEST(a_task_handed_to_a_sleeping_worker_wakes_it_every_time) {
+    dag_wait_policy policies[] = { DAG_WAIT_PASSIVE, DAG_WAIT_DEFAULT };
+    for (int p = 0; p < 2; p++) {
+        setup_with(2, policies[p], 1);   /* DEFAULT with a 1 us window: spin, then sleep, every hop */
+        atomic_store(&hops_left, scaled(20000, 2000));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 2) }, hop, Val(2));
+        CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+        CHECK(atomic_load(&hops_left) <= 0);
+        dag_shutdown();
+    }
+}
+
+/* Threads outside the pool spawn in bursts with random gaps while the
+   workers fall asleep and wake; each waits for its own tasks (a sleeping
+   waiter is woken by the task it waits for). */
+enum { PRODUCERS = 4 };
+static atomic_long produced_sum;
+DAG_TASK(long, produce_one, (long, v)) { return v; }
+static void *producer(void *arg) {
+    unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u;
+    int rounds = scaled(2000, 100);
+    for (int r = 0; r < rounds; r++) {
+        dag_task t[4];
+        int n = 1 + (int)(seed % 4);
+        for (int i = 0; i < n; i++) t[i] = dag_spawn(produce_one, Val((long)(r * 4 + i)));
+        for (int i = 0; i < n; i++) {
+            long v = -1;
+            if (dag_fetch(t[i], &v) == DAG_OK) atomic_fetch_add(&produced_sum, v);
+        }
+        seed = seed * 1103515245u + 12345u;
+        if (seed % 3 == 0) test_spin_us(seed % 50);   /* let the workers fall asleep, or not */
+    }
+    return NULL;
+}
+
+TEST(producers_and_sleepers_racing_never_lose_a_wake_up) {
+    dag_wait_policy policies[] = { DAG_WAIT_PASSIVE, DAG_WAIT_DEFAULT };
+    for (int p = 0; p < 2; p++) {
+        for (int threads = 1; threads <= 3; threads++) {
+            setup_with(threads, policies[p], 5);
+            atomic_store(&produced_sum, 0);
+            pthread_t th[PRODUCERS];
+            for (int i = 0; i < PRODUCERS; i++) pthread_create(&th[i], NULL, producer, (void *)(uintptr_t)(i + 1));
+            for (int i = 0; i < PRODUCERS; i++) pthread_join(th[i], NULL);
+            long want = 0;
+            for (int i = 0; i < PRODUCERS; i++) {
+                unsigned seed = (unsigned)(i + 1) * 2654435761u;
+                for (int r = 0; r < scaled(2000, 100); r++) {
+                    int n = 1 + (int)(seed % 4);
+                    for (int k = 0; k < n; k++) want += r * 4 + k;
+                    seed = seed * 1103515245u + 12345u;
+                }
+            }
+            CHECK_EQ_INT(atomic_load(&produced_sum), want);
+            dag_shutdown();
+        }
+    }
+}
+
+/* The main thread sleeps in a region's end while the region's last task
+   finishes on another worker. */
+DAG_TASK(void, slow_cell, (double *, x), (int, us)) { test_spin_us((unsigned)us); *x += 1; }
+TEST(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter) {
+    setup_with(2, DAG_WAIT_PASSIVE, 0);
+    static double x[2];
+    int rounds = scaled(3000, 300);
+    for (int r = 0; r < rounds; r++) {
+        DAG_DATADEPS {
+            dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 2) }, slow_cell, InOut(&x[0], 1), Val(r % 7 * 10));
+        }
+    }
+    CHECK(x[0] == rounds);
+    dag_shutdown();
+}
+
+int main(void) {
+    watchdog_start();
+    RUN(an_active_pool_never_sleeps);
+    RUN(a_passive_pool_sleeps_at_once_and_uses_no_cpu_while_idle);
+    RUN(the_default_policy_spins_its_block_time_then_sleeps_and_uses_no_cpu);
+    RUN(the_environment_sets_what_the_desc_leaves_at_zero);
+    RUN(values_that_do_not_parse_are_named_and_ignored);
+    RUN(a_task_handed_to_a_sleeping_worker_wakes_it_every_time);
+    RUN(producers_and_sleepers_racing_never_lose_a_wake_up);
+    RUN(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter);
+    return test_summary();
+}
