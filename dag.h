@@ -109,8 +109,9 @@
 
    IDLE WORKERS AND THE ENVIRONMENT
    ================================
-   An idle worker spins block_time_us (1 ms) after its last task, then
-   sleeps (DAG_WAIT_DEFAULT); DAG_WAIT_ACTIVE always spins (fastest hand-off,
+   An idle worker spins block_time_us (5 ms, about what libgomp spins) after
+   its last task, then sleeps (DAG_WAIT_DEFAULT); DAG_WAIT_ACTIVE always
+   spins (fastest hand-off,
    a core per idle worker), DAG_WAIT_PASSIVE sleeps at once (no idle CPU, a
    wake-up per hand-off). dag_desc fields left at 0 come from DAG_NUM_THREADS,
    DAG_WAIT_POLICY (active, passive) and DAG_BLOCKTIME (200us, 5ms, 2s; a
@@ -290,7 +291,7 @@ typedef struct dag_desc {
     int no_vendor_blas;  /* 1: dag_blas.h's dag_dgemm/dag_sgemm run their own text, not cuBLAS or CLBlast */
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
-                            0 = DAG_BLOCKTIME (200us, 1ms, 2s; a bare number is ms), else 1000 */
+                            0 = DAG_BLOCKTIME (200us, 1ms, 2s; a bare number is ms), else 5000 */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -5423,7 +5424,7 @@ static bool dag__env_is(const char *v, const char *word) {
 
 /* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
 #ifndef DAG_DEFAULT_BLOCK_TIME_US
-#define DAG_DEFAULT_BLOCK_TIME_US 1000
+#define DAG_DEFAULT_BLOCK_TIME_US 5000
 #endif
 static uint64_t dag__wait_window(dag_desc *d) {
     const char *v = getenv("DAG_WAIT_POLICY");

@@ -99,7 +99,7 @@ TEST(the_default_policy_spins_its_block_time_then_sleeps_and_uses_no_cpu) {
     sleep_ms(1500);
     CHECK(dag_get_stats().sleeps > before);    /* past it */
     dag_shutdown();
-    setup_with(2, DAG_WAIT_DEFAULT, 0);   /* the default window: a millisecond */
+    setup_with(2, DAG_WAIT_DEFAULT, 0);   /* the default window: 5 ms */
     burst();
     sleep_ms(50);
     double cpu = cpu_while_idle(500);
