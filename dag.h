@@ -2409,10 +2409,11 @@ static dag__task *dag__isolate(dag__worker *w) {
 static void dag__unisolate(dag__worker *w, dag__task *saved) { w->isolate = saved; }
 
 /* Runs a task that find_work returned. A stolen task that was over in less
-   time than stealing costs tells the thief to leave its victim alone for a
-   while (doubling up to 50 us): the victim's deque then fills, and the
-   spawner runs such tiny tasks itself (undeferred) at a fraction of the cost
-   of moving them between cores. Longer tasks reset the pause. */
+   time than stealing costs (on average over the successors it ran next)
+   tells the thief to leave its victim alone for a while (doubling up to
+   50 us): the victim's deque then fills, and the spawner runs such tiny
+   tasks itself (undeferred) at a fraction of the cost of moving them
+   between cores. Longer tasks reset the pause. */
 #ifndef DAG__TINY_NS
 #define DAG__TINY_NS 1000
 #endif
@@ -2422,10 +2423,10 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
         return;
     }
     w->just_stole = 0;
-    uint64_t start = dag__now_ns();
+    uint64_t start = dag__now_ns(), ran = w->run;
     dag__run(w, t);
     uint64_t end = dag__now_ns();
-    if (end - start < DAG__TINY_NS) {
+    if (end - start < DAG__TINY_NS * (w->run - ran)) {   /* per task: a stolen chain runs its successors too */
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > 50000) w->steal_pause_ns = 50000;
         w->steal_after = end + w->steal_pause_ns;

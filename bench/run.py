@@ -49,7 +49,7 @@ def add_revision(rev):
 
 def run(name, args, extra=None):
     cmd, env = CONTENDERS[name]
-    e = dict(os.environ, **env, **(extra or {}))
+    e = dict(os.environ, **dict(env, **(extra or {})))
     out = subprocess.run(cmd + [str(a) for a in args], env=e, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(f"{name} {args}: exit {out.returncode}: {out.stderr.strip()[:300]}")
@@ -153,7 +153,7 @@ def scoped(rounds, quick):
     for _ in range(rounds):
         for label, threads, mode in rows:
             cmd, env = CONTENDERS["dag.h"]
-            e = dict(os.environ, **env, DAG_NUM_THREADS=str(threads))
+            e = dict(os.environ, **dict(env, DAG_NUM_THREADS=str(threads)))
             out = subprocess.run(cmd + ["scoped", str(n), str(k), mode], env=e, capture_output=True, text=True, timeout=600)
             if out.returncode != 0:
                 raise RuntimeError(f"dag.h scoped {mode}: exit {out.returncode}: {out.stderr.strip()[:300]}")
