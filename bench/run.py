@@ -93,7 +93,7 @@ def metg(rounds, quick):
     levels = (0.5, 0.75)
     print("\nMETG (Task Bench): smallest task granularity, us, at >= 50%% / 75%% efficiency on %d cores" % cores)
     print("stencil with buffer reuse, %d steps (median of %d rounds; - : never reached)" % (steps, rounds))
-    print("%-8s" % "width" + "".join("%20s" % c for c in CONTENDERS) + "   METG(75%%) peer / dag.h")
+    print("%-8s" % "width" + "".join("%20s" % c for c in CONTENDERS) + "   METG(75%) peer / dag.h")
     for width in (2, 8):
         found = {(c, x): [] for c in CONTENDERS for x in levels}
         for r in range(rounds):
