@@ -81,6 +81,14 @@ static inline double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* n scaled by DAG_TEST_SCALE (the sanitizer groups run 0.05), at least `least`. */
+static inline int test_scaled(int n, int least) {
+    const char *e = getenv("DAG_TEST_SCALE");
+    double s = e ? atof(e) : 1.0;
+    int k = (int)(n * (s > 0 ? s : 1.0));
+    return k < least ? least : k;
+}
+
 /* Waits at most `seconds` for *f to become nonzero; 1 if it did. */
 static inline int wait_flag(atomic_int *f, double seconds) {
     double end = now_s() + seconds;

@@ -16,15 +16,6 @@
 #include <pthread.h>
 #include <threads.h>
 
-static double scale(void) {
-    const char *e = getenv("DAG_TEST_SCALE");
-    double s = e ? atof(e) : 1.0;
-    return s > 0 ? s : 1.0;
-}
-static int scaled(int n, int least) {
-    int k = (int)(n * scale());
-    return k < least ? least : k;
-}
 
 static atomic_int warnings;
 static char last_warning[512];
@@ -179,7 +170,7 @@ TEST(a_task_handed_to_a_sleeping_worker_wakes_it_every_time) {
     dag_wait_policy policies[] = { DAG_WAIT_PASSIVE, DAG_WAIT_DEFAULT };
     for (int p = 0; p < 2; p++) {
         setup_with(2, policies[p], 1);   /* DEFAULT with a 1 us window: spin, then sleep, every hop */
-        atomic_store(&hops_left, scaled(20000, 2000));
+        atomic_store(&hops_left, test_scaled(20000, 2000));
         dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 2) }, hop, Val(2));
         CHECK_EQ_INT(dag_wait_all(), DAG_OK);
         CHECK(atomic_load(&hops_left) <= 0);
@@ -195,7 +186,7 @@ static atomic_long produced_sum;
 DAG_TASK(long, produce_one, (long, v)) { return v; }
 static void *producer(void *arg) {
     unsigned seed = (unsigned)(uintptr_t)arg * 2654435761u;
-    int rounds = scaled(2000, 100);
+    int rounds = test_scaled(2000, 100);
     for (int r = 0; r < rounds; r++) {
         dag_task t[4];
         int n = 1 + (int)(seed % 4);
@@ -222,7 +213,7 @@ TEST(producers_and_sleepers_racing_never_lose_a_wake_up) {
             long want = 0;
             for (int i = 0; i < PRODUCERS; i++) {
                 unsigned seed = (unsigned)(i + 1) * 2654435761u;
-                for (int r = 0; r < scaled(2000, 100); r++) {
+                for (int r = 0; r < test_scaled(2000, 100); r++) {
                     int n = 1 + (int)(seed % 4);
                     for (int k = 0; k < n; k++) want += r * 4 + k;
                     seed = seed * 1103515245u + 12345u;
@@ -240,7 +231,7 @@ DAG_TASK(void, slow_cell, (double *, x), (int, us)) { test_spin_us((unsigned)us)
 TEST(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter) {
     setup_with(2, DAG_WAIT_PASSIVE, 0);
     static double x[2];
-    int rounds = scaled(3000, 300);
+    int rounds = test_scaled(3000, 300);
     for (int r = 0; r < rounds; r++) {
         DAG_DATADEPS {
             dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 2) }, slow_cell, InOut(&x[0], 1), Val(r % 7 * 10));

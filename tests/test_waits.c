@@ -7,15 +7,6 @@
 #include "dag.h"
 #include "test.h"
 
-static double scale(void) {
-    const char *e = getenv("DAG_TEST_SCALE");
-    double s = e ? atof(e) : 1.0;
-    return s > 0 ? s : 1.0;
-}
-static int scaled(int n, int least) {
-    int k = (int)(n * scale());
-    return k < least ? least : k;
-}
 static void setup_threads(int n) {
     dag_desc d;
     memset(&d, 0, sizeof d);
@@ -96,7 +87,7 @@ static int wg_run(unsigned seed, int threads, int n) {
 }
 
 TEST(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads) {
-    int seeds = scaled(2000, 100);
+    int seeds = test_scaled(2000, 100);
     for (int s = 0; s < seeds; s++) {
         int threads = 1 + s % 8, n = 16 + (s * 37) % 200;
         int bad = wg_run(1000u + (unsigned)s, threads, n);
@@ -113,7 +104,7 @@ DAG_TASK(long, deep, (long, level)) {
     return below + 1;
 }
 TEST(a_hundred_thousand_levels_of_spawn_and_fetch_finish) {
-    long levels = (long)scaled(100000, 20000);
+    long levels = (long)test_scaled(100000, 20000);
     for (int threads = 1; threads <= 2; threads++) {
         setup_threads(threads);
         long got = -1;
@@ -184,7 +175,7 @@ DAG_TASK(void, waits_for_the_other, (int, which)) {
     else if (r == DAG_OK) atomic_fetch_add(&pair_ok, 1);
 }
 TEST(two_tasks_that_wait_for_each_other_get_a_wait_cycle_error_not_a_hang) {
-    int rounds = scaled(20, 4);
+    int rounds = test_scaled(20, 4);
     for (int k = 0; k < rounds; k++) {
         setup_quiet(1 + k % 3);
         atomic_store(&pair_published, 0);
@@ -359,7 +350,7 @@ static void spread_run(int threads, dag_scope scope, int n) {
     dag_shutdown();
 }
 TEST(a_scope_of_several_workers_spreads_its_tasks_over_them) {
-    int n = scaled(400, 100);
+    int n = test_scaled(400, 100);
     /* every worker, named as a set: as if unscoped */
     spread_run(2, dag_scope(.threads = DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)), n);
     CHECK(atomic_load(&ran_on[1]) >= n / 5 && atomic_load(&ran_on[2]) >= n / 5);
@@ -427,7 +418,7 @@ static int race_once(void) {
     return bad;
 }
 TEST(threads_making_their_first_call_at_once_all_see_one_complete_set_up) {
-    int rounds = scaled(30, 5), failed = 0;
+    int rounds = test_scaled(30, 5), failed = 0;
     for (int round = 0; round < rounds && !failed; round++) {
         fflush(NULL);
         pid_t pid = fork();
@@ -465,7 +456,7 @@ static void *short_lived(void *arg) {
 }
 TEST(threads_that_exit_leave_nothing_behind_and_their_results_are_kept) {
     setup_threads(2);
-    int n = scaled(2000, 300);
+    int n = test_scaled(2000, 300);
     long before = 0;
     uint64_t records_before = 0;
     for (int i = 0; i < n; i++) {
