@@ -111,9 +111,9 @@
    ================================
    An idle worker spins block_time_us (5 ms, about what libgomp spins) after
    its last task, then sleeps (DAG_WAIT_DEFAULT); DAG_WAIT_ACTIVE always
-   spins (fastest hand-off,
-   a core per idle worker), DAG_WAIT_PASSIVE sleeps at once (no idle CPU, a
-   wake-up per hand-off). dag_desc fields left at 0 come from DAG_NUM_THREADS,
+   spins (fastest hand-off, a core per idle worker), DAG_WAIT_PASSIVE
+   sleeps at once (no idle CPU, a wake-up per hand-off). dag_desc fields
+   left at 0 come from DAG_NUM_THREADS,
    DAG_WAIT_POLICY (active, passive) and DAG_BLOCKTIME (200us, 5ms, 2s; a
    bare number is ms, as KMP_BLOCKTIME).
 
@@ -291,7 +291,7 @@ typedef struct dag_desc {
     int no_vendor_blas;  /* 1: dag_blas.h's dag_dgemm/dag_sgemm run their own text, not cuBLAS or CLBlast */
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
-                            0 = DAG_BLOCKTIME (200us, 1ms, 2s; a bare number is ms), else 5000 */
+                            0 = DAG_BLOCKTIME (200us, 5ms, 2s; a bare number is ms), else 5000 */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -1586,7 +1586,7 @@ static void dag__wake_waiters(const void *what) {
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
-/* Wakes everyone, parked reserve threads too (at shutdown, after `stop`). */
+/* Wakes w whatever it waits for, and unparks it if it is a reserve thread. */
 static void dag__wake_one_up(dag__worker *w) {
     dag__mutex_lock(&w->park_lock);
     int asleep = DAG__ASLEEP;
@@ -1595,6 +1595,7 @@ static void dag__wake_one_up(dag__worker *w) {
     dag__cond_signal(&w->cond);
     dag__mutex_unlock(&w->park_lock);
 }
+/* Wakes everyone (at shutdown, after `stop`). */
 static void dag__wake_all(void) {
     dag__mutex_lock(&dag__g.sleep_lock);
     int n = dag__slots();
