@@ -1736,9 +1736,10 @@ static dag__task *dag__uninject(void) {
    one if it may); prioritised tasks to the shared heap; the rest to the
    current worker's deque, where idle workers steal them. */
 static void dag__make_ready(dag__worker *w, dag__task *t) {
+    dag__extra *x = t->extra;   /* read before the task is published: its body may set it */
     DAG__HB(t);
-    if (DAG__UNLIKELY(t->extra && t->extra->has_scope)) {
-        const dag_scope *s = &t->extra->scope;
+    if (DAG__UNLIKELY(x && x->has_scope)) {
+        const dag_scope *s = &x->scope;
         dag__worker *target = NULL;
         if (w->index >= 0 && dag__scope_allows(s, w->index)) target = w;
         uint64_t start = w->rng++;
@@ -1750,7 +1751,7 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
         dag__mail(target, t);
         return;
     }
-    if (t->extra && t->extra->priority > 0) {
+    if (x && x->priority > 0) {
         dag__heap_push(t);
     } else if (w->index >= 0) {
         dag__deque_push(&w->deque, t);
