@@ -2430,6 +2430,9 @@ static void dag__unisolate(dag__worker *w, dag__task *saved) { w->isolate = save
 #ifndef DAG__TINY_NS
 #define DAG__TINY_NS 1000
 #endif
+#ifndef DAG__STEAL_PAUSE_MAX_NS
+#define DAG__STEAL_PAUSE_MAX_NS 50000
+#endif
 static void dag__run_found(dag__worker *w, dag__task *t) {
     if (!w->just_stole) {
         dag__run(w, t);
@@ -2441,7 +2444,7 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
     uint64_t end = dag__now_ns();
     if (end - start < DAG__TINY_NS * (w->run - ran)) {   /* per task: a stolen chain runs its successors too */
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
-        if (w->steal_pause_ns > 50000) w->steal_pause_ns = 50000;
+        if (w->steal_pause_ns > DAG__STEAL_PAUSE_MAX_NS) w->steal_pause_ns = DAG__STEAL_PAUSE_MAX_NS;
         w->steal_after = end + w->steal_pause_ns;
     } else {
         w->steal_pause_ns = 0;
