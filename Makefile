@@ -362,7 +362,12 @@ $(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread
 
-bench: $(B)/bench/dag_tasks all-peers
+# the operating system's own wake-up: the floor of a hand-off from a parked worker
+$(B)/bench/os_wake: bench/os_wake.c bench/bench_common.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Ibench $< -o $@ -pthread
+
+bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	$(PYTHON) bench/run.py
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu

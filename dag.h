@@ -2481,15 +2481,18 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
 /* An idle worker spins (looking for work between PAUSEs) for the wait
    policy's window after its last task, then sleeps. Spinning hands a task
    over in the time a cache line takes to move; a wake-up costs a system
-   call on each side. With more threads than cores, a spinner yields now
-   and then so that a thread with work gets the core. */
+   call on each side. A spinner yields every 1024 looks (about 0.1 ms),
+   and every 64 with more threads than cores, so that a thread with work
+   that the scheduler put on its core gets it. On a VM that happens even
+   with a core free: an idle virtual CPU can look busy to the scheduler,
+   which then wakes a thread onto the waker's core. */
 static bool dag__spin_more(int idle, uint64_t *since) {
     uint64_t window = dag__g.spin_ns;
     if (window == 0) return false;
     if (idle == 1) *since = dag__now_ns();
     if ((idle & 63) == 0) {
         if (window != UINT64_MAX && dag__now_ns() - *since >= window) return false;
-        if (atomic_load_explicit(&dag__g.num_slots, memory_order_relaxed) > dag__g.cores) {
+        if ((idle & 1023) == 0 || atomic_load_explicit(&dag__g.num_slots, memory_order_relaxed) > dag__g.cores) {
             dag__thread_yield();
             return true;
         }

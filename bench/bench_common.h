@@ -110,13 +110,16 @@ static inline void sleep_us(long us) {
     while (thrd_sleep(&d, &left) == -1) d = left;   /* interrupted: sleep the rest */
 }
 
-/* Spins until the task has started, without running tasks: the spawning
-   thread must not run it itself. Gives up after 10 s (a runtime that never
+/* Polls until the task has started, without running tasks: the spawning
+   thread must not run it itself. It yields between polls: on a VM the
+   scheduler may put the woken worker on the spawner's own core (an idle
+   virtual CPU can look busy to it), and a pure spin there would hold the
+   worker back for a scheduler tick, measuring the spawner, not the runtime. Gives up after 10 s (a runtime that never
    hands the task over) with _Exit, since exit()'s handlers could wait for
    the pool that holds the task. Returns spawn-to-start in microseconds and
    counts in *on_spawner the samples the spawning thread ran after all. */
 static inline double handoff_await(struct handoff *h, double t0, long *on_spawner) {
-    for (unsigned long spins = 0; !atomic_load_explicit(&h->done, memory_order_acquire); spins++)
+    for (unsigned long spins = 0; !atomic_load_explicit(&h->done, memory_order_acquire); spins++, thrd_yield())
         if (spins % 1024 == 1023 && now_s() - t0 > 10.0) {
             fprintf(stderr, "handoff: the task did not start within 10 s\n");
             fflush(stderr);

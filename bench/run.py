@@ -17,7 +17,8 @@ Workloads (2 threads each):
            (StarPU: 100,000; its per-handle registration makes 1e6 take minutes)
   chain    100,000 tasks with InOut on one scalar
   scoped   dag.h alone: tasks under a scope of several workers against none
-  handoff  a task spawned on worker 1, started on worker 2 idle 10 us / 1 ms / 1 s
+  handoff  a task spawned on worker 1, started on worker 2 idle 10 us / 1 ms / 1 s,
+           beside a bare condition variable's wake-up (bench/os_wake.c)
   METG     Task Bench's 1-D stencil with buffer reuse, widths 2 and 8, 1000
            steps: the smallest task granularity (wall x cores / tasks) at
            50% and 75% efficiency (serial time / (cores x wall time)).
@@ -49,10 +50,15 @@ def add_revision(rev):
 
 def run(name, args, extra=None):
     cmd, env = CONTENDERS[name]
-    e = dict(os.environ, **dict(env, **(extra or {})))
+    return run_program(cmd, args, dict(env, **(extra or {})), name)
+
+
+def run_program(cmd, args, env=None, name=None):
+    """Runs one benchmark process; returns the key=value fields it printed."""
+    e = dict(os.environ, **(env or {}))
     out = subprocess.run(cmd + [str(a) for a in args], env=e, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
-        raise RuntimeError(f"{name} {args}: exit {out.returncode}: {out.stderr.strip()[:300]}")
+        raise RuntimeError(f"{name or cmd[0]} {args}: exit {out.returncode}: {out.stderr.strip()[:300]}")
     fields = dict(kv.split("=") for kv in out.stdout.split())
     return {k: float(v) for k, v in fields.items()}
 
@@ -129,17 +135,19 @@ def handoff(quick):
     if quick:
         cases = [(10, 50), (1000, 30), (1000000, 3)]
     print("\nHand-off to an idle worker: spawn on worker 1 to start on worker 2, us (median / p99)")
-    print("%-10s" % "idle" + "".join("%20s" % c for c in CONTENDERS) + "   median peer / dag.h")
+    print("%-10s" % "idle" + "".join("%20s" % c for c in list(CONTENDERS) + ["OS wake"]) + "   median peer / dag.h")
     for idle_us, n in cases:
         # StarPU's submitting thread is no worker and its idle workers poll:
         # one worker plus the main thread is the 2 threads the others have
         res = {c: run(c, ["handoff", n, idle_us], {"STARPU_NCPU": "1"} if c == "StarPU" else None) for c in CONTENDERS}
+        res["OS wake"] = run_program([f"{B}/os_wake"], ["handoff", n, idle_us])
         label = "%d us" % idle_us if idle_us < 1000 else "%d ms" % (idle_us // 1000) if idle_us < 1000000 else "%d s" % (idle_us // 1000000)
-        row = "%-10s" % label + "".join("%20s" % ("%.2f / %.2f" % (res[c]["median_us"], res[c]["p99_us"])) for c in CONTENDERS)
+        row = "%-10s" % label + "".join("%20s" % ("%.2f / %.2f" % (res[c]["median_us"], res[c]["p99_us"])) for c in res)
         d = max(res["dag.h"]["median_us"], 1e-3)
         row += "   " + ", ".join("%.1fx" % (res[c]["median_us"] / d) for c in CONTENDERS if c != "dag.h")
         print(row)
-    print("(p99 of %d samples at 1 s idle is their worst)" % cases[-1][1])
+    print("(p99 of %d samples at 1 s idle is their worst; OS wake: a bare condition variable's wake-up,"
+          " the floor under a parked worker)" % cases[-1][1])
 
 
 def scoped(rounds, quick):
