@@ -113,9 +113,13 @@
    its last task, then sleeps (DAG_WAIT_DEFAULT); DAG_WAIT_ACTIVE always
    spins (fastest hand-off, a core per idle worker), DAG_WAIT_PASSIVE
    sleeps at once (no idle CPU, a wake-up per hand-off). dag_desc fields
-   left at 0 come from DAG_NUM_THREADS,
-   DAG_WAIT_POLICY (active, passive) and DAG_BLOCKTIME (200us, 5ms, 2s; a
-   bare number is ms, as KMP_BLOCKTIME).
+   left at 0 come from the environment:
+       DAG_NUM_THREADS   num_threads
+       DAG_WAIT_POLICY   wait_policy (active, passive)
+       DAG_BLOCKTIME     block_time_us (200us, 5ms, 2s; bare = ms, as KMP_BLOCKTIME)
+       DAG_LOG           log_level (none, error, warn, info)
+       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown
+       DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
 
    ERRORS AND LOGGING
    ==================
@@ -225,7 +229,8 @@ typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag
    "user error". */
 enum { DAG_USER_ERROR = 1000 };
 
-typedef enum dag_log_level { DAG_LOG_ERROR = 1, DAG_LOG_WARN, DAG_LOG_INFO } dag_log_level;
+/* DAG_LOG_NONE is for dag_desc.log_level only: no message at all. */
+typedef enum dag_log_level { DAG_LOG_NONE = -1, DAG_LOG_ERROR = 1, DAG_LOG_WARN, DAG_LOG_INFO } dag_log_level;
 
 typedef struct dag_logger {
     /* item: the dag_result the message is about; message: one line, no '\n' */
@@ -292,6 +297,12 @@ typedef struct dag_desc {
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
                             0 = DAG_BLOCKTIME (200us, 5ms, 2s; a bare number is ms), else 5000 */
+    dag_log_level log_level;   /* the least severe level logged; 0 = DAG_LOG (none, error, warn,
+                                  info), else warnings for the default logger, all for yours */
+    const char *trace_path;    /* record a trace and write it here (Perfetto JSON) at dag_shutdown;
+                                  NULL = DAG_TRACE */
+    const char *devices;       /* devices the program may use: "none" (CPU only), or a list such
+                                  as "cuda,opencl:2" (numbers from 1); NULL = DAG_DEVICES, else all */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -1251,6 +1262,7 @@ typedef struct dag__state {
     _Atomic int tracing;
     _Atomic uint64_t next_trace_id;
     uint64_t trace_epoch;
+    char *trace_path;                      /* written at dag_shutdown (dag_desc.trace_path, DAG_TRACE) */
     /* backends */
     bool backend_ok[DAG_BACKEND_COUNT];
     char backend_status[DAG_BACKEND_COUNT][256];
@@ -1281,12 +1293,20 @@ const char *dag_result_string(int r) {
 
 static void dag__default_logger(dag_log_level level, int item, const char *message, void *user) {
     (void)user;
-    if (level == DAG_LOG_INFO) return;
-    fprintf(stderr, "dag.h %s [%s]: %s\n", level == DAG_LOG_ERROR ? "error" : "warning",
+    fprintf(stderr, "dag.h %s [%s]: %s\n", level == DAG_LOG_ERROR ? "error" : level == DAG_LOG_WARN ? "warning" : "info",
             dag_result_string(item), message);
 }
 
+/* The least severe level delivered: dag_setup resolves desc.log_level
+   (0 before set-up: the default logger's warnings). */
+static bool dag__log_wanted(dag_log_level level) {
+    int most = dag__g.desc.log_level;
+    if (most == 0) most = dag__g.desc.logger.func ? DAG_LOG_INFO : DAG_LOG_WARN;
+    return (int)level <= most;
+}
+
 static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap) {
+    if (!dag__log_wanted(level)) return;
     char buf[512];
     vsnprintf(buf, sizeof buf, fmt, ap);
     dag_logger lg = dag__g.desc.logger;
@@ -3106,7 +3126,8 @@ typedef struct dag__inflight { void *event; int slot; double estimate; } dag__in
 typedef struct dag__device {
     const dag__device_ops *ops;
     dag_backend backend;
-    int ordinal;                             /* 0-based within its backend */
+    int ordinal;                             /* dag.h's number within its backend, from 0 (DAG_DEVICES may skip some) */
+    int native;                              /* the backend's own index, which its calls take */
     size_t limit, used, pooled;
     dag__buffer *pool;                       /* freed buffers, reused by size */
     dag__kernel_entry *kernels;              /* built programs, per kernel */
@@ -3206,7 +3227,7 @@ static dag__replica *dag__rep_get(const dag__span *s) {
 
 static const char *dag__dev_name(int d, char *buf, size_t size) {
     dag__device *dv = &dag__dv.devs[d];
-    snprintf(buf, size, "%s device %d (%s)", dv->ops->name, dv->ordinal + 1, dv->ops->device_name(dv->ordinal));
+    snprintf(buf, size, "%s device %d (%s)", dv->ops->name, dv->ordinal + 1, dv->ops->device_name(dv->native));
     return buf;
 }
 
@@ -3229,8 +3250,8 @@ static void dag__rep_wait_readers(dag__replica *r) {
    them (a tile of its own) go as one plain copy. */
 static int dag__dev_copy(dag__device *dv, void *buf, const dag__span *s, int to_device, void **done) {
     if (s->width == s->stride)
-        return dv->ops->copy(dv->ordinal, buf, (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, to_device, done);
-    return dv->ops->copy(dv->ordinal, buf, (void *)s->lo, s->rows, s->width, s->stride, to_device, done);
+        return dv->ops->copy(dv->native, buf, (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, to_device, done);
+    return dv->ops->copy(dv->native, buf, (void *)s->lo, s->rows, s->width, s->stride, to_device, done);
 }
 
 /* Brings r's bytes back to host memory from the device that holds them. */
@@ -3263,7 +3284,7 @@ static void dag__rep_drop(dag__replica *r, int d, bool release) {
     if (!r->buf[d]) return;
     dv->used -= bytes;
     if (release) {
-        dv->ops->free(dv->ordinal, r->buf[d]);
+        dv->ops->free(dv->native, r->buf[d]);
     } else {
         dag__buffer *b = (dag__buffer *)dag__xmalloc(sizeof *b);
         b->buf = r->buf[d];
@@ -3284,7 +3305,7 @@ static int dag__dev_evict_one(int d) {
         dag__buffer *b = dv->pool;
         dv->pool = b->next;
         dv->pooled -= b->bytes;
-        dv->ops->free(dv->ordinal, b->buf);
+        dv->ops->free(dv->native, b->buf);
         DAG_FREE(b);
         return 0;
     }
@@ -3318,7 +3339,7 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf) {
     if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
     while (dv->used + dv->pooled + bytes > dv->limit)
         if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;
-    while (dv->ops->alloc(dv->ordinal, bytes, buf) != 0)
+    while (dv->ops->alloc(dv->native, bytes, buf) != 0)
         if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
     dv->used += bytes;
     return 0;
@@ -3623,7 +3644,7 @@ static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, cha
     for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
         if (e->src == k) return e;
     void *kernel = NULL;
-    *err = dv->ops->build(dv->ordinal, k, &kernel, log, log_size);
+    *err = dv->ops->build(dv->native, k, &kernel, log, log_size);
     if (*err) return NULL;
     dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
     e->src = k;
@@ -3659,7 +3680,7 @@ static bool dag__rep_peer_copy(dag__replica *r, int d) {
     if (!ops->peer_copy) return false;
     for (int e = 0; e < dag__dv.num; e++)
         if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
-            ops->peer_copy(dag__dv.devs[d].ordinal, r->buf[d], dag__dv.devs[e].ordinal, r->buf[e],
+            ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e],
                            dag__span_bytes(&r->span)) == 0)
             return true;
     return false;
@@ -3746,7 +3767,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         if (sample && dv->inflight_count) dag__model_poll(d, false);
         sample = sample && dv->inflight_count < DAG__INFLIGHT;
         void *done = NULL;
-        int e = dv->ops->launch(dv->ordinal, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
+        int e = dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
         if (e) {
             err = DAG_ERR_DEVICE;
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
@@ -3834,16 +3855,23 @@ static void dag__plan_finished(dag__plan *p) {
 }
 
 /* >>device set-up */
-DAG__UNUSED static void dag__devices_add(dag_backend backend, const dag__device_ops *ops, int count) {
-    for (int i = 0; i < count && dag__dv.num < DAG__MAX_DEVICES; i++) {
+/* Adds the backend's devices that DAG_DEVICES lets the program use (bit i
+   of `allowed`: its device i), numbered from 0 in that order. Returns how
+   many. */
+static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int count, uint64_t allowed) {
+    int added = 0;
+    for (int i = 0; i < count && i < 64 && dag__dv.num < DAG__MAX_DEVICES; i++) {
+        if (!((allowed >> i) & 1u)) continue;
         dag__device *dv = &dag__dv.devs[dag__dv.num++];
         memset(dv, 0, sizeof *dv);
         dv->ops = ops;
         dv->backend = backend;
-        dv->ordinal = i;
+        dv->ordinal = added++;
+        dv->native = i;
         dv->limit = dag__g.desc.device_memory_limit ? dag__g.desc.device_memory_limit : ops->memory(i);
         dv->bandwidth = 2e9;   /* until measured */
     }
+    return added;
 }
 
 static void dag__devices_shutdown(void) {
@@ -3858,12 +3886,12 @@ static void dag__devices_shutdown(void) {
     for (int d = 0; d < dag__dv.num; d++) {
         dag__device *dv = &dag__dv.devs[d];
         dag__model_poll(d, true);
-        dv->ops->synchronize(dv->ordinal);
+        dv->ops->synchronize(dv->native);
         while (dv->pool) dag__dev_evict_one(d);
         while (dv->kernels) {
             dag__kernel_entry *e = dv->kernels;
             dv->kernels = e->next;
-            dv->ops->release_kernel(dv->ordinal, e->kernel);
+            dv->ops->release_kernel(dv->native, e->kernel);
             DAG_FREE(e);
         }
     }
@@ -3908,7 +3936,7 @@ dag_result dag_synchronize(dag_backend b) {
         dag__device *dv = &dag__dv.devs[d];
         if (dv->backend != b) continue;
         dag__mutex_lock(&dag__dv.lock);   /* the device's queue is shared: every backend call is made under the lock */
-        int e = dv->ops->synchronize(dv->ordinal);
+        int e = dv->ops->synchronize(dv->native);
         dag__mutex_unlock(&dag__dv.lock);
         if (e && !err) err = dag__dev_error(d, "synchronize", e);
     }
@@ -5387,6 +5415,60 @@ static void dag__guest_exit(void *p) {
 
 /* Every compiled-in backend looks for its devices; one that finds none
    says why, and the CPU does the work. */
+static int dag__ctz64(uint64_t x) {   /* x != 0 */
+    int n = 0;
+    while (!(x & 1u)) { x >>= 1; n++; }
+    return n;
+}
+
+/* DAG_DEVICES / dag_desc.devices: "none", "all", or a comma-separated list
+   of backends, each alone (all its devices) or with a device number from 1
+   ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
+   reason in why, when spec does not parse. */
+static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
+    static const char *const words[DAG_BACKEND_COUNT][3] = {
+        { "cpu" }, { "opencl" }, { "cuda" }, { "hip" }, { "ze", "levelzero", "level_zero" } };
+    for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
+    allowed[DAG_CPU] = ~(uint64_t)0;
+    const char *p = spec;
+    for (;;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, ":, ");
+        char word[16] = "";
+        if (n == 0 || n >= sizeof word) break;
+        for (size_t i = 0; i < n; i++) word[i] = (char)tolower((unsigned char)p[i]);
+        p += n;
+        int b = -1;
+        bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
+        for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
+            for (int j = 0; j < 3 && words[k][j]; j++)
+                if (!strcmp(word, words[k][j])) b = k;
+        if (b < 0 && !all && !none) {
+            snprintf(why, size, "'%s' is not none, all, opencl, cuda, hip or ze", word);
+            return false;
+        }
+        uint64_t which = ~(uint64_t)0;
+        if (*p == ':') {
+            char *end;
+            long num = strtol(p + 1, &end, 10);
+            if (end == p + 1 || num < 1 || num > 64 || b < 0) {
+                snprintf(why, size, "after '%s:' comes a device number from 1 to 64%s", word,
+                         b < 0 ? " of a backend" : "");
+                return false;
+            }
+            which = (uint64_t)1 << (num - 1);
+            p = end;
+        }
+        if (all) for (int k = 1; k < DAG_BACKEND_COUNT; k++) allowed[k] = ~(uint64_t)0;
+        else if (b > 0) allowed[b] |= which;
+        while (*p == ' ') p++;
+        if (*p == '\0') return true;
+        if (*p++ != ',') break;
+    }
+    snprintf(why, size, "expected a list such as \"none\", \"cuda\" or \"opencl:2,cuda\"");
+    return false;
+}
+
 static void dag__backends_init(void) {
     static const char *const flags[DAG_BACKEND_COUNT] = { "", "DAG_BACKEND_OPENCL", "DAG_BACKEND_CUDA",
                                                           "DAG_BACKEND_HIP", "DAG_BACKEND_LEVEL_ZERO" };
@@ -5398,15 +5480,32 @@ static void dag__backends_init(void) {
     dag__g.backend_ok[DAG_CPU] = true;
     snprintf(dag__g.backend_status[DAG_CPU], sizeof dag__g.backend_status[DAG_CPU], "CPU: %d worker threads",
              dag__g.num_workers);
+    uint64_t allowed[DAG_BACKEND_COUNT];
+    const char *spec = dag__g.desc.devices ? dag__g.desc.devices : getenv("DAG_DEVICES");
+    const char *from = dag__g.desc.devices ? "dag_desc.devices" : "DAG_DEVICES";
+    char why[200] = "";
+    if (!spec || !*spec || !dag__devices_parse(spec, allowed, why, sizeof why)) {
+        if (spec && *spec) dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: %s; every device is used", from, spec, why);
+        for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = ~(uint64_t)0;
+        spec = NULL;
+    }
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) {
-        char why[200] = "";
         dag_backend b = (*o)->backend;
         int n = (*o)->init(why, sizeof why);
-        dag__g.backend_ok[b] = n > 0;
+        if (n < 0) n = 0;
+        int added = n > 0 ? dag__devices_add(b, *o, n, allowed[b]) : 0;
+        dag__g.backend_ok[b] = added > 0;
+        if (n > 0 && added < n && spec) {
+            size_t len = strlen(why);
+            snprintf(why + len, sizeof why - len, "; %s=%s leaves %d of %d", from, spec, added, n);
+        }
         snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: %s%s", dag__backend_name[b],
-                 n > 0 ? "" : "unavailable: ", why);
+                 added > 0 ? "" : "unavailable: ", why);
         dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[b]);
-        if (n > 0) dag__devices_add(b, *o, n);
+        uint64_t beyond = n >= 64 ? 0 : allowed[b] >> n;
+        if (spec && beyond && allowed[b] != ~(uint64_t)0)
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s names %s %d; there %s %d", from, spec,
+                    dag__device_word[b], n + 1 + dag__ctz64(beyond), n == 1 ? "is" : "are", n);
     }
 }
 
@@ -5429,9 +5528,9 @@ const char *dag_backend_status(dag_backend b) {
     return dag__g.backend_status[b];
 }
 
-/* >>environment: DAG_NUM_THREADS, DAG_WAIT_POLICY, DAG_BLOCKTIME fill what
-   the dag_desc leaves at 0. A value that does not parse is reported and
-   ignored. */
+/* >>environment: DAG_NUM_THREADS, DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_LOG,
+   DAG_TRACE and DAG_DEVICES fill what the dag_desc leaves at 0. A value
+   that does not parse is reported and ignored. */
 static int dag__env_int(const char *name, int lo, int hi) {
     const char *v = getenv(name);
     if (!v || !*v) return 0;
@@ -5448,6 +5547,24 @@ static bool dag__env_is(const char *v, const char *word) {
     for (; *v && *word; v++, word++)
         if (tolower((unsigned char)*v) != *word) return false;
     return !*v && !*word;
+}
+
+/* dag_desc.log_level, or DAG_LOG where it is 0 (0 stays: the logger's default). */
+static dag_log_level dag__log_level(dag_log_level asked) {
+    static const char *const words[] = { "none", "error", "warn", "info" };
+    static const dag_log_level levels[] = { DAG_LOG_NONE, DAG_LOG_ERROR, DAG_LOG_WARN, DAG_LOG_INFO };
+    if (asked == DAG_LOG_NONE || asked == DAG_LOG_ERROR || asked == DAG_LOG_WARN || asked == DAG_LOG_INFO) return asked;
+    if ((int)asked != 0) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: log_level %d is not a dag_log_level; using the default",
+                (int)asked);
+        return (dag_log_level)0;
+    }
+    const char *v = getenv("DAG_LOG");
+    if (!v || !*v) return (dag_log_level)0;
+    for (int i = 0; i < 4; i++)
+        if (dag__env_is(v, words[i]) || (i == 2 && dag__env_is(v, "warning"))) return levels[i];
+    dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_LOG=%s: not none, error, warn or info; ignored", v);
+    return (dag_log_level)0;
 }
 
 /* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
@@ -5502,6 +5619,7 @@ dag_result dag_setup(const dag_desc *desc) {
     /* >>defaults: resolved here and nowhere else (the environment's after
        the logger is in place, so a bad value is reported where it should) */
     dag__g.desc.logger = d.logger;
+    dag__g.desc.log_level = d.log_level = dag__log_level(d.log_level);
     dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
     if (d.num_threads <= 0) d.num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
     if (d.num_threads <= 0) d.num_threads = dag__g.cores;
@@ -5544,6 +5662,14 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__tls_ctx = &dag__main_ctx;
     dag__tls_epoch = ++dag__g.epochs;
     atomic_store(&dag__g.live_epoch, dag__tls_epoch);
+    const char *trace_path = d.trace_path ? d.trace_path : getenv("DAG_TRACE");
+    dag__g.trace_path = NULL;
+    if (trace_path && *trace_path) {
+        size_t len = strlen(trace_path) + 1;
+        dag__g.trace_path = (char *)dag__xmalloc(len);
+        memcpy(dag__g.trace_path, trace_path, len);
+        d.trace = 1;
+    }
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
     dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
@@ -5597,6 +5723,12 @@ dag_result dag_shutdown(void) {
         dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
+    if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
+        if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+            dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
+        DAG_FREE(dag__g.trace_path);
+        dag__g.trace_path = NULL;
+    }
     atomic_store(&dag__g.phase, 3);
     atomic_store(&dag__g.live_epoch, 0);
     atomic_store(&dag__g.stop, 1);

@@ -4,6 +4,7 @@
      OCL_ICD_VENDORS=<an empty folder>       -> DAG_TEST_CL_DEVICES=0
    With devices, kernels run on them and data moves by itself; without, the
    backend says why (the loader's own error) and everything runs on the CPU. */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define DAG_IMPLEMENTATION
 #include "dag_kernels.h"
 #include "test.h"
@@ -99,6 +100,46 @@ TEST(the_opencl_backend_finds_the_devices_there_are_or_says_why_not) {
         CHECK(strstr(status, "unavailable") != NULL);
         CHECK(strstr(status, "-1001") != NULL || strstr(status, "cannot load") != NULL);
     }
+}
+
+/* DAG_DEVICES: the devices a program may use, numbered from 1 among them
+   (as CUDA_VISIBLE_DEVICES renumbers); "none" leaves the CPU alone. */
+TEST(dag_devices_chooses_the_devices_a_program_may_use) {
+    if (expect_devices < 2) SKIP("needs two OpenCL devices (POCL_DEVICES=\"pthread pthread\")");
+    static double y[10];
+    dag_shutdown();
+    setenv("DAG_DEVICES", "opencl:2", 1);
+    setup(0);
+    dag_trace_enable(1);
+    CHECK_EQ_INT(dag_device_count(DAG_OPENCL), 1);
+    CHECK(strstr(dag_backend_status(DAG_OPENCL), "DAG_DEVICES=opencl:2 leaves 1 of") != NULL);
+    printf("     %s\n", dag_backend_status(DAG_OPENCL));
+    memset(y, 0, sizeof y);
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    CHECK_EQ_INT(dag_wait(t), DAG_OK);
+    dag_backend b = DAG_CPU;
+    CHECK_EQ_INT(ran_on("add_one", &b, 1), 1);
+    CHECK(b == DAG_OPENCL);
+    CHECK(y[0] == 1.0 && y[9] == 1.0);
+    last_error[0] = 0;
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 2) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);   /* the program sees one device */
+    CHECK(strstr(last_error, "OpenCL device 2") != NULL);
+    dag_shutdown();
+    setenv("DAG_DEVICES", "none", 1);
+    setup(0);
+    dag_trace_enable(1);
+    CHECK(!dag_backend_available(DAG_OPENCL));
+    CHECK_EQ_INT(dag_device_count(DAG_OPENCL), 0);
+    CHECK(strstr(dag_backend_status(DAG_OPENCL), "leaves 0 of") != NULL);
+    memset(y, 0, sizeof y);
+    CHECK_EQ_INT(dag_wait(dag_spawn(DAG_LAUNCH(add_one, 10), InOut(y, 10))), DAG_OK);   /* a kernel runs on the CPU */
+    CHECK(ran_on("add_one", &b, 1) >= 1 && b == DAG_CPU);
+    CHECK(y[0] == 1.0 && y[9] == 1.0);
+    dag_shutdown();
+    unsetenv("DAG_DEVICES");
+    setup(0);
+    CHECK_EQ_INT(dag_device_count(DAG_OPENCL), expect_devices);
 }
 
 TEST(tasks_run_on_the_cpu_whatever_the_devices) {
@@ -595,6 +636,7 @@ int main(void) {
     }
     setup(0);
     RUN(the_opencl_backend_finds_the_devices_there_are_or_says_why_not);
+    RUN(dag_devices_chooses_the_devices_a_program_may_use);
     RUN(tasks_run_on_the_cpu_whatever_the_devices);
     RUN(backends_not_compiled_in_say_how_to_get_them_and_absent_ones_say_why);
     RUN(a_kernel_gives_identical_results_on_the_cpu_and_on_every_device_for_float_double_and_int);

@@ -1,6 +1,7 @@
 /* test_policy.c: how idle workers wait (dag_desc.wait_policy, block_time_us,
-   DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_NUM_THREADS) and that no wake-up is
-   ever lost when producers and sleepers race.
+   DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_NUM_THREADS), the other environment
+   knobs (DAG_LOG, DAG_TRACE, DAG_DEVICES), and that no wake-up is ever lost
+   when producers and sleepers race.
 
    A lost wake-up would only cost time while the sleep has a safety timeout,
    so this file sets it to an hour: here a lost wake-up hangs, and the
@@ -14,6 +15,7 @@
 #include "test.h"
 
 #include <pthread.h>
+#include <unistd.h>
 #include <threads.h>
 
 
@@ -155,6 +157,146 @@ TEST(values_that_do_not_parse_are_named_and_ignored) {
     dag_shutdown();
 }
 
+/* ---- DAG_LOG, DAG_TRACE, DAG_DEVICES -------------------------------------- */
+
+static atomic_int by_level[4];   /* messages delivered, by dag_log_level */
+static void level_logger(dag_log_level level, int item, const char *message, void *user) {
+    (void)item; (void)user;
+    if (level >= DAG_LOG_ERROR && level <= DAG_LOG_INFO) atomic_fetch_add(&by_level[level], 1);
+    if (level == DAG_LOG_WARN) snprintf(last_warning, sizeof last_warning, "%s", message);
+}
+
+/* Sets up with level_logger and the given log_level, logs one message of
+   each level, shuts down; returns the three counts as a number ewi (1 =
+   delivered): 111 all, 100 errors only. */
+static int delivered_with(dag_log_level level) {
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL }, .log_level = level });
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);   /* what set-up itself said */
+    dag_log(DAG_LOG_ERROR, DAG_OK, "an error");
+    dag_log(DAG_LOG_WARN, DAG_OK, "a warning");
+    dag_log(DAG_LOG_INFO, DAG_OK, "a note");
+    int r = 100 * by_level[DAG_LOG_ERROR] + 10 * by_level[DAG_LOG_WARN] + by_level[DAG_LOG_INFO];
+    dag_shutdown();
+    return r;
+}
+
+TEST(dag_log_and_log_level_choose_the_least_severe_message_delivered) {
+    CHECK_EQ_INT(delivered_with((dag_log_level)0), 111);   /* a logger of one's own gets everything */
+    CHECK_EQ_INT(delivered_with(DAG_LOG_WARN), 110);
+    CHECK_EQ_INT(delivered_with(DAG_LOG_ERROR), 100);
+    CHECK_EQ_INT(delivered_with(DAG_LOG_NONE), 0);
+    const char *env[][2] = { { "none", "0" }, { "error", "100" }, { "Warning", "110" }, { "warn", "110" }, { "info", "111" } };
+    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
+        setenv("DAG_LOG", env[i][0], 1);
+        CHECK_EQ_INT(delivered_with((dag_log_level)0), atoi(env[i][1]));
+    }
+    setenv("DAG_LOG", "none", 1);
+    CHECK_EQ_INT(delivered_with(DAG_LOG_WARN), 110);   /* the desc wins over the environment */
+    setenv("DAG_LOG", "loud", 1);
+    last_warning[0] = 0;
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    CHECK(strstr(last_warning, "DAG_LOG=loud") != NULL);   /* named, and ignored */
+    dag_shutdown();
+    unsetenv("DAG_LOG");
+    last_warning[0] = 0;
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL }, .log_level = (dag_log_level)9 });
+    CHECK(strstr(last_warning, "log_level 9") != NULL);
+    dag_shutdown();
+}
+
+DAG_TASK(void, traced_step, (double *, x)) { *x += 1; }
+
+/* The file's bytes as a string (NULL if it cannot be read). */
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = (char *)calloc((size_t)n + 1, 1);
+    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) s[0] = 0;
+    fclose(f);
+    return s;
+}
+
+static int count_of(const char *s, const char *word) {
+    int n = 0;
+    for (const char *p = s; (p = strstr(p, word)); p += strlen(word)) n++;
+    return n;
+}
+
+TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
+    char env_path[64], desc_path[64];
+    snprintf(env_path, sizeof env_path, "/tmp/dag_test_trace_env_%d.json", (int)getpid());
+    snprintf(desc_path, sizeof desc_path, "/tmp/dag_test_trace_desc_%d.json", (int)getpid());
+    remove(env_path);
+    remove(desc_path);
+    static double cells[100];
+    setenv("DAG_TRACE", env_path, 1);
+    setup_with(2, DAG_WAIT_DEFAULT, 0);
+    for (int i = 0; i < 100; i++) dag_spawn(traced_step, InOut(&cells[i % 10], 1));
+    dag_wait_all();
+    dag_shutdown();
+    char *json = slurp(env_path);
+    CHECK(json != NULL);
+    if (json) {
+        CHECK(json[0] == '{' || json[0] == '[');
+        CHECK_EQ_INT(count_of(json, "\"traced_step\""), 100);   /* every task, none twice */
+        free(json);
+    }
+    remove(env_path);
+    /* the desc's path wins over the environment's */
+    dag_setup(&(dag_desc){ .num_threads = 2, .trace_path = desc_path });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+    dag_shutdown();
+    json = slurp(desc_path);
+    CHECK(json != NULL && count_of(json, "\"traced_step\"") == 1);
+    free(json);
+    CHECK(slurp(env_path) == NULL);
+    remove(desc_path);
+    /* a path that cannot be written: an error at shutdown, nothing worse */
+    setenv("DAG_TRACE", "/nonexistent-dir/trace.json", 1);
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
+    unsetenv("DAG_TRACE");
+}
+
+TEST(dag_devices_that_do_not_parse_are_named_and_every_device_is_used) {
+    const char *bad[] = { "gpu", "cuda:0", "opencl:x", "cuda;hip", "all:2", "cuda," };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("DAG_DEVICES", bad[i], 1);
+        setup_with(2, DAG_WAIT_DEFAULT, 0);
+        char want[64];
+        snprintf(want, sizeof want, "DAG_DEVICES=%s", bad[i]);
+        CHECK(strstr(last_warning, want) != NULL);
+        if (!strstr(last_warning, want)) printf("     %s: got \"%s\"\n", want, last_warning);
+        CHECK(dag_backend_available(DAG_CPU));
+        burst();
+        dag_shutdown();
+    }
+    const char *good[] = { "none", "all", "cuda", "opencl:2,cuda", " hip , ze:1 ", "CUDA,Level_Zero" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("DAG_DEVICES", good[i], 1);
+        setup_with(2, DAG_WAIT_DEFAULT, 0);
+        CHECK(strstr(last_warning, "every device is used") == NULL);   /* parsed (a device not there is named, though) */
+        if (last_warning[0]) printf("     DAG_DEVICES=%s: \"%s\"\n", good[i], last_warning);
+        CHECK_EQ_INT(dag_device_count(DAG_CPU), 2);   /* the CPU is always there */
+        dag_shutdown();
+    }
+    setenv("DAG_DEVICES", "none", 1);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { counting_logger, NULL }, .devices = "cpus" });
+    CHECK(strstr(last_warning, "dag_desc.devices=cpus") != NULL);   /* the desc's, not the environment's */
+    dag_shutdown();
+    unsetenv("DAG_DEVICES");
+}
+
 /* ---- no lost wake-ups ----------------------------------------------------- */
 
 /* A task hands the next one to the other worker through its mailbox, so
@@ -248,6 +390,9 @@ int main(void) {
     RUN(the_default_policy_spins_its_block_time_then_sleeps_and_uses_no_cpu);
     RUN(the_environment_sets_what_the_desc_leaves_at_zero);
     RUN(values_that_do_not_parse_are_named_and_ignored);
+    RUN(dag_log_and_log_level_choose_the_least_severe_message_delivered);
+    RUN(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown);
+    RUN(dag_devices_that_do_not_parse_are_named_and_every_device_is_used);
     RUN(a_task_handed_to_a_sleeping_worker_wakes_it_every_time);
     RUN(producers_and_sleepers_racing_never_lose_a_wake_up);
     RUN(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter);
