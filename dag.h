@@ -334,7 +334,11 @@ typedef struct dag_arg {
 enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__ARG_LD };
 enum { DAG__READ = 1, DAG__WRITE = 2 };
 
-typedef struct dag__param { uint32_t offset, size, tag; } dag__param;
+/* pointee: for a pointer to a C scalar type, the bytes of one element (a
+   span's elements must have that size); DAG__ANY_POINTEE for void *; 0 for
+   anything else */
+typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
+#define DAG__ANY_POINTEE 0xffffffffu
 
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
@@ -571,23 +575,37 @@ static inline dag_arg dag__arg_future(dag_task t) {
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
     X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
 #ifdef __cplusplus
-/* C++ has no _Generic: a value's tag is 0 (Val converts by size), a declared parameter's comes from a
-   template, so Ld and Fut convert into it as in C */
+/* C++ has no _Generic: tags come from a template, so Val, Ld and Fut convert into a parameter as in C */
 } /* extern "C" */
+#include <type_traits>
 template <typename T> struct dag__tag { enum { value = 0 }; };
 #define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n }; };
 DAG__TYPE_TAGS(DAG__TAG_SPEC)
+/* A type's tag as C's _Generic gives it: an enum is its underlying type. */
+template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag { enum { value = dag__tag<T>::value }; };
+template <typename T> struct dag__val_tag<T, true> {
+    enum { value = dag__tag<typename std::underlying_type<T>::type>::value };
+};
+template <typename T> struct dag__pointee { static const uint32_t value = 0; };
+template <typename T> struct dag__pointee<T *> {
+    typedef typename std::remove_cv<T>::type E;
+    static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE : dag__tag<E>::value != 0 ? (uint32_t)sizeof(E) : 0;
+};
 extern "C" {
 #define DAG__TAG_OF(x) 0
-#define DAG__TAG_OF_TYPE(T) dag__tag<T>::value
+#define DAG__TAG_OF_TYPE(T) dag__val_tag<T>::value
+#define DAG__POINTEE_OF_TYPE(T) dag__pointee<T>::value
 #else
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
+#define DAG__POINTEE_ASSOC(T, n) T *: sizeof(T), const T *: sizeof(T),
+#define DAG__POINTEE_OF_TYPE(T) \
+    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) void *: DAG__ANY_POINTEE, const void *: DAG__ANY_POINTEE, default: 0)
 #endif
 
 #define DAG__PARAM(s, field, T) \
-    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T) }
+    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T), (uint32_t)DAG__POINTEE_OF_TYPE(T) }
 #define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
 #define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
 #define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
@@ -620,7 +638,7 @@ extern "C" {
 #define DAG__PROTO_0() void
 #define DAG__FIELDS_0() char dag__none;
 #define DAG__CALL_0(a) 
-#define DAG__PARAMS_0(s) {{0, 0, 0}}
+#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}
 #define DAG__PROTO_1(p0) DAG__PT(p0) DAG__PN(p0)
 #define DAG__FIELDS_1(p0) DAG__PT(p0) a0;
 #define DAG__CALL_1(a) a->a0
@@ -759,7 +777,7 @@ static inline dag_arg dag__arg_ld(dag_data h) { return dag__arg_ld_data(h); }
 static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 #define DAG_LD(x) dag__arg_ld(x)
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
-    return dag__arg_value(0, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
+    return dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
 }
 #define DAG_VAL(x) dag__val_cpp(x)
 extern "C" {
@@ -4238,6 +4256,25 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     return s;
 }
 
+/* A span of rows runs, `per_row` elements of `size` bytes apart, whose
+   bytes cannot exist (a negative count turned into a huge size_t, or an
+   overflowing product): says so in buf and returns it, else NULL. Checked
+   in every build: such a span would otherwise wrap around. */
+static const char *dag__span_too_big(size_t rows, size_t per_row, size_t size, char *buf, size_t buf_size) {
+    const size_t most = (size_t)PTRDIFF_MAX;
+    size_t bad = rows > most ? rows : per_row > most ? per_row : 0;
+    if (bad) {
+        snprintf(buf, buf_size, "a count of %zu (%td as a signed number): a count, rows, cols or ld is negative", bad,
+                 (ptrdiff_t)bad);
+        return buf;
+    }
+    if (size && (per_row > most / size || (per_row && rows > most / size / per_row))) {
+        snprintf(buf, buf_size, "%zu x %zu elements of %zu bytes do not fit in memory", rows, per_row, size);
+        return buf;
+    }
+    return NULL;
+}
+
 /* Registers rows runs of width bytes, stride apart, of elem-byte elements; `who` names the caller in errors. */
 static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem, const char *who) {
     dag_data h = {0};
@@ -4281,10 +4318,19 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     dag__mutex_unlock(&dag__g.data_lock);
     return h;
 }
+/* A size that cannot be: reported, and true. */
+static bool dag__register_too_big(size_t rows, size_t per_row, size_t elem_size, const char *who) {
+    char buf[200];
+    const char *why = dag__span_too_big(rows, per_row, elem_size, buf, sizeof buf);
+    if (why) dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, why);
+    return why != NULL;
+}
 dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
+    if (dag__register_too_big(1, count, elem_size, "dag_data_register")) return (dag_data){0};
     return dag__data_register_span(ptr, 1, count * elem_size, 0, elem_size, "dag_data_register");
 }
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
+    if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, "dag_data_register_tile")) return (dag_data){0};
     return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile");
 }
 
@@ -4710,6 +4756,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     size_t elems[DAG__MAX_PARAMS];
     int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1, num_lds = 0;
     bool ld_ambiguous = false;
+    const char *detail = NULL;   /* what exactly is wrong, when the result's words are not enough */
+    char detail_buf[200];
     int8_t span_of_param[DAG__MAX_PARAMS];
     for (int i = 0; i < num_args && !error; i++) {
         const dag_arg *a = &args[i];
@@ -4717,7 +4765,16 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         void *slot = packed + p->offset;
         switch (a->kind) {
         case DAG__ARG_VALUE:
-            if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) error = DAG_ERR_ARG_TYPE;
+            if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
+                error = DAG_ERR_ARG_TYPE;
+                detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
+                                    : "a number for a parameter that is not one (a pointer or a struct)";
+            } else if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+                error = DAG_ERR_ARG_TYPE;
+                snprintf(detail_buf, sizeof detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
+                         (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
+                detail = detail_buf;
+            }
             break;
         case DAG__ARG_SPAN:
         case DAG__ARG_DATA: {
@@ -4734,12 +4791,28 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                 stride = s->stride;
                 elem = s->elem;
             } else if (a->tag == 2 || a->cols) {
+                if ((detail = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size, detail_buf,
+                                                sizeof detail_buf))) {
+                    error = DAG_ERR_INVALID_ARGUMENT;
+                    break;
+                }
                 if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
                 rows = a->count;
                 width = a->cols * a->size;
                 stride = a->ld * a->size;
             } else {
+                if ((detail = dag__span_too_big(1, a->count, a->size, detail_buf, sizeof detail_buf))) {
+                    error = DAG_ERR_INVALID_ARGUMENT;
+                    break;
+                }
                 width = stride = a->count * a->size;
+            }
+            if (p->pointee && p->pointee != DAG__ANY_POINTEE && elem != p->pointee) {
+                error = DAG_ERR_ARG_TYPE;
+                snprintf(detail_buf, sizeof detail_buf, "a span of %zu-byte elements for a parameter that points to "
+                         "%u-byte ones", elem, (unsigned)p->pointee);
+                detail = detail_buf;
+                break;
             }
             if (DAG__VALIDATE && !base && width) { error = DAG_ERR_NULL_SPAN; break; }
             if (DAG__VALIDATE && (!width || !rows)) { error = DAG_ERR_EMPTY_SPAN; break; }
@@ -4798,7 +4871,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
                                                                  span_of_param, &bad, &ld_ambiguous);
     if (DAG__UNLIKELY(error)) {
         dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                 args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
+                 detail ? detail
+                 : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                  : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
                                 : "Ld names no span argument of the task (it takes a span's handle or first element)");
         if (undeferred) dag__task_free(w, t);

@@ -116,10 +116,12 @@ DAG_TASK(void, take_pointer, (int *, p)) { (void)p; }
 DAG_TASK(int, take_int, (int, v)) { return v; }
 DAG_TASK(double, take_double, (double, v)) { return v; }
 DAG_TASK(void, read_span, (const int *, p)) { (void)p; }
+DAG_TASK(void, take_bytes, (const void *, p)) { (void)p; }
 DAG_TASK(void, void_waits_gate, (atomic_int *, gate)) { wait_flag(gate, 3.0); }
 DAG_TASK(int, int_waits_gate, (atomic_int *, gate)) { return wait_flag(gate, 3.0); }
 
 typedef struct pair { int a, b, c; } pair;
+DAG_TASK(int, take_pair, (pair, p)) { return p.a; }
 DAG_TASK(pair, make_pair, (int, v)) {
     pair p;
     p.a = p.b = p.c = v;
@@ -454,6 +456,74 @@ TEST(a_released_result_is_stale_for_a_task_with_spans_too) {
     int mark = log_mark();
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
+}
+
+TEST(a_span_whose_elements_are_not_the_parameters_is_rejected) {
+    static double d[4];
+    static short sh[4];
+    int mark = log_mark();
+    dag_task h = dag_spawn(read_span, In(d, 4));   /* doubles for a const int * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "argument 1: a span of 8-byte elements for a parameter that points to 4-byte ones"));
+    mark = log_mark();
+    h = dag_spawn(take_pointer, InOut(sh, 2, 2, 4));   /* a tile of shorts for an int * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    dag_data r = dag_register(d, 4);
+    mark = log_mark();
+    h = dag_spawn(read_span, In(r));                   /* registered doubles too */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "8-byte elements"));
+    dag_data_unregister(r);
+    /* elements of the right size, and any span for a void *, are fine */
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, In(sh, 4))), DAG_OK);
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, In(d, 4))), DAG_OK);
+    static unsigned u[4];
+    CHECK_EQ_INT(dag_wait(dag_spawn(read_span, In(u, 4))), DAG_OK);   /* unsigned for int: same size, as C allows */
+    dag_wait_all();
+}
+
+TEST(a_negative_or_overflowing_count_is_rejected_in_every_build) {
+    static int a[16];
+    int minus = -1;
+    long big = (long)(PTRDIFF_MAX / 2);
+    struct { const char *what; dag_arg arg; } cases[] = {
+        { "In(a, -1)", In(a, minus) },
+        { "In(a, -1, 4, 4)", In(a, minus, 4, 4) },
+        { "In(a, 4, -1, 4)", In(a, 4, minus, 4) },
+        { "In(a, 4, 4, -1)", In(a, 4, 4, minus) },
+        { "In(a, PTRDIFF_MAX / 2)", In(a, big) },
+        { "In(a, PTRDIFF_MAX / 2, 4, 4)", In(a, big, 4, 4) },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int mark = log_mark();
+        dag_task h = dag_spawn_args(read_span, &cases[i].arg, 1);
+        CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_ARGUMENT);
+        CHECK(logged_text_since(mark, i < 4 ? "is negative" : "do not fit in memory"));
+        if (!logged_text_since(mark, "argument 1")) printf("     %s: no message naming argument 1\n", cases[i].what);
+    }
+    int mark = log_mark();
+    dag_data r = dag_register(a, minus);
+    CHECK(r.id == 0);
+    CHECK(logged_text_since(mark, "dag_data_register: a count of"));
+    r = dag_register_tile(a, 4, 4, minus);
+    CHECK(r.id == 0);
+    CHECK(logged_text_since(mark, "dag_data_register_tile: a count of"));
+    dag_wait_all();
+}
+
+TEST(a_number_for_a_pointer_parameter_is_rejected) {
+    int mark = log_mark();
+    dag_task h = dag_spawn(take_pointer, Val(1.5));   /* 8 bytes, as the pointer: sizes alone would let it through */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a number for a pointer parameter"));
+    pair p = {1, 2, 3};
+    mark = log_mark();
+    h = dag_spawn(take_pair, Val(2.0 * p.a));         /* a number for a struct */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    static int x;
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_pointer, Val(&x))), DAG_OK);   /* a pointer is fine */
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_pointer, Val((int *)NULL))), DAG_OK);
+    dag_wait_all();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -934,6 +1004,9 @@ int main(void) {
     RUN(a_finished_void_task_still_says_it_has_no_result);
     RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale);
     RUN(a_released_result_is_stale_for_a_task_with_spans_too);
+    RUN(a_span_whose_elements_are_not_the_parameters_is_rejected);
+    RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
+    RUN(a_number_for_a_pointer_parameter_is_rejected);
     RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
     RUN(spawn_args_with_the_wrong_count_is_rejected);
     RUN(a_registered_tile_wider_than_its_leading_dimension_is_refused);

@@ -16,6 +16,27 @@ DAG_TASK(void, note_ld, (const double *, t), (int, ld), (long, lld), (int *, out
     out[1] = (int)lld;
 }
 
+/* Val converts as C does: an enum as its underlying type, an int into a double */
+enum { COUNT = 7 };
+enum class Mode : unsigned char { FAST = 3 };
+DAG_TASK(size_t, twice, (size_t, n)) { return 2 * n; }
+DAG_TASK(double, half, (double, x)) { return x / 2; }
+DAG_TASK(long long, widen, (long long, x)) { return x; }
+DAG_TASK(void, poke, (double *, p)) { *p = 1; }
+
+static bool vals_convert_as_in_c() {
+    size_t n = 0;
+    double h = 0, cell = 0;
+    long long w = 0;
+    bool ok = dag_fetch(dag_spawn(twice, DAG_VAL(COUNT)), &n) == DAG_OK && n == 14;
+    ok = ok && dag_fetch(dag_spawn(half, DAG_VAL(3)), &h) == DAG_OK && h == 1.5;
+    ok = ok && dag_fetch(dag_spawn(widen, DAG_VAL(Mode::FAST)), &w) == DAG_OK && w == 3;
+    ok = ok && dag_fetch(dag_spawn(widen, DAG_VAL(-5)), &w) == DAG_OK && w == -5;
+    ok = ok && dag_wait(dag_spawn(poke, DAG_VAL(1.5))) == DAG_ERR_ARG_TYPE;   /* a number for a pointer */
+    ok = ok && dag_wait(dag_spawn(poke, DAG_VAL(&cell))) == DAG_OK && cell == 1;
+    return ok;
+}
+
 int main() {
     double x[4] = {1, 2, 3, 4};
     dag_arg a[2] = { DAG_IN(x, 4), DAG_VAL(2.0) };
@@ -38,7 +59,8 @@ int main() {
                     DAG_OK && got[0] == 10 && got[1] == 10;
     ld_ok = ld_ok && dag_wait(dag_spawn(note_ld, DAG_IN(h), DAG_LD(h), DAG_LD(h), DAG_VAL(&got[0]))) == DAG_OK && got[0] == 12;
     dag_data_unregister(h);
+    bool vals_ok = vals_convert_as_in_c();
     dag_shutdown();
     return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.cl_devices == 2 &&
-            scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok) ? 0 : 1;
+            scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok) ? 0 : 1;
 }
