@@ -335,8 +335,9 @@ enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__A
 enum { DAG__READ = 1, DAG__WRITE = 2 };
 
 /* pointee: for a pointer to a C scalar type, the bytes of one element (a
-   span's elements must have that size); DAG__ANY_POINTEE for void *; 0 for
-   anything else */
+   span's elements must have that size); DAG__ANY_POINTEE for void * and the
+   char pointers (raw bytes, which C lets alias anything); 0 for anything
+   else */
 typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
 #define DAG__ANY_POINTEE 0xffffffffu
 
@@ -570,6 +571,8 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #else
 #define DAG__BOOL _Bool
 #endif
+/* the tags of char, signed char and unsigned char are 2 to 4: their pointers take any span */
+#define DAG__POINTEE_SIZE(T, tag) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : (uint32_t)sizeof(T))
 #define DAG__TYPE_TAGS(X) \
     X(DAG__BOOL, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
@@ -589,7 +592,8 @@ template <typename T> struct dag__val_tag<T, true> {
 template <typename T> struct dag__pointee { static const uint32_t value = 0; };
 template <typename T> struct dag__pointee<T *> {
     typedef typename std::remove_cv<T>::type E;
-    static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE : dag__tag<E>::value != 0 ? (uint32_t)sizeof(E) : 0;
+    static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE
+                                : dag__tag<E>::value != 0 ? DAG__POINTEE_SIZE(E, dag__tag<E>::value) : 0;
 };
 extern "C" {
 #define DAG__TAG_OF(x) 0
@@ -599,7 +603,7 @@ extern "C" {
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
-#define DAG__POINTEE_ASSOC(T, n) T *: sizeof(T), const T *: sizeof(T),
+#define DAG__POINTEE_ASSOC(T, n) T *: DAG__POINTEE_SIZE(T, n), const T *: DAG__POINTEE_SIZE(T, n),
 #define DAG__POINTEE_OF_TYPE(T) \
     _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) void *: DAG__ANY_POINTEE, const void *: DAG__ANY_POINTEE, default: 0)
 #endif
@@ -1152,6 +1156,7 @@ struct dag__region {
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
+    int spawn_failures;                    /* how many: only the first is logged (see dag__spawn_err) */
     dag_options options;                   /* options in force inside (dag__region_set_options); a
                                               spawn reads name and priority, at its start */
 };
@@ -2029,6 +2034,7 @@ static dag__region *dag__region_new(int kind) {
     r->kind = kind;
     r->depth = r->serial = 0;
     r->spawn_error = 0;
+    r->spawn_failures = 0;
     r->cancel = NULL;
     atomic_store(&r->failed_name, NULL);
     return r;
@@ -4557,10 +4563,11 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
 /* A scope this task can run under, or an error saying why not. A kernel
    whose scope allows a device turns the device layer on: from then on
    tasks carry their spans (dag__plan_attach). */
-static DAG__NOINLINE bool dag__scope_admit(const dag_task_desc *desc, const dag_scope *s) {
+static void dag__spawn_err(dag__region *r, int code, const char *fmt, ...);
+static DAG__NOINLINE bool dag__scope_admit(dag__region *r, const dag_task_desc *desc, const dag_scope *s) {
     char why[400];
     if (dag__scope_problem(desc, s, why, sizeof why)) {
-        dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
+        dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): %s", desc->name, why);
         return false;
     }
     if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s, desc->kernel))
@@ -4621,6 +4628,17 @@ static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const d
     dag__extra_of(w, t)->plan = p;
 }
 
+/* Logs a failed spawn. Inside a region only the first is logged (a loop of
+   127 bad spawns says it once); dag_region_end counts the rest. Outside
+   any region each one is. */
+static DAG__NOINLINE void dag__spawn_err(dag__region *r, int code, const char *fmt, ...) {
+    if (r && r->counter && r->counter->kind != 0 && r->counter->spawn_failures++ > 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    dag__vlog(DAG_LOG_ERROR, code, fmt, ap);
+    va_end(ap);
+}
+
 static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h = dag__handle(NULL, (uint32_t)code, 0);   /* a handle with no record carries its error */
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
@@ -4678,8 +4696,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     dag__region *r = dag__ctx_top(w, ctx);
     if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
                       desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
-        dag__err(DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
-                 num_args, desc ? desc->num_params : 0);
+        dag__spawn_err(r, DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
+                       num_args, desc ? desc->num_params : 0);
         return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
     }
     if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
@@ -4691,7 +4709,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         opt = &merged;
     }
     bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
-    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
     bool devices = atomic_load_explicit(&dag__dv.used, memory_order_relaxed);
 
     /* Plenty queued already: a task that can finish here, run here, on the
@@ -4870,7 +4888,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     if (DAG__UNLIKELY(num_lds) && !error) error = dag__resolve_lds(desc, args, num_args, packed, spans, elems, num_spans,
                                                                  span_of_param, &bad, &ld_ambiguous);
     if (DAG__UNLIKELY(error)) {
-        dag__err(error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
+        dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
                  detail ? detail
                  : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                  : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
@@ -5257,6 +5275,9 @@ dag_result dag_region_end(dag_region token) {
     }
     int unbalanced = dag__close_abandoned(w, ctx, r, "dag_region_end");
     bool datadeps = r->kind == DAG_REGION_DATADEPS;
+    if (r->spawn_failures > 1)
+        dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
+                "and dag_last_region_result() gives its code", r->spawn_failures);
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);

@@ -312,6 +312,25 @@ TEST(a_null_span_with_a_count_is_rejected) {
     dag_wait_all();
 }
 
+TEST(a_region_of_failed_spawns_says_so_once_and_in_its_result) {
+    int mark = log_mark();
+    DAG_DATADEPS {
+        for (int i = 0; i < 127; i++) dag_spawn(read_span, In((const int *)NULL, 4));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_NULL_SPAN);
+    CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_NULL_SPAN), 2);   /* the first, and the count at the end */
+    CHECK(logged_text_since(mark, "127 spawns in this region failed"));
+    /* one failure: one line */
+    mark = log_mark();
+    DAG_DATADEPS { dag_spawn(read_span, In((const int *)NULL, 4)); }
+    CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_NULL_SPAN), 1);
+    /* outside a region, each failure is its own news */
+    mark = log_mark();
+    for (int i = 0; i < 3; i++) dag_spawn(read_span, In((const int *)NULL, 4));
+    CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_NULL_SPAN), 3);
+    dag_wait_all();
+}
+
 TEST(a_span_of_zero_elements_is_rejected) {
     int a[16] = {0};
     int mark = log_mark();
@@ -556,7 +575,7 @@ TEST(a_value_that_does_not_fit_its_parameter_is_rejected) {
         mark = log_mark();
         h = dag_spawn(take_double, Fut(s));          /* a struct result into a double */
         CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
-        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), -1);  /* the region's second failed spawn: logged at its end */
     }
     CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);
     dag_wait_all();
@@ -1004,6 +1023,7 @@ int main(void) {
     RUN(a_finished_void_task_still_says_it_has_no_result);
     RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale);
     RUN(a_released_result_is_stale_for_a_task_with_spans_too);
+    RUN(a_region_of_failed_spawns_says_so_once_and_in_its_result);
     RUN(a_span_whose_elements_are_not_the_parameters_is_rejected);
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
     RUN(a_number_for_a_pointer_parameter_is_rejected);
