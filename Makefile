@@ -111,7 +111,7 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 # ---- compile checks ---------------------------------------------------------
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
+check-compile: $(HEADERS) tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -134,7 +134,12 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/impl.c tests/compil
 	  run $(CXX) -std=c++17 -Wall -Wextra -Werror -I. tests/compile/public.cc $(B)/compile/impl_lib.o -o $(B)/compile/public_cxx -pthread; \
 	  run ./$(B)/compile/public_cxx; \
 	  expect_error "compile the implementation (DAG_IMPLEMENTATION) as C11" $(CXX) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
+	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread; \
 	run ./$(B)/compile/two_units; \
 	run $(CC) $(WARN) -O1 -I. -Itests tests/test_kernels.c -o $(B)/compile/test_kernels -pthread; \

@@ -769,7 +769,19 @@ extern "C" {
 #define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ, __VA_ARGS__)
 #define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__WRITE, __VA_ARGS__)
 #define DAG_INOUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ | DAG__WRITE, __VA_ARGS__)
+#define DAG__NEEDS_A_COUNT "In, Out and InOut of a pointer take a count: In(p, n), or In(p, rows, cols, ld) for a tile " \
+    "(alone they take a dag_data handle)"
+#define DAG__NO_ARRAY_VALUES "Val of an array or a string: a task takes no array by value; pass a pointer " \
+    "(Val(&a[0]), Val((const char *)s)) or the array itself as In(a, n)"
+#ifdef __cplusplus
 #define DAG__SPAN_1(mode, h) dag__arg_data(mode, h)
+#else
+/* A compile-time check inside an expression: C11 lets a struct hold a _Static_assert. */
+#define DAG__STATIC_CHECK(cond, msg) ((void)sizeof(struct { _Static_assert(cond, msg); int dag__unused; }))
+#define DAG__SPAN_1(mode, h) \
+    (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
+     dag__arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
+#endif
 #define DAG__SPAN_2(mode, p, n) dag__arg_span(mode, (p), (size_t)(n), sizeof(*(p)), 0, 0)
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
@@ -780,13 +792,27 @@ extern "C" {
 static inline dag_arg dag__arg_ld(dag_data h) { return dag__arg_ld_data(h); }
 static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 #define DAG_LD(x) dag__arg_ld(x)
+/* The C++ form of the set-up: dag_setup({.num_threads = 2}) in C++20, or
+   dag_setup(desc) with a dag_desc variable (C's &(dag_desc){...} is not C++) */
+static inline dag_result dag_setup(const dag_desc &desc) { return dag_setup(&desc); }
+template <typename T> static inline dag_arg dag__arg_data(int, T *) {
+    static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
+    return dag_arg();
+}
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
+    static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
     return dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
 }
 #define DAG_VAL(x) dag__val_cpp(x)
 extern "C" {
 #else
-#define DAG_VAL(x) dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x})
+/* An array of a C scalar type decays to a pointer of another size (an
+   array of exactly a pointer's size slips through: C11 cannot tell it) */
+#define DAG__SCALAR_POINTER_ASSOC(T, n) T *: 1, const T *: 1,
+#define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
+#define DAG_VAL(x) \
+    (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
+     dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))

@@ -50,7 +50,10 @@ int main() {
     dag_trace_record r = {};
     (void)m;
     (void)r;
-    dag_setup(NULL);
+    dag_desc desc{};   /* the C++ form of dag_setup(&(dag_desc){ .num_threads = 2 }) */
+    desc.num_threads = 2;
+    dag_setup(desc);
+    bool set_up = dag_num_threads() == 2;
     dag_wait(dag_spawn(DAG_LAUNCH(scale, 4), DAG_VAL(3.0), DAG_INOUT(x, 4)));
     double tile[40] = {};
     int got[2] = {0, 0};
@@ -62,5 +65,5 @@ int main() {
     bool vals_ok = vals_convert_as_in_c();
     dag_shutdown();
     return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.cl_devices == 2 &&
-            scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok) ? 0 : 1;
+            scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok && set_up) ? 0 : 1;
 }

@@ -1,0 +1,18 @@
+/* Mistakes that must not compile, each with a message that says what to
+   write instead (make check-compile builds each CASE, as C and as C++, and
+   looks for the message). */
+#include "dag.h"
+
+DAG_TASK(void, say, (const char *, s)) { (void)s; }
+DAG_TASK(void, sum, (const double *, x)) { (void)x; }
+
+int main(void) {
+    double x[4] = {0, 0, 0, 0};
+    (void)x;
+#if CASE == 1
+    dag_spawn(say, Val("text"));   /* a string by value: pass a pointer */
+#elif CASE == 2
+    dag_spawn(sum, In(x));         /* a pointer without a count */
+#endif
+    return 0;
+}
