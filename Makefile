@@ -72,7 +72,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
 # ---- examples ---------------------------------------------------------------
-$(B)/examples/%: examples/%.c dag.h dag_array.h
+$(B)/examples/%: examples/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread -lm
 
@@ -111,7 +111,7 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 # ---- compile checks ---------------------------------------------------------
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -138,6 +138,8 @@ check-compile: $(HEADERS) tests/test_kernels.c tests/compile/misuse.c tests/comp
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; \
+	else skip "dag.h's generated tables against tools/gen_macros.py: $(PYTHON) not found"; fi; \
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread; \

@@ -86,7 +86,7 @@ dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t
    nothing is copied, and after every operation `data` holds the array's
    values. `data` must outlive the array; dag_array_free leaves it. Its
    factorisations update whole column panels at once (taller dgemm calls,
-   10-20% faster on the CPU). On a device each tile's buffer spans its
+   faster on the CPU: bench/README.md). On a device each tile's buffer spans its
    columns' stride (ld), so device work is better done on arrays of their
    own tiles (dag_array_from_host). NULL (and a logged error) on bad sizes
    or ld < rows. */
@@ -915,8 +915,8 @@ static int dag__potrf(int type, int n, void *a, int lda) {
 /* the inverse of a lower triangle (n x n, upper part zero) in place */
 static void dag__trtri(int type, int n, void *a, int lda) {
 #if defined(DAG_ARRAY_CBLAS)
-    /* By halves, [A 0; B C]^-1 = [A^-1 0; -C^-1 B A^-1 C^-1], so most of the work is two dtrmm: three times
-       faster than OpenBLAS's dtrtri on 256 and 512 tiles, which runs on the diagonal, the critical path. */
+    /* By halves, [A 0; B C]^-1 = [A^-1 0; -C^-1 B A^-1 C^-1], so most of the work is two dtrmm: faster
+       than OpenBLAS's dtrtri (bench/README.md), and it runs on the diagonal, the critical path. */
     if (n <= 64) {
         if (type == DAG_F64) LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (double *)a, lda);
         else LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (float *)a, lda);
@@ -1163,16 +1163,14 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
 }
 
 /* Rows per task, at most, in the panel updates of a wrapped matrix (define it before including to change
-   it). One core's dgemm of 4096 x 256 by 256 x 256 runs 20% faster than sixteen of 256 (OpenBLAS, SkylakeX
-   kernels), and on 2 cores the factorisation at N = 8192 ran 2-3% faster with chunks of 4096 rows than of
-   2048. The chunks shrink when a step would not give every worker four tasks. */
+   it): one tall dgemm beats many tile-sized ones (bench/README.md has the figures behind the default). The
+   chunks shrink when a step would not give every worker four tasks. */
 #ifndef DAG_ARRAY_PANEL_ROWS
 #define DAG_ARRAY_PANEL_ROWS 4096
 #endif
 /* Tiles per panel chunk for nt x nt tiles of nb: as tall as DAG_ARRAY_PANEL_ROWS allows, and at most half
    the tiles, since the first chunk of a step's panel holds the next diagonal tile's input and a chunk as
-   tall as the whole panel lengthens the critical path (N = 4096 in tiles of 512: 3% faster with chunks of
-   4 tiles than of 8); then shrunk while the first step's updates (each column's syrk and its
+   tall as the whole panel lengthens the critical path; then shrunk while the first step's updates (each column's syrk and its
    ceil((nt - 1 - j) / chunk) chunks) give a worker fewer than four tasks. */
 static int64_t dag__panel_chunk(int64_t nt, int64_t nb) {
     int64_t chunk = DAG_ARRAY_PANEL_ROWS / nb < nt / 2 ? DAG_ARRAY_PANEL_ROWS / nb : nt / 2;
@@ -1189,8 +1187,8 @@ static int64_t dag__panel_chunk(int64_t nt, int64_t nb) {
 /* Right-looking tile Cholesky. Priorities follow the critical path: a task
    ranks by the column its output feeds, so the updates to column k + 1 (the
    next panel) run before those to later columns, whatever step they come
-   from, and the next panel is ready when the cores free (at N = 4096 in
-   tiles of 512, 4% faster than ranking by step first; bench/cholesky).
+   from, and the next panel is ready when the cores free (faster than
+   ranking by step first: bench/README.md).
    The panel's solves multiply by the diagonal tile's inverse (dtrtri once
    per step, then dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on
    tiles); the inverse of a diagonal tile of an SPD matrix's factor is as
@@ -1211,11 +1209,10 @@ dag_result dag_array_potrf(dag_array *a) {
     bool dev = where.devices > 0, f64 = a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
     /* A wrapped matrix on the CPU goes by blocks of columns that are spans of the matrix itself, not its
        tiles' handles (they order against those by overlap like any spans). The solves and updates take a
-       chunk of rows of a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm 10-20% faster than
-       the same work tile by tile. The first tile and the last two are blocks of half a tile: the first and
+       chunk of rows of a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm faster than the
+       same work tile by tile. The first tile and the last two are blocks of half a tile: the first and
        last steps are a chain (potrf, its panel, the next syrk) with little beside it, and halving them
-       gives the other workers work sooner and shortens the tail (N = 4096 in tiles of 512: 3-4% faster;
-       bench/cholesky). Everywhere else a block is a tile. */
+       gives the other workers work sooner and shortens the tail. Everywhere else a block is a tile. */
     bool panels = a->ld && !dev;
     int64_t *edge = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
     if (!edge) return DAG_ERR_OUT_OF_MEMORY;

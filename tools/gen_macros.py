@@ -2,6 +2,9 @@
 # the per-arity DAG_TASK / dag_spawn expansions, and DAG__MAP for
 # dag_kernels.h). Run: python3 tools/gen_macros.py > /tmp/tables.h, then paste
 # it over the ">>generated tables" block of dag.h.
+#   python3 tools/gen_macros.py --check dag.h   exits 1 if dag.h's block differs
+#                                               (make check-compile runs it)
+import sys
 N = 16
 out = []
 a = out.append
@@ -15,7 +18,7 @@ for k in range(0, N + 1):
         a("#define DAG__PROTO_0() void")
         a("#define DAG__FIELDS_0() char dag__none;")
         a("#define DAG__CALL_0(a) ")
-        a("#define DAG__PARAMS_0(s) {{0, 0, 0}}")
+        a("#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}")
         continue
     a(f"#define DAG__PROTO_{k}({ps}) " + ", ".join(f"DAG__PT(p{i}) DAG__PN(p{i})" for i in range(k)))
     a(f"#define DAG__FIELDS_{k}({ps}) " + " ".join(f"DAG__PT(p{i}) a{i};" for i in range(k)))
@@ -39,4 +42,14 @@ a("#define DAG__MAP(m, ...) DAG__CAT(DAG__MAP_, DAG__NARG(__VA_ARGS__))(m, __VA_
 for k in range(1, N + 1):
     ps = ", ".join(f"p{i}" for i in range(k))
     a(f"#define DAG__MAP_{k}(m, {ps}) " + ", ".join(f"m(p{i})" for i in range(k)))
-print("\n".join(out))
+if len(sys.argv) == 3 and sys.argv[1] == "--check":
+    lines = open(sys.argv[2]).read().split("\n")
+    start = next(i for i, l in enumerate(lines) if ">>generated tables" in l) + 1
+    block = lines[start:start + len(out)]
+    for i, (want, got) in enumerate(zip(out, block)):
+        if want != got:
+            print(f"{sys.argv[2]}:{start + i + 1}: differs from tools/gen_macros.py:\n  has:  {got}\n  want: {want}")
+            sys.exit(1)
+    print(f"{sys.argv[2]}: the generated tables match tools/gen_macros.py ({len(out)} lines)")
+else:
+    print("\n".join(out))
