@@ -222,15 +222,24 @@ dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
     return a->handle[i + j * a->mt];
 }
 
+/* Zeroed memory for n things of size bytes through dag.h's allocator hooks
+   (DAG_MALLOC), NULL when there is none or n * size overflows. */
+static void *dag__array_zalloc(size_t n, size_t size) {
+    if (size && n > (size_t)-1 / size) return NULL;
+    void *p = DAG_MALLOC(n * size);
+    if (p) memset(p, 0, n * size);
+    return p;
+}
+
 void dag_array_free(dag_array *a) {
     if (!a) return;
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
         if (a->handle[t].id) dag_data_unregister(a->handle[t]);
-        if (!a->ld) free(a->tile[t]);   /* a wrapped matrix is the caller's */
+        if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's */
     }
-    free(a->tile);
-    free(a->handle);
-    free(a);
+    DAG_FREE(a->tile);
+    DAG_FREE(a->handle);
+    DAG_FREE(a);
 }
 
 /* An array of its own tiles (wrap NULL), or of views of the column-major
@@ -244,7 +253,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
                 (long long)b.cols);
         return NULL;
     }
-    dag_array *a = (dag_array *)calloc(1, sizeof *a);
+    dag_array *a = (dag_array *)dag__array_zalloc(1, sizeof *a);
     if (!a) return NULL;
     a->type = type;
     a->elem = elem;
@@ -255,8 +264,8 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
     a->mt = (rows + a->brows - 1) / a->brows;
     a->nt = (cols + a->bcols - 1) / a->bcols;
     a->ld = wrap ? ld : 0;
-    a->tile = (void **)calloc((size_t)(a->mt * a->nt), sizeof *a->tile);
-    a->handle = (dag_data *)calloc((size_t)(a->mt * a->nt), sizeof *a->handle);
+    a->tile = (void **)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->tile);
+    a->handle = (dag_data *)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->handle);
     for (int64_t j = 0; a->tile && a->handle && j < a->nt; j++)
         for (int64_t i = 0; i < a->mt; i++) {
             int64_t r, c;
@@ -267,7 +276,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
                 a->handle[i + j * a->mt] = dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, elem);
                 continue;
             }
-            void *p = malloc((size_t)(r * c) * elem);
+            void *p = DAG_MALLOC((size_t)(r * c) * elem);
             if (!p) break;
             a->tile[i + j * a->mt] = p;
             /* c columns of r elements (Ld gives kernels r); it may stay on a device */
@@ -656,12 +665,12 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
         return DAG_ERR_INVALID_ARGUMENT;
     }
     int64_t tiles = a->mt * a->nt;
-    dag_task *part = (dag_task *)malloc(sizeof *part * (size_t)tiles);
+    dag_task *part = (dag_task *)DAG_MALLOC(sizeof *part * (size_t)tiles);
     /* each tile's parts: a registered buffer of DAG__PARTS doubles */
-    double *parts = (double *)malloc(sizeof(double) * DAG__PARTS * (size_t)tiles);
-    dag_data *parts_h = (dag_data *)calloc((size_t)tiles, sizeof *parts_h);
+    double *parts = (double *)DAG_MALLOC(sizeof(double) * DAG__PARTS * (size_t)tiles);
+    dag_data *parts_h = (dag_data *)dag__array_zalloc((size_t)tiles, sizeof *parts_h);
     if (!part || !parts || !parts_h) {
-        free(part), free(parts), free(parts_h);
+        DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
         return DAG_ERR_OUT_OF_MEMORY;
     }
     int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
@@ -683,7 +692,7 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     }
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
-    free(part), free(parts), free(parts_h);
+    DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
     if (r == DAG_OK) r = dag_last_region_result();
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
@@ -823,7 +832,7 @@ DAG__LA_KERNELS(float, s)
    dag_fail when there is no memory. */
 DAG__UNUSED static void *dag__packed_copy(int type, int rows, int cols, const void *src, int ld, const char *who) {
     size_t bytes = type == DAG_F64 ? 8 : 4;
-    char *p = (char *)malloc(bytes * (size_t)rows * (size_t)cols);
+    char *p = (char *)DAG_MALLOC(bytes * (size_t)rows * (size_t)cols);
     if (!p) {
         dag_fail(DAG_ERR_OUT_OF_MEMORY, "%s: no memory for a %d x %d tile", who, rows, cols);
         return NULL;
@@ -869,7 +878,7 @@ static void dag__syrk(int type, int trans, int n, int k, double alpha, const voi
     dag__gemm(type, trans, !trans, n, n, k, alpha, a, lda, a, lda, beta, c, ldc);
     for (int j = 1; j < n; j++)   /* rows above the diagonal of column j */
         memcpy((char *)c + bytes * (size_t)j * ldc, (char *)keep + bytes * (size_t)j * n, bytes * (size_t)j);
-    free(keep);
+    DAG_FREE(keep);
 #endif
 }
 static void dag__trsm(int type, int right, int upper, int trans, int unit, int m, int n, double alpha, const void *a,
@@ -900,7 +909,7 @@ static void dag__trmm_rlt(int type, int rows, int n, const void *m, int ldm, voi
     void *tmp = dag__packed_copy(type, rows, n, b, ldb, "trmm");
     if (!tmp) return;
     dag__gemm(type, 0, 1, rows, n, n, 1.0, tmp, rows, m, ldm, 0.0, b, ldb);   /* m's upper triangle is zero */
-    free(tmp);
+    DAG_FREE(tmp);
 #endif
 }
 static int dag__potrf(int type, int n, void *a, int lda) {
@@ -948,7 +957,7 @@ static void dag__trtri(int type, int n, void *a, int lda) {
             else ((float *)a)[i + (size_t)j * lda] = (float)(i == j);
         }
     dag__trsm(type, 0, 0, 0, 0, n, n, 1.0, l, n, a, lda);
-    free(l);
+    DAG_FREE(l);
 #endif
 }
 static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPACK has none, the loops serve both */
@@ -1214,7 +1223,7 @@ dag_result dag_array_potrf(dag_array *a) {
        last steps are a chain (potrf, its panel, the next syrk) with little beside it, and halving them
        gives the other workers work sooner and shortens the tail. Everywhere else a block is a tile. */
     bool panels = a->ld && !dev;
-    int64_t *edge = (int64_t *)malloc(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
+    int64_t *edge = (int64_t *)DAG_MALLOC(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
     if (!edge) return DAG_ERR_OUT_OF_MEMORY;
     edge[0] = 0;
     for (int64_t t = 0; t < nt; t++) {
@@ -1231,7 +1240,7 @@ dag_result dag_array_potrf(dag_array *a) {
     int64_t slots = s < 3 ? s : 3;
     dag_array *inv = dag__array_new(a->type, slots * nb, nb, dag_blocks(nb, nb), NULL, 0);
     if (!inv) {
-        free(edge);
+        DAG_FREE(edge);
         return DAG_ERR_OUT_OF_MEMORY;
     }
     int type = (int)a->type;
@@ -1293,7 +1302,7 @@ dag_result dag_array_potrf(dag_array *a) {
 #undef DAG__ON
     dag_result r = dag_last_region_result();
     dag_array_free(inv);
-    free(edge);
+    DAG_FREE(edge);
     return r;
 }
 
