@@ -1,5 +1,10 @@
 /* dag_cuda.h: the CUDA backend of dag.h (-DDAG_BACKEND_CUDA).
 
+   Uses from dag.h: what dag_gpu_stream.h uses (see there); the loader
+   helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT (for cuBLAS);
+   DAG__WEAK_DEFINITION; dag_log; dag__g.desc.no_vendor_blas (cuBLAS on
+   or off).
+
    Included only by dag.h's implementation. It calls the CUDA runtime,
    linked statically (-lcudart_static), which loads the driver lazily: a
    binary built with the flag runs where no driver exists, and the backend

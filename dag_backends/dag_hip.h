@@ -1,5 +1,8 @@
 /* dag_hip.h: the HIP backend of dag.h (-DDAG_BACKEND_HIP).
 
+   Uses from dag.h: what dag_gpu_stream.h uses (see there); the loader
+   helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; dag__xmalloc.
+
    Included only by dag.h's implementation. It needs no SDK to build: the
    runtime, libamdhip64, is loaded at run time with the types below, so
    one binary built with the flag runs where ROCm is

@@ -1,5 +1,10 @@
 /* dag_level_zero.h: the Level Zero backend of dag.h (-DDAG_BACKEND_LEVEL_ZERO).
 
+   Uses from dag.h: the device-operations table it fills
+   (dag__device_ops), the launch arguments it is given (dag__karg), the
+   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT, and
+   dag_log.
+
    Included only by dag.h's implementation. It takes its types from the SDK
    header (libze-dev) but loads the loader (libze_loader.so.1) at run time,
    so a binary built with the flag runs where Level Zero is missing: without

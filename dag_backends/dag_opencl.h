@@ -1,5 +1,10 @@
 /* dag_opencl.h: the OpenCL backend of dag.h (-DDAG_BACKEND_OPENCL).
 
+   Uses from dag.h: the device-operations table it fills
+   (dag__device_ops) and the launch arguments it is given (dag__karg);
+   the loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT;
+   dag_log; dag__g.desc.no_vendor_blas (CLBlast on or off).
+
    Included only by dag.h's implementation. It loads the OpenCL ICD loader
    (libOpenCL.so.1) at run time with its own function types, so a binary
    built with the flag needs no OpenCL SDK to run: without a loader, a
