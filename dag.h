@@ -4711,52 +4711,34 @@ static int dag__wait_task(dag__worker *w, dag__task *t) {
 }
 
 
-dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
-    dag__context *ctx = dag__current_context();
-    if (DAG__UNLIKELY(!ctx)) {
-        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
-                 desc ? desc->name : "?");
-        return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
-    }
-    dag__worker *w = dag__tls_worker;
-    dag__region *r = dag__ctx_top(w, ctx);
-    if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
-                      desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
-        dag__spawn_err(r, DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
-                       num_args, desc ? desc->num_params : 0);
-        return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
-    }
-    if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
-    /* the region's options, not copied: a spawn reads a few fields of them */
-    const dag_options *opt = &r->options;
-    dag_options merged;
-    if (DAG__UNLIKELY(options != NULL)) {
-        merged = dag__merge_options(r->options, options);
-        opt = &merged;
-    }
-    bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
-    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
-    bool devices = atomic_load_explicit(&dag__dv.used, memory_order_relaxed);
+/* dag_spawn_desc's steps, in the order it takes them. */
 
-    /* Plenty queued already: a task that can finish here, run here, on the
-       stack, with no record, no queue and no entry in the dependency table
-       (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
-    bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
-                      (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
-                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
-                      (!ctx->task || dag__stack_room(w));
-    dag__task local_record;
+/* The spans a spawn's arguments name, gathered while they are packed. */
+typedef struct dag__spawn_args {
+    dag__span spans[DAG__MAX_PARAMS];
+    size_t elems[DAG__MAX_PARAMS];         /* bytes per element of each span */
+    int modes[DAG__MAX_PARAMS];
+    int8_t span_of_param[DAG__MAX_PARAMS]; /* the span a parameter names (-1: none; Ld: -2 - k) */
+    int num_spans, num_lds;
+    const char *detail;                    /* what exactly is wrong, when the result's words are not enough */
+    char detail_buf[200];
+} dag__spawn_args;
+
+/* Step 1: a record for the task, on the stack when it may run at once
+   (undeferred), else from the worker's pool, with its options. */
+static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
+                                           const dag_options *opt, bool scoped, bool undeferred, dag__task *local,
+                                           uint32_t *gen) {
     dag__task *t;
-    uint32_t gen;
     if (undeferred) {
-        t = &local_record;
+        t = local;
         atomic_init(&t->gen, 0);
-        gen = 0;
+        *gen = 0;
         t->home = NULL;
         t->child_root = NULL;
         t->flags = DAG__TF_UNDEFERRED;
     } else {
-        t = dag__task_alloc(w, &gen);
+        t = dag__task_alloc(w, gen);
         t->flags = 0;
     }
     t->desc = desc;
@@ -4792,148 +4774,150 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         if (desc->args_size > DAG__INLINE_ARGS) x->heap_args = dag__xmalloc(desc->args_size);
         if (desc->result_size > DAG__INLINE_RESULT) x->heap_result = dag__xmalloc(desc->result_size);
     }
+    return t;
+}
 
-    /* Pack the argument record and collect the spans; nothing is shared yet,
-       so a bad argument just gives the record back. */
-    unsigned char *packed = (unsigned char *)dag__args_of(t);
-    dag__span spans[DAG__MAX_PARAMS];
-    size_t elems[DAG__MAX_PARAMS];
-    int modes[DAG__MAX_PARAMS], num_spans = 0, error = 0, bad = -1, num_lds = 0;
-    bool ld_ambiguous = false;
-    const char *detail = NULL;   /* what exactly is wrong, when the result's words are not enough */
-    char detail_buf[200];
-    int8_t span_of_param[DAG__MAX_PARAMS];
-    for (int i = 0; i < num_args && !error; i++) {
-        const dag_arg *a = &args[i];
-        const dag__param *p = &desc->params[i];
-        void *slot = packed + p->offset;
-        switch (a->kind) {
-        case DAG__ARG_VALUE:
-            if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
-                error = DAG_ERR_ARG_TYPE;
-                detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
+/* Step 2, a span or registered data: where it points in the record, and its
+   span among the task's (the same span twice counts once). */
+static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
+    const void *base = a->ptr;
+    sa->span_of_param[i] = -1;
+    size_t rows = 1, width = 0, stride = 0;
+    size_t elem = a->size;
+    if (a->kind == DAG__ARG_DATA) {
+        dag__data_slot *s = dag__data_slot_of(a->data);
+        if (!s) return DAG_ERR_BAD_DATA;
+        base = s->ptr;
+        rows = s->rows;
+        width = s->width;
+        stride = s->stride;
+        elem = s->elem;
+    } else if (a->tag == 2 || a->cols) {
+        if ((sa->detail = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size, sa->detail_buf,
+                                            sizeof sa->detail_buf)))
+            return DAG_ERR_INVALID_ARGUMENT;
+        if (a->cols > a->ld) return DAG_ERR_BAD_TILE;
+        rows = a->count;
+        width = a->cols * a->size;
+        stride = a->ld * a->size;
+    } else {
+        if ((sa->detail = dag__span_too_big(1, a->count, a->size, sa->detail_buf, sizeof sa->detail_buf)))
+            return DAG_ERR_INVALID_ARGUMENT;
+        width = stride = a->count * a->size;
+    }
+    if (p->pointee && p->pointee != DAG__ANY_POINTEE && elem != p->pointee) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
+                 "%u-byte ones", elem, (unsigned)p->pointee);
+        sa->detail = sa->detail_buf;
+        return DAG_ERR_ARG_TYPE;
+    }
+    if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
+    if (DAG__VALIDATE && (!width || !rows)) return DAG_ERR_EMPTY_SPAN;
+    if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
+    memcpy(slot, &base, sizeof(void *));
+    if (!base || !width || !rows) return DAG_OK;
+    if (rows == 1) stride = width;
+    dag__span sp;
+    sp.lo = (uintptr_t)base;
+    sp.width = width;
+    sp.rows = rows;
+    sp.stride = stride;
+    sp.hi = sp.lo + (rows - 1) * stride + width;
+    int mode = a->mode & (DAG__READ | DAG__WRITE);
+    for (int k = 0; k < sa->num_spans; k++)
+        if (dag__span_eq(&sa->spans[k], &sp)) {
+            sa->modes[k] |= mode;
+            sa->span_of_param[i] = (int8_t)k;
+            return DAG_OK;
+        }
+    int k = sa->num_spans++;
+    sa->span_of_param[i] = (int8_t)k;
+    sa->spans[k] = sp;
+    sa->elems[k] = elem;
+    sa->modes[k] = mode;
+    return DAG_OK;
+}
+
+/* Step 2, a Fut: the producing task becomes a dependency, or, when its
+   region has ended, its kept result passes as a value. */
+static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
+                                   void *slot) {
+    dag_task h = a->task;
+    if (!h.ptr) return h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE;
+    if (!(h.bits & 1)) return DAG_ERR_ARG_TYPE;
+    bool live = dag__ref_handle(h);
+    if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
+        dag__decref(w, h.ptr);
+        live = false;
+    }
+    if (!live) return dag__future_kept(t, h, p, slot);
+    dag__task *src = h.ptr;
+    if (!src->desc->result_size || (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
+        dag__decref(w, src);
+        return DAG_ERR_ARG_TYPE;
+    }
+    dag__extra *x = dag__extra_of(w, t);
+    x->futures[i] = src;
+    x->has_futures = 1;
+    return DAG_OK;
+}
+
+/* Step 2: argument i into the record (values converted as a C call would),
+   its span noted. Nothing is shared yet, so an error just gives the record
+   back. */
+static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
+                                void *slot, dag__spawn_args *sa) {
+    switch (a->kind) {
+    case DAG__ARG_VALUE:
+        if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
+            sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
                                     : "a number for a parameter that is not one (a pointer or a struct)";
-            } else if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
-                error = DAG_ERR_ARG_TYPE;
-                snprintf(detail_buf, sizeof detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
-                         (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
-                detail = detail_buf;
-            }
-            break;
-        case DAG__ARG_SPAN:
-        case DAG__ARG_DATA: {
-            const void *base = a->ptr;
-            span_of_param[i] = -1;
-            size_t rows = 1, width = 0, stride = 0;
-            size_t elem = a->size;
-            if (a->kind == DAG__ARG_DATA) {
-                dag__data_slot *s = dag__data_slot_of(a->data);
-                if (!s) { error = DAG_ERR_BAD_DATA; break; }
-                base = s->ptr;
-                rows = s->rows;
-                width = s->width;
-                stride = s->stride;
-                elem = s->elem;
-            } else if (a->tag == 2 || a->cols) {
-                if ((detail = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size, detail_buf,
-                                                sizeof detail_buf))) {
-                    error = DAG_ERR_INVALID_ARGUMENT;
-                    break;
-                }
-                if (a->cols > a->ld) { error = DAG_ERR_BAD_TILE; break; }
-                rows = a->count;
-                width = a->cols * a->size;
-                stride = a->ld * a->size;
-            } else {
-                if ((detail = dag__span_too_big(1, a->count, a->size, detail_buf, sizeof detail_buf))) {
-                    error = DAG_ERR_INVALID_ARGUMENT;
-                    break;
-                }
-                width = stride = a->count * a->size;
-            }
-            if (p->pointee && p->pointee != DAG__ANY_POINTEE && elem != p->pointee) {
-                error = DAG_ERR_ARG_TYPE;
-                snprintf(detail_buf, sizeof detail_buf, "a span of %zu-byte elements for a parameter that points to "
-                         "%u-byte ones", elem, (unsigned)p->pointee);
-                detail = detail_buf;
-                break;
-            }
-            if (DAG__VALIDATE && !base && width) { error = DAG_ERR_NULL_SPAN; break; }
-            if (DAG__VALIDATE && (!width || !rows)) { error = DAG_ERR_EMPTY_SPAN; break; }
-            if (p->size != sizeof(void *)) { error = DAG_ERR_ARG_TYPE; break; }
-            memcpy(slot, &base, sizeof(void *));
-            if (!base || !width || !rows) break;
-            if (rows == 1) stride = width;
-            dag__span sp;
-            sp.lo = (uintptr_t)base;
-            sp.width = width;
-            sp.rows = rows;
-            sp.stride = stride;
-            sp.hi = sp.lo + (rows - 1) * stride + width;
-            int mode = a->mode & (DAG__READ | DAG__WRITE), dup = 0;
-            for (int k = 0; k < num_spans && !dup; k++)
-                if (dag__span_eq(&spans[k], &sp)) { modes[k] |= mode; dup = 1; span_of_param[i] = (int8_t)k; }  /* the same span twice counts once */
-            if (!dup) { span_of_param[i] = (int8_t)num_spans; spans[num_spans] = sp; elems[num_spans] = elem; modes[num_spans++] = mode; }
-            break;
+            return DAG_ERR_ARG_TYPE;
         }
-        case DAG__ARG_LD:   /* resolved below, once every span is known */
-            if (a->data.id && !dag__data_slot_of(a->data)) error = DAG_ERR_BAD_DATA;
-            if (p->size > sizeof(uint64_t) || !p->tag) error = DAG_ERR_ARG_TYPE;
-            num_lds++;
-            break;
-        case DAG__ARG_FUTURE: {
-            dag_task h = a->task;
-            if (!h.ptr) { error = h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE; break; }
-            if (!(h.bits & 1)) { error = DAG_ERR_ARG_TYPE; break; }
-            bool live = dag__ref_handle(h);
-            if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
-                dag__decref(w, h.ptr);
-                live = false;
-            }
-            if (!live) {   /* its region has ended: the kept result passes as a value */
-                error = dag__future_kept(t, h, p, slot);
-                break;
-            }
-            dag__task *src = h.ptr;
-            if (!src->desc->result_size ||
-                (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
-                dag__decref(w, src);
-                error = DAG_ERR_ARG_TYPE;
-                break;
-            }
-            dag__extra *x = dag__extra_of(w, t);
-            x->futures[i] = src;
-            x->has_futures = 1;
-            break;
+        if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+            snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
+                     (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
+            sa->detail = sa->detail_buf;
+            return DAG_ERR_ARG_TYPE;
         }
-        default:
-            error = DAG_ERR_INVALID_ARGUMENT;
-        }
-        if (error) bad = i;
+        return DAG_OK;
+    case DAG__ARG_SPAN:
+    case DAG__ARG_DATA:
+        return dag__pack_span(a, p, i, slot, sa);
+    case DAG__ARG_LD:   /* resolved once every span is known (dag__resolve_lds) */
+        sa->num_lds++;
+        if (a->data.id && !dag__data_slot_of(a->data)) return DAG_ERR_BAD_DATA;
+        if (p->size > sizeof(uint64_t) || !p->tag) return DAG_ERR_ARG_TYPE;
+        return DAG_OK;
+    case DAG__ARG_FUTURE:
+        return dag__pack_future(w, t, a, p, i, slot);
+    default:
+        return DAG_ERR_INVALID_ARGUMENT;
     }
-    if (DAG__UNLIKELY(num_lds) && !error) error = dag__resolve_lds(desc, args, num_args, packed, spans, elems, num_spans,
-                                                                 span_of_param, &bad, &ld_ambiguous);
-    if (DAG__UNLIKELY(error)) {
-        dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                 detail ? detail
-                 : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
-                 : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
-                                : "Ld names no span argument of the task (it takes a span's handle or first element)");
-        if (undeferred) dag__task_free(w, t);
-        else dag__decref(w, t);
-        return dag__failed_handle(r, error);
-    }
-    if (DAG__UNLIKELY(devices) && (num_spans || desc->kernel))
-        dag__plan_attach(w, t, args, num_args, spans, modes, elems, num_spans, span_of_param, &opt->scope);
-    if (undeferred) {
-        if (dag__ready_now(ctx, r, t, spans, modes, num_spans)) return dag__run_undeferred(w, ctx, r, t, spans, modes, num_spans);
-        t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
-    }
+}
 
+/* A bad argument: said (once per region), the record given back. */
+static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
+                                                const dag_task_desc *desc, const dag_arg *args, int bad, int error,
+                                                const dag__spawn_args *sa, bool ld_ambiguous) {
+    dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
+                   sa->detail ? sa->detail
+                   : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
+                   : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
+                                  : "Ld names no span argument of the task (it takes a span's handle or first element)");
+    if (undeferred) dag__task_free(w, t);
+    else dag__decref(w, t);
+    return dag__failed_handle(r, error);
+}
+
+/* Step 3: the edges from what t's spans touched before, from its futures,
+   and from the step before it in a DAG_SEQUENTIAL region. */
+static inline dag__spawn_state dag__spawn_deps(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                               const dag__spawn_args *sa, int num_args) {
     dag__spawn_state st = dag__spawn_state_of(w, t);
-    if (num_spans) {
+    if (sa->num_spans) {
         if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
-        for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+        for (int k = 0; k < sa->num_spans; k++) dag__access(&st, ctx->domain, &sa->spans[k], sa->modes[k]);
     }
     if (DAG__UNLIKELY(t->extra && t->extra->has_futures))
         for (int i = 0; i < num_args; i++)
@@ -4950,19 +4934,27 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         }
         st.refs++;
     }
+    return st;
+}
+
+/* Step 4: counted in its region (which keeps its result past the region),
+   then published: the guard dropped, keeping one count per edge; a task
+   with no edge left runs here or goes to the deque. */
+static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt) {
+    const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results)) t->flags |= DAG__TF_DISCARD;
         atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
         dag__list_push(&r->counter->retained, t);
-        st.refs++;
+        st->refs++;
     }
-    if (st.refs) atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
+    if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
     r->counter->spawned++;
     w->spawned++;
-    /* Publish: drop the guard, keeping one count per attached edge. */
     DAG__HB(&t->pending);
-    int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st.added, memory_order_acq_rel) -
-                   (DAG__GUARD - st.added);
+    int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st->added, memory_order_acq_rel) -
+                   (DAG__GUARD - st->added);
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
     if (left == 0) {
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
@@ -4975,6 +4967,67 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         }
     }
     return h;
+}
+
+dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+    dag__context *ctx = dag__current_context();
+    if (DAG__UNLIKELY(!ctx)) {
+        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
+                 desc ? desc->name : "?");
+        return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+    }
+    dag__worker *w = dag__tls_worker;
+    dag__region *r = dag__ctx_top(w, ctx);
+    if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
+                      desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
+        dag__spawn_err(r, DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
+                       num_args, desc ? desc->num_params : 0);
+        return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
+    }
+    if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
+    /* the region's options, not copied: a spawn reads a few fields of them */
+    const dag_options *opt = &r->options;
+    dag_options merged;
+    if (DAG__UNLIKELY(options != NULL)) {
+        merged = dag__merge_options(r->options, options);
+        opt = &merged;
+    }
+    bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
+    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    bool devices = atomic_load_explicit(&dag__dv.used, memory_order_relaxed);
+
+    /* Plenty queued already: a task that can finish here, run here, on the
+       stack, with no record, no queue and no entry in the dependency table
+       (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
+    bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
+                      (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
+                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+                      (!ctx->task || dag__stack_room(w));
+    dag__task local_record;
+    uint32_t gen;
+    dag__task *t = dag__spawn_record(w, r, desc, opt, scoped, undeferred, &local_record, &gen);
+
+    unsigned char *packed = (unsigned char *)dag__args_of(t);
+    dag__spawn_args sa;
+    sa.num_spans = sa.num_lds = 0;
+    sa.detail = NULL;
+    int error = 0, bad = -1;
+    bool ld_ambiguous = false;
+    for (int i = 0; i < num_args && !error; i++)
+        if ((error = dag__pack_arg(w, t, &args[i], &desc->params[i], i, packed + desc->params[i].offset, &sa))) bad = i;
+    if (DAG__UNLIKELY(sa.num_lds) && !error)
+        error = dag__resolve_lds(desc, args, num_args, packed, sa.spans, sa.elems, sa.num_spans, sa.span_of_param, &bad,
+                                 &ld_ambiguous);
+    if (DAG__UNLIKELY(error)) return dag__spawn_refused(w, r, t, undeferred, desc, args, bad, error, &sa, ld_ambiguous);
+    if (DAG__UNLIKELY(devices) && (sa.num_spans || desc->kernel))
+        dag__plan_attach(w, t, args, num_args, sa.spans, sa.modes, sa.elems, sa.num_spans, sa.span_of_param, &opt->scope);
+    if (undeferred) {
+        if (dag__ready_now(ctx, r, t, sa.spans, sa.modes, sa.num_spans))
+            return dag__run_undeferred(w, ctx, r, t, sa.spans, sa.modes, sa.num_spans);
+        t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
+    }
+    dag__spawn_state st = dag__spawn_deps(w, ctx, r, t, &sa, num_args);
+    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt);
 }
 
 /* >>waiting */
