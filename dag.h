@@ -3267,13 +3267,20 @@ static dag__replica *dag__rep_get(const dag__span *s) {
     return r;
 }
 
-/* Runs body with r naming each record overlapping span s (its own too). */
-#define DAG__FOR_OVERLAPS(s, r, body) \
-    for (size_t dag__i = dag__rep_lower((s)->lo > dag__dv.max_extent ? (s)->lo - dag__dv.max_extent : 0); \
-         dag__i < dag__dv.num_reps && dag__dv.reps[dag__i]->span.lo < (s)->hi; dag__i++) { \
-        dag__replica *r = dag__dv.reps[dag__i]; \
-        if (dag__spans_overlap(&r->span, (s))) { body } \
+/* The records overlapping span s (its own too), one per call:
+       for (size_t i = dag__overlaps_from(s); (r = dag__overlap_next(s, &i));) ...
+   Records are sorted by start, and none is longer than max_extent, so the
+   first that can overlap starts at most max_extent before s. */
+static size_t dag__overlaps_from(const dag__span *s) {
+    return dag__rep_lower(s->lo > dag__dv.max_extent ? s->lo - dag__dv.max_extent : 0);
+}
+static dag__replica *dag__overlap_next(const dag__span *s, size_t *i) {
+    while (*i < dag__dv.num_reps && dag__dv.reps[*i]->span.lo < s->hi) {
+        dag__replica *r = dag__dv.reps[(*i)++];
+        if (dag__spans_overlap(&r->span, s)) return r;
     }
+    return NULL;
+}
 
 static const char *dag__dev_name(int d, char *buf, size_t size) {
     dag__device *dv = &dag__dv.devs[d];
@@ -3310,7 +3317,8 @@ static int dag__rep_write_back(dag__replica *r) {
     int d = 0;
     while (d < dag__dv.num && !(r->valid & (2u << d))) d++;
     if (d == dag__dv.num) return 0;   /* held nowhere: cannot happen */
-    DAG__FOR_OVERLAPS(&r->span, o, dag__rep_wait_readers(o);)
+    dag__replica *o;
+    for (size_t i = dag__overlaps_from(&r->span); (o = dag__overlap_next(&r->span, &i));) dag__rep_wait_readers(o);
     dag__device *dv = &dag__dv.devs[d];
     void *ev = NULL;
     uint64_t t0 = dag__now_ns();
@@ -3400,13 +3408,14 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf) {
 static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n) {
     int err = 0;
     for (int k = 0; k < n && !err; k++) {
-        DAG__FOR_OVERLAPS(&spans[k], r, {
-            if (!err) err = dag__rep_write_back(r);
+        dag__replica *r;
+        for (size_t i = dag__overlaps_from(&spans[k]); !err && (r = dag__overlap_next(&spans[k], &i));) {
+            err = dag__rep_write_back(r);
             if (!err && (modes[k] & DAG__WRITE)) {
                 dag__rep_wait_readers(r);
                 r->valid = 1;
             }
-        })
+        }
     }
     return err;
 }
@@ -3761,10 +3770,12 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         const dag__span *s = &p->spans[k];
         dag__replica *r = reps[k] = dag__rep_get(s);
         r->pin = pin;
-        DAG__FOR_OVERLAPS(s, o, {
-            if (o != r && !err) err = dag__rep_write_back(o);
-            if (o != r && !err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
-        })
+        dag__replica *o;
+        for (size_t i = dag__overlaps_from(s); !err && (o = dag__overlap_next(s, &i));) {
+            if (o == r) continue;
+            err = dag__rep_write_back(o);
+            if (!err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
+        }
         if (err) break;
         if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d])) != 0) {
             snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
