@@ -1021,44 +1021,49 @@ static bool dag__array_la(const dag_array *a, const char *op, const char *name) 
 
 /* One tile operation, on a device (dev: o names it) or on the CPU: the
    array operations spawn through these. */
-static void dag__spawn_gemm(const dag_options *o, bool dev, dag_elem type, int ta, int tb, int m, int n, int k,
+/* Where a tile's task goes: its options, and whether they name a device. */
+typedef struct dag__tile_place { const dag_options *o; bool dev; } dag__tile_place;
+static dag__tile_place dag__at(dag__array_where *where, int64_t i, int64_t j) {
+    dag__tile_place p = { dag__tile_where(where, i, j), where->devices > 0 };
+    return p;
+}
+
+static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, int m, int n, int k,
                             double alpha, dag_data a, dag_data b, double beta, dag_data c) {
-    if (dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(o, "gemm"), DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+    if (at.dev && type == DAG_F64)
+        dag_spawn_with(DAG__NAMED(at.o, "gemm"), DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
-    else if (dev)
-        dag_spawn_with(DAG__NAMED(o, "gemm"), DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
+    else if (at.dev)
+        dag_spawn_with(DAG__NAMED(at.o, "gemm"), DAG_LAUNCH(dag_sgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val((float)alpha),
                        In(a), Ld(a), In(b), Ld(b), Val((float)beta), InOut(c), Ld(c));
     else
-        dag_spawn_with(DAG__NAMED(o, "gemm"), dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
+        dag_spawn_with(DAG__NAMED(at.o, "gemm"), dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
 }
-static void dag__spawn_trsm(const dag_options *o, bool dev, dag_elem type, int right, int upper, int trans, int unit,
+static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int upper, int trans, int unit,
                             int m, int n, double alpha, dag_data a, dag_data b) {
-    if (dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(o, "trsm"), DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+    if (at.dev && type == DAG_F64)
+        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
-    else if (dev)
-        dag_spawn_with(DAG__NAMED(o, "trsm"), DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+    else if (at.dev)
+        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
     else
-        dag_spawn_with(DAG__NAMED(o, "trsm"), dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
+        dag_spawn_with(DAG__NAMED(at.o, "trsm"), dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
                        Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
 }
-static void dag__spawn_syrk(const dag_options *o, bool dev, dag_elem type, int trans, int n, int k, double alpha,
+static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n, int k, double alpha,
                             dag_data a, double beta, dag_data c) {
-    if (dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(o, "syrk"), DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
+    if (at.dev && type == DAG_F64)
+        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), Val(beta), InOut(c), Ld(c));
-    else if (dev)
-        dag_spawn_with(DAG__NAMED(o, "syrk"), DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
+    else if (at.dev)
+        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
                        Ld(a), Val((float)beta), InOut(c), Ld(c));
     else
-        dag_spawn_with(DAG__NAMED(o, "syrk"), dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
+        dag_spawn_with(DAG__NAMED(at.o, "syrk"), dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
                        Val(beta), InOut(c), Ld(c));
 }
-/* where tile (i, j)'s task goes, and whether that is a device */
-#define DAG__AT(i, j) dag__tile_where(&where, (i), (j)), where.devices > 0
 
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now();
@@ -1084,7 +1089,7 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
             for (int64_t i = 0; i < c->mt; i++)
                 for (int64_t l = 0; l < kt; l++) {
                     int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    dag__spawn_gemm(DAG__AT(i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
+                    dag__spawn_gemm(dag__at(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
                                     ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj),
                                     l == 0 ? beta : 1.0, DAG__H(c, i, j));
                 }
@@ -1112,10 +1117,10 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
                     int kk = trans ? DAG__R(a, ai) : DAG__C(a, aj);
                     double b = l == 0 ? beta : 1.0;
                     if (i == j)
-                        dag__spawn_syrk(DAG__AT(i, i), c->type, trans, DAG__R(c, i), kk, alpha, DAG__H(a, ai, aj), b,
+                        dag__spawn_syrk(dag__at(&where, i, i), c->type, trans, DAG__R(c, i), kk, alpha, DAG__H(a, ai, aj), b,
                                         DAG__H(c, i, i));
                     else
-                        dag__spawn_gemm(DAG__AT(i, j), c->type, trans, !trans, DAG__R(c, i), DAG__C(c, j), kk, alpha,
+                        dag__spawn_gemm(dag__at(&where, i, j), c->type, trans, !trans, DAG__R(c, i), DAG__C(c, j), kk, alpha,
                                         DAG__H(a, ai, aj), DAG__H(a, bi, bj), b, DAG__H(c, i, j));
                 }
     }
@@ -1150,7 +1155,7 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
             int64_t k = forward ? s : nt - 1 - s;
             for (int64_t o = 0; o < other; o++) {
                 int64_t bi = right ? o : k, bj = right ? k : o;
-                dag__spawn_trsm(DAG__AT(bi, bj), b->type, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
+                dag__spawn_trsm(dag__at(&where, bi, bj), b->type, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
                                 s == 0 ? alpha : 1.0, DAG__H(a, k, k), DAG__H(b, bi, bj));
             }
             /* the tiles still to solve lose what tile k contributes */
@@ -1159,10 +1164,10 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
                 for (int64_t o = 0; o < other; o++) {
                     double scale = s == 0 ? alpha : 1.0;   /* B's unsolved tiles get alpha once, with their first update */
                     if (!right)   /* B_r -= op(A)_rk B_k */
-                        dag__spawn_gemm(DAG__AT(r, o), b->type, trans, 0, DAG__R(b, r), DAG__C(b, o), DAG__R(b, k), -1.0,
+                        dag__spawn_gemm(dag__at(&where, r, o), b->type, trans, 0, DAG__R(b, r), DAG__C(b, o), DAG__R(b, k), -1.0,
                                         dag__op_tile(a, trans, r, k), DAG__H(b, k, o), scale, DAG__H(b, r, o));
                     else          /* B_r -= B_k op(A)_kr */
-                        dag__spawn_gemm(DAG__AT(o, r), b->type, 0, trans, DAG__R(b, o), DAG__C(b, r), DAG__C(b, k), -1.0,
+                        dag__spawn_gemm(dag__at(&where, o, r), b->type, 0, trans, DAG__R(b, o), DAG__C(b, r), DAG__C(b, k), -1.0,
                                         DAG__H(b, o, k), dag__op_tile(a, trans, k, r), scale, DAG__H(b, o, r));
                 }
             }
@@ -1191,6 +1196,23 @@ static int64_t dag__panel_chunk(int64_t nt, int64_t nb) {
         if (tasks >= want) break;
     }
     return chunk;
+}
+
+/* Rows in blocks i to i2 - 1 of a factorisation's block edges. */
+static int dag__block_rows(const int64_t *edge, int64_t i, int64_t i2) { return (int)(edge[i2] - edge[i]); }
+
+/* Blocks i to i2 - 1 of block column j as an argument: a span of the
+   wrapped matrix (panels), or (i2 = i + 1) the tile's handle. */
+static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64_t i, int64_t i2, int64_t j, int mode) {
+    if (!panels) return dag__arg_data(mode, DAG__H(a, i, j));
+    return dag__arg_tile(mode, (char *)a->tile[0] + (size_t)(edge[i] + edge[j] * a->ld) * a->elem,
+                         (size_t)(edge[j + 1] - edge[j]), a->elem, (size_t)(edge[i2] - edge[i]), (size_t)a->ld);
+}
+
+/* The options of a factorisation task on tile (i, j) with priority p: the
+   tile's device when the array is on devices, else the CPU. */
+static dag_options dag__potrf_on(dag__array_where *where, bool dev, int64_t i, int64_t j, int64_t p) {
+    return dag__with_priority(dev ? dag__tile_where(where, i, j) : &where->cpu, (int)p);
 }
 
 /* Right-looking tile Cholesky. Priorities follow the critical path: a task
@@ -1244,62 +1266,51 @@ dag_result dag_array_potrf(dag_array *a) {
         return DAG_ERR_OUT_OF_MEMORY;
     }
     int type = (int)a->type;
-#define DAG__ON(i, j, p) (dev ? dag__with_priority(dag__tile_where(&where, (i), (j)), (int)(p)) \
-                              : dag__with_priority(&where.cpu, (int)(p)))
-/* blocks i to i2 - 1 of block column j: a span of the wrapped matrix, or (i2 = i + 1) the tile's handle */
-#define DAG__BLOCKS(i, i2, j, mode)                                                                                 \
-    (panels ? dag__arg_tile((mode), (char *)a->tile[0] + (size_t)(edge[i] + edge[j] * a->ld) * a->elem,              \
-                            (size_t)(edge[(j) + 1] - edge[j]), a->elem, (size_t)(edge[i2] - edge[i]), (size_t)a->ld) \
-            : dag__arg_data((mode), DAG__H(a, i, j)))
-#define DAG__W(i, i2) ((int)(edge[i2] - edge[i]))   /* rows in blocks i to i2 - 1 */
     int64_t top = 4 * s + 1;   /* above 3k and 2j + i: every priority is over 0, so all go by the heap */
     DAG_DATADEPS {
         for (int64_t k = 0; k < s; k++) {
-            int w = DAG__W(k, k + 1);
+            int w = dag__block_rows(edge, k, k + 1);
             dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));   /* the diagonal: on the CPU */
-            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), DAG__BLOCKS(k, k + 1, k, DAG__READ | DAG__WRITE),
+            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), dag__blocks(a, edge, panels, k, k + 1, k, DAG__READ | DAG__WRITE),
                            Val(DAG__LD(a, k)), Out(inv->handle[k % slots]), Val(edge[k] / nb), Val(edge[k]),
                            Val((int)(k == s - 1)));
             for (int64_t i = k + 1, i2; i < s; i = i2) {
                 for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
-                o = DAG__ON(i, k, top - 2 * k - i);
+                o = dag__potrf_on(&where, dev, i, k, top - 2 * k - i);
                 if (dev && f64)
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_dpanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_dpanel, dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
                                    InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else if (dev)
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_spanel, DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_spanel, dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
                                    InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(DAG__W(i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   DAG__BLOCKS(i, i2, k, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
+                    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
+                                   dag__blocks(a, edge, panels, i, i2, k, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < s; j++) {
-                int wj = DAG__W(j, j + 1);
-                o = DAG__ON(j, j, top - 3 * j);
+                int wj = dag__block_rows(edge, j, j + 1);
+                o = dag__potrf_on(&where, dev, j, j, top - 3 * j);
                 if (dev)
-                    dag__spawn_syrk(&o, true, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
+                    dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
                 else
                     dag_spawn_with(DAG__NAMED(&o, "syrk"), dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
-                                   DAG__BLOCKS(j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
-                                   DAG__BLOCKS(j, j + 1, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, j)));
+                                   dag__blocks(a, edge, panels, j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
+                                   dag__blocks(a, edge, panels, j, j + 1, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, j)));
                 for (int64_t i = j + 1, i2; i < s; i = i2) {   /* A_ij -= L_ik L_jk^T, a chunk of rows at once */
                     for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
-                    o = DAG__ON(i, j, top - 2 * j - i);
+                    o = dag__potrf_on(&where, dev, i, j, top - 2 * j - i);
                     if (dev)
-                        dag__spawn_gemm(&o, true, a->type, 0, 1, DAG__W(i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__H(a, j, k),
+                        dag__spawn_gemm((dag__tile_place){ &o, true }, a->type, 0, 1, dag__block_rows(edge, i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__H(a, j, k),
                                         1.0, DAG__H(a, i, j));
                     else
-                        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(DAG__W(i, i2)), Val(wj), Val(w),
-                                       Val(-1.0), DAG__BLOCKS(i, i2, k, DAG__READ), Val(DAG__LD(a, i)),
-                                       DAG__BLOCKS(j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
-                                       DAG__BLOCKS(i, i2, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
+                        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(dag__block_rows(edge, i, i2)), Val(wj), Val(w),
+                                       Val(-1.0), dag__blocks(a, edge, panels, i, i2, k, DAG__READ), Val(DAG__LD(a, i)),
+                                       dag__blocks(a, edge, panels, j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
+                                       dag__blocks(a, edge, panels, i, i2, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
                 }
             }
         }
     }
-#undef DAG__W
-#undef DAG__BLOCKS
-#undef DAG__ON
     dag_result r = dag_last_region_result();
     dag_array_free(inv);
     DAG_FREE(edge);
@@ -1323,14 +1334,14 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
             dag_spawn_with(DAG__NAMED(&where.cpu, "getrf"), dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
                            Val(DAG__LD(a, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
-                dag__spawn_trsm(DAG__AT(k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
+                dag__spawn_trsm(dag__at(&where, k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
                                 DAG__H(a, k, j));
             for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
-                dag__spawn_trsm(DAG__AT(i, k), a->type, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
+                dag__spawn_trsm(dag__at(&where, i, k), a->type, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
                                 DAG__H(a, i, k));
             for (int64_t j = k + 1; j < nt; j++)
                 for (int64_t i = k + 1; i < nt; i++)
-                    dag__spawn_gemm(DAG__AT(i, j), a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k), -1.0,
+                    dag__spawn_gemm(dag__at(&where, i, j), a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k), -1.0,
                                     DAG__H(a, i, k), DAG__H(a, k, j), 1.0, DAG__H(a, i, j));
         }
     }
