@@ -175,6 +175,23 @@
    dag_backend_available(), dag_device_count() and dag_backend_status() say
    what was found, or why not in the driver's own words.
 
+   WHERE THINGS ARE
+   ================
+   Each part starts with a marker: search for ">>name".
+     public:   >>results >>handles >>scopes >>args >>api >>backends
+               >>arg-constructors >>macros >>generated tables
+     records:  >>customisation >>threads >>device backend table >>pool >>task
+               >>regions >>context >>deque >>worker >>data >>state
+     pool:     >>logging >>pool implementation >>deque implementation >>sleep
+               >>ready >>lifecycle >>convert >>execute >>find work >>waits
+     results:  >>region pool >>causes >>kept results >>trace recording
+     deps:     >>spans >>domain >>dependencies >>context management
+     devices:  >>run-time libraries >>backend selection >>device layer
+               >>cost model >>placement >>device execution >>device set-up
+     calls:    >>data implementation >>undeferred >>spawn >>waiting
+               >>regions implementation >>fail >>setup >>environment
+               >>stats >>trace output >>svg gantt chart
+
    LICENSE: MIT, see the end of this file.
 */
 #ifndef DAG_H_INCLUDED
