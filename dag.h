@@ -465,10 +465,21 @@ dag_result dag_trace_write_dot(const char *path);
    and times in the bar's tooltip. */
 dag_result dag_trace_write_svg(const char *path);
 
-/* >>backends: which processors exist, and why not */
-typedef enum dag_backend {
-    DAG_CPU = 0, DAG_OPENCL, DAG_CUDA, DAG_HIP, DAG_LEVEL_ZERO, DAG_BACKEND_COUNT
-} dag_backend;
+/* >>backends: which processors exist, and why not. One list gives the
+   enum and every table of names: X(enum, name, the word DAG_DEVICES takes
+   and another spelling, a device's name, the -D flag that compiles it in,
+   how a kernel gets a build for it). The CPU comes first (0). */
+#define DAG__BACKENDS(X) \
+    X(DAG_CPU, "CPU", "cpu", "cpu", "worker", "", "") \
+    X(DAG_OPENCL, "OpenCL", "opencl", "opencl", "OpenCL device", "DAG_BACKEND_OPENCL", "") \
+    X(DAG_CUDA, "CUDA", "cuda", "cuda", "CUDA GPU", "DAG_BACKEND_CUDA", \
+      "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object") \
+    X(DAG_HIP, "HIP", "hip", "hip", "HIP GPU", "DAG_BACKEND_HIP", \
+      "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file") \
+    X(DAG_LEVEL_ZERO, "Level Zero", "ze", "level_zero", "Level Zero device", "DAG_BACKEND_LEVEL_ZERO", \
+      "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file")
+#define DAG__BACKEND_ENUM(e, name, word, word2, device, flag, hint) e,
+typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } dag_backend;
 bool dag_backend_available(dag_backend backend);
 int dag_device_count(dag_backend backend);        /* CPU: worker threads */
 const char *dag_backend_status(dag_backend backend);   /* what it found, or why it is unavailable */
@@ -4198,13 +4209,14 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     return base;
 }
 
-static const char *const dag__backend_name[DAG_BACKEND_COUNT] = { "CPU", "OpenCL", "CUDA", "HIP", "Level Zero" };
-static const char *const dag__device_word[DAG_BACKEND_COUNT] = { "worker", "OpenCL device", "CUDA GPU", "HIP GPU",
-                                                                  "Level Zero device" };
-static const char *const dag__build_hint[DAG_BACKEND_COUNT] = {
-    "", "", "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object",
-    "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file",
-    "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file" };
+#define DAG__BACKEND_NAME(e, name, word, word2, device, flag, hint) name,
+#define DAG__BACKEND_DEVICE(e, name, word, word2, device, flag, hint) device,
+#define DAG__BACKEND_HINT(e, name, word, word2, device, flag, hint) hint,
+#define DAG__BACKEND_FLAG(e, name, word, word2, device, flag, hint) flag,
+#define DAG__BACKEND_WORDS(e, name, word, word2, device, flag, hint) { word, word2 },
+static const char *const dag__backend_name[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_NAME) };
+static const char *const dag__device_word[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_DEVICE) };
+static const char *const dag__build_hint[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_HINT) };
 
 /* A backend the scope names is absent, or has no build of this kernel, and
    the task runs elsewhere: said once per backend, at info level. */
@@ -5628,8 +5640,7 @@ static int dag__ctz64(uint64_t x) {   /* x != 0 */
    ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
    reason in why, when spec does not parse. */
 static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
-    static const char *const words[DAG_BACKEND_COUNT][3] = {
-        { "cpu" }, { "opencl" }, { "cuda" }, { "hip" }, { "ze", "levelzero", "level_zero" } };
+    static const char *const words[DAG_BACKEND_COUNT][2] = { DAG__BACKENDS(DAG__BACKEND_WORDS) };
     for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
     allowed[DAG_CPU] = ~(uint64_t)0;
     const char *p = spec;
@@ -5643,7 +5654,7 @@ static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_CO
         int b = -1;
         bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
         for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
-            for (int j = 0; j < 3 && words[k][j]; j++)
+            for (int j = 0; j < 2; j++)
                 if (!strcmp(word, words[k][j])) b = k;
         if (b < 0 && !all && !none) {
             snprintf(why, size, "'%s' is not none, all, opencl, cuda, hip or ze", word);
@@ -5672,8 +5683,7 @@ static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_CO
 }
 
 static void dag__backends_init(void) {
-    static const char *const flags[DAG_BACKEND_COUNT] = { "", "DAG_BACKEND_OPENCL", "DAG_BACKEND_CUDA",
-                                                          "DAG_BACKEND_HIP", "DAG_BACKEND_LEVEL_ZERO" };
+    static const char *const flags[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_FLAG) };
     for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
         dag__g.backend_ok[b] = false;
         snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: not compiled in (build with -D%s)",

@@ -44,7 +44,7 @@ for k in range(1, N + 1):
     a(f"#define DAG__MAP_{k}(m, {ps}) " + ", ".join(f"m(p{i})" for i in range(k)))
 if len(sys.argv) == 3 and sys.argv[1] == "--check":
     lines = open(sys.argv[2]).read().split("\n")
-    start = next(i for i, l in enumerate(lines) if ">>generated tables" in l) + 1
+    start = next(i for i, l in enumerate(lines) if l.startswith("/* >>generated tables")) + 1
     block = lines[start:start + len(out)]
     for i, (want, got) in enumerate(zip(out, block)):
         if want != got:
