@@ -1058,6 +1058,7 @@ typedef struct dag__device_ops {
     int (*synchronize)(int dev);
     size_t (*memory)(int dev);        /* bytes of device memory */
     const char *(*device_name)(int dev);
+    size_t max_items;                 /* the largest range one launch takes (0: no limit) */
 } dag__device_ops;
 
 
@@ -3792,6 +3793,12 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         return DAG_ERR_KERNEL_BUILD;
     }
     void *kernel = built->kernel;
+    size_t items = dag__launch_range(t);
+    if (dv->ops->max_items && items > dv->ops->max_items) {   /* before any copy: nothing to undo */
+        snprintf(msg, msg_size, "kernel '%s': %zu items are more than one %s launch takes (at most %zu); split the "
+                 "work into several tasks", desc->kernel->name, items, dv->ops->name, dv->ops->max_items);
+        return DAG_ERR_DEVICE;
+    }
     dag__dev_check_pitch(d, built, p, desc);
     dag__replica *reps[DAG__MAX_PARAMS];
     for (int k = 0; k < p->num_spans && !err; k++) {

@@ -51,6 +51,8 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
 #define DAG__GPU_BACKEND DAG_CUDA
 #define DAG__GPU_NAME "CUDA"
 #define DAG__GPU_SHORT "cuda"
+/* gridDim.x is at most 2^31 - 1 blocks */
+#define DAG__GPU_MAX_ITEMS ((size_t)0x7fffffff * DAG__GPU_BLOCK)
 #define DAG__RT(x) cuda##x
 #define DAG__RTT(x) cuda##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)cudaHostAlloc((pp), (bytes), cudaHostAllocPortable)

@@ -13,6 +13,7 @@
      DAG__RTT(x)   a runtime type or constant (cudaX, hipX)
      DAG__RT_HOST_ALLOC(pp, bytes), DAG__RT_HOST_FREE(p)   pinned host memory
      DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT   its dag_backend and names
+     DAG__GPU_MAX_ITEMS   the largest range one launch takes (its grid limit)
    and the functions DAG__GPU(device_info)(dev, name, size, &bytes) and
    DAG__GPU(error_text)(code, buf, size); after it, the backend defines what
    differs (declared below): init, shutdown, has_kernel, build,
@@ -415,7 +416,7 @@ static const dag__device_ops DAG__GPU(ops) = {
     DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT, DAG__GPU(init), DAG__GPU(shutdown), DAG__GPU(alloc), DAG__GPU(free),
     DAG__GPU(copy), DAG__GPU(peer_copy), DAG__GPU(has_kernel), DAG__GPU(build), DAG__GPU(release_kernel),
     DAG__GPU(launch), DAG__GPU(wait), DAG__GPU(query), DAG__GPU(elapsed), DAG__GPU(release), DAG__GPU(synchronize),
-    DAG__GPU(memory), DAG__GPU(device_name),
+    DAG__GPU(memory), DAG__GPU(device_name), DAG__GPU_MAX_ITEMS,
 };
 
 /* the parameters of this instance: the next backend defines its own */
@@ -427,3 +428,4 @@ static const dag__device_ops DAG__GPU(ops) = {
 #undef DAG__RTT
 #undef DAG__RT_HOST_ALLOC
 #undef DAG__RT_HOST_FREE
+#undef DAG__GPU_MAX_ITEMS

@@ -117,6 +117,8 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
 #define DAG__GPU_BACKEND DAG_HIP
 #define DAG__GPU_NAME "HIP"
 #define DAG__GPU_SHORT "hip"
+/* HIP refuses gridDim x blockDim >= 2^32 */
+#define DAG__GPU_MAX_ITEMS (((size_t)1 << 32) - DAG__GPU_BLOCK)
 #define DAG__RT(x) dag__hip.api.hip##x
 #define DAG__RTT(x) DAG__HIP_##x
 #define DAG__RT_HOST_ALLOC(pp, bytes) (int)dag__hip.api.hipHostMalloc((pp), (bytes), DAG__HIP_HostMallocPortable)

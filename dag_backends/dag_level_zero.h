@@ -567,6 +567,7 @@ static const dag__device_ops dag__ze_ops = {
     DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
     dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
+    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */
 };
 
 #endif /* DAG_LEVEL_ZERO_H_INCLUDED */

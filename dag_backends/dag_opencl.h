@@ -354,7 +354,7 @@ static const dag__device_ops dag__cl_ops = {
     DAG_OPENCL, "OpenCL", "cl", dag__cl_init, dag__cl_shutdown, dag__cl_alloc, dag__cl_free, dag__cl_copy,
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
-    dag__cl_memory, dag__cl_device_name,
+    dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */
 };
 
 #endif /* DAG_OPENCL_H_INCLUDED */

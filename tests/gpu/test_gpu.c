@@ -381,6 +381,26 @@ TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
 
 /* The mock runtime the backend under test loaded, or NULL (a real driver,
    or none): tests of the mocks' switches skip without one. */
+/* HIP takes at most 2^32 - 256 items in one launch (gridDim x blockDim < 2^32), CUDA 2^31 - 1 blocks:
+   a bigger range is refused by name before any copy, not handed to the runtime (the mock HIP aborts on
+   such a launch, as the real one refuses it). */
+TEST(a_launch_larger_than_the_runtime_takes_is_refused_by_name) {
+    if (backend != DAG_HIP && backend != DAG_CUDA) SKIP("%s launches have no item limit of their own", backend_name);
+    NEED_DEVICES(1, 0, 0);
+    static float v[16];
+    memset(v, 0, sizeof v);
+    size_t too_many = backend == DAG_HIP ? (size_t)1 << 32 : (size_t)0x7fffffff * 256 + 1;
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, too_many), InOut(v, 16))), DAG_ERR_DEVICE);
+    CHECK(strstr(last_error, "are more than one") != NULL);
+    CHECK(v[0] == 0.0f && v[15] == 0.0f);   /* nothing ran */
+    static float w[16];   /* not v: the failed writer of v stays its last writer, and cancels what follows */
+    memset(w, 0, sizeof w);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, 16), InOut(w, 16))), DAG_OK);   /* a fitting one runs */
+    CHECK(w[0] == 1.0f && w[15] == 1.0f);
+    dag_shutdown();
+}
+
 static void *mock_lib(void) {
     void *lib = NULL;
 #if defined(DAG_BACKEND_HIP)
@@ -619,6 +639,7 @@ int main(int argc, char **argv) {
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
     RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
+    RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
