@@ -611,6 +611,33 @@ TEST(a_device_that_fails_to_open_is_skipped_and_the_others_work) {
     free(x), free(y);
 }
 
+/* A 2-D copy whose pitch is past the device's limit (hipErrorInvalidPitchValue, as
+   cudaErrorInvalidPitchValue) goes row by row: a tile too big for the staging buffers (over 16 MiB),
+   its rows 8,400 bytes apart, under a mock HIP that caps pitches at 8,192 bytes. Runs last: the cap
+   stays set. */
+TEST(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row) {
+    if (backend != DAG_HIP) SKIP("the mock HIP is the runtime that caps pitches here");
+    setenv("MOCK_HIP_MAX_PITCH", "8192", 1);
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        SKIP("needs the mock HIP");
+    }
+    enum { ROWS = 2200, COLS = 2048, LD = 2100 };   /* 18 MB of rows 8,192 bytes wide, 8,400 apart */
+    float *m = (float *)calloc((size_t)ROWS * LD, sizeof *m);
+    for (size_t r = 0; r < ROWS; r++)
+        for (size_t c = 0; c < LD; c++) m[r * LD + c] = (float)(c % 7);
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, (size_t)ROWS * COLS), InOut(m, ROWS, COLS, LD))), DAG_OK);
+    size_t bad = 0;
+    for (size_t r = 0; r < ROWS; r++)
+        for (size_t c = 0; c < LD; c++) bad += m[r * LD + c] != (float)(c % 7) + (c < COLS ? 1.0f : 0.0f);
+    CHECK_EQ_INT(bad, 0);   /* every element of the tile once, nothing between its rows */
+    if (last_error[0]) printf("     %s\n", last_error);
+    dag_shutdown();
+    free(m);
+}
+
 int main(int argc, char **argv) {
     static const struct { const char *arg, *name; dag_backend b; } backends[] = {
         { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
@@ -645,5 +672,6 @@ int main(int argc, char **argv) {
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
+    RUN(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row);
     return test_summary();
 }
