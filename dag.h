@@ -4339,7 +4339,8 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
    bytes cannot exist (a negative count turned into a huge size_t, or an
    overflowing product): says so in buf and returns it, else NULL. Checked
    in every build: such a span would otherwise wrap around. */
-static const char *dag__span_too_big(size_t rows, size_t per_row, size_t size, char *buf, size_t buf_size) {
+static DAG__NOINLINE const char *dag__span_too_big_slow(size_t rows, size_t per_row, size_t size, char *buf,
+                                                       size_t buf_size) {
     const size_t most = (size_t)PTRDIFF_MAX;
     size_t bad = rows > most ? rows : per_row > most ? per_row : 0;
     if (bad) {
@@ -4352,6 +4353,12 @@ static const char *dag__span_too_big(size_t rows, size_t per_row, size_t size, c
         return buf;
     }
     return NULL;
+}
+/* Every spawn of a span asks: under 2^20 rows of under 2^31 elements of
+   under 2^11 bytes (2^62 bytes at most) needs no division. */
+static inline const char *dag__span_too_big(size_t rows, size_t per_row, size_t size, char *buf, size_t buf_size) {
+    if (DAG__LIKELY(((uint64_t)rows >> 20 | (uint64_t)per_row >> 31 | (uint64_t)size >> 11) == 0)) return NULL;
+    return dag__span_too_big_slow(rows, per_row, size, buf, buf_size);
 }
 
 /* Registers rows runs of width bytes, stride apart, of elem-byte elements; `who` names the caller in errors. */
