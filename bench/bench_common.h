@@ -91,6 +91,16 @@ struct handoff {
 /* One per thread: its address tells which thread ran the task. */
 static _Thread_local char handoff_tag;
 
+/* Room for n latency samples (exits if there is none). */
+static inline double *handoff_samples(long n) {
+    double *lat = calloc((size_t)n, sizeof *lat);
+    if (!lat) {
+        perror("calloc");
+        exit(1);
+    }
+    return lat;
+}
+
 static inline void handoff_reset(struct handoff *h) {
     h->start = 0;
     h->ran_on = NULL;

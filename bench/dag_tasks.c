@@ -98,7 +98,7 @@ static int run_reuse(char **argv, long *n, double *t0, double *t1, double *usefu
 /* handoff N IDLE_US: prints its own line (bench_common.h). */
 static void run_handoff(char **argv) {
     long n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS"), idle_us = parse_pos(argv[3], argv[0], "DAG_NUM_THREADS");
-    double *lat = calloc((size_t)n, sizeof *lat);
+    double *lat = handoff_samples(n);
     long on_spawner = 0;
     struct handoff h;
     for (long s = 0; s < n; s++) {
@@ -184,7 +184,7 @@ int main(int argc, char **argv) {
         printf(" ");
     } else if (!strcmp(wl, "wake")) {
         n = parse_pos(argv[2], argv[0], "DAG_NUM_THREADS");
-        double *lat = calloc((size_t)n, sizeof *lat);
+        double *lat = handoff_samples(n);
         for (long i = 0; i < n; i++) {
             struct timespec idle = {0, 10 * 1000 * 1000};
             thrd_sleep(&idle, NULL);   /* long enough for worker 2 to go to sleep */

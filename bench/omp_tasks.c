@@ -131,11 +131,7 @@ static int run_reuse(long t_steps, long w, long k, double *t0, double *t1,
 /* handoff N IDLE_US: prints its own line (bench_common.h). */
 static void run_handoff(long n, long idle_us)
 {
-    double *lat = calloc((size_t)n, sizeof *lat);
-    if (!lat) {
-        perror("calloc");
-        exit(1);
-    }
+    double *lat = handoff_samples(n);
     long on_spawner = 0;
     struct handoff h;
     warm_up();

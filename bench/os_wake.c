@@ -30,13 +30,13 @@ static int sleeper(void *unused) {
 int main(int argc, char **argv) {
     if (argc != 4 || strcmp(argv[1], "handoff")) usage(argv[0], "one sleeping thread");
     long n = parse_pos(argv[2], argv[0], "one sleeping thread"), idle_us = parse_pos(argv[3], argv[0], "one sleeping thread");
-    double *lat = calloc((size_t)n, sizeof *lat);
+    double *lat = handoff_samples(n);
     long on_spawner = 0;
     struct handoff h;
     thrd_t t;
     mtx_init(&lock, mtx_plain);
     cnd_init(&cond);
-    if (!lat || thrd_create(&t, sleeper, NULL) != thrd_success) return 1;
+    if (thrd_create(&t, sleeper, NULL) != thrd_success) return 1;
     for (long s = 0; s < n; s++) {
         handoff_reset(&h);
         sleep_us(idle_us);
