@@ -159,9 +159,9 @@
                                from libze-dev)
    A backend that finds no device says why and the others do the work.
    DAG_KERNEL tasks (dag_kernels.h) whose scope allows a device run there:
-   dag_scope(.cl_device = 2), .cuda_gpu, .hip_gpu, .ze_device (and their
-   sets, .cl_devices = DAG_DEVICE_BIT(1) | ..., and all_ forms), .any_processor
-   = 1 (the cost model picks by estimated finish time; the estimates go into
+   dag_scope(.opencl.one = 2); .cuda, .hip and .level_zero alike, each with
+   .one, .set (DAG_DEVICE_BIT(1) | ...) and .all = 1; .any_processor = 1
+   (the cost model picks by estimated finish time; the estimates go into
    the trace), and unions with CPU scopes. OpenCL builds kernels from their
    text at run time; CUDA, HIP and Level Zero use builds made ahead of time
    (dag_kernels.h says how).
@@ -264,30 +264,54 @@ typedef struct dag_task {
 } dag_task;
 typedef struct dag_data { uint64_t id; } dag_data;
 
+/* >>backends: which processors exist, and why not. One list gives the
+   enum, the scope's fields and every table of names: X(enum, scope field
+   (also the long word DAG_DEVICES takes), name, the short word DAG_DEVICES
+   takes, a device's name, the -D flag that compiles it in, how a kernel
+   gets a build for it). The CPU comes first (0); its scope fields are the
+   thread ones, so only the device backends have a row here. */
+#define DAG__DEVICE_BACKENDS(X) \
+    X(DAG_OPENCL, opencl, "OpenCL", "opencl", "OpenCL device", "DAG_BACKEND_OPENCL", "") \
+    X(DAG_CUDA, cuda, "CUDA", "cuda", "CUDA GPU", "DAG_BACKEND_CUDA", \
+      "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object") \
+    X(DAG_HIP, hip, "HIP", "hip", "HIP GPU", "DAG_BACKEND_HIP", \
+      "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file") \
+    X(DAG_LEVEL_ZERO, level_zero, "Level Zero", "ze", "Level Zero device", "DAG_BACKEND_LEVEL_ZERO", \
+      "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file")
+#define DAG__BACKENDS(X) X(DAG_CPU, cpu, "CPU", "cpu", "worker", "", "") DAG__DEVICE_BACKENDS(X)
+#define DAG__BACKEND_ENUM(e, field, name, word, device, flag, hint) e,
+typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } dag_backend;
+
 /* >>scopes */
 #define DAG_THREAD_BIT(n) (UINT64_C(1) << ((n) - 1))
 #define DAG_DEVICE_BIT(n) (UINT64_C(1) << ((n) - 1))
+/* Where a task may run on one backend's devices: one device, a set, or all
+   of them. Three names that cannot be mistaken for each other. */
+typedef struct dag_device_scope {
+    int one;             /* one device, 1-based; 0 = unset */
+    uint64_t set;        /* a set of devices: DAG_DEVICE_BIT(n) | ... */
+    int all;             /* every device of the backend */
+} dag_device_scope;
+#define DAG__SCOPE_FIELD(e, field, name, word, device, flag, hint) dag_device_scope field;
 typedef struct dag_scope {
     int thread;          /* one worker, 1-based; 0 = unset */
     uint64_t threads;    /* a set of workers: DAG_THREAD_BIT(n) | ... */
     int all_threads;     /* any worker (also what an empty scope means) */
-    /* devices run kernels only; each backend has the same three forms:
-       one device (1-based), a set (DAG_DEVICE_BIT(n) | ...), or all of them */
-    int cl_device;       /* OpenCL */
-    uint64_t cl_devices;
-    int all_cl_devices;
     int any_processor;   /* the cost model picks among every worker and device */
-    int cuda_gpu;        /* CUDA */
-    uint64_t cuda_gpus;
-    int all_cuda_gpus;
-    int hip_gpu;         /* HIP */
-    uint64_t hip_gpus;
-    int all_hip_gpus;
-    int ze_device;       /* Level Zero */
-    uint64_t ze_devices;
-    int all_ze_devices;
+    /* devices run kernels only. One dag_device_scope per backend, named as in
+       DAG__DEVICE_BACKENDS: .opencl, .cuda, .hip, .level_zero; for example
+       dag_scope(.cuda.one = 2) or dag_scope(.opencl.all = 1) */
+    DAG__DEVICE_BACKENDS(DAG__SCOPE_FIELD)
 } dag_scope;
 #define dag_scope(...) ((dag_scope){__VA_ARGS__})
+/* For code that spreads work over what a scope allows (dag_array.h does):
+   the part of `scope` that names `backend`'s devices (NULL for DAG_CPU),
+   whether device n (1-based) is in such a part, and whether the scope lets
+   tasks run on the CPU's workers (a scope that names only devices does not). */
+dag_device_scope *dag_scope_part(const dag_scope *scope, dag_backend backend);
+bool dag_device_scope_has(dag_device_scope part, int device);
+bool dag_scope_has_cpu(dag_scope scope);
+#define DAG_MAX_DEVICES 16   /* devices of all backends together */
 
 typedef struct dag_options {
     const char *name;    /* shown in traces and errors instead of the task's name */
@@ -465,21 +489,6 @@ dag_result dag_trace_write_dot(const char *path);
    and times in the bar's tooltip. */
 dag_result dag_trace_write_svg(const char *path);
 
-/* >>backends: which processors exist, and why not. One list gives the
-   enum and every table of names: X(enum, name, the word DAG_DEVICES takes
-   and another spelling, a device's name, the -D flag that compiles it in,
-   how a kernel gets a build for it). The CPU comes first (0). */
-#define DAG__BACKENDS(X) \
-    X(DAG_CPU, "CPU", "cpu", "cpu", "worker", "", "") \
-    X(DAG_OPENCL, "OpenCL", "opencl", "opencl", "OpenCL device", "DAG_BACKEND_OPENCL", "") \
-    X(DAG_CUDA, "CUDA", "cuda", "cuda", "CUDA GPU", "DAG_BACKEND_CUDA", \
-      "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object") \
-    X(DAG_HIP, "HIP", "hip", "hip", "HIP GPU", "DAG_BACKEND_HIP", \
-      "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file") \
-    X(DAG_LEVEL_ZERO, "Level Zero", "ze", "level_zero", "Level Zero device", "DAG_BACKEND_LEVEL_ZERO", \
-      "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file")
-#define DAG__BACKEND_ENUM(e, name, word, word2, device, flag, hint) e,
-typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } dag_backend;
 bool dag_backend_available(dag_backend backend);
 int dag_device_count(dag_backend backend);        /* CPU: worker threads */
 const char *dag_backend_status(dag_backend backend);   /* what it found, or why it is unavailable */
@@ -3098,6 +3107,30 @@ static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
     DAG_FREE(d);
 }
 
+/* >>scope queries. A backend's part of a scope: one switch made from the list. */
+#define DAG__SCOPE_CASE(e, field, name, word, device, flag, hint) case e: return (dag_device_scope *)&s->field;
+dag_device_scope *dag_scope_part(const dag_scope *s, dag_backend b) {
+    switch (b) {
+    DAG__DEVICE_BACKENDS(DAG__SCOPE_CASE)
+    default: return NULL;
+    }
+}
+static bool dag__device_scope_named(dag_device_scope p) { return p.one || p.set || p.all; }
+/* the set with `one` folded in (a number past 64 stays out; the scope check reports it) */
+static uint64_t dag__device_scope_bits(dag_device_scope p) {
+    return p.set | (p.one > 0 && p.one <= 64 ? DAG_DEVICE_BIT(p.one) : 0);
+}
+bool dag_device_scope_has(dag_device_scope p, int device) {
+    return p.all || (device >= 1 && device <= 64 && ((dag__device_scope_bits(p) >> (device - 1)) & 1u));
+}
+#define DAG__SCOPE_NAMED(e, field, name, word, device, flag, hint) || dag__device_scope_named(s->field)
+static bool dag__scope_names_devices(const dag_scope *s) { return false DAG__DEVICE_BACKENDS(DAG__SCOPE_NAMED); }
+/* The CPU is the default: a scope that names only devices excludes it. */
+static bool dag__scope_has_cpu(const dag_scope *s) {
+    return s->any_processor || s->thread || s->threads || s->all_threads || !dag__scope_names_devices(s);
+}
+bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
+
 /* >>run-time libraries: the backends (and vendor BLAS) load their
    libraries with dlopen and find each function by name into a table of
    function pointers. slot: the address of one such field (ISO C has no
@@ -3178,7 +3211,6 @@ static const dag__device_ops *const dag__backend_ops[] = {
    touching the span, a region end, dag_wait from the program thread,
    dag_synchronize. That is what makes a chain of kernels as cheap as raw
    OpenCL calls. */
-#define DAG__MAX_DEVICES 16
 #define DAG__MODEL_SLOTS 1024
 #define DAG__INFLIGHT 64
 #define DAG__SMALL_WORK (1u << 20)   /* bytes: with no history, less stays on the CPU */
@@ -3188,9 +3220,9 @@ typedef struct dag__replica {
     uint32_t valid;                          /* bit 0: host; bit 1 + d: device d */
     int resident;                            /* region ends leave it on its device */
     uint64_t pin;                            /* the device task being set up that uses it */
-    void *buf[DAG__MAX_DEVICES];
-    uint64_t last_use[DAG__MAX_DEVICES];     /* for least-recently-used eviction */
-    void *reader[DAG__MAX_DEVICES];          /* last upload from its host bytes, per device */
+    void *buf[DAG_MAX_DEVICES];
+    uint64_t last_use[DAG_MAX_DEVICES];     /* for least-recently-used eviction */
+    void *reader[DAG_MAX_DEVICES];          /* last upload from its host bytes, per device */
 } dag__replica;
 
 typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; } dag__buffer;
@@ -3247,7 +3279,7 @@ struct dag__plan {
 static struct {
     _Alignas(DAG__CACHE_LINE) _Atomic int used;   /* a task may run on a device: read by every spawn */
     _Alignas(DAG__CACHE_LINE) dag__mutex lock;
-    dag__device devs[DAG__MAX_DEVICES];
+    dag__device devs[DAG_MAX_DEVICES];
     int num;
     dag__replica **reps;                     /* sorted by span.lo */
     size_t num_reps, cap_reps;
@@ -3539,57 +3571,17 @@ static void dag__model_poll(int d, bool wait) {
 }
 
 /* >>placement */
-/* What a scope says of one backend's devices: the one it names (1-based),
-   the set, and "all". One place knows the field names. */
-typedef struct dag__scope_part { int one; uint64_t set; int all; } dag__scope_part;
-static dag__scope_part dag__scope_part_of(const dag_scope *s, dag_backend b) {
-    dag__scope_part p = { 0, 0, 0 };
-    switch (b) {
-    case DAG_OPENCL: p.one = s->cl_device; p.set = s->cl_devices; p.all = s->all_cl_devices; break;
-    case DAG_CUDA: p.one = s->cuda_gpu; p.set = s->cuda_gpus; p.all = s->all_cuda_gpus; break;
-    case DAG_HIP: p.one = s->hip_gpu; p.set = s->hip_gpus; p.all = s->all_hip_gpus; break;
-    case DAG_LEVEL_ZERO: p.one = s->ze_device; p.set = s->ze_devices; p.all = s->all_ze_devices; break;
-    default: break;
-    }
-    return p;
-}
-static void dag__scope_part_put(dag_scope *s, dag_backend b, dag__scope_part p) {
-    switch (b) {
-    case DAG_OPENCL: s->cl_device = p.one; s->cl_devices = p.set; s->all_cl_devices = p.all; break;
-    case DAG_CUDA: s->cuda_gpu = p.one; s->cuda_gpus = p.set; s->all_cuda_gpus = p.all; break;
-    case DAG_HIP: s->hip_gpu = p.one; s->hip_gpus = p.set; s->all_hip_gpus = p.all; break;
-    case DAG_LEVEL_ZERO: s->ze_device = p.one; s->ze_devices = p.set; s->all_ze_devices = p.all; break;
-    default: break;
-    }
-}
-static bool dag__scope_part_named(dag__scope_part p) { return p.one || p.set || p.all; }
-/* the set with `one` folded in (a number past 64 stays out; the scope check reports it) */
-static uint64_t dag__scope_part_set(dag__scope_part p) {
-    return p.set | (p.one > 0 && p.one <= 64 ? DAG_DEVICE_BIT(p.one) : 0);
-}
-
 /* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s. */
 static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
-        dag__scope_part p = dag__scope_part_of(s, dv->backend);
-        if ((s->any_processor || p.all || (dv->ordinal < 64 && ((dag__scope_part_set(p) >> dv->ordinal) & 1u))) &&
+        if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
             (!k || dv->ops->has_kernel(k)))
             m |= UINT64_C(1) << d;
     }
     return m;
 }
-static bool dag__scope_names_devices(const dag_scope *s) {
-    for (int b = 1; b < DAG_BACKEND_COUNT; b++)
-        if (dag__scope_part_named(dag__scope_part_of(s, (dag_backend)b))) return true;
-    return false;
-}
-/* The CPU is the default: a scope that names only devices excludes it. */
-static bool dag__scope_has_cpu(const dag_scope *s) {
-    return s->any_processor || s->thread || s->threads || s->all_threads || !dag__scope_names_devices(s);
-}
-
 /* Two different spans of one task that overlap would be two buffers on a
    device: such a task runs where memory is one. */
 static bool dag__plan_self_overlaps(const dag__plan *p) {
@@ -3956,7 +3948,7 @@ static void dag__plan_finished(dag__plan *p) {
    many. */
 static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int count, uint64_t allowed) {
     int added = 0;
-    for (int i = 0; i < count && i < 64 && dag__dv.num < DAG__MAX_DEVICES; i++) {
+    for (int i = 0; i < count && i < 64 && dag__dv.num < DAG_MAX_DEVICES; i++) {
         if (!((allowed >> i) & 1u)) continue;
         dag__device *dv = &dag__dv.devs[dag__dv.num++];
         memset(dv, 0, sizeof *dv);
@@ -4171,11 +4163,9 @@ static dag__context *dag__current_context(void) {
     return dag__tls_ctx;
 }
 
-/* On every spawn: plain field tests, no per-backend walk. */
+/* On every spawn: plain field tests, no call. */
 static bool dag__scope_empty(const dag_scope *s) {
-    return !(s->thread | s->all_threads | s->any_processor | s->cl_device | s->all_cl_devices | s->cuda_gpu |
-             s->all_cuda_gpus | s->hip_gpu | s->all_hip_gpus | s->ze_device | s->all_ze_devices) &&
-           !(s->threads | s->cl_devices | s->cuda_gpus | s->hip_gpus | s->ze_devices);
+    return !(s->thread | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
@@ -4216,11 +4206,11 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     return base;
 }
 
-#define DAG__BACKEND_NAME(e, name, word, word2, device, flag, hint) name,
-#define DAG__BACKEND_DEVICE(e, name, word, word2, device, flag, hint) device,
-#define DAG__BACKEND_HINT(e, name, word, word2, device, flag, hint) hint,
-#define DAG__BACKEND_FLAG(e, name, word, word2, device, flag, hint) flag,
-#define DAG__BACKEND_WORDS(e, name, word, word2, device, flag, hint) { word, word2 },
+#define DAG__BACKEND_NAME(e, field, name, word, device, flag, hint) name,
+#define DAG__BACKEND_DEVICE(e, field, name, word, device, flag, hint) device,
+#define DAG__BACKEND_HINT(e, field, name, word, device, flag, hint) hint,
+#define DAG__BACKEND_FLAG(e, field, name, word, device, flag, hint) flag,
+#define DAG__BACKEND_WORDS(e, field, name, word, device, flag, hint) { word, #field },
 static const char *const dag__backend_name[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_NAME) };
 static const char *const dag__device_word[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_DEVICE) };
 static const char *const dag__build_hint[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_HINT) };
@@ -4252,10 +4242,10 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
     }
     uint64_t any = dag__scope_devices(s, NULL), built = desc->kernel ? dag__scope_devices(s, desc->kernel) : 0;
     for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
-        dag__scope_part part = dag__scope_part_of(s, (dag_backend)b);
-        if (!dag__scope_part_named(part)) continue;
+        dag_device_scope part = *dag_scope_part(s, (dag_backend)b);
+        if (!dag__device_scope_named(part)) continue;
         int count = dag_device_count((dag_backend)b);
-        uint64_t named = dag__scope_part_set(part);
+        uint64_t named = dag__device_scope_bits(part);
         int bad = part.one < 0 || part.one > 64 ? part.one : 0;
         for (int i = count; !bad && i < 64; i++) if ((named >> i) & 1u) bad = i + 1;
         if (count && bad) {   /* a device that does not exist: the program's mistake */
@@ -4304,13 +4294,12 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b) {
     if (dag__scope_empty(&a)) a.all_threads = 1;
     if (dag__scope_empty(&b)) b.all_threads = 1;
     for (int k = 1; k < DAG_BACKEND_COUNT; k++) {
-        dag__scope_part pa = dag__scope_part_of(&a, (dag_backend)k), pb = dag__scope_part_of(&b, (dag_backend)k);
-        dag__scope_part pu;
-        pu.set = dag__scope_part_set(pa) | dag__scope_part_set(pb);
+        dag_device_scope pa = *dag_scope_part(&a, (dag_backend)k), pb = *dag_scope_part(&b, (dag_backend)k);
+        dag_device_scope *pu = dag_scope_part(&u, (dag_backend)k);
+        pu->set = dag__device_scope_bits(pa) | dag__device_scope_bits(pb);
         /* a number past 64 cannot be a bit: kept, so the scope check reports it */
-        pu.one = pa.one > 64 || pa.one < 0 ? pa.one : pb.one > 64 || pb.one < 0 ? pb.one : 0;
-        pu.all = pa.all || pb.all;
-        dag__scope_part_put(&u, (dag_backend)k, pu);
+        pu->one = pa.one > 64 || pa.one < 0 ? pa.one : pb.one > 64 || pb.one < 0 ? pb.one : 0;
+        pu->all = pa.all || pb.all;
     }
     u.any_processor = a.any_processor || b.any_processor;
     u.all_threads = a.all_threads || b.all_threads;

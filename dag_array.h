@@ -297,14 +297,14 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
 }
 
 /* >>where tiles run. A scope that names devices (DAG_WITH_OPTIONS(.scope =
-   dag_scope(.all_cl_devices = 1)), for example) spreads the kernels of
+   dag_scope(.opencl.all = 1)), for example) spreads the kernels of
    gemm and potrf on double arrays block-cyclically over them, tile (i, j)
    on device (i + j) mod count, owner computes; every other tile task runs
    on the CPU (the workers of the scope, or all of them when it names none). */
 typedef struct dag__array_where {
     dag_options cpu;
     int devices;
-    dag_options dev[DAG__MAX_DEVICES];
+    dag_options dev[DAG_MAX_DEVICES];
 } dag__array_where;
 
 static dag__array_where dag__array_where_now(void) {
@@ -312,19 +312,15 @@ static dag__array_where dag__array_where_now(void) {
     memset(&w, 0, sizeof w);
     dag_scope s = dag_scope_in_force();
     w.cpu.scope = s;
-    if (!dag__scope_has_cpu(&s)) {   /* the CPU tasks go to every worker */
+    if (!dag_scope_has_cpu(s)) {   /* the CPU tasks go to every worker */
         memset(&w.cpu.scope, 0, sizeof w.cpu.scope);
         w.cpu.scope.all_threads = 1;
     }
     if (s.any_processor) return w;   /* the cost model places each kernel */
-    for (int b = 1; b < DAG_BACKEND_COUNT && w.devices < DAG__MAX_DEVICES; b++) {
-        dag__scope_part part = dag__scope_part_of(&s, (dag_backend)b);
-        uint64_t set = dag__scope_part_set(part);
-        for (int d = 1; d <= dag_device_count((dag_backend)b) && w.devices < DAG__MAX_DEVICES; d++)
-            if (part.all || (d <= 64 && ((set >> (d - 1)) & 1u))) {
-                dag__scope_part one = { d, 0, 0 };
-                dag__scope_part_put(&w.dev[w.devices++].scope, (dag_backend)b, one);
-            }
+    for (int b = 1; b < DAG_BACKEND_COUNT && w.devices < DAG_MAX_DEVICES; b++) {
+        dag_device_scope part = *dag_scope_part(&s, (dag_backend)b);
+        for (int d = 1; d <= dag_device_count((dag_backend)b) && w.devices < DAG_MAX_DEVICES; d++)
+            if (dag_device_scope_has(part, d)) dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
     }
     return w;
 }

@@ -35,7 +35,7 @@ static double dag_side(void) {
     dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
     dag_array *B = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), b, DAG_COL_MAJOR, N);
     dag_array *C = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
-    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 1)) { dag_array_gemm(0, 0, 1.0, A, B, 0.0, C); }
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.one = 1)) { dag_array_gemm(0, 0, 1.0, A, B, 0.0, C); }
     dag_array_collect(C, c, DAG_COL_MAJOR, N);
     double s = now_s() - t0;
     dag_array_free(A), dag_array_free(B), dag_array_free(C);

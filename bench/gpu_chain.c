@@ -144,9 +144,9 @@ static double raw_ze(float *v, size_t n, int k) {
 static double dag_side(dag_backend b, float *v, size_t n, int k) {
     dag_options o;
     memset(&o, 0, sizeof o);
-    if (b == DAG_CUDA) o.scope.cuda_gpu = 1;
-    else if (b == DAG_HIP) o.scope.hip_gpu = 1;
-    else o.scope.ze_device = 1;
+    if (b == DAG_CUDA) o.scope.cuda.one = 1;
+    else if (b == DAG_HIP) o.scope.hip.one = 1;
+    else o.scope.level_zero.one = 1;
     double t0 = now_s();
     DAG_DATADEPS {
         for (int i = 0; i < k; i++) dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, n), InOut(v, n));

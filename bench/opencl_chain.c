@@ -70,7 +70,7 @@ static double raw_chain(double *y, size_t n, int k) {
 
 static double dag_chain(double *y, size_t n, int k) {
     double t0 = now_s();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 1)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.one = 1)) {
         DAG_DATADEPS {
             for (int s = 0; s < k; s++) dag_spawn(DAG_LAUNCH(add_one, n), InOut(y, n));
         }
@@ -93,7 +93,7 @@ static void tiled_bytes(int tiles, int tile, int sweeps) {
             for (int i = 0; i < tiles; i++)
                 for (int j = 1; j < tiles; j++) {
                     double *a = m + (size_t)i * tile * ld + (size_t)(j - 1) * tile, *b = a + tile;
-                    dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1 + i % devices) },
+                    dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1 + i % devices) },
                                    DAG_LAUNCH(tile_add, tile * tile), Val(tile), Ld(a), In(a, tile, tile, ld),
                                    InOut(b, tile, tile, ld));
                     tasks++;

@@ -146,7 +146,7 @@ static double gemm_error(dag_elem type, int ta, int tb, bool devices, int *devic
     dag_trace_enable(1);
     dag_trace_clear();
     if (devices) {
-        DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) { CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK); }
+        DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK); }
     } else {
         CHECK_EQ_INT(dag_array_gemm(ta, tb, 1.5, A, B, -0.5, C), DAG_OK);
     }
@@ -648,7 +648,7 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     dag_array *Y = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
     dag_trace_enable(1);
     dag_trace_clear();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
         CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, Y), DAG_OK);   /* Y = X X^T */
         CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
         CHECK_EQ_INT(dag_array_map(square, X, X), DAG_OK);
@@ -694,7 +694,7 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     dag_array *F = dag_array_from_host(DAG_F32, N, N, dag_blocks(NB, NB), af, DAG_COL_MAJOR, N);
     dag_trace_enable(1);
     dag_trace_clear();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) { CHECK_EQ_INT(dag_array_potrf(F), DAG_OK); }
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { CHECK_EQ_INT(dag_array_potrf(F), DAG_OK); }
     dag_trace_enable(0);
     n = dag_trace_records(rec, 4096);
     int kernels = 0;
@@ -723,7 +723,7 @@ TEST(element_wise_operations_run_on_the_devices_for_every_type) {
         dag_array *Z = dag_array_zeros(types[k], R, C, dag_blocks(8, 8));
         dag_trace_enable(1);
         dag_trace_clear();
-        DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+        DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
             CHECK_EQ_INT(dag_array_sub(X, Y, Z), DAG_OK);   /* -2 */
             CHECK_EQ_INT(dag_array_sub(Y, Z, Z), DAG_OK);   /* 5 - -2 = 7 */
             CHECK_EQ_INT(dag_array_mul(Z, X, Z), DAG_OK);   /* 21 */
@@ -764,7 +764,7 @@ TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
     double sum = 0, dot = 0, norm = 0, mn = 1;
     dag_trace_enable(1);
     dag_trace_clear();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
         CHECK_EQ_INT(dag_array_copy(A, B), DAG_OK);
         CHECK_EQ_INT(dag_array_transpose(B, T), DAG_OK);
         CHECK_EQ_INT(dag_array_sum(T, &sum), DAG_OK);
@@ -827,7 +827,7 @@ TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
     double sum = 0, dot = 0;
     dag_trace_enable(1);
     dag_trace_clear();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
         CHECK_EQ_INT(dag_array_axpy(2.0, X, Y), DAG_OK);   /* y = 3x */
         CHECK_EQ_INT(dag_array_sum(Y, &sum), DAG_OK);
         CHECK_EQ_INT(dag_array_dot(X, Y, &dot), DAG_OK);
@@ -835,7 +835,7 @@ TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
     /* Devices hold a wrapped tile's columns packed: 2 KiB, not the 8.5 KiB from its first element to its
        last. The factorisation's device memory is at most its 10 tiles and 3 inverses on every device. */
     size_t held = device_bytes_held();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
     held = device_bytes_held() - held;
     printf("     wrapped Cholesky: %zu bytes more on the devices\n", held);
     CHECK(held <= (size_t)(13 * dag_device_count(DAG_OPENCL) * NB * NB) * sizeof(double));
@@ -868,7 +868,7 @@ TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
     dag_array *b = NULL, *g = NULL, *h = NULL;
     dag_trace_enable(1);
     dag_trace_clear();
-    DAG_WITH_OPTIONS(.scope = dag_scope(.all_cl_devices = 1)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
         b = dag_array_rand(DAG_F64, R, C, dag_blocks(7, 9), 77);   /* another tiling too */
         g = dag_array_rand(DAG_F32, R, C, dag_blocks(16, 16), 78);
         h = dag_array_fill(DAG_I64, R, C, dag_blocks(16, 16), -3);
@@ -894,7 +894,7 @@ TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
     if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 48, M = 20, T = 16 };
     static double a[N * N], b[N * N], cpu[N * N], dev[N * N];
-    dag_scope devices = dag_scope(.all_cl_devices = 1);
+    dag_scope devices = dag_scope(.opencl.all = 1);
     int bad = 0, device_tasks = 0;
     static dag_trace_record rec[4096];
     for (int variant = 0; variant < 11; variant++) {
@@ -987,7 +987,7 @@ TEST(an_array_bigger_than_the_devices_capped_memory_still_factorises) {
     static double a[N * N], f[N * N];
     spd(a, N, 12);
     dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
-    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 1)) { CHECK_EQ_INT(dag_array_potrf(A), DAG_OK); }
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.one = 1)) { CHECK_EQ_INT(dag_array_potrf(A), DAG_OK); }
     dag_memory_info m;
     CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 1, &m), DAG_OK);
     printf("     device 1: %llu evictions, %llu bytes in, cap %zu\n", (unsigned long long)m.evictions,

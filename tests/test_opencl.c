@@ -115,14 +115,14 @@ TEST(dag_devices_chooses_the_devices_a_program_may_use) {
     CHECK(strstr(dag_backend_status(DAG_OPENCL), "DAG_DEVICES=opencl:2 leaves 1 of") != NULL);
     printf("     %s\n", dag_backend_status(DAG_OPENCL));
     memset(y, 0, sizeof y);
-    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     dag_backend b = DAG_CPU;
     CHECK_EQ_INT(ran_on("add_one", &b, 1), 1);
     CHECK(b == DAG_OPENCL);
     CHECK(y[0] == 1.0 && y[9] == 1.0);
     last_error[0] = 0;
-    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 2) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 2) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);   /* the program sees one device */
     CHECK(strstr(last_error, "OpenCL device 2") != NULL);
     dag_shutdown();
@@ -193,7 +193,7 @@ TEST(a_kernel_gives_identical_results_on_the_cpu_and_on_every_device_for_float_d
             dag_spawn(DAG_LAUNCH(axpy_f, N), Val(2.0f), In(xf, N), InOut(cf, N));
             dag_spawn(DAG_LAUNCH(mix_i, N), Val(7), In(xi, N), InOut(ci, N));
         }
-        dag_options on = { .scope = dag_scope(.cl_device = dev) };
+        dag_options on = { .scope = dag_scope(.opencl.one = dev) };
         if (expect_devices <= 0) on.scope = dag_scope(.any_processor = 1);
         DAG_DATADEPS {
             dag_spawn_with(&on, DAG_LAUNCH(axpy_d, N), Val(3.0), In(xd, N), InOut(yd, N));
@@ -214,7 +214,7 @@ TEST(a_chain_of_kernels_on_a_device_then_a_cpu_task_sees_current_data_without_a_
     for (int i = 0; i < N; i++) y[i] = i;
     dag_trace_enable(1);
     dag_trace_clear();
-    dag_options on = { .scope = dag_scope(.cl_device = 1) };
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
     for (int s = 0; s < STEPS; s++) dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(y, N));
     double total = 0;
     CHECK_EQ_INT(dag_fetch(dag_spawn(sum_d, In(y, N), Val(N)), &total), DAG_OK);
@@ -233,7 +233,7 @@ TEST(a_datadeps_region_returns_with_host_memory_current) {
     enum { N = 3000 };
     static double x[N], y[N];
     for (int i = 0; i < N; i++) { x[i] = i; y[i] = 1; }
-    DAG_WITH_OPTIONS(.scope = dag_scope(.cl_device = 2)) {
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.one = 2)) {
         DAG_DATADEPS {
             dag_spawn(DAG_LAUNCH(axpy_d, N), Val(2.0), In(x, N), InOut(y, N));
             dag_spawn(DAG_LAUNCH(add_one, N), InOut(y, N));
@@ -252,9 +252,9 @@ TEST(data_written_on_device_1_and_read_on_device_3_moves_correctly) {
     dag_memory_info before, after;
     CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 3, &before), DAG_OK);
     DAG_DATADEPS {
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 3) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
     }
     CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 3, &after), DAG_OK);
     int bad = 0;
@@ -273,14 +273,14 @@ TEST(a_partial_overlap_with_a_dirty_device_replica_is_correct) {
     for (int i = 0; i < N; i++) { x[i] = i; y[i] = 0; }
     for (int i = 0; i < R * LD; i++) m[i] = 1.0;
     DAG_DATADEPS {
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(add_one, N), InOut(x, N));
         dag_spawn(poke, InOut(x + 1000, 10), Val(10), Val(-5.0));
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.all_cl_devices = 1) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.all = 1) }, DAG_LAUNCH(copy_d, N), In(x, N), Out(y, N));
         /* tile rows 8..23, cols 16..47 scaled on a device, then row 10 read and written on the CPU */
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
                        Ld(m + 8 * LD + 16), Val(3.0), InOut(m + 8 * LD + 16, 16, 32, LD));
         dag_spawn(poke, InOut(m + 10 * LD, LD), Val(LD), Val(7.0));
-        dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
+        dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(tile_scale, 16 * 32), Val(32),
                        Ld(m + 8 * LD + 16), Val(2.0), InOut(m + 8 * LD + 16, 16, 32, LD));
     }
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
@@ -308,7 +308,7 @@ TEST(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_k
     DAG_DATADEPS {
         for (int r = 0; r < ROUNDS; r++)
             for (int k = 0; k < ARRAYS; k++)
-                dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1 + k % 2) }, DAG_LAUNCH(add_one, N),
+                dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1 + k % 2) }, DAG_LAUNCH(add_one, N),
                                InOut(a[k], N));
     }
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
@@ -325,14 +325,14 @@ TEST(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_k
     CHECK(m.used + m.pool <= m.total);
     /* one array larger than the cap: a clear error when only devices may run it */
     static double big[20000];
-    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(add_one, 20000),
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(add_one, 20000),
                                 InOut(big, 20000));
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_OUT_OF_MEMORY);
     CHECK(strstr(dag_task_message(t), "do not fit") != NULL);
     CHECK_EQ_INT(dag_wait_all(), DAG_ERR_OUT_OF_MEMORY);   /* reported: big is the program's again */
     /* and with the CPU allowed, it runs there */
     big[0] = 0;
-    t = dag_spawn_with(&(dag_options){ .scope = dag_scope_union(dag_scope(.cl_device = 1), dag_scope(.all_threads = 1)) },
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope_union(dag_scope(.opencl.one = 1), dag_scope(.all_threads = 1)) },
                        DAG_LAUNCH(add_one, 20000), InOut(big, 20000));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     CHECK(big[0] == 1.0);
@@ -353,7 +353,7 @@ TEST(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitc
     dag_memory_info before, after;
     CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 2, &before), DAG_OK);
     DAG_DATADEPS {
-        dag_options on = { .scope = dag_scope(.cl_device = 2) };
+        dag_options on = { .scope = dag_scope(.opencl.one = 2) };
         dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Ld(m + LD + 7), Val(3.0),
                        InOut(m + LD + 7, ROWS, COLS, LD));
         dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Ld(m + LD + 7), Val(2.0),
@@ -371,7 +371,7 @@ TEST(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitc
        is right: it was told the packed pitch, cols, as a value) */
     pitch_warnings = 0;
     DAG_DATADEPS {
-        dag_options on = { .scope = dag_scope(.cl_device = 2) };
+        dag_options on = { .scope = dag_scope(.opencl.one = 2) };
         for (int k = 0; k < 2; k++)
             dag_spawn_with(&on, DAG_LAUNCH(tile_scale, ROWS * COLS), Val(COLS), Val(COLS), Val(0.5),
                            InOut(m + LD + 7, ROWS, COLS, LD));
@@ -386,7 +386,7 @@ TEST(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitc
 TEST(a_kernel_that_does_not_build_fails_with_the_compiler_log) {
     if (expect_devices <= 0) return;
     static double y[100];
-    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, DAG_LAUNCH(broken, 100), Out(y, 100));
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(broken, 100), Out(y, 100));
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_KERNEL_BUILD);
     const char *msg = dag_task_message(t);
     CHECK(strstr(msg, "did not build") != NULL);
@@ -397,18 +397,18 @@ TEST(a_kernel_that_does_not_build_fails_with_the_compiler_log) {
 TEST(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error) {
     static double y[10];
     last_error[0] = 0;
-    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 9) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 9) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
     CHECK(t.ptr == NULL);
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
     CHECK(strstr(last_error, "OpenCL device 9") != NULL);
     /* every device, where there is none: says why */
     last_error[0] = 0;
-    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.all_cl_devices = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.all = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
     CHECK_EQ_INT(dag_wait(t), expect_devices > 0 ? DAG_OK : DAG_ERR_SCOPE);
     if (expect_devices <= 0) CHECK(strstr(last_error, "-1001") != NULL || strstr(last_error, "cannot load") != NULL);
     /* a plain task cannot run on a device */
     last_error[0] = 0;
-    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 1) }, poke, InOut(y, 10), Val(10), Val(1.0));
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, poke, InOut(y, 10), Val(10), Val(1.0));
     CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
     CHECK(strstr(last_error, "not a DAG_KERNEL") != NULL);   /* the program's mistake, whatever the devices */
     dag_wait_all();
@@ -468,15 +468,15 @@ TEST(dag_synchronize_and_dag_wait_bring_device_results_home) {
     enum { N = 1000 };
     static double y[N];
     for (int i = 0; i < N; i++) y[i] = i;
-    dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 2) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 2) }, DAG_LAUNCH(add_one, N), InOut(y, N));
     CHECK_EQ_INT(dag_synchronize(DAG_OPENCL), DAG_OK);
     CHECK(y[0] == 1.0 && y[N - 1] == N);
-    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     CHECK(y[0] == 2.0 && y[N - 1] == N + 1);
     /* the program changes y itself: the next kernel must see it */
     y[5] = 100;
-    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.cl_device = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
+    t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 3) }, DAG_LAUNCH(add_one, N), InOut(y, N));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     CHECK(y[5] == 101.0);
     CHECK_EQ_INT(dag_wait_all(), DAG_OK);
@@ -490,7 +490,7 @@ TEST(resident_data_stays_on_its_device_between_regions) {
     dag_data h = dag_data_register_resident(y, N, sizeof(double));
     dag_memory_info m0, m1;
     dag_memory_stats(DAG_OPENCL, 1, &m0);
-    dag_options on = { .scope = dag_scope(.cl_device = 1) };
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
     for (int r = 0; r < 3; r++) DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
     dag_memory_stats(DAG_OPENCL, 1, &m1);
     CHECK(y[0] == 0.0);   /* still on the device */
@@ -545,10 +545,10 @@ static dag_options fz_place(void) {
     dag_options o = { 0 };
     switch (fz_rand(6)) {
     case 0: break;   /* the default: the CPU */
-    case 1: case 2: o.scope = dag_scope(.cl_device = 1 + fz_rand(expect_devices)); break;
-    case 3: o.scope = dag_scope(.all_cl_devices = 1); break;
+    case 1: case 2: o.scope = dag_scope(.opencl.one = 1 + fz_rand(expect_devices)); break;
+    case 3: o.scope = dag_scope(.opencl.all = 1); break;
     case 4: o.scope = dag_scope(.any_processor = 1); break;
-    default: o.scope = dag_scope_union(dag_scope(.cl_device = 1 + fz_rand(expect_devices)), dag_scope(.all_threads = 1));
+    default: o.scope = dag_scope_union(dag_scope(.opencl.one = 1 + fz_rand(expect_devices)), dag_scope(.all_threads = 1));
     }
     return o;
 }

@@ -375,6 +375,35 @@ TEST(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker) {
     CHECK(!u.all_threads && u.threads == (DAG_THREAD_BIT(1) | DAG_THREAD_BIT(2)));
 }
 
+/* Each device backend has one part of the same shape, and the public queries read it. */
+TEST(each_backend_has_one_device_scope_part_that_the_queries_read) {
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+        dag_scope s = dag_scope(.thread = 0);
+        dag_device_scope *part = dag_scope_part(&s, (dag_backend)b);
+        CHECK(part != NULL);
+        CHECK(dag_scope_has_cpu(s));   /* empty: the default, the CPU */
+        part->one = 3;
+        CHECK(!dag_scope_has_cpu(s));  /* names only devices */
+        CHECK(dag_device_scope_has(*part, 3) && !dag_device_scope_has(*part, 2));
+        for (int o = 1; o < DAG_BACKEND_COUNT; o++)   /* no other backend's part changed */
+            if (o != b) CHECK(!dag_device_scope_has(*dag_scope_part(&s, (dag_backend)o), 3));
+        /* the union folds `one` into the set and keeps every form */
+        dag_scope t = dag_scope(.thread = 0);
+        dag_scope_part(&t, (dag_backend)b)->set = DAG_DEVICE_BIT(1) | DAG_DEVICE_BIT(64);
+        dag_scope u = dag_scope_union(s, t);
+        dag_device_scope pu = *dag_scope_part(&u, (dag_backend)b);
+        CHECK(pu.set == (DAG_DEVICE_BIT(1) | DAG_DEVICE_BIT(3) | DAG_DEVICE_BIT(64)) && !pu.all);
+        CHECK(dag_device_scope_has(pu, 64) && !dag_device_scope_has(pu, 65) && !dag_device_scope_has(pu, 0));
+        dag_scope_part(&t, (dag_backend)b)->all = 1;
+        CHECK(dag_device_scope_has(*dag_scope_part(&t, (dag_backend)b), 40));
+        CHECK(dag_scope_has_cpu(dag_scope_union(s, dag_scope(.thread = 1))));
+    }
+    CHECK(dag_scope_part(&(dag_scope){ .thread = 1 }, DAG_CPU) == NULL);
+    dag_scope named = dag_scope(.cuda.one = 2, .opencl.all = 1, .level_zero.set = DAG_DEVICE_BIT(2), .hip.one = 1);
+    CHECK(dag_scope_part(&named, DAG_CUDA)->one == 2 && dag_scope_part(&named, DAG_OPENCL)->all == 1);
+    CHECK(dag_scope_part(&named, DAG_LEVEL_ZERO)->set == DAG_DEVICE_BIT(2) && dag_scope_part(&named, DAG_HIP)->one == 1);
+}
+
 /* ---- 4. concurrency at the edges ------------------------------------------ */
 enum { RACERS = 8 };
 static atomic_int racers_go, racers_ready;
@@ -598,6 +627,7 @@ int main(void) {
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
     RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
+    RUN(each_backend_has_one_device_scope_part_that_the_queries_read);
     RUN(threads_that_exit_leave_nothing_behind_and_their_results_are_kept);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);

@@ -44,7 +44,7 @@ int main() {
     dag_scope one = {}, two = {}, device = {};
     one.thread = 1;
     two.thread = 2;
-    device.cl_device = 2;
+    device.opencl.one = 2;
     o.scope = dag_scope_union(dag_scope_union(one, two), device);
     dag_memory_info m = {};
     dag_trace_record r = {};
@@ -64,6 +64,6 @@ int main() {
     dag_data_unregister(h);
     bool vals_ok = vals_convert_as_in_c();
     dag_shutdown();
-    return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.cl_devices == 2 &&
+    return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.opencl.set == 2 &&
             scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok && set_up) ? 0 : 1;
 }

@@ -38,12 +38,9 @@ static void setup(size_t device_limit, int trace) {
 static dag_scope device_scope(int n) {
     dag_scope s;
     memset(&s, 0, sizeof s);
-    switch (backend) {
-    case DAG_CUDA: if (n) s.cuda_gpu = n; else s.all_cuda_gpus = 1; break;
-    case DAG_HIP: if (n) s.hip_gpu = n; else s.all_hip_gpus = 1; break;
-    case DAG_LEVEL_ZERO: if (n) s.ze_device = n; else s.all_ze_devices = 1; break;
-    default: if (n) s.cl_device = n; else s.all_cl_devices = 1; break;
-    }
+    dag_device_scope *part = dag_scope_part(&s, backend);
+    if (n) part->one = n;
+    else part->all = 1;
     return s;
 }
 static dag_options on_device(int n) {
