@@ -1,12 +1,12 @@
 /* dag_cuda.h: the CUDA backend of dag.h (-DDAG_BACKEND_CUDA).
 
-   Uses from dag.h: what dag_gpu_stream.h uses (see there); the loader
-   helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT (for cuBLAS);
-   DAG__WEAK_DEFINITION; dag_log; dag__g.desc.no_vendor_blas (cuBLAS on
-   or off).
+   Uses what dag_gpu_stream.h uses (see there); from dag_device.h, the
+   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT (for
+   cuBLAS); from dag.h, DAG__WEAK_DEFINITION, dag_log and
+   dag__g.desc.no_vendor_blas (cuBLAS on or off).
 
-   Included only by dag.h's implementation. It calls the CUDA runtime,
-   linked statically (-lcudart_static), which loads the driver lazily: a
+   Included only by dag_device.h, in dag.h's implementation. It calls the
+   CUDA runtime, linked statically (-lcudart_static), which loads the driver lazily: a
    binary built with the flag runs where no driver exists, and the backend
    then reports itself unavailable with the runtime's own error (on a
    machine with the toolkit but no driver: cudaGetDeviceCount returned 35,

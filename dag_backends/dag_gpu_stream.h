@@ -1,8 +1,8 @@
 /* dag_gpu_stream.h: what the CUDA and HIP backends of dag.h share.
 
-   Uses from dag.h: the device-operations table it fills
-   (dag__device_ops), the launch arguments it is given (dag__karg, at
-   most DAG__MAX_PARAMS), dag__xmalloc and dag_log.
+   Uses from dag_device.h: the device-operations table it fills
+   (dag__device_ops) and the launch arguments it is given (dag__karg); from
+   dag.h, DAG__MAX_PARAMS, dag__xmalloc and dag_log.
 
    The CUDA runtime and HIP have the same shape (HIP copied the CUDA
    runtime's names: cudaMemcpy2DAsync is hipMemcpy2DAsync), so the device

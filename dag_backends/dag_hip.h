@@ -1,11 +1,12 @@
 /* dag_hip.h: the HIP backend of dag.h (-DDAG_BACKEND_HIP).
 
-   Uses from dag.h: what dag_gpu_stream.h uses (see there); the loader
-   helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; dag__xmalloc.
+   Uses what dag_gpu_stream.h uses (see there); from dag_device.h, the
+   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
+   dag.h, dag__xmalloc.
 
-   Included only by dag.h's implementation. It needs no SDK to build: the
-   runtime, libamdhip64, is loaded at run time with the types below, so
-   one binary built with the flag runs where ROCm is
+   Included only by dag_device.h, in dag.h's implementation. It needs no
+   SDK to build: the runtime, libamdhip64, is loaded at run time with the
+   types below, so one binary built with the flag runs where ROCm is
    missing: the backend then reports itself unavailable with the loader's
    or the runtime's own error (no GPU: hipGetDeviceCount returned 100,
    hipErrorNoDevice).

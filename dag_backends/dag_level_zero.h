@@ -1,14 +1,14 @@
 /* dag_level_zero.h: the Level Zero backend of dag.h (-DDAG_BACKEND_LEVEL_ZERO).
 
-   Uses from dag.h: the device-operations table it fills
+   Uses from dag_device.h: the device-operations table it fills
    (dag__device_ops), the launch arguments it is given (dag__karg), the
-   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT, and
-   dag_log.
+   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
+   dag.h, dag_log.
 
-   Included only by dag.h's implementation. It takes its types from the SDK
-   header (libze-dev) but loads the loader (libze_loader.so.1) at run time,
-   so a binary built with the flag runs where Level Zero is missing: without
-   a loader, a driver or a device, the backend reports itself unavailable
+   Included only by dag_device.h, in dag.h's implementation. It takes its
+   types from the SDK header (libze-dev) but loads the loader
+   (libze_loader.so.1) at run time, so a binary built with the flag runs
+   where Level Zero is missing: without a loader, a driver or a device, the backend reports itself unavailable
    with the loader's own error, and everything runs on the CPU.
 
    It finds the drivers and their devices, and gives each driver a context
@@ -16,7 +16,7 @@
    timestamps, for the cost model) and a module cache. Kernels come compiled
    ahead of time as SPIR-V (dag_native_kernel). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
-   pools, placement) lives in dag.h. Private names: dag__ze_*.
+   pools, placement) lives in dag_device.h. Private names: dag__ze_*.
 */
 #ifndef DAG_LEVEL_ZERO_H_INCLUDED
 #define DAG_LEVEL_ZERO_H_INCLUDED

@@ -1,11 +1,11 @@
 /* dag_opencl.h: the OpenCL backend of dag.h (-DDAG_BACKEND_OPENCL).
 
-   Uses from dag.h: the device-operations table it fills
-   (dag__device_ops) and the launch arguments it is given (dag__karg);
-   the loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT;
-   dag_log; dag__g.desc.no_vendor_blas (CLBlast on or off).
+   Uses from dag_device.h: the device-operations table it fills
+   (dag__device_ops), the launch arguments it is given (dag__karg) and
+   the loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
+   dag.h: dag_log, dag__g.desc.no_vendor_blas (CLBlast on or off).
 
-   Included only by dag.h's implementation. It loads the OpenCL ICD loader
+   Included only by dag_device.h, in dag.h's implementation. It loads the OpenCL ICD loader
    (libOpenCL.so.1) at run time with its own function types, so a binary
    built with the flag needs no OpenCL SDK to run: without a loader, a
    platform or a device, the backend reports itself unavailable with the
@@ -16,7 +16,7 @@
    2-D asynchronous copies and launches with events, and programs built from
    source (with the compiler's log on failure). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
-   pools, placement) lives in dag.h. Private names: dag__cl_*.
+   pools, placement) lives in dag_device.h. Private names: dag__cl_*.
 
    dag_blas.h's dag_dgemm and dag_sgemm run as CLBlast's CLBlastDgemm and
    CLBlastSgemm where libclblast.so.1 loads (Debian's libclblast1), on the

@@ -1,0 +1,1020 @@
+/* dag_device.h: the device layer every device backend shares
+   (dag_backends/dag_device.h, included by dag.h's implementation when any
+   -DDAG_BACKEND_X is given; a CPU-only build does not read it).
+
+   What it holds: the table a backend fills (dag__device_ops), the list of
+   backends compiled in, the replicas of spans on devices and their
+   coherence, buffer pools and eviction, the cost model and placement, and
+   queueing a kernel task on a device.
+
+   What it uses from dag.h: the records (dag__task, dag__worker, dag__span,
+   dag__data_slot, dag__trace_event, dag__g), the thread primitives, the
+   allocator (dag__xmalloc, DAG_FREE), logging (dag_log, dag__err), the span
+   helpers (dag__spans_overlap, dag__span_eq, dag__data_span), dag__convert,
+   dag__args_of, dag__extra_of, dag__task_name,
+   dag__now_ns and the scope queries.
+
+   What dag.h calls here: the functions its >>device seam declares, and
+   nothing else. The backends (dag_opencl.h, dag_cuda.h, dag_hip.h,
+   dag_level_zero.h, and dag_gpu_stream.h under CUDA and HIP) see all of
+   this file.
+
+   Parts: >>device backend table >>run-time libraries >>backend selection
+   >>device layer >>cost model >>placement >>device execution >>device
+   set-up >>registered data on devices >>plans */
+#ifndef DAG_DEVICE_H_INCLUDED
+#define DAG_DEVICE_H_INCLUDED
+
+/* >>device backend table: what the generic device layer needs of a
+   backend. dev is the backend's own 0-based device index; buffers, kernels
+   and events are the backend's handles. Every call returns 0 or the
+   backend's error code. Everything shared by the devices (replicas,
+   coherence, pools, eviction, placement) lives in this file; a backend
+   only fills this table. */
+typedef struct dag__karg { const void *value; size_t size; void *buf; } dag__karg;   /* buf: a buffer argument */
+typedef struct dag__device_ops {
+    dag_backend backend;
+    const char *name;                 /* "OpenCL" */
+    const char *short_name;           /* "cl": in placement notes */
+    /* finds the devices: returns how many, or -1 with the reason (the
+       driver's own words) in why */
+    int (*init)(char *why, size_t why_size);
+    void (*shutdown)(void);
+    int (*alloc)(int dev, size_t bytes, void **buf);
+    void (*free)(int dev, void *buf);
+    /* host span (rows runs of width bytes, stride apart) <-> buffer of
+       rows * width bytes, the runs packed; asynchronous, in order on the device's queue. *done may
+       come back NULL for an upload that no longer reads the host bytes
+       (it went through a staging buffer). */
+    int (*copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device, void **done);
+    /* optional: bytes from src's buffer into dst's, queued on dst after
+       everything src has queued, and before anything src queues later.
+       Nonzero: not possible, the bytes go through host memory. */
+    int (*peer_copy)(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes);
+    bool (*has_kernel)(const dag_kernel_source *k);   /* false: this kernel has no build for the backend */
+    int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
+    void (*release_kernel)(int dev, void *kernel);
+    int (*launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done);
+    int (*wait)(void *event);
+    int (*query)(void *event);        /* 1 finished, 0 not yet, < 0 failed */
+    double (*elapsed)(void *event);   /* seconds the command ran */
+    void (*release)(void *event);
+    int (*synchronize)(int dev);
+    size_t (*memory)(int dev);        /* bytes of device memory */
+    const char *(*device_name)(int dev);
+    size_t max_items;                 /* the largest range one launch takes (0: no limit) */
+} dag__device_ops;
+
+/* >>run-time libraries: the backends (and vendor BLAS) load their
+   libraries with dlopen and find each function by name into a table of
+   function pointers. slot: the address of one such field (ISO C has no
+   object-to-function cast, hence the memcpy). Returns whether every slot
+   is filled; if not, why says which function the library lacks. */
+#include <dlfcn.h>
+typedef struct dag__dl_symbol { const char *name; void *slot; } dag__dl_symbol;
+static bool dag__dl_bind(void *lib, const char *lib_name, const dag__dl_symbol *symbols, size_t count, char *why,
+                         size_t why_size) {
+    for (size_t i = 0; i < count; i++) {
+        void *p = dlsym(lib, symbols[i].name);
+        if (!p) {
+            snprintf(why, why_size, "%s has no %s", lib_name, symbols[i].name);
+            return false;
+        }
+        memcpy(symbols[i].slot, &p, sizeof p);
+    }
+    return true;
+}
+#define DAG__DL_COUNT(symbols) (sizeof(symbols) / sizeof(symbols)[0])
+
+/* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
+   defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
+#if defined(DAG_BACKEND_OPENCL)
+#include "dag_backends/dag_opencl.h"
+#endif
+#if defined(DAG_BACKEND_CUDA)
+#include "dag_backends/dag_cuda.h"
+#endif
+#if defined(DAG_BACKEND_HIP)
+#include "dag_backends/dag_hip.h"
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+#include "dag_backends/dag_level_zero.h"
+#endif
+static const dag__device_ops *const dag__backend_ops[] = {
+#if defined(DAG_BACKEND_OPENCL)
+    &dag__cl_ops,
+#endif
+#if defined(DAG_BACKEND_CUDA)
+    &dag__cuda_ops,
+#endif
+#if defined(DAG_BACKEND_HIP)
+    &dag__hip_ops,
+#endif
+#if defined(DAG_BACKEND_LEVEL_ZERO)
+    &dag__ze_ops,
+#endif
+    NULL
+};
+
+/* >>device layer: processors beyond the CPU, and where data lives.
+
+   Memory spaces: 0 is host memory, 1 + d is device d (the devices of every
+   backend in one list). Each span a task on a device touches gets a replica
+   record: which spaces hold its current bytes (MSI: several clean copies,
+   or one dirty one), its buffer on each device, and the uploads that may
+   still be reading its host bytes. Records are keyed by the exact span and
+   sorted by start, so partial overlaps are found without scanning them all.
+
+   Before a task touches span s in space m:
+   - every record overlapping s that only a device holds is written back
+     first, so host memory has its bytes;
+   - s's own record comes to m if m lacks it, through the host when another
+     device holds it dirty; an Out span is not copied in;
+   - a write leaves m the only space holding s, and drops the device copies
+     of the records overlapping s;
+   - host bytes are never written (by a write-back or a CPU task) while an
+     upload may still read them.
+   One lock guards it: device tasks are coarse, and programs that never put
+   a task on a device never take it (dag__dv.used stays 0).
+
+   A device task counts as finished once its copies and kernel are queued.
+   A device's queue runs in order, so a device successor just queues behind
+   it, and whoever needs the bytes elsewhere waits for the queue: a CPU task
+   touching the span, a region end, dag_wait from the program thread,
+   dag_synchronize. That is what makes a chain of kernels as cheap as raw
+   OpenCL calls. */
+#define DAG__MODEL_SLOTS 1024
+#define DAG__INFLIGHT 64
+#define DAG__SMALL_WORK (1u << 20)   /* bytes: with no history, less stays on the CPU */
+
+typedef struct dag__replica {
+    dag__span span;
+    uint32_t valid;                          /* bit 0: host; bit 1 + d: device d */
+    int resident;                            /* region ends leave it on its device */
+    uint64_t pin;                            /* the device task being set up that uses it */
+    void *buf[DAG_MAX_DEVICES];
+    uint64_t last_use[DAG_MAX_DEVICES];     /* for least-recently-used eviction */
+    void *reader[DAG_MAX_DEVICES];          /* last upload from its host bytes, per device */
+} dag__replica;
+
+typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; } dag__buffer;
+typedef struct dag__kernel_entry {
+    const dag_kernel_source *src;
+    void *kernel;
+    bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
+    struct dag__kernel_entry *next;
+} dag__kernel_entry;
+typedef struct dag__inflight { void *event; int slot; double estimate; } dag__inflight;
+
+typedef struct dag__device {
+    const dag__device_ops *ops;
+    dag_backend backend;
+    int ordinal;                             /* dag.h's number within its backend, from 0 (DAG_DEVICES may skip some) */
+    int native;                              /* the backend's own index, which its calls take */
+    size_t limit, used, pooled;
+    dag__buffer *pool;                       /* freed buffers, reused by size */
+    dag__kernel_entry *kernels;              /* built programs, per kernel */
+    dag__inflight inflight[DAG__INFLIGHT];   /* queued kernels the model waits to time */
+    int inflight_head, inflight_count;
+    double queued_s;                         /* estimated seconds of queued kernels: the backlog */
+    double unsampled_s;                      /* of those queued since the last one with an event */
+    int unsampled;
+    double bandwidth;                        /* bytes per second, measured on write-backs */
+    uint64_t bytes_in, bytes_out, evictions;
+} dag__device;
+
+/* The cost model: seconds per (kernel, processor, size class), averaged. */
+typedef struct dag__model_entry {
+    const dag_kernel_source *kernel;
+    int processor;                           /* 0 the CPU, 1 + d device d */
+    int bucket;                              /* log2 of the launch range */
+    double seconds;
+    uint32_t samples;
+} dag__model_entry;
+
+/* What a task needs of the device layer: its spans, and which parameter
+   each is (a kernel on a device gets buffers for those). */
+struct dag__plan {
+    int num_spans;
+    dag__span spans[DAG__MAX_PARAMS];
+    uint8_t modes[DAG__MAX_PARAMS];
+    int8_t span_of_param[DAG__MAX_PARAMS];   /* -1: a value; -2 - k: Ld of span k */
+    uint32_t elem[DAG__MAX_PARAMS];          /* span k's element size (for Ld) */
+    dag_scope scope;                         /* as spawned, devices included */
+    int processor;                           /* where it ran: 0 the CPU, 1 + d device d */
+    int model_slot;                          /* -1: not timed */
+    uint64_t cpu_start;                      /* ns: a CPU launch being timed */
+    uint64_t bytes_moved;
+    char placement[160];
+};
+
+static struct {
+    _Alignas(DAG__CACHE_LINE) _Atomic int used;   /* a task may run on a device: read by every spawn */
+    _Alignas(DAG__CACHE_LINE) dag__mutex lock;
+    dag__device devs[DAG_MAX_DEVICES];
+    int num;
+    dag__replica **reps;                     /* sorted by span.lo */
+    size_t num_reps, cap_reps;
+    size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
+    uint64_t tick;                           /* LRU clock and pin serials */
+    dag__model_entry model[DAG__MODEL_SLOTS];
+} dag__dv;
+
+static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
+static size_t dag__span_bytes(const dag__span *s) { return s->rows * s->width; }
+
+/* Index of the first record whose span starts at or after lo. */
+static size_t dag__rep_lower(uintptr_t lo) {
+    size_t a = 0, b = dag__dv.num_reps;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (dag__dv.reps[m]->span.lo < lo) a = m + 1;
+        else b = m;
+    }
+    return a;
+}
+
+static dag__replica *dag__rep_find(const dag__span *s) {
+    for (size_t i = dag__rep_lower(s->lo); i < dag__dv.num_reps && dag__dv.reps[i]->span.lo == s->lo; i++)
+        if (dag__span_eq(&dag__dv.reps[i]->span, s)) return dag__dv.reps[i];
+    return NULL;
+}
+
+static dag__replica *dag__rep_get(const dag__span *s) {
+    dag__replica *r = dag__rep_find(s);
+    if (r) return r;
+    r = (dag__replica *)dag__xmalloc(sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->span = *s;
+    r->valid = 1;   /* a new record's bytes are in host memory */
+    if (dag__dv.num_reps == dag__dv.cap_reps) {
+        dag__dv.cap_reps = dag__dv.cap_reps ? dag__dv.cap_reps * 2 : 64;
+        dag__dv.reps = (dag__replica **)dag__xrealloc(dag__dv.reps, dag__dv.cap_reps * sizeof *dag__dv.reps);
+    }
+    size_t i = dag__rep_lower(s->lo);
+    memmove(&dag__dv.reps[i + 1], &dag__dv.reps[i], (dag__dv.num_reps - i) * sizeof *dag__dv.reps);
+    dag__dv.reps[i] = r;
+    dag__dv.num_reps++;
+    if (dag__span_extent(s) > dag__dv.max_extent) dag__dv.max_extent = dag__span_extent(s);
+    return r;
+}
+
+/* The records overlapping span s (its own too), one per call:
+       for (size_t i = dag__overlaps_from(s); (r = dag__overlap_next(s, &i));) ...
+   Records are sorted by start, and none is longer than max_extent, so the
+   first that can overlap starts at most max_extent before s. */
+static size_t dag__overlaps_from(const dag__span *s) {
+    return dag__rep_lower(s->lo > dag__dv.max_extent ? s->lo - dag__dv.max_extent : 0);
+}
+static dag__replica *dag__overlap_next(const dag__span *s, size_t *i) {
+    while (*i < dag__dv.num_reps && dag__dv.reps[*i]->span.lo < s->hi) {
+        dag__replica *r = dag__dv.reps[(*i)++];
+        if (dag__spans_overlap(&r->span, s)) return r;
+    }
+    return NULL;
+}
+
+static const char *dag__dev_name(int d, char *buf, size_t size) {
+    dag__device *dv = &dag__dv.devs[d];
+    snprintf(buf, size, "%s device %d (%s)", dv->ops->name, dv->ordinal + 1, dv->ops->device_name(dv->native));
+    return buf;
+}
+
+static int dag__dev_error(int d, const char *what, int code) {
+    char name[200];
+    return dag__err(DAG_ERR_DEVICE, "%s: %s returned %d", dag__dev_name(d, name, sizeof name), what, code);
+}
+
+/* Waits for the uploads that may still read r's host bytes. */
+static void dag__rep_wait_readers(dag__replica *r) {
+    for (int d = 0; d < dag__dv.num; d++)
+        if (r->reader[d]) {
+            dag__dv.devs[d].ops->wait(r->reader[d]);
+            dag__dv.devs[d].ops->release(r->reader[d]);
+            r->reader[d] = NULL;
+        }
+}
+
+/* Copies span s between host memory and its packed buffer on device d; runs with no gap between
+   them (a tile of its own) go as one plain copy. */
+static int dag__dev_copy(dag__device *dv, void *buf, const dag__span *s, int to_device, void **done) {
+    if (s->width == s->stride)
+        return dv->ops->copy(dv->native, buf, (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, to_device, done);
+    return dv->ops->copy(dv->native, buf, (void *)s->lo, s->rows, s->width, s->stride, to_device, done);
+}
+
+/* Brings r's bytes back to host memory from the device that holds them. */
+static int dag__rep_write_back(dag__replica *r) {
+    if (r->valid & 1) return 0;
+    int d = 0;
+    while (d < dag__dv.num && !(r->valid & (2u << d))) d++;
+    if (d == dag__dv.num) return 0;   /* held nowhere: cannot happen */
+    dag__replica *o;
+    for (size_t i = dag__overlaps_from(&r->span); (o = dag__overlap_next(&r->span, &i));) dag__rep_wait_readers(o);
+    dag__device *dv = &dag__dv.devs[d];
+    void *ev = NULL;
+    uint64_t t0 = dag__now_ns();
+    int e = dag__dev_copy(dv, r->buf[d], &r->span, 0, &ev);
+    if (e == 0) e = dv->ops->wait(ev);
+    if (ev) dv->ops->release(ev);
+    if (e) return dag__dev_error(d, "the copy back to the host", e);
+    double s = (double)(dag__now_ns() - t0) * 1e-9;
+    size_t bytes = dag__span_bytes(&r->span);
+    if (s > 0 && bytes >= 65536) dv->bandwidth = 0.5 * dv->bandwidth + 0.5 * (double)bytes / s;
+    dv->bytes_out += bytes;
+    r->valid |= 1;
+    return 0;
+}
+
+/* Takes r's buffer off device d: into the pool, or freed. */
+static void dag__rep_drop(dag__replica *r, int d, bool release) {
+    dag__device *dv = &dag__dv.devs[d];
+    size_t bytes = dag__span_bytes(&r->span);
+    r->valid &= ~(2u << d);
+    if (!r->buf[d]) return;
+    dv->used -= bytes;
+    if (release) {
+        dv->ops->free(dv->native, r->buf[d]);
+    } else {
+        dag__buffer *b = (dag__buffer *)dag__xmalloc(sizeof *b);
+        b->buf = r->buf[d];
+        b->bytes = bytes;
+        b->next = dv->pool;
+        dv->pool = b;
+        dv->pooled += bytes;
+    }
+    r->buf[d] = NULL;
+}
+
+/* Makes room on device d: pooled buffers go first, then the least recently
+   used replica the task being set up does not use (written back first when
+   only d holds it). Nonzero when nothing is left to evict. */
+static int dag__dev_evict_one(int d) {
+    dag__device *dv = &dag__dv.devs[d];
+    if (dv->pool) {
+        dag__buffer *b = dv->pool;
+        dv->pool = b->next;
+        dv->pooled -= b->bytes;
+        dv->ops->free(dv->native, b->buf);
+        DAG_FREE(b);
+        return 0;
+    }
+    dag__replica *victim = NULL;
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        if (r->buf[d] && r->pin != dag__dv.tick && (!victim || r->last_use[d] < victim->last_use[d])) victim = r;
+    }
+    if (!victim) return 1;
+    if (victim->valid == (2u << d)) {
+        int e = dag__rep_write_back(victim);
+        if (e) return e;
+    }
+    dag__rep_drop(victim, d, true);
+    dv->evictions++;
+    return 0;
+}
+
+static int dag__dev_alloc(int d, size_t bytes, void **buf) {
+    dag__device *dv = &dag__dv.devs[d];
+    for (dag__buffer **p = &dv->pool; *p; p = &(*p)->next)
+        if ((*p)->bytes == bytes) {
+            dag__buffer *b = *p;
+            *p = b->next;
+            *buf = b->buf;
+            dv->pooled -= bytes;
+            dv->used += bytes;
+            DAG_FREE(b);
+            return 0;
+        }
+    if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
+    while (dv->used + dv->pooled + bytes > dv->limit)
+        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;
+    while (dv->ops->alloc(dv->native, bytes, buf) != 0)
+        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
+    dv->used += bytes;
+    return 0;
+}
+
+/* A CPU task is about to touch these spans in host memory: bring back what
+   only devices hold and, for a write, drop their copies. Under the lock. */
+static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n) {
+    int err = 0;
+    for (int k = 0; k < n && !err; k++) {
+        dag__replica *r;
+        for (size_t i = dag__overlaps_from(&spans[k]); !err && (r = dag__overlap_next(&spans[k], &i));) {
+            err = dag__rep_write_back(r);
+            if (!err && (modes[k] & DAG__WRITE)) {
+                dag__rep_wait_readers(r);
+                r->valid = 1;
+            }
+        }
+    }
+    return err;
+}
+
+/* Region ends, dag_wait from the program, dag_synchronize: every replica
+   only a device holds goes home (resident ones only when `all`). When the
+   program takes the memory back (`forget`), the device copies of ordinary
+   spans go too, since the program may now change the host bytes. */
+static void dag__model_poll(int d, bool wait);
+static int dag__devices_settle(bool all, bool forget) {
+    if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
+    int err = 0;
+    dag__mutex_lock(&dag__dv.lock);
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        if (all || !r->resident) {
+            int e = dag__rep_write_back(r);
+            if (e && !err) err = e;
+        }
+    }
+    size_t keep = 0;   /* a second pass: write-backs look at the whole table */
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        if (forget && !r->resident && (r->valid & 1)) {
+            dag__rep_wait_readers(r);
+            for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+            DAG_FREE(r);
+        } else {
+            dag__dv.reps[keep++] = r;
+        }
+    }
+    dag__dv.num_reps = keep;
+    if (forget) {
+        dag__dv.max_extent = 0;
+        for (size_t i = 0; i < keep; i++)
+            if (dag__span_extent(&dag__dv.reps[i]->span) > dag__dv.max_extent)
+                dag__dv.max_extent = dag__span_extent(&dag__dv.reps[i]->span);
+    }
+    for (int d = 0; d < dag__dv.num; d++) dag__model_poll(d, false);
+    dag__mutex_unlock(&dag__dv.lock);
+    return err;
+}
+
+/* >>cost model */
+static int dag__model_bucket(size_t n) {
+    int b = 0;
+    while (n > 1) { n >>= 1; b++; }
+    return b;
+}
+
+static int dag__model_find(const dag_kernel_source *k, int processor, int bucket, bool create) {
+    uintptr_t h = ((uintptr_t)k >> 4) * 31u + (uintptr_t)processor * 131u + (uintptr_t)bucket * 7919u;
+    for (int probe = 0; probe < DAG__MODEL_SLOTS; probe++) {
+        int i = (int)((h + (uintptr_t)probe) % DAG__MODEL_SLOTS);
+        dag__model_entry *m = &dag__dv.model[i];
+        if (m->kernel == k && m->processor == processor && m->bucket == bucket) return i;
+        if (!m->kernel) {
+            if (!create) return -1;
+            m->kernel = k;
+            m->processor = processor;
+            m->bucket = bucket;
+            m->samples = 0;
+            return i;
+        }
+    }
+    return -1;   /* full: that kernel goes untimed */
+}
+
+static void dag__model_add(int slot, double seconds) {
+    if (slot < 0) return;
+    dag__model_entry *m = &dag__dv.model[slot];
+    m->seconds = m->samples ? 0.5 * m->seconds + 0.5 * seconds : seconds;
+    m->samples++;
+}
+
+/* Times the queued kernels of device d that have finished (all of them
+   when `wait`): their run time feeds the model, their estimate leaves the
+   backlog. */
+static void dag__model_poll(int d, bool wait) {
+    dag__device *dv = &dag__dv.devs[d];
+    while (dv->inflight_count) {
+        dag__inflight *f = &dv->inflight[dv->inflight_head];
+        int q = wait ? (dv->ops->wait(f->event) == 0 ? 1 : -1) : dv->ops->query(f->event);
+        if (q == 0) break;
+        if (q > 0) dag__model_add(f->slot, dv->ops->elapsed(f->event));
+        dv->ops->release(f->event);
+        dv->queued_s -= f->estimate;
+        if (dv->queued_s < 0 || (dv->inflight_count == 1 && dv->unsampled_s == 0)) dv->queued_s = 0;
+        dv->inflight_head = (dv->inflight_head + 1) % DAG__INFLIGHT;
+        dv->inflight_count--;
+    }
+}
+
+/* >>placement */
+/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s. */
+static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
+    uint64_t m = 0;
+    for (int d = 0; d < dag__dv.num; d++) {
+        const dag__device *dv = &dag__dv.devs[d];
+        if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
+            (!k || dv->ops->has_kernel(k)))
+            m |= UINT64_C(1) << d;
+    }
+    return m;
+}
+/* Two different spans of one task that overlap would be two buffers on a
+   device: such a task runs where memory is one. */
+static bool dag__plan_self_overlaps(const dag__plan *p) {
+    for (int a = 0; a < p->num_spans; a++)
+        for (int b = a + 1; b < p->num_spans; b++)
+            if (dag__spans_overlap(&p->spans[a], &p->spans[b])) return true;
+    return false;
+}
+
+static size_t dag__launch_range(dag__task *t) {
+    size_t n = 0;
+    memcpy(&n, (unsigned char *)dag__args_of(t) + t->desc->params[0].offset, sizeof n);
+    return n;
+}
+
+/* Picks the processor with the earliest estimated finish: the model's time
+   for this kernel and size there, plus the bytes it lacks over the measured
+   bandwidth, plus what is already queued there. Without history, work under
+   DAG__SMALL_WORK bytes stays on the CPU, and larger work tries each
+   processor once. Under the lock. Returns 0 for the CPU, 1 + d for device d,
+   and writes the estimates into p->placement. */
+static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
+    const dag_kernel_source *k = t->desc->kernel;
+    uint64_t devs = dag__scope_devices(s, k);
+    bool cpu = dag__scope_has_cpu(s);
+    p->placement[0] = 0;
+    if (!devs || dag__plan_self_overlaps(p)) return 0;
+    if (!cpu && !(devs & (devs - 1))) {   /* one device and nothing else */
+        int d = 0;
+        while (!((devs >> d) & 1u)) d++;
+        return d + 1;
+    }
+    int bucket = dag__model_bucket(dag__launch_range(t));
+    size_t bytes = 0;
+    for (int i = 0; i < p->num_spans; i++) bytes += dag__span_bytes(&p->spans[i]);
+    int best = -1, explore_device = -1;
+    bool explore_cpu = false;
+    double best_s = 0;
+    size_t used = 0;
+    for (int proc = cpu ? 0 : 1; proc <= dag__dv.num; proc++) {
+        if (proc > 0 && !((devs >> (proc - 1)) & 1u)) continue;
+        int slot = dag__model_find(k, proc, bucket, false);
+        bool known = slot >= 0 && dag__dv.model[slot].samples;
+        double run = known ? dag__dv.model[slot].seconds : 0, copy = 0, queue = 0;
+        char name[32];
+        if (proc > 0) {
+            dag__device *dv = &dag__dv.devs[proc - 1];
+            dag__model_poll(proc - 1, false);
+            for (int i = 0; i < p->num_spans; i++) {
+                dag__replica *r = dag__rep_find(&p->spans[i]);
+                if ((p->modes[i] & DAG__READ) && !(r && ((r->valid >> proc) & 1u)))
+                    copy += (double)dag__span_bytes(&p->spans[i]) / dv->bandwidth;
+            }
+            queue = dv->queued_s;
+            snprintf(name, sizeof name, "%s%d", dv->ops->short_name, dv->ordinal + 1);
+        } else {
+            snprintf(name, sizeof name, "cpu");
+        }
+        double total = run + copy + queue;
+        if (used + 1 < sizeof p->placement) {
+            int w = known ? snprintf(p->placement + used, sizeof p->placement - used, "%s%s %.1fus+%.1fus copy+%.1fus queue",
+                                     used ? " | " : "", name, run * 1e6, copy * 1e6, queue * 1e6)
+                          : snprintf(p->placement + used, sizeof p->placement - used, "%s%s unmeasured",
+                                     used ? " | " : "", name);
+            used += w > 0 ? (size_t)w : 0;
+            if (used >= sizeof p->placement) used = sizeof p->placement - 1;
+        }
+        if (!known) {
+            if (proc > 0 && explore_device < 0) explore_device = proc;
+            if (proc == 0) explore_cpu = true;
+        } else if (best < 0 || total < best_s) {
+            best = proc;
+            best_s = total;
+        }
+    }
+    bool unmeasured = explore_cpu || explore_device > 0;
+    if (unmeasured && bytes < DAG__SMALL_WORK && cpu) return 0;   /* nothing to compare yet: small work stays */
+    if (unmeasured && bytes >= DAG__SMALL_WORK) return explore_device > 0 ? explore_device : 0;
+    if (best < 0) return explore_device > 0 ? explore_device : 0;
+    return best;
+}
+
+static void dag__trace_plan(dag__trace_event *e, const dag__plan *p) {
+    e->processor = p->processor;
+    e->bytes_moved = p->bytes_moved;
+    if (p->placement[0]) {
+        size_t n = strlen(p->placement) + 1;
+        e->placement = (char *)dag__xmalloc(n);
+        memcpy(e->placement, p->placement, n);
+    }
+}
+
+/* >>device execution */
+static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
+    dag__device *dv = &dag__dv.devs[d];
+    for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
+        if (e->src == k) return e;
+    void *kernel = NULL;
+    *err = dv->ops->build(dv->native, k, &kernel, log, log_size);
+    if (*err) return NULL;
+    dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
+    e->src = k;
+    e->kernel = kernel;
+    e->warned_pitch = false;
+    e->next = dv->kernels;
+    dv->kernels = e;
+    return e;
+}
+
+/* A kernel given a 2-D span with gaps between its runs and no Ld(...) most likely indexes the
+   device's packed copy with the host's ld, past its end: said once per kernel and device. */
+static void dag__dev_check_pitch(int d, dag__kernel_entry *e, const dag__plan *p, const dag_task_desc *desc) {
+    if (e->warned_pitch) return;
+    int gapped = -1;
+    for (int k = 0; k < p->num_spans && gapped < 0; k++)
+        if (p->spans[k].rows > 1 && p->spans[k].width < p->spans[k].stride) gapped = k;
+    if (gapped < 0) return;
+    for (int i = 0; i < desc->num_params; i++)
+        if (p->span_of_param[i] == -2 - gapped) return;
+    e->warned_pitch = true;
+    char dev[200];
+    dag_log(DAG_LOG_WARN, DAG_OK,
+            "kernel '%s' on %s gets a 2-D span with gaps between its rows but no Ld(...): a device holds the rows "
+            "packed, cols elements apart; pass Ld(p) for the pitch",
+            desc->kernel->name, dag__dev_name(d, dev, sizeof dev));
+}
+
+/* Brings r to device d straight from another device of the same backend
+   that holds it, where the backend can (peer copies). */
+static bool dag__rep_peer_copy(dag__replica *r, int d) {
+    const dag__device_ops *ops = dag__dv.devs[d].ops;
+    if (!ops->peer_copy) return false;
+    for (int e = 0; e < dag__dv.num; e++)
+        if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
+            ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e],
+                           dag__span_bytes(&r->span)) == 0)
+            return true;
+    return false;
+}
+
+/* Queues a kernel task on device d: its spans come to the device (only what
+   is stale there), then the kernel, all on the device's in-order queue.
+   Under the lock. Returns 0, or a dag_result with `msg` saying what went
+   wrong. */
+static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t msg_size) {
+    dag__device *dv = &dag__dv.devs[d];
+    const dag_task_desc *desc = t->desc;
+    unsigned char *args = (unsigned char *)dag__args_of(t);
+    char name[200];
+    int err = 0;
+    uint64_t pin = ++dag__dv.tick;
+    char log[4096];
+    dag__kernel_entry *built = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
+    if (!built) {
+        snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %d):\n%s", desc->kernel->name,
+                 dag__dev_name(d, name, sizeof name), err, log);
+        return DAG_ERR_KERNEL_BUILD;
+    }
+    void *kernel = built->kernel;
+    size_t items = dag__launch_range(t);
+    if (dv->ops->max_items && items > dv->ops->max_items) {   /* before any copy: nothing to undo */
+        snprintf(msg, msg_size, "kernel '%s': %zu items are more than one %s launch takes (at most %zu); split the "
+                 "work into several tasks", desc->kernel->name, items, dv->ops->name, dv->ops->max_items);
+        return DAG_ERR_DEVICE;
+    }
+    dag__dev_check_pitch(d, built, p, desc);
+    dag__replica *reps[DAG__MAX_PARAMS];
+    for (int k = 0; k < p->num_spans && !err; k++) {
+        const dag__span *s = &p->spans[k];
+        dag__replica *r = reps[k] = dag__rep_get(s);
+        r->pin = pin;
+        dag__replica *o;
+        for (size_t i = dag__overlaps_from(s); !err && (o = dag__overlap_next(s, &i));) {
+            if (o == r) continue;
+            err = dag__rep_write_back(o);
+            if (!err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
+        }
+        if (err) break;
+        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d])) != 0) {
+            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
+                     dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+            break;
+        }
+        if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
+            dv->bytes_in += dag__span_bytes(s);
+            p->bytes_moved += dag__span_bytes(s);
+        } else if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u)) {
+            if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
+            if (r->reader[d]) dv->ops->release(r->reader[d]);
+            r->reader[d] = NULL;
+            int e = dag__dev_copy(dv, r->buf[d], s, 1, &r->reader[d]);
+            if (e) {
+                err = DAG_ERR_DEVICE;
+                snprintf(msg, msg_size, "the copy to %s returned %d", dag__dev_name(d, name, sizeof name), e);
+                break;
+            }
+            dv->bytes_in += dag__span_bytes(s);
+            p->bytes_moved += dag__span_bytes(s);
+        }
+        if (p->modes[k] & DAG__READ) r->valid |= 2u << d;
+        r->last_use[d] = pin;
+    }
+    if (!err) {
+        dag__karg kargs[DAG__MAX_PARAMS];
+        uint64_t lds[DAG__MAX_PARAMS];   /* Ld arguments as the device holds the span: packed */
+        for (int i = 1; i < desc->num_params; i++) {
+            dag__karg *a = &kargs[i - 1];
+            const dag__param *pa = &desc->params[i];
+            int k = p->span_of_param[i];
+            a->buf = k >= 0 ? reps[k]->buf[d] : NULL;
+            a->value = args + pa->offset;
+            a->size = pa->size;
+            if (k <= -2) {
+                uint64_t ld = p->spans[-2 - k].width / p->elem[-2 - k];
+                dag__convert(&lds[i], (int)pa->tag, pa->size, &ld, DAG__TAG_OF(ld), sizeof ld);
+                a->value = &lds[i];
+            }
+        }
+        size_t n = dag__launch_range(t);
+        double estimate = 0;
+        int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
+        if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
+        /* Events cost the driver work: only some launches carry one, to time
+           the kernel for the model and to tell when the queue has drained
+           up to there (the queue is in order). */
+        bool sample = slot < 0 || dag__dv.model[slot].samples < 4 || ++dv->unsampled >= 16;
+        if (sample && dv->inflight_count) dag__model_poll(d, false);
+        sample = sample && dv->inflight_count < DAG__INFLIGHT;
+        void *done = NULL;
+        int e = dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
+        if (e) {
+            err = DAG_ERR_DEVICE;
+            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
+                     dag__dev_name(d, name, sizeof name), e);
+            for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
+                if ((p->modes[k] & DAG__WRITE) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
+        } else {
+            for (int k = 0; k < p->num_spans; k++)
+                if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
+            dv->queued_s += estimate;
+            dv->unsampled_s += estimate;
+            if (done) {
+                dag__inflight *f = &dv->inflight[(dv->inflight_head + dv->inflight_count++) % DAG__INFLIGHT];
+                f->event = done;
+                f->slot = slot;
+                f->estimate = dv->unsampled_s;   /* this launch and the unsampled ones before it */
+                dv->unsampled_s = 0;
+                dv->unsampled = 0;
+            }
+        }
+    }
+    if (err && err != DAG_ERR_OUT_OF_MEMORY) {
+        if (!msg[0]) snprintf(msg, msg_size, "a write-back its data needed failed (see the log)");
+        err = DAG_ERR_DEVICE;
+    }
+    return err;
+}
+
+/* Sets a task's failure from the runtime (dag_fail does it from a body). */
+static void dag__task_set_failure(dag__worker *w, dag__task *t, int code, const char *message) {
+    dag__extra *x = dag__extra_of(w, t);
+    DAG_FREE(x->message);
+    size_t n = strlen(message) + 1;
+    x->message = (char *)dag__xmalloc(n);
+    memcpy(x->message, message, n);
+    atomic_store(&t->status, code);
+    dag_log(DAG_LOG_ERROR, code, "task '%s' failed: %s", dag__task_name(t), message);
+}
+
+
+/* Called by dag__execute for a task with a plan. Returns true when the task
+   went to a device (it is finished) or failed, false to run its body on
+   this worker (host memory is then current for its spans). One lock hold
+   places it and queues it or brings its data home. Not inlined: its
+   buffers stay off dag__execute's frame, which deep nesting stacks. */
+static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
+    dag__plan *p = t->extra->plan;
+    const dag_kernel_source *k = t->desc->kernel;
+    char msg[8192];
+    msg[0] = 0;
+    int e = 0;
+    bool fell_back = false;
+    dag__mutex_lock(&dag__dv.lock);
+    p->processor = k ? dag__place(t, p, &p->scope) : 0;
+    if (p->processor > 0) {
+        e = dag__device_run(t, p, p->processor - 1, msg, sizeof msg);
+        if (e == DAG_ERR_OUT_OF_MEMORY && dag__scope_has_cpu(&p->scope)) {
+            fell_back = true;
+            p->processor = 0;
+            e = 0;
+        }
+    }
+    if (!e && p->processor == 0) {
+        if (k) p->model_slot = dag__model_find(k, 0, dag__model_bucket(dag__launch_range(t)), true);
+        e = dag__host_prepare(p->spans, p->modes, p->num_spans);
+        if (e) snprintf(msg, sizeof msg, "its data could not be brought back from a device (see the log)");
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    if (fell_back) dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
+    if (e) {
+        dag__task_set_failure(w, t, e, msg);
+        return true;
+    }
+    if (p->processor == 0 && k) p->cpu_start = dag__now_ns();
+    return p->processor > 0;
+}
+
+/* A kernel launched on the CPU has finished (its chunks too): time it. */
+static void dag__plan_finished(dag__plan *p) {
+    if (!p->cpu_start || p->model_slot < 0) return;
+    double s = (double)(dag__now_ns() - p->cpu_start) * 1e-9;
+    dag__mutex_lock(&dag__dv.lock);
+    dag__model_add(p->model_slot, s);
+    dag__mutex_unlock(&dag__dv.lock);
+    p->cpu_start = 0;
+}
+
+/* >>device set-up */
+/* Adds the backend's devices that DAG_DEVICES lets the program use (bit i
+   of `allowed`: its device i), numbered from 0 in that order. Returns how
+   many. */
+static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int count, uint64_t allowed) {
+    int added = 0;
+    for (int i = 0; i < count && i < 64 && dag__dv.num < DAG_MAX_DEVICES; i++) {
+        if (!((allowed >> i) & 1u)) continue;
+        dag__device *dv = &dag__dv.devs[dag__dv.num++];
+        memset(dv, 0, sizeof *dv);
+        dv->ops = ops;
+        dv->backend = backend;
+        dv->ordinal = added++;
+        dv->native = i;
+        dv->limit = dag__g.desc.device_memory_limit ? dag__g.desc.device_memory_limit : ops->memory(i);
+        dv->bandwidth = 2e9;   /* until measured */
+    }
+    return added;
+}
+
+static void dag__devices_shutdown(void) {
+    dag__devices_settle(true, true);
+    for (size_t i = 0; i < dag__dv.num_reps; i++) {
+        dag__replica *r = dag__dv.reps[i];
+        dag__rep_wait_readers(r);
+        for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, true);
+        DAG_FREE(r);
+    }
+    DAG_FREE(dag__dv.reps);
+    for (int d = 0; d < dag__dv.num; d++) {
+        dag__device *dv = &dag__dv.devs[d];
+        dag__model_poll(d, true);
+        dv->ops->synchronize(dv->native);
+        while (dv->pool) dag__dev_evict_one(d);
+        while (dv->kernels) {
+            dag__kernel_entry *e = dv->kernels;
+            dv->kernels = e->next;
+            dv->ops->release_kernel(dv->native, e->kernel);
+            DAG_FREE(e);
+        }
+    }
+    dag__mutex_destroy(&dag__dv.lock);
+    memset(&dag__dv, 0, sizeof dag__dv);
+    for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();
+}
+
+static int dag__ctz64(uint64_t x) {   /* x != 0 */
+    int n = 0;
+    while (!(x & 1u)) { x >>= 1; n++; }
+    return n;
+}
+
+/* The core's questions about the devices (see >>device seam in dag.h). */
+static bool dag__devices_used(void) { return atomic_load_explicit(&dag__dv.used, memory_order_relaxed); }
+static int dag__devices_num(void) { return dag__dv.num; }
+static dag_backend dag__device_backend(int d) { return dag__dv.devs[d].backend; }
+static int dag__device_ordinal(int d) { return dag__dv.devs[d].ordinal; }
+static const char *dag__dev_short_name(int d, char *buf, size_t size) {
+    snprintf(buf, size, "%s %d", dag__dv.devs[d].ops->short_name, dag__dv.devs[d].ordinal + 1);
+    return buf;
+}
+
+/* A kernel whose scope allows a device turns the device layer on: from
+   then on tasks carry their spans (dag__plan_attach). */
+static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s) {
+    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s, desc->kernel))
+        atomic_store(&dag__dv.used, 1);
+}
+
+/* Finds each compiled-in backend's devices, keeping those `allowed` lets
+   the program use (bit i of allowed[b]: backend b's device i), and writes
+   each backend's status line. spec and from name DAG_DEVICES's setting
+   for the messages (spec NULL: every device). */
+static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const char *spec, const char *from) {
+    dag__mutex_init(&dag__dv.lock);
+    char why[200];
+    for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) {
+        dag_backend b = (*o)->backend;
+        why[0] = 0;
+        int n = (*o)->init(why, sizeof why);
+        if (n < 0) n = 0;
+        int added = n > 0 ? dag__devices_add(b, *o, n, allowed[b]) : 0;
+        dag__g.backend_ok[b] = added > 0;
+        if (n > 0 && added < n && spec) {
+            size_t len = strlen(why);
+            snprintf(why + len, sizeof why - len, "; %s=%s leaves %d of %d", from, spec, added, n);
+        }
+        snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: %s%s", dag__backend_name[b],
+                 added > 0 ? "" : "unavailable: ", why);
+        dag_log(DAG_LOG_INFO, DAG_OK, "%s", dag__g.backend_status[b]);
+        uint64_t beyond = n >= 64 ? 0 : allowed[b] >> n;
+        if (spec && beyond && allowed[b] != ~(uint64_t)0)
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s names %s %d; there %s %d", from, spec,
+                    dag__device_word[b], n + 1 + dag__ctz64(beyond), n == 1 ? "is" : "are", n);
+    }
+}
+
+
+
+/* The device number (into dag__dv.devs) of backend b's device `ordinal`
+   (from 0), or -1. */
+static int dag__device_index(dag_backend b, int ordinal) {
+    for (int d = 0; d < dag__dv.num; d++)
+        if (dag__dv.devs[d].backend == b && dag__dv.devs[d].ordinal == ordinal) return d;
+    return -1;
+}
+
+static void dag__device_memory(int d, dag_memory_info *out) {
+    dag__mutex_lock(&dag__dv.lock);
+    dag__device *dv = &dag__dv.devs[d];
+    out->used = dv->used;
+    out->pool = dv->pooled;
+    out->total = dv->limit;
+    out->free = dv->limit > dv->used + dv->pooled ? dv->limit - dv->used - dv->pooled : 0;
+    out->bytes_to_device = dv->bytes_in;
+    out->bytes_to_host = dv->bytes_out;
+    out->evictions = dv->evictions;
+    dag__mutex_unlock(&dag__dv.lock);
+}
+
+/* Waits for the queues of backend b's devices; returns the first error. */
+static int dag__devices_synchronize(dag_backend b) {
+    int err = 0;
+    for (int d = 0; d < dag__dv.num; d++) {
+        dag__device *dv = &dag__dv.devs[d];
+        if (dv->backend != b) continue;
+        dag__mutex_lock(&dag__dv.lock);   /* the device's queue is shared: every backend call is made under the lock */
+        int e = dv->ops->synchronize(dv->native);
+        dag__mutex_unlock(&dag__dv.lock);
+        if (e && !err) err = dag__dev_error(d, "synchronize", e);
+    }
+    return err;
+}
+
+/* >>registered data on devices */
+static dag__replica *dag__data_replica(const dag__data_slot *s) {
+    dag__span sp = dag__data_span(s);
+    return dag__rep_find(&sp);
+}
+
+/* Brings a registered span home; `forget` also drops its device copies. */
+static int dag__data_home(const dag__data_slot *s, bool forget) {
+    if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
+    dag__mutex_lock(&dag__dv.lock);
+    dag__replica *r = dag__data_replica(s);
+    int e = r ? dag__rep_write_back(r) : 0;
+    if (r && forget && !e) {
+        dag__rep_wait_readers(r);
+        for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+        r->resident = 0;   /* an ordinary record now: the next settle drops it */
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+    return e;
+}
+
+/* Region ends leave a resident span on its device. */
+static void dag__data_keep_on_device(const dag__data_slot *s) {
+    dag__mutex_lock(&dag__dv.lock);
+    dag__span sp = dag__data_span(s);
+    dag__rep_get(&sp)->resident = 1;
+    dag__mutex_unlock(&dag__dv.lock);
+}
+
+/* >>plans: while devices are in use, a task keeps its spans for the device layer. */
+static DAG__NOINLINE void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, int num_args,
+                                          const dag__span *spans, const int *modes, const size_t *elems,
+                                          int num_spans, const int8_t *span_of_param, const dag_scope *scope) {
+    dag__plan *p = (dag__plan *)dag__xmalloc(sizeof *p);
+    p->num_spans = num_spans;
+    for (int k = 0; k < num_spans; k++) {
+        p->spans[k] = spans[k];
+        p->modes[k] = (uint8_t)modes[k];
+        p->elem[k] = (uint32_t)elems[k];
+    }
+    for (int i = 0; i < num_args; i++) {
+        bool span = args[i].kind == DAG__ARG_SPAN || args[i].kind == DAG__ARG_DATA || args[i].kind == DAG__ARG_LD;
+        p->span_of_param[i] = span ? span_of_param[i] : (int8_t)-1;
+    }
+    p->scope = *scope;
+    p->processor = 0;
+    p->model_slot = -1;
+    p->cpu_start = 0;
+    p->bytes_moved = 0;
+    p->placement[0] = 0;
+    dag__extra_of(w, t)->plan = p;
+}
+
+#endif /* DAG_DEVICE_H_INCLUDED */
