@@ -292,8 +292,8 @@ typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } 
 /* Where a task may run on one backend's devices: one device, a set, or all
    of them. Three names that cannot be mistaken for each other. */
 typedef struct dag_device_scope {
-    int one;             /* one device, 1-based; 0 = unset */
     uint64_t set;        /* a set of devices: DAG_DEVICE_BIT(n) | ... */
+    int one;             /* one device, 1-based; 0 = unset */
     int all;             /* every device of the backend */
 } dag_device_scope;
 #define DAG__SCOPE_FIELD(e, field, name, word, device, flag, hint) dag_device_scope field;
