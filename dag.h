@@ -506,6 +506,8 @@ typedef struct dag_memory_info {
     size_t pool;                  /* bytes of freed buffers kept for reuse */
     size_t free;                  /* bytes the limit still allows: total - used - pool */
     size_t total;                 /* dag_desc.device_memory_limit, or the device's memory */
+    size_t max_buffer;            /* bytes one span may have there (0: up to total); a larger one
+                                     fails to go there, or runs on the CPU where its scope allows */
     uint64_t bytes_to_device, bytes_to_host, evictions;
 } dag_memory_info;
 dag_result dag_memory_stats(dag_backend backend, int device, dag_memory_info *out);   /* device: 1-based */

@@ -63,6 +63,9 @@ typedef struct dag__device_ops {
     size_t (*memory)(int dev);        /* bytes of device memory */
     const char *(*device_name)(int dev);
     size_t max_items;                 /* the largest range one launch takes (0: no limit) */
+    /* optional: the most bytes one allocation may have (Level Zero's maxMemAllocSize, OpenCL's
+       CL_DEVICE_MAX_MEM_ALLOC_SIZE), below the device's memory; NULL: only the memory bounds it */
+    size_t (*max_alloc)(int dev);
 } dag__device_ops;
 
 /* >>run-time libraries: the backends (and vendor BLAS) load their
@@ -172,6 +175,7 @@ typedef struct dag__device {
     int ordinal;                             /* dag.h's number within its backend, from 0 (DAG_DEVICES may skip some) */
     int native;                              /* the backend's own index, which its calls take */
     size_t limit, used, pooled;
+    size_t max_alloc;                        /* bytes one buffer may have (0: up to limit) */
     dag__buffer *pool;                       /* freed buffers, reused by size */
     dag__kernel_entry *kernels;              /* built programs, per kernel */
     dag__inflight inflight[DAG__INFLIGHT];   /* queued kernels the model waits to time */
@@ -678,6 +682,13 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
                  "work into several tasks", desc->kernel->name, items, dv->ops->name, dv->ops->max_items);
         return DAG_ERR_DEVICE;
     }
+    for (int k = 0; k < p->num_spans; k++)   /* a buffer the device cannot have: before any copy or eviction */
+        if (dv->max_alloc && dag__span_bytes(&p->spans[k]) > dv->max_alloc) {
+            snprintf(msg, msg_size, "kernel '%s': a span of %zu bytes is more than one buffer on %s may hold (at most "
+                     "%zu bytes); split it into tiles", desc->kernel->name, dag__span_bytes(&p->spans[k]),
+                     dag__dev_name(d, name, sizeof name), dv->max_alloc);
+            return DAG_ERR_OUT_OF_MEMORY;   /* as a full device: a scope that allows the CPU runs it there */
+        }
     dag__dev_check_pitch(d, built, p, desc);
     dag__replica *reps[DAG__MAX_PARAMS];
     for (int k = 0; k < p->num_spans && !err; k++) {
@@ -845,6 +856,7 @@ static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int
         dv->ordinal = added++;
         dv->native = i;
         dv->limit = dag__g.desc.device_memory_limit ? dag__g.desc.device_memory_limit : ops->memory(i);
+        dv->max_alloc = ops->max_alloc ? ops->max_alloc(i) : 0;
         dv->bandwidth = 2e9;   /* until measured */
     }
     return added;
@@ -943,6 +955,7 @@ static void dag__device_memory(int d, dag_memory_info *out) {
     out->used = dv->used;
     out->pool = dv->pooled;
     out->total = dv->limit;
+    out->max_buffer = dv->max_alloc;
     out->free = dv->limit > dv->used + dv->pooled ? dv->limit - dv->used - dv->pooled : 0;
     out->bytes_to_device = dv->bytes_in;
     out->bytes_to_host = dv->bytes_out;

@@ -416,7 +416,7 @@ static const dag__device_ops DAG__GPU(ops) = {
     DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT, DAG__GPU(init), DAG__GPU(shutdown), DAG__GPU(alloc), DAG__GPU(free),
     DAG__GPU(copy), DAG__GPU(peer_copy), DAG__GPU(has_kernel), DAG__GPU(build), DAG__GPU(release_kernel),
     DAG__GPU(launch), DAG__GPU(wait), DAG__GPU(query), DAG__GPU(elapsed), DAG__GPU(release), DAG__GPU(synchronize),
-    DAG__GPU(memory), DAG__GPU(device_name), DAG__GPU_MAX_ITEMS,
+    DAG__GPU(memory), DAG__GPU(device_name), DAG__GPU_MAX_ITEMS, NULL /* one allocation may take the whole memory */
 };
 
 /* the parameters of this instance: the next backend defines its own */

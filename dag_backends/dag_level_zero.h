@@ -91,6 +91,7 @@ typedef struct dag__ze_device_info {
     bool fp64;                     /* ZE_DEVICE_MODULE_FLAG_FP64: it builds modules that declare Float64 */
     char name[ZE_MAX_DEVICE_NAME];
     uint64_t memory;
+    uint64_t max_alloc;            /* maxMemAllocSize: larger buffers need relaxed limits, which dag.h does not ask for */
     double tick_ns;                /* timestamp tick */
     uint64_t tick_mask;            /* valid bits of kernel timestamps */
     dag__ze_event events[DAG__ZE_EVENTS];
@@ -141,6 +142,7 @@ static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_siz
     }
     ze_device_module_properties_t mp = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES };
     d->fp64 = z->zeDeviceGetModuleProperties(d->id, &mp) == ZE_RESULT_SUCCESS && (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
+    d->max_alloc = props.maxMemAllocSize;
     d->tick_ns = (double)props.timerResolution;
     unsigned bits = props.kernelTimestampValidBits;
     d->tick_mask = bits == 0 || bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
@@ -534,6 +536,7 @@ static void dag__ze_release(void *event) {
 }
 static int dag__ze_synchronize(int dev) { return dag__ze_drain(&dag__ze.devices[dev]); }
 static size_t dag__ze_memory(int dev) { return (size_t)dag__ze.devices[dev].memory; }
+static size_t dag__ze_max_alloc(int dev) { return (size_t)dag__ze.devices[dev].max_alloc; }
 static const char *dag__ze_device_name(int dev) { return dag__ze.devices[dev].name; }
 
 static void dag__ze_release_kernel(int dev, void *kernel) {   /* its module stays until shutdown */
@@ -567,7 +570,7 @@ static const dag__device_ops dag__ze_ops = {
     DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
     dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
-    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */
+    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */, dag__ze_max_alloc
 };
 
 #endif /* DAG_LEVEL_ZERO_H_INCLUDED */

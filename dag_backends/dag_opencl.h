@@ -45,6 +45,7 @@ typedef struct dag__cl_event *dag__cl_event;
 #define DAG__CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
 #define DAG__CL_DEVICE_NAME 0x102B
 #define DAG__CL_DEVICE_GLOBAL_MEM_SIZE 0x101F
+#define DAG__CL_DEVICE_MAX_MEM_ALLOC_SIZE 0x1010
 #define DAG__CL_PLATFORM_NAME 0x0902
 #define DAG__CL_MEM_READ_WRITE 1
 #define DAG__CL_PROGRAM_BUILD_LOG 0x1183
@@ -93,6 +94,7 @@ typedef struct dag__cl_device_info {
     dag__cl_platform_id platform;
     char name[128];
     uint64_t memory;
+    uint64_t max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer */
     dag__cl_context context;
     dag__cl_queue queue;      /* in order: copies and kernels of one device follow each other */
 } dag__cl_device_info;
@@ -206,6 +208,9 @@ static int dag__cl_init(char *why, size_t why_size) {
             dag__cl_ulong mem = 0;
             dag__cl.api.clGetDeviceInfo(ids[d], DAG__CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL);
             info->memory = mem;
+            mem = 0;
+            dag__cl.api.clGetDeviceInfo(ids[d], DAG__CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof mem, &mem, NULL);
+            info->max_alloc = mem;
             dag__cl_int ce = 0;
             info->context = dag__cl.api.clCreateContext(NULL, 1, &ids[d], NULL, NULL, &ce);
             if (info->context) info->queue = dag__cl.api.clCreateCommandQueue(info->context, ids[d], DAG__CL_QUEUE_PROFILING_ENABLE, &ce);
@@ -328,6 +333,7 @@ static double dag__cl_elapsed(void *event) {
 static void dag__cl_release(void *event) { dag__cl.api.clReleaseEvent((dag__cl_event)event); }
 static int dag__cl_synchronize(int dev) { return dag__cl.api.clFinish(dag__cl.devices[dev].queue); }
 static size_t dag__cl_memory(int dev) { return (size_t)dag__cl.devices[dev].memory; }
+static size_t dag__cl_max_alloc(int dev) { return (size_t)dag__cl.devices[dev].max_alloc; }
 static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].name; }
 
 static void dag__cl_release_kernel(int dev, void *k) {
@@ -354,7 +360,7 @@ static const dag__device_ops dag__cl_ops = {
     DAG_OPENCL, "OpenCL", "cl", dag__cl_init, dag__cl_shutdown, dag__cl_alloc, dag__cl_free, dag__cl_copy,
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
-    dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */
+    dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc
 };
 
 #endif /* DAG_OPENCL_H_INCLUDED */

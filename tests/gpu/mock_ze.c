@@ -20,6 +20,9 @@
      MOCK_ZE_NO_FP64=1      the GPUs lack fp64: a module that declares the
                             Float64 capability fails to build
      MOCK_ZE_NO_PEER=1      no peer access
+     MOCK_ZE_MAX_ALLOC=b    maxMemAllocSize (default 256 MiB); a larger
+                            zeMemAllocDevice fails with UNSUPPORTED_SIZE, as
+                            a driver does without relaxed allocation limits
    zeInit(0) also opens a second driver with an NPU (type VPU) that can make
    no command list, as Intel's NPU driver does; ZE_INIT_FLAG_GPU_ONLY skips
    it. Injected failures: mock_fail.h. make test-gpu runs tests/gpu/test_gpu
@@ -262,13 +265,17 @@ ze_result_t zeDeviceGet(ze_driver_handle_t drv, uint32_t *count, ze_device_handl
     *count = (uint32_t)ndev;
     return ZE_RESULT_SUCCESS;
 }
+static uint64_t max_alloc(void) {
+    const char *e = getenv("MOCK_ZE_MAX_ALLOC");
+    return e ? (uint64_t)atoll(e) : (uint64_t)1 << 28;
+}
 ze_result_t zeDeviceGetProperties(ze_device_handle_t d, ze_device_properties_t *p) {
     INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
     CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES);
     p->type = d->npu ? ZE_DEVICE_TYPE_VPU : ZE_DEVICE_TYPE_GPU;
     p->timerResolution = 2;   /* ns per tick */
     p->kernelTimestampValidBits = 32;
-    p->maxMemAllocSize = (uint64_t)1 << 28;
+    p->maxMemAllocSize = max_alloc();
     if (d->npu) snprintf(p->name, sizeof p->name, "Mock NPU");
     else snprintf(p->name, sizeof p->name, "Mock GPU %d", d->index + 1);
     return ZE_RESULT_SUCCESS;
@@ -498,6 +505,7 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t c, const ze_device_mem_alloc_de
     (void)c, (void)dev;
     CHECK_STYPE(d, ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC);
     if (align != 64) FAIL("alignment %zu", align);
+    if (size > max_alloc() && !d->pNext) return ZE_RESULT_ERROR_UNSUPPORTED_SIZE;   /* no relaxed limits chained */
     *p = aligned_alloc(64, (size + 63) / 64 * 64);
     if (!*p) return ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY;
     allocs[nallocs].p = *p;

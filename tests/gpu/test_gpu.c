@@ -13,13 +13,14 @@
 
 static dag_backend backend = DAG_OPENCL;
 static const char *backend_name = "OpenCL";
-static char last_error[4096];
+static char last_error[4096], last_warning[4096];
 static int info_lines;
 
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
     (void)item;
     (void)user;
     if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+    if (level == DAG_LOG_WARN) snprintf(last_warning, sizeof last_warning, "%s", msg);
     if (level == DAG_LOG_INFO && strstr(msg, "run elsewhere")) info_lines++;
 }
 
@@ -30,7 +31,7 @@ static void setup(size_t device_limit, int trace) {
     d.device_memory_limit = device_limit;
     d.trace = trace;
     dag_setup(&d);
-    last_error[0] = 0;
+    last_error[0] = last_warning[0] = 0;
     info_lines = 0;
 }
 
@@ -92,6 +93,9 @@ TEST(kernels_give_the_cpu_results_and_visit_every_index_once) {
     dag_memory_info m;
     CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
     CHECK(m.bytes_to_device >= N * (2 * sizeof(double) + sizeof(float) + sizeof(int)));
+    /* OpenCL and Level Zero say how large one buffer may be; CUDA and HIP have no such limit */
+    if (backend == DAG_OPENCL || backend == DAG_LEVEL_ZERO) CHECK(m.max_buffer >= N * sizeof(double));
+    else CHECK_EQ_INT((int)m.max_buffer, 0);
     dag_shutdown();
     free(x), free(y), free(ref), free(v), free(visits);
 }
@@ -608,6 +612,50 @@ TEST(a_device_that_fails_to_open_is_skipped_and_the_others_work) {
     free(x), free(y);
 }
 
+/* A span larger than one buffer may be on the device (Level Zero's maxMemAllocSize; the mock caps
+   it at 1 MiB here, and fails a larger zeMemAllocDevice with UNSUPPORTED_SIZE) is refused by name
+   before anything moves or is evicted: the resident data already on the device stays there, where a
+   "device full" would have evicted it first. A scope that also allows the CPU runs the task there. */
+TEST(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing) {
+    if (backend != DAG_LEVEL_ZERO) SKIP("the mock Level Zero is the runtime that caps buffers here");
+    setenv("MOCK_ZE_MAX_ALLOC", "1048576", 1);
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        unsetenv("MOCK_ZE_MAX_ALLOC");
+        SKIP("needs the mock Level Zero");
+    }
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK(m.max_buffer == 1048576);
+    static float kept[1024];   /* 4 KiB that stay on the device, written there */
+    memset(kept, 0, sizeof kept);
+    dag_data h = dag_data_register_resident(kept, 1024, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, 1024), InOut(h))), DAG_OK);
+    enum { BIG = 524288 };   /* 2 MiB: past the 1 MiB under which unmeasured work stays on the CPU */
+    float *big = (float *)calloc(BIG, sizeof *big), *other = (float *)calloc(BIG, sizeof *other);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, BIG), InOut(big, BIG))), DAG_ERR_OUT_OF_MEMORY);
+    CHECK(strstr(last_error, "more than one buffer") != NULL && strstr(last_error, "1048576") != NULL);
+    if (!strstr(last_error, "more than one buffer")) printf("     got: %s\n", last_error);
+    CHECK(big[0] == 0.0f && big[BIG - 1] == 0.0f);   /* nothing ran */
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK_EQ_INT((int)m.evictions, 0);
+    CHECK(m.used >= sizeof kept);   /* the resident span is still there */
+    dag_options either;
+    memset(&either, 0, sizeof either);
+    either.scope = dag_scope_union(o.scope, dag_scope(.all_threads = 1));
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&either, DAG_LAUNCH(gpu_inc, BIG), InOut(other, BIG))), DAG_OK);
+    CHECK(other[0] == 1.0f && other[BIG - 1] == 1.0f);
+    CHECK(strstr(last_warning, "runs on the CPU") != NULL);
+    const float *home = (const float *)dag_data_pointer(h);
+    CHECK(home && home[0] == 1.0f && home[1023] == 1.0f);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    dag_shutdown();
+    unsetenv("MOCK_ZE_MAX_ALLOC");
+    free(big), free(other);
+}
+
 /* A 2-D copy whose pitch is past the device's limit (hipErrorInvalidPitchValue, as
    cudaErrorInvalidPitchValue) goes row by row: a tile too big for the staging buffers (over 16 MiB),
    its rows 8,400 bytes apart, under a mock HIP that caps pitches at 8,192 bytes. Runs last: the cap
@@ -669,6 +717,7 @@ int main(int argc, char **argv) {
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
+    RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
     RUN(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row);
     return test_summary();
 }
