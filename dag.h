@@ -1356,6 +1356,7 @@ static void dag__plan_attach(dag__worker *w, dag__task *t, const dag_arg *args, 
                              const dag_scope *scope);
 static bool dag__device_prepare(dag__worker *w, dag__task *t);   /* true: queued on a device, or failed */
 static void dag__plan_finished(dag__plan *p);
+static void dag__trace_plan(dag__trace_event *e, const dag__plan *p);   /* where it ran, and why */
 static int dag__devices_settle(bool all, bool forget);   /* host memory current again */
 static int dag__data_home(const dag__data_slot *s, bool forget);
 static void dag__data_keep_on_device(const dag__data_slot *s);
@@ -2055,7 +2056,6 @@ static bool dag__convert(void *dst, int dst_tag, size_t dst_size, const void *sr
 }
 
 /* >>trace recording */
-static void dag__trace_plan(dag__trace_event *e, const dag__plan *p);
 static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64_t end, int status) {
     if (w->num_events == w->cap_events) {
         w->cap_events = w->cap_events ? w->cap_events * 2 : 1024;
@@ -3291,7 +3291,7 @@ static dag__context *dag__current_context(void) {
     return dag__tls_ctx;
 }
 
-/* On every spawn: plain field tests, no call. */
+/* On every spawn: plain field tests (the device parts through inlined helpers). */
 static bool dag__scope_empty(const dag_scope *s) {
     return !(s->thread | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }

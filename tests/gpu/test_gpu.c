@@ -426,6 +426,19 @@ static long mock_failures(void) {
     return f ? f() : 0;
 }
 
+/* Sets the mock runtime's knob `var` (before set-up, where the mock reads it) and sets up one
+   device; skips, the knob cleared, where the backend's runtime is not the mock. */
+#define NEED_MOCK(var, value) \
+    do { \
+        setenv((var), (value), 1); \
+        NEED_DEVICES(1, 0, 0); \
+        if (!mock_lib()) { \
+            dag_shutdown(); \
+            unsetenv(var); \
+            SKIP("needs the mock %s runtime", backend_name); \
+        } \
+    } while (0)
+
 DAG_TASK(void, synchronize_task, (int, which)) {
     dag_result r = dag_synchronize((dag_backend)which);
     if (r != DAG_OK) dag_fail(r, "dag_synchronize returned %d", (int)r);
@@ -618,13 +631,7 @@ TEST(a_device_that_fails_to_open_is_skipped_and_the_others_work) {
    "device full" would have evicted it first. A scope that also allows the CPU runs the task there. */
 TEST(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing) {
     if (backend != DAG_LEVEL_ZERO) SKIP("the mock Level Zero is the runtime that caps buffers here");
-    setenv("MOCK_ZE_MAX_ALLOC", "1048576", 1);
-    NEED_DEVICES(1, 0, 0);
-    if (!mock_lib()) {
-        dag_shutdown();
-        unsetenv("MOCK_ZE_MAX_ALLOC");
-        SKIP("needs the mock Level Zero");
-    }
+    NEED_MOCK("MOCK_ZE_MAX_ALLOC", "1048576");
     dag_memory_info m;
     CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
     CHECK(m.max_buffer == 1048576);
@@ -662,12 +669,7 @@ TEST(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing) {
    stays set. */
 TEST(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row) {
     if (backend != DAG_HIP) SKIP("the mock HIP is the runtime that caps pitches here");
-    setenv("MOCK_HIP_MAX_PITCH", "8192", 1);
-    NEED_DEVICES(1, 0, 0);
-    if (!mock_lib()) {
-        dag_shutdown();
-        SKIP("needs the mock HIP");
-    }
+    NEED_MOCK("MOCK_HIP_MAX_PITCH", "8192");
     enum { ROWS = 2200, COLS = 2048, LD = 2100 };   /* 18 MB of rows 8,192 bytes wide, 8,400 apart */
     float *m = (float *)calloc((size_t)ROWS * LD, sizeof *m);
     for (size_t r = 0; r < ROWS; r++)
