@@ -48,7 +48,9 @@
 
    The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
    define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
-   time use dag_spawn_args(name, array, count). dag_spawn_with(&opts, name, ...)
+   time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
+   dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
+   time. dag_spawn_with(&opts, name, ...)
    gives one spawn a name, a scope or a priority.
 
    SEMANTICS
@@ -366,7 +368,7 @@ typedef struct dag_stats {
 /* >>args */
 typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
-    uint8_t mode;        /* DAG__READ | DAG__WRITE for spans and data */
+    uint8_t mode;        /* dag_access, for spans and data */
     uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
     uint32_t size;       /* value: bytes; span: bytes per element */
     const void *ptr;     /* value: its bytes; span: first element */
@@ -377,7 +379,8 @@ typedef struct dag_arg {
 } dag_arg;
 
 enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__ARG_LD };
-enum { DAG__READ = 1, DAG__WRITE = 2 };
+/* How a task uses a span or registered data: what In, Out and InOut give */
+typedef enum dag_access { DAG_ACCESS_IN = 1, DAG_ACCESS_OUT = 2, DAG_ACCESS_INOUT = 3 } dag_access;
 
 /* pointee: for a pointer to a C scalar type, the bytes of one element (a
    span's elements must have that size); DAG__ANY_POINTEE for void * and the
@@ -542,45 +545,53 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 #endif
     ;
 
-/* >>arg-constructors */
-static inline dag_arg dag__arg_span(int mode, const void *p, size_t count, size_t elem,
-                                    size_t cols, size_t ld) {
+/* >>arg-constructors
+   In, Out and InOut pick the access where they are written; code that picks
+   it at run time (a library spawning on a user's behalf, as dag_array.h does)
+   builds the same arguments with these. */
+static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
+                               size_t ld) {
     dag_arg a;
-    a.kind = DAG__ARG_SPAN; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
+    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
     return a;
 }
-static inline dag_arg dag__arg_tile(int mode, const void *p, size_t rows, size_t elem, size_t cols, size_t ld) {
-    dag_arg a = dag__arg_span(mode, p, rows, elem, cols, ld);
+/* count elements of elem_size bytes from p, as In(p, count) */
+static inline dag_arg dag_arg_span(dag_access access, const void *p, size_t count, size_t elem_size) {
+    return dag__arg(DAG__ARG_SPAN, access, p, count, elem_size, 0, 0);
+}
+/* a tile: rows of cols elements each, ld elements apart, as In(p, rows, cols, ld) */
+static inline dag_arg dag_arg_tile(dag_access access, const void *p, size_t rows, size_t cols, size_t ld,
+                                   size_t elem_size) {
+    dag_arg a = dag__arg(DAG__ARG_SPAN, access, p, rows, elem_size, cols, ld);
     a.tag = 2;   /* two dimensions, even when cols is 0 */
     return a;
 }
-static inline dag_arg dag__arg_data(int mode, dag_data h) {
-    dag_arg a = dag__arg_span(mode, NULL, 0, 0, 0, 0);
-    a.kind = DAG__ARG_DATA; a.data = h;
+/* registered data, as In(h) */
+static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
+    dag_arg a = dag__arg(DAG__ARG_DATA, access, NULL, 0, 0, 0, 0);
+    a.data = h;
     return a;
 }
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
-    dag_arg a = dag__arg_span(0, bytes, 0, 0, 0, 0);
-    a.kind = DAG__ARG_VALUE; a.tag = (uint8_t)tag; a.size = (uint32_t)size;
+    dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
+    a.tag = (uint8_t)tag;
     return a;
 }
 /* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
    `p` does, as the processor running the task holds it (dag__spawn_desc resolves it) */
 static inline dag_arg dag__arg_ld_data(dag_data h) {
-    dag_arg a = dag__arg_data(0, h);
-    a.kind = DAG__ARG_LD;
+    dag_arg a = dag__arg(DAG__ARG_LD, 0, NULL, 0, 0, 0, 0);
+    a.data = h;
     return a;
 }
 static inline dag_arg dag__arg_ld_ptr(const void *p) {
-    dag_arg a = dag__arg_span(0, p, 0, 0, 0, 0);
-    a.kind = DAG__ARG_LD;
-    return a;
+    return dag__arg(DAG__ARG_LD, 0, p, 0, 0, 0, 0);
 }
 static inline dag_arg dag__arg_future(dag_task t) {
-    dag_arg a = dag__arg_span(0, NULL, 0, 0, 0, 0);
-    a.kind = DAG__ARG_FUTURE; a.task = t;
+    dag_arg a = dag__arg(DAG__ARG_FUTURE, 0, NULL, 0, 0, 0, 0);
+    a.task = t;
     return a;
 }
 
@@ -809,26 +820,26 @@ extern "C" {
 #define dag_spawn_args(name, args, num_args) dag_spawn_desc(&name##__desc, (args), (num_args), NULL)
 #define dag_fetch(t, out) dag_fetch_bytes((t), (out), sizeof(*(out)))
 
-#define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ, __VA_ARGS__)
-#define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__WRITE, __VA_ARGS__)
-#define DAG_INOUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG__READ | DAG__WRITE, __VA_ARGS__)
+#define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_IN, __VA_ARGS__)
+#define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_OUT, __VA_ARGS__)
+#define DAG_INOUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_INOUT, __VA_ARGS__)
 #define DAG__NEEDS_A_COUNT "In, Out and InOut of a pointer take a count: In(p, n), or In(p, rows, cols, ld) for a tile " \
     "(alone they take a dag_data handle)"
 #define DAG__NO_ARRAY_VALUES "Val of an array or a string: a task takes no array by value; pass a pointer " \
     "(Val(&a[0]), Val((const char *)s)) or the array itself as In(a, n)"
 #ifdef __cplusplus
-#define DAG__SPAN_1(mode, h) dag__arg_data(mode, h)
+#define DAG__SPAN_1(mode, h) dag_arg_data(mode, h)
 #else
 /* A compile-time check inside an expression: C11 lets a struct hold a _Static_assert. */
 #define DAG__STATIC_CHECK(cond, msg) ((void)sizeof(struct { _Static_assert(cond, msg); int dag__unused; }))
 #define DAG__SPAN_1(mode, h) \
     (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
-     dag__arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
+     dag_arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
 #endif
-#define DAG__SPAN_2(mode, p, n) dag__arg_span(mode, (p), (size_t)(n), sizeof(*(p)), 0, 0)
+#define DAG__SPAN_2(mode, p, n) dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p)))
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag__arg_tile(mode, (p), (size_t)(rows), sizeof(*(p)), (size_t)(cols), (size_t)(ld))
+    dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p)))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -838,7 +849,7 @@ static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 /* The C++ form of the set-up: dag_setup({.num_threads = 2}) in C++20, or
    dag_setup(desc) with a dag_desc variable (C's &(dag_desc){...} is not C++) */
 static inline dag_result dag_setup(const dag_desc &desc) { return dag_setup(&desc); }
-template <typename T> static inline dag_arg dag__arg_data(int, T *) {
+template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
     static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
     return dag_arg();
 }
@@ -3189,7 +3200,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
 
 static void dag__deps_of_entry(dag__spawn_state *st, dag__entry *e, int mode) {
     if (e->writer) dag__add_dep(st, e->writer);
-    if (mode & DAG__WRITE)
+    if (mode & DAG_ACCESS_OUT)
         for (uint32_t i = 0; i < e->num_readers; i++) dag__add_dep(st, e->readers[i]);
 }
 
@@ -3239,7 +3250,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
     }
     for (size_t i = 0; i < d->num_hits; i++) dag__deps_of_entry(st, d->hits[i], mode);
     dag__deps_of_entry(st, e, mode);
-    if (mode & DAG__WRITE) {
+    if (mode & DAG_ACCESS_OUT) {
         if (e->writer) dag__decref(w, e->writer);
         for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
         e->num_readers = 0;
@@ -3614,7 +3625,7 @@ static bool dag__quiet_pred(dag__task *t, dag__task *p) {
 }
 static bool dag__quiet_entry(dag__task *t, dag__entry *e, int mode) {
     if (e->writer && !dag__quiet_pred(t, e->writer)) return false;
-    if (mode & DAG__WRITE)
+    if (mode & DAG_ACCESS_OUT)
         for (uint32_t i = 0; i < e->num_readers; i++)
             if (!dag__quiet_pred(t, e->readers[i])) return false;
     return true;
@@ -3648,7 +3659,7 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
 static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                                   const dag__span *spans, const int *modes, int num_spans) {
     for (int k = 0; ctx->domain && k < num_spans; k++) {
-        if (!(modes[k] & DAG__WRITE)) continue;
+        if (!(modes[k] & DAG_ACCESS_OUT)) continue;
         dag__entry *e = dag__table_find(ctx->domain, &spans[k]);
         if (!e) continue;
         if (e->writer) dag__decref(w, e->writer);
@@ -3945,7 +3956,7 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     sp.rows = rows;
     sp.stride = stride;
     sp.hi = sp.lo + (rows - 1) * stride + width;
-    int mode = a->mode & (DAG__READ | DAG__WRITE);
+    int mode = a->mode & DAG_ACCESS_INOUT;
     for (int k = 0; k < sa->num_spans; k++)
         if (dag__span_eq(&sa->spans[k], &sp)) {
             sa->modes[k] |= mode;

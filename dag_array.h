@@ -602,19 +602,19 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
             int64_t r, c, i = t % out->mt, in_ld = dag__ld(in, i), out_ld = dag__ld(out, i);
             dag_array_tile_size(out, i, t / out->mt, &r, &c);
             const dag_options *o = dag__tile_where(&where, i, t / out->mt);
-            int out_mode = in == out ? DAG__READ | DAG__WRITE : DAG__WRITE;   /* in place: one tile read and written */
+            dag_access out_mode = in == out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place: one tile read and written */
             if (in_ld == r && out_ld == r) {   /* contiguous tiles: one launch over the tile */
-                dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), dag__arg_data(out_mode, out->handle[t]) };
+                dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), dag_arg_data(out_mode, out->handle[t]) };
                 dag_spawn_desc(kernel, args, 3, o);
                 continue;
             }
             /* a view of a wrapped matrix: the kernel sees contiguous elements, so one launch per column */
             for (int64_t col = 0; col < c; col++) {
                 dag_arg args[3] = { DAG_VAL((size_t)r),
-                                    dag__arg_span(DAG__READ, (char *)in->tile[t] + (size_t)(col * in_ld) * in->elem,
-                                                  (size_t)r, in->elem, 0, 0),
-                                    dag__arg_span(out_mode, (char *)out->tile[t] + (size_t)(col * out_ld) * out->elem,
-                                                  (size_t)r, out->elem, 0, 0) };
+                                    dag_arg_span(DAG_ACCESS_IN, (char *)in->tile[t] + (size_t)(col * in_ld) * in->elem,
+                                                 (size_t)r, in->elem),
+                                    dag_arg_span(out_mode, (char *)out->tile[t] + (size_t)(col * out_ld) * out->elem,
+                                                 (size_t)r, out->elem) };
                 dag_spawn_desc(kernel, args, 3, o);
             }
         }
@@ -1199,10 +1199,10 @@ static int dag__block_rows(const int64_t *edge, int64_t i, int64_t i2) { return 
 
 /* Blocks i to i2 - 1 of block column j as an argument: a span of the
    wrapped matrix (panels), or (i2 = i + 1) the tile's handle. */
-static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64_t i, int64_t i2, int64_t j, int mode) {
-    if (!panels) return dag__arg_data(mode, DAG__H(a, i, j));
-    return dag__arg_tile(mode, (char *)a->tile[0] + (size_t)(edge[i] + edge[j] * a->ld) * a->elem,
-                         (size_t)(edge[j + 1] - edge[j]), a->elem, (size_t)(edge[i2] - edge[i]), (size_t)a->ld);
+static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64_t i, int64_t i2, int64_t j, dag_access mode) {
+    if (!panels) return dag_arg_data(mode, DAG__H(a, i, j));
+    return dag_arg_tile(mode, (char *)a->tile[0] + (size_t)(edge[i] + edge[j] * a->ld) * a->elem,
+                        (size_t)(edge[j + 1] - edge[j]), (size_t)(edge[i2] - edge[i]), (size_t)a->ld, a->elem);
 }
 
 /* The options of a factorisation task on tile (i, j) with priority p: the
@@ -1267,7 +1267,7 @@ dag_result dag_array_potrf(dag_array *a) {
         for (int64_t k = 0; k < s; k++) {
             int w = dag__block_rows(edge, k, k + 1);
             dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));   /* the diagonal: on the CPU */
-            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), dag__blocks(a, edge, panels, k, k + 1, k, DAG__READ | DAG__WRITE),
+            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), dag__blocks(a, edge, panels, k, k + 1, k, DAG_ACCESS_INOUT),
                            Val(DAG__LD(a, k)), Out(inv->handle[k % slots]), Val(edge[k] / nb), Val(edge[k]),
                            Val((int)(k == s - 1)));
             for (int64_t i = k + 1, i2; i < s; i = i2) {
@@ -1281,7 +1281,7 @@ dag_result dag_array_potrf(dag_array *a) {
                                    InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
                 else
                     dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   dag__blocks(a, edge, panels, i, i2, k, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
+                                   dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < s; j++) {
                 int wj = dag__block_rows(edge, j, j + 1);
@@ -1290,8 +1290,8 @@ dag_result dag_array_potrf(dag_array *a) {
                     dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
                 else
                     dag_spawn_with(DAG__NAMED(&o, "syrk"), dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
-                                   dag__blocks(a, edge, panels, j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
-                                   dag__blocks(a, edge, panels, j, j + 1, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, j)));
+                                   dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
+                                   dag__blocks(a, edge, panels, j, j + 1, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, j)));
                 for (int64_t i = j + 1, i2; i < s; i = i2) {   /* A_ij -= L_ik L_jk^T, a chunk of rows at once */
                     for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
                     o = dag__potrf_on(&where, dev, i, j, top - 2 * j - i);
@@ -1300,9 +1300,9 @@ dag_result dag_array_potrf(dag_array *a) {
                                         1.0, DAG__H(a, i, j));
                     else
                         dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(dag__block_rows(edge, i, i2)), Val(wj), Val(w),
-                                       Val(-1.0), dag__blocks(a, edge, panels, i, i2, k, DAG__READ), Val(DAG__LD(a, i)),
-                                       dag__blocks(a, edge, panels, j, j + 1, k, DAG__READ), Val(DAG__LD(a, j)), Val(1.0),
-                                       dag__blocks(a, edge, panels, i, i2, j, DAG__READ | DAG__WRITE), Val(DAG__LD(a, i)));
+                                       Val(-1.0), dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_IN), Val(DAG__LD(a, i)),
+                                       dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
+                                       dag__blocks(a, edge, panels, i, i2, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
                 }
             }
         }

@@ -407,7 +407,7 @@ static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n
         dag__replica *r;
         for (size_t i = dag__overlaps_from(&spans[k]); !err && (r = dag__overlap_next(&spans[k], &i));) {
             err = dag__rep_write_back(r);
-            if (!err && (modes[k] & DAG__WRITE)) {
+            if (!err && (modes[k] & DAG_ACCESS_OUT)) {
                 dag__rep_wait_readers(r);
                 r->valid = 1;
             }
@@ -567,7 +567,7 @@ static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
             dag__model_poll(proc - 1, false);
             for (int i = 0; i < p->num_spans; i++) {
                 dag__replica *r = dag__rep_find(&p->spans[i]);
-                if ((p->modes[i] & DAG__READ) && !(r && ((r->valid >> proc) & 1u)))
+                if ((p->modes[i] & DAG_ACCESS_IN) && !(r && ((r->valid >> proc) & 1u)))
                     copy += (double)dag__span_bytes(&p->spans[i]) / dv->bandwidth;
             }
             queue = dv->queued_s;
@@ -699,7 +699,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         for (size_t i = dag__overlaps_from(s); !err && (o = dag__overlap_next(s, &i));) {
             if (o == r) continue;
             err = dag__rep_write_back(o);
-            if (!err && (p->modes[k] & DAG__WRITE)) o->valid &= 1u;
+            if (!err && (p->modes[k] & DAG_ACCESS_OUT)) o->valid &= 1u;
         }
         if (err) break;
         if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d])) != 0) {
@@ -707,10 +707,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
                      dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
             break;
         }
-        if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
+        if ((p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
             dv->bytes_in += dag__span_bytes(s);
             p->bytes_moved += dag__span_bytes(s);
-        } else if ((p->modes[k] & DAG__READ) && !((r->valid >> (d + 1)) & 1u)) {
+        } else if ((p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u)) {
             if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
             if (r->reader[d]) dv->ops->release(r->reader[d]);
             r->reader[d] = NULL;
@@ -723,7 +723,7 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             dv->bytes_in += dag__span_bytes(s);
             p->bytes_moved += dag__span_bytes(s);
         }
-        if (p->modes[k] & DAG__READ) r->valid |= 2u << d;
+        if (p->modes[k] & DAG_ACCESS_IN) r->valid |= 2u << d;
         r->last_use[d] = pin;
     }
     if (!err) {
@@ -759,10 +759,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
                      dag__dev_name(d, name, sizeof name), e);
             for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
-                if ((p->modes[k] & DAG__WRITE) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
+                if ((p->modes[k] & DAG_ACCESS_OUT) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
         } else {
             for (int k = 0; k < p->num_spans; k++)
-                if (p->modes[k] & DAG__WRITE) reps[k]->valid = 2u << d;   /* the only current copy */
+                if (p->modes[k] & DAG_ACCESS_OUT) reps[k]->valid = 2u << d;   /* the only current copy */
             dv->queued_s += estimate;
             dv->unsampled_s += estimate;
             if (done) {

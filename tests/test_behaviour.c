@@ -305,6 +305,41 @@ TEST(inout_updates_apply_in_spawn_order) {
     CHECK_EQ_INT(x, 123456);
 }
 
+/* dag_arg_span / _tile / _data with the access picked at run time: the
+   same order as In, Out and InOut written out (a slow first writer would
+   land last if its access were not seen) */
+TEST(arguments_built_at_run_time_order_like_in_out_and_inout) {
+    volatile int pick = 0;   /* not a constant the compiler could see through */
+    dag_access write = pick ? DAG_ACCESS_IN : DAG_ACCESS_OUT, update = pick ? DAG_ACCESS_IN : DAG_ACCESS_INOUT;
+    int x = 0, seen = -1, y = 0;
+    double m[3 * 4] = {0}, copy[2 * 3];
+    dag_data h = dag_data_register(&y, 1, sizeof y);
+    CHECK(h.id != 0);
+    DAG_DATADEPS {
+        dag_arg w[2] = { dag_arg_span(write, &x, 1, sizeof x), Val(42) };
+        dag_spawn_args(slow_write_int, w, 2);
+        dag_arg r[2] = { dag_arg_span(DAG_ACCESS_IN, &x, 1, sizeof x), dag_arg_span(write, &seen, 1, sizeof seen) };
+        dag_spawn_args(read_int, r, 2);
+        for (int d = 1; d <= 3; d++) {   /* the first update is the slowest */
+            dag_arg u[3] = { dag_arg_data(update, h), Val(d), Val((unsigned)(4 - d) * 3000u) };
+            dag_spawn_args(append_digit, u, 3);
+        }
+        /* rows 1..2, columns 1..3 of a 3 x 4 row-major matrix */
+        dag_arg t[5] = { dag_arg_tile(update, &m[1 * 4 + 1], 2, 3, 4, sizeof(double)), Val((size_t)2), Val((size_t)3),
+                         Val((size_t)4), Val(1.5) };
+        dag_spawn_args(tile_add, t, 5);
+        dag_arg c[5] = { dag_arg_tile(DAG_ACCESS_IN, &m[1 * 4 + 1], 2, 3, 4, sizeof(double)), Val((size_t)2),
+                         Val((size_t)3), Val((size_t)4), dag_arg_span(write, copy, 6, sizeof(double)) };
+        dag_spawn_args(tile_copy, c, 5);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(seen, 42);
+    CHECK_EQ_INT(y, 123);
+    for (int i = 0; i < 6; i++) CHECK(copy[i] == 1.5);
+    for (int i = 0; i < 12; i++) CHECK(m[i] == ((i / 4 >= 1 && i % 4 >= 1) ? 1.5 : 0.0));
+    dag_data_unregister(h);
+}
+
 TEST(partially_overlapping_spans_are_ordered) {
     int a[16], b[16], c[16], seen[8];
     for (int i = 0; i < 16; i++) a[i] = b[i] = c[i] = 0;
@@ -1143,6 +1178,7 @@ int main(void) {
     RUN(a_writer_spawned_after_a_slow_reader_waits_for_it);
     RUN(two_writers_land_in_spawn_order);
     RUN(inout_updates_apply_in_spawn_order);
+    RUN(arguments_built_at_run_time_order_like_in_out_and_inout);
     RUN(partially_overlapping_spans_are_ordered);
     RUN(spans_of_different_element_types_alias_by_bytes);
     RUN(two_readers_run_at_the_same_time);
