@@ -340,7 +340,8 @@ typedef struct dag_desc {
     int trace;           /* record a trace from the start */
     dag_logger logger;   /* 0 = errors and warnings to stderr */
     size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
-    int no_vendor_blas;  /* 1: dag_blas.h's dag_dgemm/dag_sgemm run their own text, not cuBLAS or CLBlast */
+    int no_library_kernels;   /* 1: kernels run their own builds, never a library routine standing in
+                                 (dag_library_kernel: cuBLAS and CLBlast for dag_blas.h's gemm) */
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
                             0 = DAG_BLOCKTIME (200us, 5ms, 2s; a bare number is ms), else 5000 */
@@ -392,27 +393,58 @@ typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
    bundle from hipcc --genco) and for Level Zero a SPIR-V module, each with
-   the kernel's name in it. Or a vendor library routine standing in for the
-   kernel (cuBLAS for dag_dgemm, dag_blas.h): the backend defines those. */
+   the kernel's name in it. */
 typedef struct dag_native_kernel {
-    const char *symbol;            /* the kernel's name in the image, or the routine's */
+    const char *symbol;            /* the kernel's name in the image */
     const void *entry;             /* CUDA: the __global__ function */
     const unsigned char *image;    /* HIP, Level Zero: the module's bytes */
     size_t image_size;
-    /* a library routine: called with the backend's device index and the
-       kernel's arguments as a kernel gets them (params[0] the range, then a
-       pointer to each argument; a span's is a pointer to its device pointer) */
-    int (*call)(int dev, void *const *params);
 } dag_native_kernel;
+
+/* One argument of a kernel as a device gets it: a value's bytes, or a span's
+   memory on the device (a device pointer; for OpenCL, its cl_mem). */
+typedef struct dag_kernel_arg {
+    const void *value;   /* a value: its bytes */
+    size_t size;
+    void *buffer;        /* a span: its memory on the device (NULL for a value) */
+} dag_kernel_arg;
+
+/* A library routine standing in for a portable kernel on one backend's
+   devices (dag_blas.h binds cuBLAS and CLBlast to its gemm this way;
+   DAG_KERNEL_OR_LIBRARY in dag_kernels.h attaches routines to a kernel).
+   Where one loads, the device layer calls it instead of launching the
+   kernel, after the arguments' copies, on the device's in-order queue. */
+typedef struct dag_library_kernel {
+    dag_backend backend;
+    const char *routine;   /* its name, for logs: "cublasDgemm_v2" */
+    /* loads the library, the first time: false when it is absent, and the kernel runs its own
+       builds (or elsewhere). Called with the device layer's lock held. */
+    bool (*load)(void);
+    /* queues the routine. queue: CUDA and HIP, the device's stream (cudaStream_t, hipStream_t)
+       with the device current; OpenCL, a pointer to its cl_command_queue. device: the backend's
+       device index, from 0. n: the launch range; args: the kernel's parameters after it.
+       event: OpenCL only, where the caller wants a completion event, the cl_event of the
+       routine's last command (left NULL, the backend marks the queue itself); NULL otherwise.
+       self: this record (one function may serve several, told apart by user_data).
+       Returns 0, or the library's error code. */
+    int (*call)(const struct dag_library_kernel *self, void *queue, int device, size_t n, const dag_kernel_arg *args,
+                int num_args, void **event);
+    /* optional: releases what call made for the device (a library handle), at dag_shutdown,
+       with queue as for call */
+    void (*release)(void *queue, int device);
+    const void *user_data;
+} dag_library_kernel;
 
 /* A portable kernel (dag_kernels.h makes these): its text, the parameters
    as written, "((type, name), ...)", and the body (OpenCL builds it at run
-   time), and its ahead-of-time builds (0 where the program has none). */
+   time), its ahead-of-time builds (0 where the program has none), and the
+   library routines that may stand in for it (NULL-terminated; NULL: none). */
 typedef struct dag_kernel_source {
     const char *name;
     const char *params;
     const char *body;
     const dag_native_kernel *cuda, *hip, *level_zero;
+    const dag_library_kernel *const *libraries;
 } dag_kernel_source;
 
 typedef struct dag_task_desc {
@@ -1047,13 +1079,6 @@ static int dag__core_count(void) {
 #endif
 }
 
-
-
-#if defined(__GNUC__) || defined(__clang__)
-#define DAG__WEAK_DEFINITION __attribute__((weak))
-#else
-#define DAG__WEAK_DEFINITION
-#endif
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)

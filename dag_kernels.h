@@ -21,6 +21,11 @@
      DAG_ERR_KERNEL_BUILD and the compiler's log as its message.
    - for CUDA, HIP and Level Zero, the same kernel compiled ahead of time
      (below); a kernel without a build for a backend runs elsewhere.
+   DAG_KERNEL_OR_LIBRARY(name, libraries, params, body) is the same kernel,
+   with library routines that stand in for it on their backends' devices
+   where their library loads (libraries: a NULL-terminated array of
+   const dag_library_kernel *, dag.h says what they are given; dag_blas.h's
+   gemm is the example). dag_desc.no_library_kernels turns them off.
    DAG_INDEX() is the global linear index. DAG_GLOBAL means nothing in C.
    Parameters must have types that OpenCL C accepts as kernel arguments:
    pointers to global memory, int, long, float, double... (not size_t or
@@ -62,10 +67,12 @@
         if (dag__index >= dag__n) return; \
         __VA_ARGS__ \
     }
+#define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) DAG_KERNEL(name, params, __VA_ARGS__)
 
 #elif defined(DAG_KERNEL_NAMES)
 /* cc -E -DDAG_KERNEL_NAMES: one line per kernel (tools/dag_embed.py reads them). */
 #define DAG_KERNEL(name, params, ...) dag_kernel_name name
+#define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) dag_kernel_name name
 
 #elif defined(__CUDACC__) || defined(__HIP__)
 /* nvcc or hipcc: each kernel as a __global__ function over [0, n). nvcc
@@ -85,8 +92,9 @@
 #else
 #define DAG_KERNEL(name, params, ...) \
     DAG__GPU_KERNEL(name, params, __VA_ARGS__) \
-    extern "C" const dag_native_kernel name##__cuda = { #name "__gpu", (const void *)name##__gpu, 0, 0, 0 };
+    extern "C" const dag_native_kernel name##__cuda = { #name "__gpu", (const void *)name##__gpu, 0, 0 };
 #endif
+#define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) DAG_KERNEL(name, params, __VA_ARGS__)
 
 #else
 /* C or C++ on the host: the CPU task, the OpenCL text, and the records of
@@ -143,7 +151,11 @@ static inline size_t dag__kernel_chunks(size_t n) {
 #define DAG__WITH_LEVEL_ZERO 0
 #endif
 
-#define DAG_KERNEL(name, params, ...) \
+#define DAG_KERNEL(name, params, ...) DAG__HOST_KERNEL(name, 0, #params, #__VA_ARGS__, params, __VA_ARGS__)
+#define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) \
+    DAG__HOST_KERNEL(name, libraries, #params, #__VA_ARGS__, params, __VA_ARGS__)
+/* the text is written out by the two above, before their arguments expand */
+#define DAG__HOST_KERNEL(name, libraries, params_text, body_text, params, ...) \
     static inline void name##__item(size_t dag__index, DAG__MAP(DAG__KPARAM, DAG__EXPAND params)) { \
         (void)dag__index; \
         __VA_ARGS__ \
@@ -155,9 +167,9 @@ static inline size_t dag__kernel_chunks(size_t n) {
     DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_CUDA)(name##__cuda) \
     DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_HIP)(name##__hip) \
     DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_LEVEL_ZERO)(name##__ze) \
-    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, #params, #__VA_ARGS__, \
+    DAG__UNUSED static const dag_kernel_source name##__cl = { #name, params_text, body_text, \
         DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_CUDA)(name##__cuda), DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_HIP)(name##__hip), \
-        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_LEVEL_ZERO)(name##__ze) }; \
+        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_LEVEL_ZERO)(name##__ze), libraries }; \
     DAG_TASK(void, name##__cpu, (size_t, dag__n), DAG__EXPAND params) { \
         size_t dag__chunks = dag__kernel_chunks(dag__n); \
         for (size_t dag__c = 0; dag__c < dag__chunks; dag__c++) \

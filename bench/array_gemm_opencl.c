@@ -8,7 +8,7 @@
      CLBlast       the peer: one CLBlastDgemm on the whole matrix, with one
                    write per operand before and one read after, on the same
                    device's context and queue
-     dag+text      as dag+CLBlast with dag_desc.no_vendor_blas: the
+     dag+text      as dag+CLBlast with dag_desc.no_library_kernels: the
                    DAG_KERNEL text of dag_dgemm, built by the driver
 
    C = A B, N x N doubles, tiles NB. GFLOP/s counts 2 N^3 and every side's
@@ -63,7 +63,7 @@ static double clblast_side(void) {
 
 static void setup(int text) {
     dag_shutdown();
-    dag_setup(&(dag_desc){ .num_threads = 2, .no_vendor_blas = text });
+    dag_setup(&(dag_desc){ .num_threads = 2, .no_library_kernels = text });
 }
 
 static int cmp(const void *x, const void *y) {
@@ -79,7 +79,7 @@ int main(void) {
         dag_shutdown();
         return 0;
     }
-    bool clblast = dag__clblast.lib != NULL;
+    bool clblast = dag__clblast_load();   /* dag_blas.h's binding, loaded as the runtime loads it */
     printf("dag_array_gemm on OpenCL device 1 (%s), N = %d, tiles %d, %d rounds\n", dag__cl.devices[0].name, N, NB, ROUNDS);
     if (!clblast) printf("  libclblast.so.1 does not load: the kernel text only\n");
     double t[3][ROUNDS], sums[3] = { 0 };

@@ -31,7 +31,6 @@
    backend's error code. Everything shared by the devices (replicas,
    coherence, pools, eviction, placement) lives in this file; a backend
    only fills this table. */
-typedef struct dag__karg { const void *value; size_t size; void *buf; } dag__karg;   /* buf: a buffer argument */
 typedef struct dag__device_ops {
     dag_backend backend;
     const char *name;                 /* "OpenCL" */
@@ -54,7 +53,7 @@ typedef struct dag__device_ops {
     bool (*has_kernel)(const dag_kernel_source *k);   /* false: this kernel has no build for the backend */
     int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
     void (*release_kernel)(int dev, void *kernel);
-    int (*launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done);
+    int (*launch)(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done);
     int (*wait)(void *event);
     int (*query)(void *event);        /* 1 finished, 0 not yet, < 0 failed */
     double (*elapsed)(void *event);   /* seconds the command ran */
@@ -66,17 +65,22 @@ typedef struct dag__device_ops {
     /* optional: the most bytes one allocation may have (Level Zero's maxMemAllocSize, OpenCL's
        CL_DEVICE_MAX_MEM_ALLOC_SIZE), below the device's memory; NULL: only the memory bounds it */
     size_t (*max_alloc)(int dev);
+    /* optional: a library routine standing in for a kernel (dag_library_kernel), queued as launch
+       queues a build, with the queue its call expects; and, at shut-down, its release for dev */
+    int (*call_library)(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args, int num_args,
+                        void **done);
+    void (*release_library)(int dev, const dag_library_kernel *lib);
 } dag__device_ops;
 
-/* >>run-time libraries: the backends (and vendor BLAS) load their
+/* >>run-time libraries: the backends load their
    libraries with dlopen and find each function by name into a table of
    function pointers. slot: the address of one such field (ISO C has no
    object-to-function cast, hence the memcpy). Returns whether every slot
    is filled; if not, why says which function the library lacks. */
 #include <dlfcn.h>
 typedef struct dag__dl_symbol { const char *name; void *slot; } dag__dl_symbol;
-static bool dag__dl_bind(void *lib, const char *lib_name, const dag__dl_symbol *symbols, size_t count, char *why,
-                         size_t why_size) {
+DAG__UNUSED static bool dag__dl_bind(void *lib, const char *lib_name, const dag__dl_symbol *symbols, size_t count,
+                                     char *why, size_t why_size) {
     for (size_t i = 0; i < count; i++) {
         void *p = dlsym(lib, symbols[i].name);
         if (!p) {
@@ -163,7 +167,8 @@ typedef struct dag__replica {
 typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; } dag__buffer;
 typedef struct dag__kernel_entry {
     const dag_kernel_source *src;
-    void *kernel;
+    void *kernel;                      /* the backend's build, or NULL where library stands in */
+    const dag_library_kernel *library;
     bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
     struct dag__kernel_entry *next;
 } dag__kernel_entry;
@@ -506,13 +511,22 @@ static void dag__model_poll(int d, bool wait) {
 }
 
 /* >>placement */
-/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s. */
+/* The library routine standing in for kernel k on backend b's devices: the
+   first of k's that is for b and loads. Under the lock (load's rule). */
+static const dag_library_kernel *dag__library_for(const dag_kernel_source *k, dag_backend b) {
+    if (!k->libraries || dag__g.desc.no_library_kernels) return NULL;
+    for (const dag_library_kernel *const *l = k->libraries; *l; l++)
+        if ((*l)->backend == b && (*l)->load()) return *l;
+    return NULL;
+}
+/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s:
+   those with a build of it or a library routine for it. Under the lock. */
 static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
         if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
-            (!k || dv->ops->has_kernel(k)))
+            (!k || (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(k)))
             m |= UINT64_C(1) << d;
     }
     return m;
@@ -615,11 +629,16 @@ static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, cha
     for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
         if (e->src == k) return e;
     void *kernel = NULL;
-    *err = dv->ops->build(dv->native, k, &kernel, log, log_size);
-    if (*err) return NULL;
+    const dag_library_kernel *library = dv->ops->call_library ? dag__library_for(k, dv->backend) : NULL;
+    if (library)
+        dag_log(DAG_LOG_INFO, DAG_OK, "kernel '%s' runs as %s on %s", k->name, library->routine,
+                dag__dev_name(d, log, log_size));
+    else if ((*err = dv->ops->build(dv->native, k, &kernel, log, log_size)) != 0)
+        return NULL;
     dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
     e->src = k;
     e->kernel = kernel;
+    e->library = library;
     e->warned_pitch = false;
     e->next = dv->kernels;
     dv->kernels = e;
@@ -727,13 +746,13 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         r->last_use[d] = pin;
     }
     if (!err) {
-        dag__karg kargs[DAG__MAX_PARAMS];
+        dag_kernel_arg kargs[DAG__MAX_PARAMS];
         uint64_t lds[DAG__MAX_PARAMS];   /* Ld arguments as the device holds the span: packed */
         for (int i = 1; i < desc->num_params; i++) {
-            dag__karg *a = &kargs[i - 1];
+            dag_kernel_arg *a = &kargs[i - 1];
             const dag__param *pa = &desc->params[i];
             int k = p->span_of_param[i];
-            a->buf = k >= 0 ? reps[k]->buf[d] : NULL;
+            a->buffer = k >= 0 ? reps[k]->buf[d] : NULL;
             a->value = args + pa->offset;
             a->size = pa->size;
             if (k <= -2) {
@@ -753,7 +772,9 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         if (sample && dv->inflight_count) dag__model_poll(d, false);
         sample = sample && dv->inflight_count < DAG__INFLIGHT;
         void *done = NULL;
-        int e = dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
+        int e = built->library ? dv->ops->call_library(dv->native, built->library, n, kargs, desc->num_params - 1,
+                                                       sample ? &done : NULL)
+                               : dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
         if (e) {
             err = DAG_ERR_DEVICE;
             snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
@@ -879,7 +900,8 @@ static void dag__devices_shutdown(void) {
         while (dv->kernels) {
             dag__kernel_entry *e = dv->kernels;
             dv->kernels = e->next;
-            dv->ops->release_kernel(dv->native, e->kernel);
+            if (!e->library) dv->ops->release_kernel(dv->native, e->kernel);
+            else if (e->library->release) dv->ops->release_library(dv->native, e->library);
             DAG_FREE(e);
         }
     }
@@ -907,8 +929,10 @@ static const char *dag__dev_short_name(int d, char *buf, size_t size) {
 /* A kernel whose scope allows a device turns the device layer on: from
    then on tasks carry their spans (dag__plan_attach). */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s) {
-    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s, desc->kernel))
-        atomic_store(&dag__dv.used, 1);
+    if (!desc->kernel || atomic_load_explicit(&dag__dv.used, memory_order_relaxed)) return;
+    dag__mutex_lock(&dag__dv.lock);
+    if (dag__scope_devices(s, desc->kernel)) atomic_store(&dag__dv.used, 1);
+    dag__mutex_unlock(&dag__dv.lock);
 }
 
 /* Finds each compiled-in backend's devices, keeping those `allowed` lets

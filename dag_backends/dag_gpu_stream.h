@@ -1,8 +1,7 @@
 /* dag_gpu_stream.h: what the CUDA and HIP backends of dag.h share.
 
    Uses from dag_device.h: the device-operations table it fills
-   (dag__device_ops) and the launch arguments it is given (dag__karg); from
-   dag.h, DAG__MAX_PARAMS, dag__xmalloc and dag_log.
+   (dag__device_ops); from dag.h, DAG__MAX_PARAMS, dag__xmalloc and dag_log.
 
    The CUDA runtime and HIP have the same shape (HIP copied the CUDA
    runtime's names: cudaMemcpy2DAsync is hipMemcpy2DAsync), so the device
@@ -326,19 +325,26 @@ static int DAG__GPU(peer_copy)(int dst, void *dst_buf, int src, void *src_buf, s
 /* The kernel's arguments as the runtime wants them: a pointer to each
    value, the range first (a 64-bit size_t, as the kernel declares it); a
    timed launch gets a start event before the kernel. */
-static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
-    void *params[DAG__MAX_PARAMS + 1];
-    unsigned long long range = n;
-    params[0] = &range;
-    for (int i = 0; i < num_args; i++)
-        params[i + 1] = args[i].buf ? (void *)&args[i].buf : (void *)args[i].value;
+/* Queues a kernel's build, or the library routine standing in for it (lib),
+   on dev's stream, between a start and an end event when done asks for one. */
+static int DAG__GPU(queue_work)(int dev, void *kernel, const dag_library_kernel *lib, size_t n,
+                                const dag_kernel_arg *args, int num_args, void **done) {
     DAG__GPU(event) *ev = NULL;
     int saved, e = DAG__GPU(enter)(dev, &saved);
     if (!e && done) {
         ev = DAG__GPU(event_new)(dev);
         e = DAG__GPU(record)(dev, &ev->start, 1);
     }
-    if (!e) e = DAG__GPU(start_kernel)(dev, kernel, n, params);
+    if (!e && lib) {
+        e = lib->call(lib, (void *)DAG__GPU(g).devices[dev].stream, dev, n, args, num_args, NULL);
+    } else if (!e) {
+        void *params[DAG__MAX_PARAMS + 1];
+        unsigned long long range = n;
+        params[0] = &range;
+        for (int i = 0; i < num_args; i++)
+            params[i + 1] = args[i].buffer ? (void *)&args[i].buffer : (void *)args[i].value;
+        e = DAG__GPU(start_kernel)(dev, kernel, n, params);
+    }
     if (!e && ev) e = DAG__GPU(record)(dev, &ev->end, 1);
     if (e && ev) {
         if (ev->start) DAG__RT(EventDestroy)(ev->start);
@@ -348,6 +354,19 @@ static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag__karg *ar
     DAG__GPU(leave)(saved);
     if (done) *done = ev;
     return e;
+}
+static int DAG__GPU(launch)(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
+    return DAG__GPU(queue_work)(dev, kernel, NULL, n, args, num_args, done);
+}
+static int DAG__GPU(call_library)(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
+                                  int num_args, void **done) {
+    return DAG__GPU(queue_work)(dev, NULL, lib, n, args, num_args, done);
+}
+static void DAG__GPU(release_library)(int dev, const dag_library_kernel *lib) {
+    int saved;
+    if (DAG__GPU(enter)(dev, &saved)) return;
+    lib->release((void *)DAG__GPU(g).devices[dev].stream, dev);
+    DAG__GPU(leave)(saved);
 }
 
 static int DAG__GPU(wait)(void *event) {
@@ -416,7 +435,8 @@ static const dag__device_ops DAG__GPU(ops) = {
     DAG__GPU_BACKEND, DAG__GPU_NAME, DAG__GPU_SHORT, DAG__GPU(init), DAG__GPU(shutdown), DAG__GPU(alloc), DAG__GPU(free),
     DAG__GPU(copy), DAG__GPU(peer_copy), DAG__GPU(has_kernel), DAG__GPU(build), DAG__GPU(release_kernel),
     DAG__GPU(launch), DAG__GPU(wait), DAG__GPU(query), DAG__GPU(elapsed), DAG__GPU(release), DAG__GPU(synchronize),
-    DAG__GPU(memory), DAG__GPU(device_name), DAG__GPU_MAX_ITEMS, NULL /* one allocation may take the whole memory */
+    DAG__GPU(memory), DAG__GPU(device_name), DAG__GPU_MAX_ITEMS, NULL /* one allocation may take the whole memory */,
+    DAG__GPU(call_library), DAG__GPU(release_library)
 };
 
 /* the parameters of this instance: the next backend defines its own */

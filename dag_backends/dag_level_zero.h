@@ -1,8 +1,7 @@
 /* dag_level_zero.h: the Level Zero backend of dag.h (-DDAG_BACKEND_LEVEL_ZERO).
 
    Uses from dag_device.h: the device-operations table it fills
-   (dag__device_ops), the launch arguments it is given (dag__karg), the
-   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
+   (dag__device_ops), the loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
    dag.h, dag_log.
 
    Included only by dag_device.h, in dag.h's implementation. It takes its
@@ -487,14 +486,14 @@ static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, cha
    stops the rest. Argument 0 is n (a ulong), then the task's arguments:
    buffers by their device pointer. Arguments are captured when the launch
    is appended, so the next launch may set others. */
-static int dag__ze_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
+static int dag__ze_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
     dag__ze_kernel *k = (dag__ze_kernel *)kernel;
     uint64_t range = n;
     ze_result_t r = dag__ze.api.zeKernelSetArgumentValue(k->handle, 0, sizeof range, &range);
     for (int i = 0; r == ZE_RESULT_SUCCESS && i < num_args; i++)
-        r = args[i].buf ? dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, sizeof(void *), &args[i].buf)
-                        : dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, args[i].size, args[i].value);
+        r = args[i].buffer ? dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, sizeof(void *), &args[i].buffer)
+                           : dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, args[i].size, args[i].value);
     if (r != ZE_RESULT_SUCCESS) return (int)r;
     size_t groups = n / k->group + (n % k->group != 0);
     if (groups > UINT32_MAX) return (int)ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
@@ -570,7 +569,8 @@ static const dag__device_ops dag__ze_ops = {
     DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
     dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
-    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */, dag__ze_max_alloc
+    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */, dag__ze_max_alloc,
+    NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */
 };
 
 #endif /* DAG_LEVEL_ZERO_H_INCLUDED */

@@ -1,9 +1,8 @@
 /* dag_opencl.h: the OpenCL backend of dag.h (-DDAG_BACKEND_OPENCL).
 
    Uses from dag_device.h: the device-operations table it fills
-   (dag__device_ops), the launch arguments it is given (dag__karg) and
-   the loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
-   dag.h: dag_log, dag__g.desc.no_vendor_blas (CLBlast on or off).
+   (dag__device_ops) and the loader helpers dag__dl_bind, dag__dl_symbol and
+   DAG__DL_COUNT; from dag.h: dag_log.
 
    Included only by dag_device.h, in dag.h's implementation. It loads the OpenCL ICD loader
    (libOpenCL.so.1) at run time with its own function types, so a binary
@@ -18,11 +17,9 @@
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__cl_*.
 
-   dag_blas.h's dag_dgemm and dag_sgemm run as CLBlast's CLBlastDgemm and
-   CLBlastSgemm where libclblast.so.1 loads (Debian's libclblast1), on the
-   device's queue: 5x the kernel text's rate on PoCL's CPU devices. CLBlast
-   compiles its kernels on a device's first call (10 s on PoCL, then cached
-   under POCL_CACHE_DIR). dag_desc.no_vendor_blas keeps the kernel text.
+   A library routine standing in for a kernel (dag_library_kernel: dag_blas.h
+   binds CLBlast) gets a pointer to the device's queue, and a marker after
+   it gives its event when the routine gives none.
 */
 #ifndef DAG_OPENCL_H_INCLUDED
 #define DAG_OPENCL_H_INCLUDED
@@ -78,6 +75,7 @@ typedef struct dag__cl_event *dag__cl_event;
     X(clGetEventProfilingInfo, dag__cl_int, (dag__cl_event, dag__cl_uint, size_t, void *, size_t *)) \
     X(clEnqueueWriteBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, const void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clEnqueueReadBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clEnqueueMarkerWithWaitList, dag__cl_int, (dag__cl_queue, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clFinish, dag__cl_int, (dag__cl_queue)) \
     X(clReleaseMemObject, dag__cl_int, (dag__cl_mem)) \
     X(clReleaseKernel, dag__cl_int, (dag__cl_kernel)) \
@@ -98,64 +96,6 @@ typedef struct dag__cl_device_info {
     dag__cl_context context;
     dag__cl_queue queue;      /* in order: copies and kernels of one device follow each other */
 } dag__cl_device_info;
-
-/* >>clblast: loaded at run time, its C API's ABI (clblast_c.h of 1.5) */
-#define DAG__CLBLAST_COL_MAJOR 102
-#define DAG__CLBLAST_NO_TRANSPOSE 111
-#define DAG__CLBLAST_TRANSPOSE 112
-typedef int (*dag__clblast_dgemm_fn)(int, int, int, size_t, size_t, size_t, double, dag__cl_mem, size_t, size_t,
-                                     dag__cl_mem, size_t, size_t, double, dag__cl_mem, size_t, size_t, dag__cl_queue *,
-                                     dag__cl_event *);
-typedef int (*dag__clblast_sgemm_fn)(int, int, int, size_t, size_t, size_t, float, dag__cl_mem, size_t, size_t,
-                                     dag__cl_mem, size_t, size_t, float, dag__cl_mem, size_t, size_t, dag__cl_queue *,
-                                     dag__cl_event *);
-typedef int (*dag__clblast_clear_cache_fn)(void);
-static struct {
-    void *lib;
-    dag__clblast_dgemm_fn dgemm;
-    dag__clblast_sgemm_fn sgemm;
-    dag__clblast_clear_cache_fn clear_cache;
-    char kernel[2];   /* the kernel handles build gives dag_dgemm and dag_sgemm: their addresses */
-} dag__clblast;
-
-static void dag__clblast_load(void) {
-    if (dag__clblast.lib || dag__g.desc.no_vendor_blas) return;
-    dag__clblast.lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!dag__clblast.lib) return;   /* optional: the kernel text runs */
-    const dag__dl_symbol symbols[] = { { "CLBlastDgemm", &dag__clblast.dgemm }, { "CLBlastSgemm", &dag__clblast.sgemm },
-                                       { "CLBlastClearCache", &dag__clblast.clear_cache } };
-    char why[128];
-    if (!dag__dl_bind(dag__clblast.lib, "libclblast.so.1", symbols, DAG__DL_COUNT(symbols), why, sizeof why)) {
-        dlclose(dag__clblast.lib);
-        dag__clblast.lib = NULL;
-    }
-}
-/* the CLBlast routine for this kernel: 0 none, 1 dgemm, 2 sgemm */
-static int dag__clblast_routine(const dag_kernel_source *k) {
-    if (!dag__clblast.lib || dag__g.desc.no_vendor_blas) return 0;
-    return strcmp(k->name, "dag_dgemm") == 0 ? 1 : strcmp(k->name, "dag_sgemm") == 0 ? 2 : 0;
-}
-static bool dag__clblast_kernel(const void *kernel) {
-    return kernel == &dag__clblast.kernel[0] || kernel == &dag__clblast.kernel[1];
-}
-/* dag_blas.h's parameters: transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc */
-static int dag__clblast_launch(dag__cl_queue *queue, const void *kernel, const dag__karg *args, int num_args,
-                               void **done) {
-    if (num_args != 13 || !args[6].buf || !args[8].buf || !args[11].buf) return -1;   /* not dag_blas.h's gemm */
-#define DAG__ARG(i, T) (*(const T *)args[i].value)
-    int ta = DAG__ARG(0, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE,
-        tb = DAG__ARG(1, int) ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE;
-    size_t m = (size_t)DAG__ARG(2, int), n = (size_t)DAG__ARG(3, int), k = (size_t)DAG__ARG(4, int);
-    size_t lda = (size_t)DAG__ARG(7, int), ldb = (size_t)DAG__ARG(9, int), ldc = (size_t)DAG__ARG(12, int);
-    dag__cl_mem a = (dag__cl_mem)args[6].buf, b = (dag__cl_mem)args[8].buf, c = (dag__cl_mem)args[11].buf;
-    dag__cl_event *ev = (dag__cl_event *)done;
-    if (kernel == &dag__clblast.kernel[0])
-        return dag__clblast.dgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, DAG__ARG(5, double), a, 0, lda, b, 0, ldb,
-                                  DAG__ARG(10, double), c, 0, ldc, queue, ev);
-    return dag__clblast.sgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, DAG__ARG(5, float), a, 0, lda, b, 0, ldb,
-                              DAG__ARG(10, float), c, 0, ldc, queue, ev);
-#undef DAG__ARG
-}
 
 static struct {
     void *lib;
@@ -225,9 +165,7 @@ static int dag__cl_init(char *why, size_t why_size) {
         snprintf(why, why_size, "%u OpenCL platform(s), no device", (unsigned)num_platforms);
         return -1;
     }
-    dag__clblast_load();
-    snprintf(why, why_size, "%d OpenCL device(s); device 1: %s%s", dag__cl.num_devices, dag__cl.devices[0].name,
-             dag__clblast.lib && !dag__g.desc.no_vendor_blas ? "; dag_dgemm and dag_sgemm through CLBlast" : "");
+    snprintf(why, why_size, "%d OpenCL device(s); device 1: %s", dag__cl.num_devices, dag__cl.devices[0].name);
     return dag__cl.num_devices;
 }
 
@@ -266,11 +204,6 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
     dag__cl_int e = 0;
     log[0] = 0;
     *kernel = NULL;
-    int routine = dag__clblast_routine(k);
-    if (routine) {
-        *kernel = &dag__clblast.kernel[routine - 1];
-        return 0;
-    }
     char *source = dag_kernel_opencl_source(k);
     if (!source) return DAG_ERR_OUT_OF_MEMORY;
     const char *text = source;
@@ -298,20 +231,32 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
    kernel's own guard stops the rest. The first kernel argument is n. The
    caller holds the device layer's lock, so no two threads set arguments of
    one kernel at once. */
-static int dag__cl_launch(int dev, void *kernel, size_t n, const dag__karg *args, int num_args, void **done) {
-    if (dag__clblast_kernel(kernel)) return dag__clblast_launch(&dag__cl.devices[dev].queue, kernel, args, num_args, done);
+static int dag__cl_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
     dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
     for (int i = 0; e == DAG__CL_SUCCESS && i < num_args; i++)
-        e = args[i].buf ? dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, sizeof(void *), &args[i].buf)
-                        : dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, args[i].size, args[i].value);
+        e = args[i].buffer ? dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, sizeof(void *), &args[i].buffer)
+                           : dag__cl.api.clSetKernelArg(k, (dag__cl_uint)i + 1, args[i].size, args[i].value);
     if (e != DAG__CL_SUCCESS) return e;
     size_t global = (n + 63) / 64 * 64;
     if (!global) global = 64;
     return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue, k, 1, NULL, &global, NULL, 0, NULL,
                                               (dag__cl_event *)done);
 }
+
+/* A library routine on the device's queue. Its event is the routine's last
+   command's; where it gives none, a marker after it stands for it (the
+   queue is in order). */
+static int dag__cl_call_library(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
+                                int num_args, void **done) {
+    dag__cl_queue *q = &dag__cl.devices[dev].queue;
+    if (done) *done = NULL;
+    int e = lib->call(lib, q, dev, n, args, num_args, done);
+    if (!e && done && !*done) e = dag__cl.api.clEnqueueMarkerWithWaitList(*q, 0, NULL, (dag__cl_event *)done);
+    return e;
+}
+static void dag__cl_release_library(int dev, const dag_library_kernel *lib) { lib->release(&dag__cl.devices[dev].queue, dev); }
 
 static int dag__cl_wait(void *event) {
     dag__cl_event e = (dag__cl_event)event;
@@ -338,15 +283,13 @@ static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].na
 
 static void dag__cl_release_kernel(int dev, void *k) {
     (void)dev;
-    if (!dag__clblast_kernel(k)) dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
+    dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
 }
 static bool dag__cl_has_kernel(const dag_kernel_source *k) { return k->body != NULL; }   /* built from its text */
 
 /* The library stays loaded: ICDs keep threads and state that do not
-   survive being unloaded, and a later dag_setup finds it again. CLBlast
-   stays too, its cache of programs emptied: they belong to these contexts. */
+   survive being unloaded, and a later dag_setup finds it again. */
 static void dag__cl_shutdown(void) {
-    if (dag__clblast.lib) dag__clblast.clear_cache();
     for (int i = 0; i < dag__cl.num_devices; i++) {
         if (dag__cl.devices[i].queue) dag__cl.api.clReleaseCommandQueue(dag__cl.devices[i].queue);
         if (dag__cl.devices[i].context) dag__cl.api.clReleaseContext(dag__cl.devices[i].context);
@@ -360,7 +303,8 @@ static const dag__device_ops dag__cl_ops = {
     DAG_OPENCL, "OpenCL", "cl", dag__cl_init, dag__cl_shutdown, dag__cl_alloc, dag__cl_free, dag__cl_copy,
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
-    dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc
+    dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
+    dag__cl_call_library, dag__cl_release_library
 };
 
 #endif /* DAG_OPENCL_H_INCLUDED */

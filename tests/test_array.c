@@ -950,8 +950,15 @@ TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
 }
 
 /* On OpenCL devices dag_dgemm and dag_sgemm run as CLBlast's routines
-   where libclblast.so.1 loads, and as dag_blas.h's kernel text with
-   dag_desc.no_vendor_blas: the loop's results either way. */
+   where libclblast.so.1 loads (dag_blas.h's dag_library_kernel records),
+   and as the kernel text with dag_desc.no_library_kernels: the log says
+   which, and the loop's results agree either way. */
+static char routines_seen[512];
+static void routine_logger(dag_log_level level, int item, const char *msg, void *user) {
+    logger(level, item, msg, user);
+    if (strstr(msg, " runs as ") && strlen(routines_seen) + strlen(msg) + 2 < sizeof routines_seen)
+        strcat(strcat(routines_seen, msg), "\n");
+}
 TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
     if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
     void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -959,10 +966,9 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
     if (lib) dlclose(lib);
     for (int text = 0; text < 2; text++) {
         dag_shutdown();
-        dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .no_vendor_blas = text });
-        const char *status = dag_backend_status(DAG_OPENCL);
-        printf("     %s\n", status);
-        CHECK((strstr(status, "through CLBlast") != NULL) == (clblast && !text));
+        routines_seen[0] = 0;
+        dag_setup(&(dag_desc){ .num_threads = 2, .logger = { routine_logger, NULL }, .log_level = DAG_LOG_INFO,
+                               .no_library_kernels = text });
         for (int ta = 0; ta < 2; ta++)
             for (int tb = 0; tb < 2; tb++) {
                 int on_devices = 0;
@@ -971,6 +977,9 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
                 CHECK(gemm_error(DAG_F32, ta, tb, true, &on_devices) < 1e-4);
                 CHECK(on_devices > 0);
             }
+        printf("     %s: %s", text ? "no_library_kernels" : "default", routines_seen[0] ? routines_seen : "kernel text\n");
+        CHECK((strstr(routines_seen, "'dag_dgemm' runs as CLBlastDgemm") != NULL) == (clblast && !text));
+        CHECK((strstr(routines_seen, "'dag_sgemm' runs as CLBlastSgemm") != NULL) == (clblast && !text));
     }
     dag_shutdown();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });

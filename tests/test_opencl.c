@@ -5,6 +5,7 @@
    With devices, kernels run on them and data moves by itself; without, the
    backend says why (the loader's own error) and everything runs on the CPU. */
 #define _POSIX_C_SOURCE 200809L   /* setenv */
+#include <dlfcn.h>
 #define DAG_IMPLEMENTATION
 #include "dag_kernels.h"
 #include "test.h"
@@ -70,6 +71,47 @@ static void logger(dag_log_level level, int item, const char *msg, void *user) {
 static void setup(size_t device_limit) {
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .device_memory_limit = device_limit });
 }
+
+/* A library routine standing in for a kernel (dag_library_kernel): fills
+   its span with v through the OpenCL API on the queue it is handed, where
+   the kernel's text doubles it, so the results say which one ran. */
+typedef int32_t (*fill_buffer_fn)(void *queue, void *mem, const void *pattern, size_t pattern_size, size_t offset,
+                                  size_t size, uint32_t num_waits, const void *waits, void **event);
+static struct {
+    int loads, calls, releases, bad_args, own_events;
+    bool absent, fail;
+    fill_buffer_fn fill;
+} routine;
+static bool fill_load(void) {
+    routine.loads++;
+    if (routine.absent) return false;
+    void *cl = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL), *p = cl ? dlsym(cl, "clEnqueueFillBuffer") : NULL;
+    memcpy(&routine.fill, &p, sizeof p);
+    return p != NULL;
+}
+static int fill_call(const dag_library_kernel *self, void *queue, int device, size_t n, const dag_kernel_arg *args,
+                     int num_args, void **event) {
+    routine.calls++;
+    if (strcmp(self->routine, "test_fill") != 0) routine.bad_args++;
+    if (!queue || device < 0 || device >= expect_devices || num_args != 2 || args[0].buffer || !args[0].value ||
+        args[0].size != sizeof(double) || !args[1].buffer)
+        routine.bad_args++;
+    if (routine.fail) return -54;
+    double v = *(const double *)args[0].value;
+    if (event && routine.calls % 2) routine.own_events++;
+    /* every other call gives no event of its own: the backend marks the queue then */
+    return routine.fill(*(void **)queue, args[1].buffer, &v, sizeof v, 0, n * sizeof v, 0, NULL,
+                        routine.calls % 2 ? event : NULL);
+}
+static void fill_release(void *queue, int device) {
+    if (!queue || device < 0 || device >= expect_devices) routine.bad_args++;
+    routine.releases++;
+}
+static const dag_library_kernel fill_routine = { DAG_OPENCL, "test_fill", fill_load, fill_call, fill_release, NULL };
+static const dag_library_kernel *const fill_routines[] = { &fill_routine, NULL };
+DAG_KERNEL_OR_LIBRARY(fill_or_double, fill_routines, ((double, v), (DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] = 2.0 * y[DAG_INDEX()] + (v - v);   /* v is the routine's */
+)
 
 /* Where each named task ran, from the trace. */
 static int ran_on(const char *name, dag_backend *backend, int last) {
@@ -394,6 +436,62 @@ TEST(a_kernel_that_does_not_build_fails_with_the_compiler_log) {
     CHECK_EQ_INT(dag_wait_all(), DAG_ERR_KERNEL_BUILD);
 }
 
+/* Runs fill_or_double on y (all 1.0) under scope s; returns y[0] after, or
+   -1 if the elements disagree. */
+static double fill_or_double_once(dag_scope s, dag_result *r) {
+    enum { N = 1000 };
+    static double y[N];
+    for (int i = 0; i < N; i++) y[i] = 1.0;
+    dag_task t = dag_spawn_with(&(dag_options){ .scope = s }, DAG_LAUNCH(fill_or_double, N), Val(7.0), InOut(y, N));
+    *r = dag_wait(t);
+    dag_wait_all();
+    for (int i = 1; i < N; i++)
+        if (y[i] != y[0]) return -1;
+    return y[0];
+}
+
+TEST(a_library_routine_stands_in_for_a_kernel_where_it_loads_and_the_text_runs_elsewhere) {
+    if (expect_devices <= 0) return;
+    dag_result r;
+    memset(&routine, 0, sizeof routine);
+    /* on the devices: the routine, on the queue of the device it runs on; on the CPU: the text */
+    for (int i = 0; i < 4; i++) {
+        CHECK(fill_or_double_once(dag_scope(.opencl.one = 1 + i % expect_devices), &r) == 7.0);
+        CHECK_EQ_INT(r, DAG_OK);
+    }
+    CHECK(fill_or_double_once(dag_scope(.all_threads = 1), &r) == 2.0);
+    CHECK_EQ_INT(routine.calls, 4);
+    CHECK_EQ_INT(routine.bad_args, 0);
+    CHECK(routine.own_events >= 1);   /* the first launches carry events: both kinds were seen */
+    CHECK(routine.loads >= 1);
+    /* a routine that fails fails its task, by the kernel's name */
+    routine.fail = true;
+    CHECK(fill_or_double_once(dag_scope(.opencl.one = 1), &r) == 1.0);   /* the host bytes stay */
+    CHECK_EQ_INT(r, DAG_ERR_DEVICE);
+    CHECK(strstr(last_error, "fill_or_double") != NULL);
+    routine.fail = false;
+    /* released once per device it ran on, at shut-down */
+    dag_shutdown();
+    CHECK_EQ_INT(routine.releases, expect_devices < 4 ? expect_devices : 4);
+    CHECK_EQ_INT(routine.bad_args, 0);
+    /* its library absent: the device builds the text */
+    setup(0);
+    routine.absent = true;
+    CHECK(fill_or_double_once(dag_scope(.opencl.one = 1), &r) == 2.0);
+    CHECK_EQ_INT(r, DAG_OK);
+    CHECK_EQ_INT(routine.calls, 5);
+    /* dag_desc.no_library_kernels: never asked, the text runs */
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .no_library_kernels = 1 });
+    routine.absent = false;
+    int loads = routine.loads;
+    CHECK(fill_or_double_once(dag_scope(.opencl.one = 1), &r) == 2.0);
+    CHECK_EQ_INT(routine.loads, loads);
+    CHECK_EQ_INT(routine.calls, 5);
+    dag_shutdown();
+    setup(0);
+}
+
 TEST(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error) {
     static double y[10];
     last_error[0] = 0;
@@ -647,6 +745,7 @@ int main(void) {
     RUN(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_kept);
     RUN(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitch);
     RUN(a_kernel_that_does_not_build_fails_with_the_compiler_log);
+    RUN(a_library_routine_stands_in_for_a_kernel_where_it_loads_and_the_text_runs_elsewhere);
     RUN(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error);
     RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);
     RUN(dag_synchronize_and_dag_wait_bring_device_results_home);

@@ -86,7 +86,7 @@ def main():
         lines.append("    " + ", ".join("%d" % b for b in image[i:i + 16]) + ",")
     lines.append("};")
     for n in names:
-        lines.append('const dag_native_kernel %s%s = { "%s", 0, dag__image, sizeof dag__image, 0 };'
+        lines.append('const dag_native_kernel %s%s = { "%s", 0, dag__image, sizeof dag__image };'
                      % (n, suffix, symbol % n))
     with open(a.output, "w") as f:
         f.write("\n".join(lines) + "\n")

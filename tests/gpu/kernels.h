@@ -2,7 +2,7 @@
    and OpenCL by including it, for CUDA by nvcc (kernels.cu), for HIP by
    hipcc --genco and for Level Zero as SPIR-V (see the Makefile). */
 #include "dag_kernels.h"
-#include "dag_blas.h"   /* dag_dgemm: cuBLAS on CUDA, this text elsewhere */
+#include "dag_blas.h"   /* dag_dgemm: cuBLAS or CLBlast where they load, this text elsewhere */
 #include "dag_array.h"  /* its kernels, so each build here carries them too */
 
 DAG_KERNEL(gpu_axpy, ((double, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),

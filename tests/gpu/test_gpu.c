@@ -287,7 +287,7 @@ TEST(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_
     dag_shutdown();
 }
 
-/* dag_blas.h's tile gemm (cuBLAS on CUDA, its text elsewhere) against a
+/* dag_blas.h's tile gemm (cuBLAS or CLBlast where they load, its text elsewhere) against a
    plain loop, for all four transpose combinations, on ragged sizes. */
 TEST(a_gemm_tile_matches_a_plain_loop_for_every_transpose) {
     NEED_DEVICES(1, 0, 0);
