@@ -1,8 +1,8 @@
 /* dag_hip.h: the HIP backend of dag.h (-DDAG_BACKEND_HIP).
 
-   Uses what dag_gpu_stream.h uses (see there); from dag_device.h, the
-   loader helpers dag__dl_bind, dag__dl_symbol and DAG__DL_COUNT; from
-   dag.h, dag__xmalloc.
+   Uses dag_gpu_stream.h (dag__gpu, its functions and DAG__GPU_OPS), and
+   what it uses; from dag_device.h, the loader helpers dag__dl_bind,
+   dag__dl_symbol and DAG__DL_COUNT; from dag.h, dag__xmalloc.
 
    Included only by dag_device.h, in dag.h's implementation. It needs no
    SDK to build: the runtime, libamdhip64, is loaded at run time with the
@@ -19,67 +19,35 @@
 */
 #ifndef DAG_HIP_H_INCLUDED
 #define DAG_HIP_H_INCLUDED
+#include "dag_gpu_stream.h"
 
 
 #if defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_NVCC__)
 #error "dag.h: -DDAG_BACKEND_HIP loads AMD's HIP runtime; for NVIDIA GPUs use -DDAG_BACKEND_CUDA instead"
 #endif
 
-/* The few HIP types and constants used here, as the HIP runtime's ABI has
-   them (the SDK's header cannot share a translation unit with CUDA's:
-   both define the vector types). tests/compile/hip_abi.c checks them
-   against hip/hip_runtime_api.h. */
+/* The few HIP types used here besides dag_gpu_stream.h's, as the HIP
+   runtime's ABI has them (the SDK's header cannot share a translation unit
+   with CUDA's: both define the vector types). Its calls and constants are
+   CUDA's, with handles as pointers and errors as int (hipError_t is an int
+   enum): dag_gpu_stream.h's dag__gpu_runtime binds them by their HIP names. */
 typedef int DAG__HIP_Error_t;
 typedef int DAG__HIP_Device_t;
-typedef struct ihipStream_t *DAG__HIP_Stream_t;
-typedef struct ihipEvent_t *DAG__HIP_Event_t;
 typedef struct ihipModule_t *DAG__HIP_Module_t;
 typedef struct ihipModuleSymbol_t *DAG__HIP_Function_t;
-#define DAG__HIP_Success 0
-#define DAG__HIP_StreamNonBlocking 0x01
-#define DAG__HIP_EventDefault 0x0
-#define DAG__HIP_EventDisableTiming 0x2
-#define DAG__HIP_HostMallocPortable 0x1
-#define DAG__HIP_MemcpyHostToDevice 1
-#define DAG__HIP_MemcpyDeviceToHost 2
-#define DAG__HIP_ErrorNotReady 600
-#define DAG__HIP_ErrorPeerAccessAlreadyEnabled 704
-#define DAG__HIP_ErrorInvalidPitchValue 12
 
 /* >>hip symbols: one line each, with the types of the SDK's header */
 #define DAG__HIP_SYMBOLS(X) \
-    X(hipGetDeviceCount, DAG__HIP_Error_t, (int *)) \
     X(hipGetErrorName, const char *, (DAG__HIP_Error_t)) \
     X(hipGetErrorString, const char *, (DAG__HIP_Error_t)) \
-    X(hipSetDevice, DAG__HIP_Error_t, (int)) \
-    X(hipGetDevice, DAG__HIP_Error_t, (int *)) \
     X(hipDeviceGet, DAG__HIP_Error_t, (DAG__HIP_Device_t *, int)) \
     X(hipDeviceGetName, DAG__HIP_Error_t, (char *, int, DAG__HIP_Device_t)) \
     X(hipDeviceTotalMem, DAG__HIP_Error_t, (size_t *, DAG__HIP_Device_t)) \
-    X(hipDeviceCanAccessPeer, DAG__HIP_Error_t, (int *, int, int)) \
-    X(hipDeviceEnablePeerAccess, DAG__HIP_Error_t, (int, unsigned int)) \
-    X(hipStreamCreateWithFlags, DAG__HIP_Error_t, (DAG__HIP_Stream_t *, unsigned int)) \
-    X(hipStreamSynchronize, DAG__HIP_Error_t, (DAG__HIP_Stream_t)) \
-    X(hipStreamDestroy, DAG__HIP_Error_t, (DAG__HIP_Stream_t)) \
-    X(hipStreamWaitEvent, DAG__HIP_Error_t, (DAG__HIP_Stream_t, DAG__HIP_Event_t, unsigned int)) \
-    X(hipEventCreateWithFlags, DAG__HIP_Error_t, (DAG__HIP_Event_t *, unsigned)) \
-    X(hipEventRecord, DAG__HIP_Error_t, (DAG__HIP_Event_t, DAG__HIP_Stream_t)) \
-    X(hipEventQuery, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
-    X(hipEventSynchronize, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
-    X(hipEventElapsedTime, DAG__HIP_Error_t, (float *, DAG__HIP_Event_t, DAG__HIP_Event_t)) \
-    X(hipEventDestroy, DAG__HIP_Error_t, (DAG__HIP_Event_t)) \
-    X(hipMalloc, DAG__HIP_Error_t, (void **, size_t)) \
-    X(hipFree, DAG__HIP_Error_t, (void *)) \
-    X(hipHostMalloc, DAG__HIP_Error_t, (void **, size_t, unsigned int)) \
-    X(hipHostFree, DAG__HIP_Error_t, (void *)) \
-    X(hipMemcpyAsync, DAG__HIP_Error_t, (void *, const void *, size_t, int, DAG__HIP_Stream_t)) \
-    X(hipMemcpy2DAsync, DAG__HIP_Error_t, (void *, size_t, const void *, size_t, size_t, size_t, int, DAG__HIP_Stream_t)) \
-    X(hipMemcpyPeerAsync, DAG__HIP_Error_t, (void *, int, const void *, int, size_t, DAG__HIP_Stream_t)) \
     X(hipModuleLoadData, DAG__HIP_Error_t, (DAG__HIP_Module_t *, const void *)) \
     X(hipModuleGetFunction, DAG__HIP_Error_t, (DAG__HIP_Function_t *, DAG__HIP_Module_t, const char *)) \
     X(hipModuleUnload, DAG__HIP_Error_t, (DAG__HIP_Module_t)) \
     X(hipModuleLaunchKernel, DAG__HIP_Error_t, (DAG__HIP_Function_t, unsigned int, unsigned int, unsigned int, unsigned int, \
-                                          unsigned int, unsigned int, unsigned int, DAG__HIP_Stream_t, void **, void **))
+                                          unsigned int, unsigned int, unsigned int, void *stream, void **, void **))
 
 #define DAG__HIP_FIELD(name, ret, args) ret (*name) args;
 typedef struct dag__hip_api { DAG__HIP_SYMBOLS(DAG__HIP_FIELD) } dag__hip_api;
@@ -114,17 +82,14 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
     return buf;
 }
 
-#define DAG__GPU(x) dag__hip_##x
-#define DAG__GPU_BACKEND DAG_HIP
-#define DAG__GPU_NAME "HIP"
-#define DAG__GPU_SHORT "hip"
-/* HIP refuses gridDim x blockDim >= 2^32 */
-#define DAG__GPU_MAX_ITEMS (((size_t)1 << 32) - DAG__GPU_BLOCK)
-#define DAG__RT(x) dag__hip.api.hip##x
-#define DAG__RTT(x) DAG__HIP_##x
-#define DAG__RT_HOST_ALLOC(pp, bytes) (int)dag__hip.api.hipHostMalloc((pp), (bytes), DAG__HIP_HostMallocPortable)
-#define DAG__RT_HOST_FREE(p) dag__hip.api.hipHostFree(p)
-#include "dag_gpu_stream.h"   /* it undefines these when it ends */
+static int dag__hip_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params);
+static dag__gpu dag__hip_gpu = {
+    .name = "HIP",
+    .short_name = "hip",
+    .device_info = dag__hip_device_info,
+    .error_text = dag__hip_error_text,
+    .start_kernel = dag__hip_start_kernel,
+};   /* .rt: bound when the library loads */
 
 static int dag__hip_init(char *why, size_t why_size) {
     static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5" };
@@ -135,25 +100,27 @@ static int dag__hip_init(char *why, size_t why_size) {
         return -1;
     }
 #define DAG__HIP_SLOT(name, ret, args) { #name, &dag__hip.api.name },
-    const dag__dl_symbol symbols[] = { DAG__HIP_SYMBOLS(DAG__HIP_SLOT) };
+#define DAG__HIP_RT_SLOT(name, hip_name, params) { #hip_name, &dag__hip_gpu.rt.name },
+    const dag__dl_symbol symbols[] = { DAG__HIP_SYMBOLS(DAG__HIP_SLOT) DAG__GPU_CALLS(DAG__HIP_RT_SLOT) };
 #undef DAG__HIP_SLOT
+#undef DAG__HIP_RT_SLOT
     if (!dag__dl_bind(dag__hip.lib, "libamdhip64", symbols, DAG__DL_COUNT(symbols), why, why_size)) return -1;
-    return dag__hip_open_devices(why, why_size);
+    return dag__gpu_open_devices(&dag__hip_gpu, why, why_size);
 }
 
 /* The library stays loaded (like OpenCL's): a later dag_setup finds it again. */
 static void dag__hip_shutdown(void) {
     int saved = -1;
-    if (dag__hip.modules) dag__hip_enter_any(&saved);
+    if (dag__hip.modules) dag__gpu_enter_any(&dag__hip_gpu, &saved);
     while (dag__hip.modules) {
         dag__hip_module *m = dag__hip.modules;
         dag__hip.modules = m->next;
-        dag__hip_use(m->dev);
+        dag__gpu_use(&dag__hip_gpu, m->dev);
         dag__hip.api.hipModuleUnload(m->module);
         DAG_FREE(m);
     }
-    dag__hip_leave(saved);
-    if (dag__hip.lib) dag__hip_close_devices();
+    dag__gpu_leave(&dag__hip_gpu, saved);
+    if (dag__hip.lib) dag__gpu_close_devices(&dag__hip_gpu);
 }
 
 static bool dag__hip_has_kernel(const dag_kernel_source *k) { return k->hip && k->hip->image && k->hip->symbol; }
@@ -161,9 +128,9 @@ static bool dag__hip_has_kernel(const dag_kernel_source *k) { return k->hip && k
 static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
 static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     *kernel = NULL;   /* k has a HIP build: the device layer builds only what has_kernel accepts */
-    int saved, e = dag__hip_enter(dev, &saved);
+    int saved, e = dag__gpu_enter(&dag__hip_gpu, dev, &saved);
     if (!e) e = dag__hip_build_current(dev, k, kernel, log, log_size);
-    dag__hip_leave(saved);
+    dag__gpu_leave(&dag__hip_gpu, saved);
     return e;
 }
 static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
@@ -197,9 +164,12 @@ static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **ke
 }
 static void dag__hip_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }   /* the module owns it */
 
-static int dag__hip_start_kernel(int dev, void *kernel, size_t n, void **params) {
-    return dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__hip_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1, 0,
-                                              dag__hip_g.devices[dev].stream, params, NULL);
+static int dag__hip_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params) {
+    return dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__gpu_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1,
+                                              0, g->devices[dev].stream, params, NULL);
 }
+
+/* HIP refuses gridDim x blockDim >= 2^32 */
+DAG__GPU_OPS(dag__hip, dag__hip_gpu, DAG_HIP, "HIP", "hip", ((size_t)1 << 32) - DAG__GPU_BLOCK)
 
 #endif /* DAG_HIP_H_INCLUDED */

@@ -12,7 +12,7 @@ where the macros that expand in a user's file live). The layers:
                            own names (only their dag__X_ops tables)
   dag_backends/dag_X.h     a backend: sees the core and the device layer, no
                            other backend (dag_gpu_stream.h serves CUDA and HIP,
-                           which define its parameters)
+                           which may use its names)
   dag_kernels.h, dag_blas.h, dag_array_kernels.h, dag_array.h
                            libraries on the public API: dag.h's public part
                            and the libraries they include, nothing private
@@ -31,7 +31,7 @@ DEFINITIONS = [
     re.compile(r'\}\s*(dag__\w+)\s*;'),
     re.compile(r'\btypedef\s+[^;{]*?\b(dag__\w+)\s*;'),
     re.compile(r'\b(?:struct|union|enum)\s+(dag__\w+)\s*\{'),
-    re.compile(r'^\s+(DAG__\w+)\s*(?:=[^,\n]*)?,', re.M),   # enum constants
+    re.compile(r'^\s+(DAG__\w+)\s*(?:=(?!=)[^,\n]*)?,', re.M),   # enum constants (not a == b,)
 ]
 
 
@@ -88,8 +88,6 @@ def main(root):
         sees = core_names | own['dag_backends/dag_device.h']
         if f.endswith(('dag_cuda.h', 'dag_hip.h')):
             sees |= own['dag_backends/dag_gpu_stream.h']
-        if f.endswith('dag_gpu_stream.h'):   # a template: the file that includes it defines its parameters
-            sees |= own['dag_backends/dag_cuda.h'] | own['dag_backends/dag_hip.h']
         allowed[f] = sees
     seen_libraries = set()
     for lib in libraries:   # in include order: each sees those before it
