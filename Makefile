@@ -39,6 +39,7 @@ CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
 HIPCC     ?= hipcc
 LLVM_SPIRV ?= llvm-spirv-14
+LLVM_EXTRACT ?= llvm-extract-14
 SPIRV_VAL ?= spirv-val
 # the GPU architectures kernels are built for (override: make CUDA_ARCHS=... HIP_ARCHS=...);
 # PTX for compute_90 rides along, so a newer NVIDIA GPU JIT-compiles it instead of
@@ -165,9 +166,9 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	miss="$$(missing $(HIPCC) $(PYTHON))"; \
 	if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_hip.c; \
 	else skip "HIP kernels: not found:$$miss (apt-get install hipcc libamdhip64-dev python3)"; fi; \
-	miss="$$(missing $(CLANG) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON))"; \
+	miss="$$(missing $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON))"; \
 	if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_ze.c; \
-	else skip "Level Zero kernels (SPIR-V): not found:$$miss (apt-get install clang llvm-spirv-14 spirv-tools python3)"; fi; \
+	else skip "Level Zero kernels (SPIR-V): not found:$$miss (apt-get install clang llvm-14 llvm-spirv-14 spirv-tools python3)"; fi; \
 	echo "compile: $$ok passed, $$bad failed$$([ $$sk = 0 ] || echo ", $$sk skipped")" | tee $(B)/results-compile; [ $$bad = 0 ]
 
 # ---- GPU kernels: tests/gpu/kernels.h built ahead of time for each backend --
@@ -189,8 +190,10 @@ $(B)/gpu/kernels.spv: tests/gpu/kernels.h dag.h dag_kernels.h dag_blas.h dag_arr
 $(B)/gpu/kernels_hip.c: $(B)/gpu/kernels.hipfb tools/dag_embed.py
 	$(PYTHON) tools/dag_embed.py --hip --cc $(CC) tests/gpu/kernels.h $< -o $@
 
+# one SPIR-V module per kernel, from the bitcode: only those that use double declare Float64
 $(B)/gpu/kernels_ze.c: $(B)/gpu/kernels.spv tools/dag_embed.py
-	$(PYTHON) tools/dag_embed.py --level-zero --cc $(CC) tests/gpu/kernels.h $< -o $@
+	$(PYTHON) tools/dag_embed.py --level-zero --cc $(CC) --llvm-spirv $(LLVM_SPIRV) --llvm-extract $(LLVM_EXTRACT) \
+	    tests/gpu/kernels.h $<.bc -o $@
 
 GPU_KERNELS := $(B)/gpu/kernels_cuda.o $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c
 
@@ -441,7 +444,7 @@ install:
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config cmake \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
-                hipcc libamdhip64-dev libze-dev llvm-spirv-14 spirv-tools python3-venv \
+                hipcc libamdhip64-dev libze-dev llvm-14 llvm-spirv-14 spirv-tools python3-venv \
                 libopenblas-dev liblapacke-dev libclblast1
 
 # Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own

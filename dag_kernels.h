@@ -44,10 +44,12 @@
        kernels.h -o kernels.hipfb, then tools/dag_embed.py --hip kernels.h
        kernels.hipfb -o kernels_hip.c (the code object as bytes, and the
        records name##__hip); compile and link kernels_hip.c;
-   - Level Zero: clang -x cl -cl-std=CL2.0 -target spir64 -emit-llvm -c
+   - Level Zero: clang -x cl -cl-std=CL2.0 -target spir64 -O0 -emit-llvm -c
        -Xclang -finclude-default-header kernels.h -o kernels.bc, then
-       llvm-spirv-14 kernels.bc -o kernels.spv, then tools/dag_embed.py
-       --level-zero kernels.h kernels.spv -o kernels_ze.c.
+       tools/dag_embed.py --level-zero kernels.h kernels.bc -o kernels_ze.c
+       (a SPIR-V module per kernel, through llvm-extract-14 and
+       llvm-spirv-14: a GPU without fp64 then runs the kernels without
+       double).
    The Makefile's tests/gpu rules do all three.
 */
 #ifndef DAG_KERNELS_H_INCLUDED

@@ -132,7 +132,10 @@ static int dag__cuda_init(char *why, size_t why_size) { return dag__gpu_open_dev
 static void dag__cuda_shutdown(void) { dag__gpu_close_devices(&dag__cuda_gpu); }
 
 /* A kernel nvcc compiled. */
-static bool dag__cuda_has_kernel(const dag_kernel_source *k) { return k->cuda && k->cuda->entry; }
+static bool dag__cuda_has_kernel(int dev, const dag_kernel_source *k) {
+    (void)dev;
+    return k->cuda && k->cuda->entry;
+}
 
 /* nvcc registered the kernel with the runtime when the program started:
    there is nothing to build, only the function to name. (The device layer

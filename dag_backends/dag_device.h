@@ -50,7 +50,7 @@ typedef struct dag__device_ops {
        everything src has queued, and before anything src queues later.
        Nonzero: not possible, the bytes go through host memory. */
     int (*peer_copy)(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes);
-    bool (*has_kernel)(const dag_kernel_source *k);   /* false: this kernel has no build for the backend */
+    bool (*has_kernel)(int dev, const dag_kernel_source *k);   /* false: no build of this kernel runs on dev */
     int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
     void (*release_kernel)(int dev, void *kernel);
     int (*launch)(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done);
@@ -169,6 +169,8 @@ typedef struct dag__kernel_entry {
     const dag_kernel_source *src;
     void *kernel;                      /* the backend's build, or NULL where library stands in */
     const dag_library_kernel *library;
+    int failed;                        /* the build's error: said again, not retried, for each task */
+    char *log;                         /* and its log */
     bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
     struct dag__kernel_entry *next;
 } dag__kernel_entry;
@@ -519,16 +521,34 @@ static const dag_library_kernel *dag__library_for(const dag_kernel_source *k, da
         if ((*l)->backend == b && (*l)->load()) return *l;
     return NULL;
 }
-/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s:
-   those with a build of it or a library routine for it. Under the lock. */
-static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
+/* Whether device d has what kernel k needs to run there: a build its
+   backend takes (with skip_failed, not one that failed there before), or a
+   library routine. Under the lock. */
+static bool dag__dev_runs(int d, const dag_kernel_source *k, bool skip_failed) {
+    const dag__device *dv = &dag__dv.devs[d];
+    for (const dag__kernel_entry *e = dv->kernels; e; e = e->next)
+        if (e->src == k) return !(skip_failed && e->failed);
+    return (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(dv->native, k);
+}
+/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s.
+   Under the lock. */
+static uint64_t dag__scope_devices_locked(const dag_scope *s, const dag_kernel_source *k, bool skip_failed) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
         if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
-            (!k || (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(k)))
+            (!k || dag__dev_runs(d, k, skip_failed)))
             m |= UINT64_C(1) << d;
     }
+    return m;
+}
+/* The same for the core, at spawn (a failed build still counts: the task
+   fails with its log, or runs on the CPU where its scope allows). */
+static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
+    if (!dag__dv.num) return 0;
+    dag__mutex_lock(&dag__dv.lock);
+    uint64_t m = dag__scope_devices_locked(s, k, false);
+    dag__mutex_unlock(&dag__dv.lock);
     return m;
 }
 /* Two different spans of one task that overlap would be two buffers on a
@@ -554,8 +574,8 @@ static size_t dag__launch_range(dag__task *t) {
    and writes the estimates into p->placement. */
 static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
     const dag_kernel_source *k = t->desc->kernel;
-    uint64_t devs = dag__scope_devices(s, k);
     bool cpu = dag__scope_has_cpu(s);
+    uint64_t devs = dag__scope_devices_locked(s, k, cpu);   /* where a build failed, the CPU instead */
     p->placement[0] = 0;
     if (!devs || dag__plan_self_overlaps(p)) return 0;
     if (!cpu && !(devs & (devs - 1))) {   /* one device and nothing else */
@@ -624,25 +644,35 @@ static void dag__trace_plan(dag__trace_event *e, const dag__plan *p) {
 }
 
 /* >>device execution */
+/* The kernel's build on device d (or the library routine standing in),
+   made the first time; a failure is kept, so that each task of the kernel
+   fails with the same log without building again, and placement stops
+   sending it there (dag__dev_runs). Returns NULL with err and log then. */
 static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
     dag__device *dv = &dag__dv.devs[d];
-    for (dag__kernel_entry *e = dv->kernels; e; e = e->next)
-        if (e->src == k) return e;
-    void *kernel = NULL;
-    const dag_library_kernel *library = dv->ops->call_library ? dag__library_for(k, dv->backend) : NULL;
-    if (library)
-        dag_log(DAG_LOG_INFO, DAG_OK, "kernel '%s' runs as %s on %s", k->name, library->routine,
-                dag__dev_name(d, log, log_size));
-    else if ((*err = dv->ops->build(dv->native, k, &kernel, log, log_size)) != 0)
-        return NULL;
-    dag__kernel_entry *e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
-    e->src = k;
-    e->kernel = kernel;
-    e->library = library;
-    e->warned_pitch = false;
-    e->next = dv->kernels;
-    dv->kernels = e;
-    return e;
+    dag__kernel_entry *e = dv->kernels;
+    while (e && e->src != k) e = e->next;
+    if (!e) {
+        e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
+        memset(e, 0, sizeof *e);
+        e->src = k;
+        e->library = dv->ops->call_library ? dag__library_for(k, dv->backend) : NULL;
+        log[0] = 0;
+        if (e->library)
+            dag_log(DAG_LOG_INFO, DAG_OK, "kernel '%s' runs as %s on %s", k->name, e->library->routine,
+                    dag__dev_name(d, log, log_size));
+        else if ((e->failed = dv->ops->build(dv->native, k, &e->kernel, log, log_size)) != 0) {
+            size_t n = strlen(log) + 1;
+            e->log = (char *)dag__xmalloc(n);
+            memcpy(e->log, log, n);
+        }
+        e->next = dv->kernels;
+        dv->kernels = e;
+    }
+    if (!e->failed) return e;
+    *err = e->failed;
+    snprintf(log, log_size, "%s", e->log);
+    return NULL;
 }
 
 /* A kernel given a 2-D span with gaps between its runs and no Ld(...) most likely indexes the
@@ -831,7 +861,7 @@ static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
     p->processor = k ? dag__place(t, p, &p->scope) : 0;
     if (p->processor > 0) {
         e = dag__device_run(t, p, p->processor - 1, msg, sizeof msg);
-        if (e == DAG_ERR_OUT_OF_MEMORY && dag__scope_has_cpu(&p->scope)) {
+        if ((e == DAG_ERR_OUT_OF_MEMORY || e == DAG_ERR_KERNEL_BUILD) && dag__scope_has_cpu(&p->scope)) {
             fell_back = true;
             p->processor = 0;
             e = 0;
@@ -900,8 +930,9 @@ static void dag__devices_shutdown(void) {
         while (dv->kernels) {
             dag__kernel_entry *e = dv->kernels;
             dv->kernels = e->next;
-            if (!e->library) dv->ops->release_kernel(dv->native, e->kernel);
-            else if (e->library->release) dv->ops->release_library(dv->native, e->library);
+            if (e->library && e->library->release) dv->ops->release_library(dv->native, e->library);
+            else if (!e->library && !e->failed) dv->ops->release_kernel(dv->native, e->kernel);
+            DAG_FREE(e->log);
             DAG_FREE(e);
         }
     }
@@ -929,10 +960,8 @@ static const char *dag__dev_short_name(int d, char *buf, size_t size) {
 /* A kernel whose scope allows a device turns the device layer on: from
    then on tasks carry their spans (dag__plan_attach). */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s) {
-    if (!desc->kernel || atomic_load_explicit(&dag__dv.used, memory_order_relaxed)) return;
-    dag__mutex_lock(&dag__dv.lock);
-    if (dag__scope_devices(s, desc->kernel)) atomic_store(&dag__dv.used, 1);
-    dag__mutex_unlock(&dag__dv.lock);
+    if (desc->kernel && !atomic_load_explicit(&dag__dv.used, memory_order_relaxed) && dag__scope_devices(s, desc->kernel))
+        atomic_store(&dag__dv.used, 1);
 }
 
 /* Finds each compiled-in backend's devices, keeping those `allowed` lets

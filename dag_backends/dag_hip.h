@@ -123,7 +123,10 @@ static void dag__hip_shutdown(void) {
     if (dag__hip.lib) dag__gpu_close_devices(&dag__hip_gpu);
 }
 
-static bool dag__hip_has_kernel(const dag_kernel_source *k) { return k->hip && k->hip->image && k->hip->symbol; }
+static bool dag__hip_has_kernel(int dev, const dag_kernel_source *k) {
+    (void)dev;
+    return k->hip && k->hip->image && k->hip->symbol;
+}
 
 static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
 static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {

@@ -88,6 +88,7 @@ typedef struct dag__ze_device_info {
     int sync_reader;               /* 1 + the device whose queued peer copy waits on sync; 0: none */
     bool unordered;                /* a command since the last barrier (see dag__ze_order) */
     bool fp64;                     /* ZE_DEVICE_MODULE_FLAG_FP64: it builds modules that declare Float64 */
+    bool fp64_said;                /* the info line that kernels using double run elsewhere */
     char name[ZE_MAX_DEVICE_NAME];
     uint64_t memory;
     uint64_t max_alloc;            /* maxMemAllocSize: larger buffers need relaxed limits, which dag.h does not ask for */
@@ -543,7 +544,34 @@ static void dag__ze_release_kernel(int dev, void *kernel) {   /* its module stay
     dag__ze.api.zeKernelDestroy(((dag__ze_kernel *)kernel)->handle);
     DAG_FREE(kernel);
 }
-static bool dag__ze_has_kernel(const dag_kernel_source *k) { return k->level_zero != NULL; }   /* SPIR-V embedded */
+/* Whether a SPIR-V module declares the Float64 capability: its
+   OpCapability instructions come first, after the five-word header. */
+static bool dag__spirv_declares_float64(const unsigned char *image, size_t size) {
+    enum { OP_CAPABILITY = 17, FLOAT64 = 10 };
+    for (size_t at = 20; at + 8 <= size;) {
+        uint32_t word, operand;
+        memcpy(&word, image + at, 4);
+        if ((word & 0xffffu) != OP_CAPABILITY || (word >> 16) < 2) return false;
+        memcpy(&operand, image + at + 4, 4);
+        if (operand == FLOAT64) return true;
+        at += (size_t)(word >> 16) * 4;
+    }
+    return false;
+}
+/* SPIR-V embedded, and one the device builds: a module that uses double
+   needs fp64, which many Intel GPUs lack (Arc, Xe-LP); the kernel then
+   runs elsewhere (tools/dag_embed.py gives each kernel its own module, so
+   only the kernels that use double are turned away). */
+static bool dag__ze_has_kernel(int dev, const dag_kernel_source *k) {
+    const dag_native_kernel *nk = k->level_zero;
+    if (!nk) return false;
+    if (dag__ze.devices[dev].fp64 || !dag__spirv_declares_float64(nk->image, nk->image_size)) return true;
+    if (!dag__ze.devices[dev].fp64_said)   /* under the device layer's lock */
+        dag_log(DAG_LOG_INFO, DAG_OK, "Level Zero device %d (%s) lacks fp64: kernels that use double (the first: '%s') "
+                "run elsewhere", dev + 1, dag__ze.devices[dev].name, k->name);
+    dag__ze.devices[dev].fp64_said = true;
+    return false;
+}
 
 /* The loader stays loaded, like OpenCL's: drivers keep state that does not
    survive being unloaded, and a later dag_setup finds it again. */

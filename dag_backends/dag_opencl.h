@@ -285,7 +285,10 @@ static void dag__cl_release_kernel(int dev, void *k) {
     (void)dev;
     dag__cl.api.clReleaseKernel((dag__cl_kernel)k);
 }
-static bool dag__cl_has_kernel(const dag_kernel_source *k) { return k->body != NULL; }   /* built from its text */
+static bool dag__cl_has_kernel(int dev, const dag_kernel_source *k) {   /* built from its text */
+    (void)dev;
+    return k->body != NULL;
+}
 
 /* The library stays loaded: ICDs keep threads and state that do not
    survive being unloaded, and a later dag_setup finds it again. */

@@ -2,22 +2,32 @@
 """dag_embed.py: puts a kernels file's ahead-of-time GPU build into a C file.
 
     tools/dag_embed.py --hip        kernels.h kernels.hipfb -o kernels_hip.c
+    tools/dag_embed.py --level-zero kernels.h kernels.bc    -o kernels_ze.c
     tools/dag_embed.py --level-zero kernels.h kernels.spv   -o kernels_ze.c
 
 kernels.h holds DAG_KERNELs (see dag_kernels.h). The image is what hipcc
---genco made of it (a code object bundle) or the SPIR-V that llvm-spirv made
-of it. The C file holds the image as bytes and, for each kernel, the record
-the program looks for (name__hip or name__ze): compile it with the program,
-which is built with -DDAG_BACKEND_HIP or -DDAG_BACKEND_LEVEL_ZERO.
+--genco made of it (a code object bundle), or for Level Zero the LLVM
+bitcode clang -x cl -target spir64 made of it, or the SPIR-V llvm-spirv made
+of that. The C file holds the images as bytes and, for each kernel, the
+record the program looks for (name__hip or name__ze): compile it with the
+program, which is built with -DDAG_BACKEND_HIP or -DDAG_BACKEND_LEVEL_ZERO.
+
+From bitcode, each kernel gets a SPIR-V module of its own (llvm-extract,
+then llvm-spirv, then spirv-val where it exists), so that only the kernels
+that use double declare Float64: a GPU without fp64 (Intel Arc, Xe-LP)
+builds the others and runs those elsewhere. One SPIR-V module for all
+declares Float64 as soon as one kernel uses double.
 
 The kernel names come from the C preprocessor (cc -E -DDAG_KERNEL_NAMES);
 for SPIR-V each must also be an entry point of the module.
 """
 import argparse
 import os
+import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 
 
 def kernel_names(kernels, cc, includes):
@@ -49,6 +59,28 @@ def spirv_entry_points(image):
     return names
 
 
+def first_tool(names):
+    for n in names:
+        if shutil.which(n):
+            return n
+    return None
+
+
+def spirv_per_kernel(bitcode, names, extract, translate, validate):
+    """One SPIR-V module per kernel, made from the bitcode: name -> bytes."""
+    images = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in names:
+            bc, spv = os.path.join(tmp, n + ".bc"), os.path.join(tmp, n + ".spv")
+            subprocess.run([extract, "--func=" + n, "--recursive", bitcode, "-o", bc], check=True)
+            subprocess.run([translate, bc, "-o", spv], check=True)
+            if validate:
+                subprocess.run([validate, spv], check=True)
+            with open(spv, "rb") as f:
+                images[n] = f.read()
+    return images
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     kind = ap.add_mutually_exclusive_group(required=True)
@@ -58,6 +90,8 @@ def main():
     ap.add_argument("image")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"), help="the C preprocessor to list kernels with")
+    ap.add_argument("--llvm-extract", default=None, help="for bitcode (default: llvm-extract-14, llvm-extract)")
+    ap.add_argument("--llvm-spirv", default=None, help="for bitcode (default: llvm-spirv-14, llvm-spirv)")
     ap.add_argument("-I", dest="includes", action="append", default=[],
                     help="where dag.h and dag_kernels.h are (default: this tool's parent folder)")
     a = ap.parse_args()
@@ -67,12 +101,17 @@ def main():
         sys.exit("dag_embed: %s defines no DAG_KERNEL" % a.kernels)
     with open(a.image, "rb") as f:
         image = f.read()
+    images = {n: image for n in names}   # kernel -> the image holding it
+    if a.level_zero and image.startswith(b"BC\xc0\xde"):
+        extract = a.llvm_extract or first_tool(["llvm-extract-14", "llvm-extract"])
+        translate = a.llvm_spirv or first_tool(["llvm-spirv-14", "llvm-spirv"])
+        if not extract or not translate:
+            sys.exit("dag_embed: LLVM bitcode needs llvm-extract and llvm-spirv (apt-get install llvm-14 llvm-spirv-14)")
+        images = spirv_per_kernel(a.image, names, extract, translate, first_tool(["spirv-val"]))
     if a.level_zero:
-        entries = spirv_entry_points(image)
-        missing = [n for n in names if n not in entries]
-        if missing:
-            sys.exit("dag_embed: %s has no entry point for %s (was it made from %s?)"
-                     % (a.image, ", ".join(missing), a.kernels))
+        for n in names:
+            if n not in spirv_entry_points(images[n]):
+                sys.exit("dag_embed: %s has no entry point for %s (was it made from %s?)" % (a.image, n, a.kernels))
         suffix, symbol = "__ze", "%s"
     else:
         if not image.startswith(b"__CLANG_OFFLOAD_BUNDLE__") and not image.startswith(b"\x7fELF"):
@@ -80,14 +119,19 @@ def main():
         suffix, symbol = "__hip", "%s__gpu"
     lines = ["/* Made by tools/dag_embed.py from %s and %s: do not edit. */"
              % (os.path.basename(a.kernels), os.path.basename(a.image)),
-             '#include "dag.h"', "",
-             "static const unsigned char dag__image[%d] = {" % len(image)]
-    for i in range(0, len(image), 16):
-        lines.append("    " + ", ".join("%d" % b for b in image[i:i + 16]) + ",")
-    lines.append("};")
+             '#include "dag.h"', ""]
+    arrays = {}   # id of an image -> its array's name
     for n in names:
-        lines.append('const dag_native_kernel %s%s = { "%s", 0, dag__image, sizeof dag__image };'
-                     % (n, suffix, symbol % n))
+        if id(images[n]) in arrays:
+            continue
+        arrays[id(images[n])] = "dag__image_%d" % len(arrays)
+        lines.append("static const unsigned char %s[%d] = {" % (arrays[id(images[n])], len(images[n])))
+        for i in range(0, len(images[n]), 16):
+            lines.append("    " + ", ".join("%d" % b for b in images[n][i:i + 16]) + ",")
+        lines.append("};")
+    for n in names:
+        lines.append('const dag_native_kernel %s%s = { "%s", 0, %s, sizeof %s };'
+                     % (n, suffix, symbol % n, arrays[id(images[n])], arrays[id(images[n])]))
     with open(a.output, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -529,9 +529,14 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 if (bad) fprintf(stderr, "  %s #%ld: %zu wrong values\n", calls[c], nth, bad);
                 CHECK_EQ_INT(bad, 0);
             }
-            /* and the next work is right */
+            /* and the next work is right (a kernel whose build failed is not built there again: it
+               runs on the CPU then) */
             for (size_t i = 0; i < N; i++) y[i] = 0.0;
-            DAG_DATADEPS { dag_spawn_with(&d1, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N)); }
+            dag_options next = d1;
+            if (strstr(" zeModuleCreate zeKernelCreate zeKernelSetGroupSize hipModuleLoadData hipModuleGetFunction ",
+                       calls[c]))
+                next.scope = dag_scope_union(d1.scope, dag_scope(.all_threads = 1));
+            DAG_DATADEPS { dag_spawn_with(&next, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N)); }
             CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
             size_t bad = 0;
             for (size_t i = 0; i < N; i++) bad += y[i] != 3.0;
@@ -663,6 +668,83 @@ TEST(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing) {
     free(big), free(other);
 }
 
+static long mock_ze_module_builds(void) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_ze_module_builds") : NULL;
+    long (*f)(void) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    return f ? f() : -1;
+}
+static uint64_t bytes_to_device_1(void) {
+    dag_memory_info m;
+    return dag_memory_stats(backend, 1, &m) == DAG_OK ? m.bytes_to_device : 0;
+}
+
+/* Intel GPUs without fp64 (the mock's MOCK_ZE_NO_FP64) refuse a module that declares Float64. Each
+   kernel has a module of its own (tools/dag_embed.py), so a float kernel still runs on the device; a
+   double one runs on the CPU where its scope allows, and is refused at spawn where it does not, and
+   no module is built for it. */
+TEST(a_gpu_without_fp64_runs_float_kernels_and_sends_double_ones_elsewhere) {
+    if (backend != DAG_LEVEL_ZERO) SKIP("the mock Level Zero is the runtime without fp64 here");
+    NEED_MOCK("MOCK_ZE_NO_FP64", "1");
+    enum { N = 4096 };
+    static float v[N];
+    static double x[N], y[N];
+    for (int i = 0; i < N; i++) v[i] = (float)i, x[i] = i, y[i] = 1;
+    long builds = mock_ze_module_builds();
+    uint64_t moved = bytes_to_device_1();
+    dag_options o = on_device(1), either = o;
+    either.scope = dag_scope_union(o.scope, dag_scope(.all_threads = 1));
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_scale, N), Val(2.0f), InOut(v, N))), DAG_OK);
+    CHECK(bytes_to_device_1() > moved);   /* it ran there */
+    CHECK_EQ_INT(mock_ze_module_builds() - builds, 1);
+    moved = bytes_to_device_1();
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&either, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N))), DAG_OK);
+    CHECK(bytes_to_device_1() == moved);   /* on the CPU */
+    CHECK_EQ_INT(mock_ze_module_builds() - builds, 1);
+    size_t bad = 0;
+    for (int i = 0; i < N; i++) bad += v[i] != 2.0f * (float)i || y[i] != 1.0 + 3.0 * i;
+    CHECK_EQ_INT((int)bad, 0);
+    dag_task t = dag_spawn_with(&o, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_SCOPE);
+    CHECK(strstr(last_error, "gpu_axpy") != NULL);
+    dag_wait_all();
+    dag_shutdown();
+    unsetenv("MOCK_ZE_NO_FP64");
+}
+
+/* A kernel whose build fails on a device is not built there again: every later task of it fails
+   with the same log (the failure is injected once, so a second build would succeed), or, where its
+   scope allows the CPU, runs there. */
+TEST(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel_there) {
+    if (backend != DAG_LEVEL_ZERO) SKIP("the mock Level Zero injects build failures here");
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        SKIP("needs the mock %s runtime", backend_name);
+    }
+    enum { N = 1024, TRIES = 3 };
+    static float v[TRIES + 1][N];   /* one array per task: a failed task would fail the next through its data */
+    memset(v, 0, sizeof v);
+    dag_options o = on_device(1), either = o;
+    either.scope = dag_scope_union(o.scope, dag_scope(.all_threads = 1));
+    long builds = mock_ze_module_builds(), failures = mock_failures();
+    mock_fail_at("zeModuleCreate", 1);
+    for (int i = 0; i < TRIES; i++) {
+        last_error[0] = 0;
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[i], N))), DAG_ERR_KERNEL_BUILD);
+        CHECK(strstr(last_error, "did not build") != NULL);
+        if (i == 0) mock_fail_at(NULL, 0);   /* from now on a build would succeed */
+    }
+    CHECK_EQ_INT(mock_failures() - failures, 1);
+    CHECK_EQ_INT(mock_ze_module_builds() - builds, 0);   /* not built again */
+    CHECK(v[0][0] == 0.0f && v[TRIES - 1][0] == 0.0f);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&either, DAG_LAUNCH(gpu_inc, N), InOut(v[TRIES], N))), DAG_OK);
+    CHECK(v[TRIES][0] == 1.0f && v[TRIES][N - 1] == 1.0f);
+    CHECK_EQ_INT(mock_ze_module_builds() - builds, 0);
+    dag_wait_all();
+    dag_shutdown();
+}
+
 /* A 2-D copy whose pitch is past the device's limit (hipErrorInvalidPitchValue, as
    cudaErrorInvalidPitchValue) goes row by row: a tile too big for the staging buffers (over 16 MiB),
    its rows 8,400 bytes apart, under a mock HIP that caps pitches at 8,192 bytes. Runs last: the cap
@@ -720,6 +802,8 @@ int main(int argc, char **argv) {
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
+    RUN(a_gpu_without_fp64_runs_float_kernels_and_sends_double_ones_elsewhere);
+    RUN(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel_there);
     RUN(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row);
     return test_summary();
 }
