@@ -308,21 +308,31 @@ $(B)/gpu/mock_ze/libze_loader.so.1: tests/gpu/mock_ze.c tests/gpu/mock_kernels.h
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
 
 # A mock HIP runtime (tests/gpu/mock_hip.c) for the code CUDA and HIP share.
+# (Also as libamdhip64.so.7, the first name the backend probes: the system's older runtime otherwise.)
 $(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
+	ln -sf libamdhip64.so $(@D)/libamdhip64.so.7
+
+# The same, as the one file of a ROCm 7 install (libamdhip64.so.7, no unversioned link), where the
+# system has an older runtime under the unversioned name: the backend must take the newer.
+$(B)/gpu/mock_hip7/libamdhip64.so.7: $(B)/gpu/mock_hip/libamdhip64.so
+	@mkdir -p $(@D)
+	cp $< $@
 
 GPU_TOOLS = $(CLANG) $(NVCC) $(HIPCC) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON)
 GPU_HOW = apt-get install clang hipcc libamdhip64-dev llvm-spirv-14 spirv-tools python3
 test-gpu:
 	@$(call need,gpu,$(GPU_TOOLS),$(ALLB_FILES),$(ALLB_HOW); $(GPU_HOW)) $(MAKE) --no-print-directory test-gpu-run
-test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so
+test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so \
+              $(B)/gpu/mock_hip7/libamdhip64.so.7
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
 	    ./$(B)/gpu/test_gpu opencl ";" env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze ./$(B)/gpu/test_gpu ze ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip ./$(B)/gpu/test_gpu hip ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu ze ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu hip ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_FIRST=1 ./$(B)/gpu/test_gpu hip \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
 

@@ -91,8 +91,10 @@ static dag__gpu dag__hip_gpu = {
     .start_kernel = dag__hip_start_kernel,
 };   /* .rt: bound when the library loads */
 
+/* The newest runtime first, by its soname (a ROCm install without the
+   development link has only that); the unversioned name last. */
 static int dag__hip_init(char *why, size_t why_size) {
-    static const char *const names[] = { "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5" };
+    static const char *const names[] = { "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so" };
     for (size_t i = 0; !dag__hip.lib && i < sizeof names / sizeof names[0]; i++)
         dag__hip.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
     if (!dag__hip.lib) {
@@ -145,8 +147,9 @@ static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **ke
         e = (int)dag__hip.api.hipModuleLoadData(&module, k->hip->image);
         if (e) {
             char text[160];
-            snprintf(log, log_size, "hipModuleLoadData returned %d (%s): the code object may lack this GPU's "
-                     "architecture (hipcc --offload-arch=...)", e, dag__hip_error_text(e, text, sizeof text));
+            snprintf(log, log_size, "hipModuleLoadData returned %d (%s) on %s: the code object may lack this GPU's "
+                     "architecture; add it to the kernels' build, hipcc --offload-arch=gfx... (rocminfo names it)",
+                     e, dag__hip_error_text(e, text, sizeof text), dag__hip_gpu.devices[dev].name);
             return e;
         }
         m = (dag__hip_module *)dag__xmalloc(sizeof *m);

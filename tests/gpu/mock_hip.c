@@ -23,6 +23,8 @@
    MOCK_HIP_BAD_DEVICE=k (read at each hipGetDeviceCount) makes device k
    (1-based) refuse a stream, as a busy or exclusive-process GPU does;
    MOCK_HIP_MAX_PITCH=bytes caps 2-D copy pitches (hipErrorInvalidPitchValue);
+   MOCK_HIP_ARCH=gfxNNN is the GPUs' architecture (gfx90a unless set): a
+   code object bundle without it fails to load (hipErrorNoBinaryForGpu);
    injected failures: mock_fail.h. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -41,7 +43,7 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
        hipErrorInvalidImage = 200, hipErrorInvalidHandle = 400, hipErrorNotFound = 500, hipErrorNotReady = 600,
        hipErrorPeerAccessAlreadyEnabled = 704, hipErrorInvalidPitchValue = 12, hipErrorContextAlreadyInUse = 216,
-       hipErrorUnknown = 999 };
+       hipErrorNoBinaryForGpu = 209, hipErrorUnknown = 999 };
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventBlockingSync = 1, hipEventDisableTiming = 2, hipHostMallocPortable = 1 };
 enum { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault };
 
@@ -347,6 +349,7 @@ static const struct { hipError_t code; const char *name, *text; } errors[] = {
     { hipErrorPeerAccessAlreadyEnabled, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled" },
     { hipErrorInvalidPitchValue, "hipErrorInvalidPitchValue", "invalid pitch argument" },
     { hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse", "exclusive-process device already in use (mock)" },
+    { hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device" },
     { hipErrorUnknown, "hipErrorUnknown", "unknown error (injected by the mock)" },
 };
 static int error_index(hipError_t e) {
@@ -569,11 +572,33 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t
 
 /* ---- modules and launches ---- */
 /* hipcc --genco writes a clang offload bundle; a bare code object is ELF. */
+/* Whether an offload bundle holds a code object for the mock GPU's
+   architecture (MOCK_HIP_ARCH, gfx90a unless set): its entries are named
+   "hipv4-amdgcn-amd-amdhsa--gfx90a" (perhaps with ":xnack-" after). */
+static int bundle_has_arch(const void *image) {
+    const char *arch = getenv("MOCK_HIP_ARCH") ? getenv("MOCK_HIP_ARCH") : "gfx90a";
+    const unsigned char *b = image;
+    if (memcmp(b, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0) return 1;   /* a bare code object: taken as it is */
+    uint64_t n, at = 32;
+    memcpy(&n, b + 24, 8);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t len;
+        memcpy(&len, b + at + 16, 8);
+        const char *name = (const char *)b + at + 24, *dashes = memmem(name, len, "--", 2);
+        size_t alen = strlen(arch);
+        if (dashes && (size_t)(name + len - (dashes + 2)) >= alen && !memcmp(dashes + 2, arch, alen) &&
+            (name + len == dashes + 2 + alen || dashes[2 + alen] == ':'))
+            return 1;
+        at += 24 + len;
+    }
+    return 0;
+}
 hipError_t hipModuleLoadData(hipModule_t *m, const void *image) {
     INJECT(hipErrorInvalidImage);
     GUARD;
     if (!image) return hipErrorInvalidValue;
     if (strncmp(image, "__CLANG_OFFLOAD_BUNDLE__", 24) != 0 && strncmp(image, "\177ELF", 4) != 0) return hipErrorInvalidImage;
+    if (!bundle_has_arch(image)) return hipErrorNoBinaryForGpu;
     *m = calloc(1, sizeof **m);
     (*m)->dev = current;
     for (size_t i = 0; i < NKERNELS; i++) (*m)->fns[i] = (struct ihipModuleSymbol_t){ *m, &kernels[i] };

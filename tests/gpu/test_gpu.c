@@ -67,6 +67,19 @@ DAG_TASK(void, cpu_add, (double *, y), (size_t, n), (double, v)) {
     for (size_t i = 0; i < n; i++) y[i] += v;
 }
 
+/* DAG_TEST_EXPECT_DEVICES=n (the Makefile sets it where a mock runtime is on the library path): the
+   backend found its library, by any of the names it probes (a mock ROCm 7 has libamdhip64.so.7
+   alone), and n devices; without it, a run that found nothing would only skip. */
+TEST(the_backend_finds_the_runtime_and_the_devices_expected) {
+    const char *expect = getenv("DAG_TEST_EXPECT_DEVICES");
+    if (!expect) SKIP("DAG_TEST_EXPECT_DEVICES is not set");
+    setup(0, 0);
+    printf("     %s\n", dag_backend_status(backend));
+    CHECK(dag_backend_available(backend));
+    CHECK_EQ_INT(dag_device_count(backend), atoi(expect));
+    dag_shutdown();
+}
+
 TEST(kernels_give_the_cpu_results_and_visit_every_index_once) {
     NEED_DEVICES(1, 0, 0);
     enum { N = 1000003 };   /* not a multiple of any block size: the guard works */
@@ -745,6 +758,28 @@ TEST(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel
     dag_shutdown();
 }
 
+/* A code object without the GPU's architecture (the mock GPU is a gfx942 here; the bundle has gfx90a
+   and gfx1030) fails its task with a message that says what to add, is not loaded again, and a
+   scope that allows the CPU runs the kernel there. */
+TEST(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the_cpu) {
+    if (backend != DAG_HIP) SKIP("the mock HIP is the runtime with another architecture here");
+    NEED_MOCK("MOCK_HIP_ARCH", "gfx942");
+    enum { N = 1024 };
+    static float v[2][N];
+    memset(v, 0, sizeof v);
+    dag_options o = on_device(1), either = o;
+    either.scope = dag_scope_union(o.scope, dag_scope(.all_threads = 1));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[0], N))), DAG_ERR_KERNEL_BUILD);
+    CHECK(strstr(last_error, "hipErrorNoBinaryForGpu") != NULL && strstr(last_error, "--offload-arch") != NULL);
+    if (!strstr(last_error, "--offload-arch")) printf("     got: %s\n", last_error);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&either, DAG_LAUNCH(gpu_inc, N), InOut(v[1], N))), DAG_OK);
+    CHECK(v[0][0] == 0.0f && v[1][0] == 1.0f && v[1][N - 1] == 1.0f);
+    dag_wait_all();
+    dag_shutdown();
+    unsetenv("MOCK_HIP_ARCH");
+}
+
 /* A 2-D copy whose pitch is past the device's limit (hipErrorInvalidPitchValue, as
    cudaErrorInvalidPitchValue) goes row by row: a tile too big for the staging buffers (over 16 MiB),
    its rows 8,400 bytes apart, under a mock HIP that caps pitches at 8,192 bytes. Runs last: the cap
@@ -785,6 +820,8 @@ int main(int argc, char **argv) {
     }
     watchdog_start();
     printf("== %s\n", backend_name);
+    RUN(the_backend_finds_the_runtime_and_the_devices_expected);
+    if (getenv("DAG_TEST_ONLY_FIRST")) return test_summary();
     RUN(kernels_give_the_cpu_results_and_visit_every_index_once);
     RUN(a_chain_of_device_and_cpu_tasks_sees_every_write);
     RUN(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched);
@@ -804,6 +841,7 @@ int main(int argc, char **argv) {
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
     RUN(a_gpu_without_fp64_runs_float_kernels_and_sends_double_ones_elsewhere);
     RUN(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel_there);
+    RUN(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the_cpu);
     RUN(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row);
     return test_summary();
 }
