@@ -12,7 +12,9 @@
 
    It finds the drivers and their devices, and gives each driver a context
    and each device an immediate command list, an event pool (with kernel
-   timestamps, for the cost model) and a module cache. Kernels come compiled
+   timestamps, for the cost model), staging buffers from zeMemAllocHost
+   (every copy between the program's memory and a device goes through one,
+   as the spec asks) and a module cache. Kernels come compiled
    ahead of time as SPIR-V (dag_native_kernel). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__ze_*.
@@ -54,6 +56,7 @@
     X(zeEventHostReset, (ze_event_handle_t)) \
     X(zeEventQueryKernelTimestamp, (ze_event_handle_t, ze_kernel_timestamp_result_t *)) \
     X(zeMemAllocDevice, (ze_context_handle_t, const ze_device_mem_alloc_desc_t *, size_t, size_t, ze_device_handle_t, void **)) \
+    X(zeMemAllocHost, (ze_context_handle_t, const ze_host_mem_alloc_desc_t *, size_t, size_t, void **)) \
     X(zeMemFree, (ze_context_handle_t, void *)) \
     X(zeModuleCreate, (ze_context_handle_t, ze_device_handle_t, const ze_module_desc_t *, ze_module_handle_t *, ze_module_build_log_handle_t *)) \
     X(zeModuleDestroy, (ze_module_handle_t)) \
@@ -73,8 +76,31 @@ typedef struct dag__ze_api { DAG__ZE_SYMBOLS(DAG__ZE_FIELD) } dag__ze_api;
 #define DAG__ZE_EVENTS 256     /* event slots per device; the pool has one more, the device's sync event */
 #define DAG__ZE_GROUP 256      /* work-group size, unless the kernel cannot take it */
 
-/* An event handed to the generic layer: one slot of its device's pool. */
-typedef struct dag__ze_event { int dev; uint32_t slot; ze_event_handle_t handle; } dag__ze_event;
+#define DAG__ZE_STAGE_MIN (64u << 10)      /* staging buffers come in powers of two from here */
+#define DAG__ZE_STAGE_MAX (16u << 20)      /* a larger copy gets a staging buffer of its own, freed after it */
+#define DAG__ZE_STAGE_TOTAL (256u << 20)   /* kept staging bytes per device at most */
+
+/* A host buffer from zeMemAllocHost that copies go through: the spec lets a
+   device copy only memory of its context, not the program's malloc'd
+   bytes. Busy from its copy's append until that copy's event is recycled. */
+typedef struct dag__ze_stage {
+    void *ptr;
+    size_t bytes;
+    bool busy, own;                  /* own: one copy's, freed after it */
+    struct dag__ze_stage *next;
+} dag__ze_stage;
+
+/* An event handed to the generic layer: one slot of its device's pool, and
+   the staging buffer its copy uses (a download's is unpacked into host,
+   rows runs of width bytes stride apart, when it is waited for). */
+typedef struct dag__ze_event {
+    int dev;
+    uint32_t slot;
+    ze_event_handle_t handle;
+    dag__ze_stage *stage;
+    void *host;
+    size_t rows, width, stride;
+} dag__ze_event;
 typedef struct dag__ze_kernel { ze_kernel_handle_t handle; uint32_t group; } dag__ze_kernel;
 typedef struct dag__ze_module { const unsigned char *image; ze_module_handle_t handle; } dag__ze_module;
 
@@ -98,6 +124,8 @@ typedef struct dag__ze_device_info {
     uint32_t free_slots[DAG__ZE_EVENTS], retiring[DAG__ZE_EVENTS];
     int num_free, num_retiring;
     dag__ze_module *modules;       /* built once per SPIR-V image, destroyed at shutdown */
+    dag__ze_stage *stages;         /* kept staging buffers */
+    size_t staged_bytes;
     int num_modules, cap_modules;
 } dag__ze_device_info;
 
@@ -287,23 +315,39 @@ static int dag__ze_drain(dag__ze_device_info *d) {
     return (int)dag__ze_sync_free(d);
 }
 
+/* An event slot is free again: the staging buffer its copy used too. */
+static void dag__ze_slot_free(dag__ze_device_info *d, dag__ze_event *e) {
+    dag__ze_stage *st = e->stage;
+    if (st && st->own) {
+        dag__ze.api.zeMemFree(d->context, st->ptr);
+        DAG_FREE(st);
+    } else if (st) {
+        st->busy = false;
+    }
+    e->stage = NULL;
+    e->host = NULL;
+    d->free_slots[d->num_free++] = e->slot;
+}
+/* Released events whose command had not finished wait in `retiring` until
+   it has (resetting them earlier would lose the signal): frees those that
+   have. */
+static void dag__ze_recycle(dag__ze_device_info *d) {
+    int kept = 0;
+    for (int i = 0; i < d->num_retiring; i++) {
+        dag__ze_event *e = &d->events[d->retiring[i]];
+        if (dag__ze.api.zeEventQueryStatus(e->handle) == ZE_RESULT_SUCCESS && dag__ze.api.zeEventHostReset(e->handle) == ZE_RESULT_SUCCESS)
+            dag__ze_slot_free(d, e);
+        else
+            d->retiring[kept++] = d->retiring[i];
+    }
+    d->num_retiring = kept;
+}
 /* A free event slot of device dev (created on first use), or NULL when all
-   are in use. Released events whose command had not finished wait in
-   `retiring` until it has: resetting them earlier would lose the signal. */
+   are in use. */
 static dag__ze_event *dag__ze_event_get(int dev) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
-    if (d->num_free == 0) {
-        int kept = 0;
-        for (int i = 0; i < d->num_retiring; i++) {
-            dag__ze_event *e = &d->events[d->retiring[i]];
-            if (dag__ze.api.zeEventQueryStatus(e->handle) == ZE_RESULT_SUCCESS && dag__ze.api.zeEventHostReset(e->handle) == ZE_RESULT_SUCCESS)
-                d->free_slots[d->num_free++] = e->slot;
-            else
-                d->retiring[kept++] = d->retiring[i];
-        }
-        d->num_retiring = kept;
-        if (d->num_free == 0) return NULL;
-    }
+    if (d->num_free == 0) dag__ze_recycle(d);
+    if (d->num_free == 0) return NULL;
     uint32_t slot = d->free_slots[--d->num_free];
     dag__ze_event *e = &d->events[slot];
     if (!e->handle) {
@@ -319,8 +363,46 @@ static dag__ze_event *dag__ze_event_get(int dev) {
     return e;
 }
 static void dag__ze_event_unused(dag__ze_event *e) {   /* its command was never queued */
-    dag__ze_device_info *d = &dag__ze.devices[e->dev];
-    d->free_slots[d->num_free++] = e->slot;
+    dag__ze_slot_free(&dag__ze.devices[e->dev], e);
+}
+
+/* An idle staging buffer of at least `bytes` (busy from now), or NULL with
+   the driver's error in *r. Past DAG__ZE_STAGE_MAX, one of its own. When the
+   kept ones are all busy and at their total, the device drains first. */
+static dag__ze_stage *dag__ze_stage_get(dag__ze_device_info *d, size_t bytes, ze_result_t *r) {
+    ze_host_mem_alloc_desc_t hd = { .stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC };
+    size_t size = DAG__ZE_STAGE_MIN;
+    while (size < bytes && size <= DAG__ZE_STAGE_MAX) size *= 2;
+    bool own = bytes > DAG__ZE_STAGE_MAX;
+    for (int pass = 0; !own && pass < 3; pass++) {
+        if (pass == 1) dag__ze_recycle(d);
+        if (pass == 2 && d->staged_bytes + size > DAG__ZE_STAGE_TOTAL) {   /* all in flight: wait for them */
+            if ((*r = (ze_result_t)dag__ze_drain(d)) != ZE_RESULT_SUCCESS) return NULL;
+            dag__ze_recycle(d);
+        }
+        for (dag__ze_stage *st = d->stages; st; st = st->next)
+            if (!st->busy && st->bytes >= bytes) {
+                st->busy = true;
+                return st;
+            }
+    }
+    void *ptr = NULL;
+    *r = dag__ze.api.zeMemAllocHost(d->context, &hd, own ? bytes : size, 64, &ptr);
+    if (*r != ZE_RESULT_SUCCESS) return NULL;
+    dag__ze_stage *st = (dag__ze_stage *)dag__xmalloc(sizeof *st);
+    st->ptr = ptr;
+    st->bytes = own ? bytes : size;
+    st->busy = true;
+    st->own = own;
+    st->next = NULL;
+    if (!own && d->staged_bytes + size <= DAG__ZE_STAGE_TOTAL) {
+        st->next = d->stages;
+        d->stages = st;
+        d->staged_bytes += size;
+    } else {
+        st->own = true;   /* over the total: freed after its copy */
+    }
+    return st;
 }
 
 /* >>level zero device operations, through the generic layer's table
@@ -338,48 +420,58 @@ static void dag__ze_free(int dev, void *buf) {
     dag__ze.api.zeMemFree(dag__ze.devices[dev].context, buf);
 }
 
+static void dag__ze_release(void *event);
+
 /* Copies between a host span (rows runs of width bytes, stride apart) and a
-   buffer that holds the runs packed, asynchronous on the device's list (pageable
-   host memory is allowed). Without a free event it waits, so that a NULL
-   *done is always safe. */
+   buffer that holds the runs packed, asynchronous on the device's list,
+   through a staging buffer from zeMemAllocHost (the device may touch no
+   pageable memory): an upload packs the runs into it first and needs no
+   wait (*done NULL); a download is unpacked into the span when its event is
+   waited for. The staging buffer is busy until the copy's event is
+   recycled. Without a free event it waits, so that a NULL *done is always
+   safe. */
 static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
                         void **done) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
-    dag__ze_api *z = &dag__ze.api;
-    unsigned char *dst = (unsigned char *)(to_device ? buf : host), *src = (unsigned char *)(to_device ? host : buf);
-    size_t dst_pitch = to_device ? width : stride, src_pitch = to_device ? stride : width;   /* the buffer's runs are packed */
-    dag__ze_event *e = dag__ze_event_get(dev);
-    ze_event_handle_t signal = e ? e->handle : NULL;
-    bool region = width <= stride && stride > 0 && stride <= UINT32_MAX && rows <= UINT32_MAX / stride;   /* 32-bit pitches */
+    size_t bytes = rows * width;
     *done = NULL;
-    ze_result_t r = dag__ze_order(d);
-    if (r == ZE_RESULT_SUCCESS && rows == 1) {
-        r = z->zeCommandListAppendMemoryCopy(d->list, dst, src, width, signal, 0, NULL);
-    } else if (r == ZE_RESULT_SUCCESS && region) {
-        ze_copy_region_t box = { 0, 0, 0, (uint32_t)width, (uint32_t)rows, 1 };
-        uint32_t dp = (uint32_t)dst_pitch, sp = (uint32_t)src_pitch;
-        r = z->zeCommandListAppendMemoryCopyRegion(d->list, dst, &box, dp, (uint32_t)(dst_pitch * rows), src, &box, sp,
-                                                   (uint32_t)(src_pitch * rows), signal, 0, NULL);
-    } else if (r == ZE_RESULT_SUCCESS) {   /* too large for a region: row by row, and a barrier signals the end */
-        for (size_t i = 0; r == ZE_RESULT_SUCCESS && i < rows; i++)
-            r = z->zeCommandListAppendMemoryCopy(d->list, dst + i * dst_pitch, src + i * src_pitch, width, NULL, 0, NULL);
-        if (r == ZE_RESULT_SUCCESS) r = z->zeCommandListAppendBarrier(d->list, signal, 0, NULL);
-    }
-    if (r != ZE_RESULT_SUCCESS) {
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    dag__ze_stage *st = dag__ze_stage_get(d, bytes, &r);
+    if (!st) return (int)r;
+    dag__ze_event *e = dag__ze_event_get(dev);
+    if (to_device)
+        for (size_t i = 0; i < rows; i++) memcpy((char *)st->ptr + i * width, (char *)host + i * stride, width);
+    r = dag__ze_order(d);
+    if (r == ZE_RESULT_SUCCESS)
+        r = dag__ze.api.zeCommandListAppendMemoryCopy(d->list, to_device ? buf : st->ptr, to_device ? st->ptr : buf, bytes,
+                                                      e ? e->handle : NULL, 0, NULL);
+    if (r == ZE_RESULT_SUCCESS) d->unordered = true;
+    if (r != ZE_RESULT_SUCCESS || !e) {   /* nothing queued, or nothing to tell its end by: done here */
+        int err = r != ZE_RESULT_SUCCESS ? (int)r : dag__ze_drain(d);
+        if (!err && !to_device)
+            for (size_t i = 0; i < rows; i++) memcpy((char *)host + i * stride, (char *)st->ptr + i * width, width);
         if (e) dag__ze_event_unused(e);
-        return (int)r;
+        if (st->own) {
+            dag__ze.api.zeMemFree(d->context, st->ptr);
+            DAG_FREE(st);
+        } else {
+            st->busy = false;
+        }
+        return err;
     }
-    d->unordered = true;
-    if (!e) return dag__ze_drain(d);
+    e->stage = st;
+    if (to_device) {   /* the bytes are in the staging buffer: nobody waits for this copy */
+        dag__ze_release(e);
+        return 0;
+    }
+    e->host = host;
+    e->rows = rows;
+    e->width = width;
+    e->stride = stride;
     *done = e;
     return 0;
 }
 
-/* Bytes from src's buffer into dst's, on dst's list after everything src
-   has queued. The copy waits on an event that a barrier on src's list
-   signals; the host then waits for the copy, which orders src's later work
-   after it and frees both sync events at once (simple and correct, at the
-   cost of a host wait per peer copy). */
 static int dag__ze_peer_copy(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes) {
     dag__ze_device_info *d = &dag__ze.devices[dst_dev], *s = &dag__ze.devices[src_dev];
     dag__ze_api *z = &dag__ze.api;
@@ -512,7 +604,14 @@ static int dag__ze_launch(int dev, void *kernel, size_t n, const dag_kernel_arg 
 }
 
 static int dag__ze_wait(void *event) {   /* NULL: a copy that already waited */
-    return event ? (int)dag__ze.api.zeEventHostSynchronize(((dag__ze_event *)event)->handle, UINT64_MAX) : 0;
+    dag__ze_event *e = (dag__ze_event *)event;
+    if (!e) return 0;
+    int r = (int)dag__ze.api.zeEventHostSynchronize(e->handle, UINT64_MAX);
+    if (!r && e->host)   /* a download: its bytes from the staging buffer into the host span */
+        for (size_t i = 0; i < e->rows; i++)
+            memcpy((char *)e->host + i * e->stride, (char *)e->stage->ptr + i * e->width, e->width);
+    e->host = NULL;
+    return r;
 }
 static int dag__ze_query(void *event) {
     ze_result_t r = dag__ze.api.zeEventQueryStatus(((dag__ze_event *)event)->handle);
@@ -529,10 +628,11 @@ static double dag__ze_elapsed(void *event) {
 static void dag__ze_release(void *event) {
     dag__ze_event *e = (dag__ze_event *)event;
     dag__ze_device_info *d = &dag__ze.devices[e->dev];
+    e->host = NULL;   /* a download never waited for (an error path): its bytes are dropped */
     if (dag__ze.api.zeEventQueryStatus(e->handle) == ZE_RESULT_SUCCESS && dag__ze.api.zeEventHostReset(e->handle) == ZE_RESULT_SUCCESS)
-        d->free_slots[d->num_free++] = e->slot;
+        dag__ze_slot_free(d, e);
     else
-        d->retiring[d->num_retiring++] = e->slot;
+        d->retiring[d->num_retiring++] = e->slot;   /* its staging buffer stays busy until it has signalled */
 }
 static int dag__ze_synchronize(int dev) { return dag__ze_drain(&dag__ze.devices[dev]); }
 static size_t dag__ze_memory(int dev) { return (size_t)dag__ze.devices[dev].memory; }
@@ -579,6 +679,16 @@ static void dag__ze_shutdown(void) {
     dag__ze_api *z = &dag__ze.api;
     for (int i = 0; i < dag__ze.num_devices; i++) {
         dag__ze_device_info *d = &dag__ze.devices[i];
+        for (int k = 0; k < d->num_retiring; k++) {   /* the list has drained: their staging buffers are free */
+            dag__ze_event *e = &d->events[d->retiring[k]];
+            if (e->stage && e->stage->own) z->zeMemFree(d->context, e->stage->ptr), DAG_FREE(e->stage);
+        }
+        while (d->stages) {
+            dag__ze_stage *st = d->stages;
+            d->stages = st->next;
+            z->zeMemFree(d->context, st->ptr);
+            DAG_FREE(st);
+        }
         for (int k = 0; k < DAG__ZE_EVENTS; k++)
             if (d->events[k].handle) z->zeEventDestroy(d->events[k].handle);
         if (d->sync) z->zeEventDestroy(d->sync);

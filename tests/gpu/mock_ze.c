@@ -10,7 +10,9 @@
    - an event signalled again before a reset, reset or destroyed while a
      queued command or a waiting host thread uses it, or waited for when
      nothing queued will signal it (a deadlock on a real driver);
-   - freeing memory a queued or running command uses.
+   - freeing memory a queued or running command uses;
+   - a copy from or to memory that is not from zeMemAllocDevice or
+     zeMemAllocHost (malloc'd host memory: the device may not touch it).
    Every descriptor's stype is checked and live objects are counted at exit.
    Kernels run on the host by name (tests/gpu/kernels.h).
    What the test environment may ask (read by zeInit, so set it before
@@ -76,7 +78,8 @@ struct _ze_command_list_handle_t { int dev; cmd *q; size_t head, running, len, c
 
 static struct _ze_driver_handle_t drivers[2] = { { 0 }, { 1 } };
 static struct _ze_device_handle_t devices[8], npu_device = { 0, 1 };
-static struct { char *p; size_t n; } allocs[100000];
+static struct { char *p; size_t n; int host; } allocs[100000];   /* host: from zeMemAllocHost */
+static void check_copy_side(const char *what, const void *p, size_t bytes);
 static int nallocs;
 static ze_command_list_handle_t lists[64];
 static int nlists;
@@ -377,6 +380,8 @@ ze_result_t zeCommandListAppendMemoryCopy(ze_command_list_handle_t l, void *dst,
     INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
     append_begin(l, __func__);
     pthread_mutex_lock(&mu);
+    check_copy_side("destination", dst, size);
+    check_copy_side("source", src, size);
     cmd *c = push(l, CMD_COPY, s, n, w);
     c->dst = dst, c->src = src, c->size = size;
     n_copies++;
@@ -394,6 +399,8 @@ ze_result_t zeCommandListAppendMemoryCopyRegion(ze_command_list_handle_t l, void
         FAIL("odd region");
     append_begin(l, __func__);
     pthread_mutex_lock(&mu);
+    check_copy_side("destination", dst, (size_t)dp * (dr->height - 1) + dr->width);
+    check_copy_side("source", src, (size_t)sp * (sr->height - 1) + sr->width);
     cmd *c = push(l, CMD_REGION, s, n, w);
     c->dst = dst, c->src = src, c->region = *dr, c->dst_pitch = dp, c->src_pitch = sp;
     n_regions++;
@@ -512,6 +519,29 @@ ze_result_t zeMemAllocDevice(ze_context_handle_t c, const ze_device_mem_alloc_de
     allocs[nallocs++].n = size;
     live_allocs++;
     return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeMemAllocHost(ze_context_handle_t c, const ze_host_mem_alloc_desc_t *d, size_t size, size_t align, void **p) {
+    INJECT(ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY);
+    GUARD;
+    (void)c;
+    CHECK_STYPE(d, ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC);
+    if (align != 64) FAIL("alignment %zu", align);
+    *p = aligned_alloc(64, (size + 63) / 64 * 64);
+    if (!*p) return ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY;
+    allocs[nallocs].p = *p;
+    allocs[nallocs].host = 1;
+    allocs[nallocs++].n = size;
+    live_allocs++;
+    return ZE_RESULT_SUCCESS;
+}
+/* A copy's side must lie in one allocation of the context: the spec lets a
+   device read or write no pageable host memory (Intel's driver imports it
+   per copy, and may import too little of a 2-D region). Under mu. */
+static void check_copy_side(const char *what, const void *p, size_t bytes) {
+    const char *q = p;
+    for (int k = 0; k < nallocs; k++)
+        if (q >= allocs[k].p && q + bytes <= allocs[k].p + allocs[k].n) return;
+    FAIL("a copy's %s (%p, %zu bytes) is not memory from zeMemAllocDevice or zeMemAllocHost", what, p, bytes);
 }
 static int uses(const cmd *c, const char *p, size_t n) {
     const char *d = c->dst, *s = c->src;

@@ -503,7 +503,7 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
     static const char *const ze_calls[] = {
         "zeCommandListAppendLaunchKernel", "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryCopyRegion",
         "zeCommandListAppendBarrier", "zeEventHostSynchronize", "zeEventQueryStatus", "zeEventHostReset", "zeMemAllocDevice",
-        "zeEventCreate", "zeModuleCreate", "zeKernelCreate", "zeKernelSetArgumentValue", "zeKernelSetGroupSize",
+        "zeEventCreate", "zeModuleCreate", "zeKernelCreate", "zeKernelSetArgumentValue", "zeKernelSetGroupSize", "zeMemAllocHost",
         "zeEventQueryKernelTimestamp", NULL };
     const char *const *calls = backend == DAG_HIP ? hip_calls : ze_calls;
     enum { N = 20000, R = 64, C = 48, LD = 80 };
@@ -780,13 +780,15 @@ TEST(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the
     unsetenv("MOCK_HIP_ARCH");
 }
 
-/* A 2-D copy whose pitch is past the device's limit (hipErrorInvalidPitchValue, as
-   cudaErrorInvalidPitchValue) goes row by row: a tile too big for the staging buffers (over 16 MiB),
-   its rows 8,400 bytes apart, under a mock HIP that caps pitches at 8,192 bytes. Runs last: the cap
-   stays set. */
+/* A tile too big for the staging buffers (over 16 MiB), its rows 8,400 bytes apart. Under a mock HIP
+   that caps pitches at 8,192 bytes, a 2-D copy whose pitch is past the device's limit
+   (hipErrorInvalidPitchValue, as cudaErrorInvalidPitchValue) goes row by row; under Level Zero it
+   moves through a staging buffer of its own from zeMemAllocHost (the mock refuses a copy of the
+   program's own memory). Runs last: the cap stays set. */
 TEST(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row) {
-    if (backend != DAG_HIP) SKIP("the mock HIP is the runtime that caps pitches here");
-    NEED_MOCK("MOCK_HIP_MAX_PITCH", "8192");
+    if (backend == DAG_HIP) NEED_MOCK("MOCK_HIP_MAX_PITCH", "8192");
+    else if (backend == DAG_LEVEL_ZERO) NEED_DEVICES(1, 0, 0);
+    else SKIP("the mock HIP caps pitches, the mock Level Zero checks staging, here");
     enum { ROWS = 2200, COLS = 2048, LD = 2100 };   /* 18 MB of rows 8,192 bytes wide, 8,400 apart */
     float *m = (float *)calloc((size_t)ROWS * LD, sizeof *m);
     for (size_t r = 0; r < ROWS; r++)
