@@ -320,19 +320,33 @@ $(B)/gpu/mock_hip7/libamdhip64.so.7: $(B)/gpu/mock_hip/libamdhip64.so
 	@mkdir -p $(@D)
 	cp $< $@
 
+# A mock CUDA runtime (tests/gpu/mock_cuda.c: the mock HIP under CUDA's names, nvcc's registration
+# and cudaLaunchKernel), with a mock cuBLAS beside it, and tests/gpu linked with it instead of
+# cudart_static: the CUDA-only code runs here, where no driver exists.
+$(B)/gpu/mock_cuda/libcudart_mock.so: tests/gpu/mock_cuda.c tests/gpu/mock_hip.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $(CUDA_CFLAGS) $< -o $@ -pthread
+$(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock
+$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) \
+                             $(B)/gpu/mock_cuda/libcudart_mock.so $(B)/gpu/mock_cuda/libcublas.so.13 $(HEADERS)
+	$(ALLB_CC) -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c $(B)/gpu/kernels_cuda.o -o $@ -pthread \
+	    -L$(B)/gpu/mock_cuda -lcudart_mock -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm -lstdc++
+
 GPU_TOOLS = $(CLANG) $(NVCC) $(HIPCC) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON)
 GPU_HOW = apt-get install clang hipcc libamdhip64-dev llvm-spirv-14 spirv-tools python3
 test-gpu:
 	@$(call need,gpu,$(GPU_TOOLS),$(ALLB_FILES),$(ALLB_HOW); $(GPU_HOW)) $(MAKE) --no-print-directory test-gpu-run
 test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so \
-              $(B)/gpu/mock_hip7/libamdhip64.so.7
+              $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
 	    ./$(B)/gpu/test_gpu opencl ";" env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu hip ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_FIRST=1 ./$(B)/gpu/test_gpu hip \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_FIRST=1 ./$(B)/gpu/test_gpu hip ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu_mock_cuda cuda \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
 

@@ -423,6 +423,12 @@ static void *mock_lib(void) {
 #if defined(DAG_BACKEND_LEVEL_ZERO)
     if (backend == DAG_LEVEL_ZERO) lib = dag__ze.lib;
 #endif
+#if defined(DAG_BACKEND_CUDA)
+    /* the mock CUDA runtime is linked, not loaded: found in the program's own symbols */
+    static void *program;
+    if (backend == DAG_CUDA && !program) program = dlopen(NULL, RTLD_NOW);
+    if (backend == DAG_CUDA) lib = program;
+#endif
     return lib && dlsym(lib, "mock_fail") ? lib : NULL;
 }
 /* Arms the mock to fail the nth call of fn from now (0 disarms). */
@@ -505,7 +511,7 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
         "zeCommandListAppendBarrier", "zeEventHostSynchronize", "zeEventQueryStatus", "zeEventHostReset", "zeMemAllocDevice",
         "zeEventCreate", "zeModuleCreate", "zeKernelCreate", "zeKernelSetArgumentValue", "zeKernelSetGroupSize", "zeMemAllocHost",
         "zeEventQueryKernelTimestamp", NULL };
-    const char *const *calls = backend == DAG_HIP ? hip_calls : ze_calls;
+    const char *const *calls = backend == DAG_LEVEL_ZERO ? ze_calls : hip_calls;   /* the mock CUDA is the mock HIP */
     enum { N = 20000, R = 64, C = 48, LD = 80 };
     double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z), *a = malloc(R * LD * sizeof *a);
     int injected = 0;
