@@ -90,6 +90,7 @@ _Static_assert(DAG__GPU_STREAM_NON_BLOCKING == cudaStreamNonBlocking && DAG__GPU
                DAG__GPU_HOST_ALLOC_PORTABLE == cudaHostAllocPortable &&
                DAG__GPU_HOST_TO_DEVICE == (int)cudaMemcpyHostToDevice &&
                DAG__GPU_DEVICE_TO_HOST == (int)cudaMemcpyDeviceToHost &&
+               DAG__GPU_ERROR_MEMORY_ALLOCATION == (int)cudaErrorMemoryAllocation &&
                DAG__GPU_ERROR_INVALID_PITCH_VALUE == (int)cudaErrorInvalidPitchValue &&
                DAG__GPU_ERROR_NOT_READY == (int)cudaErrorNotReady &&
                DAG__GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED == (int)cudaErrorPeerAccessAlreadyEnabled,

@@ -70,6 +70,11 @@ typedef struct dag__device_ops {
     int (*call_library)(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args, int num_args,
                         void **done);
     void (*release_library)(int dev, const dag_library_kernel *lib);
+    /* optional: whether an error of alloc means the device is full, so that evicting may make room
+       (NULL: any may); another error (a lost device, a bad argument) fails the task at once */
+    bool (*out_of_memory)(int err);
+    /* optional: the runtime's name (and words) for one of its error codes, for messages */
+    const char *(*error_text)(int err, char *buf, size_t size);
 } dag__device_ops;
 
 /* >>run-time libraries: the backends load their
@@ -291,9 +296,19 @@ static const char *dag__dev_name(int d, char *buf, size_t size) {
     return buf;
 }
 
+/* "code (the runtime's name for it)", or the code alone where the backend has no names. */
+static const char *dag__dev_error_text(int d, int code, char *buf, size_t size) {
+    const dag__device_ops *ops = dag__dv.devs[d].ops;
+    char text[160];
+    if (ops->error_text) snprintf(buf, size, "%d (%s)", code, ops->error_text(code, text, sizeof text));
+    else snprintf(buf, size, "%d", code);
+    return buf;
+}
+
 static int dag__dev_error(int d, const char *what, int code) {
-    char name[200];
-    return dag__err(DAG_ERR_DEVICE, "%s: %s returned %d", dag__dev_name(d, name, sizeof name), what, code);
+    char name[200], text[200];
+    return dag__err(DAG_ERR_DEVICE, "%s: %s returned %s", dag__dev_name(d, name, sizeof name), what,
+                    dag__dev_error_text(d, code, text, sizeof text));
 }
 
 /* Waits for the uploads that may still read r's host bytes. */
@@ -385,8 +400,12 @@ static int dag__dev_evict_one(int d) {
     return 0;
 }
 
-static int dag__dev_alloc(int d, size_t bytes, void **buf) {
+/* A buffer of `bytes` on device d, evicting to make room. DAG_ERR_OUT_OF_MEMORY when nothing
+   more can go; DAG_ERR_DEVICE with the runtime's error in *failed when the allocation failed for
+   another reason than a full device (then nothing is evicted for it). */
+static int dag__dev_alloc(int d, size_t bytes, void **buf, int *failed) {
     dag__device *dv = &dag__dv.devs[d];
+    *failed = 0;
     for (dag__buffer **p = &dv->pool; *p; p = &(*p)->next)
         if ((*p)->bytes == bytes) {
             dag__buffer *b = *p;
@@ -400,8 +419,13 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf) {
     if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
     while (dv->used + dv->pooled + bytes > dv->limit)
         if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;
-    while (dv->ops->alloc(dv->native, bytes, buf) != 0)
+    for (int e; (e = dv->ops->alloc(dv->native, bytes, buf)) != 0;) {
+        if (dv->ops->out_of_memory && !dv->ops->out_of_memory(e)) {
+            *failed = e;
+            return DAG_ERR_DEVICE;
+        }
         if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
+    }
     dv->used += bytes;
     return 0;
 }
@@ -751,9 +775,15 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             if (!err && (p->modes[k] & DAG_ACCESS_OUT)) o->valid &= 1u;
         }
         if (err) break;
-        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d])) != 0) {
-            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
-                     dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+        int failed = 0;
+        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d], &failed)) != 0) {
+            char text[200];
+            if (failed)
+                snprintf(msg, msg_size, "allocating %zu bytes on %s returned %s", dag__span_bytes(s),
+                         dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, failed, text, sizeof text));
+            else
+                snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
+                         dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
             break;
         }
         if ((p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
@@ -765,8 +795,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
             r->reader[d] = NULL;
             int e = dag__dev_copy(dv, r->buf[d], s, 1, &r->reader[d]);
             if (e) {
+                char text[200];
                 err = DAG_ERR_DEVICE;
-                snprintf(msg, msg_size, "the copy to %s returned %d", dag__dev_name(d, name, sizeof name), e);
+                snprintf(msg, msg_size, "the copy to %s returned %s", dag__dev_name(d, name, sizeof name),
+                         dag__dev_error_text(d, e, text, sizeof text));
                 break;
             }
             dv->bytes_in += dag__span_bytes(s);
@@ -806,9 +838,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
                                                        sample ? &done : NULL)
                                : dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
         if (e) {
+            char text[200];
             err = DAG_ERR_DEVICE;
-            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %d", desc->kernel->name,
-                     dag__dev_name(d, name, sizeof name), e);
+            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
+                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, e, text, sizeof text));
             for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
                 if ((p->modes[k] & DAG_ACCESS_OUT) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
         } else {

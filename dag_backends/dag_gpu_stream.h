@@ -40,6 +40,7 @@ enum {
     DAG__GPU_HOST_ALLOC_PORTABLE = 1,       /* cudaHostAllocPortable, hipHostMallocPortable */
     DAG__GPU_HOST_TO_DEVICE = 1,            /* cudaMemcpyHostToDevice */
     DAG__GPU_DEVICE_TO_HOST = 2,            /* cudaMemcpyDeviceToHost */
+    DAG__GPU_ERROR_MEMORY_ALLOCATION = 2,   /* cudaErrorMemoryAllocation, hipErrorOutOfMemory: the device is full */
     DAG__GPU_ERROR_INVALID_PITCH_VALUE = 12,
     DAG__GPU_ERROR_NOT_READY = 600,
     DAG__GPU_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704
@@ -463,6 +464,9 @@ static int dag__gpu_synchronize(dag__gpu *g, int dev) {
     return e;
 }
 
+/* Only a full device is worth evicting for; any other error of Malloc fails at once. */
+static bool dag__gpu_out_of_memory(int e) { return e == (int)DAG__GPU_ERROR_MEMORY_ALLOCATION; }
+
 static unsigned dag__gpu_blocks(size_t n) {
     size_t b = (n + DAG__GPU_BLOCK - 1) / DAG__GPU_BLOCK;
     return b ? (unsigned)b : 1u;
@@ -472,7 +476,7 @@ static unsigned dag__gpu_blocks(size_t n) {
 /* A backend's ops table, prefix##_ops: its functions are these on its
    dag__gpu `gpu`, through a line each for those that take the device (the
    table has no room for the dag__gpu); the backend defines prefix##_init,
-   _shutdown, _has_kernel, _build and _release_kernel. NAME and SHORT_NAME
+   _shutdown, _has_kernel, _build, _release_kernel and _error_text. NAME and SHORT_NAME
    as in gpu (the table is a constant). */
 #define DAG__GPU_OPS(prefix, gpu, backend, NAME, SHORT_NAME, max_items)                                              \
     static int prefix##_alloc(int dev, size_t bytes, void **buf) { return dag__gpu_alloc(&gpu, dev, bytes, buf); }   \
@@ -503,7 +507,7 @@ static unsigned dag__gpu_blocks(size_t n) {
         prefix##_copy, prefix##_peer_copy, prefix##_has_kernel, prefix##_build, prefix##_release_kernel,             \
         prefix##_launch, dag__gpu_wait, dag__gpu_query, dag__gpu_elapsed, dag__gpu_release, prefix##_synchronize,    \
         prefix##_memory, prefix##_device_name, max_items, NULL /* one allocation may take the whole memory */,       \
-        prefix##_call_library, prefix##_release_library                                                              \
+        prefix##_call_library, prefix##_release_library, dag__gpu_out_of_memory, prefix##_error_text                 \
     };
 
 #endif /* DAG_GPU_STREAM_H_INCLUDED */

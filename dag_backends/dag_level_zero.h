@@ -703,12 +703,20 @@ static void dag__ze_shutdown(void) {
     dag__ze.lib = lib;
 }
 
+/* Only a full device is worth evicting for (a lost device or a bad argument fails at once; a
+   buffer past maxMemAllocSize is refused before, by max_alloc). */
+static bool dag__ze_out_of_memory(int e) { return e == (int)ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY; }
+static const char *dag__ze_error_text(int e, char *buf, size_t size) {
+    snprintf(buf, size, "0x%x, %s", (unsigned)e, dag__ze_result_name((ze_result_t)e));
+    return buf;
+}
+
 static const dag__device_ops dag__ze_ops = {
     DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
     dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
     0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */, dag__ze_max_alloc,
-    NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */
+    NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text
 };
 
 #endif /* DAG_LEVEL_ZERO_H_INCLUDED */

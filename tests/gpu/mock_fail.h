@@ -1,8 +1,10 @@
 /* mock_fail.h: injected failures for the mock runtimes (mock_hip.c,
-   mock_ze.c). Any entry point that starts with INJECT(error) returns
-   `error` on its nth call from now:
+   mock_ze.c, mock_cublas.c). Any entry point that starts with INJECT(error)
+   returns `error` on its nth call from now:
      MOCK_FAIL=<function>:<nth>        in the environment (from start-up), or
-     mock_fail("<function>", nth)      from a test (found with dlsym; nth 0 disarms).
+     mock_fail("<function>", nth)      from a test (found with dlsym; nth 0 disarms), or
+     mock_fail_with("<function>", nth, code)   the same, returning `code` instead of its own error
+                                       (a zeMemAllocDevice that loses the device, not one that is full).
    mock_failures() says how many failures were injected so far, so a test
    knows its failure really happened. */
 #ifndef MOCK_FAIL_H
@@ -14,23 +16,26 @@
 
 static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
 static char fail_fn[64];
-static long fail_nth, fail_count;
+static long fail_nth, fail_count, fail_code;
 static int fail_env_read;
 
-__attribute__((visibility("default"))) void mock_fail(const char *fn, long nth) {
+__attribute__((visibility("default"))) void mock_fail_with(const char *fn, long nth, long code) {
     pthread_mutex_lock(&fail_mu);
     fail_env_read = 1;
     snprintf(fail_fn, sizeof fail_fn, "%s", fn ? fn : "");
     fail_nth = nth;
+    fail_code = code;
     pthread_mutex_unlock(&fail_mu);
 }
+__attribute__((visibility("default"))) void mock_fail(const char *fn, long nth) { mock_fail_with(fn, nth, 0); }
 __attribute__((visibility("default"))) long mock_failures(void) {
     pthread_mutex_lock(&fail_mu);
     long n = fail_count;
     pthread_mutex_unlock(&fail_mu);
     return n;
 }
-static int mock_inject(const char *fn) {
+/* Whether fn fails now; *code: the error asked for, 0 for fn's own. */
+static int mock_inject(const char *fn, long *code) {
     pthread_mutex_lock(&fail_mu);
     if (!fail_env_read) {
         fail_env_read = 1;
@@ -42,6 +47,7 @@ static int mock_inject(const char *fn) {
         }
     }
     int hit = fail_nth > 0 && strcmp(fn, fail_fn) == 0 && --fail_nth == 0;
+    *code = hit ? fail_code : 0;
     if (hit) {
         fail_count++;
         fprintf(stderr, "mock: injected failure of %s\n", fn);
@@ -49,5 +55,9 @@ static int mock_inject(const char *fn) {
     pthread_mutex_unlock(&fail_mu);
     return hit;
 }
-#define INJECT(error) do { if (mock_inject(__func__)) return (error); } while (0)
+#define INJECT(error) \
+    do { \
+        long code_; \
+        if (mock_inject(__func__, &code_)) return code_ ? code_ : (error); \
+    } while (0)
 #endif

@@ -438,6 +438,13 @@ static void mock_fail_at(const char *fn, long nth) {
     memcpy(&f, &sym, sizeof sym);
     if (f) f(fn, nth);
 }
+/* The same, the call returning `code` instead of its own error. */
+static void mock_fail_with(const char *fn, long nth, long code) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_fail_with") : NULL;
+    void (*f)(const char *, long, long) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    if (f) f(fn, nth, code);
+}
 static long mock_failures(void) {
     void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_failures") : NULL;
     long (*f)(void) = NULL;
@@ -687,6 +694,51 @@ TEST(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing) {
     free(big), free(other);
 }
 
+/* Only a full device is worth evicting for: an allocation that fails for another reason (a lost
+   device) fails its task at once with the runtime's error by name, and evicts nothing; one that
+   fails because the device is full evicts (here the resident span) and retries. */
+TEST(an_allocation_that_fails_for_another_reason_than_a_full_device_evicts_nothing) {
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        SKIP("needs a mock runtime (its injected failures)");
+    }
+    const char *alloc = backend == DAG_LEVEL_ZERO ? "zeMemAllocDevice" : "hipMalloc";   /* the mock CUDA is the mock HIP */
+    long lost = backend == DAG_LEVEL_ZERO ? 0x70000001L /* ZE_RESULT_ERROR_DEVICE_LOST */ : 999 /* hipErrorUnknown, cudaErrorUnknown */;
+    const char *named = backend == DAG_LEVEL_ZERO ? "ZE_RESULT_ERROR_DEVICE_LOST" : "ErrorUnknown";
+    static float kept[1024];   /* resident: the one replica on the device that an eviction would take */
+    memset(kept, 0, sizeof kept);
+    dag_data h = dag_data_register_resident(kept, 1024, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, 1024), InOut(h))), DAG_OK);
+    enum { N = 4096 };
+    static float v[2][N];
+    memset(v, 0, sizeof v);
+    long failures = mock_failures();
+    mock_fail_with(alloc, 1, lost);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[0], N))), DAG_ERR_DEVICE);
+    CHECK_EQ_INT(mock_failures() - failures, 1);
+    CHECK(strstr(last_error, named) != NULL);
+    if (!strstr(last_error, named)) printf("     got: %s\n", last_error);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK_EQ_INT((int)m.evictions, 0);
+    CHECK(v[0][0] == 0.0f);
+    mock_fail_at(alloc, 1);   /* its own error: the device is full */
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[1], N))), DAG_OK);
+    CHECK_EQ_INT(mock_failures() - failures, 2);
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    CHECK_EQ_INT((int)m.evictions, 1);
+    CHECK(v[1][0] == 1.0f && v[1][N - 1] == 1.0f);
+    const float *home = (const float *)dag_data_pointer(h);
+    CHECK(home && home[0] == 1.0f);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    mock_fail_at(NULL, 0);   /* a failure not met stays out of the next test */
+    dag_wait_all();
+    dag_shutdown();
+}
+
 static long mock_ze_module_builds(void) {
     void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_ze_module_builds") : NULL;
     long (*f)(void) = NULL;
@@ -847,6 +899,7 @@ int main(int argc, char **argv) {
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
+    RUN(an_allocation_that_fails_for_another_reason_than_a_full_device_evicts_nothing);
     RUN(a_gpu_without_fp64_runs_float_kernels_and_sends_double_ones_elsewhere);
     RUN(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel_there);
     RUN(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the_cpu);
