@@ -139,15 +139,43 @@ static bool dag__cuda_has_kernel(int dev, const dag_kernel_source *k) {
 }
 
 /* nvcc registered the kernel with the runtime when the program started:
-   there is nothing to build, only the function to name. (The device layer
-   builds only kernels that has_kernel accepts: a kernel with no build is
-   placed elsewhere, or its spawn says how to build it.) */
+   there is nothing to build, but the runtime loads the kernel's image for
+   a device only at its first use, and a fatbinary with no image this GPU
+   runs (cubins for other architectures and no PTX it can compile) would
+   fail there, at the launch, with no CPU to fall back on.
+   cudaFuncGetAttributes loads it now: such a kernel fails its build, with a
+   message naming the GPU's architecture and the flag to add, and the
+   device layer keeps the failure (a scope with the CPU runs it there). (The
+   device layer builds only kernels that has_kernel accepts: a kernel with
+   no build is placed elsewhere, or its spawn says how to build it.) */
+static void dag__cuda_say_image(int dev, const dag_kernel_source *k, int e, char *log, size_t log_size);
 static int dag__cuda_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
-    (void)dev;
-    (void)log;
-    (void)log_size;
-    *kernel = (void *)(uintptr_t)k->cuda;   /* the record: launch finds the function in it */
-    return 0;
+    *kernel = NULL;
+    struct cudaFuncAttributes attr;
+    int saved, e = dag__gpu_enter(&dag__cuda_gpu, dev, &saved);
+    if (!e) e = (int)cudaFuncGetAttributes(&attr, k->cuda->entry);
+    if (e) dag__cuda_say_image(dev, k, e, log, log_size);
+    else *kernel = (void *)(uintptr_t)k->cuda;   /* the record: launch finds the function in it */
+    dag__gpu_leave(&dag__cuda_gpu, saved);
+    return e;
+}
+static void dag__cuda_say_image(int dev, const dag_kernel_source *k, int e, char *log, size_t log_size) {
+    char text[160];
+    int ordinal = dag__cuda_gpu.devices[dev].ordinal, major = 0, minor = 0;
+    dag__cuda_error_text(e, text, sizeof text);
+    if (e != (int)cudaErrorNoKernelImageForDevice && e != (int)cudaErrorInvalidDeviceFunction &&
+        e != (int)cudaErrorUnsupportedPtxVersion) {
+        snprintf(log, log_size, "cudaFuncGetAttributes(%s) returned %d (%s) on %s", k->cuda->symbol, e, text,
+                 dag__cuda_gpu.devices[dev].name);
+        return;
+    }
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, ordinal) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, ordinal) != cudaSuccess)
+        major = minor = 0;
+    snprintf(log, log_size, "cudaFuncGetAttributes(%s) returned %d (%s) on %s, an sm_%d%d: the kernels' fatbinary has "
+             "no image it runs; build them for it too: nvcc -gencode arch=compute_%d%d,code=sm_%d%d (CUDA_ARCHS in "
+             "this project's Makefile), or with PTX (code=compute_XY) its driver compiles",
+             k->cuda->symbol, e, text, dag__cuda_gpu.devices[dev].name, major, minor, major, minor, major, minor);
 }
 static void dag__cuda_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }
 

@@ -9,9 +9,14 @@
      host stub is recorded with its name;
    - cudaLaunchKernel, which finds the kernel by its stub and runs the host
      kernel of that name (mock_kernels.h) on the stream;
-   - cudaGetDeviceProperties (name and memory), cudaRuntimeGetVersion (13.0).
+   - cudaGetDeviceProperties (name and memory), cudaRuntimeGetVersion (13.0), cudaDeviceGetAttribute
+     (the compute capability), cudaFuncGetAttributes;
+   - nvcc's per-architecture images: the mock GPU is an sm_90 (MOCK_CUDA_ARCH=sm_XY), and a kernel
+     whose fatbinary has no cubin or PTX it runs fails with cudaErrorNoKernelImageForDevice, at
+     cudaFuncGetAttributes and at launch, as the driver's loader does.
    CUDA's own error codes equal HIP's for every one used here. Built with
    libcublas.so.13 (mock_cublas.c) beside it, which dag_blas.h loads. */
+#define MOCK_CUDA 1   /* mock_hip.c's launch checks CUDA's grid rule, not HIP's */
 #include "mock_hip.c"
 #include <cuda_runtime_api.h>
 
@@ -84,8 +89,39 @@ MOCK_CUDA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, i
     return H(e);
 }
 
+/* >>architectures: the mock GPU is an sm_XY (MOCK_CUDA_ARCH, sm_90 unless set). As the driver,
+   it runs a cubin of its major and a minor up to its own, or compiles PTX of a compute capability
+   up to its own; a fatbinary with neither has no image for it (cudaErrorNoKernelImageForDevice). */
+static int mock_arch(void) {
+    const char *a = getenv("MOCK_CUDA_ARCH");
+    return a && !strncmp(a, "sm_", 3) ? atoi(a + 3) : 90;
+}
+/* nvcc's fatbinary: a wrapper (magic 0x466243b1) pointing at a header (magic 0xba55ed50, its
+   size at 4, the entries' bytes at 8), then entries: kind at 0 (1 PTX, 2 cubin), header size at
+   4, payload size at 8, the architecture (as 90) at 28. */
+static int fatbin_runs_on(const void *fat, int arch) {
+    const struct { uint32_t magic, version; const unsigned char *data; void *rest; } *w = fat;
+    if (!w || w->magic != 0x466243b1u) FAIL("not nvcc's fatbinary wrapper");
+    uint32_t magic;
+    uint16_t header;
+    uint64_t size;
+    memcpy(&magic, w->data, 4), memcpy(&header, w->data + 6, 2), memcpy(&size, w->data + 8, 8);
+    if (magic != 0xba55ed50u) FAIL("not a fatbinary");
+    for (const unsigned char *e = w->data + header, *end = e + size; e + 32 <= end;) {
+        uint16_t kind;
+        uint32_t eh, a;
+        uint64_t payload;
+        memcpy(&kind, e, 2), memcpy(&eh, e + 4, 4), memcpy(&payload, e + 8, 8), memcpy(&a, e + 28, 4);
+        if ((kind == 2 && a / 10 == (uint32_t)arch / 10 && a <= (uint32_t)arch) || (kind == 1 && a <= (uint32_t)arch))
+            return 1;
+        if (eh == 0) break;
+        e += eh + payload;
+    }
+    return 0;
+}
+
 /* >>kernels: nvcc's registration, and launches by host stub */
-static struct { const void *stub; const char *name; } registered[256];
+static struct { const void *stub; const char *name; const void *fat; } registered[256];
 static int nregistered;
 static hipModule_t device_module[MAX_DEV];   /* the host kernels, loaded per device on first launch */
 
@@ -93,10 +129,45 @@ MOCK_CUDA_EXPORT void **__cudaRegisterFatBinary(void *fat) { return (void **)fat
 MOCK_CUDA_EXPORT void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
 MOCK_CUDA_EXPORT void __cudaRegisterFunction(void **handle, const char *stub, char *device_fun, const char *name,
                                              int thread_limit, void *tid, void *bid, void *block, void *grid, int *warp) {
-    (void)handle, (void)device_fun, (void)thread_limit, (void)tid, (void)bid, (void)block, (void)grid, (void)warp;
+    (void)device_fun, (void)thread_limit, (void)tid, (void)bid, (void)block, (void)grid, (void)warp;
     if (nregistered == 256) FAIL("more than 256 kernels registered");
     registered[nregistered].stub = stub;
+    registered[nregistered].fat = handle;
     registered[nregistered++].name = name;
+}
+/* The kernel of a host stub: 0, cudaErrorInvalidDeviceFunction (not registered) or
+   cudaErrorNoKernelImageForDevice (no image for the mock GPU's architecture). */
+static cudaError_t find_kernel(const void *stub, const char **name) {
+    for (int i = 0; i < nregistered; i++)
+        if (registered[i].stub == stub) {
+            *name = registered[i].name;
+            return fatbin_runs_on(registered[i].fat, mock_arch()) ? cudaSuccess : cudaErrorNoKernelImageForDevice;
+        }
+    return cudaErrorInvalidDeviceFunction;
+}
+/* Loads the kernel's image on the current device, as the runtime does at a first use. */
+MOCK_CUDA_EXPORT cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
+    INJECT(cudaErrorInvalidDeviceFunction);
+    const char *name = NULL;
+    cudaError_t e = find_kernel(func, &name);
+    if (e) return e;
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = 1024;
+    attr->numRegs = 32;
+    attr->ptxVersion = attr->binaryVersion = mock_arch();
+    return cudaSuccess;
+}
+MOCK_CUDA_EXPORT cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device) {
+    INJECT(cudaErrorInvalidDevice);
+    int count = 0;
+    if (hipGetDeviceCount(&count) || device < 0 || device >= count) return cudaErrorInvalidDevice;
+    switch (attr) {
+    case cudaDevAttrComputeCapabilityMajor: *value = mock_arch() / 10; return cudaSuccess;
+    case cudaDevAttrComputeCapabilityMinor: *value = mock_arch() % 10; return cudaSuccess;
+    case cudaDevAttrMaxGridDimX: *value = 0x7fffffff; return cudaSuccess;
+    case cudaDevAttrMaxBlockDimX: *value = 1024; return cudaSuccess;
+    default: return cudaErrorInvalidValue;
+    }
 }
 /* At exit (nvcc registers it with atexit): the modules go, before the leak report. */
 MOCK_CUDA_EXPORT void __cudaUnregisterFatBinary(void **handle) {
@@ -113,9 +184,11 @@ MOCK_CUDA_EXPORT int __cudaGetKernel(void) { FAIL("__cudaGetKernel: not used by 
 MOCK_CUDA_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, size_t shmem,
                                               cudaStream_t s) {
     const char *name = NULL;
-    for (int i = 0; i < nregistered && !name; i++)
-        if (registered[i].stub == func) name = registered[i].name;
-    if (!name) return cudaErrorInvalidDeviceFunction;
+    cudaError_t found = find_kernel(func, &name);
+    if (found) return found;
+    /* CUDA's rule (the mock HIP's launch, MOCK_CUDA, checks it too): gridDim.x < 2^31 */
+    if (grid.x > 0x7fffffffu || grid.y > 65535 || grid.z > 65535 || block.x * block.y * block.z > 1024)
+        FAIL("%s: grid %u,%u,%u block %u,%u,%u is past CUDA's limits", name, grid.x, grid.y, grid.z, block.x, block.y, block.z);
     int d = 0;
     hipError_t e = hipGetDevice(&d);
     if (!e && !device_module[d]) e = hipModuleLoadData(&device_module[d], "\177ELF mock code object");

@@ -647,8 +647,13 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int 
     if (gy != 1 || gz != 1 || by != 1 || bz != 1 || gx == 0 || bx == 0 || bx > 1024 || shmem || extra || !params)
         FAIL("%s: grid %u,%u,%u block %u,%u,%u shmem %u", f->k->symbol, gx, gy, gz, bx, by, bz, shmem);
     if (f->module->dev != s->dev) FAIL("%s: a module of device %d launched on device %d", f->k->symbol, f->module->dev, s->dev);
+#if defined(MOCK_CUDA)
+    if (gx > 0x7fffffffu)   /* as CUDA (mock_cuda.c): gridDim.x < 2^31 */
+        FAIL("%s: grid %u is 2^31 blocks or more", f->k->symbol, gx);
+#else
     if ((unsigned long long)gx * bx >= (1ull << 32))   /* as HIP: the total threads must fit 32 bits */
         FAIL("%s: grid %u x block %u is 2^32 threads or more", f->k->symbol, gx, bx);
+#endif
     cmd *c = push(s, CMD_KERNEL);
     c->k = f->k;
     c->module = f->module;

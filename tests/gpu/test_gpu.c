@@ -816,12 +816,15 @@ TEST(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel
     dag_shutdown();
 }
 
-/* A code object without the GPU's architecture (the mock GPU is a gfx942 here; the bundle has gfx90a
-   and gfx1030) fails its task with a message that says what to add, is not loaded again, and a
-   scope that allows the CPU runs the kernel there. */
+/* A code object without the GPU's architecture (the mock HIP GPU is a gfx942 here; the bundle has
+   gfx90a and gfx1030; the mock CUDA GPU an sm_75, the fatbinary sm_80, sm_90 and compute_90 PTX)
+   fails its task with a message that names the architecture and says what to add, is not loaded
+   again, and a scope that allows the CPU runs the kernel there. Under CUDA, a newer GPU (sm_120)
+   compiles the PTX, and one of the same major (sm_86) runs sm_80's cubin. */
 TEST(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the_cpu) {
-    if (backend != DAG_HIP) SKIP("the mock HIP is the runtime with another architecture here");
-    NEED_MOCK("MOCK_HIP_ARCH", "gfx942");
+    if (backend != DAG_HIP && backend != DAG_CUDA) SKIP("the mock HIP and CUDA are the runtimes with another architecture here");
+    const char *var = backend == DAG_HIP ? "MOCK_HIP_ARCH" : "MOCK_CUDA_ARCH";
+    NEED_MOCK(var, backend == DAG_HIP ? "gfx942" : "sm_75");
     enum { N = 1024 };
     static float v[2][N];
     memset(v, 0, sizeof v);
@@ -829,13 +832,25 @@ TEST(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the
     either.scope = dag_scope_union(o.scope, dag_scope(.all_threads = 1));
     last_error[0] = 0;
     CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[0], N))), DAG_ERR_KERNEL_BUILD);
-    CHECK(strstr(last_error, "hipErrorNoBinaryForGpu") != NULL && strstr(last_error, "--offload-arch") != NULL);
-    if (!strstr(last_error, "--offload-arch")) printf("     got: %s\n", last_error);
+    if (backend == DAG_HIP)
+        CHECK(strstr(last_error, "hipErrorNoBinaryForGpu") != NULL && strstr(last_error, "--offload-arch") != NULL);
+    else
+        CHECK(strstr(last_error, "sm_75") != NULL && strstr(last_error, "CUDA_ARCHS") != NULL &&
+              strstr(last_error, "arch=compute_75,code=sm_75") != NULL);
+    if (!strstr(last_error, backend == DAG_HIP ? "--offload-arch" : "CUDA_ARCHS")) printf("     got: %s\n", last_error);
     CHECK_EQ_INT(dag_wait(dag_spawn_with(&either, DAG_LAUNCH(gpu_inc, N), InOut(v[1], N))), DAG_OK);
     CHECK(v[0][0] == 0.0f && v[1][0] == 1.0f && v[1][N - 1] == 1.0f);
     dag_wait_all();
     dag_shutdown();
-    unsetenv("MOCK_HIP_ARCH");
+    for (int i = 0; backend == DAG_CUDA && i < 2; i++) {   /* the PTX, then a cubin of the same major */
+        setenv(var, i == 0 ? "sm_120" : "sm_86", 1);
+        setup(0, 0);
+        uint64_t moved = bytes_to_device_1();
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v[1], N))), DAG_OK);
+        CHECK(bytes_to_device_1() > moved && v[1][0] == 2.0f + (float)i);
+        dag_shutdown();
+    }
+    unsetenv(var);
 }
 
 /* A tile too big for the staging buffers (over 16 MiB), its rows 8,400 bytes apart. Under a mock HIP
