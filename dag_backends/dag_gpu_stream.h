@@ -123,10 +123,15 @@ typedef struct dag__gpu_event {
    and puts the caller's back when it returns (leave), so the program's own
    runtime calls, cuBLAS or launches still go to the device it chose. */
 static int dag__gpu_use(dag__gpu *g, int dev) { return g->rt.SetDevice(g->devices[dev].ordinal); }
+/* When the caller's device cannot be read, the call fails and leaves it as it is: a switch that
+   could not be undone would move the program's own work to another GPU. */
 static int dag__gpu_enter_ordinal(dag__gpu *g, int ordinal, int *saved) {
-    int current = -1;
-    *saved = g->rt.GetDevice(&current) == 0 && current != ordinal ? current : -1;
-    return *saved < 0 && current == ordinal ? 0 : g->rt.SetDevice(ordinal);
+    int current = -1, e = g->rt.GetDevice(&current);
+    *saved = -1;
+    if (e || current == ordinal) return e;
+    e = g->rt.SetDevice(ordinal);
+    if (!e) *saved = current;
+    return e;
 }
 static int dag__gpu_enter(dag__gpu *g, int dev, int *saved) {
     return dag__gpu_enter_ordinal(g, g->devices[dev].ordinal, saved);

@@ -616,6 +616,45 @@ TEST(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown)
     CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
     CHECK_EQ_INT(get(&now), 0);
     CHECK_EQ_INT(now, 0);
+    /* registered data written on device 2, its stats, and its unregistering (a write-back) */
+    enum { M = 4096 };
+    static double reg[M];
+    for (int i = 0; i < M; i++) reg[i] = 1.0;
+    dag_data h = dag_data_register_resident(reg, M, sizeof(double));
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, M), Val(1.0), In(x, M), InOut(h))), DAG_OK);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 2, &m), DAG_OK);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);
+    CHECK(reg[0] == 2.0 && reg[M - 1] == 2.0);
+    /* a library routine (cuBLAS, under CUDA) on device 2: its handle is made and used there */
+    enum { G = 16 };
+    static double ga[G * G], gb[G * G], gc[G * G];
+    for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 2.0, gc[i] = 0.0;
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&d2, DAG_LAUNCH(dag_dgemm, G * G), Val(0), Val(0), Val(G), Val(G), Val(G),
+                                         Val(1.0), In(ga, G * G), Val(G), In(gb, G * G), Val(G), Val(0.0),
+                                         InOut(gc, G * G), Val(G))),
+                 DAG_OK);
+    CHECK_EQ_INT(get(&now), 0);
+    CHECK_EQ_INT(now, 0);
+    CHECK(gc[0] == 2.0 * G && gc[G * G - 1] == 2.0 * G);
+    /* the caller's device cannot be read (an injected failure of the second GetDevice: device 2's
+       synchronize): that call fails, and the device stays the caller's, not switched and kept */
+    if (mock_lib()) {
+        long failures = mock_failures();
+        mock_fail_at("hipGetDevice", 2);   /* the mock CUDA's cudaGetDevice is the mock HIP's */
+        dag_result r = dag_synchronize(backend);
+        mock_fail_at(NULL, 0);
+        CHECK_EQ_INT(mock_failures() - failures, 1);
+        CHECK(r != DAG_OK);
+        CHECK_EQ_INT(get(&now), 0);
+        CHECK_EQ_INT(now, 0);
+    }
     dag_shutdown();
     CHECK_EQ_INT(get(&now), 0);
     CHECK_EQ_INT(now, 0);   /* and shutdown's */
