@@ -328,8 +328,11 @@ $(B)/gpu/mock_cuda/libcudart_mock.so: tests/gpu/mock_cuda.c tests/gpu/mock_hip.c
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $(CUDA_CFLAGS) $< -o $@ -pthread
 $(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock
-$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) \
-                             $(B)/gpu/mock_cuda/libcudart_mock.so $(B)/gpu/mock_cuda/libcublas.so.13 $(HEADERS)
+# (and CUDA 12's beside it: under a CUDA 12 runtime the backend must take that one)
+$(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock
+$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(B)/gpu/mock_cuda/libcudart_mock.so \
+                             $(B)/gpu/mock_cuda/libcublas.so.13 $(B)/gpu/mock_cuda/libcublas.so.12 $(HEADERS)
 	$(ALLB_CC) -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c $(B)/gpu/kernels_cuda.o -o $@ -pthread \
 	    -L$(B)/gpu/mock_cuda -lcudart_mock -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm -lstdc++
 
@@ -345,8 +348,10 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu hip ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_FIRST=1 ./$(B)/gpu/test_gpu hip ";" \
-	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu_mock_cuda cuda \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu hip ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu_mock_cuda cuda ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda MOCK_CUDA_RUNTIME_VERSION=12000 DAG_TEST_EXPECT_DEVICES=2 \
+	        DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu_mock_cuda cuda \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
 

@@ -1,4 +1,5 @@
-/* A mock libcublas.so.13 beside the mock CUDA runtime (mock_cuda.c):
+/* A mock libcublas.so.13 (and, built with -DMOCK_CUBLAS_MAJOR=12, libcublas.so.12: which one
+   dag_blas.h loaded, mock_cublas_major says) beside the mock CUDA runtime (mock_cuda.c):
    cublasDgemm queues dag_blas.h's dag_dgemm host kernel on the handle's
    stream, as cuBLAS queues its routine, so that it runs in order with the
    copies around it. A handle is made on a device and must be used there
@@ -12,12 +13,19 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STAT
        CUBLAS_STATUS_NOT_SUPPORTED = 15 };
 #define EXPORT __attribute__((visibility("default")))
 
+#ifndef MOCK_CUBLAS_MAJOR
+#define MOCK_CUBLAS_MAJOR 13
+#endif
+
 int cudaGetDevice(int *d);   /* the mock runtime's */
 int mock_cuda_launch_by_name(const char *name, unsigned long long items, void *stream, void **params);
 static long live_handles, gemms;
 
+EXPORT int mock_cublas_major(void) { return MOCK_CUBLAS_MAJOR; }
+EXPORT long mock_cublas_gemms(void) { return gemms; }
+
 __attribute__((destructor)) static void report(void) {
-    fprintf(stderr, "mock cublas: %ld gemms, %ld handles live\n", gemms, live_handles);
+    fprintf(stderr, "mock cublas %d: %ld gemms, %ld handles live\n", MOCK_CUBLAS_MAJOR, gemms, live_handles);
     if (live_handles) {
         fprintf(stderr, "mock cublas: %ld handles still live at exit\n", live_handles);
         abort();

@@ -9,13 +9,14 @@
      host stub is recorded with its name;
    - cudaLaunchKernel, which finds the kernel by its stub and runs the host
      kernel of that name (mock_kernels.h) on the stream;
-   - cudaGetDeviceProperties (name and memory), cudaRuntimeGetVersion (13.0), cudaDeviceGetAttribute
+   - cudaGetDeviceProperties (name and memory), cudaRuntimeGetVersion (13.0, or
+     MOCK_CUDA_RUNTIME_VERSION), cudaDeviceGetAttribute
      (the compute capability), cudaFuncGetAttributes;
    - nvcc's per-architecture images: the mock GPU is an sm_90 (MOCK_CUDA_ARCH=sm_XY), and a kernel
      whose fatbinary has no cubin or PTX it runs fails with cudaErrorNoKernelImageForDevice, at
      cudaFuncGetAttributes and at launch, as the driver's loader does.
    CUDA's own error codes equal HIP's for every one used here. Built with
-   libcublas.so.13 (mock_cublas.c) beside it, which dag_blas.h loads. */
+   libcublas.so.13 and .12 (mock_cublas.c) beside it, of which dag_blas.h loads the runtime's major. */
 #define MOCK_CUDA 1   /* mock_hip.c's launch checks CUDA's grid rule, not HIP's */
 #include "mock_hip.c"
 #include <cuda_runtime_api.h>
@@ -76,8 +77,10 @@ MOCK_CUDA_EXPORT cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *
 }
 MOCK_CUDA_EXPORT const char *cudaGetErrorName(cudaError_t e) { return hipGetErrorName((hipError_t)e); }
 MOCK_CUDA_EXPORT const char *cudaGetErrorString(cudaError_t e) { return hipGetErrorString((hipError_t)e); }
+/* 13000 (CUDA 13.0), or MOCK_CUDA_RUNTIME_VERSION: dag_blas.h loads the cuBLAS of its major */
 MOCK_CUDA_EXPORT cudaError_t cudaRuntimeGetVersion(int *version) {
-    *version = 13000;
+    const char *v = getenv("MOCK_CUDA_RUNTIME_VERSION");
+    *version = v && *v ? atoi(v) : 13000;
     return cudaSuccess;
 }
 MOCK_CUDA_EXPORT cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int ordinal) {

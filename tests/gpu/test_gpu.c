@@ -80,6 +80,52 @@ TEST(the_backend_finds_the_runtime_and_the_devices_expected) {
     dag_shutdown();
 }
 
+/* dag_blas.h loads the cuBLAS of the CUDA runtime's own major (libcublas.so.12 under a CUDA 12
+   runtime, though a libcublas.so.13 is installed beside it: one major's cuBLAS needs its own
+   runtime), and the gemm runs through it. The mock runtime is CUDA 13.0 unless
+   MOCK_CUDA_RUNTIME_VERSION says otherwise; the Makefile runs this test under 12000 too. */
+TEST(cublas_is_loaded_for_the_cuda_runtimes_major_and_runs_the_gemm) {
+    if (backend != DAG_CUDA) SKIP("CUDA only");
+    NEED_DEVICES(1, 0, 0);
+#if defined(DAG_BACKEND_CUDA)
+    int version = 0;
+    CHECK_EQ_INT(cudaRuntimeGetVersion(&version), 0);
+    int major = version / 1000;
+    enum { G = 16 };
+    static double ga[G * G], gb[G * G], gc[G * G];
+    for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 3.0, gc[i] = 1.0;
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dgemm, G * G), Val(0), Val(0), Val(G), Val(G), Val(G),
+                                         Val(1.0), In(ga, G * G), Val(G), In(gb, G * G), Val(G), Val(1.0),
+                                         InOut(gc, G * G), Val(G))),
+                 DAG_OK);
+    CHECK(gc[0] == 1.0 + 3.0 * G && gc[G * G - 1] == 1.0 + 3.0 * G);
+    char own[32], other[32];
+    snprintf(own, sizeof own, "libcublas.so.%d", major);
+    snprintf(other, sizeof other, "libcublas.so.%d", major == 13 ? 12 : 13);
+    void *lib = dlopen(own, RTLD_NOW | RTLD_NOLOAD), *wrong = dlopen(other, RTLD_NOW | RTLD_NOLOAD);
+    void *which = lib ? dlsym(lib, "mock_cublas_major") : NULL, *count = lib ? dlsym(lib, "mock_cublas_gemms") : NULL;
+    dag_shutdown();
+    if (!which || !count) {
+        if (lib) dlclose(lib);
+        if (wrong) dlclose(wrong);
+        SKIP("needs the mock cuBLAS (%s %s)", own, lib ? "has no mock_cublas_major" : "is not loaded");
+    }
+    int (*major_of)(void) = NULL;
+    long (*gemms)(void) = NULL;
+    memcpy(&major_of, &which, sizeof which), memcpy(&gemms, &count, sizeof count);
+    printf("     CUDA runtime %d: %s, %ld gemm(s) through it\n", version, own, gemms());
+    CHECK_EQ_INT(major_of(), major);
+    CHECK(gemms() >= 1);
+    CHECK(wrong == NULL);   /* the other major's library is not loaded */
+    dlclose(lib);
+    if (wrong) dlclose(wrong);
+#else
+    dag_shutdown();
+    SKIP("built without CUDA");
+#endif
+}
+
 TEST(kernels_give_the_cpu_results_and_visit_every_index_once) {
     NEED_DEVICES(1, 0, 0);
     enum { N = 1000003 };   /* not a multiple of any block size: the guard works */
@@ -935,7 +981,8 @@ int main(int argc, char **argv) {
     watchdog_start();
     printf("== %s\n", backend_name);
     RUN(the_backend_finds_the_runtime_and_the_devices_expected);
-    if (getenv("DAG_TEST_ONLY_FIRST")) return test_summary();
+    RUN(cublas_is_loaded_for_the_cuda_runtimes_major_and_runs_the_gemm);   /* before any other gemm: loaded once */
+    if (getenv("DAG_TEST_ONLY_LOADING")) return test_summary();   /* the Makefile's runs of other library versions */
     RUN(kernels_give_the_cpu_results_and_visit_every_index_once);
     RUN(a_chain_of_device_and_cpu_tasks_sees_every_write);
     RUN(tiles_of_a_matrix_move_as_tiles_and_their_neighbours_stay_untouched);
