@@ -75,6 +75,9 @@ typedef struct dag__device_ops {
     bool (*out_of_memory)(int err);
     /* optional: the runtime's name (and words) for one of its error codes, for messages */
     const char *(*error_text)(int err, char *buf, size_t size);
+    /* optional: the largest range one launch of this build takes on dev (Level Zero: maxGroupCountX
+       groups of the kernel's group size); NULL: max_items */
+    size_t (*max_range)(int dev, void *kernel);
 } dag__device_ops;
 
 /* >>run-time libraries: the backends load their
@@ -750,9 +753,10 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
     }
     void *kernel = built->kernel;
     size_t items = dag__launch_range(t);
-    if (dv->ops->max_items && items > dv->ops->max_items) {   /* before any copy: nothing to undo */
-        snprintf(msg, msg_size, "kernel '%s': %zu items are more than one %s launch takes (at most %zu); split the "
-                 "work into several tasks", desc->kernel->name, items, dv->ops->name, dv->ops->max_items);
+    size_t most = dv->ops->max_range && kernel ? dv->ops->max_range(dv->native, kernel) : dv->ops->max_items;
+    if (most && items > most) {   /* before any copy: nothing to undo */
+        snprintf(msg, msg_size, "kernel '%s': %zu items are more than one launch on %s takes (at most %zu); split "
+                 "the work into several tasks", desc->kernel->name, items, dag__dev_name(d, name, sizeof name), most);
         return DAG_ERR_DEVICE;
     }
     for (int k = 0; k < p->num_spans; k++)   /* a buffer the device cannot have: before any copy or eviction */

@@ -512,7 +512,8 @@ static unsigned dag__gpu_blocks(size_t n) {
         prefix##_copy, prefix##_peer_copy, prefix##_has_kernel, prefix##_build, prefix##_release_kernel,             \
         prefix##_launch, dag__gpu_wait, dag__gpu_query, dag__gpu_elapsed, dag__gpu_release, prefix##_synchronize,    \
         prefix##_memory, prefix##_device_name, max_items, NULL /* one allocation may take the whole memory */,       \
-        prefix##_call_library, prefix##_release_library, dag__gpu_out_of_memory, prefix##_error_text                 \
+        prefix##_call_library, prefix##_release_library, dag__gpu_out_of_memory, prefix##_error_text,                \
+        NULL /* max_items is the runtime's */                                                                        \
     };
 
 #endif /* DAG_GPU_STREAM_H_INCLUDED */

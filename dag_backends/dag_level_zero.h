@@ -35,6 +35,7 @@
     X(zeDriverGet, (uint32_t *, ze_driver_handle_t *)) \
     X(zeDeviceGet, (ze_driver_handle_t, uint32_t *, ze_device_handle_t *)) \
     X(zeDeviceGetProperties, (ze_device_handle_t, ze_device_properties_t *)) \
+    X(zeDeviceGetComputeProperties, (ze_device_handle_t, ze_device_compute_properties_t *)) \
     X(zeDeviceGetModuleProperties, (ze_device_handle_t, ze_device_module_properties_t *)) \
     X(zeDeviceGetMemoryProperties, (ze_device_handle_t, uint32_t *, ze_device_memory_properties_t *)) \
     X(zeDeviceGetCommandQueueGroupProperties, (ze_device_handle_t, uint32_t *, ze_command_queue_group_properties_t *)) \
@@ -118,6 +119,8 @@ typedef struct dag__ze_device_info {
     char name[ZE_MAX_DEVICE_NAME];
     uint64_t memory;
     uint64_t max_alloc;            /* maxMemAllocSize: larger buffers need relaxed limits, which dag.h does not ask for */
+    uint32_t max_groups;           /* maxGroupCountX: the most work-groups of one launch */
+    uint32_t max_group_size;       /* maxTotalGroupSize: the most items of one work-group */
     double tick_ns;                /* timestamp tick */
     uint64_t tick_mask;            /* valid bits of kernel timestamps */
     dag__ze_event events[DAG__ZE_EVENTS];
@@ -168,6 +171,11 @@ static int dag__ze_device_init(dag__ze_device_info *d, char *why, size_t why_siz
         snprintf(why, why_size, "not a GPU (device type %d)", (int)props.type);
         return 1;
     }
+    ze_device_compute_properties_t cp = { .stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES };
+    if ((r = z->zeDeviceGetComputeProperties(d->id, &cp)) != ZE_RESULT_SUCCESS)
+        return dag__ze_fail(why, why_size, "zeDeviceGetComputeProperties", r);
+    d->max_groups = cp.maxGroupCountX ? cp.maxGroupCountX : UINT32_MAX;
+    d->max_group_size = cp.maxTotalGroupSize;
     ze_device_module_properties_t mp = { .stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES };
     d->fp64 = z->zeDeviceGetModuleProperties(d->id, &mp) == ZE_RESULT_SUCCESS && (mp.flags & ZE_DEVICE_MODULE_FLAG_FP64);
     d->max_alloc = props.maxMemAllocSize;
@@ -538,8 +546,9 @@ static ze_module_handle_t dag__ze_module_get(dag__ze_device_info *d, const dag_n
     return module;
 }
 
-/* Makes the kernel of k's SPIR-V for one device, with work-groups of 256
-   (or what the driver suggests where the kernel cannot take 256). */
+/* Makes the kernel of k's SPIR-V for one device, with work-groups of 256, or
+   the device's maxTotalGroupSize if smaller (or what the driver suggests
+   where the kernel cannot take that). */
 static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
     const dag_native_kernel *nk = k->level_zero;
@@ -555,9 +564,9 @@ static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, cha
         snprintf(log, log_size, "zeKernelCreate(%s) returned 0x%x (%s)", nk->symbol, (unsigned)r, dag__ze_result_name(r));
         return (int)r;
     }
-    uint32_t group = DAG__ZE_GROUP, gy = 1, gz = 1;
+    uint32_t group = d->max_group_size && d->max_group_size < DAG__ZE_GROUP ? d->max_group_size : DAG__ZE_GROUP, gy = 1, gz = 1;
     r = dag__ze.api.zeKernelSetGroupSize(h, group, 1, 1);
-    if (r != ZE_RESULT_SUCCESS && dag__ze.api.zeKernelSuggestGroupSize(h, DAG__ZE_GROUP, 1, 1, &group, &gy, &gz) == ZE_RESULT_SUCCESS)
+    if (r != ZE_RESULT_SUCCESS && dag__ze.api.zeKernelSuggestGroupSize(h, group, 1, 1, &group, &gy, &gz) == ZE_RESULT_SUCCESS)
         r = dag__ze.api.zeKernelSetGroupSize(h, group, 1, 1);
     if (r != ZE_RESULT_SUCCESS) {
         snprintf(log, log_size, "zeKernelSetGroupSize(%s) returned 0x%x (%s)", nk->symbol, (unsigned)r, dag__ze_result_name(r));
@@ -589,7 +598,7 @@ static int dag__ze_launch(int dev, void *kernel, size_t n, const dag_kernel_arg 
                            : dag__ze.api.zeKernelSetArgumentValue(k->handle, (uint32_t)i + 1, args[i].size, args[i].value);
     if (r != ZE_RESULT_SUCCESS) return (int)r;
     size_t groups = n / k->group + (n % k->group != 0);
-    if (groups > UINT32_MAX) return (int)ZE_RESULT_ERROR_UNSUPPORTED_SIZE;
+    if (groups > d->max_groups) return (int)ZE_RESULT_ERROR_UNSUPPORTED_SIZE;   /* refused by name before: dag__ze_max_range */
     ze_group_count_t count = { groups ? (uint32_t)groups : 1, 1, 1 };
     dag__ze_event *e = done ? dag__ze_event_get(dev) : NULL;   /* none free: the launch goes untimed */
     if ((r = dag__ze_order(d)) == ZE_RESULT_SUCCESS)
@@ -635,6 +644,11 @@ static void dag__ze_release(void *event) {
         d->retiring[d->num_retiring++] = e->slot;   /* its staging buffer stays busy until it has signalled */
 }
 static int dag__ze_synchronize(int dev) { return dag__ze_drain(&dag__ze.devices[dev]); }
+/* One launch is at most maxGroupCountX groups of the kernel's group size. */
+static size_t dag__ze_max_range(int dev, void *kernel) {
+    uint64_t most = (uint64_t)dag__ze.devices[dev].max_groups * ((dag__ze_kernel *)kernel)->group;
+    return most > SIZE_MAX ? SIZE_MAX : (size_t)most;
+}
 static size_t dag__ze_memory(int dev) { return (size_t)dag__ze.devices[dev].memory; }
 static size_t dag__ze_max_alloc(int dev) { return (size_t)dag__ze.devices[dev].max_alloc; }
 static const char *dag__ze_device_name(int dev) { return dag__ze.devices[dev].name; }
@@ -715,8 +729,9 @@ static const dag__device_ops dag__ze_ops = {
     DAG_LEVEL_ZERO, "Level Zero", "ze", dag__ze_init, dag__ze_shutdown, dag__ze_alloc, dag__ze_free, dag__ze_copy,
     dag__ze_peer_copy, dag__ze_has_kernel, dag__ze_build, dag__ze_release_kernel, dag__ze_launch, dag__ze_wait,
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
-    0 /* the group count is checked per kernel in dag__ze_launch (UNSUPPORTED_SIZE) */, dag__ze_max_alloc,
-    NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text
+    0 /* per device and kernel: dag__ze_max_range */, dag__ze_max_alloc,
+    NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text,
+    dag__ze_max_range
 };
 
 #endif /* DAG_LEVEL_ZERO_H_INCLUDED */

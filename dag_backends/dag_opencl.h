@@ -309,7 +309,7 @@ static const dag__device_ops dag__cl_ops = {
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
     dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
-    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */
+    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL
 };
 
 #endif /* DAG_OPENCL_H_INCLUDED */

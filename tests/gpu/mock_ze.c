@@ -52,6 +52,7 @@ static void unlock_(int *x) { (void)x; pthread_mutex_unlock(&mu); }
 #define GUARD pthread_mutex_lock(&mu); int guard_ __attribute__((cleanup(unlock_))) = 0; (void)guard_
 
 static int ndev = 2, bad_device, no_fp64, host_waiters;
+static uint32_t max_groups = UINT32_MAX;   /* maxGroupCountX (MOCK_ZE_MAX_GROUPS); groups are at most 128 items */
 static long live_contexts, live_lists, live_pools, live_events, live_modules, live_kernels, live_allocs, live_logs;
 static long n_barriers, n_copies, n_regions, n_launches, n_peer, n_module_creates;
 
@@ -239,6 +240,7 @@ ze_result_t zeInit(ze_init_flags_t flags) {
     ndev = env_int("MOCK_ZE_DEVICES", 2);
     bad_device = env_int("MOCK_ZE_BAD_DEVICE", 0);
     no_fp64 = env_int("MOCK_ZE_NO_FP64", 0);
+    max_groups = getenv("MOCK_ZE_MAX_GROUPS") ? (uint32_t)strtoul(getenv("MOCK_ZE_MAX_GROUPS"), NULL, 10) : UINT32_MAX;
     if (ndev < 0 || ndev > 8) FAIL("MOCK_ZE_DEVICES=%d", ndev);
     for (int i = 0; i < ndev; i++) devices[i].index = i, devices[i].npu = 0;
     if (!device_thread_started) {
@@ -281,6 +283,19 @@ ze_result_t zeDeviceGetProperties(ze_device_handle_t d, ze_device_properties_t *
     p->maxMemAllocSize = max_alloc();
     if (d->npu) snprintf(p->name, sizeof p->name, "Mock NPU");
     else snprintf(p->name, sizeof p->name, "Mock GPU %d", d->index + 1);
+    return ZE_RESULT_SUCCESS;
+}
+ze_result_t zeDeviceGetComputeProperties(ze_device_handle_t d, ze_device_compute_properties_t *p) {
+    INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
+    CHECK_STYPE(p, ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES);
+    (void)d;
+    p->maxTotalGroupSize = p->maxGroupSizeX = 128;
+    p->maxGroupSizeY = p->maxGroupSizeZ = 1;
+    p->maxGroupCountX = max_groups;
+    p->maxGroupCountY = p->maxGroupCountZ = 65535;
+    p->maxSharedLocalMemory = 65536;
+    p->numSubGroupSizes = 1;
+    p->subGroupSizes[0] = 16;
     return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeDeviceGetModuleProperties(ze_device_handle_t d, ze_device_module_properties_t *p) {
@@ -413,6 +428,8 @@ ze_result_t zeCommandListAppendLaunchKernel(ze_command_list_handle_t l, ze_kerne
     INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
     if (!(k->nargs_set & 1)) FAIL("argument 0 not set");
     if (g->groupCountY != 1 || g->groupCountZ != 1 || g->groupCountX == 0) FAIL("group count");
+    if (g->groupCountX > max_groups)   /* past the device's maxGroupCountX */
+        FAIL("%u groups: the device takes at most %u (maxGroupCountX)", g->groupCountX, max_groups);
     append_begin(l, __func__);
     pthread_mutex_lock(&mu);
     cmd *c = push(l, CMD_KERNEL, s, n, w);
