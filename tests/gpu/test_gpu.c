@@ -726,14 +726,14 @@ TEST(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown)
    list) is skipped and said; the backend keeps the others. On Level Zero
    an NPU driver is not opened at all. */
 TEST(a_device_that_fails_to_open_is_skipped_and_the_others_work) {
-    if (backend != DAG_HIP && backend != DAG_LEVEL_ZERO) SKIP("the HIP and Level Zero mocks");
+    if (backend != DAG_HIP && backend != DAG_CUDA && backend != DAG_LEVEL_ZERO) SKIP("the HIP, CUDA and Level Zero mocks");
     setup(0, 0);
     int have = dag_device_count(backend);
     void *mock = mock_lib();
     dag_shutdown();
     if (!mock) SKIP("needs a mock runtime (its failing device)");
     CHECK_EQ_INT(have, 2);   /* both GPUs (an NPU beside them, on Level Zero, is no device here) */
-    const char *var = backend == DAG_HIP ? "MOCK_HIP_BAD_DEVICE" : "MOCK_ZE_BAD_DEVICE";
+    const char *var = backend == DAG_LEVEL_ZERO ? "MOCK_ZE_BAD_DEVICE" : "MOCK_HIP_BAD_DEVICE";   /* the mock CUDA's too */
     setenv(var, "1", 1);
     setup(0, 0);
     unsetenv(var);
@@ -952,13 +952,14 @@ TEST(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the
 
 /* A tile too big for the staging buffers (over 16 MiB), its rows 8,400 bytes apart. Under a mock HIP
    that caps pitches at 8,192 bytes, a 2-D copy whose pitch is past the device's limit
-   (hipErrorInvalidPitchValue, as cudaErrorInvalidPitchValue) goes row by row; under Level Zero it
+   (hipErrorInvalidPitchValue, cudaErrorInvalidPitchValue: the mock CUDA is the mock HIP, with its
+   knob) goes row by row; under Level Zero it
    moves through a staging buffer of its own from zeMemAllocHost (the mock refuses a copy of the
    program's own memory). Runs last: the cap stays set. */
 TEST(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row) {
-    if (backend == DAG_HIP) NEED_MOCK("MOCK_HIP_MAX_PITCH", "8192");
+    if (backend == DAG_HIP || backend == DAG_CUDA) NEED_MOCK("MOCK_HIP_MAX_PITCH", "8192");
     else if (backend == DAG_LEVEL_ZERO) NEED_DEVICES(1, 0, 0);
-    else SKIP("the mock HIP caps pitches, the mock Level Zero checks staging, here");
+    else SKIP("the mock HIP and CUDA cap pitches, the mock Level Zero checks staging, here");
     enum { ROWS = 2200, COLS = 2048, LD = 2100 };   /* 18 MB of rows 8,192 bytes wide, 8,400 apart */
     float *m = (float *)calloc((size_t)ROWS * LD, sizeof *m);
     for (size_t r = 0; r < ROWS; r++)
