@@ -9,8 +9,8 @@
 #include <stdlib.h>
 
 typedef struct mock_cublas { int dev; void *stream; } *cublasHandle_t;
-enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_INVALID_VALUE = 7,
-       CUBLAS_STATUS_NOT_SUPPORTED = 15 };
+enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_ALLOC_FAILED = 3,
+       CUBLAS_STATUS_INVALID_VALUE = 7, CUBLAS_STATUS_EXECUTION_FAILED = 13, CUBLAS_STATUS_NOT_SUPPORTED = 15 };
 #define EXPORT __attribute__((visibility("default")))
 
 #ifndef MOCK_CUBLAS_MAJOR
@@ -18,6 +18,12 @@ enum { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STAT
 #endif
 
 int cudaGetDevice(int *d);   /* the mock runtime's */
+int mock_cuda_inject(const char *fn, long *code);   /* its injected failures (mock_fail.h) */
+#define INJECT(error) \
+    do { \
+        long code_; \
+        if (mock_cuda_inject(__func__, &code_)) return code_ ? (int)code_ : (error); \
+    } while (0)
 int mock_cuda_launch_by_name(const char *name, unsigned long long items, void *stream, void **params);
 static long live_handles, gemms;
 
@@ -36,6 +42,7 @@ static int on_own_device(cublasHandle_t h) {
     return cudaGetDevice(&d) == 0 && d == h->dev;
 }
 EXPORT int cublasCreate_v2(cublasHandle_t *h) {
+    INJECT(CUBLAS_STATUS_ALLOC_FAILED);
     int d = -1;
     if (cudaGetDevice(&d) != 0) return CUBLAS_STATUS_NOT_INITIALIZED;
     *h = calloc(1, sizeof **h);
@@ -50,6 +57,7 @@ EXPORT int cublasDestroy_v2(cublasHandle_t h) {
     return CUBLAS_STATUS_SUCCESS;
 }
 EXPORT int cublasSetStream_v2(cublasHandle_t h, void *stream) {
+    INJECT(CUBLAS_STATUS_NOT_INITIALIZED);
     if (!h || !on_own_device(h)) {
         fprintf(stderr, "mock cublas: a handle of device %d used while another is current\n", h ? h->dev : -1);
         abort();
@@ -59,6 +67,7 @@ EXPORT int cublasSetStream_v2(cublasHandle_t h, void *stream) {
 }
 EXPORT int cublasDgemm_v2(cublasHandle_t h, int ta, int tb, int m, int n, int k, const double *alpha, const double *a,
                           int lda, const double *b, int ldb, const double *beta, double *c, int ldc) {
+    INJECT(CUBLAS_STATUS_EXECUTION_FAILED);
     if (!h || !h->stream || !on_own_device(h)) {
         fprintf(stderr, "mock cublas: gemm without its stream, or on another device\n");
         abort();

@@ -202,6 +202,10 @@ MOCK_CUDA_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 
     return H(e);
 }
 
+/* For mock_cublas.c: whether its entry point fn fails now (mock_fail, MOCK_FAIL), and with what
+   (*code 0: its own error). */
+MOCK_CUDA_EXPORT int mock_cuda_inject(const char *fn, long *code) { return mock_inject(fn, code); }
+
 /* For mock_cublas.c: dag_dgemm's host kernel on stream s, as cuBLAS would queue the routine. */
 MOCK_CUDA_EXPORT int mock_cuda_launch_by_name(const char *name, unsigned long long items, void *stream, void **params) {
     int d = 0;

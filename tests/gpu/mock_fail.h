@@ -55,6 +55,10 @@ static int mock_inject(const char *fn, long *code) {
     pthread_mutex_unlock(&fail_mu);
     return hit;
 }
+/* For a release (a free, a destroy): the object still goes, and the call reports the error, as a
+   runtime reports an earlier asynchronous error at a release. Declares `late`, for LATE_RESULT. */
+#define INJECT_LATE long late_code_ = 0; const int late_ = mock_inject(__func__, &late_code_)
+#define LATE_RESULT(ok, error) (late_ ? (late_code_ ? late_code_ : (error)) : (ok))
 #define INJECT(error) \
     do { \
         long code_; \

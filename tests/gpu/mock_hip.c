@@ -462,12 +462,12 @@ hipError_t hipEventElapsedTime(float *ms, hipEvent_t a, hipEvent_t b) {
 }
 /* Allowed while pending, as in the runtime: released once its record ran. */
 hipError_t hipEventDestroy(hipEvent_t e) {
-    INJECT(hipErrorUnknown);
+    INJECT_LATE;
     GUARD;
     if (e->destroyed) FAIL("event destroyed twice");
     e->destroyed = 1;   /* kept (listed, so not a leak): a later use of it is caught */
     if (e->pending == 0) live_events--;
-    return hipSuccess;
+    return LATE_RESULT(hipSuccess, hipErrorUnknown);
 }
 
 /* ---- memory ---- */
@@ -485,9 +485,9 @@ hipError_t hipMalloc(void **p, size_t size) {
    What another device's stream still queues on it (a peer copy nobody
    waited for) would read freed memory: a FAIL. */
 hipError_t hipFree(void *p) {
-    INJECT(hipErrorUnknown);
+    INJECT_LATE;
     GUARD;
-    if (!p) return hipSuccess;
+    if (!p) return LATE_RESULT(hipSuccess, hipErrorUnknown);
     int k = find_block(p);
     if (k < 0 || blocks[k].dev < 0) FAIL("hipFree of %s", k < 0 ? "an unknown pointer" : "pinned memory (hipHostFree frees it)");
     sync_device(blocks[k].dev);
@@ -496,7 +496,7 @@ hipError_t hipFree(void *p) {
     free(p);
     blocks[k] = blocks[--nblocks];
     live_allocs--;
-    return hipSuccess;
+    return LATE_RESULT(hipSuccess, hipErrorUnknown);
 }
 hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
     INJECT(hipErrorOutOfMemory);

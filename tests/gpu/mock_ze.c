@@ -477,13 +477,13 @@ ze_result_t zeEventCreate(ze_event_pool_handle_t p, const ze_event_desc_t *d, ze
     return ZE_RESULT_SUCCESS;
 }
 ze_result_t zeEventDestroy(ze_event_handle_t e) {
-    INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
+    INJECT_LATE;
     GUARD;
     if (referenced(e) || e->waiters) FAIL("event %u destroyed while in use", e->index);
     e->pool->used[e->index] = 0;
     free(e);
     live_events--;
-    return ZE_RESULT_SUCCESS;
+    return LATE_RESULT(ZE_RESULT_SUCCESS, ZE_RESULT_ERROR_DEVICE_LOST);
 }
 ze_result_t zeEventHostSynchronize(ze_event_handle_t e, uint64_t timeout) {
     INJECT(ZE_RESULT_ERROR_DEVICE_LOST);
@@ -571,7 +571,7 @@ static int uses(const cmd *c, const char *p, size_t n) {
     return 0;
 }
 ze_result_t zeMemFree(ze_context_handle_t c, void *p) {
-    INJECT(ZE_RESULT_ERROR_INVALID_ARGUMENT);
+    INJECT_LATE;
     GUARD;
     (void)c;
     int k = 0;
@@ -583,7 +583,7 @@ ze_result_t zeMemFree(ze_context_handle_t c, void *p) {
     allocs[k] = allocs[--nallocs];
     free(p);
     live_allocs--;
-    return ZE_RESULT_SUCCESS;
+    return LATE_RESULT(ZE_RESULT_SUCCESS, ZE_RESULT_ERROR_DEVICE_LOST);
 }
 /* Whether a SPIR-V module declares a capability (OpCapability: opcode 17). */
 static int spirv_has_capability(const unsigned char *image, size_t size, uint32_t cap) {

@@ -570,15 +570,22 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
     static const char *const hip_calls[] = {
         "hipEventRecord", "hipEventCreateWithFlags", "hipMemcpy2DAsync", "hipMemcpyAsync", "hipModuleLaunchKernel",
         "hipEventSynchronize", "hipEventQuery", "hipMalloc", "hipHostMalloc", "hipStreamWaitEvent", "hipMemcpyPeerAsync",
-        "hipModuleLoadData", "hipModuleGetFunction", "hipSetDevice", "hipGetDevice", "hipEventElapsedTime", NULL };
+        "hipModuleLoadData", "hipModuleGetFunction", "hipSetDevice", "hipGetDevice", "hipEventElapsedTime",
+        "hipStreamSynchronize", "hipEventDestroy", "hipFree", NULL };
+    static const char *const cuda_calls[] = {   /* the mock CUDA is the mock HIP, plus nvcc's kernels and cuBLAS */
+        "hipEventRecord", "hipEventCreateWithFlags", "hipMemcpy2DAsync", "hipMemcpyAsync", "hipModuleLaunchKernel",
+        "hipEventSynchronize", "hipEventQuery", "hipMalloc", "hipHostMalloc", "hipStreamWaitEvent", "hipMemcpyPeerAsync",
+        "hipSetDevice", "hipGetDevice", "hipEventElapsedTime", "hipStreamSynchronize", "hipEventDestroy", "hipFree",
+        "cudaFuncGetAttributes", "cublasCreate_v2", "cublasSetStream_v2", "cublasDgemm_v2", NULL };
     static const char *const ze_calls[] = {
         "zeCommandListAppendLaunchKernel", "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryCopyRegion",
         "zeCommandListAppendBarrier", "zeEventHostSynchronize", "zeEventQueryStatus", "zeEventHostReset", "zeMemAllocDevice",
         "zeEventCreate", "zeModuleCreate", "zeKernelCreate", "zeKernelSetArgumentValue", "zeKernelSetGroupSize", "zeMemAllocHost",
-        "zeEventQueryKernelTimestamp", NULL };
-    const char *const *calls = backend == DAG_LEVEL_ZERO ? ze_calls : hip_calls;   /* the mock CUDA is the mock HIP */
-    enum { N = 20000, R = 64, C = 48, LD = 80 };
+        "zeEventQueryKernelTimestamp", "zeMemFree", "zeEventDestroy", NULL };
+    const char *const *calls = backend == DAG_LEVEL_ZERO ? ze_calls : backend == DAG_CUDA ? cuda_calls : hip_calls;
+    enum { N = 20000, R = 64, C = 48, LD = 80, G = 8 };
     double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z), *a = malloc(R * LD * sizeof *a);
+    static double ga[G * G], gb[G * G], gc[G * G];
     int injected = 0;
     for (int c = 0; calls[c]; c++)
         for (long nth = 1; nth <= 3; nth++) {
@@ -586,6 +593,7 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
             int two = dag_device_count(backend) >= 2;
             for (size_t i = 0; i < N; i++) x[i] = 1.0, y[i] = 0.0, z[i] = 0.0;
             for (size_t i = 0; i < R * LD; i++) a[i] = 0.0;
+            for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 2.0, gc[i] = 0.0;
             dag_options d1 = on_device(1), d2 = on_device(two ? 2 : 1);
             long before = mock_failures();
             mock_fail_at(calls[c], nth);
@@ -595,6 +603,8 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 t2 = dag_spawn_with(&d2, DAG_LAUNCH(gpu_axpy, N), Val(1.0), In(y, N), InOut(z, N));    /* z = y */
                 t3 = dag_spawn(cpu_add, InOut(z, N), Val((size_t)N), Val(1.0));                      /* z += 1 */
                 t4 = dag_spawn_with(&d1, DAG_LAUNCH(gpu_tile_add, R * C), Val(C), Ld(a), Val(1.0), InOut(a, R, C, LD));
+                dag_spawn_with(&d2, DAG_LAUNCH(dag_dgemm, G * G), Val(0), Val(0), Val(G), Val(G), Val(G), Val(1.0),
+                               In(ga, G * G), Val(G), In(gb, G * G), Val(G), Val(0.0), InOut(gc, G * G), Val(G));
             }
             dag_result r = dag_last_region_result();
             mock_fail_at(NULL, 0);
@@ -610,6 +620,7 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 for (size_t i = 0; i < N; i++) bad += y[i] != 2.0 || z[i] != 3.0;
                 for (int i = 0; i < R; i++)
                     for (int j = 0; j < LD; j++) bad += a[i * LD + j] != (j < C ? 1.0 : 0.0);
+                for (int i = 0; i < G * G; i++) bad += gc[i] != 2.0 * G;
                 if (bad) fprintf(stderr, "  %s #%ld: %zu wrong values\n", calls[c], nth, bad);
                 CHECK_EQ_INT(bad, 0);
             }
@@ -617,8 +628,8 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                runs on the CPU then) */
             for (size_t i = 0; i < N; i++) y[i] = 0.0;
             dag_options next = d1;
-            if (strstr(" zeModuleCreate zeKernelCreate zeKernelSetGroupSize hipModuleLoadData hipModuleGetFunction ",
-                       calls[c]))
+            if (strstr(" zeModuleCreate zeKernelCreate zeKernelSetGroupSize hipModuleLoadData hipModuleGetFunction "
+                       "cudaFuncGetAttributes ", calls[c]))
                 next.scope = dag_scope_union(d1.scope, dag_scope(.all_threads = 1));
             DAG_DATADEPS { dag_spawn_with(&next, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N)); }
             CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
