@@ -364,6 +364,7 @@ typedef struct dag_stats {
     uint64_t sleeps;              /* times an idle thread went to sleep (each costs a wake-up later) */
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t result_bytes;          /* bytes they hold, headers included */
+    size_t events_pending;        /* dag_detach events not yet fulfilled */
 } dag_stats;
 
 /* >>args */
@@ -494,6 +495,20 @@ bool dag_cancelled(void);                        /* inside a body: was its task 
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
    costs its own bytes plus 32 until then; dag_get_stats counts them). */
 dag_result dag_release(dag_task t);
+/* Detached work (OpenMP's detach clause, omp_fulfill_event): a body that
+   hands its work to something outside dag.h (an MPI request, a device's
+   callback, a thread of the program's) calls dag_detach(); its task then
+   finishes, and its dependents start, only once dag_fulfill(event, DAG_OK)
+   has been called, from any thread, before or after the body returns. A
+   status other than DAG_OK fails the task with that code (its dependents
+   are cancelled, as for dag_fail). Each event is fulfilled once: a second
+   call, or an event dag_detach did not give, returns DAG_ERR_INVALID_HANDLE
+   and changes nothing. Waits, region ends and dag_shutdown wait for a
+   detached task as for a body still running; dag_get_stats counts the
+   events not yet fulfilled. */
+typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
+dag_event dag_detach(void);
+dag_result dag_fulfill(dag_event event, dag_result status);
 
 void dag_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -1363,6 +1378,11 @@ typedef struct dag__state {
     _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
+    /* detached events (>>detach) */
+    dag__mutex event_lock;
+    struct dag__event_slot *events;
+    uint32_t events_cap, events_used, event_free;
+    size_t events_pending;
 } dag__state;
 
 static dag__state dag__g;
@@ -2417,6 +2437,22 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     return dag__end_body(w, &ctx);
 }
 
+/* One task counted in r is over (or one detached event fulfilled, see
+   >>detach): wakes a thread draining r at 0; returns r's owner task when
+   its body has ended and this was the last (the caller finishes it). */
+static inline dag__task *dag__child_done(dag__region *r) {
+    DAG__HB(&r->count);
+    int64_t left = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) - 1;
+    if (DAG__UNLIKELY(left == 0)) {
+        dag__worker *waiter = atomic_load_explicit(&r->waiter, memory_order_seq_cst);
+        if (waiter) dag__wake_worker(waiter);
+    } else if (DAG__UNLIKELY(left == DAG__OWNER)) {
+        DAG__HA(&r->count);
+        return r->owner_task;
+    }
+    return NULL;
+}
+
 /* Finishes t: records a failure, releases its successors (the first ready
    one comes back to run next on this thread), counts it off its region and,
    when it was the last child of a task whose body has ended, finishes that
@@ -2452,16 +2488,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
             e = n;
         }
         if (DAG__UNLIKELY(atomic_load_explicit(&t->waiters, memory_order_seq_cst))) dag__wake_waiters(t);
-        DAG__HB(&r->count);
-        int64_t left = atomic_fetch_sub_explicit(&r->count, 1, memory_order_seq_cst) - 1;
-        dag__task *owner = NULL;
-        if (DAG__UNLIKELY(left == 0)) {
-            dag__worker *waiter = atomic_load_explicit(&r->waiter, memory_order_seq_cst);
-            if (waiter) dag__wake_worker(waiter);
-        } else if (DAG__UNLIKELY(left == DAG__OWNER)) {
-            DAG__HA(&r->count);
-            owner = r->owner_task;   /* the last child of a body that has ended */
-        }
+        dag__task *owner = dag__child_done(r);
         dag__decref(w, t);
         if (!owner) break;
         dag__finish_root(w, owner);
@@ -4633,6 +4660,97 @@ void dag_fail(int code, const char *fmt, ...) {
     dag_log(DAG_LOG_ERROR, code ? code : DAG_ERR_TASK_FAILED, "task '%s' failed: %s", dag__task_name(t), buf);
 }
 
+/* >>detach: an event is a slot (index + 1 in the id's low 24 bits) and a
+   serial that never repeats, not even across set-up cycles, so a stale or
+   second fulfil is caught. The detached task counts as one more child of
+   its body's root region: the body's end and the fulfilment both count it
+   down, and whichever comes last finishes the task (dag__child_done). */
+typedef struct dag__event_slot {
+    uint64_t id;                           /* 0: free */
+    dag__task *task;
+    dag__region *root;
+    uint32_t next_free;                    /* index + 1, 0 = none */
+} dag__event_slot;
+static uint64_t dag__event_serial;         /* under event_lock */
+
+dag_event dag_detach(void) {
+    dag_event none = { 0 };
+    dag__context *ctx = dag__tls_ctx;
+    if (!ctx || !ctx->task || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_detach called outside a task body");
+        return none;
+    }
+    dag__worker *w = dag__tls_worker;
+    dag__region *root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);
+    dag__mutex_lock(&dag__g.event_lock);
+    uint32_t index;
+    if (dag__g.event_free) {
+        index = dag__g.event_free - 1;
+        dag__g.event_free = dag__g.events[index].next_free;
+    } else {
+        if (dag__g.events_used == dag__g.events_cap) {
+            uint32_t cap = dag__g.events_cap ? dag__g.events_cap * 2 : 64;
+            if (cap > (1u << 24)) {
+                dag__mutex_unlock(&dag__g.event_lock);
+                dag__err(DAG_ERR_OUT_OF_MEMORY, "dag_detach: %u events are pending already", dag__g.events_cap);
+                return none;
+            }
+            dag__event_slot *grown = (dag__event_slot *)dag__xmalloc(cap * sizeof *grown);
+            if (dag__g.events_used) memcpy(grown, dag__g.events, dag__g.events_used * sizeof *grown);
+            DAG_FREE(dag__g.events);
+            dag__g.events = grown;
+            dag__g.events_cap = cap;
+        }
+        index = dag__g.events_used++;
+    }
+    dag__event_slot *e = &dag__g.events[index];
+    e->id = (++dag__event_serial << 24) | (index + 1);
+    e->task = ctx->task;
+    e->root = root;
+    dag__g.events_pending++;
+    dag_event ev = { e->id };
+    dag__mutex_unlock(&dag__g.event_lock);
+    root->spawned++;   /* one more child, finished by dag_fulfill */
+    return ev;
+}
+
+dag_result dag_fulfill(dag_event event, dag_result status) {
+    dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    dag__worker *w = dag__tls_worker;
+    uint32_t index = (uint32_t)(event.id & 0xffffffu);
+    dag__mutex_lock(&dag__g.event_lock);
+    dag__event_slot *e = index && index <= dag__g.events_used ? &dag__g.events[index - 1] : NULL;
+    if (!e || !event.id || e->id != event.id) {
+        dag__mutex_unlock(&dag__g.event_lock);
+        return (dag_result)dag__err(DAG_ERR_INVALID_HANDLE, "dag_fulfill: the event was fulfilled already, "
+                                    "or dag_detach did not give it");
+    }
+    dag__task *t = e->task;
+    dag__region *root = e->root;
+    e->id = 0;
+    e->next_free = dag__g.event_free;
+    dag__g.event_free = index;
+    dag__g.events_pending--;
+    dag__mutex_unlock(&dag__g.event_lock);
+    if (status != DAG_OK) {
+        char what[160];
+        snprintf(what, sizeof what, "failed: its detached work reported %s", dag_result_string(status));
+        const char *cause = dag__cause_new(dag__task_name(t), what), *no_cause = NULL;
+        int32_t ok = 0;
+        atomic_compare_exchange_strong(&t->failed_dep, &no_cause, cause);
+        atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
+        dag_log(DAG_LOG_ERROR, status, "task '%s' %s", dag__task_name(t), what);
+    }
+    dag__task *owner = dag__child_done(root);
+    if (owner) {   /* the body has ended and this was the last: t finishes here */
+        dag__finish_root(w, owner);
+        dag__task *next = dag__complete(w, owner);
+        if (next) dag__make_ready(w, next);
+    }
+    return DAG_OK;
+}
+
 /* >>setup */
 static void dag__worker_init(dag__worker *w, int index) {
     memset(w, 0, sizeof *w);
@@ -4977,6 +5095,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.prio_lock);
     dag__mutex_init(&dag__g.guest_lock);
     dag__mutex_init(&dag__g.data_lock);
+    dag__mutex_init(&dag__g.event_lock);
     dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
     dag__mutex_init(&dag__cause_lock);
@@ -5109,6 +5228,11 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__g.prio_lock);
     dag__mutex_destroy(&dag__g.guest_lock);
     dag__mutex_destroy(&dag__g.data_lock);
+    DAG_FREE(dag__g.events);
+    dag__g.events = NULL;
+    dag__g.events_cap = dag__g.events_used = dag__g.event_free = 0;
+    dag__g.events_pending = 0;
+    dag__mutex_destroy(&dag__g.event_lock);
     dag__mutex_destroy(&dag__g.wait_lock);
     if (dag__g.guest_key_ok) dag__tss_delete(dag__g.guest_key);
     dag__g.guest_key_ok = 0;
@@ -5181,6 +5305,9 @@ dag_stats dag_get_stats(void) {
     s.blocked_waits = atomic_load(&dag__g.blocked);
     for (int i = 0; i < dag__slots(); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
     for (dag__worker *g = dag__g.guests; g; g = g->next_guest) s.sleeps += atomic_load(&g->sleeps);
+    dag__mutex_lock(&dag__g.event_lock);
+    s.events_pending = dag__g.events_pending;
+    dag__mutex_unlock(&dag__g.event_lock);
     dag__mutex_lock(&dag__g.kept_lock);
     s.results_kept = dag__g.kept_count;
     s.result_bytes = dag__g.kept_bytes + dag__g.kept_buckets_n * sizeof(void *);

@@ -612,6 +612,195 @@ TEST(a_dependents_message_carries_the_root_failures_own_words) {
     dag_shutdown();
 }
 
+/* ---- 7. detached work (OpenMP's detach) ------------------------------------ */
+/* The mailbox where bodies leave their events for the program's threads. */
+enum { DT_MAX = 8192 };
+typedef struct { dag_event ev; long *cell; int i; } dt_job;
+static dt_job dt_jobs[DT_MAX];
+static int dt_head, dt_tail;
+static pthread_mutex_t dt_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int dt_stop;
+static void dt_post(dag_event ev, long *cell, int i) {
+    pthread_mutex_lock(&dt_lock);
+    dt_jobs[dt_tail++ % DT_MAX] = (dt_job){ ev, cell, i };
+    pthread_mutex_unlock(&dt_lock);
+}
+/* Takes a random one of the waiting jobs, so events are fulfilled out of order. */
+static bool dt_take(dt_job *out, unsigned *rng) {
+    pthread_mutex_lock(&dt_lock);
+    bool got = dt_head < dt_tail;
+    if (got) {
+        *rng = *rng * 1103515245u + 12345u;
+        int k = dt_head + (int)((*rng >> 8) % (unsigned)(dt_tail - dt_head));
+        *out = dt_jobs[k % DT_MAX];
+        dt_jobs[k % DT_MAX] = dt_jobs[dt_head % DT_MAX];
+        dt_head++;
+    }
+    pthread_mutex_unlock(&dt_lock);
+    return got;
+}
+/* The detached work: what the task's result depends on is done here, on a
+   thread outside dag.h, so a dependent that started before the fulfilment
+   would see the cell unchanged and the final values would differ. */
+static void dt_do(const dt_job *j) {
+    if (j->cell) *j->cell = (*j->cell * 3 + j->i) % 1000003;
+}
+static void *dt_fulfiller(void *arg) {
+    unsigned rng = (unsigned)(uintptr_t)arg;
+    dt_job j;
+    while (!atomic_load(&dt_stop)) {
+        if (!dt_take(&j, &rng)) { test_spin_us(20); continue; }
+        dt_do(&j);
+        CHECK_EQ_INT(dag_fulfill(j.ev, DAG_OK), DAG_OK);
+    }
+    return NULL;
+}
+
+DAG_TASK(long, detach_hands_off, (long *, cell), (int, i)) {
+    dag_event ev = dag_detach();
+    if (i % 3 == 0) {   /* some fulfil at once, from their own body */
+        dt_do(&(dt_job){ ev, cell, i });
+        dag_fulfill(ev, DAG_OK);
+    } else {
+        dt_post(ev, cell, i);
+    }
+    return i;
+}
+DAG_TASK(void, dt_copy, (const long *, from), (long *, to)) { *to = *from; }
+
+DAG_TASK(long, detach_gated, (long *, x)) {
+    *x = 1;
+    dag_event ev = dag_detach();
+    dt_post(ev, x, 41);
+    return 7;
+}
+/* Once the body has detached, looks (20 ms later) whether anything finished
+   early, then does the work and fulfils. */
+static dag_task dt_a, dt_b;
+static long dt_y;
+static atomic_int dt_early;
+static void *dt_check_then_fulfil(void *arg) {
+    (void)arg;
+    dt_job j;
+    unsigned rng = 1;
+    while (!dt_take(&j, &rng)) test_spin_us(50);
+    test_spin_us(20000);
+    atomic_store(&dt_early, dag_ready(dt_a) + 2 * dag_ready(dt_b) + 4 * (dt_y != 0) +
+                                8 * ((int)dag_get_stats().events_pending != 1));
+    dt_do(&j);   /* 1 * 3 + 41 */
+    dag_fulfill(j.ev, DAG_OK);
+    return NULL;
+}
+
+TEST(a_detached_task_finishes_and_frees_its_dependents_only_once_fulfilled) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_quiet(threads);
+        dt_head = dt_tail = 0;
+        atomic_store(&dt_early, -1);
+        static long x;
+        x = dt_y = 0;
+        dt_a = dag_spawn(detach_gated, InOut(&x, 1));
+        dt_b = dag_spawn(dt_copy, In(&x, 1), Out(&dt_y, 1));
+        pthread_t th;
+        pthread_create(&th, NULL, dt_check_then_fulfil, NULL);
+        CHECK_EQ_INT(dag_wait(dt_b), DAG_OK);
+        CHECK_EQ_INT(atomic_load(&dt_early), 0);   /* nothing finished before the fulfilment */
+        CHECK_EQ_INT(dt_y, 44);
+        long got = 0;
+        CHECK_EQ_INT(dag_fetch(dt_a, &got), DAG_OK);
+        CHECK_EQ_INT(got, 7);
+        CHECK_EQ_INT((int)dag_get_stats().events_pending, 0);
+        pthread_join(th, NULL);
+        dag_shutdown();
+    }
+}
+
+TEST(a_failed_fulfilment_fails_its_task_and_cancels_its_dependents) {
+    setup_quiet(2);
+    dt_head = dt_tail = 0;
+    static long x, y;
+    dag_task a = dag_spawn(detach_gated, InOut(&x, 1));
+    dag_task b = dag_spawn(dt_copy, In(&x, 1), Out(&y, 1));
+    dt_job j;
+    unsigned rng = 1;
+    while (!dt_take(&j, &rng)) test_spin_us(50);
+    CHECK_EQ_INT(dag_fulfill(j.ev, DAG_USER_ERROR + 3), DAG_OK);
+    CHECK_EQ_INT(dag_wait(a), DAG_USER_ERROR + 3);
+    CHECK_EQ_INT(dag_wait(b), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK(strstr(dag_task_message(b), "task 'detach_gated' failed: its detached work reported") != NULL);
+    dag_wait_all();
+    dag_shutdown();
+}
+
+DAG_TASK(long, dt_detach_twice, (int, unused)) {
+    (void)unused;
+    dag_event a = dag_detach(), b = dag_detach();
+    dt_post(a, NULL, 0);
+    dt_post(b, NULL, 0);
+    return 5;
+}
+TEST(a_second_fulfilment_or_an_event_not_given_is_refused_and_changes_nothing) {
+    setup_quiet(2);
+    dt_head = dt_tail = 0;
+    dag_event none = dag_detach();   /* outside a body */
+    CHECK(none.id == 0);
+    CHECK(strstr(last_log, "outside a task body") != NULL);
+    CHECK_EQ_INT(dag_fulfill(none, DAG_OK), DAG_ERR_INVALID_HANDLE);
+    CHECK_EQ_INT(dag_fulfill((dag_event){ 0x12345 }, DAG_OK), DAG_ERR_INVALID_HANDLE);
+    dag_task t = dag_spawn(dt_detach_twice, Val(0));
+    dt_job j1, j2;
+    unsigned rng = 3;
+    while (!dt_take(&j1, &rng)) test_spin_us(50);
+    while (!dt_take(&j2, &rng)) test_spin_us(50);
+    CHECK_EQ_INT(dag_fulfill(j1.ev, DAG_OK), DAG_OK);
+    CHECK_EQ_INT(dag_fulfill(j1.ev, DAG_OK), DAG_ERR_INVALID_HANDLE);   /* twice: refused */
+    test_spin_us(10000);
+    CHECK(!dag_ready(t));   /* the second event still holds it */
+    CHECK_EQ_INT(dag_fulfill(j2.ev, DAG_OK), DAG_OK);
+    long got = 0;
+    CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+    CHECK_EQ_INT(got, 5);
+    CHECK_EQ_INT(dag_fulfill(j2.ev, DAG_OK), DAG_ERR_INVALID_HANDLE);
+    dag_shutdown();
+    /* an event of an earlier set-up cycle is no event of this one */
+    setup_quiet(1);
+    CHECK_EQ_INT(dag_fulfill(j1.ev, DAG_OK), DAG_ERR_INVALID_HANDLE);
+    dag_shutdown();
+}
+
+TEST(detached_tasks_fulfilled_out_of_order_by_several_threads_equal_the_sequential_run) {
+    int n = test_scaled(4000, 300);
+    if (n > DT_MAX / 2) n = DT_MAX / 2;
+    enum { CELLS = 7 };
+    for (int threads = 1; threads <= 4; threads++) {
+        setup_quiet(threads);
+        dt_head = dt_tail = 0;
+        atomic_store(&dt_stop, 0);
+        pthread_t f[3];
+        for (int k = 0; k < 3; k++) pthread_create(&f[k], NULL, dt_fulfiller, (void *)(uintptr_t)(k * 7919 + threads));
+        static long cells[CELLS], copies[CELLS], expect[CELLS], expect_copy[CELLS];
+        for (int c = 0; c < CELLS; c++) cells[c] = copies[c] = expect[c] = expect_copy[c] = c;
+        DAG_DATADEPS {
+            for (int i = 0; i < n; i++) {
+                int c = (i * 5 + i / 7) % CELLS;
+                dag_spawn(detach_hands_off, InOut(&cells[c], 1), Val(i));
+                if (i % 11 == 0) dag_spawn(dt_copy, In(&cells[c], 1), Out(&copies[c], 1));
+                expect[c] = (expect[c] * 3 + i) % 1000003;
+                if (i % 11 == 0) expect_copy[c] = expect[c];
+            }
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        for (int c = 0; c < CELLS; c++) {
+            CHECK_EQ_INT(cells[c], expect[c]);
+            CHECK_EQ_INT(copies[c], expect_copy[c]);
+        }
+        CHECK_EQ_INT((int)dag_get_stats().events_pending, 0);
+        atomic_store(&dt_stop, 1);
+        for (int k = 0; k < 3; k++) pthread_join(f[k], NULL);
+        dag_shutdown();
+    }
+}
+
 int main(void) {
     watchdog_start();
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
@@ -633,5 +822,9 @@ int main(void) {
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
     RUN(a_dependents_message_carries_the_root_failures_own_words);
+    RUN(a_detached_task_finishes_and_frees_its_dependents_only_once_fulfilled);
+    RUN(a_failed_fulfilment_fails_its_task_and_cancels_its_dependents);
+    RUN(a_second_fulfilment_or_an_event_not_given_is_refused_and_changes_nothing);
+    RUN(detached_tasks_fulfilled_out_of_order_by_several_threads_equal_the_sequential_run);
     return test_summary();
 }
