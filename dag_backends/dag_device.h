@@ -200,6 +200,7 @@ typedef struct dag__device {
     int unsampled;
     double bandwidth;                        /* bytes per second, measured on write-backs */
     uint64_t bytes_in, bytes_out, evictions;
+    int async_error;                         /* a queued command that failed after its task had finished */
 } dag__device;
 
 /* The cost model: seconds per (kernel, processor, size class), averaged. */
@@ -318,7 +319,8 @@ static int dag__dev_error(int d, const char *what, int code) {
 static void dag__rep_wait_readers(dag__replica *r) {
     for (int d = 0; d < dag__dv.num; d++)
         if (r->reader[d]) {
-            dag__dv.devs[d].ops->wait(r->reader[d]);
+            int e = dag__dv.devs[d].ops->wait(r->reader[d]);
+            if (e && !dag__dv.devs[d].async_error) dag__dv.devs[d].async_error = e;   /* the upload failed */
             dag__dv.devs[d].ops->release(r->reader[d]);
             r->reader[d] = NULL;
         }
@@ -450,6 +452,15 @@ static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n
     return err;
 }
 
+/* A command queued on device d that failed after its task had counted as finished (a kernel that
+   faulted, an upload that failed), seen since the last call: logged and returned once, so that the
+   region end, dag_wait or dag_synchronize that follows reports it. Under the lock. */
+static int dag__dev_take_async_error(int d) {
+    int code = dag__dv.devs[d].async_error;
+    dag__dv.devs[d].async_error = 0;
+    return code ? dag__dev_error(d, "a command queued by a task that had finished", code) : 0;
+}
+
 /* Region ends, dag_wait from the program, dag_synchronize: every replica
    only a device holds goes home (resident ones only when `all`). When the
    program takes the memory back (`forget`), the device copies of ordinary
@@ -484,7 +495,11 @@ static int dag__devices_settle(bool all, bool forget) {
             if (dag__span_extent(&dag__dv.reps[i]->span) > dag__dv.max_extent)
                 dag__dv.max_extent = dag__span_extent(&dag__dv.reps[i]->span);
     }
-    for (int d = 0; d < dag__dv.num; d++) dag__model_poll(d, false);
+    for (int d = 0; d < dag__dv.num; d++) {
+        dag__model_poll(d, false);
+        int e = dag__dev_take_async_error(d);
+        if (e && !err) err = e;
+    }
     dag__mutex_unlock(&dag__dv.lock);
     return err;
 }
@@ -528,8 +543,9 @@ static void dag__model_poll(int d, bool wait) {
     dag__device *dv = &dag__dv.devs[d];
     while (dv->inflight_count) {
         dag__inflight *f = &dv->inflight[dv->inflight_head];
-        int q = wait ? (dv->ops->wait(f->event) == 0 ? 1 : -1) : dv->ops->query(f->event);
+        int e = wait ? dv->ops->wait(f->event) : 0, q = wait ? (e == 0 ? 1 : -1) : dv->ops->query(f->event);
         if (q == 0) break;
+        if (q < 0 && !dv->async_error) dv->async_error = wait ? e : -q;   /* the kernel failed on the device */
         if (q > 0) dag__model_add(f->slot, dv->ops->elapsed(f->event));
         dv->ops->release(f->event);
         dv->queued_s -= f->estimate;
@@ -1061,8 +1077,11 @@ static int dag__devices_synchronize(dag_backend b) {
         if (dv->backend != b) continue;
         dag__mutex_lock(&dag__dv.lock);   /* the device's queue is shared: every backend call is made under the lock */
         int e = dv->ops->synchronize(dv->native);
-        dag__mutex_unlock(&dag__dv.lock);
         if (e && !err) err = dag__dev_error(d, "synchronize", e);
+        dag__model_poll(d, false);
+        e = dag__dev_take_async_error(d);
+        if (e && !err) err = e;
+        dag__mutex_unlock(&dag__dv.lock);
     }
     return err;
 }

@@ -625,11 +625,11 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 CHECK_EQ_INT(bad, 0);
             }
             /* and the next work is right (a kernel whose build failed is not built there again: it
-               runs on the CPU then) */
+               runs on the CPU then; a failure to switch devices may have met the build too) */
             for (size_t i = 0; i < N; i++) y[i] = 0.0;
             dag_options next = d1;
             if (strstr(" zeModuleCreate zeKernelCreate zeKernelSetGroupSize hipModuleLoadData hipModuleGetFunction "
-                       "cudaFuncGetAttributes ", calls[c]))
+                       "cudaFuncGetAttributes hipSetDevice hipGetDevice ", calls[c]))
                 next.scope = dag_scope_union(d1.scope, dag_scope(.all_threads = 1));
             DAG_DATADEPS { dag_spawn_with(&next, DAG_LAUNCH(gpu_axpy, N), Val(3.0), In(x, N), InOut(y, N)); }
             CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
@@ -847,6 +847,35 @@ TEST(an_allocation_that_fails_for_another_reason_than_a_full_device_evicts_nothi
     dag_shutdown();
 }
 
+/* A device task counts as finished once its commands are queued; a kernel that then fails on the
+   device (here: its event's query reports an error, as a faulted kernel's does) fails the wait that
+   sees it (a region end, dag_wait or dag_synchronize) with DAG_ERR_DEVICE, once, not silently. */
+TEST(a_kernel_that_fails_after_its_task_finished_fails_the_next_wait_on_the_device) {
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib()) {
+        dag_shutdown();
+        SKIP("needs a mock runtime (its injected failures)");
+    }
+    static float kept[4096];   /* resident: no write-back comes between the kernel and the wait */
+    memset(kept, 0, sizeof kept);
+    dag_data h = dag_data_register_resident(kept, 4096, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, 4096), InOut(h))), DAG_OK);
+    long failures = mock_failures();
+    mock_fail_at(backend == DAG_LEVEL_ZERO ? "zeEventQueryStatus" : "hipEventQuery", 1);
+    dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, 4096), InOut(h));
+    last_error[0] = 0;
+    dag_result r = dag_synchronize(backend);
+    mock_fail_at(NULL, 0);
+    CHECK_EQ_INT(mock_failures() - failures, 1);
+    CHECK_EQ_INT(r, DAG_ERR_DEVICE);
+    CHECK(strstr(last_error, "queued by a task that had finished") != NULL);
+    if (!strstr(last_error, "queued by a task")) printf("     got: %s\n", last_error);
+    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);   /* said once */
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    dag_shutdown();
+}
+
 static long mock_ze_module_builds(void) {
     void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_ze_module_builds") : NULL;
     long (*f)(void) = NULL;
@@ -1025,6 +1054,7 @@ int main(int argc, char **argv) {
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
     RUN(an_allocation_that_fails_for_another_reason_than_a_full_device_evicts_nothing);
+    RUN(a_kernel_that_fails_after_its_task_finished_fails_the_next_wait_on_the_device);
     RUN(a_gpu_without_fp64_runs_float_kernels_and_sends_double_ones_elsewhere);
     RUN(a_failed_build_is_kept_not_retried_and_a_scope_with_the_cpu_runs_the_kernel_there);
     RUN(a_code_object_without_the_gpus_architecture_says_what_to_add_or_runs_on_the_cpu);
