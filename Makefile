@@ -68,7 +68,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run bench-opencl bench-gpu bench-cholesky
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -357,7 +357,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
-TEST_GROUPS := compile gcc clang asan tsan helgrind opencl gpu walkthrough skips
+TEST_GROUPS := compile gcc clang asan tsan helgrind opencl gpu mpi walkthrough skips
 test:
 	@rm -f $(B)/results-*
 	@st=0; for g in $(TEST_GROUPS); do t=$$([ $$g = compile ] && echo check-compile || echo test-$$g); \
@@ -469,12 +469,44 @@ install:
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/dagConfigVersion.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/dag/dagConfigVersion.cmake
 	@echo "installed dag.h $(VERSION) in $(DESTDIR)$(PREFIX): include/, lib/pkgconfig/dag.pc, lib/cmake/dag/"
 
+# Many ranks over MPI (dag_backends/dag_mpi.h): tests/test_mpi.c under
+# mpirun on 1, 2, 3 and 4 ranks and alone (one rank, as a program built
+# with MPI but started without mpirun), under ASan and ThreadSanitizer on 2
+# ranks; and a core suite built with the flag, alone: nothing changes.
+MPICC  ?= mpicc
+MPIRUN ?= mpirun
+MPI_RUN = $(MPIRUN) --allow-run-as-root --oversubscribe
+MPI_WARN = $(WARN) -DDAG_BACKEND_MPI -I. -Itests
+$(B)/mpi/test_mpi: tests/test_mpi.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
+$(B)/mpi/test_mpi_asan: tests/test_mpi.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -pthread -lm
+$(B)/mpi/test_mpi_tsan: tests/test_mpi.c $(HEADERS)
+	@mkdir -p $(@D)
+	OMPI_CC=$(CLANG) $(MPICC) $(MPI_WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS $< -o $@ -pthread -lm
+$(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
+test-mpi:
+	@$(call need,mpi,$(MPICC) $(MPIRUN) $(CLANG),$(TSAN_RT),apt-get install openmpi-bin libopenmpi-dev clang libclang-rt-14-dev) \
+	  $(MAKE) --no-print-directory test-mpi-run
+test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(B)/mpi/test_behaviour
+	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
+	    $(foreach n,1 2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
+	    ";" env DAG_TEST_SCALE=0.2 ASAN_OPTIONS=detect_leaks=0 $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_asan \
+	    ";" env DAG_TEST_SCALE=0.1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" \
+	        $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_tsan \
+	    | tee $(B)/results-mpi.log; tail -n 1 $(B)/results-mpi.log > $(B)/results-mpi; \
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-mpi
+
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config cmake \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
                 hipcc libamdhip64-dev libze-dev llvm-14 llvm-spirv-14 spirv-tools python3-venv \
-                libopenblas-dev liblapacke-dev libclblast1
+                libopenblas-dev liblapacke-dev libclblast1 openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
 
 # Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own
 # (never intel-opencl-icd from Debian: with no GPU it makes zeInit crash).

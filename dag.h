@@ -244,7 +244,8 @@ extern "C" {
     X(DAG_ERR_IO, "could not write the file") \
     X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)") \
     X(DAG_ERR_WAIT_CYCLE, "a wait that can never end: the task waited for needs the waiting task to finish first") \
-    X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel or dag_region_cancel)")
+    X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel or dag_region_cancel)") \
+    X(DAG_ERR_DIVERGED, "the ranks made different spawns (the log names the first that differs)")
 
 #define DAG__RESULT_ENUM(name, text) name,
 typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag_result;
@@ -290,6 +291,7 @@ typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } 
 
 /* >>scopes */
 #define DAG_THREAD_BIT(n) (UINT64_C(1) << ((n) - 1))
+#define DAG_RANK(r) ((r) + 1)
 #define DAG_DEVICE_BIT(n) (UINT64_C(1) << ((n) - 1))
 /* Where a task may run on one backend's devices: one device, a set, or all
    of them. Three names that cannot be mistaken for each other. */
@@ -301,6 +303,8 @@ typedef struct dag_device_scope {
 #define DAG__SCOPE_FIELD(e, field, name, word, device, flag, hint) dag_device_scope field;
 typedef struct dag_scope {
     int thread;          /* one worker, 1-based; 0 = unset */
+    int rank;            /* many nodes (dag_mpi.h): DAG_RANK(r) runs the task on MPI rank r; 0 = where
+                            its first written data lives */
     uint64_t threads;    /* a set of workers: DAG_THREAD_BIT(n) | ... */
     int all_threads;     /* any worker (also what an empty scope means) */
     int any_processor;   /* the cost model picks among every worker and device */
@@ -527,6 +531,16 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size);
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it */
 void *dag_data_pointer(dag_data data);
+
+/* Many nodes (-DDAG_BACKEND_MPI, run under mpirun; see dag_backends/dag_mpi.h):
+   every rank runs the same program. A span registered with _on(rank, ...)
+   lives on that rank (the others may pass NULL: dag.h keeps their copies);
+   a task runs where its first written such span lives, or on
+   dag_scope(.rank = DAG_RANK(r)). Without MPI there is one rank, 0. */
+int dag_rank(void);
+int dag_num_ranks(void);
+dag_data dag_data_register_on(int rank, void *ptr, size_t count, size_t elem_size);
+dag_data dag_data_register_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 
 dag_scope dag_scope_union(dag_scope a, dag_scope b);
 /* The scope a spawn here would get when it names none (from DAG_WITH_OPTIONS
@@ -1396,6 +1410,7 @@ static dag__context dag__main_ctx;
    dag_backends/dag_device.h, included at the end of the implementation
    when a backend is compiled in; a CPU-only build gets the answers below,
    which the compiler folds away. */
+#define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
 #if defined(DAG_BACKEND_OPENCL) || defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
 #define DAG__HAS_DEVICES 1
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
@@ -1422,7 +1437,6 @@ static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const 
 static void dag__devices_shutdown(void);
 #else
 #define DAG__HAS_DEVICES 0
-#define DAG__NONE(x) ((void)(x))
 static inline bool dag__devices_used(void) { return false; }
 static inline void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s) { DAG__NONE(desc); DAG__NONE(s); }
 static inline uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
@@ -1453,6 +1467,43 @@ static inline void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT],
     DAG__NONE(allowed); DAG__NONE(spec); DAG__NONE(from);
 }
 static inline void dag__devices_shutdown(void) {}
+#endif
+
+/* >>mpi seam: what the core asks of the rank layer (dag_backends/dag_mpi.h,
+   included at the end of the implementation with -DDAG_BACKEND_MPI). The
+   program thread's spawns are collective: every rank makes them in the same
+   order, and the rank layer decides where each runs. Without it, one rank. */
+#if defined(DAG_BACKEND_MPI)
+#define DAG__HAS_MPI 1
+static bool dag__mpi_collective(const dag__context *ctx);   /* this spawn is made on every rank */
+static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt);
+static bool dag__mpi_handle(dag_task h);   /* a task of a collective spawn that runs on one rank */
+static int dag__mpi_wait(dag_task h, void *out, size_t size);
+static bool dag__mpi_ready(dag_task h);
+static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_DATADEPS drains: data home */
+static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
+static void dag__mpi_registered(int rank, dag_data h);
+static int dag__mpi_setup(void);
+static void dag__mpi_shutdown(void);
+#else
+#define DAG__HAS_MPI 0
+static inline bool dag__mpi_collective(const dag__context *ctx) { DAG__NONE(ctx); return false; }
+static inline dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                      const dag_options *opt) {
+    DAG__NONE(desc); DAG__NONE(args); DAG__NONE(num_args); DAG__NONE(opt);
+    dag_task none = { NULL, 0, 0 };
+    return none;
+}
+static inline bool dag__mpi_handle(dag_task h) { DAG__NONE(h); return false; }
+static inline int dag__mpi_wait(dag_task h, void *out, size_t size) { DAG__NONE(h); DAG__NONE(out); DAG__NONE(size); return 0; }
+static inline bool dag__mpi_ready(dag_task h) { DAG__NONE(h); return false; }
+static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(ctx); }
+static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
+static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
+static inline int dag__mpi_setup(void) { return 0; }
+static inline void dag__mpi_shutdown(void) {}
+int dag_rank(void) { return 0; }
+int dag_num_ranks(void) { return 1; }
 #endif
 
 /* >>logging */
@@ -3356,7 +3407,7 @@ static dag__context *dag__current_context(void) {
 
 /* On every spawn: plain field tests (the device parts through inlined helpers). */
 static bool dag__scope_empty(const dag_scope *s) {
-    return !(s->thread | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
+    return !(s->thread | s->rank | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
@@ -3544,7 +3595,8 @@ static inline const char *dag__span_too_big(size_t rows, size_t per_row, size_t 
 /* Registers rows runs of width bytes, stride apart, of elem-byte elements; `who` names the caller in errors. */
 static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem, const char *who) {
     dag_data h = {0};
-    if (!ptr || !rows || !width) {
+    /* a span another rank owns may have no memory here yet (dag_data_register_on) */
+    if ((!ptr && !strstr(who, "_on")) || !rows || !width) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: NULL pointer or zero size", who);
         return h;
     }
@@ -3598,6 +3650,33 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
     if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, "dag_data_register_tile")) return (dag_data){0};
     return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile");
+}
+
+/* Registered on `rank`: its memory there; the other ranks' copies are
+   dag.h's (their ptr may be NULL until a task there needs it). */
+static dag_data dag__data_register_on(int rank, void *ptr, size_t rows, size_t width, size_t stride, size_t elem,
+                                      const char *who) {
+    dag_data none = {0};
+    if (!dag__current_context()) return none;
+    if (rank < 0 || rank >= dag_num_ranks()) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: rank %d, but the ranks are 0 to %d", who, rank, dag_num_ranks() - 1);
+        return none;
+    }
+    if (rank == dag_rank() && !ptr) {
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: the span lives on this rank (%d): its pointer may not be NULL", who, rank);
+        return none;
+    }
+    dag_data h = dag__data_register_span(ptr, rows, width, stride, elem, who);
+    if (h.id) dag__mpi_registered(rank, h);
+    return h;
+}
+dag_data dag_data_register_on(int rank, void *ptr, size_t count, size_t elem_size) {
+    if (dag__register_too_big(1, count, elem_size, "dag_data_register_on")) return (dag_data){0};
+    return dag__data_register_on(rank, ptr, 1, count * elem_size, 0, elem_size, "dag_data_register_on");
+}
+dag_data dag_data_register_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
+    if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, "dag_data_register_tile_on")) return (dag_data){0};
+    return dag__data_register_on(rank, ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile_on");
 }
 
 /* The replica record of a registered span: NULL when no device has it. */
@@ -4177,6 +4256,17 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         merged = dag__merge_options(r->options, options);
         opt = &merged;
     }
+    if (DAG__HAS_MPI && DAG__UNLIKELY(dag__mpi_collective(ctx))) return dag__mpi_spawn(desc, args, num_args, opt);
+    if (DAG__UNLIKELY(opt->scope.rank)) {   /* made on this rank alone: it runs here or nowhere */
+        if (opt->scope.rank != DAG_RANK(dag_rank())) {
+            dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but this spawn is made on rank %d "
+                           "alone (in a task body, or a program without MPI)", desc->name, opt->scope.rank - 1, dag_rank());
+            return dag__failed_handle(r, DAG_ERR_SCOPE);
+        }
+        if (opt != &merged) merged = *opt;
+        merged.scope.rank = 0;
+        opt = &merged;
+    }
     bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
     if (DAG__UNLIKELY(scoped) && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
     bool devices = dag__devices_used();
@@ -4217,6 +4307,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
 
 /* >>waiting */
 dag_result dag_wait(dag_task h) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
@@ -4240,6 +4331,7 @@ dag_result dag_wait(dag_task h) {
 }
 
 bool dag_ready(dag_task h) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
     if (!h.ptr || !dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
     dag__decref(dag__tls_worker, h.ptr);
@@ -4344,6 +4436,10 @@ dag_result dag_release(dag_task h) {
 }
 
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
+        if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
+        return (dag_result)dag__mpi_wait(h, out, size);
+    }
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
@@ -4542,10 +4638,12 @@ dag_result dag_region_end(dag_region token) {
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
+    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx);   /* each rank's data home, in the region */
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
+        if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     }
     dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
     return dag__tls_last_region;
@@ -5132,7 +5230,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
-    return DAG_OK;
+    return (dag_result)dag__mpi_setup();   /* its progress thread fulfils events: after the pool */
 }
 
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
@@ -5154,6 +5252,7 @@ dag_result dag_shutdown(void) {
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;
+    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
@@ -5171,6 +5270,7 @@ dag_result dag_shutdown(void) {
         dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
+    dag__mpi_shutdown();   /* nothing is in flight now */
     if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
         if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
             dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
@@ -5600,6 +5700,9 @@ dag_result dag_trace_write_svg(const char *path) {
 
 #if DAG__HAS_DEVICES
 #include "dag_backends/dag_device.h"
+#endif
+#if DAG__HAS_MPI
+#include "dag_backends/dag_mpi.h"
 #endif
 #endif /* DAG_IMPLEMENTATION_INCLUDED */
 #endif /* DAG_IMPLEMENTATION */

@@ -42,6 +42,7 @@ for strict in 0 1; do
     expect opencl_cuda $strict "$none/cuda/include/cuda_runtime_api.h" test-opencl CUDA=$none/cuda
     expect gpu $strict "$none/hipcc" test-gpu HIPCC=$none/hipcc
     expect gpu_spirv $strict "$none/llvm-spirv" test-gpu LLVM_SPIRV=$none/llvm-spirv
+    expect mpi $strict "$none/mpicc" test-mpi MPICC=$none/mpicc
     # a skip inside a group that runs: the OpenBLAS build of test_array (one small suite for speed)
     expect gcc_openblas $strict "$none/lapacke.h" test-gcc SUITES=kernels LAPACKE_H=$none/lapacke.h
 done

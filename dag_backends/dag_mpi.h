@@ -1,0 +1,586 @@
+/* dag_mpi.h: the same program on many ranks over MPI (-DDAG_BACKEND_MPI).
+
+   Included by dag.h's implementation, at its end, when DAG_BACKEND_MPI is
+   defined; build with mpicc (or add MPI's flags) and run under mpirun.
+   Built in but run without mpirun, the program is one rank and nothing
+   changes. Uses from dag.h: its public API (dag_spawn_desc, dag_detach,
+   dag_fulfill, dag_wait, dag_fetch_bytes), the main context
+   (dag__main_ctx), registered data slots (dag__data_slot_of), errors and
+   logging (dag__err, dag_log), the thread layer and the clock.
+
+   THE MODEL (SPMD, owner computes; docs/mpi.md has the why)
+   - Every rank runs the same program, and its main thread makes the same
+     spawns in the same order: these are collective. Spawns inside task
+     bodies, and from other threads, stay on their rank.
+   - A span registered with dag_data_register_on(rank, ...) is owned by
+     that rank. Plain pointer spans and other registered spans are the
+     rank's own (every rank has its own copy).
+   - A collective spawn runs on dag_scope(.rank = DAG_RANK(r)) if given,
+     else on the owner of its first written owned span, else on every rank
+     (each on its own memory, as the plain program would).
+   - Every rank keeps, for each owned span, the set of ranks whose copy is
+     current. It changes only with collective spawns, so every rank knows
+     it without asking. A task that reads a span on a rank whose copy is
+     stale gets it first: a send task on a rank with a current copy (the
+     owner if it has one) and a receive task on the reader, both ordinary
+     local tasks ordered by dag.h's dependencies, whose bodies post
+     MPI_Isend / MPI_Irecv and detach (dag_detach); a progress thread
+     fulfils them when MPI completes them. Tags come from a counter all
+     ranks advance alike, so every message is matched by (source, tag).
+   - A write leaves the only current copy where it ran (the owner's is now
+     stale): the next task there reads it for free. When a DAG_DATADEPS
+     ends, every owned span goes home to its owner, so the program sees its
+     own data current there, as on one node.
+   - The ranks hash their collective spawns (names, argument kinds, sizes,
+     owners); at each DAG_DATADEPS end they compare, and on a difference
+     every rank gets DAG_ERR_DIVERGED with a log line naming the first
+     spawn that differs and what each rank spawned there.
+   - A collective spawn that runs on one rank gives every rank a handle of
+     this layer's. dag_wait and dag_fetch on it are collective too: the
+     rank that ran it sends its status and result to the others.
+
+   NOT YET: Fut of a task that ran on another rank (refused by name), a
+   failed task's dependents on other ranks (the data it would have sent is
+   sent anyway, so nothing hangs, but they run), divergence found only at
+   region ends (a rank can wait for a message another never sends before
+   then), 64 ranks at most, dag_array.h over ranks. */
+#include <limits.h>
+#include <mpi.h>
+
+typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
+    uint64_t id;                 /* its dag_data's id; 0: not owned */
+    int owner;
+    uint64_t current;            /* ranks whose copy is current (bit r) */
+    void *memory;                /* the copy this layer allocated here, if any */
+} dag__mpi_span;
+
+typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
+    int rank;
+    dag_task local;              /* on that rank: its local handle */
+    size_t result_size;
+    int shared;                  /* its outcome went to every rank (a collective wait or fetch) */
+    unsigned char *outcome;      /* elsewhere: the status (int32) then the result, once received */
+    dag_task received;           /* elsewhere: the receive task of the outcome */
+} dag__mpi_task;
+
+typedef struct dag__mpi_request {
+    MPI_Request request;
+    dag_event event;
+    void *free_after;            /* a send buffer this layer owns */
+} dag__mpi_request;
+
+static struct {
+    int active;                  /* more than one rank */
+    int rank, size;
+    int initialized_here;
+    int tag_limit;
+    MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD: no clash with the program's own messages */
+    uint64_t messages;           /* collective counter: the next tag */
+    uint64_t bytes_sent, messages_sent;
+    /* the spawn hash since set-up, and this region's spawns for naming the first difference */
+    uint64_t spawns, hash;
+    uint64_t *log_hash;
+    const char **log_name;
+    size_t log_count, log_cap;
+    dag__mpi_span *spans;        /* by dag_data slot index */
+    size_t spans_cap;
+    dag__mpi_task *tasks;
+    size_t num_tasks, tasks_cap;
+    /* requests in flight, tested by the progress thread */
+    dag__mutex lock;
+    dag__cond wake;
+    dag__mpi_request *requests;
+    MPI_Request *request_array;
+    int num_requests, requests_cap;
+    _Atomic int stop;
+    dag__thread thread;
+} dag__mpi;
+
+int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
+int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
+
+/* ---- progress: MPI completions become fulfilled events -------------------- */
+static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after) {
+    dag__mutex_lock(&dag__mpi.lock);
+    if (dag__mpi.num_requests == dag__mpi.requests_cap) {
+        int cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
+        dag__mpi_request *r = (dag__mpi_request *)dag__xmalloc((size_t)cap * sizeof *r);
+        MPI_Request *a = (MPI_Request *)dag__xmalloc((size_t)cap * sizeof *a);
+        if (dag__mpi.num_requests) {
+            memcpy(r, dag__mpi.requests, (size_t)dag__mpi.num_requests * sizeof *r);
+            memcpy(a, dag__mpi.request_array, (size_t)dag__mpi.num_requests * sizeof *a);
+        }
+        DAG_FREE(dag__mpi.requests);
+        DAG_FREE(dag__mpi.request_array);
+        dag__mpi.requests = r;
+        dag__mpi.request_array = a;
+        dag__mpi.requests_cap = cap;
+    }
+    dag__mpi_request *q = &dag__mpi.requests[dag__mpi.num_requests];
+    q->request = request;
+    q->event = event;
+    q->free_after = free_after;
+    dag__mpi.request_array[dag__mpi.num_requests++] = request;
+    dag__cond_signal(&dag__mpi.wake);
+    dag__mutex_unlock(&dag__mpi.lock);
+}
+
+/* Tests what is in flight; sleeps on `wake` while nothing is, and backs
+   off from 1 us to 200 us while requests are in flight but none completes,
+   so an idle rank burns no core. */
+static int dag__mpi_progress(void *unused) {
+    (void)unused;
+    int idle = 0, done_count = 0;
+    int *done = NULL, done_cap = 0;
+    dag__mpi_request *finished = NULL;
+    while (!atomic_load(&dag__mpi.stop)) {
+        dag__mutex_lock(&dag__mpi.lock);
+        int n = dag__mpi.num_requests;
+        if (n == 0) {
+            uint64_t deadline = dag__now_ns() + 100000000u;
+            struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+            dag__cond_timedwait(&dag__mpi.wake, &dag__mpi.lock, &ts);
+            dag__mutex_unlock(&dag__mpi.lock);
+            continue;
+        }
+        if (done_cap < n) {
+            DAG_FREE(done);
+            DAG_FREE(finished);
+            done_cap = dag__mpi.requests_cap;
+            done = (int *)dag__xmalloc((size_t)done_cap * sizeof *done);
+            finished = (dag__mpi_request *)dag__xmalloc((size_t)done_cap * sizeof *finished);
+        }
+        done_count = 0;
+        MPI_Testsome(n, dag__mpi.request_array, &done_count, done, MPI_STATUSES_IGNORE);
+        if (done_count == MPI_UNDEFINED) done_count = 0;
+        for (int k = 0; k < done_count; k++) finished[k] = dag__mpi.requests[done[k]];
+        /* compact: completed requests are MPI_REQUEST_NULL now */
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            if (dag__mpi.request_array[i] == MPI_REQUEST_NULL) continue;
+            dag__mpi.requests[kept] = dag__mpi.requests[i];
+            dag__mpi.requests[kept].request = dag__mpi.request_array[i];
+            dag__mpi.request_array[kept++] = dag__mpi.request_array[i];
+        }
+        dag__mpi.num_requests = kept;
+        dag__mutex_unlock(&dag__mpi.lock);
+        for (int k = 0; k < done_count; k++) {
+            DAG_FREE(finished[k].free_after);
+            if (finished[k].event.id) dag_fulfill(finished[k].event, DAG_OK);
+        }
+        if (done_count) {
+            idle = 0;
+        } else if (++idle < 64) {
+            dag__thread_yield();
+        } else {   /* a new request signals `wake` and ends the pause */
+            uint64_t deadline = dag__now_ns() + (idle < 1600 ? 1000u + (uint64_t)idle * 125u : 200000u);
+            struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+            dag__mutex_lock(&dag__mpi.lock);
+            dag__cond_timedwait(&dag__mpi.wake, &dag__mpi.lock, &ts);
+            dag__mutex_unlock(&dag__mpi.lock);
+        }
+    }
+    DAG_FREE(done);
+    DAG_FREE(finished);
+    return 0;
+}
+
+/* ---- the tasks that move data ---------------------------------------------- */
+/* A span as MPI sees it: `rows` runs of `width` bytes, `stride` apart. */
+static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count) {
+    if (rows > (size_t)INT_MAX || width > (size_t)INT_MAX || stride > (size_t)INT_MAX) return DAG_ERR_INVALID_ARGUMENT;
+    if (rows == 1 || stride == width) {
+        if (rows * width > (size_t)INT_MAX) return DAG_ERR_INVALID_ARGUMENT;
+        *type = MPI_BYTE;
+        *count = (int)(rows * width);
+        return DAG_OK;
+    }
+    MPI_Type_vector((int)rows, (int)width, (int)stride, MPI_BYTE, type);
+    MPI_Type_commit(type);
+    *count = 1;
+    return DAG_OK;
+}
+
+DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
+    MPI_Datatype type;
+    int count;
+    if (dag__mpi_type(rows, width, stride, &type, &count)) {
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
+        return;
+    }
+    MPI_Request request;
+    MPI_Isend(p, count, type, to, tag, dag__mpi.comm, &request);
+    if (type != MPI_BYTE) MPI_Type_free(&type);   /* MPI keeps it until the send completes */
+    dag__mpi_track(request, dag_detach(), NULL);
+}
+
+DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag)) {
+    MPI_Datatype type;
+    int count;
+    if (dag__mpi_type(rows, width, stride, &type, &count)) {
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
+        return;
+    }
+    MPI_Request request;
+    MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
+    if (type != MPI_BYTE) MPI_Type_free(&type);
+    dag__mpi_track(request, dag_detach(), NULL);
+}
+
+/* A task's outcome (status, then its result) to another rank: waits for
+   the task (a body may wait for any task), then sends. */
+DAG_TASK(void, mpi_send_outcome, (dag_task, t), (size_t, result_size), (int, to), (int, tag)) {
+    size_t n = sizeof(int32_t) + result_size;
+    unsigned char *buf = (unsigned char *)dag__xmalloc(n);
+    int32_t status = result_size ? (int32_t)dag_fetch_bytes(t, buf + sizeof status, result_size) : (int32_t)dag_wait(t);
+    memcpy(buf, &status, sizeof status);
+    MPI_Request request;
+    MPI_Isend(buf, (int)n, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag_detach(), buf);
+}
+
+DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
+    MPI_Request request;
+    MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag_detach(), NULL);
+}
+
+/* Spawns on this rank alone, inside the collective one (dag__mpi_collective says no). */
+static int dag__mpi_local_depth;
+#define DAG__MPI_LOCAL(spawn) (dag__mpi_local_depth++, (spawn), dag__mpi_local_depth--)
+
+static int dag__mpi_next_tag(void) { return (int)(dag__mpi.messages++ % (uint64_t)dag__mpi.tag_limit); }
+
+/* ---- owned spans ------------------------------------------------------------- */
+static dag__mpi_span *dag__mpi_span_of(dag_data h) {
+    uint32_t index = (uint32_t)(h.id & 0xffffffffu);
+    if (!index || index > dag__mpi.spans_cap) return NULL;
+    dag__mpi_span *s = &dag__mpi.spans[index - 1];
+    return s->id == h.id ? s : NULL;
+}
+
+static void dag__mpi_registered(int rank, dag_data h) {
+    if (!dag__mpi.active) return;
+    uint32_t index = (uint32_t)(h.id & 0xffffffffu);
+    if (index > dag__mpi.spans_cap) {
+        size_t cap = dag__mpi.spans_cap ? dag__mpi.spans_cap : 64;
+        while (cap < index) cap *= 2;
+        dag__mpi_span *grown = (dag__mpi_span *)dag__xmalloc(cap * sizeof *grown);
+        memset(grown, 0, cap * sizeof *grown);
+        if (dag__mpi.spans_cap) memcpy(grown, dag__mpi.spans, dag__mpi.spans_cap * sizeof *grown);
+        DAG_FREE(dag__mpi.spans);
+        dag__mpi.spans = grown;
+        dag__mpi.spans_cap = cap;
+    }
+    dag__mpi_span *s = &dag__mpi.spans[index - 1];
+    DAG_FREE(s->memory);   /* a slot used before: its copy went with the old handle */
+    s->id = h.id;
+    s->owner = rank;
+    s->current = UINT64_C(1) << rank;
+    s->memory = NULL;
+}
+
+/* This rank's copy of a span another rank owns: allocated on first use,
+   packed (its rows one after another, whatever the owner's stride). */
+static void dag__mpi_have_memory(dag_data h, dag__mpi_span *m) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s || s->ptr) return;
+    m->memory = dag__xmalloc(s->rows * s->width);
+    memset(m->memory, 0, s->rows * s->width);
+    s->ptr = m->memory;
+    s->stride = s->width;
+}
+
+/* Every rank calls this alike: `to` gets the current copy from a rank that has it. */
+static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
+    int from = (m->current >> m->owner) & 1u ? m->owner : __builtin_ctzll(m->current);
+    int tag = dag__mpi_next_tag();
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (dag__mpi.rank == from) {
+        DAG__MPI_LOCAL(dag_spawn(mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
+        dag__mpi.bytes_sent += s->rows * s->width;
+        dag__mpi.messages_sent++;
+    } else if (dag__mpi.rank == to) {
+        dag__mpi_have_memory(h, m);
+        DAG__MPI_LOCAL(dag_spawn(mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
+    }
+    m->current |= UINT64_C(1) << to;
+}
+
+/* ---- collective spawns --------------------------------------------------------- */
+static bool dag__mpi_collective(const dag__context *ctx) {
+    return dag__mpi.active && ctx == &dag__main_ctx && !dag__mpi_local_depth;
+}
+
+static uint64_t dag__mpi_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
+
+/* What every rank must have spawned alike: the task, its argument kinds,
+   access, sizes and owners (not addresses: they differ between ranks). */
+static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, int n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = desc->name; *c; c++) h = dag__mpi_mix(h, (unsigned char)*c);
+    h = dag__mpi_mix(h, (uint64_t)n);
+    for (int i = 0; i < n; i++) {
+        h = dag__mpi_mix(h, (uint64_t)args[i].kind << 8 | args[i].mode);
+        if (args[i].kind == DAG__ARG_SPAN) h = dag__mpi_mix(h, args[i].count * args[i].size + args[i].cols);
+        if (args[i].kind == DAG__ARG_DATA) {
+            dag__mpi_span *m = dag__mpi_span_of(args[i].data);
+            h = dag__mpi_mix(h, m ? (uint64_t)m->owner + 1 : 0);
+        }
+    }
+    dag__mpi.hash = dag__mpi_mix(dag__mpi.hash, h);
+    dag__mpi.spawns++;
+    if (dag__mpi.log_count == dag__mpi.log_cap) {
+        size_t cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
+        uint64_t *lh = (uint64_t *)dag__xmalloc(cap * sizeof *lh);
+        const char **ln = (const char **)dag__xmalloc(cap * sizeof *ln);
+        if (dag__mpi.log_count) {
+            memcpy(lh, dag__mpi.log_hash, dag__mpi.log_count * sizeof *lh);
+            memcpy(ln, dag__mpi.log_name, dag__mpi.log_count * sizeof *ln);
+        }
+        DAG_FREE(dag__mpi.log_hash);
+        DAG_FREE(dag__mpi.log_name);
+        dag__mpi.log_hash = lh;
+        dag__mpi.log_name = ln;
+        dag__mpi.log_cap = cap;
+    }
+    dag__mpi.log_hash[dag__mpi.log_count] = dag__mpi.hash;
+    dag__mpi.log_name[dag__mpi.log_count++] = desc->name;
+}
+
+#define DAG__MPI_HANDLE_BITS 0xfffffffeu   /* a handle of this layer: no record, these bits, gen = index + 1 */
+static bool dag__mpi_handle(dag_task h) { return !h.ptr && (h.bits | 1u) == 0xffffffffu && h.gen; }
+static dag__mpi_task *dag__mpi_task_of(dag_task h) {
+    return dag__mpi_handle(h) && h.gen <= dag__mpi.num_tasks ? &dag__mpi.tasks[h.gen - 1] : NULL;
+}
+
+static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
+    dag_task failed = { NULL, DAG_ERR_INVALID_ARGUMENT, 0 }, local = { NULL, 0, 0 };
+    if (!desc || num_args < 0 || num_args > DAG__MAX_PARAMS || (num_args && !args)) {
+        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, opt));   /* it says what is wrong */
+        return local;
+    }
+    dag__mpi_note_spawn(desc, args, num_args);
+    int runs_on = -1;   /* every rank */
+    if (opt->scope.rank) {
+        runs_on = opt->scope.rank - 1;
+        if (runs_on < 0 || runs_on >= dag__mpi.size) {
+            dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d", desc->name,
+                     runs_on, dag__mpi.size - 1);
+            failed.gen = DAG_ERR_SCOPE;
+            return failed;
+        }
+    } else {
+        for (int i = 0; i < num_args && runs_on < 0; i++) {
+            dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT)
+                                   ? dag__mpi_span_of(args[i].data) : NULL;
+            if (m) runs_on = m->owner;
+        }
+    }
+    for (int i = 0; i < num_args; i++) {
+        if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task)) {
+            dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_spawn(%s): argument %d: Fut of a task that runs on one rank is not "
+                     "supported yet over MPI; dag_fetch it and pass Val", desc->name, i + 1);
+            failed.gen = DAG_ERR_INVALID_ARGUMENT;
+            return failed;
+        }
+    }
+    uint64_t all = dag__mpi.size == 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__mpi.size) - 1;
+    uint64_t readers = runs_on < 0 ? all : UINT64_C(1) << runs_on;
+    for (int i = 0; i < num_args; i++) {
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
+        if (!m) continue;
+        if (args[i].mode & DAG_ACCESS_IN) {
+            uint64_t missing = readers & ~m->current;
+            for (int r = 0; missing; r++, missing >>= 1)
+                if (missing & 1u) dag__mpi_move(args[i].data, m, r);
+        }
+        if (runs_on < 0 || runs_on == dag__mpi.rank) dag__mpi_have_memory(args[i].data, m);
+    }
+    for (int i = 0; i < num_args; i++) {
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT)
+                               ? dag__mpi_span_of(args[i].data) : NULL;
+        if (m) m->current = readers;   /* the writers' copies alone are current */
+    }
+    if (runs_on < 0 || runs_on == dag__mpi.rank) {
+        dag_options here = *opt;
+        here.scope.rank = 0;
+        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &here));
+    }
+    if (runs_on < 0) return local;
+    if (dag__mpi.num_tasks == dag__mpi.tasks_cap) {
+        size_t cap = dag__mpi.tasks_cap ? 2 * dag__mpi.tasks_cap : 256;
+        dag__mpi_task *grown = (dag__mpi_task *)dag__xmalloc(cap * sizeof *grown);
+        if (dag__mpi.num_tasks) memcpy(grown, dag__mpi.tasks, dag__mpi.num_tasks * sizeof *grown);
+        DAG_FREE(dag__mpi.tasks);
+        dag__mpi.tasks = grown;
+        dag__mpi.tasks_cap = cap;
+    }
+    dag__mpi_task *e = &dag__mpi.tasks[dag__mpi.num_tasks++];
+    memset(e, 0, sizeof *e);
+    e->rank = runs_on;
+    e->local = local;
+    e->result_size = desc->result_size;
+    dag_task h = { NULL, (uint32_t)dag__mpi.num_tasks, DAG__MPI_HANDLE_BITS | (desc->result_size ? 1u : 0u) };
+    return h;
+}
+
+/* dag_wait and dag_fetch of a task that ran on one rank: collective, the
+   first time every rank asks, the rank that ran it sends its outcome to
+   the others; later calls read what came. */
+static int dag__mpi_wait(dag_task h, void *out, size_t size) {
+    dag__mpi_task *e = dag__mpi_task_of(h);
+    if (!e) return dag__err(DAG_ERR_INVALID_HANDLE, "dag_wait / dag_fetch: not a handle of this set-up's ranks");
+    if (out && size != e->result_size)
+        return dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: %zu bytes asked of a %zu-byte result", size, e->result_size);
+    if (!dag__tls_ctx || dag__tls_ctx != &dag__main_ctx)
+        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_wait / dag_fetch of a task that ran on one rank: only from the "
+                        "program's main thread, on every rank alike");
+    if (!e->shared) {
+        e->shared = 1;
+        size_t bytes = sizeof(int32_t) + e->result_size;
+        for (int r = 0; r < dag__mpi.size; r++) {
+            if (r == e->rank) continue;
+            int tag = dag__mpi_next_tag();
+            if (dag__mpi.rank == e->rank) {
+                DAG__MPI_LOCAL(dag_spawn(mpi_send_outcome, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+            } else if (dag__mpi.rank == r) {
+                e->outcome = (unsigned char *)dag__xmalloc(bytes);
+                DAG__MPI_LOCAL(e->received = dag_spawn(mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
+                                                       Val(e->rank), Val(tag)));
+            }
+        }
+    }
+    if (dag__mpi.rank == e->rank) return out ? dag_fetch_bytes(e->local, out, size) : dag_wait(e->local);
+    int s = dag_wait(e->received);
+    if (s) return s;
+    int32_t status;
+    memcpy(&status, e->outcome, sizeof status);
+    if (!status && out) memcpy(out, e->outcome + sizeof status, size);
+    return status;
+}
+
+static bool dag__mpi_ready(dag_task h) {
+    dag__mpi_task *e = dag__mpi_task_of(h);
+    if (!e) return true;
+    if (dag__mpi.rank == e->rank) return dag_ready(e->local);
+    return e->shared && dag_ready(e->received);
+}
+
+/* ---- regions: data home, then the ranks agree ------------------------------------ */
+static void dag__mpi_region_ending(const dag__context *ctx) {
+    if (!dag__mpi.active || ctx != &dag__main_ctx) return;
+    for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
+        dag__mpi_span *m = &dag__mpi.spans[i];
+        if (!m->id || ((m->current >> m->owner) & 1u)) continue;
+        if (!dag__data_slot_of((dag_data){ m->id })) {   /* unregistered meanwhile */
+            m->id = 0;
+            continue;
+        }
+        dag__mpi_move((dag_data){ m->id }, m, m->owner);
+    }
+}
+
+static int dag__mpi_region_ended(const dag__context *ctx, int err) {
+    if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
+    uint64_t mine[2] = { dag__mpi.spawns, dag__mpi.hash }, low[2], high[2];
+    MPI_Allreduce(mine, low, 2, MPI_UINT64_T, MPI_MIN, dag__mpi.comm);
+    MPI_Allreduce(mine, high, 2, MPI_UINT64_T, MPI_MAX, dag__mpi.comm);
+    size_t count = dag__mpi.log_count;
+    dag__mpi.log_count = 0;
+    if (low[0] == high[0] && low[1] == high[1]) return err;
+    /* the first spawn of this region that differs: a bisection, every rank alike */
+    uint64_t base = dag__mpi.spawns - count, fewest = low[0] - base;
+    size_t lo = 0, hi = (size_t)fewest;   /* the first difference lies in [lo, hi] */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t v = dag__mpi.log_hash[mid], vmin, vmax;
+        MPI_Allreduce(&v, &vmin, 1, MPI_UINT64_T, MPI_MIN, dag__mpi.comm);
+        MPI_Allreduce(&v, &vmax, 1, MPI_UINT64_T, MPI_MAX, dag__mpi.comm);
+        if (vmin != vmax) hi = mid;
+        else lo = mid + 1;
+    }
+    char name[64], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof name);
+    snprintf(name, sizeof name, "%s", lo < count ? dag__mpi.log_name[lo] : "(nothing: its region ended)");
+    MPI_Allgather(name, (int)sizeof name, MPI_CHAR, all, (int)sizeof name, MPI_CHAR, dag__mpi.comm);
+    char line[1024];
+    size_t used = (size_t)snprintf(line, sizeof line, "the ranks diverged at spawn %llu of the program's collective "
+                                   "spawns:", (unsigned long long)(base + lo + 1));
+    for (int r = 0; r < dag__mpi.size && used < sizeof line; r++)
+        used += (size_t)snprintf(line + used, sizeof line - used, " rank %d spawned '%s'%s", r, all + r * sizeof name,
+                                 r + 1 < dag__mpi.size ? "," : "");
+    DAG_FREE(all);
+    dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
+    /* start again from here, so the next region compares its own spawns */
+    dag__mpi.hash = high[1];
+    dag__mpi.spawns = high[0];
+    return DAG_ERR_DIVERGED;
+}
+
+/* ---- set-up ------------------------------------------------------------------------ */
+static void dag__mpi_finalize(void) {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+}
+
+static int dag__mpi_setup(void) {
+    int ready = 0, level = 0;
+    MPI_Initialized(&ready);
+    if (!ready) {
+        static int registered;
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &level);
+        if (!registered) atexit(dag__mpi_finalize);   /* MPI starts once a process: it ends at exit */
+        registered = 1;
+    } else {
+        MPI_Query_thread(&level);
+    }
+    MPI_Comm_size(MPI_COMM_WORLD, &dag__mpi.size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &dag__mpi.rank);
+    dag__mpi.active = 0;
+    if (dag__mpi.size <= 1) return DAG_OK;
+    if (level < MPI_THREAD_MULTIPLE)
+        return dag__err(DAG_ERR_THREAD, "dag_setup: this MPI gives thread level %d; dag.h needs MPI_THREAD_MULTIPLE (%d) "
+                        "for its progress thread, so it runs as one rank", level, MPI_THREAD_MULTIPLE);
+    if (dag__mpi.size > 64)
+        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: %d ranks; dag.h takes 64 at most for now, so it runs as "
+                        "one rank", dag__mpi.size);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
+    int *ub = NULL, found = 0;
+    MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
+    dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
+    dag__mpi.messages = dag__mpi.bytes_sent = dag__mpi.messages_sent = 0;
+    dag__mpi.spawns = dag__mpi.hash = 0;
+    dag__mpi.log_count = 0;
+    dag__mutex_init(&dag__mpi.lock);
+    dag__cond_init(&dag__mpi.wake);
+    atomic_store(&dag__mpi.stop, 0);
+    if (dag__thread_create(&dag__mpi.thread, dag__mpi_progress, NULL) != 0) {
+        MPI_Comm_free(&dag__mpi.comm);
+        return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
+    }
+    dag__mpi.active = 1;
+    return DAG_OK;
+}
+
+/* After every context has drained: nothing is in flight. */
+static void dag__mpi_shutdown(void) {
+    if (!dag__mpi.active) return;
+    atomic_store(&dag__mpi.stop, 1);
+    dag__mutex_lock(&dag__mpi.lock);
+    dag__cond_signal(&dag__mpi.wake);
+    dag__mutex_unlock(&dag__mpi.lock);
+    dag__thread_join(dag__mpi.thread);
+    MPI_Barrier(dag__mpi.comm);   /* no rank leaves while another may still send to it */
+    MPI_Comm_free(&dag__mpi.comm);
+    for (size_t i = 0; i < dag__mpi.spans_cap; i++) DAG_FREE(dag__mpi.spans[i].memory);
+    for (size_t i = 0; i < dag__mpi.num_tasks; i++) DAG_FREE(dag__mpi.tasks[i].outcome);
+    DAG_FREE(dag__mpi.spans);
+    DAG_FREE(dag__mpi.tasks);
+    DAG_FREE(dag__mpi.log_hash);
+    DAG_FREE(dag__mpi.log_name);
+    DAG_FREE(dag__mpi.requests);
+    DAG_FREE(dag__mpi.request_array);
+    dag__mutex_destroy(&dag__mpi.lock);
+    memset(&dag__mpi, 0, sizeof dag__mpi);
+}
