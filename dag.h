@@ -1191,6 +1191,8 @@ enum {
     DAG__TF_UNDEFERRED = 2,    /* runs inside its spawn, on the spawner's stack */
     DAG__TF_PLACED = 4,        /* scoped or prioritised: goes through make_ready, never inline */
     DAG__TF_DISCARD = 8,       /* its result is dropped when its region ends (discard_results) */
+    DAG__TF_ALWAYS_RUNS = 16,  /* runs even when cancelled or a dependency failed: the rank layer's
+                                  messages, whose other side waits for them (its body looks) */
 };
 
 /* The first cache line holds everything a spawn writes and a finishing
@@ -1483,6 +1485,7 @@ static bool dag__mpi_ready(dag_task h);
 static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_DATADEPS drains: data home */
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
 static void dag__mpi_registered(int rank, dag_data h);
+static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
 static void dag__mpi_shutdown(void);
 #else
@@ -1500,6 +1503,7 @@ static inline bool dag__mpi_ready(dag_task h) { DAG__NONE(h); return false; }
 static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(ctx); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
+#define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(void) { return 0; }
 static inline void dag__mpi_shutdown(void) {}
 int dag_rank(void) { return 0; }
@@ -2448,7 +2452,8 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
        covers both until some region is cancelled */
     if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_acquire) ||
                       atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed)) &&
-        (atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t))) {
+        (atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t)) &&
+        !(t->flags & DAG__TF_ALWAYS_RUNS)) {
         int s = dag__cancel_asked(t) ? DAG_ERR_CANCELLED : DAG_ERR_DEPENDENCY_FAILED;
         atomic_store_explicit(&t->status, s, memory_order_relaxed);
         if (tracing) dag__trace_task(w, t, start, start, s);
@@ -4000,10 +4005,10 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
         *gen = 0;
         t->home = NULL;
         t->child_root = NULL;
-        t->flags = DAG__TF_UNDEFERRED;
+        t->flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     } else {
         t = dag__task_alloc(w, gen);
-        t->flags = 0;
+        t->flags = dag__mpi_spawn_flags;
     }
     t->desc = desc;
     t->extra = NULL;

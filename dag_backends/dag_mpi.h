@@ -39,9 +39,10 @@
      this layer's. dag_wait and dag_fetch on it are collective too: the
      rank that ran it sends its status and result to the others.
 
-   NOT YET: Fut of a task that ran on another rank (refused by name), a
-   failed task's dependents on other ranks (the data it would have sent is
-   sent anyway, so nothing hangs, but they run), divergence found only at
+   A failed task's data is still sent, empty: the receive fails, and with
+   it the task's dependents on that rank.
+
+   NOT YET: Fut of a task that ran on another rank (refused by name), divergence found only at
    region ends (a rank can wait for a message another never sends before
    then), 64 ranks at most, dag_array.h over ranks. */
 #include <limits.h>
@@ -67,6 +68,8 @@ typedef struct dag__mpi_request {
     MPI_Request request;
     dag_event event;
     void *free_after;            /* a send buffer this layer owns */
+    int receive;                 /* a receive of data: an empty message says the sender's input failed */
+    int status;                  /* what the event is fulfilled with (unless the message says worse) */
 } dag__mpi_request;
 
 static struct {
@@ -100,7 +103,7 @@ int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 
 /* ---- progress: MPI completions become fulfilled events -------------------- */
-static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after) {
+static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int status) {
     dag__mutex_lock(&dag__mpi.lock);
     if (dag__mpi.num_requests == dag__mpi.requests_cap) {
         int cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
@@ -120,6 +123,8 @@ static void dag__mpi_track(MPI_Request request, dag_event event, void *free_afte
     q->request = request;
     q->event = event;
     q->free_after = free_after;
+    q->receive = receive;
+    q->status = status;
     dag__mpi.request_array[dag__mpi.num_requests++] = request;
     dag__cond_signal(&dag__mpi.wake);
     dag__mutex_unlock(&dag__mpi.lock);
@@ -133,6 +138,7 @@ static int dag__mpi_progress(void *unused) {
     int idle = 0, done_count = 0;
     int *done = NULL, done_cap = 0;
     dag__mpi_request *finished = NULL;
+    MPI_Status *statuses = NULL;
     while (!atomic_load(&dag__mpi.stop)) {
         dag__mutex_lock(&dag__mpi.lock);
         int n = dag__mpi.num_requests;
@@ -146,14 +152,21 @@ static int dag__mpi_progress(void *unused) {
         if (done_cap < n) {
             DAG_FREE(done);
             DAG_FREE(finished);
+            DAG_FREE(statuses);
             done_cap = dag__mpi.requests_cap;
             done = (int *)dag__xmalloc((size_t)done_cap * sizeof *done);
             finished = (dag__mpi_request *)dag__xmalloc((size_t)done_cap * sizeof *finished);
+            statuses = (MPI_Status *)dag__xmalloc((size_t)done_cap * sizeof *statuses);
         }
         done_count = 0;
-        MPI_Testsome(n, dag__mpi.request_array, &done_count, done, MPI_STATUSES_IGNORE);
+        MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
         if (done_count == MPI_UNDEFINED) done_count = 0;
-        for (int k = 0; k < done_count; k++) finished[k] = dag__mpi.requests[done[k]];
+        for (int k = 0; k < done_count; k++) {
+            finished[k] = dag__mpi.requests[done[k]];
+            int bytes = -1;
+            if (finished[k].receive) MPI_Get_count(&statuses[k], MPI_BYTE, &bytes);
+            if (bytes == 0 && !finished[k].status) finished[k].status = DAG_ERR_DEPENDENCY_FAILED;
+        }
         /* compact: completed requests are MPI_REQUEST_NULL now */
         int kept = 0;
         for (int i = 0; i < n; i++) {
@@ -166,7 +179,7 @@ static int dag__mpi_progress(void *unused) {
         dag__mutex_unlock(&dag__mpi.lock);
         for (int k = 0; k < done_count; k++) {
             DAG_FREE(finished[k].free_after);
-            if (finished[k].event.id) dag_fulfill(finished[k].event, DAG_OK);
+            if (finished[k].event.id) dag_fulfill(finished[k].event, (dag_result)finished[k].status);
         }
         if (done_count) {
             idle = 0;
@@ -182,6 +195,7 @@ static int dag__mpi_progress(void *unused) {
     }
     DAG_FREE(done);
     DAG_FREE(finished);
+    DAG_FREE(statuses);
     return 0;
 }
 
@@ -201,9 +215,24 @@ static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype 
     return DAG_OK;
 }
 
+/* The message tasks run even when what they wait for failed or was
+   cancelled (DAG__TF_ALWAYS_RUNS): the other rank waits for the message.
+   A send whose input failed sends an empty one, and the receive then
+   fails its task, so the failure reaches the dependents there. */
+static bool dag__mpi_input_failed(void) {
+    dag__task *t = dag__tls_ctx->task;
+    return atomic_load(&t->failed_dep) || dag__cancel_asked(t);
+}
+
 DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
     MPI_Datatype type;
     int count;
+    if (dag__mpi_input_failed()) {
+        MPI_Request request;
+        MPI_Isend(p, 0, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+        dag__mpi_track(request, dag_detach(), NULL, 0, DAG_ERR_DEPENDENCY_FAILED);
+        return;
+    }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
@@ -211,7 +240,7 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     MPI_Request request;
     MPI_Isend(p, count, type, to, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);   /* MPI keeps it until the send completes */
-    dag__mpi_track(request, dag_detach(), NULL);
+    dag__mpi_track(request, dag_detach(), NULL, 0, DAG_OK);
 }
 
 DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag)) {
@@ -224,7 +253,7 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     MPI_Request request;
     MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);
-    dag__mpi_track(request, dag_detach(), NULL);
+    dag__mpi_track(request, dag_detach(), NULL, 1, dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
 }
 
 /* A task's outcome (status, then its result) to another rank: waits for
@@ -236,13 +265,13 @@ DAG_TASK(void, mpi_send_outcome, (dag_task, t), (size_t, result_size), (int, to)
     memcpy(buf, &status, sizeof status);
     MPI_Request request;
     MPI_Isend(buf, (int)n, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), buf);
+    dag__mpi_track(request, dag_detach(), buf, 0, DAG_OK);
 }
 
 DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
     MPI_Request request;
     MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), NULL);
+    dag__mpi_track(request, dag_detach(), NULL, 0, DAG_OK);
 }
 
 /* Spawns on this rank alone, inside the collective one (dag__mpi_collective says no). */
@@ -296,6 +325,7 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
     int from = (m->current >> m->owner) & 1u ? m->owner : __builtin_ctzll(m->current);
     int tag = dag__mpi_next_tag();
     dag__data_slot *s = dag__data_slot_of(h);
+    dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
     if (dag__mpi.rank == from) {
         DAG__MPI_LOCAL(dag_spawn(mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
         dag__mpi.bytes_sent += s->rows * s->width;
@@ -304,6 +334,7 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
         dag__mpi_have_memory(h, m);
         DAG__MPI_LOCAL(dag_spawn(mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
     }
+    dag__mpi_spawn_flags = 0;
     m->current |= UINT64_C(1) << to;
 }
 

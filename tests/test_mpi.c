@@ -202,6 +202,43 @@ TEST(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn) {
     agree_on_failures();
 }
 
+/* ---- a failure on one rank reaches its dependents on the others ----------------- */
+DAG_TASK(void, breaks, (double *, a)) { a[0] = -1; dag_fail(DAG_USER_ERROR + 9, "broken on rank %d", dag_rank()); }
+static atomic_int mixes_ran;
+DAG_TASK(void, counts_mix, (double *, a), (const double *, b)) {
+    atomic_fetch_add(&mixes_ran, 1);
+    for (int i = 0; i < LEN; i++) a[i] += b[i];
+}
+TEST(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs) {
+    setup(1);
+    int ranks = dag_num_ranks(), me = dag_rank();
+    static double a[LEN], b[LEN];
+    for (int i = 0; i < LEN; i++) a[i] = b[i] = i;
+    int other = ranks - 1;   /* b lives on the last rank, a on rank 0 */
+    dag_data ha = dag_data_register_on(0, me == 0 ? a : NULL, LEN, sizeof(double));
+    dag_data hb = dag_data_register_on(other, me == other ? b : NULL, LEN, sizeof(double));
+    atomic_store(&mixes_ran, 0);
+    DAG_DATADEPS {
+        dag_spawn(breaks, InOut(ha));
+        dag_spawn(counts_mix, InOut(hb), In(ha));   /* on the last rank: a comes from rank 0 */
+        dag_spawn(counts_mix, InOut(hb), In(hb));   /* after it, on the same rank */
+    }
+    dag_result r = dag_last_region_result();
+    if (me == 0) CHECK_EQ_INT(r, DAG_USER_ERROR + 9);
+    else if (me == other) CHECK_EQ_INT(r, DAG_ERR_DEPENDENCY_FAILED);
+    else CHECK_EQ_INT(r, DAG_OK);   /* a rank with no dependent of it */
+    CHECK_EQ_INT(atomic_load(&mixes_ran), 0);
+    if (me == other) CHECK(b[3] == 3);   /* untouched */
+    /* the next region runs as usual */
+    DAG_DATADEPS { dag_spawn(counts_mix, InOut(hb), In(hb)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    if (me == other) CHECK(b[3] == 6);
+    dag_data_unregister(ha);
+    dag_data_unregister(hb);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 TEST(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused) {
     setup(1);
     static double x[8];
@@ -224,6 +261,7 @@ int main(int argc, char **argv) {
     RUN_ALL(random_programs_over_spans_owned_by_random_ranks_equal_the_sequential_run);
     RUN_ALL(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
+    RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     int failed = test_summary();
     MPI_Finalize();
