@@ -3555,6 +3555,7 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b) {
     if (b.thread) u.threads |= DAG_THREAD_BIT(b.thread);
     u.thread = 0;
     if (a.thread > 64 || b.thread > 64) u.thread = a.thread > 64 ? a.thread : b.thread;
+    u.rank = a.rank ? a.rank : b.rank;   /* a task runs on one rank: the first named */
     return u;
 }
 
@@ -4238,6 +4239,21 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
     return h;
 }
 
+/* A spawn whose scope names a rank, made on this rank alone (in a task
+   body, or without MPI): it runs here, the rank dropped from its options,
+   or nowhere (NULL, said). */
+static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag_task_desc *desc, const dag_options *opt,
+                                                       dag_options *merged) {
+    if (opt->scope.rank != DAG_RANK(dag_rank())) {
+        dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but this spawn is made on rank %d alone "
+                       "(in a task body, or a program without MPI)", desc->name, opt->scope.rank - 1, dag_rank());
+        return NULL;
+    }
+    if (opt != merged) *merged = *opt;
+    merged->scope.rank = 0;
+    return merged;
+}
+
 dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
@@ -4262,18 +4278,12 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         opt = &merged;
     }
     if (DAG__HAS_MPI && DAG__UNLIKELY(dag__mpi_collective(ctx))) return dag__mpi_spawn(desc, args, num_args, opt);
-    if (DAG__UNLIKELY(opt->scope.rank)) {   /* made on this rank alone: it runs here or nowhere */
-        if (opt->scope.rank != DAG_RANK(dag_rank())) {
-            dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but this spawn is made on rank %d "
-                           "alone (in a task body, or a program without MPI)", desc->name, opt->scope.rank - 1, dag_rank());
-            return dag__failed_handle(r, DAG_ERR_SCOPE);
-        }
-        if (opt != &merged) merged = *opt;
-        merged.scope.rank = 0;
-        opt = &merged;
-    }
     bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
-    if (DAG__UNLIKELY(scoped) && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    if (DAG__UNLIKELY(scoped)) {
+        if (opt->scope.rank && !(opt = dag__rank_here(r, desc, opt, &merged))) return dag__failed_handle(r, DAG_ERR_SCOPE);
+        scoped = opt == &merged ? !dag__scope_empty(&opt->scope) : scoped;
+        if (scoped && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+    }
     bool devices = dag__devices_used();
 
     /* Plenty queued already: a task that can finish here, run here, on the
