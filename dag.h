@@ -4808,10 +4808,7 @@ dag_event dag_detach(void) {
                 dag__err(DAG_ERR_OUT_OF_MEMORY, "dag_detach: %u events are pending already", dag__g.events_cap);
                 return none;
             }
-            dag__event_slot *grown = (dag__event_slot *)dag__xmalloc(cap * sizeof *grown);
-            if (dag__g.events_used) memcpy(grown, dag__g.events, dag__g.events_used * sizeof *grown);
-            DAG_FREE(dag__g.events);
-            dag__g.events = grown;
+            dag__g.events = (dag__event_slot *)dag__xrealloc(dag__g.events, cap * sizeof *dag__g.events);
             dag__g.events_cap = cap;
         }
         index = dag__g.events_used++;
@@ -4828,6 +4825,7 @@ dag_event dag_detach(void) {
 }
 
 dag_result dag_fulfill(dag_event event, dag_result status) {
+    if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;

@@ -106,18 +106,10 @@ int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int status) {
     dag__mutex_lock(&dag__mpi.lock);
     if (dag__mpi.num_requests == dag__mpi.requests_cap) {
-        int cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
-        dag__mpi_request *r = (dag__mpi_request *)dag__xmalloc((size_t)cap * sizeof *r);
-        MPI_Request *a = (MPI_Request *)dag__xmalloc((size_t)cap * sizeof *a);
-        if (dag__mpi.num_requests) {
-            memcpy(r, dag__mpi.requests, (size_t)dag__mpi.num_requests * sizeof *r);
-            memcpy(a, dag__mpi.request_array, (size_t)dag__mpi.num_requests * sizeof *a);
-        }
-        DAG_FREE(dag__mpi.requests);
-        DAG_FREE(dag__mpi.request_array);
-        dag__mpi.requests = r;
-        dag__mpi.request_array = a;
-        dag__mpi.requests_cap = cap;
+        int cap = dag__mpi.requests_cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
+        dag__mpi.requests = (dag__mpi_request *)dag__xrealloc(dag__mpi.requests, (size_t)cap * sizeof *dag__mpi.requests);
+        dag__mpi.request_array =
+            (MPI_Request *)dag__xrealloc(dag__mpi.request_array, (size_t)cap * sizeof *dag__mpi.request_array);
     }
     dag__mpi_request *q = &dag__mpi.requests[dag__mpi.num_requests];
     q->request = request;
@@ -294,11 +286,8 @@ static void dag__mpi_registered(int rank, dag_data h) {
     if (index > dag__mpi.spans_cap) {
         size_t cap = dag__mpi.spans_cap ? dag__mpi.spans_cap : 64;
         while (cap < index) cap *= 2;
-        dag__mpi_span *grown = (dag__mpi_span *)dag__xmalloc(cap * sizeof *grown);
-        memset(grown, 0, cap * sizeof *grown);
-        if (dag__mpi.spans_cap) memcpy(grown, dag__mpi.spans, dag__mpi.spans_cap * sizeof *grown);
-        DAG_FREE(dag__mpi.spans);
-        dag__mpi.spans = grown;
+        dag__mpi.spans = (dag__mpi_span *)dag__xrealloc(dag__mpi.spans, cap * sizeof *dag__mpi.spans);
+        memset(dag__mpi.spans + dag__mpi.spans_cap, 0, (cap - dag__mpi.spans_cap) * sizeof *dag__mpi.spans);
         dag__mpi.spans_cap = cap;
     }
     dag__mpi_span *s = &dag__mpi.spans[index - 1];
@@ -362,18 +351,9 @@ static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, 
     dag__mpi.hash = dag__mpi_mix(dag__mpi.hash, h);
     dag__mpi.spawns++;
     if (dag__mpi.log_count == dag__mpi.log_cap) {
-        size_t cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
-        uint64_t *lh = (uint64_t *)dag__xmalloc(cap * sizeof *lh);
-        const char **ln = (const char **)dag__xmalloc(cap * sizeof *ln);
-        if (dag__mpi.log_count) {
-            memcpy(lh, dag__mpi.log_hash, dag__mpi.log_count * sizeof *lh);
-            memcpy(ln, dag__mpi.log_name, dag__mpi.log_count * sizeof *ln);
-        }
-        DAG_FREE(dag__mpi.log_hash);
-        DAG_FREE(dag__mpi.log_name);
-        dag__mpi.log_hash = lh;
-        dag__mpi.log_name = ln;
-        dag__mpi.log_cap = cap;
+        size_t cap = dag__mpi.log_cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
+        dag__mpi.log_hash = (uint64_t *)dag__xrealloc(dag__mpi.log_hash, cap * sizeof *dag__mpi.log_hash);
+        dag__mpi.log_name = (const char **)dag__xrealloc((void *)dag__mpi.log_name, cap * sizeof *dag__mpi.log_name);
     }
     dag__mpi.log_hash[dag__mpi.log_count] = dag__mpi.hash;
     dag__mpi.log_name[dag__mpi.log_count++] = desc->name;
@@ -440,12 +420,8 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     }
     if (runs_on < 0) return local;
     if (dag__mpi.num_tasks == dag__mpi.tasks_cap) {
-        size_t cap = dag__mpi.tasks_cap ? 2 * dag__mpi.tasks_cap : 256;
-        dag__mpi_task *grown = (dag__mpi_task *)dag__xmalloc(cap * sizeof *grown);
-        if (dag__mpi.num_tasks) memcpy(grown, dag__mpi.tasks, dag__mpi.num_tasks * sizeof *grown);
-        DAG_FREE(dag__mpi.tasks);
-        dag__mpi.tasks = grown;
-        dag__mpi.tasks_cap = cap;
+        dag__mpi.tasks_cap = dag__mpi.tasks_cap ? 2 * dag__mpi.tasks_cap : 256;
+        dag__mpi.tasks = (dag__mpi_task *)dag__xrealloc(dag__mpi.tasks, dag__mpi.tasks_cap * sizeof *dag__mpi.tasks);
     }
     dag__mpi_task *e = &dag__mpi.tasks[dag__mpi.num_tasks++];
     memset(e, 0, sizeof *e);
@@ -609,7 +585,7 @@ static void dag__mpi_shutdown(void) {
     DAG_FREE(dag__mpi.spans);
     DAG_FREE(dag__mpi.tasks);
     DAG_FREE(dag__mpi.log_hash);
-    DAG_FREE(dag__mpi.log_name);
+    DAG_FREE((void *)dag__mpi.log_name);
     DAG_FREE(dag__mpi.requests);
     DAG_FREE(dag__mpi.request_array);
     dag__mutex_destroy(&dag__mpi.lock);

@@ -762,6 +762,8 @@ TEST(a_second_fulfilment_or_an_event_not_given_is_refused_and_changes_nothing) {
     CHECK_EQ_INT(got, 5);
     CHECK_EQ_INT(dag_fulfill(j2.ev, DAG_OK), DAG_ERR_INVALID_HANDLE);
     dag_shutdown();
+    CHECK_EQ_INT(dag_fulfill(j2.ev, DAG_OK), DAG_ERR_SHUT_DOWN);   /* and sets nothing up */
+    CHECK(!dag_is_setup());
     /* an event of an earlier set-up cycle is no event of this one */
     setup_quiet(1);
     CHECK_EQ_INT(dag_fulfill(j1.ev, DAG_OK), DAG_ERR_INVALID_HANDLE);
