@@ -3599,10 +3599,12 @@ static inline const char *dag__span_too_big(size_t rows, size_t per_row, size_t 
 }
 
 /* Registers rows runs of width bytes, stride apart, of elem-byte elements; `who` names the caller in errors. */
-static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem, const char *who) {
+/* owned_elsewhere: another rank owns the span, so it may have no memory
+   here yet (dag_data_register_on) */
+static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem,
+                                        bool owned_elsewhere, const char *who) {
     dag_data h = {0};
-    /* a span another rank owns may have no memory here yet (dag_data_register_on) */
-    if ((!ptr && !strstr(who, "_on")) || !rows || !width) {
+    if ((!ptr && !owned_elsewhere) || !rows || !width) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: NULL pointer or zero size", who);
         return h;
     }
@@ -3651,11 +3653,11 @@ static bool dag__register_too_big(size_t rows, size_t per_row, size_t elem_size,
 }
 dag_data dag_data_register(void *ptr, size_t count, size_t elem_size) {
     if (dag__register_too_big(1, count, elem_size, "dag_data_register")) return (dag_data){0};
-    return dag__data_register_span(ptr, 1, count * elem_size, 0, elem_size, "dag_data_register");
+    return dag__data_register_span(ptr, 1, count * elem_size, 0, elem_size, false, "dag_data_register");
 }
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
     if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, "dag_data_register_tile")) return (dag_data){0};
-    return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile");
+    return dag__data_register_span(ptr, rows, cols * elem_size, ld * elem_size, elem_size, false, "dag_data_register_tile");
 }
 
 /* Registered on `rank`: its memory there; the other ranks' copies are
@@ -3672,7 +3674,7 @@ static dag_data dag__data_register_on(int rank, void *ptr, size_t rows, size_t w
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: the span lives on this rank (%d): its pointer may not be NULL", who, rank);
         return none;
     }
-    dag_data h = dag__data_register_span(ptr, rows, width, stride, elem, who);
+    dag_data h = dag__data_register_span(ptr, rows, width, stride, elem, rank != dag_rank(), who);
     if (h.id) dag__mpi_registered(rank, h);
     return h;
 }

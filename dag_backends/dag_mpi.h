@@ -5,8 +5,10 @@
    Built in but run without mpirun, the program is one rank and nothing
    changes. Uses from dag.h: its public API (dag_spawn_desc, dag_detach,
    dag_fulfill, dag_wait, dag_fetch_bytes), the main context
-   (dag__main_ctx), registered data slots (dag__data_slot_of), errors and
-   logging (dag__err, dag_log), the thread layer and the clock.
+   (dag__main_ctx, dag__ctx_top), the running task (dag__tls_ctx,
+   dag__cancel_asked), registered data slots (dag__data_slot_of), refused
+   spawns (dag__spawn_err, dag__failed_handle), errors and logging
+   (dag__err, dag_log), the allocator, the thread layer and the clock.
 
    THE MODEL (SPMD, owner computes; docs/mpi.md has the why)
    - Every rank runs the same program, and its main thread makes the same
@@ -366,7 +368,8 @@ static dag__mpi_task *dag__mpi_task_of(dag_task h) {
 }
 
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
-    dag_task failed = { NULL, DAG_ERR_INVALID_ARGUMENT, 0 }, local = { NULL, 0, 0 };
+    dag_task local = { NULL, 0, 0 };
+    dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx);   /* where a refused spawn is counted */
     if (!desc || num_args < 0 || num_args > DAG__MAX_PARAMS || (num_args && !args)) {
         DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, opt));   /* it says what is wrong */
         return local;
@@ -376,10 +379,9 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     if (opt->scope.rank) {
         runs_on = opt->scope.rank - 1;
         if (runs_on < 0 || runs_on >= dag__mpi.size) {
-            dag__err(DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d", desc->name,
-                     runs_on, dag__mpi.size - 1);
-            failed.gen = DAG_ERR_SCOPE;
-            return failed;
+            dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d",
+                           desc->name, runs_on, dag__mpi.size - 1);
+            return dag__failed_handle(r, DAG_ERR_SCOPE);
         }
     } else {
         for (int i = 0; i < num_args && runs_on < 0; i++) {
@@ -390,10 +392,9 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     }
     for (int i = 0; i < num_args; i++) {
         if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task)) {
-            dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_spawn(%s): argument %d: Fut of a task that runs on one rank is not "
-                     "supported yet over MPI; dag_fetch it and pass Val", desc->name, i + 1);
-            failed.gen = DAG_ERR_INVALID_ARGUMENT;
-            return failed;
+            dag__spawn_err(r, DAG_ERR_INVALID_ARGUMENT, "dag_spawn(%s): argument %d: Fut of a task that runs on one "
+                           "rank is not supported yet over MPI; dag_fetch it and pass Val", desc->name, i + 1);
+            return dag__failed_handle(r, DAG_ERR_INVALID_ARGUMENT);
         }
     }
     uint64_t all = dag__mpi.size == 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__mpi.size) - 1;
