@@ -369,6 +369,8 @@ typedef struct dag_stats {
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t result_bytes;          /* bytes they hold, headers included */
     size_t events_pending;        /* dag_detach events not yet fulfilled */
+    uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): data messages this rank sent to others */
+    uint64_t rank_bytes_sent;     /* and their bytes */
 } dag_stats;
 
 /* >>args */
@@ -1485,6 +1487,7 @@ static bool dag__mpi_ready(dag_task h);
 static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_DATADEPS drains: data home */
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
 static void dag__mpi_registered(int rank, dag_data h);
+static void dag__mpi_stats(dag_stats *s);
 static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
 static void dag__mpi_shutdown(void);
@@ -1503,6 +1506,7 @@ static inline bool dag__mpi_ready(dag_task h) { DAG__NONE(h); return false; }
 static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(ctx); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
+static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 #define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(void) { return 0; }
 static inline void dag__mpi_shutdown(void) {}
@@ -5423,6 +5427,7 @@ dag_stats dag_get_stats(void) {
     dag__mutex_lock(&dag__g.event_lock);
     s.events_pending = dag__g.events_pending;
     dag__mutex_unlock(&dag__g.event_lock);
+    dag__mpi_stats(&s);
     dag__mutex_lock(&dag__g.kept_lock);
     s.results_kept = dag__g.kept_count;
     s.result_bytes = dag__g.kept_bytes + dag__g.kept_buckets_n * sizeof(void *);

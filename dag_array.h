@@ -60,8 +60,16 @@ extern "C" {
 
 typedef enum dag_elem { DAG_F64 = 1, DAG_F32, DAG_I32, DAG_I64 } dag_elem;
 typedef enum dag_layout { DAG_COL_MAJOR = 1, DAG_ROW_MAJOR } dag_layout;
-typedef struct dag_blocks { int64_t rows, cols; } dag_blocks;
-#define dag_blocks(rows, cols) ((dag_blocks){ (rows), (cols) })
+/* Tiles of rows x cols elements. Over MPI ranks (dag_backends/dag_mpi.h) the
+   tiles are spread 2-D block-cyclically over a grid of p x q ranks, as
+   ScaLAPACK does: tile (i, j) lives on rank (i mod p) q + (j mod q), and
+   the tasks that write it run there (owner computes). dag_blocks() takes
+   the squarest grid of every rank (p <= q, p q = ranks); dag_blocks_grid()
+   names one (ranks past the last wrap around, so a program written for
+   four ranks runs on one). Without MPI every tile lives on rank 0. */
+typedef struct dag_blocks { int64_t rows, cols; int grid_rows, grid_cols; } dag_blocks;
+#define dag_blocks(rows, cols) ((dag_blocks){ (rows), (cols), 0, 0 })
+#define dag_blocks_grid(rows, cols, p, q) ((dag_blocks){ (rows), (cols), (p), (q) })
 
 typedef struct dag_array dag_array;
 
@@ -81,6 +89,14 @@ dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks
 dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, const void *data,
                                dag_layout layout, int64_t ld);
 dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t ld);
+/* Over MPI ranks, from_host and collect use every rank's own host matrix:
+   from_host takes each tile from its owner's (every rank passes the same
+   matrix, SPMD), collect writes the whole array into every rank's. The _on
+   forms use rank's alone, the others passing NULL: from_host_on sends the
+   tiles out from there (distribute), collect_on gathers them there. */
+dag_array *dag_array_from_host_on(int rank, dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks,
+                                  const void *data, dag_layout layout, int64_t ld);
+dag_result dag_array_collect_on(int rank, dag_array *a, void *out, dag_layout layout, int64_t ld);
 /* An array over the caller's column-major matrix, in place (LAPACK's
    layout): its tiles are views of `data` (ld elements between columns),
    nothing is copied, and after every operation `data` holds the array's
@@ -104,6 +120,8 @@ dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j);
    outside the array. */
 void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols);
 int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j);
+/* The MPI rank tile (i, j) lives on (0 without MPI; -1 outside the array). */
+int dag_array_tile_rank(const dag_array *a, int64_t i, int64_t j);
 
 /* Element-wise, any element type (arithmetic in the type, scalars in double):
    C = A + B, C = A - B, C = A .* B (C may be A or B), A = alpha A,
@@ -184,8 +202,10 @@ struct dag_array {
     int64_t rows, cols, brows, bcols, mt, nt;
     int64_t ld;                  /* 0: each tile its own block (ld: its rows); else tiles are views of a
                                     column-major matrix (dag_array_wrap) with this leading dimension */
-    void **tile;                 /* mt * nt, tile (i, j) at i + j * mt */
+    void **tile;                 /* mt * nt, tile (i, j) at i + j * mt; NULL where another rank owns it */
     dag_data *handle;
+    int p, q;                    /* the grid of ranks the tiles are dealt over (1 x 1 on one rank) */
+    bool with_diagonal;          /* tile (i, j) lives with the square grid's tile (i, i) (potrf's inverses) */
 };
 
 static size_t dag__elem_size(dag_elem t) {
@@ -212,6 +232,15 @@ void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows
 int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
     return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__ld(a, i) : 0;
 }
+static int dag__tile_rank(const dag_array *a, int64_t i, int64_t j) {
+    if (a->with_diagonal) j = i;
+    return (int)(((i % a->p) * a->q + j % a->q) % dag_num_ranks());
+}
+int dag_array_tile_rank(const dag_array *a, int64_t i, int64_t j) {
+    return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__tile_rank(a, i, j) : -1;
+}
+/* More than one rank: tiles have owners, and some live elsewhere. */
+static bool dag__ranks(void) { return dag_num_ranks() > 1; }
 dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
     dag_data none = { 0 };
     if (!a || i < 0 || j < 0 || i >= a->mt || j >= a->nt) {
@@ -235,22 +264,58 @@ void dag_array_free(dag_array *a) {
     if (!a) return;
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
         if (a->handle[t].id) dag_data_unregister(a->handle[t]);
-        if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's */
+        if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's; another rank's tile: NULL */
     }
     DAG_FREE(a->tile);
     DAG_FREE(a->handle);
     DAG_FREE(a);
 }
 
+/* The grid of ranks blocks names, or the squarest of every rank (p <= q,
+   p q = ranks, as ScaLAPACK's benchmarks pick); false for a bad one. */
+static bool dag__grid(dag_blocks b, int *p, int *q) {
+    int ranks = dag_num_ranks();
+    if (b.grid_rows < 0 || b.grid_cols < 0 || (b.grid_rows == 0) != (b.grid_cols == 0)) return false;
+    if (ranks == 1) {
+        *p = *q = 1;
+    } else if (b.grid_rows) {
+        *p = b.grid_rows;
+        *q = b.grid_cols;
+    } else {
+        for (*p = 1; (*p + 1) * (*p + 1) <= ranks; ++*p) {}
+        while (ranks % *p) --*p;
+        *q = ranks / *p;
+    }
+    return true;
+}
+
+/* Registers tile (i, j) at p (r x c elements, ld apart): owned here, or
+   with its owner's rank over MPI (p NULL when another rank owns a tile of
+   the array's own: its copy here is dag.h's). Own tiles may stay on a
+   device (resident) on one rank. */
+static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, void *p, int64_t r, int64_t c,
+                                   int64_t ld) {
+    if (dag__ranks())
+        return dag_data_register_tile_on(dag__tile_rank(a, i, j), p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+    if (a->ld) return dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+    return dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+}
+
 /* An array of its own tiles (wrap NULL), or of views of the column-major
-   matrix wrap with leading dimension ld. */
-static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld) {
+   matrix wrap with leading dimension ld (over ranks: every rank's own
+   matrix, where the tiles it owns are current after each operation).
+   with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
+   b's grid (potrf's inverses of the diagonal tiles, made where those are). */
+static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
+                                 bool with_diagonal) {
     size_t elem = dag__elem_size(type);
-    if (!elem || rows <= 0 || cols <= 0 || b.rows <= 0 || b.cols <= 0) {
+    int p = 0, q = 0;
+    if (!elem || rows <= 0 || cols <= 0 || b.rows <= 0 || b.cols <= 0 || !dag__grid(b, &p, &q)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
-                "dag_array: type %d, %lld x %lld in %lld x %lld blocks: sizes must be positive and the type one of "
-                "DAG_F64, DAG_F32, DAG_I32, DAG_I64", (int)type, (long long)rows, (long long)cols, (long long)b.rows,
-                (long long)b.cols);
+                "dag_array: type %d, %lld x %lld in %lld x %lld blocks on a %d x %d grid of ranks: sizes must be "
+                "positive, the grid both positive or both 0 (every rank), the type one of DAG_F64, DAG_F32, DAG_I32, "
+                "DAG_I64", (int)type, (long long)rows, (long long)cols, (long long)b.rows, (long long)b.cols,
+                b.grid_rows, b.grid_cols);
         return NULL;
     }
     dag_array *a = (dag_array *)dag__array_zalloc(1, sizeof *a);
@@ -264,32 +329,27 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
     a->mt = (rows + a->brows - 1) / a->brows;
     a->nt = (cols + a->bcols - 1) / a->bcols;
     a->ld = wrap ? ld : 0;
+    a->p = p;
+    a->q = q;
+    a->with_diagonal = with_diagonal;
     a->tile = (void **)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->tile);
     a->handle = (dag_data *)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->handle);
-    for (int64_t j = 0; a->tile && a->handle && j < a->nt; j++)
-        for (int64_t i = 0; i < a->mt; i++) {
-            int64_t r, c;
+    bool failed = !a->tile || !a->handle;
+    for (int64_t j = 0; !failed && j < a->nt; j++)
+        for (int64_t i = 0; !failed && i < a->mt; i++) {
+            int64_t r, c, t = i + j * a->mt;
             dag_array_tile_size(a, i, j, &r, &c);
-            if (wrap) {   /* c columns of r elements, ld apart; home after every operation */
-                void *p = (char *)wrap + (size_t)(i * a->brows + j * a->bcols * ld) * elem;
-                a->tile[i + j * a->mt] = p;
-                a->handle[i + j * a->mt] = dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, elem);
-                continue;
-            }
-            void *p = DAG_MALLOC((size_t)(r * c) * elem);
-            if (!p) break;
-            a->tile[i + j * a->mt] = p;
-            /* c columns of r elements (Ld gives kernels r); it may stay on a device */
-            a->handle[i + j * a->mt] = dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)r, elem);
+            if (wrap) /* c columns of r elements, ld apart; home after every operation */
+                a->tile[t] = (char *)wrap + (size_t)(i * a->brows + j * a->bcols * ld) * elem;
+            else if (dag__tile_rank(a, i, j) == dag_rank() && !(a->tile[t] = DAG_MALLOC((size_t)(r * c) * elem)))
+                failed = true;
+            /* c columns of r elements (Ld gives kernels r, or the matrix's ld) */
+            if (!failed) failed = !(a->handle[t] = dag__tile_register(a, i, j, a->tile[t], r, c, wrap ? ld : r)).id;
         }
-    for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++)
-        if (!a->tile[t] || !a->handle[t].id) {
+    if (failed) {
+        if (a->tile && a->handle)
             dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: no memory for %lld x %lld elements of %zu bytes",
                     (long long)rows, (long long)cols, elem);
-            dag_array_free(a);
-            return NULL;
-        }
-    if (!a->tile || !a->handle) {
         dag_array_free(a);
         return NULL;
     }
@@ -312,15 +372,19 @@ static dag__array_where dag__array_where_now(void) {
     memset(&w, 0, sizeof w);
     dag_scope s = dag_scope_in_force();
     w.cpu.scope = s;
-    if (!dag_scope_has_cpu(s)) {   /* the CPU tasks go to every worker */
+    if (!dag_scope_has_cpu(s)) {   /* the CPU tasks go to every worker (of the rank the scope names, if any) */
         memset(&w.cpu.scope, 0, sizeof w.cpu.scope);
         w.cpu.scope.all_threads = 1;
+        w.cpu.scope.rank = s.rank;
     }
     if (s.any_processor) return w;   /* the cost model places each kernel */
     for (int b = 1; b < DAG_BACKEND_COUNT && w.devices < DAG_MAX_DEVICES; b++) {
         dag_device_scope part = *dag_scope_part(&s, (dag_backend)b);
         for (int d = 1; d <= dag_device_count((dag_backend)b) && w.devices < DAG_MAX_DEVICES; d++)
-            if (dag_device_scope_has(part, d)) dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
+            if (dag_device_scope_has(part, d)) {
+                w.dev[w.devices].scope.rank = s.rank;
+                dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
+            }
     }
     return w;
 }
@@ -409,7 +473,7 @@ static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double 
 static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how, double value,
                                     uint64_t seed) {
     dag__array_where where = dag__array_where_now();
-    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0);
+    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
     if (!a) return NULL;
     DAG_DATADEPS {
         for (int64_t j = 0; j < a->nt; j++)
@@ -453,6 +517,10 @@ dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
 DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host), (int64_t, rows), (int64_t, cols),
          (int64_t, ld), (int, row_major), (int, elem), (int, to_tile)) {
+    if (!host) {   /* over ranks: this rank's matrix is missing, and the others go on (see below) */
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array: no host memory on rank %d", dag_rank());
+        return;
+    }
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) {
             char *h = (char *)host + (size_t)(row_major ? i * ld + j : i + j * ld) * (size_t)elem;
@@ -462,22 +530,30 @@ DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host)
         }
 }
 
-static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile) {
+/* Every rank's host matrix (rank -1), or rank's alone: its tasks run there.
+   Over ranks the call is collective: an error only this rank can see (no
+   host matrix) must not keep it out of the spawns the others make, or
+   their messages would wait for it forever; its tasks fail instead. */
+static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
+                                       const char *who) {
     dag__array_where where = dag__array_where_now();
-    if (!a || !host || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
-        ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array: host copy with %s, layout %d, ld %lld",
-                !a ? "no array" : !host ? "no host memory" : "a bad layout or a leading dimension under the array's",
-                (int)layout, (long long)ld);
+    bool here = rank < 0 || rank == dag_rank();   /* this rank's host matrix takes part */
+    if (!a || (here && !host && !dag__ranks()) || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
+        ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols) || rank >= dag_num_ranks()) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s (layout %d, ld %lld, rank %d of %d)", who,
+                !a ? "no array" : here && !host ? "no host memory" : rank >= dag_num_ranks() ? "no such rank"
+                : "a bad layout or a leading dimension under the array's", (int)layout, (long long)ld, rank,
+                dag_num_ranks());
         return DAG_ERR_INVALID_ARGUMENT;
     }
+    if (rank >= 0) where.cpu.scope.rank = DAG_RANK(rank);
     int row_major = layout == DAG_ROW_MAJOR;
     DAG_DATADEPS {
         for (int64_t j = 0; j < a->nt; j++)
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
                 dag_array_tile_size(a, i, j, &r, &c);
-                void *h = (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
+                void *h = here && host ? (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem : NULL;
                 dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),
                                Val(row_major), Val((int)a->elem), Val(to_tile));
@@ -486,17 +562,36 @@ static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layo
     return dag_last_region_result();
 }
 
-dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, const void *data,
-                               dag_layout layout, int64_t ld) {
-    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0);
-    if (a && dag__array_host_copy(a, (void *)(uintptr_t)data, layout, ld, 1) != DAG_OK) {
+static dag_array *dag__array_from_host(int rank, dag_elem type, int64_t rows, int64_t cols, dag_blocks b,
+                                       const void *data, dag_layout layout, int64_t ld, const char *who) {
+    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
+    if (a && dag__array_host_copy(a, (void *)(uintptr_t)data, layout, ld, 1, rank, who) != DAG_OK) {
         dag_array_free(a);
         return NULL;
     }
     return a;
 }
+dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, const void *data,
+                               dag_layout layout, int64_t ld) {
+    return dag__array_from_host(-1, type, rows, cols, b, data, layout, ld, "dag_array_from_host");
+}
+dag_array *dag_array_from_host_on(int rank, dag_elem type, int64_t rows, int64_t cols, dag_blocks b,
+                                  const void *data, dag_layout layout, int64_t ld) {
+    if (rank < 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_from_host_on: rank %d", rank);
+        return NULL;
+    }
+    return dag__array_from_host(rank, type, rows, cols, b, data, layout, ld, "dag_array_from_host_on");
+}
 dag_result dag_array_collect(dag_array *a, void *out, dag_layout layout, int64_t ld) {
-    return dag__array_host_copy(a, out, layout, ld, 0);
+    return dag__array_host_copy(a, out, layout, ld, 0, -1, "dag_array_collect");
+}
+dag_result dag_array_collect_on(int rank, dag_array *a, void *out, dag_layout layout, int64_t ld) {
+    if (rank < 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_collect_on: rank %d", rank);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    return dag__array_host_copy(a, out, layout, ld, 0, rank, "dag_array_collect_on");
 }
 dag_array *dag_array_wrap(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *data, int64_t ld) {
     if (!data || ld < rows) {
@@ -505,7 +600,7 @@ dag_array *dag_array_wrap(dag_elem type, int64_t rows, int64_t cols, dag_blocks 
                 (long long)ld);
         return NULL;
     }
-    return dag__array_new(type, rows, cols, b, data, ld);
+    return dag__array_new(type, rows, cols, b, data, ld, false);
 }
 
 /* >>element-wise: dag_array_kernels.h's kernels, one per tile, on the CPU or the tile's device */
@@ -513,9 +608,10 @@ enum { DAG__EW_ADD = 1, DAG__EW_SUB, DAG__EW_MUL, DAG__EW_AXPY, DAG__EW_SCALE, D
 
 static bool dag__array_same(const dag_array *a, const dag_array *b, const char *op) {
     if (a && b && a->type == b->type && a->rows == b->rows && a->cols == b->cols && a->brows == b->brows &&
-        a->bcols == b->bcols)
+        a->bcols == b->bcols && a->p == b->p && a->q == b->q)
         return true;
-    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type, shape and tiling", op);
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type, shape and tiling (and one grid "
+            "of ranks)", op);
     return false;
 }
 
@@ -608,14 +704,17 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
                 dag_spawn_desc(kernel, args, 3, o);
                 continue;
             }
-            /* a view of a wrapped matrix: the kernel sees contiguous elements, so one launch per column */
+            /* a view of a wrapped matrix: the kernel sees contiguous elements, so one launch per column, of
+               plain spans, which every rank would run on its own matrix: over ranks, on the tile's owner */
+            dag_options owner = *o;
+            if (dag__ranks()) owner.scope.rank = DAG_RANK(dag__tile_rank(out, i, t / out->mt));
             for (int64_t col = 0; col < c; col++) {
                 dag_arg args[3] = { DAG_VAL((size_t)r),
                                     dag_arg_span(DAG_ACCESS_IN, (char *)in->tile[t] + (size_t)(col * in_ld) * in->elem,
                                                  (size_t)r, in->elem),
                                     dag_arg_span(out_mode, (char *)out->tile[t] + (size_t)(col * out_ld) * out->elem,
                                                  (size_t)r, out->elem) };
-                dag_spawn_desc(kernel, args, 3, o);
+                dag_spawn_desc(kernel, args, 3, &owner);
             }
         }
     }
@@ -676,7 +775,11 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
             int64_t rows, cols, i = t % a->mt;
             dag_array_tile_size(a, i, t / a->mt, &rows, &cols);
             dag_data none = { 0 };
-            parts_h[t] = dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
+            /* over ranks the parts live with the tile (where its kernel runs) and go to every rank, which
+               reduces them all: the result on every rank, as the plain program has it */
+            parts_h[t] = dag__ranks() ? dag_data_register_on(dag__tile_rank(a, i, t / a->mt), parts + t * DAG__PARTS,
+                                                             DAG__PARTS, sizeof(double))
+                                      : dag_data_register(parts + t * DAG__PARTS, DAG__PARTS, sizeof(double));
             dag__tile_reduce(dag__tile_where(&where, i, t / a->mt), a->type, op, rows, cols, a->handle[t],
                              b ? b->handle[t] : none, parts_h[t]);
             part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__parts_reduce, Val(combine), In(parts_h[t]));
@@ -1240,7 +1343,7 @@ dag_result dag_array_potrf(dag_array *a) {
        same work tile by tile. The first tile and the last two are blocks of half a tile: the first and
        last steps are a chain (potrf, its panel, the next syrk) with little beside it, and halving them
        gives the other workers work sooner and shortens the tail. Everywhere else a block is a tile. */
-    bool panels = a->ld && !dev;
+    bool panels = a->ld && !dev && !dag__ranks();   /* over ranks, spans of one rank's matrix would move nothing */
     int64_t *edge = (int64_t *)DAG_MALLOC(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
     if (!edge) return DAG_ERR_OUT_OF_MEMORY;
     edge[0] = 0;
@@ -1255,8 +1358,10 @@ dag_result dag_array_potrf(dag_array *a) {
        the write after the reads), which the priorities make long done by then. Fresh memory would cost a
        page fault per 4 KiB on the critical path (a millisecond per 512 tile here); three tiles fault once.
        Not filled: each diagonal task writes its inverse whole (a half block's in the tile's first elements). */
-    int64_t slots = s < 3 ? s : 3;
-    dag_array *inv = dag__array_new(a->type, slots * nb, nb, dag_blocks(nb, nb), NULL, 0);
+    /* Over ranks each diagonal tile's inverse is a tile of its own, on the diagonal tile's rank: the ranks
+       that solve its panel receive it once (as they would the diagonal tile), and nothing goes home. */
+    int64_t slots = dag__ranks() ? s : s < 3 ? s : 3;
+    dag_array *inv = dag__array_new(a->type, slots * nb, nb, dag_blocks_grid(nb, nb, a->p, a->q), NULL, 0, true);
     if (!inv) {
         DAG_FREE(edge);
         return DAG_ERR_OUT_OF_MEMORY;

@@ -102,6 +102,11 @@ static struct {
 } dag__mpi;
 
 int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
+/* counted where the sends are spawned: on the main thread, which reads them */
+static void dag__mpi_stats(dag_stats *s) {
+    s->rank_messages_sent = dag__mpi.messages_sent;
+    s->rank_bytes_sent = dag__mpi.bytes_sent;
+}
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 
 /* ---- progress: MPI completions become fulfilled events -------------------- */

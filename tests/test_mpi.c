@@ -6,7 +6,7 @@
    fails on any rank fails the test on every rank (the ranks agree on the
    count before RUN prints), so the closing line is the same everywhere. */
 #define DAG_IMPLEMENTATION
-#include "dag.h"
+#include "dag_array.h"   /* dag.h, and the arrays over ranks */
 #include "test.h"
 #include <mpi.h>
 
@@ -252,6 +252,243 @@ TEST(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is
     agree_on_failures();
 }
 
+/* ---- dag_array over ranks: block-cyclic tiles, owner computes ---------------------------- */
+static void spd(double *m, int n, unsigned seed) {   /* random, symmetric, n on the diagonal: SPD */
+    unsigned s = seed;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) m[i + j * n] = m[j + i * n] = (double)rnd(&s) / 16777216.0 - 0.5 + (i == j ? n : 0);
+}
+/* ||A - L L^T||_F / ||A||_F over the lower triangle, L the lower triangle of f */
+static double factor_residual(const double *a, const double *f, int n) {
+    double num = 0, den = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++) s += f[i + k * n] * f[j + k * n];
+            num += (a[i + j * n] - s) * (a[i + j * n] - s);
+            den += a[i + j * n] * a[i + j * n];
+        }
+    return sqrt(num / den);
+}
+/* What each rank must send for the tile Cholesky on a p x q grid, owner computes, each tile's version
+   sent once to each rank that reads it (bench/cholesky_comm.py's count): messages and bytes of `me`. */
+static void cholesky_traffic(int n, int nb, int p, int q, int me, uint64_t *messages, uint64_t *bytes) {
+    int nt = (n + nb - 1) / nb, ranks = dag_num_ranks();
+    uint64_t *have = calloc((size_t)(nt * nt), sizeof *have);   /* tile -> ranks holding its current version */
+#define OWNER(i, j) ((((i) % p) * q + (j) % q) % ranks)
+#define ROWS(i) ((i) + 1 < nt ? nb : n - (i) * nb)
+#define READ(i, j, by) do { \
+        uint64_t *hv = &have[(i) + (j) * nt]; \
+        if (!*hv) *hv = UINT64_C(1) << OWNER(i, j); \
+        if (!(*hv >> (by) & 1u)) { \
+            if (OWNER(i, j) == me) { ++*messages; *bytes += (uint64_t)ROWS(i) * (uint64_t)ROWS(j) * 8u; } \
+            *hv |= UINT64_C(1) << (by); \
+        } \
+    } while (0)
+    *messages = *bytes = 0;
+    for (int k = 0; k < nt; k++) {
+        have[k + k * nt] = UINT64_C(1) << OWNER(k, k);
+        for (int i = k + 1; i < nt; i++) {
+            READ(k, k, OWNER(i, k));
+            have[i + k * nt] = UINT64_C(1) << OWNER(i, k);
+        }
+        for (int i = k + 1; i < nt; i++) {
+            READ(i, k, OWNER(i, i));
+            have[i + i * nt] = UINT64_C(1) << OWNER(i, i);
+            for (int j = k + 1; j < i; j++) {
+                READ(i, k, OWNER(i, j));
+                READ(j, k, OWNER(i, j));
+                have[i + j * nt] = UINT64_C(1) << OWNER(i, j);
+            }
+        }
+    }
+#undef OWNER
+#undef ROWS
+#undef READ
+    free(have);
+}
+
+TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank();
+    int sizes[4][2] = { { 100, 32 }, { 150, 40 }, { 64, 64 }, { 37, 8 } };
+    int grids[4][2] = { { 0, 0 }, { 1, ranks }, { ranks, 1 }, { 2, 2 } };   /* the squarest, a row, a column, 2 x 2 */
+    for (int s = 0; s < 4; s++)
+        for (int g = 0; g < 4; g++) {
+            int n = sizes[s][0], nb = sizes[s][1];
+            double *a = malloc(sizeof(double) * (size_t)(n * n)), *f = malloc(sizeof(double) * (size_t)(n * n));
+            spd(a, n, 7u + (unsigned)(s * 4 + g));
+            dag_blocks b = dag_blocks_grid(nb, nb, grids[g][0], grids[g][1]);
+            dag_array *A = dag_array_from_host(DAG_F64, n, n, b, a, DAG_COL_MAJOR, n);   /* each tile from its owner's copy */
+            CHECK(A != NULL);
+            if (!A) continue;
+            int p = g == 0 ? 1 : grids[g][0], q = g == 0 ? ranks : grids[g][1];
+            if (g == 0 && ranks == 4) p = 2, q = 2;
+            int owners_ok = 1;
+            for (int j = 0; j < dag_array_tile_cols(A); j++)
+                for (int i = 0; i < dag_array_tile_rows(A); i++)
+                    owners_ok &= dag_array_tile_rank(A, i, j) == ((i % p) * q + j % q) % ranks;
+            CHECK(owners_ok);
+            dag_stats before = dag_get_stats();
+            CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+            dag_stats after = dag_get_stats();
+            uint64_t want_messages, want_bytes;
+            cholesky_traffic(n, nb, p, q, me, &want_messages, &want_bytes);
+            if (ranks > 1) {   /* each tile sent once to each rank that reads it, from its owner: the bound */
+                CHECK_EQ_INT((long long)(after.rank_messages_sent - before.rank_messages_sent), (long long)want_messages);
+                CHECK_EQ_INT((long long)(after.rank_bytes_sent - before.rank_bytes_sent), (long long)want_bytes);
+            }
+            CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, n), DAG_OK);   /* every tile to every rank */
+            double r = factor_residual(a, f, n);
+            if (!(r < 1e-12)) fprintf(stderr, "  rank %d: n %d nb %d grid %d: residual %.2e\n", me, n, nb, g, r);
+            CHECK(r < 1e-12);
+            /* A X = B, B distributed from the last rank's matrix alone, X gathered on rank 0 alone */
+            double *rhs = malloc(sizeof(double) * (size_t)(n * 3)), *x = malloc(sizeof(double) * (size_t)(n * 3));
+            for (int k = 0; k < n * 3; k++) rhs[k] = 1.0 + k % 7;
+            dag_array *A2 = dag_array_from_host(DAG_F64, n, n, b, a, DAG_COL_MAJOR, n);
+            dag_array *B = dag_array_from_host_on(ranks - 1, DAG_F64, n, 3, dag_blocks_grid(nb, nb, grids[g][0], grids[g][1]),
+                                                  me == ranks - 1 ? rhs : NULL, DAG_COL_MAJOR, n);
+            CHECK(A2 && B);
+            if (A2 && B) {
+                CHECK_EQ_INT(dag_array_posv(A2, B), DAG_OK);
+                CHECK_EQ_INT(dag_array_collect_on(0, B, me == 0 ? x : NULL, DAG_COL_MAJOR, n), DAG_OK);
+                if (me == 0) {
+                    double worst = 0;
+                    for (int c = 0; c < 3; c++)
+                        for (int i = 0; i < n; i++) {
+                            double v = -rhs[i + c * n];
+                            for (int j = 0; j < n; j++) v += a[i + j * n] * x[j + c * n];
+                            worst = fabs(v) > worst ? fabs(v) : worst;
+                        }
+                    CHECK(worst < 1e-9);
+                }
+            }
+            dag_array_free(A2);
+            dag_array_free(B);
+            dag_array_free(A);
+            free(a), free(f), free(rhs), free(x);
+        }
+    dag_shutdown();
+    agree_on_failures();
+}
+
+static double uniform_at(uint64_t seed, int64_t r, int64_t c);   /* below: dag_array_rand's value of an element */
+TEST(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { M = 45, K = 38, N = 29 };
+    static double a[M * K], bm[K * N], c[M * N], t[N * M], ref[M * N];
+    dag_array *A = dag_array_rand(DAG_F64, M, K, dag_blocks(10, 9), 1), *B = dag_array_rand(DAG_F64, K, N, dag_blocks(9, 8), 2),
+              *C = dag_array_zeros(DAG_F64, M, N, dag_blocks(10, 8));
+    CHECK(A && B && C);
+    if (!A || !B || !C) return;
+    for (int j = 0; j < K; j++)
+        for (int i = 0; i < M; i++) a[i + j * M] = uniform_at(1, i, j);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < K; i++) bm[i + j * K] = uniform_at(2, i, j);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 2.0, A, B, 0.0, C), DAG_OK);
+    CHECK_EQ_INT(dag_array_scale(0.5, C), DAG_OK);   /* C = A B */
+    CHECK_EQ_INT(dag_array_add(C, C, C), DAG_OK);    /* C = 2 A B */
+    CHECK_EQ_INT(dag_array_collect(C, c, DAG_COL_MAJOR, M), DAG_OK);
+    double worst = 0, sum = 0, squares = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double s = 0;
+            for (int k = 0; k < K; k++) s += a[i + k * M] * bm[k + j * K];
+            ref[i + j * M] = 2 * s;
+            worst = fabs(c[i + j * M] - 2 * s) > worst ? fabs(c[i + j * M] - 2 * s) : worst;
+            sum += 2 * s;
+            squares += 4 * s * s;
+        }
+    CHECK(worst < 1e-12);
+    double got_sum = 0, got_norm = 0, got_max = 0, want_max = ref[0];
+    for (int k = 1; k < M * N; k++) want_max = ref[k] > want_max ? ref[k] : want_max;
+    CHECK_EQ_INT(dag_array_sum(C, &got_sum), DAG_OK);   /* the same value on every rank */
+    CHECK_EQ_INT(dag_array_norm2(C, &got_norm), DAG_OK);
+    CHECK_EQ_INT(dag_array_max(C, &got_max), DAG_OK);
+    CHECK(fabs(got_sum - sum) < 1e-9 * fabs(sum) && fabs(got_norm - sqrt(squares)) < 1e-9 * sqrt(squares));
+    CHECK(got_max == want_max);
+    /* into another tiling on another grid: every tile pair on the destination's owner */
+    dag_array *T = dag_array_zeros(DAG_F64, N, M, dag_blocks_grid(7, 11, ranks, 1));
+    CHECK(T != NULL);
+    if (T) {
+        CHECK_EQ_INT(dag_array_transpose(C, T), DAG_OK);
+        memset(t, 0, sizeof t);
+        CHECK_EQ_INT(dag_array_collect_on(ranks - 1, T, dag_rank() == ranks - 1 ? t : NULL, DAG_COL_MAJOR, N), DAG_OK);
+        if (dag_rank() == ranks - 1) {
+            int same = 1;
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) same &= t[j + i * N] == c[i + j * M];
+            CHECK(same);
+        }
+        /* arrays on different grids are refused by the element-wise operations, by name */
+        if (ranks > 1) {
+            dag_array *U = dag_array_zeros(DAG_F64, N, M, dag_blocks(7, 11));
+            CHECK_EQ_INT(dag_array_add(T, T, U), DAG_ERR_INVALID_ARGUMENT);
+            CHECK(strstr(last_log, "grid of ranks") != NULL);
+            dag_array_free(U);
+        }
+    }
+    dag_array_free(T);
+    dag_array_free(A);
+    dag_array_free(B);
+    dag_array_free(C);
+    dag_shutdown();
+    agree_on_failures();
+}
+static double uniform_at(uint64_t seed, int64_t r, int64_t c) {   /* dag_array.h's generator, element by element */
+    return dag__uniform(seed, r, c, 0);
+}
+
+TEST(a_wrapped_matrix_holds_the_tiles_its_rank_owns_after_a_distributed_cholesky) {
+    setup(1);
+    enum { N = 90, NB = 20 };
+    static double a[N * N], m[N * N], f[N * N];
+    spd(a, N, 5);
+    memcpy(m, a, sizeof a);
+    dag_array *A = dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), m, N);   /* every rank its own matrix */
+    CHECK(A != NULL);
+    if (!A) return;
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    dag_array *F = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_potrf(F), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(F, f, DAG_COL_MAJOR, N), DAG_OK);
+    int same = 1;
+    for (int j = 0; j < dag_array_tile_cols(A); j++)
+        for (int i = j; i < dag_array_tile_rows(A); i++) {
+            if (dag_array_tile_rank(A, i, j) != dag_rank()) continue;
+            for (int c = j * NB; c < (j + 1) * NB && c < N; c++)
+                for (int r = i * NB; r < (i + 1) * NB && r < N; r++) same &= r < c || fabs(m[r + c * N] - f[r + c * N]) < 1e-12;
+        }
+    CHECK(same);
+    dag_array_free(A);
+    dag_array_free(F);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+TEST(bad_grids_and_ranks_of_distributed_arrays_are_refused_by_name) {
+    setup(1);
+    double x[16] = { 0 };
+    CHECK(dag_array_zeros(DAG_F64, 4, 4, dag_blocks_grid(2, 2, -1, 2)) == NULL);
+    CHECK(strstr(last_log, "grid of ranks") != NULL);
+    CHECK(dag_array_zeros(DAG_F64, 4, 4, dag_blocks_grid(2, 2, 2, 0)) == NULL);
+    CHECK(dag_array_from_host_on(dag_num_ranks(), DAG_F64, 4, 4, dag_blocks(2, 2), x, DAG_COL_MAJOR, 4) == NULL);
+    CHECK(strstr(last_log, "no such rank") != NULL);
+    dag_array *A = dag_array_zeros(DAG_F64, 4, 4, dag_blocks_grid(2, 2, 4, 4));   /* more ranks than there are: wraps */
+    CHECK(A != NULL);
+    CHECK_EQ_INT(dag_array_collect_on(-1, A, x, DAG_COL_MAJOR, 4), DAG_ERR_INVALID_ARGUMENT);
+    /* no matrix on the rank that gathers: it fails there, and the others (which only send) do not hang */
+    CHECK_EQ_INT(dag_array_collect_on(0, A, dag_rank() == 0 ? NULL : x, DAG_COL_MAJOR, 4),
+                 dag_rank() == 0 ? DAG_ERR_INVALID_ARGUMENT : DAG_OK);
+    CHECK(dag_rank() != 0 || strstr(last_log, "no host memory") != NULL);
+    CHECK_EQ_INT(dag_array_collect(A, x, DAG_COL_MAJOR, 4), DAG_OK);   /* and the array is still whole */
+    CHECK_EQ_INT(dag_array_tile_rank(A, 2, 0), -1);
+    dag_array_free(A);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 int main(int argc, char **argv) {
     int level = 0, rank = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
@@ -263,6 +500,10 @@ int main(int argc, char **argv) {
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
+    RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
+    RUN_ALL(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops);
+    RUN_ALL(a_wrapped_matrix_holds_the_tiles_its_rank_owns_after_a_distributed_cholesky);
+    RUN_ALL(bad_grids_and_ranks_of_distributed_arrays_are_refused_by_name);
     int failed = test_summary();
     MPI_Finalize();
     return failed;
