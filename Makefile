@@ -9,7 +9,8 @@
 #   make install     PREFIX=...: the headers, dag.pc and a CMake package
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
-#                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU
+#                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
+#                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi)
 #   make fuzz        the differential tester with many more seeds
 #   make clean
 
@@ -68,7 +69,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -414,6 +415,7 @@ bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu
 	@$(MAKE) --no-print-directory bench-cholesky
+	@$(MAKE) --no-print-directory bench-mpi
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
 $(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
@@ -445,6 +447,15 @@ $(B)/bench/cholesky_starpu: bench/cholesky_starpu.c bench/cholesky_common.h benc
 
 bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_starpu
 	$(PYTHON) bench/cholesky.py $(if $(QUICK),--quick)
+
+# The distributed Cholesky over MPI: dag.h on 2 ranks x 1 thread (and 1 rank x 2 threads) against
+# ScaLAPACK's pdpotrf and StarPU-MPI, with the traffic against its lower bound (bench/cholesky_mpi.py)
+$(B)/bench/cholesky_mpi: bench/cholesky_mpi.c bench/cholesky_common.h bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c11 -O2 -Wall -Wextra -DDAG_BACKEND_MPI -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
+
+bench-mpi: $(B)/bench/cholesky_mpi all-mpi-peers
+	$(PYTHON) bench/cholesky_mpi.py $(if $(QUICK),--rounds 1 --n 4096)
 
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain
