@@ -71,8 +71,15 @@ typedef struct dag__mpi_request {
     dag_event event;
     void *free_after;            /* a send buffer this layer owns */
     int receive;                 /* a receive of data: an empty message says the sender's input failed */
+    int incoming;                /* any receive: cancelled when the ranks diverge */
     int status;                  /* what the event is fulfilled with (unless the message says worse) */
 } dag__mpi_request;
+
+/* The ranks' check of a region's spawns, posted before the region drains
+   (MPI_Iallreduce) and tested by the progress thread: when the ranks
+   diverged, a rank may wait for a message no rank will send, so the check
+   cannot wait until the region's tasks are done. */
+enum { DAG__MPI_CHECK_NONE, DAG__MPI_CHECK_POSTED, DAG__MPI_CHECK_AGREED, DAG__MPI_CHECK_DIVERGED };
 
 static struct {
     int active;                  /* more than one rank */
@@ -97,6 +104,11 @@ static struct {
     dag__mpi_request *requests;
     MPI_Request *request_array;
     int num_requests, requests_cap;
+    int check;                   /* DAG__MPI_CHECK_*, under lock */
+    MPI_Request check_requests[2];
+    uint64_t check_mine[2], check_low[2], check_high[2];   /* (spawns, hash): this rank's, the least, the most */
+    dag__cond checked;           /* the check is done */
+    _Atomic int diverged;        /* this region's ranks diverged: messages fail at once */
     _Atomic int stop;
     dag__thread thread;
 } dag__mpi;
@@ -110,7 +122,8 @@ static void dag__mpi_stats(dag_stats *s) {
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 
 /* ---- progress: MPI completions become fulfilled events -------------------- */
-static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int status) {
+static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int incoming,
+                           int status) {
     dag__mutex_lock(&dag__mpi.lock);
     if (dag__mpi.num_requests == dag__mpi.requests_cap) {
         int cap = dag__mpi.requests_cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
@@ -123,10 +136,45 @@ static void dag__mpi_track(MPI_Request request, dag_event event, void *free_afte
     q->event = event;
     q->free_after = free_after;
     q->receive = receive;
+    q->incoming = incoming;
     q->status = status;
     dag__mpi.request_array[dag__mpi.num_requests++] = request;
     dag__cond_signal(&dag__mpi.wake);
     dag__mutex_unlock(&dag__mpi.lock);
+}
+
+/* The check's outcome, with the lock held. When the ranks diverged, the
+   receives in flight are cancelled (they complete, cancelled, and their
+   tasks fail with DAG_ERR_DIVERGED) and the sends are let go: their events
+   are fulfilled with the error now and MPI frees them when (if ever) they
+   complete; the region's end moves the ranks to a fresh communicator, so
+   no later receive matches them. */
+static int dag__mpi_test_check(dag__mpi_request *let_go) {
+    int done = 0, count = 0;
+    MPI_Testall(2, dag__mpi.check_requests, &done, MPI_STATUSES_IGNORE);
+    if (!done) return 0;
+    bool agreed = dag__mpi.check_low[0] == dag__mpi.check_high[0] && dag__mpi.check_low[1] == dag__mpi.check_high[1];
+    dag__mpi.check = agreed ? DAG__MPI_CHECK_AGREED : DAG__MPI_CHECK_DIVERGED;
+    if (!agreed) {
+        atomic_store(&dag__mpi.diverged, 1);
+        int kept = 0;
+        for (int i = 0; i < dag__mpi.num_requests; i++) {
+            dag__mpi_request *q = &dag__mpi.requests[i];
+            if (q->incoming) {
+                MPI_Cancel(&dag__mpi.request_array[i]);
+                dag__mpi.requests[kept] = *q;
+                dag__mpi.request_array[kept++] = dag__mpi.request_array[i];
+                continue;
+            }
+            MPI_Request_free(&dag__mpi.request_array[i]);
+            let_go[count] = *q;
+            let_go[count].status = DAG_ERR_DIVERGED;
+            let_go[count++].free_after = NULL;   /* MPI may still read it: a leak, on this error */
+        }
+        dag__mpi.num_requests = kept;
+    }
+    dag__cond_signal(&dag__mpi.checked);
+    return count;
 }
 
 /* Tests what is in flight; sleeps on `wake` while nothing is, and backs
@@ -134,21 +182,20 @@ static void dag__mpi_track(MPI_Request request, dag_event event, void *free_afte
    so an idle rank burns no core. */
 static int dag__mpi_progress(void *unused) {
     (void)unused;
-    int idle = 0, done_count = 0;
+    int idle = 0;
     int *done = NULL, done_cap = 0;
-    dag__mpi_request *finished = NULL;
+    dag__mpi_request *finished = NULL;   /* what completed (or was let go): its events are fulfilled unlocked */
     MPI_Status *statuses = NULL;
     while (!atomic_load(&dag__mpi.stop)) {
         dag__mutex_lock(&dag__mpi.lock);
-        int n = dag__mpi.num_requests;
-        if (n == 0) {
+        if (dag__mpi.num_requests == 0 && dag__mpi.check != DAG__MPI_CHECK_POSTED) {
             uint64_t deadline = dag__now_ns() + 100000000u;
             struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
             dag__cond_timedwait(&dag__mpi.wake, &dag__mpi.lock, &ts);
             dag__mutex_unlock(&dag__mpi.lock);
             continue;
         }
-        if (done_cap < n) {
+        if (done_cap < dag__mpi.requests_cap) {
             DAG_FREE(done);
             DAG_FREE(finished);
             DAG_FREE(statuses);
@@ -157,15 +204,20 @@ static int dag__mpi_progress(void *unused) {
             finished = (dag__mpi_request *)dag__xmalloc((size_t)done_cap * sizeof *finished);
             statuses = (MPI_Status *)dag__xmalloc((size_t)done_cap * sizeof *statuses);
         }
-        done_count = 0;
-        MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
+        int count = dag__mpi.check == DAG__MPI_CHECK_POSTED ? dag__mpi_test_check(finished) : 0;
+        int n = dag__mpi.num_requests, done_count = 0;
+        if (n) MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
         if (done_count == MPI_UNDEFINED) done_count = 0;
         for (int k = 0; k < done_count; k++) {
-            finished[k] = dag__mpi.requests[done[k]];
-            int bytes = -1;
-            if (finished[k].receive) MPI_Get_count(&statuses[k], MPI_BYTE, &bytes);
-            if (bytes == 0 && !finished[k].status) finished[k].status = DAG_ERR_DEPENDENCY_FAILED;
+            dag__mpi_request *f = &finished[count + k];
+            *f = dag__mpi.requests[done[k]];
+            int bytes = -1, cancelled = 0;
+            if (f->incoming) MPI_Test_cancelled(&statuses[k], &cancelled);
+            if (f->receive && !cancelled) MPI_Get_count(&statuses[k], MPI_BYTE, &bytes);
+            if (cancelled) f->status = DAG_ERR_DIVERGED;
+            else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
         }
+        count += done_count;
         /* compact: completed requests are MPI_REQUEST_NULL now */
         int kept = 0;
         for (int i = 0; i < n; i++) {
@@ -176,11 +228,11 @@ static int dag__mpi_progress(void *unused) {
         }
         dag__mpi.num_requests = kept;
         dag__mutex_unlock(&dag__mpi.lock);
-        for (int k = 0; k < done_count; k++) {
+        for (int k = 0; k < count; k++) {
             DAG_FREE(finished[k].free_after);
             if (finished[k].event.id) dag_fulfill(finished[k].event, (dag_result)finished[k].status);
         }
-        if (done_count) {
+        if (count) {
             idle = 0;
         } else if (++idle < 64) {
             dag__thread_yield();
@@ -223,13 +275,21 @@ static bool dag__mpi_input_failed(void) {
     return atomic_load(&t->failed_dep) || dag__cancel_asked(t);
 }
 
+/* The ranks diverged in this region: no message is posted any more. */
+static bool dag__mpi_gave_up(void) {
+    if (!atomic_load(&dag__mpi.diverged)) return false;
+    dag_fail(DAG_ERR_DIVERGED, "no message: the ranks' spawns diverged in this region");
+    return true;
+}
+
 DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
     MPI_Datatype type;
     int count;
+    if (dag__mpi_gave_up()) return;
     if (dag__mpi_input_failed()) {
         MPI_Request request;
         MPI_Isend(p, 0, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-        dag__mpi_track(request, dag_detach(), NULL, 0, DAG_ERR_DEPENDENCY_FAILED);
+        dag__mpi_track(request, dag_detach(), NULL, 0, 0, DAG_ERR_DEPENDENCY_FAILED);
         return;
     }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
@@ -239,12 +299,13 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     MPI_Request request;
     MPI_Isend(p, count, type, to, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);   /* MPI keeps it until the send completes */
-    dag__mpi_track(request, dag_detach(), NULL, 0, DAG_OK);
+    dag__mpi_track(request, dag_detach(), NULL, 0, 0, DAG_OK);
 }
 
 DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag)) {
     MPI_Datatype type;
     int count;
+    if (dag__mpi_gave_up()) return;
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
@@ -252,7 +313,7 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     MPI_Request request;
     MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);
-    dag__mpi_track(request, dag_detach(), NULL, 1, dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
+    dag__mpi_track(request, dag_detach(), NULL, 1, 1, dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
 }
 
 /* A task's outcome (status, then its result) to another rank: waits for
@@ -264,13 +325,13 @@ DAG_TASK(void, mpi_send_outcome, (dag_task, t), (size_t, result_size), (int, to)
     memcpy(buf, &status, sizeof status);
     MPI_Request request;
     MPI_Isend(buf, (int)n, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), buf, 0, DAG_OK);
+    dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
 }
 
 DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
     MPI_Request request;
     MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), NULL, 0, DAG_OK);
+    dag__mpi_track(request, dag_detach(), NULL, 0, 1, DAG_OK);
 }
 
 /* Spawns on this rank alone, inside the collective one (dag__mpi_collective says no). */
@@ -492,18 +553,53 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
         }
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
+    /* the ranks compare their spawns while the region drains (dag__mpi_test_check) */
+    dag__mutex_lock(&dag__mpi.lock);
+    dag__mpi.check_mine[0] = dag__mpi.spawns;
+    dag__mpi.check_mine[1] = dag__mpi.hash;
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 2, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
+                   &dag__mpi.check_requests[0]);
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_high, 2, MPI_UINT64_T, MPI_MAX, dag__mpi.comm,
+                   &dag__mpi.check_requests[1]);
+    dag__mpi.check = DAG__MPI_CHECK_POSTED;
+    dag__cond_signal(&dag__mpi.wake);
+    dag__mutex_unlock(&dag__mpi.lock);
+}
+
+/* Waits for the check posted when the region began to end: whether the ranks agreed. */
+static bool dag__mpi_check_agreed(void) {
+    dag__mutex_lock(&dag__mpi.lock);
+    while (dag__mpi.check == DAG__MPI_CHECK_POSTED) dag__cond_wait(&dag__mpi.checked, &dag__mpi.lock);
+    bool agreed = dag__mpi.check != DAG__MPI_CHECK_DIVERGED;
+    dag__mpi.check = DAG__MPI_CHECK_NONE;
+    dag__mutex_unlock(&dag__mpi.lock);
+    return agreed;
+}
+
+/* After a divergence every rank starts again alike: a fresh communicator
+   (messages let go on the old one can match nothing), tags from 0, each
+   owned span current on its owner alone (what each owner's copy holds),
+   and the spawn hash the most any rank had. */
+static void dag__mpi_start_again(void) {
+    MPI_Comm fresh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    MPI_Comm_free(&dag__mpi.comm);
+    dag__mpi.comm = fresh;
+    dag__mpi.messages = 0;
+    for (size_t i = 0; i < dag__mpi.spans_cap; i++)
+        if (dag__mpi.spans[i].id) dag__mpi.spans[i].current = UINT64_C(1) << dag__mpi.spans[i].owner;
+    dag__mpi.hash = dag__mpi.check_high[1];
+    dag__mpi.spawns = dag__mpi.check_high[0];
+    atomic_store(&dag__mpi.diverged, 0);
 }
 
 static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
-    uint64_t mine[2] = { dag__mpi.spawns, dag__mpi.hash }, low[2], high[2];
-    MPI_Allreduce(mine, low, 2, MPI_UINT64_T, MPI_MIN, dag__mpi.comm);
-    MPI_Allreduce(mine, high, 2, MPI_UINT64_T, MPI_MAX, dag__mpi.comm);
     size_t count = dag__mpi.log_count;
     dag__mpi.log_count = 0;
-    if (low[0] == high[0] && low[1] == high[1]) return err;
+    if (dag__mpi_check_agreed()) return err;
     /* the first spawn of this region that differs: a bisection, every rank alike */
-    uint64_t base = dag__mpi.spawns - count, fewest = low[0] - base;
+    uint64_t base = dag__mpi.spawns - count, fewest = dag__mpi.check_low[0] - base;
     size_t lo = 0, hi = (size_t)fewest;   /* the first difference lies in [lo, hi] */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -524,9 +620,7 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err) {
                                  r + 1 < dag__mpi.size ? "," : "");
     DAG_FREE(all);
     dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
-    /* start again from here, so the next region compares its own spawns */
-    dag__mpi.hash = high[1];
-    dag__mpi.spawns = high[0];
+    dag__mpi_start_again();   /* so the next region compares its own spawns */
     return DAG_ERR_DIVERGED;
 }
 
@@ -567,6 +661,9 @@ static int dag__mpi_setup(void) {
     dag__mpi.log_count = 0;
     dag__mutex_init(&dag__mpi.lock);
     dag__cond_init(&dag__mpi.wake);
+    dag__cond_init(&dag__mpi.checked);
+    dag__mpi.check = DAG__MPI_CHECK_NONE;
+    atomic_store(&dag__mpi.diverged, 0);
     atomic_store(&dag__mpi.stop, 0);
     if (dag__thread_create(&dag__mpi.thread, dag__mpi_progress, NULL) != 0) {
         MPI_Comm_free(&dag__mpi.comm);
@@ -579,6 +676,10 @@ static int dag__mpi_setup(void) {
 /* After every context has drained: nothing is in flight. */
 static void dag__mpi_shutdown(void) {
     if (!dag__mpi.active) return;
+    if (!dag__mpi_check_agreed())   /* the check posted as the program's data went home */
+        dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' spawns since their last region diverged "
+                "(%llu to %llu collective spawns)", (unsigned long long)dag__mpi.check_low[0],
+                (unsigned long long)dag__mpi.check_high[0]);
     atomic_store(&dag__mpi.stop, 1);
     dag__mutex_lock(&dag__mpi.lock);
     dag__cond_signal(&dag__mpi.wake);
@@ -594,6 +695,8 @@ static void dag__mpi_shutdown(void) {
     DAG_FREE((void *)dag__mpi.log_name);
     DAG_FREE(dag__mpi.requests);
     DAG_FREE(dag__mpi.request_array);
+    dag__cond_destroy(&dag__mpi.checked);
+    dag__cond_destroy(&dag__mpi.wake);
     dag__mutex_destroy(&dag__mpi.lock);
     memset(&dag__mpi, 0, sizeof dag__mpi);
 }

@@ -202,6 +202,34 @@ TEST(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn) {
     agree_on_failures();
 }
 
+/* A rank that spawns a task the others do not waits for a message no rank
+   sends: the check at the region's end, made while the region drains,
+   cancels it, and every rank gets the error instead of waiting forever. */
+DAG_TASK(void, add_from, (double *, a), (const double *, b)) {
+    for (int i = 0; i < 4; i++) a[i] += b[i];
+}
+TEST(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1;
+    static double a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 }, x[4];
+    dag_data ha = dag_data_register_on(0, me == 0 ? a : NULL, 4, sizeof(double));
+    dag_data hb = dag_data_register_on(last, me == last ? b : NULL, 4, sizeof(double));
+    DAG_DATADEPS {
+        if (me == last && ranks > 1) dag_spawn(add_from, InOut(hb), In(ha));   /* waits for a from rank 0 */
+        else dag_spawn(step_a, InOut(x, 4));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    if (me == last && ranks > 1) CHECK(b[0] == 10);   /* the task never ran */
+    /* every rank starts again alike: the same spawn now moves a and runs */
+    DAG_DATADEPS { dag_spawn(add_from, InOut(hb), In(ha)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    if (me == last) CHECK(b[0] == 11 && b[3] == 44);
+    dag_data_unregister(ha);
+    dag_data_unregister(hb);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* ---- a failure on one rank reaches its dependents on the others ----------------- */
 DAG_TASK(void, breaks, (double *, a)) { a[0] = -1; dag_fail(DAG_USER_ERROR + 9, "broken on rank %d", dag_rank()); }
 static atomic_int mixes_ran;
@@ -498,6 +526,7 @@ int main(int argc, char **argv) {
     RUN_ALL(random_programs_over_spans_owned_by_random_ranks_equal_the_sequential_run);
     RUN_ALL(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
+    RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
