@@ -44,9 +44,12 @@
    A failed task's data is still sent, empty: the receive fails, and with
    it the task's dependents on that rank.
 
-   NOT YET: Fut of a task that ran on another rank (refused by name), divergence found only at
-   region ends (a rank can wait for a message another never sends before
-   then), 64 ranks at most, dag_array.h over ranks. */
+   - A Fut of such a task in a spawn that runs on other ranks sends them
+     its result once: a receive task there whose result is the value.
+
+   NOT YET: divergence found only at region ends (a rank blocked in a
+   dag_wait of a message another never sends is not freed), 64 ranks at
+   most, other ranks' copies kept until dag_shutdown (no eviction). */
 #include <limits.h>
 #include <mpi.h>
 
@@ -59,12 +62,20 @@ typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
 
 typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
     int rank;
+    const dag_task_desc *desc;
     dag_task local;              /* on that rank: its local handle */
     size_t result_size;
     int shared;                  /* its outcome went to every rank (a collective wait or fetch) */
     unsigned char *outcome;      /* elsewhere: the status (int32) then the result, once received */
     dag_task received;           /* elsewhere: the receive task of the outcome */
+    uint64_t value_at;           /* ranks with its result for a Fut: its own, and those it was sent to */
+    dag_task value;              /* here, when it ran elsewhere: the task whose result is the received value */
 } dag__mpi_task;
+
+typedef struct dag__mpi_value_kind {   /* never moved once made: tasks point at its desc */
+    dag_task_desc desc;
+    struct dag__mpi_value_kind *next;
+} dag__mpi_value_kind;
 
 typedef struct dag__mpi_request {
     MPI_Request request;
@@ -98,6 +109,7 @@ static struct {
     size_t spans_cap;
     dag__mpi_task *tasks;
     size_t num_tasks, tasks_cap;
+    struct dag__mpi_value_kind *value_kinds;   /* mpi_receive_value for each kind of result needed */
     /* requests in flight, tested by the progress thread */
     dag__mutex lock;
     dag__cond wake;
@@ -328,6 +340,43 @@ DAG_TASK(void, mpi_send_outcome, (dag_task, t), (size_t, result_size), (int, to)
     dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
 }
 
+/* A task's result alone to another rank, for a Fut there: empty when it failed (the receive then fails). */
+DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag)) {
+    unsigned char *buf = (unsigned char *)dag__xmalloc(result_size);
+    int bytes = dag_fetch_bytes(t, buf, result_size) == DAG_OK ? (int)result_size : 0;
+    MPI_Request request;
+    MPI_Isend(buf, bytes, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
+}
+
+/* Its descriptor lays out the arguments; the task spawned is a copy
+   (dag__mpi_value_desc) whose run is dag__mpi_receive_value_run and whose
+   result is the producer's: the value is received into the task's own
+   result, so a Fut of it on this rank is a Fut of the value. */
+DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes)) {
+    (void)from, (void)tag, (void)bytes;
+}
+static void dag__mpi_receive_value_run(void *args, void *result) {
+    const mpi_receive_value__args *a = (const mpi_receive_value__args *)args;
+    if (dag__mpi_gave_up()) return;
+    MPI_Request request;
+    MPI_Irecv(result, (int)a->a2, MPI_BYTE, a->a0, a->a1, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag_detach(), NULL, 1, 1, DAG_OK);   /* an empty message: the producer failed */
+}
+static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
+    dag__mpi_value_kind *k = dag__mpi.value_kinds;
+    while (k && (k->desc.result_size != producer->result_size || k->desc.result_tag != producer->result_tag)) k = k->next;
+    if (k) return &k->desc;
+    k = (dag__mpi_value_kind *)dag__xmalloc(sizeof *k);
+    k->desc = mpi_receive_value__desc;
+    k->desc.run = dag__mpi_receive_value_run;
+    k->desc.result_size = producer->result_size;
+    k->desc.result_tag = producer->result_tag;
+    k->next = dag__mpi.value_kinds;
+    dag__mpi.value_kinds = k;
+    return &k->desc;
+}
+
 DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
     MPI_Request request;
     MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
@@ -433,6 +482,26 @@ static dag__mpi_task *dag__mpi_task_of(dag_task h) {
     return dag__mpi_handle(h) && h.gen <= dag__mpi.num_tasks ? &dag__mpi.tasks[h.gen - 1] : NULL;
 }
 
+/* A Fut of a task that ran on one rank, for a task run by `readers`: the
+   ranks among them without its value get it (a send there, a receive task
+   here whose result it is), once. This rank's handle of the value. */
+static dag_task dag__mpi_value_at(dag__mpi_task *e, uint64_t readers) {
+    if (!e->value_at) e->value_at = UINT64_C(1) << e->rank;
+    uint64_t missing = readers & ~e->value_at;
+    for (int r = 0; missing; r++, missing >>= 1) {
+        if (!(missing & 1u)) continue;
+        int tag = dag__mpi_next_tag();
+        if (dag__mpi.rank == e->rank) {
+            DAG__MPI_LOCAL(dag_spawn(mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+        } else if (dag__mpi.rank == r) {
+            dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size) };
+            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, NULL));
+        }
+        e->value_at |= UINT64_C(1) << r;
+    }
+    return dag__mpi.rank == e->rank ? e->local : e->value;
+}
+
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
     dag_task local = { NULL, 0, 0 };
     dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx);   /* where a refused spawn is counted */
@@ -456,15 +525,15 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
             if (m) runs_on = m->owner;
         }
     }
-    for (int i = 0; i < num_args; i++) {
-        if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task)) {
-            dag__spawn_err(r, DAG_ERR_INVALID_ARGUMENT, "dag_spawn(%s): argument %d: Fut of a task that runs on one "
-                           "rank is not supported yet over MPI; dag_fetch it and pass Val", desc->name, i + 1);
-            return dag__failed_handle(r, DAG_ERR_INVALID_ARGUMENT);
-        }
-    }
     uint64_t all = dag__mpi.size == 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__mpi.size) - 1;
     uint64_t readers = runs_on < 0 ? all : UINT64_C(1) << runs_on;
+    dag_arg here_args[DAG__MAX_PARAMS];   /* the arguments as this rank runs them: Futs of tasks run elsewhere */
+    for (int i = 0; i < num_args; i++) {
+        here_args[i] = args[i];
+        dag__mpi_task *e = args[i].kind == DAG__ARG_FUTURE ? dag__mpi_task_of(args[i].task) : NULL;
+        if (e) here_args[i].task = dag__mpi_value_at(e, readers);
+    }
+    args = here_args;
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (!m) continue;
@@ -495,6 +564,7 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     e->rank = runs_on;
     e->local = local;
     e->result_size = desc->result_size;
+    e->desc = desc;
     dag_task h = { NULL, (uint32_t)dag__mpi.num_tasks, DAG__MPI_HANDLE_BITS | (desc->result_size ? 1u : 0u) };
     return h;
 }
@@ -689,6 +759,11 @@ static void dag__mpi_shutdown(void) {
     MPI_Comm_free(&dag__mpi.comm);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) DAG_FREE(dag__mpi.spans[i].memory);
     for (size_t i = 0; i < dag__mpi.num_tasks; i++) DAG_FREE(dag__mpi.tasks[i].outcome);
+    while (dag__mpi.value_kinds) {
+        dag__mpi_value_kind *next = dag__mpi.value_kinds->next;
+        DAG_FREE(dag__mpi.value_kinds);
+        dag__mpi.value_kinds = next;
+    }
     DAG_FREE(dag__mpi.spans);
     DAG_FREE(dag__mpi.tasks);
     DAG_FREE(dag__mpi.log_hash);

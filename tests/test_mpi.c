@@ -175,6 +175,44 @@ TEST(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank) {
     agree_on_failures();
 }
 
+/* ---- a Fut of a task on one rank, used on others ------------------------------------- */
+DAG_TASK(void, store_value, (double *, a), (double, v)) { a[0] = v; }
+DAG_TASK(double, plus_one, (double, x)) { return x + 1; }
+DAG_TASK(double, fails_double, (double, x)) { dag_fail(DAG_USER_ERROR + 3, "no value for %g", x); return 0; }
+TEST(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1;
+    static double own[4], x[4];
+    dag_data h = dag_data_register_on(last, me == last ? own : NULL, 4, sizeof(double));
+    dag_options on0, on_last;
+    memset(&on0, 0, sizeof on0);
+    on0.scope.rank = DAG_RANK(0);
+    on_last = on0;
+    on_last.scope.rank = DAG_RANK(last);
+    dag_task t = dag_spawn_with(&on0, where_and_what, Val(3L));   /* long 9, on rank 0 */
+    dag_task u = { NULL, 0, 0 };
+    DAG_DATADEPS {
+        dag_spawn(store_value, Out(h), Fut(t));             /* on the last rank: the value goes there, as a double */
+        dag_spawn(store_value, Out(x, 4), Fut(t));          /* every rank's own x: every rank gets it */
+        u = dag_spawn_with(&on_last, plus_one, Fut(t));     /* the last rank has it already */
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK(x[0] == 9.0);
+    if (me == last) CHECK(own[0] == 9.0);
+    double v = 0;
+    CHECK_EQ_INT(dag_fetch(u, &v), DAG_OK);   /* on every rank */
+    CHECK(v == 10.0);
+    /* a producer that fails: its Fut fails the consumer on the other rank, and nothing hangs */
+    dag_task f = dag_spawn_with(&on0, fails_double, Val(1.0));
+    own[1] = x[1] = -1;
+    DAG_DATADEPS { dag_spawn(store_value, Out(h), Fut(f)); }
+    if (me == last) CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DEPENDENCY_FAILED);
+    if (me == last) CHECK(own[0] == 9.0);   /* not written */
+    dag_data_unregister(h);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* ---- divergence is an error on every rank, not a hang -------------------------------- */
 DAG_TASK(void, step_a, (double *, x)) { x[0] += 1; }
 DAG_TASK(void, step_b, (double *, x)) { x[0] += 2; }
@@ -525,6 +563,7 @@ int main(int argc, char **argv) {
     watchdog_start();
     RUN_ALL(random_programs_over_spans_owned_by_random_ranks_equal_the_sequential_run);
     RUN_ALL(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank);
+    RUN_ALL(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
