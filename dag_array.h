@@ -34,6 +34,12 @@
    count; the diagonal tiles of potrf and the LU, randn and host copies run
    on the CPU. For CUDA, HIP and Level Zero, include dag_array.h in the
    program's kernels file so its builds carry these kernels.
+
+   Over MPI ranks (dag_backends/dag_mpi.h) the tiles are dealt
+   block-cyclically over a grid of ranks (dag_blocks_grid), each rank
+   allocates the tiles it owns, and every operation is the same call on
+   every rank: its tasks run on the owners of the tiles they write, and the
+   tiles they read move there (docs/mpi.md, "Arrays over ranks").
 */
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
