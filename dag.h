@@ -152,7 +152,8 @@
 
    BACKENDS AND DEVICES
    ====================
-   The CPU (C11 threads) is always on. Any combination of these adds devices:
+   The CPU (C11 threads) is always on. Any combination of these adds devices
+   (or #define DAG_BACKEND_X, empty or 1, before including dag.h):
      -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
      -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
                                -I<cuda>/include ... -lcudart_static -lrt -ldl
