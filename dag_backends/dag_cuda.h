@@ -136,7 +136,8 @@ static void dag__cuda_shutdown(void) { dag__gpu_close_devices(&dag__cuda_gpu); }
 /* A kernel nvcc compiled. */
 static bool dag__cuda_has_kernel(int dev, const dag_kernel_source *k) {
     (void)dev;
-    return k->native[DAG_CUDA] && k->native[DAG_CUDA]->entry;
+    const dag_native_kernel *nk = k->native[DAG_CUDA];
+    return nk && nk->entry;
 }
 
 /* nvcc registered the kernel with the runtime when the program started:
