@@ -51,17 +51,35 @@ HIP_ARCHS  ?= --offload-arch=gfx90a --offload-arch=gfx1030
 NVCC_HOST  := -Xcompiler -Wall,-Wextra,-Werror,-fno-exceptions,-fno-threadsafe-statics
 CUDA_CFLAGS := -I$(CUDA)/include
 CUDA_LIBS   := -L$(CUDA)/lib64 -lcudart_static -lrt
-ALL_BACKENDS := -DDAG_BACKEND_OPENCL -DDAG_BACKEND_CUDA -DDAG_BACKEND_HIP -DDAG_BACKEND_LEVEL_ZERO $(CUDA_CFLAGS)
+CUDA_FILES  := $(CUDA)/include/cuda_runtime_api.h $(CUDA)/lib64/libcudart_static.a
+# The device backends, each by the word DAG_DEVICES takes (its row in dag.h's
+# list): the flags that compile it in (_FLAGS), what a program built with it
+# links besides -ldl (_LIBS), and the files building with it needs and the
+# package that has them (_NEEDS, _HOW; a combination that misses one is a
+# named skip). The combinations and the binaries with every backend are made
+# from these.
+BACKENDS := opencl cuda hip ze
+opencl_FLAGS := -DDAG_BACKEND_OPENCL
+cuda_FLAGS   := -DDAG_BACKEND_CUDA $(CUDA_CFLAGS)
+cuda_LIBS    := $(CUDA_LIBS)
+cuda_NEEDS   := $(CUDA_FILES)
+cuda_HOW     := the CUDA toolkit
+hip_FLAGS    := -DDAG_BACKEND_HIP
+ze_FLAGS     := -DDAG_BACKEND_LEVEL_ZERO
+ze_NEEDS     := $(ZE_H)
+ze_HOW       := libze-dev
+ALL_BACKENDS := $(foreach b,$(BACKENDS),$($(b)_FLAGS))
+ALL_BACKEND_LIBS := $(foreach b,$(BACKENDS),$($(b)_LIBS)) -ldl
 # the backend combinations CI builds: threads, each alone, OpenCL with each other, all
-COMBOS := threads opencl cuda hip ze opencl+cuda opencl+hip opencl+ze all
-combo_flags = $(if $(filter all,$(1)),$(ALL_BACKENDS),$(foreach b,$(subst +, ,$(1)),$(if $(filter opencl,$(b)),-DDAG_BACKEND_OPENCL)$(if $(filter cuda,$(b)),-DDAG_BACKEND_CUDA $(CUDA_CFLAGS))$(if $(filter hip,$(b)),-DDAG_BACKEND_HIP)$(if $(filter ze,$(b)),-DDAG_BACKEND_LEVEL_ZERO)))
+COMBOS := threads $(BACKENDS) $(addprefix opencl+,$(filter-out opencl,$(BACKENDS))) all
+combo_backends = $(if $(filter all,$(1)),$(BACKENDS),$(filter $(BACKENDS),$(subst +, ,$(1))))
+combo_flags = $(foreach b,$(call combo_backends,$(1)),$($(b)_FLAGS))
+combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 # What a combination needs to build and finds missing, said in words (shell
-# text, empty when nothing is): CUDA's headers and static runtime, Level Zero's headers
-CUDA_FILES := $(CUDA)/include/cuda_runtime_api.h $(CUDA)/lib64/libcudart_static.a
-combo_missing = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$$(for f in $(CUDA_FILES); do [ -e $$f ] || \
-    echo " the CUDA toolkit ($$f not found)"; done | head -n 1))$(if $(or $(filter all,$(1)),$(findstring ze,$(1))),$$([ -e $(ZE_H) ] \
-    || echo " libze-dev ($(ZE_H) not found)"))
-combo_libs = $(if $(or $(filter all,$(1)),$(findstring cuda,$(1))),$(CUDA_LIBS)) -ldl
+# text, empty when nothing is): the first file missing of each backend's _NEEDS
+combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
+    [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
+combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
 SUITES  := behaviour errors stress fuzz kernels array waits policy
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
@@ -113,7 +131,7 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 # ---- compile checks ---------------------------------------------------------
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -156,6 +174,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  if [ -n "$$miss" ]; then skip "backends $(c) with $(cc):$$miss"; \
 	  else run $(cc) $(WARN) -I. $(call combo_flags,$(c)) tests/compile/impl.c -o $(B)/compile/impl_$(subst +,_,$(c))_$(notdir $(cc)) \
 	         -pthread $(call combo_libs,$(c)); fi;)) \
+	run $(CC) $(WARN) -I. tests/compile/backend_flags.c -o $(B)/compile/backend_flags -pthread -ldl; run ./$(B)/compile/backend_flags; \
 	expect_error "use -DDAG_BACKEND_CUDA instead" $(CC) $(WARN) -I. -DDAG_BACKEND_HIP -D__HIP_PLATFORM_NVIDIA__ -c tests/compile/impl.c -o $(B)/compile/x.o; \
 	if [ -f /usr/include/hip/hip_runtime_api.h ]; then \
 	  run $(CC) $(WARN) -I. tests/compile/hip_abi.c -o $(B)/compile/hip_abi -pthread -ldl; run ./$(B)/compile/hip_abi; \
@@ -256,7 +275,7 @@ test-helgrind-run: $(B)/helgrind/test_errors $(B)/helgrind/test_fuzz
 ALLB_CC = $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined $(ALL_BACKENDS) -I. -Itests
 $(B)/allb/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(ALLB_CC) $< -o $@ -pthread $(CUDA_LIBS) -ldl -lm
+	$(ALLB_CC) $< -o $@ -pthread $(ALL_BACKEND_LIBS) -lm
 
 # the device layer's own threads under ThreadSanitizer too (PoCL's are not instrumented)
 $(B)/opencl_tsan/test_opencl: tests/test_opencl.c $(HEADERS)
@@ -274,7 +293,7 @@ POCL_ENV = POCL_CACHE_DIR=$(CURDIR)/$(B)/pocl_cache LSAN_OPTIONS=suppressions=$(
 INTEL_ENV = OCL_ICD_VENDORS=$(CURDIR)/$(B)/two_platforms LD_LIBRARY_PATH=$(abspath $(INTEL_OCL))/lib ASAN_OPTIONS=detect_leaks=0
 # what the binaries built with every backend need: the OpenCL loader with
 # PoCL, CUDA's headers and static runtime, Level Zero's headers, Intel's runtime
-ALLB_FILES = $(OPENCL_LOADER) $(POCL_ICD) $(CUDA_FILES) $(ZE_H) $(INTEL_OCL)/lib/libintelocl.so
+ALLB_FILES = $(OPENCL_LOADER) $(POCL_ICD) $(foreach b,$(BACKENDS),$($(b)_NEEDS)) $(INTEL_OCL)/lib/libintelocl.so
 ALLB_HOW = apt-get install ocl-icd-libopencl1 pocl-opencl-icd libze-dev; the CUDA toolkit in $(CUDA); make deps for Intel's OpenCL runtime
 two_platforms = mkdir -p $(B)/two_platforms; echo "$(abspath $(INTEL_OCL))/lib/libintelocl.so" > $(B)/two_platforms/intel.icd; \
   cp $(POCL_ICD) $(B)/two_platforms/
@@ -299,8 +318,7 @@ test-opencl-run: $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$
 # CUDA, HIP and Level Zero run them where a device exists and skip them
 # where none does (the missing-backend errors and fallback run instead).
 $(B)/gpu/test_gpu: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
-	$(ALLB_CC) -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c $(B)/gpu/kernels_cuda.o -o $@ \
-	    -pthread $(CUDA_LIBS) -ldl -lm
+	$(ALLB_CC) -Itests/gpu $< $(GPU_KERNELS) -o $@ -pthread $(ALL_BACKEND_LIBS) -lm
 
 # A mock Level Zero loader (tests/gpu/mock_ze.c): the backend's own logic
 # runs against it here, where no Level Zero driver exists.
@@ -334,7 +352,7 @@ $(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/l
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock
 $(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(B)/gpu/mock_cuda/libcudart_mock.so \
                              $(B)/gpu/mock_cuda/libcublas.so.13 $(B)/gpu/mock_cuda/libcublas.so.12 $(HEADERS)
-	$(ALLB_CC) -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c $(B)/gpu/kernels_cuda.o -o $@ -pthread \
+	$(ALLB_CC) -Itests/gpu $< $(GPU_KERNELS) -o $@ -pthread \
 	    -L$(B)/gpu/mock_cuda -lcudart_mock -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm -lstdc++
 
 GPU_TOOLS = $(CLANG) $(NVCC) $(HIPCC) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON)
@@ -345,7 +363,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
               $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
-	    ./$(B)/gpu/test_gpu opencl ";" env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" ./$(B)/gpu/test_gpu cuda ";" ./$(B)/gpu/test_gpu hip ";" ./$(B)/gpu/test_gpu ze ";" \
+	    $(foreach b,$(BACKENDS),./$(B)/gpu/test_gpu $(b) ";") env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu hip ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip ";" \

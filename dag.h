@@ -152,7 +152,8 @@
 
    BACKENDS AND DEVICES
    ====================
-   The CPU (C11 threads) is always on. Any combination of these adds devices:
+   The CPU (C11 threads) is always on. Any combination of these adds devices
+   (or #define DAG_BACKEND_X, empty or 1, before including dag.h):
      -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
      -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
                                -I<cuda>/include ... -lcudart_static -lrt -ldl
@@ -272,21 +273,29 @@ typedef struct dag_task {
 typedef struct dag_data { uint64_t id; } dag_data;
 
 /* >>backends: which processors exist, and why not. One list gives the
-   enum, the scope's fields and every table of names: X(enum, scope field
-   (also the long word DAG_DEVICES takes), name, the short word DAG_DEVICES
-   takes, a device's name, the -D flag that compiles it in, how a kernel
-   gets a build for it). The CPU comes first (0); its scope fields are the
-   thread ones, so only the device backends have a row here. */
-#define DAG__DEVICE_BACKENDS(X) \
-    X(DAG_OPENCL, opencl, "OpenCL", "opencl", "OpenCL device", "DAG_BACKEND_OPENCL", "") \
-    X(DAG_CUDA, cuda, "CUDA", "cuda", "CUDA GPU", "DAG_BACKEND_CUDA", \
-      "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object") \
-    X(DAG_HIP, hip, "HIP", "hip", "HIP GPU", "DAG_BACKEND_HIP", \
-      "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file") \
-    X(DAG_LEVEL_ZERO, level_zero, "Level Zero", "ze", "Level Zero device", "DAG_BACKEND_LEVEL_ZERO", \
-      "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file")
-#define DAG__BACKENDS(X) X(DAG_CPU, cpu, "CPU", "cpu", "worker", "", "") DAG__DEVICE_BACKENDS(X)
-#define DAG__BACKEND_ENUM(e, field, name, word, device, flag, hint) e,
+   enum, the scope's fields, every table of names, the device table
+   (dag_backends/dag_device.h) and the kernels' records (dag_kernels.h).
+   A row: X(enum, scope field (also the long word DAG_DEVICES takes), name,
+   word (the short word DAG_DEVICES takes; also the suffix of a kernel's
+   record, axpy__ze, and of the backend's table, dag__ze_ops), a device's
+   name, the -D flag that compiles it in, whether kernels come built ahead
+   of time (1: dag_kernels.h declares their records), how a kernel gets a
+   build for it). The CPU comes first (0); its scope fields are the thread
+   ones, so only the device backends have a row here. DAG__BACKENDS_K
+   passes k on to X as a last argument (dag_kernels.h: the kernel's name);
+   X may end in `...` to take only the columns it needs. */
+#define DAG__DEVICE_BACKENDS_K(X, k) \
+    X(DAG_OPENCL, opencl, "OpenCL", opencl, "OpenCL device", DAG_BACKEND_OPENCL, 0, "", k) \
+    X(DAG_CUDA, cuda, "CUDA", cuda, "CUDA GPU", DAG_BACKEND_CUDA, 1, \
+      "compile the file that defines it with nvcc -DDAG_BACKEND_CUDA and link that object", k) \
+    X(DAG_HIP, hip, "HIP", hip, "HIP GPU", DAG_BACKEND_HIP, 1, \
+      "embed its hipcc --genco code object with tools/dag_embed.py --hip and link that file", k) \
+    X(DAG_LEVEL_ZERO, level_zero, "Level Zero", ze, "Level Zero device", DAG_BACKEND_LEVEL_ZERO, 1, \
+      "embed its SPIR-V with tools/dag_embed.py --level-zero and link that file", k)
+#define DAG__BACKENDS_K(X, k) X(DAG_CPU, cpu, "CPU", cpu, "worker", , 0, "", k) DAG__DEVICE_BACKENDS_K(X, k)
+#define DAG__DEVICE_BACKENDS(X) DAG__DEVICE_BACKENDS_K(X, ~)
+#define DAG__BACKENDS(X) DAG__BACKENDS_K(X, ~)
+#define DAG__BACKEND_ENUM(e, ...) e,
 typedef enum dag_backend { DAG__BACKENDS(DAG__BACKEND_ENUM) DAG_BACKEND_COUNT } dag_backend;
 
 /* >>scopes */
@@ -300,7 +309,7 @@ typedef struct dag_device_scope {
     int one;             /* one device, 1-based; 0 = unset */
     int all;             /* every device of the backend */
 } dag_device_scope;
-#define DAG__SCOPE_FIELD(e, field, name, word, device, flag, hint) dag_device_scope field;
+#define DAG__SCOPE_FIELD(e, field, ...) dag_device_scope field;
 typedef struct dag_scope {
     int thread;          /* one worker, 1-based; 0 = unset */
     int rank;            /* many nodes (dag_mpi.h): DAG_RANK(r) runs the task on MPI rank r; 0 = where
@@ -444,13 +453,14 @@ typedef struct dag_library_kernel {
 
 /* A portable kernel (dag_kernels.h makes these): its text, the parameters
    as written, "((type, name), ...)", and the body (OpenCL builds it at run
-   time), its ahead-of-time builds (0 where the program has none), and the
-   library routines that may stand in for it (NULL-terminated; NULL: none). */
+   time), its ahead-of-time builds by backend (native[DAG_CUDA]; 0 where the
+   program has none), and the library routines that may stand in for it
+   (NULL-terminated; NULL: none). */
 typedef struct dag_kernel_source {
     const char *name;
     const char *params;
     const char *body;
-    const dag_native_kernel *cuda, *hip, *level_zero;
+    const dag_native_kernel *native[DAG_BACKEND_COUNT];
     const dag_library_kernel *const *libraries;
 } dag_kernel_source;
 
@@ -671,6 +681,15 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #define DAG__IF_0(a, b) b
 #define DAG__IF_1(a, b) a
 #define DAG__IF_VOID(t) DAG__CAT(DAG__IF_, DAG__IS_VOID(t))
+/* DAG__ON(DAG_BACKEND_X): 1 where the program defines the flag (-DDAG_BACKEND_X
+   makes it 1; #define DAG_BACKEND_X, nothing), else 0. `defined` cannot come
+   out of a macro, and this can: so the #if tests, the device table and the
+   kernels' records are all made from the backend list. The flag arrives
+   expanded: 1, nothing, or its own name where it is not defined. */
+#define DAG__ON(flag) DAG__ON_(flag)
+#define DAG__ON_(value) DAG__SECOND_X(DAG__PROBE_##value, 0, ~)
+#define DAG__PROBE_ ~, 1,
+#define DAG__PROBE_1 ~, 1,
 #define DAG__PT(p) DAG__PT_ p
 #define DAG__PT_(t, n) t
 #define DAG__PN(p) DAG__PN_ p
@@ -1415,7 +1434,8 @@ static dag__context dag__main_ctx;
    when a backend is compiled in; a CPU-only build gets the answers below,
    which the compiler folds away. */
 #define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
-#if defined(DAG_BACKEND_OPENCL) || defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP) || defined(DAG_BACKEND_LEVEL_ZERO)
+#define DAG__BACKEND_ON(e, field, name, word, device, flag, ...) DAG__ON(flag) ||
+#if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON) 0   /* some -DDAG_BACKEND_X of the list */
 #define DAG__HAS_DEVICES 1
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s);
@@ -3374,7 +3394,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
 }
 
 /* >>scope queries. A backend's part of a scope: one switch made from the list. */
-#define DAG__SCOPE_CASE(e, field, name, word, device, flag, hint) case e: return (dag_device_scope *)&s->field;
+#define DAG__SCOPE_CASE(e, field, ...) case e: return (dag_device_scope *)&s->field;
 dag_device_scope *dag_scope_part(const dag_scope *s, dag_backend b) {
     switch (b) {
     DAG__DEVICE_BACKENDS(DAG__SCOPE_CASE)
@@ -3389,7 +3409,7 @@ static uint64_t dag__device_scope_bits(dag_device_scope p) {
 bool dag_device_scope_has(dag_device_scope p, int device) {
     return p.all || (device >= 1 && device <= 64 && ((dag__device_scope_bits(p) >> (device - 1)) & 1u));
 }
-#define DAG__SCOPE_NAMED(e, field, name, word, device, flag, hint) || dag__device_scope_named(s->field)
+#define DAG__SCOPE_NAMED(e, field, ...) || dag__device_scope_named(s->field)
 static bool dag__scope_names_devices(const dag_scope *s) { return false DAG__DEVICE_BACKENDS(DAG__SCOPE_NAMED); }
 /* The CPU is the default: a scope that names only devices excludes it. */
 static bool dag__scope_has_cpu(const dag_scope *s) {
@@ -3457,11 +3477,11 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
     return base;
 }
 
-#define DAG__BACKEND_NAME(e, field, name, word, device, flag, hint) name,
-#define DAG__BACKEND_DEVICE(e, field, name, word, device, flag, hint) device,
-#define DAG__BACKEND_HINT(e, field, name, word, device, flag, hint) hint,
-#define DAG__BACKEND_FLAG(e, field, name, word, device, flag, hint) flag,
-#define DAG__BACKEND_WORDS(e, field, name, word, device, flag, hint) { word, #field },
+#define DAG__BACKEND_NAME(e, field, name, ...) name,
+#define DAG__BACKEND_DEVICE(e, field, name, word, device, ...) device,
+#define DAG__BACKEND_HINT(e, field, name, word, device, flag, aot, hint, ...) hint,
+#define DAG__BACKEND_FLAG(e, field, name, word, device, flag, ...) #flag,   /* as spelled: not expanded */
+#define DAG__BACKEND_WORDS(e, field, name, word, ...) { #word, #field },
 static const char *const dag__backend_name[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_NAME) };
 static const char *const dag__device_word[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_DEVICE) };
 static const char *const dag__build_hint[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_HINT) };

@@ -133,25 +133,19 @@ static inline size_t dag__kernel_chunks(size_t n) {
 #else
 #define DAG__EXTERN_C extern
 #endif
+/* The records of the ahead-of-time builds, made from dag.h's backend list:
+   for each backend whose kernels come built ahead of time (aot 1) and that
+   the program is built with, a weak reference to name__word (axpy__cuda),
+   in native[] at the backend's place; 0 elsewhere. */
+#define DAG__NATIVE_ON(aot, flag) DAG__CAT(DAG__IF_, aot)(DAG__ON(flag), 0)
+#define DAG__NATIVE_DECL(e, field, name, word, device, flag, aot, hint, kernel) \
+    DAG__CAT(DAG__NATIVE_DECL_, DAG__NATIVE_ON(aot, flag))(kernel##__##word)
 #define DAG__NATIVE_DECL_0(record)
 #define DAG__NATIVE_DECL_1(record) DAG__EXTERN_C const dag_native_kernel record DAG__WEAK;
+#define DAG__NATIVE_REF(e, field, name, word, device, flag, aot, hint, kernel) \
+    DAG__CAT(DAG__NATIVE_REF_, DAG__NATIVE_ON(aot, flag))(kernel##__##word),
 #define DAG__NATIVE_REF_0(record) 0
 #define DAG__NATIVE_REF_1(record) &record
-#if defined(DAG_BACKEND_CUDA)
-#define DAG__WITH_CUDA 1
-#else
-#define DAG__WITH_CUDA 0
-#endif
-#if defined(DAG_BACKEND_HIP)
-#define DAG__WITH_HIP 1
-#else
-#define DAG__WITH_HIP 0
-#endif
-#if defined(DAG_BACKEND_LEVEL_ZERO)
-#define DAG__WITH_LEVEL_ZERO 1
-#else
-#define DAG__WITH_LEVEL_ZERO 0
-#endif
 
 #define DAG_KERNEL(name, params, ...) DAG__HOST_KERNEL(name, 0, #params, #__VA_ARGS__, params, __VA_ARGS__)
 #define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) \
@@ -166,12 +160,9 @@ static inline size_t dag__kernel_chunks(size_t n) {
         for (size_t dag__i = dag__lo; dag__i < dag__hi; dag__i++) \
             name##__item(dag__i, DAG__MAP(DAG__PN, DAG__EXPAND params)); \
     } \
-    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_CUDA)(name##__cuda) \
-    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_HIP)(name##__hip) \
-    DAG__CAT(DAG__NATIVE_DECL_, DAG__WITH_LEVEL_ZERO)(name##__ze) \
+    DAG__BACKENDS_K(DAG__NATIVE_DECL, name) \
     DAG__UNUSED static const dag_kernel_source name##__cl = { #name, params_text, body_text, \
-        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_CUDA)(name##__cuda), DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_HIP)(name##__hip), \
-        DAG__CAT(DAG__NATIVE_REF_, DAG__WITH_LEVEL_ZERO)(name##__ze), libraries }; \
+        { DAG__BACKENDS_K(DAG__NATIVE_REF, name) }, libraries }; \
     DAG_TASK(void, name##__cpu, (size_t, dag__n), DAG__EXPAND params) { \
         size_t dag__chunks = dag__kernel_chunks(dag__n); \
         for (size_t dag__c = 0; dag__c < dag__chunks; dag__c++) \

@@ -21,7 +21,8 @@
    Build: cc -std=c11 -DDAG_BACKEND_CUDA -I/usr/local/cuda/include prog.c
           kernels_cuda.o -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -pthread -lstdc++
 */
-#ifndef DAG_CUDA_H_INCLUDED
+/* dag_device.h includes every backend file: each compiles under its own flag alone */
+#if DAG__ON(DAG_BACKEND_CUDA) && !defined(DAG_CUDA_H_INCLUDED)
 #define DAG_CUDA_H_INCLUDED
 
 #if defined(__has_include)
@@ -135,7 +136,8 @@ static void dag__cuda_shutdown(void) { dag__gpu_close_devices(&dag__cuda_gpu); }
 /* A kernel nvcc compiled. */
 static bool dag__cuda_has_kernel(int dev, const dag_kernel_source *k) {
     (void)dev;
-    return k->cuda && k->cuda->entry;
+    const dag_native_kernel *nk = k->native[DAG_CUDA];
+    return nk && nk->entry;
 }
 
 /* nvcc registered the kernel with the runtime when the program started:
@@ -148,24 +150,25 @@ static bool dag__cuda_has_kernel(int dev, const dag_kernel_source *k) {
    device layer keeps the failure (a scope with the CPU runs it there). (The
    device layer builds only kernels that has_kernel accepts: a kernel with
    no build is placed elsewhere, or its spawn says how to build it.) */
-static void dag__cuda_say_image(int dev, const dag_kernel_source *k, int e, char *log, size_t log_size);
+static void dag__cuda_say_image(int dev, const dag_native_kernel *nk, int e, char *log, size_t log_size);
 static int dag__cuda_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
+    const dag_native_kernel *nk = k->native[DAG_CUDA];
     *kernel = NULL;
     struct cudaFuncAttributes attr;
     int saved, e = dag__gpu_enter(&dag__cuda_gpu, dev, &saved);
-    if (!e) e = (int)cudaFuncGetAttributes(&attr, k->cuda->entry);
-    if (e) dag__cuda_say_image(dev, k, e, log, log_size);
-    else *kernel = (void *)(uintptr_t)k->cuda;   /* the record: launch finds the function in it */
+    if (!e) e = (int)cudaFuncGetAttributes(&attr, nk->entry);
+    if (e) dag__cuda_say_image(dev, nk, e, log, log_size);
+    else *kernel = (void *)(uintptr_t)nk;   /* the record: launch finds the function in it */
     dag__gpu_leave(&dag__cuda_gpu, saved);
     return e;
 }
-static void dag__cuda_say_image(int dev, const dag_kernel_source *k, int e, char *log, size_t log_size) {
+static void dag__cuda_say_image(int dev, const dag_native_kernel *nk, int e, char *log, size_t log_size) {
     char text[160];
     int ordinal = dag__cuda_gpu.devices[dev].ordinal, major = 0, minor = 0;
     dag__cuda_error_text(e, text, sizeof text);
     if (e != (int)cudaErrorNoKernelImageForDevice && e != (int)cudaErrorInvalidDeviceFunction &&
         e != (int)cudaErrorUnsupportedPtxVersion) {
-        snprintf(log, log_size, "cudaFuncGetAttributes(%s) returned %d (%s) on %s", k->cuda->symbol, e, text,
+        snprintf(log, log_size, "cudaFuncGetAttributes(%s) returned %d (%s) on %s", nk->symbol, e, text,
                  dag__cuda_gpu.devices[dev].name);
         return;
     }
@@ -175,7 +178,7 @@ static void dag__cuda_say_image(int dev, const dag_kernel_source *k, int e, char
     snprintf(log, log_size, "cudaFuncGetAttributes(%s) returned %d (%s) on %s, an sm_%d%d: the kernels' fatbinary has "
              "no image it runs; build them for it too: nvcc -gencode arch=compute_%d%d,code=sm_%d%d (CUDA_ARCHS in "
              "this project's Makefile), or with PTX (code=compute_XY) its driver compiles",
-             k->cuda->symbol, e, text, dag__cuda_gpu.devices[dev].name, major, minor, major, minor, major, minor);
+             nk->symbol, e, text, dag__cuda_gpu.devices[dev].name, major, minor, major, minor, major, minor);
 }
 static void dag__cuda_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }
 
@@ -189,4 +192,4 @@ static int dag__cuda_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, 
 /* gridDim.x is at most 2^31 - 1 blocks */
 DAG__GPU_OPS(dag__cuda, dag__cuda_gpu, DAG_CUDA, "CUDA", "cuda", (size_t)0x7fffffff * DAG__GPU_BLOCK)
 
-#endif /* DAG_CUDA_H_INCLUDED */
+#endif /* DAG_BACKEND_CUDA, DAG_CUDA_H_INCLUDED */

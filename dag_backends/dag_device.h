@@ -101,35 +101,18 @@ DAG__UNUSED static bool dag__dl_bind(void *lib, const char *lib_name, const dag_
 }
 #define DAG__DL_COUNT(symbols) (sizeof(symbols) / sizeof(symbols)[0])
 
-/* >>backend selection: each -DDAG_BACKEND_X includes its backend, which
-   defines dag__X_ops; dag__backend_ops lists the ones compiled in. */
-#if defined(DAG_BACKEND_OPENCL)
+/* >>backend selection: every backend file, each compiled only under its
+   own flag (it opens with #if DAG__ON(DAG_BACKEND_X)) and defining the table
+   dag__<word>_ops (the word of its row in dag.h's DAG__DEVICE_BACKENDS_K);
+   dag__backend_ops lists the ones compiled in, made from that list. */
 #include "dag_backends/dag_opencl.h"
-#endif
-#if defined(DAG_BACKEND_CUDA)
 #include "dag_backends/dag_cuda.h"
-#endif
-#if defined(DAG_BACKEND_HIP)
 #include "dag_backends/dag_hip.h"
-#endif
-#if defined(DAG_BACKEND_LEVEL_ZERO)
 #include "dag_backends/dag_level_zero.h"
-#endif
-static const dag__device_ops *const dag__backend_ops[] = {
-#if defined(DAG_BACKEND_OPENCL)
-    &dag__cl_ops,
-#endif
-#if defined(DAG_BACKEND_CUDA)
-    &dag__cuda_ops,
-#endif
-#if defined(DAG_BACKEND_HIP)
-    &dag__hip_ops,
-#endif
-#if defined(DAG_BACKEND_LEVEL_ZERO)
-    &dag__ze_ops,
-#endif
-    NULL
-};
+#define DAG__OPS_ENTRY(e, field, name, word, device, flag, ...) DAG__CAT(DAG__OPS_ENTRY_, DAG__ON(flag))(word)
+#define DAG__OPS_ENTRY_0(word)
+#define DAG__OPS_ENTRY_1(word) &dag__##word##_ops,
+static const dag__device_ops *const dag__backend_ops[] = { DAG__DEVICE_BACKENDS(DAG__OPS_ENTRY) NULL };
 
 /* >>device layer: processors beyond the CPU, and where data lives.
 

@@ -17,7 +17,8 @@
    hipModuleLoadData. Streams, events, staging and peer copies are shared
    with CUDA (dag_gpu_stream.h). Private names: dag__hip_*.
 */
-#ifndef DAG_HIP_H_INCLUDED
+/* dag_device.h includes every backend file: each compiles under its own flag alone */
+#if DAG__ON(DAG_BACKEND_HIP) && !defined(DAG_HIP_H_INCLUDED)
 #define DAG_HIP_H_INCLUDED
 #include "dag_gpu_stream.h"
 
@@ -127,7 +128,8 @@ static void dag__hip_shutdown(void) {
 
 static bool dag__hip_has_kernel(int dev, const dag_kernel_source *k) {
     (void)dev;
-    return k->hip && k->hip->image && k->hip->symbol;
+    const dag_native_kernel *nk = k->native[DAG_HIP];
+    return nk && nk->image && nk->symbol;
 }
 
 static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
@@ -140,11 +142,12 @@ static int dag__hip_build(int dev, const dag_kernel_source *k, void **kernel, ch
 }
 static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     int e = 0;
+    const dag_native_kernel *nk = k->native[DAG_HIP];
     dag__hip_module *m = dag__hip.modules;
-    while (m && !(m->image == k->hip->image && m->dev == dev)) m = m->next;
+    while (m && !(m->image == nk->image && m->dev == dev)) m = m->next;
     if (!m) {
         DAG__HIP_Module_t module;
-        e = (int)dag__hip.api.hipModuleLoadData(&module, k->hip->image);
+        e = (int)dag__hip.api.hipModuleLoadData(&module, nk->image);
         if (e) {
             char text[160];
             snprintf(log, log_size, "hipModuleLoadData returned %d (%s) on %s: the code object may lack this GPU's "
@@ -153,16 +156,16 @@ static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **ke
             return e;
         }
         m = (dag__hip_module *)dag__xmalloc(sizeof *m);
-        m->image = k->hip->image;
+        m->image = nk->image;
         m->dev = dev;
         m->module = module;
         m->next = dag__hip.modules;
         dag__hip.modules = m;
     }
     DAG__HIP_Function_t f;
-    e = (int)dag__hip.api.hipModuleGetFunction(&f, m->module, k->hip->symbol);
+    e = (int)dag__hip.api.hipModuleGetFunction(&f, m->module, nk->symbol);
     if (e) {
-        snprintf(log, log_size, "hipModuleGetFunction(%s) returned %d", k->hip->symbol, e);
+        snprintf(log, log_size, "hipModuleGetFunction(%s) returned %d", nk->symbol, e);
         return e;
     }
     *kernel = (void *)f;
@@ -178,4 +181,4 @@ static int dag__hip_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, v
 /* HIP refuses gridDim x blockDim >= 2^32 */
 DAG__GPU_OPS(dag__hip, dag__hip_gpu, DAG_HIP, "HIP", "hip", ((size_t)1 << 32) - DAG__GPU_BLOCK)
 
-#endif /* DAG_HIP_H_INCLUDED */
+#endif /* DAG_BACKEND_HIP, DAG_HIP_H_INCLUDED */

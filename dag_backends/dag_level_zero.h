@@ -19,7 +19,8 @@
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__ze_*.
 */
-#ifndef DAG_LEVEL_ZERO_H_INCLUDED
+/* dag_device.h includes every backend file: each compiles under its own flag alone */
+#if DAG__ON(DAG_BACKEND_LEVEL_ZERO) && !defined(DAG_LEVEL_ZERO_H_INCLUDED)
 #define DAG_LEVEL_ZERO_H_INCLUDED
 
 #if defined(__has_include)
@@ -551,7 +552,7 @@ static ze_module_handle_t dag__ze_module_get(dag__ze_device_info *d, const dag_n
    where the kernel cannot take that). */
 static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
-    const dag_native_kernel *nk = k->level_zero;
+    const dag_native_kernel *nk = k->native[DAG_LEVEL_ZERO];
     log[0] = 0;
     *kernel = NULL;   /* nk exists: the device layer builds only what has_kernel accepts */
     int err = 0;
@@ -677,7 +678,7 @@ static bool dag__spirv_declares_float64(const unsigned char *image, size_t size)
    runs elsewhere (tools/dag_embed.py gives each kernel its own module, so
    only the kernels that use double are turned away). */
 static bool dag__ze_has_kernel(int dev, const dag_kernel_source *k) {
-    const dag_native_kernel *nk = k->level_zero;
+    const dag_native_kernel *nk = k->native[DAG_LEVEL_ZERO];
     if (!nk) return false;
     if (dag__ze.devices[dev].fp64 || !dag__spirv_declares_float64(nk->image, nk->image_size)) return true;
     if (!dag__ze.devices[dev].fp64_said)   /* under the device layer's lock */
@@ -734,4 +735,4 @@ static const dag__device_ops dag__ze_ops = {
     dag__ze_max_range
 };
 
-#endif /* DAG_LEVEL_ZERO_H_INCLUDED */
+#endif /* DAG_BACKEND_LEVEL_ZERO, DAG_LEVEL_ZERO_H_INCLUDED */

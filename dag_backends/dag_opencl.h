@@ -21,7 +21,8 @@
    binds CLBlast) gets a pointer to the device's queue, and a marker after
    it gives its event when the routine gives none.
 */
-#ifndef DAG_OPENCL_H_INCLUDED
+/* dag_device.h includes every backend file: each compiles under its own flag alone */
+#if DAG__ON(DAG_BACKEND_OPENCL) && !defined(DAG_OPENCL_H_INCLUDED)
 #define DAG_OPENCL_H_INCLUDED
 
 /* The few OpenCL types and constants used here (ABI of OpenCL 1.2). */
@@ -304,7 +305,7 @@ static void dag__cl_shutdown(void) {
 
 /* CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES: full; anything else fails at once */
 static bool dag__cl_out_of_memory(int e) { return e == -4 || e == -5; }
-static const dag__device_ops dag__cl_ops = {
+static const dag__device_ops dag__opencl_ops = {
     DAG_OPENCL, "OpenCL", "cl", dag__cl_init, dag__cl_shutdown, dag__cl_alloc, dag__cl_free, dag__cl_copy,
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
@@ -312,4 +313,4 @@ static const dag__device_ops dag__cl_ops = {
     dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL
 };
 
-#endif /* DAG_OPENCL_H_INCLUDED */
+#endif /* DAG_BACKEND_OPENCL, DAG_OPENCL_H_INCLUDED */

@@ -56,7 +56,7 @@ def main(root):
     core_all = read('dag.h')
     cut = core_all.index('#ifdef DAG_IMPLEMENTATION')
     public, core = core_all[:cut], core_all[cut:]
-    seam_start = core.index('#if defined(DAG_BACKEND_OPENCL)')
+    seam_start = core.index('#if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON)')
     seam = core[seam_start:core.index('#else', seam_start)]
     device = read('dag_backends/dag_device.h')
     backends = sorted(f for f in os.listdir(os.path.join(root, 'dag_backends'))

@@ -4,6 +4,7 @@
     tools/dag_embed.py --hip        kernels.h kernels.hipfb -o kernels_hip.c
     tools/dag_embed.py --level-zero kernels.h kernels.bc    -o kernels_ze.c
     tools/dag_embed.py --level-zero kernels.h kernels.spv   -o kernels_ze.c
+    tools/dag_embed.py --backend WORD kernels.h image       -o kernels_WORD.c
 
 kernels.h holds DAG_KERNELs (see dag_kernels.h). The image is what hipcc
 --genco made of it (a code object bundle), or for Level Zero the LLVM
@@ -11,6 +12,13 @@ bitcode clang -x cl -target spir64 made of it, or the SPIR-V llvm-spirv made
 of that. The C file holds the images as bytes and, for each kernel, the
 record the program looks for (name__hip or name__ze): compile it with the
 program, which is built with -DDAG_BACKEND_HIP or -DDAG_BACKEND_LEVEL_ZERO.
+
+--backend WORD is the same for any backend whose row in dag.h's backend
+list has that word and takes kernels built ahead of time: the records are
+name__WORD, each holding the whole image and the kernel's name as its
+symbol. --hip is --backend hip, where a kernel's symbol is name__gpu (as
+dag_kernels.h names it under hipcc) and the image must be a code object;
+--level-zero is --backend ze, where the image must be SPIR-V or bitcode.
 
 From bitcode, each kernel gets a SPIR-V module of its own (llvm-extract,
 then llvm-spirv, then spirv-val where it exists), so that only the kernels
@@ -84,8 +92,10 @@ def spirv_per_kernel(bitcode, names, extract, translate, validate):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     kind = ap.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--hip", action="store_true", help="a hipcc --genco code object")
-    kind.add_argument("--level-zero", action="store_true", help="a SPIR-V module")
+    kind.add_argument("--backend", metavar="WORD", help="the backend's word in dag.h's list: records name__WORD")
+    kind.add_argument("--hip", dest="backend", action="store_const", const="hip", help="a hipcc --genco code object")
+    kind.add_argument("--level-zero", dest="backend", action="store_const", const="ze",
+                      help="a SPIR-V module, or LLVM bitcode made into one per kernel")
     ap.add_argument("kernels", help="the file of DAG_KERNELs the image was made from")
     ap.add_argument("image")
     ap.add_argument("-o", "--output", required=True)
@@ -95,6 +105,8 @@ def main():
     ap.add_argument("-I", dest="includes", action="append", default=[],
                     help="where dag.h and dag_kernels.h are (default: this tool's parent folder)")
     a = ap.parse_args()
+    if not a.backend.isidentifier():
+        sys.exit("dag_embed: --backend takes a word of dag.h's backend list (ze, hip), not %r" % a.backend)
     includes = a.includes or [os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")]
     names = kernel_names(a.kernels, a.cc, includes)
     if not names:
@@ -102,21 +114,22 @@ def main():
     with open(a.image, "rb") as f:
         image = f.read()
     images = {n: image for n in names}   # kernel -> the image holding it
-    if a.level_zero and image.startswith(b"BC\xc0\xde"):
+    symbol = "%s"   # a kernel's name in the image
+    if a.backend == "ze" and image.startswith(b"BC\xc0\xde"):
         extract = a.llvm_extract or first_tool(["llvm-extract-14", "llvm-extract"])
         translate = a.llvm_spirv or first_tool(["llvm-spirv-14", "llvm-spirv"])
         if not extract or not translate:
             sys.exit("dag_embed: LLVM bitcode needs llvm-extract and llvm-spirv (apt-get install llvm-14 llvm-spirv-14)")
         images = spirv_per_kernel(a.image, names, extract, translate, first_tool(["spirv-val"]))
-    if a.level_zero:
+    if a.backend == "ze":
         for n in names:
             if n not in spirv_entry_points(images[n]):
                 sys.exit("dag_embed: %s has no entry point for %s (was it made from %s?)" % (a.image, n, a.kernels))
-        suffix, symbol = "__ze", "%s"
-    else:
+    elif a.backend == "hip":
         if not image.startswith(b"__CLANG_OFFLOAD_BUNDLE__") and not image.startswith(b"\x7fELF"):
             sys.exit("dag_embed: %s is not a code object (hipcc --genco makes one)" % a.image)
-        suffix, symbol = "__hip", "%s__gpu"
+        symbol = "%s__gpu"
+    suffix = "__" + a.backend
     lines = ["/* Made by tools/dag_embed.py from %s and %s: do not edit. */"
              % (os.path.basename(a.kernels), os.path.basename(a.image)),
              '#include "dag.h"', ""]

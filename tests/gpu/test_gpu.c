@@ -1,5 +1,6 @@
-/* The device behaviour tests, for one backend at a time:
-       test_gpu cuda | hip | ze | opencl
+/* The device behaviour tests, for one backend at a time, named by its word
+   in dag.h's backend list (as DAG_DEVICES takes it):
+       test_gpu opencl | cuda | hip | ze
    Kernels, replicas and coherence, transfers between devices, eviction and
    placement, through the same kernels (tests/gpu/kernels.h) built for every
    backend. Where the backend has no device a test prints "skipped: no
@@ -1016,10 +1017,9 @@ TEST(a_tile_whose_pitch_is_past_the_device_limit_moves_row_by_row) {
 }
 
 int main(int argc, char **argv) {
-    static const struct { const char *arg, *name; dag_backend b; } backends[] = {
-        { "cuda", "CUDA", DAG_CUDA }, { "hip", "HIP", DAG_HIP }, { "ze", "Level Zero", DAG_LEVEL_ZERO },
-        { "opencl", "OpenCL", DAG_OPENCL },
-    };
+    /* the device backends by their words, from dag.h's list */
+#define BACKEND_ROW(e, field, name, word, ...) { #word, name, e },
+    static const struct { const char *arg, *name; dag_backend b; } backends[] = { DAG__DEVICE_BACKENDS(BACKEND_ROW) };
     int found = 0;
     for (size_t i = 0; argc > 1 && i < sizeof backends / sizeof backends[0]; i++)
         if (strcmp(argv[1], backends[i].arg) == 0) {
@@ -1028,7 +1028,9 @@ int main(int argc, char **argv) {
             found = 1;
         }
     if (!found) {
-        fprintf(stderr, "usage: %s cuda|hip|ze|opencl\n", argv[0]);
+        fprintf(stderr, "usage: %s BACKEND (a word of DAG_DEVICES:", argv[0]);
+        for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) fprintf(stderr, " %s", backends[i].arg);
+        fprintf(stderr, ")\n");
         return 2;
     }
     watchdog_start();
