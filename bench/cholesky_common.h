@@ -51,6 +51,24 @@ static inline double chol_checksum_matrix(const double *m, long n) {
         for (long i = j; i < n; i++) sum += m[i + j * n];
     return sum;
 }
+/* The distributed sides' check, on the rank that holds the whole factor l (column-major, ld n, its upper
+   triangle zero): x from two triangular solves of L L^T x = b (b_i = 1 + i % 7), then ||A x - b|| / ||b|| / n
+   with A from chol_elem. */
+static inline double chol_solve_residual(const double *l, long n) {
+    double *x = (double *)malloc(sizeof(double) * (size_t)n), rr = 0, bb = 0;
+    for (long i = 0; i < n; i++) x[i] = 1.0 + (double)(i % 7);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, l, (int)n, x, 1);
+    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, (int)n, l, (int)n, x, 1);
+    for (long i = 0; i < n; i++) {
+        double b = 1.0 + (double)(i % 7), r = -b;
+        for (long j = 0; j < n; j++) r += chol_elem(i, j, n) * x[j];
+        rr += r * r;
+        bb += b * b;
+    }
+    free(x);
+    return sqrt(rr / bb) / (double)n;
+}
+
 /* Tiles per column-panel chunk: dag_array.h's rule (dag__panel_chunk), so the libgomp side's panel
    variant runs the same tasks: up to 4096 rows and half the tiles, shrunk while the first step gives a
    worker fewer than four tasks. A chunk is as many whole blocks as fit in that many tiles' rows. */

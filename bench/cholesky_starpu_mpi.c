@@ -136,21 +136,11 @@ static double residual(starpu_data_handle_t *h, long n, long nb, double *sum) {
             starpu_data_release(t);
         }
     if (rank != 0) return 0;
-    double *x = (double *)malloc(sizeof(double) * (size_t)n), rr = 0, bb = 0;
     *sum = 0;
     for (long k = 0; k < n * n; k++) *sum += l[k];
-    for (long i = 0; i < n; i++) x[i] = 1.0 + (double)(i % 7);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasNoTrans, CblasNonUnit, (int)n, l, (int)n, x, 1);
-    cblas_dtrsv(CblasColMajor, CblasLower, CblasTrans, CblasNonUnit, (int)n, l, (int)n, x, 1);
-    for (long i = 0; i < n; i++) {
-        double b = 1.0 + (double)(i % 7), r = -b;
-        for (long j = 0; j < n; j++) r += chol_elem(i, j, n) * x[j];
-        rr += r * r;
-        bb += b * b;
-    }
-    free(x);
+    double res = chol_solve_residual(l, n);
     free(l);
-    return sqrt(rr / bb) / (double)n;
+    return res;
 }
 
 int main(int argc, char **argv) {
