@@ -3397,10 +3397,9 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
 
 static void dag__guest_attach(void);
 
-static dag__context *dag__current_context(void) {
-    dag__context *c = dag__tls_ctx;
-    /* a context from an earlier set-up cycle is gone: the epoch tells */
-    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
+/* Not set up yet, set up elsewhere, or this thread's context is from an
+   earlier set-up cycle (or it has none). */
+static DAG__NOINLINE dag__context *dag__current_context_slow(void) {
     int phase = atomic_load(&dag__g.phase);
     /* never set up: set up now; setting up elsewhere: dag_setup waits for it */
     if ((phase == 0 || phase == 3) && dag_setup(NULL) != DAG_OK) return NULL;
@@ -3408,6 +3407,14 @@ static dag__context *dag__current_context(void) {
     if (phase != 1) return NULL;
     if (!dag__tls_ctx || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) dag__guest_attach();
     return dag__tls_ctx;
+}
+
+/* Every call into dag.h starts here: inlined, two thread-local reads. */
+static inline dag__context *dag__current_context(void) {
+    dag__context *c = dag__tls_ctx;
+    /* a context from an earlier set-up cycle is gone: the epoch tells */
+    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
+    return dag__current_context_slow();
 }
 
 /* On every spawn: plain field tests (the device parts through inlined helpers). */
