@@ -3172,9 +3172,9 @@ static dag__entry *dag__treap_insert(dag__entry *root, dag__entry *n) {
     dag__treap_fix(root);
     return root;
 }
-static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
+static void dag__treap_query_from(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
     while (n && n->max_hi > s->lo) {
-        dag__treap_query(d, n->left, s, skip);
+        dag__treap_query_from(d, n->left, s, skip);
         if (n->span.lo >= s->hi) return;
         if (n != skip && dag__spans_overlap(&n->span, s)) {
             if (d->num_hits == d->cap_hits) {
@@ -3185,6 +3185,13 @@ static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, 
         }
         n = n->right;
     }
+}
+
+/* Appends to d->hits the entries but skip whose spans overlap s. The
+   root's test is inlined: a span past every entry (a new array, the next
+   element of one) asks no more. */
+static inline void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
+    if (n && n->max_hi > s->lo) dag__treap_query_from(d, n, s, skip);
 }
 
 /* Finished, and no failure left to pass on: it orders nothing any more. */
