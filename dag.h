@@ -4155,6 +4155,11 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
                                 void *slot, dag__spawn_args *sa) {
     switch (a->kind) {
     case DAG__ARG_VALUE:
+        if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
+            if (p->size == sizeof(uint64_t)) memcpy(slot, a->ptr, sizeof(uint64_t));
+            else memcpy(slot, a->ptr, p->size);
+            return DAG_OK;
+        }
         if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
             sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
                                     : "a number for a parameter that is not one (a pointer or a struct)";
