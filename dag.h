@@ -4063,52 +4063,70 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     return t;
 }
 
+/* Step 2, a span whose elements are not the size the parameter points to
+   (off the hot path: it writes the words). */
+static DAG__NOINLINE int dag__span_elem_mismatch(size_t elem, const dag__param *p, dag__spawn_args *sa) {
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
+             "%u-byte ones", elem, (unsigned)p->pointee);
+    sa->detail = sa->detail_buf;
+    return DAG_ERR_ARG_TYPE;
+}
+
 /* Step 2, a span or registered data: where it points in the record, and its
-   span among the task's (the same span twice counts once). */
+   span among the task's (the same span twice counts once). Every check is
+   made on every spawn; the common case (a 1-D span of elements the size the
+   parameter points to) passes each with one test. */
 static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
     const void *base = a->ptr;
-    sa->span_of_param[i] = -1;
-    size_t rows = 1, width = 0, stride = 0;
+    size_t rows = 1, width, stride, extent;   /* extent: first byte to one past the last */
     size_t elem = a->size;
+    const char *why;
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
         base = s->ptr;
         rows = s->rows;
         width = s->width;
-        stride = s->stride;
+        stride = rows == 1 ? width : s->stride;
         elem = s->elem;
+        extent = (rows - 1) * stride + width;   /* used only when rows > 0 */
     } else if (a->tag == 2 || a->cols) {
-        if ((sa->detail = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size, sa->detail_buf,
-                                            sizeof sa->detail_buf)))
+        if (DAG__UNLIKELY(why = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size,
+                                                  sa->detail_buf, sizeof sa->detail_buf))) {
+            sa->detail = why;
             return DAG_ERR_INVALID_ARGUMENT;
+        }
         if (a->cols > a->ld) return DAG_ERR_BAD_TILE;
         rows = a->count;
         width = a->cols * a->size;
-        stride = a->ld * a->size;
+        stride = rows == 1 ? width : a->ld * a->size;
+        extent = (rows - 1) * stride + width;
     } else {
-        if ((sa->detail = dag__span_too_big(1, a->count, a->size, sa->detail_buf, sizeof sa->detail_buf)))
+        if (DAG__UNLIKELY(why = dag__span_too_big(1, a->count, a->size, sa->detail_buf, sizeof sa->detail_buf))) {
+            sa->detail = why;
             return DAG_ERR_INVALID_ARGUMENT;
-        width = stride = a->count * a->size;
+        }
+        extent = width = stride = a->count * a->size;
     }
-    if (p->pointee && p->pointee != DAG__ANY_POINTEE && elem != p->pointee) {
-        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
-                 "%u-byte ones", elem, (unsigned)p->pointee);
-        sa->detail = sa->detail_buf;
-        return DAG_ERR_ARG_TYPE;
+    if (DAG__UNLIKELY(elem != p->pointee) && p->pointee && p->pointee != DAG__ANY_POINTEE)
+        return dag__span_elem_mismatch(elem, p, sa);
+    bool none = !base || !width || !rows;   /* no bytes: nothing to order */
+    if (DAG__UNLIKELY(none)) {
+        if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
+        if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
-    if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
-    if (DAG__VALIDATE && (!width || !rows)) return DAG_ERR_EMPTY_SPAN;
     if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
     memcpy(slot, &base, sizeof(void *));
-    if (!base || !width || !rows) return DAG_OK;
-    if (rows == 1) stride = width;
+    if (DAG__UNLIKELY(none)) {
+        sa->span_of_param[i] = -1;
+        return DAG_OK;
+    }
     dag__span sp;
     sp.lo = (uintptr_t)base;
     sp.width = width;
     sp.rows = rows;
     sp.stride = stride;
-    sp.hi = sp.lo + (rows - 1) * stride + width;
+    sp.hi = sp.lo + extent;
     int mode = a->mode & DAG_ACCESS_INOUT;
     for (int k = 0; k < sa->num_spans; k++)
         if (dag__span_eq(&sa->spans[k], &sp)) {
