@@ -3272,12 +3272,12 @@ typedef struct dag__spawn_state {
     int num_recent;
 } dag__spawn_state;
 
-static inline dag__spawn_state dag__spawn_state_of(dag__worker *w, dag__task *t) {
-    dag__spawn_state st;
-    st.w = w;
-    st.t = t;
-    st.added = st.refs = st.num_recent = 0;
-    return st;
+/* In place: recent[] is read only below num_recent, so it is not zeroed
+   (a copy of the struct would be). */
+static inline void dag__spawn_state_init(dag__spawn_state *st, dag__worker *w, dag__task *t) {
+    st->w = w;
+    st->t = t;
+    st->added = st->refs = st->num_recent = 0;
 }
 
 /* t runs after p. If p has finished, there is nothing to wait for (but its
@@ -3836,7 +3836,8 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
         dag__task *f = dag__record_from_stack(w, t, &h.gen);
         atomic_store(&f->succ, DAG__CLOSED);
         dag__region_record_failure(r->counter, f, status);
-        dag__spawn_state st = dag__spawn_state_of(w, f);
+        dag__spawn_state st;
+        dag__spawn_state_init(&st, w, f);
         if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
         for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
         if (r->seq) {
@@ -4221,19 +4222,19 @@ static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r,
 
 /* Step 3: the edges from what t's spans touched before, from its futures,
    and from the step before it in a DAG_SEQUENTIAL region. */
-static inline dag__spawn_state dag__spawn_deps(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                               const dag__spawn_args *sa, int num_args) {
-    dag__spawn_state st = dag__spawn_state_of(w, t);
+static inline void dag__spawn_deps(dag__spawn_state *st, dag__worker *w, dag__context *ctx, dag__region *r,
+                                   dag__task *t, const dag__spawn_args *sa, int num_args) {
+    dag__spawn_state_init(st, w, t);
     if (sa->num_spans) {
         if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
-        for (int k = 0; k < sa->num_spans; k++) dag__access(&st, ctx->domain, &sa->spans[k], sa->modes[k]);
+        for (int k = 0; k < sa->num_spans; k++) dag__access(st, ctx->domain, &sa->spans[k], sa->modes[k]);
     }
     if (DAG__UNLIKELY(t->extra && t->extra->has_futures))
         for (int i = 0; i < num_args; i++)
-            if (t->extra->futures[i]) dag__add_dep(&st, t->extra->futures[i]);
+            if (t->extra->futures[i]) dag__add_dep(st, t->extra->futures[i]);
     if (DAG__UNLIKELY(r->seq != NULL)) {
         dag__region *seq = r->seq;
-        for (size_t i = 0; i < seq->prev.count; i++) dag__add_dep(&st, seq->prev.items[i]);
+        for (size_t i = 0; i < seq->prev.count; i++) dag__add_dep(st, seq->prev.items[i]);
         if (r->bulk) {
             dag__list_push(&r->bulk->step, t);
         } else {
@@ -4241,9 +4242,8 @@ static inline dag__spawn_state dag__spawn_deps(dag__worker *w, dag__context *ctx
             seq->prev.count = 0;
             dag__list_push(&seq->prev, t);
         }
-        st.refs++;
+        st->refs++;
     }
-    return st;
 }
 
 /* Step 4: counted in its region (which keeps its result past the region),
@@ -4355,7 +4355,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             return dag__run_undeferred(w, ctx, r, t, sa.spans, sa.modes, sa.num_spans);
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
     }
-    dag__spawn_state st = dag__spawn_deps(w, ctx, r, t, &sa, num_args);
+    dag__spawn_state st;
+    dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
     return dag__spawn_publish(w, ctx, r, t, &st, gen, opt);
 }
 
