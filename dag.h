@@ -3806,6 +3806,31 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
     return true;
 }
 
+/* A task run on the spawner's stack failed: keep the failure where
+   dag_wait and the region end find it, and where later tasks on its spans
+   and in its sequence meet it. */
+static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                                    const dag__span *spans, const int *modes, int num_spans,
+                                                    int status) {
+    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
+    dag__task *f = dag__record_from_stack(w, t, &h.gen);
+    atomic_store(&f->succ, DAG__CLOSED);
+    dag__region_record_failure(r->counter, f, status);
+    dag__spawn_state st;
+    dag__spawn_state_init(&st, w, f);
+    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    if (r->seq) {
+        if (r->bulk) dag__list_push(&r->bulk->step, f);
+        else dag__list_push(&r->seq->prev, f);
+        st.refs++;
+    }
+    atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
+    dag__decref(w, f);
+    h.ptr = f;
+    return h;
+}
+
 /* Runs a ready task on the spawner's stack. What it wrote is current, so
    the spans it wrote forget their older accesses, and a sequence continues
    from it as from a finished step. */
@@ -3828,32 +3853,14 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
     w->inlined++;
     w->run++;
     dag__execute(w, t);
-    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
-    if (DAG__UNLIKELY(status)) {
-        /* keep the failure where dag_wait and the region end find it, and
-           where later tasks on its spans and in its sequence meet it */
-        dag__task *f = dag__record_from_stack(w, t, &h.gen);
-        atomic_store(&f->succ, DAG__CLOSED);
-        dag__region_record_failure(r->counter, f, status);
-        dag__spawn_state st;
-        dag__spawn_state_init(&st, w, f);
-        if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
-        for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
-        if (r->seq) {
-            if (r->bulk) dag__list_push(&r->bulk->step, f);
-            else dag__list_push(&r->seq->prev, f);
-            st.refs++;
-        }
-        atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
-        dag__decref(w, f);
-        h.ptr = f;
-    } else if (t->extra) {
+    if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
+    if (t->extra) {
         dag__extra *x = t->extra;
         DAG_FREE(x->message);
         dag__pool_free(x->home, x, &w->extras);
     }
-    return h;
+    return dag__handle(&dag__ran_inline, 1, 0);
 }
 
 /* Moves a stack record into a pooled one (its extra goes along). */
