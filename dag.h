@@ -1252,6 +1252,8 @@ struct dag__region {
     dag__task_list step;                   /* bulk: tasks of this step */
     const char *cancel;                    /* a failed step before it: cancels its spawns */
     bool scoped;                           /* options.scope is not empty: read by every spawn */
+    bool plain;                            /* no name, priority, scope or discard_results in options
+                                              (dag__options_plain): read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
@@ -2237,6 +2239,7 @@ static dag__region *dag__region_new(int kind) {
     r->outer = r->counter = r->seq = r->bulk = NULL;
     memset(&r->options, 0, sizeof r->options);
     r->scoped = false;
+    r->plain = true;
     r->kind = kind;
     r->depth = r->serial = 0;
     r->spawn_error = 0;
@@ -3428,9 +3431,15 @@ static inline dag__context *dag__current_context(void) {
 static bool dag__scope_empty(const dag_scope *s) {
     return !(s->thread | s->rank | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }
+/* No name, priority, scope or discard_results: a spawn under such options
+   needs no extra record for them and may run undeferred. */
+static inline bool dag__options_plain(const dag_options *o, bool scoped) {
+    return !o->name && !o->priority && !scoped && !o->discard_results;
+}
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
     r->scoped = !dag__scope_empty(&o.scope);
+    r->plain = dag__options_plain(&r->options, r->scoped);
 }
 
 /* The innermost open region; a task body gets its root on first use. */
@@ -4019,10 +4028,11 @@ typedef struct dag__spawn_args {
 } dag__spawn_args;
 
 /* Step 1: a record for the task, on the stack when it may run at once
-   (undeferred), else from the worker's pool, with its options. */
+   (undeferred), else from the worker's pool, with its options (plain
+   ones, the common case, need no look at them). */
 static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
-                                           const dag_options *opt, bool scoped, bool undeferred, dag__task *local,
-                                           uint32_t *gen) {
+                                           const dag_options *opt, bool scoped, bool plain, bool undeferred,
+                                           dag__task *local, uint32_t *gen) {
     dag__task *t;
     if (undeferred) {
         t = local;
@@ -4046,8 +4056,8 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing || opt->discard_results ||
-                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
+    if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
+                      desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt->name;
         if (opt->priority || scoped || opt->discard_results) {
@@ -4324,24 +4334,32 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         opt = &merged;
     }
     if (DAG__HAS_MPI && DAG__UNLIKELY(dag__mpi_collective(ctx))) return dag__mpi_spawn(desc, args, num_args, opt);
-    bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
+    bool scoped, plain;   /* plain: dag__options_plain (for the region's options, computed when they were set) */
+    if (DAG__LIKELY(opt == &r->options)) {
+        scoped = r->scoped;
+        plain = r->plain;
+    } else {
+        scoped = !dag__scope_empty(&opt->scope);
+        plain = dag__options_plain(opt, scoped);
+    }
     if (DAG__UNLIKELY(scoped)) {
         if (opt->scope.rank && !(opt = dag__rank_here(r, desc, opt, &merged))) return dag__failed_handle(r, DAG_ERR_SCOPE);
         scoped = opt == &merged ? !dag__scope_empty(&opt->scope) : scoped;
         if (scoped && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+        plain = dag__options_plain(opt, scoped);
     }
     bool devices = dag__devices_used();
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
-    bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
-                      (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
+    bool undeferred = w->index >= 0 && !desc->result_size && !devices &&
+                      (plain || (opt->priority <= 0 && (!scoped || !dag__scope_pins_workers(&opt->scope)))) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
                       (!ctx->task || dag__stack_room(w));
     dag__task local_record;
     uint32_t gen;
-    dag__task *t = dag__spawn_record(w, r, desc, opt, scoped, undeferred, &local_record, &gen);
+    dag__task *t = dag__spawn_record(w, r, desc, opt, scoped, plain, undeferred, &local_record, &gen);
 
     unsigned char *packed = (unsigned char *)dag__args_of(t);
     dag__spawn_args sa;
