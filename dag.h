@@ -1273,6 +1273,8 @@ struct dag__region {
     dag__task_list step;                   /* bulk: tasks of this step */
     const char *cancel;                    /* a failed step before it: cancels its spawns */
     bool scoped;                           /* options.scope is not empty: read by every spawn */
+    bool plain;                            /* no name, priority, scope or discard_results in options
+                                              (dag__options_plain): read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
     int spawn_error;                       /* first spawn that failed inside */
@@ -2261,6 +2263,7 @@ static dag__region *dag__region_new(int kind) {
     r->outer = r->counter = r->seq = r->bulk = NULL;
     memset(&r->options, 0, sizeof r->options);
     r->scoped = false;
+    r->plain = true;
     r->kind = kind;
     r->depth = r->serial = 0;
     r->spawn_error = 0;
@@ -3196,9 +3199,9 @@ static dag__entry *dag__treap_insert(dag__entry *root, dag__entry *n) {
     dag__treap_fix(root);
     return root;
 }
-static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
+static void dag__treap_query_from(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
     while (n && n->max_hi > s->lo) {
-        dag__treap_query(d, n->left, s, skip);
+        dag__treap_query_from(d, n->left, s, skip);
         if (n->span.lo >= s->hi) return;
         if (n != skip && dag__spans_overlap(&n->span, s)) {
             if (d->num_hits == d->cap_hits) {
@@ -3209,6 +3212,13 @@ static void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, 
         }
         n = n->right;
     }
+}
+
+/* Appends to d->hits the entries but skip whose spans overlap s. The
+   root's test is inlined: a span past every entry (a new array, the next
+   element of one) asks no more. */
+static inline void dag__treap_query(dag__domain *d, dag__entry *n, const dag__span *s, const dag__entry *skip) {
+    if (n && n->max_hi > s->lo) dag__treap_query_from(d, n, s, skip);
 }
 
 /* Finished, and no failure left to pass on: it orders nothing any more. */
@@ -3289,12 +3299,12 @@ typedef struct dag__spawn_state {
     int num_recent;
 } dag__spawn_state;
 
-static inline dag__spawn_state dag__spawn_state_of(dag__worker *w, dag__task *t) {
-    dag__spawn_state st;
-    st.w = w;
-    st.t = t;
-    st.added = st.refs = st.num_recent = 0;
-    return st;
+/* In place: recent[] is read only below num_recent, so it is not zeroed
+   (a copy of the struct would be). */
+static inline void dag__spawn_state_init(dag__spawn_state *st, dag__worker *w, dag__task *t) {
+    st->w = w;
+    st->t = t;
+    st->added = st->refs = st->num_recent = 0;
 }
 
 /* t runs after p. If p has finished, there is nothing to wait for (but its
@@ -3421,10 +3431,9 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
 
 static void dag__guest_attach(void);
 
-static dag__context *dag__current_context(void) {
-    dag__context *c = dag__tls_ctx;
-    /* a context from an earlier set-up cycle is gone: the epoch tells */
-    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
+/* Not set up yet, set up elsewhere, or this thread's context is from an
+   earlier set-up cycle (or it has none). */
+static DAG__NOINLINE dag__context *dag__current_context_slow(void) {
     int phase = atomic_load(&dag__g.phase);
     /* never set up: set up now; setting up elsewhere: dag_setup waits for it */
     if ((phase == 0 || phase == 3) && dag_setup(NULL) != DAG_OK) return NULL;
@@ -3434,13 +3443,27 @@ static dag__context *dag__current_context(void) {
     return dag__tls_ctx;
 }
 
+/* Every call into dag.h starts here: inlined, two thread-local reads. */
+static inline dag__context *dag__current_context(void) {
+    dag__context *c = dag__tls_ctx;
+    /* a context from an earlier set-up cycle is gone: the epoch tells */
+    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
+    return dag__current_context_slow();
+}
+
 /* On every spawn: plain field tests (the device parts through inlined helpers). */
 static bool dag__scope_empty(const dag_scope *s) {
     return !(s->thread | s->rank | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }
+/* No name, priority, scope or discard_results: a spawn under such options
+   needs no extra record for them and may run undeferred. */
+static inline bool dag__options_plain(const dag_options *o, bool scoped) {
+    return !o->name && !o->priority && !scoped && !o->discard_results;
+}
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
     r->scoped = !dag__scope_empty(&o.scope);
+    r->plain = dag__options_plain(&r->options, r->scoped);
 }
 
 /* The innermost open region; a task body gets its root on first use. */
@@ -3816,6 +3839,31 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
     return true;
 }
 
+/* A task run on the spawner's stack failed: keep the failure where
+   dag_wait and the region end find it, and where later tasks on its spans
+   and in its sequence meet it. */
+static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                                    const dag__span *spans, const int *modes, int num_spans,
+                                                    int status) {
+    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
+    dag__task *f = dag__record_from_stack(w, t, &h.gen);
+    atomic_store(&f->succ, DAG__CLOSED);
+    dag__region_record_failure(r->counter, f, status);
+    dag__spawn_state st;
+    dag__spawn_state_init(&st, w, f);
+    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    if (r->seq) {
+        if (r->bulk) dag__list_push(&r->bulk->step, f);
+        else dag__list_push(&r->seq->prev, f);
+        st.refs++;
+    }
+    atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
+    dag__decref(w, f);
+    h.ptr = f;
+    return h;
+}
+
 /* Runs a ready task on the spawner's stack. What it wrote is current, so
    the spans it wrote forget their older accesses, and a sequence continues
    from it as from a finished step. */
@@ -3838,31 +3886,14 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
     w->inlined++;
     w->run++;
     dag__execute(w, t);
-    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
-    if (DAG__UNLIKELY(status)) {
-        /* keep the failure where dag_wait and the region end find it, and
-           where later tasks on its spans and in its sequence meet it */
-        dag__task *f = dag__record_from_stack(w, t, &h.gen);
-        atomic_store(&f->succ, DAG__CLOSED);
-        dag__region_record_failure(r->counter, f, status);
-        dag__spawn_state st = dag__spawn_state_of(w, f);
-        if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
-        for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
-        if (r->seq) {
-            if (r->bulk) dag__list_push(&r->bulk->step, f);
-            else dag__list_push(&r->seq->prev, f);
-            st.refs++;
-        }
-        atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
-        dag__decref(w, f);
-        h.ptr = f;
-    } else if (t->extra) {
+    if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
+    if (t->extra) {
         dag__extra *x = t->extra;
         DAG_FREE(x->message);
         dag__pool_free(x->home, x, &w->extras);
     }
-    return h;
+    return dag__handle(&dag__ran_inline, 1, 0);
 }
 
 /* Moves a stack record into a pooled one (its extra goes along). */
@@ -4021,10 +4052,11 @@ typedef struct dag__spawn_args {
 } dag__spawn_args;
 
 /* Step 1: a record for the task, on the stack when it may run at once
-   (undeferred), else from the worker's pool, with its options. */
+   (undeferred), else from the worker's pool, with its options (plain
+   ones, the common case, need no look at them). */
 static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
-                                           const dag_options *opt, bool scoped, bool undeferred, dag__task *local,
-                                           uint32_t *gen) {
+                                           const dag_options *opt, bool scoped, bool plain, bool undeferred,
+                                           dag__task *local, uint32_t *gen) {
     dag__task *t;
     if (undeferred) {
         t = local;
@@ -4048,8 +4080,8 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
-    if (DAG__UNLIKELY(opt->name || opt->priority || scoped || tracing || opt->discard_results ||
-                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT)) {
+    if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
+                      desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt->name;
         if (opt->priority || scoped || opt->discard_results) {
@@ -4073,52 +4105,70 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     return t;
 }
 
+/* Step 2, a span whose elements are not the size the parameter points to
+   (off the hot path: it writes the words). */
+static DAG__NOINLINE int dag__span_elem_mismatch(size_t elem, const dag__param *p, dag__spawn_args *sa) {
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
+             "%u-byte ones", elem, (unsigned)p->pointee);
+    sa->detail = sa->detail_buf;
+    return DAG_ERR_ARG_TYPE;
+}
+
 /* Step 2, a span or registered data: where it points in the record, and its
-   span among the task's (the same span twice counts once). */
+   span among the task's (the same span twice counts once). Every check is
+   made on every spawn; the common case (a 1-D span of elements the size the
+   parameter points to) passes each with one test. */
 static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
     const void *base = a->ptr;
-    sa->span_of_param[i] = -1;
-    size_t rows = 1, width = 0, stride = 0;
+    size_t rows = 1, width, stride, extent;   /* extent: first byte to one past the last */
     size_t elem = a->size;
+    const char *why;
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
         base = s->ptr;
         rows = s->rows;
         width = s->width;
-        stride = s->stride;
+        stride = rows == 1 ? width : s->stride;
         elem = s->elem;
+        extent = (rows - 1) * stride + width;   /* used only when rows > 0 */
     } else if (a->tag == 2 || a->cols) {
-        if ((sa->detail = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size, sa->detail_buf,
-                                            sizeof sa->detail_buf)))
+        if (DAG__UNLIKELY(why = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size,
+                                                  sa->detail_buf, sizeof sa->detail_buf))) {
+            sa->detail = why;
             return DAG_ERR_INVALID_ARGUMENT;
+        }
         if (a->cols > a->ld) return DAG_ERR_BAD_TILE;
         rows = a->count;
         width = a->cols * a->size;
-        stride = a->ld * a->size;
+        stride = rows == 1 ? width : a->ld * a->size;
+        extent = (rows - 1) * stride + width;
     } else {
-        if ((sa->detail = dag__span_too_big(1, a->count, a->size, sa->detail_buf, sizeof sa->detail_buf)))
+        if (DAG__UNLIKELY(why = dag__span_too_big(1, a->count, a->size, sa->detail_buf, sizeof sa->detail_buf))) {
+            sa->detail = why;
             return DAG_ERR_INVALID_ARGUMENT;
-        width = stride = a->count * a->size;
+        }
+        extent = width = stride = a->count * a->size;
     }
-    if (p->pointee && p->pointee != DAG__ANY_POINTEE && elem != p->pointee) {
-        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
-                 "%u-byte ones", elem, (unsigned)p->pointee);
-        sa->detail = sa->detail_buf;
-        return DAG_ERR_ARG_TYPE;
+    if (DAG__UNLIKELY(elem != p->pointee) && p->pointee && p->pointee != DAG__ANY_POINTEE)
+        return dag__span_elem_mismatch(elem, p, sa);
+    bool none = !base || !width || !rows;   /* no bytes: nothing to order */
+    if (DAG__UNLIKELY(none)) {
+        if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
+        if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
-    if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
-    if (DAG__VALIDATE && (!width || !rows)) return DAG_ERR_EMPTY_SPAN;
     if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
     memcpy(slot, &base, sizeof(void *));
-    if (!base || !width || !rows) return DAG_OK;
-    if (rows == 1) stride = width;
+    if (DAG__UNLIKELY(none)) {
+        sa->span_of_param[i] = -1;
+        return DAG_OK;
+    }
     dag__span sp;
     sp.lo = (uintptr_t)base;
     sp.width = width;
     sp.rows = rows;
     sp.stride = stride;
-    sp.hi = sp.lo + (rows - 1) * stride + width;
+    sp.hi = sp.lo + extent;
     int mode = a->mode & DAG_ACCESS_INOUT;
     for (int k = 0; k < sa->num_spans; k++)
         if (dag__span_eq(&sa->spans[k], &sp)) {
@@ -4165,6 +4215,11 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
                                 void *slot, dag__spawn_args *sa) {
     switch (a->kind) {
     case DAG__ARG_VALUE:
+        if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
+            if (p->size == sizeof(uint64_t)) memcpy(slot, a->ptr, sizeof(uint64_t));
+            else memcpy(slot, a->ptr, p->size);
+            return DAG_OK;
+        }
         if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
             sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
                                     : "a number for a parameter that is not one (a pointer or a struct)";
@@ -4208,19 +4263,19 @@ static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r,
 
 /* Step 3: the edges from what t's spans touched before, from its futures,
    and from the step before it in a DAG_SEQUENTIAL region. */
-static inline dag__spawn_state dag__spawn_deps(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                               const dag__spawn_args *sa, int num_args) {
-    dag__spawn_state st = dag__spawn_state_of(w, t);
+static inline void dag__spawn_deps(dag__spawn_state *st, dag__worker *w, dag__context *ctx, dag__region *r,
+                                   dag__task *t, const dag__spawn_args *sa, int num_args) {
+    dag__spawn_state_init(st, w, t);
     if (sa->num_spans) {
         if (DAG__UNLIKELY(!ctx->domain)) ctx->domain = dag__domain_new();
-        for (int k = 0; k < sa->num_spans; k++) dag__access(&st, ctx->domain, &sa->spans[k], sa->modes[k]);
+        for (int k = 0; k < sa->num_spans; k++) dag__access(st, ctx->domain, &sa->spans[k], sa->modes[k]);
     }
     if (DAG__UNLIKELY(t->extra && t->extra->has_futures))
         for (int i = 0; i < num_args; i++)
-            if (t->extra->futures[i]) dag__add_dep(&st, t->extra->futures[i]);
+            if (t->extra->futures[i]) dag__add_dep(st, t->extra->futures[i]);
     if (DAG__UNLIKELY(r->seq != NULL)) {
         dag__region *seq = r->seq;
-        for (size_t i = 0; i < seq->prev.count; i++) dag__add_dep(&st, seq->prev.items[i]);
+        for (size_t i = 0; i < seq->prev.count; i++) dag__add_dep(st, seq->prev.items[i]);
         if (r->bulk) {
             dag__list_push(&r->bulk->step, t);
         } else {
@@ -4228,9 +4283,8 @@ static inline dag__spawn_state dag__spawn_deps(dag__worker *w, dag__context *ctx
             seq->prev.count = 0;
             dag__list_push(&seq->prev, t);
         }
-        st.refs++;
+        st->refs++;
     }
-    return st;
 }
 
 /* Step 4: counted in its region (which keeps its result past the region),
@@ -4304,24 +4358,32 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
         opt = &merged;
     }
     if (DAG__HAS_MPI && DAG__UNLIKELY(dag__mpi_collective(ctx))) return dag__mpi_spawn(desc, args, num_args, opt);
-    bool scoped = DAG__LIKELY(opt == &r->options) ? r->scoped : !dag__scope_empty(&opt->scope);
+    bool scoped, plain;   /* plain: dag__options_plain (for the region's options, computed when they were set) */
+    if (DAG__LIKELY(opt == &r->options)) {
+        scoped = r->scoped;
+        plain = r->plain;
+    } else {
+        scoped = !dag__scope_empty(&opt->scope);
+        plain = dag__options_plain(opt, scoped);
+    }
     if (DAG__UNLIKELY(scoped)) {
         if (opt->scope.rank && !(opt = dag__rank_here(r, desc, opt, &merged))) return dag__failed_handle(r, DAG_ERR_SCOPE);
         scoped = opt == &merged ? !dag__scope_empty(&opt->scope) : scoped;
         if (scoped && !dag__scope_admit(r, desc, &opt->scope)) return dag__failed_handle(r, DAG_ERR_SCOPE);
+        plain = dag__options_plain(opt, scoped);
     }
     bool devices = dag__devices_used();
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
-    bool undeferred = w->index >= 0 && !desc->result_size && opt->priority <= 0 && !devices &&
-                      (!scoped || !dag__scope_pins_workers(&opt->scope)) &&
+    bool undeferred = w->index >= 0 && !desc->result_size && !devices &&
+                      (plain || (opt->priority <= 0 && (!scoped || !dag__scope_pins_workers(&opt->scope)))) &&
                       desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
                       (!ctx->task || dag__stack_room(w));
     dag__task local_record;
     uint32_t gen;
-    dag__task *t = dag__spawn_record(w, r, desc, opt, scoped, undeferred, &local_record, &gen);
+    dag__task *t = dag__spawn_record(w, r, desc, opt, scoped, plain, undeferred, &local_record, &gen);
 
     unsigned char *packed = (unsigned char *)dag__args_of(t);
     dag__spawn_args sa;
@@ -4342,7 +4404,8 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
             return dag__run_undeferred(w, ctx, r, t, sa.spans, sa.modes, sa.num_spans);
         t = dag__record_from_stack(w, t, &gen);   /* it must wait: give it a real record */
     }
-    dag__spawn_state st = dag__spawn_deps(w, ctx, r, t, &sa, num_args);
+    dag__spawn_state st;
+    dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
     return dag__spawn_publish(w, ctx, r, t, &st, gen, opt);
 }
 
