@@ -9,7 +9,8 @@ rounds of this run. On 2 cores:
   dag.h 2x1      build/bench/cholesky_mpi, 2 ranks x 1 worker thread, tiles on
                  the 1 x 2 grid, owner computes
   dag.h 1x2thr   the same program on 1 rank x 2 worker threads: what going
-                 through MPI costs on one node
+                 through MPI costs on one node (mpirun --bind-to none: with one
+                 rank mpirun binds it to one core, which its two threads would share)
   ScaLAPACK      pdpotrf (libscalapack-openmpi), 2 ranks, the same 1 x 2 grid
   StarPU-MPI     starpu_mpi_task_insert of the tile algorithm, 2 ranks x 1
                  worker, the same grid
@@ -33,7 +34,8 @@ def coretype():
 
 def run(np_, prog, args, env):
     e = dict(os.environ, OPENBLAS_NUM_THREADS="1", STARPU_NCPU="1", STARPU_SILENT="1", **env)
-    out = subprocess.run(MPIRUN + ["-np", str(np_), prog] + [str(a) for a in args], env=e, capture_output=True,
+    bind = ["--bind-to", "none"] if np_ == 1 else []
+    out = subprocess.run(MPIRUN + bind + ["-np", str(np_), prog] + [str(a) for a in args], env=e, capture_output=True,
                          text=True, timeout=1800)
     if out.returncode != 0:
         raise RuntimeError(f"{prog} {args}: exit {out.returncode}: {(out.stdout + out.stderr).strip()[-400:]}")
