@@ -486,7 +486,6 @@ static dag__mpi_task *dag__mpi_task_of(dag_task h) {
    ranks among them without its value get it (a send there, a receive task
    here whose result it is), once. This rank's handle of the value. */
 static dag_task dag__mpi_value_at(dag__mpi_task *e, uint64_t readers) {
-    if (!e->value_at) e->value_at = UINT64_C(1) << e->rank;
     uint64_t missing = readers & ~e->value_at;
     for (int r = 0; missing; r++, missing >>= 1) {
         if (!(missing & 1u)) continue;
@@ -565,6 +564,7 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     e->local = local;
     e->result_size = desc->result_size;
     e->desc = desc;
+    e->value_at = UINT64_C(1) << runs_on;   /* its result is where it ran */
     dag_task h = { NULL, (uint32_t)dag__mpi.num_tasks, DAG__MPI_HANDLE_BITS | (desc->result_size ? 1u : 0u) };
     return h;
 }
