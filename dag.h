@@ -246,7 +246,7 @@ extern "C" {
     X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)") \
     X(DAG_ERR_WAIT_CYCLE, "a wait that can never end: the task waited for needs the waiting task to finish first") \
     X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel or dag_region_cancel)") \
-    X(DAG_ERR_DIVERGED, "the ranks made different spawns (the log names the first that differs)")
+    X(DAG_ERR_DIVERGED, "the ranks diverged: they made different collective calls (the log names the first that differs)")
 
 #define DAG__RESULT_ENUM(name, text) name,
 typedef enum dag_result { DAG__RESULTS(DAG__RESULT_ENUM) DAG__RESULT_COUNT } dag_result;
@@ -1506,6 +1506,10 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
 static bool dag__mpi_handle(dag_task h);   /* a task of a collective spawn that runs on one rank */
 static int dag__mpi_wait(dag_task h, void *out, size_t size);
 static bool dag__mpi_ready(dag_task h);
+/* for the calls that look at one task (result, message, cancel, release):
+   true with *here set when this rank ran it, else its status as known here
+   (0 while not known) and, when it failed, a message */
+static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
 static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_DATADEPS drains: data home */
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
 static void dag__mpi_registered(int rank, dag_data h);
@@ -1525,6 +1529,11 @@ static inline dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *
 static inline bool dag__mpi_handle(dag_task h) { DAG__NONE(h); return false; }
 static inline int dag__mpi_wait(dag_task h, void *out, size_t size) { DAG__NONE(h); DAG__NONE(out); DAG__NONE(size); return 0; }
 static inline bool dag__mpi_ready(dag_task h) { DAG__NONE(h); return false; }
+static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size) {
+    DAG__NONE(h); DAG__NONE(here); DAG__NONE(message); DAG__NONE(size);
+    *status = 0;
+    return false;
+}
 static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(ctx); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
@@ -4442,7 +4451,18 @@ bool dag_ready(dag_task h) {
     return done;
 }
 
+/* A task of the rank layer (run on one rank): the calls below ask the task
+   itself on the rank that ran it; elsewhere they say what is known here. */
+#define DAG__ON_RANK_HANDLE(h, call, elsewhere) \
+    do { \
+        dag_task here_; \
+        int status_; \
+        if (dag__mpi_here(h, &here_, &status_, NULL, 0)) return call(here_); \
+        return (dag_result)(elsewhere); \
+    } while (0)
+
 dag_result dag_task_result(dag_task h) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) DAG__ON_RANK_HANDLE(h, dag_task_result, status_);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
@@ -4459,6 +4479,11 @@ const char *dag_task_message(dag_task h) {
     static _Thread_local unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
+        dag_task here;
+        int status;
+        return dag__mpi_here(h, &here, &status, buf, sizeof bufs[0]) ? dag_task_message(here) : buf;
+    }
     if (!h.ptr) {
         if (h.gen) snprintf(buf, sizeof bufs[0], "the spawn failed: %s", dag_result_string((int)h.gen));
         return buf;
@@ -4497,6 +4522,8 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 }
 
 dag_result dag_cancel(dag_task h) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h))   /* the rank that runs it cancels it */
+        DAG__ON_RANK_HANDLE(h, dag_cancel, status_ == DAG_ERR_INVALID_HANDLE ? status_ : DAG_OK);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
@@ -4527,6 +4554,8 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h))   /* elsewhere its outcome stays with the rank layer */
+        DAG__ON_RANK_HANDLE(h, dag_release, status_ == DAG_ERR_INVALID_HANDLE ? status_ : DAG_OK);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */

@@ -33,10 +33,13 @@
      stale): the next task there reads it for free. When a DAG_DATADEPS
      ends, every owned span goes home to its owner, so the program sees its
      own data current there, as on one node.
-   - The ranks hash their collective spawns (names, argument kinds, sizes,
-     owners); at each DAG_DATADEPS end they compare, and on a difference
-     every rank gets DAG_ERR_DIVERGED with a log line naming the first
-     spawn that differs and what each rank spawned there.
+   - The ranks hash their collective calls: spawns (names, argument kinds,
+     sizes, owners), waits for tasks run on one rank, region ends. At each
+     DAG_DATADEPS end they compare, and every half second a watch compares
+     them while the program runs (so a rank blocked before its region's
+     end is freed too). On a difference every rank gets DAG_ERR_DIVERGED
+     with a log line naming the first call that differs and what each rank
+     did there.
    - A collective spawn that runs on one rank gives every rank a handle of
      this layer's. dag_wait and dag_fetch on it are collective too: the
      rank that ran it sends its status and result to the others.
@@ -47,9 +50,8 @@
    - A Fut of such a task in a spawn that runs on other ranks sends them
      its result once: a receive task there whose result is the value.
 
-   NOT YET: divergence found only at region ends (a rank blocked in a
-   dag_wait of a message another never sends is not freed), 64 ranks at
-   most, other ranks' copies kept until dag_shutdown (no eviction). */
+   NOT YET: 64 ranks at most, other ranks' copies kept until dag_shutdown
+   (no eviction). */
 #include <limits.h>
 #include <mpi.h>
 
@@ -83,6 +85,7 @@ typedef struct dag__mpi_request {
     void *free_after;            /* a send buffer this layer owns */
     int receive;                 /* a receive of data: an empty message says the sender's input failed */
     int incoming;                /* any receive: cancelled when the ranks diverge */
+    int cancelled;               /* MPI_Cancel was called on it */
     int status;                  /* what the event is fulfilled with (unless the message says worse) */
 } dag__mpi_request;
 
@@ -100,11 +103,27 @@ static struct {
     MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD: no clash with the program's own messages */
     uint64_t messages;           /* collective counter: the next tag */
     uint64_t bytes_sent, messages_sent;
-    /* the spawn hash since set-up, and this region's spawns for naming the first difference */
-    uint64_t spawns, hash;
+    /* The history of collective calls (spawns, collective waits, region
+       ends): their count and running hash since set-up, and each call's
+       hash and name since the ranks last agreed. Under history_lock: the
+       progress thread reads it to answer the watch. */
+    dag__mutex history_lock;
+    uint64_t calls, hash;
+    uint64_t log_base_hash;      /* the hash before the first call of the log */
     uint64_t *log_hash;
     const char **log_name;
     size_t log_count, log_cap;
+    uint64_t epoch;              /* the ranks started again (dag__mpi_start_again) this many times */
+    /* the watch (dag__mpi_watch): every rank's history, checked while the program runs */
+    MPI_Comm watch;
+    uint64_t next_round_ns;      /* rank 0: when it next asks */
+    int asking;                  /* rank 0: a round's answers are on their way */
+    uint64_t judged;             /* rank 0: the epoch + 1 it last found diverged */
+    MPI_Request *answer_requests;   /* rank 0: one per other rank */
+    uint64_t *answers;           /* rank 0: 4 words per rank */
+    MPI_Request word_request;    /* the others: the receive of rank 0's next word */
+    uint64_t word[4];
+    int watch_done;              /* rank 0 said stop (rank 0: it has said it) */
     dag__mpi_span *spans;        /* by dag_data slot index */
     size_t spans_cap;
     dag__mpi_task *tasks;
@@ -118,7 +137,7 @@ static struct {
     int num_requests, requests_cap;
     int check;                   /* DAG__MPI_CHECK_*, under lock */
     MPI_Request check_requests[2];
-    uint64_t check_mine[2], check_low[2], check_high[2];   /* (spawns, hash): this rank's, the least, the most */
+    uint64_t check_mine[2], check_low[2], check_high[2];   /* (calls, hash): this rank's, the least, the most */
     dag__cond checked;           /* the check is done */
     _Atomic int diverged;        /* this region's ranks diverged: messages fail at once */
     _Atomic int stop;
@@ -137,6 +156,14 @@ int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int incoming,
                            int status) {
     dag__mutex_lock(&dag__mpi.lock);
+    bool diverged = atomic_load(&dag__mpi.diverged);
+    if (diverged && !incoming) {   /* posted as the ranks were found diverged: let go, as dag__mpi_give_up does */
+        MPI_Request_free(&request);
+        dag__mutex_unlock(&dag__mpi.lock);
+        dag_fulfill(event, DAG_ERR_DIVERGED);
+        return;
+    }
+    if (diverged) MPI_Cancel(&request);
     if (dag__mpi.num_requests == dag__mpi.requests_cap) {
         int cap = dag__mpi.requests_cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
         dag__mpi.requests = (dag__mpi_request *)dag__xrealloc(dag__mpi.requests, (size_t)cap * sizeof *dag__mpi.requests);
@@ -149,44 +176,182 @@ static void dag__mpi_track(MPI_Request request, dag_event event, void *free_afte
     q->free_after = free_after;
     q->receive = receive;
     q->incoming = incoming;
+    q->cancelled = diverged;
     q->status = status;
     dag__mpi.request_array[dag__mpi.num_requests++] = request;
     dag__cond_signal(&dag__mpi.wake);
     dag__mutex_unlock(&dag__mpi.lock);
 }
 
-/* The check's outcome, with the lock held. When the ranks diverged, the
-   receives in flight are cancelled (they complete, cancelled, and their
+/* The ranks diverged (found by the check at a region's end or by the
+   watch), with the lock held: the receives in flight are cancelled (they complete, cancelled, and their
    tasks fail with DAG_ERR_DIVERGED) and the sends are let go: their events
    are fulfilled with the error now and MPI frees them when (if ever) they
    complete; the region's end moves the ranks to a fresh communicator, so
    no later receive matches them. */
+static int dag__mpi_give_up(dag__mpi_request *let_go) {
+    int count = 0, kept = 0;
+    atomic_store(&dag__mpi.diverged, 1);
+    for (int i = 0; i < dag__mpi.num_requests; i++) {
+        dag__mpi_request *q = &dag__mpi.requests[i];
+        if (q->incoming) {
+            if (!q->cancelled) MPI_Cancel(&dag__mpi.request_array[i]);
+            q->cancelled = 1;
+            dag__mpi.requests[kept] = *q;
+            dag__mpi.request_array[kept++] = dag__mpi.request_array[i];
+            continue;
+        }
+        MPI_Request_free(&dag__mpi.request_array[i]);
+        let_go[count] = *q;
+        let_go[count].status = DAG_ERR_DIVERGED;
+        let_go[count++].free_after = NULL;   /* MPI may still read it: a leak, on this error */
+    }
+    dag__mpi.num_requests = kept;
+    return count;
+}
+
+/* The check's outcome, with the lock held. */
 static int dag__mpi_test_check(dag__mpi_request *let_go) {
     int done = 0, count = 0;
     MPI_Testall(2, dag__mpi.check_requests, &done, MPI_STATUSES_IGNORE);
     if (!done) return 0;
     bool agreed = dag__mpi.check_low[0] == dag__mpi.check_high[0] && dag__mpi.check_low[1] == dag__mpi.check_high[1];
     dag__mpi.check = agreed ? DAG__MPI_CHECK_AGREED : DAG__MPI_CHECK_DIVERGED;
-    if (!agreed) {
-        atomic_store(&dag__mpi.diverged, 1);
-        int kept = 0;
-        for (int i = 0; i < dag__mpi.num_requests; i++) {
-            dag__mpi_request *q = &dag__mpi.requests[i];
-            if (q->incoming) {
-                MPI_Cancel(&dag__mpi.request_array[i]);
-                dag__mpi.requests[kept] = *q;
-                dag__mpi.request_array[kept++] = dag__mpi.request_array[i];
-                continue;
-            }
-            MPI_Request_free(&dag__mpi.request_array[i]);
-            let_go[count] = *q;
-            let_go[count].status = DAG_ERR_DIVERGED;
-            let_go[count++].free_after = NULL;   /* MPI may still read it: a leak, on this error */
-        }
-        dag__mpi.num_requests = kept;
-    }
+    if (!agreed) count = dag__mpi_give_up(let_go);
     dag__cond_signal(&dag__mpi.checked);
     return count;
+}
+
+/* ---- the history of collective calls, and the watch over it ------------------------ */
+static uint64_t dag__mpi_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
+
+/* Every rank makes its collective calls alike; each is hashed into the
+   history with a name for the log. */
+static void dag__mpi_note(uint64_t h, const char *name) {
+    dag__mutex_lock(&dag__mpi.history_lock);
+    dag__mpi.hash = dag__mpi_mix(dag__mpi.hash, h);
+    dag__mpi.calls++;
+    if (dag__mpi.log_count == dag__mpi.log_cap) {
+        size_t cap = dag__mpi.log_cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
+        dag__mpi.log_hash = (uint64_t *)dag__xrealloc(dag__mpi.log_hash, cap * sizeof *dag__mpi.log_hash);
+        dag__mpi.log_name = (const char **)dag__xrealloc((void *)dag__mpi.log_name, cap * sizeof *dag__mpi.log_name);
+    }
+    dag__mpi.log_hash[dag__mpi.log_count] = dag__mpi.hash;
+    dag__mpi.log_name[dag__mpi.log_count++] = name;
+    dag__mutex_unlock(&dag__mpi.history_lock);
+}
+
+/* The ranks agreed on every call so far: the log starts afresh. */
+static void dag__mpi_forget_history(void) {
+    dag__mutex_lock(&dag__mpi.history_lock);
+    dag__mpi.log_base_hash = dag__mpi.hash;
+    dag__mpi.log_count = 0;
+    dag__mutex_unlock(&dag__mpi.history_lock);
+}
+
+/* The hash after this rank's first `calls` collective calls, if its log
+   still holds it (older ones the ranks agreed on). history_lock held. */
+static bool dag__mpi_hash_at(uint64_t calls, uint64_t *hash) {
+    uint64_t base = dag__mpi.calls - dag__mpi.log_count;
+    if (calls < base || calls > dag__mpi.calls) return false;
+    *hash = calls == base ? dag__mpi.log_base_hash : dag__mpi.log_hash[calls - base - 1];
+    return true;
+}
+
+/* The watch: the check at a region's end frees no rank blocked before it
+   (in a dag_wait of a task that needs a message the others, having spawned
+   something else, never send). So every DAG__MPI_WATCH_NS rank 0's
+   progress thread asks every rank for its hash after as many calls as rank
+   0 has made (or all of its own, if fewer), and compares it with its own
+   there. A difference is a divergence: rank 0 tells every rank, and each
+   gives up its messages as at a region's end; the region's end then names
+   the call. Equal prefixes cannot leave a rank waiting: the calls they
+   share post the same messages on every rank. Point-to-point messages on a
+   communicator of their own, so that a rank that stops watching has no
+   collective call left pending; the epoch discards words from before the
+   ranks last started again. */
+#define DAG__MPI_WATCH_NS 500000000u
+/* the log's names of the collective calls that are not spawns */
+static const char dag__mpi_call_wait[] = "waited for a task run on one rank (dag_wait / dag_fetch)";
+static const char dag__mpi_call_end[] = "ended a DAG_DATADEPS (or called dag_shutdown)";
+enum { DAG__MPI_ASK = 1, DAG__MPI_ANSWER, DAG__MPI_TOLD_DIVERGED, DAG__MPI_STOP };
+
+static bool dag__mpi_watch_as_rank_0(bool stopping) {
+    int others = dag__mpi.size - 1;
+    bool diverged = false;
+    if (dag__mpi.asking) {
+        int done = 0;
+        MPI_Testall(others, dag__mpi.answer_requests, &done, MPI_STATUSES_IGNORE);
+        if (!done) return false;
+        dag__mpi.asking = 0;
+        dag__mutex_lock(&dag__mpi.history_lock);
+        uint64_t epoch = dag__mpi.epoch, mine;
+        for (int r = 1; r <= others; r++) {
+            const uint64_t *a = &dag__mpi.answers[4 * r];   /* epoch, calls, hash, whether it had it */
+            if (a[0] == epoch && a[3] && dag__mpi_hash_at(a[1], &mine) && mine != a[2]) diverged = true;
+        }
+        dag__mutex_unlock(&dag__mpi.history_lock);
+        if (diverged && dag__mpi.judged != epoch + 1) {
+            dag__mpi.judged = epoch + 1;
+            uint64_t word[4] = { epoch, 0, 0, 0 };
+            for (int r = 1; r <= others; r++) MPI_Send(word, 4, MPI_UINT64_T, r, DAG__MPI_TOLD_DIVERGED, dag__mpi.watch);
+        } else {
+            diverged = false;   /* told already */
+        }
+    }
+    if (stopping) {   /* the others answer until told to stop */
+        uint64_t word[4] = { 0, 0, 0, 0 };
+        for (int r = 1; r <= others; r++) MPI_Send(word, 4, MPI_UINT64_T, r, DAG__MPI_STOP, dag__mpi.watch);
+        dag__mpi.watch_done = 1;
+        return diverged;
+    }
+    uint64_t now = dag__now_ns();
+    if (now < dag__mpi.next_round_ns) return diverged;
+    dag__mpi.next_round_ns = now + DAG__MPI_WATCH_NS;
+    uint64_t ask[4] = { 0, 0, 0, 0 };
+    dag__mutex_lock(&dag__mpi.history_lock);
+    ask[0] = dag__mpi.epoch;
+    ask[1] = dag__mpi.calls;
+    dag__mutex_unlock(&dag__mpi.history_lock);
+    for (int r = 1; r <= others; r++)   /* the answers' receives first: an answer never waits */
+        MPI_Irecv(&dag__mpi.answers[4 * r], 4, MPI_UINT64_T, r, DAG__MPI_ANSWER, dag__mpi.watch,
+                  &dag__mpi.answer_requests[r - 1]);
+    for (int r = 1; r <= others; r++) MPI_Send(ask, 4, MPI_UINT64_T, r, DAG__MPI_ASK, dag__mpi.watch);
+    dag__mpi.asking = 1;
+    return diverged;
+}
+
+static bool dag__mpi_watch_as_other(void) {
+    if (dag__mpi.watch_done) return false;
+    int done = 0;
+    MPI_Status status;
+    MPI_Test(&dag__mpi.word_request, &done, &status);
+    if (!done) return false;
+    if (status.MPI_TAG == DAG__MPI_STOP) {
+        dag__mpi.watch_done = 1;
+        return false;
+    }
+    bool diverged = false;
+    uint64_t answer[4] = { 0, 0, 0, 0 };
+    dag__mutex_lock(&dag__mpi.history_lock);
+    answer[0] = dag__mpi.epoch;
+    if (status.MPI_TAG == DAG__MPI_ASK) {
+        answer[1] = dag__mpi.word[1] < dag__mpi.calls ? dag__mpi.word[1] : dag__mpi.calls;
+        answer[3] = dag__mpi_hash_at(answer[1], &answer[2]);
+    } else {
+        diverged = dag__mpi.word[0] == dag__mpi.epoch;   /* told, about this epoch */
+    }
+    dag__mutex_unlock(&dag__mpi.history_lock);
+    if (status.MPI_TAG == DAG__MPI_ASK) MPI_Send(answer, 4, MPI_UINT64_T, 0, DAG__MPI_ANSWER, dag__mpi.watch);
+    MPI_Irecv(dag__mpi.word, 4, MPI_UINT64_T, 0, MPI_ANY_TAG, dag__mpi.watch, &dag__mpi.word_request);
+    return diverged;
+}
+
+static void dag__mpi_fulfil(dag__mpi_request *finished, int count) {
+    for (int k = 0; k < count; k++) {
+        DAG_FREE(finished[k].free_after);
+        if (finished[k].event.id) dag_fulfill(finished[k].event, (dag_result)finished[k].status);
+    }
 }
 
 /* Tests what is in flight; sleeps on `wake` while nothing is, and backs
@@ -198,15 +363,11 @@ static int dag__mpi_progress(void *unused) {
     int *done = NULL, done_cap = 0;
     dag__mpi_request *finished = NULL;   /* what completed (or was let go): its events are fulfilled unlocked */
     MPI_Status *statuses = NULL;
-    while (!atomic_load(&dag__mpi.stop)) {
+    for (;;) {
+        bool stopping = atomic_load(&dag__mpi.stop);
+        if (stopping && dag__mpi.watch_done) break;
+        bool told = dag__mpi.rank == 0 ? dag__mpi_watch_as_rank_0(stopping) : dag__mpi_watch_as_other();
         dag__mutex_lock(&dag__mpi.lock);
-        if (dag__mpi.num_requests == 0 && dag__mpi.check != DAG__MPI_CHECK_POSTED) {
-            uint64_t deadline = dag__now_ns() + 100000000u;
-            struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
-            dag__cond_timedwait(&dag__mpi.wake, &dag__mpi.lock, &ts);
-            dag__mutex_unlock(&dag__mpi.lock);
-            continue;
-        }
         if (done_cap < dag__mpi.requests_cap) {
             DAG_FREE(done);
             DAG_FREE(finished);
@@ -216,7 +377,20 @@ static int dag__mpi_progress(void *unused) {
             finished = (dag__mpi_request *)dag__xmalloc((size_t)done_cap * sizeof *finished);
             statuses = (MPI_Status *)dag__xmalloc((size_t)done_cap * sizeof *statuses);
         }
-        int count = dag__mpi.check == DAG__MPI_CHECK_POSTED ? dag__mpi_test_check(finished) : 0;
+        int count = told ? dag__mpi_give_up(finished) : 0;
+        if (dag__mpi.num_requests == 0 && dag__mpi.check != DAG__MPI_CHECK_POSTED) {
+            dag__mutex_unlock(&dag__mpi.lock);
+            dag__mpi_fulfil(finished, count);
+            /* idle: the watch's next round, or rank 0's word to stop, is at most this far off */
+            uint64_t deadline = dag__now_ns() + (stopping ? 1000000u : 100000000u);
+            struct timespec ts = { (time_t)(deadline / 1000000000u), (long)(deadline % 1000000000u) };
+            dag__mutex_lock(&dag__mpi.lock);
+            bool stop_came = !stopping && atomic_load(&dag__mpi.stop);   /* since the loop's top: look at once */
+            if (!stop_came) dag__cond_timedwait(&dag__mpi.wake, &dag__mpi.lock, &ts);
+            dag__mutex_unlock(&dag__mpi.lock);
+            continue;
+        }
+        if (dag__mpi.check == DAG__MPI_CHECK_POSTED) count += dag__mpi_test_check(finished + count);
         int n = dag__mpi.num_requests, done_count = 0;
         if (n) MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
         if (done_count == MPI_UNDEFINED) done_count = 0;
@@ -240,10 +414,7 @@ static int dag__mpi_progress(void *unused) {
         }
         dag__mpi.num_requests = kept;
         dag__mutex_unlock(&dag__mpi.lock);
-        for (int k = 0; k < count; k++) {
-            DAG_FREE(finished[k].free_after);
-            if (finished[k].event.id) dag_fulfill(finished[k].event, (dag_result)finished[k].status);
-        }
+        dag__mpi_fulfil(finished, count);
         if (count) {
             idle = 0;
         } else if (++idle < 64) {
@@ -449,8 +620,6 @@ static bool dag__mpi_collective(const dag__context *ctx) {
     return dag__mpi.active && ctx == &dag__main_ctx && !dag__mpi_local_depth;
 }
 
-static uint64_t dag__mpi_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
-
 /* What every rank must have spawned alike: the task, its argument kinds,
    access, sizes and owners (not addresses: they differ between ranks). */
 static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, int n) {
@@ -465,15 +634,7 @@ static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, 
             h = dag__mpi_mix(h, m ? (uint64_t)m->owner + 1 : 0);
         }
     }
-    dag__mpi.hash = dag__mpi_mix(dag__mpi.hash, h);
-    dag__mpi.spawns++;
-    if (dag__mpi.log_count == dag__mpi.log_cap) {
-        size_t cap = dag__mpi.log_cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
-        dag__mpi.log_hash = (uint64_t *)dag__xrealloc(dag__mpi.log_hash, cap * sizeof *dag__mpi.log_hash);
-        dag__mpi.log_name = (const char **)dag__xrealloc((void *)dag__mpi.log_name, cap * sizeof *dag__mpi.log_name);
-    }
-    dag__mpi.log_hash[dag__mpi.log_count] = dag__mpi.hash;
-    dag__mpi.log_name[dag__mpi.log_count++] = desc->name;
+    dag__mpi_note(h, desc->name);
 }
 
 #define DAG__MPI_HANDLE_BITS 0xfffffffeu   /* a handle of this layer: no record, these bits, gen = index + 1 */
@@ -582,6 +743,7 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
                         "program's main thread, on every rank alike");
     if (!e->shared) {
         e->shared = 1;
+        dag__mpi_note(dag__mpi_mix(0x77616974u, h.gen), dag__mpi_call_wait);
         size_t bytes = sizeof(int32_t) + e->result_size;
         for (int r = 0; r < dag__mpi.size; r++) {
             if (r == e->rank) continue;
@@ -604,6 +766,25 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
     return status;
 }
 
+static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size) {
+    dag__mpi_task *e = dag__mpi_task_of(h);
+    *status = e ? 0 : DAG_ERR_INVALID_HANDLE;
+    if (message && size) message[0] = 0;
+    if (!e) return false;
+    if (dag__mpi.rank == e->rank) {
+        *here = e->local;
+        return true;
+    }
+    if (e->shared && dag_ready(e->received)) {   /* its outcome came, or its receive failed */
+        int32_t s = (int32_t)dag_task_result(e->received);
+        if (!s) memcpy(&s, e->outcome, sizeof s);
+        *status = s;
+    }
+    if (*status && message)
+        snprintf(message, size, "task '%s' (run on rank %d): %s", e->desc->name, e->rank, dag_result_string(*status));
+    return false;
+}
+
 static bool dag__mpi_ready(dag_task h) {
     dag__mpi_task *e = dag__mpi_task_of(h);
     if (!e) return true;
@@ -614,6 +795,7 @@ static bool dag__mpi_ready(dag_task h) {
 /* ---- regions: data home, then the ranks agree ------------------------------------ */
 static void dag__mpi_region_ending(const dag__context *ctx) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return;
+    dag__mpi_note(0x656e64u, dag__mpi_call_end);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id || ((m->current >> m->owner) & 1u)) continue;
@@ -623,9 +805,9 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
         }
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
-    /* the ranks compare their spawns while the region drains (dag__mpi_test_check) */
+    /* the ranks compare their calls while the region drains (dag__mpi_test_check) */
     dag__mutex_lock(&dag__mpi.lock);
-    dag__mpi.check_mine[0] = dag__mpi.spawns;
+    dag__mpi.check_mine[0] = dag__mpi.calls;
     dag__mpi.check_mine[1] = dag__mpi.hash;
     MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 2, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
                    &dag__mpi.check_requests[0]);
@@ -649,7 +831,8 @@ static bool dag__mpi_check_agreed(void) {
 /* After a divergence every rank starts again alike: a fresh communicator
    (messages let go on the old one can match nothing), tags from 0, each
    owned span current on its owner alone (what each owner's copy holds),
-   and the spawn hash the most any rank had. */
+   the history the most any rank had, and a new epoch (the watch's words
+   about the old one are void). */
 static void dag__mpi_start_again(void) {
     MPI_Comm fresh;
     MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
@@ -658,18 +841,24 @@ static void dag__mpi_start_again(void) {
     dag__mpi.messages = 0;
     for (size_t i = 0; i < dag__mpi.spans_cap; i++)
         if (dag__mpi.spans[i].id) dag__mpi.spans[i].current = UINT64_C(1) << dag__mpi.spans[i].owner;
+    dag__mutex_lock(&dag__mpi.history_lock);
     dag__mpi.hash = dag__mpi.check_high[1];
-    dag__mpi.spawns = dag__mpi.check_high[0];
+    dag__mpi.calls = dag__mpi.check_high[0];
+    dag__mpi.epoch++;
+    dag__mutex_unlock(&dag__mpi.history_lock);
+    dag__mpi_forget_history();
     atomic_store(&dag__mpi.diverged, 0);
 }
 
 static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
-    size_t count = dag__mpi.log_count;
-    dag__mpi.log_count = 0;
-    if (dag__mpi_check_agreed()) return err;
-    /* the first spawn of this region that differs: a bisection, every rank alike */
-    uint64_t base = dag__mpi.spawns - count, fewest = dag__mpi.check_low[0] - base;
+    size_t count = dag__mpi.log_count;   /* this thread alone adds to the log */
+    if (dag__mpi_check_agreed()) {
+        dag__mpi_forget_history();
+        return err;
+    }
+    /* the first call since the ranks last agreed that differs: a bisection, every rank alike */
+    uint64_t base = dag__mpi.calls - count, fewest = dag__mpi.check_low[0] - base;
     size_t lo = 0, hi = (size_t)fewest;   /* the first difference lies in [lo, hi] */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -679,18 +868,22 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err) {
         if (vmin != vmax) hi = mid;
         else lo = mid + 1;
     }
-    char name[64], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof name);
-    snprintf(name, sizeof name, "%s", lo < count ? dag__mpi.log_name[lo] : "(nothing: its region ended)");
-    MPI_Allgather(name, (int)sizeof name, MPI_CHAR, all, (int)sizeof name, MPI_CHAR, dag__mpi.comm);
+    char what[96], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof what);
+    const char *name = lo < count ? dag__mpi.log_name[lo] : NULL;
+    if (!name) snprintf(what, sizeof what, "made no more collective calls");
+    else if (name == dag__mpi_call_wait || name == dag__mpi_call_end) snprintf(what, sizeof what, "%s", name);
+    else snprintf(what, sizeof what, "spawned '%s'", name);
+    MPI_Allgather(what, (int)sizeof what, MPI_CHAR, all, (int)sizeof what, MPI_CHAR, dag__mpi.comm);
     char line[1024];
-    size_t used = (size_t)snprintf(line, sizeof line, "the ranks diverged at spawn %llu of the program's collective "
-                                   "spawns:", (unsigned long long)(base + lo + 1));
+    size_t used = (size_t)snprintf(line, sizeof line, "the ranks diverged at collective call %llu (spawns, waits for "
+                                   "tasks run on one rank and region ends, counted from dag_setup):",
+                                   (unsigned long long)(base + lo + 1));
     for (int r = 0; r < dag__mpi.size && used < sizeof line; r++)
-        used += (size_t)snprintf(line + used, sizeof line - used, " rank %d spawned '%s'%s", r, all + r * sizeof name,
+        used += (size_t)snprintf(line + used, sizeof line - used, " rank %d %s%s", r, all + r * sizeof what,
                                  r + 1 < dag__mpi.size ? "," : "");
     DAG_FREE(all);
     dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
-    dag__mpi_start_again();   /* so the next region compares its own spawns */
+    dag__mpi_start_again();   /* so the next region compares its own calls */
     return DAG_ERR_DIVERGED;
 }
 
@@ -727,15 +920,32 @@ static int dag__mpi_setup(void) {
     MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
     dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
     dag__mpi.messages = dag__mpi.bytes_sent = dag__mpi.messages_sent = 0;
-    dag__mpi.spawns = dag__mpi.hash = 0;
+    dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.epoch = dag__mpi.judged = 0;
     dag__mpi.log_count = 0;
+    dag__mutex_init(&dag__mpi.history_lock);
     dag__mutex_init(&dag__mpi.lock);
     dag__cond_init(&dag__mpi.wake);
     dag__cond_init(&dag__mpi.checked);
     dag__mpi.check = DAG__MPI_CHECK_NONE;
     atomic_store(&dag__mpi.diverged, 0);
     atomic_store(&dag__mpi.stop, 0);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.watch);
+    dag__mpi.asking = dag__mpi.watch_done = 0;
+    dag__mpi.next_round_ns = dag__now_ns() + DAG__MPI_WATCH_NS;
+    if (dag__mpi.rank == 0) {
+        dag__mpi.answers = (uint64_t *)dag__xmalloc(4 * (size_t)dag__mpi.size * sizeof *dag__mpi.answers);
+        dag__mpi.answer_requests = (MPI_Request *)dag__xmalloc((size_t)dag__mpi.size * sizeof *dag__mpi.answer_requests);
+    } else {
+        MPI_Irecv(dag__mpi.word, 4, MPI_UINT64_T, 0, MPI_ANY_TAG, dag__mpi.watch, &dag__mpi.word_request);
+    }
     if (dag__thread_create(&dag__mpi.thread, dag__mpi_progress, NULL) != 0) {
+        if (dag__mpi.rank != 0) {
+            MPI_Cancel(&dag__mpi.word_request);
+            MPI_Wait(&dag__mpi.word_request, MPI_STATUS_IGNORE);
+        }
+        DAG_FREE(dag__mpi.answers);
+        DAG_FREE(dag__mpi.answer_requests);
+        MPI_Comm_free(&dag__mpi.watch);
         MPI_Comm_free(&dag__mpi.comm);
         return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
     }
@@ -747,8 +957,8 @@ static int dag__mpi_setup(void) {
 static void dag__mpi_shutdown(void) {
     if (!dag__mpi.active) return;
     if (!dag__mpi_check_agreed())   /* the check posted as the program's data went home */
-        dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' spawns since their last region diverged "
-                "(%llu to %llu collective spawns)", (unsigned long long)dag__mpi.check_low[0],
+        dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' collective calls since their last region "
+                "diverged (%llu to %llu calls)", (unsigned long long)dag__mpi.check_low[0],
                 (unsigned long long)dag__mpi.check_high[0]);
     atomic_store(&dag__mpi.stop, 1);
     dag__mutex_lock(&dag__mpi.lock);
@@ -757,6 +967,9 @@ static void dag__mpi_shutdown(void) {
     dag__thread_join(dag__mpi.thread);
     MPI_Barrier(dag__mpi.comm);   /* no rank leaves while another may still send to it */
     MPI_Comm_free(&dag__mpi.comm);
+    MPI_Comm_free(&dag__mpi.watch);   /* rank 0 said stop, and the others heard it: nothing pending */
+    DAG_FREE(dag__mpi.answers);
+    DAG_FREE(dag__mpi.answer_requests);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) DAG_FREE(dag__mpi.spans[i].memory);
     for (size_t i = 0; i < dag__mpi.num_tasks; i++) DAG_FREE(dag__mpi.tasks[i].outcome);
     while (dag__mpi.value_kinds) {
@@ -773,5 +986,6 @@ static void dag__mpi_shutdown(void) {
     dag__cond_destroy(&dag__mpi.checked);
     dag__cond_destroy(&dag__mpi.wake);
     dag__mutex_destroy(&dag__mpi.lock);
+    dag__mutex_destroy(&dag__mpi.history_lock);
     memset(&dag__mpi, 0, sizeof dag__mpi);
 }

@@ -227,7 +227,7 @@ TEST(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn) {
     }
     if (dag_num_ranks() > 1) {
         CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DIVERGED);
-        CHECK(strstr(last_log, "diverged at spawn 2") != NULL);
+        CHECK(strstr(last_log, "diverged at collective call 2") != NULL);
         CHECK(strstr(last_log, "spawned 'step_b'") != NULL);
         CHECK(strstr(last_log, "rank 0 spawned 'step_a'") != NULL);
     } else {
@@ -259,6 +259,66 @@ TEST(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_mes
     CHECK_EQ_INT(dag_last_region_result(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
     if (me == last && ranks > 1) CHECK(b[0] == 10);   /* the task never ran */
     /* every rank starts again alike: the same spawn now moves a and runs */
+    DAG_DATADEPS { dag_spawn(add_from, InOut(hb), In(ha)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    if (me == last) CHECK(b[0] == 11 && b[3] == 44);
+    dag_data_unregister(ha);
+    dag_data_unregister(hb);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+/* A rank blocked before its region's end, in a dag_wait of a task that
+   needs a message the others (which spawned something else) never send:
+   the check at the region's end cannot free it, the watch does, within
+   seconds, and the region's end then names the call. The others wait at
+   their region's end, or (the second time) in a collective dag_fetch. */
+static double seconds_now(void) {
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+DAG_TASK(double, first_of, (const double *, a)) { return a[0]; }
+TEST(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1;
+    static double a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 }, x[4];
+    dag_data ha = dag_data_register_on(0, me == 0 ? a : NULL, 4, sizeof(double));
+    dag_data hb = dag_data_register_on(last, me == last ? b : NULL, 4, sizeof(double));
+    double t0 = seconds_now();
+    DAG_DATADEPS {
+        if (me == last && ranks > 1) {
+            dag_task t = dag_spawn(add_from, InOut(hb), In(ha));   /* a from rank 0, which never sends it */
+            CHECK_EQ_INT(dag_wait(t), DAG_ERR_DEPENDENCY_FAILED);   /* its receive failed */
+            CHECK(strstr(dag_task_message(t), "diverged") != NULL);
+        } else {
+            dag_spawn(step_a, InOut(x, 4));
+        }
+    }
+    double took = seconds_now() - t0;
+    CHECK_EQ_INT(dag_last_region_result(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    CHECK(took < 10.0);
+    if (ranks > 1) {
+        CHECK(strstr(last_log, "diverged at collective call") != NULL);
+        CHECK(strstr(last_log, "spawned 'add_from'") != NULL);
+        CHECK(strstr(last_log, "spawned 'step_a'") != NULL);
+    }
+    if (me == last && ranks > 1) CHECK(b[0] == 10);   /* the task never ran */
+    /* rank 0 blocked in a collective fetch: it spawned one more task before
+       it (which sends a), so its tags are one ahead of the others' */
+    DAG_DATADEPS {
+        dag_options o;
+        memset(&o, 0, sizeof o);
+        o.scope.rank = DAG_RANK(last);
+        dag_task v = dag_spawn_with(&o, first_of, In(hb));
+        if (me == 0 && ranks > 1) dag_spawn(add_from, InOut(hb), In(ha));
+        double got = 0;
+        CHECK_EQ_INT(dag_fetch(v, &got), me == 0 && ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+        if (me != 0 || ranks == 1) CHECK(got == 10.0);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    if (ranks > 1) CHECK(strstr(last_log, "waited for a task run on one rank") != NULL);
+    /* and the ranks start again alike */
     DAG_DATADEPS { dag_spawn(add_from, InOut(hb), In(ha)); }
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
     if (me == last) CHECK(b[0] == 11 && b[3] == 44);
@@ -566,6 +626,7 @@ int main(int argc, char **argv) {
     RUN_ALL(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
+    RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
