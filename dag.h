@@ -364,6 +364,8 @@ typedef struct dag_desc {
                                   NULL = DAG_TRACE */
     const char *devices;       /* devices the program may use: "none" (CPU only), or a list such
                                   as "cuda,opencl:2" (numbers from 1); NULL = DAG_DEVICES, else all */
+    size_t rank_cache_limit;   /* many nodes (dag_mpi.h): bytes of other ranks' data each rank keeps
+                                  copies of (least recently used dropped first); 0 = no limit */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -380,6 +382,7 @@ typedef struct dag_stats {
     size_t events_pending;        /* dag_detach events not yet fulfilled */
     uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): data messages this rank sent to others */
     uint64_t rank_bytes_sent;     /* and their bytes */
+    uint64_t rank_copies_dropped; /* copies of other ranks' data this rank dropped (dag_desc.rank_cache_limit) */
 } dag_stats;
 
 /* >>args */

@@ -50,8 +50,12 @@
    - A Fut of such a task in a spawn that runs on other ranks sends them
      its result once: a receive task there whose result is the value.
 
-   NOT YET: 64 ranks at most, other ranks' copies kept until dag_shutdown
-   (no eviction). */
+   - Copies of other ranks' spans stay for later readers, up to
+     dag_desc.rank_cache_limit bytes a rank: past it the rank drops its
+     least recently used copies (one that alone is current goes home
+     first). Every rank knows every rank's copies, so all decide alike.
+
+   NOT YET: 64 ranks at most. */
 #include <limits.h>
 #include <mpi.h>
 
@@ -59,6 +63,9 @@ typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
     uint64_t id;                 /* its dag_data's id; 0: not owned */
     int owner;
     uint64_t current;            /* ranks whose copy is current (bit r) */
+    uint64_t held;               /* ranks but the owner that hold a copy, current or not (bit r) */
+    uint64_t last_use;           /* the collective call that last used it: the copy least recently used goes first */
+    size_t bytes;
     void *memory;                /* the copy this layer allocated here, if any */
 } dag__mpi_span;
 
@@ -103,6 +110,9 @@ static struct {
     MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD: no clash with the program's own messages */
     uint64_t messages;           /* collective counter: the next tag */
     uint64_t bytes_sent, messages_sent;
+    size_t held_bytes[64];       /* per rank: the bytes of others' spans it holds copies of */
+    size_t cache_limit;          /* dag_desc.rank_cache_limit; 0 = none */
+    uint64_t copies_dropped;     /* by this rank, to stay under the limit */
     /* The history of collective calls (spawns, collective waits, region
        ends): their count and running hash since set-up, and each call's
        hash and name since the ranks last agreed. Under history_lock: the
@@ -149,6 +159,7 @@ int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
 static void dag__mpi_stats(dag_stats *s) {
     s->rank_messages_sent = dag__mpi.messages_sent;
     s->rank_bytes_sent = dag__mpi.bytes_sent;
+    s->rank_copies_dropped = dag__mpi.copies_dropped;
 }
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 
@@ -499,15 +510,11 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     dag__mpi_track(request, dag_detach(), NULL, 1, 1, dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
 }
 
-/* A task's outcome (status, then its result) to another rank: waits for
-   the task (a body may wait for any task), then sends. */
-DAG_TASK(void, mpi_send_outcome, (dag_task, t), (size_t, result_size), (int, to), (int, tag)) {
-    size_t n = sizeof(int32_t) + result_size;
-    unsigned char *buf = (unsigned char *)dag__xmalloc(n);
-    int32_t status = result_size ? (int32_t)dag_fetch_bytes(t, buf + sizeof status, result_size) : (int32_t)dag_wait(t);
-    memcpy(buf, &status, sizeof status);
+/* A task's outcome (status, then its result) to another rank: a copy the
+   send owns, so that dag_release of the task right after cannot take it. */
+DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, to), (int, tag)) {
     MPI_Request request;
-    MPI_Isend(buf, (int)n, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+    MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, dag__mpi.comm, &request);
     dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
 }
 
@@ -568,6 +575,14 @@ static dag__mpi_span *dag__mpi_span_of(dag_data h) {
     return s->id == h.id ? s : NULL;
 }
 
+/* A span unregistered (its tasks are done): its copies and their bytes go. */
+static void dag__mpi_forget_span(dag__mpi_span *m) {
+    for (int r = 0; r < dag__mpi.size; r++)
+        if ((m->held >> r) & 1u) dag__mpi.held_bytes[r] -= m->bytes;
+    DAG_FREE(m->memory);
+    memset(m, 0, sizeof *m);
+}
+
 static void dag__mpi_registered(int rank, dag_data h) {
     if (!dag__mpi.active) return;
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
@@ -579,11 +594,12 @@ static void dag__mpi_registered(int rank, dag_data h) {
         dag__mpi.spans_cap = cap;
     }
     dag__mpi_span *s = &dag__mpi.spans[index - 1];
-    DAG_FREE(s->memory);   /* a slot used before: its copy went with the old handle */
+    dag__mpi_forget_span(s);   /* a slot used before: its copies went with the old handle */
+    dag__data_slot *slot = dag__data_slot_of(h);
     s->id = h.id;
     s->owner = rank;
     s->current = UINT64_C(1) << rank;
-    s->memory = NULL;
+    s->bytes = slot ? slot->rows * slot->width : 0;
 }
 
 /* This rank's copy of a span another rank owns: allocated on first use,
@@ -597,8 +613,58 @@ static void dag__mpi_have_memory(dag_data h, dag__mpi_span *m) {
     s->stride = s->width;
 }
 
+/* Its copy on rank r dropped: a local task there frees it after the tasks
+   that use it (the next copy there is new memory, so the tasks on the old
+   one need no order with those on the new). */
+DAG_TASK(void, mpi_drop, (void *, p)) { DAG_FREE(p); }
+
+static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to);
+
+/* Every rank alike: rank r gives up its copy of m. A copy that alone is
+   current goes home first, so no write is lost. */
+static void dag__mpi_drop(dag__mpi_span *m, int r) {
+    dag_data h = { m->id };
+    if (m->current == UINT64_C(1) << r) dag__mpi_move(h, m, m->owner);
+    if (r == dag__mpi.rank && m->memory) {
+        dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
+        DAG__MPI_LOCAL(dag_spawn(mpi_drop, InOut(h)));
+        dag__mpi_spawn_flags = 0;
+        dag__data_slot *s = dag__data_slot_of(h);
+        if (s) s->ptr = NULL;
+        m->memory = NULL;
+        dag__mpi.copies_dropped++;
+    }
+    m->held &= ~(UINT64_C(1) << r);
+    m->current &= ~(UINT64_C(1) << r);
+    dag__mpi.held_bytes[r] -= m->bytes;
+}
+
+/* Every rank alike: rank r is to hold a copy of m (a receive there, or a
+   task run there). Past dag_desc.rank_cache_limit it first gives up its
+   least recently used copies; the spawn's own spans (used at this call)
+   stay, so a single spawn may go over. Every rank knows every rank's
+   copies, so all reach the same decisions without asking. */
+static void dag__mpi_hold(dag_data h, dag__mpi_span *m, int r) {
+    if (r == m->owner || ((m->held >> r) & 1u)) return;
+    while (dag__mpi.cache_limit && dag__mpi.held_bytes[r] + m->bytes > dag__mpi.cache_limit) {
+        dag__mpi_span *oldest = NULL;
+        for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
+            dag__mpi_span *v = &dag__mpi.spans[i];
+            if (v->id && ((v->held >> r) & 1u) && v->last_use < dag__mpi.calls &&
+                (!oldest || v->last_use < oldest->last_use))
+                oldest = v;
+        }
+        if (!oldest) break;
+        dag__mpi_drop(oldest, r);
+    }
+    m->held |= UINT64_C(1) << r;
+    dag__mpi.held_bytes[r] += m->bytes;
+    if (r == dag__mpi.rank) dag__mpi_have_memory(h, m);
+}
+
 /* Every rank calls this alike: `to` gets the current copy from a rank that has it. */
 static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
+    dag__mpi_hold(h, m, to);
     int from = (m->current >> m->owner) & 1u ? m->owner : __builtin_ctzll(m->current);
     int tag = dag__mpi_next_tag();
     dag__data_slot *s = dag__data_slot_of(h);
@@ -608,7 +674,6 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
         dag__mpi.bytes_sent += s->rows * s->width;
         dag__mpi.messages_sent++;
     } else if (dag__mpi.rank == to) {
-        dag__mpi_have_memory(h, m);
         DAG__MPI_LOCAL(dag_spawn(mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
     }
     dag__mpi_spawn_flags = 0;
@@ -694,6 +759,10 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
         if (e) here_args[i].task = dag__mpi_value_at(e, readers);
     }
     args = here_args;
+    for (int i = 0; i < num_args; i++) {   /* in use: no copy of these is dropped to make room for another */
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
+        if (m) m->last_use = dag__mpi.calls;
+    }
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (!m) continue;
@@ -702,7 +771,8 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
             for (int r = 0; missing; r++, missing >>= 1)
                 if (missing & 1u) dag__mpi_move(args[i].data, m, r);
         }
-        if (runs_on < 0 || runs_on == dag__mpi.rank) dag__mpi_have_memory(args[i].data, m);
+        for (int r = 0; r < dag__mpi.size; r++)
+            if ((readers >> r) & 1u) dag__mpi_hold(args[i].data, m, r);
     }
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT)
@@ -745,17 +815,27 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
         e->shared = 1;
         dag__mpi_note(dag__mpi_mix(0x77616974u, h.gen), dag__mpi_call_wait);
         size_t bytes = sizeof(int32_t) + e->result_size;
+        unsigned char *outcome = NULL;
+        if (dag__mpi.rank == e->rank) {   /* this rank waits for it anyway: then its outcome goes to the others */
+            outcome = (unsigned char *)dag__xmalloc(bytes);
+            int32_t status = e->result_size ? (int32_t)dag_fetch_bytes(e->local, outcome + sizeof status, e->result_size)
+                                            : (int32_t)dag_wait(e->local);
+            memcpy(outcome, &status, sizeof status);
+        }
         for (int r = 0; r < dag__mpi.size; r++) {
             if (r == e->rank) continue;
             int tag = dag__mpi_next_tag();
             if (dag__mpi.rank == e->rank) {
-                DAG__MPI_LOCAL(dag_spawn(mpi_send_outcome, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+                unsigned char *copy = (unsigned char *)dag__xmalloc(bytes);
+                memcpy(copy, outcome, bytes);
+                DAG__MPI_LOCAL(dag_spawn(mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
             } else if (dag__mpi.rank == r) {
                 e->outcome = (unsigned char *)dag__xmalloc(bytes);
                 DAG__MPI_LOCAL(e->received = dag_spawn(mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
                                                        Val(e->rank), Val(tag)));
             }
         }
+        DAG_FREE(outcome);
     }
     if (dag__mpi.rank == e->rank) return out ? dag_fetch_bytes(e->local, out, size) : dag_wait(e->local);
     int s = dag_wait(e->received);
@@ -800,7 +880,7 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id || ((m->current >> m->owner) & 1u)) continue;
         if (!dag__data_slot_of((dag_data){ m->id })) {   /* unregistered meanwhile */
-            m->id = 0;
+            dag__mpi_forget_span(m);
             continue;
         }
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
@@ -919,7 +999,9 @@ static int dag__mpi_setup(void) {
     int *ub = NULL, found = 0;
     MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
     dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
-    dag__mpi.messages = dag__mpi.bytes_sent = dag__mpi.messages_sent = 0;
+    dag__mpi.messages = dag__mpi.bytes_sent = dag__mpi.messages_sent = dag__mpi.copies_dropped = 0;
+    memset(dag__mpi.held_bytes, 0, sizeof dag__mpi.held_bytes);
+    dag__mpi.cache_limit = dag__g.desc.rank_cache_limit;
     dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.epoch = dag__mpi.judged = 0;
     dag__mpi.log_count = 0;
     dag__mutex_init(&dag__mpi.history_lock);

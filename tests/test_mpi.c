@@ -31,15 +31,17 @@ static void quiet_logger(dag_log_level level, int item, const char *message, voi
         snprintf(last_log, sizeof last_log, "%s", message);
     }
 }
-static void setup(int threads) {
+static void setup_with_cache(int threads, size_t rank_cache_limit) {
     dag_desc d;
     memset(&d, 0, sizeof d);
     d.num_threads = threads;
+    d.rank_cache_limit = rank_cache_limit;
     d.logger.func = quiet_logger;
     atomic_store(&logged_errors, 0);
     last_log[0] = 0;
     CHECK_EQ_INT(dag_setup(&d), DAG_OK);
 }
+static void setup(int threads) { setup_with_cache(threads, 0); }
 
 /* ---- the differential tester: random programs over spans owned by random ranks ---- */
 enum { BUFS = 12, LEN = 37, PLAIN = 3 };
@@ -128,17 +130,25 @@ static int run_program(unsigned seed, int tasks, int regions) {
     return bad;
 }
 
+/* 1 thread, 2 threads, and 2 threads where each rank keeps copies of two
+   of the others' spans at most: the least recently used are dropped (a
+   copy that alone is current goes home first), and results stay exact. */
 TEST(random_programs_over_spans_owned_by_random_ranks_equal_the_sequential_run) {
     int seeds = test_scaled(60, 6);
-    for (int threads = 1; threads <= 2; threads++) {
-        setup(threads);
+    for (int pass = 0; pass < 3; pass++) {
+        int threads = pass == 0 ? 1 : 2;
+        setup_with_cache(threads, pass == 2 ? 2 * LEN * sizeof(double) : 0);
         int bad = 0;
         for (int k = 0; k < seeds; k++) {
-            int b = run_program(0x9E3779B9u * (unsigned)(k + 1) + (unsigned)threads, 40 + k % 50, 1 + k % 3);
-            if (b && !bad) fprintf(stderr, "  rank %d: seed %d: %d mismatches\n", dag_rank(), k, b);
+            int b = run_program(0x9E3779B9u * (unsigned)(k + 1) + (unsigned)pass, 40 + k % 50, 1 + k % 3);
+            if (b && !bad) fprintf(stderr, "  rank %d: pass %d, seed %d: %d mismatches\n", dag_rank(), pass, k, b);
             bad += b;
         }
         CHECK_EQ_INT(bad, 0);
+        long dropped = (long)dag_get_stats().rank_copies_dropped, all_dropped = 0;
+        MPI_Allreduce(&dropped, &all_dropped, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        if (pass < 2 || dag_num_ranks() == 1) CHECK_EQ_INT(all_dropped, 0);
+        else CHECK(all_dropped > 0);
         dag_shutdown();
     }
     agree_on_failures();
@@ -161,8 +171,14 @@ TEST(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank) {
         CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);   /* again: what came is kept */
         CHECK_EQ_INT(v, 1000 * r + 49);
         CHECK(dag_ready(t));
+        CHECK_EQ_INT(dag_task_result(t), DAG_OK);
+        CHECK_EQ_INT(dag_release(t), DAG_OK);
         dag_task f = dag_spawn_with(&o, fails_here, Val(3L));
         CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 7);
+        /* the calls that look at one task: the same answer on every rank */
+        CHECK_EQ_INT(dag_task_result(f), DAG_USER_ERROR + 7);
+        CHECK(strstr(dag_task_message(f), "fails_here") != NULL);
+        CHECK_EQ_INT(dag_cancel(f), DAG_OK);   /* finished: nothing to do */
     }
     dag_options o;
     memset(&o, 0, sizeof o);
