@@ -650,6 +650,7 @@ static void dag__mpi_hold(dag_data h, dag__mpi_span *m, int r) {
         dag__mpi_span *oldest = NULL;
         for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
             dag__mpi_span *v = &dag__mpi.spans[i];
+            if (v->id && !dag__data_slot_of((dag_data){ v->id })) dag__mpi_forget_span(v);   /* unregistered */
             if (v->id && ((v->held >> r) & 1u) && v->last_use < dag__mpi.calls &&
                 (!oldest || v->last_use < oldest->last_use))
                 oldest = v;
@@ -878,11 +879,12 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
     dag__mpi_note(0x656e64u, dag__mpi_call_end);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
-        if (!m->id || ((m->current >> m->owner) & 1u)) continue;
-        if (!dag__data_slot_of((dag_data){ m->id })) {   /* unregistered meanwhile */
+        if (!m->id) continue;
+        if (!dag__data_slot_of((dag_data){ m->id })) {   /* unregistered meanwhile: its tasks are done */
             dag__mpi_forget_span(m);
             continue;
         }
+        if ((m->current >> m->owner) & 1u) continue;
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
     /* the ranks compare their calls while the region drains (dag__mpi_test_check) */
