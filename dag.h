@@ -4455,17 +4455,17 @@ bool dag_ready(dag_task h) {
 }
 
 /* A task of the rank layer (run on one rank): the calls below ask the task
-   itself on the rank that ran it; elsewhere they say what is known here. */
-#define DAG__ON_RANK_HANDLE(h, call, elsewhere) \
-    do { \
-        dag_task here_; \
-        int status_; \
-        if (dag__mpi_here(h, &here_, &status_, NULL, 0)) return call(here_); \
-        return (dag_result)(elsewhere); \
-    } while (0)
+   itself on the rank that ran it. Elsewhere dag_task_result says the status
+   known here; cancel and release have nothing to do (DAG_OK). */
+static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bool status_elsewhere) {
+    dag_task here;
+    int status;
+    if (dag__mpi_here(h, &here, &status, NULL, 0)) return call(here);
+    return (dag_result)(status_elsewhere || status == DAG_ERR_INVALID_HANDLE ? status : DAG_OK);
+}
 
 dag_result dag_task_result(dag_task h) {
-    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) DAG__ON_RANK_HANDLE(h, dag_task_result, status_);
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
@@ -4525,8 +4525,7 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 }
 
 dag_result dag_cancel(dag_task h) {
-    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h))   /* the rank that runs it cancels it */
-        DAG__ON_RANK_HANDLE(h, dag_cancel, status_ == DAG_ERR_INVALID_HANDLE ? status_ : DAG_OK);
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
@@ -4557,8 +4556,7 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
-    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h))   /* elsewhere its outcome stays with the rank layer */
-        DAG__ON_RANK_HANDLE(h, dag_release, status_ == DAG_ERR_INVALID_HANDLE ? status_ : DAG_OK);
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_release, false);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
