@@ -366,6 +366,9 @@ typedef struct dag_desc {
                                   as "cuda,opencl:2" (numbers from 1); NULL = DAG_DEVICES, else all */
     size_t rank_cache_limit;   /* many nodes (dag_mpi.h): bytes of other ranks' data each rank keeps
                                   copies of (least recently used dropped first); 0 = no limit */
+    int simulate_ranks;        /* many nodes: this process makes rank 0's decisions of this many ranks,
+                                  without MPI: nothing is sent, no task placed on one rank runs, and
+                                  dag_get_rank_stats counts every rank; 0 = DAG_SIMULATE_RANKS */
 } dag_desc;
 
 typedef struct dag_stats {
@@ -380,10 +383,20 @@ typedef struct dag_stats {
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t result_bytes;          /* bytes they hold, headers included */
     size_t events_pending;        /* dag_detach events not yet fulfilled */
-    uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): data messages this rank sent to others */
+    uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): messages this rank sent to others (dag_rank_stats) */
     uint64_t rank_bytes_sent;     /* and their bytes */
     uint64_t rank_copies_dropped; /* copies of other ranks' data this rank dropped (dag_desc.rank_cache_limit) */
+    uint64_t rank_critical_path;  /* the longest chain of collective tasks, in tasks (data messages not counted) */
 } dag_stats;
+
+/* Many nodes: one rank's share, since dag_setup, as every rank decides it
+   (dag_get_rank_stats). Messages are data, Fut values and the outcomes of
+   collective waits. */
+typedef struct dag_rank_stats {
+    uint64_t tasks;                                /* collective spawns it runs */
+    uint64_t messages_sent, bytes_sent;            /* to other ranks */
+    uint64_t messages_received, bytes_received;    /* from other ranks */
+} dag_rank_stats;
 
 /* >>args */
 typedef struct dag_arg {
@@ -554,6 +567,7 @@ void *dag_data_pointer(dag_data data);
    dag_scope(.rank = DAG_RANK(r)). Without MPI there is one rank, 0. */
 int dag_rank(void);
 int dag_num_ranks(void);
+dag_rank_stats dag_get_rank_stats(int rank);   /* any rank's; zeros without MPI */
 dag_data dag_data_register_on(int rank, void *ptr, size_t count, size_t elem_size);
 dag_data dag_data_register_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 
@@ -5362,6 +5376,9 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
+    if (!DAG__HAS_MPI && d.simulate_ranks > 1)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
+                                    "(-DDAG_BACKEND_MPI); it runs as one rank");
     return (dag_result)dag__mpi_setup();   /* its progress thread fulfils events: after the pool */
 }
 
@@ -5556,6 +5573,15 @@ dag_stats dag_get_stats(void) {
     }
     return s;
 }
+
+#if !DAG__HAS_MPI
+dag_rank_stats dag_get_rank_stats(int rank) {
+    dag_rank_stats s;
+    memset(&s, 0, sizeof s);
+    if (rank != 0) dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_get_rank_stats: rank %d, but without MPI there is rank 0 alone", rank);
+    return s;
+}
+#endif
 
 /* >>trace output (call while no tasks run, e.g. after dag_wait_all) */
 void dag_trace_enable(int on) {

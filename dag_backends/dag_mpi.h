@@ -55,16 +55,55 @@
      least recently used copies (one that alone is current goes home
      first). Every rank knows every rank's copies, so all decide alike.
 
-   NOT YET: 64 ranks at most. */
+   - Every rank knows every rank's decisions, so each counts every rank's
+     tasks and traffic (dag_get_rank_stats) and the longest chain of
+     collective tasks (dag_stats.rank_critical_path). With
+     dag_desc.simulate_ranks = P (or DAG_SIMULATE_RANKS=P) one process,
+     without MPI, makes the decisions of rank 0 of P: the same code, with
+     no message posted and no task placed on one rank run. This is how a
+     program's traffic on 1024 ranks is known before it runs there.
+
+   Up to DAG_MPI_MAX_RANKS ranks (1024 unless defined before dag.h):
+   each owned span keeps two sets of that many bits. */
 #include <limits.h>
 #include <mpi.h>
+
+#ifndef DAG_MPI_MAX_RANKS
+#define DAG_MPI_MAX_RANKS 1024
+#endif
+#if DAG_MPI_MAX_RANKS < 1
+#error "DAG_MPI_MAX_RANKS must be at least 1"
+#endif
+
+/* A set of ranks: bit r of word r / 64. */
+typedef struct dag__mpi_ranks {
+    uint64_t word[(DAG_MPI_MAX_RANKS + 63) / 64];
+} dag__mpi_ranks;
+static bool dag__mpi_has(const dag__mpi_ranks *s, int r) { return (s->word[r / 64] >> (r % 64)) & 1u; }
+static void dag__mpi_add(dag__mpi_ranks *s, int r) { s->word[r / 64] |= UINT64_C(1) << (r % 64); }
+static void dag__mpi_remove(dag__mpi_ranks *s, int r) { s->word[r / 64] &= ~(UINT64_C(1) << (r % 64)); }
+static void dag__mpi_only(dag__mpi_ranks *s, int r) {   /* r alone */
+    memset(s, 0, sizeof *s);
+    dag__mpi_add(s, r);
+}
+static int dag__mpi_first(const dag__mpi_ranks *s) {   /* the lowest rank in s, or -1 */
+    for (int w = 0; w < (DAG_MPI_MAX_RANKS + 63) / 64; w++)
+        if (s->word[w]) return w * 64 + __builtin_ctzll(s->word[w]);
+    return -1;
+}
+static bool dag__mpi_is_only(const dag__mpi_ranks *s, int r) {   /* s is {r} */
+    dag__mpi_ranks one;
+    dag__mpi_only(&one, r);
+    return !memcmp(s, &one, sizeof one);
+}
 
 typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
     uint64_t id;                 /* its dag_data's id; 0: not owned */
     int owner;
-    uint64_t current;            /* ranks whose copy is current (bit r) */
-    uint64_t held;               /* ranks but the owner that hold a copy, current or not (bit r) */
+    dag__mpi_ranks current;      /* ranks whose copy is current */
+    dag__mpi_ranks held;         /* ranks but the owner that hold a copy, current or not */
     uint64_t last_use;           /* the collective call that last used it: the copy least recently used goes first */
+    uint64_t written_at, read_at;   /* the depth of its last writer, and of its readers since (the critical path) */
     size_t bytes;
     void *memory;                /* the copy this layer allocated here, if any */
 } dag__mpi_span;
@@ -77,7 +116,8 @@ typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
     int shared;                  /* its outcome went to every rank (a collective wait or fetch) */
     unsigned char *outcome;      /* elsewhere: the status (int32) then the result, once received */
     dag_task received;           /* elsewhere: the receive task of the outcome */
-    uint64_t value_at;           /* ranks with its result for a Fut: its own, and those it was sent to */
+    dag__mpi_ranks value_at;     /* ranks with its result for a Fut: its own, and those it was sent to */
+    uint64_t depth;              /* the longest chain of collective tasks that ends with it */
     dag_task value;              /* here, when it ran elsewhere: the task whose result is the received value */
 } dag__mpi_task;
 
@@ -104,13 +144,16 @@ enum { DAG__MPI_CHECK_NONE, DAG__MPI_CHECK_POSTED, DAG__MPI_CHECK_AGREED, DAG__M
 
 static struct {
     int active;                  /* more than one rank */
+    int simulated;               /* dag_desc.simulate_ranks: rank 0 of `size` decides, nothing is sent, and
+                                    no task placed on one rank runs */
     int rank, size;
     int initialized_here;
     int tag_limit;
     MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD: no clash with the program's own messages */
     uint64_t messages;           /* collective counter: the next tag */
-    uint64_t bytes_sent, messages_sent;
-    size_t held_bytes[64];       /* per rank: the bytes of others' spans it holds copies of */
+    dag_rank_stats *per_rank;    /* every rank's tasks and traffic, as every rank decides them */
+    uint64_t critical_path;      /* the longest chain of collective tasks so far */
+    size_t *held_bytes;          /* per rank: the bytes of others' spans it holds copies of */
     size_t cache_limit;          /* dag_desc.rank_cache_limit; 0 = none */
     uint64_t copies_dropped;     /* by this rank, to stay under the limit */
     /* The history of collective calls (spawns, collective waits, region
@@ -157,11 +200,23 @@ static struct {
 int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
 /* counted where the sends are spawned: on the main thread, which reads them */
 static void dag__mpi_stats(dag_stats *s) {
-    s->rank_messages_sent = dag__mpi.messages_sent;
-    s->rank_bytes_sent = dag__mpi.bytes_sent;
+    if (!dag__mpi.active) return;
+    s->rank_messages_sent = dag__mpi.per_rank[dag__mpi.rank].messages_sent;
+    s->rank_bytes_sent = dag__mpi.per_rank[dag__mpi.rank].bytes_sent;
+    s->rank_critical_path = dag__mpi.critical_path;
     s->rank_copies_dropped = dag__mpi.copies_dropped;
 }
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
+dag_rank_stats dag_get_rank_stats(int rank) {
+    dag_rank_stats s;
+    memset(&s, 0, sizeof s);
+    if (rank < 0 || rank >= dag_num_ranks())
+        dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_get_rank_stats: rank %d, but the ranks are 0 to %d", rank,
+                 dag_num_ranks() - 1);
+    else if (dag__mpi.active)
+        s = dag__mpi.per_rank[rank];
+    return s;
+}
 
 /* ---- progress: MPI completions become fulfilled events -------------------- */
 static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int incoming,
@@ -536,6 +591,10 @@ DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes)) {
 }
 static void dag__mpi_receive_value_run(void *args, void *result) {
     const mpi_receive_value__args *a = (const mpi_receive_value__args *)args;
+    if (dag__mpi.simulated) {
+        memset(result, 0, a->a2);
+        return;
+    }
     if (dag__mpi_gave_up()) return;
     MPI_Request request;
     MPI_Irecv(result, (int)a->a2, MPI_BYTE, a->a0, a->a1, dag__mpi.comm, &request);
@@ -567,6 +626,14 @@ static int dag__mpi_local_depth;
 
 static int dag__mpi_next_tag(void) { return (int)(dag__mpi.messages++ % (uint64_t)dag__mpi.tag_limit); }
 
+/* A message every rank decides alike, counted for both ends (dag_get_rank_stats). */
+static void dag__mpi_count(int from, int to, size_t bytes) {
+    dag__mpi.per_rank[from].messages_sent++;
+    dag__mpi.per_rank[from].bytes_sent += bytes;
+    dag__mpi.per_rank[to].messages_received++;
+    dag__mpi.per_rank[to].bytes_received += bytes;
+}
+
 /* ---- owned spans ------------------------------------------------------------- */
 static dag__mpi_span *dag__mpi_span_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
@@ -578,7 +645,7 @@ static dag__mpi_span *dag__mpi_span_of(dag_data h) {
 /* A span unregistered (its tasks are done): its copies and their bytes go. */
 static void dag__mpi_forget_span(dag__mpi_span *m) {
     for (int r = 0; r < dag__mpi.size; r++)
-        if ((m->held >> r) & 1u) dag__mpi.held_bytes[r] -= m->bytes;
+        if (dag__mpi_has(&m->held, r)) dag__mpi.held_bytes[r] -= m->bytes;
     DAG_FREE(m->memory);
     memset(m, 0, sizeof *m);
 }
@@ -598,7 +665,7 @@ static void dag__mpi_registered(int rank, dag_data h) {
     dag__data_slot *slot = dag__data_slot_of(h);
     s->id = h.id;
     s->owner = rank;
-    s->current = UINT64_C(1) << rank;
+    dag__mpi_only(&s->current, rank);
     s->bytes = slot ? slot->rows * slot->width : 0;
 }
 
@@ -624,7 +691,7 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to);
    current goes home first, so no write is lost. */
 static void dag__mpi_drop(dag__mpi_span *m, int r) {
     dag_data h = { m->id };
-    if (m->current == UINT64_C(1) << r) dag__mpi_move(h, m, m->owner);
+    if (dag__mpi_is_only(&m->current, r)) dag__mpi_move(h, m, m->owner);
     if (r == dag__mpi.rank && m->memory) {
         dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
         DAG__MPI_LOCAL(dag_spawn(mpi_drop, InOut(h)));
@@ -634,8 +701,8 @@ static void dag__mpi_drop(dag__mpi_span *m, int r) {
         m->memory = NULL;
         dag__mpi.copies_dropped++;
     }
-    m->held &= ~(UINT64_C(1) << r);
-    m->current &= ~(UINT64_C(1) << r);
+    dag__mpi_remove(&m->held, r);
+    dag__mpi_remove(&m->current, r);
     dag__mpi.held_bytes[r] -= m->bytes;
 }
 
@@ -644,41 +711,41 @@ static void dag__mpi_drop(dag__mpi_span *m, int r) {
    least recently used copies; the spawn's own spans (used at this call)
    stay, so a single spawn may go over. Every rank knows every rank's
    copies, so all reach the same decisions without asking. */
-static void dag__mpi_hold(dag_data h, dag__mpi_span *m, int r) {
-    if (r == m->owner || ((m->held >> r) & 1u)) return;
+static void dag__mpi_hold(dag__mpi_span *m, int r) {
+    if (r == m->owner || dag__mpi_has(&m->held, r)) return;
     while (dag__mpi.cache_limit && dag__mpi.held_bytes[r] + m->bytes > dag__mpi.cache_limit) {
         dag__mpi_span *oldest = NULL;
         for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
             dag__mpi_span *v = &dag__mpi.spans[i];
             if (v->id && !dag__data_slot_of((dag_data){ v->id })) dag__mpi_forget_span(v);   /* unregistered */
-            if (v->id && ((v->held >> r) & 1u) && v->last_use < dag__mpi.calls &&
+            if (v->id && dag__mpi_has(&v->held, r) && v->last_use < dag__mpi.calls &&
                 (!oldest || v->last_use < oldest->last_use))
                 oldest = v;
         }
         if (!oldest) break;
         dag__mpi_drop(oldest, r);
     }
-    m->held |= UINT64_C(1) << r;
+    dag__mpi_add(&m->held, r);
     dag__mpi.held_bytes[r] += m->bytes;
-    if (r == dag__mpi.rank) dag__mpi_have_memory(h, m);
 }
 
 /* Every rank calls this alike: `to` gets the current copy from a rank that has it. */
 static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
-    dag__mpi_hold(h, m, to);
-    int from = (m->current >> m->owner) & 1u ? m->owner : __builtin_ctzll(m->current);
+    dag__mpi_hold(m, to);
+    int from = dag__mpi_has(&m->current, m->owner) ? m->owner : dag__mpi_first(&m->current);
     int tag = dag__mpi_next_tag();
     dag__data_slot *s = dag__data_slot_of(h);
+    dag__mpi_count(from, to, m->bytes);
     dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
-    if (dag__mpi.rank == from) {
+    if (dag__mpi.simulated) {   /* decided and counted: no message */
+    } else if (dag__mpi.rank == from) {
         DAG__MPI_LOCAL(dag_spawn(mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
-        dag__mpi.bytes_sent += s->rows * s->width;
-        dag__mpi.messages_sent++;
     } else if (dag__mpi.rank == to) {
+        dag__mpi_have_memory(h, m);
         DAG__MPI_LOCAL(dag_spawn(mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
     }
     dag__mpi_spawn_flags = 0;
-    m->current |= UINT64_C(1) << to;
+    dag__mpi_add(&m->current, to);
 }
 
 /* ---- collective spawns --------------------------------------------------------- */
@@ -709,23 +776,54 @@ static dag__mpi_task *dag__mpi_task_of(dag_task h) {
     return dag__mpi_handle(h) && h.gen <= dag__mpi.num_tasks ? &dag__mpi.tasks[h.gen - 1] : NULL;
 }
 
-/* A Fut of a task that ran on one rank, for a task run by `readers`: the
-   ranks among them without its value get it (a send there, a receive task
-   here whose result it is), once. This rank's handle of the value. */
-static dag_task dag__mpi_value_at(dag__mpi_task *e, uint64_t readers) {
-    uint64_t missing = readers & ~e->value_at;
-    for (int r = 0; missing; r++, missing >>= 1) {
-        if (!(missing & 1u)) continue;
+/* A Fut of a task that ran on one rank, for a task run on `runs_on` (-1:
+   every rank): the ranks among them without its value get it (a send
+   there, a receive task here whose result it is), once. This rank's
+   handle of the value. */
+static dag_task dag__mpi_value_at(dag__mpi_task *e, int runs_on) {
+    int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;
+    for (int r = first; r < end; r++) {
+        if (dag__mpi_has(&e->value_at, r)) continue;
         int tag = dag__mpi_next_tag();
-        if (dag__mpi.rank == e->rank) {
+        dag__mpi_count(e->rank, r, e->result_size);
+        if (dag__mpi.simulated) {   /* decided and counted: no message */
+        } else if (dag__mpi.rank == e->rank) {
             DAG__MPI_LOCAL(dag_spawn(mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
         } else if (dag__mpi.rank == r) {
             dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size) };
             DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, NULL));
         }
-        e->value_at |= UINT64_C(1) << r;
+        dag__mpi_add(&e->value_at, r);
     }
-    return dag__mpi.rank == e->rank ? e->local : e->value;
+    if (!dag__mpi.simulated) return dag__mpi.rank == e->rank ? e->local : e->value;
+    if (runs_on < 0 && !e->value.ptr) {   /* simulated, e did not run: a value of zeros for a task that runs here */
+        dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size) };
+        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, NULL));
+    }
+    return e->value;
+}
+
+/* The collective task spawned with these arguments ends a chain of how
+   many collective tasks (1 + the longest it must follow: the last writer
+   of what it reads or writes, the readers since of what it writes, the
+   tasks whose Futs it takes). Message tasks are not counted. */
+static uint64_t dag__mpi_depth(const dag_arg *args, int num_args) {
+    uint64_t d = 0;
+    for (int i = 0; i < num_args; i++) {
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
+        dag__mpi_task *e = args[i].kind == DAG__ARG_FUTURE ? dag__mpi_task_of(args[i].task) : NULL;
+        if (m && m->written_at > d) d = m->written_at;
+        if (m && (args[i].mode & DAG_ACCESS_OUT) && m->read_at > d) d = m->read_at;
+        if (e && e->depth > d) d = e->depth;
+    }
+    d++;
+    for (int i = 0; i < num_args; i++) {
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
+        if (m && (args[i].mode & DAG_ACCESS_OUT)) m->written_at = m->read_at = d;
+        else if (m && d > m->read_at) m->read_at = d;
+    }
+    if (d > dag__mpi.critical_path) dag__mpi.critical_path = d;
+    return d;
 }
 
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
@@ -751,39 +849,43 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
             if (m) runs_on = m->owner;
         }
     }
-    uint64_t all = dag__mpi.size == 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__mpi.size) - 1;
-    uint64_t readers = runs_on < 0 ? all : UINT64_C(1) << runs_on;
+    /* the ranks that run it: [first, end) */
+    int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;
+    uint64_t depth = dag__mpi_depth(args, num_args);
     dag_arg here_args[DAG__MAX_PARAMS];   /* the arguments as this rank runs them: Futs of tasks run elsewhere */
     for (int i = 0; i < num_args; i++) {
         here_args[i] = args[i];
         dag__mpi_task *e = args[i].kind == DAG__ARG_FUTURE ? dag__mpi_task_of(args[i].task) : NULL;
-        if (e) here_args[i].task = dag__mpi_value_at(e, readers);
+        if (e) here_args[i].task = dag__mpi_value_at(e, runs_on);
     }
     args = here_args;
     for (int i = 0; i < num_args; i++) {   /* in use: no copy of these is dropped to make room for another */
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (m) m->last_use = dag__mpi.calls;
     }
+    /* runs here: a simulation runs only what every rank runs (its own memory; no task placed on one rank) */
+    bool here = runs_on < 0 || (runs_on == dag__mpi.rank && !dag__mpi.simulated);
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (!m) continue;
-        if (args[i].mode & DAG_ACCESS_IN) {
-            uint64_t missing = readers & ~m->current;
-            for (int r = 0; missing; r++, missing >>= 1)
-                if (missing & 1u) dag__mpi_move(args[i].data, m, r);
+        for (int rank = first; rank < end; rank++) {
+            if ((args[i].mode & DAG_ACCESS_IN) && !dag__mpi_has(&m->current, rank)) dag__mpi_move(args[i].data, m, rank);
+            dag__mpi_hold(m, rank);
         }
-        for (int r = 0; r < dag__mpi.size; r++)
-            if ((readers >> r) & 1u) dag__mpi_hold(args[i].data, m, r);
+        if (here) dag__mpi_have_memory(args[i].data, m);
     }
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT)
                                ? dag__mpi_span_of(args[i].data) : NULL;
-        if (m) m->current = readers;   /* the writers' copies alone are current */
+        if (!m) continue;
+        memset(&m->current, 0, sizeof m->current);   /* the writers' copies alone are current */
+        for (int rank = first; rank < end; rank++) dag__mpi_add(&m->current, rank);
     }
-    if (runs_on < 0 || runs_on == dag__mpi.rank) {
-        dag_options here = *opt;
-        here.scope.rank = 0;
-        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &here));
+    for (int rank = first; rank < end; rank++) dag__mpi.per_rank[rank].tasks++;
+    if (here) {
+        dag_options local_opt = *opt;
+        local_opt.scope.rank = 0;
+        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &local_opt));
     }
     if (runs_on < 0) return local;
     if (dag__mpi.num_tasks == dag__mpi.tasks_cap) {
@@ -796,7 +898,8 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     e->local = local;
     e->result_size = desc->result_size;
     e->desc = desc;
-    e->value_at = UINT64_C(1) << runs_on;   /* its result is where it ran */
+    dag__mpi_only(&e->value_at, runs_on);   /* its result is where it ran */
+    e->depth = depth;
     dag_task h = { NULL, (uint32_t)dag__mpi.num_tasks, DAG__MPI_HANDLE_BITS | (desc->result_size ? 1u : 0u) };
     return h;
 }
@@ -812,12 +915,13 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
     if (!dag__tls_ctx || dag__tls_ctx != &dag__main_ctx)
         return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_wait / dag_fetch of a task that ran on one rank: only from the "
                         "program's main thread, on every rank alike");
+    bool ran_here = dag__mpi.rank == e->rank && !dag__mpi.simulated;
     if (!e->shared) {
         e->shared = 1;
         dag__mpi_note(dag__mpi_mix(0x77616974u, h.gen), dag__mpi_call_wait);
         size_t bytes = sizeof(int32_t) + e->result_size;
         unsigned char *outcome = NULL;
-        if (dag__mpi.rank == e->rank) {   /* this rank waits for it anyway: then its outcome goes to the others */
+        if (ran_here) {   /* this rank waits for it anyway: then its outcome goes to the others */
             outcome = (unsigned char *)dag__xmalloc(bytes);
             int32_t status = e->result_size ? (int32_t)dag_fetch_bytes(e->local, outcome + sizeof status, e->result_size)
                                             : (int32_t)dag_wait(e->local);
@@ -826,7 +930,9 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
         for (int r = 0; r < dag__mpi.size; r++) {
             if (r == e->rank) continue;
             int tag = dag__mpi_next_tag();
-            if (dag__mpi.rank == e->rank) {
+            dag__mpi_count(e->rank, r, bytes);
+            if (dag__mpi.simulated) {   /* decided and counted: no message */
+            } else if (ran_here) {
                 unsigned char *copy = (unsigned char *)dag__xmalloc(bytes);
                 memcpy(copy, outcome, bytes);
                 DAG__MPI_LOCAL(dag_spawn(mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
@@ -838,7 +944,11 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
         }
         DAG_FREE(outcome);
     }
-    if (dag__mpi.rank == e->rank) return out ? dag_fetch_bytes(e->local, out, size) : dag_wait(e->local);
+    if (ran_here) return out ? dag_fetch_bytes(e->local, out, size) : dag_wait(e->local);
+    if (dag__mpi.simulated) {   /* it did not run: its result reads as zeros */
+        if (out) memset(out, 0, size);
+        return DAG_OK;
+    }
     int s = dag_wait(e->received);
     if (s) return s;
     int32_t status;
@@ -851,7 +961,7 @@ static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message
     dag__mpi_task *e = dag__mpi_task_of(h);
     *status = e ? 0 : DAG_ERR_INVALID_HANDLE;
     if (message && size) message[0] = 0;
-    if (!e) return false;
+    if (!e || dag__mpi.simulated) return false;   /* simulated: it did not run, and nothing failed */
     if (dag__mpi.rank == e->rank) {
         *here = e->local;
         return true;
@@ -868,7 +978,7 @@ static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message
 
 static bool dag__mpi_ready(dag_task h) {
     dag__mpi_task *e = dag__mpi_task_of(h);
-    if (!e) return true;
+    if (!e || dag__mpi.simulated) return true;
     if (dag__mpi.rank == e->rank) return dag_ready(e->local);
     return e->shared && dag_ready(e->received);
 }
@@ -884,9 +994,10 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
             dag__mpi_forget_span(m);
             continue;
         }
-        if ((m->current >> m->owner) & 1u) continue;
+        if (dag__mpi_has(&m->current, m->owner)) continue;
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
+    if (dag__mpi.simulated) return;   /* one process: nothing to compare */
     /* the ranks compare their calls while the region drains (dag__mpi_test_check) */
     dag__mutex_lock(&dag__mpi.lock);
     dag__mpi.check_mine[0] = dag__mpi.calls;
@@ -922,7 +1033,7 @@ static void dag__mpi_start_again(void) {
     dag__mpi.comm = fresh;
     dag__mpi.messages = 0;
     for (size_t i = 0; i < dag__mpi.spans_cap; i++)
-        if (dag__mpi.spans[i].id) dag__mpi.spans[i].current = UINT64_C(1) << dag__mpi.spans[i].owner;
+        if (dag__mpi.spans[i].id) dag__mpi_only(&dag__mpi.spans[i].current, dag__mpi.spans[i].owner);
     dag__mutex_lock(&dag__mpi.history_lock);
     dag__mpi.hash = dag__mpi.check_high[1];
     dag__mpi.calls = dag__mpi.check_high[0];
@@ -976,33 +1087,41 @@ static void dag__mpi_finalize(void) {
     if (!finalized) MPI_Finalize();
 }
 
-static int dag__mpi_setup(void) {
-    int ready = 0, level = 0;
-    MPI_Initialized(&ready);
-    if (!ready) {
-        static int registered;
-        MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &level);
-        if (!registered) atexit(dag__mpi_finalize);   /* MPI starts once a process: it ends at exit */
-        registered = 1;
-    } else {
-        MPI_Query_thread(&level);
+/* What dag__mpi_begin made, and every copy and record since. */
+static void dag__mpi_end(void) {
+    for (size_t i = 0; i < dag__mpi.spans_cap; i++) DAG_FREE(dag__mpi.spans[i].memory);
+    for (size_t i = 0; i < dag__mpi.num_tasks; i++) DAG_FREE(dag__mpi.tasks[i].outcome);
+    while (dag__mpi.value_kinds) {
+        dag__mpi_value_kind *next = dag__mpi.value_kinds->next;
+        DAG_FREE(dag__mpi.value_kinds);
+        dag__mpi.value_kinds = next;
     }
-    MPI_Comm_size(MPI_COMM_WORLD, &dag__mpi.size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &dag__mpi.rank);
-    dag__mpi.active = 0;
-    if (dag__mpi.size <= 1) return DAG_OK;
-    if (level < MPI_THREAD_MULTIPLE)
-        return dag__err(DAG_ERR_THREAD, "dag_setup: this MPI gives thread level %d; dag.h needs MPI_THREAD_MULTIPLE (%d) "
-                        "for its progress thread, so it runs as one rank", level, MPI_THREAD_MULTIPLE);
-    if (dag__mpi.size > 64)
-        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: %d ranks; dag.h takes 64 at most for now, so it runs as "
-                        "one rank", dag__mpi.size);
-    MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
-    int *ub = NULL, found = 0;
-    MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
-    dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
-    dag__mpi.messages = dag__mpi.bytes_sent = dag__mpi.messages_sent = dag__mpi.copies_dropped = 0;
-    memset(dag__mpi.held_bytes, 0, sizeof dag__mpi.held_bytes);
+    DAG_FREE(dag__mpi.spans);
+    DAG_FREE(dag__mpi.tasks);
+    DAG_FREE(dag__mpi.log_hash);
+    DAG_FREE((void *)dag__mpi.log_name);
+    DAG_FREE(dag__mpi.requests);
+    DAG_FREE(dag__mpi.request_array);
+    DAG_FREE(dag__mpi.per_rank);
+    DAG_FREE(dag__mpi.held_bytes);
+    dag__cond_destroy(&dag__mpi.checked);
+    dag__cond_destroy(&dag__mpi.wake);
+    dag__mutex_destroy(&dag__mpi.lock);
+    dag__mutex_destroy(&dag__mpi.history_lock);
+    memset(&dag__mpi, 0, sizeof dag__mpi);
+}
+
+/* What a run on `size` ranks and a simulation of them share: the
+   decisions' state and the counters. */
+static void dag__mpi_begin(int size, int rank) {
+    dag__mpi.size = size;
+    dag__mpi.rank = rank;
+    dag__mpi.tag_limit = INT_MAX;
+    dag__mpi.messages = dag__mpi.copies_dropped = dag__mpi.critical_path = 0;
+    dag__mpi.per_rank = (dag_rank_stats *)dag__xmalloc((size_t)size * sizeof *dag__mpi.per_rank);
+    memset(dag__mpi.per_rank, 0, (size_t)size * sizeof *dag__mpi.per_rank);
+    dag__mpi.held_bytes = (size_t *)dag__xmalloc((size_t)size * sizeof *dag__mpi.held_bytes);
+    memset(dag__mpi.held_bytes, 0, (size_t)size * sizeof *dag__mpi.held_bytes);
     dag__mpi.cache_limit = dag__g.desc.rank_cache_limit;
     dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.epoch = dag__mpi.judged = 0;
     dag__mpi.log_count = 0;
@@ -1013,6 +1132,48 @@ static int dag__mpi_setup(void) {
     dag__mpi.check = DAG__MPI_CHECK_NONE;
     atomic_store(&dag__mpi.diverged, 0);
     atomic_store(&dag__mpi.stop, 0);
+    dag__mpi.active = 1;
+}
+
+static int dag__mpi_setup(void) {
+    int simulate = dag__g.desc.simulate_ranks ? dag__g.desc.simulate_ranks
+                                              : dag__env_int("DAG_SIMULATE_RANKS", 1, DAG_MPI_MAX_RANKS);
+    dag__mpi.active = dag__mpi.simulated = 0;
+    if (simulate < 0 || simulate > DAG_MPI_MAX_RANKS)
+        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks %d is not from 1 to DAG_MPI_MAX_RANKS (%d); "
+                        "it runs as one rank", simulate, DAG_MPI_MAX_RANKS);
+    if (simulate == 1) return DAG_OK;
+    if (simulate > 1) {   /* no MPI: rank 0 of `simulate` decides, and nothing is sent */
+        dag__mpi.simulated = 1;
+        dag__mpi_begin(simulate, 0);
+        return DAG_OK;
+    }
+    int ready = 0, level = 0;
+    MPI_Initialized(&ready);
+    if (!ready) {
+        static int registered;
+        MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &level);
+        if (!registered) atexit(dag__mpi_finalize);   /* MPI starts once a process: it ends at exit */
+        registered = 1;
+    } else {
+        MPI_Query_thread(&level);
+    }
+    int size = 1, rank = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (size <= 1) return DAG_OK;
+    if (level < MPI_THREAD_MULTIPLE)
+        return dag__err(DAG_ERR_THREAD, "dag_setup: this MPI gives thread level %d; dag.h needs MPI_THREAD_MULTIPLE (%d) "
+                        "for its progress thread, so it runs as one rank", level, MPI_THREAD_MULTIPLE);
+    if (size > DAG_MPI_MAX_RANKS)
+        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: %d ranks, but this build takes DAG_MPI_MAX_RANKS = %d "
+                        "(define it larger before including dag.h), so it runs as one rank", size, DAG_MPI_MAX_RANKS);
+    dag__mpi_begin(size, rank);
+    dag__mpi.active = 0;   /* until the progress thread runs */
+    MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
+    int *ub = NULL, found = 0;
+    MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
+    dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
     MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.watch);
     dag__mpi.asking = dag__mpi.watch_done = 0;
     dag__mpi.next_round_ns = dag__now_ns() + DAG__MPI_WATCH_NS;
@@ -1031,6 +1192,7 @@ static int dag__mpi_setup(void) {
         DAG_FREE(dag__mpi.answer_requests);
         MPI_Comm_free(&dag__mpi.watch);
         MPI_Comm_free(&dag__mpi.comm);
+        dag__mpi_end();
         return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
     }
     dag__mpi.active = 1;
@@ -1040,6 +1202,10 @@ static int dag__mpi_setup(void) {
 /* After every context has drained: nothing is in flight. */
 static void dag__mpi_shutdown(void) {
     if (!dag__mpi.active) return;
+    if (dag__mpi.simulated) {
+        dag__mpi_end();
+        return;
+    }
     if (!dag__mpi_check_agreed())   /* the check posted as the program's data went home */
         dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' collective calls since their last region "
                 "diverged (%llu to %llu calls)", (unsigned long long)dag__mpi.check_low[0],
@@ -1054,22 +1220,5 @@ static void dag__mpi_shutdown(void) {
     MPI_Comm_free(&dag__mpi.watch);   /* rank 0 said stop, and the others heard it: nothing pending */
     DAG_FREE(dag__mpi.answers);
     DAG_FREE(dag__mpi.answer_requests);
-    for (size_t i = 0; i < dag__mpi.spans_cap; i++) DAG_FREE(dag__mpi.spans[i].memory);
-    for (size_t i = 0; i < dag__mpi.num_tasks; i++) DAG_FREE(dag__mpi.tasks[i].outcome);
-    while (dag__mpi.value_kinds) {
-        dag__mpi_value_kind *next = dag__mpi.value_kinds->next;
-        DAG_FREE(dag__mpi.value_kinds);
-        dag__mpi.value_kinds = next;
-    }
-    DAG_FREE(dag__mpi.spans);
-    DAG_FREE(dag__mpi.tasks);
-    DAG_FREE(dag__mpi.log_hash);
-    DAG_FREE((void *)dag__mpi.log_name);
-    DAG_FREE(dag__mpi.requests);
-    DAG_FREE(dag__mpi.request_array);
-    dag__cond_destroy(&dag__mpi.checked);
-    dag__cond_destroy(&dag__mpi.wake);
-    dag__mutex_destroy(&dag__mpi.lock);
-    dag__mutex_destroy(&dag__mpi.history_lock);
-    memset(&dag__mpi, 0, sizeof dag__mpi);
+    dag__mpi_end();
 }
