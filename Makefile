@@ -87,7 +87,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -474,6 +474,15 @@ $(B)/bench/cholesky_mpi: bench/cholesky_mpi.c bench/cholesky_common.h bench/benc
 
 bench-mpi: $(B)/bench/cholesky_mpi all-mpi-peers
 	$(PYTHON) bench/cholesky_mpi.py $(if $(QUICK),--rounds 1 --n 4096)
+
+# The same on 4 to 1024 ranks, on paper: dag_mpi.h's decisions simulated in one process
+# (dag_desc.simulate_ranks), checked against the closed formulas (bench/cholesky_ranks.c)
+$(B)/bench/cholesky_ranks: bench/cholesky_ranks.c bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c11 -O2 -Wall -Wextra -DDAG_BACKEND_MPI -I. -Ibench $< -o $@ -pthread -lm
+
+bench-ranks: $(B)/bench/cholesky_ranks
+	./$(B)/bench/cholesky_ranks
 
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain

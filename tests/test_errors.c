@@ -1003,6 +1003,50 @@ TEST(a_handle_from_before_a_new_setup_is_stale) {
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
 }
 
+/* Without the rank layer (no -DDAG_BACKEND_MPI) there is one rank, and
+   what names another is refused by name. Skipped where the file is built
+   with MPI (the mpi group's test_mpi covers that side). */
+TEST(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name) {
+#if !defined(DAG_BACKEND_MPI)
+    CHECK_EQ_INT(dag_rank(), 0);
+    CHECK_EQ_INT(dag_num_ranks(), 1);
+    static double x[4];
+    int mark = log_mark();
+    dag_data h = dag_data_register_on(1, x, 4, sizeof(double));
+    CHECK(h.id == 0);
+    CHECK(logged_text_since(mark, "rank 1"));
+    h = dag_data_register_on(0, x, 4, sizeof(double));   /* rank 0 is this one */
+    CHECK(h.id != 0);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.scope.rank = DAG_RANK(0);
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn_with(&o, return_int, Val(4)), &v), DAG_OK);
+    CHECK_EQ_INT(v, 4);
+    o.scope.rank = DAG_RANK(1);
+    CHECK_SPAWN_FAILED(dag_spawn_with(&o, return_int, Val(4)), DAG_ERR_SCOPE);
+    mark = log_mark();
+    dag_rank_stats none = dag_get_rank_stats(1);
+    CHECK(none.tasks == 0 && none.messages_sent == 0);
+    CHECK(logged_text_since(mark, "dag_get_rank_stats: rank 1"));
+    /* a simulation of many ranks needs the rank layer: said, and the runtime runs as one rank */
+    shutdown_quietly();
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = 2;
+    d.simulate_ranks = 8;
+    d.logger.func = capture_logger;
+    mark = log_mark();
+    CHECK_EQ_INT(dag_setup(&d), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(logged_text_since(mark, "simulate_ranks needs the rank layer"));
+    CHECK(dag_is_setup());
+    CHECK_EQ_INT(dag_num_ranks(), 1);
+    shutdown_quietly();
+    setup_or_note(3);
+#endif
+}
+
 int main(void) {
     watchdog_start();
     if (getenv("DAG_TEST_ECHO_LOG")) atomic_store(&echo_log, 1);
@@ -1054,6 +1098,7 @@ int main(void) {
     RUN(a_failure_inside_a_region_nested_in_a_sequence_cancels_the_next_step);
     RUN(dag_shutdown_inside_a_task_is_rejected);
     RUN(a_handle_from_before_a_new_setup_is_stale);
+    RUN(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name);
     shutdown_quietly();
 
     setup_with_throttle(1, 1);

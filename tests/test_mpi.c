@@ -409,42 +409,48 @@ static double factor_residual(const double *a, const double *f, int n) {
         }
     return sqrt(num / den);
 }
-/* What each rank must send for the tile Cholesky on a p x q grid, owner computes, each tile's version
-   sent once to each rank that reads it (bench/cholesky_comm.py's count): messages and bytes of `me`. */
-static void cholesky_traffic(int n, int nb, int p, int q, int me, uint64_t *messages, uint64_t *bytes) {
-    int nt = (n + nb - 1) / nb, ranks = dag_num_ranks();
-    uint64_t *have = calloc((size_t)(nt * nt), sizeof *have);   /* tile -> ranks holding its current version */
-#define OWNER(i, j) ((((i) % p) * q + (j) % q) % ranks)
+/* What each rank sends and receives in the tile Cholesky on a p x q grid of
+   `ranks` ranks (tile (i, j) on rank ((i % p) q + j % q) % ranks), owner
+   computes, each tile's final version sent once from its owner to each
+   other rank that reads it: the lower bound, and bench/cholesky_comm.py's
+   count. Not a replay of versions: from the algorithm's structure alone.
+   Diagonal tile k is read by the panel solves of tiles (i, k), i > k;
+   panel tile (i, k) by the updates of tiles (i, b), k < b <= i, and
+   (a, i), a >= i. So the readers are grid positions in one row class and
+   one column class, at most p + q of them per tile. Tasks: k + 1 write
+   tile (i, k) on its owner. */
+static void cholesky_traffic(int n, int nb, int p, int q, int ranks, dag_rank_stats *per_rank) {
+    int nt = (n + nb - 1) / nb;
+    char *reads = calloc((size_t)ranks, 1);
+    int *readers = malloc(sizeof(int) * (size_t)(p + q + 1));
+    memset(per_rank, 0, sizeof *per_rank * (size_t)ranks);
+#define RANK_AT(a, b) ((((a) % p) * q + (b) % q) % ranks)
 #define ROWS(i) ((i) + 1 < nt ? nb : n - (i) * nb)
-#define READ(i, j, by) do { \
-        uint64_t *hv = &have[(i) + (j) * nt]; \
-        if (!*hv) *hv = UINT64_C(1) << OWNER(i, j); \
-        if (!(*hv >> (by) & 1u)) { \
-            if (OWNER(i, j) == me) { ++*messages; *bytes += (uint64_t)ROWS(i) * (uint64_t)ROWS(j) * 8u; } \
-            *hv |= UINT64_C(1) << (by); \
-        } \
-    } while (0)
-    *messages = *bytes = 0;
-    for (int k = 0; k < nt; k++) {
-        have[k + k * nt] = UINT64_C(1) << OWNER(k, k);
-        for (int i = k + 1; i < nt; i++) {
-            READ(k, k, OWNER(i, k));
-            have[i + k * nt] = UINT64_C(1) << OWNER(i, k);
-        }
-        for (int i = k + 1; i < nt; i++) {
-            READ(i, k, OWNER(i, i));
-            have[i + i * nt] = UINT64_C(1) << OWNER(i, i);
-            for (int j = k + 1; j < i; j++) {
-                READ(i, k, OWNER(i, j));
-                READ(j, k, OWNER(i, j));
-                have[i + j * nt] = UINT64_C(1) << OWNER(i, j);
+    for (int k = 0; k < nt; k++)
+        for (int i = k; i < nt; i++) {   /* tile (i, k) as the last task leaves it */
+            int count = 0, owner = RANK_AT(i, k);
+#define READER(a, b) do { int r_ = RANK_AT(a, b); if (r_ != owner && !reads[r_]) reads[r_] = 1, readers[count++] = r_; } while (0)
+            if (i == k) {
+                for (int a = k + 1; a < nt && a <= k + p; a++) READER(a, k);
+            } else {
+                for (int b = k + 1; b <= i && b <= k + q; b++) READER(i, b);
+                for (int a = i; a < nt && a < i + p; a++) READER(a, i);
+            }
+#undef READER
+            per_rank[owner].tasks += (uint64_t)k + 1;   /* k updates, then its potrf or panel solve */
+            uint64_t bytes = (uint64_t)ROWS(i) * (uint64_t)ROWS(k) * 8u;
+            for (int c = 0; c < count; c++) {
+                per_rank[owner].messages_sent++;
+                per_rank[owner].bytes_sent += bytes;
+                per_rank[readers[c]].messages_received++;
+                per_rank[readers[c]].bytes_received += bytes;
+                reads[readers[c]] = 0;
             }
         }
-    }
-#undef OWNER
+#undef RANK_AT
 #undef ROWS
-#undef READ
-    free(have);
+    free(reads);
+    free(readers);
 }
 
 TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids) {
@@ -471,12 +477,13 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
             dag_stats before = dag_get_stats();
             CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
             dag_stats after = dag_get_stats();
-            uint64_t want_messages, want_bytes;
-            cholesky_traffic(n, nb, p, q, me, &want_messages, &want_bytes);
+            dag_rank_stats *want = malloc(sizeof *want * (size_t)ranks);
+            cholesky_traffic(n, nb, p, q, ranks, want);
             if (ranks > 1) {   /* each tile sent once to each rank that reads it, from its owner: the bound */
-                CHECK_EQ_INT((long long)(after.rank_messages_sent - before.rank_messages_sent), (long long)want_messages);
-                CHECK_EQ_INT((long long)(after.rank_bytes_sent - before.rank_bytes_sent), (long long)want_bytes);
+                CHECK_EQ_INT((long long)(after.rank_messages_sent - before.rank_messages_sent), (long long)want[me].messages_sent);
+                CHECK_EQ_INT((long long)(after.rank_bytes_sent - before.rank_bytes_sent), (long long)want[me].bytes_sent);
             }
+            free(want);
             CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, n), DAG_OK);   /* every tile to every rank */
             double r = factor_residual(a, f, n);
             if (!(r < 1e-12)) fprintf(stderr, "  rank %d: n %d nb %d grid %d: residual %.2e\n", me, n, nb, g, r);
@@ -579,6 +586,141 @@ static double uniform_at(uint64_t seed, int64_t r, int64_t c) {   /* dag_array.h
     return dag__uniform(seed, r, c, 0);
 }
 
+/* ---- every rank's figures, and a simulation of many ranks in one process ---------- */
+static void rank_figures(dag_rank_stats *per_rank, int ranks, uint64_t *critical_path) {
+    for (int r = 0; r < ranks; r++) per_rank[r] = dag_get_rank_stats(r);
+    *critical_path = dag_get_stats().rank_critical_path;
+}
+static void setup_simulated(int ranks, size_t rank_cache_limit) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = 2;
+    d.simulate_ranks = ranks;
+    d.rank_cache_limit = rank_cache_limit;
+    d.logger.func = quiet_logger;
+    CHECK_EQ_INT(dag_setup(&d), DAG_OK);
+    CHECK_EQ_INT(dag_num_ranks(), ranks);
+    CHECK_EQ_INT(dag_rank(), 0);
+}
+/* The same collective calls, run or simulated: random programs, a Cholesky,
+   a Fut and a collective fetch of a task on the last rank. */
+static void some_of_everything(void) {
+    for (unsigned k = 0; k < 4; k++) (void)run_program(0xC0FFEEu + k, 60, 2);   /* checked by the differential test */
+    enum { N = 150, NB = 40 };
+    static double a[N * N], x[4];
+    spd(a, N, 3);
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    CHECK(A != NULL);
+    CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+    dag_array_free(A);
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.scope.rank = DAG_RANK(dag_num_ranks() - 1);
+    dag_task t = dag_spawn_with(&o, where_and_what, Val(5L));
+    DAG_DATADEPS { dag_spawn(store_value, Out(x, 4), Fut(t)); }
+    long v = 0;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+}
+
+/* Every rank decides every message, so each knows every rank's figures:
+   what rank r counts of itself, every rank counts of it. A simulation of
+   as many ranks in one process (no MPI) makes the same decisions: the
+   same figures for every rank, and the same critical path, with the rank
+   cache unbounded and bounded to two spans. With one process, a
+   simulation of three ranks alone. */
+TEST(every_rank_counts_every_ranks_traffic_alike_and_a_simulation_of_as_many_ranks_counts_the_same) {
+    int size = 1, me = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    int ranks = size > 1 ? size : 3;
+    dag_rank_stats *real = calloc((size_t)ranks, sizeof *real), *sim = calloc((size_t)ranks, sizeof *sim),
+                   *told = calloc((size_t)ranks, sizeof *told);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t limit = pass ? 2 * LEN * sizeof(double) : 0;
+        uint64_t real_path = 0, sim_path = 0;
+        if (size > 1) {
+            setup_with_cache(2, limit);
+            some_of_everything();
+            rank_figures(real, ranks, &real_path);
+            CHECK_EQ_INT((long long)real[me].messages_sent, (long long)dag_get_stats().rank_messages_sent);
+            dag_shutdown();
+            MPI_Allgather(&real[me], (int)sizeof *real, MPI_BYTE, told, (int)sizeof *told, MPI_BYTE, MPI_COMM_WORLD);
+            CHECK(!memcmp(told, real, sizeof *real * (size_t)ranks));
+        }
+        setup_simulated(ranks, limit);
+        some_of_everything();
+        rank_figures(sim, ranks, &sim_path);
+        dag_shutdown();
+        uint64_t sent = 0, received = 0, bytes_sent = 0, bytes_received = 0;
+        for (int r = 0; r < ranks; r++) {
+            sent += sim[r].messages_sent, received += sim[r].messages_received;
+            bytes_sent += sim[r].bytes_sent, bytes_received += sim[r].bytes_received;
+        }
+        CHECK(sent > 0 && sent == received && bytes_sent == bytes_received);
+        if (size > 1) {
+            for (int r = 0; r < ranks; r++)
+                if (memcmp(&real[r], &sim[r], sizeof *real))
+                    fprintf(stderr, "  pass %d rank %d: run %llu/%llu messages, simulated %llu/%llu\n", pass, r,
+                            (unsigned long long)real[r].messages_sent, (unsigned long long)real[r].messages_received,
+                            (unsigned long long)sim[r].messages_sent, (unsigned long long)sim[r].messages_received);
+            CHECK(!memcmp(real, sim, sizeof *real * (size_t)ranks));
+            CHECK_EQ_INT((long long)real_path, (long long)sim_path);
+        }
+    }
+    free(real);
+    free(sim);
+    free(told);
+    agree_on_failures();
+}
+
+/* On paper, beyond this machine: rank 0's decisions for grids of 4 to 1024
+   ranks (one process, no MPI), against the tile Cholesky's bound per rank
+   (cholesky_traffic: messages and bytes sent and received, tasks) and its
+   critical path, 3T - 2 tasks for T tiles a side. Ragged last tiles. */
+TEST(a_simulation_of_4_to_1024_ranks_moves_what_block_cyclic_cholesky_must_and_its_path_is_3t_minus_2) {
+    int grids[][2] = { { 2, 2 }, { 1, 4 }, { 4, 1 }, { 3, 5 }, { 8, 8 }, { 16, 16 }, { 8, 32 }, { 32, 32 } };
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
+        int p = grids[g][0], q = grids[g][1], ranks = p * q, nb = 4;
+        int nt = (p > q ? p : q) + 3, n = nt * nb - 1;
+        setup_simulated(ranks, 0);
+        double *a = calloc((size_t)n * (size_t)n, sizeof *a);
+        dag_array *A = dag_array_wrap(DAG_F64, n, n, dag_blocks_grid(nb, nb, p, q), a, n);
+        CHECK(A != NULL);
+        dag_rank_stats *got = calloc((size_t)ranks, sizeof *got), *want = calloc((size_t)ranks, sizeof *want);
+        uint64_t path = 0;
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        rank_figures(got, ranks, &path);
+        cholesky_traffic(n, nb, p, q, ranks, want);
+        int differ = 0;
+        for (int r = 0; r < ranks; r++) differ += memcmp(&got[r], &want[r], sizeof *got) != 0;
+        if (differ) fprintf(stderr, "  grid %dx%d: %d ranks differ from the bound\n", p, q, differ);
+        CHECK_EQ_INT(differ, 0);
+        CHECK_EQ_INT((long long)path, 3LL * nt - 2);
+        dag_array_free(A);
+        dag_shutdown();
+        free(a);
+        free(got);
+        free(want);
+    }
+    agree_on_failures();
+}
+
+TEST(simulated_ranks_out_of_range_and_rank_figures_of_no_such_rank_are_refused_by_name) {
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.logger.func = quiet_logger;
+    d.simulate_ranks = DAG_MPI_MAX_RANKS + 1;
+    CHECK_EQ_INT(dag_setup(&d), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_log, "simulate_ranks") != NULL);
+    dag_shutdown();
+    setup_simulated(5, 0);
+    dag_rank_stats none = dag_get_rank_stats(5);
+    CHECK(strstr(last_log, "dag_get_rank_stats: rank 5") != NULL);
+    CHECK(none.tasks == 0 && none.messages_sent == 0);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 TEST(a_wrapped_matrix_holds_the_tiles_its_rank_owns_after_a_distributed_cholesky) {
     setup(1);
     enum { N = 90, NB = 20 };
@@ -644,6 +786,9 @@ int main(int argc, char **argv) {
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops);
+    RUN_ALL(every_rank_counts_every_ranks_traffic_alike_and_a_simulation_of_as_many_ranks_counts_the_same);
+    RUN_ALL(a_simulation_of_4_to_1024_ranks_moves_what_block_cyclic_cholesky_must_and_its_path_is_3t_minus_2);
+    RUN_ALL(simulated_ranks_out_of_range_and_rank_figures_of_no_such_rank_are_refused_by_name);
     RUN_ALL(a_wrapped_matrix_holds_the_tiles_its_rank_owns_after_a_distributed_cholesky);
     RUN_ALL(bad_grids_and_ranks_of_distributed_arrays_are_refused_by_name);
     int failed = test_summary();
