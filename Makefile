@@ -87,7 +87,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -483,6 +483,15 @@ $(B)/bench/cholesky_ranks: bench/cholesky_ranks.c bench/bench_common.h $(HEADERS
 
 bench-ranks: $(B)/bench/cholesky_ranks
 	./$(B)/bench/cholesky_ranks
+
+# A hand-off between two ranks through dag.h against a plain MPI ping-pong, and the
+# progress thread's CPU while messages fly and while idle (bench/mpi_hop.c)
+$(B)/bench/mpi_hop: bench/mpi_hop.c bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) -std=c11 -O2 -Wall -Wextra -DDAG_BACKEND_MPI -I. -Ibench $< -o $@ -pthread -lm
+
+bench-hop: $(B)/bench/mpi_hop
+	$(MPI_RUN) -np 2 ./$(B)/bench/mpi_hop
 
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain
