@@ -1082,6 +1082,7 @@ static void dag__thread_join(dag__thread t) { pthread_join(t, NULL); }
 static void dag__mutex_init(dag__mutex *m) { pthread_mutex_init(m, NULL); }
 static void dag__mutex_destroy(dag__mutex *m) { pthread_mutex_destroy(m); }
 static void dag__mutex_lock(dag__mutex *m) { pthread_mutex_lock(m); }
+static inline bool dag__mutex_trylock(dag__mutex *m) { return pthread_mutex_trylock(m) == 0; }
 static void dag__mutex_unlock(dag__mutex *m) { pthread_mutex_unlock(m); }
 static void dag__cond_init(dag__cond *c) { pthread_cond_init(c, NULL); }
 static void dag__cond_destroy(dag__cond *c) { pthread_cond_destroy(c); }
@@ -1110,6 +1111,7 @@ static void dag__thread_join(dag__thread t) { thrd_join(t, NULL); }
 static void dag__mutex_init(dag__mutex *m) { mtx_init(m, mtx_plain); }
 static void dag__mutex_destroy(dag__mutex *m) { mtx_destroy(m); }
 static void dag__mutex_lock(dag__mutex *m) { mtx_lock(m); }
+static inline bool dag__mutex_trylock(dag__mutex *m) { return mtx_trylock(m) == thrd_success; }
 static void dag__mutex_unlock(dag__mutex *m) { mtx_unlock(m); }
 static void dag__cond_init(dag__cond *c) { cnd_init(c); }
 static void dag__cond_destroy(dag__cond *c) { cnd_destroy(c); }
@@ -1531,6 +1533,7 @@ static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_D
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
+static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
 static void dag__mpi_shutdown(void);
@@ -1555,6 +1558,7 @@ static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(c
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
+static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(void) { return 0; }
 static inline void dag__mpi_shutdown(void) {}
@@ -2794,13 +2798,15 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
    and every 64 with more threads than cores, so that a thread with work
    that the scheduler put on its core gets it. On a VM that happens even
    with a core free: an idle virtual CPU can look busy to the scheduler,
-   which then wakes a thread onto the waker's core. */
+   which then wakes a thread onto the waker's core. A spinner also
+   completes the rank layer's messages in flight (dag__mpi_poll). */
 static bool dag__spin_more(int idle, uint64_t *since) {
     uint64_t window = dag__g.spin_ns;
     if (window == 0) return false;
     if (idle == 1) *since = dag__now_ns();
     if ((idle & 63) == 0) {
         if (window != UINT64_MAX && dag__now_ns() - *since >= window) return false;
+        dag__mpi_poll();
         if ((idle & 1023) == 0 || atomic_load_explicit(&dag__g.num_slots, memory_order_relaxed) > dag__g.cores) {
             dag__thread_yield();
             return true;

@@ -1,17 +1,20 @@
 /* bench/mpi_hop.c: what a hand-off between two ranks costs through dag.h,
-   against plain MPI in the same run, and what dag.h's progress thread costs
-   in CPU while messages are in flight and while nothing moves.
+   against plain MPI in the same run, and what dag.h's progress costs in
+   CPU while messages are in flight and while nothing moves.
      mpirun --allow-run-as-root --oversubscribe -np 2 build/bench/mpi_hop [HOPS [ROUNDS]]
    (make bench-hop). HOPS = 2000, ROUNDS = 7 by default; 2 ranks x 1 thread.
    - dag.h: a chain of HOPS tasks on one registered 8-byte span, alternating
      between rank 0 and rank 1 (dag_scope(.rank)); each reads what the other
-     rank wrote, so every hop is one message (send task, MPI, the progress
-     thread's completion, the receive's dependents) and one task.
+     rank wrote, so every hop is one message (send task, MPI, its completion,
+     the receive's dependents) and one task. Twice: messages completed by
+     the progress thread alone (DAG_MPI_PROGRESS=thread), and also by idle
+     workers as they spin (the default).
    - MPI: a ping-pong of 8 bytes, MPI_Send / MPI_Recv, HOPS one-way messages.
-   The rounds alternate between the two. Printed (rank 0): us per hop, median
-   and best of the rounds, the ratio, and CPU seconds per wall second of this
-   rank (user + system, every thread) in each, and over one idle second with
-   the runtime set up: the progress thread's cost when nothing moves. */
+   The three alternate within each round. Printed (rank 0): us per hop,
+   median and best of the rounds, the ratio to MPI, and CPU seconds per wall
+   second of this rank (user + system, every thread), and over one idle
+   second with the runtime set up: what progress costs when nothing moves. */
+#define _POSIX_C_SOURCE 200809L   /* setenv */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
 #include "bench_common.h"
@@ -45,58 +48,70 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 2;
     }
+    static const char *const modes[2] = { "thread", "workers" };
+    double *us[3], cpu[3] = { 0, 0, 0 }, wall[3] = { 0, 0, 0 }, word = 0;
+    for (int c = 0; c < 3; c++) us[c] = (double *)malloc(sizeof(double) * (size_t)rounds);
+    static double value;
+    int right = 1;
+    for (int round = 0; round < rounds; round++) {
+        for (int c = 0; c < 3; c++) {
+            dag_data h = { 0 };
+            if (c < 2) {   /* dag.h, its progress as modes[c] says */
+                setenv("DAG_MPI_PROGRESS", modes[c], 1);
+                dag_desc d = { 0 };
+                d.num_threads = 1;
+                if (dag_setup(&d) != DAG_OK || dag_num_ranks() != 2) return 1;
+                value = 0;
+                h = dag_data_register_on(0, me == 0 ? &value : NULL, 1, sizeof(double));
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = now_s(), c0 = cpu_s();
+            if (c < 2) {
+                dag_options on[2] = { { 0 }, { 0 } };
+                on[0].scope.rank = DAG_RANK(0);
+                on[1].scope.rank = DAG_RANK(1);
+                DAG_DATADEPS {
+                    for (int k = 0; k < hops; k++) dag_spawn_with(&on[k % 2], bump, InOut(h));
+                }
+            } else {
+                for (int k = 0; k < hops; k++) {
+                    if (k % 2 == me) MPI_Send(&word, 1, MPI_DOUBLE, 1 - me, 7, MPI_COMM_WORLD);
+                    else MPI_Recv(&word, 1, MPI_DOUBLE, 1 - me, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                }
+            }
+            double t1 = now_s(), c1 = cpu_s();
+            us[c][round] = (t1 - t0) * 1e6 / hops;
+            wall[c] += t1 - t0, cpu[c] += c1 - c0;
+            if (c < 2) {
+                right &= dag_last_region_result() == DAG_OK && (me != 0 || value == (double)hops);
+                dag_data_unregister(h);
+                dag_shutdown();
+            }
+        }
+    }
+    unsetenv("DAG_MPI_PROGRESS");
     dag_desc d = { 0 };
     d.num_threads = 1;
-    if (dag_setup(&d) != DAG_OK || dag_num_ranks() != 2) return 1;
-    static double value;
-    dag_data h = dag_data_register_on(0, me == 0 ? &value : NULL, 1, sizeof(double));
-    dag_options on[2] = { { 0 }, { 0 } };
-    on[0].scope.rank = DAG_RANK(0);
-    on[1].scope.rank = DAG_RANK(1);
-    double *dag_us = (double *)malloc(sizeof(double) * (size_t)rounds), *mpi_us = (double *)malloc(sizeof(double) * (size_t)rounds);
-    double dag_cpu = 0, dag_wall = 0, mpi_cpu = 0, mpi_wall = 0, word = 0;
-    for (int round = 0; round < rounds; round++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now_s(), c0 = cpu_s();
-        DAG_DATADEPS {
-            for (int k = 0; k < hops; k++) dag_spawn_with(&on[k % 2], bump, InOut(h));
-        }
-        double t1 = now_s(), c1 = cpu_s();
-        dag_us[round] = (t1 - t0) * 1e6 / hops;
-        dag_wall += t1 - t0, dag_cpu += c1 - c0;
-        MPI_Barrier(MPI_COMM_WORLD);
-        t0 = now_s(), c0 = cpu_s();
-        for (int k = 0; k < hops; k++) {
-            if (k % 2 == me) MPI_Send(&word, 1, MPI_DOUBLE, 1 - me, 7, MPI_COMM_WORLD);
-            else MPI_Recv(&word, 1, MPI_DOUBLE, 1 - me, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-        t1 = now_s(), c1 = cpu_s();
-        mpi_us[round] = (t1 - t0) * 1e6 / hops;
-        mpi_wall += t1 - t0, mpi_cpu += c1 - c0;
-    }
-    int right = dag_last_region_result() == DAG_OK && (me != 0 || value == (double)hops * rounds);
+    if (dag_setup(&d) != DAG_OK) return 1;
     MPI_Barrier(MPI_COMM_WORLD);
     double c0 = cpu_s(), t0 = now_s();
     thrd_sleep(&(struct timespec){ .tv_sec = 1 }, NULL);   /* set up, nothing to do */
     double idle_cpu = (cpu_s() - c0) / (now_s() - t0);
-    dag_data_unregister(h);
     dag_shutdown();
     double idle_others = 0;
     MPI_Reduce(&idle_cpu, &idle_others, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    qsort(dag_us, (size_t)rounds, sizeof *dag_us, cmp_double);
-    qsort(mpi_us, (size_t)rounds, sizeof *mpi_us, cmp_double);
+    static const char *const names[3] = { "dag.h, progress thread alone", "dag.h, and spinning workers",
+                                          "MPI ping-pong" };
+    for (int c = 0; c < 3; c++) qsort(us[c], (size_t)rounds, sizeof *us[c], cmp_double);
     if (me == 0) {
         printf("mpi_hop 2 ranks x 1 thread, %d hops a round, %d rounds (median / best, us per hop)\n", hops, rounds);
-        printf("  dag.h (task + message)   %8.2f / %8.2f   CPU %.2f s per s\n", dag_us[rounds / 2], dag_us[0],
-               dag_cpu / dag_wall);
-        printf("  MPI ping-pong            %8.2f / %8.2f   CPU %.2f s per s\n", mpi_us[rounds / 2], mpi_us[0],
-               mpi_cpu / mpi_wall);
-        printf("  dag.h / MPI              %8.2fx\n", dag_us[rounds / 2] / mpi_us[rounds / 2]);
-        printf("  idle, set up             CPU %.3f s per s (the busier rank)\n", idle_others);
+        for (int c = 0; c < 3; c++)
+            printf("  %-30s %9.2f / %9.2f   %7.1fx MPI   CPU %.2f s per s\n", names[c], us[c][rounds / 2], us[c][0],
+                   us[c][rounds / 2] / us[2][rounds / 2], cpu[c] / wall[c]);
+        printf("  %-30s CPU %.3f s per s (the busier rank)\n", "idle, set up", idle_others);
         printf("  result %s\n", right ? "right" : "WRONG");
     }
-    free(dag_us);
-    free(mpi_us);
+    for (int c = 0; c < 3; c++) free(us[c]);
     MPI_Finalize();
     return right ? 0 : 1;
 }

@@ -144,6 +144,7 @@ enum { DAG__MPI_CHECK_NONE, DAG__MPI_CHECK_POSTED, DAG__MPI_CHECK_AGREED, DAG__M
 
 static struct {
     int active;                  /* more than one rank */
+    int workers_poll;            /* idle workers complete messages too (DAG_MPI_PROGRESS, dag__mpi_poll) */
     int simulated;               /* dag_desc.simulate_ranks: rank 0 of `size` decides, nothing is sent, and
                                     no task placed on one rank runs */
     int rank, size;
@@ -420,6 +421,46 @@ static void dag__mpi_fulfil(dag__mpi_request *finished, int count) {
     }
 }
 
+/* A request MPI completed: what its task is told (a cancelled receive:
+   the ranks diverged; an empty data message: the sender's input failed). */
+static void dag__mpi_completed(dag__mpi_request *f, MPI_Status *status) {
+    int bytes = -1, cancelled = 0;
+    if (f->incoming) MPI_Test_cancelled(status, &cancelled);
+    if (f->receive && !cancelled) MPI_Get_count(status, MPI_BYTE, &bytes);
+    if (cancelled) f->status = DAG_ERR_DIVERGED;
+    else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
+}
+
+/* Called by an idle worker as it spins before sleeping (dag.h's
+   dag__spin_more, every 64 looks): it tests the requests in flight too, so
+   a message is complete as soon as a spinning worker sees it rather than
+   when the progress thread next looks (it backs off to 200 us while
+   nothing completes). Workers spin only in the wait policy's window, so
+   this burns no core the policy did not; the progress thread remains for
+   when every worker sleeps. One thread tests at a time: a worker that
+   finds the lock taken goes on spinning. DAG_MPI_PROGRESS=thread leaves
+   it to the progress thread alone (bench/mpi_hop.c measures both). */
+static void dag__mpi_poll(void) {
+    if (!dag__mpi.workers_poll || !dag__mutex_trylock(&dag__mpi.lock)) return;
+    enum { MOST = 16 };
+    dag__mpi_request finished[MOST];
+    int count = 0;
+    while (count < MOST && dag__mpi.num_requests && !atomic_load(&dag__mpi.diverged)) {
+        int index = MPI_UNDEFINED, flag = 0, last = dag__mpi.num_requests - 1;
+        MPI_Status status;
+        MPI_Testany(dag__mpi.num_requests, dag__mpi.request_array, &index, &flag, &status);
+        if (!flag || index == MPI_UNDEFINED) break;
+        finished[count] = dag__mpi.requests[index];
+        dag__mpi_completed(&finished[count++], &status);
+        dag__mpi.requests[index] = dag__mpi.requests[last];   /* the last in its place */
+        dag__mpi.request_array[index] = dag__mpi.request_array[last];
+        dag__mpi.requests[index].request = dag__mpi.request_array[index];
+        dag__mpi.num_requests = last;
+    }
+    dag__mutex_unlock(&dag__mpi.lock);
+    dag__mpi_fulfil(finished, count);
+}
+
 /* Tests what is in flight; sleeps on `wake` while nothing is, and backs
    off from 1 us to 200 us while requests are in flight but none completes,
    so an idle rank burns no core. */
@@ -461,13 +502,8 @@ static int dag__mpi_progress(void *unused) {
         if (n) MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
         if (done_count == MPI_UNDEFINED) done_count = 0;
         for (int k = 0; k < done_count; k++) {
-            dag__mpi_request *f = &finished[count + k];
-            *f = dag__mpi.requests[done[k]];
-            int bytes = -1, cancelled = 0;
-            if (f->incoming) MPI_Test_cancelled(&statuses[k], &cancelled);
-            if (f->receive && !cancelled) MPI_Get_count(&statuses[k], MPI_BYTE, &bytes);
-            if (cancelled) f->status = DAG_ERR_DIVERGED;
-            else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
+            finished[count + k] = dag__mpi.requests[done[k]];
+            dag__mpi_completed(&finished[count + k], &statuses[k]);
         }
         count += done_count;
         /* compact: completed requests are MPI_REQUEST_NULL now */
@@ -1170,6 +1206,10 @@ static int dag__mpi_setup(void) {
                         "(define it larger before including dag.h), so it runs as one rank", size, DAG_MPI_MAX_RANKS);
     dag__mpi_begin(size, rank);
     dag__mpi.active = 0;   /* until the progress thread runs */
+    const char *progress = getenv("DAG_MPI_PROGRESS");
+    bool thread_alone = progress && dag__env_is(progress, "thread");
+    if (progress && *progress && !thread_alone && !dag__env_is(progress, "workers"))
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_MPI_PROGRESS=%s: not workers or thread; ignored", progress);
     MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
     int *ub = NULL, found = 0;
     MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
@@ -1195,6 +1235,7 @@ static int dag__mpi_setup(void) {
         dag__mpi_end();
         return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
     }
+    dag__mpi.workers_poll = !thread_alone;
     dag__mpi.active = 1;
     return DAG_OK;
 }
