@@ -144,7 +144,6 @@ enum { DAG__MPI_CHECK_NONE, DAG__MPI_CHECK_POSTED, DAG__MPI_CHECK_AGREED, DAG__M
 
 static struct {
     int active;                  /* more than one rank */
-    int workers_poll;            /* idle workers complete messages too (DAG_MPI_PROGRESS, dag__mpi_poll) */
     int simulated;               /* dag_desc.simulate_ranks: rank 0 of `size` decides, nothing is sent, and
                                     no task placed on one rank runs */
     int rank, size;
@@ -197,6 +196,10 @@ static struct {
     _Atomic int stop;
     dag__thread thread;
 } dag__mpi;
+/* Idle workers complete messages too (DAG_MPI_PROGRESS, dag__mpi_poll): set
+   last at set-up and cleared first at shut-down, while the workers spin,
+   so outside dag__mpi (whose end clears it). Workers inside dag__mpi_poll. */
+static _Atomic int dag__mpi_polling, dag__mpi_pollers;
 
 int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
 /* counted where the sends are spawned: on the main thread, which reads them */
@@ -431,17 +434,8 @@ static void dag__mpi_completed(dag__mpi_request *f, MPI_Status *status) {
     else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
 }
 
-/* Called by an idle worker as it spins before sleeping (dag.h's
-   dag__spin_more, every 64 looks): it tests the requests in flight too, so
-   a message is complete as soon as a spinning worker sees it rather than
-   when the progress thread next looks (it backs off to 200 us while
-   nothing completes). Workers spin only in the wait policy's window, so
-   this burns no core the policy did not; the progress thread remains for
-   when every worker sleeps. One thread tests at a time: a worker that
-   finds the lock taken goes on spinning. DAG_MPI_PROGRESS=thread leaves
-   it to the progress thread alone (bench/mpi_hop.c measures both). */
-static void dag__mpi_poll(void) {
-    if (!dag__mpi.workers_poll || !dag__mutex_trylock(&dag__mpi.lock)) return;
+/* With the lock held: up to 16 requests MPI completed, fulfilled after the unlock. */
+static void dag__mpi_test_some(void) {
     enum { MOST = 16 };
     dag__mpi_request finished[MOST];
     int count = 0;
@@ -459,6 +453,22 @@ static void dag__mpi_poll(void) {
     }
     dag__mutex_unlock(&dag__mpi.lock);
     dag__mpi_fulfil(finished, count);
+}
+
+/* Called by an idle worker as it spins before sleeping (dag.h's
+   dag__spin_more, every 64 looks): it tests the requests in flight too, so
+   a message is complete as soon as a spinning worker sees it rather than
+   when the progress thread next looks (it backs off to 200 us while
+   nothing completes). Workers spin only in the wait policy's window, so
+   this burns no core the policy did not; the progress thread remains for
+   when every worker sleeps. One thread tests at a time: a worker that
+   finds the lock taken goes on spinning. DAG_MPI_PROGRESS=thread leaves
+   it to the progress thread alone (bench/mpi_hop.c measures both). */
+static void dag__mpi_poll(void) {
+    if (!atomic_load_explicit(&dag__mpi_polling, memory_order_relaxed)) return;
+    atomic_fetch_add(&dag__mpi_pollers, 1);   /* before the look: shut-down waits for it to leave */
+    if (atomic_load(&dag__mpi_polling) && dag__mutex_trylock(&dag__mpi.lock)) dag__mpi_test_some();
+    atomic_fetch_sub(&dag__mpi_pollers, 1);
 }
 
 /* Tests what is in flight; sleeps on `wake` while nothing is, and backs
@@ -1235,8 +1245,8 @@ static int dag__mpi_setup(void) {
         dag__mpi_end();
         return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
     }
-    dag__mpi.workers_poll = !thread_alone;
     dag__mpi.active = 1;
+    atomic_store(&dag__mpi_polling, !thread_alone);
     return DAG_OK;
 }
 
@@ -1247,6 +1257,8 @@ static void dag__mpi_shutdown(void) {
         dag__mpi_end();
         return;
     }
+    atomic_store(&dag__mpi_polling, 0);   /* the workers still spin: none may look from here on */
+    while (atomic_load(&dag__mpi_pollers)) dag__thread_yield();
     if (!dag__mpi_check_agreed())   /* the check posted as the program's data went home */
         dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' collective calls since their last region "
                 "diverged (%llu to %llu calls)", (unsigned long long)dag__mpi.check_low[0],
