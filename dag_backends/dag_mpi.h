@@ -434,12 +434,11 @@ static void dag__mpi_completed(dag__mpi_request *f, MPI_Status *status) {
     else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
 }
 
-/* With the lock held: up to 16 requests MPI completed, fulfilled after the unlock. */
-static void dag__mpi_test_some(void) {
-    enum { MOST = 16 };
-    dag__mpi_request finished[MOST];
+/* With the lock held: up to `most` requests that MPI completed leave the
+   list for `finished` (their events are fulfilled after the unlock). */
+static int dag__mpi_test_some(dag__mpi_request *finished, int most) {
     int count = 0;
-    while (count < MOST && dag__mpi.num_requests && !atomic_load(&dag__mpi.diverged)) {
+    while (count < most && dag__mpi.num_requests) {
         int index = MPI_UNDEFINED, flag = 0, last = dag__mpi.num_requests - 1;
         MPI_Status status;
         MPI_Testany(dag__mpi.num_requests, dag__mpi.request_array, &index, &flag, &status);
@@ -451,8 +450,7 @@ static void dag__mpi_test_some(void) {
         dag__mpi.requests[index].request = dag__mpi.request_array[index];
         dag__mpi.num_requests = last;
     }
-    dag__mutex_unlock(&dag__mpi.lock);
-    dag__mpi_fulfil(finished, count);
+    return count;
 }
 
 /* Called by an idle worker as it spins before sleeping (dag.h's
@@ -467,7 +465,12 @@ static void dag__mpi_test_some(void) {
 static void dag__mpi_poll(void) {
     if (!atomic_load_explicit(&dag__mpi_polling, memory_order_relaxed)) return;
     atomic_fetch_add(&dag__mpi_pollers, 1);   /* before the look: shut-down waits for it to leave */
-    if (atomic_load(&dag__mpi_polling) && dag__mutex_trylock(&dag__mpi.lock)) dag__mpi_test_some();
+    if (atomic_load(&dag__mpi_polling) && dag__mutex_trylock(&dag__mpi.lock)) {
+        dag__mpi_request finished[16];
+        int count = dag__mpi_test_some(finished, 16);
+        dag__mutex_unlock(&dag__mpi.lock);
+        dag__mpi_fulfil(finished, count);
+    }
     atomic_fetch_sub(&dag__mpi_pollers, 1);
 }
 
@@ -476,23 +479,17 @@ static void dag__mpi_poll(void) {
    so an idle rank burns no core. */
 static int dag__mpi_progress(void *unused) {
     (void)unused;
-    int idle = 0;
-    int *done = NULL, done_cap = 0;
+    int idle = 0, finished_cap = 0;
     dag__mpi_request *finished = NULL;   /* what completed (or was let go): its events are fulfilled unlocked */
-    MPI_Status *statuses = NULL;
     for (;;) {
         bool stopping = atomic_load(&dag__mpi.stop);
         if (stopping && dag__mpi.watch_done) break;
         bool told = dag__mpi.rank == 0 ? dag__mpi_watch_as_rank_0(stopping) : dag__mpi_watch_as_other();
         dag__mutex_lock(&dag__mpi.lock);
-        if (done_cap < dag__mpi.requests_cap) {
-            DAG_FREE(done);
+        if (finished_cap < dag__mpi.requests_cap) {   /* room for every request in flight */
             DAG_FREE(finished);
-            DAG_FREE(statuses);
-            done_cap = dag__mpi.requests_cap;
-            done = (int *)dag__xmalloc((size_t)done_cap * sizeof *done);
-            finished = (dag__mpi_request *)dag__xmalloc((size_t)done_cap * sizeof *finished);
-            statuses = (MPI_Status *)dag__xmalloc((size_t)done_cap * sizeof *statuses);
+            finished_cap = dag__mpi.requests_cap;
+            finished = (dag__mpi_request *)dag__xmalloc((size_t)finished_cap * sizeof *finished);
         }
         int count = told ? dag__mpi_give_up(finished) : 0;
         if (dag__mpi.num_requests == 0 && dag__mpi.check != DAG__MPI_CHECK_POSTED) {
@@ -508,23 +505,7 @@ static int dag__mpi_progress(void *unused) {
             continue;
         }
         if (dag__mpi.check == DAG__MPI_CHECK_POSTED) count += dag__mpi_test_check(finished + count);
-        int n = dag__mpi.num_requests, done_count = 0;
-        if (n) MPI_Testsome(n, dag__mpi.request_array, &done_count, done, statuses);
-        if (done_count == MPI_UNDEFINED) done_count = 0;
-        for (int k = 0; k < done_count; k++) {
-            finished[count + k] = dag__mpi.requests[done[k]];
-            dag__mpi_completed(&finished[count + k], &statuses[k]);
-        }
-        count += done_count;
-        /* compact: completed requests are MPI_REQUEST_NULL now */
-        int kept = 0;
-        for (int i = 0; i < n; i++) {
-            if (dag__mpi.request_array[i] == MPI_REQUEST_NULL) continue;
-            dag__mpi.requests[kept] = dag__mpi.requests[i];
-            dag__mpi.requests[kept].request = dag__mpi.request_array[i];
-            dag__mpi.request_array[kept++] = dag__mpi.request_array[i];
-        }
-        dag__mpi.num_requests = kept;
+        count += dag__mpi_test_some(finished + count, finished_cap - count);
         dag__mutex_unlock(&dag__mpi.lock);
         dag__mpi_fulfil(finished, count);
         if (count) {
@@ -539,9 +520,7 @@ static int dag__mpi_progress(void *unused) {
             dag__mutex_unlock(&dag__mpi.lock);
         }
     }
-    DAG_FREE(done);
     DAG_FREE(finished);
-    DAG_FREE(statuses);
     return 0;
 }
 
