@@ -541,7 +541,7 @@ test-mpi:
 	  $(MAKE) --no-print-directory test-mpi-run
 test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(B)/mpi/test_behaviour
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
-	    $(foreach n,1 2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
+	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
 	    ";" env DAG_TEST_SCALE=0.2 ASAN_OPTIONS=detect_leaks=0 $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_asan \
 	    ";" env DAG_TEST_SCALE=0.1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" \
 	        $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_tsan \

@@ -1529,14 +1529,14 @@ static bool dag__mpi_ready(dag_task h);
    true with *here set when this rank ran it, else its status as known here
    (0 while not known) and, when it failed, a message */
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
-static void dag__mpi_region_ending(const dag__context *ctx);   /* before a DAG_DATADEPS drains: data home */
+static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down);   /* before a region drains: data home */
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
-static void dag__mpi_shutdown(void);
+static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
 #define DAG__HAS_MPI 0
 static inline bool dag__mpi_collective(const dag__context *ctx) { DAG__NONE(ctx); return false; }
@@ -1554,14 +1554,14 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
     *status = 0;
     return false;
 }
-static inline void dag__mpi_region_ending(const dag__context *ctx) { DAG__NONE(ctx); }
+static inline void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) { DAG__NONE(ctx); DAG__NONE(shutting_down); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(void) { return 0; }
-static inline void dag__mpi_shutdown(void) {}
+static inline int dag__mpi_shutdown(void) { return 0; }
 int dag_rank(void) { return 0; }
 int dag_num_ranks(void) { return 1; }
 #endif
@@ -4792,7 +4792,7 @@ dag_result dag_region_end(dag_region token) {
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
-    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx);   /* each rank's data home, in the region */
+    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx, false);   /* each rank's data home, in the region */
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
@@ -5407,7 +5407,7 @@ dag_result dag_shutdown(void) {
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;
-    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx);   /* each rank's data home first */
+    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, true);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
@@ -5425,7 +5425,8 @@ dag_result dag_shutdown(void) {
         dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
-    dag__mpi_shutdown();   /* nothing is in flight now */
+    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
+    if (!res) res = (dag_result)ranks_result;
     if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
         if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
             dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);

@@ -39,7 +39,10 @@
      them while the program runs (so a rank blocked before its region's
      end is freed too). On a difference every rank gets DAG_ERR_DIVERGED
      with a log line naming the first call that differs and what each rank
-     did there.
+     did there. dag_shutdown is a collective call too, and a rank in it
+     stays until every rank is (dag__mpi_shutdown), so a rank that ends
+     fewer regions than the others is told, and tells them, not left
+     waiting.
    - A collective spawn that runs on one rank gives every rank a handle of
      this layer's. dag_wait and dag_fetch on it are collective too: the
      rank that ran it sends its status and result to the others.
@@ -190,7 +193,8 @@ static struct {
     int num_requests, requests_cap;
     int check;                   /* DAG__MPI_CHECK_*, under lock */
     MPI_Request check_requests[2];
-    uint64_t check_mine[2], check_low[2], check_high[2];   /* (calls, hash): this rank's, the least, the most */
+    uint64_t check_mine[3], check_low[3], check_high[3];   /* (calls, hash, in dag_shutdown): this rank's, the least,
+                                                              the most */
     dag__cond checked;           /* the check is done */
     _Atomic int diverged;        /* this region's ranks diverged: messages fail at once */
     _Atomic int stop;
@@ -285,7 +289,7 @@ static int dag__mpi_test_check(dag__mpi_request *let_go) {
     int done = 0, count = 0;
     MPI_Testall(2, dag__mpi.check_requests, &done, MPI_STATUSES_IGNORE);
     if (!done) return 0;
-    bool agreed = dag__mpi.check_low[0] == dag__mpi.check_high[0] && dag__mpi.check_low[1] == dag__mpi.check_high[1];
+    bool agreed = !memcmp(dag__mpi.check_low, dag__mpi.check_high, sizeof dag__mpi.check_low);
     dag__mpi.check = agreed ? DAG__MPI_CHECK_AGREED : DAG__MPI_CHECK_DIVERGED;
     if (!agreed) count = dag__mpi_give_up(let_go);
     dag__cond_signal(&dag__mpi.checked);
@@ -343,7 +347,8 @@ static bool dag__mpi_hash_at(uint64_t calls, uint64_t *hash) {
 #define DAG__MPI_WATCH_NS 500000000u
 /* the log's names of the collective calls that are not spawns */
 static const char dag__mpi_call_wait[] = "waited for a task run on one rank (dag_wait / dag_fetch)";
-static const char dag__mpi_call_end[] = "ended a DAG_DATADEPS (or called dag_shutdown)";
+static const char dag__mpi_call_end[] = "ended a DAG_DATADEPS";
+static const char dag__mpi_call_shutdown[] = "called dag_shutdown";
 enum { DAG__MPI_ASK = 1, DAG__MPI_ANSWER, DAG__MPI_TOLD_DIVERGED, DAG__MPI_STOP };
 
 static bool dag__mpi_watch_as_rank_0(bool stopping) {
@@ -1009,9 +1014,25 @@ static bool dag__mpi_ready(dag_task h) {
 }
 
 /* ---- regions: data home, then the ranks agree ------------------------------------ */
-static void dag__mpi_region_ending(const dag__context *ctx) {
+/* The ranks compare their calls while the region drains (dag__mpi_test_check). */
+static void dag__mpi_post_check(bool shutting_down) {
+    dag__mutex_lock(&dag__mpi.lock);
+    dag__mpi.check_mine[0] = dag__mpi.calls;
+    dag__mpi.check_mine[1] = dag__mpi.hash;
+    dag__mpi.check_mine[2] = shutting_down;
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 3, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
+                   &dag__mpi.check_requests[0]);
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_high, 3, MPI_UINT64_T, MPI_MAX, dag__mpi.comm,
+                   &dag__mpi.check_requests[1]);
+    dag__mpi.check = DAG__MPI_CHECK_POSTED;
+    dag__cond_signal(&dag__mpi.wake);
+    dag__mutex_unlock(&dag__mpi.lock);
+}
+
+static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return;
-    dag__mpi_note(0x656e64u, dag__mpi_call_end);
+    if (shutting_down) dag__mpi_note(0x73687574u, dag__mpi_call_shutdown);
+    else dag__mpi_note(0x656e64u, dag__mpi_call_end);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id) continue;
@@ -1022,18 +1043,7 @@ static void dag__mpi_region_ending(const dag__context *ctx) {
         if (dag__mpi_has(&m->current, m->owner)) continue;
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
-    if (dag__mpi.simulated) return;   /* one process: nothing to compare */
-    /* the ranks compare their calls while the region drains (dag__mpi_test_check) */
-    dag__mutex_lock(&dag__mpi.lock);
-    dag__mpi.check_mine[0] = dag__mpi.calls;
-    dag__mpi.check_mine[1] = dag__mpi.hash;
-    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 2, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
-                   &dag__mpi.check_requests[0]);
-    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_high, 2, MPI_UINT64_T, MPI_MAX, dag__mpi.comm,
-                   &dag__mpi.check_requests[1]);
-    dag__mpi.check = DAG__MPI_CHECK_POSTED;
-    dag__cond_signal(&dag__mpi.wake);
-    dag__mutex_unlock(&dag__mpi.lock);
+    if (!dag__mpi.simulated) dag__mpi_post_check(shutting_down);   /* one process: nothing to compare */
 }
 
 /* Waits for the check posted when the region began to end: whether the ranks agreed. */
@@ -1068,14 +1078,11 @@ static void dag__mpi_start_again(void) {
     atomic_store(&dag__mpi.diverged, 0);
 }
 
-static int dag__mpi_region_ended(const dag__context *ctx, int err) {
-    if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
-    size_t count = dag__mpi.log_count;   /* this thread alone adds to the log */
-    if (dag__mpi_check_agreed()) {
-        dag__mpi_forget_history();
-        return err;
-    }
-    /* the first call since the ranks last agreed that differs: a bisection, every rank alike */
+/* The check found the ranks diverged: every rank finds the first call
+   since they last agreed that differs, by a bisection (every rank alike),
+   and logs what each rank did there. */
+static void dag__mpi_name_divergence(void) {
+    size_t count = dag__mpi.log_count;   /* the main thread alone adds to the log */
     uint64_t base = dag__mpi.calls - count, fewest = dag__mpi.check_low[0] - base;
     size_t lo = 0, hi = (size_t)fewest;   /* the first difference lies in [lo, hi] */
     while (lo < hi) {
@@ -1089,18 +1096,47 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     char what[96], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof what);
     const char *name = lo < count ? dag__mpi.log_name[lo] : NULL;
     if (!name) snprintf(what, sizeof what, "made no more collective calls");
-    else if (name == dag__mpi_call_wait || name == dag__mpi_call_end) snprintf(what, sizeof what, "%s", name);
+    else if (name == dag__mpi_call_wait || name == dag__mpi_call_end || name == dag__mpi_call_shutdown)
+        snprintf(what, sizeof what, "%s", name);
     else snprintf(what, sizeof what, "spawned '%s'", name);
     MPI_Allgather(what, (int)sizeof what, MPI_CHAR, all, (int)sizeof what, MPI_CHAR, dag__mpi.comm);
-    char line[1024];
-    size_t used = (size_t)snprintf(line, sizeof line, "the ranks diverged at collective call %llu (spawns, waits for "
-                                   "tasks run on one rank and region ends, counted from dag_setup):",
-                                   (unsigned long long)(base + lo + 1));
-    for (int r = 0; r < dag__mpi.size && used < sizeof line; r++)
-        used += (size_t)snprintf(line + used, sizeof line - used, " rank %d %s%s", r, all + r * sizeof what,
-                                 r + 1 < dag__mpi.size ? "," : "");
+    /* the ranks that did alike together, as runs: "ranks 0-6,8 spawned 'a', rank 7 called dag_shutdown" */
+    char line[1024], *told = (char *)dag__xmalloc((size_t)dag__mpi.size);
+    memset(told, 0, (size_t)dag__mpi.size);
+    int used = snprintf(line, sizeof line, "the ranks diverged at collective call %llu (spawns, waits for tasks run "
+                        "on one rank and region ends, counted from dag_setup):", (unsigned long long)(base + lo + 1));
+#define DAG__MPI_SAME(r, s) (!strcmp(all + (size_t)(r) * sizeof what, all + (size_t)(s) * sizeof what))
+    for (int r = 0; r < dag__mpi.size; r++) {
+        if (told[r]) continue;
+        int alike = 0;
+        for (int s = r; s < dag__mpi.size; s++) alike += DAG__MPI_SAME(r, s);
+        used += snprintf(line + used, sizeof line - (size_t)used, "%s rank%s ", r ? "," : "", alike > 1 ? "s" : "");
+        for (int s = r, first = 1; s < dag__mpi.size && used < (int)sizeof line; s++) {
+            if (!DAG__MPI_SAME(r, s)) continue;
+            int e = s;
+            while (e + 1 < dag__mpi.size && DAG__MPI_SAME(r, e + 1)) e++;
+            memset(told + s, 1, (size_t)(e - s + 1));
+            used += e > s ? snprintf(line + used, sizeof line - (size_t)used, "%s%d-%d", first ? "" : ",", s, e)
+                          : snprintf(line + used, sizeof line - (size_t)used, "%s%d", first ? "" : ",", s);
+            first = 0;
+            s = e;
+        }
+        if (used < (int)sizeof line) used += snprintf(line + used, sizeof line - (size_t)used, " %s", all + r * sizeof what);
+        if (used >= (int)sizeof line) break;   /* cut short: the rest is in the other ranks' logs alike */
+    }
+#undef DAG__MPI_SAME
+    DAG_FREE(told);
     DAG_FREE(all);
     dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
+}
+
+static int dag__mpi_region_ended(const dag__context *ctx, int err) {
+    if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
+    if (dag__mpi_check_agreed()) {
+        dag__mpi_forget_history();
+        return err;
+    }
+    dag__mpi_name_divergence();
     dag__mpi_start_again();   /* so the next region compares its own calls */
     return DAG_ERR_DIVERGED;
 }
@@ -1229,19 +1265,31 @@ static int dag__mpi_setup(void) {
     return DAG_OK;
 }
 
-/* After every context has drained: nothing is in flight. */
-static void dag__mpi_shutdown(void) {
-    if (!dag__mpi.active) return;
+/* After every context has drained: nothing is in flight. A rank leaves
+   only with the others: while some rank still runs its program (ending
+   regions this rank never will), this one stays and answers each of its
+   region ends' checks as if it called dag_shutdown again, so the ranks
+   make the same collective calls (the check, the naming of the
+   divergence, a fresh communicator) and each such region, and this
+   dag_shutdown, returns DAG_ERR_DIVERGED. The watch keeps running
+   meanwhile, so a rank blocked in a wait for this one is freed. */
+static int dag__mpi_shutdown(void) {
+    if (!dag__mpi.active) return DAG_OK;
     if (dag__mpi.simulated) {
         dag__mpi_end();
-        return;
+        return DAG_OK;
     }
     atomic_store(&dag__mpi_polling, 0);   /* the workers still spin: none may look from here on */
     while (atomic_load(&dag__mpi_pollers)) dag__thread_yield();
-    if (!dag__mpi_check_agreed())   /* the check posted as the program's data went home */
-        dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "dag_shutdown: the ranks' collective calls since their last region "
-                "diverged (%llu to %llu calls)", (unsigned long long)dag__mpi.check_low[0],
-                (unsigned long long)dag__mpi.check_high[0]);
+    int result = DAG_OK;
+    while (!dag__mpi_check_agreed()) {   /* the first check was posted as the program's data went home */
+        result = DAG_ERR_DIVERGED;
+        dag__mpi_name_divergence();
+        if (dag__mpi.check_low[2]) break;   /* every rank is in dag_shutdown */
+        dag__mpi_start_again();
+        dag__mpi_note(0x73687574u, dag__mpi_call_shutdown);
+        dag__mpi_post_check(true);
+    }
     atomic_store(&dag__mpi.stop, 1);
     dag__mutex_lock(&dag__mpi.lock);
     dag__cond_signal(&dag__mpi.wake);
@@ -1253,4 +1301,5 @@ static void dag__mpi_shutdown(void) {
     DAG_FREE(dag__mpi.answers);
     DAG_FREE(dag__mpi.answer_requests);
     dag__mpi_end();
+    return result;
 }

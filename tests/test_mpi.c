@@ -1,6 +1,6 @@
 /* test_mpi.c: the same program on many ranks (dag_backends/dag_mpi.h).
 
-       make test-mpi      (mpirun -np 1, 2 and 4; skipped without MPI)
+       make test-mpi      (mpirun -np 1, 2, 3, 4, 8 and 32; skipped without MPI)
 
    Every rank runs this file. Rank 0 prints the test lines; a CHECK that
    fails on any rank fails the test on every rank (the ranks agree on the
@@ -245,8 +245,13 @@ TEST(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn) {
     if (dag_num_ranks() > 1) {
         CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DIVERGED);
         CHECK(strstr(last_log, "diverged at collective call 2") != NULL);
-        CHECK(strstr(last_log, "spawned 'step_b'") != NULL);
-        CHECK(strstr(last_log, "rank 0 spawned 'step_a'") != NULL);
+        char others[80], last[80];   /* the ranks that did alike are named together */
+        int n = dag_num_ranks();
+        if (n == 2) snprintf(others, sizeof others, "rank 0 spawned 'step_a', ");
+        else snprintf(others, sizeof others, "ranks 0-%d spawned 'step_a', ", n - 2);
+        snprintf(last, sizeof last, "rank %d spawned 'step_b'", n - 1);
+        CHECK(strstr(last_log, others) != NULL);
+        CHECK(strstr(last_log, last) != NULL);
     } else {
         CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
     }
@@ -340,6 +345,66 @@ TEST(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_withi
     CHECK_EQ_INT(dag_last_region_result(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
     if (ranks > 1) CHECK(strstr(last_log, "waited for a task run on one rank") != NULL);
     starts_again_alike(ha, hb, b);
+}
+
+/* One rank calls dag_shutdown while the others go on: they wait in a
+   collective fetch of a task it never spawns, then end two more regions
+   (one empty) before their own dag_shutdown. The watch frees the fetch;
+   the rank in dag_shutdown stays for the others' region ends (each is a
+   divergence, named on every rank) and leaves with them; no rank hangs. */
+static void one_rank_shuts_down_while_the_others_go_on(int off) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank();
+    static double a[4] = { 1, 2, 3, 4 }, x[4];
+    dag_data ha = dag_data_register_on(off, me == off ? a : NULL, 4, sizeof(double));
+    DAG_DATADEPS { dag_spawn(step_a, InOut(x, 4)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    double t0 = seconds_now();
+    if (me != off) {
+        char off_said[64];
+        snprintf(off_said, sizeof off_said, "rank %d called dag_shutdown", off);
+        DAG_DATADEPS {
+            dag_options o;
+            memset(&o, 0, sizeof o);
+            o.scope.rank = DAG_RANK(off);
+            dag_task v = dag_spawn_with(&o, first_of, In(ha));
+            double got = 0;
+            CHECK_EQ_INT(dag_fetch(v, &got), DAG_ERR_DIVERGED);
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DIVERGED);
+        CHECK(strstr(last_log, off_said) != NULL);
+        CHECK(strstr(last_log, "spawned 'first_of'") != NULL);
+        DAG_DATADEPS { }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DIVERGED);
+        CHECK(strstr(last_log, off_said) != NULL);
+        CHECK(strstr(last_log, "ended a DAG_DATADEPS") != NULL);
+    }
+    dag_data_unregister(ha);
+    CHECK_EQ_INT(dag_shutdown(), me == off && ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    if (me == off && ranks > 1) CHECK(strstr(last_log, "called dag_shutdown") != NULL);
+    CHECK(a[0] == 1.0 && a[3] == 4.0);   /* first_of only read it, and never ran */
+    CHECK(seconds_now() - t0 < 20.0);
+    agree_on_failures();
+}
+TEST(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and_nothing_hangs) {
+    one_rank_shuts_down_while_the_others_go_on(0);   /* rank 0, which runs the watch, shuts down */
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    one_rank_shuts_down_while_the_others_go_on(size - 1);   /* the last rank shuts down */
+    /* the last rank spawns once more outside any region, then every rank shuts down */
+    setup(2);
+    static double x[4];
+    if (dag_rank() == size - 1 && size > 1) dag_spawn(step_a, InOut(x, 4));
+    CHECK_EQ_INT(dag_shutdown(), size > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    if (size > 1) {
+        char others[80], last[80];
+        if (size == 2) snprintf(others, sizeof others, "rank 0 called dag_shutdown, ");
+        else snprintf(others, sizeof others, "ranks 0-%d called dag_shutdown, ", size - 2);
+        snprintf(last, sizeof last, "rank %d spawned 'step_a'", size - 1);
+        CHECK(strstr(last_log, others) != NULL);
+        CHECK(strstr(last_log, last) != NULL);
+    }
+    agree_on_failures();
 }
 
 /* ---- a failure on one rank reaches its dependents on the others ----------------- */
@@ -468,8 +533,12 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
             dag_array *A = dag_array_from_host(DAG_F64, n, n, b, a, DAG_COL_MAJOR, n);   /* each tile from its owner's copy */
             CHECK(A != NULL);
             if (!A) continue;
-            int p = g == 0 ? 1 : grids[g][0], q = g == 0 ? ranks : grids[g][1];
-            if (g == 0 && ranks == 4) p = 2, q = 2;
+            int p = grids[g][0], q = grids[g][1];
+            if (g == 0) {   /* the squarest grid of every rank: p <= q, p q = ranks */
+                for (int d = 1; d * d <= ranks; d++)
+                    if (ranks % d == 0) p = d;
+                q = ranks / p;
+            }
             int owners_ok = 1;
             for (int j = 0; j < dag_array_tile_cols(A); j++)
                 for (int i = 0; i < dag_array_tile_rows(A); i++)
@@ -787,6 +856,7 @@ int main(int argc, char **argv) {
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
+    RUN_ALL(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and_nothing_hangs);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
