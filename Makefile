@@ -517,7 +517,7 @@ install:
 	@echo "installed dag.h $(VERSION) in $(DESTDIR)$(PREFIX): include/, lib/pkgconfig/dag.pc, lib/cmake/dag/"
 
 # Many ranks over MPI (dag_backends/dag_mpi.h): tests/test_mpi.c under
-# mpirun on 1, 2, 3 and 4 ranks and alone (one rank, as a program built
+# mpirun on 1, 2, 3, 4, 8 and 32 ranks and alone (one rank, as a program built
 # with MPI but started without mpirun), under ASan and ThreadSanitizer on 2
 # ranks; and a core suite built with the flag, alone: nothing changes.
 MPICC  ?= mpicc
@@ -533,15 +533,21 @@ $(B)/mpi/test_mpi_asan: tests/test_mpi.c $(HEADERS)
 $(B)/mpi/test_mpi_tsan: tests/test_mpi.c $(HEADERS)
 	@mkdir -p $(@D)
 	OMPI_CC=$(CLANG) $(MPICC) $(MPI_WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS $< -o $@ -pthread -lm
+# and with OpenCL: each rank's tiles on its own devices (PoCL's, on the CPU)
+$(B)/mpi/test_mpi_opencl: tests/test_mpi.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_OPENCL -O2 -g $< -o $@ -pthread -ldl -lm
 $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
 test-mpi:
 	@$(call need,mpi,$(MPICC) $(MPIRUN) $(CLANG),$(TSAN_RT),apt-get install openmpi-bin libopenmpi-dev clang libclang-rt-14-dev) \
 	  $(MAKE) --no-print-directory test-mpi-run
-test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(B)/mpi/test_behaviour
+test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_opencl $(B)/mpi/test_behaviour
+	@mkdir -p $(B)/pocl_cache
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
+	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
 	    ";" env DAG_TEST_SCALE=0.2 ASAN_OPTIONS=detect_leaks=0 $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_asan \
 	    ";" env DAG_TEST_SCALE=0.1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" \
 	        $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_tsan \

@@ -610,6 +610,9 @@ dag_result dag_synchronize(dag_backend backend);
    dag_synchronize and dag_data_unregister bring it home. */
 dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size);
 dag_data dag_data_register_resident_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
+/* Owned by `rank` (dag_data_register_tile_on) and resident there; the
+   other ranks' copies are ordinary. */
+dag_data dag_data_register_resident_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 
 /* The kernel as OpenCL C, the bounds guard inserted (malloc'd; free it). */
 char *dag_kernel_opencl_source(const dag_kernel_source *kernel);
@@ -3792,6 +3795,10 @@ dag_data dag_data_register_resident(void *ptr, size_t count, size_t elem_size) {
 }
 dag_data dag_data_register_resident_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
     return dag__data_make_resident(dag_data_register_tile(ptr, rows, cols, ld, elem_size));
+}
+dag_data dag_data_register_resident_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
+    dag_data h = dag_data_register_tile_on(rank, ptr, rows, cols, ld, elem_size);
+    return rank == dag_rank() ? dag__data_make_resident(h) : h;
 }
 
 /* A record from this thread's pool holding one reference. Its refs are only

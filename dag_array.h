@@ -297,12 +297,16 @@ static bool dag__grid(dag_blocks b, int *p, int *q) {
 
 /* Registers tile (i, j) at p (r x c elements, ld apart): owned here, or
    with its owner's rank over MPI (p NULL when another rank owns a tile of
-   the array's own: its copy here is dag.h's). Own tiles may stay on a
-   device (resident) on one rank. */
+   the array's own: its copy here is dag.h's). The array's own tiles may
+   stay on a device between operations (resident; over MPI on their
+   owner, where a send brings one home first); a wrapped matrix's are the
+   program's memory, current after each operation. */
 static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, void *p, int64_t r, int64_t c,
                                    int64_t ld) {
-    if (dag__ranks())
+    if (dag__ranks() && a->ld)
         return dag_data_register_tile_on(dag__tile_rank(a, i, j), p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+    if (dag__ranks())
+        return dag_data_register_resident_tile_on(dag__tile_rank(a, i, j), p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
     if (a->ld) return dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
     return dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
 }

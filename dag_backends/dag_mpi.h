@@ -653,6 +653,10 @@ DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (in
 /* Spawns on this rank alone, inside the collective one (dag__mpi_collective says no). */
 static int dag__mpi_local_depth;
 #define DAG__MPI_LOCAL(spawn) (dag__mpi_local_depth++, (spawn), dag__mpi_local_depth--)
+/* This layer's own tasks (messages, copies dropped) run on any worker,
+   whatever scope is in force: a region's device scope would leave them no
+   processor. */
+static const dag_options dag__mpi_on_cpu = { .scope = { .all_threads = 1 } };
 
 static int dag__mpi_next_tag(void) { return (int)(dag__mpi.messages++ % (uint64_t)dag__mpi.tag_limit); }
 
@@ -724,7 +728,7 @@ static void dag__mpi_drop(dag__mpi_span *m, int r) {
     if (dag__mpi_is_only(&m->current, r)) dag__mpi_move(h, m, m->owner);
     if (r == dag__mpi.rank && m->memory) {
         dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
-        DAG__MPI_LOCAL(dag_spawn(mpi_drop, InOut(h)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_drop, InOut(h)));
         dag__mpi_spawn_flags = 0;
         dag__data_slot *s = dag__data_slot_of(h);
         if (s) s->ptr = NULL;
@@ -769,10 +773,10 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
     dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
     if (dag__mpi.simulated) {   /* decided and counted: no message */
     } else if (dag__mpi.rank == from) {
-        DAG__MPI_LOCAL(dag_spawn(mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
     } else if (dag__mpi.rank == to) {
         dag__mpi_have_memory(h, m);
-        DAG__MPI_LOCAL(dag_spawn(mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
     }
     dag__mpi_spawn_flags = 0;
     dag__mpi_add(&m->current, to);
@@ -818,17 +822,17 @@ static dag_task dag__mpi_value_at(dag__mpi_task *e, int runs_on) {
         dag__mpi_count(e->rank, r, e->result_size);
         if (dag__mpi.simulated) {   /* decided and counted: no message */
         } else if (dag__mpi.rank == e->rank) {
-            DAG__MPI_LOCAL(dag_spawn(mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
         } else if (dag__mpi.rank == r) {
             dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size) };
-            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, NULL));
+            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
         }
         dag__mpi_add(&e->value_at, r);
     }
     if (!dag__mpi.simulated) return dag__mpi.rank == e->rank ? e->local : e->value;
     if (runs_on < 0 && !e->value.ptr) {   /* simulated, e did not run: a value of zeros for a task that runs here */
         dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size) };
-        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, NULL));
+        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
     }
     return e->value;
 }
@@ -965,10 +969,10 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
             } else if (ran_here) {
                 unsigned char *copy = (unsigned char *)dag__xmalloc(bytes);
                 memcpy(copy, outcome, bytes);
-                DAG__MPI_LOCAL(dag_spawn(mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
+                DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
             } else if (dag__mpi.rank == r) {
                 e->outcome = (unsigned char *)dag__xmalloc(bytes);
-                DAG__MPI_LOCAL(e->received = dag_spawn(mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
+                DAG__MPI_LOCAL(e->received = dag_spawn_with(&dag__mpi_on_cpu, mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
                                                        Val(e->rank), Val(tag)));
             }
         }

@@ -588,6 +588,94 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
     agree_on_failures();
 }
 
+/* Devices under the ranks: a scope naming every OpenCL device puts each
+   rank's tiles' kernels on its own devices (make test-mpi runs this file
+   built with -DDAG_BACKEND_OPENCL on PoCL's CPU devices; without a device
+   on every rank it is a skip). The data moves between ranks from the host
+   copies, which the device layer keeps current before a send reads them,
+   so the results and the traffic are those of the CPU run. */
+TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank(), mine = dag_device_count(DAG_OPENCL), fewest = 0;
+    MPI_Allreduce(&mine, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (fewest < 1) {
+        dag_shutdown();
+        SKIP("no OpenCL device on every rank (%s)", dag_backend_status(DAG_OPENCL));
+    }
+    enum { N = 150, NB = 32 };
+    static double a[N * N], f[N * N], x[N * N], y[N * N];
+    spd(a, N, 11);
+    for (int i = 0; i < N * N; i++) x[i] = (i % 7) - 3.0;
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
+    dag_array *Y = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
+    CHECK(A && X && Y);
+    if (!A || !X || !Y) return;
+    dag_trace_enable(1);
+    dag_trace_clear();
+    dag_stats before = dag_get_stats(), after;
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        after = dag_get_stats();
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, Y), DAG_OK);   /* Y = X X^T */
+        CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);
+        /* the tiles stay on their owner's devices between operations: nothing moves */
+        uint64_t moved[2] = { 0, 0 };
+        for (int pass = 0; pass < 2; pass++) {
+            for (int d = 1; d <= mine; d++) {
+                dag_memory_info m;
+                CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, d, &m), DAG_OK);
+                moved[pass] += m.bytes_to_device + m.bytes_to_host;
+            }
+            if (pass == 0) {
+                CHECK_EQ_INT(dag_array_scale(0.5, X), DAG_OK);
+                CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);
+            }
+        }
+        CHECK_EQ_INT((long long)(moved[1] - moved[0]), 0);
+        double sum = 0, want = 0;
+        CHECK_EQ_INT(dag_array_sum(X, &sum), DAG_OK);   /* the same value on every rank */
+        for (int i = 0; i < N * N; i++) want += 2 * x[i];
+        CHECK(sum == want);
+    }
+    dag_trace_enable(0);
+    static dag_trace_record rec[8192];
+    size_t n = dag_trace_records(rec, 8192);
+    int kernels = 0;
+    for (size_t i = 0; i < n && i < 8192; i++) kernels += rec[i].backend == DAG_OPENCL;
+    CHECK(kernels > 0);   /* on every rank: each owns tiles */
+    int p = 1, q;
+    for (int d = 1; d * d <= ranks; d++)
+        if (ranks % d == 0) p = d;
+    q = ranks / p;
+    dag_rank_stats *want = malloc(sizeof *want * (size_t)ranks);
+    cholesky_traffic(N, NB, p, q, ranks, want);
+    if (ranks > 1) {   /* as on the CPU: each tile once to each rank that reads it */
+        CHECK_EQ_INT((long long)(after.rank_messages_sent - before.rank_messages_sent), (long long)want[me].messages_sent);
+        CHECK_EQ_INT((long long)(after.rank_bytes_sent - before.rank_bytes_sent), (long long)want[me].bytes_sent);
+    }
+    free(want);
+    CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, N), DAG_OK);
+    CHECK(factor_residual(a, f, N) < 1e-12);
+    CHECK_EQ_INT(dag_array_collect(Y, y, DAG_COL_MAJOR, N), DAG_OK);
+    double err = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int l = 0; l < N; l++) s += x[i + l * N] * x[j + l * N];
+            err = fmax(err, fabs(y[i + j * N] - s));
+        }
+    CHECK(err < 1e-9);
+    CHECK_EQ_INT(dag_array_collect(X, y, DAG_COL_MAJOR, N), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < N * N; i++) bad += y[i] != 2 * x[i];
+    CHECK_EQ_INT(bad, 0);
+    if (me == 0) printf("     %d ranks, %d OpenCL devices on the fewest: %d kernels on rank 0's\n", ranks, fewest, kernels);
+    dag_array_free(A), dag_array_free(X), dag_array_free(Y);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 static double uniform_at(uint64_t seed, int64_t r, int64_t c);   /* below: dag_array_rand's value of an element */
 TEST(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops) {
     setup(2);
@@ -861,6 +949,7 @@ int main(int argc, char **argv) {
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops);
+    RUN_ALL(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices);
     RUN_ALL(every_rank_counts_every_ranks_traffic_alike_and_a_simulation_of_as_many_ranks_counts_the_same);
     RUN_ALL(a_simulation_of_4_to_1024_ranks_moves_what_block_cyclic_cholesky_must_and_its_path_is_3t_minus_2);
     RUN_ALL(simulated_ranks_out_of_range_and_rank_figures_of_no_such_rank_are_refused_by_name);
