@@ -387,6 +387,8 @@ typedef struct dag_stats {
     uint64_t rank_bytes_sent;     /* and their bytes */
     uint64_t rank_copies_dropped; /* copies of other ranks' data this rank dropped (dag_desc.rank_cache_limit) */
     uint64_t rank_critical_path;  /* the longest chain of collective tasks, in tasks (data messages not counted) */
+    size_t rank_tasks_kept;       /* tasks run on one rank this rank still answers waits and Futs of (void and
+                                     discarded ones go when their DAG_DATADEPS ends, the others at dag_release) */
 } dag_stats;
 
 /* Many nodes: one rank's share, since dag_setup, as every rank decides it
@@ -1526,6 +1528,7 @@ static inline void dag__devices_shutdown(void) {}
 static bool dag__mpi_collective(const dag__context *ctx);   /* this spawn is made on every rank */
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt);
 static bool dag__mpi_handle(dag_task h);   /* a task of a collective spawn that runs on one rank */
+static int dag__mpi_release(dag_task h);
 static int dag__mpi_wait(dag_task h, void *out, size_t size);
 static bool dag__mpi_ready(dag_task h);
 /* for the calls that look at one task (result, message, cancel, release):
@@ -1550,6 +1553,7 @@ static inline dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *
     return none;
 }
 static inline bool dag__mpi_handle(dag_task h) { DAG__NONE(h); return false; }
+static inline int dag__mpi_release(dag_task h) { DAG__NONE(h); return 0; }
 static inline int dag__mpi_wait(dag_task h, void *out, size_t size) { DAG__NONE(h); DAG__NONE(out); DAG__NONE(size); return 0; }
 static inline bool dag__mpi_ready(dag_task h) { DAG__NONE(h); return false; }
 static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size) {
@@ -4488,7 +4492,7 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
     dag_task here;
     int status;
     if (dag__mpi_here(h, &here, &status, NULL, 0)) return call(here);
-    return (dag_result)(status_elsewhere || status == DAG_ERR_INVALID_HANDLE ? status : DAG_OK);
+    return (dag_result)(status_elsewhere || status == DAG_ERR_STALE_HANDLE ? status : DAG_OK);
 }
 
 dag_result dag_task_result(dag_task h) {
@@ -4583,7 +4587,7 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
-    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_release, false);
+    if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */

@@ -45,7 +45,9 @@
      waiting.
    - A collective spawn that runs on one rank gives every rank a handle of
      this layer's. dag_wait and dag_fetch on it are collective too: the
-     rank that ran it sends its status and result to the others.
+     rank that ran it sends its status and result to the others. Its
+     record goes when its DAG_DATADEPS ends if it is void or discarded,
+     else at dag_release, as one node keeps results.
 
    A failed task's data is still sent, empty: the receive fails, and with
    it the task's dependents on that rank.
@@ -112,6 +114,7 @@ typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
 } dag__mpi_span;
 
 typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
+    uint32_t stamp;              /* in its handles, so a slot used again is not taken for it; 0: a free slot */
     int rank;
     const dag_task_desc *desc;
     dag_task local;              /* on that rank: its local handle */
@@ -123,6 +126,10 @@ typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
     uint64_t depth;              /* the longest chain of collective tasks that ends with it */
     dag_task value;              /* here, when it ran elsewhere: the task whose result is the received value */
 } dag__mpi_task;
+
+typedef struct dag__mpi_fleeting {   /* a void or discarded task, forgotten when the region it was spawned in ends */
+    uint32_t index, stamp, depth;   /* its slot and stamp; the regions open on the main thread at its spawn */
+} dag__mpi_fleeting;
 
 typedef struct dag__mpi_value_kind {   /* never moved once made: tasks point at its desc */
     dag_task_desc desc;
@@ -182,8 +189,12 @@ static struct {
     int watch_done;              /* rank 0 said stop (rank 0: it has said it) */
     dag__mpi_span *spans;        /* by dag_data slot index */
     size_t spans_cap;
-    dag__mpi_task *tasks;
+    dag__mpi_task *tasks;        /* by slot (a handle's gen - 1) */
     size_t num_tasks, tasks_cap;
+    uint32_t *free_tasks;        /* slots of forgotten tasks, used again first (room for tasks_cap) */
+    size_t num_free, tasks_kept;
+    dag__mpi_fleeting *fleeting;        /* a stack: inner regions' tasks above outer ones' */
+    size_t num_fleeting, fleeting_cap;
     struct dag__mpi_value_kind *value_kinds;   /* mpi_receive_value for each kind of result needed */
     /* requests in flight, tested by the progress thread */
     dag__mutex lock;
@@ -213,6 +224,7 @@ static void dag__mpi_stats(dag_stats *s) {
     s->rank_bytes_sent = dag__mpi.per_rank[dag__mpi.rank].bytes_sent;
     s->rank_critical_path = dag__mpi.critical_path;
     s->rank_copies_dropped = dag__mpi.copies_dropped;
+    s->rank_tasks_kept = dag__mpi.tasks_kept;
 }
 int dag_num_ranks(void) { return dag__mpi.active ? dag__mpi.size : 1; }
 dag_rank_stats dag_get_rank_stats(int rank) {
@@ -804,10 +816,77 @@ static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, 
     dag__mpi_note(h, desc->name);
 }
 
-#define DAG__MPI_HANDLE_BITS 0xfffffffeu   /* a handle of this layer: no record, these bits, gen = index + 1 */
-static bool dag__mpi_handle(dag_task h) { return !h.ptr && (h.bits | 1u) == 0xffffffffu && h.gen; }
+/* A handle of this layer: no record, gen = its slot + 1, and in bits this
+   bit, the slot's stamp and whether it has a result (bit 0). A failed
+   spawn's handle has no record either, but its bits are the set-up count
+   (dag__handle), far below this bit. */
+#define DAG__MPI_HANDLE_BIT 0x80000000u
+static uint32_t dag__mpi_stamps;   /* the last stamp given, across set-ups: a handle of an earlier one is stale */
+static bool dag__mpi_handle(dag_task h) { return !h.ptr && (h.bits & DAG__MPI_HANDLE_BIT) && h.gen; }
 static dag__mpi_task *dag__mpi_task_of(dag_task h) {
-    return dag__mpi_handle(h) && h.gen <= dag__mpi.num_tasks ? &dag__mpi.tasks[h.gen - 1] : NULL;
+    if (!dag__mpi_handle(h) || h.gen > dag__mpi.num_tasks) return NULL;
+    dag__mpi_task *e = &dag__mpi.tasks[h.gen - 1];
+    return e->stamp == (h.bits & ~DAG__MPI_HANDLE_BIT) >> 1 ? e : NULL;
+}
+
+/* A slot for a new task (a forgotten one's first), with a new stamp. */
+static dag__mpi_task *dag__mpi_new_task(void) {
+    size_t index;
+    if (dag__mpi.num_free) {
+        index = dag__mpi.free_tasks[--dag__mpi.num_free];
+    } else {
+        if (dag__mpi.num_tasks == dag__mpi.tasks_cap) {
+            size_t cap = dag__mpi.tasks_cap = dag__mpi.tasks_cap ? 2 * dag__mpi.tasks_cap : 256;
+            dag__mpi.tasks = (dag__mpi_task *)dag__xrealloc(dag__mpi.tasks, cap * sizeof *dag__mpi.tasks);
+            dag__mpi.free_tasks = (uint32_t *)dag__xrealloc(dag__mpi.free_tasks, cap * sizeof *dag__mpi.free_tasks);
+        }
+        index = dag__mpi.num_tasks++;
+    }
+    dag__mpi_task *e = &dag__mpi.tasks[index];
+    memset(e, 0, sizeof *e);
+    dag__mpi_stamps = (dag__mpi_stamps + 1) & (DAG__MPI_HANDLE_BIT - 1) >> 1;
+    e->stamp = dag__mpi_stamps ? dag__mpi_stamps : (dag__mpi_stamps = 1);
+    dag__mpi.tasks_kept++;
+    return e;
+}
+
+/* Every rank alike: its handles are stale from here on, and its slot free. */
+static void dag__mpi_forget_task(dag__mpi_task *e) {
+    DAG_FREE(e->outcome);
+    memset(e, 0, sizeof *e);
+    dag__mpi.free_tasks[dag__mpi.num_free++] = (uint32_t)(e - dag__mpi.tasks);
+    dag__mpi.tasks_kept--;
+}
+
+/* The regions open on the main thread: a void or discarded task is
+   forgotten when the DAG_DATADEPS it was spawned in (or an outer one) ends. */
+static uint32_t dag__mpi_open_regions(void) {
+    uint32_t n = 0;
+    for (dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx); r && r != dag__main_ctx.root; r = r->outer) n++;
+    return n;
+}
+static void dag__mpi_forget_region_tasks(void) {
+    uint32_t open = dag__mpi_open_regions();
+    while (dag__mpi.num_fleeting && dag__mpi.fleeting[dag__mpi.num_fleeting - 1].depth > open) {
+        dag__mpi_fleeting d = dag__mpi.fleeting[--dag__mpi.num_fleeting];
+        if (dag__mpi.tasks[d.index].stamp == d.stamp) dag__mpi_forget_task(&dag__mpi.tasks[d.index]);   /* not released */
+    }
+}
+
+/* dag_release of a task run on one rank: on that rank its local task's
+   result goes; on every rank the record, so its handle is stale after.
+   (A void task keeps nothing: the call is fine on a forgotten one.) */
+static int dag__mpi_release(dag_task h) {
+    dag__mpi_task *e = dag__mpi_task_of(h);
+    if (!e) return h.bits & 1 ? DAG_ERR_STALE_HANDLE : DAG_OK;
+    if (dag__tls_ctx != &dag__main_ctx)
+        return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_release of a task run on one rank: only from the program's main "
+                        "thread, on every rank alike");
+    int s = DAG_OK;
+    if (dag__mpi.rank == e->rank && !dag__mpi.simulated) s = dag_release(e->local);
+    if (e->value.ptr) dag_release(e->value);
+    dag__mpi_forget_task(e);
+    return s;
 }
 
 /* A Fut of a task that ran on one rank, for a task run on `runs_on` (-1:
@@ -867,6 +946,13 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
         DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, opt));   /* it says what is wrong */
         return local;
     }
+    for (int i = 0; i < num_args; i++)
+        if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task) && !dag__mpi_task_of(args[i].task)) {
+            dag__spawn_err(r, DAG_ERR_STALE_HANDLE, "dag_spawn(%s): argument %d is a Fut of a task run on one rank whose "
+                           "result was released (dag_release, discard_results) or is of an earlier dag_setup",
+                           desc->name, i + 1);
+            return dag__failed_handle(r, DAG_ERR_STALE_HANDLE);
+        }
     dag__mpi_note_spawn(desc, args, num_args);
     int runs_on = -1;   /* every rank */
     if (opt->scope.rank) {
@@ -922,19 +1008,23 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
         DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &local_opt));
     }
     if (runs_on < 0) return local;
-    if (dag__mpi.num_tasks == dag__mpi.tasks_cap) {
-        dag__mpi.tasks_cap = dag__mpi.tasks_cap ? 2 * dag__mpi.tasks_cap : 256;
-        dag__mpi.tasks = (dag__mpi_task *)dag__xrealloc(dag__mpi.tasks, dag__mpi.tasks_cap * sizeof *dag__mpi.tasks);
-    }
-    dag__mpi_task *e = &dag__mpi.tasks[dag__mpi.num_tasks++];
-    memset(e, 0, sizeof *e);
+    dag__mpi_task *e = dag__mpi_new_task();
     e->rank = runs_on;
     e->local = local;
     e->result_size = desc->result_size;
     e->desc = desc;
     dag__mpi_only(&e->value_at, runs_on);   /* its result is where it ran */
     e->depth = depth;
-    dag_task h = { NULL, (uint32_t)dag__mpi.num_tasks, DAG__MPI_HANDLE_BITS | (desc->result_size ? 1u : 0u) };
+    uint32_t index = (uint32_t)(e - dag__mpi.tasks);
+    if (!desc->result_size || opt->discard_results) {
+        if (dag__mpi.num_fleeting == dag__mpi.fleeting_cap) {
+            dag__mpi.fleeting_cap = dag__mpi.fleeting_cap ? 2 * dag__mpi.fleeting_cap : 256;
+            dag__mpi.fleeting = (dag__mpi_fleeting *)dag__xrealloc(dag__mpi.fleeting, dag__mpi.fleeting_cap * sizeof *dag__mpi.fleeting);
+        }
+        dag__mpi_fleeting d = { index, e->stamp, dag__mpi_open_regions() };
+        dag__mpi.fleeting[dag__mpi.num_fleeting++] = d;
+    }
+    dag_task h = { NULL, index + 1, DAG__MPI_HANDLE_BIT | e->stamp << 1 | (desc->result_size ? 1u : 0u) };
     return h;
 }
 
@@ -943,7 +1033,11 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
    the others; later calls read what came. */
 static int dag__mpi_wait(dag_task h, void *out, size_t size) {
     dag__mpi_task *e = dag__mpi_task_of(h);
-    if (!e) return dag__err(DAG_ERR_INVALID_HANDLE, "dag_wait / dag_fetch: not a handle of this set-up's ranks");
+    if (!e && (h.bits & 1))
+        return dag__err(DAG_ERR_STALE_HANDLE, "dag_wait / dag_fetch: a task run on one rank whose result was released "
+                        "(dag_release, discard_results), or of an earlier dag_setup");
+    if (!e)   /* void, and its region has ended: it keeps nothing, as on one node */
+        return out ? dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: %zu bytes asked of a task with no result", size) : DAG_OK;
     if (out && size != e->result_size)
         return dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: %zu bytes asked of a %zu-byte result", size, e->result_size);
     if (!dag__tls_ctx || dag__tls_ctx != &dag__main_ctx)
@@ -993,7 +1087,7 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
 
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size) {
     dag__mpi_task *e = dag__mpi_task_of(h);
-    *status = e ? 0 : DAG_ERR_INVALID_HANDLE;
+    *status = e || !(h.bits & 1) ? 0 : DAG_ERR_STALE_HANDLE;   /* a void one keeps nothing past its region */
     if (message && size) message[0] = 0;
     if (!e || dag__mpi.simulated) return false;   /* simulated: it did not run, and nothing failed */
     if (dag__mpi.rank == e->rank) {
@@ -1136,6 +1230,7 @@ static void dag__mpi_name_divergence(void) {
 
 static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
+    dag__mpi_forget_region_tasks();
     if (dag__mpi_check_agreed()) {
         dag__mpi_forget_history();
         return err;
@@ -1163,6 +1258,8 @@ static void dag__mpi_end(void) {
     }
     DAG_FREE(dag__mpi.spans);
     DAG_FREE(dag__mpi.tasks);
+    DAG_FREE(dag__mpi.free_tasks);
+    DAG_FREE(dag__mpi.fleeting);
     DAG_FREE(dag__mpi.log_hash);
     DAG_FREE((void *)dag__mpi.log_name);
     DAG_FREE(dag__mpi.requests);

@@ -407,6 +407,71 @@ TEST(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and
     agree_on_failures();
 }
 
+/* ---- what each rank keeps of tasks run on one rank ------------------------------- */
+/* Every rank keeps a record of each task run on one rank, for collective
+   waits and Futs of it. A void task's (or a discarded result's) goes when
+   its DAG_DATADEPS ends, as on one node nothing is kept of it; a result's
+   at dag_release. Thousands of regions leave nothing behind, and a handle
+   whose record went (or of an earlier dag_setup) is stale on every rank,
+   never another task's. */
+TEST(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_their_handles_go_stale) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1, layer = ranks > 1;
+    static double a[4] = { 1, 2, 3, 4 }, b[4] = { 7, 0, 0, 0 }, c[4] = { 9, 0, 0, 0 }, plain[LEN];
+    dag_data ha = dag_data_register_on(last, me == last ? a : NULL, 4, sizeof(double));
+    dag_data hb = dag_data_register_on(last, me == last ? b : NULL, 4, sizeof(double));
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.scope.rank = DAG_RANK(last);
+    dag_task v = { NULL, 0, 0 };
+    size_t most = 0;
+    for (int g = 0; g < 2000; g++) {
+        DAG_DATADEPS {
+            for (int t = 0; t < 5; t++) v = dag_spawn_with(&o, step_a, InOut(ha));
+            if (dag_get_stats().rank_tasks_kept > most) most = dag_get_stats().rank_tasks_kept;
+        }
+    }
+    CHECK_EQ_INT((long long)most, layer ? 5 : 0);
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
+    CHECK_EQ_INT(dag_wait(v), DAG_OK);   /* void: nothing kept past its region, on every rank */
+    if (me == last) CHECK(a[0] == 1 + 2000 * 5);
+    /* a result is kept past its region until released */
+    dag_task f = { NULL, 0, 0 };
+    DAG_DATADEPS { f = dag_spawn_with(&o, first_of, In(hb)); }
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, layer);
+    double got = 0;
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_OK);
+    CHECK(got == 7.0);
+    CHECK_EQ_INT(dag_release(f), DAG_OK);
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_release(f), DAG_ERR_STALE_HANDLE);
+    dag_task p = { NULL, 0, 0 };
+    DAG_DATADEPS { p = dag_spawn(put, Out(plain, LEN), Fut(f)); }
+    CHECK_EQ_INT(dag_wait(p), DAG_ERR_STALE_HANDLE);
+    /* discarded: forgotten with its region */
+    DAG_DATADEPS {
+        DAG_WITH_OPTIONS(.discard_results = 1) { f = dag_spawn_with(&o, first_of, In(hb)); }
+    }
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_ERR_STALE_HANDLE);
+    /* a handle of an earlier set-up is stale, not the task now in its slot */
+    DAG_DATADEPS { f = dag_spawn_with(&o, first_of, In(hb)); }
+    dag_data_unregister(ha);
+    dag_data_unregister(hb);
+    dag_shutdown();
+    setup(2);
+    dag_data hc = dag_data_register_on(last, me == last ? c : NULL, 4, sizeof(double));
+    dag_task g = { NULL, 0, 0 };
+    DAG_DATADEPS { g = dag_spawn_with(&o, first_of, In(hc)); }
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_fetch(g, &got), DAG_OK);
+    CHECK(got == 9.0);
+    dag_data_unregister(hc);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* ---- a failure on one rank reaches its dependents on the others ----------------- */
 DAG_TASK(void, breaks, (double *, a)) { a[0] = -1; dag_fail(DAG_USER_ERROR + 9, "broken on rank %d", dag_rank()); }
 static atomic_int mixes_ran;
@@ -599,8 +664,10 @@ TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices
     int ranks = dag_num_ranks(), me = dag_rank(), mine = dag_device_count(DAG_OPENCL), fewest = 0;
     MPI_Allreduce(&mine, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (fewest < 1) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", dag_backend_status(DAG_OPENCL));
         dag_shutdown();
-        SKIP("no OpenCL device on every rank (%s)", dag_backend_status(DAG_OPENCL));
+        SKIP("no OpenCL device on every rank (%s)", why);
     }
     enum { N = 150, NB = 32 };
     static double a[N * N], f[N * N], x[N * N], y[N * N];
@@ -945,6 +1012,7 @@ int main(int argc, char **argv) {
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
     RUN_ALL(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and_nothing_hangs);
+    RUN_ALL(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_their_handles_go_stale);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
