@@ -3768,9 +3768,13 @@ dag_data dag_data_register_on(int rank, void *ptr, size_t count, size_t elem_siz
     if (dag__register_too_big(1, count, elem_size, "dag_data_register_on")) return (dag_data){0};
     return dag__data_register_on(rank, ptr, 1, count * elem_size, 0, elem_size, "dag_data_register_on");
 }
+static dag_data dag__data_register_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size,
+                                           const char *who) {
+    if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, who)) return (dag_data){0};
+    return dag__data_register_on(rank, ptr, rows, cols * elem_size, ld * elem_size, elem_size, who);
+}
 dag_data dag_data_register_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
-    if (dag__register_too_big(rows, cols > ld ? cols : ld, elem_size, "dag_data_register_tile_on")) return (dag_data){0};
-    return dag__data_register_on(rank, ptr, rows, cols * elem_size, ld * elem_size, elem_size, "dag_data_register_tile_on");
+    return dag__data_register_tile_on(rank, ptr, rows, cols, ld, elem_size, "dag_data_register_tile_on");
 }
 
 /* The replica record of a registered span: NULL when no device has it. */
@@ -3801,7 +3805,7 @@ dag_data dag_data_register_resident_tile(void *ptr, size_t rows, size_t cols, si
     return dag__data_make_resident(dag_data_register_tile(ptr, rows, cols, ld, elem_size));
 }
 dag_data dag_data_register_resident_tile_on(int rank, void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size) {
-    dag_data h = dag_data_register_tile_on(rank, ptr, rows, cols, ld, elem_size);
+    dag_data h = dag__data_register_tile_on(rank, ptr, rows, cols, ld, elem_size, "dag_data_register_resident_tile_on");
     return rank == dag_rank() ? dag__data_make_resident(h) : h;
 }
 

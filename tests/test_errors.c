@@ -1018,6 +1018,12 @@ TEST(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name) {
     h = dag_data_register_on(0, x, 4, sizeof(double));   /* rank 0 is this one */
     CHECK(h.id != 0);
     CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    mark = log_mark();
+    CHECK(dag_data_register_resident_tile_on(1, x, 2, 2, 2, sizeof(double)).id == 0);
+    CHECK(logged_text_since(mark, "dag_data_register_resident_tile_on: rank 1"));
+    h = dag_data_register_resident_tile_on(0, x, 2, 2, 2, sizeof(double));
+    CHECK(h.id != 0);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
     dag_options o;
     memset(&o, 0, sizeof o);
     o.scope.rank = DAG_RANK(0);
