@@ -1197,6 +1197,11 @@ typedef struct dag__domain dag__domain;
 typedef struct dag__plan dag__plan;
 typedef struct dag__span dag__span;   /* see >>spans */
 
+/* A count only its owner thread adds to, which dag_get_stats reads from
+   any thread while tasks run: relaxed atomics, as cheap as a plain add. */
+#define DAG__COUNT(x, n) \
+    atomic_store_explicit(&(x), atomic_load_explicit(&(x), memory_order_relaxed) + (n), memory_order_relaxed)
+
 /* >>pool: fixed-size objects per thread. The owner allocates and frees
    without atomics; other threads give objects back through an atomic stack
    that the owner drains when its own list runs dry. No malloc in steady state. */
@@ -1207,7 +1212,7 @@ typedef struct dag__pool {
     _Alignas(DAG__CACHE_LINE) size_t object_size;
     void **slabs;
     size_t num_slabs, cap_slabs;
-    uint64_t objects;            /* carved so far */
+    _Atomic uint64_t objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
 } dag__pool;
 
 /* >>task */
@@ -1344,7 +1349,7 @@ struct dag__worker {
     _Atomic int sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
     _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
-    uint64_t spawned, run, stolen, inlined;
+    _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
     int just_stole;
@@ -1678,7 +1683,7 @@ static DAG__NOINLINE void dag__pool_refill(dag__pool *p) {
         p->local = r;
         return;
     }
-    size_t n = p->objects < 4096 ? 64 : 1024;
+    size_t n = atomic_load_explicit(&p->objects, memory_order_relaxed) < 4096 ? 64 : 1024;
     unsigned char *slab = (unsigned char *)dag__xmalloc(n * p->object_size + DAG__CACHE_LINE);
     memset(slab, 0, n * p->object_size + DAG__CACHE_LINE);   /* generation 0 marks a fresh record */
     if (p->num_slabs == p->cap_slabs) {
@@ -1692,7 +1697,7 @@ static DAG__NOINLINE void dag__pool_refill(dag__pool *p) {
         f->next = p->local;
         p->local = f;
     }
-    p->objects += n;
+    DAG__COUNT(p->objects, n);
 }
 
 static inline void *dag__pool_alloc(dag__pool *p) {
@@ -2620,7 +2625,7 @@ static dag__task *dag__complete(dag__worker *w, dag__task *t) {
 static void dag__run(dag__worker *w, dag__task *t) {
     DAG__HA(t);
     while (t) {
-        w->run++;
+        DAG__COUNT(w->run, 1);
         if (!dag__execute(w, t)) break;
         t = dag__complete(w, t);
     }
@@ -2667,7 +2672,7 @@ static dag__task *dag__find_any(dag__worker *w) {
             dag__worker *v = &dag__g.workers[(start + i) % n];
             if (v == w) continue;
             if ((t = dag__deque_steal(&v->deque))) {
-                w->stolen++;
+                DAG__COUNT(w->stolen, 1);
                 w->just_stole = 1;
                 return t;
             }
@@ -3929,9 +3934,9 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
         for (size_t i = 0; i < r->seq->prev.count; i++) dag__decref(w, r->seq->prev.items[i]);
         r->seq->prev.count = 0;
     }
-    w->spawned++;
-    w->inlined++;
-    w->run++;
+    DAG__COUNT(w->spawned, 1);
+    DAG__COUNT(w->inlined, 1);
+    DAG__COUNT(w->run, 1);
     dag__execute(w, t);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
@@ -4348,7 +4353,7 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
     r->counter->spawned++;
-    w->spawned++;
+    DAG__COUNT(w->spawned, 1);
     DAG__HB(&t->pending);
     int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st->added, memory_order_acq_rel) -
                    (DAG__GUARD - st->added);
@@ -4357,7 +4362,7 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
             (!ctx->task || dag__stack_room(w))) {
             /* Plenty queued already: run it here, caches warm, memory bounded. */
-            w->inlined++;
+            DAG__COUNT(w->inlined, 1);
             dag__run(w, t);
         } else {
             dag__make_ready(w, t);
@@ -5586,12 +5591,13 @@ dag_stats dag_get_stats(void) {
     dag__mutex_unlock(&dag__g.kept_lock);
     for (int i = 0; i < dag__slots(); i++) {
         dag__worker *w = &dag__g.workers[i];
-        s.tasks_spawned += w->spawned;
-        s.tasks_run += w->run;
-        s.tasks_stolen += w->stolen;
-        s.tasks_inlined += w->inlined;
-        s.records_allocated += w->tasks.objects;
-        s.record_bytes += w->tasks.objects * w->tasks.object_size;
+        s.tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed);
+        s.tasks_run += atomic_load_explicit(&w->run, memory_order_relaxed);
+        s.tasks_stolen += atomic_load_explicit(&w->stolen, memory_order_relaxed);
+        s.tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed);
+        size_t records = atomic_load_explicit(&w->tasks.objects, memory_order_relaxed);
+        s.records_allocated += records;
+        s.record_bytes += records * w->tasks.object_size;
     }
     return s;
 }

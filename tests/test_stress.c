@@ -11,6 +11,7 @@
 #include "dag.h"
 #include "test.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -134,6 +135,36 @@ TEST(a_million_independent_tasks_each_run_exactly_once) {
     for (size_t i = 0; i < n; i++) wrong += seen[i] != 1;
     CHECK_EQ_INT(wrong, 0);
     info("%zu tasks in %.3f s (%.0f ns/task)", n, t1 - t0, (t1 - t0) * 1e9 / (double)n);
+    free(seen);
+}
+
+/* dag_get_stats from another thread while the workers run: the counts it
+   reads only grow (and ThreadSanitizer sees no race on them). */
+static atomic_int stats_reader_stop;
+static void *read_stats_until_stopped(void *out) {
+    uint64_t last = 0, went_back = 0;
+    while (!atomic_load(&stats_reader_stop)) {
+        dag_stats st = dag_get_stats();
+        went_back += st.tasks_run < last;
+        last = st.tasks_run;
+    }
+    *(uint64_t *)out = went_back;
+    return NULL;
+}
+TEST(stats_read_from_another_thread_while_tasks_run_only_grow) {
+    size_t n = scaled(2e5, 1000);
+    unsigned char *seen = (unsigned char *)calloc(n, 1);
+    uint64_t went_back = 1, before = dag_get_stats().tasks_run;
+    pthread_t th;
+    atomic_store(&stats_reader_stop, 0);
+    CHECK(pthread_create(&th, NULL, read_stats_until_stopped, &went_back) == 0);
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) dag_spawn(mark_once, Val(seen), Val(i));
+    }
+    atomic_store(&stats_reader_stop, 1);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(went_back, 0);
+    CHECK(dag_get_stats().tasks_run - before >= n);
     free(seen);
 }
 
@@ -285,7 +316,6 @@ TEST(many_setup_and_shutdown_cycles_leave_the_runtime_working) {
 
 /* A thread outside the pool that spawned in one set-up cycle spawns again
    in the next: its old context is gone and it must get a new one. */
-#include <pthread.h>
 static atomic_int guest_go, guest_done;
 static long guest_results[3];
 static void *guest_thread(void *arg) {
@@ -326,6 +356,7 @@ int main(void) {
     setup_or_note();
     printf("     scale %.3g, %d worker threads\n", scale, dag_num_threads());
     RUN(a_million_independent_tasks_each_run_exactly_once);
+    RUN(stats_read_from_another_thread_while_tasks_run_only_grow);
     RUN(a_million_long_inout_chain_applies_every_step_in_order);
     RUN(a_wide_fan_in_reads_every_element_written_before_it);
     shutdown_or_note();
