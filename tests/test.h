@@ -8,11 +8,27 @@
    (the closing line CI reads) and returns the exit code. */
 #ifndef DAG_TEST_H
 #define DAG_TEST_H
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The Cholesky suites' check (test_array.c, test_mpi.c): ||A - L L^T||_F /
+   ||A||_F over the lower triangle, L the lower triangle of f, both n x n
+   column-major. */
+static __attribute__((unused)) double cholesky_residual(const double *a, const double *f, int n) {
+    double num = 0, den = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double s = 0;
+            for (int k = 0; k <= j; k++) s += f[i + k * n] * f[j + k * n];
+            num += (a[i + j * n] - s) * (a[i + j * n] - s);
+            den += a[i + j * n] * a[i + j * n];
+        }
+    return sqrt(num / den);
+}
 
 static int test__failures_in_current;
 static int test__passed, test__failed;

@@ -177,19 +177,6 @@ TEST(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles) {
     dag_array_free(x), dag_array_free(y);
 }
 
-/* ||A - L L^T|| / ||A|| (Frobenius), L from the lower triangle of f */
-static double residual(const double *a, const double *f, int n) {
-    double num = 0, den = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) {
-            double s = 0;
-            for (int p = 0; p <= j; p++) s += f[i + p * n] * f[j + p * n];
-            num += (a[i + j * n] - s) * (a[i + j * n] - s);
-            den += a[i + j * n] * a[i + j * n];
-        }
-    return sqrt(num / den);
-}
-
 TEST(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings) {
     int sizes[3][2] = { { 256, 64 }, { 300, 64 }, { 97, 97 } };   /* square tiles, ragged edge, one tile */
     for (int s = 0; s < 3; s++) {
@@ -199,7 +186,7 @@ TEST(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings) {
         dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
         CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
         dag_array_collect(A, f, DAG_COL_MAJOR, n);
-        double r = residual(a, f, n);
+        double r = cholesky_residual(a, f, n);
         printf("     n %d, tiles %d: residual %.2e\n", n, nb, r);
         CHECK(r < 1e-12);
         dag_array_free(A);
@@ -400,7 +387,7 @@ TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     CHECK_EQ_INT(trace_count("potrf"), S);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) f[i + j * N] = m[i + j * LD];   /* the result is in place: no collect */
-    double r = residual(a, f, N);
+    double r = cholesky_residual(a, f, N);
     printf("     n %d in tiles of %d, ld %d: residual %.2e\n", N, NB, LD, r);
     CHECK(r < 1e-12);
     int upper = 0;
@@ -435,7 +422,7 @@ TEST(a_wrapped_matrix_is_factorised_in_place_by_column_panels) {
     dag_array_free(A);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) f[i + j * N] = mf[i + j * LD], a[i + j * N] = af[i + j * N];
-    r = residual(a, f, N);
+    r = cholesky_residual(a, f, N);
     printf("     float, n %d in tiles of %d, ld %d: residual %.2e\n", N, NB, LD, r);
     CHECK(r < 1e-5);
     int gaps = 0;
@@ -680,7 +667,7 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
         }
     CHECK(err < 1e-9);
     dag_array_collect(A, f, DAG_COL_MAJOR, N);
-    double r = residual(a, f, N);
+    double r = cholesky_residual(a, f, N);
     printf("     Cholesky on the devices: residual %.2e\n", r);
     CHECK(r < 1e-12);
     dag_array_collect(X, y, DAG_COL_MAJOR, N);
@@ -850,7 +837,7 @@ TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
     CHECK_EQ_INT(bad, 0);
     for (int j = 0; j < N; j++)
         for (int i = 0; i < N; i++) f[i + j * N] = m[i + j * LD];
-    double r = residual(a, f, N);
+    double r = cholesky_residual(a, f, N);
     printf("     wrapped, on the devices: residual %.2e\n", r);
     CHECK(r < 1e-12);
     CHECK_EQ_INT(wrap_gaps_changed(m, N, N, LD) + wrap_gaps_changed(y, N, N, LD), 0);
@@ -1003,7 +990,7 @@ TEST(an_array_bigger_than_the_devices_capped_memory_still_factorises) {
            (unsigned long long)m.bytes_to_device, m.total);
     CHECK(m.evictions > 0);
     dag_array_collect(A, f, DAG_COL_MAJOR, N);
-    CHECK(residual(a, f, N) < 1e-12);
+    CHECK(cholesky_residual(a, f, N) < 1e-12);
     dag_array_free(A);
     dag_shutdown();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });

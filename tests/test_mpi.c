@@ -268,6 +268,16 @@ TEST(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn) {
 DAG_TASK(void, add_from, (double *, a), (const double *, b)) {
     for (int i = 0; i < 4; i++) a[i] += b[i];
 }
+/* Set up, then a on rank 0 and b on the last rank, fresh for each test: b. */
+static double a_on_first[4], b_on_last[4];
+static const double *setup_with_a_on_first_and_b_on_last(dag_data *ha, dag_data *hb) {
+    setup(2);
+    int me = dag_rank(), last = dag_num_ranks() - 1;
+    for (int i = 0; i < 4; i++) a_on_first[i] = i + 1, b_on_last[i] = 10 * (i + 1);
+    *ha = dag_data_register_on(0, me == 0 ? a_on_first : NULL, 4, sizeof(double));
+    *hb = dag_data_register_on(last, me == last ? b_on_last : NULL, 4, sizeof(double));
+    return b_on_last;
+}
 /* After a divergence every rank starts again alike: the same spawn now
    moves a to the last rank and runs there (b was never written before). */
 static void starts_again_alike(dag_data ha, dag_data hb, const double *b) {
@@ -280,11 +290,10 @@ static void starts_again_alike(dag_data ha, dag_data hb, const double *b) {
     agree_on_failures();
 }
 TEST(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message) {
-    setup(2);
+    dag_data ha, hb;
+    const double *b = setup_with_a_on_first_and_b_on_last(&ha, &hb);
     int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1;
-    static double a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 }, x[4];
-    dag_data ha = dag_data_register_on(0, me == 0 ? a : NULL, 4, sizeof(double));
-    dag_data hb = dag_data_register_on(last, me == last ? b : NULL, 4, sizeof(double));
+    static double x[4];
     DAG_DATADEPS {
         if (me == last && ranks > 1) dag_spawn(add_from, InOut(hb), In(ha));   /* waits for a from rank 0 */
         else dag_spawn(step_a, InOut(x, 4));
@@ -306,11 +315,10 @@ static double seconds_now(void) {
 }
 DAG_TASK(double, first_of, (const double *, a)) { return a[0]; }
 TEST(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds) {
-    setup(2);
+    dag_data ha, hb;
+    const double *b = setup_with_a_on_first_and_b_on_last(&ha, &hb);
     int ranks = dag_num_ranks(), me = dag_rank(), last = ranks - 1;
-    static double a[4] = { 1, 2, 3, 4 }, b[4] = { 10, 20, 30, 40 }, x[4];
-    dag_data ha = dag_data_register_on(0, me == 0 ? a : NULL, 4, sizeof(double));
-    dag_data hb = dag_data_register_on(last, me == last ? b : NULL, 4, sizeof(double));
+    static double x[4];
     double t0 = seconds_now();
     DAG_DATADEPS {
         if (me == last && ranks > 1) {
@@ -528,18 +536,6 @@ static void spd(double *m, int n, unsigned seed) {   /* random, symmetric, n on 
     for (int j = 0; j < n; j++)
         for (int i = 0; i <= j; i++) m[i + j * n] = m[j + i * n] = (double)rnd(&s) / 16777216.0 - 0.5 + (i == j ? n : 0);
 }
-/* ||A - L L^T||_F / ||A||_F over the lower triangle, L the lower triangle of f */
-static double factor_residual(const double *a, const double *f, int n) {
-    double num = 0, den = 0;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) {
-            double s = 0;
-            for (int k = 0; k <= j; k++) s += f[i + k * n] * f[j + k * n];
-            num += (a[i + j * n] - s) * (a[i + j * n] - s);
-            den += a[i + j * n] * a[i + j * n];
-        }
-    return sqrt(num / den);
-}
 /* What each rank sends and receives in the tile Cholesky on a p x q grid of
    `ranks` ranks (tile (i, j) on rank ((i % p) q + j % q) % ranks), owner
    computes, each tile's final version sent once from its owner to each
@@ -550,6 +546,13 @@ static double factor_residual(const double *a, const double *f, int n) {
    (a, i), a >= i. So the readers are grid positions in one row class and
    one column class, at most p + q of them per tile. Tasks: k + 1 write
    tile (i, k) on its owner. */
+/* The rows of the squarest grid of `ranks` (p <= q, p q = ranks), as dag_array picks it. */
+static int squarest_grid_rows(int ranks) {
+    int p = 1;
+    for (int d = 1; d * d <= ranks; d++)
+        if (ranks % d == 0) p = d;
+    return p;
+}
 static void cholesky_traffic(int n, int nb, int p, int q, int ranks, dag_rank_stats *per_rank) {
     int nt = (n + nb - 1) / nb;
     char *reads = calloc((size_t)ranks, 1);
@@ -599,11 +602,7 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
             CHECK(A != NULL);
             if (!A) continue;
             int p = grids[g][0], q = grids[g][1];
-            if (g == 0) {   /* the squarest grid of every rank: p <= q, p q = ranks */
-                for (int d = 1; d * d <= ranks; d++)
-                    if (ranks % d == 0) p = d;
-                q = ranks / p;
-            }
+            if (g == 0) p = squarest_grid_rows(ranks), q = ranks / p;
             int owners_ok = 1;
             for (int j = 0; j < dag_array_tile_cols(A); j++)
                 for (int i = 0; i < dag_array_tile_rows(A); i++)
@@ -620,7 +619,7 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
             }
             free(want);
             CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, n), DAG_OK);   /* every tile to every rank */
-            double r = factor_residual(a, f, n);
+            double r = cholesky_residual(a, f, n);
             if (!(r < 1e-12)) fprintf(stderr, "  rank %d: n %d nb %d grid %d: residual %.2e\n", me, n, nb, g, r);
             CHECK(r < 1e-12);
             /* A X = B, B distributed from the last rank's matrix alone, X gathered on rank 0 alone */
@@ -711,10 +710,7 @@ TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices
     int kernels = 0;
     for (size_t i = 0; i < n && i < 8192; i++) kernels += rec[i].backend == DAG_OPENCL;
     CHECK(kernels > 0);   /* on every rank: each owns tiles */
-    int p = 1, q;
-    for (int d = 1; d * d <= ranks; d++)
-        if (ranks % d == 0) p = d;
-    q = ranks / p;
+    int p = squarest_grid_rows(ranks), q = ranks / p;
     dag_rank_stats *want = malloc(sizeof *want * (size_t)ranks);
     cholesky_traffic(N, NB, p, q, ranks, want);
     if (ranks > 1) {   /* as on the CPU: each tile once to each rank that reads it */
@@ -723,7 +719,7 @@ TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices
     }
     free(want);
     CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, N), DAG_OK);
-    CHECK(factor_residual(a, f, N) < 1e-12);
+    CHECK(cholesky_residual(a, f, N) < 1e-12);
     CHECK_EQ_INT(dag_array_collect(Y, y, DAG_COL_MAJOR, N), DAG_OK);
     double err = 0;
     for (int j = 0; j < N; j++)
