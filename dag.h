@@ -337,6 +337,8 @@ typedef struct dag_options {
     int priority;        /* > 0: runs before unprioritised ready tasks, higher first */
     dag_scope scope;     /* empty: inherited, or any worker */
     int discard_results; /* 1: results are dropped when their region ends (no dag_fetch after it) */
+    int keep_results;    /* 1: dag_fetch leaves the result for more fetches and Futs, until dag_release
+                            (the tasks spawned here only, not what their bodies spawn) */
 } dag_options;
 
 /* How an idle worker waits for work (OpenMP's OMP_WAIT_POLICY). */
@@ -1243,6 +1245,7 @@ enum {
     DAG__TF_DISCARD = 8,       /* its result is dropped when its region ends (discard_results) */
     DAG__TF_ALWAYS_RUNS = 16,  /* runs even when cancelled or a dependency failed: the rank layer's
                                   messages, whose other side waits for them (its body looks) */
+    DAG__TF_KEEP = 32,         /* dag_fetch leaves its result (keep_results) */
 };
 
 /* The first cache line holds everything a spawn writes and a finishing
@@ -1352,6 +1355,8 @@ struct dag__worker {
     _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
+    dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
+    int num_free_regions;
     int just_stole;
     /* waiting (see >>waits) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
@@ -2272,7 +2277,17 @@ static dag__region *dag__free_regions;
 static dag__region **dag__all_regions;
 static size_t dag__num_all_regions, dag__cap_all_regions;
 
-static dag__region *dag__region_new(int kind) {
+/* Each thread keeps a few recycled regions of its own (a task body takes
+   one for its children and gives it back when they are done), so the lock
+   is taken once per DAG__REGION_BATCH regions, not per body. */
+#define DAG__REGION_BATCH 32
+static dag__region *dag__region_alloc(dag__worker *w) {
+    if (w && w->free_regions) {
+        dag__region *r = w->free_regions;
+        w->free_regions = r->outer;
+        w->num_free_regions--;
+        return r;
+    }
     dag__mutex_lock(&dag__region_lock);
     dag__region *r = dag__free_regions;
     if (r) {
@@ -2289,17 +2304,22 @@ static dag__region *dag__region_new(int kind) {
         DAG__HG_IGNORE(&r->waiter, sizeof r->waiter);
     }
     dag__mutex_unlock(&dag__region_lock);
-    dag__task_list keep_retained = r->retained, keep_prev = r->prev, keep_step = r->step;
-    atomic_store(&r->count, DAG__OPEN);
-    atomic_store(&r->cancelled, 0);
+    return r;
+}
+
+/* A region, reset. Relaxed stores: it reaches other threads only through
+   a task's publication, which releases them. */
+static dag__region *dag__region_new(int kind) {
+    dag__region *r = dag__region_alloc(dag__tls_worker);
+    atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
+    atomic_store_explicit(&r->cancelled, 0, memory_order_relaxed);
     r->spawned = 0;
-    atomic_store(&r->first_error, 0);
-    atomic_store(&r->first_cancel, 0);
-    atomic_store(&r->failed, NULL);
-    atomic_store(&r->waiter, NULL);
-    r->retained = keep_retained; r->retained.count = 0;
-    r->prev = keep_prev; r->prev.count = 0;
-    r->step = keep_step; r->step.count = 0;
+    atomic_store_explicit(&r->first_error, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->first_cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->failed, NULL, memory_order_relaxed);
+    atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
+    atomic_store_explicit(&r->failed_name, NULL, memory_order_relaxed);
+    r->retained.count = r->prev.count = r->step.count = 0;   /* their arrays stay, for reuse */
     r->owner_task = NULL;
     r->parent = NULL;
     r->outer = r->counter = r->seq = r->bulk = NULL;
@@ -2311,14 +2331,27 @@ static dag__region *dag__region_new(int kind) {
     r->spawn_error = 0;
     r->spawn_failures = 0;
     r->cancel = NULL;
-    atomic_store(&r->failed_name, NULL);
     return r;
 }
 
 static void dag__region_recycle(dag__region *r) {
+    dag__worker *w = dag__tls_worker;
+    if (w && w->num_free_regions < 2 * DAG__REGION_BATCH) {
+        r->outer = w->free_regions;
+        w->free_regions = r;
+        w->num_free_regions++;
+        return;
+    }
     dag__mutex_lock(&dag__region_lock);
     r->outer = dag__free_regions;
     dag__free_regions = r;
+    for (int i = 0; w && i < DAG__REGION_BATCH; i++) {   /* half of this thread's go back too */
+        dag__region *x = w->free_regions;
+        w->free_regions = x->outer;
+        w->num_free_regions--;
+        x->outer = dag__free_regions;
+        dag__free_regions = x;
+    }
     dag__mutex_unlock(&dag__region_lock);
 }
 
@@ -2392,7 +2425,8 @@ typedef struct dag__kept {
     uintptr_t key;            /* the record's address; its low 6 bits (records are
                                  64-byte aligned): the result's type tag, and 32 if it failed */
     uint32_t gen;
-    uint32_t size;            /* the result's bytes (an int status if it failed) */
+    uint32_t size : 31;       /* the result's bytes (an int status if it failed) */
+    uint32_t keep : 1;        /* keep_results: dag_fetch leaves it */
     unsigned char bytes[];
 } dag__kept;
 enum { DAG__KEPT_FAILED = 32, DAG__KEPT_TAG = 31 };
@@ -2408,7 +2442,8 @@ static void dag__keep(dag__task *t) {
     dag__kept *k = (dag__kept *)dag__xmalloc(sizeof *k + size);
     k->key = (uintptr_t)t | (uintptr_t)(t->desc->result_tag & DAG__KEPT_TAG) | (status ? DAG__KEPT_FAILED : 0);
     k->gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-    k->size = size;
+    k->size = size & 0x7fffffffu;
+    k->keep = (t->flags & DAG__TF_KEEP) != 0;
     if (status) memcpy(k->bytes, &status, sizeof status);
     else memcpy(k->bytes, dag__result_of(t), size);
     dag__mutex_lock(&dag__g.kept_lock);
@@ -2435,10 +2470,13 @@ static void dag__keep(dag__task *t) {
     dag__mutex_unlock(&dag__g.kept_lock);
 }
 
-/* What a kept result says, copied out under the lock (or removed, with
-   `drop`). Returns false when the handle's result is not kept. */
-typedef struct dag__kept_view { int status, tag; uint32_t size; } dag__kept_view;
-static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, bool drop) {
+/* What a kept result says, copied out under the lock, and then left
+   (DAG__KEPT_READ), removed (DAG__KEPT_DROP: dag_release), or removed when
+   it was a value fetched whole without keep_results (DAG__KEPT_TAKE:
+   dag_fetch). Returns false when the handle's result is not kept. */
+typedef struct dag__kept_view { int status, tag; uint32_t size, keep; } dag__kept_view;
+enum { DAG__KEPT_READ, DAG__KEPT_DROP, DAG__KEPT_TAKE };
+static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, int how) {
     if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & 0x7fffffffu)) return false;
     bool found = false;
     dag__mutex_lock(&dag__g.kept_lock);
@@ -2450,14 +2488,20 @@ static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_
             found = true;
             v->tag = (int)(k->key & DAG__KEPT_TAG);
             v->size = k->size;
+            v->keep = k->keep;
             v->status = 0;
             if (k->key & DAG__KEPT_FAILED) memcpy(&v->status, k->bytes, sizeof v->status);
             else if (out && out_size <= k->size) memcpy(out, k->bytes, out_size);
-            if (drop) {
+            if (how == DAG__KEPT_DROP || (how == DAG__KEPT_TAKE && !v->status && !k->keep && out && out_size == k->size)) {
                 *at = k->next;
                 dag__g.kept_count--;
                 dag__g.kept_bytes -= sizeof *k + k->size;
                 DAG_FREE(k);
+                if (!dag__g.kept_count) {   /* none left: nothing stays held */
+                    DAG_FREE(dag__g.kept_buckets);
+                    dag__g.kept_buckets = NULL;
+                    dag__g.kept_buckets_n = 0;
+                }
             }
         }
     }
@@ -2474,6 +2518,63 @@ static void dag__kept_free_all(void) {
     DAG_FREE(dag__g.kept_buckets);
     dag__g.kept_buckets = NULL;
     dag__g.kept_buckets_n = dag__g.kept_count = dag__g.kept_bytes = 0;
+}
+
+/* A region holds each task with a result (a reference in `retained`) until
+   the task's result is fetched or released, or the region ends. A fetch or
+   release made by the spawning context right after its spawns (fork-join,
+   and spawn-then-fetch loops) takes the task off the list at once, so the
+   list stays short without a region end: the last few entries are looked
+   at. Tasks fetched elsewhere, or long after, are marked (ended & 2), and
+   the list sweeps them out whenever it is full, with finished results
+   moved to kept blocks: a root region that never ends stays bounded. */
+#define DAG__RETAINED_LOOK 4
+static dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
+    dag__region *r = ctx->top;
+    if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu))
+        return NULL;
+    dag__task_list *l = &r->counter->retained;
+    size_t n = l->count, lo = n > DAG__RETAINED_LOOK ? n - DAG__RETAINED_LOOK : 0;
+    for (size_t i = n; i-- > lo;) {
+        dag__task *t = l->items[i];
+        if (t != h.ptr) continue;
+        /* the list holds t: its generation and fields are its own */
+        if (atomic_load_explicit(&t->gen, memory_order_relaxed) != h.gen ||
+            (fetching && ((t->flags & DAG__TF_KEEP) || t->desc->result_size != result_size)))
+            return NULL;
+        l->items[i] = l->items[--l->count];
+        if (atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) {   /* spent elsewhere: nothing to take */
+            dag__decref(dag__tls_worker, t);
+            return NULL;
+        }
+        return t;
+    }
+    return NULL;
+}
+
+static DAG__NOINLINE void dag__retained_sweep(dag__worker *w, dag__region *r) {
+    dag__task_list *l = &r->retained;
+    size_t kept = 0;
+    for (size_t i = 0; i < l->count; i++) {
+        dag__task *t = l->items[i];
+        int ended = atomic_load_explicit(&t->ended, memory_order_acquire);
+        bool done_fine = !(t->flags & DAG__TF_DISCARD) && dag__done(t) && !atomic_load(&t->status);
+        if (!(ended & 2) && !done_fine) {
+            l->items[kept++] = t;
+            continue;
+        }
+        if (!(ended & 2)) {   /* finished, nobody fetched it yet: its result alone stays */
+            dag__keep(t);
+            atomic_store_explicit(&t->ended, 1, memory_order_release);
+        }
+        dag__decref(w, t);
+    }
+    l->count = kept;
+}
+
+static inline void dag__retain(dag__worker *w, dag__region *r, dag__task *t) {
+    if (DAG__UNLIKELY(r->retained.count == r->retained.cap && r->retained.count >= 64)) dag__retained_sweep(w, r);
+    dag__list_push(&r->retained, t);
 }
 
 /* Drops what the region held for dag_fetch and dag_wait. */
@@ -3031,7 +3132,11 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
             continue;
         }
         if (!blocked && dag__spin_more(idle, &idle_since)) continue;
+        /* a waiter counts itself on the task only while it sleeps: the
+           finisher wakes it (dag__complete) */
+        if (on) atomic_fetch_add_explicit(&on->waiters, 1, memory_order_seq_cst);
         dag__sleep(w, done, arg);
+        if (on) atomic_fetch_sub_explicit(&on->waiters, 1, memory_order_relaxed);
         idle = 0;
     }
     if (blocked) dag__unblock(w);
@@ -3502,7 +3607,7 @@ static bool dag__scope_empty(const dag_scope *s) {
 /* No name, priority, scope or discard_results: a spawn under such options
    needs no extra record for them and may run undeferred. */
 static inline bool dag__options_plain(const dag_options *o, bool scoped) {
-    return !o->name && !o->priority && !scoped && !o->discard_results;
+    return !o->name && !o->priority && !scoped && !o->discard_results && !o->keep_results;
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
@@ -3540,6 +3645,7 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
         if (!dag__scope_empty(&o->scope)) base.scope = o->scope;
         if (o->priority) base.priority = o->priority;
         if (o->discard_results) base.discard_results = 1;
+        if (o->keep_results) base.keep_results = 1;
     }
     return base;
 }
@@ -3816,7 +3922,10 @@ dag_data dag_data_register_resident_tile_on(int rank, void *ptr, size_t rows, si
 
 /* A record from this thread's pool holding one reference. Its refs are only
    ever added to: a stale handle may be inside dag__ref_handle right now. */
-static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out) {
+/* A record with `refs` references. A free record has none, and a stale
+   handle takes one only from a record that has some (dag__ref_handle), so
+   a plain store sets them. */
+static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out, int32_t refs) {
     dag__task *t = (dag__task *)dag__pool_alloc(&w->tasks);
     uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
     if (DAG__UNLIKELY(gen == 0)) {   /* a fresh record: it belongs to this pool for good */
@@ -3827,7 +3936,7 @@ static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out) {
         DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
         DAG__HG_IGNORE(&t->ended, sizeof t->ended);
     }
-    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
     *gen_out = gen;
     return t;
 }
@@ -3950,7 +4059,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
 
 /* Moves a stack record into a pooled one (its extra goes along). */
 static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out) {
-    dag__task *t = dag__task_alloc(w, gen_out);
+    dag__task *t = dag__task_alloc(w, gen_out, 1);
     /* field by field: refs and gen of a pooled record may be touched by a
        stale handle's dag__ref_handle at any time, so they are only added to */
     atomic_store_explicit(&t->succ, atomic_load_explicit(&local->succ, memory_order_relaxed), memory_order_relaxed);
@@ -4057,7 +4166,7 @@ static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__param *p, void *slot) {
     unsigned char bytes[256];
     dag__kept_view v;
-    if (!dag__kept_read(h, &v, NULL, 0, false)) return DAG_ERR_STALE_HANDLE;
+    if (!dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) return DAG_ERR_STALE_HANDLE;
     if (v.status) {
         const char *none = NULL;
         atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
@@ -4065,7 +4174,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
     }
     if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
     void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
-    int e = dag__kept_read(h, &v, buf, v.size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+    int e = dag__kept_read(h, &v, buf, v.size, DAG__KEPT_READ) ? DAG_OK : DAG_ERR_STALE_HANDLE;
     if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
     if (buf != bytes) DAG_FREE(buf);
     return e;
@@ -4077,11 +4186,7 @@ static int dag__wait_task(dag__worker *w, dag__task *t) {
     if (dag__done(t)) return DAG_OK;
     dag__task *body = dag__tls_ctx ? dag__tls_ctx->task : NULL;
     int r = DAG_ERR_WAIT_CYCLE;
-    if (t != body) {
-        atomic_fetch_add_explicit(&t->waiters, 1, memory_order_seq_cst);
-        r = dag__help_until(w, dag__task_done_fn, t, t);
-        atomic_fetch_sub_explicit(&t->waiters, 1, memory_order_relaxed);
-    }
+    if (t != body) r = dag__help_until(w, dag__task_done_fn, t, t);
     if (r == DAG_ERR_WAIT_CYCLE && t == body) dag__err(r, "task '%s' waits for itself", dag__task_name(t));
     else if (r == DAG_ERR_WAIT_CYCLE)
         dag__err(r, "task '%s' waits for task '%s', which cannot finish before it does (a wait cycle)",
@@ -4118,7 +4223,7 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
         t->child_root = NULL;
         t->flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     } else {
-        t = dag__task_alloc(w, gen);
+        t = dag__task_alloc(w, gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
         t->flags = dag__mpi_spawn_flags;
     }
     t->desc = desc;
@@ -4131,14 +4236,16 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
                       desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt->name;
-        if (opt->priority || scoped || opt->discard_results) {
-            x->inherited = *opt;          /* scope and priority pass to its children; its name does not */
-            x->inherited.name = NULL;
+        if (opt->priority || scoped || opt->discard_results || opt->keep_results) {
+            x->inherited = *opt;          /* scope and priority pass to its children; its name does not, */
+            x->inherited.name = NULL;     /* nor keep_results, which is about its own handle */
+            x->inherited.keep_results = 0;
             x->has_options = 1;
         }
         if (opt->priority > 0) {
@@ -4308,8 +4415,12 @@ static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r,
                    : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                    : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
                                   : "Ld names no span argument of the task (it takes a span's handle or first element)");
-    if (undeferred) dag__task_free(w, t);
-    else dag__decref(w, t);
+    if (undeferred) {
+        dag__task_free(w, t);
+    } else {
+        if (desc->result_size) atomic_fetch_sub_explicit(&t->refs, 1, memory_order_relaxed);   /* its region's */
+        dag__decref(w, t);
+    }
     return dag__failed_handle(r, error);
 }
 
@@ -4346,17 +4457,21 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
                                           dag__spawn_state *st, uint32_t gen, const dag_options *opt) {
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
-        if (DAG__UNLIKELY(opt->discard_results)) t->flags |= DAG__TF_DISCARD;
-        atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
-        dag__list_push(&r->counter->retained, t);
-        st->refs++;
+        if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
+            t->flags |= (opt->discard_results ? DAG__TF_DISCARD : 0u) | (opt->keep_results ? DAG__TF_KEEP : 0u);
+        dag__retain(w, r->counter, t);   /* its reference came with the record */
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
     r->counter->spawned++;
     DAG__COUNT(w->spawned, 1);
-    DAG__HB(&t->pending);
-    int32_t left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st->added, memory_order_acq_rel) -
-                   (DAG__GUARD - st->added);
+    int32_t left = 0;
+    if (st->added) {   /* predecessors count it down meanwhile */
+        DAG__HB(&t->pending);
+        left = atomic_fetch_sub_explicit(&t->pending, DAG__GUARD - st->added, memory_order_acq_rel) -
+               (DAG__GUARD - st->added);
+    } else {   /* nothing else knows it yet */
+        atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    }
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
     if (left == 0) {
         if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
@@ -4468,13 +4583,13 @@ dag_result dag_wait(dag_task h) {
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
         dag__kept_view v;
-        return (dag_result)(dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK);
+        return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
     }
     dag__task *t = h.ptr;
     int s = dag__wait_task(dag__tls_worker, t);
     if (!s && atomic_load(&t->ended)) {   /* the region returned its failure; a kept result says it again */
         dag__kept_view v;
-        s = dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK;
+        s = dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK;
     } else if (!s) {
         s = atomic_load(&t->status);
     }
@@ -4509,7 +4624,7 @@ dag_result dag_task_result(dag_task h) {
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
-    if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, false) ? v.status : DAG_OK);
+    if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
     int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
     dag__decref(dag__tls_worker, h.ptr);
     return (dag_result)s;
@@ -4534,7 +4649,7 @@ const char *dag_task_message(dag_task h) {
     if (!dag__current_context()) return buf;
     if (!dag__ref_handle(h)) {
         dag__kept_view v;
-        if ((h.bits & 1) && dag__kept_read(h, &v, NULL, 0, false) && v.status)
+        if ((h.bits & 1) && dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) && v.status)
             snprintf(buf, sizeof bufs[0], "a task whose region has ended: %s", dag_result_string(v.status));
         return buf;
     }
@@ -4551,17 +4666,22 @@ const char *dag_task_message(dag_task h) {
     return buf;
 }
 
+/* A result the handle no longer reaches (fetched, released, dropped, or
+   from an earlier set-up). */
+static DAG__NOINLINE dag_result dag__stale(const char *call) {
+    return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "%s: stale handle (its result was fetched already, released by "
+                                "dag_release or discard_results, or it is from an earlier set-up)", call);
+}
+
 /* dag_fetch after the task's region ended: the kept result. */
 static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t size) {
     dag__kept_view v;
-    if (!dag__kept_read(h, &v, NULL, 0, false))
-        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "dag_fetch: stale handle (its result was released "
-                                    "by dag_release or discard_results, or it is from an earlier set-up)");
+    if (!dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) return dag__stale("dag_fetch");
     if (v.status) return (dag_result)v.status;
     if (size != v.size || !out)
         return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %u bytes",
                                     out ? size : 0, v.size);
-    return dag__kept_read(h, &v, out, size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+    return dag__kept_read(h, &v, out, size, DAG__KEPT_TAKE) ? DAG_OK : DAG_ERR_STALE_HANDLE;
 }
 
 dag_result dag_cancel(dag_task h) {
@@ -4598,15 +4718,47 @@ bool dag_cancelled(void) {
 dag_result dag_release(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
-    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
+    dag__task *t = dag__retained_take(ctx, h, 0, false);
+    if (t) {   /* the region's reference, handed over */
+        atomic_fetch_or(&t->ended, 2);
+        dag__decref(dag__tls_worker, t);
+        return DAG_OK;
+    }
     if (dag__ref_handle(h)) {
         int ended = atomic_fetch_or(&h.ptr->ended, 2);   /* its region drops it instead of keeping it */
         dag__decref(dag__tls_worker, h.ptr);
+        if (ended & 2) return DAG_ERR_STALE_HANDLE;   /* spent: fetched or released (no log: fetch then
+                                                         release is a common, harmless idiom) */
         if (!(ended & 1)) return DAG_OK;
     }
     dag__kept_view v;
-    return dag__kept_read(h, &v, NULL, 0, true) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+    return dag__kept_read(h, &v, NULL, 0, DAG__KEPT_DROP) ? DAG_OK : DAG_ERR_STALE_HANDLE;
+}
+
+/* dag_fetch's wait and copy. A fetch that gets the value spends the handle
+   (unless keep_results): `held` says the caller has the region's reference
+   to t (dag__retained_take), which it drops; otherwise t is marked, and a
+   result its region kept already goes. A failure is not spent: the handle
+   still tells it (dag_task_message). */
+static dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
+                                  size_t size) {
+    int s = dag__wait_task(w, t);
+    if (!s) s = atomic_load(&t->status);
+    if (!s) memcpy(out, dag__result_of(t), size);
+    if (!s && !ctx->task) s = dag__devices_settle(false, true);
+    if (held && s) {
+        dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
+        return (dag_result)s;
+    }
+    if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
+        dag__kept_view v;
+        dag__kept_read(h, &v, NULL, 0, DAG__KEPT_DROP);
+    }
+    dag__decref(w, t);
+    return (dag_result)s;
 }
 
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
@@ -4615,30 +4767,26 @@ dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
         return (dag_result)dag__mpi_wait(h, out, size);
     }
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
-    if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
-    bool live = dag__ref_handle(h);
-    if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
-        dag__decref(dag__tls_worker, h.ptr);
-        live = false;
-    }
-    if (!live) return dag__fetch_kept(h, out, size);
-    dag__task *t = h.ptr;
     dag__worker *w = dag__tls_worker;
-    int s = DAG_OK;
-    if (!t->desc->result_size) {
-        s = dag__err(DAG_ERR_NO_RESULT, "dag_fetch(%s): the task returns void", dag__task_name(t));
-    } else if (size != t->desc->result_size || !out) {
-        s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
-                     dag__task_name(t), out ? size : 0, t->desc->result_size);
-    } else {
-        s = dag__wait_task(w, t);
-        if (!s) s = atomic_load(&t->status);
-        if (!s) memcpy(out, dag__result_of(t), size);
-        if (!s && !dag__tls_ctx->task) s = dag__devices_settle(false, true);
+    dag__task *t = out ? dag__retained_take(ctx, h, size, true) : NULL;
+    if (DAG__LIKELY(t != NULL)) return dag__fetch_live(w, ctx, t, h, true, out, size);
+    if (!dag__ref_handle(h)) return dag__fetch_kept(h, out, size);
+    t = h.ptr;
+    int ended = atomic_load_explicit(&t->ended, memory_order_acquire);
+    if (ended) {
+        dag__decref(w, t);
+        return ended & 1 ? dag__fetch_kept(h, out, size) : dag__stale("dag_fetch");
     }
-    dag__decref(w, t);
-    return (dag_result)s;
+    if (size != t->desc->result_size || !out) {
+        int s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
+                         dag__task_name(t), out ? size : 0, t->desc->result_size);
+        dag__decref(w, t);
+        return (dag_result)s;
+    }
+    return dag__fetch_live(w, ctx, t, h, false, out, size);
 }
 
 static bool dag__region_drained(void *p) {
@@ -4685,7 +4833,7 @@ static const char *dag__region_name(int kind) {
 static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0, NULL };
 static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char *cause) {
     uint32_t gen;
-    dag__task *m = dag__task_alloc(w, &gen);
+    dag__task *m = dag__task_alloc(w, &gen, 1);
     m->desc = &dag__failed_step;
     m->extra = NULL;
     m->flags = 0;

@@ -119,6 +119,7 @@ typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
     const dag_task_desc *desc;
     dag_task local;              /* on that rank: its local handle */
     size_t result_size;
+    int keep;                    /* spawned with keep_results: a fetch leaves it, as on one node */
     int shared;                  /* its outcome went to every rank (a collective wait or fetch) */
     unsigned char *outcome;      /* elsewhere: the status (int32) then the result, once received */
     dag_task received;           /* elsewhere: the receive task of the outcome */
@@ -1005,6 +1006,8 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     if (here) {
         dag_options local_opt = *opt;
         local_opt.scope.rank = 0;
+        if (runs_on >= 0) local_opt.keep_results = 1;   /* read by this layer as often as it needs; a fetch
+                                                          of the collective handle spends it on every rank */
         DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &local_opt));
     }
     if (runs_on < 0) return local;
@@ -1012,6 +1015,7 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     e->rank = runs_on;
     e->local = local;
     e->result_size = desc->result_size;
+    e->keep = opt->keep_results;
     e->desc = desc;
     dag__mpi_only(&e->value_at, runs_on);   /* its result is where it ran */
     e->depth = depth;
@@ -1028,10 +1032,20 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     return h;
 }
 
+static int dag__mpi_outcome(dag_task h, void *out, size_t size);
+
 /* dag_wait and dag_fetch of a task that ran on one rank: collective, the
    first time every rank asks, the rank that ran it sends its outcome to
-   the others; later calls read what came. */
+   the others; later calls read what came. A fetch that gets the value
+   spends the handle on every rank (unless keep_results), as on one node. */
 static int dag__mpi_wait(dag_task h, void *out, size_t size) {
+    int s = dag__mpi_outcome(h, out, size);
+    dag__mpi_task *e = s == DAG_OK && out ? dag__mpi_task_of(h) : NULL;
+    if (e && !e->keep) dag__mpi_release(h);
+    return s;
+}
+
+static int dag__mpi_outcome(dag_task h, void *out, size_t size) {
     dag__mpi_task *e = dag__mpi_task_of(h);
     if (!e && (h.bits & 1))
         return dag__err(DAG_ERR_STALE_HANDLE, "dag_wait / dag_fetch: a task run on one rank whose result was released "

@@ -441,28 +441,45 @@ TEST(a_finished_void_task_still_says_it_has_no_result) {
     }
 }
 
-TEST(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale) {
+TEST(a_fetch_after_its_region_ended_gives_the_kept_result_and_spends_the_handle) {
     dag_task t;
     DAG_DATADEPS { t = dag_spawn(return_int, Val(3)); }
     int v = -1;
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
     CHECK_EQ_INT(v, 3);
-    CHECK_EQ_INT(dag_release(t), DAG_OK);
     v = -1;
     int mark = log_mark();
-    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);   /* the fetch took the result */
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(v, -1);
+    CHECK_EQ_INT(dag_release(t), DAG_ERR_STALE_HANDLE);     /* nothing left to release */
     /* waiting on it is harmless: it finished */
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
     CHECK(dag_ready(t));
+}
+
+TEST(a_second_release_is_stale_and_a_released_result_cannot_be_fetched) {
+    dag_task t;
+    DAG_DATADEPS { t = dag_spawn(return_int, Val(3)); }
+    CHECK_EQ_INT(dag_release(t), DAG_OK);
+    CHECK_EQ_INT(dag_release(t), DAG_ERR_STALE_HANDLE);
+    int v = -1;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(v, -1);
+    /* inside the region, while the record still lives */
+    DAG_DATADEPS {
+        dag_task u = dag_spawn(return_int, Val(4));
+        CHECK_EQ_INT(dag_release(u), DAG_OK);
+        CHECK_EQ_INT(dag_release(u), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_fetch(u, &v), DAG_ERR_STALE_HANDLE);
+    }
 }
 
 DAG_TASK(int, return_and_write, (int *, x), (int, v)) {
     *x = v;
     return v;
 }
-TEST(a_released_result_is_stale_for_a_task_with_spans_too) {
+TEST(a_fetched_result_is_stale_for_a_task_with_spans_too) {
     /* stale-ness must not depend on whether the dependency state still
        holds the record */
     static int x;
@@ -471,10 +488,15 @@ TEST(a_released_result_is_stale_for_a_task_with_spans_too) {
     int v = -1;
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
     CHECK_EQ_INT(v, 3);
-    CHECK_EQ_INT(dag_release(t), DAG_OK);
     int mark = log_mark();
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_STALE_HANDLE);
+    DAG_DATADEPS {
+        dag_task u = dag_spawn(return_and_write, Out(&x, 1), Val(5));
+        CHECK_EQ_INT(dag_fetch(u, &v), DAG_OK);
+        CHECK_EQ_INT(v, 5);
+        CHECK_EQ_INT(dag_fetch(u, &v), DAG_ERR_STALE_HANDLE);   /* the record is still in the region */
+    }
 }
 
 TEST(a_span_whose_elements_are_not_the_parameters_is_rejected) {
@@ -1071,8 +1093,9 @@ int main(void) {
     RUN(a_fetch_of_the_wrong_size_is_rejected);
     RUN(a_fetch_on_a_running_void_task_says_no_result);
     RUN(a_finished_void_task_still_says_it_has_no_result);
-    RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_after_release_is_stale);
-    RUN(a_released_result_is_stale_for_a_task_with_spans_too);
+    RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_spends_the_handle);
+    RUN(a_second_release_is_stale_and_a_released_result_cannot_be_fetched);
+    RUN(a_fetched_result_is_stale_for_a_task_with_spans_too);
     RUN(a_region_of_failed_spawns_says_so_once_and_in_its_result);
     RUN(a_span_whose_elements_are_not_the_parameters_is_rejected);
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);

@@ -9,7 +9,10 @@
    or a 32-byte struct passed whole), Val of scalars and of a descriptor
    struct, nested DAG_DATADEPS / DAG_SEQUENTIAL / DAG_BULK / DAG_WITH_OPTIONS
    blocks (macro and function forms, empty ones included), task bodies that
-   spawn children over sub-spans of their own spans, fetches, dag_wait,
+   spawn children over sub-spans of their own spans, fetches (a fetch spends
+   the handle: fetched again it must be stale and write nothing, unless the
+   task was spawned with keep_results, whose results are fetched again and
+   passed as Futs after a fetch), dag_wait,
    dag_wait_all, setup/shutdown cycles with 1..4 workers and various
    throttles, priorities, scopes, names, dag_spawn_args, tiny busy-waits.
 
@@ -128,10 +131,12 @@ typedef struct fz_task {
     fz_big vb;
     int via, prio, named, scope_kind, scope_a, scope_b;
     int gen_fetched;
+    int keep;            /* spawned with keep_results: fetches leave the result */
+    int spent;           /* generator: fetched without keep, so the handle is spent */
     uint64_t rmask[NWORD], wmask[NWORD];
 } fz_task;
 
-enum { IT_SPAWN, IT_REGION, IT_FETCH, IT_WAIT, IT_WAITALL, IT_CYCLE, IT_STALE };
+enum { IT_SPAWN, IT_REGION, IT_FETCH, IT_WAIT, IT_WAITALL, IT_CYCLE, IT_STALE, IT_SPENT };
 typedef struct fz_item {
     int kind;
     int arg;      /* task, region or (cycle) new epoch */
@@ -167,6 +172,7 @@ static struct {
     int nepochs;
     int root;
     int spin_pct, child_pct;
+    int nspent;   /* IT_SPENT items: each logs one stale handle */
 } P;
 
 /* ------------------------------------------------------------------ */
@@ -481,6 +487,7 @@ static void fz_spawn_dag(int id) {
     memset(&o, 0, sizeof o);
     o.name = T->named ? "fz_named" : NULL;
     o.priority = T->prio;
+    o.keep_results = T->keep;
     if (T->scope_kind == 1) o.scope = dag_scope(.thread = T->scope_a);
     if (T->scope_kind == 2) o.scope = dag_scope_union(dag_scope(.thread = T->scope_a), dag_scope(.threads = DAG_THREAD_BIT(T->scope_b)));
     if (T->scope_kind == 3) o.scope = dag_scope(.all_threads = 1);
@@ -653,6 +660,19 @@ static void fz_exec_item(int it) {
         fz_setup_epoch(g_epoch);
         break;
     }
+    case IT_SPENT: {
+        /* fetched before without keep_results: stale, and nothing written */
+        fz_big v;
+        memset(&v, 0xAB, sizeof v);
+        fz_big before = v;
+        static const size_t size[4] = {0, 8, 4, sizeof(fz_big)};
+        atomic_store(&g_quiet_log, 1);   /* its log line is expected (P.nspent counts it) */
+        dag_result rc = dag_fetch_bytes(g_handle[I->arg], &v, size[kind_res[P.tasks[I->arg].kind]]);
+        atomic_store(&g_quiet_log, 0);
+        if (rc != DAG_ERR_STALE_HANDLE) fz_body_error("dag_fetch(t%d) a second time returned %s", I->arg, dag_result_string(rc));
+        else if (memcmp(&v, &before, sizeof v) != 0) fz_body_error("dag_fetch(t%d) a second time wrote its output", I->arg);
+        break;
+    }
     case IT_STALE: {
         /* the task's region has ended: its result is kept, so the right value */
         fz_big v;
@@ -735,7 +755,17 @@ static int holder_open(const gen_ctx *g, int holder) {
 /* a result that can still be fetched or used as a Fut here */
 static int fetchable(const gen_ctx *g, int t) {
     const fz_task *T = &P.tasks[t];
-    return T->ctx == g->ctx && T->epoch == P.nepochs - 1 && kind_res[T->kind] && holder_open(g, T->holder);
+    return T->ctx == g->ctx && T->epoch == P.nepochs - 1 && kind_res[T->kind] && holder_open(g, T->holder) && !T->spent;
+}
+/* a fetch takes the result unless it was spawned with keep_results */
+static int gen_fetch_item(int b, int kind, int t) {
+    fz_task *T = &P.tasks[t];
+    if (!T->keep) T->spent = 1;
+    return new_item(b, kind, t);
+}
+static int ok_spent(const gen_ctx *g, int t) {
+    const fz_task *T = &P.tasks[t];
+    return T->ctx == g->ctx && T->epoch == P.nepochs - 1 && T->spent;
 }
 
 static int pick_task(const gen_ctx *g, int (*ok)(const gen_ctx *, int)) {
@@ -749,7 +779,8 @@ static int ok_big(const gen_ctx *g, int t) { return fetchable(g, t) && kind_res[
 static int ok_wait(const gen_ctx *g, int t) { return P.tasks[t].ctx == g->ctx && P.tasks[t].epoch == P.nepochs - 1; }
 static int ok_stale(const gen_ctx *g, int t) {
     const fz_task *T = &P.tasks[t];
-    return g->ctx < 0 && T->ctx < 0 && T->epoch == P.nepochs - 1 && kind_res[T->kind] && !holder_open(g, T->holder);
+    return g->ctx < 0 && T->ctx < 0 && T->epoch == P.nepochs - 1 && kind_res[T->kind] && !holder_open(g, T->holder) &&
+           !T->spent;
 }
 
 static int rand_mode(void) {
@@ -855,8 +886,8 @@ static void add_step(int seq, int task, int region) {
 static void gen_fetch_before_close(gen_ctx *g, int b, int holder, int pct) {
     for (int t = 0; t < P.ntasks; t++) {
         fz_task *T = &P.tasks[t];
-        if (T->ctx == g->ctx && T->holder == holder && kind_res[T->kind] && !T->gen_fetched && chance(pct)) {
-            new_item(b, IT_FETCH, t);
+        if (T->ctx == g->ctx && T->holder == holder && kind_res[T->kind] && !T->gen_fetched && !T->spent && chance(pct)) {
+            gen_fetch_item(b, IT_FETCH, t);
             T->gen_fetched = 1;
         }
     }
@@ -909,6 +940,10 @@ static void gen_spawn(gen_ctx *g, int b) {
     P.ntasks++;
     int r = rn(100);
     T->via = r < 20 ? VIA_WITH : r < 35 ? VIA_ARGS : VIA_SPAWN;
+    if (kind_res[T->kind] && chance(25)) {   /* options carry keep_results */
+        T->keep = 1;
+        T->via = VIA_WITH;
+    }
     if (T->via == VIA_WITH) {
         if (chance(50)) T->prio = 1 + rn(5);
         T->named = chance(30);
@@ -1010,12 +1045,16 @@ static int gen_block(gen_ctx *g, int depth, int max_items) {
         if (r < 58) gen_spawn(g, b);
         else if (r < 72 && depth < 4) gen_region(g, b, depth);
         else if (r < 82 && (t = pick_task(g, fetchable)) >= 0) {
-            new_item(b, IT_FETCH, t);
+            gen_fetch_item(b, IT_FETCH, t);
             P.tasks[t].gen_fetched = 1;
         } else if (r < 86 && (t = pick_task(g, ok_wait)) >= 0) new_item(b, IT_WAIT, t);
         else if (r < 89 && depth == 0) gen_waitall(g, b, 0);
         else if (r < 90 && depth == 0 && g->ctx < 0 && P.nepochs < MAXEPOCH) gen_waitall(g, b, 1);
-        else if (r < 92 && (t = pick_task(g, ok_stale)) >= 0) new_item(b, IT_STALE, t);
+        else if (r < 92 && (t = pick_task(g, ok_stale)) >= 0) gen_fetch_item(b, IT_STALE, t);
+        else if (r < 93 && (t = pick_task(g, ok_spent)) >= 0) {
+            new_item(b, IT_SPENT, t);
+            P.nspent++;
+        }
         else gen_spawn(g, b);
     }
     return b;
@@ -1098,7 +1137,7 @@ static void print_item(int it, int indent) {
         if (T->d.spin) printf(" spin=%dus", T->d.spin);
         if (T->via == VIA_ARGS) printf(" via=dag_spawn_args");
         if (T->via == VIA_WITH)
-            printf(" via=dag_spawn_with(prio=%d named=%d scope=%d:%d,%d)", T->prio, T->named, T->scope_kind, T->scope_a,
+            printf(" via=dag_spawn_with(prio=%d named=%d keep=%d scope=%d:%d,%d)", T->prio, T->named, T->keep, T->scope_kind, T->scope_a,
                    T->scope_b);
         if (T->child >= 0) {
             printf(" body {\n");
@@ -1126,6 +1165,7 @@ static void print_item(int it, int indent) {
                P.epochs[I->arg].throttle, P.epochs[I->arg].trace);
         break;
     case IT_STALE: printf("late dag_fetch(t%d) (the kept result)\n", I->arg); break;
+    case IT_SPENT: printf("dag_fetch(t%d) again: stale\n", I->arg); break;
     default: break;
     }
 }
@@ -1306,7 +1346,7 @@ static int run_seed(uint64_t seed, unsigned timeout) {
     atomic_store(&g_body_errors, 0);
     atomic_store(&g_body_msg_taken, 0);
     atomic_store(&g_logs, 0);
-    g_expected_logs = 0;
+    g_expected_logs = P.nspent;
     g_epoch = 0;
     fz_setup_epoch(0);
     fz_exec_block(P.root);

@@ -169,11 +169,17 @@ TEST(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank) {
         long v = -1;
         CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
         CHECK_EQ_INT(v, 1000 * r + 49);
-        CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);   /* again: what came is kept */
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);   /* the fetch spent it, on every rank */
+        CHECK_EQ_INT(dag_release(t), DAG_ERR_STALE_HANDLE);
+        o.keep_results = 1;   /* fetched twice: kept until released */
+        t = dag_spawn_with(&o, where_and_what, Val(7L));
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
         CHECK_EQ_INT(v, 1000 * r + 49);
         CHECK(dag_ready(t));
         CHECK_EQ_INT(dag_task_result(t), DAG_OK);
         CHECK_EQ_INT(dag_release(t), DAG_OK);
+        o.keep_results = 0;
         dag_task f = dag_spawn_with(&o, fails_here, Val(3L));
         CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 7);
         /* the calls that look at one task: the same answer on every rank */
@@ -443,13 +449,16 @@ TEST(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_the
     CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
     CHECK_EQ_INT(dag_wait(v), DAG_OK);   /* void: nothing kept past its region, on every rank */
     if (me == last) CHECK(a[0] == 1 + 2000 * 5);
-    /* a result is kept past its region until released */
+    /* a result is kept past its region until fetched or released */
     dag_task f = { NULL, 0, 0 };
     DAG_DATADEPS { f = dag_spawn_with(&o, first_of, In(hb)); }
     CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, layer);
     double got = 0;
-    CHECK_EQ_INT(dag_fetch(f, &got), DAG_OK);
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_OK);   /* spends it, on every rank */
     CHECK(got == 7.0);
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
+    CHECK_EQ_INT(dag_fetch(f, &got), DAG_ERR_STALE_HANDLE);
+    DAG_DATADEPS { f = dag_spawn_with(&o, first_of, In(hb)); }
     CHECK_EQ_INT(dag_release(f), DAG_OK);
     CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
     CHECK_EQ_INT(dag_fetch(f, &got), DAG_ERR_STALE_HANDLE);

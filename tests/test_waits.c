@@ -76,7 +76,9 @@ static int wg_run(unsigned seed, int threads, int n) {
     setup_threads(threads);
     int bad = 0;
     DAG_DATADEPS {
-        for (int i = 0; i < n; i++) wg_handles[i] = dag_spawn(wg_task, Val(i));
+        /* a result is fetched by later tasks and by the program: kept for each fetch */
+        DAG_WITH_OPTIONS(.keep_results = 1)
+            for (int i = 0; i < n; i++) wg_handles[i] = dag_spawn(wg_task, Val(i));
         for (int i = 0; i < n; i++) {
             long got = 0;
             if (dag_fetch(wg_handles[i], &got) != DAG_OK || got % 1000000007L != expect[i]) bad++;
@@ -245,14 +247,17 @@ TEST(results_fetched_after_their_region_are_the_tasks_results) {
     for (int i = 0; i < N * K; i++) a[i] = i % K;
     dag_task t[N];
     DAG_DATADEPS { for (int i = 0; i < N; i++) t[i] = dag_spawn(sum_span, In(a + i * K, K), Val((size_t)K)); }
+    dag_stats st = dag_get_stats();
+    CHECK_EQ_INT(st.results_kept, N);
+    CHECK(st.result_bytes <= (size_t)N * (sizeof(double) + 32));   /* its bytes plus 32 at most */
     for (int i = 0; i < N; i++) {
         double r = -1;
         CHECK_EQ_INT(dag_fetch(t[i], &r), DAG_OK);
         CHECK(r == K * (K - 1) / 2);
     }
-    dag_stats st = dag_get_stats();
-    CHECK_EQ_INT(st.results_kept, N);
-    CHECK(st.result_bytes <= (size_t)N * (sizeof(double) + 32));   /* its bytes plus 32 at most */
+    st = dag_get_stats();
+    CHECK_EQ_INT(st.results_kept, 0);   /* each fetch took its result */
+    CHECK_EQ_INT(st.result_bytes, 0);
     dag_shutdown();
 }
 
@@ -260,13 +265,13 @@ TEST(results_fetched_after_dag_wait_all_and_as_fut_after_their_region) {
     setup_threads(2);
     dag_task a = dag_spawn(twice, Val(21.0));
     CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+    dag_task d = dag_spawn(twice, Fut(a));                 /* a Fut leaves the result to fetch */
     double r = 0;
     CHECK_EQ_INT(dag_fetch(a, &r), DAG_OK);
     CHECK(r == 42);
     dag_task b;
     DAG_DATADEPS { b = dag_spawn(twice, Val(5.0)); }
     dag_task c = dag_spawn(twice, Fut(b));                 /* b's region has ended: its kept value passes */
-    dag_task d = dag_spawn(twice, Fut(a));
     CHECK_EQ_INT(dag_fetch(c, &r), DAG_OK);
     CHECK(r == 20);
     CHECK_EQ_INT(dag_fetch(d, &r), DAG_OK);
@@ -293,11 +298,12 @@ TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
     CHECK_EQ_INT(dag_release(t[0]), DAG_ERR_STALE_HANDLE);
     CHECK_EQ_INT(dag_fetch(t[7], &r), DAG_OK);
     CHECK(r == 14);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 4);   /* the fetch took it */
     /* released before its region ended: never kept */
     dag_task u;
     DAG_DATADEPS { u = dag_spawn(twice, Val(1.0)); CHECK_EQ_INT(dag_release(u), DAG_OK); }
     CHECK_EQ_INT(dag_fetch(u, &r), DAG_ERR_STALE_HANDLE);
-    CHECK_EQ_INT(dag_get_stats().results_kept, 5);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 4);
     /* a region that discards its results */
     dag_options o;
     memset(&o, 0, sizeof o);
@@ -309,7 +315,7 @@ TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
     CHECK(r == 6);
     dag_region_end(g);
     CHECK_EQ_INT(dag_fetch(v, &r), DAG_ERR_STALE_HANDLE);
-    CHECK_EQ_INT(dag_get_stats().results_kept, 5);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 4);
     dag_shutdown();
     /* a handle from an earlier set-up is stale, never another run's value */
     setup_quiet(2);
@@ -319,6 +325,28 @@ TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
     CHECK_EQ_INT(dag_fetch(t[8], &r), DAG_ERR_STALE_HANDLE);
     CHECK(r == -1);
     CHECK_EQ_INT(dag_fetch(w, &r), DAG_OK);
+    dag_shutdown();
+}
+
+DAG_TASK(void, fails_void, (int, code)) { dag_fail(DAG_USER_ERROR + code, "void and failed"); }
+/* A record is used again once its result went (fetched, or kept when its
+   region ended): what it said then must not leak into the next task. */
+TEST(a_task_on_a_used_record_reports_its_own_outcome) {
+    setup_quiet(1);
+    for (int round = 0; round < 50; round++) {
+        dag_task t = dag_spawn(twice, Val(1.0));
+        double r = 0;
+        if (round % 2) {
+            CHECK_EQ_INT(dag_fetch(t, &r), DAG_OK);   /* spent: its record goes */
+        } else {
+            DAG_DATADEPS { t = dag_spawn(twice, Val(2.0)); }   /* kept when its region ended */
+            CHECK_EQ_INT(dag_fetch(t, &r), DAG_OK);
+        }
+        dag_task f = dag_spawn(fails_void, Val(round % 5));
+        CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + round % 5);
+        CHECK_EQ_INT(dag_task_result(f), DAG_USER_ERROR + round % 5);
+        dag_wait_all();
+    }
     dag_shutdown();
 }
 
@@ -815,6 +843,7 @@ int main(void) {
     RUN(results_fetched_after_their_region_are_the_tasks_results);
     RUN(results_fetched_after_dag_wait_all_and_as_fut_after_their_region);
     RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
+    RUN(a_task_on_a_used_record_reports_its_own_outcome);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
     RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
