@@ -339,6 +339,9 @@ typedef struct dag_options {
     int discard_results; /* 1: results are dropped when their region ends (no dag_fetch after it) */
     int keep_results;    /* 1: dag_fetch leaves the result for more fetches and Futs, until dag_release
                             (the tasks spawned here only, not what their bodies spawn) */
+    int run_inline;      /* 1: runs on the spawning thread, finished when dag_spawn returns (after its
+                            predecessors: OpenMP's if(0)); a cut-off for recursion: .run_inline = n < 20 */
+    int final;           /* 1: this task and everything its body spawns, at any depth, run inline (OpenMP's final) */
 } dag_options;
 
 /* How an idle worker waits for work (OpenMP's OMP_WAIT_POLICY). */
@@ -3607,7 +3610,7 @@ static bool dag__scope_empty(const dag_scope *s) {
 /* No name, priority, scope or discard_results: a spawn under such options
    needs no extra record for them and may run undeferred. */
 static inline bool dag__options_plain(const dag_options *o, bool scoped) {
-    return !o->name && !o->priority && !scoped && !o->discard_results && !o->keep_results;
+    return !o->name && !o->priority && !scoped && !o->discard_results && !o->keep_results && !o->final;
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
@@ -3646,6 +3649,8 @@ static dag_options dag__merge_options(dag_options base, const dag_options *o) {
         if (o->priority) base.priority = o->priority;
         if (o->discard_results) base.discard_results = 1;
         if (o->keep_results) base.keep_results = 1;
+        if (o->run_inline) base.run_inline = 1;
+        if (o->final) base.final = 1;
     }
     return base;
 }
@@ -4242,10 +4247,10 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
                       desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
         x->name = opt->name;
-        if (opt->priority || scoped || opt->discard_results || opt->keep_results) {
-            x->inherited = *opt;          /* scope and priority pass to its children; its name does not, */
-            x->inherited.name = NULL;     /* nor keep_results, which is about its own handle */
-            x->inherited.keep_results = 0;
+        if (opt->priority || scoped || opt->discard_results || opt->keep_results || opt->final) {
+            x->inherited = *opt;          /* scope, priority and final pass to its children; its name does */
+            x->inherited.name = NULL;     /* not, nor keep_results and run_inline, which are about it alone */
+            x->inherited.keep_results = x->inherited.run_inline = 0;
             x->has_options = 1;
         }
         if (opt->priority > 0) {
@@ -4454,7 +4459,7 @@ static inline void dag__spawn_deps(dag__spawn_state *st, dag__worker *w, dag__co
    then published: the guard dropped, keeping one count per edge; a task
    with no edge left runs here or goes to the deque. */
 static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt) {
+                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt, bool now) {
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
@@ -4473,16 +4478,22 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
         atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
     }
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
-    if (left == 0) {
-        if (w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) && dag__bypassable(t) &&
-            (!ctx->task || dag__stack_room(w))) {
-            /* Plenty queued already: run it here, caches warm, memory bounded. */
-            DAG__COUNT(w->inlined, 1);
-            dag__run(w, t);
-        } else {
-            dag__make_ready(w, t);
-        }
+    bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && dag__bypassable(t) &&
+                (!ctx->task || dag__stack_room(w));
+    if (left == 0 && here) {
+        /* Asked for, or plenty queued already: run it here, caches warm, memory bounded. */
+        DAG__COUNT(w->inlined, 1);
+        dag__run(w, t);
+        return h;
     }
+    if (!now) {
+        if (left == 0) dag__make_ready(w, t);
+        return h;
+    }
+    /* run_inline, but it waits for predecessors (or this thread may not run
+       it): finished when the spawn returns all the same */
+    if (left == 0) dag__make_ready(w, t);
+    dag_wait(h);
     return h;
 }
 
@@ -4544,9 +4555,10 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
        (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
+    bool now = opt->run_inline | opt->final;   /* asked to run inline */
     bool undeferred = w->index >= 0 && !desc->result_size && !devices &&
                       (plain || (opt->priority <= 0 && (!scoped || !dag__scope_pins_workers(&opt->scope)))) &&
-                      desc->args_size <= DAG__INLINE_ARGS && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+                      desc->args_size <= DAG__INLINE_ARGS && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) &&
                       (!ctx->task || dag__stack_room(w));
     dag__task local_record;
     uint32_t gen;
@@ -4573,7 +4585,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     dag__spawn_state st;
     dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
-    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt);
+    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now);
 }
 
 /* >>waiting */

@@ -328,6 +328,114 @@ TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
     dag_shutdown();
 }
 
+/* ---- fork-join: run_inline, final, dag_wait_all in a body ----------------- */
+DAG_TASK(long, fj_fib, (int, n), (int, cutoff)) {
+    if (n < 2) return n;
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.run_inline = n < cutoff;   /* OpenMP's if(n >= cutoff) */
+    dag_task a = dag_spawn_with(&o, fj_fib, Val(n - 1), Val(cutoff));
+    dag_task b = dag_spawn_with(&o, fj_fib, Val(n - 2), Val(cutoff));
+    long x = -1, y = -1;
+    if (dag_fetch(a, &x) != DAG_OK || dag_fetch(b, &y) != DAG_OK) return -1000000;
+    return x + y;
+}
+TEST(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline) {
+    for (int threads = 1; threads <= 3; threads++) {
+        setup_threads(threads);
+        long got = 0;
+        uint64_t inlined = dag_get_stats().tasks_inlined;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(fj_fib, Val(22), Val(12)), &got), DAG_OK);
+        CHECK_EQ_INT(got, 17711);
+        /* every call below the cut-off (fib(11) down) ran inline: far more than those above */
+        CHECK(dag_get_stats().tasks_inlined - inlined > 20000);
+        CHECK_EQ_INT(dag_fetch(dag_spawn(fj_fib, Val(22), Val(0)), &got), DAG_OK);   /* no cut-off */
+        CHECK_EQ_INT(got, 17711);
+        dag_shutdown();
+    }
+}
+
+static atomic_int fj_done;
+DAG_TASK(void, fj_slow_writer, (double *, x)) {
+    test_spin_us(20000);
+    x[0] = 1;
+    atomic_store(&fj_done, 1);
+}
+DAG_TASK(double, fj_reader, (const double *, x)) { return x[0] + 1; }
+DAG_TASK(void, fj_mark, (int *, at)) { at[0] = dag_current_worker(); }
+TEST(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors) {
+    setup_threads(2);
+    static double x[1];
+    x[0] = 0;
+    atomic_store(&fj_done, 0);
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.run_inline = 1;
+    DAG_DATADEPS {
+        dag_spawn(fj_slow_writer, Out(x, 1));   /* another worker may take it */
+        dag_task r = dag_spawn_with(&o, fj_reader, In(x, 1));
+        CHECK(dag_ready(r));                     /* finished already */
+        CHECK_EQ_INT(atomic_load(&fj_done), 1);
+        double v = 0;
+        CHECK_EQ_INT(dag_fetch(r, &v), DAG_OK);
+        CHECK(v == 2);
+        int at = -1;
+        dag_spawn_with(&o, fj_mark, Out(&at, 1));
+        CHECK_EQ_INT(at, 1);   /* a void one too, on this thread (worker 1) */
+    }
+    dag_shutdown();
+}
+
+enum { FJ_LEAVES = 64 };
+static int fj_where[FJ_LEAVES];
+DAG_TASK(void, fj_tree, (int, lo), (int, hi)) {
+    if (hi - lo == 1) {
+        fj_where[lo] = dag_current_worker();
+        test_spin_us(50);
+        return;
+    }
+    int mid = (lo + hi) / 2;
+    dag_spawn(fj_tree, Val(lo), Val(mid));   /* plain spawns: final reaches them through the parent */
+    dag_spawn(fj_tree, Val(mid), Val(hi));
+}
+TEST(final_runs_the_task_and_everything_below_it_on_the_spawning_thread) {
+    setup_threads(3);
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.final = 1;
+    for (int i = 0; i < FJ_LEAVES; i++) fj_where[i] = 0;
+    dag_spawn_with(&o, fj_tree, Val(0), Val(FJ_LEAVES));
+    for (int i = 0; i < FJ_LEAVES; i++) CHECK_EQ_INT(fj_where[i], 1);   /* all done, all here */
+    /* without final the leaves spread */
+    for (int round = 0, spread = 0; round < 50 && !spread; round++) {
+        for (int i = 0; i < FJ_LEAVES; i++) fj_where[i] = 0;
+        dag_spawn(fj_tree, Val(0), Val(FJ_LEAVES));
+        dag_wait_all();
+        for (int i = 0; i < FJ_LEAVES; i++) spread |= fj_where[i] != 1;
+        if (round == 49) CHECK(spread);
+    }
+    dag_shutdown();
+}
+
+static atomic_int fj_children_done;
+DAG_TASK(void, fj_child, (int, us)) {
+    test_spin_us((unsigned)us);
+    atomic_fetch_add(&fj_children_done, 1);
+}
+DAG_TASK(int, fj_parent, (int, n)) {
+    for (int i = 0; i < n; i++) dag_spawn(fj_child, Val(100 * (i % 3)));
+    dag_result r = dag_wait_all();   /* OpenMP's taskwait: this body's children */
+    return r == DAG_OK ? atomic_load(&fj_children_done) : -1;
+}
+TEST(dag_wait_all_in_a_body_waits_for_the_tasks_that_body_spawned) {
+    setup_threads(2);
+    atomic_store(&fj_children_done, 0);
+    int seen = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(fj_parent, Val(40)), &seen), DAG_OK);
+    CHECK_EQ_INT(seen, 40);
+    dag_shutdown();
+}
+
 DAG_TASK(void, fails_void, (int, code)) { dag_fail(DAG_USER_ERROR + code, "void and failed"); }
 /* A record is used again once its result went (fetched, or kept when its
    region ended): what it said then must not leak into the next task. */
@@ -844,6 +952,10 @@ int main(void) {
     RUN(results_fetched_after_dag_wait_all_and_as_fut_after_their_region);
     RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
     RUN(a_task_on_a_used_record_reports_its_own_outcome);
+    RUN(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline);
+    RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
+    RUN(final_runs_the_task_and_everything_below_it_on_the_spawning_thread);
+    RUN(dag_wait_all_in_a_body_waits_for_the_tasks_that_body_spawned);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
     RUN(a_scope_of_several_workers_spreads_its_tasks_over_them);
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
