@@ -1162,10 +1162,12 @@ static int dag__core_count(void) {
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define DAG__NOINLINE __attribute__((noinline))
+#define DAG__HOT inline __attribute__((always_inline))   /* the spawn path's steps, one function in the end */
 #else
 #define DAG__LIKELY(x) (x)
 #define DAG__UNLIKELY(x) (x)
 #define DAG__NOINLINE
+#define DAG__HOT inline
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define DAG__PAUSE() __builtin_ia32_pause()
@@ -1272,6 +1274,11 @@ struct dag__task {
     dag__task *next;                        /* mailbox, injection queue, failed list */
     _Atomic int32_t ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
+    /* the task whose body spawned it, and how deep that nesting is: a
+       waiting body asks whether a task is below it (dag__descends_from)
+       of tasks it does not hold, so they are atomic */
+    _Atomic(dag__task *) parent;
+    _Atomic uint32_t level;
     _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
     _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -1308,6 +1315,7 @@ struct dag__region {
     dag__task_list step;                   /* bulk: tasks of this step */
     const char *cancel;                    /* a failed step before it: cancels its spawns */
     bool scoped;                           /* options.scope is not empty: read by every spawn */
+    bool options_set;                      /* options may be other than zero (dag__region_set_options) */
     bool plain;                            /* no name, priority, scope or discard_results in options
                                               (dag__options_plain): read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
@@ -1328,6 +1336,7 @@ struct dag__context {
     dag__region *top;                      /* innermost open region, or root */
     uint32_t depth, serial;
     const dag_options *base;               /* options inherited from the parent (its extra's); NULL: none */
+    int64_t deque_mark;                    /* its thread's deque bottom when the body began (see >>find work) */
     dag__context *next_guest;              /* list of external contexts */
 };
 
@@ -1358,6 +1367,7 @@ struct dag__worker {
     _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
+    int64_t isolate_mark;                  /* isolate's deque_mark */
     dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
     int num_free_regions;
     int just_stole;
@@ -1822,19 +1832,23 @@ static dag__task *dag__deque_take(dag__deque *d) {
     return x;
 }
 
-/* Any thread: oldest first. */
-static dag__task *dag__deque_steal(dag__deque *d) {
+/* Any thread: oldest first, if `ok` accepts it (NULL: any). `ok` sees a
+   task the thief does not hold yet: it may read only its atomic fields. */
+typedef bool (*dag__task_test)(const dag__task *t, const void *arg);
+static dag__task *dag__deque_steal_if(dag__deque *d, dag__task_test ok, const void *arg) {
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     atomic_thread_fence(memory_order_seq_cst);
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
     if (t >= b) return NULL;
     dag__ring *r = atomic_load_explicit(&d->ring, memory_order_acquire);
     dag__task *x = atomic_load_explicit(&r->slots[t & (r->size - 1)], memory_order_relaxed);
+    if (ok && !ok(x, arg)) return NULL;
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
         return NULL;
     DAG__HA(x);   /* the pusher's DAG__HB(x): a thief reads x's fields before it runs x */
     return x;
 }
+static dag__task *dag__deque_steal(dag__deque *d) { return dag__deque_steal_if(d, NULL, NULL); }
 
 /* >>sleep: a sleeper registers (sleep_state, then sleepers), then looks for
    work once more; a producer publishes, then looks for sleepers. Both sides
@@ -1980,8 +1994,12 @@ static dag__task *dag__unmail_for(dag__worker *v, dag__worker *thief) {
     return t;
 }
 
-static dag__task *dag__unmail(dag__worker *w) {
-    if (atomic_load_explicit(&w->mail_count, memory_order_acquire) == 0) return NULL;
+static DAG__NOINLINE dag__task *dag__unmail_slow(dag__worker *w);
+static inline dag__task *dag__unmail(dag__worker *w) {
+    if (DAG__LIKELY(atomic_load_explicit(&w->mail_count, memory_order_acquire) == 0)) return NULL;
+    return dag__unmail_slow(w);
+}
+static DAG__NOINLINE dag__task *dag__unmail_slow(dag__worker *w) {
     dag__mutex_lock(&w->mail_lock);
     dag__task *t = w->mail_head;
     if (t) {
@@ -2012,11 +2030,12 @@ static void dag__heap_push(dag__task *t) {
     dag__mutex_unlock(&dag__g.prio_lock);
 }
 
-static dag__task *dag__heap_pop(void) {
+/* The highest priority task, if `ok` accepts it (NULL: any). */
+static dag__task *dag__heap_pop_if(dag__task_test ok, const void *arg) {
     if (atomic_load_explicit(&dag__g.prio_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.prio_lock);
     dag__task *top = NULL;
-    if (dag__g.heap_count) {
+    if (dag__g.heap_count && (!ok || ok(dag__g.heap[0], arg))) {
         top = dag__g.heap[0];
         dag__task *last = dag__g.heap[--dag__g.heap_count];
         size_t i = 0, n = dag__g.heap_count;
@@ -2034,6 +2053,7 @@ static dag__task *dag__heap_pop(void) {
     dag__mutex_unlock(&dag__g.prio_lock);
     return top;
 }
+static dag__task *dag__heap_pop(void) { return dag__heap_pop_if(NULL, NULL); }
 
 static void dag__inject(dag__task *t) {
     t->next = NULL;
@@ -2326,7 +2346,8 @@ static dag__region *dag__region_new(int kind) {
     r->owner_task = NULL;
     r->parent = NULL;
     r->outer = r->counter = r->seq = r->bulk = NULL;
-    memset(&r->options, 0, sizeof r->options);
+    if (DAG__UNLIKELY(r->options_set)) memset(&r->options, 0, sizeof r->options);   /* else zero already */
+    r->options_set = false;
     r->scoped = false;
     r->plain = true;
     r->kind = kind;
@@ -2594,7 +2615,7 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     r->prev.count = 0;
     for (size_t i = 0; i < r->step.count; i++) dag__decref(w, r->step.items[i]);
     r->step.count = 0;
-    dag__task *f = atomic_exchange(&r->failed, NULL);
+    dag__task *f = atomic_load_explicit(&r->failed, memory_order_acquire) ? atomic_exchange(&r->failed, NULL) : NULL;
     DAG__HA(&r->failed);
     while (f) {
         dag__task *n = f->next;
@@ -2656,6 +2677,7 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.depth = ctx.serial = 0;
     ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
+    ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
     t->desc->run(args, dag__result_of(t));
@@ -2785,22 +2807,35 @@ static dag__task *dag__find_any(dag__worker *w) {
     return NULL;
 }
 
-/* Was t spawned, directly or through its ancestors, by the body of s? A
-   queued task's ancestors are all alive: a task finishes after its children. */
-static bool dag__descends_from(dag__task *t, dag__task *s) {
-    for (dag__region *r = t->region; r && r->parent; r = r->parent->region)
-        if (r->parent == s) return true;
+/* Was t spawned, directly or through its ancestors, by the body of s?
+   The walk goes up from t no higher than s's level, so it costs the
+   levels between them, whatever the depth of the tree. It reads only
+   atomic fields: a task not yet taken from a queue may be finished and
+   its record used again meanwhile, and then the answer is only a hint
+   (the caller asks again once it holds the task; a held task's ancestors
+   are all alive: a task finishes after its children). */
+static bool dag__descends_from(const dag__task *t, const void *waiting) {
+    const dag__task *s = (const dag__task *)waiting;
+    uint32_t floor = atomic_load_explicit(&s->level, memory_order_relaxed);
+    for (dag__task *p = atomic_load_explicit(&t->parent, memory_order_relaxed); p;
+         p = atomic_load_explicit(&p->parent, memory_order_relaxed)) {
+        if (p == s) return true;
+        if (atomic_load_explicit(&p->level, memory_order_relaxed) <= floor) return false;
+    }
     return false;
 }
 
-/* The first task in the shared queue that s spawned (directly or not). */
+/* A task s spawned (directly or not) among the first few of the shared
+   queue: those are tasks threads outside the pool made ready. Looking no
+   further keeps a wait O(1); what it misses, threads not waiting run. */
+#define DAG__INJECT_LOOK 8
 static dag__task *dag__uninject_under(dag__task *s) {
     if (atomic_load_explicit(&dag__g.inject_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.inject_lock);
     dag__task *prev = NULL, *t = dag__g.inject_head;
-    while (t && !dag__descends_from(t, s)) {
-        prev = t;
-        t = t->next;
+    for (int looked = 0; t && !dag__descends_from(t, s); looked++) {
+        if (looked == DAG__INJECT_LOOK) t = NULL;
+        else prev = t, t = t->next;
     }
     if (t) {
         if (prev) prev->next = t->next;
@@ -2815,40 +2850,61 @@ static dag__task *dag__uninject_under(dag__task *s) {
 /* Work for a waiting thread. A thread that waits inside the body of task S
    runs only tasks S spawned, directly or not: running an unrelated task B
    on top of S's frame would deadlock if B waits for S (OpenMP's task
-   scheduling constraint). Unrelated tasks it takes from a deque go to the
-   shared queue, where threads not waiting inside a task find them. When it
-   finds nothing it may run, it blocks and a reserve thread runs in its
-   place (see >>waits). */
+   scheduling constraint). Where it looks, each look O(1):
+   - its own deque above S's mark: what this thread pushed since S began,
+     S's descendants all but always (a task whose Fut producer finished
+     here is the exception: it goes to the shared queue for others);
+   - the top of the priority heap, the first few of the shared queue, and
+     the oldest task of each other deque, each taken only if below S.
+   When it finds nothing it may run, it blocks and a reserve thread runs in
+   its place (see >>waits). */
 static dag__task *dag__find_work(dag__worker *w) {
     dag__task *s = w->isolate;
     if (DAG__LIKELY(!s)) return dag__find_any(w);
     dag__task *t;
-    /* tasks pinned to this thread can run nowhere else: they always run */
-    if (w->index >= 0 && (t = dag__unmail(w))) return t;
-    if ((t = dag__uninject_under(s))) return t;
-    for (int tries = 0; tries < 4; tries++) {
-        if (!(t = dag__heap_pop()) && !(w->index >= 0 && (t = dag__deque_take(&w->deque)))) {
-            int n = dag__slots();
-            for (int i = 0; !t && i < n; i++)
-                if (&dag__g.workers[i] != w) t = dag__deque_steal(&dag__g.workers[i].deque);
+    if (w->index >= 0) {
+        if ((t = dag__unmail(w))) return t;   /* pinned to this thread: it can run nowhere else */
+        if (atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > w->isolate_mark &&
+            (t = dag__deque_take(&w->deque))) {
+            if (dag__descends_from(t, s)) return t;
+            dag__inject(t);
+            dag__wake_one();
         }
-        if (!t) break;
+    }
+    if ((t = dag__heap_pop_if(dag__descends_from, s)) || (t = dag__uninject_under(s))) {
+        if (dag__descends_from(t, s)) return t;
+        dag__inject(t);   /* its record changed hands between the look and the take */
+        dag__wake_one();
+        return NULL;
+    }
+    int n = dag__slots();
+    for (int i = 0; i < n; i++) {
+        dag__worker *v = &dag__g.workers[i];
+        if (v == w || !(t = dag__deque_steal_if(&v->deque, dag__descends_from, s))) continue;
+        DAG__COUNT(w->stolen, 1);
         if (dag__descends_from(t, s)) return t;
         dag__inject(t);
         dag__wake_one();
-        t = NULL;
+        return NULL;
     }
     return NULL;
 }
 
 /* Sets and restores the isolation of a wait made from the current context. */
-static dag__task *dag__isolate(dag__worker *w) {
-    dag__task *saved = w->isolate;
+typedef struct dag__isolation { dag__task *task; int64_t mark; } dag__isolation;
+static dag__isolation dag__isolate(dag__worker *w) {
+    dag__isolation saved = { w->isolate, w->isolate_mark };
     dag__context *ctx = dag__tls_ctx;
-    if (ctx && ctx->task) w->isolate = ctx->task;
+    if (ctx && ctx->task) {
+        w->isolate = ctx->task;
+        w->isolate_mark = ctx->deque_mark;
+    }
     return saved;
 }
-static void dag__unisolate(dag__worker *w, dag__task *saved) { w->isolate = saved; }
+static void dag__unisolate(dag__worker *w, dag__isolation saved) {
+    w->isolate = saved.task;
+    w->isolate_mark = saved.mark;
+}
 
 /* Runs a task that find_work returned. A stolen task that was over in less
    time than stealing costs (on average over the successors it ran next)
@@ -3072,30 +3128,37 @@ static void dag__reserve_top_up(void) {
     }
 }
 
-/* The body `body` cannot help with its wait for `on` (a task, or NULL for
-   its children): registers the wait, checks it for a cycle, and brings a
-   reserve thread into service. Returns DAG_ERR_WAIT_CYCLE instead of
-   blocking when `on` needs `body` to finish first. */
-static int dag__block(dag__worker *w, dag__task *body, dag__task *on) {
+/* The body `body` waits for `on` (a task, or NULL for its children) and
+   cannot help: the pair goes where other waits' cycle checks see it
+   (dag__needs). Returns DAG_ERR_WAIT_CYCLE instead when `on` needs `body`
+   to finish first. */
+static int dag__wait_begin(dag__worker *w, dag__task *body, dag__task *on) {
     dag__mutex_lock(&dag__g.wait_lock);
     w->blocked_task = body;
     w->blocked_on = on;
     bool cycle = body && on && dag__needs(on, body);
     if (cycle) w->blocked_task = w->blocked_on = NULL;
     dag__mutex_unlock(&dag__g.wait_lock);
-    if (cycle) return DAG_ERR_WAIT_CYCLE;
+    return cycle ? DAG_ERR_WAIT_CYCLE : DAG_OK;
+}
+static void dag__wait_end(dag__worker *w) {
+    dag__mutex_lock(&dag__g.wait_lock);
+    w->blocked_task = w->blocked_on = NULL;
+    dag__mutex_unlock(&dag__g.wait_lock);
+}
+
+/* A waiting body that sees work it may not run (another body's, or its
+   own below the stack budget) blocks: a reserve thread runs tasks in its
+   place. With nothing queued anywhere it only sleeps: its core would idle
+   under a reserve thread too. */
+static void dag__stand_in(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
     atomic_store(&w->blocked, 1);
     atomic_fetch_add(&dag__g.blocked, 1);
     dag__reserve_top_up();
     dag__mutex_unlock(&dag__g.sleep_lock);
-    return DAG_OK;
 }
-
-static void dag__unblock(dag__worker *w) {
-    dag__mutex_lock(&dag__g.wait_lock);
-    w->blocked_task = w->blocked_on = NULL;
-    dag__mutex_unlock(&dag__g.wait_lock);
+static void dag__stand_down(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
     atomic_store(&w->blocked, 0);
     atomic_fetch_sub(&dag__g.blocked, 1);
@@ -3103,36 +3166,42 @@ static void dag__unblock(dag__worker *w) {
 }
 
 /* A waiting thread runs tasks until `done` holds. With nothing to run it
-   spins briefly (a task may be about to appear), yields, then sleeps until
-   woken; inside a task body it blocks first (see >>waits). `on` is the task
-   waited for, if any. Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
+   spins briefly (a task may be about to appear), then sleeps until woken.
+   Inside a task body it first registers its wait (a cycle is an error,
+   not a hang), and blocks, bringing in a reserve thread, when work it may
+   not run is queued (see >>waits). `on` is the task waited for, if any.
+   Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
     uint64_t idle_since = 0;
-    bool blocked = false;
-    dag__task *saved = dag__isolate(w);
+    bool waiting = false, blocked = false;
+    dag__isolation saved = dag__isolate(w);
     while (!done(arg)) {
         dag__task *t = dag__stack_room(w) ? dag__find_work(w) : NULL;
         if (t) {
-            if (blocked) { dag__unblock(w); blocked = false; }
+            if (blocked) dag__stand_down(w);
+            if (waiting) dag__wait_end(w);   /* its thread's one slot is for the waits this task makes */
+            waiting = blocked = false;
             dag__run_found(w, t);
             idle = 0;
             continue;
         }
         ++idle;
         dag__context *ctx = dag__tls_ctx;
-        if (!blocked && ctx && ctx->task) {
-            /* inside a body: a short spin, then block and let a reserve
-               thread run tasks in this one's place */
-            if (idle < 256) {
-                DAG__PAUSE();
-            } else if (idle < 320) {
+        if (!blocked && ctx && ctx->task && idle >= 256) {
+            if (idle < 320) {
                 dag__thread_yield();
-            } else {
-                if ((result = dag__block(w, ctx->task, on)) != DAG_OK) break;
-                blocked = true;   /* one more look, then sleep: the reserve thread has the core */
+                continue;
             }
-            continue;
+            if (!waiting) {
+                if ((result = dag__wait_begin(w, ctx->task, on)) != DAG_OK) break;
+                waiting = true;
+            }
+            if (dag__work_visible(w)) {
+                dag__stand_in(w);
+                blocked = true;   /* one more look, then sleep: the reserve thread has the core */
+                continue;
+            }
         }
         if (!blocked && dag__spin_more(idle, &idle_since)) continue;
         /* a waiter counts itself on the task only while it sleeps: the
@@ -3142,7 +3211,8 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
         if (on) atomic_fetch_sub_explicit(&on->waiters, 1, memory_order_relaxed);
         idle = 0;
     }
-    if (blocked) dag__unblock(w);
+    if (blocked) dag__stand_down(w);
+    if (waiting) dag__wait_end(w);
     dag__unisolate(w, saved);
     return result;
 }
@@ -3614,6 +3684,7 @@ static inline bool dag__options_plain(const dag_options *o, bool scoped) {
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
+    r->options_set = true;
     r->scoped = !dag__scope_empty(&o.scope);
     r->plain = dag__options_plain(&r->options, r->scoped);
 }
@@ -3622,13 +3693,11 @@ static void dag__region_set_options(dag__region *r, dag_options o) {
 static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
     (void)w;
-    dag__region *r = dag__region_new(0);
+    dag__region *r = dag__region_new(0);   /* its options empty: none inherited, the common case */
     r->counter = r;
     r->owner_task = ctx->task;
     r->parent = ctx->task;
-    dag_options none;
-    memset(&none, 0, sizeof none);
-    dag__region_set_options(r, ctx->base ? *ctx->base : none);
+    if (ctx->base) dag__region_set_options(r, *ctx->base);
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
     return r;
@@ -4074,6 +4143,8 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     atomic_store_explicit(&t->cancel, atomic_load_explicit(&local->cancel, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->parent, atomic_load_explicit(&local->parent, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&t->level, atomic_load_explicit(&local->level, memory_order_relaxed), memory_order_relaxed);
     t->flags = local->flags & ~(uint32_t)DAG__TF_UNDEFERRED;
     t->desc = local->desc;
     t->region = local->region;
@@ -4093,7 +4164,7 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     if (live <= limit || !dag__stack_room(w)) return;
-    dag__task *saved = dag__isolate(w);
+    dag__isolation saved = dag__isolate(w);
     while (live > limit / 2) {
         dag__task *t = dag__find_work(w);
         if (!t) break;
@@ -4190,6 +4261,23 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
 static int dag__wait_task(dag__worker *w, dag__task *t) {
     if (dag__done(t)) return DAG_OK;
     dag__task *body = dag__tls_ctx ? dag__tls_ctx->task : NULL;
+    if (body && body != t && w->index >= 0) {
+        /* Work first (fork-join): the tasks this body pushed since it
+           began, newest first, run here; most waits end in this loop
+           without the general one's looks elsewhere. */
+        int64_t mark = dag__tls_ctx->deque_mark;
+        dag__task *x = NULL;
+        while (!dag__done(t) && atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > mark &&
+               dag__stack_room(w) && (x = dag__deque_take(&w->deque)) && dag__descends_from(x, body)) {
+            dag__run(w, x);
+            x = NULL;
+        }
+        if (x) {   /* not below this body (a Fut's consumer made ready here): for the other threads */
+            dag__inject(x);
+            dag__wake_one();
+        }
+        if (dag__done(t)) return DAG_OK;
+    }
     int r = DAG_ERR_WAIT_CYCLE;
     if (t != body) r = dag__help_until(w, dag__task_done_fn, t, t);
     if (r == DAG_ERR_WAIT_CYCLE && t == body) dag__err(r, "task '%s' waits for itself", dag__task_name(t));
@@ -4216,6 +4304,24 @@ typedef struct dag__spawn_args {
 /* Step 1: a record for the task, on the stack when it may run at once
    (undeferred), else from the worker's pool, with its options (plain
    ones, the common case, need no look at them). */
+/* What every new task starts from, whichever way it is spawned. */
+static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
+    t->desc = desc;
+    t->extra = NULL;
+    t->region = r->counter;
+    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
+    atomic_store_explicit(&t->status, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
+    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
+    dag__task *parent = r->parent;
+    atomic_store_explicit(&t->parent, parent, memory_order_relaxed);
+    atomic_store_explicit(&t->level, parent ? atomic_load_explicit(&parent->level, memory_order_relaxed) + 1 : 0,
+                          memory_order_relaxed);
+}
+
 static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
                                            const dag_options *opt, bool scoped, bool plain, bool undeferred,
                                            dag__task *local, uint32_t *gen) {
@@ -4231,17 +4337,8 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
         t = dag__task_alloc(w, gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
         t->flags = dag__mpi_spawn_flags;
     }
-    t->desc = desc;
-    t->extra = NULL;
-    t->region = r->counter;
-    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
-    atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
+    dag__record_init(t, r, desc);
     if (undeferred) atomic_init(&t->refs, 1);
-    atomic_store_explicit(&t->status, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
-    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
                       desc->result_size > DAG__INLINE_RESULT)) {
@@ -4380,8 +4477,11 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     switch (a->kind) {
     case DAG__ARG_VALUE:
         if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
-            if (p->size == sizeof(uint64_t)) memcpy(slot, a->ptr, sizeof(uint64_t));
-            else memcpy(slot, a->ptr, p->size);
+            switch (p->size) {   /* sizes the compiler knows: a move, not a call */
+            case 8: memcpy(slot, a->ptr, 8); break;
+            case 4: memcpy(slot, a->ptr, 4); break;
+            default: memcpy(slot, a->ptr, p->size); break;
+            }
             return DAG_OK;
         }
         if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
@@ -4458,8 +4558,13 @@ static inline void dag__spawn_deps(dag__spawn_state *st, dag__worker *w, dag__co
 /* Step 4: counted in its region (which keeps its result past the region),
    then published: the guard dropped, keeping one count per edge; a task
    with no edge left runs here or goes to the deque. */
-static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt, bool now) {
+/* What a spawn leaves its caller to do once the spawn's own frame is gone
+   (a task run here then nests no deeper than its spawner's frame). */
+typedef enum dag__after_spawn { DAG__AFTER_NOTHING, DAG__AFTER_RUN, DAG__AFTER_WAIT } dag__after_spawn;
+
+static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt, bool now,
+                                          dag__after_spawn *after) {
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
@@ -4483,17 +4588,13 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
     if (left == 0 && here) {
         /* Asked for, or plenty queued already: run it here, caches warm, memory bounded. */
         DAG__COUNT(w->inlined, 1);
-        dag__run(w, t);
+        *after = DAG__AFTER_RUN;
         return h;
     }
-    if (!now) {
-        if (left == 0) dag__make_ready(w, t);
-        return h;
-    }
+    if (left == 0) dag__make_ready(w, t);
     /* run_inline, but it waits for predecessors (or this thread may not run
        it): finished when the spawn returns all the same */
-    if (left == 0) dag__make_ready(w, t);
-    dag_wait(h);
+    if (now) *after = DAG__AFTER_WAIT;
     return h;
 }
 
@@ -4512,7 +4613,8 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
     return merged;
 }
 
-dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                         const dag_options *options, dag__after_spawn *after) {
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
         dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
@@ -4585,7 +4687,58 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     dag__spawn_state st;
     dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
-    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now);
+    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now, after);
+}
+
+/* The spawn fork-join programs make most: every argument a Val of the
+   parameter's own type, plain options and region, no sequence, no device
+   layer, no trace, a record with room for the arguments and the result,
+   and no reason to run it at once. It is dag__spawn for such a task minus
+   its looks at spans, futures, sequences and options. False: not such a
+   spawn, and nothing done (dag__spawn takes it, errors included). */
+static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, dag_task *h,
+                                    dag__after_spawn *after) {
+    dag__context *ctx = dag__tls_ctx;
+    dag__worker *w = dag__tls_worker;
+    if (DAG__UNLIKELY(!ctx || !w || dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
+                      !desc || num_args != desc->num_params || (num_args && !args) || desc->args_size > DAG__INLINE_ARGS ||
+                      desc->result_size > DAG__INLINE_RESULT || atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) ||
+                      dag__devices_used() || (DAG__HAS_MPI && dag__mpi_collective(ctx))))
+        return false;
+    dag__region *r = dag__ctx_top(w, ctx);
+    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63 ||
+        (!desc->result_size && w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle)))
+        return false;   /* options, a sequence, backpressure's turn, or an undeferred task */
+    for (int i = 0; i < num_args; i++)
+        if (args[i].kind != DAG__ARG_VALUE || !args[i].tag || args[i].tag != desc->params[i].tag) return false;
+    uint32_t gen;
+    dag__task *t = dag__task_alloc(w, &gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
+    t->flags = dag__mpi_spawn_flags;
+    dag__record_init(t, r, desc);
+    for (int i = 0; i < num_args; i++) {
+        const dag__param *p = &desc->params[i];
+        unsigned char *slot = t->args + p->offset;
+        switch (p->size) {   /* sizes the compiler knows: a move, not a call */
+        case 8: memcpy(slot, args[i].ptr, 8); break;
+        case 4: memcpy(slot, args[i].ptr, 4); break;
+        default: memcpy(slot, args[i].ptr, p->size); break;
+        }
+    }
+    dag__spawn_state st;
+    st.added = st.refs = 0;
+    *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, false, after);
+    return true;
+}
+
+dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+    dag__after_spawn after = DAG__AFTER_NOTHING;
+    dag_task h;
+    if (options || !dag__spawn_plain(desc, args, num_args, &h, &after))
+        h = dag__spawn(desc, args, num_args, options, &after);
+    if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
+    if (after == DAG__AFTER_RUN) dag__run(dag__tls_worker, h.ptr);
+    else dag_wait(h);
+    return h;
 }
 
 /* >>waiting */
@@ -4758,14 +4911,23 @@ dag_result dag_release(dag_task h) {
 static dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
                                   size_t size) {
     int s = dag__wait_task(w, t);
-    if (!s) s = atomic_load(&t->status);
-    if (!s) memcpy(out, dag__result_of(t), size);
-    if (!s && !ctx->task) s = dag__devices_settle(false, true);
+    if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (!s) {
+        const void *result = dag__result_of(t);
+        switch (size) {   /* sizes the compiler knows: a move, not a call */
+        case 8: memcpy(out, result, 8); break;
+        case 4: memcpy(out, result, 4); break;
+        default: memcpy(out, result, size); break;
+        }
+        if (!ctx->task) s = dag__devices_settle(false, true);
+    }
     if (held && s) {
         dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
         return (dag_result)s;
     }
-    if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
+    if (held) {   /* in no list now and finished fine: nothing else writes `ended` */
+        atomic_store_explicit(&t->ended, 2, memory_order_relaxed);
+    } else if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
         dag__kept_view v;
         dag__kept_read(h, &v, NULL, 0, DAG__KEPT_DROP);
     }
@@ -4850,6 +5012,8 @@ static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char
     m->extra = NULL;
     m->flags = 0;
     m->region = NULL;
+    atomic_store_explicit(&m->parent, NULL, memory_order_relaxed);
+    atomic_store_explicit(&m->level, 0, memory_order_relaxed);
     atomic_store(&m->status, DAG_ERR_DEPENDENCY_FAILED);
     atomic_store(&m->failed_dep, cause);
     atomic_store(&m->ended, 0);
@@ -4989,7 +5153,7 @@ dag_result dag_last_region_result(void) { return dag__tls_last_region; }
    dependency state, and says whether the task is finished now. */
 static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     dag__task *t = ctx->task;
-    if (ctx->top && dag__close_abandoned(w, ctx, ctx->root, dag__task_name(t))) {
+    if (DAG__UNLIKELY(ctx->top != ctx->root) && dag__close_abandoned(w, ctx, ctx->root, dag__task_name(t))) {
         int32_t none = 0;
         atomic_compare_exchange_strong(&t->status, &none, DAG_ERR_UNBALANCED_REGION);
     }
