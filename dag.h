@@ -379,6 +379,8 @@ typedef struct dag_desc {
 typedef struct dag_stats {
     uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;
     uint64_t records_allocated;   /* task records ever carved from slabs */
+    size_t tasks_live;            /* task records in use now: tasks not finished, and finished ones whose
+                                     result a region still holds for dag_fetch (see results_kept for the rest) */
     size_t bytes_per_task;        /* bytes of one task record */
     size_t record_bytes;          /* bytes held by task-record slabs */
     int reserve_threads;          /* threads started to stand in for waits that blocked */
@@ -1365,6 +1367,7 @@ struct dag__worker {
     _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
     _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    _Atomic uint64_t records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
     int64_t isolate_mark;                  /* isolate's deque_mark */
@@ -2161,7 +2164,10 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
         dag__pool_free(x->home, x, &w->extras);
         t->extra = NULL;
     }
-    if (t->home) dag__pool_free(t->home, t, &w->tasks);   /* undeferred records live on a stack */
+    if (t->home) {   /* undeferred records live on a stack */
+        DAG__COUNT(w->records_back, 1);
+        dag__pool_free(t->home, t, &w->tasks);
+    }
 }
 
 static inline void dag__decref(dag__worker *w, dag__task *t) {
@@ -2304,6 +2310,11 @@ static size_t dag__num_all_regions, dag__cap_all_regions;
    one for its children and gives it back when they are done), so the lock
    is taken once per DAG__REGION_BATCH regions, not per body. */
 #define DAG__REGION_BATCH 32
+/* This thread's worker record, if it belongs to the running set-up (a
+   thread that outlived a dag_shutdown still points at a freed one). */
+static inline dag__worker *dag__region_cache_owner(void) {
+    return dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ? dag__tls_worker : NULL;
+}
 static dag__region *dag__region_alloc(dag__worker *w) {
     if (w && w->free_regions) {
         dag__region *r = w->free_regions;
@@ -2333,7 +2344,7 @@ static dag__region *dag__region_alloc(dag__worker *w) {
 /* A region, reset. Relaxed stores: it reaches other threads only through
    a task's publication, which releases them. */
 static dag__region *dag__region_new(int kind) {
-    dag__region *r = dag__region_alloc(dag__tls_worker);
+    dag__region *r = dag__region_alloc(dag__region_cache_owner());
     atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
     atomic_store_explicit(&r->cancelled, 0, memory_order_relaxed);
     r->spawned = 0;
@@ -2359,7 +2370,7 @@ static dag__region *dag__region_new(int kind) {
 }
 
 static void dag__region_recycle(dag__region *r) {
-    dag__worker *w = dag__tls_worker;
+    dag__worker *w = dag__region_cache_owner();
     if (w && w->num_free_regions < 2 * DAG__REGION_BATCH) {
         r->outer = w->free_regions;
         w->free_regions = r;
@@ -4011,6 +4022,7 @@ static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out, int32_t ref
         DAG__HG_IGNORE(&t->ended, sizeof t->ended);
     }
     atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
+    DAG__COUNT(w->records_out, 1);
     *gen_out = gen;
     return t;
 }
@@ -5923,6 +5935,20 @@ dag_stats dag_get_stats(void) {
         s.records_allocated += records;
         s.record_bytes += records * w->tasks.object_size;
     }
+    /* a record may come from one thread's pool and go back through
+       another's: the counts balance over every thread (guests too) */
+    uint64_t out = 0, back = 0;
+    for (int i = 0; i < dag__slots(); i++) {
+        out += atomic_load_explicit(&dag__g.workers[i].records_out, memory_order_relaxed);
+        back += atomic_load_explicit(&dag__g.workers[i].records_back, memory_order_relaxed);
+    }
+    dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
+    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+        out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
+        back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&dag__g.sleep_lock);
+    s.tasks_live = out > back ? (size_t)(out - back) : 0;   /* read while tasks run: never below 0 */
     return s;
 }
 
