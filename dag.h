@@ -4702,40 +4702,63 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
     return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now, after);
 }
 
-/* The spawn fork-join programs make most: every argument a Val of the
-   parameter's own type, plain options and region, no sequence, no device
-   layer, no trace, a record with room for the arguments and the result,
-   and no reason to run it at once. It is dag__spawn for such a task minus
-   its looks at spans, futures, sequences and options. False: not such a
-   spawn, and nothing done (dag__spawn takes it, errors included). */
-static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, dag_task *h,
-                                    dag__after_spawn *after) {
-    dag__context *ctx = dag__tls_ctx;
-    dag__worker *w = dag__tls_worker;
-    if (DAG__UNLIKELY(!ctx || !w || dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
-                      !desc || num_args != desc->num_params || (num_args && !args) || desc->args_size > DAG__INLINE_ARGS ||
-                      desc->result_size > DAG__INLINE_RESULT || atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) ||
-                      dag__devices_used() || (DAG__HAS_MPI && dag__mpi_collective(ctx))))
-        return false;
-    dag__region *r = dag__ctx_top(w, ctx);
-    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63 ||
-        (!desc->result_size && w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle)))
-        return false;   /* options, a sequence, backpressure's turn, or an undeferred task */
-    for (int i = 0; i < num_args; i++)
-        if (args[i].kind != DAG__ARG_VALUE || !args[i].tag || args[i].tag != desc->params[i].tag) return false;
-    uint32_t gen;
-    dag__task *t = dag__task_alloc(w, &gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
-    t->flags = dag__mpi_spawn_flags;
-    dag__record_init(t, r, desc);
+/* The spawns programs make most: every argument a Val of the parameter's
+   own type, plain options and region, no sequence, no device layer, no
+   trace, a record with room for the arguments and the result. They are
+   what dag__spawn does for such a task minus its looks at spans, futures,
+   sequences and options. */
+static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *desc, const dag_arg *args, int num_args) {
     for (int i = 0; i < num_args; i++) {
         const dag__param *p = &desc->params[i];
-        unsigned char *slot = t->args + p->offset;
+        unsigned char *slot = packed + p->offset;
         switch (p->size) {   /* sizes the compiler knows: a move, not a call */
         case 8: memcpy(slot, args[i].ptr, 8); break;
         case 4: memcpy(slot, args[i].ptr, 4); break;
         default: memcpy(slot, args[i].ptr, p->size); break;
         }
     }
+}
+
+/* A void one with plenty queued: run here, on the stack (as dag__spawn's undeferred). */
+static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
+                                                   const dag_task_desc *desc, const dag_arg *args, int num_args) {
+    dag__task local;
+    atomic_init(&local.gen, 0);
+    atomic_init(&local.refs, 1);
+    local.home = NULL;
+    local.child_root = NULL;
+    local.flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
+    dag__record_init(&local, r, desc);
+    dag__pack_values(local.args, desc, args, num_args);
+    return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
+}
+
+/* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). */
+static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, dag_task *h,
+                                    dag__after_spawn *after) {
+    dag__context *ctx = dag__tls_ctx;
+    dag__worker *w = dag__tls_worker;
+    if (DAG__UNLIKELY(!ctx || !w || !desc || num_args != desc->num_params || (num_args && !args)))
+        return false;
+    for (int i = 0; i < num_args; i++)
+        if (args[i].kind != DAG__ARG_VALUE || !args[i].tag || args[i].tag != desc->params[i].tag) return false;
+    if (DAG__UNLIKELY(dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
+                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
+                      atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
+                      (DAG__HAS_MPI && dag__mpi_collective(ctx))))
+        return false;
+    dag__region *r = dag__ctx_top(w, ctx);
+    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
+    if (!desc->result_size && w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+        (!ctx->task || dag__stack_room(w))) {
+        *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
+        return true;
+    }
+    uint32_t gen;
+    dag__task *t = dag__task_alloc(w, &gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
+    t->flags = dag__mpi_spawn_flags;
+    dag__record_init(t, r, desc);
+    dag__pack_values(t->args, desc, args, num_args);
     dag__spawn_state st;
     st.added = st.refs = 0;
     *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, false, after);
