@@ -1164,7 +1164,7 @@ static int dag__core_count(void) {
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define DAG__NOINLINE __attribute__((noinline))
-#define DAG__HOT inline __attribute__((always_inline))   /* the spawn path's steps, one function in the end */
+#define DAG__HOT inline __attribute__((always_inline))   /* steps of the hot paths (spawn, run, fetch), one function in the end */
 #else
 #define DAG__LIKELY(x) (x)
 #define DAG__UNLIKELY(x) (x)
@@ -2564,7 +2564,7 @@ static void dag__kept_free_all(void) {
    the list sweeps them out whenever it is full, with finished results
    moved to kept blocks: a root region that never ends stays bounded. */
 #define DAG__RETAINED_LOOK 4
-static dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
+static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
     dag__region *r = ctx->top;
     if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu))
         return NULL;
@@ -2650,7 +2650,7 @@ static void dag__finish_root(dag__worker *w, dag__task *t);
 
 /* Runs the body. Returns true when the task is finished now; false when
    tasks it spawned still run (the last of them finishes it). */
-static bool dag__execute(dag__worker *w, dag__task *t) {
+static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     uint64_t start = tracing ? dag__now_ns() : 0;
     /* dag_cancel sets failed_dep too (to the task's own cause), so one test
@@ -2719,7 +2719,7 @@ static inline dag__task *dag__child_done(dag__region *r) {
    one comes back to run next on this thread), counts it off its region and,
    when it was the last child of a task whose body has ended, finishes that
    task as well, iteratively, so deep nesting needs no stack. */
-static dag__task *dag__complete(dag__worker *w, dag__task *t) {
+static DAG__HOT dag__task *dag__complete(dag__worker *w, dag__task *t) {
     dag__task *bypass = NULL;
     for (;;) {
         int status = atomic_load_explicit(&t->status, memory_order_relaxed);
@@ -4943,7 +4943,7 @@ dag_result dag_release(dag_task h) {
    to t (dag__retained_take), which it drops; otherwise t is marked, and a
    result its region kept already goes. A failure is not spent: the handle
    still tells it (dag_task_message). */
-static dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
+static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
                                   size_t size) {
     int s = dag__wait_task(w, t);
     if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
