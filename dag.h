@@ -2808,9 +2808,12 @@ static dag__task *dag__find_any(dag__worker *w) {
         for (int i = 0; i < n; i++) {
             dag__worker *v = &dag__g.workers[(start + i) % n];
             if (v == w) continue;
+            /* a victim far ahead (its deque half full) runs its tasks itself
+               once the deque fills: see dag__run_found */
+            bool far_ahead = dag__deque_size(&v->deque) >= dag__g.throttle / 2;
             if ((t = dag__deque_steal(&v->deque))) {
                 DAG__COUNT(w->stolen, 1);
-                w->just_stole = 1;
+                w->just_stole = far_ahead;
                 return t;
             }
         }
@@ -2917,12 +2920,16 @@ static void dag__unisolate(dag__worker *w, dag__isolation saved) {
     w->isolate_mark = saved.mark;
 }
 
-/* Runs a task that find_work returned. A stolen task that was over in less
-   time than stealing costs (on average over the successors it ran next)
-   tells the thief to leave its victim alone for a while (doubling up to
-   50 us): the victim's deque then fills, and the spawner runs such tiny
-   tasks itself (undeferred) at a fraction of the cost of moving them
-   between cores. Longer tasks reset the pause. */
+/* Runs a task that find_work returned. A steal from a victim far ahead
+   (its deque half full) whose work was over in less time than stealing
+   costs (the task, and what it ran next: its successors, the children it
+   waited for) tells the thief to leave its victims alone for a while
+   (doubling up to 50 us): the victim's deque then fills, and the spawner
+   runs such tiny tasks itself (undeferred) at a fraction of the cost of
+   moving them between cores. A steal that brought more work resets the
+   pause, however fine the tasks in it (a subtree of a recursive program);
+   a steal from a short deque never pauses: its tasks may be the roots of
+   whole subtrees. */
 #ifndef DAG__TINY_NS
 #define DAG__TINY_NS 1000
 #endif
@@ -2935,10 +2942,10 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
         return;
     }
     w->just_stole = 0;
-    uint64_t start = dag__now_ns(), ran = w->run;
+    uint64_t start = dag__now_ns();
     dag__run(w, t);
     uint64_t end = dag__now_ns();
-    if (end - start < DAG__TINY_NS * (w->run - ran)) {   /* per task: a stolen chain runs its successors too */
+    if (end - start < DAG__TINY_NS) {
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > DAG__STEAL_PAUSE_MAX_NS) w->steal_pause_ns = DAG__STEAL_PAUSE_MAX_NS;
         w->steal_after = end + w->steal_pause_ns;
