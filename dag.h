@@ -67,22 +67,31 @@
    spawned has finished, so nested spawns are always waited for.
 
    A thread that waits (dag_fetch, dag_wait, a region end) runs tasks
-   meanwhile. Inside a task body it runs only tasks that body spawned,
-   directly or not, and tasks pinned to its worker, so a body may wait for
-   any task without deadlocking on its own stack; when it can run nothing
-   (or DAG_STACK_BUDGET bytes of nested tasks fill its stack) it blocks and
-   a reserve thread runs tasks in its place. A wait that can never end (a
-   task waiting for itself, for a task that depends on it, or for one that
-   waits for it) returns DAG_ERR_WAIT_CYCLE.
+   meanwhile: inside a task body, first the children it pushed (newest
+   first), then other tasks below that body, and tasks pinned to its
+   worker, never unrelated ones, so a body may wait for any task without
+   deadlocking on its own stack; when it can run nothing (or
+   DAG_STACK_BUDGET bytes of nested tasks fill its stack) while work it
+   may not run is queued, it blocks and a reserve thread runs tasks in its
+   place. A wait that can never end (a task waiting for itself, for a task
+   that depends on it, or for one that waits for it) returns
+   DAG_ERR_WAIT_CYCLE. In a body, dag_wait_all() waits for the tasks that
+   body spawned (OpenMP's taskwait). dag_options .run_inline = 1 runs a
+   task on the spawning thread, finished when dag_spawn returns (OpenMP's
+   if(0): .run_inline = n < 20 is a recursion's cut-off); .final = 1 does
+   so for the task and everything below it.
 
    RESULTS AND CANCELLATION
    ========================
-   A task's result outlives its region: dag_fetch, dag_wait and Fut of the
-   handle work after the region, after dag_wait_all, from any thread. What
-   is kept is the result alone (its bytes plus at most 32); dag_release(t)
-   drops it, .discard_results = 1 in a region's options drops its tasks'
-   results when it ends, dag_get_stats() counts them; void tasks keep
-   nothing. A released result is DAG_ERR_STALE_HANDLE, never a wrong value.
+   dag_fetch takes the result: fetched again, passed as a Fut or released
+   after, the handle is DAG_ERR_STALE_HANDLE, never a wrong value (a
+   failed fetch spends nothing). A result nobody fetched outlives its
+   region, for dag_fetch, dag_wait and Fut from any thread, until
+   dag_release(t); what is kept is the result alone (its bytes plus at
+   most 32). .keep_results = 1 keeps results for any number of fetches
+   until dag_release; .discard_results = 1 in a region's options drops its
+   tasks' unfetched results when it ends. dag_get_stats() counts records in
+   use (tasks_live) and kept results; void tasks keep nothing.
    dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
    dependents; a running body sees dag_cancelled() and returns early;
    dag_region_cancel() cancels the innermost waiting region's tasks.
@@ -534,7 +543,9 @@ dag_result dag_cancel(dag_task t);
 void dag_region_cancel(void);
 bool dag_cancelled(void);                        /* inside a body: was its task cancelled? */
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
-   costs its own bytes plus 32 until then; dag_get_stats counts them). */
+   costs its own bytes plus 32 until then; dag_get_stats counts them). A
+   spent handle (fetched, or released already) returns DAG_ERR_STALE_HANDLE
+   and changes nothing. */
 dag_result dag_release(dag_task t);
 /* Detached work (OpenMP's detach clause, omp_fulfill_event): a body that
    hands its work to something outside dag.h (an MPI request, a device's

@@ -44,6 +44,13 @@ extract "$d" main.c && extract "$d" build.sh &&
     step "dag.h alone: the README's quick start builds and runs as C" "$d" sh -e build.sh &&
     expect_output "dot = 501500 (expected 501500)" "the quick start prints its result"
 
+# 1b. dag.h alone: the fork-join example
+d=$tmp/fib; mkdir -p "$d"; cp "$root/dag.h" "$d/"
+extract "$d" fib.c &&
+    step "dag.h alone: the README's fork-join example builds and runs" "$d" \
+        sh -ec 'cc -std=c11 -pedantic -Wall -Wextra -Werror -O2 -I. fib.c -o fib -pthread && ./fib' &&
+    expect_output "fib(35) = 9227465" "the fork-join example prints its result"
+
 # 2. dag.h alone: the quick start as C++ (the implementation stays a C file)
 d=$tmp/cxx; mkdir -p "$d"; cp "$root/dag.h" "$d/"
 if have "$CXX" && have c++; then
