@@ -4288,26 +4288,31 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
 
 /* Waits for t; DAG_ERR_WAIT_CYCLE (said once here) when t cannot finish
    before the waiting body does: t is that body's task, or needs it. */
+/* Work first (fork-join): a body that waits runs the tasks it pushed since
+   it began, newest first, until `done` holds or there are none; most waits
+   end here, without the general loop's looks elsewhere (dag__help_until).
+   Returns whether `done` holds. */
+static DAG__HOT bool dag__work_first(dag__worker *w, bool (*done)(void *), void *arg) {
+    dag__context *ctx = dag__tls_ctx;
+    dag__task *body = ctx ? ctx->task : NULL;
+    if (!body || w->index < 0) return done(arg);
+    dag__task *x = NULL;
+    while (!done(arg) && atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > ctx->deque_mark &&
+           dag__stack_room(w) && (x = dag__deque_take(&w->deque)) && dag__descends_from(x, body)) {
+        dag__run(w, x);
+        x = NULL;
+    }
+    if (x) {   /* not below this body (a Fut's consumer made ready here): for the other threads */
+        dag__inject(x);
+        dag__wake_one();
+    }
+    return done(arg);
+}
+
 static int dag__wait_task(dag__worker *w, dag__task *t) {
     if (dag__done(t)) return DAG_OK;
     dag__task *body = dag__tls_ctx ? dag__tls_ctx->task : NULL;
-    if (body && body != t && w->index >= 0) {
-        /* Work first (fork-join): the tasks this body pushed since it
-           began, newest first, run here; most waits end in this loop
-           without the general one's looks elsewhere. */
-        int64_t mark = dag__tls_ctx->deque_mark;
-        dag__task *x = NULL;
-        while (!dag__done(t) && atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > mark &&
-               dag__stack_room(w) && (x = dag__deque_take(&w->deque)) && dag__descends_from(x, body)) {
-            dag__run(w, x);
-            x = NULL;
-        }
-        if (x) {   /* not below this body (a Fut's consumer made ready here): for the other threads */
-            dag__inject(x);
-            dag__wake_one();
-        }
-        if (dag__done(t)) return DAG_OK;
-    }
+    if (body != t && dag__work_first(w, dag__task_done_fn, t)) return DAG_OK;
     int r = DAG_ERR_WAIT_CYCLE;
     if (t != body) r = dag__help_until(w, dag__task_done_fn, t, t);
     if (r == DAG_ERR_WAIT_CYCLE && t == body) dag__err(r, "task '%s' waits for itself", dag__task_name(t));
@@ -5033,7 +5038,7 @@ static int64_t dag__region_shut(dag__region *r, int64_t target) {
 
 /* Waits until every task counted in r has finished, then opens r again. */
 static void dag__drain(dag__worker *w, dag__region *r) {
-    if (dag__region_shut(r, 0) != 0) {
+    if (dag__region_shut(r, 0) != 0 && !dag__work_first(w, dag__region_drained, r)) {
         atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
         dag__help_until(w, dag__region_drained, r, NULL);
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
