@@ -47,7 +47,15 @@
                                              cols on a device (which packs the runs)
 
    The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
-   define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
+   define DAG_NO_SHORT_NAMES to drop the short ones. Each argument must fit
+   its parameter, or the spawn fails with DAG_ERR_ARG_TYPE naming the task,
+   the argument, both types and the fix: a number parameter takes Val or Fut
+   of a number (converted); a pointer to numbers takes spans (or Val of
+   pointers) of numbers of its kind and size (int or unsigned for int *); a
+   pointer to anything else takes spans and pointers of anything but
+   numbers; void * and char pointers take any span or pointer; a struct
+   takes a struct of its size. dag_arg_span and registered data carry no
+   element type: their element size must match. Argument lists built at run
    time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
    dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
    time. dag_spawn_with(&opts, name, ...)
@@ -405,6 +413,8 @@ typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
     uint8_t mode;        /* dag_access, for spans and data */
     uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
+    uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
+                            dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
     uint32_t size;       /* value: bytes; span: bytes per element */
     const void *ptr;     /* value: its bytes; span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
@@ -417,12 +427,20 @@ enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__A
 /* How a task uses a span or registered data: what In, Out and InOut give */
 typedef enum dag_access { DAG_ACCESS_IN = 1, DAG_ACCESS_OUT = 2, DAG_ACCESS_INOUT = 3 } dag_access;
 
-/* pointee: for a pointer to a C scalar type, the bytes of one element (a
-   span's elements must have that size); DAG__ANY_POINTEE for void * and the
-   char pointers (raw bytes, which C lets alias anything); 0 for anything
-   else */
-typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
+/* A parameter as spawns check their arguments against it. tag: its C type
+   when it is a number (DAG__TYPE_TAGS), else 0. pointee: 0 when it is not a
+   pointer; DAG__ANY_POINTEE for void * and the char pointers (raw bytes,
+   which C lets alias anything); else DAG__POINTEE(tag, bytes) of what it
+   points to, a C number type or DAG__TAG_OTHER (a struct, a pointer...: its
+   bytes are not compared). A span of the pointee's own type has that code
+   too, so the common spawn passes with one comparison. decl: "const double
+   * x", for messages. */
+typedef struct dag__param { uint32_t offset, size, tag, pointee; const char *decl; } dag__param;
 #define DAG__ANY_POINTEE 0xffffffffu
+#define DAG__POINTEE(tag, bytes) ((uint32_t)(tag) << 24 | (uint32_t)(bytes))
+/* tags beyond the C number types (DAG__TYPE_TAGS has 1 to 15): what a span's
+   elements or a pointer's target are when they are not numbers */
+enum { DAG__TAG_OTHER = 16, DAG__TAG_VOID = 17 };
 
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
@@ -647,7 +665,7 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
                                size_t ld) {
     dag_arg a;
-    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
+    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.elem = 0; a.size = (uint32_t)elem;
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
     return a;
@@ -672,6 +690,12 @@ static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
     a.tag = (uint8_t)tag;
+    return a;
+}
+/* In/Out/InOut and Val note the C type of the elements or of the target
+   (DAG__REF_TAG), which the spawn checks against the parameter */
+static inline dag_arg dag__arg_elem(dag_arg a, int elem) {
+    a.elem = (uint8_t)elem;
     return a;
 }
 /* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
@@ -729,45 +753,74 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #else
 #define DAG__BOOL _Bool
 #endif
-/* the tags of char, signed char and unsigned char are 2 to 4: their pointers take any span */
-#define DAG__POINTEE_SIZE(T, tag) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : (uint32_t)sizeof(T))
 #define DAG__TYPE_TAGS(X) \
     X(DAG__BOOL, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
     X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
+/* A parameter's pointee code (dag__param): the tags of char, signed char and
+   unsigned char are 2 to 4, and their pointers take any span */
+#define DAG__POINTEE_OF_TAG(tag, bytes) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : DAG__POINTEE(tag, bytes))
 #ifdef __cplusplus
-/* C++ has no _Generic: tags come from a template, so Val, Ld and Fut convert into a parameter as in C */
+/* C++ has no _Generic: tags come from templates, so Val, Ld and Fut convert into a parameter as in C,
+   and spans and pointers are checked as in C */
 } /* extern "C" */
+#include <cstddef>
 #include <type_traits>
-template <typename T> struct dag__tag { enum { value = 0 }; };
-#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n }; };
+template <typename T> struct dag__tag { enum { value = 0, size = 0 }; };
+#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n, size = sizeof(T) }; };
 DAG__TYPE_TAGS(DAG__TAG_SPEC)
-/* A type's tag as C's _Generic gives it: an enum is its underlying type. */
-template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag { enum { value = dag__tag<T>::value }; };
-template <typename T> struct dag__val_tag<T, true> {
-    enum { value = dag__tag<typename std::underlying_type<T>::type>::value };
+/* A type's tag as C's _Generic gives it: qualifiers dropped, an enum is its underlying type. */
+template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag : dag__tag<typename std::remove_cv<T>::type> {};
+template <typename T> struct dag__val_tag<T, true> : dag__tag<typename std::underlying_type<T>::type> {};
+/* What a pointer points to (DAG__REF_TAG): 0 for no pointer */
+template <typename T> struct dag__ref_tag { enum { value = 0 }; };
+template <typename T> struct dag__ref_tag<T *> {
+    typedef typename std::remove_cv<T>::type E;
+    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? (int)dag__val_tag<E>::value
+                                                                                      : DAG__TAG_OTHER };
 };
+template <> struct dag__ref_tag<std::nullptr_t> { enum { value = DAG__TAG_VOID }; };
 template <typename T> struct dag__pointee { static const uint32_t value = 0; };
 template <typename T> struct dag__pointee<T *> {
     typedef typename std::remove_cv<T>::type E;
     static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE
-                                : dag__tag<E>::value != 0 ? DAG__POINTEE_SIZE(E, dag__tag<E>::value) : 0;
+                                : dag__val_tag<E>::value != 0 ? DAG__POINTEE_OF_TAG(dag__val_tag<E>::value, dag__val_tag<E>::size)
+                                : DAG__POINTEE(DAG__TAG_OTHER, 0);
 };
 extern "C" {
 #define DAG__TAG_OF(x) 0
 #define DAG__TAG_OF_TYPE(T) dag__val_tag<T>::value
 #define DAG__POINTEE_OF_TYPE(T) dag__pointee<T>::value
+#define DAG__REF_TAG(x) dag__ref_tag<typename std::decay<decltype(x)>::type>::value
 #else
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
-#define DAG__POINTEE_ASSOC(T, n) T *: DAG__POINTEE_SIZE(T, n), const T *: DAG__POINTEE_SIZE(T, n),
+/* Whether x is a pointer: _Generic cannot say it of every pointer type, gcc and clang can. Elsewhere
+   a struct counts as a pointer too, and only sizes tell them apart. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__IS_POINTER(x) (__builtin_classify_type(x) == 5)   /* 5: pointer_type_class */
+#else
+#define DAG__IS_POINTER(x) 1
+#endif
+#define DAG__QUALIFIED(T, v) T *: v, const T *: v, volatile T *: v, const volatile T *: v,
+#define DAG__REF_ASSOC(T, n) DAG__QUALIFIED(T, n)
+/* What pointer x points to: a C number type's tag, DAG__TAG_VOID, DAG__TAG_OTHER, or 0: x is no pointer */
+#define DAG__REF_TAG(x) \
+    _Generic((x), DAG__TYPE_TAGS(DAG__REF_ASSOC) DAG__QUALIFIED(void, DAG__TAG_VOID) \
+             default: DAG__IS_POINTER(x) ? DAG__TAG_OTHER : 0)
+#define DAG__POINTEE_ASSOC(T, n) DAG__QUALIFIED(T, DAG__POINTEE_OF_TAG(n, sizeof(T)))
 #define DAG__POINTEE_OF_TYPE(T) \
-    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) void *: DAG__ANY_POINTEE, const void *: DAG__ANY_POINTEE, default: 0)
+    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) DAG__QUALIFIED(void, DAG__ANY_POINTEE) \
+             default: DAG__IS_POINTER(*(T *)0) ? DAG__POINTEE(DAG__TAG_OTHER, 0) : 0)
 #endif
 
-#define DAG__PARAM(s, field, T) \
-    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T), (uint32_t)DAG__POINTEE_OF_TYPE(T) }
+#define DAG__STR(...) DAG__STR_(__VA_ARGS__)
+#define DAG__STR_(...) #__VA_ARGS__
+/* p: (type, name) */
+#define DAG__PARAM(s, field, p) \
+    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(DAG__PT(p)), (uint32_t)DAG__TAG_OF_TYPE(DAG__PT(p)), \
+      (uint32_t)DAG__POINTEE_OF_TYPE(DAG__PT(p)), DAG__STR(DAG__PT(p) DAG__PN(p)) }
 #define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
 #define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
 #define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
@@ -800,71 +853,71 @@ extern "C" {
 #define DAG__PROTO_0() void
 #define DAG__FIELDS_0() char dag__none;
 #define DAG__CALL_0(a) 
-#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}
+#define DAG__PARAMS_0(s) {{0, 0, 0, 0, 0}}
 #define DAG__PROTO_1(p0) DAG__PT(p0) DAG__PN(p0)
 #define DAG__FIELDS_1(p0) DAG__PT(p0) a0;
 #define DAG__CALL_1(a) a->a0
-#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, DAG__PT(p0))}
+#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, p0)}
 #define DAG__PROTO_2(p0, p1) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1)
 #define DAG__FIELDS_2(p0, p1) DAG__PT(p0) a0; DAG__PT(p1) a1;
 #define DAG__CALL_2(a) a->a0, a->a1
-#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1))}
+#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1)}
 #define DAG__PROTO_3(p0, p1, p2) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2)
 #define DAG__FIELDS_3(p0, p1, p2) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2;
 #define DAG__CALL_3(a) a->a0, a->a1, a->a2
-#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2))}
+#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2)}
 #define DAG__PROTO_4(p0, p1, p2, p3) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3)
 #define DAG__FIELDS_4(p0, p1, p2, p3) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3;
 #define DAG__CALL_4(a) a->a0, a->a1, a->a2, a->a3
-#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3))}
+#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3)}
 #define DAG__PROTO_5(p0, p1, p2, p3, p4) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4)
 #define DAG__FIELDS_5(p0, p1, p2, p3, p4) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4;
 #define DAG__CALL_5(a) a->a0, a->a1, a->a2, a->a3, a->a4
-#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4))}
+#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4)}
 #define DAG__PROTO_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5)
 #define DAG__FIELDS_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5;
 #define DAG__CALL_6(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5
-#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5))}
+#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5)}
 #define DAG__PROTO_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6)
 #define DAG__FIELDS_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6;
 #define DAG__CALL_7(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6
-#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6))}
+#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6)}
 #define DAG__PROTO_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7)
 #define DAG__FIELDS_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7;
 #define DAG__CALL_8(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7
-#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7))}
+#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7)}
 #define DAG__PROTO_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8)
 #define DAG__FIELDS_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8;
 #define DAG__CALL_9(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8
-#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8))}
+#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8)}
 #define DAG__PROTO_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9)
 #define DAG__FIELDS_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9;
 #define DAG__CALL_10(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9
-#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9))}
+#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9)}
 #define DAG__PROTO_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10)
 #define DAG__FIELDS_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10;
 #define DAG__CALL_11(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10
-#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10))}
+#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10)}
 #define DAG__PROTO_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11)
 #define DAG__FIELDS_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11;
 #define DAG__CALL_12(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11
-#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11))}
+#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11)}
 #define DAG__PROTO_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12)
 #define DAG__FIELDS_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12;
 #define DAG__CALL_13(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12
-#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12))}
+#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12)}
 #define DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13)
 #define DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13;
 #define DAG__CALL_14(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13
-#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13))}
+#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13)}
 #define DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14)
 #define DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14;
 #define DAG__CALL_15(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14
-#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14))}
+#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14)}
 #define DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14), DAG__PT(p15) DAG__PN(p15)
 #define DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14; DAG__PT(p15) a15;
 #define DAG__CALL_16(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14, a->a15
-#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14)), DAG__PARAM(s, a15, DAG__PT(p15))}
+#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14), DAG__PARAM(s, a15, p15)}
 #define DAG__TASK_2(ret, name) DAG__TASK_DEF(ret, name, 0, (DAG__PROTO_0()), (DAG__FIELDS_0()), (DAG__CALL_0), (DAG__PARAMS_0(name##__args)))
 #define DAG__TASK_3(ret, name, p0) DAG__TASK_DEF(ret, name, 1, (DAG__PROTO_1(p0)), (DAG__FIELDS_1(p0)), (DAG__CALL_1), (DAG__PARAMS_1(name##__args, p0)))
 #define DAG__TASK_4(ret, name, p0, p1) DAG__TASK_DEF(ret, name, 2, (DAG__PROTO_2(p0, p1)), (DAG__FIELDS_2(p0, p1)), (DAG__CALL_2), (DAG__PARAMS_2(name##__args, p0, p1)))
@@ -931,6 +984,8 @@ extern "C" {
     "(alone they take a dag_data handle)"
 #define DAG__NO_ARRAY_VALUES "Val of an array or a string: a task takes no array by value; pass a pointer " \
     "(Val(&a[0]), Val((const char *)s)) or the array itself as In(a, n)"
+#define DAG__NO_HANDLE_VALUES "Val of a dag_task, dag_data or dag_arg: pass a task's result as Fut(t), " \
+    "registered data as In(h), Out(h) or InOut(h), and an annotation as it is"
 #ifdef __cplusplus
 #define DAG__SPAN_1(mode, h) dag_arg_data(mode, h)
 #else
@@ -940,10 +995,10 @@ extern "C" {
     (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
      dag_arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
 #endif
-#define DAG__SPAN_2(mode, p, n) dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p)))
+#define DAG__SPAN_2(mode, p, n) dag__arg_elem(dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p)))
+    dag__arg_elem(dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -959,7 +1014,10 @@ template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    return dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
+    static_assert(!std::is_same<T, dag_task>::value && !std::is_same<T, dag_data>::value &&
+                  !std::is_same<T, dag_arg>::value, DAG__NO_HANDLE_VALUES);
+    /* the temporary lives to the end of the spawn */
+    return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
 #define DAG_VAL(x) dag__val_cpp(x)
 extern "C" {
@@ -968,9 +1026,11 @@ extern "C" {
    array of exactly a pointer's size slips through: C11 cannot tell it) */
 #define DAG__SCALAR_POINTER_ASSOC(T, n) T *: 1, const T *: 1,
 #define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
+#define DAG__IS_HANDLE(x) _Generic((x), dag_task: 1, dag_data: 1, dag_arg: 1, default: 0)
 #define DAG_VAL(x) \
     (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
-     dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}))
+     DAG__STATIC_CHECK(!DAG__IS_HANDLE(x), DAG__NO_HANDLE_VALUES), \
+     dag__arg_elem(dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
@@ -4052,6 +4112,35 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 
+/* What spawns say of C types, and the rule a value (Val, Fut) follows. */
+enum { DAG__KIND_UNKNOWN, DAG__KIND_INTEGER, DAG__KIND_FLOATING, DAG__KIND_OTHER, DAG__KIND_VOID };
+static int dag__tag_kind(int tag) {
+    return !tag ? DAG__KIND_UNKNOWN : tag <= 12 ? DAG__KIND_INTEGER : tag <= 15 ? DAG__KIND_FLOATING
+         : tag == DAG__TAG_OTHER ? DAG__KIND_OTHER : DAG__KIND_VOID;
+}
+static size_t dag__tag_bytes(int tag) {
+    switch (tag) {
+#define DAG__TAG_BYTES(T, n) case n: return sizeof(T);
+    DAG__TYPE_TAGS(DAG__TAG_BYTES)
+#undef DAG__TAG_BYTES
+    default: return 0;
+    }
+}
+static const char *dag__tag_name(int tag) {
+    switch (tag) {
+#define DAG__TAG_NAME(T, n) case n: return DAG__STR(T);
+    DAG__TYPE_TAGS(DAG__TAG_NAME)
+#undef DAG__TAG_NAME
+    case DAG__TAG_VOID: return "void";
+    default: return "a struct or pointer";
+    }
+}
+/* A number converts into a number, as in a C call; anything else (a struct,
+   a pointer) only into a parameter that is no number either, of its size. */
+static bool dag__value_fits(const dag__param *p, int tag, size_t size) {
+    return p->tag && tag ? true : !p->tag && !tag && p->size == size;
+}
+
 /* Fut of a task whose region has ended: its kept result, converted into the
    parameter like Val; a kept failure cancels t as a failed predecessor would. */
 static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__param *p, void *slot) {
@@ -4063,7 +4152,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
         atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
         return DAG_OK;
     }
-    if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
+    if (!dag__value_fits(p, v.tag, v.size)) return DAG_ERR_ARG_TYPE;
     void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
     int e = dag__kept_read(h, &v, buf, v.size, false) ? DAG_OK : DAG_ERR_STALE_HANDLE;
     if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
@@ -4157,24 +4246,46 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     return t;
 }
 
-/* Step 2, a span whose elements are not the size the parameter points to
-   (off the hot path: it writes the words). */
-static DAG__NOINLINE int dag__span_elem_mismatch(size_t elem, const dag__param *p, dag__spawn_args *sa) {
-    snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
-             "%u-byte ones", elem, (unsigned)p->pointee);
+/* Step 2, a span whose code is not the parameter's pointee (off the hot
+   path): fine (0) where only the comparison could not tell, as for spans of
+   a type not known (dag_arg_span, registered data: their sizes must match),
+   of int for unsigned *, or of a struct for a pointer to one; else refused,
+   with both types and the fix. */
+static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
+    size_t want_bytes = p->pointee & 0xffffffu;
+    char what[64];
+    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
+    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
+    if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
+        p->size == sizeof(void *))   /* (the size: without gcc or clang a struct parameter looks like this) */
+        return DAG_OK;
+    if (p->pointee && want != DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == want) && elem == want_bytes)
+        return DAG_OK;
+    if (!p->pointee || p->size != sizeof(void *))
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that is not a pointer: pass a value "
+                 "with Val(), or make the parameter a pointer", what);
+    else if (want == DAG__KIND_OTHER)
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to something other than "
+                 "numbers: pass a span of the type it points to", what);
+    else
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to %s: pass a span of %s "
+                 "(convert the data), or take const void * for raw bytes", what, dag__tag_name(want_tag),
+                 dag__tag_name(want_tag));
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2, a span or registered data: where it points in the record, and its
    span among the task's (the same span twice counts once). Every check is
-   made on every spawn; the common case (a 1-D span of elements the size the
-   parameter points to) passes each with one test. */
+   made on every spawn; the common case (a 1-D span of the type the
+   parameter points to, or any span for a void *) passes each with one test. */
 static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
     const void *base = a->ptr;
     size_t rows = 1, width, stride, extent;   /* extent: first byte to one past the last */
     size_t elem = a->size;
     const char *why;
+    int error;
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
@@ -4202,14 +4313,14 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         }
         extent = width = stride = a->count * a->size;
     }
-    if (DAG__UNLIKELY(elem != p->pointee) && p->pointee && p->pointee != DAG__ANY_POINTEE)
-        return dag__span_elem_mismatch(elem, p, sa);
+    if (DAG__UNLIKELY(DAG__POINTEE(a->elem, elem) != p->pointee) && p->pointee != DAG__ANY_POINTEE &&
+        (error = dag__span_mismatch(a->elem, elem, p, sa)))
+        return error;
     bool none = !base || !width || !rows;   /* no bytes: nothing to order */
     if (DAG__UNLIKELY(none)) {
         if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
         if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
-    if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
     memcpy(slot, &base, sizeof(void *));
     if (DAG__UNLIKELY(none)) {
         sa->span_of_param[i] = -1;
@@ -4238,11 +4349,27 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
 
 /* Step 2, a Fut: the producing task becomes a dependency, or, when its
    region has ended, its kept result passes as a value. */
+static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const dag__param *p, dag__spawn_args *sa) {
+    char what[64];
+    if (!src->result_size) snprintf(what, sizeof what, "nothing (void)");
+    else if (src->result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(src->result_tag));
+    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", src->result_size);
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of task '%s', which returns %s, for a parameter %s", src->name,
+             what, !src->result_size ? "(a void task has no result to pass)"
+                   : p->tag ? "that is a number (only a number converts into one)"
+                   : src->result_tag ? "that is not a number (a number converts only into a number)"
+                                     : "of another size");
+    sa->detail = sa->detail_buf;
+    return DAG_ERR_ARG_TYPE;
+}
 static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
-                                   void *slot) {
+                                   void *slot, dag__spawn_args *sa) {
     dag_task h = a->task;
     if (!h.ptr) return h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE;
-    if (!(h.bits & 1)) return DAG_ERR_ARG_TYPE;
+    if (!(h.bits & 1)) {
+        sa->detail = "Fut of a task that returns void: it has no result to pass";
+        return DAG_ERR_ARG_TYPE;
+    }
     bool live = dag__ref_handle(h);
     if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
         dag__decref(w, h.ptr);
@@ -4250,14 +4377,52 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     }
     if (!live) return dag__future_kept(t, h, p, slot);
     dag__task *src = h.ptr;
-    if (!src->desc->result_size || (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
+    if (!src->desc->result_size || !dag__value_fits(p, src->desc->result_tag, src->desc->result_size)) {
+        int e = dag__future_mismatch(src->desc, p, sa);
         dag__decref(w, src);
-        return DAG_ERR_ARG_TYPE;
+        return e;
     }
     dag__extra *x = dag__extra_of(w, t);
     x->futures[i] = src;
     x->has_futures = 1;
     return DAG_OK;
+}
+
+/* Step 2, a value of another type than the parameter's (off the hot path):
+   converted as a C call would, or refused with both types and the fix. A
+   pointer goes into a pointer to the same type of number (of any sign), or
+   from void * or into void * and char pointers, or between pointers to
+   things other than numbers (structs: their types cannot be compared). */
+static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, void *slot, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), to = dag__tag_kind(a->elem);
+    bool pointers = !a->tag && !p->tag && a->elem && p->pointee;
+    const char *why = NULL;
+    if (a->tag && !p->tag)   /* C would not convert a number into a pointer or a struct either */
+        why = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
+                         : "a number for a parameter that is not one (a struct)";
+    else if (!a->tag && p->tag)
+        why = a->elem ? "a pointer for a number parameter: pass the number (Val(*p)), or make the parameter a pointer"
+                      : "a struct for a number parameter: pass the number";
+    else if (!a->tag && !p->tag && !a->elem != !p->pointee)
+        why = a->elem ? "a pointer for a parameter that is not one (a struct): pass the struct (Val(*p))"
+                      : "a struct for a pointer parameter: pass its address (Val(&s)), or In/Out/InOut(&s, 1)";
+    else if (pointers && to != DAG__KIND_VOID && p->pointee != DAG__ANY_POINTEE &&
+             (to != dag__tag_kind(want_tag) ||
+              (to != DAG__KIND_OTHER && dag__tag_bytes(a->elem) != (p->pointee & 0xffffffu)))) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "Val of a pointer to %s for a parameter that points to %s: "
+                 "pass a pointer to what the parameter points to (cast it only if the data really is that)",
+                 dag__tag_name(a->elem), want_tag == DAG__TAG_OTHER ? "something other than numbers"
+                                                                    : dag__tag_name(want_tag));
+        why = sa->detail_buf;
+    }
+    if (!why && !dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
+                 (unsigned)p->size, a->tag ? "" : " (Val of a struct passes its bytes: the sizes must match)");
+        why = sa->detail_buf;
+    }
+    if (!why) return DAG_OK;
+    sa->detail = why;
+    return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2: argument i into the record (values converted as a C call would),
@@ -4272,18 +4437,7 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
             else memcpy(slot, a->ptr, p->size);
             return DAG_OK;
         }
-        if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
-            sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
-                                    : "a number for a parameter that is not one (a pointer or a struct)";
-            return DAG_ERR_ARG_TYPE;
-        }
-        if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
-            snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
-                     (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
-            sa->detail = sa->detail_buf;
-            return DAG_ERR_ARG_TYPE;
-        }
-        return DAG_OK;
+        return dag__pack_value(a, p, slot, sa);
     case DAG__ARG_SPAN:
     case DAG__ARG_DATA:
         return dag__pack_span(a, p, i, slot, sa);
@@ -4293,7 +4447,7 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
         if (p->size > sizeof(uint64_t) || !p->tag) return DAG_ERR_ARG_TYPE;
         return DAG_OK;
     case DAG__ARG_FUTURE:
-        return dag__pack_future(w, t, a, p, i, slot);
+        return dag__pack_future(w, t, a, p, i, slot, sa);
     default:
         return DAG_ERR_INVALID_ARGUMENT;
     }
@@ -4303,8 +4457,9 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
 static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
                                                 const dag_task_desc *desc, const dag_arg *args, int bad, int error,
                                                 const dag__spawn_args *sa, bool ld_ambiguous) {
-    dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                   sa->detail ? sa->detail
+    const char *decl = desc->params[bad].decl;
+    dag__spawn_err(r, error, "dag_spawn(%s): argument %d%s%s%s: %s", desc->name, bad + 1, decl ? " (" : "",
+                   decl ? decl : "", decl ? ")" : "", sa->detail ? sa->detail
                    : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                    : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
                                   : "Ld names no span argument of the task (it takes a span's handle or first element)");
