@@ -129,6 +129,13 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread -lm
 
 # ---- compile checks ---------------------------------------------------------
+# Backend flags spelled as people guess them (the enum's name, DAG_USE_X, lower
+# case...), each =the flag dag.h's #error must name instead
+GUESSED_FLAGS := DAG_OPENCL=DAG_BACKEND_OPENCL DAG_USE_OPENCL=DAG_BACKEND_OPENCL dag_backend_opencl=DAG_BACKEND_OPENCL \
+    DAG_BACKEND_opencl=DAG_BACKEND_OPENCL DAG_CUDA=DAG_BACKEND_CUDA DAG_USE_CUDA=DAG_BACKEND_CUDA \
+    dag_backend_cuda=DAG_BACKEND_CUDA DAG_HIP=DAG_BACKEND_HIP DAG_USE_HIP=DAG_BACKEND_HIP dag_backend_hip=DAG_BACKEND_HIP \
+    DAG_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_USE_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_BACKEND_ZE=DAG_BACKEND_LEVEL_ZERO \
+    dag_backend_level_zero=DAG_BACKEND_LEVEL_ZERO DAG_MPI=DAG_BACKEND_MPI DAG_USE_MPI=DAG_BACKEND_MPI
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
 check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c
@@ -178,6 +185,8 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	         -pthread $(call combo_libs,$(c)); fi;)) \
 	run $(CC) $(WARN) -I. tests/compile/backend_flags.c -o $(B)/compile/backend_flags -pthread -ldl; run ./$(B)/compile/backend_flags; \
 	expect_error "use -DDAG_BACKEND_CUDA instead" $(CC) $(WARN) -I. -DDAG_BACKEND_HIP -D__HIP_PLATFORM_NVIDIA__ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	for g in $(GUESSED_FLAGS); do expect_error "is -D$${g#*=} (flags are" \
+	  $(CC) $(WARN) -I. -D$${g%=*} -c tests/compile/impl.c -o $(B)/compile/x.o; done; \
 	if [ -f /usr/include/hip/hip_runtime_api.h ]; then \
 	  run $(CC) $(WARN) -I. tests/compile/hip_abi.c -o $(B)/compile/hip_abi -pthread -ldl; run ./$(B)/compile/hip_abi; \
 	else skip "dag_hip.h's types against HIP's header: no /usr/include/hip/hip_runtime_api.h (apt-get install libamdhip64-dev)"; fi; \

@@ -161,7 +161,10 @@
    BACKENDS AND DEVICES
    ====================
    The CPU (C11 threads) is always on. Any combination of these adds devices
-   (or #define DAG_BACKEND_X, empty or 1, before including dag.h):
+   (or #define DAG_BACKEND_X, empty or 1, before including dag.h); a flag is
+   DAG_BACKEND_<NAME>, the backend's name in code DAG_<NAME> (>>flags), and
+   another spelling (-DDAG_CUDA, -DDAG_USE_CUDA, -Ddag_backend_cuda) is an
+   #error naming the flag:
      -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
      -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
                                -I<cuda>/include ... -lcudart_static -lrt -ldl
@@ -189,7 +192,7 @@
    WHERE THINGS ARE
    ================
    Each part starts with a marker: search for ">>name". In layer order:
-     public:   >>results >>handles >>backends >>scopes >>args >>api
+     public:   >>flags >>results >>handles >>backends >>scopes >>args >>api
                >>arg-constructors >>macros >>generated tables
      records:  >>customisation >>threads >>pool >>task >>regions >>context
                >>deque >>worker >>data >>state >>device seam
@@ -211,6 +214,44 @@
 */
 #ifndef DAG_H_INCLUDED
 #define DAG_H_INCLUDED
+
+/* >>flags: one naming rule. A switch read at compile time is a macro named
+   for what it does: DAG_BACKEND_<NAME> compiles a backend in (OPENCL, CUDA,
+   HIP, LEVEL_ZERO, MPI: -DDAG_BACKEND_CUDA), and the BUILD OPTIONS are the
+   others. The backends' names in code, read at run time, are the
+   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)). A flag spelled
+   any other plausible way would be ignored, or break that enum, so each
+   stops the build here naming the right one. */
+#if defined(DAG_OPENCL) || defined(DAG_USE_OPENCL) || defined(DAG_ENABLE_OPENCL) || defined(DAG_WITH_OPENCL) || \
+    defined(DAG_HAS_OPENCL) || defined(DAG_BACKEND_OpenCL) || defined(DAG_BACKEND_opencl) || \
+    defined(dag_backend_opencl) || defined(DAG_BACKEND_CL) || defined(DAG_BACKEND_OCL) || defined(DAG_OCL)
+#error "dag.h: the flag that compiles OpenCL in is -DDAG_BACKEND_OPENCL (flags are DAG_BACKEND_<NAME>; DAG_OPENCL is its name in code)"
+#undef DAG_OPENCL   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_CUDA) || defined(DAG_USE_CUDA) || defined(DAG_ENABLE_CUDA) || defined(DAG_WITH_CUDA) || \
+    defined(DAG_HAS_CUDA) || defined(DAG_BACKEND_Cuda) || defined(DAG_BACKEND_cuda) || defined(dag_backend_cuda) || \
+    defined(DAG_BACKEND_NVIDIA)
+#error "dag.h: the flag that compiles CUDA in is -DDAG_BACKEND_CUDA (flags are DAG_BACKEND_<NAME>; DAG_CUDA is its name in code)"
+#undef DAG_CUDA   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_HIP) || defined(DAG_USE_HIP) || defined(DAG_ENABLE_HIP) || defined(DAG_WITH_HIP) || \
+    defined(DAG_HAS_HIP) || defined(DAG_BACKEND_Hip) || defined(DAG_BACKEND_hip) || defined(dag_backend_hip) || \
+    defined(DAG_BACKEND_ROCM) || defined(DAG_BACKEND_AMD)
+#error "dag.h: the flag that compiles HIP in is -DDAG_BACKEND_HIP (flags are DAG_BACKEND_<NAME>; DAG_HIP is its name in code)"
+#undef DAG_HIP   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_LEVEL_ZERO) || defined(DAG_USE_LEVEL_ZERO) || defined(DAG_ENABLE_LEVEL_ZERO) || \
+    defined(DAG_WITH_LEVEL_ZERO) || defined(DAG_HAS_LEVEL_ZERO) || defined(DAG_BACKEND_LevelZero) || \
+    defined(DAG_BACKEND_level_zero) || defined(dag_backend_level_zero) || defined(DAG_BACKEND_LEVELZERO) || \
+    defined(DAG_LEVELZERO) || defined(DAG_BACKEND_ZE) || defined(DAG_ZE) || defined(DAG_BACKEND_L0) || \
+    defined(DAG_BACKEND_ONEAPI)
+#error "dag.h: the flag that compiles Level Zero in is -DDAG_BACKEND_LEVEL_ZERO (flags are DAG_BACKEND_<NAME>; DAG_LEVEL_ZERO is its name in code)"
+#undef DAG_LEVEL_ZERO   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_MPI) || defined(DAG_USE_MPI) || defined(DAG_ENABLE_MPI) || defined(DAG_WITH_MPI) || \
+    defined(DAG_HAS_MPI) || defined(DAG_BACKEND_Mpi) || defined(DAG_BACKEND_mpi) || defined(dag_backend_mpi)
+#error "dag.h: the flag that runs over MPI ranks is -DDAG_BACKEND_MPI (flags are DAG_BACKEND_<NAME>)"
+#endif
 
 /* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
 #if !defined(__OPENCL_C_VERSION__)
