@@ -1025,8 +1025,6 @@ extern "C" {
     "(alone they take a dag_data handle)"
 #define DAG__NO_ARRAY_VALUES "Val of an array or a string: a task takes no array by value; pass a pointer " \
     "(Val(&a[0]), Val((const char *)s)) or the array itself as In(a, n)"
-#define DAG__NO_HANDLE_VALUES "Val of a dag_task, dag_data or dag_arg: pass a task's result as Fut(t), " \
-    "registered data as In(h), Out(h) or InOut(h), and an annotation as it is"
 #ifdef __cplusplus
 #define DAG__SPAN_1(mode, h) dag_arg_data(mode, h)
 #else
@@ -1055,8 +1053,6 @@ template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    static_assert(!std::is_same<T, dag_task>::value && !std::is_same<T, dag_data>::value &&
-                  !std::is_same<T, dag_arg>::value, DAG__NO_HANDLE_VALUES);
     /* the temporary lives to the end of the spawn */
     return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
@@ -1067,10 +1063,8 @@ extern "C" {
    array of exactly a pointer's size slips through: C11 cannot tell it) */
 #define DAG__SCALAR_POINTER_ASSOC(T, n) T *: 1, const T *: 1,
 #define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
-#define DAG__IS_HANDLE(x) _Generic((x), dag_task: 1, dag_data: 1, dag_arg: 1, default: 0)
 #define DAG_VAL(x) \
     (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
-     DAG__STATIC_CHECK(!DAG__IS_HANDLE(x), DAG__NO_HANDLE_VALUES), \
      dag__arg_elem(dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
@@ -6081,6 +6075,19 @@ dag_result dag_trace_write_svg(const char *path) {
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
 
+/* Where a file is missing, one error that names the files to copy (README: Which files to copy) */
+#if DAG__HAS_DEVICES && defined(__has_include)
+#if !__has_include("dag_backends/dag_device.h") || !__has_include("dag_backends/dag_opencl.h") || \
+    !__has_include("dag_backends/dag_cuda.h") || !__has_include("dag_backends/dag_hip.h") || \
+    !__has_include("dag_backends/dag_level_zero.h") || !__has_include("dag_backends/dag_gpu_stream.h")
+#error "dag.h: a device backend (-DDAG_BACKEND_OPENCL, _CUDA, _HIP, _LEVEL_ZERO) needs the whole folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
+#if DAG__HAS_MPI && defined(__has_include)
+#if !__has_include("dag_backends/dag_mpi.h")
+#error "dag.h: -DDAG_BACKEND_MPI needs the folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
 #if DAG__HAS_DEVICES
 #include "dag_backends/dag_device.h"
 #endif

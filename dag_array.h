@@ -41,6 +41,13 @@
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
 */
+/* one error that names the files to copy, not the compiler's about the first one missing */
+#if defined(__has_include)
+#if !__has_include("dag.h") || !__has_include("dag_kernels.h") || !__has_include("dag_blas.h") || \
+    !__has_include("dag_array_kernels.h")
+#error "dag_array.h needs dag.h, dag_kernels.h, dag_blas.h and dag_array_kernels.h beside it (README: Which files to copy)"
+#endif
+#endif
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
    hipcc (or listed by tools/dag_embed.py): dag_array's kernels only, so the

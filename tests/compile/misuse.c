@@ -13,9 +13,6 @@ int main(void) {
     dag_spawn(say, Val("text"));   /* a string by value: pass a pointer */
 #elif CASE == 2
     dag_spawn(sum, In(x));         /* a pointer without a count */
-#elif CASE == 3
-    dag_task t = dag_spawn(sum, In(x, 4));
-    dag_spawn(sum, Val(t));        /* a task by value: Fut(t) passes its result */
 #endif
     return 0;
 }
