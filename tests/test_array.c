@@ -1034,6 +1034,64 @@ TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
     dag_array_free(A);
 }
 
+/* A scope that names only devices none of which exists (a backend not compiled in, compiled in with
+   no driver or device, or a device number past the last) fails each operation with DAG_ERR_SCOPE,
+   naming the operation and, for each backend, why it has none; with the CPU beside it (a union) the
+   operation runs on the CPU where the backend has no device. Each backend with no device in this run is tested (this suite runs in a
+   build without backends, and in one with all of them, with PoCL and with no OpenCL platform). */
+static int scope_errors_of(dag_backend backend, const dag_scope *only, dag_array *a, dag_array *spd_tiles, dag_array *c) {
+    int bad = 0;
+    double s = 0;
+    static double host[64];
+    DAG_WITH_OPTIONS(.scope = *only) {
+        last_error[0] = 0;
+        bad += dag_array_gemm(0, 0, 1.0, a, a, 0.0, c) != DAG_ERR_SCOPE;
+        bad += !strstr(last_error, "dag_array_gemm: the scope in force names only devices") ||
+               !strstr(last_error, dag_backend_status(backend));
+        bad += dag_array_potrf(spd_tiles) != DAG_ERR_SCOPE;
+        bad += dag_array_syrk(0, 1.0, a, 0.0, c) != DAG_ERR_SCOPE;
+        bad += dag_array_add(a, a, c) != DAG_ERR_SCOPE;
+        bad += dag_array_sum(a, &s) != DAG_ERR_SCOPE;
+        bad += dag_array_copy(a, c) != DAG_ERR_SCOPE;
+        bad += dag_array_collect(a, host, DAG_COL_MAJOR, 8) != DAG_ERR_SCOPE;
+        last_error[0] = 0;
+        bad += dag_array_zeros(DAG_F64, 4, 4, dag_blocks(2, 2)) != NULL;
+        bad += !strstr(last_error, "dag_array_zeros");
+    }
+    if (bad) printf("     %s: %d wrong (last error: %s)\n", dag_backend_status(backend), bad, last_error);
+    return bad;
+}
+TEST(a_device_only_scope_with_no_such_device_fails_each_operation_and_a_union_with_the_cpu_runs) {
+    dag_array *a = dag_array_fill(DAG_F64, 8, 8, dag_blocks(4, 4), 1.0), *c = dag_array_zeros(DAG_F64, 8, 8, dag_blocks(4, 4));
+    dag_array *spd_tiles = dag_array_fill(DAG_F64, 8, 8, dag_blocks(4, 4), 1.0);
+    static double host[64];
+    int tested = 0;
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+        dag_scope only;
+        memset(&only, 0, sizeof only);
+        int count = dag_device_count((dag_backend)b);
+        if (count) dag_scope_part(&only, (dag_backend)b)->one = count + 1;   /* one past the last */
+        else dag_scope_part(&only, (dag_backend)b)->all = 1;
+        CHECK_EQ_INT(scope_errors_of((dag_backend)b, &only, a, spd_tiles, c), 0);
+        tested++;
+        if (count) {   /* (a device number past the last is an error even beside the CPU, as for any task) */
+            CHECK(strstr(last_error, "none of those named") != NULL);
+            continue;
+        }
+        dag_scope with_cpu = dag_scope_union(only, dag_scope(.all_threads = 1));
+        DAG_WITH_OPTIONS(.scope = with_cpu) {
+            CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, a, a, 0.0, c), DAG_OK);
+        }
+        CHECK_EQ_INT(dag_array_collect(c, host, DAG_COL_MAJOR, 8), DAG_OK);
+        CHECK(host[0] == 8 && host[63] == 8);
+        dag_array_set(c, 0);
+    }
+    CHECK_EQ_INT(tested, DAG_BACKEND_COUNT - 1);
+    dag_array_free(a);
+    dag_array_free(c);
+    dag_array_free(spd_tiles);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -1046,6 +1104,7 @@ int main(void) {
     RUN(a_wrapped_matrix_is_factorised_in_place_by_column_panels);
     RUN(operations_on_a_wrapped_matrix_equal_the_same_on_an_array_of_its_own);
     RUN(bad_arguments_are_refused_with_a_message);
+    RUN(a_device_only_scope_with_no_such_device_fails_each_operation_and_a_union_with_the_cpu_runs);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
     RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
     RUN(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing);
