@@ -138,7 +138,7 @@ GUESSED_FLAGS := DAG_OPENCL=DAG_BACKEND_OPENCL DAG_USE_OPENCL=DAG_BACKEND_OPENCL
     dag_backend_level_zero=DAG_BACKEND_LEVEL_ZERO DAG_MPI=DAG_BACKEND_MPI DAG_USE_MPI=DAG_BACKEND_MPI
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -169,6 +169,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	else skip "dag.h's generated tables against tools/gen_macros.py and the layer check: $(PYTHON) not found"; fi; \
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	run $(CC) $(WARN) -I. tests/compile/data_cap.c -o $(B)/compile/data_cap -pthread -lm; run ./$(B)/compile/data_cap; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread -lm; \
 	run ./$(B)/compile/two_units; \
 	run $(CC) $(WARN) -O1 -I. -Itests tests/test_kernels.c -o $(B)/compile/test_kernels -pthread; \

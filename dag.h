@@ -128,7 +128,9 @@
        DAG_WAIT_POLICY   wait_policy (active, passive)
        DAG_BLOCKTIME     block_time_us (200us, 5ms, 2s; bare = ms, as KMP_BLOCKTIME)
        DAG_LOG           log_level (none, error, warn, info)
-       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown
+       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown (or,
+                         without one, at exit when every task has finished; a
+                         warning says which)
        DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
 
    ERRORS AND LOGGING
@@ -156,6 +158,10 @@
    DAG_VALIDATE       keep span validation under NDEBUG
    DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
    DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
+   DAG_MAX_REGISTERED spans registered at once (dag_data_register, a
+                      dag_array's tiles): 2^24 unless defined (the
+                      implementation's file); 8 bytes of dag.h's state
+                      per 1024
    Link with the thread library (-pthread).
 
    BACKENDS AND DEVICES
@@ -1477,8 +1483,16 @@ typedef struct dag__trace_event {
 } dag__trace_event;
 typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
-/* >>data: registered spans */
+/* >>data: registered spans, in pages of DAG__DATA_PAGE slots made as they
+   are needed; the pages' directory (8 bytes a page, in dag__g) has room for
+   DAG_MAX_REGISTERED spans registered at once (a dag_array tile is one) */
+#ifndef DAG_MAX_REGISTERED
+#define DAG_MAX_REGISTERED (1u << 24)
+#endif
 #define DAG__DATA_PAGE 1024
+#define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
+_Static_assert(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
+               "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
 typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
@@ -1538,7 +1552,7 @@ typedef struct dag__state {
     _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
     /* data */
     dag__mutex data_lock;
-    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
+    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
     /* detached events (>>detach) */
@@ -3750,7 +3764,7 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
     if (!index) return NULL;
     index--;
-    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) return NULL;
+    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGES) return NULL;
     dag__data_slot *page = atomic_load_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], memory_order_acquire);
     if (!page) return NULL;
     dag__data_slot *s = &page[index % DAG__DATA_PAGE];
@@ -3806,9 +3820,11 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
     } else {
         index = dag__g.data_count;
-        if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
+        if (index >= DAG_MAX_REGISTERED) {
             dag__mutex_unlock(&dag__g.data_lock);
-            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: too many registered spans", who);
+            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: %lu spans are registered already, the most at once (DAG_MAX_REGISTERED: "
+                     "define it higher, or register fewer, larger spans or tiles)", who,
+                     (unsigned long)DAG_MAX_REGISTERED);
             return h;
         }
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
@@ -5508,6 +5524,26 @@ static uint64_t dag__wait_window(dag_desc *d) {
     return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
 }
 
+/* A program that ends without dag_shutdown still gets the trace it asked
+   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
+   program spawned has finished, it is written, and a warning says so; when
+   some have not (their events may still be growing) or exit was called
+   from another thread, a warning says it was not. */
+static void dag__trace_at_exit(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
+    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
+    dag__region *root = dag__main_ctx.root;
+    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
+                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
+    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
+                dag__g.trace_path);
+    else if (unfinished != 0)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
+                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
+                "up" : "with tasks unfinished", dag__g.trace_path);
+}
+
 dag_result dag_setup(const dag_desc *desc) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
@@ -5577,6 +5613,8 @@ dag_result dag_setup(const dag_desc *desc) {
         dag__g.trace_path = (char *)dag__xmalloc(len);
         memcpy(dag__g.trace_path, trace_path, len);
         d.trace = 1;
+        static bool at_exit;   /* (set-ups are one at a time) */
+        if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
@@ -5684,7 +5722,7 @@ dag_result dag_shutdown(void) {
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
     dag__g.heap_cap = 0;
-    for (int i = 0; i < DAG__DATA_PAGE; i++) {
+    for (size_t i = 0; i < DAG__DATA_PAGES; i++) {
         DAG_FREE(atomic_load(&dag__g.data_pages[i]));
         atomic_store(&dag__g.data_pages[i], NULL);
     }

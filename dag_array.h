@@ -357,6 +357,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
     a->tile = (void **)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->tile);
     a->handle = (dag_data *)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->handle);
     bool failed = !a->tile || !a->handle;
+    int64_t unregistered = -1;   /* the tile dag.h refused to register (it says why) */
     for (int64_t j = 0; !failed && j < a->nt; j++)
         for (int64_t i = 0; !failed && i < a->mt; i++) {
             int64_t r, c, t = i + j * a->mt;
@@ -366,10 +367,18 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
             else if (dag__tile_rank(a, i, j) == dag_rank() && !(a->tile[t] = DAG_MALLOC((size_t)(r * c) * elem)))
                 failed = true;
             /* c columns of r elements (Ld gives kernels r, or the matrix's ld) */
-            if (!failed) failed = !(a->handle[t] = dag__tile_register(a, i, j, a->tile[t], r, c, wrap ? ld : r)).id;
+            if (!failed && !(a->handle[t] = dag__tile_register(a, i, j, a->tile[t], r, c, wrap ? ld : r)).id) {
+                failed = true;
+                unregistered = t;
+            }
         }
     if (failed) {
-        if (a->tile && a->handle)
+        if (unregistered >= 0)
+            dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: tile %lld of its %lld (%lld x %lld in tiles of "
+                    "%lld x %lld) could not be registered (the error before this says why)", (long long)unregistered,
+                    (long long)(a->mt * a->nt), (long long)rows, (long long)cols, (long long)a->brows,
+                    (long long)a->bcols);
+        else if (a->tile && a->handle)
             dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: no memory for %lld x %lld elements of %zu bytes",
                     (long long)rows, (long long)cols, elem);
         dag_array_free(a);
