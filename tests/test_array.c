@@ -625,7 +625,7 @@ TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
    count), the rest runs on the CPU, and the results are the CPU's. */
 TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     int devices = dag_device_count(DAG_OPENCL);
-    if (devices < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (devices < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 192, NB = 32 };
     static double a[N * N], f[N * N], x[N * N], y[N * N];
     spd(a, N, 8);
@@ -702,7 +702,7 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
 
 /* The element-wise operations on devices, for every type, with aliasing. */
 TEST(element_wise_operations_run_on_the_devices_for_every_type) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 40, C = 24 };
     dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
     for (int k = 0; k < 4; k++) {
@@ -737,7 +737,7 @@ TEST(element_wise_operations_run_on_the_devices_for_every_type) {
    the CPU's results: copy and transpose on the devices, the others on the
    CPU tasks such a scope keeps for them. */
 TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 45, C = 38, N = 64, NB = 16 };
     static double x[R * C], out[R * C], a[N * N], b[N * 4], sol[N * 4];
     for (int i = 0; i < R * C; i++) x[i] = i;
@@ -801,7 +801,7 @@ static size_t device_bytes_held(void) {
 }
 
 TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 64, NB = 16, LD = 70 };
     static double a[N * N], m[LD * N], f[N * N], x[N * N], y[LD * N];
     spd(a, N, 8);
@@ -846,7 +846,7 @@ TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
 
 /* fill and rand made on the devices give the CPU's bits. */
 TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 50, C = 33 };
     static double cpu[R * C], dev[R * C];
     static float cpuf[R * C], devf[R * C];
@@ -878,7 +878,7 @@ TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
 
 /* syrk, every trsm variant and LU on the devices (their kernels) equal the CPU's run. */
 TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 48, M = 20, T = 16 };
     static double a[N * N], b[N * N], cpu[N * N], dev[N * N];
     dag_scope devices = dag_scope(.opencl.all = 1);
@@ -947,7 +947,7 @@ static void routine_logger(dag_log_level level, int item, const char *msg, void 
         strcat(strcat(routines_seen, msg), "\n");
 }
 TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
     bool clblast = lib != NULL;
     if (lib) dlclose(lib);
@@ -976,7 +976,7 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
 TEST(an_array_bigger_than_the_devices_capped_memory_still_factorises) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 256, NB = 32 };   /* 512 KiB of matrix; each device may hold 160 KiB */
     dag_shutdown();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .device_memory_limit = 160 << 10 });
