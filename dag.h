@@ -4305,7 +4305,7 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
 static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
     int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
     size_t want_bytes = p->pointee & 0xffffffu;
-    char what[64];
+    char what[96];
     if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
     else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
     if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
@@ -4398,8 +4398,8 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     return DAG_OK;
 }
 
-/* Step 2, a Fut: the producing task becomes a dependency, or, when its
-   region has ended, its kept result passes as a value. */
+/* Step 2, a Fut whose producer's result does not fit the parameter (off
+   the hot path: it writes the words). */
 static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const dag__param *p, dag__spawn_args *sa) {
     char what[64];
     if (!src->result_size) snprintf(what, sizeof what, "nothing (void)");
@@ -4413,6 +4413,8 @@ static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const da
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
 }
+/* Step 2, a Fut: the producing task becomes a dependency, or, when its
+   region has ended, its kept result passes as a value. */
 static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
                                    void *slot, dag__spawn_args *sa) {
     dag_task h = a->task;
