@@ -4,8 +4,9 @@
 #                    each in build/demo/NAME/, and list the files they wrote
 #   make deps        install with apt (and pip) what the tests and benchmarks need
 #   make test        everything this machine can run; a missing tool is a named,
-#                    counted skip (STRICT=1: a failure); tests that need GPU
-#                    hardware skip, and say so
+#                    counted skip (STRICT=1: a failure); tests of hardware or
+#                    backends a build or run has not are counted apart, as
+#                    "not applicable" (STRICT=1 too: tests/test.h says which)
 #   make install     PREFIX=...: the headers, dag.pc and a CMake package
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
@@ -19,6 +20,7 @@ CLANG   ?= clang
 CXX     ?= c++
 PYTHON  ?= python3
 STRICT  ?= 0
+export STRICT   # tests/run.sh reads it: with STRICT=1 a test binary's skips are failures
 # Optional dependencies, each a variable so that a test can hide it (a path
 # that does not exist): make test-skips does, to check the skip paths.
 VALGRIND   ?= valgrind
@@ -129,9 +131,16 @@ $(B)/helgrind/test_%: tests/test_%.c $(HEADERS)
 	$(CC) $(WARN) -O1 -g -DDAG_HELGRIND -I. -Itests $< -o $@ -pthread -lm
 
 # ---- compile checks ---------------------------------------------------------
+# Backend flags spelled as people guess them (the enum's name, DAG_USE_X, lower
+# case...), each =the flag dag.h's #error must name instead
+GUESSED_FLAGS := DAG_OPENCL=DAG_BACKEND_OPENCL DAG_USE_OPENCL=DAG_BACKEND_OPENCL dag_backend_opencl=DAG_BACKEND_OPENCL \
+    DAG_BACKEND_opencl=DAG_BACKEND_OPENCL DAG_CUDA=DAG_BACKEND_CUDA DAG_USE_CUDA=DAG_BACKEND_CUDA \
+    dag_backend_cuda=DAG_BACKEND_CUDA DAG_HIP=DAG_BACKEND_HIP DAG_USE_HIP=DAG_BACKEND_HIP dag_backend_hip=DAG_BACKEND_HIP \
+    DAG_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_USE_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_BACKEND_ZE=DAG_BACKEND_LEVEL_ZERO \
+    dag_backend_level_zero=DAG_BACKEND_LEVEL_ZERO DAG_MPI=DAG_BACKEND_MPI DAG_USE_MPI=DAG_BACKEND_MPI
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -162,6 +171,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	else skip "dag.h's generated tables against tools/gen_macros.py and the layer check: $(PYTHON) not found"; fi; \
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	run $(CC) $(WARN) -I. tests/compile/data_cap.c -o $(B)/compile/data_cap -pthread -lm; run ./$(B)/compile/data_cap; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread -lm; \
 	run ./$(B)/compile/two_units; \
 	run $(CC) $(WARN) -O1 -I. -Itests tests/test_kernels.c -o $(B)/compile/test_kernels -pthread; \
@@ -176,6 +186,8 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	         -pthread $(call combo_libs,$(c)); fi;)) \
 	run $(CC) $(WARN) -I. tests/compile/backend_flags.c -o $(B)/compile/backend_flags -pthread -ldl; run ./$(B)/compile/backend_flags; \
 	expect_error "use -DDAG_BACKEND_CUDA instead" $(CC) $(WARN) -I. -DDAG_BACKEND_HIP -D__HIP_PLATFORM_NVIDIA__ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	for g in $(GUESSED_FLAGS); do expect_error "is -D$${g#*=} (flags are" \
+	  $(CC) $(WARN) -I. -D$${g%=*} -c tests/compile/impl.c -o $(B)/compile/x.o; done; \
 	if [ -f /usr/include/hip/hip_runtime_api.h ]; then \
 	  run $(CC) $(WARN) -I. tests/compile/hip_abi.c -o $(B)/compile/hip_abi -pthread -ldl; run ./$(B)/compile/hip_abi; \
 	else skip "dag_hip.h's types against HIP's header: no /usr/include/hip/hip_runtime_api.h (apt-get install libamdhip64-dev)"; fi; \
@@ -221,7 +233,7 @@ GPU_KERNELS := $(B)/gpu/kernels_cuda.o $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_z
 define run_suites
 	@mkdir -p $(B)
 	@bash tests/run.sh $(1) $(2) -- $(foreach s,$(SUITES),./$(B)/$(1)/test_$(s) ";") $(3) | tee $(B)/results-$(1).log; \
-	 tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-$(1)
+	 tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-$(1)
 endef
 
 # $(call need,GROUP,TOOLS,FILES,HOW TO GET THEM): opens a group's recipe line.
@@ -266,7 +278,7 @@ test-helgrind-run: $(B)/helgrind/test_errors $(B)/helgrind/test_fuzz
 	    $(VALGRIND) --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_errors ";" \
 	    $(VALGRIND) --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_fuzz 40 \
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
-	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-helgrind
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-helgrind
 
 # The device suites from binaries built with every backend (ASan, UBSan):
 # OpenCL on PoCL (three CPU devices), and with no OpenCL platform at all;
@@ -311,7 +323,7 @@ test-opencl-run: $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/allb/test_opencl \
 	    $(foreach s,$(SUITES),";" env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors ./$(B)/allb/test_$(s)) \
 	    | tee $(B)/results-opencl.log; tail -n 1 $(B)/results-opencl.log > $(B)/results-opencl; \
-	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-opencl
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-opencl
 
 # The device behaviour tests (tests/gpu), one binary with every backend and
 # the kernels built for each: OpenCL runs them on PoCL's three devices;
@@ -363,7 +375,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
               $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
-	    $(foreach b,$(BACKENDS),./$(B)/gpu/test_gpu $(b) ";") env $(INTEL_ENV) ./$(B)/gpu/test_gpu opencl ";" \
+	    $(foreach b,$(BACKENDS),./$(B)/gpu/test_gpu $(b) ";") env $(INTEL_ENV) DAG_TEST_SPIRV=1 ./$(B)/gpu/test_gpu opencl ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_ze DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu ze ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu hip ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip MOCK_HIP_NO_PEER=1 ./$(B)/gpu/test_gpu hip ";" \
@@ -372,7 +384,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda MOCK_CUDA_RUNTIME_VERSION=12000 DAG_TEST_EXPECT_DEVICES=2 \
 	        DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu_mock_cuda cuda \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
-	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-gpu
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-gpu
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
@@ -383,8 +395,11 @@ test:
 	  $(MAKE) --no-print-directory $$t STRICT=$(STRICT) || { st=1; [ -e $(B)/results-$$g ] || \
 	    echo "$$t: 0 passed, 1 failed (stopped before its results)" > $(B)/results-$$g; }; done; \
 	cat $(TEST_GROUPS:%=$(B)/results-%) 2>/dev/null \
-	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)~/^failed/)f+=$$i; if($$(i+1)=="skipped")k+=$$i}} \
-	         END{print "all: " p " passed, " f " failed, " k+0 " skipped"; exit f>0}' || st=1; \
+	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)~/^failed/)f+=$$i; if($$(i+1)~/^skipped/)k+=$$i; \
+	                            if($$(i+1)=="not" && $$(i+2)~/^applicable/)n+=$$i}} \
+	         END{print "all: " p " passed, " f " failed, " k+0 " skipped, " n+0 " not applicable" \
+	               (n ? " (tests of hardware or backends this machine or build has not: STRICT allows these)" : ""); \
+	             exit f>0}' || st=1; \
 	exit $$st
 
 # The skip paths themselves: groups run with a dependency hidden (a path
@@ -393,7 +408,7 @@ test:
 test-skips:
 	@mkdir -p $(B)
 	@CC="$(CC)" MAKE="$(MAKE)" bash tests/skips.sh $(B)/skips | tee $(B)/results-skips.log; tail -n 1 $(B)/results-skips.log > $(B)/results-skips; \
-	  grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-skips
+	  grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-skips
 
 # make test as on a machine with only a C compiler and make (every optional
 # dependency hidden, in build/fresh): it must end "0 failed" and exit 0.
@@ -411,7 +426,7 @@ test-walkthrough:
 	@bash tests/run.sh walkthrough -- env CC="$(CC)" CXX="$(CXX)" CMAKE="$(CMAKE)" PKG_CONFIG="$(PKG_CONFIG)" STRICT="$(STRICT)" \
 	    MAKE="$(MAKE)" bash tests/walkthrough.sh | tee $(B)/results-walkthrough.log; \
 	  tail -n 1 $(B)/results-walkthrough.log > $(B)/results-walkthrough; \
-	  grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-walkthrough
+	  grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-walkthrough
 
 fuzz: $(B)/gcc/test_fuzz
 	./$(B)/gcc/test_fuzz $${SEEDS:-5000}
@@ -552,7 +567,7 @@ test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(
 	    ";" env DAG_TEST_SCALE=0.1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" \
 	        $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_tsan \
 	    | tee $(B)/results-mpi.log; tail -n 1 $(B)/results-mpi.log > $(B)/results-mpi; \
-	    grep -Eq ' 0 failed(, [0-9]+ skipped)?$$' $(B)/results-mpi
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-mpi
 
 # ---- set-up -----------------------------------------------------------------
 # Test and benchmark dependencies, from Debian's archive.

@@ -47,7 +47,15 @@
                                              cols on a device (which packs the runs)
 
    The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
-   define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
+   define DAG_NO_SHORT_NAMES to drop the short ones. Each argument must fit
+   its parameter, or the spawn fails with DAG_ERR_ARG_TYPE naming the task,
+   the argument, both types and the fix: a number parameter takes Val or Fut
+   of a number (converted); a pointer to numbers takes spans (or Val of
+   pointers) of numbers of its kind and size (int or unsigned for int *); a
+   pointer to anything else takes spans and pointers of anything but
+   numbers; void * and char pointers take any span or pointer; a struct
+   takes a struct of its size. dag_arg_span and registered data carry no
+   element type: their element size must match. Argument lists built at run
    time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
    dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
    time. dag_spawn_with(&opts, name, ...)
@@ -129,7 +137,9 @@
        DAG_WAIT_POLICY   wait_policy (active, passive)
        DAG_BLOCKTIME     block_time_us (200us, 5ms, 2s; bare = ms, as KMP_BLOCKTIME)
        DAG_LOG           log_level (none, error, warn, info)
-       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown
+       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown (or,
+                         without one, at exit when every task has finished; a
+                         warning says which)
        DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
 
    ERRORS AND LOGGING
@@ -157,12 +167,19 @@
    DAG_VALIDATE       keep span validation under NDEBUG
    DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
    DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
+   DAG_MAX_REGISTERED spans registered at once (dag_data_register, a
+                      dag_array's tiles): 2^24 unless defined (the
+                      implementation's file); 8 bytes of dag.h's state
+                      per 1024
    Link with the thread library (-pthread).
 
    BACKENDS AND DEVICES
    ====================
    The CPU (C11 threads) is always on. Any combination of these adds devices
-   (or #define DAG_BACKEND_X, empty or 1, before including dag.h):
+   (or #define DAG_BACKEND_X, empty or 1, before including dag.h); a flag is
+   DAG_BACKEND_<NAME>, the backend's name in code DAG_<NAME> (>>flags), and
+   another spelling (-DDAG_CUDA, -DDAG_USE_CUDA, -Ddag_backend_cuda) is an
+   #error naming the flag:
      -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
      -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
                                -I<cuda>/include ... -lcudart_static -lrt -ldl
@@ -190,7 +207,7 @@
    WHERE THINGS ARE
    ================
    Each part starts with a marker: search for ">>name". In layer order:
-     public:   >>results >>handles >>backends >>scopes >>args >>api
+     public:   >>flags >>results >>handles >>backends >>scopes >>args >>api
                >>arg-constructors >>macros >>generated tables
      records:  >>customisation >>threads >>pool >>task >>regions >>context
                >>deque >>worker >>data >>state >>device seam
@@ -212,6 +229,44 @@
 */
 #ifndef DAG_H_INCLUDED
 #define DAG_H_INCLUDED
+
+/* >>flags: one naming rule. A switch read at compile time is a macro named
+   for what it does: DAG_BACKEND_<NAME> compiles a backend in (OPENCL, CUDA,
+   HIP, LEVEL_ZERO, MPI: -DDAG_BACKEND_CUDA), and the BUILD OPTIONS are the
+   others. The backends' names in code, read at run time, are the
+   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)). A flag spelled
+   any other plausible way would be ignored, or break that enum, so each
+   stops the build here naming the right one. */
+#if defined(DAG_OPENCL) || defined(DAG_USE_OPENCL) || defined(DAG_ENABLE_OPENCL) || defined(DAG_WITH_OPENCL) || \
+    defined(DAG_HAS_OPENCL) || defined(DAG_BACKEND_OpenCL) || defined(DAG_BACKEND_opencl) || \
+    defined(dag_backend_opencl) || defined(DAG_BACKEND_CL) || defined(DAG_BACKEND_OCL) || defined(DAG_OCL)
+#error "dag.h: the flag that compiles OpenCL in is -DDAG_BACKEND_OPENCL (flags are DAG_BACKEND_<NAME>; DAG_OPENCL is its name in code)"
+#undef DAG_OPENCL   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_CUDA) || defined(DAG_USE_CUDA) || defined(DAG_ENABLE_CUDA) || defined(DAG_WITH_CUDA) || \
+    defined(DAG_HAS_CUDA) || defined(DAG_BACKEND_Cuda) || defined(DAG_BACKEND_cuda) || defined(dag_backend_cuda) || \
+    defined(DAG_BACKEND_NVIDIA)
+#error "dag.h: the flag that compiles CUDA in is -DDAG_BACKEND_CUDA (flags are DAG_BACKEND_<NAME>; DAG_CUDA is its name in code)"
+#undef DAG_CUDA   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_HIP) || defined(DAG_USE_HIP) || defined(DAG_ENABLE_HIP) || defined(DAG_WITH_HIP) || \
+    defined(DAG_HAS_HIP) || defined(DAG_BACKEND_Hip) || defined(DAG_BACKEND_hip) || defined(dag_backend_hip) || \
+    defined(DAG_BACKEND_ROCM) || defined(DAG_BACKEND_AMD)
+#error "dag.h: the flag that compiles HIP in is -DDAG_BACKEND_HIP (flags are DAG_BACKEND_<NAME>; DAG_HIP is its name in code)"
+#undef DAG_HIP   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_LEVEL_ZERO) || defined(DAG_USE_LEVEL_ZERO) || defined(DAG_ENABLE_LEVEL_ZERO) || \
+    defined(DAG_WITH_LEVEL_ZERO) || defined(DAG_HAS_LEVEL_ZERO) || defined(DAG_BACKEND_LevelZero) || \
+    defined(DAG_BACKEND_level_zero) || defined(dag_backend_level_zero) || defined(DAG_BACKEND_LEVELZERO) || \
+    defined(DAG_LEVELZERO) || defined(DAG_BACKEND_ZE) || defined(DAG_ZE) || defined(DAG_BACKEND_L0) || \
+    defined(DAG_BACKEND_ONEAPI)
+#error "dag.h: the flag that compiles Level Zero in is -DDAG_BACKEND_LEVEL_ZERO (flags are DAG_BACKEND_<NAME>; DAG_LEVEL_ZERO is its name in code)"
+#undef DAG_LEVEL_ZERO   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_MPI) || defined(DAG_USE_MPI) || defined(DAG_ENABLE_MPI) || defined(DAG_WITH_MPI) || \
+    defined(DAG_HAS_MPI) || defined(DAG_BACKEND_Mpi) || defined(DAG_BACKEND_mpi) || defined(dag_backend_mpi)
+#error "dag.h: the flag that runs over MPI ranks is -DDAG_BACKEND_MPI (flags are DAG_BACKEND_<NAME>)"
+#endif
 
 /* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
 #if !defined(__OPENCL_C_VERSION__)
@@ -421,6 +476,8 @@ typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
     uint8_t mode;        /* dag_access, for spans and data */
     uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
+    uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
+                            dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
     uint32_t size;       /* value: bytes; span: bytes per element */
     const void *ptr;     /* value: its bytes; span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
@@ -433,12 +490,20 @@ enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__A
 /* How a task uses a span or registered data: what In, Out and InOut give */
 typedef enum dag_access { DAG_ACCESS_IN = 1, DAG_ACCESS_OUT = 2, DAG_ACCESS_INOUT = 3 } dag_access;
 
-/* pointee: for a pointer to a C scalar type, the bytes of one element (a
-   span's elements must have that size); DAG__ANY_POINTEE for void * and the
-   char pointers (raw bytes, which C lets alias anything); 0 for anything
-   else */
-typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
+/* A parameter as spawns check their arguments against it. tag: its C type
+   when it is a number (DAG__TYPE_TAGS), else 0. pointee: 0 when it is not a
+   pointer; DAG__ANY_POINTEE for void * and the char pointers (raw bytes,
+   which C lets alias anything); else DAG__POINTEE(tag, bytes) of what it
+   points to, a C number type or DAG__TAG_OTHER (a struct, a pointer...: its
+   bytes are not compared). A span of the pointee's own type has that code
+   too, so the common spawn passes with one comparison. decl: "const double
+   * x", for messages. */
+typedef struct dag__param { uint32_t offset, size, tag, pointee; const char *decl; } dag__param;
 #define DAG__ANY_POINTEE 0xffffffffu
+#define DAG__POINTEE(tag, bytes) ((uint32_t)(tag) << 24 | (uint32_t)(bytes))
+/* tags beyond the C number types (DAG__TYPE_TAGS has 1 to 15): what a span's
+   elements or a pointer's target are when they are not numbers */
+enum { DAG__TAG_OTHER = 16, DAG__TAG_VOID = 17 };
 
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
@@ -665,7 +730,7 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
                                size_t ld) {
     dag_arg a;
-    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
+    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.elem = 0; a.size = (uint32_t)elem;
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
     return a;
@@ -690,6 +755,12 @@ static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
     a.tag = (uint8_t)tag;
+    return a;
+}
+/* In/Out/InOut and Val note the C type of the elements or of the target
+   (DAG__REF_TAG), which the spawn checks against the parameter */
+static inline dag_arg dag__arg_elem(dag_arg a, int elem) {
+    a.elem = (uint8_t)elem;
     return a;
 }
 /* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
@@ -747,45 +818,74 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #else
 #define DAG__BOOL _Bool
 #endif
-/* the tags of char, signed char and unsigned char are 2 to 4: their pointers take any span */
-#define DAG__POINTEE_SIZE(T, tag) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : (uint32_t)sizeof(T))
 #define DAG__TYPE_TAGS(X) \
     X(DAG__BOOL, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
     X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
+/* A parameter's pointee code (dag__param): the tags of char, signed char and
+   unsigned char are 2 to 4, and their pointers take any span */
+#define DAG__POINTEE_OF_TAG(tag, bytes) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : DAG__POINTEE(tag, bytes))
 #ifdef __cplusplus
-/* C++ has no _Generic: tags come from a template, so Val, Ld and Fut convert into a parameter as in C */
+/* C++ has no _Generic: tags come from templates, so Val, Ld and Fut convert into a parameter as in C,
+   and spans and pointers are checked as in C */
 } /* extern "C" */
+#include <cstddef>
 #include <type_traits>
-template <typename T> struct dag__tag { enum { value = 0 }; };
-#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n }; };
+template <typename T> struct dag__tag { enum { value = 0, size = 0 }; };
+#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n, size = sizeof(T) }; };
 DAG__TYPE_TAGS(DAG__TAG_SPEC)
-/* A type's tag as C's _Generic gives it: an enum is its underlying type. */
-template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag { enum { value = dag__tag<T>::value }; };
-template <typename T> struct dag__val_tag<T, true> {
-    enum { value = dag__tag<typename std::underlying_type<T>::type>::value };
+/* A type's tag as C's _Generic gives it: qualifiers dropped, an enum is its underlying type. */
+template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag : dag__tag<typename std::remove_cv<T>::type> {};
+template <typename T> struct dag__val_tag<T, true> : dag__tag<typename std::underlying_type<T>::type> {};
+/* What a pointer points to (DAG__REF_TAG): 0 for no pointer */
+template <typename T> struct dag__ref_tag { enum { value = 0 }; };
+template <typename T> struct dag__ref_tag<T *> {
+    typedef typename std::remove_cv<T>::type E;
+    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? (int)dag__val_tag<E>::value
+                                                                                      : DAG__TAG_OTHER };
 };
+template <> struct dag__ref_tag<std::nullptr_t> { enum { value = DAG__TAG_VOID }; };
 template <typename T> struct dag__pointee { static const uint32_t value = 0; };
 template <typename T> struct dag__pointee<T *> {
     typedef typename std::remove_cv<T>::type E;
     static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE
-                                : dag__tag<E>::value != 0 ? DAG__POINTEE_SIZE(E, dag__tag<E>::value) : 0;
+                                : dag__val_tag<E>::value != 0 ? DAG__POINTEE_OF_TAG(dag__val_tag<E>::value, dag__val_tag<E>::size)
+                                : DAG__POINTEE(DAG__TAG_OTHER, 0);
 };
 extern "C" {
 #define DAG__TAG_OF(x) 0
 #define DAG__TAG_OF_TYPE(T) dag__val_tag<T>::value
 #define DAG__POINTEE_OF_TYPE(T) dag__pointee<T>::value
+#define DAG__REF_TAG(x) dag__ref_tag<typename std::decay<decltype(x)>::type>::value
 #else
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
-#define DAG__POINTEE_ASSOC(T, n) T *: DAG__POINTEE_SIZE(T, n), const T *: DAG__POINTEE_SIZE(T, n),
+/* Whether x is a pointer: _Generic cannot say it of every pointer type, gcc and clang can. Elsewhere
+   a struct counts as a pointer too, and only sizes tell them apart. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__IS_POINTER(x) (__builtin_classify_type(x) == 5)   /* 5: pointer_type_class */
+#else
+#define DAG__IS_POINTER(x) 1
+#endif
+#define DAG__QUALIFIED(T, v) T *: v, const T *: v, volatile T *: v, const volatile T *: v,
+#define DAG__REF_ASSOC(T, n) DAG__QUALIFIED(T, n)
+/* What pointer x points to: a C number type's tag, DAG__TAG_VOID, DAG__TAG_OTHER, or 0: x is no pointer */
+#define DAG__REF_TAG(x) \
+    _Generic((x), DAG__TYPE_TAGS(DAG__REF_ASSOC) DAG__QUALIFIED(void, DAG__TAG_VOID) \
+             default: DAG__IS_POINTER(x) ? DAG__TAG_OTHER : 0)
+#define DAG__POINTEE_ASSOC(T, n) DAG__QUALIFIED(T, DAG__POINTEE_OF_TAG(n, sizeof(T)))
 #define DAG__POINTEE_OF_TYPE(T) \
-    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) void *: DAG__ANY_POINTEE, const void *: DAG__ANY_POINTEE, default: 0)
+    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) DAG__QUALIFIED(void, DAG__ANY_POINTEE) \
+             default: DAG__IS_POINTER(*(T *)0) ? DAG__POINTEE(DAG__TAG_OTHER, 0) : 0)
 #endif
 
-#define DAG__PARAM(s, field, T) \
-    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T), (uint32_t)DAG__POINTEE_OF_TYPE(T) }
+#define DAG__STR(...) DAG__STR_(__VA_ARGS__)
+#define DAG__STR_(...) #__VA_ARGS__
+/* p: (type, name) */
+#define DAG__PARAM(s, field, p) \
+    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(DAG__PT(p)), (uint32_t)DAG__TAG_OF_TYPE(DAG__PT(p)), \
+      (uint32_t)DAG__POINTEE_OF_TYPE(DAG__PT(p)), DAG__STR(DAG__PT(p) DAG__PN(p)) }
 #define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
 #define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
 #define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
@@ -818,71 +918,71 @@ extern "C" {
 #define DAG__PROTO_0() void
 #define DAG__FIELDS_0() char dag__none;
 #define DAG__CALL_0(a) 
-#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}
+#define DAG__PARAMS_0(s) {{0, 0, 0, 0, 0}}
 #define DAG__PROTO_1(p0) DAG__PT(p0) DAG__PN(p0)
 #define DAG__FIELDS_1(p0) DAG__PT(p0) a0;
 #define DAG__CALL_1(a) a->a0
-#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, DAG__PT(p0))}
+#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, p0)}
 #define DAG__PROTO_2(p0, p1) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1)
 #define DAG__FIELDS_2(p0, p1) DAG__PT(p0) a0; DAG__PT(p1) a1;
 #define DAG__CALL_2(a) a->a0, a->a1
-#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1))}
+#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1)}
 #define DAG__PROTO_3(p0, p1, p2) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2)
 #define DAG__FIELDS_3(p0, p1, p2) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2;
 #define DAG__CALL_3(a) a->a0, a->a1, a->a2
-#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2))}
+#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2)}
 #define DAG__PROTO_4(p0, p1, p2, p3) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3)
 #define DAG__FIELDS_4(p0, p1, p2, p3) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3;
 #define DAG__CALL_4(a) a->a0, a->a1, a->a2, a->a3
-#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3))}
+#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3)}
 #define DAG__PROTO_5(p0, p1, p2, p3, p4) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4)
 #define DAG__FIELDS_5(p0, p1, p2, p3, p4) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4;
 #define DAG__CALL_5(a) a->a0, a->a1, a->a2, a->a3, a->a4
-#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4))}
+#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4)}
 #define DAG__PROTO_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5)
 #define DAG__FIELDS_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5;
 #define DAG__CALL_6(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5
-#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5))}
+#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5)}
 #define DAG__PROTO_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6)
 #define DAG__FIELDS_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6;
 #define DAG__CALL_7(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6
-#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6))}
+#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6)}
 #define DAG__PROTO_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7)
 #define DAG__FIELDS_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7;
 #define DAG__CALL_8(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7
-#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7))}
+#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7)}
 #define DAG__PROTO_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8)
 #define DAG__FIELDS_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8;
 #define DAG__CALL_9(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8
-#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8))}
+#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8)}
 #define DAG__PROTO_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9)
 #define DAG__FIELDS_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9;
 #define DAG__CALL_10(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9
-#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9))}
+#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9)}
 #define DAG__PROTO_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10)
 #define DAG__FIELDS_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10;
 #define DAG__CALL_11(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10
-#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10))}
+#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10)}
 #define DAG__PROTO_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11)
 #define DAG__FIELDS_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11;
 #define DAG__CALL_12(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11
-#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11))}
+#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11)}
 #define DAG__PROTO_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12)
 #define DAG__FIELDS_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12;
 #define DAG__CALL_13(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12
-#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12))}
+#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12)}
 #define DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13)
 #define DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13;
 #define DAG__CALL_14(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13
-#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13))}
+#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13)}
 #define DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14)
 #define DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14;
 #define DAG__CALL_15(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14
-#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14))}
+#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14)}
 #define DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14), DAG__PT(p15) DAG__PN(p15)
 #define DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14; DAG__PT(p15) a15;
 #define DAG__CALL_16(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14, a->a15
-#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14)), DAG__PARAM(s, a15, DAG__PT(p15))}
+#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14), DAG__PARAM(s, a15, p15)}
 #define DAG__TASK_2(ret, name) DAG__TASK_DEF(ret, name, 0, (DAG__PROTO_0()), (DAG__FIELDS_0()), (DAG__CALL_0), (DAG__PARAMS_0(name##__args)))
 #define DAG__TASK_3(ret, name, p0) DAG__TASK_DEF(ret, name, 1, (DAG__PROTO_1(p0)), (DAG__FIELDS_1(p0)), (DAG__CALL_1), (DAG__PARAMS_1(name##__args, p0)))
 #define DAG__TASK_4(ret, name, p0, p1) DAG__TASK_DEF(ret, name, 2, (DAG__PROTO_2(p0, p1)), (DAG__FIELDS_2(p0, p1)), (DAG__CALL_2), (DAG__PARAMS_2(name##__args, p0, p1)))
@@ -958,10 +1058,10 @@ extern "C" {
     (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
      dag_arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
 #endif
-#define DAG__SPAN_2(mode, p, n) dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p)))
+#define DAG__SPAN_2(mode, p, n) dag__arg_elem(dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p)))
+    dag__arg_elem(dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -977,7 +1077,8 @@ template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    return dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
+    /* the temporary lives to the end of the spawn */
+    return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
 #define DAG_VAL(x) dag__val_cpp(x)
 extern "C" {
@@ -988,7 +1089,7 @@ extern "C" {
 #define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
 #define DAG_VAL(x) \
     (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
-     dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}))
+     dag__arg_elem(dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
@@ -1414,8 +1515,16 @@ typedef struct dag__trace_event {
 } dag__trace_event;
 typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
-/* >>data: registered spans */
+/* >>data: registered spans, in pages of DAG__DATA_PAGE slots made as they
+   are needed; the pages' directory (8 bytes a page, in dag__g) has room for
+   DAG_MAX_REGISTERED spans registered at once (a dag_array tile is one) */
+#ifndef DAG_MAX_REGISTERED
+#define DAG_MAX_REGISTERED (1u << 24)
+#endif
 #define DAG__DATA_PAGE 1024
+#define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
+_Static_assert(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
+               "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
 typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
@@ -1475,7 +1584,7 @@ typedef struct dag__state {
     _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
     /* data */
     dag__mutex data_lock;
-    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
+    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
     /* detached events (>>detach) */
@@ -3864,7 +3973,7 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
     if (!index) return NULL;
     index--;
-    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) return NULL;
+    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGES) return NULL;
     dag__data_slot *page = atomic_load_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], memory_order_acquire);
     if (!page) return NULL;
     dag__data_slot *s = &page[index % DAG__DATA_PAGE];
@@ -3920,9 +4029,11 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
     } else {
         index = dag__g.data_count;
-        if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
+        if (index >= DAG_MAX_REGISTERED) {
             dag__mutex_unlock(&dag__g.data_lock);
-            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: too many registered spans", who);
+            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: %lu spans are registered already, the most at once (DAG_MAX_REGISTERED: "
+                     "define it higher, or register fewer, larger spans or tiles)", who,
+                     (unsigned long)DAG_MAX_REGISTERED);
             return h;
         }
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
@@ -4267,6 +4378,35 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 
+/* What spawns say of C types, and the rule a value (Val, Fut) follows. */
+enum { DAG__KIND_UNKNOWN, DAG__KIND_INTEGER, DAG__KIND_FLOATING, DAG__KIND_OTHER, DAG__KIND_VOID };
+static int dag__tag_kind(int tag) {
+    return !tag ? DAG__KIND_UNKNOWN : tag <= 12 ? DAG__KIND_INTEGER : tag <= 15 ? DAG__KIND_FLOATING
+         : tag == DAG__TAG_OTHER ? DAG__KIND_OTHER : DAG__KIND_VOID;
+}
+static size_t dag__tag_bytes(int tag) {
+    switch (tag) {
+#define DAG__TAG_BYTES(T, n) case n: return sizeof(T);
+    DAG__TYPE_TAGS(DAG__TAG_BYTES)
+#undef DAG__TAG_BYTES
+    default: return 0;
+    }
+}
+static const char *dag__tag_name(int tag) {
+    switch (tag) {
+#define DAG__TAG_NAME(T, n) case n: return DAG__STR(T);
+    DAG__TYPE_TAGS(DAG__TAG_NAME)
+#undef DAG__TAG_NAME
+    case DAG__TAG_VOID: return "void";
+    default: return "a struct or pointer";
+    }
+}
+/* A number converts into a number, as in a C call; anything else (a struct,
+   a pointer) only into a parameter that is no number either, of its size. */
+static bool dag__value_fits(const dag__param *p, int tag, size_t size) {
+    return p->tag && tag ? true : !p->tag && !tag && p->size == size;
+}
+
 /* Fut of a task whose region has ended: its kept result, converted into the
    parameter like Val; a kept failure cancels t as a failed predecessor would. */
 static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__param *p, void *slot) {
@@ -4278,7 +4418,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
         atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
         return DAG_OK;
     }
-    if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
+    if (!dag__value_fits(p, v.tag, v.size)) return DAG_ERR_ARG_TYPE;
     void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
     int e = dag__kept_read(h, &v, buf, v.size, DAG__KEPT_READ) ? DAG_OK : DAG_ERR_STALE_HANDLE;
     if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
@@ -4401,24 +4541,46 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     return t;
 }
 
-/* Step 2, a span whose elements are not the size the parameter points to
-   (off the hot path: it writes the words). */
-static DAG__NOINLINE int dag__span_elem_mismatch(size_t elem, const dag__param *p, dag__spawn_args *sa) {
-    snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
-             "%u-byte ones", elem, (unsigned)p->pointee);
+/* Step 2, a span whose code is not the parameter's pointee (off the hot
+   path): fine (0) where only the comparison could not tell, as for spans of
+   a type not known (dag_arg_span, registered data: their sizes must match),
+   of int for unsigned *, or of a struct for a pointer to one; else refused,
+   with both types and the fix. */
+static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
+    size_t want_bytes = p->pointee & 0xffffffu;
+    char what[96];
+    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
+    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
+    if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
+        p->size == sizeof(void *))   /* (the size: without gcc or clang a struct parameter looks like this) */
+        return DAG_OK;
+    if (p->pointee && want != DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == want) && elem == want_bytes)
+        return DAG_OK;
+    if (!p->pointee || p->size != sizeof(void *))
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that is not a pointer: pass a value "
+                 "with Val(), or make the parameter a pointer", what);
+    else if (want == DAG__KIND_OTHER)
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to something other than "
+                 "numbers: pass a span of the type it points to", what);
+    else
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to %s: pass a span of %s "
+                 "(convert the data), or take const void * for raw bytes", what, dag__tag_name(want_tag),
+                 dag__tag_name(want_tag));
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2, a span or registered data: where it points in the record, and its
    span among the task's (the same span twice counts once). Every check is
-   made on every spawn; the common case (a 1-D span of elements the size the
-   parameter points to) passes each with one test. */
+   made on every spawn; the common case (a 1-D span of the type the
+   parameter points to, or any span for a void *) passes each with one test. */
 static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
     const void *base = a->ptr;
     size_t rows = 1, width, stride, extent;   /* extent: first byte to one past the last */
     size_t elem = a->size;
     const char *why;
+    int error;
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
@@ -4446,14 +4608,14 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         }
         extent = width = stride = a->count * a->size;
     }
-    if (DAG__UNLIKELY(elem != p->pointee) && p->pointee && p->pointee != DAG__ANY_POINTEE)
-        return dag__span_elem_mismatch(elem, p, sa);
+    if (DAG__UNLIKELY(DAG__POINTEE(a->elem, elem) != p->pointee) && p->pointee != DAG__ANY_POINTEE &&
+        (error = dag__span_mismatch(a->elem, elem, p, sa)))
+        return error;
     bool none = !base || !width || !rows;   /* no bytes: nothing to order */
     if (DAG__UNLIKELY(none)) {
         if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
         if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
-    if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
     memcpy(slot, &base, sizeof(void *));
     if (DAG__UNLIKELY(none)) {
         sa->span_of_param[i] = -1;
@@ -4480,13 +4642,31 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     return DAG_OK;
 }
 
+/* Step 2, a Fut whose producer's result does not fit the parameter (off
+   the hot path: it writes the words). */
+static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const dag__param *p, dag__spawn_args *sa) {
+    char what[64];
+    if (!src->result_size) snprintf(what, sizeof what, "nothing (void)");
+    else if (src->result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(src->result_tag));
+    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", src->result_size);
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of task '%s', which returns %s, for a parameter %s", src->name,
+             what, !src->result_size ? "(a void task has no result to pass)"
+                   : p->tag ? "that is a number (only a number converts into one)"
+                   : src->result_tag ? "that is not a number (a number converts only into a number)"
+                                     : "of another size");
+    sa->detail = sa->detail_buf;
+    return DAG_ERR_ARG_TYPE;
+}
 /* Step 2, a Fut: the producing task becomes a dependency, or, when its
    region has ended, its kept result passes as a value. */
 static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
-                                   void *slot) {
+                                   void *slot, dag__spawn_args *sa) {
     dag_task h = a->task;
     if (!h.ptr) return h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE;
-    if (!(h.bits & 1)) return DAG_ERR_ARG_TYPE;
+    if (!(h.bits & 1)) {
+        sa->detail = "Fut of a task that returns void: it has no result to pass";
+        return DAG_ERR_ARG_TYPE;
+    }
     bool live = dag__ref_handle(h);
     if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
         dag__decref(w, h.ptr);
@@ -4494,14 +4674,52 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     }
     if (!live) return dag__future_kept(t, h, p, slot);
     dag__task *src = h.ptr;
-    if (!src->desc->result_size || (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
+    if (!src->desc->result_size || !dag__value_fits(p, src->desc->result_tag, src->desc->result_size)) {
+        int e = dag__future_mismatch(src->desc, p, sa);
         dag__decref(w, src);
-        return DAG_ERR_ARG_TYPE;
+        return e;
     }
     dag__extra *x = dag__extra_of(w, t);
     x->futures[i] = src;
     x->has_futures = 1;
     return DAG_OK;
+}
+
+/* Step 2, a value of another type than the parameter's (off the hot path):
+   converted as a C call would, or refused with both types and the fix. A
+   pointer goes into a pointer to the same type of number (of any sign), or
+   from void * or into void * and char pointers, or between pointers to
+   things other than numbers (structs: their types cannot be compared). */
+static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, void *slot, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), to = dag__tag_kind(a->elem);
+    bool pointers = !a->tag && !p->tag && a->elem && p->pointee;
+    const char *why = NULL;
+    if (a->tag && !p->tag)   /* C would not convert a number into a pointer or a struct either */
+        why = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
+                         : "a number for a parameter that is not one (a struct)";
+    else if (!a->tag && p->tag)
+        why = a->elem ? "a pointer for a number parameter: pass the number (Val(*p)), or make the parameter a pointer"
+                      : "a struct for a number parameter: pass the number";
+    else if (!a->tag && !p->tag && !a->elem != !p->pointee)
+        why = a->elem ? "a pointer for a parameter that is not one (a struct): pass the struct (Val(*p))"
+                      : "a struct for a pointer parameter: pass its address (Val(&s)), or In/Out/InOut(&s, 1)";
+    else if (pointers && to != DAG__KIND_VOID && p->pointee != DAG__ANY_POINTEE &&
+             (to != dag__tag_kind(want_tag) ||
+              (to != DAG__KIND_OTHER && dag__tag_bytes(a->elem) != (p->pointee & 0xffffffu)))) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "Val of a pointer to %s for a parameter that points to %s: "
+                 "pass a pointer to what the parameter points to (cast it only if the data really is that)",
+                 dag__tag_name(a->elem), want_tag == DAG__TAG_OTHER ? "something other than numbers"
+                                                                    : dag__tag_name(want_tag));
+        why = sa->detail_buf;
+    }
+    if (!why && !dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
+                 (unsigned)p->size, a->tag ? "" : " (Val of a struct passes its bytes: the sizes must match)");
+        why = sa->detail_buf;
+    }
+    if (!why) return DAG_OK;
+    sa->detail = why;
+    return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2: argument i into the record (values converted as a C call would),
@@ -4519,18 +4737,7 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
             }
             return DAG_OK;
         }
-        if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
-            sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
-                                    : "a number for a parameter that is not one (a pointer or a struct)";
-            return DAG_ERR_ARG_TYPE;
-        }
-        if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
-            snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
-                     (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
-            sa->detail = sa->detail_buf;
-            return DAG_ERR_ARG_TYPE;
-        }
-        return DAG_OK;
+        return dag__pack_value(a, p, slot, sa);
     case DAG__ARG_SPAN:
     case DAG__ARG_DATA:
         return dag__pack_span(a, p, i, slot, sa);
@@ -4540,7 +4747,7 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
         if (p->size > sizeof(uint64_t) || !p->tag) return DAG_ERR_ARG_TYPE;
         return DAG_OK;
     case DAG__ARG_FUTURE:
-        return dag__pack_future(w, t, a, p, i, slot);
+        return dag__pack_future(w, t, a, p, i, slot, sa);
     default:
         return DAG_ERR_INVALID_ARGUMENT;
     }
@@ -4550,8 +4757,9 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
 static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
                                                 const dag_task_desc *desc, const dag_arg *args, int bad, int error,
                                                 const dag__spawn_args *sa, bool ld_ambiguous) {
-    dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                   sa->detail ? sa->detail
+    const char *decl = desc->params[bad].decl;
+    dag__spawn_err(r, error, "dag_spawn(%s): argument %d%s%s%s: %s", desc->name, bad + 1, decl ? " (" : "",
+                   decl ? decl : "", decl ? ")" : "", sa->detail ? sa->detail
                    : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                    : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
                                   : "Ld names no span argument of the task (it takes a span's handle or first element)");
@@ -5700,6 +5908,26 @@ static uint64_t dag__wait_window(dag_desc *d) {
     return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
 }
 
+/* A program that ends without dag_shutdown still gets the trace it asked
+   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
+   program spawned has finished, it is written, and a warning says so; when
+   some have not (their events may still be growing) or exit was called
+   from another thread, a warning says it was not. */
+static void dag__trace_at_exit(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
+    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
+    dag__region *root = dag__main_ctx.root;
+    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
+                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
+    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
+                dag__g.trace_path);
+    else if (unfinished != 0)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
+                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
+                "up" : "with tasks unfinished", dag__g.trace_path);
+}
+
 dag_result dag_setup(const dag_desc *desc) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
@@ -5769,6 +5997,8 @@ dag_result dag_setup(const dag_desc *desc) {
         dag__g.trace_path = (char *)dag__xmalloc(len);
         memcpy(dag__g.trace_path, trace_path, len);
         d.trace = 1;
+        static bool at_exit;   /* (set-ups are one at a time) */
+        if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
@@ -5876,7 +6106,7 @@ dag_result dag_shutdown(void) {
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
     dag__g.heap_cap = 0;
-    for (int i = 0; i < DAG__DATA_PAGE; i++) {
+    for (size_t i = 0; i < DAG__DATA_PAGES; i++) {
         DAG_FREE(atomic_load(&dag__g.data_pages[i]));
         atomic_store(&dag__g.data_pages[i], NULL);
     }
@@ -6281,6 +6511,19 @@ dag_result dag_trace_write_svg(const char *path) {
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
 
+/* Where a file is missing, one error that names the files to copy (README: Which files to copy) */
+#if DAG__HAS_DEVICES && defined(__has_include)
+#if !__has_include("dag_backends/dag_device.h") || !__has_include("dag_backends/dag_opencl.h") || \
+    !__has_include("dag_backends/dag_cuda.h") || !__has_include("dag_backends/dag_hip.h") || \
+    !__has_include("dag_backends/dag_level_zero.h") || !__has_include("dag_backends/dag_gpu_stream.h")
+#error "dag.h: a device backend (-DDAG_BACKEND_OPENCL, _CUDA, _HIP, _LEVEL_ZERO) needs the whole folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
+#if DAG__HAS_MPI && defined(__has_include)
+#if !__has_include("dag_backends/dag_mpi.h")
+#error "dag.h: -DDAG_BACKEND_MPI needs the folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
 #if DAG__HAS_DEVICES
 #include "dag_backends/dag_device.h"
 #endif

@@ -234,6 +234,29 @@ TEST(a_million_live_tasks_fit_in_bounded_memory) {
     free(seen);
 }
 
+/* More spans registered at once than 2^20 (1,048,576), where registration used to stop: a
+   2000 x 2000 dag_array in 1 x 1 tiles needs four million */
+DAG_TASK(void, bump_one, (int *, x)) { *x += 1; }
+TEST(more_than_a_million_spans_registered_at_once_each_take_a_task) {
+    size_t n = scaled(1.1e6, 1000);
+    int *x = (int *)calloc(n, sizeof *x);
+    dag_data *h = (dag_data *)malloc(n * sizeof *h);
+    double t0 = now_s();
+    size_t refused = 0, wrong = 0;
+    for (size_t i = 0; i < n; i++) refused += !(h[i] = dag_register(&x[i], 1)).id;
+    CHECK_EQ_INT(refused, 0);
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) if (h[i].id) dag_spawn(bump_one, InOut(h[i]));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    for (size_t i = 0; i < n; i++) wrong += x[i] != 1;
+    CHECK_EQ_INT(wrong, 0);
+    for (size_t i = 0; i < n; i++) if (h[i].id) dag_data_unregister(h[i]);
+    info("%zu spans registered, a task each, unregistered in %.3f s", n, now_s() - t0);
+    free(x);
+    free(h);
+}
+
 TEST(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result) {
     int depth = (int)scaled(1e4, 100);
     long acc = 0, seen = -1;
@@ -457,6 +480,7 @@ int main(void) {
     shutdown_or_note();
     setup_or_note();
     RUN(a_million_live_tasks_fit_in_bounded_memory);
+    RUN(more_than_a_million_spans_registered_at_once_each_take_a_task);
     RUN(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result);
     RUN(bodies_that_wait_for_their_children_nest_a_hundred_deep);
     RUN(a_binary_tree_of_nested_spawns_reaches_every_leaf);
