@@ -18,6 +18,7 @@
 CC      ?= cc
 CLANG   ?= clang
 CXX     ?= c++
+CLANGXX ?= clang++
 PYTHON  ?= python3
 STRICT  ?= 0
 export STRICT   # tests/run.sh reads it: with STRICT=1 a test binary's skips are failures
@@ -87,7 +88,7 @@ EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
-.PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
+.PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
         test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop
 
@@ -154,15 +155,23 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
-	if [ -z "$$(missing $(CLANG))" ]; then \
+	if [ -z "$$(missing $(CLANG) $(CLANGXX))" ]; then \
 	  run $(CLANG) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang.o; \
 	  run $(CLANG) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang_pthreads.o; \
-	else skip "the implementation with clang: $(CLANG) not found (apt-get install clang)"; fi; \
+	  run $(CLANGXX) $(CXX_WARN) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_clangxx.o; \
+	else skip "the implementation with clang:$$(missing $(CLANG) $(CLANGXX)) not found (apt-get install clang)"; fi; \
 	run $(CC) $(WARN) -DNO_MAIN -I. -c tests/compile/impl.c -o $(B)/compile/impl_lib.o; \
 	if [ -z "$$(missing $(CXX))" ]; then \
 	  run $(CXX) -std=c++17 -Wall -Wextra -Werror -I. tests/compile/public.cc $(B)/compile/impl_lib.o -o $(B)/compile/public_cxx -pthread; \
 	  run ./$(B)/compile/public_cxx; \
-	  expect_error "compile the implementation (DAG_IMPLEMENTATION) as C11" $(CXX) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  run $(CXX) $(CXX_WARN) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx.o; \
+	  run $(CXX) $(CXX_WARN) -DDAG_USE_PTHREADS -DNDEBUG -O2 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx_ndebug.o; \
+	  expect_error "needs C++17" $(CXX) -std=c++14 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  expect_error "the device backends are C11" $(CXX) -std=c++17 -DDAG_BACKEND_OPENCL -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  expect_error "the rank layer (-DDAG_BACKEND_MPI) is C11" $(CXX) -std=c++17 -DDAG_BACKEND_MPI -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  for e in $(EXAMPLES); do rm -rf $(B)/compile/cxx_$$e; mkdir -p $(B)/compile/cxx_$$e; \
+	    run $(CXX) $(CXX_WARN) -O1 -I. -x c++ examples/$$e.c -o $(B)/compile/cxx_$$e/$$e -pthread -lm && \
+	    run sh -c "cd $(B)/compile/cxx_$$e && ./$$e"; done; \
 	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
@@ -265,6 +274,24 @@ test-clang:
 	@$(call need,clang,$(CLANG),,apt-get install clang) $(MAKE) --no-print-directory test-clang-run
 test-clang-run: $(SUITES:%=$(B)/clang/test_%)
 	$(call run_suites,clang,FUZZ_SEEDS=3000)
+
+# The implementation compiled as C++17 (g++ and clang++), with suites
+# written in the C both languages share. g++ warns about the fields a
+# designated initializer leaves out, which C and clang++ do not.
+CXX_WARN := -std=c++17 -Wall -Wextra -Werror
+CXX_SUITES := behaviour
+$(B)/cxx/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CXX_WARN) -Wno-missing-field-initializers -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+$(B)/clangxx/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANGXX) $(CXX_WARN) -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+test-cxx:
+	@$(call need,cxx,$(CXX) $(CLANGXX),,apt-get install g++ clang) $(MAKE) --no-print-directory test-cxx-run
+test-cxx-run: $(CXX_SUITES:%=$(B)/cxx/test_%) $(CXX_SUITES:%=$(B)/clangxx/test_%)
+	@bash tests/run.sh cxx -- $(foreach s,$(CXX_SUITES),./$(B)/cxx/test_$(s) ";" ./$(B)/clangxx/test_$(s) ";") \
+	    | tee $(B)/results-cxx.log; tail -n 1 $(B)/results-cxx.log > $(B)/results-cxx; \
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-cxx
 
 test-tsan:
 	@$(call need,tsan,$(CLANG),$(TSAN_RT),apt-get install clang libclang-rt-14-dev) $(MAKE) --no-print-directory test-tsan-run
@@ -388,7 +415,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
-TEST_GROUPS := compile gcc clang asan tsan helgrind opencl gpu mpi walkthrough skips
+TEST_GROUPS := compile gcc clang cxx asan tsan helgrind opencl gpu mpi walkthrough skips
 test:
 	@rm -f $(B)/results-*
 	@st=0; for g in $(TEST_GROUPS); do t=$$([ $$g = compile ] && echo check-compile || echo test-$$g); \

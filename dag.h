@@ -59,7 +59,8 @@
    time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
    dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
    time. dag_spawn_with(&opts, name, ...)
-   gives one spawn a name, a scope or a priority.
+   gives one spawn a name, a scope or a priority; DAG_OPTIONS(.name = "x")
+   writes such options in place, in C and C++ alike.
 
    SEMANTICS
    =========
@@ -277,6 +278,7 @@
 
 #ifdef __cplusplus
 #include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
+#include <cstring>            /* Val keeps a small value inside the argument */
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
 #else
@@ -479,7 +481,8 @@ typedef struct dag_arg {
     uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
                             dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
     uint32_t size;       /* value: bytes; span: bytes per element */
-    const void *ptr;     /* value: its bytes; span: first element */
+    const void *ptr;     /* value: its bytes (NULL: in `task`'s bytes, as C++'s Val keeps a small value, whose
+                            temporary dies with its statement); span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
     size_t cols, ld;     /* 2-D span: elements per row, elements between rows */
     dag_task task;       /* Fut */
@@ -625,7 +628,7 @@ dag_result dag_release(dag_task t);
    events not yet fulfilled. */
 typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
 dag_event dag_detach(void);
-dag_result dag_fulfill(dag_event event, dag_result status);
+dag_result dag_fulfill(dag_event event, int status);   /* DAG_OK, a dag_result, or a code from DAG_USER_ERROR up */
 
 void dag_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -1071,13 +1074,22 @@ static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 /* The C++ form of the set-up: dag_setup({.num_threads = 2}) in C++20, or
    dag_setup(desc) with a dag_desc variable (C's &(dag_desc){...} is not C++) */
 static inline dag_result dag_setup(const dag_desc &desc) { return dag_setup(&desc); }
+static inline const dag_options *dag__options_of(const dag_options &o) { return &o; }   /* DAG_OPTIONS */
 template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
     static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
     return dag_arg();
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    /* the temporary lives to the end of the spawn */
+    static_assert(sizeof(dag_task) == 16, "a small value fits in dag_arg's task field");
+    if (sizeof(T) <= sizeof(dag_task) && std::is_trivially_copyable<T>::value) {
+        /* a copy in the argument itself: an argument array built ahead of
+           its spawn (dag_spawn_args) outlives this statement's temporaries */
+        dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), NULL);
+        std::memcpy(&a.task, &x, sizeof(T));
+        return dag__arg_elem(a, dag__ref_tag<T>::value);
+    }
+    /* a larger value: the temporary lives to the end of the spawn's statement */
     return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
 #define DAG_VAL(x) dag__val_cpp(x)
@@ -1102,7 +1114,15 @@ extern "C" {
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
 #define DAG_SEQUENTIAL DAG__REGION_BLOCK(DAG_REGION_SEQUENTIAL, NULL)
 #define DAG_BULK DAG__REGION_BLOCK(DAG_REGION_BULK, NULL)
-#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, &(dag_options){__VA_ARGS__})
+#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, DAG_OPTIONS(__VA_ARGS__))
+/* Options written where they are used, in C and C++ alike:
+   dag_spawn_with(DAG_OPTIONS(.run_inline = n < 20), fib, Val(n - 1)). They
+   live to the end of the statement; dag.h copies what it keeps. */
+#ifdef __cplusplus
+#define DAG_OPTIONS(...) dag__options_of(dag_options{__VA_ARGS__})
+#else
+#define DAG_OPTIONS(...) ((const dag_options *)&(dag_options){__VA_ARGS__})
+#endif
 
 #ifndef DAG_NO_SHORT_NAMES
 #define In DAG_IN
@@ -1125,17 +1145,45 @@ extern "C" {
 #ifndef DAG_IMPLEMENTATION_INCLUDED
 #define DAG_IMPLEMENTATION_INCLUDED
 
+/* >>language: C11, or C++17 and later. The implementation is written in
+   C11; as C++ its atomics, thread-local storage and alignment map onto
+   <atomic>, thread_local and alignas, and its threads onto pthreads. The
+   device backends and the rank layer are C only: each stops at an #error. */
 #ifdef __cplusplus
-#error "dag.h: compile the implementation (DAG_IMPLEMENTATION) as C11; its public part works from C++"
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "dag.h: the implementation (DAG_IMPLEMENTATION) compiled as C++ needs C++17 (-std=c++17) or later"
 #endif
+#include <atomic>
+#define DAG__ATOMIC(T) std::atomic<T>
+#define DAG__THREAD_LOCAL thread_local
+#define DAG__ALIGNAS(n) alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+using std::memory_order_relaxed; using std::memory_order_acquire; using std::memory_order_release;
+using std::memory_order_acq_rel; using std::memory_order_seq_cst;
+using std::atomic_init; using std::atomic_load; using std::atomic_load_explicit; using std::atomic_store;
+using std::atomic_store_explicit; using std::atomic_exchange; using std::atomic_exchange_explicit;
+using std::atomic_compare_exchange_strong; using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak; using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add; using std::atomic_fetch_add_explicit; using std::atomic_fetch_sub;
+using std::atomic_fetch_sub_explicit; using std::atomic_fetch_or; using std::atomic_fetch_or_explicit;
+using std::atomic_fetch_and; using std::atomic_fetch_and_explicit; using std::atomic_thread_fence;
+#ifndef DAG_USE_PTHREADS
+#define DAG_USE_PTHREADS   /* <threads.h> is C's */
+#endif
+#else
 #if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
-#error "dag.h: the implementation needs C11 (-std=c11 or later)"
+#error "dag.h: the implementation needs C11 (-std=c11 or later), or C++17 as C++"
 #endif
 #if defined(__STDC_NO_ATOMICS__)
 #error "dag.h: the implementation needs C11 <stdatomic.h>"
 #endif
-
 #include <stdatomic.h>
+#define DAG__ATOMIC(T) _Atomic(T)
+#define DAG__THREAD_LOCAL _Thread_local
+#define DAG__ALIGNAS(n) _Alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <ctype.h>
@@ -1328,12 +1376,12 @@ typedef struct dag__span dag__span;   /* see >>spans */
    that the owner drains when its own list runs dry. No malloc in steady state. */
 typedef struct dag__free_node { struct dag__free_node *next; } dag__free_node;
 typedef struct dag__pool {
-    _Alignas(DAG__CACHE_LINE) dag__free_node *local;
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__free_node *) remote;   /* its own line: other threads write it */
-    _Alignas(DAG__CACHE_LINE) size_t object_size;
+    DAG__ALIGNAS(DAG__CACHE_LINE) dag__free_node *local;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__free_node *) remote;   /* its own line: other threads write it */
+    DAG__ALIGNAS(DAG__CACHE_LINE) size_t object_size;
     void **slabs;
     size_t num_slabs, cap_slabs;
-    _Atomic uint64_t objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
+    DAG__ATOMIC(uint64_t) objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
 } dag__pool;
 
 /* >>task */
@@ -1370,31 +1418,31 @@ enum {
 /* The first cache line holds everything a spawn writes and a finishing
    thread touches, so a task handed to another core moves one line each way. */
 struct dag__task {
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
-    _Atomic int32_t pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
-    _Atomic int32_t refs;
-    _Atomic uint32_t gen;
-    _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
-    _Atomic int16_t waiters;                /* threads in dag_wait on it */
-    _Atomic int16_t cancel;                 /* dag_cancel asked it to stop */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
+    DAG__ATOMIC(int32_t) pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
+    DAG__ATOMIC(int32_t) refs;
+    DAG__ATOMIC(uint32_t) gen;
+    DAG__ATOMIC(int32_t) status;                 /* dag_result or user code; 0 while fine */
+    DAG__ATOMIC(int16_t) waiters;                /* threads in dag_wait on it */
+    DAG__ATOMIC(int16_t) cancel;                 /* dag_cancel asked it to stop */
     uint32_t flags;                         /* DAG__TF_* */
     const dag_task_desc *desc;
     dag__region *region;                    /* the waiting region it counts toward */
     dag__extra *extra;                      /* rare parts, or NULL */
-    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
+    DAG__ATOMIC(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
     /* set once per record, or only by rare paths */
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
-    _Atomic int32_t ended;                  /* 1: its region has ended (result kept or dropped, failure
+    DAG__ATOMIC(int32_t) ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
     /* the task whose body spawned it, and how deep that nesting is: a
        waiting body asks whether a task is below it (dag__descends_from)
        of tasks it does not hold, so they are atomic */
-    _Atomic(dag__task *) parent;
-    _Atomic uint32_t level;
-    _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
-    _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
+    DAG__ATOMIC(dag__task *) parent;
+    DAG__ATOMIC(uint32_t) level;
+    DAG__ALIGNAS(16) unsigned char args[DAG__INLINE_ARGS];
+    DAG__ALIGNAS(16) unsigned char result[DAG__INLINE_RESULT];
 };
 
 /* >>regions */
@@ -1410,14 +1458,14 @@ typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__tas
 #define DAG__OWNER ((int64_t)1 << 40)
 
 struct dag__region {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t count;   /* see above; written by finishing tasks */
-    _Atomic int32_t cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
-    _Alignas(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
-    _Atomic int32_t first_error;           /* first failure of a task of its own */
-    _Atomic int32_t first_cancel;          /* first dependency failure */
-    _Atomic(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
-    _Atomic(const char *) failed_name;     /* the task whose failure came first */
-    _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) count;   /* see above; written by finishing tasks */
+    DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
+    DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
+    DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
+    DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
+    DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
+    DAG__ATOMIC(const char *) failed_name;     /* the task whose failure came first */
+    DAG__ATOMIC(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
     dag__task *parent;                     /* the task whose body spawns here (NULL: a program thread) */
@@ -1455,12 +1503,12 @@ struct dag__context {
 };
 
 /* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
-typedef struct dag__ring { int64_t size; _Atomic(dag__task *) *slots; struct dag__ring *older; } dag__ring;
+typedef struct dag__ring { int64_t size; DAG__ATOMIC(dag__task *) *slots; struct dag__ring *older; } dag__ring;
 typedef struct dag__deque {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t top;
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t bottom;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) top;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) bottom;
     int64_t top_seen;   /* owner only: a past value of top, which only grows */
-    _Atomic(dag__ring *) ring;
+    DAG__ATOMIC(dag__ring *) ring;
 } dag__deque;
 
 /* >>worker */
@@ -1470,16 +1518,16 @@ struct dag__worker {
     uint64_t rng;
     dag__mutex mail_lock;
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
-    _Atomic int32_t mail_count;
-    _Atomic uint64_t mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
+    DAG__ATOMIC(int32_t) mail_count;
+    DAG__ATOMIC(uint64_t) mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
     /* sleeping (see >>sleep) */
     dag__mutex park_lock;                  /* with cond: where it sleeps, or parks as a reserve */
     dag__cond cond;
-    _Atomic int sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
-    _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
+    DAG__ATOMIC(int) sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
+    DAG__ATOMIC(uint64_t) sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
-    _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
-    _Atomic uint64_t records_out, records_back;       /* task records it took from a pool, and gave back */
+    DAG__ATOMIC(uint64_t) spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    DAG__ATOMIC(uint64_t) records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
     int64_t isolate_mark;                  /* isolate's deque_mark */
@@ -1488,10 +1536,10 @@ struct dag__worker {
     int just_stole;
     /* waiting (see >>waits) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
-    _Atomic(const void *) waiting_for;     /* a task or region, while asleep in a wait */
-    _Atomic int blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
+    DAG__ATOMIC(const void *) waiting_for;     /* a task or region, while asleep in a wait */
+    DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
-    _Atomic int parked;                    /* a reserve thread out of service (set under sleep_lock) */
+    DAG__ATOMIC(int) parked;                    /* a reserve thread out of service (set under sleep_lock) */
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1523,43 +1571,43 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 #endif
 #define DAG__DATA_PAGE 1024
 #define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
-_Static_assert(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
+DAG__STATIC_ASSERT(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
                "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
 typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
-    _Atomic int phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
-    _Atomic uint32_t live_epoch;           /* the running set-up cycle; 0 while not running */
+    DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    DAG__ATOMIC(uint32_t) live_epoch;           /* the running set-up cycle; 0 while not running */
     uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
     int throttle;
     dag__worker *workers;
-    _Atomic int stop;
+    DAG__ATOMIC(int) stop;
     dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
-    _Atomic int sleepers;
+    DAG__ATOMIC(int) sleepers;
     uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
     int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
     dag__mutex inject_lock;
     dag__task *inject_head, *inject_tail;
-    _Atomic int32_t inject_count;
+    DAG__ATOMIC(int32_t) inject_count;
     /* ready tasks with a priority */
     dag__mutex prio_lock;
     dag__task **heap;
     size_t heap_count, heap_cap;
-    _Atomic int32_t prio_count;
+    DAG__ATOMIC(int32_t) prio_count;
     /* reserve threads (>>waits): workers beyond num_workers that stand in
        for threads blocked in a wait, in workers[num_workers...] */
     int cap_workers;                       /* num_workers + the most reserve threads */
-    _Atomic int num_slots;                 /* workers started: num_workers + reserve threads */
-    _Atomic int blocked;                   /* threads blocked in a wait */
-    _Atomic int reserve_active;            /* reserve threads in service */
+    DAG__ATOMIC(int) num_slots;                 /* workers started: num_workers + reserve threads */
+    DAG__ATOMIC(int) blocked;                   /* threads blocked in a wait */
+    DAG__ATOMIC(int) reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
-    _Atomic int regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
+    DAG__ATOMIC(int) regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
     /* results kept past their regions (>>kept results) */
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
@@ -1571,20 +1619,20 @@ typedef struct dag__state {
     int guest_key_ok;
     dag__worker *guests;
     dag__context *guest_contexts;
-    _Atomic int closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
-    _Atomic int exits_running;             /* guest exits draining now: dag_shutdown waits for them */
+    DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     /* trace */
-    _Atomic int tracing;
-    _Atomic uint64_t next_trace_id;
+    DAG__ATOMIC(int) tracing;
+    DAG__ATOMIC(uint64_t) next_trace_id;
     uint64_t trace_epoch;
     char *trace_path;                      /* written at dag_shutdown (dag_desc.trace_path, DAG_TRACE) */
     /* backends */
     bool backend_ok[DAG_BACKEND_COUNT];
     char backend_status[DAG_BACKEND_COUNT][256];
-    _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
+    DAG__ATOMIC(int) fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
     /* data */
     dag__mutex data_lock;
-    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGES];
+    DAG__ATOMIC(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
     /* detached events (>>detach) */
@@ -1595,10 +1643,10 @@ typedef struct dag__state {
 } dag__state;
 
 static dag__state dag__g;
-static _Thread_local dag__worker *dag__tls_worker;
-static _Thread_local dag__context *dag__tls_ctx;
-static _Thread_local uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
-static _Thread_local dag_result dag__tls_last_region = DAG_OK;
+static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
+static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
+static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
+static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -1608,6 +1656,9 @@ static dag__context dag__main_ctx;
 #define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
 #define DAG__BACKEND_ON(e, field, name, word, device, flag, ...) DAG__ON(flag) ||
 #if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON) 0   /* some -DDAG_BACKEND_X of the list */
+#ifdef __cplusplus
+#error "dag.h: the device backends are C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_DEVICES 1
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s);
@@ -1670,6 +1721,9 @@ static inline void dag__devices_shutdown(void) {}
    program thread's spawns are collective: every rank makes them in the same
    order, and the rank layer decides where each runs. Without it, one rank. */
 #if defined(DAG_BACKEND_MPI)
+#ifdef __cplusplus
+#error "dag.h: the rank layer (-DDAG_BACKEND_MPI) is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_MPI 1
 static bool dag__mpi_collective(const dag__context *ctx);   /* this spawn is made on every rank */
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt);
@@ -1686,7 +1740,7 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: 
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
-static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
+static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
 static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
@@ -1811,7 +1865,7 @@ static void dag__list_push(dag__task_list *l, dag__task *t) {
 
 /* >>pool implementation */
 static void dag__pool_init(dag__pool *p, size_t object_size) {
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);   /* atomics zeroed: no thread sees it yet */
     p->object_size = (object_size + 15) / 16 * 16;
     atomic_init(&p->remote, NULL);
 }
@@ -1865,7 +1919,7 @@ static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
 static void dag__pool_destroy(dag__pool *p) {
     for (size_t i = 0; i < p->num_slabs; i++) DAG_FREE(p->slabs[i]);
     DAG_FREE(p->slabs);
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);
 }
 
 /* >>deque implementation */
@@ -1873,7 +1927,7 @@ static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
     dag__ring *r = (dag__ring *)dag__xmalloc(sizeof *r);
     r->size = size;
     r->older = older;
-    r->slots = (_Atomic(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
+    r->slots = (DAG__ATOMIC(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
     for (int64_t i = 0; i < size; i++) atomic_init(&r->slots[i], NULL);
     DAG__HG_IGNORE(r->slots, (size_t)size * sizeof *r->slots);
     return r;
@@ -2070,8 +2124,11 @@ static void dag__wake_all(void) {
 /* >>ready: where a task goes once its last predecessor finishes */
 
 /* The workers (of the first 64) a scope allows, as bits. */
+static uint64_t dag__all_worker_bits(void) {
+    return dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+}
 static uint64_t dag__scope_worker_bits(const dag_scope *s) {
-    uint64_t all = dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+    uint64_t all = dag__all_worker_bits();
     if (s->all_threads) return all;
     uint64_t b = s->threads;
     if (s->thread > 0 && s->thread <= 64) b |= DAG_THREAD_BIT(s->thread);
@@ -2448,7 +2505,7 @@ static dag__region *dag__region_alloc(dag__worker *w) {
         dag__free_regions = r->outer;
     } else {
         r = (dag__region *)dag__xmalloc_aligned(sizeof *r);
-        memset(r, 0, sizeof *r);
+        memset((void *)r, 0, sizeof *r);
         if (dag__num_all_regions == dag__cap_all_regions) {
             dag__cap_all_regions = dag__cap_all_regions ? dag__cap_all_regions * 2 : 64;
             dag__all_regions = (dag__region **)dag__xrealloc(dag__all_regions, dag__cap_all_regions * sizeof(dag__region *));
@@ -3255,7 +3312,7 @@ static void dag__reserve_top_up(void) {
             DAG__HB(&dag__g.num_slots);
             atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
         } else {
-            static _Atomic int said;
+            static DAG__ATOMIC(int) said;
             if (!atomic_exchange(&said, 1))
                 dag_log(DAG_LOG_WARN, DAG_OK, "all %d reserve threads stand in for blocked waits; more waits "
                         "block with fewer threads running (raise DAG_MAX_RESERVE_THREADS)", DAG_MAX_RESERVE_THREADS);
@@ -3846,7 +3903,7 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
 static bool dag__scope_pins_workers(const dag_scope *s) {
     if (!(s->thread || s->threads) || s->all_threads || s->any_processor) return false;
     if (dag__g.num_workers > 64) return true;
-    return dag__scope_worker_bits(s) != dag__scope_worker_bits(&(dag_scope){ .all_threads = 1 });
+    return dag__scope_worker_bits(s) != dag__all_worker_bits();
 }
 
 static dag_options dag__merge_options(dag_options base, const dag_options *o) {
@@ -4353,7 +4410,7 @@ static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_a
         }
         uint64_t ld = spans[k].stride / elems[k];
         dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
-                     DAG__TAG_OF(ld), sizeof ld);
+                     DAG__TAG_OF_TYPE(uint64_t), sizeof ld);
         span_of_param[i] = (int8_t)(-2 - k);
     }
     return 0;
@@ -4685,6 +4742,10 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     return DAG_OK;
 }
 
+/* A value argument's bytes: where Val put them (C++ keeps a small one in
+   the argument itself: see DAG_VAL). */
+static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr ? a->ptr : (const void *)&a->task; }
+
 /* Step 2, a value of another type than the parameter's (off the hot path):
    converted as a C call would, or refused with both types and the fix. A
    pointer goes into a pointer to the same type of number (of any sign), or
@@ -4712,7 +4773,7 @@ static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, 
                                                                     : dag__tag_name(want_tag));
         why = sa->detail_buf;
     }
-    if (!why && !dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+    if (!why && !dag__convert(slot, (int)p->tag, p->size, dag__value_bytes(a), a->tag, a->size)) {
         snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
                  (unsigned)p->size, a->tag ? "" : " (Val of a struct passes its bytes: the sizes must match)");
         why = sa->detail_buf;
@@ -4730,10 +4791,11 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     switch (a->kind) {
     case DAG__ARG_VALUE:
         if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
+            const void *v = dag__value_bytes(a);
             switch (p->size) {   /* sizes the compiler knows: a move, not a call */
-            case 8: memcpy(slot, a->ptr, 8); break;
-            case 4: memcpy(slot, a->ptr, 4); break;
-            default: memcpy(slot, a->ptr, p->size); break;
+            case 8: memcpy(slot, v, 8); break;
+            case 4: memcpy(slot, v, 4); break;
+            default: memcpy(slot, v, p->size); break;
             }
             return DAG_OK;
         }
@@ -4811,7 +4873,8 @@ static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, d
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
-            t->flags |= (opt->discard_results ? DAG__TF_DISCARD : 0u) | (opt->keep_results ? DAG__TF_KEEP : 0u);
+            t->flags |= (opt->discard_results ? (uint32_t)DAG__TF_DISCARD : 0u) |
+                        (opt->keep_results ? (uint32_t)DAG__TF_KEEP : 0u);
         dag__retain(w, r->counter, t);   /* its reference came with the record */
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
@@ -4943,9 +5006,9 @@ static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *
         const dag__param *p = &desc->params[i];
         unsigned char *slot = packed + p->offset;
         switch (p->size) {   /* sizes the compiler knows: a move, not a call */
-        case 8: memcpy(slot, args[i].ptr, 8); break;
-        case 4: memcpy(slot, args[i].ptr, 4); break;
-        default: memcpy(slot, args[i].ptr, p->size); break;
+        case 8: memcpy(slot, dag__value_bytes(&args[i]), 8); break;
+        case 4: memcpy(slot, dag__value_bytes(&args[i]), 4); break;
+        default: memcpy(slot, dag__value_bytes(&args[i]), p->size); break;
         }
     }
 }
@@ -5008,9 +5071,14 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
 }
 
 /* >>waiting */
+/* A handle with no record carries the error its spawn met, or is invalid (zero). */
+static dag_result dag__handle_error(dag_task h) {
+    return (dag_result)(h.gen ? (int)h.gen : (int)DAG_ERR_INVALID_HANDLE);
+}
+
 dag_result dag_wait(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
         dag__kept_view v;
@@ -5052,7 +5120,7 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
 
 dag_result dag_task_result(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
@@ -5064,8 +5132,8 @@ dag_result dag_task_result(dag_task h) {
 const char *dag_task_message(dag_task h) {
     /* a few buffers in turn, so that printf("%s %s", dag_task_message(a),
        dag_task_message(b)) prints both */
-    static _Thread_local char bufs[8][640];
-    static _Thread_local unsigned turn;
+    static DAG__THREAD_LOCAL char bufs[8][640];
+    static DAG__THREAD_LOCAL unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
@@ -5117,7 +5185,7 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 
 dag_result dag_cancel(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
     if (!dag__done(h.ptr) && !atomic_exchange(&h.ptr->cancel, 1)) {
@@ -5148,7 +5216,7 @@ bool dag_cancelled(void) {
 
 dag_result dag_release(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
@@ -5573,7 +5641,7 @@ dag_event dag_detach(void) {
     return ev;
 }
 
-dag_result dag_fulfill(dag_event event, dag_result status) {
+dag_result dag_fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
     if (!ctx) return DAG_ERR_SHUT_DOWN;
@@ -5613,7 +5681,7 @@ dag_result dag_fulfill(dag_event event, dag_result status) {
 
 /* >>setup */
 static void dag__worker_init(dag__worker *w, int index) {
-    memset(w, 0, sizeof *w);
+    memset((void *)w, 0, sizeof *w);
     w->index = index;
     w->rng = 0x2545F4914F6CDD1Dull * (uint64_t)(index + 2);
     if (index >= 0) dag__deque_init(&w->deque);
@@ -6524,10 +6592,10 @@ dag_result dag_trace_write_svg(const char *path) {
 #error "dag.h: -DDAG_BACKEND_MPI needs the folder dag_backends/ beside dag.h (README: Which files to copy)"
 #endif
 #endif
-#if DAG__HAS_DEVICES
+#if DAG__HAS_DEVICES && !defined(__cplusplus)   /* as C++: the one #error at >>device seam */
 #include "dag_backends/dag_device.h"
 #endif
-#if DAG__HAS_MPI
+#if DAG__HAS_MPI && !defined(__cplusplus)
 #include "dag_backends/dag_mpi.h"
 #endif
 #endif /* DAG_IMPLEMENTATION_INCLUDED */

@@ -455,7 +455,11 @@ static dag_options dag__named(const dag_options *o, const char *name) {
     n.name = name;
     return n;
 }
+#ifdef __cplusplus   /* the copy lives to the end of the spawn's statement in both */
+#define DAG__NAMED(o, name) dag__options_of(dag__named((o), (name)))
+#else
 #define DAG__NAMED(o, name) ((dag_options[]){ dag__named((o), (name)) })
+#endif
 static dag_options dag__with_priority(const dag_options *o, int priority) {
     dag_options p = *o;
     p.priority = priority;
