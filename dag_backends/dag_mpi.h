@@ -6,9 +6,11 @@
    changes. Uses from dag.h: its public API (dag_spawn_desc, dag_detach,
    dag_fulfill, dag_wait, dag_fetch_bytes), the main context
    (dag__main_ctx, dag__ctx_top), the running task (dag__tls_ctx,
-   dag__cancel_asked), registered data slots (dag__data_slot_of), refused
-   spawns (dag__spawn_err, dag__failed_handle), errors and logging
-   (dag__err, dag_log), the allocator, the thread layer and the clock.
+   dag__cancel_asked), a task's failure (its failed_dep and status,
+   dag__ref_handle, dag__decref, dag__cause_new, dag__cause_what),
+   registered data slots (dag__data_slot_of), refused spawns
+   (dag__spawn_err, dag__failed_handle), errors and logging (dag__err,
+   dag_log), the allocator, the thread layer and the clock.
 
    THE MODEL (SPMD, owner computes; docs/mpi.md has the why)
    - Every rank runs the same program, and its main thread makes the same
@@ -30,27 +32,35 @@
      fulfils them when MPI completes them. Tags come from a counter all
      ranks advance alike, so every message is matched by (source, tag).
    - A write leaves the only current copy where it ran (the owner's is now
-     stale): the next task there reads it for free. When a DAG_DATADEPS
-     ends, every owned span goes home to its owner, so the program sees its
-     own data current there, as on one node.
-   - The ranks hash their collective calls: spawns (names, argument kinds,
-     sizes, owners), waits for tasks run on one rank, region ends. At each
-     DAG_DATADEPS end they compare, and every half second a watch compares
-     them while the program runs (so a rank blocked before its region's
-     end is freed too). On a difference every rank gets DAG_ERR_DIVERGED
-     with a log line naming the first call that differs and what each rank
-     did there. dag_shutdown is a collective call too, and a rank in it
-     stays until every rank is (dag__mpi_shutdown), so a rank that ends
-     fewer regions than the others is told, and tells them, not left
-     waiting.
+     stale): the next task there reads it for free. At each collective end
+     (a DAG_DATADEPS or DAG_SEQUENTIAL of the main thread, dag_wait_all,
+     dag_shutdown) every owned span goes home to its owner, so the program
+     sees its own data current there, as on one node.
+   - The ranks hash their collective calls: spawns (names, where they run,
+     argument kinds, sizes, which owned span by its number, which task a
+     Fut takes), registrations, waits for tasks run on one rank, collective
+     ends. At each collective end they compare, and every half second a
+     watch compares them while the program runs (so a rank blocked before
+     its end is freed too). On a difference every rank gets
+     DAG_ERR_DIVERGED with a log line naming the first call that differs
+     and what each rank did there. Else they agree on the end's outcome
+     (dag__mpi_agree), so every rank returns the same. dag_shutdown is a
+     collective call too, and a rank in it stays until every rank is
+     (dag__mpi_shutdown), so a rank that ends fewer regions than the
+     others is told, and tells them, not left waiting. A rank that exits
+     without dag_shutdown ends the job (dag__mpi_at_exit).
+   - No message is taken for another: tags carry the message's kind, a
+     message of another size fails its receive, and a wait's outcome
+     carries the sender's history.
    - A collective spawn that runs on one rank gives every rank a handle of
      this layer's. dag_wait and dag_fetch on it are collective too: the
      rank that ran it sends its status and result to the others. Its
      record goes when its DAG_DATADEPS ends if it is void or discarded,
      else at dag_release, as one node keeps results.
 
-   A failed task's data is still sent, empty: the receive fails, and with
-   it the task's dependents on that rank.
+   A failed task's data is still sent, empty, then the failure's words:
+   the receive fails with them, and with it the task's dependents on that
+   rank, naming the root task, its rank and its message.
 
    - A Fut of such a task in a spawn that runs on other ranks sends them
      its result once: a receive task there whose result is the value.
@@ -747,8 +757,9 @@ static bool dag__mpi_gave_up(void) {
 }
 
 /* In a message task's body: instead of its data, an empty message and
-   the words of the failure (cause; NULL: only the status is known). */
-static void dag__mpi_send_failure(int to, int tag, const char *cause, int status) {
+   the words of the failure (cause; NULL: only the status is known). The
+   task itself ends with `ends`. */
+static void dag__mpi_send_failure(int to, int tag, const char *cause, int status, int ends) {
     static const char none = 0;
     MPI_Request request;
     MPI_Isend(&none, 0, MPI_BYTE, to, tag, dag__mpi.comm, &request);
@@ -756,7 +767,9 @@ static void dag__mpi_send_failure(int to, int tag, const char *cause, int status
     char *words = (char *)dag__xmalloc(DAG__MPI_WORDS);
     int bytes = dag__mpi_words(cause, status, words);
     MPI_Isend(words, bytes, MPI_BYTE, to, dag__mpi_words_tag(tag), dag__mpi.comm, &request);
-    dag__mpi_track(request, dag__mpi_sending(dag_detach(), words));
+    dag__mpi_request q = dag__mpi_sending(dag_detach(), words);
+    q.status = ends;
+    dag__mpi_track(request, q);
 }
 
 DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
@@ -764,7 +777,8 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     int count;
     if (dag__mpi_gave_up()) return;
     if (dag__mpi_input_failed()) {
-        dag__mpi_send_failure(to, tag, atomic_load(&dag__tls_ctx->task->failed_dep), DAG_ERR_CANCELLED);
+        dag__mpi_send_failure(to, tag, atomic_load(&dag__tls_ctx->task->failed_dep), DAG_ERR_CANCELLED,
+                              DAG_ERR_DEPENDENCY_FAILED);
         return;
     }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
@@ -818,7 +832,7 @@ DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), 
     int status = dag_fetch_bytes(t, buf, result_size);
     if (status) {
         DAG_FREE(buf);
-        dag__mpi_send_failure(to, tag, dag__mpi_cause_of(t), status);
+        dag__mpi_send_failure(to, tag, dag__mpi_cause_of(t), status, DAG_OK);
         return;
     }
     MPI_Request request;
