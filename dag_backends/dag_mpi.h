@@ -215,7 +215,7 @@ static struct {
     size_t log_args_count, log_args_cap;
     uint32_t numbered;           /* owned spans and tasks run on one rank so far: each gets the next number, alike
                                     on every rank (what a spawn or a wait that names one hashes; slots may differ) */
-    uint64_t epoch;              /* the ranks started again (dag__mpi_start_again) this many times */
+    _Atomic uint64_t epoch;      /* the ranks started again (dag__mpi_start_again) this many times */
     /* the watch (dag__mpi_watch): every rank's history, checked while the program runs */
     MPI_Comm watch;
     uint64_t next_round_ns;      /* rank 0: when it next asks */
@@ -749,10 +749,14 @@ static bool dag__mpi_input_failed(void) {
     return atomic_load(&t->failed_dep) || dag__cancel_asked(t);
 }
 
-/* The ranks diverged in this region: no message is posted any more. */
-static bool dag__mpi_gave_up(void) {
-    if (!atomic_load(&dag__mpi.diverged)) return false;
-    dag_fail(DAG_ERR_DIVERGED, "no message: the ranks' spawns diverged in this region");
+/* The ranks diverged in this region, or since the message task was
+   spawned (`epoch`: a task of an outer region or of no region, still to
+   run when the ranks started again): no message is posted, since no rank
+   waits for it any more (tags count from 0 again). */
+static unsigned dag__mpi_era(void) { return (unsigned)atomic_load(&dag__mpi.epoch); }
+static bool dag__mpi_gave_up(unsigned epoch) {
+    if (!atomic_load(&dag__mpi.diverged) && epoch == dag__mpi_era()) return false;
+    dag_fail(DAG_ERR_DIVERGED, "no message: the ranks' calls diverged since it was spawned");
     return true;
 }
 
@@ -772,10 +776,11 @@ static void dag__mpi_send_failure(int to, int tag, const char *cause, int status
     dag__mpi_track(request, q);
 }
 
-DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
+DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag),
+         (unsigned, epoch)) {
     MPI_Datatype type;
     int count;
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(epoch)) return;
     if (dag__mpi_input_failed()) {
         dag__mpi_send_failure(to, tag, atomic_load(&dag__tls_ctx->task->failed_dep), DAG_ERR_CANCELLED,
                               DAG_ERR_DEPENDENCY_FAILED);
@@ -791,10 +796,11 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     dag__mpi_track(request, dag__mpi_sending(dag_detach(), NULL));
 }
 
-DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag)) {
+DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag),
+         (unsigned, epoch)) {
     MPI_Datatype type;
     int count;
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(epoch)) return;
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
@@ -808,7 +814,11 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
 
 /* A task's outcome to another rank (dag__mpi_wait lays it out): a copy
    the send owns, so that dag_release of the task right after cannot take it. */
-DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, to), (int, tag)) {
+DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, to), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) {
+        DAG_FREE(buf);
+        return;
+    }
     MPI_Request request;
     MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, dag__mpi.comm, &request);
     dag__mpi_track(request, dag__mpi_sending(dag_detach(), buf));
@@ -827,7 +837,8 @@ static const char *dag__mpi_cause_of(dag_task t) {
 
 /* A task's result alone to another rank, for a Fut there; when it failed,
    the failure instead (the receive then fails with its words). */
-DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag)) {
+DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) return;
     unsigned char *buf = (unsigned char *)dag__xmalloc(result_size);
     int status = dag_fetch_bytes(t, buf, result_size);
     if (status) {
@@ -844,8 +855,8 @@ DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), 
    (dag__mpi_value_desc) whose run is dag__mpi_receive_value_run and whose
    result is the producer's: the value is received into the task's own
    result, so a Fut of it on this rank is a Fut of the value. */
-DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes)) {
-    (void)from, (void)tag, (void)bytes;
+DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes), (unsigned, epoch)) {
+    (void)from, (void)tag, (void)bytes, (void)epoch;
 }
 static void dag__mpi_receive_value_run(void *args, void *result) {
     const mpi_receive_value__args *a = (const mpi_receive_value__args *)args;
@@ -853,7 +864,7 @@ static void dag__mpi_receive_value_run(void *args, void *result) {
         memset(result, 0, a->a2);
         return;
     }
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(a->a3)) return;
     MPI_Request request;
     MPI_Irecv(result, (int)a->a2, MPI_BYTE, a->a0, a->a1, dag__mpi.comm, &request);
     dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__tls_ctx->task, (int)a->a2, a->a0, a->a1, DAG_OK));
@@ -872,7 +883,8 @@ static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
     return &k->desc;
 }
 
-DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
+DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) return;
     MPI_Request request;
     MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
     dag__mpi_track(request, dag__mpi_receiving(dag_detach(), NULL, (int)bytes, from, tag, DAG_OK));
@@ -1003,10 +1015,12 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
     dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
     if (dag__mpi.simulated) {   /* decided and counted: no message */
     } else if (dag__mpi.rank == from) {
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag),
+                                      Val(dag__mpi_era())));
     } else if (dag__mpi.rank == to) {
         dag__mpi_have_memory(h, m);
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag),
+                                      Val(dag__mpi_era())));
     }
     dag__mpi_spawn_flags = 0;
     dag__mpi_add(&m->current, to);
@@ -1142,17 +1156,18 @@ static dag_task dag__mpi_value_at(dag__mpi_task *e, int runs_on) {
         dag__mpi_count(e->rank, r, e->result_size);
         if (dag__mpi.simulated) {   /* decided and counted: no message */
         } else if (dag__mpi.rank == e->rank) {
-            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag),
+                                          Val(dag__mpi_era())));
         } else if (dag__mpi.rank == r) {
-            dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size) };
-            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
+            dag_arg a[4] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size), DAG_VAL(dag__mpi_era()) };
+            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 4, &dag__mpi_on_cpu));
         }
         dag__mpi_add(&e->value_at, r);
     }
     if (!dag__mpi.simulated) return dag__mpi.rank == e->rank ? e->local : e->value;
     if (runs_on < 0 && !e->value.ptr) {   /* simulated, e did not run: a value of zeros for a task that runs here */
-        dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size) };
-        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
+        dag_arg a[4] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size), DAG_VAL(dag__mpi_era()) };
+        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 4, &dag__mpi_on_cpu));
     }
     return e->value;
 }
@@ -1320,11 +1335,12 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
             } else if (ran_here) {
                 unsigned char *copy = (unsigned char *)dag__xmalloc(bytes);
                 memcpy(copy, outcome, bytes);
-                DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
+                DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag),
+                                              Val(dag__mpi_era())));
             } else if (dag__mpi.rank == r) {
                 e->outcome = (unsigned char *)dag__xmalloc(bytes);
                 DAG__MPI_LOCAL(e->received = dag_spawn_with(&dag__mpi_on_cpu, mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
-                                                       Val(e->rank), Val(tag)));
+                                                       Val(e->rank), Val(tag), Val(dag__mpi_era())));
             }
         }
         DAG_FREE(outcome);
@@ -1577,7 +1593,8 @@ static void dag__mpi_begin(int size, int rank) {
     dag__mpi.held_bytes = (size_t *)dag__xmalloc((size_t)size * sizeof *dag__mpi.held_bytes);
     memset(dag__mpi.held_bytes, 0, (size_t)size * sizeof *dag__mpi.held_bytes);
     dag__mpi.cache_limit = dag__g.desc.rank_cache_limit;
-    dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.epoch = dag__mpi.judged = 0;
+    dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.judged = 0;
+    atomic_store(&dag__mpi.epoch, 0);
     dag__mpi.log_count = dag__mpi.log_args_count = 0;
     dag__mpi.numbered = 0;
     dag__mutex_init(&dag__mpi.history_lock);
