@@ -752,11 +752,14 @@ static bool dag__mpi_input_failed(void) {
 /* The ranks diverged in this region, or since the message task was
    spawned (`epoch`: a task of an outer region or of no region, still to
    run when the ranks started again): no message is posted, since no rank
-   waits for it any more (tags count from 0 again). */
+   waits for it any more (tags count from 0 again). The task fails with
+   DAG_ERR_DIVERGED, quietly: the end that finds the divergence names it
+   once, rather than a line for each message. */
 static unsigned dag__mpi_era(void) { return (unsigned)atomic_load(&dag__mpi.epoch); }
 static bool dag__mpi_gave_up(unsigned epoch) {
     if (!atomic_load(&dag__mpi.diverged) && epoch == dag__mpi_era()) return false;
-    dag_fail(DAG_ERR_DIVERGED, "no message: the ranks' calls diverged since it was spawned");
+    int32_t ok = 0;   /* as dag_fail sets it */
+    atomic_compare_exchange_strong(&dag__tls_ctx->task->status, &ok, DAG_ERR_DIVERGED);
     return true;
 }
 

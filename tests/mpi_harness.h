@@ -21,14 +21,19 @@ static void agree_on_failures(void) {
     test__failures_in_current = all;
 }
 
-/* dag.h's errors are kept, not printed: the last one is what a test reads */
+/* dag.h's errors are kept, not printed: the last one is what a test reads
+   (after the region or call that logs it; tasks on several threads may log
+   at once, so one at a time) */
 static atomic_int logged_errors;
 static char last_log[2048];
+static atomic_flag last_log_taken = ATOMIC_FLAG_INIT;
 static void quiet_logger(dag_log_level level, int item, const char *message, void *user) {
     (void)user; (void)item;
     if (level == DAG_LOG_ERROR) {
         atomic_fetch_add(&logged_errors, 1);
+        while (atomic_flag_test_and_set(&last_log_taken)) {}
         snprintf(last_log, sizeof last_log, "%s", message);
+        atomic_flag_clear(&last_log_taken);
     }
 }
 static __attribute__((unused)) void setup_with_cache(int threads, size_t rank_cache_limit) {
