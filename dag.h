@@ -1720,6 +1720,8 @@ static inline void dag__devices_shutdown(void) {}
    included at the end of the implementation with -DDAG_BACKEND_MPI). The
    program thread's spawns are collective: every rank makes them in the same
    order, and the rank layer decides where each runs. Without it, one rank. */
+/* The calls after which data is current on each owner, collective over ranks */
+enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
 #if defined(DAG_BACKEND_MPI)
 #ifdef __cplusplus
 #error "dag.h: the rank layer (-DDAG_BACKEND_MPI) is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
@@ -1735,8 +1737,8 @@ static bool dag__mpi_ready(dag_task h);
    true with *here set when this rank ran it, else its status as known here
    (0 while not known) and, when it failed, a message */
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
-static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down);   /* before a region drains: data home */
-static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
+static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* before one drains: data home */
+static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
@@ -1761,7 +1763,7 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
     *status = 0;
     return false;
 }
-static inline void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) { DAG__NONE(ctx); DAG__NONE(shutting_down); }
+static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DAG__NONE(ctx); DAG__NONE(end); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
@@ -5470,13 +5472,15 @@ dag_result dag_region_end(dag_region token) {
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
-    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx, false);   /* each rank's data home, in the region */
+    bool waits = datadeps || r->kind == DAG_REGION_SEQUENTIAL;
+    if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
+        dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
-        if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     }
+    if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, err);
     dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
     return dag__tls_last_region;
 }
@@ -5525,18 +5529,22 @@ dag_result dag_wait_all(void) {
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
+    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);   /* each rank's data home first */
     dag__region *root = ctx->root;
-    if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
-    dag__drain(w, root);
-    int err = dag__region_error(root);
-    int e = dag__devices_settle(false, !ctx->task);
-    if (!err) err = e;
-    dag__region_release(w, root);
-    atomic_store(&root->first_error, 0);
-    atomic_store(&root->cancelled, 0);
-    atomic_store(&root->first_cancel, 0);
-    atomic_store(&root->failed_name, NULL);
-    root->spawn_error = 0;
+    int err = DAG_OK;
+    if (root) {
+        dag__drain(w, root);
+        err = dag__region_error(root);
+        int e = dag__devices_settle(false, !ctx->task);
+        if (!err) err = e;
+        dag__region_release(w, root);
+        atomic_store(&root->first_error, 0);
+        atomic_store(&root->cancelled, 0);
+        atomic_store(&root->first_cancel, 0);
+        atomic_store(&root->failed_name, NULL);
+        root->spawn_error = 0;
+    }
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
@@ -6107,7 +6115,7 @@ dag_result dag_shutdown(void) {
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;
-    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, true);   /* each rank's data home first */
+    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, DAG__MPI_END_SHUTDOWN);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");

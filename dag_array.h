@@ -857,7 +857,8 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
-    if (r == DAG_OK) r = dag_last_region_result();
+    dag_result region = dag_last_region_result();   /* over ranks, the same on every rank (a fetch's may not be) */
+    if (region != DAG_OK) r = region;
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
 }
