@@ -4208,6 +4208,8 @@ static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out, int32_t ref
         DAG__HG_IGNORE(t, offsetof(dag__task, flags));
         DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
         DAG__HG_IGNORE(&t->ended, sizeof t->ended);
+        DAG__HG_IGNORE(&t->parent, sizeof t->parent);   /* read by waiting threads before they hold it */
+        DAG__HG_IGNORE(&t->level, sizeof t->level);
     }
     atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
     DAG__COUNT(w->records_out, 1);
@@ -5651,8 +5653,10 @@ dag_event dag_detach(void) {
 
 dag_result dag_fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
-    dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
-    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    /* a pool thread (an idle worker completing messages) has its record; a
+       thread new to dag.h gets one */
+    bool known = dag__tls_worker && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed);
+    if (!known && !dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
     dag__mutex_lock(&dag__g.event_lock);
@@ -6268,7 +6272,6 @@ dag_stats dag_get_stats(void) {
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
     for (int i = 0; i < dag__slots(); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
-    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) s.sleeps += atomic_load(&g->sleeps);
     dag__mutex_lock(&dag__g.event_lock);
     s.events_pending = dag__g.events_pending;
     dag__mutex_unlock(&dag__g.event_lock);
@@ -6296,6 +6299,7 @@ dag_stats dag_get_stats(void) {
     }
     dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
     for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+        s.sleeps += atomic_load(&g->sleeps);
         out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
         back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
     }
