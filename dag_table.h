@@ -953,7 +953,7 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
     int64_t rows, tcols;
     static const dag_table_type of_elem[] = { (dag_table_type)0, DAG_TABLE_F64, DAG_TABLE_F32, DAG_TABLE_I32, DAG_TABLE_I64 };
     dag_table_column *cols = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)ncols);
-    char (*made)[24] = (char (*)[24])dag__table_zalloc(24 * (size_t)ncols);
+    char (*made)[32] = (char (*)[32])dag__table_zalloc(32 * (size_t)ncols);
     int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)ncols);
     int *owner = (int *)dag__table_alloc(sizeof(int) * (size_t)mt);
     dag_data *tiles = (dag_data *)dag__table_alloc(sizeof(dag_data) * (size_t)(mt * nt));
@@ -1893,3 +1893,921 @@ dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp o
     w.value.chars = (char *)(uintptr_t)value;
     return value ? dag__table_where(t, column, op, &w, true, "dag_table_where_str") : NULL;
 }
+
+/* >>shuffle: each input unit deals rows (its partition, or what it made of
+   it) into a piece per bucket, by a job on its owner; then each bucket, on
+   its owner, absorbs its pieces in the units' order (a chain: the pieces
+   move there) and finishes into a partition of the result. */
+typedef struct dag__table_shuffle dag__table_shuffle;
+struct dag__table_shuffle {
+    const char *who;
+    int64_t inputs;
+    const int *in_owner;
+    dag_table *out;              /* buckets: out's partitions, on out's owners */
+    /* the rows unit u deals, their piece types, and each row's bucket, in memory *scratch holds */
+    bool (*deal)(dag__table_shuffle *s, int64_t u, dag_table_view *rows, const int **types, int64_t **bucket, void **scratch);
+    void (*release)(dag__table_shuffle *s, void *scratch);
+    void (*absorb)(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece);
+    bool (*finish)(dag__table_shuffle *s, int64_t q, dag__table_builder *out);
+    int64_t **piece;             /* inputs x buckets, on the inputs' owners */
+    dag__table_builder *stash;   /* each bucket's partition */
+    void *op;
+};
+
+static void dag__shuffle_deal_unit(dag__table_job *job, int64_t u, int64_t *meta) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    int64_t q_count = s->out->nparts, *bucket = NULL;
+    dag_table_view v;
+    const int *types = NULL;
+    void *scratch = NULL;
+    memset(&v, 0, sizeof v);
+    bool ok = s->deal(s, u, &v, &types, &bucket, &scratch);
+    int64_t *start = ok ? (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(q_count + 1)) : NULL;
+    int64_t *idx = ok ? (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v.rows) : NULL;
+    if (start && idx) {   /* the rows by bucket, in their order (a counting sort) */
+        for (int64_t i = 0; i < v.rows; i++) start[bucket[i] + 1]++;
+        for (int64_t q = 0; q < q_count; q++) start[q + 1] += start[q];
+        for (int64_t i = 0; i < v.rows; i++) idx[start[bucket[i]]++] = i;
+        for (int64_t q = q_count; q > 0; q--) start[q] = start[q - 1];
+        start[0] = 0;
+        for (int64_t q = 0; q < q_count && ok; q++)
+            ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, idx + start[q], start[q + 1] - start[q], &meta[q])) != NULL;
+    }
+    if (ok && (!start || !idx)) ok = false;
+    if (!ok && !dag_cancelled()) dag__table_job_fail_memory(job, u);
+    if (s->release) s->release(s, scratch);
+    DAG_FREE(start), DAG_FREE(idx), DAG_FREE(bucket);
+}
+static void dag__shuffle_absorb(dag__table_job *job, int64_t q, int64_t u, const void *piece) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)(((const int64_t *)piece)[1] + 1));
+    dag_table_view v;
+    if (!cols) {
+        s->stash[q].failed = true;
+        return;
+    }
+    dag__piece_view((const int64_t *)piece, &v, cols);
+    s->absorb(s, q, u, &v);
+    DAG_FREE(cols);
+}
+static void dag__shuffle_finish_unit(dag__table_job *job, int64_t q, int64_t *meta) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    if (s->stash[q].failed || (s->finish && !s->finish(s, q, &s->stash[q])) || s->stash[q].failed) {
+        if (!dag_cancelled()) dag__table_job_fail_memory(job, q);
+        return;
+    }
+    dag__builder_meta(&s->stash[q], meta);
+}
+/* the partitions of a bucket: the builders absorb appends to */
+static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    (void)u;
+    if (!dag__builder_append(&s->stash[q], piece, NULL, piece->rows)) s->stash[q].failed = true;
+}
+
+/* Runs s: s->out, or NULL (freed) on failure. */
+static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
+    dag_table *t = s->out;
+    int64_t q_count = t->nparts, n = s->inputs * q_count;
+    int *types = dag__table_types_of(t);
+    s->piece = (int64_t **)dag__table_zalloc(sizeof(int64_t *) * (size_t)n);
+    s->stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)q_count);
+    dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)n);
+    dag__table_job deal, merge;
+    memset(&deal, 0, sizeof deal), memset(&merge, 0, sizeof merge);
+    bool ok = types && s->piece && s->stash && h;
+    for (int64_t q = 0; ok && q < q_count; q++) ok = dag__builder_init(&s->stash[q], t->ncols, types) && dag__builder_reserve(&s->stash[q], 1);
+    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
+    for (int64_t i = 0; ok && i < n; i++) ok = (h[i] = dag__table_register(s->in_owner[i / q_count], s->piece[i], deal.meta[i] / 8, 8)).id != 0;
+    if (ok) {
+        merge.who = s->who, merge.units = q_count, merge.k = 1 + t->ncols, merge.owner = t->owner;
+        merge.run = dag__shuffle_finish_unit, merge.absorb = dag__shuffle_absorb;
+        merge.sources = s->inputs, merge.pieces = h, merge.op = s;
+        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash);
+    }
+    for (int64_t i = 0; h && i < n; i++)
+        if (h[i].id) dag_data_unregister(h[i]);
+    for (int64_t i = 0; s->piece && i < n; i++) DAG_FREE(s->piece[i]);
+    for (int64_t q = 0; s->stash && q < q_count; q++) dag__builder_free(&s->stash[q]);
+    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
+    if (!ok) dag_table_free(t), t = NULL;
+    return t;
+}
+/* A result of buckets partitions like t's columns (owner: bucket mod ranks, as key hashes deal them). */
+static dag_table *dag__table_like(const dag_table *t, int64_t buckets) {
+    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, buckets, NULL);
+}
+/* unit u's whole partition of t, as rows to deal */
+static dag_table_column *dag__table_deal_view(const dag_table *t, int64_t u, dag_table_view *v, int64_t **bucket) {
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    *bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(t->part_rows[u] + 1));
+    if (cols && *bucket) dag__table_view_of(t, u, v, cols);
+    else DAG_FREE(cols), cols = NULL;
+    return cols;
+}
+static void dag__table_release_cols(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    DAG_FREE(scratch);
+}
+
+/* >>repartition: rows go to bucket (row number) / rows */
+typedef struct dag__table_dealing { const dag_table *in; int *types; int64_t rows; } dag__table_dealing;
+static bool dag__table_deal_range(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                  void **scratch) {
+    const dag__table_dealing *d = (const dag__table_dealing *)s->op;
+    if (!(*scratch = dag__table_deal_view(d->in, u, v, bucket))) return false;
+    for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = (v->first_row + i) / d->rows;
+    *types = d->types;
+    return true;
+}
+static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
+    dag__table_shuffle s;
+    memset(&s, 0, sizeof s);
+    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
+    s.release = dag__table_release_cols;
+    s.absorb = dag__shuffle_append;
+    return s;
+}
+dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_repartition")) return NULL;
+    if (rows <= 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
+        return NULL;
+    }
+    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, dag__table_parts_for(t->rows, rows), NULL);
+    dag__table_dealing op = { t, dag__table_types_of(t), rows };
+    dag__table_shuffle s = dag__table_shuffle_of("dag_table_repartition", t, d, &op);
+    s.deal = dag__table_deal_range;
+    d = d && op.types ? dag__shuffle_run(&s) : (dag_table_free(d), NULL);
+    DAG_FREE(op.types);
+    return d;
+}
+
+/* >>sort: sampled splitters deal the rows into ranges (missing rows to the
+   last), each range then sorted, stably, where it lands. */
+enum { DAG__TABLE_SAMPLES = 64 };
+/* A double that orders as the values do (not strictly: ties where it
+   rounds), for splitters: strings by their first six bytes. */
+static double dag__table_sort_key(const dag_table_column *c, int64_t i, int desc) {
+    double k;
+    if (c->type == DAG_TABLE_STR) {
+        int64_t n;
+        const unsigned char *s = (const unsigned char *)dag__table_str(c, i, &n);
+        k = 0;
+        for (int64_t j = 0; j < 6; j++) k = k * 256 + (j < n ? s[j] : 0);
+    } else {
+        k = dag__table_get_real(c, i);
+        if (k != k) k = INFINITY;
+    }
+    return desc ? -k : k;
+}
+typedef struct dag__table_sorting {
+    const dag_table *in;
+    int col, desc;
+    int *types;
+    double *split;               /* buckets - 1 splitters */
+} dag__table_sorting;
+static void dag__table_sample_unit(dag__table_job *job, int64_t u, int64_t *meta) {
+    const dag__table_sorting *o = (const dag__table_sorting *)job->op;
+    const dag__table_chunk *k = o->in->chunk[u * o->in->ncols + o->col];
+    dag_table_column c = { NULL, o->in->types[o->col], k->values, k->chars, k->valid };
+    int64_t n = 0;
+    for (int64_t s = 0; s < DAG__TABLE_SAMPLES && k->rows; s++) {
+        int64_t i = (2 * s + 1) * k->rows / (2 * DAG__TABLE_SAMPLES);
+        if (!dag__table_bit(k->valid, i)) continue;
+        double key = dag__table_sort_key(&c, i, o->desc);
+        memcpy(&meta[1 + n++], &key, sizeof key);
+    }
+    meta[0] = n;
+}
+static int dag__table_cmp_doubles(const void *a, const void *b) { return dag__table_cmp_real(*(const double *)a, *(const double *)b); }
+static bool dag__table_deal_sorted(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
+    const dag__table_sorting *o = (const dag__table_sorting *)s->op;
+    int64_t last = s->out->nparts - 1;
+    if (!(*scratch = dag__table_deal_view(o->in, u, v, bucket))) return false;
+    const dag_table_column *c = &v->columns[o->col];
+    for (int64_t i = 0; i < v->rows; i++) {
+        if (!dag__table_bit(c->valid, i)) {
+            (*bucket)[i] = last;
+            continue;
+        }
+        double key = dag__table_sort_key(c, i, o->desc);
+        int64_t lo = 0, hi = last;   /* the splitters below key */
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (o->split[mid] < key) lo = mid + 1;
+            else hi = mid;
+        }
+        (*bucket)[i] = lo;
+    }
+    *types = o->types;
+    return true;
+}
+/* Row order of a column, stable: present values by the order (descending
+   if desc), then the missing ones. A merge sort over row numbers. */
+static bool dag__table_order(const dag_table_column *c, int desc, int64_t *idx, int64_t n) {
+    int64_t present = 0, missing = 0, *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
+    if (!tmp) return false;
+    for (int64_t i = 0; i < n; i++)
+        if (!dag__table_bit(c->valid, i)) tmp[missing++] = i;
+        else idx[present++] = i;
+    memcpy(idx + present, tmp, sizeof(int64_t) * (size_t)missing);
+    for (int64_t width = 1; width < present; width *= 2) {
+        for (int64_t lo = 0; lo < present; lo += 2 * width) {
+            int64_t mid = lo + width < present ? lo + width : present, hi = lo + 2 * width < present ? lo + 2 * width : present;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                int r = dag__table_cmp_rows(c, idx[b], c, idx[a]);
+                tmp[k++] = (desc ? r > 0 : r < 0) ? idx[b++] : idx[a++];   /* ties keep the earlier row first */
+            }
+            while (a < mid) tmp[k++] = idx[a++];
+            while (b < hi) tmp[k++] = idx[b++];
+        }
+        memcpy(idx, tmp, sizeof(int64_t) * (size_t)present);
+    }
+    DAG_FREE(tmp);
+    return true;
+}
+static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__table_builder *b) {
+    const dag__table_sorting *o = (const dag__table_sorting *)s->op;
+    int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)b->rows);
+    dag__table_builder sorted;
+    dag_table_view v = { b->rows, b->ncols, b->cols, q, 0 };
+    bool ok = idx && dag__table_order(&b->cols[o->col], o->desc, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
+              dag__builder_append(&sorted, &v, idx, b->rows);
+    DAG_FREE(idx);
+    if (!ok) return false;
+    dag__builder_free(b);
+    *b = sorted;
+    return true;
+}
+dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
+    dag_wait_all();
+    int col = dag_table_column_index(t, column);
+    if (!dag__table_usable(t, "dag_table_sort") || col < 0) {
+        if (t) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_sort: no column '%s'", column ? column : "NULL");
+        return NULL;
+    }
+    dag__table_sorting o = { t, col, descending != 0, dag__table_types_of(t), NULL };
+    dag__table_job sample;
+    memset(&sample, 0, sizeof sample);
+    dag_table *d = NULL;
+    int64_t q_count = t->nparts, n = 0;
+    double *keys = NULL;
+    if (!o.types || dag__table_job_of(&sample, "dag_table_sort", t->nparts, 1 + DAG__TABLE_SAMPLES, t->owner,
+                                      dag__table_sample_unit, &o) != DAG_OK)
+        goto done;
+    keys = (double *)dag__table_alloc(sizeof(double) * (size_t)(t->nparts * DAG__TABLE_SAMPLES));
+    o.split = (double *)dag__table_alloc(sizeof(double) * (size_t)q_count);
+    if (!keys || !o.split) goto done;
+    for (int64_t u = 0; u < t->nparts; u++)   /* every rank: the same samples, so the same splitters */
+        for (int64_t i = 0; i < sample.meta[u * (1 + DAG__TABLE_SAMPLES)]; i++)
+            memcpy(&keys[n++], &sample.meta[u * (1 + DAG__TABLE_SAMPLES) + 1 + i], sizeof(double));
+    qsort(keys, (size_t)n, sizeof(double), dag__table_cmp_doubles);
+    for (int64_t q = 0; q + 1 < q_count; q++) o.split[q] = n ? keys[(q + 1) * n / q_count] : 0;
+    d = dag__table_like(t, q_count);
+    dag__table_shuffle s = dag__table_shuffle_of("dag_table_sort", t, d, &o);
+    s.deal = dag__table_deal_sorted;
+    s.finish = dag__table_finish_sorted;
+    if (d) d = dag__shuffle_run(&s);
+done:
+    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta);
+    return d;
+}
+
+/* >>aggregates: a state per group and aggregate, merged across partitions */
+typedef struct dag__table_state {
+    int64_t n;                       /* values seen (COUNT_ALL: rows) */
+    union {
+        struct { int64_t isum; double dsum, mean, m2; union { int64_t i; double d; } lo, hi; } b;
+        unsigned char user[DAG_TABLE_USER_STATE];
+    } u;
+} dag__table_state;
+typedef struct dag__table_agg { dag_table_agg op; int col, type; const dag_table_user_agg *user; } dag__table_agg;
+
+static bool dag__table_resolve_aggs(const dag_table *t, const dag_table_aggregate *aggs, int n, dag__table_agg *out, const char *who) {
+    for (int a = 0; a < n; a++) {
+        const dag_table_aggregate *g = &aggs[a];
+        int col = g->op == DAG_TABLE_COUNT_ALL ? -1 : dag_table_column_index(t, g->column);
+        int type = col >= 0 ? t->types[col] : 0;
+        bool numbers = g->op != DAG_TABLE_COUNT && g->op != DAG_TABLE_COUNT_ALL;
+        const char *why = g->op < DAG_TABLE_SUM || g->op > DAG_TABLE_USER ? "an unknown aggregate"
+                        : g->op != DAG_TABLE_COUNT_ALL && col < 0 ? "no such column"
+                        : numbers && type == DAG_TABLE_STR ? "a string column (this aggregate takes numbers)"
+                        : g->op == DAG_TABLE_USER && (!g->user || !g->user->init || !g->user->step || !g->user->merge ||
+                                                      !g->user->finish || g->user->state_size > DAG_TABLE_USER_STATE)
+                            ? "a user aggregate without its four functions, or a state over DAG_TABLE_USER_STATE bytes" : NULL;
+        if (why) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: aggregate %d (%s): %s", who, a, g->column ? g->column : "*", why);
+            return false;
+        }
+        out[a].op = g->op, out[a].col = col, out[a].type = type, out[a].user = g->user;
+    }
+    return true;
+}
+static void dag__table_state_init(dag__table_state *s, const dag__table_agg *a) {
+    memset(s, 0, sizeof *s);
+    if (a->op == DAG_TABLE_USER) a->user->init(s->u.user);
+}
+/* NaN is the largest value for min and max */
+static bool dag__table_real_above(double x, double y) { return dag__table_cmp_real(x, y) > 0; }
+static void dag__table_state_step(dag__table_state *s, const dag__table_agg *a, const dag_table_column *c, int64_t i) {
+    if (a->op == DAG_TABLE_COUNT_ALL) {
+        s->n++;
+        return;
+    }
+    if (!dag__table_bit(c->valid, i)) return;
+    bool first = s->n++ == 0, ints = dag__table_is_int(a->type);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: break;
+    case DAG_TABLE_USER: a->user->step(s->u.user, dag__table_get_real(c, i)); break;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
+        bool max = a->op == DAG_TABLE_MAX;
+        if (ints) {
+            int64_t v = dag__table_get_int(c, i);
+            if (first || (max ? v > s->u.b.hi.i : v < s->u.b.lo.i)) s->u.b.lo.i = s->u.b.hi.i = v;
+        } else {
+            double v = dag__table_get_real(c, i);
+            if (first || (max ? dag__table_real_above(v, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, v))) s->u.b.lo.d = s->u.b.hi.d = v;
+        }
+        break;
+    }
+    default: {   /* sums, and the running mean and squares (Welford) */
+        double v = dag__table_get_real(c, i), delta = v - s->u.b.mean;
+        if (ints) s->u.b.isum += dag__table_get_int(c, i);
+        s->u.b.dsum += v;
+        s->u.b.mean += delta / (double)s->n;
+        s->u.b.m2 += delta * (v - s->u.b.mean);
+    }
+    }
+}
+static void dag__table_state_merge(dag__table_state *s, const dag__table_state *o, const dag__table_agg *a) {
+    if (!o->n) return;
+    if (a->op == DAG_TABLE_USER) a->user->merge(s->u.user, o->u.user);
+    if (!s->n && a->op != DAG_TABLE_USER) {
+        *s = *o;
+        return;
+    }
+    bool ints = dag__table_is_int(a->type);
+    if (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX) {
+        bool max = a->op == DAG_TABLE_MAX;
+        if (ints ? (max ? o->u.b.hi.i > s->u.b.hi.i : o->u.b.lo.i < s->u.b.lo.i)
+                 : (max ? dag__table_real_above(o->u.b.hi.d, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, o->u.b.lo.d)))
+            s->u.b.lo = o->u.b.lo, s->u.b.hi = o->u.b.hi;
+    } else if (a->op != DAG_TABLE_USER && a->op != DAG_TABLE_COUNT && a->op != DAG_TABLE_COUNT_ALL) {   /* Chan's merge */
+        double n1 = (double)s->n, n2 = (double)o->n, delta = o->u.b.mean - s->u.b.mean;
+        s->u.b.isum += o->u.b.isum;
+        s->u.b.dsum += o->u.b.dsum;
+        s->u.b.m2 += o->u.b.m2 + delta * delta * n1 * n2 / (n1 + n2);
+        s->u.b.mean += delta * n2 / (n1 + n2);
+    }
+    s->n += o->n;
+}
+/* The result's type of aggregate a */
+static dag_table_type dag__table_agg_type(const dag__table_agg *a) {
+    switch (a->op) {
+    case DAG_TABLE_SUM: return dag__table_is_int(a->type) ? DAG_TABLE_I64 : DAG_TABLE_F64;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: return (dag_table_type)a->type;
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return DAG_TABLE_I64;
+    default: return DAG_TABLE_F64;
+    }
+}
+/* state s as a value: present or not, in i (integers) or d */
+static dag_table_value dag__table_state_value(const dag__table_state *s, const dag__table_agg *a) {
+    dag_table_value v = { 1, dag__table_agg_type(a), 0, 0 };
+    bool ints = dag__table_is_int(a->type);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: v.i = s->n; break;
+    case DAG_TABLE_SUM: v.present = s->n > 0, v.i = s->u.b.isum, v.d = s->u.b.dsum; break;
+    case DAG_TABLE_MIN: v.present = s->n > 0, v.i = s->u.b.lo.i, v.d = s->u.b.lo.d; break;
+    case DAG_TABLE_MAX: v.present = s->n > 0, v.i = s->u.b.hi.i, v.d = s->u.b.hi.d; break;
+    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.b.isum / (double)s->n : s->u.b.dsum / (double)s->n; break;
+    case DAG_TABLE_VAR: case DAG_TABLE_SD:
+        v.present = s->n > 1, v.d = v.present ? s->u.b.m2 / (double)(s->n - 1) : 0;
+        if (a->op == DAG_TABLE_SD) v.d = sqrt(v.d);
+        break;
+    default: v.present = s->n > 0 && a->user->finish(s->u.user, &v.d); break;
+    }
+    if (!ints && (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX)) v.i = 0;
+    return v;
+}
+static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_table_value v) {
+    dag__table_set_bit(c->valid, i, v.present);
+    switch (type) {
+    case DAG_TABLE_I32: ((int32_t *)c->values)[i] = (int32_t)v.i; break;
+    case DAG_TABLE_I64: ((int64_t *)c->values)[i] = v.i; break;
+    case DAG_TABLE_F32: ((float *)c->values)[i] = (float)v.d; break;
+    default: ((double *)c->values)[i] = v.d; break;
+    }
+}
+
+/* >>reduce: a state per partition (its meta), merged on every rank */
+typedef struct dag__table_reducing { const dag_table *in; dag__table_agg agg; } dag__table_reducing;
+enum { DAG__TABLE_STATE_WORDS = sizeof(dag__table_state) / 8 };
+static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta) {
+    const dag__table_reducing *r = (const dag__table_reducing *)job->op;
+    dag__table_state s;
+    dag__table_state_init(&s, &r->agg);
+    dag_table_column c;
+    memset(&c, 0, sizeof c);
+    if (r->agg.col >= 0) {
+        const dag__table_chunk *k = r->in->chunk[p * r->in->ncols + r->agg.col];
+        c.type = (dag_table_type)r->agg.type, c.values = k->values, c.valid = k->valid;
+    }
+    for (int64_t i = 0; i < r->in->part_rows[p]; i++) dag__table_state_step(&s, &r->agg, &c, i);
+    memcpy(meta, &s, sizeof s);
+}
+dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, dag_table_value *out) {
+    dag_wait_all();
+    dag__table_reducing r = { t, { DAG_TABLE_SUM, 0, 0, NULL } };
+    if (!dag__table_usable(t, "dag_table_reduce") || !aggregate || !out ||
+        !dag__table_resolve_aggs(t, aggregate, 1, &r.agg, "dag_table_reduce")) {
+        if (t && (!aggregate || !out)) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_reduce: no aggregate or no output");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__table_job job;
+    dag_result res = dag__table_job_of(&job, "dag_table_reduce", t->nparts, DAG__TABLE_STATE_WORDS, t->owner, dag__table_reduce_unit, &r);
+    if (res == DAG_OK) {
+        dag__table_state all, part;
+        dag__table_state_init(&all, &r.agg);
+        for (int64_t p = 0; p < t->nparts; p++) {   /* in partition order on every rank: the same result everywhere */
+            memcpy(&part, job.meta + p * DAG__TABLE_STATE_WORDS, sizeof part);
+            dag__table_state_merge(&all, &part, &r.agg);
+        }
+        *out = dag__table_state_value(&all, &r.agg);
+        if (out->type == DAG_TABLE_I32) out->type = DAG_TABLE_I64;
+        if (out->type == DAG_TABLE_F32) out->type = DAG_TABLE_F64;
+    }
+    DAG_FREE(job.meta);
+    return res;
+}
+
+/* >>keys: hashing and comparing rows of key columns, the same on every
+   rank. Integers of either width hash and compare as int64, floats as
+   double (-0 as 0, every NaN alike), strings as bytes; a missing key hashes
+   as itself and equals only a missing one (join: nothing). */
+static uint64_t dag__table_mix(uint64_t x) {
+    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+static uint64_t dag__table_hash_key(const dag_table_column *c, int64_t i) {
+    if (!dag__table_bit(c->valid, i)) return UINT64_C(0x9e3779b97f4a7c15);
+    if (c->type == DAG_TABLE_STR) {
+        int64_t n;
+        const unsigned char *s = (const unsigned char *)dag__table_str(c, i, &n);
+        uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)n;
+        for (int64_t k = 0; k < n; k++) h = (h ^ s[k]) * UINT64_C(0x100000001b3);
+        return dag__table_mix(h);
+    }
+    if (dag__table_is_int(c->type)) return dag__table_mix((uint64_t)dag__table_get_int(c, i));
+    double d = dag__table_get_real(c, i);
+    uint64_t bits;
+    if (d == 0) d = 0;
+    if (d != d) d = NAN;
+    memcpy(&bits, &d, sizeof bits);
+    return dag__table_mix(bits ^ UINT64_C(0x5851f42d4c957f2d));
+}
+static uint64_t dag__table_hash_row(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
+    uint64_t h = 0;
+    for (int k = 0; k < nkeys; k++) h = dag__table_mix(h ^ dag__table_hash_key(&cols[keys[k]], i)) + (uint64_t)k;
+    return h;
+}
+static bool dag__table_key_equal(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j, bool join) {
+    bool va = dag__table_bit(a->valid, i), vb = dag__table_bit(b->valid, j);
+    if (!va || !vb) return !join && !va && !vb;
+    if (a->type == DAG_TABLE_STR || dag__table_is_int(a->type)) return dag__table_cmp_rows(a, i, b, j) == 0;
+    double x = dag__table_get_real(a, i), y = dag__table_get_real(b, j);
+    return x == y || (x != x && y != y);
+}
+static bool dag__table_rows_equal(const dag_table_column *a, const int *ka, int64_t i, const dag_table_column *b, const int *kb,
+                                  int64_t j, int nkeys, bool join) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_key_equal(&a[ka[k]], i, &b[kb[k]], j, join)) return false;
+    return true;
+}
+/* the bucket of a hash (its high bits: hash tables index by the low ones) */
+static int64_t dag__table_bucket(uint64_t h, int64_t buckets) { return (int64_t)(((h >> 32) * (uint64_t)buckets) >> 32); }
+
+/* >>hash table of groups: slot -> group + 1 (0: empty), each group's hash kept */
+typedef struct dag__table_groups { int64_t *slot, cap, count, hash_cap; uint64_t *hash; } dag__table_groups;
+static void dag__groups_free(dag__table_groups *g) { DAG_FREE(g->slot), DAG_FREE(g->hash), memset(g, 0, sizeof *g); }
+static bool dag__groups_grow(dag__table_groups *g) {
+    int64_t cap = g->cap ? g->cap * 2 : 64;
+    int64_t *slot = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)cap);
+    uint64_t *hash = (uint64_t *)DAG_REALLOC(g->hash, sizeof(uint64_t) * (size_t)(cap / 2));
+    if (!slot || !hash) {
+        DAG_FREE(slot);
+        if (hash) g->hash = hash;
+        return false;
+    }
+    g->hash = hash;
+    for (int64_t e = 0; e < g->count; e++) {
+        int64_t s = (int64_t)(g->hash[e] & (uint64_t)(cap - 1));
+        while (slot[s]) s = (s + 1) & (cap - 1);
+        slot[s] = e + 1;
+    }
+    DAG_FREE(g->slot);
+    g->slot = slot, g->cap = cap;
+    return true;
+}
+/* The group of hash h whose keys same(ctx, group) accepts; if none, -1, or (insert) a new one (*added).
+   -1 without memory. */
+static int64_t dag__groups_get(dag__table_groups *g, uint64_t h, bool (*same)(const void *ctx, int64_t group), const void *ctx,
+                               bool insert, bool *added) {
+    *added = false;
+    if (!g->cap && !insert) return -1;
+    if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g)) return -1;
+    int64_t s = (int64_t)(h & (uint64_t)(g->cap - 1));
+    for (; g->slot[s]; s = (s + 1) & (g->cap - 1)) {
+        int64_t e = g->slot[s] - 1;
+        if (g->hash[e] == h && same(ctx, e)) return e;
+    }
+    if (!insert) return -1;
+    g->slot[s] = g->count + 1;
+    g->hash[g->count] = h;
+    *added = true;
+    return g->count++;
+}
+
+/* does group g (its keys at row rep[g], or row g without rep, of b) hold the keys of row `row` of a? */
+typedef struct dag__table_probe {
+    const dag_table_column *a, *b;
+    const int *ka, *kb;
+    const int64_t *rep;
+    int64_t row;
+    int nkeys;
+    bool join;
+} dag__table_probe;
+static bool dag__table_probe_same(const void *ctx, int64_t g) {
+    const dag__table_probe *p = (const dag__table_probe *)ctx;
+    return dag__table_rows_equal(p->a, p->ka, p->row, p->b, p->kb, p->rep ? p->rep[g] : g, p->nkeys, p->join);
+}
+
+/* >>groupby. Each partition is aggregated where it lives into partial
+   groups (its keys, their hash, the states as one raw column), which are
+   dealt by hash to the buckets; each bucket merges the states of equal
+   keys and makes the results. */
+typedef struct dag__table_bucket_groups {
+    dag__table_groups groups;
+    dag__table_builder keys;
+    dag__table_state *states;
+    int64_t states_cap;
+} dag__table_bucket_groups;
+typedef struct dag__table_grouping {
+    const dag_table *in;
+    int nkeys, naggs;
+    int *keys;                   /* the key columns of the input */
+    int *key_at;                 /* 0, 1, ...: the keys' columns in a partial */
+    dag__table_agg *aggs;
+    int *partial_types;          /* the keys', the hash (int64), the states (raw) */
+    dag__table_bucket_groups *bucket;
+} dag__table_grouping;
+
+static bool dag__table_grow_states(dag__table_state **states, int64_t *cap, int64_t need) {
+    if (need <= *cap) return true;
+    int64_t c = *cap ? *cap * 2 : 64 * need;
+    while (c < need) c *= 2;
+    dag__table_state *s = (dag__table_state *)DAG_REALLOC(*states, sizeof(dag__table_state) * (size_t)c);
+    if (!s) return false;
+    *states = s, *cap = c;
+    return true;
+}
+/* The partial groups of partition u: a builder of the partial columns (scratch) and its rows' buckets. */
+static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    int na = o->naggs, nk = o->nkeys;
+    dag_table_view in;
+    memset(&in, 0, sizeof in);
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->in->ncols);
+    dag__table_groups g = { 0 };
+    dag__table_state *states = NULL;
+    int64_t states_cap = 0, *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(o->in->part_rows[u] + 1));
+    dag__table_builder *b = (dag__table_builder *)dag__table_zalloc(sizeof *b);
+    bool ok = cols && rep && b;
+    *scratch = b;
+    if (ok) dag__table_view_of(o->in, u, &in, cols);
+    dag__table_probe probe = { in.columns, in.columns, o->keys, o->keys, rep, 0, nk, false };
+    for (int64_t i = 0; ok && i < in.rows; i++) {
+        bool added;
+        probe.row = i;
+        int64_t e = dag__groups_get(&g, dag__table_hash_row(in.columns, o->keys, nk, i), dag__table_probe_same, &probe, true, &added);
+        if (e < 0 || (added && !dag__table_grow_states(&states, &states_cap, (e + 1) * na))) ok = false;
+        else if (added) {
+            rep[e] = i;
+            for (int a = 0; a < na; a++) dag__table_state_init(&states[e * na + a], &o->aggs[a]);
+        }
+        for (int a = 0; ok && a < na; a++)
+            dag__table_state_step(&states[e * na + a], &o->aggs[a], o->aggs[a].col >= 0 ? &in.columns[o->aggs[a].col] : NULL, i);
+    }
+    ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count) &&
+         (*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(g.count + 1))) != NULL;
+    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &in.columns[o->keys[k]], 0, rep, g.count);
+    if (ok) {
+        for (int64_t e = 0; e < g.count; e++) (*bucket)[e] = dag__table_bucket(g.hash[e], s->out->nparts);
+        memcpy(b->cols[nk].values, g.hash, sizeof(uint64_t) * (size_t)g.count);
+        memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
+        memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
+        memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
+        b->rows = g.count;
+        v->rows = g.count, v->num_columns = nk + 2, v->columns = b->cols;
+        *types = o->partial_types;
+    }
+    dag__groups_free(&g);
+    DAG_FREE(cols), DAG_FREE(rep), DAG_FREE(states);
+    return ok;
+}
+static void dag__table_release_builder(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    if (scratch) dag__builder_free((dag__table_builder *)scratch);
+    DAG_FREE(scratch);
+}
+static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    (void)u;
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    dag__table_bucket_groups *bg = &o->bucket[q];
+    int nk = o->nkeys, na = o->naggs;
+    const uint64_t *hash = (const uint64_t *)piece->columns[nk].values;
+    const dag__table_state *states = (const dag__table_state *)piece->columns[nk + 1].values;
+    dag__table_probe probe = { piece->columns, bg->keys.cols, o->key_at, o->key_at, NULL, 0, nk, false };
+    bool ok = !bg->keys.failed;
+    for (int64_t r = 0; ok && r < piece->rows; r++) {
+        bool added;
+        probe.row = r;
+        int64_t e = dag__groups_get(&bg->groups, hash[r], dag__table_probe_same, &probe, true, &added);
+        if (e < 0 || (added && (!dag__table_grow_states(&bg->states, &bg->states_cap, (e + 1) * na) || !dag__builder_reserve(&bg->keys, 1)))) {
+            ok = false;
+            break;
+        }
+        if (added) {
+            for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->keys, k, &piece->columns[k], 0, &r, 1);
+            bg->keys.rows++;
+            for (int a = 0; a < na; a++) dag__table_state_init(&bg->states[e * na + a], &o->aggs[a]);
+        }
+        for (int a = 0; a < na; a++) dag__table_state_merge(&bg->states[e * na + a], &states[r * na + a], &o->aggs[a]);
+    }
+    if (!ok) s->stash[q].failed = true;
+}
+static bool dag__table_finish_groups(dag__table_shuffle *s, int64_t q, dag__table_builder *out) {
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    dag__table_bucket_groups *bg = &o->bucket[q];
+    int64_t n = bg->keys.rows;
+    if (!dag__builder_reserve(out, n)) return false;
+    for (int k = 0; k < o->nkeys; k++)
+        if (!dag__builder_put(out, k, &bg->keys.cols[k], 0, NULL, n)) return false;
+    for (int a = 0; a < o->naggs; a++)
+        for (int64_t e = 0; e < n; e++)
+            dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], e,
+                                 dag__table_state_value(&bg->states[e * o->naggs + a], &o->aggs[a]));
+    out->rows = n;
+    return true;
+}
+static const char *dag__table_agg_word(dag_table_agg op) {
+    static const char *w[] = { "", "sum", "min", "max", "count", "count", "mean", "var", "sd", "user" };
+    return w[op];
+}
+dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs, int num_aggs) {
+    dag_wait_all();
+    const char *who = "dag_table_groupby";
+    if (!dag__table_usable(t, who)) return NULL;
+    if (num_keys <= 0 || num_aggs < 0 || (num_aggs && !aggs)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and a list of aggregates", who);
+        return NULL;
+    }
+    int n = num_keys + num_aggs;
+    dag__table_grouping o;
+    memset(&o, 0, sizeof o);
+    o.in = t, o.nkeys = num_keys, o.naggs = num_aggs;
+    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
+    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
+    o.aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
+    o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 2));
+    const char **names = (const char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
+    char (*made)[80] = (char (*)[80])dag__table_zalloc(80 * (size_t)(num_aggs + 1));
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
+    dag_table *d = NULL;
+    if (!o.keys || !o.key_at || !o.aggs || !o.partial_types || !names || !made || !types ||
+        !dag__table_columns_named(t, keys, num_keys, o.keys, who) || !dag__table_resolve_aggs(t, aggs, num_aggs, o.aggs, who))
+        goto done;
+    for (int k = 0; k < num_keys; k++) {
+        o.key_at[k] = k, o.partial_types[k] = t->types[o.keys[k]];
+        names[k] = t->names[o.keys[k]], types[k] = t->types[o.keys[k]];
+    }
+    o.partial_types[num_keys] = DAG_TABLE_I64;
+    o.partial_types[num_keys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * num_aggs;
+    for (int a = 0; a < num_aggs; a++) {
+        if (aggs[a].as) names[num_keys + a] = aggs[a].as;
+        else {
+            snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
+            names[num_keys + a] = made[a];
+        }
+        types[num_keys + a] = dag__table_agg_type(&o.aggs[a]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: two result columns named '%s'", who, names[i]);
+                goto done;
+            }
+    d = dag__table_new(n, names, types, t->nparts, NULL);
+    o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)t->nparts);
+    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++) dag__builder_init(&o.bucket[q].keys, num_keys, o.partial_types);
+    if (d && o.bucket) {
+        dag__table_shuffle s = dag__table_shuffle_of(who, t, d, &o);
+        s.deal = dag__table_deal_groups, s.release = dag__table_release_builder;
+        s.absorb = dag__table_absorb_groups, s.finish = dag__table_finish_groups;
+        d = dag__shuffle_run(&s);
+    } else {
+        dag_table_free(d), d = NULL;
+    }
+done:
+    for (int64_t q = 0; o.bucket && q < t->nparts; q++) {
+        dag__groups_free(&o.bucket[q].groups);
+        dag__builder_free(&o.bucket[q].keys);
+        DAG_FREE(o.bucket[q].states);
+    }
+    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.aggs), DAG_FREE(o.partial_types);
+    DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
+    return d;
+}
+
+/* >>join. Both tables' rows are dealt by key hash, the right's first:
+   each bucket keeps its right rows, indexes them when its first left piece
+   comes, and emits each left row with every right row of equal keys (a
+   left join: once with none, when there are none). */
+typedef struct dag__table_join_bucket {
+    dag__table_builder right;
+    dag__table_groups groups;
+    int64_t *head, *next, *tail;   /* per group its first and last right row; per right row the next */
+    bool indexed;
+} dag__table_join_bucket;
+typedef struct dag__table_joining {
+    const dag_table *left, *right;
+    int nkeys, nright;             /* the right's columns in the result */
+    int *lk, *rk, *right_out;
+    int *ltypes, *rtypes;
+    bool left_join;
+    dag__table_join_bucket *bucket;
+} dag__table_joining;
+
+static bool dag__table_deal_join(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                 void **scratch) {
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    bool right = u < o->right->nparts;
+    const dag_table *t = right ? o->right : o->left;
+    int64_t p = right ? u : u - o->right->nparts;
+    if (!(*scratch = dag__table_deal_view(t, p, v, bucket))) return false;
+    for (int64_t i = 0; i < v->rows; i++)
+        (*bucket)[i] = dag__table_bucket(dag__table_hash_row(v->columns, right ? o->rk : o->lk, o->nkeys, i), s->out->nparts);
+    *types = right ? o->rtypes : o->ltypes;
+    return true;
+}
+static bool dag__table_any_missing(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_bit(cols[keys[k]].valid, i)) return true;
+    return false;
+}
+static bool dag__table_join_index(const dag__table_joining *o, dag__table_join_bucket *jb) {
+    int64_t n = jb->right.rows;
+    jb->indexed = true;
+    jb->head = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    jb->tail = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    jb->next = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!jb->head || !jb->tail || !jb->next) return false;
+    dag__table_probe probe = { jb->right.cols, jb->right.cols, o->rk, o->rk, jb->head, 0, o->nkeys, true };
+    for (int64_t j = 0; j < n; j++) {
+        if (dag__table_any_missing(jb->right.cols, o->rk, o->nkeys, j)) continue;   /* never matches */
+        bool added;
+        probe.row = j;
+        int64_t g = dag__groups_get(&jb->groups, dag__table_hash_row(jb->right.cols, o->rk, o->nkeys, j), dag__table_probe_same,
+                                    &probe, true, &added);
+        if (g < 0) return false;
+        jb->next[j] = -1;
+        if (added) jb->head[g] = jb->tail[g] = j;
+        else jb->next[jb->tail[g]] = j, jb->tail[g] = j;
+    }
+    return true;
+}
+static bool dag__table_push_pair(int64_t **li, int64_t **ri, int64_t *m, int64_t *cap, int64_t i, int64_t j) {
+    if (*m == *cap) {
+        int64_t *a = (int64_t *)DAG_REALLOC(*li, sizeof(int64_t) * (size_t)*cap * 2);
+        if (a) *li = a;
+        int64_t *b = a ? (int64_t *)DAG_REALLOC(*ri, sizeof(int64_t) * (size_t)*cap * 2) : NULL;
+        if (b) *ri = b;
+        if (!a || !b) return false;
+        *cap *= 2;
+    }
+    (*li)[*m] = i, (*ri)[(*m)++] = j;
+    return true;
+}
+static void dag__table_absorb_join(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    dag__table_join_bucket *jb = &o->bucket[q];
+    dag__table_builder *out = &s->stash[q];
+    if (u < o->right->nparts) {
+        if (!dag__builder_append(&jb->right, piece, NULL, piece->rows)) out->failed = true;
+        return;
+    }
+    if (!jb->indexed && !dag__table_join_index(o, jb)) {
+        out->failed = true;
+        return;
+    }
+    int64_t m = 0, cap = piece->rows + 16, *li = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap),
+            *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap);
+    dag__table_probe probe = { piece->columns, jb->right.cols, o->lk, o->rk, jb->head, 0, o->nkeys, true };
+    bool ok = li && ri;
+    for (int64_t i = 0; ok && i < piece->rows; i++) {
+        bool added;
+        probe.row = i;
+        int64_t g = dag__table_any_missing(piece->columns, o->lk, o->nkeys, i) ? -1
+                  : dag__groups_get(&jb->groups, dag__table_hash_row(piece->columns, o->lk, o->nkeys, i), dag__table_probe_same, &probe,
+                                    false, &added);
+        int64_t j = g >= 0 ? jb->head[g] : -1;
+        if (j < 0 && !o->left_join) continue;
+        do {   /* every match, or the row alone (j = -1: the right's columns missing) */
+            ok = dag__table_push_pair(&li, &ri, &m, &cap, i, j);
+            j = j >= 0 ? jb->next[j] : -1;
+        } while (ok && j >= 0);
+    }
+    ok = ok && dag__builder_reserve(out, m);
+    for (int c = 0; ok && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &piece->columns[c], 0, li, m);
+    for (int k = 0; ok && k < o->nright; k++) ok = dag__builder_put(out, o->left->ncols + k, &jb->right.cols[o->right_out[k]], 0, ri, m);
+    if (ok) out->rows += m;
+    else out->failed = true;
+    DAG_FREE(li), DAG_FREE(ri);
+}
+dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys, const char *const *right_keys, int num_keys,
+                          dag_table_join_kind kind) {
+    dag_wait_all();
+    const char *who = "dag_table_join";
+    if (!dag__table_usable(left, who) || !dag__table_usable(right, who)) return NULL;
+    dag__table_joining o;
+    memset(&o, 0, sizeof o);
+    o.left = left, o.right = right, o.nkeys = num_keys, o.left_join = kind == DAG_TABLE_LEFT;
+    int n = left->ncols + right->ncols;
+    o.lk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
+    o.rk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
+    o.right_out = (int *)dag__table_alloc(sizeof(int) * (size_t)right->ncols);
+    o.ltypes = dag__table_types_of(left), o.rtypes = dag__table_types_of(right);
+    char **names = (char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
+    int64_t q_count = left->nparts > right->nparts ? left->nparts : right->nparts, inputs = left->nparts + right->nparts;
+    int *in_owner = (int *)dag__table_alloc(sizeof(int) * (size_t)inputs);
+    dag_table *d = NULL;
+    if (!o.lk || !o.rk || !o.right_out || !o.ltypes || !o.rtypes || !names || !types || !in_owner) goto done;
+    if (num_keys <= 0 || (kind != DAG_TABLE_INNER && kind != DAG_TABLE_LEFT)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and DAG_TABLE_INNER or DAG_TABLE_LEFT", who);
+        goto done;
+    }
+    if (!dag__table_columns_named(left, left_keys, num_keys, o.lk, who) || !dag__table_columns_named(right, right_keys, num_keys, o.rk, who))
+        goto done;
+    for (int k = 0; k < num_keys; k++) {
+        int a = left->types[o.lk[k]], b = right->types[o.rk[k]];
+        if (!(a == b || (dag__table_is_int(a) && dag__table_is_int(b)) || ((a == DAG_TABLE_F32 || a == DAG_TABLE_F64) && (b == DAG_TABLE_F32 || b == DAG_TABLE_F64)))) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: key %d: %s '%s' and %s '%s' cannot be equal", who, k,
+                    dag__table_type_name(a), left->names[o.lk[k]], dag__table_type_name(b), right->names[o.rk[k]]);
+            goto done;
+        }
+    }
+    for (int c = 0; c < left->ncols; c++) names[c] = dag__table_strdup(left->names[c]), types[c] = left->types[c];
+    for (int c = 0; c < right->ncols; c++) {
+        bool key = false;
+        for (int k = 0; k < num_keys; k++) key |= o.rk[k] == c;
+        if (key) continue;
+        int at = left->ncols + o.nright;
+        o.right_out[o.nright++] = c;
+        size_t len = strlen(right->names[c]) + 7;
+        if ((names[at] = (char *)dag__table_alloc(len)))
+            snprintf(names[at], len, dag_table_column_index(left, right->names[c]) >= 0 ? "%s_right" : "%s", right->names[c]);
+        types[at] = right->types[c];
+    }
+    for (int c = 0; c < left->ncols + o.nright; c++)
+        if (!names[c]) goto done;
+    for (int64_t u = 0; u < inputs; u++) in_owner[u] = u < right->nparts ? right->owner[u] : left->owner[u - right->nparts];
+    d = dag__table_new(left->ncols + o.nright, (const char *const *)names, types, q_count, NULL);
+    o.bucket = (dag__table_join_bucket *)dag__table_zalloc(sizeof(dag__table_join_bucket) * (size_t)q_count);
+    for (int64_t q = 0; d && o.bucket && q < q_count; q++) dag__builder_init(&o.bucket[q].right, right->ncols, o.rtypes);
+    if (d && o.bucket) {
+        dag__table_shuffle s = dag__table_shuffle_of(who, left, d, &o);
+        s.inputs = inputs, s.in_owner = in_owner;
+        s.deal = dag__table_deal_join, s.absorb = dag__table_absorb_join;
+        d = dag__shuffle_run(&s);
+    } else {
+        dag_table_free(d), d = NULL;
+    }
+done:
+    for (int64_t q = 0; o.bucket && q < q_count; q++) {
+        dag__table_join_bucket *jb = &o.bucket[q];
+        dag__builder_free(&jb->right), dag__groups_free(&jb->groups);
+        DAG_FREE(jb->head), DAG_FREE(jb->next), DAG_FREE(jb->tail);
+    }
+    for (int c = 0; names && c < n; c++) DAG_FREE(names[c]);
+    DAG_FREE(o.bucket), DAG_FREE(o.lk), DAG_FREE(o.rk), DAG_FREE(o.right_out), DAG_FREE(o.ltypes), DAG_FREE(o.rtypes);
+    DAG_FREE(names), DAG_FREE(types), DAG_FREE(in_owner);
+    return d;
+}
+
+#endif /* DAG_IMPLEMENTATION */
+#endif /* host */
