@@ -373,6 +373,11 @@ static bool dag__table_adopt_chunk(dag_table *t, int64_t p, int c, int64_t rows,
     if (!k) return false;
     int owner = t->owner[p];
     bool str = t->types[c] == DAG_TABLE_STR;
+    if (owner == dag_rank()) {   /* an empty buffer is one element here: registered spans are never empty */
+        if (!values && (values = dag__table_zalloc(8))) own |= DAG__TABLE_OWN_VALUES;
+        if (str && !chars && (chars = (char *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_CHARS;
+        if (!valid && (valid = (uint8_t *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_VALID;
+    }
     k->refs = 1;
     k->own = own;
     k->rows = rows;
@@ -512,6 +517,7 @@ static bool dag__builder_reserve_chars(dag__table_builder *b, int c, int64_t mor
 /* The bytes rows idx[0..n) of a string column hold (idx NULL: rows 0..n; a row below 0: none). */
 static int64_t dag__table_chars_of(const dag_table_column *src, int64_t from, const int64_t *idx, int64_t n) {
     const int64_t *off = (const int64_t *)src->values;
+    if (n <= 0) return 0;
     if (!idx) return off[from + n] - off[from];
     int64_t s = 0;
     for (int64_t i = 0; i < n; i++)
@@ -525,6 +531,10 @@ static int64_t dag__table_chars_of(const dag_table_column *src, int64_t from, co
 static const int64_t dag__table_zero = 0;
 static void dag__table_gather(dag_table_column *dst, int type, int64_t at, int64_t *nchars, const dag_table_column *src,
                               int64_t from, const int64_t *idx, int64_t n) {
+    if (n <= 0) {   /* (a string column's first offset is there already) */
+        if (type == DAG_TABLE_STR) ((int64_t *)dst->values)[at] = *nchars;
+        return;
+    }
     if (type == DAG_TABLE_STR) {
         int64_t *doff = (int64_t *)dst->values;
         doff[at] = *nchars;
@@ -745,10 +755,10 @@ static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_build
             if (t->chunk[p * t->ncols + c]) continue;
             dag_table_column none = { 0 };
             dag_table_column *b = t->owner[p] == dag_rank() && stash[p].cols ? &stash[p].cols[c] : &none;
-            if (!dag__table_adopt_chunk(t, p, c, t->part_rows[p], meta[p * k + 1 + c], b->values, b->chars, b->valid,
-                                        DAG__TABLE_OWN_VALUES | DAG__TABLE_OWN_CHARS | DAG__TABLE_OWN_VALID))
-                return false;
-            b->values = NULL, b->chars = NULL, b->valid = NULL;   /* the chunk's now */
+            bool ok = dag__table_adopt_chunk(t, p, c, t->part_rows[p], meta[p * k + 1 + c], b->values, b->chars, b->valid,
+                                             DAG__TABLE_OWN_VALUES | DAG__TABLE_OWN_CHARS | DAG__TABLE_OWN_VALID);
+            if (t->chunk[p * t->ncols + c]) b->values = NULL, b->chars = NULL, b->valid = NULL;   /* the chunk's now */
+            if (!ok) return false;
         }
     return true;
 }
@@ -1742,8 +1752,14 @@ dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, 
                 "a column of numbers (%s) and a new column's name and type of numbers", in ? in : "NULL");
         return NULL;
     }
-    dag_table *d = (from = dag__table_with_new(t, &out, 1, &ncols, &place)) ? dag__table_derive(t, ncols, from, &out, &out_type) : NULL;
-    DAG_FREE(from);
+    const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)(t->ncols + 1));
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)(t->ncols + 1));
+    dag_table *d = NULL;
+    if (names && types && (from = dag__table_with_new(t, &out, 1, &ncols, &place))) {
+        names[place] = out, types[place] = out_type;
+        d = dag__table_derive(t, ncols, from, names, types);
+    }
+    DAG_FREE(from), DAG_FREE(names), DAG_FREE(types);
     int64_t w = dag__table_width(out_type);
     for (int64_t p = 0; d && p < d->nparts; p++) {
         int64_t n = d->part_rows[p];
@@ -2507,8 +2523,8 @@ static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_v
     for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &in.columns[o->keys[k]], 0, rep, g.count);
     if (ok) {
         for (int64_t e = 0; e < g.count; e++) (*bucket)[e] = dag__table_bucket(g.hash[e], s->out->nparts);
-        memcpy(b->cols[nk].values, g.hash, sizeof(uint64_t) * (size_t)g.count);
-        memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
+        if (g.count) memcpy(b->cols[nk].values, g.hash, sizeof(uint64_t) * (size_t)g.count);
+        if (g.count && na) memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
         memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         b->rows = g.count;
