@@ -37,7 +37,7 @@ INTEL_OCL  ?= .deps/intel-opencl
 TSAN_RT    ?= $$($(CLANG) -print-file-name=libclang_rt.tsan-$$(uname -m).a 2>/dev/null || echo libclang_rt.tsan)
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h $(wildcard dag_backends/*.h) tests/test.h
+HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h $(wildcard dag_backends/*.h) tests/test.h
 # GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -83,7 +83,7 @@ combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
-SUITES  := behaviour errors stress fuzz kernels array waits policy
+SUITES  := behaviour errors stress fuzz kernels array waits policy table
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
@@ -548,7 +548,7 @@ bench-opencl: $(B)/bench/opencl_chain $(B)/bench/array_gemm_opencl
 # (find_package(dag): the INTERFACE target dag::dag, and one per backend).
 PREFIX  ?= /usr/local
 VERSION := 0.1.0
-INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h
+INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include/dag_backends $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/dag
 	cp $(INSTALL_HEADERS) $(DESTDIR)$(PREFIX)/include/
@@ -582,6 +582,10 @@ $(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan: $(B)/mpi/%_tsan: tests/%.c
 $(B)/mpi/test_mpi_opencl: tests/test_mpi.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_OPENCL -O2 -g $< -o $@ -pthread -ldl -lm
+# tests/test_table.c on every rank: the tables' partitions dealt over the ranks
+$(B)/mpi/test_table: tests/test_table.c $(HEADERS) tests/mpi_harness.h
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
 $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
@@ -590,11 +594,12 @@ test-mpi:
 	  $(MAKE) --no-print-directory test-mpi-run
 MPI_SUITES := test_mpi test_mpi_faults
 test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
-              $(B)/mpi/test_behaviour
+              $(B)/mpi/test_behaviour $(B)/mpi/test_table
 	@mkdir -p $(B)/pocl_cache
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
 	    $(foreach n,2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_faults) \
+	    $(foreach n,2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_table) \
 	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \

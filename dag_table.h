@@ -976,7 +976,7 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
         cols[c].type = of_elem[type];
         types[c] = cols[c].type;
     }
-    if (!dag__table_check_columns(cols, (int)ncols, dag_array_rows(a), 1, "dag_table_from_array")) goto done;
+    if (!dag__table_check_columns(cols, (int)ncols, 0, 1, "dag_table_from_array")) goto done;   /* (names only: no values yet) */
     if (!(t = dag__table_new_like(cols, (int)ncols, mt))) goto done;
     dag_array_tile_size(a, 0, 0, &rows, &fa.tile_cols);
     for (int64_t i = 0; i < mt; i++) {
