@@ -84,7 +84,7 @@ combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f i
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
 SUITES  := behaviour errors stress fuzz kernels array waits policy table
-EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
+EXAMPLES := hello tiled_datadeps sequential_bulk cholesky tables
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
