@@ -33,6 +33,8 @@ OPENCL_LOADER ?= $(or $(firstword $(wildcard /usr/lib/*/libOpenCL.so.1 /usr/lib6
 POCL_ICD   ?= /etc/OpenCL/vendors/pocl.icd
 ZE_H       ?= /usr/include/level_zero/ze_api.h
 INTEL_OCL  ?= .deps/intel-opencl
+# DuckDB, polars and pandas for bench/table (the db-benchmark peers), in a virtual environment of their own
+TABLE_PEERS ?= .deps/table-peers
 # clang's ThreadSanitizer runtime (Debian: libclang-rt-14-dev), found when the recipe runs
 TSAN_RT    ?= $$($(CLANG) -print-file-name=libclang_rt.tsan-$$(uname -m).a 2>/dev/null || echo libclang_rt.tsan)
 B       := build
@@ -626,6 +628,9 @@ deps:
 	@if [ ! -e $(INTEL_OCL)/lib/libintelocl.so ]; then \
 	  $(PYTHON) -m venv $(INTEL_OCL) && $(INTEL_OCL)/bin/pip install -q intel-opencl-rt intel-cmplr-lib-rt; \
 	else echo "deps: Intel's OpenCL runtime installed"; fi
+	@if [ ! -x $(TABLE_PEERS)/bin/python ] || ! $(TABLE_PEERS)/bin/python -c 'import duckdb, polars, pandas' 2>/dev/null; then \
+	  $(PYTHON) -m venv $(TABLE_PEERS) && $(TABLE_PEERS)/bin/pip install -q duckdb polars pandas pyarrow; \
+	else echo "deps: DuckDB, polars and pandas installed"; fi
 
 clean:
 	rm -rf $(B)
