@@ -33,11 +33,13 @@ OPENCL_LOADER ?= $(or $(firstword $(wildcard /usr/lib/*/libOpenCL.so.1 /usr/lib6
 POCL_ICD   ?= /etc/OpenCL/vendors/pocl.icd
 ZE_H       ?= /usr/include/level_zero/ze_api.h
 INTEL_OCL  ?= .deps/intel-opencl
+# DuckDB, polars and pandas for bench/table (the db-benchmark peers), in a virtual environment of their own
+TABLE_PEERS ?= .deps/table-peers
 # clang's ThreadSanitizer runtime (Debian: libclang-rt-14-dev), found when the recipe runs
 TSAN_RT    ?= $$($(CLANG) -print-file-name=libclang_rt.tsan-$$(uname -m).a 2>/dev/null || echo libclang_rt.tsan)
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h $(wildcard dag_backends/*.h) tests/test.h
+HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h $(wildcard dag_backends/*.h) tests/test.h
 # GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -83,8 +85,8 @@ combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
-SUITES  := behaviour errors stress fuzz kernels array waits policy
-EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
+SUITES  := behaviour errors stress fuzz kernels array waits policy table
+EXAMPLES := hello tiled_datadeps sequential_bulk cholesky tables
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
@@ -169,7 +171,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  expect_error "needs C++17" $(CXX) -std=c++14 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
 	  expect_error "the device backends are C11" $(CXX) -std=c++17 -DDAG_BACKEND_OPENCL -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
 	  expect_error "the rank layer (-DDAG_BACKEND_MPI) is C11" $(CXX) -std=c++17 -DDAG_BACKEND_MPI -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
-	  for e in $(EXAMPLES); do rm -rf $(B)/compile/cxx_$$e; mkdir -p $(B)/compile/cxx_$$e; \
+	  for e in $(filter-out tables,$(EXAMPLES)); do rm -rf $(B)/compile/cxx_$$e; mkdir -p $(B)/compile/cxx_$$e; \
 	    run $(CXX) $(CXX_WARN) -O1 -I. -x c++ examples/$$e.c -o $(B)/compile/cxx_$$e/$$e -pthread -lm && \
 	    run sh -c "cd $(B)/compile/cxx_$$e && ./$$e"; done; \
 	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
@@ -548,7 +550,7 @@ bench-opencl: $(B)/bench/opencl_chain $(B)/bench/array_gemm_opencl
 # (find_package(dag): the INTERFACE target dag::dag, and one per backend).
 PREFIX  ?= /usr/local
 VERSION := 0.1.0
-INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h
+INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include/dag_backends $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/dag
 	cp $(INSTALL_HEADERS) $(DESTDIR)$(PREFIX)/include/
@@ -582,6 +584,10 @@ $(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan: $(B)/mpi/%_tsan: tests/%.c
 $(B)/mpi/test_mpi_opencl: tests/test_mpi.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_OPENCL -O2 -g $< -o $@ -pthread -ldl -lm
+# tests/test_table.c on every rank: the tables' partitions dealt over the ranks
+$(B)/mpi/test_table: tests/test_table.c $(HEADERS) tests/mpi_harness.h
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
 $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
@@ -590,11 +596,12 @@ test-mpi:
 	  $(MAKE) --no-print-directory test-mpi-run
 MPI_SUITES := test_mpi test_mpi_faults
 test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
-              $(B)/mpi/test_behaviour
+              $(B)/mpi/test_behaviour $(B)/mpi/test_table
 	@mkdir -p $(B)/pocl_cache
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
 	    $(foreach n,2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_faults) \
+	    $(foreach n,2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_table) \
 	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \
@@ -621,6 +628,9 @@ deps:
 	@if [ ! -e $(INTEL_OCL)/lib/libintelocl.so ]; then \
 	  $(PYTHON) -m venv $(INTEL_OCL) && $(INTEL_OCL)/bin/pip install -q intel-opencl-rt intel-cmplr-lib-rt; \
 	else echo "deps: Intel's OpenCL runtime installed"; fi
+	@if [ ! -x $(TABLE_PEERS)/bin/python ] || ! $(TABLE_PEERS)/bin/python -c 'import duckdb, polars, pandas' 2>/dev/null; then \
+	  $(PYTHON) -m venv $(TABLE_PEERS) && $(TABLE_PEERS)/bin/pip install -q duckdb polars pandas pyarrow; \
+	else echo "deps: DuckDB, polars and pandas installed"; fi
 
 clean:
 	rm -rf $(B)
