@@ -35,7 +35,7 @@ MAX_LINES = 80
 # The map of files and layers: every header, what it may use of other files'
 # private names besides dag.h's public part and PLATFORM (see docs/design.md).
 CORE = 'dag.h'
-PLATFORM = ['language', 'customisation', 'threads', 'hints', 'logging', 'build options']
+PLATFORM = ['language', 'customisation', 'build options', 'threads', 'hints', 'logging']
 # a layer behind a seam: the dag.h section that declares what the core asks of
 # it and what it may call in the core (both are its to use)
 SEAMS = {'dag_backends/dag_device.h': 'device seam', 'dag_backends/dag_mpi.h': 'mpi seam'}
@@ -71,12 +71,12 @@ FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach',
 }
 # TODO(issue 30): the GPU work (dag_device.h, the backends, dag_blas.h,
-# dag_array.h) is being rewritten apart; once it is merged, empty these and
-# the checks hold there too.
-LENGTH_LATER = {'dag_backends/dag_device.h', 'dag_array.h', 'dag_blas.h', 'dag_array_kernels.h',
-                'dag_backends/dag_cuda.h', 'dag_backends/dag_hip.h', 'dag_backends/dag_opencl.h',
-                'dag_backends/dag_level_zero.h', 'dag_backends/dag_gpu_stream.h'}
-INDEX_LATER = LENGTH_LATER
+# dag_array.h) is being rewritten apart; once it is merged, empty this and
+# the index and length checks hold there too. Until then these files'
+# breaches are printed as known, not failed.
+LATER = {'dag_backends/dag_device.h', 'dag_array.h', 'dag_blas.h', 'dag_array_kernels.h',
+         'dag_backends/dag_cuda.h', 'dag_backends/dag_hip.h', 'dag_backends/dag_opencl.h',
+         'dag_backends/dag_level_zero.h', 'dag_backends/dag_gpu_stream.h'}
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
 PRIVATE = re.compile(r'\b(dag__\w+|DAG__\w+)\b')
@@ -235,7 +235,10 @@ class Source:
     def section(self, name):
         """One section, read as a Source of its own."""
         lines = self.text.split('\n')
-        at = [k for k, (line, n) in enumerate(self.markers) if n == name][0]
+        at = [k for k, (line, n) in enumerate(self.markers) if n == name]
+        if not at:
+            sys.exit(f'check_layers.py: {self.path} has no section >>{name}')
+        at = at[0]
         end = self.markers[at + 1][0] - 1 if at + 1 < len(self.markers) else len(lines)
         return Source(self.path, '\n'.join(lines[self.markers[at][0] - 1:end]))
 
@@ -262,10 +265,8 @@ def index_of(text):
 def check_index(path, src, problems, later):
     index = index_of(src.text)
     if index is None:
-        if not src.markers and path not in INDEX_REQUIRED:
-            return None
-        (problems if path in INDEX_REQUIRED else later).append(
-            f'{path}: {len(src.markers)} sections and no index')
+        if src.markers or path in INDEX_REQUIRED:
+            (later if path in LATER else problems).append(f'{path}: {len(src.markers)} sections and no index')
         return None
     listed = [(layer, s) for layer, sections in index for s in sections]
     names = [s for _, s in listed]
@@ -290,7 +291,7 @@ def check_index(path, src, problems, later):
 def check_lengths(path, src, problems, later):
     for name, first, last, _ in src.functions:
         if last - first + 1 > MAX_LINES:
-            (later if path in LENGTH_LATER else problems).append(
+            (later if path in LATER else problems).append(
                 f'{path}:{first}: {name} is {last - first + 1} lines (at most {MAX_LINES})')
 
 
@@ -317,7 +318,7 @@ def check_order(path, src, layer_of, problems):
 
 
 def check_names(sources, whole, public, problems):
-    platform = set().union(*(whole.section(s).private for s in PLATFORM if s in dict(map(reversed, whole.markers))))
+    platform = set().union(*(whole.section(s).private for s in PLATFORM))
     owners = {}
     for path, src in sources.items():
         for n in src.private:
