@@ -8,9 +8,11 @@
    The rank layer. dag.h calls it only through its >>mpi seam. It uses of
    dag.h: the public API (dag_spawn_desc, dag_detach, dag_fulfill,
    dag_wait, dag_fetch_bytes), the platform (the allocator, threads, the
-   clock, dag__err and dag_log), and the calls the >>mpi seam declares for
-   it (the main context, the running task, a task's failure, registered
-   spans, refused spawns); tools/check_layers.py holds it to that list.
+   clock, dag__err and dag_log), the calls the >>mpi seam declares for it
+   (the main context, the running task, a task's failure, registered
+   spans, refused spawns), and the few names tools/check_layers.py lists
+   for it (a failure's words, the flag that runs a message task after a
+   failure, the records it passes by pointer); that tool holds it to this.
    Its settings (dag_desc.simulate_ranks and DAG_SIMULATE_RANKS,
    rank_cache_limit, DAG_MPI_PROGRESS, DAG_MPI_MAX_RANKS) are dag.h's:
    listed at its top and resolved in its >>defaults.
