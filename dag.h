@@ -3684,14 +3684,14 @@ static void dag__entry_release(dag__worker *w, dag__domain *d, dag__entry *e) {
     d->free_entries = e;
 }
 
-static dag__entry *dag__table_find(dag__domain *d, const dag__span *s) {
+static dag__entry *dag__domain_find(dag__domain *d, const dag__span *s) {
     size_t mask = d->cap - 1, i = dag__span_hash(s) & mask;
     for (dag__entry *e; (e = d->table[i]); i = (i + 1) & mask)
         if (dag__span_eq(&e->span, s)) return e;
     return NULL;
 }
 
-static void dag__table_put(dag__domain *d, dag__entry *e) {
+static void dag__domain_put(dag__domain *d, dag__entry *e) {
     size_t mask = d->cap - 1, i = dag__span_hash(&e->span) & mask;
     while (d->table[i]) i = (i + 1) & mask;
     d->table[i] = e;
@@ -3797,7 +3797,7 @@ static DAG__NOINLINE void dag__domain_sweep(dag__worker *w, dag__domain *d) {
     d->root = NULL;
     while (keep) {
         dag__entry *n = keep->next_free;
-        dag__table_put(d, keep);
+        dag__domain_put(d, keep);
         d->root = dag__treap_insert(d->root, keep);
         keep = n;
     }
@@ -3812,7 +3812,7 @@ static void dag__domain_grow(dag__domain *d) {
     memset(d->table, 0, d->cap * sizeof *d->table);
     d->count = 0;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i]) dag__table_put(d, old[i]);
+        if (old[i]) dag__domain_put(d, old[i]);
     DAG_FREE(old);
 }
 
@@ -3908,7 +3908,7 @@ static void dag__add_reader(dag__worker *w, dag__entry *e, dag__task *t) {
    record it as the span's last writer or as one more reader. */
 static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s, int mode) {
     dag__worker *w = st->w;
-    dag__entry *e = dag__table_find(d, s);
+    dag__entry *e = dag__domain_find(d, s);
     if (DAG__UNLIKELY(!e)) {
         if (d->count >= d->sweep_at) dag__domain_sweep(w, d);
         if ((d->count + 1) * 2 > d->cap) dag__domain_grow(d);
@@ -3919,7 +3919,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
             d->hits[i]->overlapped = 1;
             e->overlapped = 1;
         }
-        dag__table_put(d, e);
+        dag__domain_put(d, e);
         d->root = dag__treap_insert(d->root, e);
     } else if (e->overlapped) {
         d->num_hits = 0;
@@ -4406,7 +4406,7 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
                            const int *modes, int num_spans) {
     dag__domain *d = ctx->domain;
     for (int k = 0; d && k < num_spans; k++) {
-        dag__entry *e = dag__table_find(d, &spans[k]);
+        dag__entry *e = dag__domain_find(d, &spans[k]);
         if (e && !dag__quiet_entry(t, e, modes[k])) return false;
         if (!e || e->overlapped) {
             d->num_hits = 0;
@@ -4456,7 +4456,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
                                                   const dag__span *spans, const int *modes, int num_spans) {
     for (int k = 0; ctx->domain && k < num_spans; k++) {
         if (!(modes[k] & DAG_ACCESS_OUT)) continue;
-        dag__entry *e = dag__table_find(ctx->domain, &spans[k]);
+        dag__entry *e = dag__domain_find(ctx->domain, &spans[k]);
         if (!e) continue;
         if (e->writer) dag__decref(w, e->writer);
         for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
