@@ -374,7 +374,7 @@ extern "C" {
     X(DAG_ERR_FETCH_SIZE, "dag_fetch: the output's size differs from the task's result") \
     X(DAG_ERR_NO_RESULT, "dag_fetch on a task that returns void") \
     X(DAG_ERR_INVALID_HANDLE, "invalid (zero) handle") \
-    X(DAG_ERR_STALE_HANDLE, "stale handle: the task's region has ended and its result was released") \
+    X(DAG_ERR_STALE_HANDLE, "stale handle: the task's result was fetched already or released, or it is from an earlier set-up") \
     X(DAG_ERR_BAD_DATA, "unknown or unregistered data handle") \
     X(DAG_ERR_SHUT_DOWN, "the runtime is shut down") \
     X(DAG_ERR_UNBALANCED_REGION, "unbalanced region: a block was left without its end") \
