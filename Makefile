@@ -344,6 +344,13 @@ $(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c tests/gpu/mock_kernels.h 
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
 	ln -sf libamdhip64.so $(@D)/libamdhip64.so.7
+# and a mock rocBLAS and rocSOLVER beside it (tests/gpu/mock_rocblas.c), on the mock runtime's streams
+MOCK_BLAS_DEPS = tests/gpu/mock_blas.h
+$(B)/gpu/mock_hip/librocblas.so.4: tests/gpu/mock_rocblas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_hip/libamdhip64.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lamdhip64 -lm -pthread
+$(B)/gpu/mock_hip/librocsolver.so.0: tests/gpu/mock_rocblas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_hip/librocblas.so.4
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_ROCSOLVER $< -o $@ -L$(@D) -l:librocblas.so.4 -lamdhip64 -lm -pthread
+MOCK_HIP_LIBS = $(B)/gpu/mock_hip/libamdhip64.so $(B)/gpu/mock_hip/librocblas.so.4 $(B)/gpu/mock_hip/librocsolver.so.0
 
 # The same, as the one file of a ROCm 7 install (libamdhip64.so.7, no unversioned link), where the
 # system has an older runtime under the unversioned name: the backend must take the newer.
@@ -357,13 +364,17 @@ $(B)/gpu/mock_hip7/libamdhip64.so.7: $(B)/gpu/mock_hip/libamdhip64.so
 $(B)/gpu/mock_cuda/libcudart_mock.so: tests/gpu/mock_cuda.c tests/gpu/mock_hip.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $(CUDA_CFLAGS) $< -o $@ -pthread
-$(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
-	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock
-# (and CUDA 12's beside it: under a CUDA 12 runtime the backend must take that one)
-$(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
-	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock
-$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(B)/gpu/mock_cuda/libcudart_mock.so \
-                             $(B)/gpu/mock_cuda/libcublas.so.13 $(B)/gpu/mock_cuda/libcublas.so.12 $(HEADERS)
+$(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+$(B)/gpu/mock_cuda/libcusolver.so.12: tests/gpu/mock_cusolver.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+# (and CUDA 12's beside them: under a CUDA 12 runtime the backend must take those)
+$(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+$(B)/gpu/mock_cuda/libcusolver.so.11: tests/gpu/mock_cusolver.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUSOLVER_MAJOR=11 $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+MOCK_CUDA_LIBS = $(addprefix $(B)/gpu/mock_cuda/,libcudart_mock.so libcublas.so.13 libcublas.so.12 libcusolver.so.12 libcusolver.so.11)
+$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(MOCK_CUDA_LIBS) $(HEADERS)
 	$(ALLB_CC) -Itests/gpu $< $(GPU_KERNELS) -o $@ -pthread \
 	    -L$(B)/gpu/mock_cuda -lcudart_mock -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm -lstdc++
 
@@ -371,7 +382,7 @@ GPU_TOOLS = $(CLANG) $(NVCC) $(HIPCC) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON)
 GPU_HOW = apt-get install clang hipcc libamdhip64-dev llvm-spirv-14 spirv-tools python3
 test-gpu:
 	@$(call need,gpu,$(GPU_TOOLS),$(ALLB_FILES),$(ALLB_HOW); $(GPU_HOW)) $(MAKE) --no-print-directory test-gpu-run
-test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so \
+test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(MOCK_HIP_LIBS) \
               $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
