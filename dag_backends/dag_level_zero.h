@@ -439,8 +439,10 @@ static void dag__ze_release(void *event);
    waited for. The staging buffer is busy until the copy's event is
    recycled. Without a free event it waits, so that a NULL *done is always
    safe. */
-static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+static int dag__ze_copy(int dev, int lane, void *buf, void *host, size_t rows, size_t width, size_t stride, int how,
                         void **done) {
+    (void)lane;   /* one immediate list per device */
+    int to_device = how & DAG__COPY_TO_DEVICE;
     dag__ze_device_info *d = &dag__ze.devices[dev];
     size_t bytes = rows * width;
     *done = NULL;
@@ -589,7 +591,9 @@ static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, cha
    stops the rest. Argument 0 is n (a ulong), then the task's arguments:
    buffers by their device pointer. Arguments are captured when the launch
    is appended, so the next launch may set others. */
-static int dag__ze_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
+static int dag__ze_launch(int dev, int lane, void *kernel, size_t n, const dag_kernel_arg *args, int num_args,
+                          void **done) {
+    (void)lane;
     dag__ze_device_info *d = &dag__ze.devices[dev];
     dag__ze_kernel *k = (dag__ze_kernel *)kernel;
     uint64_t range = n;
@@ -732,7 +736,7 @@ static const dag__device_ops dag__ze_ops = {
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
     0 /* per device and kernel: dag__ze_max_range */, dag__ze_max_alloc,
     NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text,
-    dag__ze_max_range
+    dag__ze_max_range, 0, NULL, NULL /* one immediate list per device */, NULL, NULL /* staging from zeMemAllocHost */
 };
 
 #endif /* DAG_BACKEND_LEVEL_ZERO, DAG_LEVEL_ZERO_H_INCLUDED */

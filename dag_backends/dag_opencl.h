@@ -184,9 +184,12 @@ static void dag__cl_free(int dev, void *buf) {
 }
 
 /* Copies between a host span (rows runs of width bytes, stride apart) and a
-   buffer that holds the runs packed, asynchronous on the device's queue. */
-static int dag__cl_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+   buffer that holds the runs packed, asynchronous on the device's queue
+   (its one lane). */
+static int dag__cl_copy(int dev, int lane, void *buf, void *host, size_t rows, size_t width, size_t stride, int how,
                         void **done) {
+    (void)lane;
+    int to_device = how & DAG__COPY_TO_DEVICE;
     dag__cl_queue q = dag__cl.devices[dev].queue;
     dag__cl_mem m = (dag__cl_mem)buf;
     dag__cl_event *ev = (dag__cl_event *)done;
@@ -232,7 +235,9 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
    kernel's own guard stops the rest. The first kernel argument is n. The
    caller holds the device layer's lock, so no two threads set arguments of
    one kernel at once. */
-static int dag__cl_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
+static int dag__cl_launch(int dev, int lane, void *kernel, size_t n, const dag_kernel_arg *args, int num_args,
+                          void **done) {
+    (void)lane;
     dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
@@ -249,8 +254,9 @@ static int dag__cl_launch(int dev, void *kernel, size_t n, const dag_kernel_arg 
 /* A library routine on the device's queue. Its event is the routine's last
    command's; where it gives none, a marker after it stands for it (the
    queue is in order). */
-static int dag__cl_call_library(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
+static int dag__cl_call_library(int dev, int lane, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
                                 int num_args, void **done) {
+    (void)lane;
     dag__cl_queue *q = &dag__cl.devices[dev].queue;
     if (done) *done = NULL;
     int e = lib->call(lib, q, dev, n, args, num_args, done);
@@ -310,7 +316,8 @@ static const dag__device_ops dag__opencl_ops = {
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
     dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
-    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL
+    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL,
+    0, NULL, NULL /* one in-order queue per device */, NULL, NULL /* no pinning: the ICD copies as it sees fit */
 };
 
 #endif /* DAG_BACKEND_OPENCL, DAG_OPENCL_H_INCLUDED */

@@ -63,6 +63,10 @@ MOCK_CUDA_EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int f
     return H(hipHostMalloc(p, size, flags));
 }
 MOCK_CUDA_EXPORT cudaError_t cudaFreeHost(void *p) { return H(hipHostFree(p)); }
+MOCK_CUDA_EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags) {
+    return H(hipHostRegister(p, size, flags));
+}
+MOCK_CUDA_EXPORT cudaError_t cudaHostUnregister(void *p) { return H(hipHostUnregister(p)); }
 MOCK_CUDA_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                              cudaStream_t s) {
     return H(hipMemcpyAsync(dst, src, bytes, (int)kind, S(s)));

@@ -48,7 +48,8 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
        hipErrorInvalidImage = 200, hipErrorInvalidHandle = 400, hipErrorNotFound = 500, hipErrorNotReady = 600,
        hipErrorPeerAccessAlreadyEnabled = 704, hipErrorInvalidPitchValue = 12, hipErrorContextAlreadyInUse = 216,
-       hipErrorNoBinaryForGpu = 209, hipErrorUnknown = 999 };
+       hipErrorNoBinaryForGpu = 209, hipErrorHostMemoryAlreadyRegistered = 712, hipErrorHostMemoryNotRegistered = 713,
+       hipErrorUnknown = 999 };
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventBlockingSync = 1, hipEventDisableTiming = 2, hipHostMallocPortable = 1 };
 enum { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault };
 
@@ -68,7 +69,7 @@ static size_t max_pitch = (size_t)1 << 31;
 static _Thread_local int current;   /* hipSetDevice is per thread */
 static int peer[MAX_DEV][MAX_DEV];  /* peer[a][b]: a's streams may touch b's memory */
 static size_t used[MAX_DEV];
-static long live_streams, live_events, live_modules, live_allocs, live_host;
+static long live_streams, live_events, live_modules, live_allocs, live_host, live_registered, n_registered;
 static long n_copies, n_launches, n_peer, n_library;
 static double now_ms;               /* the device clock: every command run advances it */
 
@@ -251,8 +252,10 @@ static void run_until(hipStream_t s, uint64_t seq) {
     if (s->head == s->len) s->head = s->len = 0;
     s->running = 0;
 }
+/* The newest streams first (a backend makes its copy streams before its kernel streams): a kernel
+   that does not wait for the copy it needs runs before that copy, and reads what was there. */
 static void sync_device(int dev) {
-    for (int i = 0; i < nstreams; i++)
+    for (int i = nstreams; i-- > 0;)
         if (streams[i] && streams[i]->dev == dev) run_until(streams[i], streams[i]->queued);
 }
 
@@ -291,10 +294,11 @@ static int queued_use(const char *p, size_t n, hipModule_t m) {
 
 __attribute__((destructor)) static void report(void) {
     fprintf(stderr, "mock hip: live streams %ld events %ld modules %ld allocs %ld host %ld; copies %ld launches %ld peer %ld "
-            "library calls %ld\n", live_streams, live_events, live_modules, live_allocs, live_host, n_copies, n_launches, n_peer,
-            n_library);
+            "library calls %ld pinned ranges %ld\n", live_streams, live_events, live_modules, live_allocs, live_host, n_copies,
+            n_launches, n_peer, n_library, n_registered);
     if (initialised && (live_streams || live_modules || live_allocs || live_host))
         FAIL("objects still live at exit: dag_shutdown leaked them");
+    if (live_registered) FAIL("%ld host ranges still registered (pinned) at exit", live_registered);
 }
 
 static int init(void) {
@@ -378,6 +382,8 @@ static const struct { hipError_t code; const char *name, *text; } errors[] = {
     { hipErrorInvalidPitchValue, "hipErrorInvalidPitchValue", "invalid pitch argument" },
     { hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse", "exclusive-process device already in use (mock)" },
     { hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device" },
+    { hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped" },
+    { hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region" },
     { hipErrorUnknown, "hipErrorUnknown", "unknown error (injected by the mock)" },
 };
 static int error_index(hipError_t e) {
@@ -559,11 +565,41 @@ hipError_t hipHostFree(void *p) {
     GUARD;
     if (!p) return hipSuccess;
     int k = find_block(p);
-    if (k < 0 || blocks[k].dev >= 0) FAIL("hipHostFree of %s", k < 0 ? "an unknown pointer" : "device memory");
+    if (k < 0 || blocks[k].dev != -1) FAIL("hipHostFree of %s", k < 0 ? "an unknown pointer" : "memory it did not allocate");
     if (queued_use(p, blocks[k].n, NULL)) FAIL("hipHostFree of a pinned buffer a queued copy uses");
     free(p);
     blocks[k] = blocks[--nblocks];
     live_host--;
+    return hipSuccess;
+}
+/* The program's own memory registered (pinned): a block of dev -2, not the mock's to free. As the
+   runtime pins whole pages, a range that shares a page with one registered already is refused. */
+static int pages_overlap(const char *p, size_t n, const char *q, size_t m) {
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, b = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+    uintptr_t c = (uintptr_t)q & ~(uintptr_t)4095, d = ((uintptr_t)q + m + 4095) & ~(uintptr_t)4095;
+    return a < d && c < b;
+}
+hipError_t hipHostRegister(void *p, size_t size, unsigned int flags) {
+    INJECT(hipErrorOutOfMemory);
+    GUARD;
+    if (!p || !size || (flags & ~1u)) return hipErrorInvalidValue;
+    for (int i = 0; i < nblocks; i++)
+        if (blocks[i].dev == -2 && pages_overlap(blocks[i].p, blocks[i].n, p, size)) return hipErrorHostMemoryAlreadyRegistered;
+    if (span(p, size, "hipHostRegister")) FAIL("hipHostRegister of memory the runtime allocated");
+    if (nblocks == cap_blocks) blocks = realloc(blocks, (size_t)(cap_blocks = cap_blocks ? 2 * cap_blocks : 256) * sizeof *blocks);
+    blocks[nblocks++] = (block){ p, size, -2 };
+    live_registered++, n_registered++;
+    return hipSuccess;
+}
+/* Stricter than the runtime: a queued copy still using the memory is the backend's bug. */
+hipError_t hipHostUnregister(void *p) {
+    INJECT(hipErrorUnknown);
+    GUARD;
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev != -2) return hipErrorHostMemoryNotRegistered;
+    if (queued_use(p, blocks[k].n, NULL)) FAIL("hipHostUnregister of memory a queued copy uses");
+    blocks[k] = blocks[--nblocks];
+    live_registered--;
     return hipSuccess;
 }
 static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
