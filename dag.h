@@ -1631,6 +1631,8 @@ static void dag__device_memory(int d, dag_memory_info *out);
 static int dag__devices_synchronize(dag_backend b);
 static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const char *spec, const char *from);
 static void dag__devices_shutdown(void);
+static void dag__devices_trace_json(FILE *f, int first_row);   /* a track per device lane, a slice per command */
+static void dag__devices_trace_clear(void);
 #else
 #define DAG__HAS_DEVICES 0
 static inline bool dag__devices_used(void) { return false; }
@@ -1663,6 +1665,8 @@ static inline void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT],
     DAG__NONE(allowed); DAG__NONE(spec); DAG__NONE(from);
 }
 static inline void dag__devices_shutdown(void) {}
+static inline void dag__devices_trace_json(FILE *f, int first_row) { DAG__NONE(f); DAG__NONE(first_row); }
+static inline void dag__devices_trace_clear(void) {}
 #endif
 
 /* >>mpi seam: what the core asks of the rank layer (dag_backends/dag_mpi.h,
@@ -6255,7 +6259,10 @@ static void dag__trace_reset(dag__worker *w, void *arg) {
     w->num_trace_edges = 0;
 }
 void dag_trace_clear(void) {
-    if (dag_is_setup()) dag__for_each_worker(dag__trace_reset, NULL);
+    if (dag_is_setup()) {
+        dag__for_each_worker(dag__trace_reset, NULL);
+        dag__devices_trace_clear();
+    }
     dag__g.trace_epoch = dag__now_ns();
 }
 
@@ -6323,6 +6330,7 @@ dag_result dag_trace_write_json(const char *path) {
         fprintf(f, "}}");
     }
     dag__for_each_worker(dag__json_events, &o);
+    dag__devices_trace_json(f, dag__g.num_workers + dag__devices_num() + 1);
     fprintf(f, "\n]}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }

@@ -89,6 +89,10 @@ typedef struct dag__device_ops {
     /* optional: host memory pinned for copies straight from it (0: done) and unpinned */
     int (*host_register)(void *p, size_t bytes);
     void (*host_unregister)(void *p);
+    /* optional, for the trace: a timed mark queued on a lane now (an event, which release frees), and
+       the host clock's time (dag__now_ns) at which the device reached it, 0 while it has not */
+    void *(*stamp)(int dev, int lane);
+    uint64_t (*stamp_ns)(void *stamp);
 } dag__device_ops;
 enum { DAG__COPY_TO_DEVICE = 1, DAG__COPY_PINNED = 2 };
 /* The lanes of a device with several: copies in, copies out, then kernels on the others. */
@@ -257,6 +261,8 @@ static struct {
     size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
     uint64_t tick;                           /* LRU clock and pin serials */
     dag__model_entry model[DAG__MODEL_SLOTS];
+    struct dag__slice *slices;               /* >>device trace */
+    size_t num_slices, cap_slices;
 } dag__dv;
 
 static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
@@ -345,6 +351,76 @@ static void dag__rep_wait_readers(dag__replica *r) {
         }
 }
 
+/* >>device trace: while tracing, each command a device runs is a slice of its lane's track,
+   between two stamps the backend queues on the lane around it (a stamp after a wait on another
+   lane is reached when the wait is over, so a slice starts when its command can). Stamps become
+   times once the device has passed them (dag__trace_resolve, at each settle and when the trace is
+   written); a device whose backend has no stamps has no tracks. */
+typedef struct dag__slice { int d, lane; const char *name; bool copy; void *from, *to; uint64_t start, end; } dag__slice;
+static void *dag__trace_stamp(int d, int lane) {
+    dag__device *dv = &dag__dv.devs[d];
+    return atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) && dv->ops->stamp ? dv->ops->stamp(dv->native, lane)
+                                                                                         : NULL;
+}
+/* Ends the slice begun by stamp `from` (NULL: not traced). */
+static void dag__trace_slice(int d, int lane, const char *name, bool copy, void *from) {
+    if (!from) return;
+    if (dag__dv.num_slices == dag__dv.cap_slices) {
+        dag__dv.cap_slices = dag__dv.cap_slices ? 2 * dag__dv.cap_slices : 256;
+        dag__dv.slices = (dag__slice *)dag__xrealloc(dag__dv.slices, dag__dv.cap_slices * sizeof *dag__dv.slices);
+    }
+    dag__slice *s = &dag__dv.slices[dag__dv.num_slices++];
+    memset(s, 0, sizeof *s);
+    s->d = d, s->lane = lane, s->name = name, s->copy = copy, s->from = from;
+    s->to = dag__dv.devs[d].ops->stamp(dag__dv.devs[d].native, lane);
+}
+/* Stamps the devices have passed become times, and go. Under the lock. */
+static void dag__trace_resolve(void) {
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        dag__slice *s = &dag__dv.slices[i];
+        const dag__device_ops *ops = dag__dv.devs[s->d].ops;
+        uint64_t t;
+        if (s->from && (t = ops->stamp_ns(s->from)) != 0) ops->release(s->from), s->from = NULL, s->start = t;
+        if (s->to && (t = ops->stamp_ns(s->to)) != 0) ops->release(s->to), s->to = NULL, s->end = t;
+    }
+}
+static void dag__devices_trace_clear(void) {
+    dag__mutex_lock(&dag__dv.lock);
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        const dag__device_ops *ops = dag__dv.devs[dag__dv.slices[i].d].ops;
+        if (dag__dv.slices[i].from) ops->release(dag__dv.slices[i].from);
+        if (dag__dv.slices[i].to) ops->release(dag__dv.slices[i].to);
+    }
+    dag__dv.num_slices = 0;
+    dag__mutex_unlock(&dag__dv.lock);
+}
+/* The lanes' tracks (rows first_row on, DAG__MAX_LANES per device) and the slices the devices have
+   passed, in Chrome's trace format: copies and kernels apart (cat "copy", "kernel"). */
+static void dag__devices_trace_json(FILE *f, int first_row) {
+    static const char *const lane_names[] = { "copies in", "copies out" };
+    dag__mutex_lock(&dag__dv.lock);
+    dag__trace_resolve();
+    for (int d = 0; d < dag__dv.num; d++)
+        for (int l = 0; dag__dv.devs[d].ops->stamp && l < dag__dv.devs[d].lanes; l++) {
+            char name[200];
+            fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s: ",
+                    first_row + d * DAG__MAX_LANES + l, dag__dev_short_name(d, name, sizeof name));
+            if (l < DAG__LANE_KERNELS) fprintf(f, "%s\"}}", lane_names[l]);
+            else fprintf(f, "kernels %d\"}}", l - DAG__LANE_KERNELS + 1);
+        }
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        const dag__slice *s = &dag__dv.slices[i];
+        if (!s->start || !s->end) continue;   /* not reached yet */
+        uint64_t t0 = s->start > dag__g.trace_epoch ? s->start - dag__g.trace_epoch : 0;
+        fprintf(f, ",\n{\"name\":");
+        dag__json_string(f, s->name);
+        fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", s->copy ? "copy" : "kernel",
+                first_row + s->d * DAG__MAX_LANES + s->lane, (double)t0 / 1e3,
+                s->end > s->start ? (double)(s->end - s->start) / 1e3 : 0.0);
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+}
+
 /* >>lanes (the device layer's note above): lane `which` of device dv, or its one queue. */
 static int dag__lane(const dag__device *dv, int which) { return which < dv->lanes ? which : 0; }
 /* Before a command on `lane` of device d that reads (or, write, writes) a buffer of history o: the
@@ -400,12 +476,14 @@ static int dag__rep_copy(dag__replica *r, int d, bool to_device, void **done) {
     dag__rep_pin(r, d);
     int how = (to_device ? DAG__COPY_TO_DEVICE : 0) | (r->pinned_by == dv->ops ? DAG__COPY_PINNED : 0);
     int e = dag__order_before(d, &r->order[d], lane, to_device);
+    void *from = e ? NULL : dag__trace_stamp(d, lane);
     if (!e && s->width == s->stride)
         e = dv->ops->copy(dv->native, lane, r->buf[d], (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, how,
                           done);
     else if (!e)
         e = dv->ops->copy(dv->native, lane, r->buf[d], (void *)s->lo, s->rows, s->width, s->stride, how, done);
     if (!e) dag__order_after(d, &r->order[d], lane, to_device);
+    dag__trace_slice(d, lane, to_device ? "copy in" : "copy out", true, from);
     return e;
 }
 
@@ -581,6 +659,7 @@ static int dag__devices_settle(bool all, bool forget) {
         int e = dag__dev_take_async_error(d);
         if (e && !err) err = e;
     }
+    dag__trace_resolve();
     dag__mutex_unlock(&dag__dv.lock);
     return err;
 }
@@ -822,14 +901,18 @@ static void dag__dev_check_pitch(int d, dag__kernel_entry *e, const dag__plan *p
 static bool dag__rep_peer_copy(dag__replica *r, int d) {
     const dag__device_ops *ops = dag__dv.devs[d].ops;
     if (!ops->peer_copy) return false;
-    for (int e = 0; e < dag__dv.num; e++)
-        if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
-            dag__order_before(d, &r->order[d], 0, true) == 0 &&
-            ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e],
-                           dag__span_bytes(&r->span)) == 0) {
+    for (int e = 0; e < dag__dv.num; e++) {
+        if (e == d || dag__dv.devs[e].ops != ops || !((r->valid >> (e + 1)) & 1u) || !r->buf[e] ||
+            dag__order_before(d, &r->order[d], 0, true) != 0)
+            continue;
+        void *from = dag__trace_stamp(d, 0);
+        if (ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e], dag__span_bytes(&r->span)) == 0) {
             dag__order_after(d, &r->order[d], 0, true);
+            dag__trace_slice(d, 0, "peer copy", true, from);
             return true;
         }
+        if (from) ops->release(from);
+    }
     return false;
 }
 
@@ -937,11 +1020,13 @@ static int dag__device_launch(dag__task *t, dag__plan *p, int d, const dag__kern
     void *done = NULL;
     int lane = dag__kernel_lane(d, p, reps), e = 0;
     for (int k = 0; k < p->num_spans && !e; k++) e = dag__order_before(d, &reps[k]->order[d], lane, p->modes[k] & DAG_ACCESS_OUT);
+    void *from = e ? NULL : dag__trace_stamp(d, lane);
     if (!e)
         e = built->library ? dv->ops->call_library(dv->native, lane, built->library, n, kargs, desc->num_params - 1,
                                                    sample ? &done : NULL)
                            : dv->ops->launch(dv->native, lane, built->kernel, n, kargs, desc->num_params - 1,
                                              sample ? &done : NULL);
+    dag__trace_slice(d, lane, dag__task_name(t), false, from);
     if (e) {
         char name[200], text[200];
         snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
@@ -1093,6 +1178,8 @@ static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int
 
 static void dag__devices_shutdown(void) {
     dag__devices_settle(true, true);
+    dag__devices_trace_clear();
+    DAG_FREE(dag__dv.slices);
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         dag__rep_wait_readers(r);

@@ -99,6 +99,8 @@ typedef struct dag__gpu_device {
     void *mark_event[DAG__GPU_LANES];       /* recorded on its lane, at mark marked[lane], when a lane waited */
     uint64_t marked[DAG__GPU_LANES];
     uint64_t waited[DAG__GPU_LANES][DAG__GPU_LANES];   /* [lane][from]: the mark of from that lane already waits for */
+    void *epoch;                            /* the trace's stamps count from this event, */
+    uint64_t epoch_ns;                      /* which the host clock saw at this time */
     char name[128];
     size_t memory;
     dag__gpu_stage *stages;
@@ -231,6 +233,7 @@ static void dag__gpu_close_devices(dag__gpu *g) {
             if (dv->mark_event[l]) g->rt.EventDestroy(dv->mark_event[l]);
             g->rt.StreamDestroy(dv->stream[l]);
         }
+        if (dv->epoch) g->rt.EventDestroy(dv->epoch);
     }
     dag__gpu_leave(g, saved);
     g->num = 0;
@@ -539,6 +542,31 @@ static int dag__gpu_host_register(dag__gpu *g, void *p, size_t bytes) {
 }
 static void dag__gpu_host_unregister(dag__gpu *g, void *p) { g->rt.HostUnregister(p); }
 
+/* >>stamps (the trace's): a timed event queued on a lane. The device's epoch, recorded and waited
+   for at its first stamp, ties the events' times to the host clock. */
+static void *dag__gpu_stamp(dag__gpu *g, int dev, int lane) {
+    dag__gpu_device *dv = &g->devices[dev];
+    dag__gpu_event *ev = NULL;
+    int saved, e = dag__gpu_enter(g, dev, &saved);
+    if (!e && !dv->epoch && (e = dag__gpu_record(g, dev, lane, &dv->epoch, 1)) == 0) {
+        e = g->rt.EventSynchronize(dv->epoch);
+        dv->epoch_ns = dag__now_ns();
+    }
+    if (!e) {
+        ev = dag__gpu_event_new(g, dev);
+        if (dag__gpu_record(g, dev, lane, &ev->end, 1)) DAG_FREE(ev);
+    }
+    dag__gpu_leave(g, saved);
+    return ev;
+}
+static uint64_t dag__gpu_stamp_ns(void *stamp) {
+    dag__gpu_event *ev = (dag__gpu_event *)stamp;
+    dag__gpu *g = ev->g;
+    float ms = 0;
+    if (g->rt.EventQuery(ev->end) != 0 || g->rt.EventElapsedTime(&ms, g->devices[ev->dev].epoch, ev->end) != 0) return 0;
+    return g->devices[ev->dev].epoch_ns + (ms > 0 ? (uint64_t)((double)ms * 1e6) : 0) + 1;   /* (0 means unknown) */
+}
+
 /* Only a full device is worth evicting for; any other error of Malloc fails at once. */
 static bool dag__gpu_out_of_memory(int e) { return e == (int)DAG__GPU_ERROR_MEMORY_ALLOCATION; }
 
@@ -581,6 +609,7 @@ static unsigned dag__gpu_blocks(size_t n) {
     }                                                                                                                \
     static int prefix##_host_register(void *p, size_t bytes) { return dag__gpu_host_register(&gpu, p, bytes); }      \
     static void prefix##_host_unregister(void *p) { dag__gpu_host_unregister(&gpu, p); }                             \
+    static void *prefix##_stamp(int dev, int lane) { return dag__gpu_stamp(&gpu, dev, lane); }                       \
     static size_t prefix##_memory(int dev) { return gpu.devices[dev].memory; }                                       \
     static const char *prefix##_device_name(int dev) { return gpu.devices[dev].name; }                               \
     static const dag__device_ops prefix##_ops = {                                                                    \
@@ -590,7 +619,7 @@ static unsigned dag__gpu_blocks(size_t n) {
         prefix##_memory, prefix##_device_name, max_items, NULL /* one allocation may take the whole memory */,       \
         prefix##_call_library, prefix##_release_library, dag__gpu_out_of_memory, prefix##_error_text,                \
         NULL /* max_items is the runtime's */, DAG__GPU_LANES, prefix##_mark, prefix##_wait_lane,                    \
-        prefix##_host_register, prefix##_host_unregister                                                             \
+        prefix##_host_register, prefix##_host_unregister, prefix##_stamp, dag__gpu_stamp_ns                          \
     };
 
 #endif /* DAG_GPU_STREAM_H_INCLUDED */

@@ -736,7 +736,8 @@ static const dag__device_ops dag__ze_ops = {
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
     0 /* per device and kernel: dag__ze_max_range */, dag__ze_max_alloc,
     NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text,
-    dag__ze_max_range, 0, NULL, NULL /* one immediate list per device */, NULL, NULL /* staging from zeMemAllocHost */
+    dag__ze_max_range, 0, NULL, NULL /* one immediate list per device */, NULL, NULL /* staging from zeMemAllocHost */,
+    NULL, NULL /* no device tracks: tasks' rows only */
 };
 
 #endif /* DAG_BACKEND_LEVEL_ZERO, DAG_LEVEL_ZERO_H_INCLUDED */

@@ -317,7 +317,8 @@ static const dag__device_ops dag__opencl_ops = {
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
     dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
     dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL,
-    0, NULL, NULL /* one in-order queue per device */, NULL, NULL /* no pinning: the ICD copies as it sees fit */
+    0, NULL, NULL /* one in-order queue per device */, NULL, NULL /* no pinning: the ICD copies as it sees fit */,
+    NULL, NULL /* no device tracks: tasks' rows only */
 };
 
 #endif /* DAG_BACKEND_OPENCL, DAG_OPENCL_H_INCLUDED */

@@ -336,6 +336,8 @@ hipError_t hipGetDevice(int *d) {
 /* For tests (dlsym): the calling thread's current device, without a call
    the backend could count. */
 __attribute__((visibility("default"))) int mock_hip_current_device(void) { return current; }
+/* For tests: host ranges registered (pinned) now. */
+__attribute__((visibility("default"))) long mock_hip_pinned_ranges(void) { return live_registered; }
 hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
     INJECT(hipErrorUnknown);
     GUARD;

@@ -7,7 +7,7 @@
    no <backend> device" and counts apart from skips (tests/test.h); the
    tests of a missing backend's errors and CPU fallback run there instead. OpenCL on PoCL runs them all
    on this machine; CUDA, HIP and Level Zero wait for hardware. */
-#define _POSIX_C_SOURCE 200809L   /* setenv */
+#define _POSIX_C_SOURCE 200809L   /* setenv, mkstemp */
 #define DAG_IMPLEMENTATION
 #include "kernels.h"
 #include "test.h"
@@ -70,6 +70,9 @@ static dag_options on_device(int n) {
     } while (0)
 
 DAG_TASK(void, cpu_add, (double *, y), (size_t, n), (double, v)) {
+    for (size_t i = 0; i < n; i++) y[i] += v;
+}
+DAG_TASK(void, cpu_add_float, (float *, y), (size_t, n), (float, v)) {
     for (size_t i = 0; i < n; i++) y[i] += v;
 }
 
@@ -663,6 +666,133 @@ TEST(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendor
     CHECK_EQ_INT(tile_kernel_failures(1), 0);
     CHECK(routines[0] == 0);   /* the text ran */
     dag_shutdown();
+}
+
+/* A slice of a device lane's track in a JSON trace: its name, category, row, start and length. */
+typedef struct slice { char name[32], cat[8]; int tid; double ts, dur; } slice;
+/* Reads the trace at path: the rows named "<dev>: <lane>" into tids[lane] (copies in, copies out,
+   kernels 1, kernels 2; -1 where absent), and the device slices (cat copy or kernel). */
+static int read_lane_trace(const char *path, const char *dev, int tids[4], slice *out, int max) {
+    static const char *const lanes[4] = { "copies in", "copies out", "kernels 1", "kernels 2" };
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int n = 0;
+    for (int l = 0; l < 4; l++) tids[l] = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        int tid = -1;
+        char *p = strstr(line, "\"tid\":");
+        if (p) tid = atoi(p + 6);
+        for (int l = 0; l < 4; l++) {
+            char want[96];
+            snprintf(want, sizeof want, "\"name\":\"%s: %s\"", dev, lanes[l]);
+            if (strstr(line, "thread_name") && strstr(line, want)) tids[l] = tid;
+        }
+        char *cat = strstr(line, "\"cat\":\"copy\"") ? "copy" : strstr(line, "\"cat\":\"kernel\"") ? "kernel" : NULL;
+        if (!cat || n == max) continue;
+        slice *s = &out[n++];
+        sscanf(line, "{\"name\":\"%31[^\"]", s->name);
+        snprintf(s->cat, sizeof s->cat, "%s", cat);
+        s->tid = tid;
+        s->ts = atof(strstr(line, "\"ts\":") + 5);
+        s->dur = atof(strstr(line, "\"dur\":") + 6);
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* Copies go on a device's copy lanes and kernels on its kernel lanes, each lane a track of its own
+   in the JSON trace with a slice per command; two independent chains of kernels take one kernel
+   lane each and stay there; and, on the mock's clock (which runs a stream only as far as a wait or
+   a host sync pulls it, newest streams first), no kernel starts before the copies in it needs have
+   ended, nor a copy out before the kernel that wrote its bytes. */
+TEST(each_lane_is_a_track_and_kernels_follow_the_copies_they_need) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("%s has one queue per device", backend_name);
+    NEED_DEVICES(1, 0, 1);
+    enum { N = 4096, ROUNDS = 3 };
+    static float a[N], b[N];
+    for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(2 * i);
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int r = 0; r < ROUNDS; r++) {
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(a, N));
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(b, N));
+        }
+    }
+    CHECK(a[0] == ROUNDS && a[N - 1] == N - 1 + ROUNDS && b[N - 1] == 2 * (N - 1) + ROUNDS);
+    char path[] = "/tmp/dag_lanes_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    CHECK_EQ_INT(dag_trace_write_json(path), DAG_OK);
+    static slice sl[256];
+    int tids[4], n = read_lane_trace(path, backend == DAG_CUDA ? "cuda 1" : "hip 1", tids, sl, 256);
+    remove(path);
+    for (int l = 0; l < 4; l++) CHECK(tids[l] >= 0);
+    int per[4] = { 0 }, wrong = 0;
+    double first_in_end = 1e300, last_kernel_end = 0, first_out = 1e300, first_kernel = 1e300;
+    for (int i = 0; i < n; i++) {
+        int lane = -1;
+        for (int l = 0; l < 4; l++) lane = sl[i].tid == tids[l] ? l : lane;
+        if (lane < 0) continue;
+        per[lane]++;
+        bool copy = !strcmp(sl[i].cat, "copy");
+        wrong += copy != (lane < 2) || sl[i].dur < 0;
+        if (lane == 0) wrong += strcmp(sl[i].name, "copy in") != 0, first_in_end = fmin(first_in_end, sl[i].ts + sl[i].dur);
+        if (lane == 1) wrong += strcmp(sl[i].name, "copy out") != 0, first_out = fmin(first_out, sl[i].ts);
+        if (lane >= 2) {
+            wrong += strcmp(sl[i].name, "gpu_inc") != 0;
+            first_kernel = fmin(first_kernel, sl[i].ts);
+            last_kernel_end = fmax(last_kernel_end, sl[i].ts + sl[i].dur);
+        }
+    }
+    printf("     slices: %d copies in, %d copies out, kernels %d and %d\n", per[0], per[1], per[2], per[3]);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(per[0] == 2 && per[1] == 2);                 /* a and b, in and out */
+    CHECK(per[2] == ROUNDS && per[3] == ROUNDS);       /* a chain per kernel lane */
+    CHECK(first_kernel >= first_in_end);               /* no kernel before the first upload ended */
+    CHECK(first_out >= 0 && last_kernel_end > 0 && first_out >= first_kernel);
+    dag_shutdown();
+}
+
+/* The mock HIP's host ranges registered now, or -1 (no mock). */
+static long pinned_ranges(void) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_hip_pinned_ranges") : NULL;
+    long (*f)(void) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    return f ? f() : -1;
+}
+
+/* A resident span of 1 MiB is pinned the first time it moves and copied without staging, and
+   unpinned when it is unregistered; a plain span is not pinned; the bytes are right either way,
+   also when the program writes the pinned span between the device's uses. */
+TEST(a_resident_span_is_pinned_while_registered_and_copied_straight) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("%s does not pin host memory", backend_name);
+    NEED_DEVICES(1, 0, 0);
+    if (pinned_ranges() < 0) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs the mock %s runtime", backend_name);
+    }
+    enum { N = 1 << 18 };   /* 1 MiB of floats */
+    float *kept = (float *)aligned_alloc(4096, N * sizeof(float)), *plain = (float *)calloc(N, sizeof(float));
+    memset(kept, 0, N * sizeof(float));
+    long before = pinned_ranges();
+    dag_data h = dag_data_register_resident(kept, N, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h))), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(plain, N))), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 1);   /* not the plain span */
+    float *home = (float *)dag_data_pointer(h);   /* home (a download into pinned memory) */
+    CHECK(home == kept && kept[0] == 1.0f && kept[N - 1] == 1.0f);
+    for (int i = 0; i < N; i++) kept[i] = 10.0f;   /* the program's write; the next upload takes it */
+    DAG_DATADEPS {
+        dag_spawn(cpu_add_float, InOut(h), Val((size_t)N), Val(1.0f));
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h));
+    }
+    CHECK(dag_data_pointer(h) == kept && kept[0] == 12.0f && kept[N - 1] == 12.0f && plain[N - 1] == 1.0f);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 0);   /* unpinned: the program may free it now */
+    dag_shutdown();
+    free(kept), free(plain);
 }
 
 /* The Level Zero build is SPIR-V: run it on an OpenCL device that takes
@@ -1347,6 +1477,8 @@ int main(int argc, char **argv) {
     RUN(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine);
     RUN(the_arrays_linear_algebra_on_the_devices_runs_as_the_vendors_routines);
     RUN(a_matrix_that_is_not_positive_definite_on_a_device_fails_naming_the_tile_and_column);
+    RUN(each_lane_is_a_track_and_kernels_follow_the_copies_they_need);
+    RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
