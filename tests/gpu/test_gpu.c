@@ -753,13 +753,15 @@ TEST(each_lane_is_a_track_and_kernels_follow_the_copies_they_need) {
     dag_shutdown();
 }
 
-/* The mock HIP's host ranges registered now, or -1 (no mock). */
-static long pinned_ranges(void) {
-    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_hip_pinned_ranges") : NULL;
+/* What the mock runtime's counter `symbol` (a long (void) function) says, or -1 (no mock). */
+static long mock_count(const char *symbol) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, symbol) : NULL;
     long (*f)(void) = NULL;
     memcpy(&f, &sym, sizeof sym);
     return f ? f() : -1;
 }
+/* The mock HIP's host ranges registered now, or -1 (no mock). */
+static long pinned_ranges(void) { return mock_count("mock_hip_pinned_ranges"); }
 
 /* A resident span of 1 MiB is pinned the first time it moves and copied without staging, and
    unpinned when it is unregistered; a plain span is not pinned; the bytes are right either way,
@@ -891,10 +893,8 @@ static void mock_fail_with(const char *fn, long nth, long code) {
     if (f) f(fn, nth, code);
 }
 static long mock_failures(void) {
-    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_failures") : NULL;
-    long (*f)(void) = NULL;
-    memcpy(&f, &sym, sizeof sym);
-    return f ? f() : 0;
+    long n = mock_count("mock_failures");
+    return n > 0 ? n : 0;
 }
 
 /* Sets the mock runtime's knob `var` (before set-up, where the mock reads it) and sets up one
@@ -1303,12 +1303,7 @@ TEST(a_kernel_that_fails_after_its_task_finished_fails_the_next_wait_on_the_devi
     dag_shutdown();
 }
 
-static long mock_ze_module_builds(void) {
-    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_ze_module_builds") : NULL;
-    long (*f)(void) = NULL;
-    memcpy(&f, &sym, sizeof sym);
-    return f ? f() : -1;
-}
+static long mock_ze_module_builds(void) { return mock_count("mock_ze_module_builds"); }
 static uint64_t bytes_to_device_1(void) {
     dag_memory_info m;
     return dag_memory_stats(backend, 1, &m) == DAG_OK ? m.bytes_to_device : 0;
