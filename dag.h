@@ -4553,14 +4553,14 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
 static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
     int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
     size_t want_bytes = p->pointee & 0xffffffu;
-    char what[96];
-    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
-    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
     if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
         p->size == sizeof(void *))   /* (the size: without gcc or clang a struct parameter looks like this) */
         return DAG_OK;
     if (p->pointee && want != DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == want) && elem == want_bytes)
         return DAG_OK;
+    char what[96];   /* (written only for a refusal: registered data passes here on every spawn) */
+    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
+    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
     if (!p->pointee || p->size != sizeof(void *))
         snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that is not a pointer: pass a value "
                  "with Val(), or make the parameter a pointer", what);

@@ -173,6 +173,7 @@ static const dag__device_ops *const dag__backend_ops[] = { DAG__DEVICE_BACKENDS(
    the next span it holds waits for its last users. With one queue (lanes
    0) none of this runs. */
 #define DAG__MODEL_SLOTS 1024
+#define DAG__KERNEL_SLOTS 256
 #define DAG__INFLIGHT 64
 #define DAG__SMALL_WORK (1u << 20)   /* bytes: with no history, less stays on the CPU */
 
@@ -263,6 +264,9 @@ static struct {
     dag__model_entry model[DAG__MODEL_SLOTS];
     struct dag__slice *slices;               /* >>device trace */
     size_t num_slices, cap_slices;
+    /* the devices each kernel has a build or a routine for (bit d), found once per set-up under the
+       lock and read at every spawn without it: kernel published last, with release */
+    struct { _Atomic(const dag_kernel_source *) kernel; uint64_t devices; } runs[DAG__KERNEL_SLOTS];
 } dag__dv;
 
 static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
@@ -733,26 +737,53 @@ static bool dag__dev_runs(int d, const dag_kernel_source *k, bool skip_failed) {
         if (e->src == k) return !(skip_failed && e->failed);
     return (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(dv->native, k);
 }
-/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s.
-   Under the lock. */
-static uint64_t dag__scope_devices_locked(const dag_scope *s, const dag_kernel_source *k, bool skip_failed) {
+/* The devices (bit d: dag__dv.devs[d]) scope s names (the list is fixed at set-up: no lock). */
+static uint64_t dag__scope_names(const dag_scope *s) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
-        if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
-            (!k || dag__dev_runs(d, k, skip_failed)))
-            m |= UINT64_C(1) << d;
+        if (s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) m |= UINT64_C(1) << d;
     }
     return m;
 }
-/* The same for the core, at spawn (a failed build still counts: the task
-   fails with its log, or runs on the CPU where its scope allows). */
-static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
-    if (!dag__dv.num) return 0;
+/* The devices a kernel may run on under scope s. Under the lock. */
+static uint64_t dag__scope_devices_locked(const dag_scope *s, const dag_kernel_source *k, bool skip_failed) {
+    uint64_t m = dag__scope_names(s);
+    for (int d = 0; k && d < dag__dv.num; d++)
+        if (((m >> d) & 1u) && !dag__dev_runs(d, k, skip_failed)) m &= ~(UINT64_C(1) << d);
+    return m;
+}
+/* The devices kernel k has a build or a routine for (a failed build still counts: the task fails
+   with its log, or runs on the CPU where its scope allows). What the backends say does not change
+   within a set-up (a library that loaded stays loaded, one that did not is not tried again), so it
+   is found once under the lock and read without it: spawns of kernel tasks take no lock here. */
+static uint64_t dag__kernel_devices(const dag_kernel_source *k) {
+    size_t h = (size_t)((uintptr_t)k >> 4);
+    for (size_t i = 0; i < DAG__KERNEL_SLOTS; i++) {
+        const dag_kernel_source *seen = atomic_load_explicit(&dag__dv.runs[(h + i) % DAG__KERNEL_SLOTS].kernel,
+                                                             memory_order_acquire);
+        if (seen == k) return dag__dv.runs[(h + i) % DAG__KERNEL_SLOTS].devices;
+        if (!seen) break;
+    }
     dag__mutex_lock(&dag__dv.lock);
-    uint64_t m = dag__scope_devices_locked(s, k, false);
+    uint64_t m = dag__scope_devices_locked(&(dag_scope){ .any_processor = 1 }, k, false);
+    for (size_t i = 0; i < DAG__KERNEL_SLOTS; i++) {   /* (full: found again next time) */
+        size_t slot = (h + i) % DAG__KERNEL_SLOTS;
+        const dag_kernel_source *seen = atomic_load_explicit(&dag__dv.runs[slot].kernel, memory_order_relaxed);
+        if (seen && seen != k) continue;
+        if (!seen) {
+            dag__dv.runs[slot].devices = m;
+            atomic_store_explicit(&dag__dv.runs[slot].kernel, k, memory_order_release);
+        }
+        break;
+    }
     dag__mutex_unlock(&dag__dv.lock);
     return m;
+}
+/* The same for the core, at spawn. */
+static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
+    if (!dag__dv.num) return 0;
+    return dag__scope_names(s) & (k ? dag__kernel_devices(k) : ~UINT64_C(0));
 }
 /* Two different spans of one task that overlap would be two buffers on a
    device: such a task runs where memory is one. */

@@ -30,6 +30,7 @@
 
 #define DAG__GPU_MAX_DEVICES 16
 #define DAG__GPU_LANES 4                    /* copies in, copies out, two for kernels */
+#define DAG__GPU_SPARE 64                   /* events kept for reuse per device and kind (timed or not) */
 #define DAG__GPU_BLOCK 256                  /* threads per block of a launch */
 #define DAG__GPU_STAGE_MIN (64u << 10)      /* staging buffers come in powers of two from here */
 #define DAG__GPU_STAGE_MAX (16u << 20)      /* larger copies go straight from pageable memory */
@@ -99,6 +100,8 @@ typedef struct dag__gpu_device {
     void *mark_event[DAG__GPU_LANES];       /* recorded on its lane, at mark marked[lane], when a lane waited */
     uint64_t marked[DAG__GPU_LANES];
     uint64_t waited[DAG__GPU_LANES][DAG__GPU_LANES];   /* [lane][from]: the mark of from that lane already waits for */
+    void *spare[2][DAG__GPU_SPARE];         /* events done with, [timed]: recorded again, not made again */
+    int spares[2];
     void *epoch;                            /* the trace's stamps count from this event, */
     uint64_t epoch_ns;                      /* which the host clock saw at this time */
     char name[128];
@@ -124,7 +127,7 @@ typedef struct dag__gpu {
    which says where its staged bytes go. */
 typedef struct dag__gpu_event {
     dag__gpu *g;
-    int dev;
+    int dev, timed;                         /* timed: end is a timed event (start always is) */
     void *end, *start;
     dag__gpu_stage *stage;
     void *host;
@@ -234,6 +237,8 @@ static void dag__gpu_close_devices(dag__gpu *g) {
             g->rt.StreamDestroy(dv->stream[l]);
         }
         if (dv->epoch) g->rt.EventDestroy(dv->epoch);
+        for (int t = 0; t < 2; t++)
+            while (dv->spares[t]) g->rt.EventDestroy(dv->spare[t][--dv->spares[t]]);
     }
     dag__gpu_leave(g, saved);
     g->num = 0;
@@ -277,14 +282,22 @@ static dag__gpu_stage *dag__gpu_stage_get(dag__gpu *g, int dev, size_t bytes) {
     return s;
 }
 
-/* Records an event on dev's lane: untimed unless `timed`. On failure *ev
-   is NULL: no destroyed handle is left behind. */
+/* An event of dev done with goes back to its spares (recording it again is cheaper than making
+   one: a wait holds the record it was given, so a later record moves nothing already waiting). */
+static void dag__gpu_event_give(dag__gpu *g, int dev, void *event, int timed) {
+    dag__gpu_device *dv = &g->devices[dev];
+    if (dv->spares[timed] < DAG__GPU_SPARE) dv->spare[timed][dv->spares[timed]++] = event;
+    else g->rt.EventDestroy(event);
+}
+/* Records an event on dev's lane (a spare, or a new one): untimed unless
+   `timed`. On failure *ev is NULL: no destroyed handle is left behind. */
 static int dag__gpu_record(dag__gpu *g, int dev, int lane, void **ev, int timed) {
+    dag__gpu_device *dv = &g->devices[dev];
     *ev = NULL;
-    void *made = NULL;
-    int e = g->rt.EventCreateWithFlags(&made, timed ? DAG__GPU_EVENT_DEFAULT : DAG__GPU_EVENT_DISABLE_TIMING);
+    void *made = dv->spares[timed] ? dv->spare[timed][--dv->spares[timed]] : NULL;
+    int e = made ? 0 : g->rt.EventCreateWithFlags(&made, timed ? DAG__GPU_EVENT_DEFAULT : DAG__GPU_EVENT_DISABLE_TIMING);
     if (e) return e;
-    e = g->rt.EventRecord(made, g->devices[dev].stream[lane]);
+    e = g->rt.EventRecord(made, dv->stream[lane]);
     if (e) g->rt.EventDestroy(made);
     else *ev = made;
     return e;
@@ -348,7 +361,7 @@ static int dag__gpu_copy_current(dag__gpu *g, int dev, int lane, void *buf, void
     if (to_device && s) {
         for (size_t r = 0; r < rows; r++) memcpy((char *)s->ptr + r * width, (char *)host + r * stride, width);
         e = g->rt.Memcpy2DAsync(buf, width, s->ptr, width, width, rows, DAG__GPU_HOST_TO_DEVICE, q);
-        if (s->free_after) g->rt.EventDestroy(s->free_after);
+        if (s->free_after) dag__gpu_event_give(g, dev, s->free_after, 0);
         s->free_after = NULL;
         if (!e) e = dag__gpu_record(g, dev, lane, &s->free_after, 0);
         return e ? dag__gpu_copy_failed(g, dev, lane, e) : 0;
@@ -405,7 +418,7 @@ static int dag__gpu_follow(dag__gpu *g, int to, int lane, int from, int from_lan
     if (!e) e = dag__gpu_record(g, from, from_lane, &ev, 0);
     if (!e) e = dag__gpu_use(g, to);
     if (!e) e = g->rt.StreamWaitEvent(g->devices[to].stream[lane], ev, 0);
-    if (ev) g->rt.EventDestroy(ev);   /* released once it has happened */
+    if (ev) dag__gpu_event_give(g, from, ev, 0);
     return e;
 }
 
@@ -444,6 +457,7 @@ static int dag__gpu_queue_work(dag__gpu *g, int dev, int lane, void *kernel, con
     g->devices[dev].queued[lane]++;
     if (!e && done) {
         ev = dag__gpu_event_new(g, dev);
+        ev->timed = 1;
         e = dag__gpu_record(g, dev, lane, &ev->start, 1);
     }
     if (!e && lib) {
@@ -458,7 +472,7 @@ static int dag__gpu_queue_work(dag__gpu *g, int dev, int lane, void *kernel, con
     }
     if (!e && ev) e = dag__gpu_record(g, dev, lane, &ev->end, 1);
     if (e && ev) {
-        if (ev->start) g->rt.EventDestroy(ev->start);
+        if (ev->start) dag__gpu_event_give(g, dev, ev->start, 1);
         DAG_FREE(ev);
         ev = NULL;
     }
@@ -484,7 +498,7 @@ static int dag__gpu_wait(void *event) {
             for (size_t r = 0; r < ev->rows; r++)
                 memcpy((char *)ev->host + r * ev->stride, (char *)ev->stage->ptr + r * ev->width, ev->width);
         } else {   /* the download may still be under way: the buffer stays busy until its event */
-            if (ev->stage->free_after) g->rt.EventDestroy(ev->stage->free_after);
+            if (ev->stage->free_after) dag__gpu_event_give(g, ev->dev, ev->stage->free_after, 0);
             ev->stage->free_after = ev->end;
             ev->end = NULL;
         }
@@ -516,12 +530,12 @@ static void dag__gpu_release(void *event) {
         /* never waited for (an error path): its bytes are dropped, but the
            download may still be queued, so the buffer is busy until it ends */
         ev->stage->downloading = 0;
-        if (ev->stage->free_after) g->rt.EventDestroy(ev->stage->free_after);
+        if (ev->stage->free_after) dag__gpu_event_give(g, ev->dev, ev->stage->free_after, 0);
         ev->stage->free_after = ev->end;
         ev->end = NULL;
     }
-    if (ev->start) g->rt.EventDestroy(ev->start);
-    if (ev->end) g->rt.EventDestroy(ev->end);
+    if (ev->start) dag__gpu_event_give(g, ev->dev, ev->start, 1);
+    if (ev->end) dag__gpu_event_give(g, ev->dev, ev->end, ev->timed);
     dag__gpu_leave(g, saved);
     DAG_FREE(ev);
 }
@@ -554,6 +568,7 @@ static void *dag__gpu_stamp(dag__gpu *g, int dev, int lane) {
     }
     if (!e) {
         ev = dag__gpu_event_new(g, dev);
+        ev->timed = 1;
         if (dag__gpu_record(g, dev, lane, &ev->end, 1)) DAG_FREE(ev);
     }
     dag__gpu_leave(g, saved);

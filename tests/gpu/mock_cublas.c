@@ -25,7 +25,7 @@ MOCK_EXPORT int mock_cublas_major(void) { return MOCK_CUBLAS_MAJOR; }
 __attribute__((destructor)) static void report(void) {
     char lib[32];
     snprintf(lib, sizeof lib, "cublas %d", MOCK_CUBLAS_MAJOR);
-    report_handles(lib, "gemms", mock_blas_calls("cublasDgemm_v2") + mock_blas_calls("cublasSgemm_v2"));
+    report_handles(lib, "gemms", calls_of("cublasDgemm_v2") + calls_of("cublasSgemm_v2"));
 }
 MOCK_EXPORT int cublasCreate_v2(mock_handle **h) {
     INJECT(CUBLAS_STATUS_ALLOC_FAILED);

@@ -206,6 +206,14 @@ MOCK_CUDA_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 
     return H(e);
 }
 
+/* A program's own wait for the current device (bench/gpu_array.c's vendor side): every stream of it. */
+MOCK_CUDA_EXPORT cudaError_t cudaDeviceSynchronize(void) {
+    INJECT(cudaErrorUnknown);
+    GUARD;
+    sync_device(current);
+    return cudaSuccess;
+}
+MOCK_CUDA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
 /* Stream-ordered allocation (cuSOLVER's workspace in dag_blas.h): the mock HIP's. */
 MOCK_CUDA_EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s) { return H(hipMallocAsync(p, size, S(s))); }
 MOCK_CUDA_EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { return H(hipFreeAsync(p, S(s))); }

@@ -18,7 +18,7 @@ MOCK_EXPORT int mock_cusolver_major(void) { return MOCK_CUSOLVER_MAJOR; }
 __attribute__((destructor)) static void report(void) {
     char lib[32];
     snprintf(lib, sizeof lib, "cusolver %d", MOCK_CUSOLVER_MAJOR);
-    report_handles(lib, "potrf", mock_blas_calls("cusolverDnDpotrf") + mock_blas_calls("cusolverDnSpotrf"));
+    report_handles(lib, "potrf", calls_of("cusolverDnDpotrf") + calls_of("cusolverDnSpotrf"));
 }
 MOCK_EXPORT int cusolverDnCreate(cusolverDnHandle_t *h) {
     INJECT(CUSOLVER_STATUS_ALLOC_FAILED);
@@ -55,3 +55,23 @@ static int lwork_for(int n) { return n > 0 ? 64 * n : 1; }
     }
 POTRF(cusolverDnDpotrf, double, 0)
 POTRF(cusolverDnSpotrf, float, 1)
+
+/* potrs (bench/gpu_array.c's vendor side): B = A^-1 B from potrf's factor, as two triangular solves
+   on the stream, then info 0 */
+#define POTRS(NAME, T, SINGLE)                                                                                      \
+    MOCK_EXPORT int NAME(cusolverDnHandle_t h, int uplo, int n, int nrhs, const T *a, int lda, T *b, int ldb,       \
+                         int *info) {                                                                               \
+        INJECT(CUSOLVER_STATUS_EXECUTION_FAILED);                                                                   \
+        check_handle(h, #NAME, cudaGetDevice);                                                                      \
+        op o = { .kind = OP_TRSM, .single = SINGLE, .upper = uplo == 1, .ta = uplo == 1, .m = n, .n = nrhs,         \
+                 .lda = lda, .ldb = ldb, .alpha = 1.0, .a = (void *)a, .b = b };                                    \
+        if ((uplo != 0 && uplo != 1) || bad_sizes(&o)) return CUSOLVER_STATUS_INVALID_VALUE;                        \
+        queue_op(h, #NAME, &o, NULL, 0);   /* L y = b (U^T y = b) */                                                \
+        o.ta = !o.ta;                                                                                               \
+        queue_op(h, #NAME, &o, NULL, 0);   /* L^T x = y (U x = y) */                                                \
+        op done = { .kind = OP_POTRF, .single = SINGLE, .lda = 1, .info = info };                                   \
+        queue_op(h, #NAME, &done, NULL, 0);                                                                         \
+        return CUSOLVER_STATUS_SUCCESS;                                                                             \
+    }
+POTRS(cusolverDnDpotrs, double, 0)
+POTRS(cusolverDnSpotrs, float, 1)

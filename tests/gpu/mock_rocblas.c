@@ -20,7 +20,7 @@ int hipGetDevice(int *d);   /* the mock runtime's */
 
 #if !defined(MOCK_ROCSOLVER)
 __attribute__((destructor)) static void report(void) {
-    report_handles("rocblas", "gemms", mock_blas_calls("rocblas_dgemm") + mock_blas_calls("rocblas_sgemm"));
+    report_handles("rocblas", "gemms", calls_of("rocblas_dgemm") + calls_of("rocblas_sgemm"));
 }
 MOCK_EXPORT int rocblas_create_handle(mock_handle **h) {
     INJECT(rocblas_status_memory_error);

@@ -797,6 +797,51 @@ TEST(a_resident_span_is_pinned_while_registered_and_copied_straight) {
     free(kept), free(plain);
 }
 
+/* A chain of kernel tasks on resident data (nothing moves) costs the runtime a launch per task and
+   little else: the launches the cost model samples record their events on spares made once (no
+   event made or destroyed per task), a chain on one lane waits on no event, and nothing waits for
+   the device until the program does. */
+TEST(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("the mock HIP and CUDA count their calls");
+    NEED_DEVICES(1, 0, 0);
+    if (mock_count("mock_failures") < 0) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs the mock %s runtime", backend_name);
+    }
+    enum { K = 1000, N = 256 };
+    static float v[N];
+    memset(v, 0, sizeof v);
+    dag_data h = dag_data_register_resident(v, N, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h))), DAG_OK);   /* built, allocated, moved */
+    static const char *const calls[] = { "hipModuleLaunchKernel", "hipEventCreateWithFlags", "hipEventRecord",
+                                         "hipStreamWaitEvent", "hipStreamSynchronize", "hipEventSynchronize",
+                                         "hipMemcpyAsync", "hipMemcpy2DAsync" };
+    enum { NCALLS = sizeof calls / sizeof calls[0] };
+    long before[NCALLS], n[NCALLS];
+    void *lib = mock_lib();
+    long (*count)(const char *) = NULL;
+    void *sym = dlsym(lib, "mock_calls");
+    memcpy(&count, &sym, sizeof sym);
+    for (int c = 0; c < NCALLS; c++) before[c] = count(calls[c]);
+    DAG_DATADEPS {
+        for (int i = 0; i < K; i++) dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h));
+    }
+    for (int c = 0; c < NCALLS; c++) n[c] = count(calls[c]) - before[c];
+    printf("     %d tasks: %ld launches, %ld events made, %ld recorded, %ld waits, %ld syncs, %ld copies\n", K, n[0], n[1],
+           n[2], n[3], n[4] + n[5], n[6] + n[7]);
+    CHECK_EQ_INT(n[0], K);
+    CHECK(n[1] <= 8);              /* spares, not an event per sampled launch */
+    CHECK(n[2] <= K / 6);          /* the sampled launches' two events (a few at first, then one in 16) */
+    CHECK_EQ_INT(n[3], 0);         /* one lane: no waits */
+    CHECK_EQ_INT(n[4] + n[5], 0);  /* nobody waited for the device */
+    CHECK_EQ_INT(n[6] + n[7], 0);  /* resident: nothing moved */
+    float *home = (float *)dag_data_pointer(h);
+    CHECK(home && home[0] == (float)(K + 1) && home[N - 1] == (float)(K + 1));
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    dag_shutdown();
+}
+
 /* The Level Zero build is SPIR-V: run it on an OpenCL device that takes
    SPIR-V (Intel's CPU runtime does; PoCL does not), through the OpenCL
    library dag.h loaded, so the module made for Level Zero is checked by a
@@ -1474,6 +1519,7 @@ int main(int argc, char **argv) {
     RUN(a_matrix_that_is_not_positive_definite_on_a_device_fails_naming_the_tile_and_column);
     RUN(each_lane_is_a_track_and_kernels_follow_the_copies_they_need);
     RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
+    RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
