@@ -18,6 +18,7 @@
 CC      ?= cc
 CLANG   ?= clang
 CXX     ?= c++
+CLANGXX ?= clang++
 PYTHON  ?= python3
 STRICT  ?= 0
 export STRICT   # tests/run.sh reads it: with STRICT=1 a test binary's skips are failures
@@ -32,11 +33,13 @@ OPENCL_LOADER ?= $(or $(firstword $(wildcard /usr/lib/*/libOpenCL.so.1 /usr/lib6
 POCL_ICD   ?= /etc/OpenCL/vendors/pocl.icd
 ZE_H       ?= /usr/include/level_zero/ze_api.h
 INTEL_OCL  ?= .deps/intel-opencl
+# DuckDB, polars and pandas for bench/table (the db-benchmark peers), in a virtual environment of their own
+TABLE_PEERS ?= .deps/table-peers
 # clang's ThreadSanitizer runtime (Debian: libclang-rt-14-dev), found when the recipe runs
 TSAN_RT    ?= $$($(CLANG) -print-file-name=libclang_rt.tsan-$$(uname -m).a 2>/dev/null || echo libclang_rt.tsan)
 B       := build
 WARN    := -std=c11 -pedantic -Wall -Wextra -Werror
-HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h $(wildcard dag_backends/*.h) tests/test.h
+HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h $(wildcard dag_backends/*.h) tests/test.h
 # GPU toolchains: the CUDA toolkit (static runtime), hipcc, clang + llvm-spirv
 CUDA      ?= /usr/local/cuda
 NVCC      ?= $(CUDA)/bin/nvcc
@@ -82,12 +85,12 @@ combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
-SUITES  := behaviour errors stress fuzz kernels array waits policy
-EXAMPLES := hello tiled_datadeps sequential_bulk cholesky
+SUITES  := behaviour errors stress fuzz kernels array waits policy table
+EXAMPLES := hello tiled_datadeps sequential_bulk cholesky tables
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
-.PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind \
+.PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
         test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop
 
@@ -181,23 +184,33 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
-	if [ -z "$$(missing $(CLANG))" ]; then \
+	if [ -z "$$(missing $(CLANG) $(CLANGXX))" ]; then \
 	  run $(CLANG) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang.o; \
 	  run $(CLANG) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang_pthreads.o; \
-	else skip "the implementation with clang: $(CLANG) not found (apt-get install clang)"; fi; \
+	  run $(CLANGXX) $(CXX_WARN) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_clangxx.o; \
+	else skip "the implementation with clang:$$(missing $(CLANG) $(CLANGXX)) not found (apt-get install clang)"; fi; \
 	run $(CC) $(WARN) -DNO_MAIN -I. -c tests/compile/impl.c -o $(B)/compile/impl_lib.o; \
 	if [ -z "$$(missing $(CXX))" ]; then \
 	  run $(CXX) -std=c++17 -Wall -Wextra -Werror -I. tests/compile/public.cc $(B)/compile/impl_lib.o -o $(B)/compile/public_cxx -pthread; \
 	  run ./$(B)/compile/public_cxx; \
-	  expect_error "compile the implementation (DAG_IMPLEMENTATION) as C11" $(CXX) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  run $(CXX) $(CXX_WARN) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx.o; \
+	  run $(CXX) $(CXX_WARN) -DDAG_USE_PTHREADS -DNDEBUG -O2 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx_ndebug.o; \
+	  expect_error "needs C++17" $(CXX) -std=c++14 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  expect_error "the device backends are C11" $(CXX) -std=c++17 -DDAG_BACKEND_OPENCL -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  expect_error "the rank layer (-DDAG_BACKEND_MPI) is C11" $(CXX) -std=c++17 -DDAG_BACKEND_MPI -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
+	  for e in $(filter-out tables,$(EXAMPLES)); do rm -rf $(B)/compile/cxx_$$e; mkdir -p $(B)/compile/cxx_$$e; \
+	    run $(CXX) $(CXX_WARN) -O1 -I. -x c++ examples/$$e.c -o $(B)/compile/cxx_$$e/$$e -pthread -lm && \
+	    run sh -c "cd $(B)/compile/cxx_$$e && ./$$e"; done; \
 	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CXX) -std=c++17 -I. -x c++ -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; run $(PYTHON) tools/check_layers.py; \
 	else skip "dag.h's generated tables against tools/gen_macros.py and the layer check: $(PYTHON) not found"; fi; \
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CC) $(WARN) -I. -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	run $(CC) $(WARN) -I. tests/compile/data_cap.c -o $(B)/compile/data_cap -pthread -lm; run ./$(B)/compile/data_cap; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread -lm; \
 	run ./$(B)/compile/two_units; \
@@ -295,6 +308,24 @@ test-clang:
 	@$(call need,clang,$(CLANG),,apt-get install clang) $(MAKE) --no-print-directory test-clang-run
 test-clang-run: $(SUITES:%=$(B)/clang/test_%)
 	$(call run_suites,clang,FUZZ_SEEDS=3000)
+
+# The implementation compiled as C++17 (g++ and clang++), with suites
+# written in the C both languages share. g++ warns about the fields a
+# designated initializer leaves out, which C and clang++ do not.
+CXX_WARN := -std=c++17 -Wall -Wextra -Werror
+CXX_SUITES := behaviour
+$(B)/cxx/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CXX_WARN) -Wno-missing-field-initializers -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+$(B)/clangxx/test_%: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CLANGXX) $(CXX_WARN) -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+test-cxx:
+	@$(call need,cxx,$(CXX) $(CLANGXX),,apt-get install g++ clang) $(MAKE) --no-print-directory test-cxx-run
+test-cxx-run: $(CXX_SUITES:%=$(B)/cxx/test_%) $(CXX_SUITES:%=$(B)/clangxx/test_%)
+	@bash tests/run.sh cxx -- $(foreach s,$(CXX_SUITES),./$(B)/cxx/test_$(s) ";" ./$(B)/clangxx/test_$(s) ";") \
+	    | tee $(B)/results-cxx.log; tail -n 1 $(B)/results-cxx.log > $(B)/results-cxx; \
+	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-cxx
 
 test-tsan:
 	@$(call need,tsan,$(CLANG),$(TSAN_RT),apt-get install clang libclang-rt-14-dev) $(MAKE) --no-print-directory test-tsan-run
@@ -435,7 +466,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(MOCK_HIP_LI
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
-TEST_GROUPS := compile gcc clang asan tsan helgrind opencl gpu mpi walkthrough skips
+TEST_GROUPS := compile gcc clang cxx asan tsan helgrind opencl gpu mpi walkthrough skips
 test:
 	@rm -f $(B)/results-*
 	@st=0; for g in $(TEST_GROUPS); do t=$$([ $$g = compile ] && echo check-compile || echo test-$$g); \
@@ -584,7 +615,7 @@ bench-opencl: $(B)/bench/opencl_chain $(B)/bench/array_gemm_opencl
 # (find_package(dag): the INTERFACE target dag::dag, and one per backend).
 PREFIX  ?= /usr/local
 VERSION := 0.1.0
-INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h
+INSTALL_HEADERS := dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_table.h
 install:
 	mkdir -p $(DESTDIR)$(PREFIX)/include/dag_backends $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/lib/cmake/dag
 	cp $(INSTALL_HEADERS) $(DESTDIR)$(PREFIX)/include/
@@ -596,39 +627,52 @@ install:
 
 # Many ranks over MPI (dag_backends/dag_mpi.h): tests/test_mpi.c under
 # mpirun on 1, 2, 3, 4, 8 and 32 ranks and alone (one rank, as a program built
-# with MPI but started without mpirun), under ASan and ThreadSanitizer on 2
-# ranks; and a core suite built with the flag, alone: nothing changes.
+# with MPI but started without mpirun); tests/test_mpi_faults.c (divergence,
+# failures, each case under a time limit) on 2, 3 and 4 ranks, and
+# tests/mpi_leave.sh (a rank that leaves without dag_shutdown ends the job);
+# both suites under ASan and ThreadSanitizer on 2 ranks; and a core suite
+# built with the flag, alone: nothing changes.
 MPICC  ?= mpicc
 MPIRUN ?= mpirun
 MPI_RUN = $(MPIRUN) --allow-run-as-root --oversubscribe
 MPI_WARN = $(WARN) -DDAG_BACKEND_MPI -I. -Itests
-$(B)/mpi/test_mpi: tests/test_mpi.c $(HEADERS)
+$(B)/mpi/test_mpi $(B)/mpi/test_mpi_faults: $(B)/mpi/%: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_asan: tests/test_mpi.c $(HEADERS)
+$(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_faults_asan: $(B)/mpi/%_asan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_tsan: tests/test_mpi.c $(HEADERS)
+$(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan: $(B)/mpi/%_tsan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	OMPI_CC=$(CLANG) $(MPICC) $(MPI_WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS $< -o $@ -pthread -lm
 # and with OpenCL: each rank's tiles on its own devices (PoCL's, on the CPU)
 $(B)/mpi/test_mpi_opencl: tests/test_mpi.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_OPENCL -O2 -g $< -o $@ -pthread -ldl -lm
+# tests/test_table.c on every rank: the tables' partitions dealt over the ranks
+$(B)/mpi/test_table: tests/test_table.c $(HEADERS) tests/mpi_harness.h
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
 $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
 test-mpi:
 	@$(call need,mpi,$(MPICC) $(MPIRUN) $(CLANG),$(TSAN_RT),apt-get install openmpi-bin libopenmpi-dev clang libclang-rt-14-dev) \
 	  $(MAKE) --no-print-directory test-mpi-run
-test-mpi-run: $(B)/mpi/test_mpi $(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_opencl $(B)/mpi/test_behaviour
+MPI_SUITES := test_mpi test_mpi_faults
+test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
+              $(B)/mpi/test_behaviour $(B)/mpi/test_table
 	@mkdir -p $(B)/pocl_cache
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
+	    $(foreach n,2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_faults) \
+	    $(foreach n,2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_table) \
+	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
-	    ";" env DAG_TEST_SCALE=0.2 ASAN_OPTIONS=detect_leaks=0 $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_asan \
-	    ";" env DAG_TEST_SCALE=0.1 TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" \
-	        $(MPI_RUN) -np 2 ./$(B)/mpi/test_mpi_tsan \
+	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \
+	        $(MPI_RUN) -np 2 ./$(B)/mpi/$(t)_asan) \
+	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.1 DAG_TEST_CASE_TIMEOUT=150 \
+	        TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan_mpi.supp halt_on_error=1" $(MPI_RUN) -np 2 ./$(B)/mpi/$(t)_tsan) \
 	    | tee $(B)/results-mpi.log; tail -n 1 $(B)/results-mpi.log > $(B)/results-mpi; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-mpi
 
@@ -649,6 +693,9 @@ deps:
 	@if [ ! -e $(INTEL_OCL)/lib/libintelocl.so ]; then \
 	  $(PYTHON) -m venv $(INTEL_OCL) && $(INTEL_OCL)/bin/pip install -q intel-opencl-rt intel-cmplr-lib-rt; \
 	else echo "deps: Intel's OpenCL runtime installed"; fi
+	@if [ ! -x $(TABLE_PEERS)/bin/python ] || ! $(TABLE_PEERS)/bin/python -c 'import duckdb, polars, pandas' 2>/dev/null; then \
+	  $(PYTHON) -m venv $(TABLE_PEERS) && $(TABLE_PEERS)/bin/pip install -q duckdb polars pandas pyarrow; \
+	else echo "deps: DuckDB, polars and pandas installed"; fi
 
 clean:
 	rm -rf $(B)

@@ -59,7 +59,8 @@
    time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
    dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
    time. dag_spawn_with(&opts, name, ...)
-   gives one spawn a name, a scope or a priority.
+   gives one spawn a name, a scope or a priority; DAG_OPTIONS(.name = "x")
+   writes such options in place, in C and C++ alike.
 
    SEMANTICS
    =========
@@ -141,6 +142,12 @@
                          without one, at exit when every task has finished; a
                          warning says which)
        DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
+       DAG_SIMULATE_RANKS  simulate_ranks (with -DDAG_BACKEND_MPI): one process
+                         makes rank 0's decisions of this many ranks
+   and one setting has no field (-DDAG_BACKEND_MPI):
+       DAG_MPI_PROGRESS  workers (the default: idle workers complete messages
+                         too) or thread (the progress thread alone)
+   All of them are resolved in one place, >>defaults.
 
    ERRORS AND LOGGING
    ==================
@@ -160,17 +167,38 @@
 
    BUILD OPTIONS
    =============
-   DAG_USE_PTHREADS   map threads onto pthreads instead of C11 <threads.h>
-                      (automatic where <threads.h> is missing; ThreadSanitizer
-                      builds need it)
-   DAG_NO_SHORT_NAMES no In/Out/InOut/Val/Fut
-   DAG_VALIDATE       keep span validation under NDEBUG
-   DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
-   DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
-   DAG_MAX_REGISTERED spans registered at once (dag_data_register, a
-                      dag_array's tiles): 2^24 unless defined (the
-                      implementation's file); 8 bytes of dag.h's state
-                      per 1024
+   Each is #defined before dag.h is included (or given with -D); those the
+   implementation reads count in the file that defines DAG_IMPLEMENTATION.
+   Defaults are set in one place, >>build options.
+   DAG_USE_PTHREADS          map threads onto pthreads instead of C11
+                             <threads.h> (automatic where <threads.h> is
+                             missing, and as C++; ThreadSanitizer builds need it)
+   DAG_NO_SHORT_NAMES        no In/Out/InOut/Val/Fut/Ld
+   DAG_VALIDATE              keep span validation under NDEBUG
+   DAG_MALLOC(n), DAG_FREE(p), DAG_REALLOC(p, n)   the allocator: all three or
+                             none (malloc, free, realloc)
+   DAG_ASSERT(c)             assert(c): checks of dag.h's own invariants
+   DAG_HELGRIND              name the happens-before edges of the atomics for
+                             helgrind
+   DAG_MAX_REGISTERED        2^24: spans registered at once (dag_data_register,
+                             a dag_array's tiles); 8 bytes of dag.h's state per
+                             1024
+   DAG_STACK_BUDGET          2 MiB: the bytes of a thread's stack that nested
+                             tasks may fill before a waiting thread blocks (and
+                             a reserve thread stands in) rather than runs more
+   DAG_MAX_RESERVE_THREADS   256: the most reserve threads at once
+   DAG_SLEEP_SAFETY_MS       100: a sleeping worker looks for work at least this
+                             often (a wake-up is never lost; this bounds the
+                             cost of a bug)
+   DAG_DEFAULT_BLOCK_TIME_US 5000: an idle worker's spin before it sleeps, when
+                             neither dag_desc.block_time_us nor DAG_BLOCKTIME
+                             says
+   DAG_MPI_MAX_RANKS         1024: the most ranks (-DDAG_BACKEND_MPI); each
+                             owned span keeps two sets of this many bits
+   DAG_KERNEL_GRAIN          4096 (dag_kernels.h): a CPU launch of a kernel
+                             makes no chunk smaller than this many items
+   DAG_ARRAY_PANEL_ROWS      4096 (dag_array.h): rows per task, at most, in the
+                             panel updates of a wrapped matrix's factorisation
    Link with the thread library (-pthread).
 
    BACKENDS AND DEVICES
@@ -206,24 +234,32 @@
 
    WHERE THINGS ARE
    ================
-   Each part starts with a marker: search for ">>name". In layer order:
-     public:   >>flags >>results >>handles >>backends >>scopes >>args >>api
-               >>arg-constructors >>macros >>generated tables
-     records:  >>customisation >>threads >>pool >>task >>regions >>context
-               >>deque >>worker >>data >>state >>device seam
-     base:     >>logging >>pool implementation >>deque implementation
-     scheduler: >>sleep >>ready >>lifecycle >>convert >>trace recording
-               >>region pool >>causes >>kept results >>execute >>find work
-               >>waits
-     deps:     >>spans >>domain >>dependencies
-     regions:  >>scope queries >>context management >>data implementation
-     spawn:    >>undeferred >>spawn
-     waits:    >>waiting >>regions implementation >>fail
-     set-up:   >>setup >>environment >>opencl text of a kernel >>stats
-     trace:    >>trace output >>svg gantt chart
-   The devices (OpenCL, CUDA, HIP, Level Zero) live in
-   dag_backends/dag_device.h and one file per backend; dag.h reaches them
-   only through >>device seam, and a CPU-only build never reads them.
+   Each part starts with a marker: search for ">>name". The parts in file
+   order, under the layer each belongs to (tools/check_layers.py checks this
+   list, and that a function calls no later layer but for a named few):
+     public:     >>flags >>results >>handles >>backends >>scopes >>args >>api
+                 >>arg-constructors >>macros >>generated tables
+     platform:   >>language >>customisation >>build options >>threads >>hints
+     records:    >>records >>pool >>task >>regions >>context >>deque >>worker
+                 >>data >>state
+     seams:      >>device seam >>mpi seam
+     base:       >>logging >>pool implementation >>deque implementation
+     scheduler:  >>sleep >>ready >>lifecycle >>convert >>trace recording
+                 >>region pool >>causes >>kept results >>execute >>find work
+                 >>helping
+     deps:       >>spans >>domain >>dependencies
+     spawn:      >>scope queries >>context management >>data implementation
+                 >>undeferred >>spawn
+     completion: >>waiting >>regions implementation >>fail >>detach
+     set-up:     >>environment >>defaults >>setup >>shutdown
+                 >>opencl text of a kernel >>stats
+     output:     >>trace output >>svg gantt chart
+     includes:   >>other layers
+
+   Each layer uses the ones above it. The devices (OpenCL, CUDA, HIP, Level
+   Zero) live in dag_backends/dag_device.h and one file per backend, the
+   ranks in dag_backends/dag_mpi.h; dag.h reaches them only through the
+   calls its seams declare, and a CPU-only build never reads them.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -234,9 +270,10 @@
    for what it does: DAG_BACKEND_<NAME> compiles a backend in (OPENCL, CUDA,
    HIP, LEVEL_ZERO, MPI: -DDAG_BACKEND_CUDA), and the BUILD OPTIONS are the
    others. The backends' names in code, read at run time, are the
-   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)). A flag spelled
-   any other plausible way would be ignored, or break that enum, so each
-   stops the build here naming the right one. */
+   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)); a flag used
+   in code in their place stops the build (below). A flag spelled any other
+   plausible way would be ignored, or break that enum, so each stops the
+   build here naming the right one. */
 #if defined(DAG_OPENCL) || defined(DAG_USE_OPENCL) || defined(DAG_ENABLE_OPENCL) || defined(DAG_WITH_OPENCL) || \
     defined(DAG_HAS_OPENCL) || defined(DAG_BACKEND_OpenCL) || defined(DAG_BACKEND_opencl) || \
     defined(dag_backend_opencl) || defined(DAG_BACKEND_CL) || defined(DAG_BACKEND_OCL) || defined(DAG_OCL)
@@ -268,6 +305,46 @@
 #error "dag.h: the flag that runs over MPI ranks is -DDAG_BACKEND_MPI (flags are DAG_BACKEND_<NAME>)"
 #endif
 
+/* A flag is on when defined as 1 (-DDAG_BACKEND_X) or as nothing (#define
+   DAG_BACKEND_X). From here on, one that is on reads as written below: 1
+   in #if, and in code a name that says what to write instead, so that
+   dag_backend_status(DAG_BACKEND_CUDA), whose 1 would be DAG_OPENCL, stops
+   the build. DAG__ON(flag) is 1 for a flag that is on, in any of these
+   forms, and 0 for one not defined (it arrives as its own name). `defined`
+   cannot come out of a macro, and this can: so the #if tests, the device
+   table and the kernels' records are all made from the backend list. */
+#define DAG__CAT(a, b) DAG__CAT_(a, b)
+#define DAG__CAT_(a, b) a##b
+#define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
+#define DAG__SECOND(a, b, ...) b
+#define DAG__ON(flag) DAG__ON_(flag)
+#define DAG__ON_(value) DAG__CAT(DAG__ON_WRITTEN_, DAG__SECOND_X(DAG__PROBE_WRITTEN value, 0, ~))(value)
+#define DAG__PROBE_WRITTEN(...) ~, 1,
+#define DAG__ON_WRITTEN_1(value) 1
+#define DAG__ON_WRITTEN_0(value) DAG__SECOND_X(DAG__PROBE_##value, 0, ~)
+#define DAG__PROBE_ ~, 1,
+#define DAG__PROBE_1 ~, 1,
+#if DAG__ON(DAG_BACKEND_OPENCL)
+#undef DAG_BACKEND_OPENCL
+#define DAG_BACKEND_OPENCL (1 + DAG_BACKEND_OPENCL_is_a_build_flag__in_code_the_backend_is_DAG_OPENCL)
+#endif
+#if DAG__ON(DAG_BACKEND_CUDA)
+#undef DAG_BACKEND_CUDA
+#define DAG_BACKEND_CUDA (1 + DAG_BACKEND_CUDA_is_a_build_flag__in_code_the_backend_is_DAG_CUDA)
+#endif
+#if DAG__ON(DAG_BACKEND_HIP)
+#undef DAG_BACKEND_HIP
+#define DAG_BACKEND_HIP (1 + DAG_BACKEND_HIP_is_a_build_flag__in_code_the_backend_is_DAG_HIP)
+#endif
+#if DAG__ON(DAG_BACKEND_LEVEL_ZERO)
+#undef DAG_BACKEND_LEVEL_ZERO
+#define DAG_BACKEND_LEVEL_ZERO (1 + DAG_BACKEND_LEVEL_ZERO_is_a_build_flag__in_code_the_backend_is_DAG_LEVEL_ZERO)
+#endif
+#if DAG__ON(DAG_BACKEND_MPI)
+#undef DAG_BACKEND_MPI
+#define DAG_BACKEND_MPI (1 + DAG_BACKEND_MPI_is_a_build_flag__not_a_dag_backend)
+#endif
+
 /* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
 #if !defined(__OPENCL_C_VERSION__)
 
@@ -277,6 +354,7 @@
 
 #ifdef __cplusplus
 #include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
+#include <cstring>            /* Val keeps a small value inside the argument */
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
 #else
@@ -479,7 +557,8 @@ typedef struct dag_arg {
     uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
                             dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
     uint32_t size;       /* value: bytes; span: bytes per element */
-    const void *ptr;     /* value: its bytes; span: first element */
+    const void *ptr;     /* value: its bytes (NULL: in `task`'s bytes, as C++'s Val keeps a small value, whose
+                            temporary dies with its statement); span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
     size_t cols, ld;     /* 2-D span: elements per row, elements between rows */
     dag_task task;       /* Fut */
@@ -625,7 +704,7 @@ dag_result dag_release(dag_task t);
    events not yet fulfilled. */
 typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
 dag_event dag_detach(void);
-dag_result dag_fulfill(dag_event event, dag_result status);
+dag_result dag_fulfill(dag_event event, int status);   /* DAG_OK, a dag_result, or a code from DAG_USER_ERROR up */
 
 void dag_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -783,24 +862,11 @@ static inline dag_arg dag__arg_future(dag_task t) {
 
 /* >>macros */
 #define DAG__EXPAND(...) __VA_ARGS__
-#define DAG__CAT(a, b) DAG__CAT_(a, b)
-#define DAG__CAT_(a, b) a##b
-#define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
-#define DAG__SECOND(a, b, ...) b
 #define DAG__PROBE_void ~, 1,
 #define DAG__IS_VOID(t) DAG__SECOND_X(DAG__PROBE_##t, 0, ~)
 #define DAG__IF_0(a, b) b
 #define DAG__IF_1(a, b) a
 #define DAG__IF_VOID(t) DAG__CAT(DAG__IF_, DAG__IS_VOID(t))
-/* DAG__ON(DAG_BACKEND_X): 1 where the program defines the flag (-DDAG_BACKEND_X
-   makes it 1; #define DAG_BACKEND_X, nothing), else 0. `defined` cannot come
-   out of a macro, and this can: so the #if tests, the device table and the
-   kernels' records are all made from the backend list. The flag arrives
-   expanded: 1, nothing, or its own name where it is not defined. */
-#define DAG__ON(flag) DAG__ON_(flag)
-#define DAG__ON_(value) DAG__SECOND_X(DAG__PROBE_##value, 0, ~)
-#define DAG__PROBE_ ~, 1,
-#define DAG__PROBE_1 ~, 1,
 #define DAG__PT(p) DAG__PT_ p
 #define DAG__PT_(t, n) t
 #define DAG__PN(p) DAG__PN_ p
@@ -1071,13 +1137,22 @@ static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 /* The C++ form of the set-up: dag_setup({.num_threads = 2}) in C++20, or
    dag_setup(desc) with a dag_desc variable (C's &(dag_desc){...} is not C++) */
 static inline dag_result dag_setup(const dag_desc &desc) { return dag_setup(&desc); }
+static inline const dag_options *dag__options_of(const dag_options &o) { return &o; }   /* DAG_OPTIONS */
 template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
     static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
     return dag_arg();
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    /* the temporary lives to the end of the spawn */
+    static_assert(sizeof(dag_task) == 16, "a small value fits in dag_arg's task field");
+    if (sizeof(T) <= sizeof(dag_task) && std::is_trivially_copyable<T>::value) {
+        /* a copy in the argument itself: an argument array built ahead of
+           its spawn (dag_spawn_args) outlives this statement's temporaries */
+        dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), NULL);
+        std::memcpy(&a.task, &x, sizeof(T));
+        return dag__arg_elem(a, dag__ref_tag<T>::value);
+    }
+    /* a larger value: the temporary lives to the end of the spawn's statement */
     return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
 #define DAG_VAL(x) dag__val_cpp(x)
@@ -1102,7 +1177,15 @@ extern "C" {
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
 #define DAG_SEQUENTIAL DAG__REGION_BLOCK(DAG_REGION_SEQUENTIAL, NULL)
 #define DAG_BULK DAG__REGION_BLOCK(DAG_REGION_BULK, NULL)
-#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, &(dag_options){__VA_ARGS__})
+#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, DAG_OPTIONS(__VA_ARGS__))
+/* Options written where they are used, in C and C++ alike:
+   dag_spawn_with(DAG_OPTIONS(.run_inline = n < 20), fib, Val(n - 1)). They
+   live to the end of the statement; dag.h copies what it keeps. */
+#ifdef __cplusplus
+#define DAG_OPTIONS(...) dag__options_of(dag_options{__VA_ARGS__})
+#else
+#define DAG_OPTIONS(...) ((const dag_options *)&(dag_options){__VA_ARGS__})
+#endif
 
 #ifndef DAG_NO_SHORT_NAMES
 #define In DAG_IN
@@ -1125,17 +1208,45 @@ extern "C" {
 #ifndef DAG_IMPLEMENTATION_INCLUDED
 #define DAG_IMPLEMENTATION_INCLUDED
 
+/* >>language: C11, or C++17 and later. The implementation is written in
+   C11; as C++ its atomics, thread-local storage and alignment map onto
+   <atomic>, thread_local and alignas, and its threads onto pthreads. The
+   device backends and the rank layer are C only: each stops at an #error. */
 #ifdef __cplusplus
-#error "dag.h: compile the implementation (DAG_IMPLEMENTATION) as C11; its public part works from C++"
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "dag.h: the implementation (DAG_IMPLEMENTATION) compiled as C++ needs C++17 (-std=c++17) or later"
 #endif
+#include <atomic>
+#define DAG__ATOMIC(T) std::atomic<T>
+#define DAG__THREAD_LOCAL thread_local
+#define DAG__ALIGNAS(n) alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+using std::memory_order_relaxed; using std::memory_order_acquire; using std::memory_order_release;
+using std::memory_order_acq_rel; using std::memory_order_seq_cst;
+using std::atomic_init; using std::atomic_load; using std::atomic_load_explicit; using std::atomic_store;
+using std::atomic_store_explicit; using std::atomic_exchange; using std::atomic_exchange_explicit;
+using std::atomic_compare_exchange_strong; using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak; using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add; using std::atomic_fetch_add_explicit; using std::atomic_fetch_sub;
+using std::atomic_fetch_sub_explicit; using std::atomic_fetch_or; using std::atomic_fetch_or_explicit;
+using std::atomic_fetch_and; using std::atomic_fetch_and_explicit; using std::atomic_thread_fence;
+#ifndef DAG_USE_PTHREADS
+#define DAG_USE_PTHREADS   /* <threads.h> is C's */
+#endif
+#else
 #if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
-#error "dag.h: the implementation needs C11 (-std=c11 or later)"
+#error "dag.h: the implementation needs C11 (-std=c11 or later), or C++17 as C++"
 #endif
 #if defined(__STDC_NO_ATOMICS__)
 #error "dag.h: the implementation needs C11 <stdatomic.h>"
 #endif
-
 #include <stdatomic.h>
+#define DAG__ATOMIC(T) _Atomic(T)
+#define DAG__THREAD_LOCAL _Thread_local
+#define DAG__ALIGNAS(n) _Alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <ctype.h>
@@ -1160,6 +1271,30 @@ extern "C" {
 #define DAG__VALIDATE 1
 #else
 #define DAG__VALIDATE 0
+#endif
+
+/* >>build options: the numbers a program may set (BUILD OPTIONS above
+   says what each does), with their defaults */
+#ifndef DAG_MAX_REGISTERED
+#define DAG_MAX_REGISTERED (1u << 24)
+#endif
+#ifndef DAG_STACK_BUDGET
+#define DAG_STACK_BUDGET (2u << 20)
+#endif
+#ifndef DAG_MAX_RESERVE_THREADS
+#define DAG_MAX_RESERVE_THREADS 256
+#endif
+#ifndef DAG_SLEEP_SAFETY_MS
+#define DAG_SLEEP_SAFETY_MS 100
+#endif
+#ifndef DAG_DEFAULT_BLOCK_TIME_US
+#define DAG_DEFAULT_BLOCK_TIME_US 5000
+#endif
+#ifndef DAG_MPI_MAX_RANKS
+#define DAG_MPI_MAX_RANKS 1024
+#endif
+#if DAG_MPI_MAX_RANKS < 1
+#error "dag.h: DAG_MPI_MAX_RANKS must be at least 1"
 #endif
 
 /* >>threads: a handful of primitives (thread, mutex, condition variable,
@@ -1272,6 +1407,8 @@ static int dag__core_count(void) {
 #endif
 }
 
+/* >>hints: to the compiler (likely branches, inlining), the processor (a
+   spin's pause) and helgrind */
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -1304,6 +1441,7 @@ static int dag__core_count(void) {
 #define DAG__HG_IGNORE(p, n) ((void)0)
 #endif
 
+/* >>records: the core's sizes and records, named ahead of their parts */
 #define DAG__CACHE_LINE 64
 #define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
@@ -1328,12 +1466,12 @@ typedef struct dag__span dag__span;   /* see >>spans */
    that the owner drains when its own list runs dry. No malloc in steady state. */
 typedef struct dag__free_node { struct dag__free_node *next; } dag__free_node;
 typedef struct dag__pool {
-    _Alignas(DAG__CACHE_LINE) dag__free_node *local;
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__free_node *) remote;   /* its own line: other threads write it */
-    _Alignas(DAG__CACHE_LINE) size_t object_size;
+    DAG__ALIGNAS(DAG__CACHE_LINE) dag__free_node *local;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__free_node *) remote;   /* its own line: other threads write it */
+    DAG__ALIGNAS(DAG__CACHE_LINE) size_t object_size;
     void **slabs;
     size_t num_slabs, cap_slabs;
-    _Atomic uint64_t objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
+    DAG__ATOMIC(uint64_t) objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
 } dag__pool;
 
 /* >>task */
@@ -1370,31 +1508,31 @@ enum {
 /* The first cache line holds everything a spawn writes and a finishing
    thread touches, so a task handed to another core moves one line each way. */
 struct dag__task {
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
-    _Atomic int32_t pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
-    _Atomic int32_t refs;
-    _Atomic uint32_t gen;
-    _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
-    _Atomic int16_t waiters;                /* threads in dag_wait on it */
-    _Atomic int16_t cancel;                 /* dag_cancel asked it to stop */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
+    DAG__ATOMIC(int32_t) pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
+    DAG__ATOMIC(int32_t) refs;
+    DAG__ATOMIC(uint32_t) gen;
+    DAG__ATOMIC(int32_t) status;                 /* dag_result or user code; 0 while fine */
+    DAG__ATOMIC(int16_t) waiters;                /* threads in dag_wait on it */
+    DAG__ATOMIC(int16_t) cancel;                 /* dag_cancel asked it to stop */
     uint32_t flags;                         /* DAG__TF_* */
     const dag_task_desc *desc;
     dag__region *region;                    /* the waiting region it counts toward */
     dag__extra *extra;                      /* rare parts, or NULL */
-    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
+    DAG__ATOMIC(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
     /* set once per record, or only by rare paths */
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
-    _Atomic int32_t ended;                  /* 1: its region has ended (result kept or dropped, failure
+    DAG__ATOMIC(int32_t) ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
     /* the task whose body spawned it, and how deep that nesting is: a
        waiting body asks whether a task is below it (dag__descends_from)
        of tasks it does not hold, so they are atomic */
-    _Atomic(dag__task *) parent;
-    _Atomic uint32_t level;
-    _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
-    _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
+    DAG__ATOMIC(dag__task *) parent;
+    DAG__ATOMIC(uint32_t) level;
+    DAG__ALIGNAS(16) unsigned char args[DAG__INLINE_ARGS];
+    DAG__ALIGNAS(16) unsigned char result[DAG__INLINE_RESULT];
 };
 
 /* >>regions */
@@ -1410,14 +1548,14 @@ typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__tas
 #define DAG__OWNER ((int64_t)1 << 40)
 
 struct dag__region {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t count;   /* see above; written by finishing tasks */
-    _Atomic int32_t cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
-    _Alignas(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
-    _Atomic int32_t first_error;           /* first failure of a task of its own */
-    _Atomic int32_t first_cancel;          /* first dependency failure */
-    _Atomic(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
-    _Atomic(const char *) failed_name;     /* the task whose failure came first */
-    _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) count;   /* see above; written by finishing tasks */
+    DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
+    DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
+    DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
+    DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
+    DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
+    DAG__ATOMIC(const char *) failed_name;     /* the task whose failure came first */
+    DAG__ATOMIC(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
     dag__task *parent;                     /* the task whose body spawns here (NULL: a program thread) */
@@ -1455,12 +1593,12 @@ struct dag__context {
 };
 
 /* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
-typedef struct dag__ring { int64_t size; _Atomic(dag__task *) *slots; struct dag__ring *older; } dag__ring;
+typedef struct dag__ring { int64_t size; DAG__ATOMIC(dag__task *) *slots; struct dag__ring *older; } dag__ring;
 typedef struct dag__deque {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t top;
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t bottom;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) top;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) bottom;
     int64_t top_seen;   /* owner only: a past value of top, which only grows */
-    _Atomic(dag__ring *) ring;
+    DAG__ATOMIC(dag__ring *) ring;
 } dag__deque;
 
 /* >>worker */
@@ -1470,28 +1608,28 @@ struct dag__worker {
     uint64_t rng;
     dag__mutex mail_lock;
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
-    _Atomic int32_t mail_count;
-    _Atomic uint64_t mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
+    DAG__ATOMIC(int32_t) mail_count;
+    DAG__ATOMIC(uint64_t) mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
     /* sleeping (see >>sleep) */
     dag__mutex park_lock;                  /* with cond: where it sleeps, or parks as a reserve */
     dag__cond cond;
-    _Atomic int sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
-    _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
+    DAG__ATOMIC(int) sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
+    DAG__ATOMIC(uint64_t) sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
-    _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
-    _Atomic uint64_t records_out, records_back;       /* task records it took from a pool, and gave back */
+    DAG__ATOMIC(uint64_t) spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    DAG__ATOMIC(uint64_t) records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
     int64_t isolate_mark;                  /* isolate's deque_mark */
     dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
     int num_free_regions;
     int just_stole;
-    /* waiting (see >>waits) */
+    /* waiting (see >>helping) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
-    _Atomic(const void *) waiting_for;     /* a task or region, while asleep in a wait */
-    _Atomic int blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
+    DAG__ATOMIC(const void *) waiting_for;     /* a task or region, while asleep in a wait */
+    DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
-    _Atomic int parked;                    /* a reserve thread out of service (set under sleep_lock) */
+    DAG__ATOMIC(int) parked;                    /* a reserve thread out of service (set under sleep_lock) */
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1518,48 +1656,45 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 /* >>data: registered spans, in pages of DAG__DATA_PAGE slots made as they
    are needed; the pages' directory (8 bytes a page, in dag__g) has room for
    DAG_MAX_REGISTERED spans registered at once (a dag_array tile is one) */
-#ifndef DAG_MAX_REGISTERED
-#define DAG_MAX_REGISTERED (1u << 24)
-#endif
 #define DAG__DATA_PAGE 1024
 #define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
-_Static_assert(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
+DAG__STATIC_ASSERT(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
                "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
 typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
-    _Atomic int phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
-    _Atomic uint32_t live_epoch;           /* the running set-up cycle; 0 while not running */
+    DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    DAG__ATOMIC(uint32_t) live_epoch;           /* the running set-up cycle; 0 while not running */
     uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
     int throttle;
     dag__worker *workers;
-    _Atomic int stop;
+    DAG__ATOMIC(int) stop;
     dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
-    _Atomic int sleepers;
+    DAG__ATOMIC(int) sleepers;
     uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
     int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
     dag__mutex inject_lock;
     dag__task *inject_head, *inject_tail;
-    _Atomic int32_t inject_count;
+    DAG__ATOMIC(int32_t) inject_count;
     /* ready tasks with a priority */
     dag__mutex prio_lock;
     dag__task **heap;
     size_t heap_count, heap_cap;
-    _Atomic int32_t prio_count;
-    /* reserve threads (>>waits): workers beyond num_workers that stand in
+    DAG__ATOMIC(int32_t) prio_count;
+    /* reserve threads (>>helping): workers beyond num_workers that stand in
        for threads blocked in a wait, in workers[num_workers...] */
     int cap_workers;                       /* num_workers + the most reserve threads */
-    _Atomic int num_slots;                 /* workers started: num_workers + reserve threads */
-    _Atomic int blocked;                   /* threads blocked in a wait */
-    _Atomic int reserve_active;            /* reserve threads in service */
+    DAG__ATOMIC(int) num_slots;                 /* workers started: num_workers + reserve threads */
+    DAG__ATOMIC(int) blocked;                   /* threads blocked in a wait */
+    DAG__ATOMIC(int) reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
-    _Atomic int regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
+    DAG__ATOMIC(int) regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
     /* results kept past their regions (>>kept results) */
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
@@ -1571,20 +1706,23 @@ typedef struct dag__state {
     int guest_key_ok;
     dag__worker *guests;
     dag__context *guest_contexts;
-    _Atomic int closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
-    _Atomic int exits_running;             /* guest exits draining now: dag_shutdown waits for them */
+    DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     /* trace */
-    _Atomic int tracing;
-    _Atomic uint64_t next_trace_id;
+    DAG__ATOMIC(int) tracing;
+    DAG__ATOMIC(uint64_t) next_trace_id;
     uint64_t trace_epoch;
     char *trace_path;                      /* written at dag_shutdown (dag_desc.trace_path, DAG_TRACE) */
     /* backends */
     bool backend_ok[DAG_BACKEND_COUNT];
     char backend_status[DAG_BACKEND_COUNT][256];
-    _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
+    DAG__ATOMIC(int) fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
+    /* settings without a dag_desc field (>>defaults) */
+    const char *devices_from;              /* where desc.devices came from: "dag_desc.devices" or "DAG_DEVICES" */
+    bool ranks_progress_thread;            /* DAG_MPI_PROGRESS=thread: the rank layer's thread alone completes messages */
     /* data */
     dag__mutex data_lock;
-    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGES];
+    DAG__ATOMIC(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
     /* detached events (>>detach) */
@@ -1595,10 +1733,10 @@ typedef struct dag__state {
 } dag__state;
 
 static dag__state dag__g;
-static _Thread_local dag__worker *dag__tls_worker;
-static _Thread_local dag__context *dag__tls_ctx;
-static _Thread_local uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
-static _Thread_local dag_result dag__tls_last_region = DAG_OK;
+static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
+static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
+static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
+static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -1608,6 +1746,9 @@ static dag__context dag__main_ctx;
 #define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
 #define DAG__BACKEND_ON(e, field, name, word, device, flag, ...) DAG__ON(flag) ||
 #if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON) 0   /* some -DDAG_BACKEND_X of the list */
+#ifdef __cplusplus
+#error "dag.h: the device backends are C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_DEVICES 1
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s);
@@ -1670,10 +1811,30 @@ static inline void dag__devices_trace_clear(void) {}
 #endif
 
 /* >>mpi seam: what the core asks of the rank layer (dag_backends/dag_mpi.h,
-   included at the end of the implementation with -DDAG_BACKEND_MPI). The
-   program thread's spawns are collective: every rank makes them in the same
-   order, and the rank layer decides where each runs. Without it, one rank. */
+   included at the end of the implementation with -DDAG_BACKEND_MPI), and
+   the calls of the core it may use. The program thread's spawns are
+   collective: every rank makes them in the same order, and the rank layer
+   decides where each runs. Without it, one rank. */
+/* The calls after which data is current on each owner, collective over ranks */
+enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
+/* The core's calls for the rank layer, defined in the core's layers (with
+   dag__cancel_asked, dag__cause_new and dag__cause_what; task records are
+   only passed by pointer). The main context is the program's: that of
+   the thread that set up, outside any task. */
+static inline bool dag__is_main(const dag__context *ctx);
+static inline bool dag__on_main(void);   /* this thread runs in the main context */
+static inline uint32_t dag__main_open_regions(void);
+static inline dag_task dag__main_refuse(int code, const char *fmt, ...);   /* a spawn of the main context refused */
+static inline dag__task *dag__body_task(void);   /* the task whose body this thread runs */
+static inline const char *dag__task_cause(dag__task *t);   /* why its input failed ("name\0what"); NULL: it did not */
+static inline void dag__task_fail(dag__task *t, int status, const char *cause);   /* quietly, unless already failed */
+static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of h's record; NULL once it has gone */
+static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride);   /* false: none */
+static inline void dag__data_place(dag_data h, void *memory);   /* this rank's packed copy of h (NULL: none) */
 #if defined(DAG_BACKEND_MPI)
+#ifdef __cplusplus
+#error "dag.h: the rank layer (-DDAG_BACKEND_MPI) is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_MPI 1
 static bool dag__mpi_collective(const dag__context *ctx);   /* this spawn is made on every rank */
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt);
@@ -1685,13 +1846,13 @@ static bool dag__mpi_ready(dag_task h);
    true with *here set when this rank ran it, else its status as known here
    (0 while not known) and, when it failed, a message */
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
-static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down);   /* before a region drains: data home */
-static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
+static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* before one drains: data home */
+static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
-static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
-static int dag__mpi_setup(void);
+static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
+static int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone);
 static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
 #define DAG__HAS_MPI 0
@@ -1711,13 +1872,16 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
     *status = 0;
     return false;
 }
-static inline void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) { DAG__NONE(ctx); DAG__NONE(shutting_down); }
+static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DAG__NONE(ctx); DAG__NONE(end); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
-static inline int dag__mpi_setup(void) { return 0; }
+static inline int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone) {
+    DAG__NONE(simulate_ranks); DAG__NONE(cache_limit); DAG__NONE(progress_thread_alone);
+    return 0;
+}
 static inline int dag__mpi_shutdown(void) { return 0; }
 int dag_rank(void) { return 0; }
 int dag_num_ranks(void) { return 1; }
@@ -1815,7 +1979,7 @@ static void dag__list_push(dag__task_list *l, dag__task *t) {
 
 /* >>pool implementation */
 static void dag__pool_init(dag__pool *p, size_t object_size) {
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);   /* atomics zeroed: no thread sees it yet */
     p->object_size = (object_size + 15) / 16 * 16;
     atomic_init(&p->remote, NULL);
 }
@@ -1869,7 +2033,7 @@ static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
 static void dag__pool_destroy(dag__pool *p) {
     for (size_t i = 0; i < p->num_slabs; i++) DAG_FREE(p->slabs[i]);
     DAG_FREE(p->slabs);
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);
 }
 
 /* >>deque implementation */
@@ -1877,7 +2041,7 @@ static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
     dag__ring *r = (dag__ring *)dag__xmalloc(sizeof *r);
     r->size = size;
     r->older = older;
-    r->slots = (_Atomic(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
+    r->slots = (DAG__ATOMIC(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
     for (int64_t i = 0; i < size; i++) atomic_init(&r->slots[i], NULL);
     DAG__HG_IGNORE(r->slots, (size_t)size * sizeof *r->slots);
     return r;
@@ -2074,8 +2238,11 @@ static void dag__wake_all(void) {
 /* >>ready: where a task goes once its last predecessor finishes */
 
 /* The workers (of the first 64) a scope allows, as bits. */
+static uint64_t dag__all_worker_bits(void) {
+    return dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+}
 static uint64_t dag__scope_worker_bits(const dag_scope *s) {
-    uint64_t all = dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+    uint64_t all = dag__all_worker_bits();
     if (s->all_threads) return all;
     uint64_t b = s->threads;
     if (s->thread > 0 && s->thread <= 64) b |= DAG_THREAD_BIT(s->thread);
@@ -2452,7 +2619,7 @@ static dag__region *dag__region_alloc(dag__worker *w) {
         dag__free_regions = r->outer;
     } else {
         r = (dag__region *)dag__xmalloc_aligned(sizeof *r);
-        memset(r, 0, sizeof *r);
+        memset((void *)r, 0, sizeof *r);
         if (dag__num_all_regions == dag__cap_all_regions) {
             dag__cap_all_regions = dag__cap_all_regions ? dag__cap_all_regions * 2 : 64;
             dag__all_regions = (dag__region **)dag__xrealloc(dag__all_regions, dag__cap_all_regions * sizeof(dag__region *));
@@ -2534,6 +2701,25 @@ static const char *dag__cause_new(const char *name, const char *what) {
     return c->text;
 }
 static const char *dag__cause_what(const char *cause) { return cause + strlen(cause) + 1; }
+
+/* For the rank layer (>>mpi seam): a task's failure as its messages carry
+   it. dag__task_fail sets what is not set yet, as dag_fail and dag_fulfill
+   do, but logs nothing: the rank where it failed has said it. */
+static inline const char *dag__task_cause(dag__task *t) { return atomic_load(&t->failed_dep); }
+static inline void dag__task_fail(dag__task *t, int status, const char *cause) {
+    const char *none = NULL;
+    int32_t ok = 0;
+    if (cause) atomic_compare_exchange_strong(&t->failed_dep, &none, cause);
+    if (status) atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
+}
+static inline const char *dag__handle_cause(dag_task h) {
+    const char *cause = NULL;
+    if (h.ptr && dag__ref_handle(h)) {
+        cause = dag__task_cause(h.ptr);
+        dag__decref(dag__tls_worker, h.ptr);
+    }
+    return cause;
+}
 
 /* A task that failed by itself: its cause, from its status and dag_fail's words. */
 static const char *dag__own_cause(dag__task *t, int status) {
@@ -2995,7 +3181,7 @@ static dag__task *dag__uninject_under(dag__task *s) {
    - the top of the priority heap, the first few of the shared queue, and
      the oldest task of each other deque, each taken only if below S.
    When it finds nothing it may run, it blocks and a reserve thread runs in
-   its place (see >>waits). */
+   its place (see >>helping). */
 static dag__task *dag__find_work(dag__worker *w) {
     dag__task *s = w->isolate;
     if (DAG__LIKELY(!s)) return dag__find_any(w);
@@ -3081,9 +3267,6 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
 /* Sleeps until woken, work appears, `done` holds, or a safety timeout
    (DAG_SLEEP_SAFETY_MS: a wake-up is never lost, so this only bounds the
    cost of a bug; tests set it to an hour so that a lost one hangs). */
-#ifndef DAG_SLEEP_SAFETY_MS
-#define DAG_SLEEP_SAFETY_MS 100
-#endif
 static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     atomic_store(&w->waiting_for, arg);
     atomic_store(&w->sleep_state, DAG__ASLEEP);
@@ -3130,8 +3313,8 @@ static bool dag__spin_more(int idle, uint64_t *since) {
     return true;
 }
 
-/* >>waits: a waiting thread runs tasks until what it waits for is done; it
-   never just blocks while it can help. Two things stop it helping:
+/* >>helping: a waiting thread runs tasks until what it waits for is done;
+   it never just blocks while it can help. Two things stop it helping:
    - inside a body it may run only what that body spawned (>>find work);
    - its stack has DAG_STACK_BUDGET bytes of nested tasks on it already.
    Then it blocks, and a reserve thread (workers[num_workers...], started
@@ -3139,12 +3322,6 @@ static bool dag__spin_more(int idle, uint64_t *since) {
    so the threads running tasks stay at num_threads whatever the program
    waits for. Before it blocks it checks that what it waits for does not
    need its own task to finish first (DAG_ERR_WAIT_CYCLE). */
-#ifndef DAG_STACK_BUDGET
-#define DAG_STACK_BUDGET (2u << 20)   /* bytes of a thread's stack nested tasks may use */
-#endif
-#ifndef DAG_MAX_RESERVE_THREADS
-#define DAG_MAX_RESERVE_THREADS 256
-#endif
 
 /* Where the stack is now: the address of a local. */
 static DAG__NOINLINE uintptr_t dag__stack_here(void) {
@@ -3259,7 +3436,7 @@ static void dag__reserve_top_up(void) {
             DAG__HB(&dag__g.num_slots);
             atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
         } else {
-            static _Atomic int said;
+            static DAG__ATOMIC(int) said;
             if (!atomic_exchange(&said, 1))
                 dag_log(DAG_LOG_WARN, DAG_OK, "all %d reserve threads stand in for blocked waits; more waits "
                         "block with fewer threads running (raise DAG_MAX_RESERVE_THREADS)", DAG_MAX_RESERVE_THREADS);
@@ -3311,7 +3488,7 @@ static void dag__stand_down(dag__worker *w) {
    spins briefly (a task may be about to appear), then sleeps until woken.
    Inside a task body it first registers its wait (a cycle is an error,
    not a hang), and blocks, bringing in a reserve thread, when work it may
-   not run is queued (see >>waits). `on` is the task waited for, if any.
+   not run is queued (see >>helping). `on` is the task waited for, if any.
    Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
@@ -3511,14 +3688,14 @@ static void dag__entry_release(dag__worker *w, dag__domain *d, dag__entry *e) {
     d->free_entries = e;
 }
 
-static dag__entry *dag__table_find(dag__domain *d, const dag__span *s) {
+static dag__entry *dag__domain_find(dag__domain *d, const dag__span *s) {
     size_t mask = d->cap - 1, i = dag__span_hash(s) & mask;
     for (dag__entry *e; (e = d->table[i]); i = (i + 1) & mask)
         if (dag__span_eq(&e->span, s)) return e;
     return NULL;
 }
 
-static void dag__table_put(dag__domain *d, dag__entry *e) {
+static void dag__domain_put(dag__domain *d, dag__entry *e) {
     size_t mask = d->cap - 1, i = dag__span_hash(&e->span) & mask;
     while (d->table[i]) i = (i + 1) & mask;
     d->table[i] = e;
@@ -3624,7 +3801,7 @@ static DAG__NOINLINE void dag__domain_sweep(dag__worker *w, dag__domain *d) {
     d->root = NULL;
     while (keep) {
         dag__entry *n = keep->next_free;
-        dag__table_put(d, keep);
+        dag__domain_put(d, keep);
         d->root = dag__treap_insert(d->root, keep);
         keep = n;
     }
@@ -3639,7 +3816,7 @@ static void dag__domain_grow(dag__domain *d) {
     memset(d->table, 0, d->cap * sizeof *d->table);
     d->count = 0;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i]) dag__table_put(d, old[i]);
+        if (old[i]) dag__domain_put(d, old[i]);
     DAG_FREE(old);
 }
 
@@ -3735,7 +3912,7 @@ static void dag__add_reader(dag__worker *w, dag__entry *e, dag__task *t) {
    record it as the span's last writer or as one more reader. */
 static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s, int mode) {
     dag__worker *w = st->w;
-    dag__entry *e = dag__table_find(d, s);
+    dag__entry *e = dag__domain_find(d, s);
     if (DAG__UNLIKELY(!e)) {
         if (d->count >= d->sweep_at) dag__domain_sweep(w, d);
         if ((d->count + 1) * 2 > d->cap) dag__domain_grow(d);
@@ -3746,7 +3923,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
             d->hits[i]->overlapped = 1;
             e->overlapped = 1;
         }
-        dag__table_put(d, e);
+        dag__domain_put(d, e);
         d->root = dag__treap_insert(d->root, e);
     } else if (e->overlapped) {
         d->num_hits = 0;
@@ -3845,12 +4022,23 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     return r;
 }
 
+/* For the rank layer (>>mpi seam): the program's main context, the regions
+   open in it, and the task whose body this thread runs. */
+static inline bool dag__is_main(const dag__context *ctx) { return ctx == &dag__main_ctx; }
+static inline bool dag__on_main(void) { return dag__tls_ctx == &dag__main_ctx; }
+static inline uint32_t dag__main_open_regions(void) {
+    uint32_t n = 0;
+    for (dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx); r && r != dag__main_ctx.root; r = r->outer) n++;
+    return n;
+}
+static inline dag__task *dag__body_task(void) { return dag__tls_ctx->task; }
+
 /* Only a scope naming some workers (not all of them, nor every processor)
    pins a task to them; a set of every worker is no constraint at all. */
 static bool dag__scope_pins_workers(const dag_scope *s) {
     if (!(s->thread || s->threads) || s->all_threads || s->any_processor) return false;
     if (dag__g.num_workers > 64) return true;
-    return dag__scope_worker_bits(s) != dag__scope_worker_bits(&(dag_scope){ .all_threads = 1 });
+    return dag__scope_worker_bits(s) != dag__all_worker_bits();
 }
 
 static dag_options dag__merge_options(dag_options base, const dag_options *o) {
@@ -3983,6 +4171,25 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     dag__data_slot *s = &page[index % DAG__DATA_PAGE];
     if (!s->live || s->gen != (uint32_t)(h.id >> 32)) return NULL;
     return s;
+}
+
+/* For the rank layer (>>mpi seam): a registered span's pointer and shape,
+   and where this rank keeps its copy of a span another rank owns (packed:
+   its rows one after another; NULL: none). */
+static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return false;
+    *ptr = s->ptr;
+    *rows = s->rows;
+    *width = s->width;
+    *stride = s->stride;
+    return true;
+}
+static inline void dag__data_place(dag_data h, void *memory) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return;
+    s->ptr = memory;
+    if (memory) s->stride = s->width;
 }
 
 /* A span of rows runs, `per_row` elements of `size` bytes apart, whose
@@ -4153,6 +4360,8 @@ static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out, int32_t ref
         DAG__HG_IGNORE(t, offsetof(dag__task, flags));
         DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
         DAG__HG_IGNORE(&t->ended, sizeof t->ended);
+        DAG__HG_IGNORE(&t->parent, sizeof t->parent);   /* read by waiting threads before they hold it */
+        DAG__HG_IGNORE(&t->level, sizeof t->level);
     }
     atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
     DAG__COUNT(w->records_out, 1);
@@ -4201,7 +4410,7 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
                            const int *modes, int num_spans) {
     dag__domain *d = ctx->domain;
     for (int k = 0; d && k < num_spans; k++) {
-        dag__entry *e = dag__table_find(d, &spans[k]);
+        dag__entry *e = dag__domain_find(d, &spans[k]);
         if (e && !dag__quiet_entry(t, e, modes[k])) return false;
         if (!e || e->overlapped) {
             d->num_hits = 0;
@@ -4251,7 +4460,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
                                                   const dag__span *spans, const int *modes, int num_spans) {
     for (int k = 0; ctx->domain && k < num_spans; k++) {
         if (!(modes[k] & DAG_ACCESS_OUT)) continue;
-        dag__entry *e = dag__table_find(ctx->domain, &spans[k]);
+        dag__entry *e = dag__domain_find(ctx->domain, &spans[k]);
         if (!e) continue;
         if (e->writer) dag__decref(w, e->writer);
         for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
@@ -4357,7 +4566,7 @@ static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_a
         }
         uint64_t ld = spans[k].stride / elems[k];
         dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
-                     DAG__TAG_OF(ld), sizeof ld);
+                     DAG__TAG_OF_TYPE(uint64_t), sizeof ld);
         span_of_param[i] = (int8_t)(-2 - k);
     }
     return 0;
@@ -4366,11 +4575,14 @@ static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_a
 /* Logs a failed spawn. Inside a region only the first is logged (a loop of
    127 bad spawns says it once); dag_region_end counts the rest. Outside
    any region each one is. */
-static DAG__NOINLINE void dag__spawn_err(dag__region *r, int code, const char *fmt, ...) {
+static void dag__spawn_verr(dag__region *r, int code, const char *fmt, va_list ap) {
     if (r && r->counter && r->counter->kind != 0 && r->counter->spawn_failures++ > 0) return;
+    dag__vlog(DAG_LOG_ERROR, code, fmt, ap);
+}
+static DAG__NOINLINE void dag__spawn_err(dag__region *r, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    dag__vlog(DAG_LOG_ERROR, code, fmt, ap);
+    dag__spawn_verr(r, code, fmt, ap);
     va_end(ap);
 }
 
@@ -4378,6 +4590,17 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h = dag__handle(NULL, (uint32_t)code, 0);   /* a handle with no record carries its error */
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
     return h;
+}
+
+/* For the rank layer (>>mpi seam): a spawn of the main context refused,
+   logged and counted in its innermost region as dag_spawn's own are. */
+static inline dag_task dag__main_refuse(int code, const char *fmt, ...) {
+    dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx);
+    va_list ap;
+    va_start(ap, fmt);
+    dag__spawn_verr(r, code, fmt, ap);
+    va_end(ap);
+    return dag__failed_handle(r, code);
 }
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
@@ -4689,6 +4912,10 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     return DAG_OK;
 }
 
+/* A value argument's bytes: where Val put them (C++ keeps a small one in
+   the argument itself: see DAG_VAL). */
+static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr ? a->ptr : (const void *)&a->task; }
+
 /* Step 2, a value of another type than the parameter's (off the hot path):
    converted as a C call would, or refused with both types and the fix. A
    pointer goes into a pointer to the same type of number (of any sign), or
@@ -4716,7 +4943,7 @@ static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, 
                                                                     : dag__tag_name(want_tag));
         why = sa->detail_buf;
     }
-    if (!why && !dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
+    if (!why && !dag__convert(slot, (int)p->tag, p->size, dag__value_bytes(a), a->tag, a->size)) {
         snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
                  (unsigned)p->size, a->tag ? "" : " (Val of a struct passes its bytes: the sizes must match)");
         why = sa->detail_buf;
@@ -4734,10 +4961,11 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     switch (a->kind) {
     case DAG__ARG_VALUE:
         if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
+            const void *v = dag__value_bytes(a);
             switch (p->size) {   /* sizes the compiler knows: a move, not a call */
-            case 8: memcpy(slot, a->ptr, 8); break;
-            case 4: memcpy(slot, a->ptr, 4); break;
-            default: memcpy(slot, a->ptr, p->size); break;
+            case 8: memcpy(slot, v, 8); break;
+            case 4: memcpy(slot, v, 4); break;
+            default: memcpy(slot, v, p->size); break;
             }
             return DAG_OK;
         }
@@ -4815,7 +5043,8 @@ static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, d
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
-            t->flags |= (opt->discard_results ? DAG__TF_DISCARD : 0u) | (opt->keep_results ? DAG__TF_KEEP : 0u);
+            t->flags |= (opt->discard_results ? (uint32_t)DAG__TF_DISCARD : 0u) |
+                        (opt->keep_results ? (uint32_t)DAG__TF_KEEP : 0u);
         dag__retain(w, r->counter, t);   /* its reference came with the record */
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
@@ -4947,9 +5176,9 @@ static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *
         const dag__param *p = &desc->params[i];
         unsigned char *slot = packed + p->offset;
         switch (p->size) {   /* sizes the compiler knows: a move, not a call */
-        case 8: memcpy(slot, args[i].ptr, 8); break;
-        case 4: memcpy(slot, args[i].ptr, 4); break;
-        default: memcpy(slot, args[i].ptr, p->size); break;
+        case 8: memcpy(slot, dag__value_bytes(&args[i]), 8); break;
+        case 4: memcpy(slot, dag__value_bytes(&args[i]), 4); break;
+        default: memcpy(slot, dag__value_bytes(&args[i]), p->size); break;
         }
     }
 }
@@ -5012,9 +5241,14 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
 }
 
 /* >>waiting */
+/* A handle with no record carries the error its spawn met, or is invalid (zero). */
+static dag_result dag__handle_error(dag_task h) {
+    return (dag_result)(h.gen ? (int)h.gen : (int)DAG_ERR_INVALID_HANDLE);
+}
+
 dag_result dag_wait(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
         dag__kept_view v;
@@ -5056,7 +5290,7 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
 
 dag_result dag_task_result(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
@@ -5068,8 +5302,8 @@ dag_result dag_task_result(dag_task h) {
 const char *dag_task_message(dag_task h) {
     /* a few buffers in turn, so that printf("%s %s", dag_task_message(a),
        dag_task_message(b)) prints both */
-    static _Thread_local char bufs[8][640];
-    static _Thread_local unsigned turn;
+    static DAG__THREAD_LOCAL char bufs[8][640];
+    static DAG__THREAD_LOCAL unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
@@ -5121,7 +5355,7 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 
 dag_result dag_cancel(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
     if (!dag__done(h.ptr) && !atomic_exchange(&h.ptr->cancel, 1)) {
@@ -5152,7 +5386,7 @@ bool dag_cancelled(void) {
 
 dag_result dag_release(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
@@ -5406,13 +5640,15 @@ dag_result dag_region_end(dag_region token) {
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
-    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx, false);   /* each rank's data home, in the region */
+    bool waits = datadeps || r->kind == DAG_REGION_SEQUENTIAL;
+    if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
+        dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
-        if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     }
+    if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, err);
     dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
     return dag__tls_last_region;
 }
@@ -5461,18 +5697,22 @@ dag_result dag_wait_all(void) {
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
+    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);   /* each rank's data home first */
     dag__region *root = ctx->root;
-    if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
-    dag__drain(w, root);
-    int err = dag__region_error(root);
-    int e = dag__devices_settle(false, !ctx->task);
-    if (!err) err = e;
-    dag__region_release(w, root);
-    atomic_store(&root->first_error, 0);
-    atomic_store(&root->cancelled, 0);
-    atomic_store(&root->first_cancel, 0);
-    atomic_store(&root->failed_name, NULL);
-    root->spawn_error = 0;
+    int err = DAG_OK;
+    if (root) {
+        dag__drain(w, root);
+        err = dag__region_error(root);
+        int e = dag__devices_settle(false, !ctx->task);
+        if (!err) err = e;
+        dag__region_release(w, root);
+        atomic_store(&root->first_error, 0);
+        atomic_store(&root->cancelled, 0);
+        atomic_store(&root->first_cancel, 0);
+        atomic_store(&root->failed_name, NULL);
+        root->spawn_error = 0;
+    }
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
@@ -5577,10 +5817,12 @@ dag_event dag_detach(void) {
     return ev;
 }
 
-dag_result dag_fulfill(dag_event event, dag_result status) {
+dag_result dag_fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
-    dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
-    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    /* a pool thread (an idle worker completing messages) has its record; a
+       thread new to dag.h gets one */
+    bool known = dag__tls_worker && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed);
+    if (!known && !dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
     dag__mutex_lock(&dag__g.event_lock);
@@ -5615,9 +5857,154 @@ dag_result dag_fulfill(dag_event event, dag_result status) {
     return DAG_OK;
 }
 
+/* >>environment: the values of DAG_NUM_THREADS, DAG_WAIT_POLICY,
+   DAG_BLOCKTIME, DAG_LOG, DAG_DEVICES, DAG_SIMULATE_RANKS and
+   DAG_MPI_PROGRESS (>>defaults reads them). A value that does not parse
+   is reported and ignored. */
+static int dag__env_int(const char *name, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: not a whole number from %d to %d; ignored", name, v, lo, hi);
+        return 0;
+    }
+    return (int)n;
+}
+
+static bool dag__env_is(const char *v, const char *word) {
+    for (; *v && *word; v++, word++)
+        if (tolower((unsigned char)*v) != *word) return false;
+    return !*v && !*word;
+}
+
+/* dag_desc.log_level, or DAG_LOG where it is 0 (0 stays: the logger's default). */
+static dag_log_level dag__log_level(dag_log_level asked) {
+    static const char *const words[] = { "none", "error", "warn", "info" };
+    static const dag_log_level levels[] = { DAG_LOG_NONE, DAG_LOG_ERROR, DAG_LOG_WARN, DAG_LOG_INFO };
+    if (asked == DAG_LOG_NONE || asked == DAG_LOG_ERROR || asked == DAG_LOG_WARN || asked == DAG_LOG_INFO) return asked;
+    if ((int)asked != 0) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: log_level %d is not a dag_log_level; using the default",
+                (int)asked);
+        return (dag_log_level)0;
+    }
+    const char *v = getenv("DAG_LOG");
+    if (!v || !*v) return (dag_log_level)0;
+    for (int i = 0; i < 4; i++)
+        if (dag__env_is(v, words[i]) || (i == 2 && dag__env_is(v, "warning"))) return levels[i];
+    dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_LOG=%s: not none, error, warn or info; ignored", v);
+    return (dag_log_level)0;
+}
+
+/* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
+static uint64_t dag__wait_window(dag_desc *d) {
+    const char *v = getenv("DAG_WAIT_POLICY");
+    if (d->wait_policy == DAG_WAIT_DEFAULT && v && *v) {
+        if (dag__env_is(v, "active")) d->wait_policy = DAG_WAIT_ACTIVE;
+        else if (dag__env_is(v, "passive")) d->wait_policy = DAG_WAIT_PASSIVE;
+        else if (!dag__env_is(v, "default"))
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_WAIT_POLICY=%s: not active, passive or default; ignored", v);
+    }
+    if (d->wait_policy == DAG_WAIT_ACTIVE) return UINT64_MAX;
+    if (d->wait_policy == DAG_WAIT_PASSIVE) return 0;
+    if (d->wait_policy != DAG_WAIT_DEFAULT)
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: wait_policy %d is not a dag_wait_policy; using the default",
+                (int)d->wait_policy);
+    d->wait_policy = DAG_WAIT_DEFAULT;
+    v = getenv("DAG_BLOCKTIME");
+    if (d->block_time_us <= 0 && v && *v) {   /* as KMP_BLOCKTIME: a bare number is milliseconds */
+        char *end;
+        double n = strtod(v, &end);
+        double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
+        if (dag__env_is(v, "infinite")) return UINT64_MAX;
+        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
+                    "infinite; ignored", v);
+        else
+            return (uint64_t)(n * unit * 1000);
+    }
+    return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
+}
+
+/* DAG_DEVICES / dag_desc.devices: "none", "all", or a comma-separated list
+   of backends, each alone (all its devices) or with a device number from 1
+   ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
+   reason in why, when spec does not parse. */
+static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
+    static const char *const words[DAG_BACKEND_COUNT][2] = { DAG__BACKENDS(DAG__BACKEND_WORDS) };
+    for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
+    allowed[DAG_CPU] = ~(uint64_t)0;
+    const char *p = spec;
+    for (;;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, ":, ");
+        char word[16] = "";
+        if (n == 0 || n >= sizeof word) break;
+        for (size_t i = 0; i < n; i++) word[i] = (char)tolower((unsigned char)p[i]);
+        p += n;
+        int b = -1;
+        bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
+        for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
+            for (int j = 0; j < 2; j++)
+                if (!strcmp(word, words[k][j])) b = k;
+        if (b < 0 && !all && !none) {   /* "'x' is not none, all, opencl, cuda, hip or ze", from the list */
+            int used = snprintf(why, size, "'%s' is not none, all", word);
+            for (int k = 1; k < DAG_BACKEND_COUNT && used >= 0 && (size_t)used < size; k++)
+                used += snprintf(why + used, size - (size_t)used, "%s%s", k + 1 < DAG_BACKEND_COUNT ? ", " : " or ",
+                                 words[k][1]);
+            return false;
+        }
+        uint64_t which = ~(uint64_t)0;
+        if (*p == ':') {
+            char *end;
+            long num = strtol(p + 1, &end, 10);
+            if (end == p + 1 || num < 1 || num > 64 || b < 0) {
+                snprintf(why, size, "after '%s:' comes a device number from 1 to 64%s", word,
+                         b < 0 ? " of a backend" : "");
+                return false;
+            }
+            which = (uint64_t)1 << (num - 1);
+            p = end;
+        }
+        if (all) for (int k = 1; k < DAG_BACKEND_COUNT; k++) allowed[k] = ~(uint64_t)0;
+        else if (b > 0) allowed[b] |= which;
+        while (*p == ' ') p++;
+        if (*p == '\0') return true;
+        if (*p++ != ',') break;
+    }
+    snprintf(why, size, "expected a list such as \"none\", \"cuda\" or \"opencl:2,cuda\"");
+    return false;
+}
+
+/* >>defaults: every setting is resolved here and nowhere else: a dag_desc
+   field left at 0 takes the environment's value, then dag.h's default.
+   Called once the logger is in place, so a bad value is reported where
+   it should be. What has no dag_desc field goes to dag__g. */
+static void dag__desc_defaults(dag_desc *d) {
+    dag__g.desc.logger = d->logger;
+    dag__g.desc.log_level = d->log_level = dag__log_level(d->log_level);
+    dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
+    if (d->num_threads <= 0) d->num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
+    if (d->num_threads <= 0) d->num_threads = dag__g.cores;
+    if (d->num_threads > 1024) d->num_threads = 1024;
+    if (d->throttle <= 0) d->throttle = 64;
+    dag__g.spin_ns = dag__wait_window(d);
+    if (!d->trace_path) d->trace_path = getenv("DAG_TRACE");
+    dag__g.devices_from = d->devices ? "dag_desc.devices" : "DAG_DEVICES";
+    if (!d->devices) d->devices = getenv("DAG_DEVICES");
+    dag__g.ranks_progress_thread = false;
+    if (!DAG__HAS_MPI) return;   /* the rank layer's settings mean nothing without it */
+    if (!d->simulate_ranks) d->simulate_ranks = dag__env_int("DAG_SIMULATE_RANKS", 1, DAG_MPI_MAX_RANKS);
+    const char *progress = getenv("DAG_MPI_PROGRESS");
+    dag__g.ranks_progress_thread = progress && dag__env_is(progress, "thread");
+    if (progress && *progress && !dag__g.ranks_progress_thread && !dag__env_is(progress, "workers"))
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_MPI_PROGRESS=%s: not workers or thread; ignored", progress);
+}
+
 /* >>setup */
 static void dag__worker_init(dag__worker *w, int index) {
-    memset(w, 0, sizeof *w);
+    memset((void *)w, 0, sizeof *w);
     w->index = index;
     w->rng = 0x2545F4914F6CDD1Dull * (uint64_t)(index + 2);
     if (index >= 0) dag__deque_init(&w->deque);
@@ -5727,55 +6114,28 @@ static void dag__guest_exit(void *p) {
     atomic_fetch_sub(&dag__g.exits_running, 1);
 }
 
-/* Every compiled-in backend looks for its devices; one that finds none
-   says why, and the CPU does the work. */
-/* DAG_DEVICES / dag_desc.devices: "none", "all", or a comma-separated list
-   of backends, each alone (all its devices) or with a device number from 1
-   ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
-   reason in why, when spec does not parse. */
-static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
-    static const char *const words[DAG_BACKEND_COUNT][2] = { DAG__BACKENDS(DAG__BACKEND_WORDS) };
-    for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
-    allowed[DAG_CPU] = ~(uint64_t)0;
-    const char *p = spec;
-    for (;;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, ":, ");
-        char word[16] = "";
-        if (n == 0 || n >= sizeof word) break;
-        for (size_t i = 0; i < n; i++) word[i] = (char)tolower((unsigned char)p[i]);
-        p += n;
-        int b = -1;
-        bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
-        for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
-            for (int j = 0; j < 2; j++)
-                if (!strcmp(word, words[k][j])) b = k;
-        if (b < 0 && !all && !none) {
-            snprintf(why, size, "'%s' is not none, all, opencl, cuda, hip or ze", word);
-            return false;
-        }
-        uint64_t which = ~(uint64_t)0;
-        if (*p == ':') {
-            char *end;
-            long num = strtol(p + 1, &end, 10);
-            if (end == p + 1 || num < 1 || num > 64 || b < 0) {
-                snprintf(why, size, "after '%s:' comes a device number from 1 to 64%s", word,
-                         b < 0 ? " of a backend" : "");
-                return false;
-            }
-            which = (uint64_t)1 << (num - 1);
-            p = end;
-        }
-        if (all) for (int k = 1; k < DAG_BACKEND_COUNT; k++) allowed[k] = ~(uint64_t)0;
-        else if (b > 0) allowed[b] |= which;
-        while (*p == ' ') p++;
-        if (*p == '\0') return true;
-        if (*p++ != ',') break;
-    }
-    snprintf(why, size, "expected a list such as \"none\", \"cuda\" or \"opencl:2,cuda\"");
-    return false;
+/* A program that ends without dag_shutdown still gets the trace it asked
+   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
+   program spawned has finished, it is written, and a warning says so; when
+   some have not (their events may still be growing) or exit was called
+   from another thread, a warning says it was not. */
+static void dag__trace_at_exit(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
+    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
+    dag__region *root = dag__main_ctx.root;
+    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
+                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
+    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
+                dag__g.trace_path);
+    else if (unfinished != 0)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
+                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
+                "up" : "with tasks unfinished", dag__g.trace_path);
 }
 
+/* Every compiled-in backend looks for its devices; one that finds none
+   says why, and the CPU does the work. */
 static void dag__backends_init(void) {
     static const char *const flags[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_FLAG) };
     for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
@@ -5787,8 +6147,7 @@ static void dag__backends_init(void) {
     snprintf(dag__g.backend_status[DAG_CPU], sizeof dag__g.backend_status[DAG_CPU], "CPU: %d worker threads",
              dag__g.num_workers);
     uint64_t allowed[DAG_BACKEND_COUNT];
-    const char *spec = dag__g.desc.devices ? dag__g.desc.devices : getenv("DAG_DEVICES");
-    const char *from = dag__g.desc.devices ? "dag_desc.devices" : "DAG_DEVICES";
+    const char *spec = dag__g.desc.devices, *from = dag__g.devices_from;
     char why[200] = "";
     if (!spec || !*spec || !dag__devices_parse(spec, allowed, why, sizeof why)) {
         if (spec && *spec) dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: %s; every device is used", from, spec, why);
@@ -5840,127 +6199,22 @@ const char *dag_backend_status(dag_backend b) {
     return dag__g.backend_status[b];
 }
 
-/* >>environment: DAG_NUM_THREADS, DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_LOG,
-   DAG_TRACE and DAG_DEVICES fill what the dag_desc leaves at 0. A value
-   that does not parse is reported and ignored. */
-static int dag__env_int(const char *name, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: not a whole number from %d to %d; ignored", name, v, lo, hi);
-        return 0;
-    }
-    return (int)n;
-}
-
-static bool dag__env_is(const char *v, const char *word) {
-    for (; *v && *word; v++, word++)
-        if (tolower((unsigned char)*v) != *word) return false;
-    return !*v && !*word;
-}
-
-/* dag_desc.log_level, or DAG_LOG where it is 0 (0 stays: the logger's default). */
-static dag_log_level dag__log_level(dag_log_level asked) {
-    static const char *const words[] = { "none", "error", "warn", "info" };
-    static const dag_log_level levels[] = { DAG_LOG_NONE, DAG_LOG_ERROR, DAG_LOG_WARN, DAG_LOG_INFO };
-    if (asked == DAG_LOG_NONE || asked == DAG_LOG_ERROR || asked == DAG_LOG_WARN || asked == DAG_LOG_INFO) return asked;
-    if ((int)asked != 0) {
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: log_level %d is not a dag_log_level; using the default",
-                (int)asked);
-        return (dag_log_level)0;
-    }
-    const char *v = getenv("DAG_LOG");
-    if (!v || !*v) return (dag_log_level)0;
-    for (int i = 0; i < 4; i++)
-        if (dag__env_is(v, words[i]) || (i == 2 && dag__env_is(v, "warning"))) return levels[i];
-    dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_LOG=%s: not none, error, warn or info; ignored", v);
-    return (dag_log_level)0;
-}
-
-/* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
-#ifndef DAG_DEFAULT_BLOCK_TIME_US
-#define DAG_DEFAULT_BLOCK_TIME_US 5000
-#endif
-static uint64_t dag__wait_window(dag_desc *d) {
-    const char *v = getenv("DAG_WAIT_POLICY");
-    if (d->wait_policy == DAG_WAIT_DEFAULT && v && *v) {
-        if (dag__env_is(v, "active")) d->wait_policy = DAG_WAIT_ACTIVE;
-        else if (dag__env_is(v, "passive")) d->wait_policy = DAG_WAIT_PASSIVE;
-        else if (!dag__env_is(v, "default"))
-            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_WAIT_POLICY=%s: not active, passive or default; ignored", v);
-    }
-    if (d->wait_policy == DAG_WAIT_ACTIVE) return UINT64_MAX;
-    if (d->wait_policy == DAG_WAIT_PASSIVE) return 0;
-    if (d->wait_policy != DAG_WAIT_DEFAULT)
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: wait_policy %d is not a dag_wait_policy; using the default",
-                (int)d->wait_policy);
-    d->wait_policy = DAG_WAIT_DEFAULT;
-    v = getenv("DAG_BLOCKTIME");
-    if (d->block_time_us <= 0 && v && *v) {   /* as KMP_BLOCKTIME: a bare number is milliseconds */
-        char *end;
-        double n = strtod(v, &end);
-        double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
-        if (dag__env_is(v, "infinite")) return UINT64_MAX;
-        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
-            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
-                    "infinite; ignored", v);
-        else
-            return (uint64_t)(n * unit * 1000);
-    }
-    return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
-}
-
-/* A program that ends without dag_shutdown still gets the trace it asked
-   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
-   program spawned has finished, it is written, and a warning says so; when
-   some have not (their events may still be growing) or exit was called
-   from another thread, a warning says it was not. */
-static void dag__trace_at_exit(void) {
-    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
-    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
-    dag__region *root = dag__main_ctx.root;
-    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
-                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
-    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
-        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
-                dag__g.trace_path);
-    else if (unfinished != 0)
-        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
-                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
-                "up" : "with tasks unfinished", dag__g.trace_path);
-}
-
-dag_result dag_setup(const dag_desc *desc) {
+/* The first call sets up: true. One that finds dag.h set up, or being set
+   up by another thread (an implicit set-up too), returns false once that
+   one has finished. */
+static bool dag__setup_claim(const dag_desc *desc) {
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
-        expected = 2;
-        if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
-            /* set up, or being set up by another thread (an implicit set-up
-               too): this call returns once that one has finished */
-            while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
-            if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
-                                               desc ? " (this call's dag_desc is ignored)" : "");
-            return DAG_OK;
-        }
-    }
-    dag_desc d;
-    if (desc) d = *desc;
-    else memset(&d, 0, sizeof d);
-    /* >>defaults: resolved here and nowhere else (the environment's after
-       the logger is in place, so a bad value is reported where it should) */
-    dag__g.desc.logger = d.logger;
-    dag__g.desc.log_level = d.log_level = dag__log_level(d.log_level);
-    dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
-    if (d.num_threads <= 0) d.num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
-    if (d.num_threads <= 0) d.num_threads = dag__g.cores;
-    if (d.num_threads > 1024) d.num_threads = 1024;
-    if (d.throttle <= 0) d.throttle = 64;
-    dag__g.spin_ns = dag__wait_window(&d);
-    dag__g.desc = d;
-    dag__g.num_workers = d.num_threads;
-    dag__g.throttle = d.throttle;
+    if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
+    expected = 2;
+    if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
+    while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
+    if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
+                                       desc ? " (this call's dag_desc is ignored)" : "");
+    return false;
+}
+
+/* A set-up cycle's shared state: counters at zero, queues empty, locks made. */
+static void dag__state_init(void) {
     atomic_store(&dag__g.stop, 0);
     atomic_store(&dag__g.sleepers, 0);
     atomic_store(&dag__g.inject_count, 0);
@@ -5983,45 +6237,75 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
     dag__mutex_init(&dag__cause_lock);
-    dag__g.cap_workers = d.num_threads + DAG_MAX_RESERVE_THREADS;   /* reserve slots stay untouched until used */
+}
+
+/* The workers' records, with room for the reserve threads (their slots stay
+   untouched until used); worker 1 is this thread, with the main context. */
+static void dag__workers_init(int num_threads) {
+    dag__g.cap_workers = num_threads + DAG_MAX_RESERVE_THREADS;
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)dag__g.cap_workers * sizeof(dag__worker));
-    for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
+    for (int i = 0; i < num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
     DAG__HG_IGNORE(&dag__g.num_slots, sizeof dag__g.num_slots);   /* only touched atomically */
-    atomic_store(&dag__g.num_slots, d.num_threads);
+    atomic_store(&dag__g.num_slots, num_threads);
     dag__tls_worker = &dag__g.workers[0];
     dag__g.workers[0].stack_base = dag__stack_here();
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
     dag__tls_epoch = ++dag__g.epochs;
     atomic_store(&dag__g.live_epoch, dag__tls_epoch);
-    const char *trace_path = d.trace_path ? d.trace_path : getenv("DAG_TRACE");
+}
+
+/* Tracing from the start when asked (trace_path: written at dag_shutdown,
+   or at exit). */
+static void dag__trace_setup(dag_desc *d) {
     dag__g.trace_path = NULL;
-    if (trace_path && *trace_path) {
-        size_t len = strlen(trace_path) + 1;
+    if (d->trace_path && *d->trace_path) {
+        size_t len = strlen(d->trace_path) + 1;
         dag__g.trace_path = (char *)dag__xmalloc(len);
-        memcpy(dag__g.trace_path, trace_path, len);
-        d.trace = 1;
+        memcpy(dag__g.trace_path, d->trace_path, len);
+        d->trace = 1;
         static bool at_exit;   /* (set-ups are one at a time) */
         if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
-    atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
+    atomic_store(&dag__g.tracing, d->trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
-    dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
-    for (int i = 1; i < d.num_threads; i++) {
+}
+
+/* Workers 2 to num_threads; when one does not start, dag.h runs with those
+   that did. */
+static void dag__workers_start(int num_threads) {
+    for (int i = 1; i < num_threads; i++) {
         if (dag__thread_create(&dag__g.workers[i].thread, dag__worker_main, &dag__g.workers[i]) != 0) {
-            dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, d.num_threads);
+            dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, num_threads);
             dag__g.num_workers = i;   /* run with the ones that started */
             atomic_store(&dag__g.num_slots, i);
             break;
         }
     }
+}
+
+dag_result dag_setup(const dag_desc *desc) {
+    if (!dag__setup_claim(desc)) return DAG_OK;
+    dag_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    dag__desc_defaults(&d);
+    dag__g.desc = d;
+    dag__g.num_workers = d.num_threads;
+    dag__g.throttle = d.throttle;
+    dag__state_init();
+    dag__workers_init(d.num_threads);
+    dag__trace_setup(&d);
+    dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
+    dag__workers_start(d.num_threads);
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
                                     "(-DDAG_BACKEND_MPI); it runs as one rank");
-    return (dag_result)dag__mpi_setup();   /* its progress thread fulfils events: after the pool */
+    /* its progress thread fulfils events: after the pool */
+    return (dag_result)dag__mpi_setup(d.simulate_ranks, d.rank_cache_limit, dag__g.ranks_progress_thread);
 }
 
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
@@ -6031,19 +6315,13 @@ int dag_current_worker(void) {
     return mine && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 
-dag_result dag_shutdown(void) {
-    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
-    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
-        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
-                                    "call it from the thread that set up");
+/* >>shutdown */
+/* Every context's tasks finish: the main thread's (the result is its first
+   error), then those of each thread outside the pool that has not exited. */
+static dag_result dag__shutdown_drain(dag__worker *w) {
     dag_result res = DAG_OK;
-    /* threads exiting now drain their own contexts; later ones leave them to this */
-    atomic_store(&dag__g.closing, 1);
-    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
-    /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
-    dag__worker *w = dag__tls_worker;
-    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, true);   /* each rank's data home first */
+    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, DAG__MPI_END_SHUTDOWN);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
@@ -6061,21 +6339,23 @@ dag_result dag_shutdown(void) {
         dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
-    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
-    if (!res) res = (dag_result)ranks_result;
-    if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
-        if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
-            dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
-        DAG_FREE(dag__g.trace_path);
-        dag__g.trace_path = NULL;
-    }
+    return res;
+}
+
+/* The pool's threads stop and are joined; returns how many workers there were. */
+static int dag__workers_stop(void) {
     atomic_store(&dag__g.phase, 3);
     atomic_store(&dag__g.live_epoch, 0);
     atomic_store(&dag__g.stop, 1);
     dag__wake_all();
     int slots = dag__slots();
     for (int i = 1; i < slots; i++) dag__thread_join(dag__g.workers[i].thread);
-    /* drop what the contexts still hold, then the memory itself */
+    return slots;
+}
+
+/* What the contexts still hold, then the contexts, the regions and the
+   workers' records themselves. */
+static void dag__contexts_free(dag__worker *w, int slots) {
     dag__region_release(w, dag__main_ctx.root);
     if (dag__main_ctx.domain) dag__domain_destroy(w, dag__main_ctx.domain);
     dag__context *c = dag__g.guest_contexts;
@@ -6107,6 +6387,11 @@ dag_result dag_shutdown(void) {
     }
     dag__free_aligned(dag__g.workers);
     dag__g.workers = NULL;
+}
+
+/* The rest of the set-up cycle's state: queues, data, events, kept
+   results, causes, locks, and the devices. */
+static void dag__state_free(void) {
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
     dag__g.heap_cap = 0;
@@ -6138,6 +6423,28 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__cause_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
+}
+
+dag_result dag_shutdown(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
+    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
+                                    "call it from the thread that set up");
+    /* threads exiting now drain their own contexts; later ones leave them to this */
+    atomic_store(&dag__g.closing, 1);
+    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
+    dag__worker *w = dag__tls_worker;
+    dag_result res = dag__shutdown_drain(w);
+    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
+    if (!res) res = (dag_result)ranks_result;
+    if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
+        if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+            dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
+        DAG_FREE(dag__g.trace_path);
+        dag__g.trace_path = NULL;
+    }
+    dag__contexts_free(w, dag__workers_stop());
+    dag__state_free();
     dag__tls_ctx = NULL;
     dag__tls_worker = NULL;
     atomic_store(&dag__g.phase, 2);
@@ -6196,7 +6503,6 @@ dag_stats dag_get_stats(void) {
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
     for (int i = 0; i < dag__slots(); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
-    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) s.sleeps += atomic_load(&g->sleeps);
     dag__mutex_lock(&dag__g.event_lock);
     s.events_pending = dag__g.events_pending;
     dag__mutex_unlock(&dag__g.event_lock);
@@ -6224,6 +6530,7 @@ dag_stats dag_get_stats(void) {
     }
     dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
     for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+        s.sleeps += atomic_load(&g->sleeps);
         out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
         back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
     }
@@ -6520,6 +6827,8 @@ dag_result dag_trace_write_svg(const char *path) {
 }
 
 /* Where a file is missing, one error that names the files to copy (README: Which files to copy) */
+/* >>other layers: the device and rank layers, after the core, whose seams
+   they fill */
 #if DAG__HAS_DEVICES && defined(__has_include)
 #if !__has_include("dag_backends/dag_device.h") || !__has_include("dag_backends/dag_opencl.h") || \
     !__has_include("dag_backends/dag_cuda.h") || !__has_include("dag_backends/dag_hip.h") || \
@@ -6532,10 +6841,10 @@ dag_result dag_trace_write_svg(const char *path) {
 #error "dag.h: -DDAG_BACKEND_MPI needs the folder dag_backends/ beside dag.h (README: Which files to copy)"
 #endif
 #endif
-#if DAG__HAS_DEVICES
+#if DAG__HAS_DEVICES && !defined(__cplusplus)   /* as C++: the one #error at >>device seam */
 #include "dag_backends/dag_device.h"
 #endif
-#if DAG__HAS_MPI
+#if DAG__HAS_MPI && !defined(__cplusplus)
 #include "dag_backends/dag_mpi.h"
 #endif
 #endif /* DAG_IMPLEMENTATION_INCLUDED */

@@ -44,6 +44,9 @@
    allocates the tiles it owns, and every operation is the same call on
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
+
+   Parts: >>where tiles run >>element values >>host copies >>element-wise >>reductions >>copy and
+   transpose between tilings >>tile kernels >>tile tasks
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)
@@ -455,7 +458,11 @@ static dag_options dag__named(const dag_options *o, const char *name) {
     n.name = name;
     return n;
 }
+#ifdef __cplusplus   /* the copy lives to the end of the spawn's statement in both */
+#define DAG__NAMED(o, name) dag__options_of(dag__named((o), (name)))
+#else
 #define DAG__NAMED(o, name) ((dag_options[]){ dag__named((o), (name)) })
+#endif
 static dag_options dag__with_priority(const dag_options *o, int priority) {
     dag_options p = *o;
     p.priority = priority;
@@ -853,7 +860,8 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
-    if (r == DAG_OK) r = dag_last_region_result();
+    dag_result region = dag_last_region_result();   /* over ranks, the same on every rank (a fetch's may not be) */
+    if (region != DAG_OK) r = region;
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
 }
@@ -1431,7 +1439,16 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
    (dtrtri once per step, then dtrmm: OpenBLAS's dtrmm runs at twice its
    dtrsm's rate on tiles); the inverse of a diagonal tile of an SPD
    matrix's factor is as well conditioned as the tile. On devices,
-   dag__potrf_devices. */
+   dag__potrf_devices.
+   A wrapped matrix on the CPU goes by blocks of columns that are spans of
+   the matrix itself, not its tiles' handles (they order against those by
+   overlap like any spans). The solves and updates take a chunk of rows of
+   a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm faster
+   than the same work tile by tile. The first tile and the last two are
+   blocks of half a tile: the first and last steps are a chain (potrf, its
+   panel, the next syrk) with little beside it, and halving them gives the
+   other workers work sooner and shortens the tail. Everywhere else a block
+   is a tile. */
 dag_result dag_array_potrf(dag_array *a) {
     if (!dag__array_la(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
@@ -1447,12 +1464,6 @@ dag_result dag_array_potrf(dag_array *a) {
     dag__array_where where = dag__array_where_now("dag_array_potrf");
     if (where.status) return where.status;
     if (where.devices) return dag__potrf_devices(a, &where);
-    /* A wrapped matrix on the CPU goes by blocks of columns that are spans of the matrix itself, not its
-       tiles' handles (they order against those by overlap like any spans). The solves and updates take a
-       chunk of rows of a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm faster than the
-       same work tile by tile. The first tile and the last two are blocks of half a tile: the first and
-       last steps are a chain (potrf, its panel, the next syrk) with little beside it, and halving them
-       gives the other workers work sooner and shortens the tail. Everywhere else a block is a tile. */
     bool panels = a->ld && !dag__ranks();   /* over ranks, spans of one rank's matrix would move nothing */
     int64_t *edge = (int64_t *)DAG_MALLOC(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
     if (!edge) return DAG_ERR_OUT_OF_MEMORY;

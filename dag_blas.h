@@ -45,7 +45,10 @@
    loaded on its first use (dag_library_kernel, dag.h); where it does not
    load, the text runs. dag_desc.no_library_kernels keeps the text
    everywhere. These are the tile kernels dag_array.h's linear algebra
-   builds on. */
+   builds on.
+
+   Parts: >>vendor bindings >>cuBLAS and rocBLAS >>cuBLAS and cuSOLVER >>rocBLAS and rocSOLVER
+   >>CLBlast >>tile kernels */
 #ifndef DAG_BLAS_H_INCLUDED
 #define DAG_BLAS_H_INCLUDED
 
@@ -526,8 +529,7 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf)
     DAG_KERNEL_OR_LIBRARY(dag_##P##trmm, DAG__BLAS_LIBRARIES(P##trmm),                                            \
                           ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n), (T, alpha), \
                            (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b), (int, ldb)),               \
-        /* a column (left) or a row (right) of b per item, in place: each new element needs only old ones not \
-           yet overwritten, in this order (op(A) lower: left from the last, right from the first) */          \
+        /* a column (left) or a row (right) of b per item, in place, in an order that reads only old values */ \
         size_t v = DAG_INDEX();                                                                                   \
         int len = right ? n : m, lower = upper == trans;                                                          \
         int down = right ? !lower : lower;                                                                        \

@@ -20,6 +20,8 @@
 
    Build: cc -std=c11 -DDAG_BACKEND_CUDA -I/usr/local/cuda/include prog.c
           kernels_cuda.o -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -pthread -lstdc++
+
+   Parts: >>cuda runtime calls
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_CUDA) && !defined(DAG_CUDA_H_INCLUDED)
@@ -33,7 +35,7 @@
 #include <cuda_runtime_api.h>
 #include "dag_gpu_stream.h"
 
-/* >>cuda runtime calls, as dag__gpu_runtime takes them (error codes as
+/* >>cuda runtime calls: as dag__gpu_runtime takes them (error codes as
    int, streams and events as void *) */
 static int dag__cuda_get_device_count(int *count) { return (int)cudaGetDeviceCount(count); }
 static int dag__cuda_set_device(int ordinal) { return (int)cudaSetDevice(ordinal); }

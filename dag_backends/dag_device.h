@@ -20,8 +20,8 @@
    this file.
 
    Parts: >>device backend table >>run-time libraries >>backend selection
-   >>device layer >>cost model >>placement >>device execution >>device
-   set-up >>registered data on devices >>plans */
+   >>device layer >>device trace >>lanes >>cost model >>placement >>device
+   execution >>device set-up >>registered data on devices >>plans */
 #ifndef DAG_DEVICE_H_INCLUDED
 #define DAG_DEVICE_H_INCLUDED
 
@@ -262,7 +262,7 @@ static struct {
     size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
     uint64_t tick;                           /* LRU clock and pin serials */
     dag__model_entry model[DAG__MODEL_SLOTS];
-    struct dag__slice *slices;               /* >>device trace */
+    struct dag__slice *slices;               /* the device trace's */
     size_t num_slices, cap_slices;
     /* the devices each kernel has a build or a routine for (bit d), found once per set-up under the
        lock and read at every spawn without it: kernel published last, with release */

@@ -24,7 +24,9 @@
    - A download lands in a staging buffer; wait() unpacks it into the host
      span. The generic layer waits for every download it starts.
    - Spans larger than a staging buffer, or when pinned memory runs out,
-     copy straight from pageable memory (the runtime stages those itself). */
+     copy straight from pageable memory (the runtime stages those itself).
+
+   Parts: >>lanes >>stamps */
 #ifndef DAG_GPU_STREAM_H_INCLUDED
 #define DAG_GPU_STREAM_H_INCLUDED
 

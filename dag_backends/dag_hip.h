@@ -16,6 +16,8 @@
    in the program by tools/dag_embed.py --hip, and loaded per device with
    hipModuleLoadData. Streams, events, staging and peer copies are shared
    with CUDA (dag_gpu_stream.h). Private names: dag__hip_*.
+
+   Parts: >>hip symbols
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_HIP) && !defined(DAG_HIP_H_INCLUDED)

@@ -18,6 +18,8 @@
    ahead of time as SPIR-V (dag_native_kernel). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__ze_*.
+
+   Parts: >>level zero symbols >>level zero ordering >>level zero device operations
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_LEVEL_ZERO) && !defined(DAG_LEVEL_ZERO_H_INCLUDED)
@@ -414,7 +416,7 @@ static dag__ze_stage *dag__ze_stage_get(dag__ze_device_info *d, size_t bytes, ze
     return st;
 }
 
-/* >>level zero device operations, through the generic layer's table
+/* >>level zero device operations: through the generic layer's table
    (device: 0-based index). Kernels and events go through void pointers. */
 static int dag__ze_alloc(int dev, size_t bytes, void **buf) {
     dag__ze_device_info *d = &dag__ze.devices[dev];

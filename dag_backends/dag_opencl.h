@@ -20,6 +20,8 @@
    A library routine standing in for a kernel (dag_library_kernel: dag_blas.h
    binds CLBlast) gets a pointer to the device's queue, and a marker after
    it gives its event when the routine gives none.
+
+   Parts: >>opencl symbols >>opencl device operations
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_OPENCL) && !defined(DAG_OPENCL_H_INCLUDED)
@@ -171,7 +173,7 @@ static int dag__cl_init(char *why, size_t why_size) {
 }
 
 
-/* >>opencl device operations, through the generic layer's table (device:
+/* >>opencl device operations: through the generic layer's table (device:
    0-based index). Buffers, kernels and events go through void pointers. */
 static int dag__cl_alloc(int dev, size_t bytes, void **buf) {
     dag__cl_int e = 0;

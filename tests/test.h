@@ -19,7 +19,14 @@
 #ifndef DAG_TEST_H
 #define DAG_TEST_H
 #include <math.h>
+#ifdef __cplusplus   /* the suites built as C++ (make test's c++ group): C's atomic names from <atomic> */
+#include <atomic>
+using std::atomic_int; using std::atomic_bool; using std::atomic_long; using std::atomic_size_t;
+using std::atomic_load; using std::atomic_store; using std::atomic_fetch_add; using std::atomic_fetch_sub;
+using std::atomic_exchange; using std::atomic_init; using std::atomic_compare_exchange_strong;
+#else
 #include <stdatomic.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
