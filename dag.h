@@ -501,7 +501,7 @@ typedef struct dag_desc {
     dag_logger logger;   /* 0 = errors and warnings to stderr */
     size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
     int no_library_kernels;   /* 1: kernels run their own builds, never a library routine standing in
-                                 (dag_library_kernel: cuBLAS and CLBlast for dag_blas.h's gemm) */
+                                 (dag_library_kernel: the vendor BLAS for dag_blas.h's tiles) */
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
                             0 = DAG_BLOCKTIME (200us, 5ms, 2s; a bare number is ms), else 5000 */
@@ -604,17 +604,18 @@ typedef struct dag_kernel_arg {
 } dag_kernel_arg;
 
 /* A library routine standing in for a portable kernel on one backend's
-   devices (dag_blas.h binds cuBLAS and CLBlast to its gemm this way;
-   DAG_KERNEL_OR_LIBRARY in dag_kernels.h attaches routines to a kernel).
-   Where one loads, the device layer calls it instead of launching the
-   kernel, after the arguments' copies, on the device's in-order queue. */
+   devices (dag_blas.h binds cuBLAS, cuSOLVER, rocBLAS, rocSOLVER and
+   CLBlast to its tiles this way; DAG_KERNEL_OR_LIBRARY in dag_kernels.h
+   attaches routines to a kernel). Where one loads, the device layer calls
+   it instead of launching the kernel, after the arguments' copies, on the
+   queue (stream) the kernel would have gone on. */
 typedef struct dag_library_kernel {
     dag_backend backend;
     const char *routine;   /* its name, for logs: "cublasDgemm_v2" */
     /* loads the library, the first time: false when it is absent, and the kernel runs its own
        builds (or elsewhere). Called with the device layer's lock held. */
     bool (*load)(void);
-    /* queues the routine. queue: CUDA and HIP, the device's stream (cudaStream_t, hipStream_t)
+    /* queues the routine. queue: CUDA and HIP, a stream of the device (cudaStream_t, hipStream_t)
        with the device current; OpenCL, a pointer to its cl_command_queue. device: the backend's
        device index, from 0. n: the launch range; args: the kernel's parameters after it.
        event: OpenCL only, where the caller wants a completion event, the cl_event of the

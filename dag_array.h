@@ -29,10 +29,12 @@
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
-   gemm: cuBLAS on CUDA, CLBlast on OpenCL where it loads) go
-   block-cyclically over them, tile (i, j) on device (i + j) mod
-   count; the diagonal tiles of potrf and the LU, randn and host copies run
-   on the CPU. A scope that names only devices none of which is here (a
+   gemm, syrk, trsm and potrf: the vendor's BLAS and solver where they
+   load) go block-cyclically over them, tile (i, j) on device (i + j) mod
+   count, the Cholesky's diagonal tiles too; the LU's diagonal tiles, randn
+   and host copies run on the CPU. There an operation returns once its
+   tasks are queued, its own tiles left on the devices: dag_synchronize
+   waits for them and brings them home. A scope that names only devices none of which is here (a
    backend not compiled in, or with no driver or device) fails each
    operation with DAG_ERR_SCOPE naming the backends and why, as it fails a
    kernel task; in a union with the CPU the operation runs on the CPU. For
@@ -391,10 +393,10 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
 }
 
 /* >>where tiles run. A scope that names devices (DAG_WITH_OPTIONS(.scope =
-   dag_scope(.opencl.all = 1)), for example) spreads the kernels of
-   gemm and potrf on double arrays block-cyclically over them, tile (i, j)
-   on device (i + j) mod count, owner computes; every other tile task runs
-   on the CPU (the workers of the scope, or all of them when it names none).
+   dag_scope(.opencl.all = 1)), for example) spreads the tile kernels
+   block-cyclically over them, tile (i, j) on device (i + j) mod count,
+   owner computes; the tile tasks that are not kernels run on the CPU (the
+   workers of the scope, or all of them when it names none).
    A scope that names only devices, none of which exists, is the error it
    is for a kernel task (DAG_ERR_SCOPE, status): running on the CPU is what
    it rules out. */

@@ -14,8 +14,9 @@
    includes the kernels, built with -DDAG_BACKEND_CUDA, defines for each
    kernel its __global__ function and a dag_native_kernel record; a kernel
    without one runs elsewhere, or as a library routine standing in for it
-   (dag_blas.h binds cuBLAS; the routine gets the device's stream). Streams,
-   events, staging and peer copies are shared with HIP (dag_gpu_stream.h).
+   (dag_blas.h binds cuBLAS and cuSOLVER; the routine gets a stream of the
+   device). Streams (lanes), events, staging, pinning and peer copies are
+   shared with HIP (dag_gpu_stream.h).
    Private names: dag__cuda_*.
 
    Build: cc -std=c11 -DDAG_BACKEND_CUDA -I/usr/local/cuda/include prog.c

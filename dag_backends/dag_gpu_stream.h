@@ -1,7 +1,9 @@
 /* dag_gpu_stream.h: what the CUDA and HIP backends of dag.h share.
 
    Uses from dag_device.h: the device-operations table (dag__device_ops)
-   its functions serve; from dag.h, DAG__MAX_PARAMS, dag__xmalloc and dag_log.
+   its functions serve and the copy flags (DAG__COPY_TO_DEVICE,
+   DAG__COPY_PINNED); from dag.h, DAG__MAX_PARAMS, dag__xmalloc,
+   dag__now_ns and dag_log.
 
    The CUDA runtime and HIP have the same shape (HIP copied the CUDA
    runtime's names: cudaMemcpy2DAsync is hipMemcpy2DAsync, and the same
@@ -16,15 +18,17 @@
    copies out, and kernels on the others), a count of the commands queued
    on each (its mark) and an event per lane recorded only when another lane
    must wait for it (wait_lane), events timed only for the launches the cost
-   model samples, pinned staging buffers, and peer access to the devices
-   that allow it.
+   model samples (made once, then recorded again from spares), pinned
+   staging buffers, and peer access to the devices that allow it.
    - An upload packs the span's rows into a pinned staging buffer and copies
      from there, so it is truly asynchronous and no longer reads the host
      bytes once queued (its `done` comes back NULL).
    - A download lands in a staging buffer; wait() unpacks it into the host
      span. The generic layer waits for every download it starts.
-   - Spans larger than a staging buffer, or when pinned memory runs out,
-     copy straight from pageable memory (the runtime stages those itself).
+   - Host memory the device layer pinned (host_register: a resident span),
+     spans larger than a staging buffer, or any when pinned memory runs
+     out, copy straight from the program's memory (the runtime stages
+     pageable memory itself); such an upload's `done` is its event.
 
    Parts: >>lanes >>stamps */
 #ifndef DAG_GPU_STREAM_H_INCLUDED

@@ -20,7 +20,8 @@
    a double destroy or a query after it is caught, not a use after free);
    hipGetDevice/hipSetDevice keep the current device per thread, so a test
    can check that the backend gives the program thread its device back;
-   MOCK_HIP_BAD_DEVICE=k (read at each hipGetDeviceCount) makes device k
+   MOCK_HIP_DEVICES=n (read at each hipGetDeviceCount; 2 unless set) is
+   how many GPUs there are; MOCK_HIP_BAD_DEVICE=k (the same) makes device k
    (1-based) refuse a stream, as a busy or exclusive-process GPU does;
    MOCK_HIP_MAX_PITCH=bytes caps 2-D copy pitches (hipErrorInvalidPitchValue);
    MOCK_HIP_ARCH=gfxNNN is the GPUs' architecture (gfx90a unless set): a
@@ -301,12 +302,17 @@ __attribute__((destructor)) static void report(void) {
     if (live_registered) FAIL("%ld host ranges still registered (pinned) at exit", live_registered);
 }
 
+/* MOCK_HIP_DEVICES: how many GPUs (2 unless set), read at each hipGetDeviceCount, so that a test
+   may set up again with another number. */
+static void read_device_count(void) {
+    const char *e = getenv("MOCK_HIP_DEVICES");
+    ndev = e ? atoi(e) : 2;
+    if (ndev < 0 || ndev > MAX_DEV) FAIL("MOCK_HIP_DEVICES=%s", e);
+}
 static int init(void) {
     if (!initialised) {
         initialised = 1;
-        const char *e = getenv("MOCK_HIP_DEVICES");
-        if (e) ndev = atoi(e);
-        if (ndev < 0 || ndev > MAX_DEV) FAIL("MOCK_HIP_DEVICES=%s", e);
+        read_device_count();
     }
     return 0;
 }
@@ -318,6 +324,7 @@ hipError_t hipGetDeviceCount(int *count) {
     const char *bad = getenv("MOCK_HIP_BAD_DEVICE"), *pitch = getenv("MOCK_HIP_MAX_PITCH");
     bad_device = bad ? atoi(bad) : 0;
     max_pitch = pitch ? (size_t)atoll(pitch) : (size_t)1 << 31;
+    read_device_count();
     *count = ndev;
     return ndev ? hipSuccess : hipErrorNoDevice;   /* what ROCm says on a machine without a GPU */
 }

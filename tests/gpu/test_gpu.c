@@ -668,6 +668,105 @@ TEST(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendor
     dag_shutdown();
 }
 
+/* The CPU's Cholesky factor of a (n x n, tiles nb) and C = X X^T, into f and c: the references. */
+static void cpu_reference(const double *a, const double *x, int n, int nb, double *f, double *c) {
+    dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
+    dag_array *X = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), x, DAG_COL_MAJOR, n);
+    dag_array *C = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_threads = 1)) {
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, C), DAG_OK);
+    }
+    dag_array_collect(A, f, DAG_COL_MAJOR, n), dag_array_collect(C, c, DAG_COL_MAJOR, n);
+    dag_array_free(A), dag_array_free(X), dag_array_free(C);
+}
+/* The same on the devices of `scope`; returns the largest difference from f and c. */
+static double on_devices(dag_scope scope, const double *a, const double *x, int n, int nb, const double *f,
+                         const double *c) {
+    double *out = malloc(sizeof(double) * (size_t)n * n), err = 0;
+    dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
+    dag_array *X = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), x, DAG_COL_MAJOR, n);
+    dag_array *C = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
+    DAG_WITH_OPTIONS(.scope = scope) {
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, C), DAG_OK);
+    }
+    dag_array_collect(A, out, DAG_COL_MAJOR, n);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) err = fmax(err, fabs(out[i + j * n] - f[i + j * n]));
+    dag_array_collect(C, out, DAG_COL_MAJOR, n);
+    err = fmax(err, max_diff(out, c, (size_t)n * n));
+    dag_array_free(A), dag_array_free(X), dag_array_free(C);
+    free(out);
+    return err;
+}
+
+/* dag_array's potrf and gemm on a device limited to a third of one matrix (its Cholesky's lower
+   triangle, and the gemm's three matrices, do not fit): tiles are evicted, written back first where
+   only the device holds them, and come again; the results are the CPU's; the device never holds
+   more than its limit. */
+TEST(an_array_past_the_devices_memory_limit_runs_through_eviction) {
+    vendor v;
+    NEED_VENDOR(v);
+    enum { N = 128, NB = 32 };
+    static double a[N * N], x[N * N], f[N * N], c[N * N];
+    spd_matrix(a, N, 5);
+    for (int i = 0; i < N * N; i++) x[i] = (double)((i * 7) % 11) * 0.25 - 1.25;
+    cpu_reference(a, x, N, NB, f, c);
+    dag_shutdown();
+    setup(N * N * sizeof(double) / 3, 0);
+    double err = on_devices(device_scope(1), a, x, N, NB, f, c);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    printf("     a device limit of %zu bytes: %llu evictions, %llu bytes in, difference %.1e\n", m.total,
+           (unsigned long long)m.evictions, (unsigned long long)m.bytes_to_device, err);
+    CHECK(err < 1e-11);
+    CHECK(m.evictions > 0);
+    CHECK(m.used + m.pool <= m.total);
+    dag_shutdown();
+}
+
+/* An array's tiles go block-cyclically over every device in scope (tile (i, j) on device (i + j) mod
+   count) with the vendors' routines: on two GPUs, and on the mock runtimes on four too (their
+   MOCK_HIP_DEVICES), every device runs tiles and the results are the CPU's. */
+TEST(an_arrays_tiles_spread_over_two_and_four_gpus_and_give_the_cpus_results) {
+    vendor v;
+    NEED_VENDOR(v);
+    if (dag_device_count(backend) < 2) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs 2 %s devices", backend_name);
+    }
+    enum { N = 128, NB = 32 };
+    static double a[N * N], x[N * N], f[N * N], c[N * N];
+    static dag_trace_record rec[4096];
+    spd_matrix(a, N, 9);
+    for (int i = 0; i < N * N; i++) x[i] = (double)((i * 5) % 13) * 0.125 - 0.75;
+    cpu_reference(a, x, N, NB, f, c);
+    bool mock = mock_lib() != NULL && backend != DAG_OPENCL;
+    for (int pass = 0; pass < (mock ? 2 : 1); pass++) {
+        if (pass) {   /* the mock runtime again, with four GPUs */
+            dag_shutdown();
+            setenv("MOCK_HIP_DEVICES", "4", 1);
+            setup(0, 0);
+        }
+        int count = dag_device_count(backend), on[16] = { 0 }, idle = 0;
+        dag_trace_enable(1);
+        dag_trace_clear();
+        double err = on_devices(device_scope(0), a, x, N, NB, f, c);
+        dag_trace_enable(0);
+        size_t n = dag_trace_records(rec, 4096);
+        for (size_t i = 0; i < n && i < 4096; i++)
+            if (rec[i].backend == backend && rec[i].processor >= 1 && rec[i].processor <= 16) on[rec[i].processor - 1]++;
+        for (int d = 0; d < count && d < 16; d++) idle += on[d] == 0;
+        printf("     %d devices: tiles' tasks %d %d %d %d..., difference %.1e\n", count, on[0], on[1], on[2], on[3], err);
+        CHECK(!pass || count == 4);
+        CHECK_EQ_INT(idle, 0);
+        CHECK(err < 1e-11);
+    }
+    dag_shutdown();
+    unsetenv("MOCK_HIP_DEVICES");
+}
+
 /* A slice of a device lane's track in a JSON trace: its name, category, row, start and length. */
 typedef struct slice { char name[32], cat[8]; int tid; double ts, dur; } slice;
 /* Reads the trace at path: the rows named "<dev>: <lane>" into tids[lane] (copies in, copies out,
@@ -1517,6 +1616,8 @@ int main(int argc, char **argv) {
     RUN(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine);
     RUN(the_arrays_linear_algebra_on_the_devices_runs_as_the_vendors_routines);
     RUN(a_matrix_that_is_not_positive_definite_on_a_device_fails_naming_the_tile_and_column);
+    RUN(an_array_past_the_devices_memory_limit_runs_through_eviction);
+    RUN(an_arrays_tiles_spread_over_two_and_four_gpus_and_give_the_cpus_results);
     RUN(each_lane_is_a_track_and_kernels_follow_the_copies_they_need);
     RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
     RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
