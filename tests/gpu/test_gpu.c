@@ -982,14 +982,14 @@ TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
         dag__cl_ulong n = N;
         double a = 3.0;
         size_t global = (N + 255) / 256 * 256;
-        dag__cl.api.clEnqueueWriteBuffer(d->queue, bx, 1, 0, N * sizeof(double), x, 0, NULL, NULL);
-        dag__cl.api.clEnqueueWriteBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL);
+        dag__cl.api.clEnqueueWriteBuffer(d->queue[0], bx, 1, 0, N * sizeof(double), x, 0, NULL, NULL);
+        dag__cl.api.clEnqueueWriteBuffer(d->queue[0], by, 1, 0, N * sizeof(double), y, 0, NULL, NULL);
         dag__cl.api.clSetKernelArg(k, 0, sizeof n, &n);
         dag__cl.api.clSetKernelArg(k, 1, sizeof a, &a);
         dag__cl.api.clSetKernelArg(k, 2, sizeof bx, &bx);
         dag__cl.api.clSetKernelArg(k, 3, sizeof by, &by);
-        CHECK_EQ_INT(dag__cl.api.clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), 0);
-        CHECK_EQ_INT(dag__cl.api.clEnqueueReadBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL), 0);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueNDRangeKernel(d->queue[0], k, 1, NULL, &global, NULL, 0, NULL, NULL), 0);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueReadBuffer(d->queue[0], by, 1, 0, N * sizeof(double), y, 0, NULL, NULL), 0);
         size_t bad = 0;
         for (size_t i = 0; i < N; i++) bad += y[i] != 0.5 + 3.0 * (double)i;
         CHECK_EQ_INT(bad, 0);
