@@ -1389,7 +1389,15 @@ static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64
    on the way. Each diagonal task writes its info into a span of its own,
    which the host reads once the region is over: a tile that was not
    positive definite is said then (the tiles after it hold what the
-   arithmetic gave, as LAPACK's do). Priorities as on the CPU (below). */
+   arithmetic gave, as LAPACK's do). Over ranks only the diagonal tile's
+   owner holds its info: a task there reads it at the end of the region and
+   fails, and the region's result, the same on every rank, says so.
+   Priorities as on the CPU (below). */
+DAG_TASK(void, dag__potrf_info, (const int *, info), (int64_t, tile), (int64_t, col0)) {
+    if (info[0])
+        dag_fail(DAG_ERR_NOT_POSITIVE_DEFINITE, "not positive definite: tile (%lld, %lld), column %lld (global)",
+                 (long long)tile, (long long)tile, (long long)(col0 + info[0] - 1));
+}
 static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
     int64_t nt = a->nt, top = 4 * nt + 1;
     int *info = (int *)dag__array_zalloc((size_t)nt, sizeof *info);
@@ -1419,6 +1427,11 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
                                     DAG__H(a, j, k), 1.0, DAG__H(a, i, j));
                 }
             }
+        }
+        for (int64_t k = 0; dag__ranks() && k < nt; k++) {   /* last: the factorisation is queued by then */
+            dag_options o = where->cpu;
+            o.scope.rank = DAG_RANK(dag__tile_rank(a, k, k));
+            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__potrf_info, In(&info[k], 1), Val(k), Val(k * a->brows));
         }
     }
     dag_result r = dag_last_region_result();
