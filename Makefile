@@ -141,6 +141,33 @@ GUESSED_FLAGS := DAG_OPENCL=DAG_BACKEND_OPENCL DAG_USE_OPENCL=DAG_BACKEND_OPENCL
     dag_backend_cuda=DAG_BACKEND_CUDA DAG_HIP=DAG_BACKEND_HIP DAG_USE_HIP=DAG_BACKEND_HIP dag_backend_hip=DAG_BACKEND_HIP \
     DAG_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_USE_LEVEL_ZERO=DAG_BACKEND_LEVEL_ZERO DAG_BACKEND_ZE=DAG_BACKEND_LEVEL_ZERO \
     dag_backend_level_zero=DAG_BACKEND_LEVEL_ZERO DAG_MPI=DAG_BACKEND_MPI DAG_USE_MPI=DAG_BACKEND_MPI
+# Every program of bench/ is built here too, so that none rots unseen: bench/X.c is $(B)/bench/X (and
+# omp_tasks.c two of them, for libgomp and libomp; a new one needs its rule below). What each needs
+# besides the C compiler: tools on PATH (bench_tools_X, checked when the recipe runs) and, said in
+# words when missing, libraries (bench_files_X).
+BENCH_PROGRAMS := $(sort $(filter-out omp_tasks,$(basename $(notdir $(wildcard bench/*.c))))) omp_tasks_gomp omp_tasks_libomp
+have_pc = $(shell $(PKG_CONFIG) --exists $(1) 2>/dev/null && echo yes)
+bench_no_cblas = $(if $(HAVE_CBLAS),, $(LAPACKE_H) and $(OPENBLAS) (apt-get install liblapacke-dev libopenblas-dev))
+bench_no_starpu = $(if $(call have_pc,$(BENCH_STARPU_PC)),, $(BENCH_STARPU_PC) (apt-get install libstarpu-dev))
+bench_tools_omp_tasks_gomp = $(BENCH_GCC)
+bench_tools_omp_tasks_libomp = $(BENCH_OMP_CLANG)
+bench_files_omp_tasks_libomp = $(if $(wildcard $(BENCH_LLVM_LIBDIR)/libomp.so.5),, $(BENCH_LLVM_LIBDIR)/libomp.so.5 (apt-get install libomp-14-dev))
+bench_files_starpu_tasks = $(bench_no_starpu)
+bench_files_cholesky = $(bench_no_cblas)
+bench_tools_cholesky_omp = gcc
+bench_files_cholesky_omp = $(bench_no_cblas)
+bench_tools_cholesky_starpu = gcc
+bench_files_cholesky_starpu = $(bench_no_cblas)$(bench_no_starpu)
+bench_tools_cholesky_mpi = $(MPICC)
+bench_files_cholesky_mpi = $(bench_no_cblas)
+bench_tools_cholesky_ranks = $(MPICC)
+bench_tools_mpi_hop = $(MPICC)
+bench_files_cholesky_scalapack = $(if $(BENCH_HAVE_SCALAPACK),, Open MPI, ScaLAPACK, OpenBLAS and LAPACKE ($(BENCH_MPI_HINT) libscalapack-openmpi-dev))
+bench_files_cholesky_starpu_mpi = $(if $(BENCH_HAVE_STARPUMPI),, Open MPI, StarPU-MPI, OpenBLAS and LAPACKE ($(BENCH_MPI_HINT) libstarpu-dev))
+bench_tools_gpu_chain = $(NVCC) $(HIPCC) $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON)
+bench_files_gpu_chain = $(if $(wildcard $(ZE_H)),, $(ZE_H) (apt-get install libze-dev))
+bench_tools_gpu_array = $(NVCC)
+bench_files_gpu_array = $(if $(wildcard $(CUDA)/include/cusolverDn.h $(CUDA)/lib64/libcusolver.so),, cuBLAS and cuSOLVER in $(CUDA) (the CUDA toolkit))
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
 check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
@@ -214,6 +241,9 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	miss="$$(missing $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON))"; \
 	if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_ze.c; \
 	else skip "Level Zero kernels (SPIR-V): not found:$$miss (apt-get install clang llvm-14 llvm-spirv-14 spirv-tools python3)"; fi; \
+	$(foreach p,$(BENCH_PROGRAMS),miss="$$(missing $(bench_tools_$(p)))$(bench_files_$(p))"; \
+	  if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/bench/$(p); \
+	  else skip "bench program $(p): not found:$$miss"; fi;) \
 	echo "compile: $$ok passed, $$bad failed$$([ $$sk = 0 ] || echo ", $$sk skipped")" | tee $(B)/results-compile; [ $$bad = 0 ]
 
 # ---- GPU kernels: tests/gpu/kernels.h built ahead of time for each backend --
@@ -375,6 +405,13 @@ $(B)/gpu/mock_hip/libamdhip64.so: tests/gpu/mock_hip.c tests/gpu/mock_kernels.h 
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -pthread
 	ln -sf libamdhip64.so $(@D)/libamdhip64.so.7
+# and a mock rocBLAS and rocSOLVER beside it (tests/gpu/mock_rocblas.c), on the mock runtime's streams
+MOCK_BLAS_DEPS = tests/gpu/mock_blas.h
+$(B)/gpu/mock_hip/librocblas.so.4: tests/gpu/mock_rocblas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_hip/libamdhip64.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lamdhip64 -lm -pthread
+$(B)/gpu/mock_hip/librocsolver.so.0: tests/gpu/mock_rocblas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_hip/librocblas.so.4
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_ROCSOLVER $< -o $@ -L$(@D) -l:librocblas.so.4 -lamdhip64 -lm -pthread
+MOCK_HIP_LIBS = $(B)/gpu/mock_hip/libamdhip64.so $(B)/gpu/mock_hip/librocblas.so.4 $(B)/gpu/mock_hip/librocsolver.so.0
 
 # The same, as the one file of a ROCm 7 install (libamdhip64.so.7, no unversioned link), where the
 # system has an older runtime under the unversioned name: the backend must take the newer.
@@ -388,22 +425,29 @@ $(B)/gpu/mock_hip7/libamdhip64.so.7: $(B)/gpu/mock_hip/libamdhip64.so
 $(B)/gpu/mock_cuda/libcudart_mock.so: tests/gpu/mock_cuda.c tests/gpu/mock_hip.c tests/gpu/mock_kernels.h tests/gpu/mock_fail.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $(CUDA_CFLAGS) $< -o $@ -pthread
-$(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
-	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock
-# (and CUDA 12's beside it: under a CUDA 12 runtime the backend must take that one)
-$(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(B)/gpu/mock_cuda/libcudart_mock.so
-	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock
-$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(B)/gpu/mock_cuda/libcudart_mock.so \
-                             $(B)/gpu/mock_cuda/libcublas.so.13 $(B)/gpu/mock_cuda/libcublas.so.12 $(HEADERS)
+$(B)/gpu/mock_cuda/libcublas.so.13: tests/gpu/mock_cublas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+$(B)/gpu/mock_cuda/libcusolver.so.12: tests/gpu/mock_cusolver.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+# (and CUDA 12's beside them: under a CUDA 12 runtime the backend must take those)
+$(B)/gpu/mock_cuda/libcublas.so.12: tests/gpu/mock_cublas.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUBLAS_MAJOR=12 $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+$(B)/gpu/mock_cuda/libcusolver.so.11: tests/gpu/mock_cusolver.c $(MOCK_BLAS_DEPS) $(B)/gpu/mock_cuda/libcudart_mock.so
+	$(CC) -std=c11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -DMOCK_CUSOLVER_MAJOR=11 $< -o $@ -L$(@D) -lcudart_mock -lm -pthread
+MOCK_CUDA_LIBS = $(addprefix $(B)/gpu/mock_cuda/,libcudart_mock.so libcublas.so.13 libcublas.so.12 libcusolver.so.12 libcusolver.so.11)
+$(B)/gpu/test_gpu_mock_cuda: tests/gpu/test_gpu.c tests/gpu/kernels.h $(GPU_KERNELS) $(MOCK_CUDA_LIBS) $(HEADERS)
 	$(ALLB_CC) -Itests/gpu $< $(GPU_KERNELS) -o $@ -pthread \
 	    -L$(B)/gpu/mock_cuda -lcudart_mock -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm -lstdc++
 
+# A benchmark run as a check (its rows against the mocks: their times mean nothing, their results
+# are checked): its exit status as tests/run.sh's closing line
+bench_checked = bash -c '"$$@" && echo "1 passed, 0 failed" || echo "0 passed, 1 failed"' bench
 GPU_TOOLS = $(CLANG) $(NVCC) $(HIPCC) $(LLVM_SPIRV) $(SPIRV_VAL) $(PYTHON)
 GPU_HOW = apt-get install clang hipcc libamdhip64-dev llvm-spirv-14 spirv-tools python3
 test-gpu:
 	@$(call need,gpu,$(GPU_TOOLS),$(ALLB_FILES),$(ALLB_HOW); $(GPU_HOW)) $(MAKE) --no-print-directory test-gpu-run
-test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock_hip/libamdhip64.so \
-              $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda
+test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(MOCK_HIP_LIBS) \
+              $(B)/gpu/mock_hip7/libamdhip64.so.7 $(B)/gpu/test_gpu_mock_cuda $(B)/gpu/gpu_array_mock $(B)/bench/gpu_chain
 	@mkdir -p $(B)/pocl_cache; $(two_platforms)
 	@bash tests/run.sh gpu $(POCL_ENV) POCL_DEVICES="pthread pthread pthread" -- \
 	    $(foreach b,$(BACKENDS),./$(B)/gpu/test_gpu $(b) ";") env $(INTEL_ENV) DAG_TEST_SPIRV=1 ./$(B)/gpu/test_gpu opencl ";" \
@@ -413,7 +457,10 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(B)/gpu/mock
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip7 DAG_TEST_EXPECT_DEVICES=2 DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu hip ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda DAG_TEST_EXPECT_DEVICES=2 ./$(B)/gpu/test_gpu_mock_cuda cuda ";" \
 	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda MOCK_CUDA_RUNTIME_VERSION=12000 DAG_TEST_EXPECT_DEVICES=2 \
-	        DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu_mock_cuda cuda \
+	        DAG_TEST_ONLY_LOADING=1 ./$(B)/gpu/test_gpu_mock_cuda cuda ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_cuda ROUNDS=1 NB_GEMM=64 NB_POTRF=32 \
+	        $(bench_checked) ./$(B)/gpu/gpu_array_mock 192 ";" \
+	    env LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip $(bench_checked) ./$(B)/bench/gpu_chain hip \
 	    | tee $(B)/results-gpu.log; tail -n 1 $(B)/results-gpu.log > $(B)/results-gpu; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-gpu
 
@@ -463,6 +510,8 @@ fuzz: $(B)/gcc/test_fuzz
 	./$(B)/gcc/test_fuzz $${SEEDS:-5000}
 
 # ---- benchmarks -------------------------------------------------------------
+# the peers' programs beside the others (make B=... builds them there too)
+BENCH_OUT := $(B)/bench
 include bench/peers.mk
 
 $(B)/bench/dag_tasks: bench/dag_tasks.c bench/bench_common.h dag.h
@@ -492,10 +541,24 @@ $(B)/bench/array_gemm_opencl: bench/array_gemm_opencl.c bench/bench_common.h $(H
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl -lm
 
 # dag.h's device layer against raw CUDA and HIP calls; "skipped" without a device
-$(B)/bench/gpu_chain: bench/gpu_chain.c bench/bench_common.h tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
+$(B)/bench/gpu_chain: bench/gpu_chain.c bench/gpu_chain.h bench/bench_common.h tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra $(ALL_BACKENDS) -I. -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c \
+	$(CC) -std=c11 -O2 -Wall -Wextra $(ALL_BACKENDS) -I. -Ibench -Itests/gpu $< $(B)/gpu/kernels_hip.c $(B)/gpu/kernels_ze.c \
 	    $(B)/gpu/kernels_cuda.o -o $@ -pthread $(CUDA_LIBS) -ldl -lm
+
+# dag_array on a CUDA GPU against cuBLAS and cuSOLVER called directly (bench/gpu_array.c), and the
+# same program linked with the mock runtime and libraries (tests/gpu), which test-gpu runs small
+GPU_ARRAY_DEPS = bench/gpu_array.c bench/gpu_chain.h bench/bench_common.h tests/gpu/kernels.h $(B)/gpu/kernels_cuda.o $(HEADERS)
+GPU_ARRAY_CC = $(CC) -std=c11 -O2 -Wall -Wextra -DDAG_BACKEND_CUDA $(CUDA_CFLAGS) -I. -Ibench -Itests/gpu
+$(B)/bench/gpu_array: $(GPU_ARRAY_DEPS)
+	@mkdir -p $(@D)
+	$(GPU_ARRAY_CC) $< $(B)/gpu/kernels_cuda.o -o $@ -pthread -L$(CUDA)/lib64 -lcublas -lcusolver -Wl,-rpath,$(CUDA)/lib64 \
+	    $(CUDA_LIBS) -ldl -lm
+$(B)/gpu/gpu_array_mock: $(GPU_ARRAY_DEPS) $(MOCK_CUDA_LIBS)
+	$(GPU_ARRAY_CC) $< $(B)/gpu/kernels_cuda.o -o $@ -pthread -L$(B)/gpu/mock_cuda -lcudart_mock -l:libcublas.so.13 \
+	    -l:libcusolver.so.12 -Wl,-rpath,$(abspath $(B)/gpu/mock_cuda) -ldl -lm
+bench-gpu-array: $(B)/bench/gpu_array
+	./$(B)/bench/gpu_array $(ARGS)
 
 # Tiled Cholesky: dag_array.h against OpenBLAS's dpotrf, libgomp tasks and StarPU
 CHOL_LIBS := -llapacke -lopenblas -lm

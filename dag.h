@@ -501,7 +501,7 @@ typedef struct dag_desc {
     dag_logger logger;   /* 0 = errors and warnings to stderr */
     size_t device_memory_limit;   /* bytes of data each device may hold; 0 = its memory */
     int no_library_kernels;   /* 1: kernels run their own builds, never a library routine standing in
-                                 (dag_library_kernel: cuBLAS and CLBlast for dag_blas.h's gemm) */
+                                 (dag_library_kernel: the vendor BLAS for dag_blas.h's tiles) */
     dag_wait_policy wait_policy;   /* 0 = DAG_WAIT_POLICY (active, passive), else DAG_WAIT_DEFAULT */
     int block_time_us;   /* DAG_WAIT_DEFAULT: how long an idle worker spins before it sleeps;
                             0 = DAG_BLOCKTIME (200us, 5ms, 2s; a bare number is ms), else 5000 */
@@ -604,17 +604,18 @@ typedef struct dag_kernel_arg {
 } dag_kernel_arg;
 
 /* A library routine standing in for a portable kernel on one backend's
-   devices (dag_blas.h binds cuBLAS and CLBlast to its gemm this way;
-   DAG_KERNEL_OR_LIBRARY in dag_kernels.h attaches routines to a kernel).
-   Where one loads, the device layer calls it instead of launching the
-   kernel, after the arguments' copies, on the device's in-order queue. */
+   devices (dag_blas.h binds cuBLAS, cuSOLVER, rocBLAS, rocSOLVER and
+   CLBlast to its tiles this way; DAG_KERNEL_OR_LIBRARY in dag_kernels.h
+   attaches routines to a kernel). Where one loads, the device layer calls
+   it instead of launching the kernel, after the arguments' copies, on the
+   queue (stream) the kernel would have gone on. */
 typedef struct dag_library_kernel {
     dag_backend backend;
     const char *routine;   /* its name, for logs: "cublasDgemm_v2" */
     /* loads the library, the first time: false when it is absent, and the kernel runs its own
        builds (or elsewhere). Called with the device layer's lock held. */
     bool (*load)(void);
-    /* queues the routine. queue: CUDA and HIP, the device's stream (cudaStream_t, hipStream_t)
+    /* queues the routine. queue: CUDA and HIP, a stream of the device (cudaStream_t, hipStream_t)
        with the device current; OpenCL, a pointer to its cl_command_queue. device: the backend's
        device index, from 0. n: the launch range; args: the kernel's parameters after it.
        event: OpenCL only, where the caller wants a completion event, the cl_event of the
@@ -1772,6 +1773,8 @@ static void dag__device_memory(int d, dag_memory_info *out);
 static int dag__devices_synchronize(dag_backend b);
 static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const char *spec, const char *from);
 static void dag__devices_shutdown(void);
+static void dag__devices_trace_json(FILE *f, int first_row);   /* a track per device lane, a slice per command */
+static void dag__devices_trace_clear(void);
 #else
 #define DAG__HAS_DEVICES 0
 static inline bool dag__devices_used(void) { return false; }
@@ -1804,6 +1807,8 @@ static inline void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT],
     DAG__NONE(allowed); DAG__NONE(spec); DAG__NONE(from);
 }
 static inline void dag__devices_shutdown(void) {}
+static inline void dag__devices_trace_json(FILE *f, int first_row) { DAG__NONE(f); DAG__NONE(first_row); }
+static inline void dag__devices_trace_clear(void) {}
 #endif
 
 /* >>mpi seam: what the core asks of the rank layer (dag_backends/dag_mpi.h,
@@ -4772,14 +4777,14 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
 static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
     int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
     size_t want_bytes = p->pointee & 0xffffffu;
-    char what[96];
-    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
-    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
     if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
         p->size == sizeof(void *))   /* (the size: without gcc or clang a struct parameter looks like this) */
         return DAG_OK;
     if (p->pointee && want != DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == want) && elem == want_bytes)
         return DAG_OK;
+    char what[96];   /* (written only for a refusal: registered data passes here on every spawn) */
+    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
+    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
     if (!p->pointee || p->size != sizeof(void *))
         snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that is not a pointer: pass a value "
                  "with Val(), or make the parameter a pointer", what);
@@ -6562,7 +6567,10 @@ static void dag__trace_reset(dag__worker *w, void *arg) {
     w->num_trace_edges = 0;
 }
 void dag_trace_clear(void) {
-    if (dag_is_setup()) dag__for_each_worker(dag__trace_reset, NULL);
+    if (dag_is_setup()) {
+        dag__for_each_worker(dag__trace_reset, NULL);
+        dag__devices_trace_clear();
+    }
     dag__g.trace_epoch = dag__now_ns();
 }
 
@@ -6630,6 +6638,7 @@ dag_result dag_trace_write_json(const char *path) {
         fprintf(f, "}}");
     }
     dag__for_each_worker(dag__json_events, &o);
+    dag__devices_trace_json(f, dag__g.num_workers + dag__devices_num() + 1);
     fprintf(f, "\n]}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }

@@ -29,10 +29,12 @@
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
-   gemm: cuBLAS on CUDA, CLBlast on OpenCL where it loads) go
-   block-cyclically over them, tile (i, j) on device (i + j) mod
-   count; the diagonal tiles of potrf and the LU, randn and host copies run
-   on the CPU. A scope that names only devices none of which is here (a
+   gemm, syrk, trsm and potrf: the vendor's BLAS and solver where they
+   load) go block-cyclically over them, tile (i, j) on device (i + j) mod
+   count, the Cholesky's diagonal tiles too; the LU's diagonal tiles, randn
+   and host copies run on the CPU. There an operation returns once its
+   tasks are queued, its own tiles left on the devices: dag_synchronize
+   waits for them and brings them home. A scope that names only devices none of which is here (a
    backend not compiled in, or with no driver or device) fails each
    operation with DAG_ERR_SCOPE naming the backends and why, as it fails a
    kernel task; in a union with the CPU the operation runs on the CPU. For
@@ -44,6 +46,9 @@
    allocates the tiles it owns, and every operation is the same call on
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
+
+   Parts: >>where tiles run >>element values >>host copies >>element-wise >>reductions >>copy and
+   transpose between tilings >>tile kernels >>tile tasks
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)
@@ -388,10 +393,10 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
 }
 
 /* >>where tiles run. A scope that names devices (DAG_WITH_OPTIONS(.scope =
-   dag_scope(.opencl.all = 1)), for example) spreads the kernels of
-   gemm and potrf on double arrays block-cyclically over them, tile (i, j)
-   on device (i + j) mod count, owner computes; every other tile task runs
-   on the CPU (the workers of the scope, or all of them when it names none).
+   dag_scope(.opencl.all = 1)), for example) spreads the tile kernels
+   block-cyclically over them, tile (i, j) on device (i + j) mod count,
+   owner computes; the tile tasks that are not kernels run on the CPU (the
+   workers of the scope, or all of them when it names none).
    A scope that names only devices, none of which exists, is the error it
    is for a kernel task (DAG_ERR_SCOPE, status): running on the CPU is what
    it rules out. */
@@ -1209,10 +1214,10 @@ static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, i
 static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int upper, int trans, int unit,
                             int m, int n, double alpha, dag_data a, dag_data b) {
     if (at.dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag__array_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
     else if (at.dev)
-        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag__array_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
+        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
     else
         dag_spawn_with(DAG__NAMED(at.o, "trsm"), dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
@@ -1220,11 +1225,11 @@ static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int up
 }
 static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n, int k, double alpha,
                             dag_data a, double beta, dag_data c) {
-    if (at.dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag__array_dsyrk_full, n * n), Val(trans), Val(n), Val(k), Val(alpha), In(a),
+    if (at.dev && type == DAG_F64)   /* C's lower triangle */
+        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag_dsyrk, n * n), Val(0), Val(trans), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), Val(beta), InOut(c), Ld(c));
     else if (at.dev)
-        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag__array_ssyrk_full, n * n), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
+        dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag_ssyrk, n * n), Val(0), Val(trans), Val(n), Val(k), Val((float)alpha), In(a),
                        Ld(a), Val((float)beta), InOut(c), Ld(c));
     else
         dag_spawn_with(DAG__NAMED(at.o, "syrk"), dag__tile_syrk, Val((int)type), Val(trans), Val(n), Val(k), Val(alpha), In(a), Ld(a),
@@ -1378,10 +1383,66 @@ static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64
                         (size_t)(edge[j + 1] - edge[j]), (size_t)(edge[i2] - edge[i]), (size_t)a->ld, a->elem);
 }
 
-/* The options of a factorisation task on tile (i, j) with priority p: the
-   tile's device when the array is on devices, else the CPU. */
-static dag_options dag__potrf_on(dag__array_where *where, bool dev, int64_t i, int64_t j, int64_t p) {
-    return dag__with_priority(dev ? dag__tile_where(where, i, j) : &where->cpu, (int)p);
+/* The Cholesky on the devices in scope, tile (i, j)'s tasks on its device,
+   the diagonal's too (dag_blas.h's potrf: cuSOLVER's or rocSOLVER's where
+   they load), the panel by trsm against it: no tile comes back to the host
+   on the way. Each diagonal task writes its info into a span of its own,
+   which the host reads once the region is over: a tile that was not
+   positive definite is said then (the tiles after it hold what the
+   arithmetic gave, as LAPACK's do). Over ranks only the diagonal tile's
+   owner holds its info: a task there reads it at the end of the region and
+   fails, and the region's result, the same on every rank, says so.
+   Priorities as on the CPU (below). */
+DAG_TASK(void, dag__potrf_info, (const int *, info), (int64_t, tile), (int64_t, col0)) {
+    if (info[0])
+        dag_fail(DAG_ERR_NOT_POSITIVE_DEFINITE, "not positive definite: tile (%lld, %lld), column %lld (global)",
+                 (long long)tile, (long long)tile, (long long)(col0 + info[0] - 1));
+}
+static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
+    int64_t nt = a->nt, top = 4 * nt + 1;
+    int *info = (int *)dag__array_zalloc((size_t)nt, sizeof *info);
+    if (!info) return DAG_ERR_OUT_OF_MEMORY;
+    bool f64 = a->type == DAG_F64;
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < nt; k++) {
+            int w = DAG__R(a, k);
+            dag_options o = dag__with_priority(dag__tile_where(where, k, k), (int)(top - 3 * k));
+            if (f64)
+                dag_spawn_with(DAG__NAMED(&o, "potrf"), DAG_LAUNCH(dag_dpotrf, 1), Val(0), Val(w), InOut(DAG__H(a, k, k)),
+                               Ld(DAG__H(a, k, k)), Out(&info[k], 1));
+            else
+                dag_spawn_with(DAG__NAMED(&o, "potrf"), DAG_LAUNCH(dag_spotrf, 1), Val(0), Val(w), InOut(DAG__H(a, k, k)),
+                               Ld(DAG__H(a, k, k)), Out(&info[k], 1));
+            for (int64_t i = k + 1; i < nt; i++) {   /* A_ik = A_ik L_kk^-T */
+                o = dag__with_priority(dag__tile_where(where, i, k), (int)(top - 2 * k - i));
+                dag__spawn_trsm((dag__tile_place){ &o, true }, a->type, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, DAG__H(a, k, k),
+                                DAG__H(a, i, k));
+            }
+            for (int64_t j = k + 1; j < nt; j++) {
+                o = dag__with_priority(dag__tile_where(where, j, j), (int)(top - 3 * j));
+                dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, DAG__R(a, j), w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
+                for (int64_t i = j + 1; i < nt; i++) {   /* A_ij -= L_ik L_jk^T */
+                    o = dag__with_priority(dag__tile_where(where, i, j), (int)(top - 2 * j - i));
+                    dag__spawn_gemm((dag__tile_place){ &o, true }, a->type, 0, 1, DAG__R(a, i), DAG__R(a, j), w, -1.0, DAG__H(a, i, k),
+                                    DAG__H(a, j, k), 1.0, DAG__H(a, i, j));
+                }
+            }
+        }
+        for (int64_t k = 0; dag__ranks() && k < nt; k++) {   /* last: the factorisation is queued by then */
+            dag_options o = where->cpu;
+            o.scope.rank = DAG_RANK(dag__tile_rank(a, k, k));
+            dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__potrf_info, In(&info[k], 1), Val(k), Val(k * a->brows));
+        }
+    }
+    dag_result r = dag_last_region_result();
+    for (int64_t k = 0; r == DAG_OK && k < nt; k++)
+        if (info[k]) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_NOT_POSITIVE_DEFINITE, "dag_array_potrf: not positive definite: tile (%lld, %lld), "
+                    "column %lld (global)", (long long)k, (long long)k, (long long)(k * a->brows + info[k] - 1));
+            r = DAG_ERR_NOT_POSITIVE_DEFINITE;
+        }
+    DAG_FREE(info);
+    return r;
 }
 
 /* Right-looking tile Cholesky. Priorities follow the critical path: a task
@@ -1389,10 +1450,20 @@ static dag_options dag__potrf_on(dag__array_where *where, bool dev, int64_t i, i
    next panel) run before those to later columns, whatever step they come
    from, and the next panel is ready when the cores free (faster than
    ranking by step first: bench/README.md).
-   The panel's solves multiply by the diagonal tile's inverse (dtrtri once
-   per step, then dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on
-   tiles); the inverse of a diagonal tile of an SPD matrix's factor is as
-   well conditioned as the tile. */
+   On the CPU the panel's solves multiply by the diagonal tile's inverse
+   (dtrtri once per step, then dtrmm: OpenBLAS's dtrmm runs at twice its
+   dtrsm's rate on tiles); the inverse of a diagonal tile of an SPD
+   matrix's factor is as well conditioned as the tile. On devices,
+   dag__potrf_devices.
+   A wrapped matrix on the CPU goes by blocks of columns that are spans of
+   the matrix itself, not its tiles' handles (they order against those by
+   overlap like any spans). The solves and updates take a chunk of rows of
+   a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm faster
+   than the same work tile by tile. The first tile and the last two are
+   blocks of half a tile: the first and last steps are a chain (potrf, its
+   panel, the next syrk) with little beside it, and halving them gives the
+   other workers work sooner and shortens the tail. Everywhere else a block
+   is a tile. */
 dag_result dag_array_potrf(dag_array *a) {
     if (!dag__array_la(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
@@ -1407,14 +1478,8 @@ dag_result dag_array_potrf(dag_array *a) {
     int64_t nt = a->nt, nb = a->brows;
     dag__array_where where = dag__array_where_now("dag_array_potrf");
     if (where.status) return where.status;
-    bool dev = where.devices > 0, f64 = a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
-    /* A wrapped matrix on the CPU goes by blocks of columns that are spans of the matrix itself, not its
-       tiles' handles (they order against those by overlap like any spans). The solves and updates take a
-       chunk of rows of a column at once (dag__panel_chunk): OpenBLAS runs a tall dgemm faster than the
-       same work tile by tile. The first tile and the last two are blocks of half a tile: the first and
-       last steps are a chain (potrf, its panel, the next syrk) with little beside it, and halving them
-       gives the other workers work sooner and shortens the tail. Everywhere else a block is a tile. */
-    bool panels = a->ld && !dev && !dag__ranks();   /* over ranks, spans of one rank's matrix would move nothing */
+    if (where.devices) return dag__potrf_devices(a, &where);
+    bool panels = a->ld && !dag__ranks();   /* over ranks, spans of one rank's matrix would move nothing */
     int64_t *edge = (int64_t *)DAG_MALLOC(sizeof(int64_t) * (size_t)(2 * nt + 1)), s = 0;   /* block k: rows edge[k].. */
     if (!edge) return DAG_ERR_OUT_OF_MEMORY;
     edge[0] = 0;
@@ -1442,43 +1507,29 @@ dag_result dag_array_potrf(dag_array *a) {
     DAG_DATADEPS {
         for (int64_t k = 0; k < s; k++) {
             int w = dag__block_rows(edge, k, k + 1);
-            dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));   /* the diagonal: on the CPU */
+            dag_options o = dag__with_priority(&where.cpu, (int)(top - 3 * k));
             dag_spawn_with(DAG__NAMED(&o, "potrf"), dag__tile_potrf, Val(type), Val(w), dag__blocks(a, edge, panels, k, k + 1, k, DAG_ACCESS_INOUT),
                            Val(DAG__LD(a, k)), Out(inv->handle[k % slots]), Val(edge[k] / nb), Val(edge[k]),
                            Val((int)(k == s - 1)));
             for (int64_t i = k + 1, i2; i < s; i = i2) {
                 for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
-                o = dag__potrf_on(&where, dev, i, k, top - 2 * k - i);
-                if (dev && f64)
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_dpanel, dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
-                else if (dev)
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), DAG_LAUNCH(dag__array_spanel, dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)));
-                else
-                    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
-                                   dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
+                o = dag__with_priority(&where.cpu, (int)(top - 2 * k - i));
+                dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_panel, Val(type), Val(dag__block_rows(edge, i, i2)), Val(w), In(inv->handle[k % slots]),
+                               dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
             }
             for (int64_t j = k + 1; j < s; j++) {
                 int wj = dag__block_rows(edge, j, j + 1);
-                o = dag__potrf_on(&where, dev, j, j, top - 3 * j);
-                if (dev)
-                    dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, wj, w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
-                else
-                    dag_spawn_with(DAG__NAMED(&o, "syrk"), dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
-                                   dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
-                                   dag__blocks(a, edge, panels, j, j + 1, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, j)));
+                o = dag__with_priority(&where.cpu, (int)(top - 3 * j));
+                dag_spawn_with(DAG__NAMED(&o, "syrk"), dag__tile_syrk, Val(type), Val(0), Val(wj), Val(w), Val(-1.0),
+                               dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
+                               dag__blocks(a, edge, panels, j, j + 1, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, j)));
                 for (int64_t i = j + 1, i2; i < s; i = i2) {   /* A_ij -= L_ik L_jk^T, a chunk of rows at once */
                     for (i2 = i + 1; i2 < s && edge[i2 + 1] - edge[i] <= chunk_rows; i2++) {}
-                    o = dag__potrf_on(&where, dev, i, j, top - 2 * j - i);
-                    if (dev)
-                        dag__spawn_gemm((dag__tile_place){ &o, true }, a->type, 0, 1, dag__block_rows(edge, i, i2), wj, w, -1.0, DAG__H(a, i, k), DAG__H(a, j, k),
-                                        1.0, DAG__H(a, i, j));
-                    else
-                        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(dag__block_rows(edge, i, i2)), Val(wj), Val(w),
-                                       Val(-1.0), dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_IN), Val(DAG__LD(a, i)),
-                                       dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
-                                       dag__blocks(a, edge, panels, i, i2, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
+                    o = dag__with_priority(&where.cpu, (int)(top - 2 * j - i));
+                    dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(1), Val(dag__block_rows(edge, i, i2)), Val(wj), Val(w),
+                                   Val(-1.0), dag__blocks(a, edge, panels, i, i2, k, DAG_ACCESS_IN), Val(DAG__LD(a, i)),
+                                   dag__blocks(a, edge, panels, j, j + 1, k, DAG_ACCESS_IN), Val(DAG__LD(a, j)), Val(1.0),
+                                   dag__blocks(a, edge, panels, i, i2, j, DAG_ACCESS_INOUT), Val(DAG__LD(a, i)));
                 }
             }
         }

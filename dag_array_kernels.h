@@ -7,8 +7,9 @@
    by nvcc, hipcc or clang -x cl (or listed with -DDAG_KERNEL_NAMES), as that
    build's kernels, so the CUDA, HIP and Level Zero builds of a program's
    kernels carry dag_array's too (dag_kernels.h says how to build them).
-   dag_blas.h's dag_dgemm and dag_sgemm are the gemm tiles. No include
-   guard: each of those uses includes it once. */
+   The linear algebra's tiles are dag_blas.h's kernels (gemm, syrk, trsm,
+   potrf: the vendor's routines where they load). No include guard: each of
+   those uses includes it once. */
 
 /* Tiles may be views of a larger column-major matrix (dag_array_wrap): the
    kernels take each tile's leading dimension and find element i of a tile
@@ -104,56 +105,3 @@ DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *
     for (int b = 0; b < elem; b++)
         dst[(size_t)(di + dj * dst_ld) * (size_t)elem + (size_t)b] = src[(size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem + (size_t)b];
 )
-
-/* The Cholesky's panel on a device, double and float. */
-#define DAG__ARRAY_DEVICE_KERNELS(P, T)                                                                          \
-    DAG_KERNEL(dag__array_##P##panel, ((int, n), (DAG_GLOBAL const T *, linv), (DAG_GLOBAL T *, b), (int, ldb)), \
-        /* b (an item per row, n columns) = b linv^T, linv lower: in place (column c needs columns p <= c) */    \
-        size_t i = DAG_INDEX();                                                                                  \
-        for (int c = n - 1; c >= 0; c--) {                                                                       \
-            T s = (T)0;                                                                                          \
-            for (int p = 0; p <= c; p++) s += b[i + (size_t)p * (size_t)ldb] * linv[(size_t)c + (size_t)p * (size_t)n]; \
-            b[i + (size_t)c * (size_t)ldb] = s;                                                                  \
-        }                                                                                                        \
-    )
-DAG__ARRAY_DEVICE_KERNELS(d, double)
-DAG__ARRAY_DEVICE_KERNELS(s, float)
-#undef DAG__ARRAY_DEVICE_KERNELS
-
-/* Device kernels for the triangular solve and syrk of a tile, double and
-   float: trsm solves a column (left) or a row (right) of b per item. */
-#define DAG__TILE_KERNELS(P, T)                                                                                    \
-    DAG_KERNEL(dag__array_##P##trsm, ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n),   \
-                                      (T, alpha), (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b),      \
-                                      (int, ldb)),                                                                 \
-        size_t v = DAG_INDEX();                                                                                    \
-        int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                  \
-        int tr = right ? !trans : trans;                                                                           \
-        size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                  \
-        for (int s = 0; s < len; s++) {                                                                            \
-            int i = lower ? s : len - 1 - s;                                                                       \
-            T x = alpha * b[base + (size_t)i * inc];                                                               \
-            for (int t = 0; t < s; t++) {                                                                          \
-                int p = lower ? t : len - 1 - t;                                                                   \
-                T aip = tr ? a[(size_t)p + (size_t)i * (size_t)lda] : a[(size_t)i + (size_t)p * (size_t)lda];      \
-                x -= aip * b[base + (size_t)p * inc];                                                              \
-            }                                                                                                      \
-            b[base + (size_t)i * inc] = unit ? x : x / a[(size_t)i + (size_t)i * (size_t)lda];                     \
-        }                                                                                                          \
-    )                                                                                                              \
-    DAG_KERNEL(dag__array_##P##syrk_full, ((int, trans), (int, n), (int, k), (T, alpha), (DAG_GLOBAL const T *, a), \
-                                           (int, lda), (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                \
-        /* c (lower, n x n) = alpha op(a) op(a)^T + beta c: an item per element, the upper ones idle */            \
-        size_t idx = DAG_INDEX();                                                                                  \
-        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                           \
-        if (i >= j) {                                                                                              \
-            T s = (T)0;                                                                                            \
-            for (int l = 0; l < k; l++)                                                                            \
-                s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                       \
-                           : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                      \
-            c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);            \
-        }                                                                                                          \
-    )
-DAG__TILE_KERNELS(d, double)
-DAG__TILE_KERNELS(s, float)
-#undef DAG__TILE_KERNELS

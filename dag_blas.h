@@ -1,5 +1,5 @@
 /* dag_blas.h: dense tile kernels for dag.h, one text for every backend,
-   and the vendor library that stands in for it where a backend has one.
+   and the vendor library that stands in for each where a backend has one.
 
        #include "dag_blas.h"      (in one file of kernels: it defines them)
 
@@ -7,21 +7,48 @@
                  Val(alpha), In(a, lda * ka), Val(lda), In(b, ldb * kb), Val(ldb), Val(beta),
                  InOut(c, ldc * n), Val(ldc));
 
-   dag_dgemm (double) and dag_sgemm (float, alpha and beta float too):
-   C = alpha * op(A) * op(B) + beta * C on column-major tiles
-   (BLAS's convention: element (i, j) of C is c[i + j * ldc]); op(X) is X or,
-   with trans = 1, its transpose; C is m x n and the inner dimension k. The
-   launch range is m * n, one item per element of C.
-   - Every processor can run the text below (built ahead of time for CUDA,
-     HIP and Level Zero like any kernel of this file, at run time for
-     OpenCL).
-   - On CUDA devices cuBLAS's cublasDgemm / cublasSgemm stand in for it on
-     the device's stream, where libcublas loads; on OpenCL devices CLBlast's
-     CLBlastDgemm / CLBlastSgemm on the device's queue, where
-     libclblast.so.1 loads (Debian's libclblast1). Both are loaded at run
-     time (dag_library_kernel, below); without them the text runs.
-   dag_desc.no_library_kernels keeps the text everywhere.
-   These are the tile kernels dag_array.h's linear algebra builds on. */
+   Column-major tiles, BLAS's conventions and argument order (element (i, j)
+   of C is c[i + j * ldc]; op(X) is X or, with trans = 1, its transpose).
+   Each comes as dag_d<op> (double) and dag_s<op> (float, its scalars float
+   too):
+   - gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+     C = alpha op(A) op(B) + beta C, C m x n; launch range m * n.
+   - syrk(upper, trans, n, k, alpha, a, lda, beta, c, ldc): the upper or
+     lower triangle of C = alpha op(A) op(A)^T + beta C, op(A) n x k, the
+     other triangle untouched; range n * n.
+   - trsm(right, upper, trans, unit, m, n, alpha, a, lda, b, ldb):
+     B = alpha op(A)^-1 B (right 0) or alpha B op(A)^-1 (right 1), A
+     triangular (upper or lower; unit: its diagonal taken as ones), B
+     m x n; range: B's columns (left) or rows (right).
+   - trmm(right, upper, trans, unit, m, n, alpha, a, lda, b, ldb):
+     B = alpha op(A) B or alpha B op(A), in place; the same range.
+   - potrf(upper, n, a, lda, info): Cholesky in place, A = L L^T (lower) or
+     U^T U (upper), the other triangle untouched; info[0] = 0, or the
+     1-based column where A is not positive definite. Range 1: one item
+     factorises the tile (the text is a fallback, not fast).
+   Every processor can run the text below (built ahead of time for CUDA,
+   HIP and Level Zero like any kernel of this file, at run time for
+   OpenCL). Where a backend's vendor library loads, its routine stands in,
+   queued on the device's queue (stream) with the device current:
+   - CUDA: cuBLAS (cublasDgemm_v2, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
+     ones; libcublas of the CUDA runtime's own major version) and cuSOLVER
+     (cusolverDnDpotrf / Spotrf, its workspace from cudaMallocAsync on the
+     same stream, so it needs no host wait; libcusolver.so.12 for CUDA 13,
+     .so.11 for CUDA 12);
+   - HIP: rocBLAS (rocblas_dgemm, ...; librocblas.so.5 or .4) and rocSOLVER
+     (rocsolver_dpotrf; librocsolver.so.0);
+   - OpenCL: CLBlast (CLBlastDgemm, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
+     ones; libclblast.so.1, Debian's libclblast1). CLBlast has no potrf:
+     the text runs there.
+   potrf's info stays in device memory (a span the caller reads when its
+   work is done): a factorisation never waits on the host. Each library is
+   loaded on its first use (dag_library_kernel, dag.h); where it does not
+   load, the text runs. dag_desc.no_library_kernels keeps the text
+   everywhere. These are the tile kernels dag_array.h's linear algebra
+   builds on.
+
+   Parts: >>vendor bindings >>cuBLAS and rocBLAS >>cuBLAS and cuSOLVER >>rocBLAS and rocSOLVER
+   >>CLBlast >>tile kernels */
 #ifndef DAG_BLAS_H_INCLUDED
 #define DAG_BLAS_H_INCLUDED
 
@@ -32,25 +59,59 @@
 #endif
 #include "dag_kernels.h"
 
-/* The gemm's parameters, in the order the kernels declare them (after the
-   range): the vendor bindings below read their arguments by these. */
-enum {
-    DAG__GEMM_TRANSA, DAG__GEMM_TRANSB, DAG__GEMM_M, DAG__GEMM_N, DAG__GEMM_K, DAG__GEMM_ALPHA, DAG__GEMM_A,
-    DAG__GEMM_LDA, DAG__GEMM_B, DAG__GEMM_LDB, DAG__GEMM_BETA, DAG__GEMM_C, DAG__GEMM_LDC, DAG__GEMM_PARAMS
-};
-
 #if !defined(__CUDACC__) && !defined(__HIP__) && !defined(__OPENCL_C_VERSION__) && !defined(DAG_KERNEL_NAMES)
 /* >>vendor bindings: host code only, each library loaded at run time */
 #include <dlfcn.h>
+#include <math.h>   /* the text's sqrt, on the CPU */
 #include <stdio.h>
 #include <string.h>
 
+/* The operations, and their parameters after the range, by kind, in the
+   kernels' (BLAS's) order: i an int, s a scalar, p a device buffer. A
+   routine reads them once (dag__blas_read) and passes them on in the same
+   order, so each vendor call below reads as its BLAS prototype. */
+enum { DAG__BLAS_GEMM, DAG__BLAS_SYRK, DAG__BLAS_TRSM, DAG__BLAS_TRMM, DAG__BLAS_POTRF };
+static const char *const dag__blas_kinds[] = { "iiiiispipispi", "iiiispispi", "iiiiiispipi", "iiiiiispipi",
+                                               "iipip" };
+typedef struct dag__blas_routine { int op; int single; } dag__blas_routine;   /* a record's user_data */
+typedef struct dag__blas_call {
+    int op;
+    int single;           /* float: the index of the float routine in each pair below */
+    int i[8];
+    const void *s[2];     /* host scalars */
+    void *p[3];
+} dag__blas_call;
+static inline bool dag__blas_read(const dag_library_kernel *self, const dag_kernel_arg *args, int num_args,
+                                  dag__blas_call *g) {
+    const dag__blas_routine *r = (const dag__blas_routine *)self->user_data;
+    const char *kinds = dag__blas_kinds[r->op];
+    int ni = 0, ns = 0, np = 0;
+    memset(g, 0, sizeof *g);
+    g->op = r->op;
+    g->single = r->single;
+    if ((size_t)num_args != strlen(kinds)) return false;
+    for (int k = 0; k < num_args; k++) {
+        if (kinds[k] == 'i') g->i[ni++] = *(const int *)args[k].value;
+        else if (kinds[k] == 's') g->s[ns++] = args[k].value;
+        else g->p[np++] = args[k].buffer;
+    }
+    return true;
+}
+
+/* The first of names that loads (an empty name is skipped), or NULL, said at info level. */
+static inline void *dag__blas_open(const char *what, const char *const *names, int count) {
+    void *lib = NULL;
+    for (int i = 0; !lib && i < count; i++)
+        if (names[i][0]) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!lib) dag_log(DAG_LOG_INFO, DAG_OK, "%s does not load (%s): dag_blas.h's kernels run their own text", what, dlerror());
+    return lib;
+}
 /* Finds each of names in lib into slots[i] (a function pointer: ISO C has
    no object-to-function cast, hence the memcpy). Returns whether all were
    there; if not, says which was missing at DAG_LOG_INFO. */
 static inline bool dag__blas_bind(void *lib, const char *lib_name, const char *const *names, void *const *slots,
                                   int count) {
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; lib && i < count; i++) {
         void *p = dlsym(lib, names[i]);
         if (!p) {
             dag_log(DAG_LOG_INFO, DAG_OK, "%s has no %s: dag_blas.h's kernels run their own text", lib_name, names[i]);
@@ -58,206 +119,459 @@ static inline bool dag__blas_bind(void *lib, const char *lib_name, const char *c
         }
         memcpy(slots[i], &p, sizeof p);
     }
-    return true;
+    return lib != NULL;
 }
-static const size_t dag__blas_f64 = sizeof(double), dag__blas_f32 = sizeof(float);   /* the routines' user_data */
-
-/* A gemm's arguments as a device holds them (by the parameter order above). */
-typedef struct dag__gemm_call {
-    bool single;                   /* sgemm: alpha and beta are floats */
-    bool transa, transb;
-    int m, n, k, lda, ldb, ldc;
-    const void *alpha, *beta;      /* host scalars */
-    void *a, *b, *c;               /* device buffers */
-} dag__gemm_call;
-static inline bool dag__gemm_read(const dag_library_kernel *self, const dag_kernel_arg *args, int num_args,
-                                  dag__gemm_call *g) {
-    if (num_args != DAG__GEMM_PARAMS) return false;
-#define DAG__GEMM_INT(i) (*(const int *)args[i].value)
-    g->single = *(const size_t *)self->user_data == sizeof(float);
-    g->transa = DAG__GEMM_INT(DAG__GEMM_TRANSA) != 0, g->transb = DAG__GEMM_INT(DAG__GEMM_TRANSB) != 0;
-    g->m = DAG__GEMM_INT(DAG__GEMM_M), g->n = DAG__GEMM_INT(DAG__GEMM_N), g->k = DAG__GEMM_INT(DAG__GEMM_K);
-    g->lda = DAG__GEMM_INT(DAG__GEMM_LDA), g->ldb = DAG__GEMM_INT(DAG__GEMM_LDB), g->ldc = DAG__GEMM_INT(DAG__GEMM_LDC);
-#undef DAG__GEMM_INT
-    g->alpha = args[DAG__GEMM_ALPHA].value, g->beta = args[DAG__GEMM_BETA].value;
-    g->a = args[DAG__GEMM_A].buffer, g->b = args[DAG__GEMM_B].buffer, g->c = args[DAG__GEMM_C].buffer;
-    return true;
+/* Loads a library once: *state 0 (not tried) becomes 1 where the first of names that loads has
+   every symbol (each into its slot), else -1. */
+static inline bool dag__blas_load(int *state, const char *what, const char *const *names, int count,
+                                  const char *const *symbols, void *const *slots, int num) {
+    if (!*state) *state = dag__blas_bind(dag__blas_open(what, names, count), what, symbols, slots, num) ? 1 : -1;
+    return *state > 0;
 }
+/* One routine record: vendor's stand-in for op (double, or single) on backend, named for the log. */
+#define DAG__BLAS_ROUTINE(record, backend, vendor, op, single, routine)                                      \
+    static const dag__blas_routine record##_is = { op, single };                                             \
+    static const dag_library_kernel record = { backend, routine, vendor##_load, vendor##_call, vendor##_release, \
+                                               &record##_is };
 
-#if defined(DAG_BACKEND_CUDA)
-/* >>cuBLAS: the library of the CUDA runtime's own major version first
-   (libcublas.so.13 for CUDA 13), one handle per device, made on its first
-   call (the device is current then, as cuBLAS asks) and set to the
-   device's stream at each call. */
-#include <cuda_runtime_api.h>
-#include <cublas_api.h>
-static struct {
+#if defined(DAG_BACKEND_CUDA) || defined(DAG_BACKEND_HIP)
+/* >>cuBLAS and rocBLAS: rocBLAS copied cuBLAS's calls, so one table
+   serves both: the functions (their own types: handles and buffers as
+   pointers, enums as int), the values of their enums, and a handle per
+   device, made on its first call (the device is current then, as both
+   ask) and set to the stream given at each call. [0] is double, [1] float. */
+typedef int (*dag__gpublas_gemm_fn)(void *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *a,
+                                    int lda, const void *b, int ldb, const void *beta, void *c, int ldc);
+typedef int (*dag__gpublas_syrk_fn)(void *h, int uplo, int trans, int n, int k, const void *alpha, const void *a,
+                                    int lda, const void *beta, void *c, int ldc);
+typedef int (*dag__gpublas_trsm_fn)(void *h, int side, int uplo, int trans, int diag, int m, int n, const void *alpha,
+                                    const void *a, int lda, void *b, int ldb);
+/* out of place (cuBLAS's _v2, rocBLAS 4's): C = alpha op(A) B; C = B works in place */
+typedef int (*dag__gpublas_trmm_fn)(void *h, int side, int uplo, int trans, int diag, int m, int n, const void *alpha,
+                                    const void *a, int lda, const void *b, int ldb, void *c, int ldc);
+typedef struct dag__gpublas {
     int state;   /* 0: not tried; 1: loaded; -1: absent */
-    cublasStatus_t (*create)(cublasHandle_t *);
-    cublasStatus_t (*destroy)(cublasHandle_t);
-    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
-    cublasStatus_t (*dgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const double *,
-                            const double *, int, const double *, int, const double *, double *, int);
-    cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const float *,
-                            const float *, int, const float *, int, const float *, float *, int);
-    cublasHandle_t handle[DAG_MAX_DEVICES];
-} dag__cublas;
+    int (*create)(void **h);
+    int (*destroy)(void *h);
+    int (*set_stream)(void *h, void *stream);
+    dag__gpublas_gemm_fn gemm[2];
+    dag__gpublas_syrk_fn syrk[2];
+    dag__gpublas_trsm_fn trsm[2];
+    dag__gpublas_trmm_fn trmm[2];
+    int no_trans, trans, lower, upper, left, right, non_unit, unit;   /* the library's enum values */
+    void *handle[DAG_MAX_DEVICES];
+} dag__gpublas;
 
-static bool dag__cublas_load(void) {
-    if (dag__cublas.state) return dag__cublas.state > 0;
-    dag__cublas.state = -1;
-    char own[32] = "";
-    int version = 0;
-    if (cudaRuntimeGetVersion(&version) == cudaSuccess) snprintf(own, sizeof own, "libcublas.so.%d", version / 1000);
-    const char *const names[] = { own, "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
-    void *lib = NULL;
-    for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
-        if (names[i][0]) lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        dag_log(DAG_LOG_INFO, DAG_OK, "cuBLAS does not load (%s): dag_blas.h's kernels run their own text", dlerror());
-        return false;
-    }
-    const char *const symbols[] = { "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasDgemm_v2",
-                                    "cublasSgemm_v2" };
-    void *const slots[] = { &dag__cublas.create, &dag__cublas.destroy, &dag__cublas.set_stream, &dag__cublas.dgemm,
-                            &dag__cublas.sgemm };
-    if (!dag__blas_bind(lib, "libcublas", symbols, slots, 5)) return false;
-    dag__cublas.state = 1;
-    return true;
+/* Loads the first of names that has every symbol (create, destroy, set_stream, then gemm, syrk,
+   trsm and trmm, double then float each). */
+static bool dag__gpublas_open(dag__gpublas *v, const char *what, const char *const *names, int count,
+                              const char *const *symbols) {
+    void *const slots[] = { &v->create, &v->destroy, &v->set_stream, &v->gemm[0], &v->gemm[1], &v->syrk[0],
+                            &v->syrk[1], &v->trsm[0], &v->trsm[1], &v->trmm[0], &v->trmm[1] };
+    return dag__blas_load(&v->state, what, names, count, symbols, slots, 11);
 }
-
-static cublasHandle_t dag__cublas_handle(void *stream, int device) {
+static void *dag__gpublas_handle(dag__gpublas *v, void *stream, int device) {
     if (device < 0 || device >= DAG_MAX_DEVICES) return NULL;
-    cublasHandle_t *h = &dag__cublas.handle[device];
-    if (!*h && dag__cublas.create(h) != CUBLAS_STATUS_SUCCESS) *h = NULL;
-    if (*h && dag__cublas.set_stream(*h, (cudaStream_t)stream) != CUBLAS_STATUS_SUCCESS) return NULL;
+    void **h = &v->handle[device];
+    if (!*h && v->create(h) != 0) *h = NULL;
+    if (*h && v->set_stream(*h, stream) != 0) return NULL;
     return *h;
 }
+/* gemm, syrk, trsm and trmm (potrf is the solver's: a routine of its own) */
+static int dag__gpublas_call(dag__gpublas *v, const dag_library_kernel *self, void *stream, int device,
+                             const dag_kernel_arg *args, int num_args) {
+    dag__blas_call g;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op == DAG__BLAS_POTRF) return -1;
+    void *h = dag__gpublas_handle(v, stream, device);
+    if (!h) return -1;
+    int f = g.single, *i = g.i;
+#define DAG__T(x) ((x) ? v->trans : v->no_trans)
+#define DAG__UPLO(x) ((x) ? v->upper : v->lower)
+#define DAG__SIDE(x) ((x) ? v->right : v->left)
+#define DAG__DIAG(x) ((x) ? v->unit : v->non_unit)
+    int e;
+    switch (g.op) {
+    case DAG__BLAS_GEMM:
+        e = v->gemm[f](h, DAG__T(i[0]), DAG__T(i[1]), i[2], i[3], i[4], g.s[0], g.p[0], i[5], g.p[1], i[6], g.s[1],
+                       g.p[2], i[7]);
+        break;
+    case DAG__BLAS_SYRK:
+        e = v->syrk[f](h, DAG__UPLO(i[0]), DAG__T(i[1]), i[2], i[3], g.s[0], g.p[0], i[4], g.s[1], g.p[1], i[5]);
+        break;
+    case DAG__BLAS_TRSM:
+        e = v->trsm[f](h, DAG__SIDE(i[0]), DAG__UPLO(i[1]), DAG__T(i[2]), DAG__DIAG(i[3]), i[4], i[5], g.s[0],
+                       g.p[0], i[6], g.p[1], i[7]);
+        break;
+    default:   /* trmm, in place */
+        e = v->trmm[f](h, DAG__SIDE(i[0]), DAG__UPLO(i[1]), DAG__T(i[2]), DAG__DIAG(i[3]), i[4], i[5], g.s[0],
+                       g.p[0], i[6], g.p[1], i[7], g.p[1], i[7]);
+    }
+#undef DAG__T
+#undef DAG__UPLO
+#undef DAG__SIDE
+#undef DAG__DIAG
+    return e;
+}
+static void dag__gpublas_release(dag__gpublas *v, int device) {
+    if (device < 0 || device >= DAG_MAX_DEVICES || !v->handle[device]) return;
+    v->destroy(v->handle[device]);
+    v->handle[device] = NULL;
+}
+#endif
 
-/* dgemm and sgemm: user_data is the element size */
-static int dag__cublas_gemm(const dag_library_kernel *self, void *stream, int device, size_t range,
+#if defined(DAG_BACKEND_CUDA)
+/* >>cuBLAS and cuSOLVER: the libraries of the CUDA runtime's own major
+   version first (one major's libraries need its runtime). */
+#include <cuda_runtime_api.h>
+#include <cublas_api.h>
+static dag__gpublas dag__cublas = { 0, 0, 0, 0, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, CUBLAS_OP_N, CUBLAS_OP_T,
+                                    CUBLAS_FILL_MODE_LOWER, CUBLAS_FILL_MODE_UPPER, CUBLAS_SIDE_LEFT, CUBLAS_SIDE_RIGHT,
+                                    CUBLAS_DIAG_NON_UNIT, CUBLAS_DIAG_UNIT, { 0 } };
+static int dag__cuda_major(void) {
+    int version = 0;
+    return cudaRuntimeGetVersion(&version) == cudaSuccess ? version / 1000 : 0;
+}
+static bool dag__cublas_load(void) {
+    char own[32] = "";
+    if (dag__cuda_major()) snprintf(own, sizeof own, "libcublas.so.%d", dag__cuda_major());
+    const char *const names[] = { own, "libcublas.so.13", "libcublas.so.12", "libcublas.so" };
+    const char *const symbols[] = { "cublasCreate_v2", "cublasDestroy_v2", "cublasSetStream_v2", "cublasDgemm_v2",
+                                    "cublasSgemm_v2", "cublasDsyrk_v2", "cublasSsyrk_v2", "cublasDtrsm_v2",
+                                    "cublasStrsm_v2", "cublasDtrmm_v2", "cublasStrmm_v2" };
+    return dag__gpublas_open(&dag__cublas, "libcublas", names, 4, symbols);
+}
+static int dag__cublas_call(const dag_library_kernel *self, void *stream, int device, size_t range,
                             const dag_kernel_arg *args, int num_args, void **event) {
     (void)range;
     (void)event;
-    dag__gemm_call g;
-    if (!dag__gemm_read(self, args, num_args, &g)) return (int)CUBLAS_STATUS_INVALID_VALUE;
-    cublasHandle_t h = dag__cublas_handle(stream, device);
-    if (!h) return (int)CUBLAS_STATUS_NOT_INITIALIZED;
-    cublasOperation_t ta = g.transa ? CUBLAS_OP_T : CUBLAS_OP_N, tb = g.transb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if (g.single)
-        return (int)dag__cublas.sgemm(h, ta, tb, g.m, g.n, g.k, (const float *)g.alpha, (const float *)g.a, g.lda,
-                                      (const float *)g.b, g.ldb, (const float *)g.beta, (float *)g.c, g.ldc);
-    return (int)dag__cublas.dgemm(h, ta, tb, g.m, g.n, g.k, (const double *)g.alpha, (const double *)g.a, g.lda,
-                                  (const double *)g.b, g.ldb, (const double *)g.beta, (double *)g.c, g.ldc);
+    return dag__gpublas_call(&dag__cublas, self, stream, device, args, num_args);
 }
 static void dag__cublas_release(void *stream, int device) {
     (void)stream;
-    if (device < 0 || device >= DAG_MAX_DEVICES || !dag__cublas.handle[device]) return;
-    dag__cublas.destroy(dag__cublas.handle[device]);
-    dag__cublas.handle[device] = NULL;
+    dag__gpublas_release(&dag__cublas, device);
 }
-static const dag_library_kernel dag__cublas_dgemm_routine = { DAG_CUDA, "cublasDgemm_v2", dag__cublas_load,
-                                                              dag__cublas_gemm, dag__cublas_release, &dag__blas_f64 };
-static const dag_library_kernel dag__cublas_sgemm_routine = { DAG_CUDA, "cublasSgemm_v2", dag__cublas_load,
-                                                              dag__cublas_gemm, dag__cublas_release, &dag__blas_f32 };
-#define DAG__CUBLAS_DGEMM &dag__cublas_dgemm_routine,
-#define DAG__CUBLAS_SGEMM &dag__cublas_sgemm_routine,
+
+/* cuSOLVER's potrf: its own handle per device; the workspace its
+   bufferSize asks for comes from cudaMallocAsync and goes back with
+   cudaFreeAsync, both on the call's stream, so each call has its own
+   whatever the streams, and none waits on the host. */
+static struct {
+    int state;   /* 0: not tried; 1: loaded; -1: absent */
+    int (*create)(void **h);
+    int (*destroy)(void *h);
+    int (*set_stream)(void *h, void *stream);
+    int (*buffer_size[2])(void *h, int uplo, int n, void *a, int lda, int *lwork);
+    int (*potrf[2])(void *h, int uplo, int n, void *a, int lda, void *work, int lwork, int *info);
+    void *handle[DAG_MAX_DEVICES];
+} dag__cusolver;
+static bool dag__cusolver_load(void) {
+    char own[32] = "";   /* CUDA 13 ships libcusolver.so.12, CUDA 12 and 11 .so.11 */
+    if (dag__cuda_major()) snprintf(own, sizeof own, "libcusolver.so.%d", dag__cuda_major() > 12 ? dag__cuda_major() - 1 : 11);
+    const char *const names[] = { own, "libcusolver.so.12", "libcusolver.so.11", "libcusolver.so" };
+    const char *const symbols[] = { "cusolverDnCreate", "cusolverDnDestroy", "cusolverDnSetStream",
+                                    "cusolverDnDpotrf_bufferSize", "cusolverDnSpotrf_bufferSize", "cusolverDnDpotrf",
+                                    "cusolverDnSpotrf" };
+    void *const slots[] = { &dag__cusolver.create, &dag__cusolver.destroy, &dag__cusolver.set_stream,
+                            &dag__cusolver.buffer_size[0], &dag__cusolver.buffer_size[1], &dag__cusolver.potrf[0],
+                            &dag__cusolver.potrf[1] };
+    return dag__blas_load(&dag__cusolver.state, "libcusolver", names, 4, symbols, slots, 7);
+}
+static int dag__cusolver_call(const dag_library_kernel *self, void *stream, int device, size_t range,
+                              const dag_kernel_arg *args, int num_args, void **event) {
+    (void)range;
+    (void)event;
+    dag__blas_call g;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op != DAG__BLAS_POTRF || device < 0 || device >= DAG_MAX_DEVICES)
+        return -1;
+    void **h = &dag__cusolver.handle[device];
+    if (!*h && dag__cusolver.create(h) != 0) *h = NULL;
+    if (!*h) return -1;
+    int f = g.single, uplo = g.i[0] ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, n = g.i[1], lda = g.i[2], lwork = 0;
+    void *work = NULL;
+    int e = dag__cusolver.set_stream(*h, stream);
+    if (!e) e = dag__cusolver.buffer_size[f](*h, uplo, n, g.p[0], lda, &lwork);
+    if (!e) e = (int)cudaMallocAsync(&work, (size_t)(lwork > 0 ? lwork : 1) * (f ? sizeof(float) : sizeof(double)),
+                                     (cudaStream_t)stream);
+    if (!e) e = dag__cusolver.potrf[f](*h, uplo, n, g.p[0], lda, work, lwork, (int *)g.p[1]);
+    if (work) cudaFreeAsync(work, (cudaStream_t)stream);
+    return e;
+}
+static void dag__cusolver_release(void *stream, int device) {
+    (void)stream;
+    if (device < 0 || device >= DAG_MAX_DEVICES || !dag__cusolver.handle[device]) return;
+    dag__cusolver.destroy(dag__cusolver.handle[device]);
+    dag__cusolver.handle[device] = NULL;
+}
+DAG__BLAS_ROUTINE(dag__cublas_dgemm, DAG_CUDA, dag__cublas, DAG__BLAS_GEMM, 0, "cublasDgemm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_sgemm, DAG_CUDA, dag__cublas, DAG__BLAS_GEMM, 1, "cublasSgemm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_dsyrk, DAG_CUDA, dag__cublas, DAG__BLAS_SYRK, 0, "cublasDsyrk_v2")
+DAG__BLAS_ROUTINE(dag__cublas_ssyrk, DAG_CUDA, dag__cublas, DAG__BLAS_SYRK, 1, "cublasSsyrk_v2")
+DAG__BLAS_ROUTINE(dag__cublas_dtrsm, DAG_CUDA, dag__cublas, DAG__BLAS_TRSM, 0, "cublasDtrsm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_strsm, DAG_CUDA, dag__cublas, DAG__BLAS_TRSM, 1, "cublasStrsm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_dtrmm, DAG_CUDA, dag__cublas, DAG__BLAS_TRMM, 0, "cublasDtrmm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_strmm, DAG_CUDA, dag__cublas, DAG__BLAS_TRMM, 1, "cublasStrmm_v2")
+DAG__BLAS_ROUTINE(dag__cublas_dpotrf, DAG_CUDA, dag__cusolver, DAG__BLAS_POTRF, 0, "cusolverDnDpotrf")
+DAG__BLAS_ROUTINE(dag__cublas_spotrf, DAG_CUDA, dag__cusolver, DAG__BLAS_POTRF, 1, "cusolverDnSpotrf")
+#define DAG__CUDA_ROUTINE(op) &dag__cublas_##op,
 #else
-#define DAG__CUBLAS_DGEMM
-#define DAG__CUBLAS_SGEMM
+#define DAG__CUDA_ROUTINE(op)
+#endif
+
+#if defined(DAG_BACKEND_HIP)
+/* >>rocBLAS and rocSOLVER (ROCm 7's librocblas.so.5, ROCm 6's .so.4: the
+   newest first, as dag_hip.h takes the newest HIP runtime). rocSOLVER
+   works on rocBLAS's handles and manages its own workspace. The enums'
+   values are rocBLAS's (rocblas_operation_none is 111...). */
+static dag__gpublas dag__rocblas = { 0, 0, 0, 0, { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, 111, 112, 122, 121, 141, 142,
+                                     131, 132, { 0 } };
+static bool dag__rocblas_load(void) {
+    const char *const names[] = { "librocblas.so.5", "librocblas.so.4", "librocblas.so" };
+    const char *const symbols[] = { "rocblas_create_handle", "rocblas_destroy_handle", "rocblas_set_stream",
+                                    "rocblas_dgemm", "rocblas_sgemm", "rocblas_dsyrk", "rocblas_ssyrk",
+                                    "rocblas_dtrsm", "rocblas_strsm", "rocblas_dtrmm", "rocblas_strmm" };
+    return dag__gpublas_open(&dag__rocblas, "librocblas", names, 3, symbols);
+}
+static int dag__rocblas_call(const dag_library_kernel *self, void *stream, int device, size_t range,
+                             const dag_kernel_arg *args, int num_args, void **event) {
+    (void)range;
+    (void)event;
+    return dag__gpublas_call(&dag__rocblas, self, stream, device, args, num_args);
+}
+static void dag__rocblas_release(void *stream, int device) {
+    (void)stream;
+    dag__gpublas_release(&dag__rocblas, device);
+}
+static struct {
+    int state;   /* 0: not tried; 1: loaded; -1: absent */
+    int (*potrf[2])(void *h, int uplo, int n, void *a, int lda, int *info);
+} dag__rocsolver;
+static bool dag__rocsolver_load(void) {
+    const char *const names[] = { "librocsolver.so.0", "librocsolver.so" };
+    const char *const symbols[] = { "rocsolver_dpotrf", "rocsolver_spotrf" };
+    void *const slots[] = { &dag__rocsolver.potrf[0], &dag__rocsolver.potrf[1] };
+    return dag__rocblas_load() && dag__blas_load(&dag__rocsolver.state, "librocsolver", names, 2, symbols, slots, 2);
+}
+static int dag__rocsolver_call(const dag_library_kernel *self, void *stream, int device, size_t range,
+                               const dag_kernel_arg *args, int num_args, void **event) {
+    (void)range;
+    (void)event;
+    dag__blas_call g;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op != DAG__BLAS_POTRF) return -1;
+    void *h = dag__gpublas_handle(&dag__rocblas, stream, device);
+    if (!h) return -1;
+    return dag__rocsolver.potrf[g.single](h, g.i[0] ? dag__rocblas.upper : dag__rocblas.lower, g.i[1], g.p[0], g.i[2],
+                                          (int *)g.p[1]);
+}
+static void dag__rocsolver_release(void *stream, int device) { dag__rocblas_release(stream, device); }
+DAG__BLAS_ROUTINE(dag__rocblas_dgemm, DAG_HIP, dag__rocblas, DAG__BLAS_GEMM, 0, "rocblas_dgemm")
+DAG__BLAS_ROUTINE(dag__rocblas_sgemm, DAG_HIP, dag__rocblas, DAG__BLAS_GEMM, 1, "rocblas_sgemm")
+DAG__BLAS_ROUTINE(dag__rocblas_dsyrk, DAG_HIP, dag__rocblas, DAG__BLAS_SYRK, 0, "rocblas_dsyrk")
+DAG__BLAS_ROUTINE(dag__rocblas_ssyrk, DAG_HIP, dag__rocblas, DAG__BLAS_SYRK, 1, "rocblas_ssyrk")
+DAG__BLAS_ROUTINE(dag__rocblas_dtrsm, DAG_HIP, dag__rocblas, DAG__BLAS_TRSM, 0, "rocblas_dtrsm")
+DAG__BLAS_ROUTINE(dag__rocblas_strsm, DAG_HIP, dag__rocblas, DAG__BLAS_TRSM, 1, "rocblas_strsm")
+DAG__BLAS_ROUTINE(dag__rocblas_dtrmm, DAG_HIP, dag__rocblas, DAG__BLAS_TRMM, 0, "rocblas_dtrmm")
+DAG__BLAS_ROUTINE(dag__rocblas_strmm, DAG_HIP, dag__rocblas, DAG__BLAS_TRMM, 1, "rocblas_strmm")
+DAG__BLAS_ROUTINE(dag__rocblas_dpotrf, DAG_HIP, dag__rocsolver, DAG__BLAS_POTRF, 0, "rocsolver_dpotrf")
+DAG__BLAS_ROUTINE(dag__rocblas_spotrf, DAG_HIP, dag__rocsolver, DAG__BLAS_POTRF, 1, "rocsolver_spotrf")
+#define DAG__HIP_ROUTINE(op) &dag__rocblas_##op,
+#else
+#define DAG__HIP_ROUTINE(op)
 #endif
 
 #if defined(DAG_BACKEND_OPENCL)
-/* >>CLBlast: its C API's ABI (clblast_c.h of 1.5), with OpenCL's handles as
-   pointers. Its kernels compile on a device's first call (about 10 s on
+/* >>CLBlast: its C API's ABI (clblast_c.h of 1.5), with OpenCL's handles
+   as pointers; its enums' values are rocBLAS's (column-major 102). Its
+   kernels compile on a device's first call of each routine (about 10 s on
    PoCL, then cached under POCL_CACHE_DIR); its cache of programs is
    emptied at dag_shutdown, as they belong to the devices' contexts. */
-enum { DAG__CLBLAST_COL_MAJOR = 102, DAG__CLBLAST_NO_TRANSPOSE = 111, DAG__CLBLAST_TRANSPOSE = 112 };
 static struct {
     int state;   /* 0: not tried; 1: loaded; -1: absent */
     int (*dgemm)(int, int, int, size_t, size_t, size_t, double, void *, size_t, size_t, void *, size_t, size_t, double,
                  void *, size_t, size_t, void *queue, void *event);
     int (*sgemm)(int, int, int, size_t, size_t, size_t, float, void *, size_t, size_t, void *, size_t, size_t, float,
                  void *, size_t, size_t, void *queue, void *event);
+    int (*dsyrk)(int, int, int, size_t, size_t, double, void *, size_t, size_t, double, void *, size_t, size_t,
+                 void *queue, void *event);
+    int (*ssyrk)(int, int, int, size_t, size_t, float, void *, size_t, size_t, float, void *, size_t, size_t,
+                 void *queue, void *event);
+    /* trsm and trmm: the same shape */
+    int (*dtri[2])(int, int, int, int, int, size_t, size_t, double, void *, size_t, size_t, void *, size_t, size_t,
+                   void *queue, void *event);
+    int (*stri[2])(int, int, int, int, int, size_t, size_t, float, void *, size_t, size_t, void *, size_t, size_t,
+                   void *queue, void *event);
     int (*clear_cache)(void);
 } dag__clblast;
 
 static bool dag__clblast_load(void) {
-    if (dag__clblast.state) return dag__clblast.state > 0;
-    dag__clblast.state = -1;
-    void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        dag_log(DAG_LOG_INFO, DAG_OK, "CLBlast does not load (%s): dag_blas.h's kernels run their own text", dlerror());
-        return false;
-    }
-    const char *const symbols[] = { "CLBlastDgemm", "CLBlastSgemm", "CLBlastClearCache" };
-    void *const slots[] = { &dag__clblast.dgemm, &dag__clblast.sgemm, &dag__clblast.clear_cache };
-    if (!dag__blas_bind(lib, "libclblast.so.1", symbols, slots, 3)) return false;
-    dag__clblast.state = 1;
-    return true;
+    const char *const names[] = { "libclblast.so.1" };
+    const char *const symbols[] = { "CLBlastDgemm", "CLBlastSgemm", "CLBlastDsyrk", "CLBlastSsyrk", "CLBlastDtrsm",
+                                    "CLBlastDtrmm", "CLBlastStrsm", "CLBlastStrmm", "CLBlastClearCache" };
+    void *const slots[] = { &dag__clblast.dgemm, &dag__clblast.sgemm, &dag__clblast.dsyrk, &dag__clblast.ssyrk,
+                            &dag__clblast.dtri[0], &dag__clblast.dtri[1], &dag__clblast.stri[0],
+                            &dag__clblast.stri[1], &dag__clblast.clear_cache };
+    return dag__blas_load(&dag__clblast.state, "libclblast.so.1", names, 1, symbols, slots, 9);
 }
 
-/* dgemm and sgemm: user_data is the element size */
-static int dag__clblast_gemm(const dag_library_kernel *self, void *queue, int device, size_t range,
+/* gemm, syrk, trsm and trmm (by user_data), on the queue given */
+static int dag__clblast_call(const dag_library_kernel *self, void *queue, int device, size_t range,
                              const dag_kernel_arg *args, int num_args, void **event) {
     (void)device;
     (void)range;
-    dag__gemm_call g;
-    if (!dag__gemm_read(self, args, num_args, &g)) return -1;
-    int ta = g.transa ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE,
-        tb = g.transb ? DAG__CLBLAST_TRANSPOSE : DAG__CLBLAST_NO_TRANSPOSE;
-    size_t m = (size_t)g.m, n = (size_t)g.n, k = (size_t)g.k;
-    if (g.single)
-        return dag__clblast.sgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, *(const float *)g.alpha, g.a, 0,
-                                  (size_t)g.lda, g.b, 0, (size_t)g.ldb, *(const float *)g.beta, g.c, 0, (size_t)g.ldc,
-                                  queue, event);
-    return dag__clblast.dgemm(DAG__CLBLAST_COL_MAJOR, ta, tb, m, n, k, *(const double *)g.alpha, g.a, 0, (size_t)g.lda,
-                              g.b, 0, (size_t)g.ldb, *(const double *)g.beta, g.c, 0, (size_t)g.ldc, queue, event);
+    dag__blas_call g;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op == DAG__BLAS_POTRF) return -1;
+    const int *i = g.i;
+    size_t z[8];
+    for (int k = 0; k < 8; k++) z[k] = (size_t)(i[k] > 0 ? i[k] : 0);
+#define DAG__T(x) ((x) ? 112 : 111)
+#define DAG__UPLO(x) ((x) ? 121 : 122)
+#define DAG__SCALAR(T, k) (*(const T *)g.s[k])
+#define DAG__GEMM(T, f) f(102, DAG__T(i[0]), DAG__T(i[1]), z[2], z[3], z[4], DAG__SCALAR(T, 0), g.p[0], 0, z[5], g.p[1], 0, \
+                          z[6], DAG__SCALAR(T, 1), g.p[2], 0, z[7], queue, event)
+#define DAG__SYRK(T, f) f(102, DAG__UPLO(i[0]), DAG__T(i[1]), z[2], z[3], DAG__SCALAR(T, 0), g.p[0], 0, z[4],        \
+                          DAG__SCALAR(T, 1), g.p[1], 0, z[5], queue, event)
+#define DAG__TRI(T, f) f(102, i[0] ? 142 : 141, DAG__UPLO(i[1]), DAG__T(i[2]), i[3] ? 132 : 131, z[4], z[5],          \
+                         DAG__SCALAR(T, 0), g.p[0], 0, z[6], g.p[1], 0, z[7], queue, event)
+    int tri = g.op == DAG__BLAS_TRMM, e;
+    if (g.op == DAG__BLAS_GEMM) e = g.single ? DAG__GEMM(float, dag__clblast.sgemm) : DAG__GEMM(double, dag__clblast.dgemm);
+    else if (g.op == DAG__BLAS_SYRK) e = g.single ? DAG__SYRK(float, dag__clblast.ssyrk) : DAG__SYRK(double, dag__clblast.dsyrk);
+    else e = g.single ? DAG__TRI(float, dag__clblast.stri[tri]) : DAG__TRI(double, dag__clblast.dtri[tri]);
+#undef DAG__T
+#undef DAG__UPLO
+#undef DAG__SCALAR
+#undef DAG__GEMM
+#undef DAG__SYRK
+#undef DAG__TRI
+    return e;
 }
 static void dag__clblast_release(void *queue, int device) {
     (void)queue;
     (void)device;
     dag__clblast.clear_cache();
 }
-static const dag_library_kernel dag__clblast_dgemm_routine = { DAG_OPENCL, "CLBlastDgemm", dag__clblast_load,
-                                                               dag__clblast_gemm, dag__clblast_release, &dag__blas_f64 };
-static const dag_library_kernel dag__clblast_sgemm_routine = { DAG_OPENCL, "CLBlastSgemm", dag__clblast_load,
-                                                               dag__clblast_gemm, dag__clblast_release, &dag__blas_f32 };
-#define DAG__CLBLAST_DGEMM &dag__clblast_dgemm_routine,
-#define DAG__CLBLAST_SGEMM &dag__clblast_sgemm_routine,
+DAG__BLAS_ROUTINE(dag__clblast_dgemm, DAG_OPENCL, dag__clblast, DAG__BLAS_GEMM, 0, "CLBlastDgemm")
+DAG__BLAS_ROUTINE(dag__clblast_sgemm, DAG_OPENCL, dag__clblast, DAG__BLAS_GEMM, 1, "CLBlastSgemm")
+DAG__BLAS_ROUTINE(dag__clblast_dsyrk, DAG_OPENCL, dag__clblast, DAG__BLAS_SYRK, 0, "CLBlastDsyrk")
+DAG__BLAS_ROUTINE(dag__clblast_ssyrk, DAG_OPENCL, dag__clblast, DAG__BLAS_SYRK, 1, "CLBlastSsyrk")
+DAG__BLAS_ROUTINE(dag__clblast_dtrsm, DAG_OPENCL, dag__clblast, DAG__BLAS_TRSM, 0, "CLBlastDtrsm")
+DAG__BLAS_ROUTINE(dag__clblast_strsm, DAG_OPENCL, dag__clblast, DAG__BLAS_TRSM, 1, "CLBlastStrsm")
+DAG__BLAS_ROUTINE(dag__clblast_dtrmm, DAG_OPENCL, dag__clblast, DAG__BLAS_TRMM, 0, "CLBlastDtrmm")
+DAG__BLAS_ROUTINE(dag__clblast_strmm, DAG_OPENCL, dag__clblast, DAG__BLAS_TRMM, 1, "CLBlastStrmm")
+#define DAG__OPENCL_ROUTINE(op) &dag__clblast_##op,
 #else
-#define DAG__CLBLAST_DGEMM
-#define DAG__CLBLAST_SGEMM
+#define DAG__OPENCL_ROUTINE(op)
 #endif
 
-/* the routines that stand in for each gemm, NULL-terminated */
-static const dag_library_kernel *const dag__dgemm_libraries[] = { DAG__CUBLAS_DGEMM DAG__CLBLAST_DGEMM NULL };
-static const dag_library_kernel *const dag__sgemm_libraries[] = { DAG__CUBLAS_SGEMM DAG__CLBLAST_SGEMM NULL };
-#define DAG__DGEMM_LIBRARIES dag__dgemm_libraries
-#define DAG__SGEMM_LIBRARIES dag__sgemm_libraries
+/* the routines that stand in for each kernel, NULL-terminated (CLBlast has no potrf) */
+#define DAG__ROUTINES(op) \
+    static const dag_library_kernel *const dag__##op##_routines[] = { DAG__CUDA_ROUTINE(op) DAG__HIP_ROUTINE(op) \
+                                                                      DAG__OPENCL_ROUTINE(op) NULL };
+DAG__ROUTINES(dgemm) DAG__ROUTINES(sgemm) DAG__ROUTINES(dsyrk) DAG__ROUTINES(ssyrk) DAG__ROUTINES(dtrsm)
+DAG__ROUTINES(strsm) DAG__ROUTINES(dtrmm) DAG__ROUTINES(strmm)
+#undef DAG__OPENCL_ROUTINE
+#define DAG__OPENCL_ROUTINE(op)
+DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf)
+#undef DAG__ROUTINES
+#define DAG__BLAS_LIBRARIES(op) dag__##op##_routines
 #else
-#define DAG__DGEMM_LIBRARIES 0
-#define DAG__SGEMM_LIBRARIES 0
+#define DAG__BLAS_LIBRARIES(op) 0
 #endif
 
-#define DAG__BLAS_GEMM(NAME, LIBRARIES, T)                                                                      \
-    DAG_KERNEL_OR_LIBRARY(NAME, LIBRARIES,                                                                      \
-                          ((int, transa), (int, transb), (int, m), (int, n), (int, k), (T, alpha),              \
-                           (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL const T *, b), (int, ldb),        \
-                           (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                                         \
-        size_t idx = DAG_INDEX();                                                                               \
-        size_t i = idx % (size_t)m, j = idx / (size_t)m; /* the range is m * n */                               \
-        (void)n;                                                                                                \
-        T s = (T)0;                                                                                             \
-        for (int l = 0; l < k; l++) {                                                                           \
-            T x = transa ? a[(size_t)l + i * (size_t)lda] : a[i + (size_t)l * (size_t)lda];                     \
-            T y = transb ? b[j + (size_t)l * (size_t)ldb] : b[(size_t)l + j * (size_t)ldb];                     \
-            s += x * y;                                                                                         \
-        }                                                                                                       \
-        c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);             \
+/* >>tile kernels: the text, for double and float. */
+#define DAG__BLAS_KERNELS(P, T)                                                                                   \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##gemm, DAG__BLAS_LIBRARIES(P##gemm),                                            \
+                          ((int, transa), (int, transb), (int, m), (int, n), (int, k), (T, alpha),                \
+                           (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL const T *, b), (int, ldb),          \
+                           (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                                           \
+        size_t idx = DAG_INDEX();                                                                                 \
+        size_t i = idx % (size_t)m, j = idx / (size_t)m; /* the range is m * n */                                 \
+        (void)n;                                                                                                  \
+        T s = (T)0;                                                                                               \
+        for (int l = 0; l < k; l++) {                                                                             \
+            T x = transa ? a[(size_t)l + i * (size_t)lda] : a[i + (size_t)l * (size_t)lda];                       \
+            T y = transb ? b[j + (size_t)l * (size_t)ldb] : b[(size_t)l + j * (size_t)ldb];                       \
+            s += x * y;                                                                                           \
+        }                                                                                                         \
+        c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);               \
+    )                                                                                                             \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##syrk, DAG__BLAS_LIBRARIES(P##syrk),                                            \
+                          ((int, upper), (int, trans), (int, n), (int, k), (T, alpha), (DAG_GLOBAL const T *, a), \
+                           (int, lda), (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                               \
+        /* an item per element of c (n x n), those outside its triangle idle */                                   \
+        size_t idx = DAG_INDEX();                                                                                 \
+        size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                          \
+        if (upper ? i <= j : i >= j) {                                                                            \
+            T s = (T)0;                                                                                           \
+            for (int l = 0; l < k; l++)                                                                           \
+                s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                      \
+                           : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                     \
+            c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);           \
+        }                                                                                                         \
+    )                                                                                                             \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##trsm, DAG__BLAS_LIBRARIES(P##trsm),                                            \
+                          ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n), (T, alpha), \
+                           (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b), (int, ldb)),               \
+        /* a column (left) or a row (right) of b per item, by substitution */                                     \
+        size_t v = DAG_INDEX();                                                                                   \
+        int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                 \
+        int tr = right ? !trans : trans;                                                                          \
+        size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                 \
+        for (int s = 0; s < len; s++) {                                                                           \
+            int i = lower ? s : len - 1 - s;                                                                      \
+            T x = alpha * b[base + (size_t)i * inc];                                                              \
+            for (int t = 0; t < s; t++) {                                                                         \
+                int p = lower ? t : len - 1 - t;                                                                  \
+                T aip = tr ? a[(size_t)p + (size_t)i * (size_t)lda] : a[(size_t)i + (size_t)p * (size_t)lda];     \
+                x -= aip * b[base + (size_t)p * inc];                                                             \
+            }                                                                                                     \
+            b[base + (size_t)i * inc] = unit ? x : x / a[(size_t)i + (size_t)i * (size_t)lda];                    \
+        }                                                                                                         \
+    )                                                                                                             \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##trmm, DAG__BLAS_LIBRARIES(P##trmm),                                            \
+                          ((int, right), (int, upper), (int, trans), (int, unit), (int, m), (int, n), (T, alpha), \
+                           (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL T *, b), (int, ldb)),               \
+        /* a column (left) or a row (right) of b per item, in place, in an order that reads only old values */ \
+        size_t v = DAG_INDEX();                                                                                   \
+        int len = right ? n : m, lower = upper == trans;                                                          \
+        int down = right ? !lower : lower;                                                                        \
+        size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                 \
+        for (int s = 0; s < len; s++) {                                                                           \
+            int i = down ? len - 1 - s : s;                                                                       \
+            T x = (T)0;                                                                                           \
+            for (int p = 0; p < len; p++) {                                                                       \
+                int r = right ? p : i, c = right ? i : p; /* element (r, c) of op(A) */                           \
+                if (lower ? c > r : c < r) continue;                                                              \
+                T e = r == c ? (unit ? (T)1 : a[(size_t)r + (size_t)r * (size_t)lda])                             \
+                             : trans ? a[(size_t)c + (size_t)r * (size_t)lda] : a[(size_t)r + (size_t)c * (size_t)lda]; \
+                x += e * b[base + (size_t)p * inc];                                                               \
+            }                                                                                                     \
+            b[base + (size_t)i * inc] = alpha * x;                                                                \
+        }                                                                                                         \
+    )                                                                                                             \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##potrf, DAG__BLAS_LIBRARIES(P##potrf),                                          \
+                          ((int, upper), (int, n), (DAG_GLOBAL T *, a), (int, lda), (DAG_GLOBAL int *, info)),    \
+        /* one item: column by column; L's (i, j) is a[i + j lda], U's (j, i) the same element of the upper */   \
+        size_t ld = (size_t)lda, si = upper ? ld : 1, sj = upper ? 1 : ld; /* element (i, j) at i si + j sj */    \
+        int bad = 0;                                                                                              \
+        (void)DAG_INDEX();                                                                                        \
+        for (int j = 0; j < n && !bad; j++) {                                                                     \
+            T d = a[(size_t)j * (si + sj)];                                                                       \
+            for (int p = 0; p < j; p++) d -= a[(size_t)j * si + (size_t)p * sj] * a[(size_t)j * si + (size_t)p * sj]; \
+            if (!(d > (T)0)) { /* NaN too */                                                                      \
+                bad = j + 1;                                                                                      \
+            } else {                                                                                              \
+                d = sqrt(d);                                                                                      \
+                a[(size_t)j * (si + sj)] = d;                                                                     \
+                for (int i = j + 1; i < n; i++) {                                                                 \
+                    T s = a[(size_t)i * si + (size_t)j * sj];                                                     \
+                    for (int p = 0; p < j; p++) s -= a[(size_t)i * si + (size_t)p * sj] * a[(size_t)j * si + (size_t)p * sj]; \
+                    a[(size_t)i * si + (size_t)j * sj] = s / d;                                                   \
+                }                                                                                                 \
+            }                                                                                                     \
+        }                                                                                                         \
+        info[0] = bad;                                                                                            \
     )
-DAG__BLAS_GEMM(dag_dgemm, DAG__DGEMM_LIBRARIES, double)
-DAG__BLAS_GEMM(dag_sgemm, DAG__SGEMM_LIBRARIES, float)
-#undef DAG__BLAS_GEMM
+DAG__BLAS_KERNELS(d, double)
+DAG__BLAS_KERNELS(s, float)
+#undef DAG__BLAS_KERNELS
 
 #endif /* DAG_BLAS_H_INCLUDED */

@@ -21,6 +21,7 @@
 #include <math.h>
 
 enum { N = 1024, NB = 256, ROUNDS = 3 };
+enum { CLBLAST_COL_MAJOR = 102, CLBLAST_NO_TRANSPOSE = 111 };   /* clblast_c.h's values */
 static double a[N * N], b[N * N], c[N * N];
 
 static double checksum(void) {   /* weighted, so that entries cannot cancel */
@@ -51,11 +52,11 @@ static double clblast_side(void) {
     dag__cl_mem ma = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e),
                 mb = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e),
                 mc = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e);
-    dag__cl.api.clEnqueueWriteBuffer(d->queue, ma, 0, 0, bytes, a, 0, NULL, NULL);
-    dag__cl.api.clEnqueueWriteBuffer(d->queue, mb, 0, 0, bytes, b, 0, NULL, NULL);
-    int r = dag__clblast.dgemm(DAG__CLBLAST_COL_MAJOR, DAG__CLBLAST_NO_TRANSPOSE, DAG__CLBLAST_NO_TRANSPOSE, N, N, N, 1.0,
-                               ma, 0, N, mb, 0, N, 0.0, mc, 0, N, &d->queue, NULL);
-    dag__cl.api.clEnqueueReadBuffer(d->queue, mc, 1, 0, bytes, c, 0, NULL, NULL);
+    dag__cl.api.clEnqueueWriteBuffer(d->queue[0], ma, 0, 0, bytes, a, 0, NULL, NULL);
+    dag__cl.api.clEnqueueWriteBuffer(d->queue[0], mb, 0, 0, bytes, b, 0, NULL, NULL);
+    int r = dag__clblast.dgemm(CLBLAST_COL_MAJOR, CLBLAST_NO_TRANSPOSE, CLBLAST_NO_TRANSPOSE, N, N, N, 1.0,
+                               ma, 0, N, mb, 0, N, 0.0, mc, 0, N, &d->queue[0], NULL);
+    dag__cl.api.clEnqueueReadBuffer(d->queue[0], mc, 1, 0, bytes, c, 0, NULL, NULL);
     double s = now_s() - t0;
     dag__cl.api.clReleaseMemObject(ma), dag__cl.api.clReleaseMemObject(mb), dag__cl.api.clReleaseMemObject(mc);
     return r == 0 ? s : -1;

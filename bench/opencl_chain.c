@@ -54,7 +54,7 @@ static int raw_setup(size_t n) {
 }
 
 static double raw_chain(double *y, size_t n, int k) {
-    dag__cl_queue q = dag__cl.devices[0].queue;
+    dag__cl_queue q = dag__cl.devices[0].queue[0];
     double t0 = now_s();
     dag__cl.api.clEnqueueWriteBuffer(q, raw.buf, 0, 0, n * sizeof(double), y, 0, NULL, NULL);
     dag__cl_ulong range = n;

@@ -14,12 +14,15 @@
    includes the kernels, built with -DDAG_BACKEND_CUDA, defines for each
    kernel its __global__ function and a dag_native_kernel record; a kernel
    without one runs elsewhere, or as a library routine standing in for it
-   (dag_blas.h binds cuBLAS; the routine gets the device's stream). Streams,
-   events, staging and peer copies are shared with HIP (dag_gpu_stream.h).
+   (dag_blas.h binds cuBLAS and cuSOLVER; the routine gets a stream of the
+   device). Streams (lanes), events, staging, pinning and peer copies are
+   shared with HIP (dag_gpu_stream.h).
    Private names: dag__cuda_*.
 
    Build: cc -std=c11 -DDAG_BACKEND_CUDA -I/usr/local/cuda/include prog.c
           kernels_cuda.o -L/usr/local/cuda/lib64 -lcudart_static -ldl -lrt -pthread -lstdc++
+
+   Parts: >>cuda runtime calls
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_CUDA) && !defined(DAG_CUDA_H_INCLUDED)
@@ -33,7 +36,7 @@
 #include <cuda_runtime_api.h>
 #include "dag_gpu_stream.h"
 
-/* >>cuda runtime calls, as dag__gpu_runtime takes them (error codes as
+/* >>cuda runtime calls: as dag__gpu_runtime takes them (error codes as
    int, streams and events as void *) */
 static int dag__cuda_get_device_count(int *count) { return (int)cudaGetDeviceCount(count); }
 static int dag__cuda_set_device(int ordinal) { return (int)cudaSetDevice(ordinal); }
@@ -72,6 +75,10 @@ static int dag__cuda_rt_malloc(void **ptr, size_t bytes) { return (int)cudaMallo
 static int dag__cuda_rt_free(void *ptr) { return (int)cudaFree(ptr); }
 static int dag__cuda_host_alloc(void **ptr, size_t bytes, unsigned flags) { return (int)cudaHostAlloc(ptr, bytes, flags); }
 static int dag__cuda_free_host(void *ptr) { return (int)cudaFreeHost(ptr); }
+static int dag__cuda_rt_host_register(void *ptr, size_t bytes, unsigned flags) {
+    return (int)cudaHostRegister(ptr, bytes, flags);
+}
+static int dag__cuda_rt_host_unregister(void *ptr) { return (int)cudaHostUnregister(ptr); }
 static int dag__cuda_memcpy(void *dst, const void *src, size_t bytes, int kind, void *stream) {
     return (int)cudaMemcpyAsync(dst, src, bytes, (enum cudaMemcpyKind)kind, (cudaStream_t)stream);
 }
@@ -89,6 +96,7 @@ static int dag__cuda_memcpy_peer(void *dst, int dst_ordinal, const void *src, in
 _Static_assert(DAG__GPU_STREAM_NON_BLOCKING == cudaStreamNonBlocking && DAG__GPU_EVENT_DEFAULT == cudaEventDefault &&
                DAG__GPU_EVENT_DISABLE_TIMING == cudaEventDisableTiming &&
                DAG__GPU_HOST_ALLOC_PORTABLE == cudaHostAllocPortable &&
+               DAG__GPU_HOST_REGISTER_PORTABLE == cudaHostRegisterPortable &&
                DAG__GPU_HOST_TO_DEVICE == (int)cudaMemcpyHostToDevice &&
                DAG__GPU_DEVICE_TO_HOST == (int)cudaMemcpyDeviceToHost &&
                DAG__GPU_ERROR_MEMORY_ALLOCATION == (int)cudaErrorMemoryAllocation &&
@@ -111,7 +119,7 @@ static const char *dag__cuda_error_text(int e, char *buf, size_t size) {
     return buf;
 }
 
-static int dag__cuda_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params);
+static int dag__cuda_start_kernel(void *stream, void *kernel, size_t n, void **params);
 static dag__gpu dag__cuda_gpu = {
     .rt = { .GetDeviceCount = dag__cuda_get_device_count, .SetDevice = dag__cuda_set_device,
             .GetDevice = dag__cuda_get_device, .DeviceCanAccessPeer = dag__cuda_can_access_peer,
@@ -121,7 +129,8 @@ static dag__gpu dag__cuda_gpu = {
             .EventDestroy = dag__cuda_event_destroy, .EventRecord = dag__cuda_event_record,
             .EventQuery = dag__cuda_event_query, .EventSynchronize = dag__cuda_event_synchronize,
             .EventElapsedTime = dag__cuda_event_elapsed, .Malloc = dag__cuda_rt_malloc, .Free = dag__cuda_rt_free,
-            .HostAlloc = dag__cuda_host_alloc, .FreeHost = dag__cuda_free_host, .MemcpyAsync = dag__cuda_memcpy,
+            .HostAlloc = dag__cuda_host_alloc, .FreeHost = dag__cuda_free_host, .HostRegister = dag__cuda_rt_host_register,
+            .HostUnregister = dag__cuda_rt_host_unregister, .MemcpyAsync = dag__cuda_memcpy,
             .Memcpy2DAsync = dag__cuda_memcpy_2d, .MemcpyPeerAsync = dag__cuda_memcpy_peer },
     .name = "CUDA",
     .short_name = "cuda",
@@ -183,10 +192,10 @@ static void dag__cuda_say_image(int dev, const dag_native_kernel *nk, int e, cha
 static void dag__cuda_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }
 
 /* kernel: the record, naming nvcc's function */
-static int dag__cuda_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params) {
+static int dag__cuda_start_kernel(void *stream, void *kernel, size_t n, void **params) {
     const dag_native_kernel *nk = (const dag_native_kernel *)kernel;
     dim3 grid = { dag__gpu_blocks(n), 1, 1 }, block = { DAG__GPU_BLOCK, 1, 1 };
-    return (int)cudaLaunchKernel(nk->entry, grid, block, params, 0, (cudaStream_t)g->devices[dev].stream);
+    return (int)cudaLaunchKernel(nk->entry, grid, block, params, 0, (cudaStream_t)stream);
 }
 
 /* gridDim.x is at most 2^31 - 1 blocks */

@@ -20,8 +20,8 @@
    this file.
 
    Parts: >>device backend table >>run-time libraries >>backend selection
-   >>device layer >>cost model >>placement >>device execution >>device
-   set-up >>registered data on devices >>plans */
+   >>device layer >>device trace >>lanes >>cost model >>placement >>device
+   execution >>device set-up >>registered data on devices >>plans */
 #ifndef DAG_DEVICE_H_INCLUDED
 #define DAG_DEVICE_H_INCLUDED
 
@@ -42,18 +42,20 @@ typedef struct dag__device_ops {
     int (*alloc)(int dev, size_t bytes, void **buf);
     void (*free)(int dev, void *buf);
     /* host span (rows runs of width bytes, stride apart) <-> buffer of
-       rows * width bytes, the runs packed; asynchronous, in order on the device's queue. *done may
-       come back NULL for an upload that no longer reads the host bytes
-       (it went through a staging buffer). */
-    int (*copy)(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device, void **done);
-    /* optional: bytes from src's buffer into dst's, queued on dst after
+       rows * width bytes, the runs packed; asynchronous, in order on the device's lane (see lanes).
+       how: DAG__COPY_TO_DEVICE for an upload, and DAG__COPY_PINNED where host_register pinned the
+       span. *done may come back NULL for an upload that no longer reads the host bytes (it went
+       through a staging buffer). */
+    int (*copy)(int dev, int lane, void *buf, void *host, size_t rows, size_t width, size_t stride, int how,
+                void **done);
+    /* optional: bytes from src's buffer into dst's, queued on dst's lane 0 after
        everything src has queued, and before anything src queues later.
        Nonzero: not possible, the bytes go through host memory. */
     int (*peer_copy)(int dst_dev, void *dst_buf, int src_dev, void *src_buf, size_t bytes);
     bool (*has_kernel)(int dev, const dag_kernel_source *k);   /* false: no build of this kernel runs on dev */
     int (*build)(int dev, const dag_kernel_source *k, void **kernel, char *log, size_t log_size);
     void (*release_kernel)(int dev, void *kernel);
-    int (*launch)(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done);
+    int (*launch)(int dev, int lane, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done);
     int (*wait)(void *event);
     int (*query)(void *event);        /* 1 finished, 0 not yet, < 0 failed */
     double (*elapsed)(void *event);   /* seconds the command ran */
@@ -67,8 +69,8 @@ typedef struct dag__device_ops {
     size_t (*max_alloc)(int dev);
     /* optional: a library routine standing in for a kernel (dag_library_kernel), queued as launch
        queues a build, with the queue its call expects; and, at shut-down, its release for dev */
-    int (*call_library)(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args, int num_args,
-                        void **done);
+    int (*call_library)(int dev, int lane, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
+                        int num_args, void **done);
     void (*release_library)(int dev, const dag_library_kernel *lib);
     /* optional: whether an error of alloc means the device is full, so that evicting may make room
        (NULL: any may); another error (a lost device, a bad argument) fails the task at once */
@@ -78,7 +80,23 @@ typedef struct dag__device_ops {
     /* optional: the largest range one launch of this build takes on dev (Level Zero: maxGroupCountX
        groups of the kernel's group size); NULL: max_items */
     size_t (*max_range)(int dev, void *kernel);
+    /* optional: several queues per device (>>lanes below): how many (0: one in-order queue, which
+       takes every lane number), the mark of the command last queued on one (they count up), and a
+       lane's next command made to wait for from_lane's commands up to mark */
+    int lanes;
+    uint64_t (*mark)(int dev, int lane);
+    int (*wait_lane)(int dev, int lane, int from_lane, uint64_t mark);
+    /* optional: host memory pinned for copies straight from it (0: done) and unpinned */
+    int (*host_register)(void *p, size_t bytes);
+    void (*host_unregister)(void *p);
+    /* optional, for the trace: a timed mark queued on a lane now (an event, which release frees), and
+       the host clock's time (dag__now_ns) at which the device reached it, 0 while it has not */
+    void *(*stamp)(int dev, int lane);
+    uint64_t (*stamp_ns)(void *stamp);
 } dag__device_ops;
+enum { DAG__COPY_TO_DEVICE = 1, DAG__COPY_PINNED = 2 };
+/* The lanes of a device with several: copies in, copies out, then kernels on the others. */
+enum { DAG__LANE_IN, DAG__LANE_OUT, DAG__LANE_KERNELS, DAG__MAX_LANES = 8 };
 
 /* >>run-time libraries: the backends load their
    libraries with dlopen and find each function by name into a table of
@@ -136,14 +154,32 @@ static const dag__device_ops *const dag__backend_ops[] = { DAG__DEVICE_BACKENDS(
    a task on a device never take it (dag__dv.used stays 0).
 
    A device task counts as finished once its copies and kernel are queued.
-   A device's queue runs in order, so a device successor just queues behind
-   it, and whoever needs the bytes elsewhere waits for the queue: a CPU task
-   touching the span, a region end, dag_wait from the program thread,
-   dag_synchronize. That is what makes a chain of kernels as cheap as raw
-   OpenCL calls. */
+   A device successor just queues behind it, and whoever needs the bytes
+   elsewhere waits for the device: a CPU task touching the span, a region
+   end, dag_wait from the program thread, dag_synchronize. That is what
+   makes a chain of kernels as cheap as raw OpenCL calls.
+
+   >>lanes. A backend may give a device several in-order queues (CUDA and
+   HIP: a stream each): uploads go on lane DAG__LANE_IN, write-backs on
+   DAG__LANE_OUT, kernels on the others, so that the next tiles move while
+   the current ones compute, and tiles that do not depend on each other run
+   side by side. Each buffer on a device keeps its history (dag__order):
+   the lane and mark of its last write, and per lane the mark of its last
+   read since. A command on lane L first makes L wait (wait_lane) for the
+   last write of what it reads, and for a write for the reads since too,
+   where those were on other lanes; on L itself order is free. A tile's
+   kernels stay on the lane of its last kernel write, so a chain of them
+   needs no event at all. A buffer back in the pool keeps its history, so
+   the next span it holds waits for its last users. With one queue (lanes
+   0) none of this runs. */
 #define DAG__MODEL_SLOTS 1024
+#define DAG__KERNEL_SLOTS 256
 #define DAG__INFLIGHT 64
 #define DAG__SMALL_WORK (1u << 20)   /* bytes: with no history, less stays on the CPU */
+
+/* A device buffer's history over the lanes: the mark of its last write (0: none) and its lane, and
+   per lane the mark of its last read since. */
+typedef struct dag__order { uint64_t write, read[DAG__MAX_LANES]; int write_lane; } dag__order;
 
 typedef struct dag__replica {
     dag__span span;
@@ -151,11 +187,14 @@ typedef struct dag__replica {
     int resident;                            /* region ends leave it on its device */
     uint64_t pin;                            /* the device task being set up that uses it */
     void *buf[DAG_MAX_DEVICES];
+    dag__order order[DAG_MAX_DEVICES];      /* each buffer's history */
     uint64_t last_use[DAG_MAX_DEVICES];     /* for least-recently-used eviction */
     void *reader[DAG_MAX_DEVICES];          /* last upload from its host bytes, per device */
+    const dag__device_ops *pinned_by;       /* the backend that pinned its host bytes, or NULL */
+    bool pin_tried;
 } dag__replica;
 
-typedef struct dag__buffer { void *buf; size_t bytes; struct dag__buffer *next; } dag__buffer;
+typedef struct dag__buffer { void *buf; size_t bytes; dag__order order; struct dag__buffer *next; } dag__buffer;
 typedef struct dag__kernel_entry {
     const dag_kernel_source *src;
     void *kernel;                      /* the backend's build, or NULL where library stands in */
@@ -174,6 +213,8 @@ typedef struct dag__device {
     int native;                              /* the backend's own index, which its calls take */
     size_t limit, used, pooled;
     size_t max_alloc;                        /* bytes one buffer may have (0: up to limit) */
+    int lanes;                               /* its queues (1: one in-order queue) */
+    int next_lane;                           /* the kernel lane a task starting a new chain gets */
     dag__buffer *pool;                       /* freed buffers, reused by size */
     dag__kernel_entry *kernels;              /* built programs, per kernel */
     dag__inflight inflight[DAG__INFLIGHT];   /* queued kernels the model waits to time */
@@ -221,6 +262,11 @@ static struct {
     size_t max_extent;                       /* largest hi - lo: bounds the overlap search */
     uint64_t tick;                           /* LRU clock and pin serials */
     dag__model_entry model[DAG__MODEL_SLOTS];
+    struct dag__slice *slices;               /* the device trace's */
+    size_t num_slices, cap_slices;
+    /* the devices each kernel has a build or a routine for (bit d), found once per set-up under the
+       lock and read at every spawn without it: kernel published last, with release */
+    struct { _Atomic(const dag_kernel_source *) kernel; uint64_t devices; } runs[DAG__KERNEL_SLOTS];
 } dag__dv;
 
 static size_t dag__span_extent(const dag__span *s) { return (size_t)(s->hi - s->lo); }
@@ -309,12 +355,140 @@ static void dag__rep_wait_readers(dag__replica *r) {
         }
 }
 
-/* Copies span s between host memory and its packed buffer on device d; runs with no gap between
-   them (a tile of its own) go as one plain copy. */
-static int dag__dev_copy(dag__device *dv, void *buf, const dag__span *s, int to_device, void **done) {
-    if (s->width == s->stride)
-        return dv->ops->copy(dv->native, buf, (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, to_device, done);
-    return dv->ops->copy(dv->native, buf, (void *)s->lo, s->rows, s->width, s->stride, to_device, done);
+/* >>device trace: while tracing, each command a device runs is a slice of its lane's track,
+   between two stamps the backend queues on the lane around it (a stamp after a wait on another
+   lane is reached when the wait is over, so a slice starts when its command can). Stamps become
+   times once the device has passed them (dag__trace_resolve, at each settle and when the trace is
+   written); a device whose backend has no stamps has no tracks. */
+typedef struct dag__slice { int d, lane; const char *name; bool copy; void *from, *to; uint64_t start, end; } dag__slice;
+static void *dag__trace_stamp(int d, int lane) {
+    dag__device *dv = &dag__dv.devs[d];
+    return atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) && dv->ops->stamp ? dv->ops->stamp(dv->native, lane)
+                                                                                         : NULL;
+}
+/* Ends the slice begun by stamp `from` (NULL: not traced). */
+static void dag__trace_slice(int d, int lane, const char *name, bool copy, void *from) {
+    if (!from) return;
+    if (dag__dv.num_slices == dag__dv.cap_slices) {
+        dag__dv.cap_slices = dag__dv.cap_slices ? 2 * dag__dv.cap_slices : 256;
+        dag__dv.slices = (dag__slice *)dag__xrealloc(dag__dv.slices, dag__dv.cap_slices * sizeof *dag__dv.slices);
+    }
+    dag__slice *s = &dag__dv.slices[dag__dv.num_slices++];
+    memset(s, 0, sizeof *s);
+    s->d = d, s->lane = lane, s->name = name, s->copy = copy, s->from = from;
+    s->to = dag__dv.devs[d].ops->stamp(dag__dv.devs[d].native, lane);
+}
+/* Stamps the devices have passed become times, and go. Under the lock. */
+static void dag__trace_resolve(void) {
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        dag__slice *s = &dag__dv.slices[i];
+        const dag__device_ops *ops = dag__dv.devs[s->d].ops;
+        uint64_t t;
+        if (s->from && (t = ops->stamp_ns(s->from)) != 0) ops->release(s->from), s->from = NULL, s->start = t;
+        if (s->to && (t = ops->stamp_ns(s->to)) != 0) ops->release(s->to), s->to = NULL, s->end = t;
+    }
+}
+static void dag__devices_trace_clear(void) {
+    dag__mutex_lock(&dag__dv.lock);
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        const dag__device_ops *ops = dag__dv.devs[dag__dv.slices[i].d].ops;
+        if (dag__dv.slices[i].from) ops->release(dag__dv.slices[i].from);
+        if (dag__dv.slices[i].to) ops->release(dag__dv.slices[i].to);
+    }
+    dag__dv.num_slices = 0;
+    dag__mutex_unlock(&dag__dv.lock);
+}
+/* The lanes' tracks (rows first_row on, DAG__MAX_LANES per device) and the slices the devices have
+   passed, in Chrome's trace format: copies and kernels apart (cat "copy", "kernel"). */
+static void dag__devices_trace_json(FILE *f, int first_row) {
+    static const char *const lane_names[] = { "copies in", "copies out" };
+    dag__mutex_lock(&dag__dv.lock);
+    dag__trace_resolve();
+    for (int d = 0; d < dag__dv.num; d++)
+        for (int l = 0; dag__dv.devs[d].ops->stamp && l < dag__dv.devs[d].lanes; l++) {
+            char name[200];
+            fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s: ",
+                    first_row + d * DAG__MAX_LANES + l, dag__dev_short_name(d, name, sizeof name));
+            if (l < DAG__LANE_KERNELS) fprintf(f, "%s\"}}", lane_names[l]);
+            else fprintf(f, "kernels %d\"}}", l - DAG__LANE_KERNELS + 1);
+        }
+    for (size_t i = 0; i < dag__dv.num_slices; i++) {
+        const dag__slice *s = &dag__dv.slices[i];
+        if (!s->start || !s->end) continue;   /* not reached yet */
+        uint64_t t0 = s->start > dag__g.trace_epoch ? s->start - dag__g.trace_epoch : 0;
+        fprintf(f, ",\n{\"name\":");
+        dag__json_string(f, s->name);
+        fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", s->copy ? "copy" : "kernel",
+                first_row + s->d * DAG__MAX_LANES + s->lane, (double)t0 / 1e3,
+                s->end > s->start ? (double)(s->end - s->start) / 1e3 : 0.0);
+    }
+    dag__mutex_unlock(&dag__dv.lock);
+}
+
+/* >>lanes (the device layer's note above): lane `which` of device dv, or its one queue. */
+static int dag__lane(const dag__device *dv, int which) { return which < dv->lanes ? which : 0; }
+/* Before a command on `lane` of device d that reads (or, write, writes) a buffer of history o: the
+   lane waits for what it must follow on other lanes. */
+static int dag__order_before(int d, const dag__order *o, int lane, bool write) {
+    dag__device *dv = &dag__dv.devs[d];
+    if (dv->lanes < 2) return 0;
+    int e = o->write && o->write_lane != lane ? dv->ops->wait_lane(dv->native, lane, o->write_lane, o->write) : 0;
+    for (int l = 0; write && !e && l < dv->lanes; l++)
+        if (l != lane && o->read[l]) e = dv->ops->wait_lane(dv->native, lane, l, o->read[l]);
+    return e;
+}
+/* After it: o records it. */
+static void dag__order_after(int d, dag__order *o, int lane, bool write) {
+    dag__device *dv = &dag__dv.devs[d];
+    if (dv->lanes < 2) return;
+    uint64_t mark = dv->ops->mark(dv->native, lane);
+    if (write) {
+        memset(o, 0, sizeof *o);
+        o->write = mark;
+        o->write_lane = lane;
+    } else {
+        o->read[lane] = mark;
+    }
+}
+
+/* Pins r's host bytes the first time they move, where the backend can and r is worth it: a
+   resident span (registered: its memory outlives the pin, which dag__rep_unpin undoes when the
+   span is forgotten) of one run, at least DAG__PIN_MIN bytes. A failure (pages another span
+   pinned first) leaves it to the staging buffers. */
+#define DAG__PIN_MIN (256u << 10)
+static void dag__rep_pin(dag__replica *r, int d) {
+    const dag__device_ops *ops = dag__dv.devs[d].ops;
+    if (r->pin_tried || !r->resident || !ops->host_register) return;
+    r->pin_tried = true;
+    size_t bytes = dag__span_bytes(&r->span);
+    if ((r->span.rows == 1 || r->span.width == r->span.stride) && bytes >= DAG__PIN_MIN &&
+        ops->host_register((void *)r->span.lo, bytes) == 0)
+        r->pinned_by = ops;
+}
+static void dag__rep_unpin(dag__replica *r) {
+    if (r->pinned_by) r->pinned_by->host_unregister((void *)r->span.lo);
+    r->pinned_by = NULL;
+    r->pin_tried = false;
+}
+
+/* Copies r's span between host memory and its packed buffer on device d, on the lane for it, after
+   what it must follow; runs with no gap between them (a tile of its own) go as one plain copy. */
+static int dag__rep_copy(dag__replica *r, int d, bool to_device, void **done) {
+    dag__device *dv = &dag__dv.devs[d];
+    const dag__span *s = &r->span;
+    int lane = dag__lane(dv, to_device ? DAG__LANE_IN : DAG__LANE_OUT);
+    dag__rep_pin(r, d);
+    int how = (to_device ? DAG__COPY_TO_DEVICE : 0) | (r->pinned_by == dv->ops ? DAG__COPY_PINNED : 0);
+    int e = dag__order_before(d, &r->order[d], lane, to_device);
+    void *from = e ? NULL : dag__trace_stamp(d, lane);
+    if (!e && s->width == s->stride)
+        e = dv->ops->copy(dv->native, lane, r->buf[d], (void *)s->lo, 1, s->rows * s->width, s->rows * s->width, how,
+                          done);
+    else if (!e)
+        e = dv->ops->copy(dv->native, lane, r->buf[d], (void *)s->lo, s->rows, s->width, s->stride, how, done);
+    if (!e) dag__order_after(d, &r->order[d], lane, to_device);
+    dag__trace_slice(d, lane, to_device ? "copy in" : "copy out", true, from);
+    return e;
 }
 
 /* Brings r's bytes back to host memory from the device that holds them. */
@@ -328,7 +502,7 @@ static int dag__rep_write_back(dag__replica *r) {
     dag__device *dv = &dag__dv.devs[d];
     void *ev = NULL;
     uint64_t t0 = dag__now_ns();
-    int e = dag__dev_copy(dv, r->buf[d], &r->span, 0, &ev);
+    int e = dag__rep_copy(r, d, false, &ev);
     if (e == 0) e = dv->ops->wait(ev);
     if (ev) dv->ops->release(ev);
     if (e) return dag__dev_error(d, "the copy back to the host", e);
@@ -347,17 +521,19 @@ static void dag__rep_drop(dag__replica *r, int d, bool release) {
     r->valid &= ~(2u << d);
     if (!r->buf[d]) return;
     dv->used -= bytes;
-    if (release) {
+    if (release) {   /* (a free waits for the device: no history to keep) */
         dv->ops->free(dv->native, r->buf[d]);
     } else {
         dag__buffer *b = (dag__buffer *)dag__xmalloc(sizeof *b);
         b->buf = r->buf[d];
         b->bytes = bytes;
+        b->order = r->order[d];
         b->next = dv->pool;
         dv->pool = b;
         dv->pooled += bytes;
     }
     r->buf[d] = NULL;
+    memset(&r->order[d], 0, sizeof r->order[d]);
 }
 
 /* Makes room on device d: pooled buffers go first, then the least recently
@@ -388,17 +564,20 @@ static int dag__dev_evict_one(int d) {
     return 0;
 }
 
-/* A buffer of `bytes` on device d, evicting to make room. DAG_ERR_OUT_OF_MEMORY when nothing
-   more can go; DAG_ERR_DEVICE with the runtime's error in *failed when the allocation failed for
-   another reason than a full device (then nothing is evicted for it). */
-static int dag__dev_alloc(int d, size_t bytes, void **buf, int *failed) {
+/* A buffer of `bytes` on device d, evicting to make room, with its history (a pooled buffer's
+   last users). DAG_ERR_OUT_OF_MEMORY when nothing more can go; DAG_ERR_DEVICE with the runtime's
+   error in *failed when the allocation failed for another reason than a full device (then nothing
+   is evicted for it). */
+static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, int *failed) {
     dag__device *dv = &dag__dv.devs[d];
     *failed = 0;
+    memset(order, 0, sizeof *order);
     for (dag__buffer **p = &dv->pool; *p; p = &(*p)->next)
         if ((*p)->bytes == bytes) {
             dag__buffer *b = *p;
             *p = b->next;
             *buf = b->buf;
+            *order = b->order;
             dv->pooled -= bytes;
             dv->used += bytes;
             DAG_FREE(b);
@@ -466,6 +645,7 @@ static int dag__devices_settle(bool all, bool forget) {
         if (forget && !r->resident && (r->valid & 1)) {
             dag__rep_wait_readers(r);
             for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+            dag__rep_unpin(r);
             DAG_FREE(r);
         } else {
             dag__dv.reps[keep++] = r;
@@ -483,6 +663,7 @@ static int dag__devices_settle(bool all, bool forget) {
         int e = dag__dev_take_async_error(d);
         if (e && !err) err = e;
     }
+    dag__trace_resolve();
     dag__mutex_unlock(&dag__dv.lock);
     return err;
 }
@@ -556,26 +737,53 @@ static bool dag__dev_runs(int d, const dag_kernel_source *k, bool skip_failed) {
         if (e->src == k) return !(skip_failed && e->failed);
     return (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(dv->native, k);
 }
-/* The devices (bit d: dag__dv.devs[d]) a kernel may run on under scope s.
-   Under the lock. */
-static uint64_t dag__scope_devices_locked(const dag_scope *s, const dag_kernel_source *k, bool skip_failed) {
+/* The devices (bit d: dag__dv.devs[d]) scope s names (the list is fixed at set-up: no lock). */
+static uint64_t dag__scope_names(const dag_scope *s) {
     uint64_t m = 0;
     for (int d = 0; d < dag__dv.num; d++) {
         const dag__device *dv = &dag__dv.devs[d];
-        if ((s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) &&
-            (!k || dag__dev_runs(d, k, skip_failed)))
-            m |= UINT64_C(1) << d;
+        if (s->any_processor || dag_device_scope_has(*dag_scope_part(s, dv->backend), dv->ordinal + 1)) m |= UINT64_C(1) << d;
     }
     return m;
 }
-/* The same for the core, at spawn (a failed build still counts: the task
-   fails with its log, or runs on the CPU where its scope allows). */
-static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
-    if (!dag__dv.num) return 0;
+/* The devices a kernel may run on under scope s. Under the lock. */
+static uint64_t dag__scope_devices_locked(const dag_scope *s, const dag_kernel_source *k, bool skip_failed) {
+    uint64_t m = dag__scope_names(s);
+    for (int d = 0; k && d < dag__dv.num; d++)
+        if (((m >> d) & 1u) && !dag__dev_runs(d, k, skip_failed)) m &= ~(UINT64_C(1) << d);
+    return m;
+}
+/* The devices kernel k has a build or a routine for (a failed build still counts: the task fails
+   with its log, or runs on the CPU where its scope allows). What the backends say does not change
+   within a set-up (a library that loaded stays loaded, one that did not is not tried again), so it
+   is found once under the lock and read without it: spawns of kernel tasks take no lock here. */
+static uint64_t dag__kernel_devices(const dag_kernel_source *k) {
+    size_t h = (size_t)((uintptr_t)k >> 4);
+    for (size_t i = 0; i < DAG__KERNEL_SLOTS; i++) {
+        const dag_kernel_source *seen = atomic_load_explicit(&dag__dv.runs[(h + i) % DAG__KERNEL_SLOTS].kernel,
+                                                             memory_order_acquire);
+        if (seen == k) return dag__dv.runs[(h + i) % DAG__KERNEL_SLOTS].devices;
+        if (!seen) break;
+    }
     dag__mutex_lock(&dag__dv.lock);
-    uint64_t m = dag__scope_devices_locked(s, k, false);
+    uint64_t m = dag__scope_devices_locked(&(dag_scope){ .any_processor = 1 }, k, false);
+    for (size_t i = 0; i < DAG__KERNEL_SLOTS; i++) {   /* (full: found again next time) */
+        size_t slot = (h + i) % DAG__KERNEL_SLOTS;
+        const dag_kernel_source *seen = atomic_load_explicit(&dag__dv.runs[slot].kernel, memory_order_relaxed);
+        if (seen && seen != k) continue;
+        if (!seen) {
+            dag__dv.runs[slot].devices = m;
+            atomic_store_explicit(&dag__dv.runs[slot].kernel, k, memory_order_release);
+        }
+        break;
+    }
     dag__mutex_unlock(&dag__dv.lock);
     return m;
+}
+/* The same for the core, at spawn. */
+static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
+    if (!dag__dv.num) return 0;
+    return dag__scope_names(s) & (k ? dag__kernel_devices(k) : ~UINT64_C(0));
 }
 /* Two different spans of one task that overlap would be two buffers on a
    device: such a task runs where memory is one. */
@@ -720,26 +928,168 @@ static void dag__dev_check_pitch(int d, dag__kernel_entry *e, const dag__plan *p
 }
 
 /* Brings r to device d straight from another device of the same backend
-   that holds it, where the backend can (peer copies). */
+   that holds it, where the backend can (peer copies, on d's lane 0). */
 static bool dag__rep_peer_copy(dag__replica *r, int d) {
     const dag__device_ops *ops = dag__dv.devs[d].ops;
     if (!ops->peer_copy) return false;
-    for (int e = 0; e < dag__dv.num; e++)
-        if (e != d && dag__dv.devs[e].ops == ops && ((r->valid >> (e + 1)) & 1u) && r->buf[e] &&
-            ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e],
-                           dag__span_bytes(&r->span)) == 0)
+    for (int e = 0; e < dag__dv.num; e++) {
+        if (e == d || dag__dv.devs[e].ops != ops || !((r->valid >> (e + 1)) & 1u) || !r->buf[e] ||
+            dag__order_before(d, &r->order[d], 0, true) != 0)
+            continue;
+        void *from = dag__trace_stamp(d, 0);
+        if (ops->peer_copy(dag__dv.devs[d].native, r->buf[d], dag__dv.devs[e].native, r->buf[e], dag__span_bytes(&r->span)) == 0) {
+            dag__order_after(d, &r->order[d], 0, true);
+            dag__trace_slice(d, 0, "peer copy", true, from);
             return true;
+        }
+        if (from) ops->release(from);
+    }
     return false;
 }
 
+/* Brings span k of task plan p (record r) to device d for the task being set up (pin): what
+   overlaps it and only a device holds goes home first, it gets a buffer (evicting if it must),
+   and an In span that is stale there comes from another device or from the host. Returns 0, or a
+   dag_result with `msg`. */
+static int dag__span_to_device(dag__plan *p, int k, dag__replica *r, int d, uint64_t pin, char *msg, size_t msg_size) {
+    dag__device *dv = &dag__dv.devs[d];
+    const dag__span *s = &p->spans[k];
+    char name[200], text[200];
+    int err = 0, failed = 0;
+    r->pin = pin;
+    dag__replica *o;
+    for (size_t i = dag__overlaps_from(s); !err && (o = dag__overlap_next(s, &i));) {
+        if (o == r) continue;
+        err = dag__rep_write_back(o);
+        if (!err && (p->modes[k] & DAG_ACCESS_OUT)) o->valid &= 1u;
+    }
+    if (err) return err;
+    if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d], &r->order[d], &failed)) != 0) {
+        if (failed)
+            snprintf(msg, msg_size, "allocating %zu bytes on %s returned %s", dag__span_bytes(s),
+                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, failed, text, sizeof text));
+        else
+            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
+                     dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+        return err;
+    }
+    bool stale = (p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u);
+    if (stale && !dag__rep_peer_copy(r, d)) {
+        if ((err = dag__rep_write_back(r)) != 0) return err;   /* another device held it dirty */
+        if (r->reader[d]) dv->ops->release(r->reader[d]);
+        r->reader[d] = NULL;
+        int e = dag__rep_copy(r, d, true, &r->reader[d]);
+        if (e) {
+            snprintf(msg, msg_size, "the copy to %s returned %s", dag__dev_name(d, name, sizeof name),
+                     dag__dev_error_text(d, e, text, sizeof text));
+            return DAG_ERR_DEVICE;
+        }
+    }
+    if (stale) {
+        dv->bytes_in += dag__span_bytes(s);
+        p->bytes_moved += dag__span_bytes(s);
+    }
+    if (p->modes[k] & DAG_ACCESS_IN) r->valid |= 2u << d;
+    r->last_use[d] = pin;
+    return 0;
+}
+
+/* The kernel lane of a task on device d: that of its first written span's last write where a
+   kernel made it (a tile's updates stay on one stream, with no event between them), else the
+   next in turn. */
+static int dag__kernel_lane(int d, const dag__plan *p, dag__replica *const *reps) {
+    dag__device *dv = &dag__dv.devs[d];
+    if (dv->lanes <= DAG__LANE_KERNELS) return 0;
+    for (int k = 0; k < p->num_spans; k++)
+        if (p->modes[k] & DAG_ACCESS_OUT) {
+            const dag__order *o = &reps[k]->order[d];
+            if (o->write && o->write_lane >= DAG__LANE_KERNELS) return o->write_lane;
+            break;
+        }
+    return DAG__LANE_KERNELS + dv->next_lane++ % (dv->lanes - DAG__LANE_KERNELS);
+}
+
+/* The kernel's arguments as device d holds them: each span's buffer, an Ld its packed pitch
+   (lds holds those), values as they are. */
+static void dag__kernel_args(dag__task *t, dag__plan *p, int d, dag__replica *const *reps, dag_kernel_arg *kargs,
+                             uint64_t *lds) {
+    const dag_task_desc *desc = t->desc;
+    unsigned char *args = (unsigned char *)dag__args_of(t);
+    for (int i = 1; i < desc->num_params; i++) {
+        dag_kernel_arg *a = &kargs[i - 1];
+        const dag__param *pa = &desc->params[i];
+        int k = p->span_of_param[i];
+        a->buffer = k >= 0 ? reps[k]->buf[d] : NULL;
+        a->value = args + pa->offset;
+        a->size = pa->size;
+        if (k <= -2) {
+            uint64_t ld = p->spans[-2 - k].width / p->elem[-2 - k];
+            dag__convert(&lds[i], (int)pa->tag, pa->size, &ld, DAG__TAG_OF(ld), sizeof ld);
+            a->value = &lds[i];
+        }
+    }
+}
+
+/* Queues the task's kernel build (or the library routine standing in) on a kernel lane of device d,
+   after what its spans' histories ask, and records it in them and in the model's samples. */
+static int dag__device_launch(dag__task *t, dag__plan *p, int d, const dag__kernel_entry *built,
+                              dag__replica *const *reps, char *msg, size_t msg_size) {
+    dag__device *dv = &dag__dv.devs[d];
+    const dag_task_desc *desc = t->desc;
+    dag_kernel_arg kargs[DAG__MAX_PARAMS];
+    uint64_t lds[DAG__MAX_PARAMS];
+    dag__kernel_args(t, p, d, reps, kargs, lds);
+    size_t n = dag__launch_range(t);
+    double estimate = 0;
+    int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
+    if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
+    /* Events cost the driver work: only some launches carry one, to time
+       the kernel for the model and to tell when the device has come that far. */
+    bool sample = slot < 0 || dag__dv.model[slot].samples < 4 || ++dv->unsampled >= 16;
+    if (sample && dv->inflight_count) dag__model_poll(d, false);
+    sample = sample && dv->inflight_count < DAG__INFLIGHT;
+    void *done = NULL;
+    int lane = dag__kernel_lane(d, p, reps), e = 0;
+    for (int k = 0; k < p->num_spans && !e; k++) e = dag__order_before(d, &reps[k]->order[d], lane, p->modes[k] & DAG_ACCESS_OUT);
+    void *from = e ? NULL : dag__trace_stamp(d, lane);
+    if (!e)
+        e = built->library ? dv->ops->call_library(dv->native, lane, built->library, n, kargs, desc->num_params - 1,
+                                                   sample ? &done : NULL)
+                           : dv->ops->launch(dv->native, lane, built->kernel, n, kargs, desc->num_params - 1,
+                                             sample ? &done : NULL);
+    dag__trace_slice(d, lane, dag__task_name(t), false, from);
+    if (e) {
+        char name[200], text[200];
+        snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
+                 dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, e, text, sizeof text));
+        for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
+            if ((p->modes[k] & DAG_ACCESS_OUT) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
+        return DAG_ERR_DEVICE;
+    }
+    for (int k = 0; k < p->num_spans; k++) {
+        dag__order_after(d, &reps[k]->order[d], lane, p->modes[k] & DAG_ACCESS_OUT);
+        if (p->modes[k] & DAG_ACCESS_OUT) reps[k]->valid = 2u << d;   /* the only current copy */
+    }
+    dv->queued_s += estimate;
+    dv->unsampled_s += estimate;
+    if (done) {
+        dag__inflight *f = &dv->inflight[(dv->inflight_head + dv->inflight_count++) % DAG__INFLIGHT];
+        f->event = done;
+        f->slot = slot;
+        f->estimate = dv->unsampled_s;   /* this launch and the unsampled ones before it */
+        dv->unsampled_s = 0;
+        dv->unsampled = 0;
+    }
+    return 0;
+}
+
 /* Queues a kernel task on device d: its spans come to the device (only what
-   is stale there), then the kernel, all on the device's in-order queue.
-   Under the lock. Returns 0, or a dag_result with `msg` saying what went
-   wrong. */
+   is stale there), then the kernel, each on its lane after what it must
+   follow. Under the lock. Returns 0, or a dag_result with `msg` saying what
+   went wrong. */
 static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t msg_size) {
     dag__device *dv = &dag__dv.devs[d];
     const dag_task_desc *desc = t->desc;
-    unsigned char *args = (unsigned char *)dag__args_of(t);
     char name[200];
     int err = 0;
     uint64_t pin = ++dag__dv.tick;
@@ -750,9 +1100,8 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
                  dag__dev_name(d, name, sizeof name), err, log);
         return DAG_ERR_KERNEL_BUILD;
     }
-    void *kernel = built->kernel;
     size_t items = dag__launch_range(t);
-    size_t most = dv->ops->max_range && kernel ? dv->ops->max_range(dv->native, kernel) : dv->ops->max_items;
+    size_t most = dv->ops->max_range && built->kernel ? dv->ops->max_range(dv->native, built->kernel) : dv->ops->max_items;
     if (most && items > most) {   /* before any copy: nothing to undo */
         snprintf(msg, msg_size, "kernel '%s': %zu items are more than one launch on %s takes (at most %zu); split "
                  "the work into several tasks", desc->kernel->name, items, dag__dev_name(d, name, sizeof name), most);
@@ -767,101 +1116,9 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
         }
     dag__dev_check_pitch(d, built, p, desc);
     dag__replica *reps[DAG__MAX_PARAMS];
-    for (int k = 0; k < p->num_spans && !err; k++) {
-        const dag__span *s = &p->spans[k];
-        dag__replica *r = reps[k] = dag__rep_get(s);
-        r->pin = pin;
-        dag__replica *o;
-        for (size_t i = dag__overlaps_from(s); !err && (o = dag__overlap_next(s, &i));) {
-            if (o == r) continue;
-            err = dag__rep_write_back(o);
-            if (!err && (p->modes[k] & DAG_ACCESS_OUT)) o->valid &= 1u;
-        }
-        if (err) break;
-        int failed = 0;
-        if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d], &failed)) != 0) {
-            char text[200];
-            if (failed)
-                snprintf(msg, msg_size, "allocating %zu bytes on %s returned %s", dag__span_bytes(s),
-                         dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, failed, text, sizeof text));
-            else
-                snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
-                         dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
-            break;
-        }
-        if ((p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u) && dag__rep_peer_copy(r, d)) {
-            dv->bytes_in += dag__span_bytes(s);
-            p->bytes_moved += dag__span_bytes(s);
-        } else if ((p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u)) {
-            if ((err = dag__rep_write_back(r)) != 0) break;   /* another device held it dirty */
-            if (r->reader[d]) dv->ops->release(r->reader[d]);
-            r->reader[d] = NULL;
-            int e = dag__dev_copy(dv, r->buf[d], s, 1, &r->reader[d]);
-            if (e) {
-                char text[200];
-                err = DAG_ERR_DEVICE;
-                snprintf(msg, msg_size, "the copy to %s returned %s", dag__dev_name(d, name, sizeof name),
-                         dag__dev_error_text(d, e, text, sizeof text));
-                break;
-            }
-            dv->bytes_in += dag__span_bytes(s);
-            p->bytes_moved += dag__span_bytes(s);
-        }
-        if (p->modes[k] & DAG_ACCESS_IN) r->valid |= 2u << d;
-        r->last_use[d] = pin;
-    }
-    if (!err) {
-        dag_kernel_arg kargs[DAG__MAX_PARAMS];
-        uint64_t lds[DAG__MAX_PARAMS];   /* Ld arguments as the device holds the span: packed */
-        for (int i = 1; i < desc->num_params; i++) {
-            dag_kernel_arg *a = &kargs[i - 1];
-            const dag__param *pa = &desc->params[i];
-            int k = p->span_of_param[i];
-            a->buffer = k >= 0 ? reps[k]->buf[d] : NULL;
-            a->value = args + pa->offset;
-            a->size = pa->size;
-            if (k <= -2) {
-                uint64_t ld = p->spans[-2 - k].width / p->elem[-2 - k];
-                dag__convert(&lds[i], (int)pa->tag, pa->size, &ld, DAG__TAG_OF(ld), sizeof ld);
-                a->value = &lds[i];
-            }
-        }
-        size_t n = dag__launch_range(t);
-        double estimate = 0;
-        int slot = dag__model_find(desc->kernel, d + 1, dag__model_bucket(n), true);
-        if (slot >= 0 && dag__dv.model[slot].samples) estimate = dag__dv.model[slot].seconds;
-        /* Events cost the driver work: only some launches carry one, to time
-           the kernel for the model and to tell when the queue has drained
-           up to there (the queue is in order). */
-        bool sample = slot < 0 || dag__dv.model[slot].samples < 4 || ++dv->unsampled >= 16;
-        if (sample && dv->inflight_count) dag__model_poll(d, false);
-        sample = sample && dv->inflight_count < DAG__INFLIGHT;
-        void *done = NULL;
-        int e = built->library ? dv->ops->call_library(dv->native, built->library, n, kargs, desc->num_params - 1,
-                                                       sample ? &done : NULL)
-                               : dv->ops->launch(dv->native, kernel, n, kargs, desc->num_params - 1, sample ? &done : NULL);
-        if (e) {
-            char text[200];
-            err = DAG_ERR_DEVICE;
-            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
-                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, e, text, sizeof text));
-            for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
-                if ((p->modes[k] & DAG_ACCESS_OUT) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
-        } else {
-            for (int k = 0; k < p->num_spans; k++)
-                if (p->modes[k] & DAG_ACCESS_OUT) reps[k]->valid = 2u << d;   /* the only current copy */
-            dv->queued_s += estimate;
-            dv->unsampled_s += estimate;
-            if (done) {
-                dag__inflight *f = &dv->inflight[(dv->inflight_head + dv->inflight_count++) % DAG__INFLIGHT];
-                f->event = done;
-                f->slot = slot;
-                f->estimate = dv->unsampled_s;   /* this launch and the unsampled ones before it */
-                dv->unsampled_s = 0;
-                dv->unsampled = 0;
-            }
-        }
-    }
+    for (int k = 0; k < p->num_spans && !err; k++)
+        err = dag__span_to_device(p, k, reps[k] = dag__rep_get(&p->spans[k]), d, pin, msg, msg_size);
+    if (!err) err = dag__device_launch(t, p, d, built, reps, msg, msg_size);
     if (err && err != DAG_ERR_OUT_OF_MEMORY) {
         if (!msg[0]) snprintf(msg, msg_size, "a write-back its data needed failed (see the log)");
         err = DAG_ERR_DEVICE;
@@ -944,6 +1201,7 @@ static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int
         dv->native = i;
         dv->limit = dag__g.desc.device_memory_limit ? dag__g.desc.device_memory_limit : ops->memory(i);
         dv->max_alloc = ops->max_alloc ? ops->max_alloc(i) : 0;
+        dv->lanes = ops->lanes > 1 && ops->lanes <= DAG__MAX_LANES ? ops->lanes : 1;
         dv->bandwidth = 2e9;   /* until measured */
     }
     return added;
@@ -951,10 +1209,13 @@ static int dag__devices_add(dag_backend backend, const dag__device_ops *ops, int
 
 static void dag__devices_shutdown(void) {
     dag__devices_settle(true, true);
+    dag__devices_trace_clear();
+    DAG_FREE(dag__dv.slices);
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         dag__rep_wait_readers(r);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, true);
+        dag__rep_unpin(r);
         DAG_FREE(r);
     }
     DAG_FREE(dag__dv.reps);
@@ -1084,7 +1345,8 @@ static int dag__data_home(const dag__data_slot *s, bool forget) {
     if (r && forget && !e) {
         dag__rep_wait_readers(r);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
-        r->resident = 0;   /* an ordinary record now: the next settle drops it */
+        dag__rep_unpin(r);   /* the program may free the memory now */
+        r->resident = 0;     /* an ordinary record now: the next settle drops it */
     }
     dag__mutex_unlock(&dag__dv.lock);
     return e;

@@ -16,6 +16,8 @@
    in the program by tools/dag_embed.py --hip, and loaded per device with
    hipModuleLoadData. Streams, events, staging and peer copies are shared
    with CUDA (dag_gpu_stream.h). Private names: dag__hip_*.
+
+   Parts: >>hip symbols
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_HIP) && !defined(DAG_HIP_H_INCLUDED)
@@ -83,7 +85,7 @@ static const char *dag__hip_error_text(int e, char *buf, size_t size) {
     return buf;
 }
 
-static int dag__hip_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params);
+static int dag__hip_start_kernel(void *stream, void *kernel, size_t n, void **params);
 static dag__gpu dag__hip_gpu = {
     .name = "HIP",
     .short_name = "hip",
@@ -173,9 +175,9 @@ static int dag__hip_build_current(int dev, const dag_kernel_source *k, void **ke
 }
 static void dag__hip_release_kernel(int dev, void *kernel) { (void)dev; (void)kernel; }   /* the module owns it */
 
-static int dag__hip_start_kernel(dag__gpu *g, int dev, void *kernel, size_t n, void **params) {
+static int dag__hip_start_kernel(void *stream, void *kernel, size_t n, void **params) {
     return dag__hip.api.hipModuleLaunchKernel((DAG__HIP_Function_t)kernel, dag__gpu_blocks(n), 1, 1, DAG__GPU_BLOCK, 1, 1,
-                                              0, g->devices[dev].stream, params, NULL);
+                                              0, stream, params, NULL);
 }
 
 /* HIP refuses gridDim x blockDim >= 2^32 */

@@ -18,6 +18,8 @@
    ahead of time as SPIR-V (dag_native_kernel). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__ze_*.
+
+   Parts: >>level zero symbols >>level zero ordering >>level zero device operations
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_LEVEL_ZERO) && !defined(DAG_LEVEL_ZERO_H_INCLUDED)
@@ -414,7 +416,7 @@ static dag__ze_stage *dag__ze_stage_get(dag__ze_device_info *d, size_t bytes, ze
     return st;
 }
 
-/* >>level zero device operations, through the generic layer's table
+/* >>level zero device operations: through the generic layer's table
    (device: 0-based index). Kernels and events go through void pointers. */
 static int dag__ze_alloc(int dev, size_t bytes, void **buf) {
     dag__ze_device_info *d = &dag__ze.devices[dev];
@@ -439,8 +441,10 @@ static void dag__ze_release(void *event);
    waited for. The staging buffer is busy until the copy's event is
    recycled. Without a free event it waits, so that a NULL *done is always
    safe. */
-static int dag__ze_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+static int dag__ze_copy(int dev, int lane, void *buf, void *host, size_t rows, size_t width, size_t stride, int how,
                         void **done) {
+    (void)lane;   /* one immediate list per device */
+    int to_device = how & DAG__COPY_TO_DEVICE;
     dag__ze_device_info *d = &dag__ze.devices[dev];
     size_t bytes = rows * width;
     *done = NULL;
@@ -589,7 +593,9 @@ static int dag__ze_build(int dev, const dag_kernel_source *k, void **kernel, cha
    stops the rest. Argument 0 is n (a ulong), then the task's arguments:
    buffers by their device pointer. Arguments are captured when the launch
    is appended, so the next launch may set others. */
-static int dag__ze_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
+static int dag__ze_launch(int dev, int lane, void *kernel, size_t n, const dag_kernel_arg *args, int num_args,
+                          void **done) {
+    (void)lane;
     dag__ze_device_info *d = &dag__ze.devices[dev];
     dag__ze_kernel *k = (dag__ze_kernel *)kernel;
     uint64_t range = n;
@@ -732,7 +738,8 @@ static const dag__device_ops dag__ze_ops = {
     dag__ze_query, dag__ze_elapsed, dag__ze_release, dag__ze_synchronize, dag__ze_memory, dag__ze_device_name,
     0 /* per device and kernel: dag__ze_max_range */, dag__ze_max_alloc,
     NULL, NULL /* no library routines yet: kernels run their SPIR-V builds */, dag__ze_out_of_memory, dag__ze_error_text,
-    dag__ze_max_range
+    dag__ze_max_range, 0, NULL, NULL /* one immediate list per device */, NULL, NULL /* staging from zeMemAllocHost */,
+    NULL, NULL /* no device tracks: tasks' rows only */
 };
 
 #endif /* DAG_BACKEND_LEVEL_ZERO, DAG_LEVEL_ZERO_H_INCLUDED */

@@ -11,15 +11,20 @@
    loader's own error, and everything runs on the CPU.
 
    It finds the platforms and devices, and gives each device a context and
-   an in-order queue (with profiling, for the cost model), buffers, 1-D and
+   four in-order queues (with profiling, for the cost model): the device
+   layer's lanes, copies in, copies out and two for kernels, which it orders
+   by events (wait_lane: a marker on one queue, a barrier on the other),
+   buffers, 1-D and
    2-D asynchronous copies and launches with events, and programs built from
    source (with the compiler's log on failure). It fills the generic device
    layer's table (dag__device_ops); everything else (replicas, coherence,
    pools, placement) lives in dag_device.h. Private names: dag__cl_*.
 
    A library routine standing in for a kernel (dag_library_kernel: dag_blas.h
-   binds CLBlast) gets a pointer to the device's queue, and a marker after
-   it gives its event when the routine gives none.
+   binds CLBlast) gets a pointer to its lane's queue, and a marker after it
+   gives its event when the routine gives none.
+
+   Parts: >>opencl symbols >>opencl device operations >>opencl lanes
 */
 /* dag_device.h includes every backend file: each compiles under its own flag alone */
 #if DAG__ON(DAG_BACKEND_OPENCL) && !defined(DAG_OPENCL_H_INCLUDED)
@@ -77,6 +82,7 @@ typedef struct dag__cl_event *dag__cl_event;
     X(clEnqueueWriteBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, const void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clEnqueueReadBufferRect, dag__cl_int, (dag__cl_queue, dag__cl_mem, dag__cl_uint, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, void *, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clEnqueueMarkerWithWaitList, dag__cl_int, (dag__cl_queue, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
+    X(clEnqueueBarrierWithWaitList, dag__cl_int, (dag__cl_queue, dag__cl_uint, const dag__cl_event *, dag__cl_event *)) \
     X(clFinish, dag__cl_int, (dag__cl_queue)) \
     X(clReleaseMemObject, dag__cl_int, (dag__cl_mem)) \
     X(clReleaseKernel, dag__cl_int, (dag__cl_kernel)) \
@@ -88,6 +94,7 @@ typedef struct dag__cl_event *dag__cl_event;
 typedef struct dag__cl_api { DAG__CL_SYMBOLS(DAG__CL_FIELD) } dag__cl_api;
 
 #define DAG__CL_MAX_DEVICES 64
+#define DAG__CL_LANES 4
 typedef struct dag__cl_device_info {
     dag__cl_device_id id;
     dag__cl_platform_id platform;
@@ -95,7 +102,10 @@ typedef struct dag__cl_device_info {
     uint64_t memory;
     uint64_t max_alloc;       /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer */
     dag__cl_context context;
-    dag__cl_queue queue;      /* in order: copies and kernels of one device follow each other */
+    dag__cl_queue queue[DAG__CL_LANES];   /* each in order; the device layer orders them (>>opencl lanes) */
+    uint64_t queued[DAG__CL_LANES];       /* commands queued on each: the last one's mark */
+    dag__cl_event marker[DAG__CL_LANES];  /* after what its lane had queued at mark marked[lane] */
+    uint64_t marked[DAG__CL_LANES], waited[DAG__CL_LANES][DAG__CL_LANES];
 } dag__cl_device_info;
 
 static struct {
@@ -154,8 +164,9 @@ static int dag__cl_init(char *why, size_t why_size) {
             info->max_alloc = mem;
             dag__cl_int ce = 0;
             info->context = dag__cl.api.clCreateContext(NULL, 1, &ids[d], NULL, NULL, &ce);
-            if (info->context) info->queue = dag__cl.api.clCreateCommandQueue(info->context, ids[d], DAG__CL_QUEUE_PROFILING_ENABLE, &ce);
-            if (!info->context || !info->queue) {
+            for (int l = 0; info->context && l < DAG__CL_LANES && (l == 0 || info->queue[l - 1]); l++)
+                info->queue[l] = dag__cl.api.clCreateCommandQueue(info->context, ids[d], DAG__CL_QUEUE_PROFILING_ENABLE, &ce);
+            if (!info->context || !info->queue[DAG__CL_LANES - 1]) {
                 snprintf(why, why_size, "device %d (%s): no context or queue (error %d)", dag__cl.num_devices,
                          info->name, (int)ce);
                 return -1;
@@ -171,7 +182,7 @@ static int dag__cl_init(char *why, size_t why_size) {
 }
 
 
-/* >>opencl device operations, through the generic layer's table (device:
+/* >>opencl device operations: through the generic layer's table (device:
    0-based index). Buffers, kernels and events go through void pointers. */
 static int dag__cl_alloc(int dev, size_t bytes, void **buf) {
     dag__cl_int e = 0;
@@ -184,10 +195,13 @@ static void dag__cl_free(int dev, void *buf) {
 }
 
 /* Copies between a host span (rows runs of width bytes, stride apart) and a
-   buffer that holds the runs packed, asynchronous on the device's queue. */
-static int dag__cl_copy(int dev, void *buf, void *host, size_t rows, size_t width, size_t stride, int to_device,
+   buffer that holds the runs packed, asynchronous on the device's queue
+   (its one lane). */
+static int dag__cl_copy(int dev, int lane, void *buf, void *host, size_t rows, size_t width, size_t stride, int how,
                         void **done) {
-    dag__cl_queue q = dag__cl.devices[dev].queue;
+    int to_device = how & DAG__COPY_TO_DEVICE;
+    dag__cl_queue q = dag__cl.devices[dev].queue[lane];
+    dag__cl.devices[dev].queued[lane]++;
     dag__cl_mem m = (dag__cl_mem)buf;
     dag__cl_event *ev = (dag__cl_event *)done;
     if (rows == 1)
@@ -232,7 +246,8 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
    kernel's own guard stops the rest. The first kernel argument is n. The
    caller holds the device layer's lock, so no two threads set arguments of
    one kernel at once. */
-static int dag__cl_launch(int dev, void *kernel, size_t n, const dag_kernel_arg *args, int num_args, void **done) {
+static int dag__cl_launch(int dev, int lane, void *kernel, size_t n, const dag_kernel_arg *args, int num_args,
+                          void **done) {
     dag__cl_kernel k = (dag__cl_kernel)kernel;
     dag__cl_ulong range = n;
     int e = dag__cl.api.clSetKernelArg(k, 0, sizeof range, &range);
@@ -242,22 +257,45 @@ static int dag__cl_launch(int dev, void *kernel, size_t n, const dag_kernel_arg 
     if (e != DAG__CL_SUCCESS) return e;
     size_t global = (n + 63) / 64 * 64;
     if (!global) global = 64;
-    return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue, k, 1, NULL, &global, NULL, 0, NULL,
+    dag__cl.devices[dev].queued[lane]++;
+    return dag__cl.api.clEnqueueNDRangeKernel(dag__cl.devices[dev].queue[lane], k, 1, NULL, &global, NULL, 0, NULL,
                                               (dag__cl_event *)done);
 }
 
-/* A library routine on the device's queue. Its event is the routine's last
+/* A library routine on its lane's queue. Its event is the routine's last
    command's; where it gives none, a marker after it stands for it (the
    queue is in order). */
-static int dag__cl_call_library(int dev, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
+static int dag__cl_call_library(int dev, int lane, const dag_library_kernel *lib, size_t n, const dag_kernel_arg *args,
                                 int num_args, void **done) {
-    dag__cl_queue *q = &dag__cl.devices[dev].queue;
+    dag__cl_queue *q = &dag__cl.devices[dev].queue[lane];
+    dag__cl.devices[dev].queued[lane]++;
     if (done) *done = NULL;
     int e = lib->call(lib, q, dev, n, args, num_args, done);
     if (!e && done && !*done) e = dag__cl.api.clEnqueueMarkerWithWaitList(*q, 0, NULL, (dag__cl_event *)done);
     return e;
 }
-static void dag__cl_release_library(int dev, const dag_library_kernel *lib) { lib->release(&dag__cl.devices[dev].queue, dev); }
+static void dag__cl_release_library(int dev, const dag_library_kernel *lib) { lib->release(&dag__cl.devices[dev].queue[0], dev); }
+
+/* >>opencl lanes: the mark of the command last queued on a lane; and lane's next command made to
+   wait for from's commands up to mark, by a barrier on lane after a marker on from (a marker is
+   enqueued again only when a wait asks for more than the last one covers, and a lane that already
+   waits for a later mark of from does nothing). */
+static uint64_t dag__cl_mark(int dev, int lane) { return dag__cl.devices[dev].queued[lane]; }
+static int dag__cl_wait_lane(int dev, int lane, int from, uint64_t mark) {
+    dag__cl_device_info *d = &dag__cl.devices[dev];
+    if (lane == from || d->waited[lane][from] >= mark) return 0;
+    if (!d->marker[from] || d->marked[from] < mark) {
+        dag__cl_event ev = NULL;
+        int e = dag__cl.api.clEnqueueMarkerWithWaitList(d->queue[from], 0, NULL, &ev);
+        if (e) return e;
+        if (d->marker[from]) dag__cl.api.clReleaseEvent(d->marker[from]);
+        d->marker[from] = ev;
+        d->marked[from] = d->queued[from];
+    }
+    int e = dag__cl.api.clEnqueueBarrierWithWaitList(d->queue[lane], 1, &d->marker[from], NULL);
+    if (!e) d->waited[lane][from] = d->marked[from];
+    return e;
+}
 
 static int dag__cl_wait(void *event) {
     dag__cl_event e = (dag__cl_event)event;
@@ -277,7 +315,14 @@ static double dag__cl_elapsed(void *event) {
     return end > start ? (double)(end - start) * 1e-9 : 0.0;
 }
 static void dag__cl_release(void *event) { dag__cl.api.clReleaseEvent((dag__cl_event)event); }
-static int dag__cl_synchronize(int dev) { return dag__cl.api.clFinish(dag__cl.devices[dev].queue); }
+static int dag__cl_synchronize(int dev) {
+    int err = 0;
+    for (int l = 0; l < DAG__CL_LANES; l++) {
+        int e = dag__cl.api.clFinish(dag__cl.devices[dev].queue[l]);
+        if (e && !err) err = e;
+    }
+    return err;
+}
 static size_t dag__cl_memory(int dev) { return (size_t)dag__cl.devices[dev].memory; }
 static size_t dag__cl_max_alloc(int dev) { return (size_t)dag__cl.devices[dev].max_alloc; }
 static const char *dag__cl_device_name(int dev) { return dag__cl.devices[dev].name; }
@@ -295,7 +340,10 @@ static bool dag__cl_has_kernel(int dev, const dag_kernel_source *k) {   /* built
    survive being unloaded, and a later dag_setup finds it again. */
 static void dag__cl_shutdown(void) {
     for (int i = 0; i < dag__cl.num_devices; i++) {
-        if (dag__cl.devices[i].queue) dag__cl.api.clReleaseCommandQueue(dag__cl.devices[i].queue);
+        for (int l = 0; l < DAG__CL_LANES; l++) {
+            if (dag__cl.devices[i].marker[l]) dag__cl.api.clReleaseEvent(dag__cl.devices[i].marker[l]);
+            if (dag__cl.devices[i].queue[l]) dag__cl.api.clReleaseCommandQueue(dag__cl.devices[i].queue[l]);
+        }
         if (dag__cl.devices[i].context) dag__cl.api.clReleaseContext(dag__cl.devices[i].context);
     }
     void *lib = dag__cl.lib;
@@ -310,7 +358,9 @@ static const dag__device_ops dag__opencl_ops = {
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
     dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
-    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL
+    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL,
+    DAG__CL_LANES, dag__cl_mark, dag__cl_wait_lane, NULL, NULL /* no pinning: the ICD copies as it sees fit */,
+    NULL, NULL /* no device tracks: tasks' rows only */
 };
 
 #endif /* DAG_BACKEND_OPENCL, DAG_OPENCL_H_INCLUDED */

@@ -695,6 +695,12 @@ TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices
     CHECK_EQ_INT(bad, 0);
     if (me == 0) printf("     %d ranks, %d OpenCL devices on the fewest: %d kernels on rank 0's\n", ranks, fewest, kernels);
     dag_array_free(A), dag_array_free(X), dag_array_free(Y);
+    /* a tile that is not positive definite: its info is on its owner's device, and every rank's
+       potrf says so */
+    a[100 + 100 * N] = -1e4;   /* column 100: tile 3 */
+    dag_array *B = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) CHECK_EQ_INT(dag_array_potrf(B), DAG_ERR_NOT_POSITIVE_DEFINITE);
+    dag_array_free(B);
     dag_shutdown();
     agree_on_failures();
 }

@@ -63,6 +63,10 @@ MOCK_CUDA_EXPORT cudaError_t cudaHostAlloc(void **p, size_t size, unsigned int f
     return H(hipHostMalloc(p, size, flags));
 }
 MOCK_CUDA_EXPORT cudaError_t cudaFreeHost(void *p) { return H(hipHostFree(p)); }
+MOCK_CUDA_EXPORT cudaError_t cudaHostRegister(void *p, size_t size, unsigned int flags) {
+    return H(hipHostRegister(p, size, flags));
+}
+MOCK_CUDA_EXPORT cudaError_t cudaHostUnregister(void *p) { return H(hipHostUnregister(p)); }
 MOCK_CUDA_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
                                              cudaStream_t s) {
     return H(hipMemcpyAsync(dst, src, bytes, (int)kind, S(s)));
@@ -202,18 +206,14 @@ MOCK_CUDA_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 
     return H(e);
 }
 
-/* For mock_cublas.c: whether its entry point fn fails now (mock_fail, MOCK_FAIL), and with what
-   (*code 0: its own error). */
-MOCK_CUDA_EXPORT int mock_cuda_inject(const char *fn, long *code) { return mock_inject(fn, code); }
-
-/* For mock_cublas.c: dag_dgemm's host kernel on stream s, as cuBLAS would queue the routine. */
-MOCK_CUDA_EXPORT int mock_cuda_launch_by_name(const char *name, unsigned long long items, void *stream, void **params) {
-    int d = 0;
-    hipError_t e = hipGetDevice(&d);
-    if (!e && !device_module[d]) e = hipModuleLoadData(&device_module[d], "\177ELF mock code object");
-    hipFunction_t f = NULL;
-    if (!e) e = hipModuleGetFunction(&f, device_module[d], name);
-    unsigned blocks = (unsigned)((items + 255) / 256);
-    if (!e) e = hipModuleLaunchKernel(f, blocks ? blocks : 1, 1, 1, 256, 1, 1, 0, S(stream), params, NULL);
-    return e;
+/* A program's own wait for the current device (bench/gpu_array.c's vendor side): every stream of it. */
+MOCK_CUDA_EXPORT cudaError_t cudaDeviceSynchronize(void) {
+    INJECT(cudaErrorUnknown);
+    GUARD;
+    sync_device(current);
+    return cudaSuccess;
 }
+MOCK_CUDA_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
+/* Stream-ordered allocation (cuSOLVER's workspace in dag_blas.h): the mock HIP's. */
+MOCK_CUDA_EXPORT cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t s) { return H(hipMallocAsync(p, size, S(s))); }
+MOCK_CUDA_EXPORT cudaError_t cudaFreeAsync(void *p, cudaStream_t s) { return H(hipFreeAsync(p, S(s))); }

@@ -6,7 +6,8 @@
      mock_fail_with("<function>", nth, code)   the same, returning `code` instead of its own error
                                        (a zeMemAllocDevice that loses the device, not one that is full).
    mock_failures() says how many failures were injected so far, so a test
-   knows its failure really happened. */
+   knows its failure really happened; mock_calls("<function>") how many
+   calls of an entry point with INJECT there were. */
 #ifndef MOCK_FAIL_H
 #define MOCK_FAIL_H
 #include <pthread.h>
@@ -34,9 +35,21 @@ __attribute__((visibility("default"))) long mock_failures(void) {
     pthread_mutex_unlock(&fail_mu);
     return n;
 }
-/* Whether fn fails now; *code: the error asked for, 0 for fn's own. */
+static struct { const char *fn; long calls; } calls_of[96];
+__attribute__((visibility("default"))) long mock_calls(const char *fn) {
+    long n = 0;
+    pthread_mutex_lock(&fail_mu);
+    for (int i = 0; i < 96 && calls_of[i].fn; i++)
+        if (!strcmp(calls_of[i].fn, fn)) n = calls_of[i].calls;
+    pthread_mutex_unlock(&fail_mu);
+    return n;
+}
+/* Whether fn fails now; *code: the error asked for, 0 for fn's own. Counts the call. */
 static int mock_inject(const char *fn, long *code) {
     pthread_mutex_lock(&fail_mu);
+    int c = 0;
+    while (c < 96 && calls_of[c].fn && strcmp(calls_of[c].fn, fn)) c++;
+    if (c < 96) calls_of[c].fn = fn, calls_of[c].calls++;
     if (!fail_env_read) {
         fail_env_read = 1;
         const char *e = getenv("MOCK_FAIL"), *colon = e ? strchr(e, ':') : NULL;

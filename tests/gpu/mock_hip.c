@@ -20,12 +20,18 @@
    a double destroy or a query after it is caught, not a use after free);
    hipGetDevice/hipSetDevice keep the current device per thread, so a test
    can check that the backend gives the program thread its device back;
-   MOCK_HIP_BAD_DEVICE=k (read at each hipGetDeviceCount) makes device k
+   MOCK_HIP_DEVICES=n (read at each hipGetDeviceCount; 2 unless set) is
+   how many GPUs there are; MOCK_HIP_BAD_DEVICE=k (the same) makes device k
    (1-based) refuse a stream, as a busy or exclusive-process GPU does;
    MOCK_HIP_MAX_PITCH=bytes caps 2-D copy pitches (hipErrorInvalidPitchValue);
    MOCK_HIP_ARCH=gfxNNN is the GPUs' architecture (gfx90a unless set): a
    code object bundle without it fails to load (hipErrorNoBinaryForGpu);
-   injected failures: mock_fail.h. */
+   injected failures: mock_fail.h.
+   For the mock vendor libraries (mock_blas.h): mock_stream_call queues a
+   host function on a stream as a library queues its routine, after
+   checking that the stream is the current device's and that every buffer
+   it names is that device's memory; hipMallocAsync and hipFreeAsync (and
+   CUDA's names in mock_cuda.c) allocate at once and free in stream order. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdint.h>
@@ -43,7 +49,8 @@ typedef struct ihipModuleSymbol_t *hipFunction_t;
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorOutOfMemory = 2, hipErrorNoDevice = 100, hipErrorInvalidDevice = 101,
        hipErrorInvalidImage = 200, hipErrorInvalidHandle = 400, hipErrorNotFound = 500, hipErrorNotReady = 600,
        hipErrorPeerAccessAlreadyEnabled = 704, hipErrorInvalidPitchValue = 12, hipErrorContextAlreadyInUse = 216,
-       hipErrorNoBinaryForGpu = 209, hipErrorUnknown = 999 };
+       hipErrorNoBinaryForGpu = 209, hipErrorHostMemoryAlreadyRegistered = 712, hipErrorHostMemoryNotRegistered = 713,
+       hipErrorUnknown = 999 };
 enum { hipStreamNonBlocking = 1, hipEventDefault = 0, hipEventBlockingSync = 1, hipEventDisableTiming = 2, hipHostMallocPortable = 1 };
 enum { hipMemcpyHostToHost, hipMemcpyHostToDevice, hipMemcpyDeviceToHost, hipMemcpyDeviceToDevice, hipMemcpyDefault };
 
@@ -63,8 +70,8 @@ static size_t max_pitch = (size_t)1 << 31;
 static _Thread_local int current;   /* hipSetDevice is per thread */
 static int peer[MAX_DEV][MAX_DEV];  /* peer[a][b]: a's streams may touch b's memory */
 static size_t used[MAX_DEV];
-static long live_streams, live_events, live_modules, live_allocs, live_host;
-static long n_copies, n_launches, n_peer;
+static long live_streams, live_events, live_modules, live_allocs, live_host, live_registered, n_registered;
+static long n_copies, n_launches, n_peer, n_library;
 static double now_ms;               /* the device clock: every command run advances it */
 
 #include "mock_kernels.h"   /* the kernels, as host code */
@@ -161,7 +168,8 @@ static int find_block(const void *p) {
 }
 
 /* ---- streams and their commands ---- */
-enum { CMD_COPY, CMD_KERNEL, CMD_RECORD, CMD_WAIT };
+enum { CMD_COPY, CMD_KERNEL, CMD_RECORD, CMD_WAIT, CMD_HOST, CMD_FREE };
+#define HOST_SPANS 4
 typedef struct cmd {
     int type;
     char *dst; const char *src; size_t dpitch, spitch, width, height;   /* a copy (a peer copy: one row) */
@@ -170,6 +178,9 @@ typedef struct cmd {
     _Alignas(16) unsigned char args[16][16];   /* argument VALUES, copied at launch */
     hipEvent_t event;                          /* CMD_RECORD */
     int sid; uint64_t seq;                     /* CMD_WAIT: until stream sid has run its command seq */
+    void (*fn)(void *); void *ctx;             /* CMD_HOST: fn(ctx), ctx freed after */
+    const char *span[HOST_SPANS]; size_t span_bytes[HOST_SPANS];   /* CMD_HOST: the buffers it touches */
+    char *block;                               /* CMD_FREE */
 } cmd;
 /* queued counts commands ever queued, done those run: command number
    done + 1 is q[head]. Waits and events name (stream id, number), never a
@@ -182,6 +193,16 @@ static hipModule_t modules;   /* listed, so a leaked one reaches the check at ex
 
 static hipStream_t *streams;   /* by id; NULL once destroyed; ids never reused */
 static int nstreams;
+
+/* Frees block p (hipFree's and a stream-ordered free's last step). */
+static void free_block(void *p) {
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev < 0) FAIL("free of %s", k < 0 ? "an unknown pointer" : "pinned memory (hipHostFree frees it)");
+    used[blocks[k].dev] -= blocks[k].n;
+    free(p);
+    blocks[k] = blocks[--nblocks];
+    live_allocs--;
+}
 
 static int reached(int sid, uint64_t seq) { return !streams[sid] || streams[sid]->done >= seq; }
 static int complete(hipEvent_t e) { return e->seq == 0 || reached(e->sid, e->seq); }   /* never recorded: complete */
@@ -208,6 +229,12 @@ static void exec(cmd *c) {
         break;
     }
     case CMD_WAIT: break;   /* run_until met it before getting here */
+    case CMD_HOST:
+        c->fn(c->ctx);
+        free(c->ctx);
+        now_ms += 0.005;
+        break;
+    case CMD_FREE: free_block(c->block); break;
     }
 }
 
@@ -226,8 +253,10 @@ static void run_until(hipStream_t s, uint64_t seq) {
     if (s->head == s->len) s->head = s->len = 0;
     s->running = 0;
 }
+/* The newest streams first (a backend makes its copy streams before its kernel streams): a kernel
+   that does not wait for the copy it needs runs before that copy, and reads what was there. */
 static void sync_device(int dev) {
-    for (int i = 0; i < nstreams; i++)
+    for (int i = nstreams; i-- > 0;)
         if (streams[i] && streams[i]->dev == dev) run_until(streams[i], streams[i]->queued);
 }
 
@@ -248,6 +277,8 @@ static int uses(const cmd *c, const char *p, size_t n) {
         return overlaps(c->dst, (c->height - 1) * c->dpitch + c->width, p, n) ||
                overlaps(c->src, (c->height - 1) * c->spitch + c->width, p, n);
     }
+    for (int i = 0; c->type == CMD_HOST && i < HOST_SPANS; i++)
+        if (c->span[i] && overlaps(c->span[i], c->span_bytes[i], p, n)) return 1;
     for (int a = 0; c->type == CMD_KERNEL && c->k->sig[a]; a++) {
         const char *v;
         memcpy(&v, c->args[a + 1], sizeof v);
@@ -263,18 +294,25 @@ static int queued_use(const char *p, size_t n, hipModule_t m) {
 }
 
 __attribute__((destructor)) static void report(void) {
-    fprintf(stderr, "mock hip: live streams %ld events %ld modules %ld allocs %ld host %ld; copies %ld launches %ld peer %ld\n",
-            live_streams, live_events, live_modules, live_allocs, live_host, n_copies, n_launches, n_peer);
+    fprintf(stderr, "mock hip: live streams %ld events %ld modules %ld allocs %ld host %ld; copies %ld launches %ld peer %ld "
+            "library calls %ld pinned ranges %ld\n", live_streams, live_events, live_modules, live_allocs, live_host, n_copies,
+            n_launches, n_peer, n_library, n_registered);
     if (initialised && (live_streams || live_modules || live_allocs || live_host))
         FAIL("objects still live at exit: dag_shutdown leaked them");
+    if (live_registered) FAIL("%ld host ranges still registered (pinned) at exit", live_registered);
 }
 
+/* MOCK_HIP_DEVICES: how many GPUs (2 unless set), read at each hipGetDeviceCount, so that a test
+   may set up again with another number. */
+static void read_device_count(void) {
+    const char *e = getenv("MOCK_HIP_DEVICES");
+    ndev = e ? atoi(e) : 2;
+    if (ndev < 0 || ndev > MAX_DEV) FAIL("MOCK_HIP_DEVICES=%s", e);
+}
 static int init(void) {
     if (!initialised) {
         initialised = 1;
-        const char *e = getenv("MOCK_HIP_DEVICES");
-        if (e) ndev = atoi(e);
-        if (ndev < 0 || ndev > MAX_DEV) FAIL("MOCK_HIP_DEVICES=%s", e);
+        read_device_count();
     }
     return 0;
 }
@@ -286,6 +324,7 @@ hipError_t hipGetDeviceCount(int *count) {
     const char *bad = getenv("MOCK_HIP_BAD_DEVICE"), *pitch = getenv("MOCK_HIP_MAX_PITCH");
     bad_device = bad ? atoi(bad) : 0;
     max_pitch = pitch ? (size_t)atoll(pitch) : (size_t)1 << 31;
+    read_device_count();
     *count = ndev;
     return ndev ? hipSuccess : hipErrorNoDevice;   /* what ROCm says on a machine without a GPU */
 }
@@ -304,6 +343,8 @@ hipError_t hipGetDevice(int *d) {
 /* For tests (dlsym): the calling thread's current device, without a call
    the backend could count. */
 __attribute__((visibility("default"))) int mock_hip_current_device(void) { return current; }
+/* For tests: host ranges registered (pinned) now. */
+__attribute__((visibility("default"))) long mock_hip_pinned_ranges(void) { return live_registered; }
 hipError_t hipDeviceGet(hipDevice_t *d, int ordinal) {
     INJECT(hipErrorUnknown);
     GUARD;
@@ -350,6 +391,8 @@ static const struct { hipError_t code; const char *name, *text; } errors[] = {
     { hipErrorInvalidPitchValue, "hipErrorInvalidPitchValue", "invalid pitch argument" },
     { hipErrorContextAlreadyInUse, "hipErrorContextAlreadyInUse", "exclusive-process device already in use (mock)" },
     { hipErrorNoBinaryForGpu, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device" },
+    { hipErrorHostMemoryAlreadyRegistered, "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped" },
+    { hipErrorHostMemoryNotRegistered, "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region" },
     { hipErrorUnknown, "hipErrorUnknown", "unknown error (injected by the mock)" },
 };
 static int error_index(hipError_t e) {
@@ -492,11 +535,29 @@ hipError_t hipFree(void *p) {
     if (k < 0 || blocks[k].dev < 0) FAIL("hipFree of %s", k < 0 ? "an unknown pointer" : "pinned memory (hipHostFree frees it)");
     sync_device(blocks[k].dev);
     if (queued_use(p, blocks[k].n, NULL)) FAIL("hipFree of memory a queued command of another device uses");
-    used[blocks[k].dev] -= blocks[k].n;
-    free(p);
-    blocks[k] = blocks[--nblocks];
-    live_allocs--;
+    free_block(p);
     return LATE_RESULT(hipSuccess, hipErrorUnknown);
+}
+/* Stream-ordered: the memory is there at once (a stronger promise than the runtime's), and goes when
+   the stream reaches the free; the stream must be the current device's. */
+hipError_t hipMallocAsync(void **p, size_t size, hipStream_t s) {
+    INJECT(hipErrorOutOfMemory);
+    GUARD;
+    *p = NULL;
+    if (!s || s->dev != current) FAIL("hipMallocAsync on %s", s ? "a stream of another device than the current" : "the null stream");
+    if (size > TOTAL_MEM - used[current] || !(*p = add_block(size ? size : 1, current))) return hipErrorOutOfMemory;
+    used[current] += size ? size : 1;
+    live_allocs++;
+    return hipSuccess;
+}
+hipError_t hipFreeAsync(void *p, hipStream_t s) {
+    INJECT(hipErrorUnknown);
+    GUARD;
+    if (!s) FAIL("hipFreeAsync on the null stream");
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev != s->dev) FAIL("hipFreeAsync of %s", k < 0 ? "an unknown pointer" : "another device's memory");
+    push(s, CMD_FREE)->block = p;
+    return hipSuccess;
 }
 hipError_t hipHostMalloc(void **p, size_t size, unsigned int flags) {
     INJECT(hipErrorOutOfMemory);
@@ -513,11 +574,41 @@ hipError_t hipHostFree(void *p) {
     GUARD;
     if (!p) return hipSuccess;
     int k = find_block(p);
-    if (k < 0 || blocks[k].dev >= 0) FAIL("hipHostFree of %s", k < 0 ? "an unknown pointer" : "device memory");
+    if (k < 0 || blocks[k].dev != -1) FAIL("hipHostFree of %s", k < 0 ? "an unknown pointer" : "memory it did not allocate");
     if (queued_use(p, blocks[k].n, NULL)) FAIL("hipHostFree of a pinned buffer a queued copy uses");
     free(p);
     blocks[k] = blocks[--nblocks];
     live_host--;
+    return hipSuccess;
+}
+/* The program's own memory registered (pinned): a block of dev -2, not the mock's to free. As the
+   runtime pins whole pages, a range that shares a page with one registered already is refused. */
+static int pages_overlap(const char *p, size_t n, const char *q, size_t m) {
+    uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, b = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+    uintptr_t c = (uintptr_t)q & ~(uintptr_t)4095, d = ((uintptr_t)q + m + 4095) & ~(uintptr_t)4095;
+    return a < d && c < b;
+}
+hipError_t hipHostRegister(void *p, size_t size, unsigned int flags) {
+    INJECT(hipErrorOutOfMemory);
+    GUARD;
+    if (!p || !size || (flags & ~1u)) return hipErrorInvalidValue;
+    for (int i = 0; i < nblocks; i++)
+        if (blocks[i].dev == -2 && pages_overlap(blocks[i].p, blocks[i].n, p, size)) return hipErrorHostMemoryAlreadyRegistered;
+    if (span(p, size, "hipHostRegister")) FAIL("hipHostRegister of memory the runtime allocated");
+    if (nblocks == cap_blocks) blocks = realloc(blocks, (size_t)(cap_blocks = cap_blocks ? 2 * cap_blocks : 256) * sizeof *blocks);
+    blocks[nblocks++] = (block){ p, size, -2 };
+    live_registered++, n_registered++;
+    return hipSuccess;
+}
+/* Stricter than the runtime: a queued copy still using the memory is the backend's bug. */
+hipError_t hipHostUnregister(void *p) {
+    INJECT(hipErrorUnknown);
+    GUARD;
+    int k = find_block(p);
+    if (k < 0 || blocks[k].dev != -2) return hipErrorHostMemoryNotRegistered;
+    if (queued_use(p, blocks[k].n, NULL)) FAIL("hipHostUnregister of memory a queued copy uses");
+    blocks[k] = blocks[--nblocks];
+    live_registered--;
     return hipSuccess;
 }
 static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height, int kind,
@@ -672,3 +763,31 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int 
     n_launches++;
     return hipSuccess;
 }
+
+/* ---- library routines (mock_blas.h) ---- */
+/* Queues fn(a copy of ctx) on stream s, as a library queues its routine: s must be the current
+   device's (the library is called with its device current), and each of the n buffers (ptr[i],
+   bytes[i] long) that device's memory, or a peer's it may touch. Returns 0. */
+__attribute__((visibility("default"))) int mock_stream_call(void *stream, const char *routine, void (*fn)(void *),
+                                                            const void *ctx, size_t ctx_size, int n,
+                                                            const void *const *ptr, const size_t *bytes) {
+    GUARD;
+    hipStream_t s = (hipStream_t)stream;
+    if (!s) FAIL("%s on the null stream: dag.h passes the device's own", routine);
+    if (s->dev != current) FAIL("%s on a stream of device %d while device %d is current", routine, s->dev, current);
+    if (n > HOST_SPANS) FAIL("%s: %d buffers", routine, n);
+    cmd *c = push(s, CMD_HOST);
+    for (int i = 0; i < n; i++) {
+        if (bytes[i]) device_access(s->dev, ptr[i], bytes[i], routine);
+        c->span[i] = ptr[i];
+        c->span_bytes[i] = bytes[i];
+    }
+    c->fn = fn;
+    c->ctx = malloc(ctx_size);
+    memcpy(c->ctx, ctx, ctx_size);
+    n_library++;
+    return 0;
+}
+/* For the mock libraries: whether their entry point fn fails now (mock_fail, MOCK_FAIL), and with
+   what (*code 0: its own error). */
+__attribute__((visibility("default"))) int mock_runtime_inject(const char *fn, long *code) { return mock_inject(fn, code); }

@@ -7,14 +7,14 @@
    no <backend> device" and counts apart from skips (tests/test.h); the
    tests of a missing backend's errors and CPU fallback run there instead. OpenCL on PoCL runs them all
    on this machine; CUDA, HIP and Level Zero wait for hardware. */
-#define _POSIX_C_SOURCE 200809L   /* setenv */
+#define _POSIX_C_SOURCE 200809L   /* setenv, mkstemp */
 #define DAG_IMPLEMENTATION
 #include "kernels.h"
 #include "test.h"
 
 static dag_backend backend = DAG_OPENCL;
 static const char *backend_name = "OpenCL";
-static char last_error[4096], last_warning[4096];
+static char last_error[4096], last_warning[4096], routines[4096];
 static int info_lines;
 
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
@@ -23,6 +23,9 @@ static void logger(dag_log_level level, int item, const char *msg, void *user) {
     if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
     if (level == DAG_LOG_WARN) snprintf(last_warning, sizeof last_warning, "%s", msg);
     if (level == DAG_LOG_INFO && strstr(msg, "run elsewhere")) info_lines++;
+    /* "kernel 'dag_dgemm' runs as cublasDgemm_v2 on CUDA device 1 (...)": which routine stands in */
+    if (level == DAG_LOG_INFO && strstr(msg, " runs as ") && strlen(routines) + strlen(msg) + 2 < sizeof routines)
+        strcat(strcat(routines, msg), "\n");
 }
 
 static void setup(size_t device_limit, int trace) {
@@ -32,9 +35,11 @@ static void setup(size_t device_limit, int trace) {
     d.device_memory_limit = device_limit;
     d.trace = trace;
     dag_setup(&d);
-    last_error[0] = last_warning[0] = 0;
+    last_error[0] = last_warning[0] = routines[0] = 0;
     info_lines = 0;
 }
+
+static void *mock_lib(void);   /* the mock runtime the backend loaded, or NULL (below) */
 
 /* The scope naming device `n` (1-based) of the backend under test, or all of them. */
 static dag_scope device_scope(int n) {
@@ -67,6 +72,9 @@ static dag_options on_device(int n) {
 DAG_TASK(void, cpu_add, (double *, y), (size_t, n), (double, v)) {
     for (size_t i = 0; i < n; i++) y[i] += v;
 }
+DAG_TASK(void, cpu_add_float, (float *, y), (size_t, n), (float, v)) {
+    for (size_t i = 0; i < n; i++) y[i] += v;
+}
 
 /* DAG_TEST_EXPECT_DEVICES=n (the Makefile sets it where a mock runtime is on the library path): the
    backend found its library, by any of the names it probes (a mock ROCm 7 has libamdhip64.so.7
@@ -81,11 +89,28 @@ TEST(the_backend_finds_the_runtime_and_the_devices_expected) {
     dag_shutdown();
 }
 
-/* dag_blas.h loads the cuBLAS of the CUDA runtime's own major (libcublas.so.12 under a CUDA 12
-   runtime, though a libcublas.so.13 is installed beside it: one major's cuBLAS needs its own
-   runtime), and the gemm runs through it. The mock runtime is CUDA 13.0 unless
+/* A mock vendor library's count of calls of routine (mock_blas.h's mock_blas_calls), where lib is
+   loaded and is a mock; -1 otherwise. */
+static long library_calls(const char *lib, const char *routine) {
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD), *sym = h ? dlsym(h, "mock_blas_calls") : NULL;
+    long (*calls)(const char *) = NULL;
+    memcpy(&calls, &sym, sizeof sym);
+    long n = calls ? calls(routine) : -1;
+    if (h) dlclose(h);
+    return n;
+}
+static bool library_loaded(const char *lib) {
+    void *h = dlopen(lib, RTLD_NOW | RTLD_NOLOAD);
+    if (h) dlclose(h);
+    return h != NULL;
+}
+
+/* dag_blas.h loads the cuBLAS and cuSOLVER of the CUDA runtime's own major (libcublas.so.12 and
+   libcusolver.so.11 under a CUDA 12 runtime, libcublas.so.13 and libcusolver.so.12 under CUDA 13,
+   though the others are installed beside them: one major's libraries need its own runtime), and
+   the gemm and potrf run through them. The mock runtime is CUDA 13.0 unless
    MOCK_CUDA_RUNTIME_VERSION says otherwise; the Makefile runs this test under 12000 too. */
-TEST(cublas_is_loaded_for_the_cuda_runtimes_major_and_runs_the_gemm) {
+TEST(cublas_and_cusolver_are_loaded_for_the_cuda_runtimes_major_and_run_the_tiles) {
     if (backend != DAG_CUDA) NOT_APPLICABLE("CUDA only");
     NEED_DEVICES(1, 0, 0);
 #if defined(DAG_BACKEND_CUDA)
@@ -93,38 +118,177 @@ TEST(cublas_is_loaded_for_the_cuda_runtimes_major_and_runs_the_gemm) {
     CHECK_EQ_INT(cudaRuntimeGetVersion(&version), 0);
     int major = version / 1000;
     enum { G = 16 };
-    static double ga[G * G], gb[G * G], gc[G * G];
-    for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 3.0, gc[i] = 1.0;
+    static double ga[G * G], gb[G * G], gc[G * G], spd[G * G];
+    static int info[1] = { -1 };
+    for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 3.0, gc[i] = 1.0, spd[i] = i % (G + 1) ? 0.0 : 4.0;
     dag_options o = on_device(1);
     CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dgemm, G * G), Val(0), Val(0), Val(G), Val(G), Val(G),
                                          Val(1.0), In(ga, G * G), Val(G), In(gb, G * G), Val(G), Val(1.0),
                                          InOut(gc, G * G), Val(G))),
                  DAG_OK);
     CHECK(gc[0] == 1.0 + 3.0 * G && gc[G * G - 1] == 1.0 + 3.0 * G);
-    char own[32], other[32];
-    snprintf(own, sizeof own, "libcublas.so.%d", major);
-    snprintf(other, sizeof other, "libcublas.so.%d", major == 13 ? 12 : 13);
-    void *lib = dlopen(own, RTLD_NOW | RTLD_NOLOAD), *wrong = dlopen(other, RTLD_NOW | RTLD_NOLOAD);
-    void *which = lib ? dlsym(lib, "mock_cublas_major") : NULL, *count = lib ? dlsym(lib, "mock_cublas_gemms") : NULL;
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dpotrf, 1), Val(0), Val(G), InOut(spd, G * G), Val(G),
+                                         Out(info, 1))),
+                 DAG_OK);
+    CHECK(info[0] == 0 && spd[0] == 2.0 && spd[G * G - 1] == 2.0);   /* 4 I = (2 I)(2 I)^T */
+    char blas[32], solver[32], other_blas[32], other_solver[32];
+    snprintf(blas, sizeof blas, "libcublas.so.%d", major);
+    snprintf(other_blas, sizeof other_blas, "libcublas.so.%d", major == 13 ? 12 : 13);
+    snprintf(solver, sizeof solver, "libcusolver.so.%d", major > 12 ? major - 1 : 11);
+    snprintf(other_solver, sizeof other_solver, "libcusolver.so.%d", major > 12 ? 11 : 12);
+    long gemms = library_calls(blas, "cublasDgemm_v2"), potrfs = library_calls(solver, "cusolverDnDpotrf");
+    bool wrong = library_loaded(other_blas) || library_loaded(other_solver);
     dag_shutdown();
-    if (!which || !count) {
-        if (lib) dlclose(lib);
-        if (wrong) dlclose(wrong);
-        NOT_APPLICABLE("needs the mock cuBLAS (%s %s)", own, lib ? "has no mock_cublas_major" : "is not loaded");
-    }
-    int (*major_of)(void) = NULL;
-    long (*gemms)(void) = NULL;
-    memcpy(&major_of, &which, sizeof which), memcpy(&gemms, &count, sizeof count);
-    printf("     CUDA runtime %d: %s, %ld gemm(s) through it\n", version, own, gemms());
-    CHECK_EQ_INT(major_of(), major);
-    CHECK(gemms() >= 1);
-    CHECK(wrong == NULL);   /* the other major's library is not loaded */
-    dlclose(lib);
-    if (wrong) dlclose(wrong);
+    if (gemms < 0 || potrfs < 0) NOT_APPLICABLE("needs the mock cuBLAS and cuSOLVER (%s, %s)", blas, solver);
+    printf("     CUDA runtime %d: %s, %ld gemm(s), %s, %ld potrf(s) through them\n", version, blas, gemms, solver, potrfs);
+    CHECK_EQ_INT(gemms, 1);
+    CHECK_EQ_INT(potrfs, 1);
+    CHECK(!wrong);   /* the other major's libraries are not loaded */
 #else
     dag_shutdown();
     NOT_APPLICABLE("built without CUDA");
 #endif
+}
+
+/* The vendor's routine names for backend b's tile kernels (gemm, syrk, trsm, potrf: NULL where the
+   text runs), and the libraries the mocks count them in; false where b has no vendor BLAS. */
+typedef struct vendor { const char *routine[4]; char lib[2][32]; } vendor;
+static bool vendor_of(dag_backend b, vendor *v) {
+    memset(v, 0, sizeof *v);
+    if (b == DAG_CUDA) {
+        int version = 0, major;
+#if defined(DAG_BACKEND_CUDA)
+        cudaRuntimeGetVersion(&version);
+#endif
+        major = version / 1000;
+        *v = (vendor){ { "cublasDgemm_v2", "cublasDsyrk_v2", "cublasDtrsm_v2", "cusolverDnDpotrf" }, { "", "" } };
+        snprintf(v->lib[0], sizeof v->lib[0], "libcublas.so.%d", major);
+        snprintf(v->lib[1], sizeof v->lib[1], "libcusolver.so.%d", major > 12 ? major - 1 : 11);
+    } else if (b == DAG_HIP) {
+        *v = (vendor){ { "rocblas_dgemm", "rocblas_dsyrk", "rocblas_dtrsm", "rocsolver_dpotrf" },
+                       { "librocblas.so.4", "librocsolver.so.0" } };
+    } else if (b == DAG_OPENCL) {
+        *v = (vendor){ { "CLBlastDgemm", "CLBlastDsyrk", "CLBlastDtrsm", NULL }, { "libclblast.so.1", "" } };
+    } else {
+        return false;
+    }
+    return true;
+}
+/* Whether v's libraries load here (they are dlopened, as dag_blas.h does). */
+static bool vendor_here(const vendor *v) {
+    for (int i = 0; i < 2; i++) {
+        if (!v->lib[i][0]) continue;
+        void *h = dlopen(v->lib[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h) return false;
+        dlclose(h);
+    }
+    return true;
+}
+/* Sets up a device of the backend and fills v; not applicable where the backend has no vendor
+   BLAS or its libraries do not load. */
+#define NEED_VENDOR(v) \
+    do { \
+        if (!vendor_of(backend, &(v))) NOT_APPLICABLE("%s has no vendor BLAS here", backend_name); \
+        NEED_DEVICES(1, 0, 0); \
+        if (!vendor_here(&(v))) { \
+            dag_shutdown(); \
+            NOT_APPLICABLE("%s%s%s do not load here", (v).lib[0], (v).lib[1][0] ? ", " : "", (v).lib[1]); \
+        } \
+    } while (0)
+/* An SPD matrix: small random values plus n on the diagonal. */
+static void spd_matrix(double *m, int n, unsigned seed) {
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) {
+            seed = seed * 1103515245u + 12345u;
+            m[i + j * n] = m[j + i * n] = (double)(seed >> 16 & 0x7fff) / 32768.0 - 0.5 + (i == j ? n : 0);
+        }
+}
+static double max_diff(const double *x, const double *y, size_t n) {
+    double d = 0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]) / (1.0 + fabs(y[i])));
+    return d;
+}
+static size_t bytes_to_host(void) {
+    size_t n = 0;
+    for (int d = 1; d <= dag_device_count(backend); d++) {
+        dag_memory_info m;
+        if (dag_memory_stats(backend, d, &m) == DAG_OK) n += m.bytes_to_host;
+    }
+    return n;
+}
+
+/* dag_array's potrf, posv, gemm, syrk and trsm under a scope of the backend's devices run as the
+   vendor's routines (the log says which stands in for each tile kernel; a mock library counts the
+   calls: a potrf per diagonal tile), give the CPU's results, and a factorisation leaves the
+   device only at its end, with each diagonal tile's info (4 bytes): the tiles stay there. */
+TEST(the_arrays_linear_algebra_on_the_devices_runs_as_the_vendors_routines) {
+    vendor v;
+    NEED_VENDOR(v);
+    enum { N = 96, NB = 32, R = 40, NT = N / NB };
+    static double a[N * N], b[N * R], c[N * N], x[N * N], cpu[4][N * N], dev[4][N * N];
+    spd_matrix(a, N, 7);
+    for (int i = 0; i < N * R; i++) b[i] = (double)(i % 11) - 5.0;
+    for (int i = 0; i < N * N; i++) c[i] = (double)(i % 5), x[i] = (double)((i * 7) % 13) * 0.25 - 1.5;
+    long potrfs_before = v.routine[3] ? library_calls(v.lib[1], v.routine[3]) : 0;   /* -1: not loaded yet */
+    if (potrfs_before < 0) potrfs_before = 0;
+    for (int on = 0; on < 2; on++) {   /* the CPU, then the devices */
+        dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        dag_array *S = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        dag_array *B = dag_array_from_host(DAG_F64, N, R, dag_blocks(NB, NB), b, DAG_COL_MAJOR, N);
+        dag_array *C = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), c, DAG_COL_MAJOR, N);
+        dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
+        dag_scope scope = on ? device_scope(0) : dag_scope(.all_threads = 1);
+        size_t home = bytes_to_host();   /* on one device, so that no tile goes to another through the host */
+        DAG_WITH_OPTIONS(.scope = on ? device_scope(1) : scope) { CHECK_EQ_INT(dag_array_potrf(A), DAG_OK); }
+        if (on) CHECK_EQ_INT(bytes_to_host() - home, NT * sizeof(int));   /* the infos, not the tiles */
+        DAG_WITH_OPTIONS(.scope = scope) {
+            CHECK_EQ_INT(dag_array_posv(S, B), DAG_OK);                          /* potrf, two trsm */
+            CHECK_EQ_INT(dag_array_gemm(0, 1, 0.5, X, X, 2.0, C), DAG_OK);
+            CHECK_EQ_INT(dag_array_syrk(1, -1.0, X, 1.0, C), DAG_OK);
+            CHECK_EQ_INT(dag_array_trsm(1, 1, 1, 1, 2.0, A, X), DAG_OK);         /* right, upper, trans, unit */
+        }
+        double (*out)[N * N] = on ? dev : cpu;
+        CHECK_EQ_INT(dag_array_collect(A, out[0], DAG_COL_MAJOR, N), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(B, out[1], DAG_COL_MAJOR, N), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(C, out[2], DAG_COL_MAJOR, N), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(X, out[3], DAG_COL_MAJOR, N), DAG_OK);
+        dag_array_free(A), dag_array_free(S), dag_array_free(B), dag_array_free(C), dag_array_free(X);
+    }
+    double err[4];
+    for (int k = 0; k < 4; k++) err[k] = max_diff(dev[k], cpu[k], k == 1 ? N * R : N * N);
+    printf("     against the CPU: potrf %.1e, posv %.1e, gemm and syrk %.1e, trsm %.1e\n", err[0], err[1], err[2], err[3]);
+    for (int k = 0; k < 4; k++) CHECK(err[k] < 1e-11);
+    static const char *const kernels[4] = { "dag_dgemm", "dag_dsyrk", "dag_dtrsm", "dag_dpotrf" };
+    for (int k = 0; k < 4; k++) {
+        char line[96];
+        snprintf(line, sizeof line, "'%s' runs as %s", kernels[k], v.routine[k] ? v.routine[k] : "");
+        bool said = strstr(routines, line) != NULL;
+        if (v.routine[k]) CHECK(said);
+        else CHECK(!strstr(routines, line));   /* no routine: the text ran */
+        if (v.routine[k] && !said) printf("     no \"%s\" in:\n%s", line, routines);
+    }
+    long potrfs = v.routine[3] ? library_calls(v.lib[1], v.routine[3]) : -1;
+    if (potrfs >= 0) CHECK_EQ_INT(potrfs - potrfs_before, 2 * NT);   /* potrf and posv: one per diagonal tile */
+    for (int k = 0; k < 3 && library_calls(v.lib[0], v.routine[k]) >= 0; k++) CHECK(library_calls(v.lib[0], v.routine[k]) > 0);
+    dag_shutdown();
+}
+
+/* A tile that is not positive definite, on a device: the factorisation stays there to its end,
+   where the diagonal tiles' infos say which tile and column, as the CPU's run says at once. */
+TEST(a_matrix_that_is_not_positive_definite_on_a_device_fails_naming_the_tile_and_column) {
+    vendor v;
+    NEED_VENDOR(v);   /* (Level Zero's mock runs tests/gpu's kernels alone) */
+    enum { N = 96, NB = 32 };
+    static double a[N * N];
+    spd_matrix(a, N, 3);
+    a[70 + 70 * N] = -1e4;   /* column 70: tile 2 (rows 64 to 95) */
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    last_error[0] = 0;
+    DAG_WITH_OPTIONS(.scope = device_scope(0)) { CHECK_EQ_INT(dag_array_potrf(A), DAG_ERR_NOT_POSITIVE_DEFINITE); }
+    CHECK(strstr(last_error, "tile (2, 2), column 70") != NULL);
+    if (!strstr(last_error, "tile (2, 2), column 70")) printf("     got: %s\n", last_error);
+    dag_array_free(A);
+    dag_shutdown();
 }
 
 TEST(kernels_give_the_cpu_results_and_visit_every_index_once) {
@@ -379,6 +543,404 @@ TEST(a_gemm_tile_matches_a_plain_loop_for_every_transpose) {
     dag_shutdown();
 }
 
+/* Element (i, j) of op(A), A n x n triangular (its upper or lower triangle, ones on the diagonal
+   when unit). */
+static double tri_at(const double *a, int lda, int upper, int trans, int unit, int i, int j) {
+    int r = trans ? j : i, c = trans ? i : j;
+    if (r == c) return unit ? 1.0 : a[r + c * lda];
+    return (upper ? r < c : r > c) ? a[r + c * lda] : 0.0;
+}
+/* Runs one tile kernel of dag_blas.h on the CPU (where 0) or device 1 and checks it against plain
+   loops: syrk and trmm by their definitions, trsm and potrf by multiplying back; each leaves the
+   elements it must not touch. Returns how many variants failed. */
+enum { TM = 13, TN = 9, TK = 7, TLD = 16 };
+static int tile_kernel_failures(int where) {
+    static double a[TLD * TLD], b[TLD * TLD], x[TLD * TLD];
+    static int info[1];
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    if (where) o = on_device(1);
+    int failed = 0;
+    for (int v = 0; v < 4; v++) {   /* syrk: upper, trans */
+        int upper = v & 1, trans = v >> 1;
+        for (int i = 0; i < TLD * TLD; i++) a[i] = (double)((i * 7) % 13) - 6.0, b[i] = x[i] = (double)(i % 17);
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dsyrk, TN * TN), Val(upper), Val(trans), Val(TN), Val(TK),
+                                             Val(2.0), In(a, TLD * TLD), Val(TLD), Val(0.5), InOut(b, TLD * TLD), Val(TLD))),
+                     DAG_OK);
+        int bad = 0;
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) {
+                double want = x[i + j * TLD];
+                if (i < TN && j < TN && (upper ? i <= j : i >= j)) {
+                    double s = 0;
+                    for (int l = 0; l < TK; l++)
+                        s += (trans ? a[l + i * TLD] : a[i + l * TLD]) * (trans ? a[l + j * TLD] : a[j + l * TLD]);
+                    want = 2.0 * s + 0.5 * want;
+                }
+                bad += b[i + j * TLD] != want;   /* small integers and halves: exact */
+            }
+        if (bad) printf("     syrk upper %d trans %d: %d wrong\n", upper, trans, bad);
+        failed += bad > 0;
+    }
+    for (int v = 0; v < 32; v++) {   /* trsm and trmm: right, upper, trans, unit */
+        int right = v & 1, upper = (v >> 1) & 1, trans = (v >> 2) & 1, unit = (v >> 3) & 1, mm = v >> 4, na = right ? TN : TM;
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) a[i + j * TLD] = i == j ? 4.0 + i % 3 : ((i * 3 + j) % 7 - 3) * 0.125;
+        for (int i = 0; i < TLD * TLD; i++) b[i] = x[i] = (double)(i % 11) - 5.0;
+        dag_task t = mm ? dag_spawn_with(&o, DAG_LAUNCH(dag_dtrmm, right ? TM : TN), Val(right), Val(upper), Val(trans),
+                                         Val(unit), Val(TM), Val(TN), Val(0.5), In(a, TLD * TLD), Val(TLD),
+                                         InOut(b, TLD * TLD), Val(TLD))
+                        : dag_spawn_with(&o, DAG_LAUNCH(dag_dtrsm, right ? TM : TN), Val(right), Val(upper), Val(trans),
+                                         Val(unit), Val(TM), Val(TN), Val(0.5), In(a, TLD * TLD), Val(TLD),
+                                         InOut(b, TLD * TLD), Val(TLD));
+        CHECK_EQ_INT(dag_wait(t), DAG_OK);
+        double err = 0;
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) {
+                if (i >= TM || j >= TN) {   /* outside B: untouched */
+                    err = fmax(err, fabs(b[i + j * TLD] - x[i + j * TLD]));
+                    continue;
+                }
+                /* trmm: b = 0.5 op(A) x (or x op(A)); trsm: op(A) b (or b op(A)) = 0.5 x */
+                const double *f = mm ? x : b;
+                double s = 0;
+                for (int p = 0; p < na; p++)
+                    s += right ? f[i + p * TLD] * tri_at(a, TLD, upper, trans, unit, p, j)
+                               : tri_at(a, TLD, upper, trans, unit, i, p) * f[p + j * TLD];
+                err = fmax(err, mm ? fabs(b[i + j * TLD] - 0.5 * s) : fabs(s - 0.5 * x[i + j * TLD]));
+            }
+        if (err > 1e-12) printf("     %s right %d upper %d trans %d unit %d: error %.1e\n", mm ? "trmm" : "trsm", right, upper,
+                                trans, unit, err);
+        failed += err > 1e-12;
+    }
+    for (int upper = 0; upper < 2; upper++) {   /* potrf: L L^T (or U^T U) gives A back, the other triangle kept */
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) x[i + j * TLD] = i == j ? TN + 1.0 : ((i * 5 + j * 5) % 9 - 4) * 0.1;
+        memcpy(b, x, sizeof b);
+        info[0] = -1;
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dpotrf, 1), Val(upper), Val(TN), InOut(b, TLD * TLD),
+                                             Val(TLD), Out(info, 1))),
+                     DAG_OK);
+        double err = info[0] == 0 ? 0 : 1;
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) {
+                bool in = i < TN && j < TN && (upper ? i <= j : i >= j);
+                double s = 0;
+                for (int p = 0; in && p < TN; p++)   /* L's (i, p) is U's (p, i) */
+                    s += upper ? (p <= i && p <= j ? b[p + i * TLD] * b[p + j * TLD] : 0)
+                               : (p <= i && p <= j ? b[i + p * TLD] * b[j + p * TLD] : 0);
+                err = fmax(err, fabs((in ? s : b[i + j * TLD]) - x[i + j * TLD]));
+            }
+        b[3 + 3 * TLD] = -1.0;   /* and one that is not positive definite: info names column 4 */
+        info[0] = -1;
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dpotrf, 1), Val(upper), Val(TN), InOut(b, TLD * TLD),
+                                             Val(TLD), Out(info, 1))),
+                     DAG_OK);
+        if (err > 1e-12 || info[0] != 4) printf("     potrf upper %d: error %.1e, info %d (want 4)\n", upper, err, info[0]);
+        failed += err > 1e-12 || info[0] != 4;
+    }
+    return failed;
+}
+
+/* dag_blas.h's syrk, trsm, trmm and potrf (all their variants) against plain loops: on the CPU
+   and on a device, through the vendor's routines where they load, then (OpenCL: the mocks run
+   only the vendors' routines) with no_library_kernels, the text. */
+TEST(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine) {
+    NEED_DEVICES(1, 0, 0);
+    vendor v;
+    if (!vendor_of(backend, &v) && mock_lib()) {
+        dag_shutdown();
+        NOT_APPLICABLE("the mock %s runs tests/gpu's kernels alone", backend_name);
+    }
+    CHECK_EQ_INT(tile_kernel_failures(0), 0);
+    CHECK_EQ_INT(tile_kernel_failures(1), 0);
+    printf("     %s", routines[0] ? routines : "no vendor routine: the text\n");
+    dag_shutdown();
+    if (backend != DAG_OPENCL) return;
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.logger.func = logger;
+    d.no_library_kernels = 1;
+    dag_setup(&d);
+    routines[0] = 0;
+    CHECK_EQ_INT(tile_kernel_failures(1), 0);
+    CHECK(routines[0] == 0);   /* the text ran */
+    dag_shutdown();
+}
+
+/* The CPU's Cholesky factor of a (n x n, tiles nb) and C = X X^T, into f and c: the references. */
+static void cpu_reference(const double *a, const double *x, int n, int nb, double *f, double *c) {
+    dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
+    dag_array *X = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), x, DAG_COL_MAJOR, n);
+    dag_array *C = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
+    DAG_WITH_OPTIONS(.scope = dag_scope(.all_threads = 1)) {
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, C), DAG_OK);
+    }
+    dag_array_collect(A, f, DAG_COL_MAJOR, n), dag_array_collect(C, c, DAG_COL_MAJOR, n);
+    dag_array_free(A), dag_array_free(X), dag_array_free(C);
+}
+/* The same on the devices of `scope`; returns the largest difference from f and c. */
+static double on_devices(dag_scope scope, const double *a, const double *x, int n, int nb, const double *f,
+                         const double *c) {
+    double *out = malloc(sizeof(double) * (size_t)n * n), err = 0;
+    dag_array *A = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, n);
+    dag_array *X = dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), x, DAG_COL_MAJOR, n);
+    dag_array *C = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
+    DAG_WITH_OPTIONS(.scope = scope) {
+        CHECK_EQ_INT(dag_array_potrf(A), DAG_OK);
+        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, C), DAG_OK);
+    }
+    dag_array_collect(A, out, DAG_COL_MAJOR, n);
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) err = fmax(err, fabs(out[i + j * n] - f[i + j * n]));
+    dag_array_collect(C, out, DAG_COL_MAJOR, n);
+    err = fmax(err, max_diff(out, c, (size_t)n * n));
+    dag_array_free(A), dag_array_free(X), dag_array_free(C);
+    free(out);
+    return err;
+}
+
+/* dag_array's potrf and gemm on a device limited to a third of one matrix (its Cholesky's lower
+   triangle, and the gemm's three matrices, do not fit): tiles are evicted, written back first where
+   only the device holds them, and come again; the results are the CPU's; the device never holds
+   more than its limit. */
+TEST(an_array_past_the_devices_memory_limit_runs_through_eviction) {
+    vendor v;
+    NEED_VENDOR(v);
+    enum { N = 128, NB = 32 };
+    static double a[N * N], x[N * N], f[N * N], c[N * N];
+    spd_matrix(a, N, 5);
+    for (int i = 0; i < N * N; i++) x[i] = (double)((i * 7) % 11) * 0.25 - 1.25;
+    cpu_reference(a, x, N, NB, f, c);
+    dag_shutdown();
+    setup(N * N * sizeof(double) / 3, 0);
+    double err = on_devices(device_scope(1), a, x, N, NB, f, c);
+    dag_memory_info m;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &m), DAG_OK);
+    printf("     a device limit of %zu bytes: %llu evictions, %llu bytes in, difference %.1e\n", m.total,
+           (unsigned long long)m.evictions, (unsigned long long)m.bytes_to_device, err);
+    CHECK(err < 1e-11);
+    CHECK(m.evictions > 0);
+    CHECK(m.used + m.pool <= m.total);
+    dag_shutdown();
+}
+
+/* An array's tiles go block-cyclically over every device in scope (tile (i, j) on device (i + j) mod
+   count) with the vendors' routines: on two GPUs, and on the mock runtimes on four too (their
+   MOCK_HIP_DEVICES), every device runs tiles and the results are the CPU's. */
+TEST(an_arrays_tiles_spread_over_two_and_four_gpus_and_give_the_cpus_results) {
+    vendor v;
+    NEED_VENDOR(v);
+    if (dag_device_count(backend) < 2) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs 2 %s devices", backend_name);
+    }
+    enum { N = 128, NB = 32 };
+    static double a[N * N], x[N * N], f[N * N], c[N * N];
+    static dag_trace_record rec[4096];
+    spd_matrix(a, N, 9);
+    for (int i = 0; i < N * N; i++) x[i] = (double)((i * 5) % 13) * 0.125 - 0.75;
+    cpu_reference(a, x, N, NB, f, c);
+    bool mock = mock_lib() != NULL && backend != DAG_OPENCL;
+    for (int pass = 0; pass < (mock ? 2 : 1); pass++) {
+        if (pass) {   /* the mock runtime again, with four GPUs */
+            dag_shutdown();
+            setenv("MOCK_HIP_DEVICES", "4", 1);
+            setup(0, 0);
+        }
+        int count = dag_device_count(backend), on[16] = { 0 }, idle = 0;
+        dag_trace_enable(1);
+        dag_trace_clear();
+        double err = on_devices(device_scope(0), a, x, N, NB, f, c);
+        dag_trace_enable(0);
+        size_t n = dag_trace_records(rec, 4096);
+        for (size_t i = 0; i < n && i < 4096; i++)
+            if (rec[i].backend == backend && rec[i].processor >= 1 && rec[i].processor <= 16) on[rec[i].processor - 1]++;
+        for (int d = 0; d < count && d < 16; d++) idle += on[d] == 0;
+        printf("     %d devices: tiles' tasks %d %d %d %d..., difference %.1e\n", count, on[0], on[1], on[2], on[3], err);
+        CHECK(!pass || count == 4);
+        CHECK_EQ_INT(idle, 0);
+        CHECK(err < 1e-11);
+    }
+    dag_shutdown();
+    unsetenv("MOCK_HIP_DEVICES");
+}
+
+/* A slice of a device lane's track in a JSON trace: its name, category, row, start and length. */
+typedef struct slice { char name[32], cat[8]; int tid; double ts, dur; } slice;
+/* Reads the trace at path: the rows named "<dev>: <lane>" into tids[lane] (copies in, copies out,
+   kernels 1, kernels 2; -1 where absent), and the device slices (cat copy or kernel). */
+static int read_lane_trace(const char *path, const char *dev, int tids[4], slice *out, int max) {
+    static const char *const lanes[4] = { "copies in", "copies out", "kernels 1", "kernels 2" };
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int n = 0;
+    for (int l = 0; l < 4; l++) tids[l] = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        int tid = -1;
+        char *p = strstr(line, "\"tid\":");
+        if (p) tid = atoi(p + 6);
+        for (int l = 0; l < 4; l++) {
+            char want[96];
+            snprintf(want, sizeof want, "\"name\":\"%s: %s\"", dev, lanes[l]);
+            if (strstr(line, "thread_name") && strstr(line, want)) tids[l] = tid;
+        }
+        char *cat = strstr(line, "\"cat\":\"copy\"") ? "copy" : strstr(line, "\"cat\":\"kernel\"") ? "kernel" : NULL;
+        if (!cat || n == max) continue;
+        slice *s = &out[n++];
+        sscanf(line, "{\"name\":\"%31[^\"]", s->name);
+        snprintf(s->cat, sizeof s->cat, "%s", cat);
+        s->tid = tid;
+        s->ts = atof(strstr(line, "\"ts\":") + 5);
+        s->dur = atof(strstr(line, "\"dur\":") + 6);
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* Copies go on a device's copy lanes and kernels on its kernel lanes, each lane a track of its own
+   in the JSON trace with a slice per command; two independent chains of kernels take one kernel
+   lane each and stay there; and, on the mock's clock (which runs a stream only as far as a wait or
+   a host sync pulls it, newest streams first), no kernel starts before the copies in it needs have
+   ended, nor a copy out before the kernel that wrote its bytes. */
+TEST(each_lane_is_a_track_and_kernels_follow_the_copies_they_need) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("%s has one queue per device", backend_name);
+    NEED_DEVICES(1, 0, 1);
+    enum { N = 4096, ROUNDS = 3 };
+    static float a[N], b[N];
+    for (int i = 0; i < N; i++) a[i] = (float)i, b[i] = (float)(2 * i);
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        for (int r = 0; r < ROUNDS; r++) {
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(a, N));
+            dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(b, N));
+        }
+    }
+    CHECK(a[0] == ROUNDS && a[N - 1] == N - 1 + ROUNDS && b[N - 1] == 2 * (N - 1) + ROUNDS);
+    char path[] = "/tmp/dag_lanes_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    CHECK_EQ_INT(dag_trace_write_json(path), DAG_OK);
+    static slice sl[256];
+    int tids[4], n = read_lane_trace(path, backend == DAG_CUDA ? "cuda 1" : "hip 1", tids, sl, 256);
+    remove(path);
+    for (int l = 0; l < 4; l++) CHECK(tids[l] >= 0);
+    int per[4] = { 0 }, wrong = 0;
+    double first_in_end = 1e300, last_kernel_end = 0, first_out = 1e300, first_kernel = 1e300;
+    for (int i = 0; i < n; i++) {
+        int lane = -1;
+        for (int l = 0; l < 4; l++) lane = sl[i].tid == tids[l] ? l : lane;
+        if (lane < 0) continue;
+        per[lane]++;
+        bool copy = !strcmp(sl[i].cat, "copy");
+        wrong += copy != (lane < 2) || sl[i].dur < 0;
+        if (lane == 0) wrong += strcmp(sl[i].name, "copy in") != 0, first_in_end = fmin(first_in_end, sl[i].ts + sl[i].dur);
+        if (lane == 1) wrong += strcmp(sl[i].name, "copy out") != 0, first_out = fmin(first_out, sl[i].ts);
+        if (lane >= 2) {
+            wrong += strcmp(sl[i].name, "gpu_inc") != 0;
+            first_kernel = fmin(first_kernel, sl[i].ts);
+            last_kernel_end = fmax(last_kernel_end, sl[i].ts + sl[i].dur);
+        }
+    }
+    printf("     slices: %d copies in, %d copies out, kernels %d and %d\n", per[0], per[1], per[2], per[3]);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(per[0] == 2 && per[1] == 2);                 /* a and b, in and out */
+    CHECK(per[2] == ROUNDS && per[3] == ROUNDS);       /* a chain per kernel lane */
+    CHECK(first_kernel >= first_in_end);               /* no kernel before the first upload ended */
+    CHECK(first_out >= 0 && last_kernel_end > 0 && first_out >= first_kernel);
+    dag_shutdown();
+}
+
+/* What the mock runtime's counter `symbol` (a long (void) function) says, or -1 (no mock). */
+static long mock_count(const char *symbol) {
+    void *lib = mock_lib(), *sym = lib ? dlsym(lib, symbol) : NULL;
+    long (*f)(void) = NULL;
+    memcpy(&f, &sym, sizeof sym);
+    return f ? f() : -1;
+}
+/* The mock HIP's host ranges registered now, or -1 (no mock). */
+static long pinned_ranges(void) { return mock_count("mock_hip_pinned_ranges"); }
+
+/* A resident span of 1 MiB is pinned the first time it moves and copied without staging, and
+   unpinned when it is unregistered; a plain span is not pinned; the bytes are right either way,
+   also when the program writes the pinned span between the device's uses. */
+TEST(a_resident_span_is_pinned_while_registered_and_copied_straight) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("%s does not pin host memory", backend_name);
+    NEED_DEVICES(1, 0, 0);
+    if (pinned_ranges() < 0) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs the mock %s runtime", backend_name);
+    }
+    enum { N = 1 << 18 };   /* 1 MiB of floats */
+    float *kept = (float *)aligned_alloc(4096, N * sizeof(float)), *plain = (float *)calloc(N, sizeof(float));
+    memset(kept, 0, N * sizeof(float));
+    long before = pinned_ranges();
+    dag_data h = dag_data_register_resident(kept, N, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h))), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(plain, N))), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 1);   /* not the plain span */
+    float *home = (float *)dag_data_pointer(h);   /* home (a download into pinned memory) */
+    CHECK(home == kept && kept[0] == 1.0f && kept[N - 1] == 1.0f);
+    for (int i = 0; i < N; i++) kept[i] = 10.0f;   /* the program's write; the next upload takes it */
+    DAG_DATADEPS {
+        dag_spawn(cpu_add_float, InOut(h), Val((size_t)N), Val(1.0f));
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h));
+    }
+    CHECK(dag_data_pointer(h) == kept && kept[0] == 12.0f && kept[N - 1] == 12.0f && plain[N - 1] == 1.0f);
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    CHECK_EQ_INT(pinned_ranges() - before, 0);   /* unpinned: the program may free it now */
+    dag_shutdown();
+    free(kept), free(plain);
+}
+
+/* A chain of kernel tasks on resident data (nothing moves) costs the runtime a launch per task and
+   little else: the launches the cost model samples record their events on spares made once (no
+   event made or destroyed per task), a chain on one lane waits on no event, and nothing waits for
+   the device until the program does. */
+TEST(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task) {
+    if (backend != DAG_CUDA && backend != DAG_HIP) NOT_APPLICABLE("the mock HIP and CUDA count their calls");
+    NEED_DEVICES(1, 0, 0);
+    if (mock_count("mock_failures") < 0) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs the mock %s runtime", backend_name);
+    }
+    enum { K = 1000, N = 256 };
+    static float v[N];
+    memset(v, 0, sizeof v);
+    dag_data h = dag_data_register_resident(v, N, sizeof(float));
+    dag_options o = on_device(1);
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h))), DAG_OK);   /* built, allocated, moved */
+    static const char *const calls[] = { "hipModuleLaunchKernel", "hipEventCreateWithFlags", "hipEventRecord",
+                                         "hipStreamWaitEvent", "hipStreamSynchronize", "hipEventSynchronize",
+                                         "hipMemcpyAsync", "hipMemcpy2DAsync" };
+    enum { NCALLS = sizeof calls / sizeof calls[0] };
+    long before[NCALLS], n[NCALLS];
+    void *lib = mock_lib();
+    long (*count)(const char *) = NULL;
+    void *sym = dlsym(lib, "mock_calls");
+    memcpy(&count, &sym, sizeof sym);
+    for (int c = 0; c < NCALLS; c++) before[c] = count(calls[c]);
+    DAG_DATADEPS {
+        for (int i = 0; i < K; i++) dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h));
+    }
+    for (int c = 0; c < NCALLS; c++) n[c] = count(calls[c]) - before[c];
+    printf("     %d tasks: %ld launches, %ld events made, %ld recorded, %ld waits, %ld syncs, %ld copies\n", K, n[0], n[1],
+           n[2], n[3], n[4] + n[5], n[6] + n[7]);
+    CHECK_EQ_INT(n[0], K);
+    CHECK(n[1] <= 8);              /* spares, not an event per sampled launch */
+    CHECK(n[2] <= K / 6);          /* the sampled launches' two events (a few at first, then one in 16) */
+    CHECK_EQ_INT(n[3], 0);         /* one lane: no waits */
+    CHECK_EQ_INT(n[4] + n[5], 0);  /* nobody waited for the device */
+    CHECK_EQ_INT(n[6] + n[7], 0);  /* resident: nothing moved */
+    float *home = (float *)dag_data_pointer(h);
+    CHECK(home && home[0] == (float)(K + 1) && home[N - 1] == (float)(K + 1));
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    dag_shutdown();
+}
+
 /* The Level Zero build is SPIR-V: run it on an OpenCL device that takes
    SPIR-V (Intel's CPU runtime does; PoCL does not), through the OpenCL
    library dag.h loaded, so the module made for Level Zero is checked by a
@@ -420,14 +982,14 @@ TEST(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv) {
         dag__cl_ulong n = N;
         double a = 3.0;
         size_t global = (N + 255) / 256 * 256;
-        dag__cl.api.clEnqueueWriteBuffer(d->queue, bx, 1, 0, N * sizeof(double), x, 0, NULL, NULL);
-        dag__cl.api.clEnqueueWriteBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL);
+        dag__cl.api.clEnqueueWriteBuffer(d->queue[0], bx, 1, 0, N * sizeof(double), x, 0, NULL, NULL);
+        dag__cl.api.clEnqueueWriteBuffer(d->queue[0], by, 1, 0, N * sizeof(double), y, 0, NULL, NULL);
         dag__cl.api.clSetKernelArg(k, 0, sizeof n, &n);
         dag__cl.api.clSetKernelArg(k, 1, sizeof a, &a);
         dag__cl.api.clSetKernelArg(k, 2, sizeof bx, &bx);
         dag__cl.api.clSetKernelArg(k, 3, sizeof by, &by);
-        CHECK_EQ_INT(dag__cl.api.clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL), 0);
-        CHECK_EQ_INT(dag__cl.api.clEnqueueReadBuffer(d->queue, by, 1, 0, N * sizeof(double), y, 0, NULL, NULL), 0);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueNDRangeKernel(d->queue[0], k, 1, NULL, &global, NULL, 0, NULL, NULL), 0);
+        CHECK_EQ_INT(dag__cl.api.clEnqueueReadBuffer(d->queue[0], by, 1, 0, N * sizeof(double), y, 0, NULL, NULL), 0);
         size_t bad = 0;
         for (size_t i = 0; i < N; i++) bad += y[i] != 0.5 + 3.0 * (double)i;
         CHECK_EQ_INT(bad, 0);
@@ -475,10 +1037,8 @@ static void mock_fail_with(const char *fn, long nth, long code) {
     if (f) f(fn, nth, code);
 }
 static long mock_failures(void) {
-    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_failures") : NULL;
-    long (*f)(void) = NULL;
-    memcpy(&f, &sym, sizeof sym);
-    return f ? f() : 0;
+    long n = mock_count("mock_failures");
+    return n > 0 ? n : 0;
 }
 
 /* Sets the mock runtime's knob `var` (before set-up, where the mock reads it) and sets up one
@@ -574,12 +1134,14 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
         "hipEventRecord", "hipEventCreateWithFlags", "hipMemcpy2DAsync", "hipMemcpyAsync", "hipModuleLaunchKernel",
         "hipEventSynchronize", "hipEventQuery", "hipMalloc", "hipHostMalloc", "hipStreamWaitEvent", "hipMemcpyPeerAsync",
         "hipModuleLoadData", "hipModuleGetFunction", "hipSetDevice", "hipGetDevice", "hipEventElapsedTime",
-        "hipStreamSynchronize", "hipEventDestroy", "hipFree", NULL };
-    static const char *const cuda_calls[] = {   /* the mock CUDA is the mock HIP, plus nvcc's kernels and cuBLAS */
+        "hipStreamSynchronize", "hipEventDestroy", "hipFree", "rocblas_create_handle", "rocblas_set_stream",
+        "rocblas_dgemm", "rocsolver_dpotrf", NULL };
+    static const char *const cuda_calls[] = {   /* the mock CUDA is the mock HIP, plus nvcc's kernels, cuBLAS, cuSOLVER */
         "hipEventRecord", "hipEventCreateWithFlags", "hipMemcpy2DAsync", "hipMemcpyAsync", "hipModuleLaunchKernel",
         "hipEventSynchronize", "hipEventQuery", "hipMalloc", "hipHostMalloc", "hipStreamWaitEvent", "hipMemcpyPeerAsync",
         "hipSetDevice", "hipGetDevice", "hipEventElapsedTime", "hipStreamSynchronize", "hipEventDestroy", "hipFree",
-        "cudaFuncGetAttributes", "cublasCreate_v2", "cublasSetStream_v2", "cublasDgemm_v2", NULL };
+        "cudaFuncGetAttributes", "cublasCreate_v2", "cublasSetStream_v2", "cublasDgemm_v2", "cusolverDnCreate",
+        "cusolverDnSetStream", "cusolverDnDpotrf_bufferSize", "hipMallocAsync", "cusolverDnDpotrf", NULL };
     static const char *const ze_calls[] = {
         "zeCommandListAppendLaunchKernel", "zeCommandListAppendMemoryCopy", "zeCommandListAppendMemoryCopyRegion",
         "zeCommandListAppendBarrier", "zeEventHostSynchronize", "zeEventQueryStatus", "zeEventHostReset", "zeMemAllocDevice",
@@ -588,7 +1150,9 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
     const char *const *calls = backend == DAG_LEVEL_ZERO ? ze_calls : backend == DAG_CUDA ? cuda_calls : hip_calls;
     enum { N = 20000, R = 64, C = 48, LD = 80, G = 8 };
     double *x = malloc(N * sizeof *x), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z), *a = malloc(R * LD * sizeof *a);
-    static double ga[G * G], gb[G * G], gc[G * G];
+    static double ga[G * G], gb[G * G], gc[G * G], sp[G * G];
+    static int info[1];
+    bool potrf = backend != DAG_LEVEL_ZERO;   /* a vendor's routine (cuSOLVER, rocSOLVER): the mock Level Zero has none */
     int injected = 0;
     for (int c = 0; calls[c]; c++)
         for (long nth = 1; nth <= 3; nth++) {
@@ -596,7 +1160,8 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
             int two = dag_device_count(backend) >= 2;
             for (size_t i = 0; i < N; i++) x[i] = 1.0, y[i] = 0.0, z[i] = 0.0;
             for (size_t i = 0; i < R * LD; i++) a[i] = 0.0;
-            for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 2.0, gc[i] = 0.0;
+            for (int i = 0; i < G * G; i++) ga[i] = 1.0, gb[i] = 2.0, gc[i] = 0.0, sp[i] = i % (G + 1) ? 0.0 : 4.0;
+            info[0] = -1;
             dag_options d1 = on_device(1), d2 = on_device(two ? 2 : 1);
             long before = mock_failures();
             mock_fail_at(calls[c], nth);
@@ -608,6 +1173,8 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 t4 = dag_spawn_with(&d1, DAG_LAUNCH(gpu_tile_add, R * C), Val(C), Ld(a), Val(1.0), InOut(a, R, C, LD));
                 dag_spawn_with(&d2, DAG_LAUNCH(dag_dgemm, G * G), Val(0), Val(0), Val(G), Val(G), Val(G), Val(1.0),
                                In(ga, G * G), Val(G), In(gb, G * G), Val(G), Val(0.0), InOut(gc, G * G), Val(G));
+                if (potrf)
+                    dag_spawn_with(&d1, DAG_LAUNCH(dag_dpotrf, 1), Val(0), Val(G), InOut(sp, G * G), Val(G), Out(info, 1));
             }
             dag_result r = dag_last_region_result();
             mock_fail_at(NULL, 0);
@@ -624,6 +1191,7 @@ TEST(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_d
                 for (int i = 0; i < R; i++)
                     for (int j = 0; j < LD; j++) bad += a[i * LD + j] != (j < C ? 1.0 : 0.0);
                 for (int i = 0; i < G * G; i++) bad += gc[i] != 2.0 * G;
+                if (potrf) bad += info[0] != 0 || sp[0] != 2.0 || sp[G * G - 1] != 2.0;   /* 4 I = (2 I)(2 I)^T */
                 if (bad) fprintf(stderr, "  %s #%ld: %zu wrong values\n", calls[c], nth, bad);
                 CHECK_EQ_INT(bad, 0);
             }
@@ -879,12 +1447,7 @@ TEST(a_kernel_that_fails_after_its_task_finished_fails_the_next_wait_on_the_devi
     dag_shutdown();
 }
 
-static long mock_ze_module_builds(void) {
-    void *lib = mock_lib(), *sym = lib ? dlsym(lib, "mock_ze_module_builds") : NULL;
-    long (*f)(void) = NULL;
-    memcpy(&f, &sym, sizeof sym);
-    return f ? f() : -1;
-}
+static long mock_ze_module_builds(void) { return mock_count("mock_ze_module_builds"); }
 static uint64_t bytes_to_device_1(void) {
     dag_memory_info m;
     return dag_memory_stats(backend, 1, &m) == DAG_OK ? m.bytes_to_device : 0;
@@ -1038,7 +1601,7 @@ int main(int argc, char **argv) {
     watchdog_start();
     printf("== %s\n", backend_name);
     RUN(the_backend_finds_the_runtime_and_the_devices_expected);
-    RUN(cublas_is_loaded_for_the_cuda_runtimes_major_and_runs_the_gemm);   /* before any other gemm: loaded once */
+    RUN(cublas_and_cusolver_are_loaded_for_the_cuda_runtimes_major_and_run_the_tiles);   /* first: loaded once */
     if (getenv("DAG_TEST_ONLY_LOADING")) return test_summary();   /* the Makefile's runs of other library versions */
     RUN(kernels_give_the_cpu_results_and_visit_every_index_once);
     RUN(a_chain_of_device_and_cpu_tasks_sees_every_write);
@@ -1050,6 +1613,14 @@ int main(int argc, char **argv) {
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
     RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
+    RUN(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine);
+    RUN(the_arrays_linear_algebra_on_the_devices_runs_as_the_vendors_routines);
+    RUN(a_matrix_that_is_not_positive_definite_on_a_device_fails_naming_the_tile_and_column);
+    RUN(an_array_past_the_devices_memory_limit_runs_through_eviction);
+    RUN(an_arrays_tiles_spread_over_two_and_four_gpus_and_give_the_cpus_results);
+    RUN(each_lane_is_a_track_and_kernels_follow_the_copies_they_need);
+    RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
+    RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
