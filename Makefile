@@ -531,14 +531,14 @@ bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	@$(MAKE) --no-print-directory bench-mpi
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
-$(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h $(HEADERS)
+$(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h bench/cl_raw.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl -lOpenCL
 
 # dag_array_gemm on an OpenCL device through CLBlast, against CLBlast called directly
-$(B)/bench/array_gemm_opencl: bench/array_gemm_opencl.c bench/bench_common.h $(HEADERS)
+$(B)/bench/array_gemm_opencl: bench/array_gemm_opencl.c bench/bench_common.h bench/cl_raw.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl -lm
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. $< -o $@ -pthread -ldl -lOpenCL -lm
 
 # dag.h's device layer against raw CUDA and HIP calls; "skipped" without a device
 $(B)/bench/gpu_chain: bench/gpu_chain.c bench/gpu_chain.h bench/bench_common.h tests/gpu/kernels.h $(GPU_KERNELS) $(HEADERS)

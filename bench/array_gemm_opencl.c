@@ -7,7 +7,7 @@
                    CLBlastDgemm per tile product, all from the runtime
      CLBlast       the peer: one CLBlastDgemm on the whole matrix, with one
                    write per operand before and one read after, on the same
-                   device's context and queue
+                   device (OpenCL's own API, bench/cl_raw.h)
      dag+text      as dag+CLBlast with dag_desc.no_library_kernels: the
                    DAG_KERNEL text of dag_dgemm, built by the driver
 
@@ -18,10 +18,12 @@
 #define DAG_BACKEND_OPENCL
 #include "dag_array.h"
 #include "bench_common.h"
+#include "cl_raw.h"
 #include <math.h>
 
 enum { N = 1024, NB = 256, ROUNDS = 3 };
-enum { CLBLAST_COL_MAJOR = 102, CLBLAST_NO_TRANSPOSE = 111 };   /* clblast_c.h's values */
+static cl_raw raw;
+static cl_raw_dgemm_fn clblast_dgemm;
 static double a[N * N], b[N * N], c[N * N];
 
 static double checksum(void) {   /* weighted, so that entries cannot cancel */
@@ -44,21 +46,20 @@ static double dag_side(void) {
 }
 
 static double clblast_side(void) {
-    dag__cl_device_info *d = &dag__cl.devices[0];
     size_t bytes = sizeof a;
-    dag__cl_int e = 0;
+    cl_int e = 0;
     memset(c, 0, sizeof c);
     double t0 = now_s();
-    dag__cl_mem ma = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e),
-                mb = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e),
-                mc = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, bytes, NULL, &e);
-    dag__cl.api.clEnqueueWriteBuffer(d->queue[0], ma, 0, 0, bytes, a, 0, NULL, NULL);
-    dag__cl.api.clEnqueueWriteBuffer(d->queue[0], mb, 0, 0, bytes, b, 0, NULL, NULL);
-    int r = dag__clblast.dgemm(CLBLAST_COL_MAJOR, CLBLAST_NO_TRANSPOSE, CLBLAST_NO_TRANSPOSE, N, N, N, 1.0,
-                               ma, 0, N, mb, 0, N, 0.0, mc, 0, N, &d->queue[0], NULL);
-    dag__cl.api.clEnqueueReadBuffer(d->queue[0], mc, 1, 0, bytes, c, 0, NULL, NULL);
+    cl_mem ma = clCreateBuffer(raw.context, CL_MEM_READ_WRITE, bytes, NULL, &e),
+           mb = clCreateBuffer(raw.context, CL_MEM_READ_WRITE, bytes, NULL, &e),
+           mc = clCreateBuffer(raw.context, CL_MEM_READ_WRITE, bytes, NULL, &e);
+    clEnqueueWriteBuffer(raw.queue, ma, CL_FALSE, 0, bytes, a, 0, NULL, NULL);
+    clEnqueueWriteBuffer(raw.queue, mb, CL_FALSE, 0, bytes, b, 0, NULL, NULL);
+    int r = clblast_dgemm(CL_RAW_COL_MAJOR, CL_RAW_NO_TRANSPOSE, CL_RAW_NO_TRANSPOSE, N, N, N, 1.0, ma, 0, N, mb, 0, N,
+                          0.0, mc, 0, N, &raw.queue, NULL);
+    clEnqueueReadBuffer(raw.queue, mc, CL_TRUE, 0, bytes, c, 0, NULL, NULL);
     double s = now_s() - t0;
-    dag__cl.api.clReleaseMemObject(ma), dag__cl.api.clReleaseMemObject(mb), dag__cl.api.clReleaseMemObject(mc);
+    clReleaseMemObject(ma), clReleaseMemObject(mb), clReleaseMemObject(mc);
     return r == 0 ? s : -1;
 }
 
@@ -80,8 +81,13 @@ int main(void) {
         dag_shutdown();
         return 0;
     }
-    bool clblast = dag__clblast_load();   /* dag_blas.h's binding, loaded as the runtime loads it */
-    printf("dag_array_gemm on OpenCL device 1 (%s), N = %d, tiles %d, %d rounds\n", dag__cl.devices[0].name, N, NB, ROUNDS);
+    if (cl_raw_open(&raw) != 0) {
+        printf("array_gemm_opencl: OpenCL's own API found no device\n");
+        return 1;
+    }
+    clblast_dgemm = cl_raw_clblast_dgemm();
+    bool clblast = clblast_dgemm != NULL;
+    printf("dag_array_gemm on OpenCL device 1 (%s), N = %d, tiles %d, %d rounds\n", raw.name, N, NB, ROUNDS);
     if (!clblast) printf("  libclblast.so.1 does not load: the kernel text only\n");
     double t[3][ROUNDS], sums[3] = { 0 };
     for (int r = 0; r < ROUNDS; r++) {
@@ -96,6 +102,7 @@ int main(void) {
         t[2][r] = dag_side(), sums[2] = checksum();
     }
     dag_shutdown();
+    cl_raw_close(&raw);
     const char *who[3] = { "dag+CLBlast", "CLBlast, whole matrix", "dag+kernel text" };
     double med[3];
     for (int s = clblast ? 0 : 2; s < 3; s++) {

@@ -8,8 +8,8 @@
         dag   DAG_DATADEPS { K x dag_spawn(DAG_LAUNCH(add_one, N), InOut(y, N)) }
               with the scope on device 1: the runtime infers the chain,
               builds and caches the kernel, and moves the data.
-      Both call the same OpenCL library through the same function table
-      (dag.h's dlopen of libOpenCL.so.1), so only the runtime differs.
+      Both call the same OpenCL driver on the same device (the raw side
+      through OpenCL's own API, bench/cl_raw.h), so only the runtime differs.
    2. Bytes moved for a tiled workload against the minimum: T x T tiles of
       a matrix, tile row r on device r % devices, S sweeps of
       tile(i, j) += tile(i, j - 1); the minimum is every tile to its
@@ -20,6 +20,7 @@
 #define DAG_BACKEND_OPENCL
 #include "dag_kernels.h"
 #include "bench_common.h"
+#include "cl_raw.h"
 
 DAG_KERNEL(add_one, ((DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] += 1.0;
@@ -35,36 +36,36 @@ static int cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* The raw side: its own program, buffer and kernel on device 1's context
-   and queue (the ones dag.h opened: the same driver objects). */
-static struct { dag__cl_kernel kernel; dag__cl_mem buf; } raw;
+/* The raw side: the same kernel text (dag.h writes it), its own program,
+   buffer and kernel on the device in a context and queue of its own. */
+static struct { cl_raw cl; cl_kernel kernel; cl_mem buf; } raw;
 
 static int raw_setup(size_t n) {
-    dag__cl_device_info *d = &dag__cl.devices[0];
+    if (cl_raw_open(&raw.cl) != 0) return -1;
     char *src = dag_kernel_opencl_source(&add_one__cl);
     const char *text = src;
-    dag__cl_int e = 0;
-    dag__cl_program p = dag__cl.api.clCreateProgramWithSource(d->context, 1, &text, NULL, &e);
+    cl_int e = 0;
+    cl_program p = clCreateProgramWithSource(raw.cl.context, 1, &text, NULL, &e);
     free(src);
-    if (!p || dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL) != 0) return -1;
-    raw.kernel = dag__cl.api.clCreateKernel(p, "add_one", &e);
-    dag__cl.api.clReleaseProgram(p);
-    raw.buf = dag__cl.api.clCreateBuffer(d->context, DAG__CL_MEM_READ_WRITE, n * sizeof(double), NULL, &e);
+    if (!p || clBuildProgram(p, 1, &raw.cl.device, "", NULL, NULL) != CL_SUCCESS) return -1;
+    raw.kernel = clCreateKernel(p, "add_one", &e);
+    clReleaseProgram(p);
+    raw.buf = clCreateBuffer(raw.cl.context, CL_MEM_READ_WRITE, n * sizeof(double), NULL, &e);
     return raw.kernel && raw.buf ? 0 : -1;
 }
 
 static double raw_chain(double *y, size_t n, int k) {
-    dag__cl_queue q = dag__cl.devices[0].queue[0];
+    cl_command_queue q = raw.cl.queue;
     double t0 = now_s();
-    dag__cl.api.clEnqueueWriteBuffer(q, raw.buf, 0, 0, n * sizeof(double), y, 0, NULL, NULL);
-    dag__cl_ulong range = n;
+    clEnqueueWriteBuffer(q, raw.buf, CL_FALSE, 0, n * sizeof(double), y, 0, NULL, NULL);
+    cl_ulong range = n;
     size_t global = (n + 63) / 64 * 64;
     for (int s = 0; s < k; s++) {
-        dag__cl.api.clSetKernelArg(raw.kernel, 0, sizeof range, &range);
-        dag__cl.api.clSetKernelArg(raw.kernel, 1, sizeof raw.buf, &raw.buf);
-        dag__cl.api.clEnqueueNDRangeKernel(q, raw.kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
+        clSetKernelArg(raw.kernel, 0, sizeof range, &range);
+        clSetKernelArg(raw.kernel, 1, sizeof raw.buf, &raw.buf);
+        clEnqueueNDRangeKernel(q, raw.kernel, 1, NULL, &global, NULL, 0, NULL, NULL);
     }
-    dag__cl.api.clEnqueueReadBuffer(q, raw.buf, 1, 0, n * sizeof(double), y, 0, NULL, NULL);
+    clEnqueueReadBuffer(q, raw.buf, CL_TRUE, 0, n * sizeof(double), y, 0, NULL, NULL);
     return now_s() - t0;
 }
 
@@ -144,8 +145,9 @@ int main(int argc, char **argv) {
            "  raw OpenCL %.3f ms (%.1f us/kernel)   dag.h %.3f ms (%.1f us/kernel)   dag/raw %.2fx\n",
            k, n, rounds, mr * 1e3, mr * 1e6 / k, md * 1e3, md * 1e6 / k, md / mr);
     tiled_bytes(8, 64, 3);
-    dag__cl.api.clReleaseKernel(raw.kernel);
-    dag__cl.api.clReleaseMemObject(raw.buf);
+    clReleaseKernel(raw.kernel);
+    clReleaseMemObject(raw.buf);
+    cl_raw_close(&raw.cl);
     free(y);
     dag_shutdown();
     return 0;

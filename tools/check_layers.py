@@ -353,6 +353,20 @@ def headers(root):
                                                 'dag_table.h']
 
 
+def check_benches(root, problems):
+    """Benchmarks are users too: dag.h's public API only, so a change
+    inside a layer cannot break them unseen."""
+    folder = os.path.join(root, 'bench')
+    for dirpath, _, files in os.walk(folder):
+        for f in sorted(files):
+            if not f.endswith(('.c', '.h', '.cc')):
+                continue
+            path = os.path.relpath(os.path.join(dirpath, f), root)
+            used = sorted(set(PRIVATE.findall(strip(read(root, path)))))
+            if used:
+                problems.append(f'{path}: a benchmark uses private names: {", ".join(used)}')
+
+
 def main(root):
     problems, later = [], []
     text = read(root, CORE)
@@ -372,6 +386,7 @@ def main(root):
     if not missing:
         check_names(sources, whole, public, problems)
     check_options(root, whole, problems)
+    check_benches(root, problems)
     for p in problems:
         print(p)
     for p in later:
