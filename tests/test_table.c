@@ -339,7 +339,7 @@ TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan) {
             for (int a = 0; a < NAGGS; a++) {
                 ref_state r = { 0 };
                 for (int64_t i = 0; i < h.rows; i++) ref_step(&r, &h, col, i);
-                dag_table_aggregate agg = { AGGS[a], NAMES[col], NULL, NULL };
+                dag_table_aggregate agg = { .op = AGGS[a], .column = NAMES[col] };
                 dag_table_value v;
                 CHECK_EQ_INT(dag_table_reduce(t, &agg, &v), DAG_OK);
                 char got[64], want[64];
@@ -356,7 +356,7 @@ TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan) {
         for (int64_t i = 0; i < h.rows; i++) if (present(&h, 4, i)) mean += (double)h.w[i], n++;
         mean = n ? mean / (double)n : 0;
         for (int64_t i = 0; i < h.rows; i++) if (present(&h, 4, i)) m2 += ((double)h.w[i] - mean) * ((double)h.w[i] - mean);
-        dag_table_aggregate var = { DAG_TABLE_VAR, "w", NULL, NULL }, sd = { DAG_TABLE_SD, "w", NULL, NULL };
+        dag_table_aggregate var = { .op = DAG_TABLE_VAR, .column = "w" }, sd = { .op = DAG_TABLE_SD, .column = "w" };
         dag_table_value vv, vs;
         CHECK_EQ_INT(dag_table_reduce(t, &var, &vv), DAG_OK);
         CHECK_EQ_INT(dag_table_reduce(t, &sd, &vs), DAG_OK);
@@ -383,10 +383,10 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
         const char *keys[2] = { "k1", "k2" };
         dag_table_aggregate aggs[NAGGS * 2 + 1];
         for (int a = 0; a < NAGGS; a++) {
-            aggs[2 * a] = (dag_table_aggregate){ AGGS[a], AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v", NULL, NULL };
-            aggs[2 * a + 1] = (dag_table_aggregate){ AGGS[a], "w", AGGS[a] == DAG_TABLE_COUNT_ALL ? "n_w" : NULL, NULL };
+            aggs[2 * a] = (dag_table_aggregate){ .op = AGGS[a], .column = AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v" };
+            aggs[2 * a + 1] = (dag_table_aggregate){ .op = AGGS[a], .column = "w", .as = AGGS[a] == DAG_TABLE_COUNT_ALL ? "n_w" : NULL };
         }
-        aggs[2 * NAGGS] = (dag_table_aggregate){ DAG_TABLE_USER, "w", "absmax", &ABSMAX };
+        aggs[2 * NAGGS] = (dag_table_aggregate){ .op = DAG_TABLE_USER, .column = "w", .as = "absmax", .user = &ABSMAX };
         dag_table *g = dag_table_groupby(t, keys, 2, aggs, 2 * NAGGS + 1);
         CHECK(g != NULL);
         /* the reference: groups by a linear search of the keys seen */
@@ -534,7 +534,7 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, 30);
     for (int64_t p = 0; p < dag_table_num_partitions(t); p++)
         dag_spawn(add_ten, InOut(dag_table_values(t, p, 4)), Val(dag_table_partition_rows(t, p)));
-    dag_table_aggregate sum = { DAG_TABLE_SUM, "w", NULL, NULL };
+    dag_table_aggregate sum = { .op = DAG_TABLE_SUM, .column = "w" };
     dag_table_value v;
     CHECK_EQ_INT(dag_table_reduce(t, &sum, &v), DAG_OK);   /* after every add_ten */
     int64_t want = 0;
@@ -567,7 +567,7 @@ TEST(bad_arguments_are_refused_by_name) {
     const char *nope[1] = { "nope" };
     LAST_ERROR[0] = 0;
     CHECK(dag_table_select(t, nope, 1) == NULL && (dag_rank() || strstr(LAST_ERROR, "no column 'nope'")));
-    dag_table_aggregate bad = { DAG_TABLE_SUM, "k2", NULL, NULL };
+    dag_table_aggregate bad = { .op = DAG_TABLE_SUM, .column = "k2" };
     CHECK(dag_table_groupby(t, (const char *[]){ "k1" }, 1, &bad, 1) == NULL && (dag_rank() || strstr(LAST_ERROR, "a string column")));
     CHECK(dag_table_join(t, t, (const char *[]){ "k1" }, (const char *[]){ "k2" }, 1, DAG_TABLE_INNER) == NULL &&
           (dag_rank() || strstr(LAST_ERROR, "cannot be equal")));
