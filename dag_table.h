@@ -2630,7 +2630,7 @@ static dag_table_value dag__table_median(const dag_table_column *c, const int64_
         hi = x[k + 1];
         for (int64_t j = k + 2; j < n; j++) hi = x[j] < hi ? x[j] : hi;
     }
-    v.d = lo + (hi - lo) / 2;
+    v.d = lo == hi ? lo : lo + (hi - lo) / 2;   /* (two infinities of one sign: themselves) */
     return v;
 }
 /* The holistic aggregates of groups e < ngroups (their rows: order from

@@ -45,6 +45,40 @@ typedef struct host_table {
 static unsigned rng(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
 #endif
 static bool present(const host_table *h, int c, int64_t i) { return (h->valid[c][i >> 3] >> (i & 7)) & 1; }
+/* a number column's value (id, k1, v, w) as a double */
+static double host_real(const host_table *h, int c, int64_t i) {
+    return c == 0 ? h->id[i] : c == 1 ? h->k1[i] : c == 3 ? h->v[i] : (double)h->w[i];
+}
+static int nan_cmp(double a, double b) { return (a != a || b != b) ? (a != a) - (b != b) : (a > b) - (a < b); }
+/* the order of rows a and b by column col: missing last whatever the direction, NaN above every number, strings bytewise */
+static int ref_order(const host_table *h, int col, int desc, int64_t a, int64_t b) {
+    bool pa = present(h, col, a), pb = present(h, col, b);
+    if (!pa || !pb) return pa - pb == 0 ? 0 : pa ? -1 : 1;
+    int r;
+    if (col == 2) {
+        int64_t na = h->off[a + 1] - h->off[a], nb = h->off[b + 1] - h->off[b];
+        r = memcmp(h->chars + h->off[a], h->chars + h->off[b], (size_t)(na < nb ? na : nb));
+        r = r ? (r > 0) - (r < 0) : (na > nb) - (na < nb);
+    } else {
+        r = nan_cmp(host_real(h, col, a), host_real(h, col, b));
+    }
+    return desc ? -r : r;
+}
+/* groups of rows by the key columns keys[0..nk) (a linear search of the keys seen): group[i] and each group's first row; the count */
+static int64_t ref_groups(const host_table *h, const int *keys, int nk, int64_t *first, int64_t *group) {
+    int64_t ng = 0;
+    for (int64_t i = 0; i < h->rows; i++) {
+        int64_t e = 0;
+        for (; e < ng; e++) {
+            int k = 0;
+            while (k < nk && ref_order(h, keys[k], 0, i, first[e]) == 0 && present(h, keys[k], i) == present(h, keys[k], first[e])) k++;
+            if (k == nk) break;
+        }
+        if (e == ng) first[ng++] = i;
+        group[i] = e;
+    }
+    return ng;
+}
 static void make_table(host_table *h, int64_t rows, unsigned seed) {
     memset(h, 0, sizeof *h);
     h->rows = rows;
@@ -81,7 +115,11 @@ static void cell_text(char *out, size_t size, const dag_table_column *c, int64_t
     case DAG_TABLE_I32: snprintf(out, size, "%d", ((int32_t *)c->values)[i]); break;
     case DAG_TABLE_I64: snprintf(out, size, "%lld", (long long)((int64_t *)c->values)[i]); break;
     case DAG_TABLE_F32: snprintf(out, size, "%.9g", ((float *)c->values)[i]); break;
-    case DAG_TABLE_F64: snprintf(out, size, "%.17g", ((double *)c->values)[i]); break;
+    case DAG_TABLE_F64: {
+        double d = ((double *)c->values)[i];
+        snprintf(out, size, "%.17g", d != d ? NAN : d);   /* NaN one way, whatever its sign */
+        break;
+    }
     default: {
         const int64_t *o = (const int64_t *)c->values;
         snprintf(out, size, "'%.*s'", (int)(o[i + 1] - o[i]), c->chars + o[i]);
@@ -306,7 +344,6 @@ TEST(filter_where_head_select_map_and_repartition_equal_plain_loops) {
 
 /* ---- reduce and groupby ---- */
 typedef struct ref_state { int64_t n, rows, isum; double dsum, lo, hi; int64_t ilo, ihi; } ref_state;
-static int nan_cmp(double a, double b) { return (a != a || b != b) ? (a != a) - (b != b) : (a > b) - (a < b); }
 static void ref_step(ref_state *r, const host_table *h, int col, int64_t i) {
     r->rows++;
     if (!present(h, col, i)) return;
@@ -389,23 +426,10 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
         aggs[2 * NAGGS] = (dag_table_aggregate){ .op = DAG_TABLE_USER, .column = "w", .as = "absmax", .user = &ABSMAX };
         dag_table *g = dag_table_groupby(t, keys, 2, aggs, 2 * NAGGS + 1);
         CHECK(g != NULL);
-        /* the reference: groups by a linear search of the keys seen */
-        int64_t ng = 0, *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8);
-        for (int64_t i = 0; i < h.rows; i++) {
-            int64_t e = 0;
-            for (; e < ng; e++) {
-                int64_t j = first[e];
-                bool k1 = present(&h, 1, i) == present(&h, 1, j) && (!present(&h, 1, i) || h.k1[i] == h.k1[j]);
-                bool k2 = present(&h, 2, i) == present(&h, 2, j) && (!present(&h, 2, i) || (h.off[i + 1] - h.off[i] == h.off[j + 1] - h.off[j] &&
-                          !memcmp(h.chars + h.off[i], h.chars + h.off[j], (size_t)(h.off[i + 1] - h.off[i]))));
-                if (k1 && k2) break;
-            }
-            if (e == ng) first[ng++] = i;
-            group[i] = e;
-        }
+        int kc[2] = { 1, 2 };
+        int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), ng = ref_groups(&h, kc, 2, first, group);
         rows_text want = { 0 };
         for (int64_t e = 0; e < ng; e++) {
-            int kc[2] = { 1, 2 };
             char buf[1024], cell[64], *k = host_row(&h, kc, 2, first[e]);
             snprintf(buf, sizeof buf, "%s", k);
             free(k);
@@ -437,20 +461,173 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
     AGREE();
 }
 
-/* ---- sort and join ---- */
-static int ref_order(const host_table *h, int col, int desc, int64_t a, int64_t b) {
-    bool pa = present(h, col, a), pb = present(h, col, b);
-    if (!pa || !pb) return pa - pb == 0 ? 0 : pa ? -1 : 1;   /* missing last, whatever the direction */
-    int r;
-    if (col == 2) {
-        int64_t na = h->off[a + 1] - h->off[a], nb = h->off[b + 1] - h->off[b];
-        r = memcmp(h->chars + h->off[a], h->chars + h->off[b], (size_t)(na < nb ? na : nb));
-        r = r ? (r > 0) - (r < 0) : (na > nb) - (na < nb);
-    } else {
-        r = col == 3 ? nan_cmp(h->v[a], h->v[b]) : (h->w[a] > h->w[b]) - (h->w[a] < h->w[b]);
+/* ---- holistic aggregates (median, n-th largest and smallest, min and max of strings) and correlation ---- */
+/* the rows of group e (group NULL: all) where column c is present, ordered by it (stable), into rows; their count */
+static int64_t ref_sorted(const host_table *h, int c, const int64_t *group, int64_t e, int desc, int64_t *rows) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < h->rows; i++) {
+        if ((group && group[i] != e) || !present(h, c, i)) continue;
+        int64_t j = m++;
+        for (; j > 0 && ref_order(h, c, desc, rows[j - 1], i) > 0; j--) rows[j] = rows[j - 1];
+        rows[j] = i;
     }
-    return desc ? -r : r;
+    return m;
 }
+/* the cell text of the n-th largest (desc) or smallest value of column c in group e */
+static void ref_nth(char *out, size_t size, const host_table *h, int c, const int64_t *group, int64_t e, int desc, int64_t nth, int64_t *rows) {
+    if (ref_sorted(h, c, group, e, desc, rows) < nth) {
+        snprintf(out, size, "-|");
+        return;
+    }
+    char *x = host_row(h, &c, 1, rows[nth - 1]);
+    snprintf(out, size, "%s", x);
+    free(x);
+}
+/* the median of column c in group e: the middle value, or the mean of the middle two */
+static void ref_median(char *out, size_t size, const host_table *h, int c, const int64_t *group, int64_t e, int64_t *rows) {
+    int64_t m = ref_sorted(h, c, group, e, 0, rows);
+    if (!m) {
+        snprintf(out, size, "-|");
+        return;
+    }
+    double lo = host_real(h, c, rows[(m - 1) / 2]), hi = host_real(h, c, rows[m / 2]), med = lo == hi ? lo : lo + (hi - lo) / 2;
+    snprintf(out, size, "%.17g|", med != med ? NAN : med);
+}
+/* Pearson's correlation of columns x and y over the rows of group e (group NULL: all) where both are present, in
+   two passes; NaN for one such row; *any: there is one */
+static bool ref_pair(const host_table *h, int x, int y, const int64_t *group, int64_t e, int64_t i) {
+    return (!group || group[i] == e) && present(h, x, i) && present(h, y, i);
+}
+static double ref_corr(const host_table *h, int x, int y, const int64_t *group, int64_t e, bool *any) {
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    int64_t n = 0;
+    for (int64_t i = 0; i < h->rows; i++)
+        if (ref_pair(h, x, y, group, e, i)) mx += host_real(h, x, i), my += host_real(h, y, i), n++;
+    mx /= (double)(n ? n : 1), my /= (double)(n ? n : 1);
+    for (int64_t i = 0; i < h->rows; i++) {
+        if (!ref_pair(h, x, y, group, e, i)) continue;
+        double a = host_real(h, x, i) - mx, b = host_real(h, y, i) - my;
+        sxy += a * b, sxx += a * a, syy += b * b;
+    }
+    *any = n > 0;
+    return sxy / sqrt(sxx * syy);
+}
+static bool close_to(double got, double want) {
+    return (got != got && want != want) || fabs(got - want) <= 1e-9 * (1 + fabs(want));
+}
+static const dag_table_aggregate HOLISTIC[] = {
+    { .op = DAG_TABLE_MEDIAN, .column = "v" }, { .op = DAG_TABLE_MEDIAN, .column = "w" },
+    { .op = DAG_TABLE_LARGEST, .column = "v", .n = 2 }, { .op = DAG_TABLE_SMALLEST, .column = "w", .n = 3 },
+    { .op = DAG_TABLE_MAX, .column = "k2" }, { .op = DAG_TABLE_MIN, .column = "k2" }, { .op = DAG_TABLE_LARGEST, .column = "k2" },
+    { .op = DAG_TABLE_SUM, .column = "w" }, { .op = DAG_TABLE_COUNT_ALL },
+};
+enum { NHOLISTIC = sizeof HOLISTIC / sizeof HOLISTIC[0] };
+/* the reference's row of group e: its keys, then each of HOLISTIC */
+static char *holistic_row(const host_table *h, const int *keys, int nk, const int64_t *first, const int64_t *group, int64_t e, int64_t *rows) {
+    char buf[2048], cell[256], *k = host_row(h, keys, nk, first[e]);
+    snprintf(buf, sizeof buf, "%s", k);
+    free(k);
+    for (int a = 0; a < NHOLISTIC; a++) {
+        const dag_table_aggregate *g = &HOLISTIC[a];
+        int c = !g->column ? 0 : g->column[0] == 'v' ? 3 : g->column[0] == 'w' ? 4 : 2;
+        ref_state r = { 0 };
+        switch (g->op) {
+        case DAG_TABLE_MEDIAN: ref_median(cell, sizeof cell, h, c, group, e, rows); break;
+        case DAG_TABLE_LARGEST: case DAG_TABLE_MAX: ref_nth(cell, sizeof cell, h, c, group, e, 1, g->n ? g->n : 1, rows); break;
+        case DAG_TABLE_SMALLEST: case DAG_TABLE_MIN: ref_nth(cell, sizeof cell, h, c, group, e, 0, g->n ? g->n : 1, rows); break;
+        default:
+            for (int64_t i = 0; i < h->rows; i++)
+                if (group[i] == e) ref_step(&r, h, c == 0 ? 4 : c, i);
+            ref_text(cell, sizeof cell, &r, g->op, 4);
+            strcat(cell, "|");
+        }
+        strncat(buf, cell, sizeof buf - strlen(buf) - 1);
+    }
+    return strdup(buf);
+}
+TEST(holistic_aggregates_per_group_equal_sorting_each_group) {
+    for (int s = 0; s < NSIZES; s++)
+        for (int by = 1; by <= 2; by++) {   /* int keys, then string keys (both with missing ones) */
+            host_table h;
+            make_table(&h, SIZES[s][0], 111 + (unsigned)s);
+            dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
+            const char *key = NAMES[by];
+            dag_table *g = dag_table_groupby(t, &key, 1, HOLISTIC, NHOLISTIC);
+            CHECK(g != NULL);
+            CHECK_EQ_INT(dag_table_column_type(g, 3), DAG_TABLE_F64);   /* LARGEST of v: v's type */
+            CHECK_EQ_INT(dag_table_column_type(g, 5), DAG_TABLE_STR);   /* MAX of k2: a string */
+            int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), *rows = calloc((size_t)h.rows + 1, 8);
+            int64_t ng = ref_groups(&h, &by, 1, first, group);
+            rows_text want = { 0 }, got = table_rows(g);
+            for (int64_t e = 0; e < ng; e++) add_row(&want, holistic_row(&h, &by, 1, first, group, e, rows));
+            CHECK(same_rows(&got, &want, false));
+            free_rows(&got), free_rows(&want);
+            free(first), free(group), free(rows);
+            dag_table_free(g), dag_table_free(t);
+            free_table(&h);
+        }
+    AGREE();
+}
+TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting) {
+    for (int s = 1; s < NSIZES; s++) {
+        host_table h;
+        make_table(&h, SIZES[s][0], 121 + (unsigned)s);
+        dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
+        int by = 1;
+        int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), *rows = calloc((size_t)h.rows + 1, 8);
+        int64_t ng = ref_groups(&h, &by, 1, first, group);
+        dag_table_aggregate corr[2] = { { .op = DAG_TABLE_CORR, .column = "w", .column2 = "id", .as = "r" },
+                                        { .op = DAG_TABLE_MEDIAN, .column = "w" } };   /* alone: partial states; beside a median: rows */
+        for (int naggs = 1; naggs <= 2; naggs++) {
+            dag_table *g = dag_table_groupby(t, &NAMES[1], 1, corr, naggs);
+            dag_table_column *cols = NULL;
+            CHECK(g && dag_table_collect(g, &cols) == DAG_OK && dag_table_rows(g) == ng);
+            for (int64_t r = 0; cols && r < dag_table_rows(g); r++) {
+                char *key = row_text(cols, 1, r);
+                int64_t e = 0;
+                while (e < ng) {
+                    char *want = host_row(&h, &by, 1, first[e]);
+                    bool is = !strcmp(want, key);
+                    free(want);
+                    if (is) break;
+                    e++;
+                }
+                bool any;
+                double want = ref_corr(&h, 4, 0, group, e, &any), got = ((double *)cols[1].values)[r];
+                bool has = (cols[1].valid[r >> 3] >> (r & 7)) & 1;
+                if (e == ng || has != any || (any && !close_to(got, want))) printf("     group %s: corr %g, expected %g\n", key, got, want);
+                CHECK(e < ng && has == any && (!any || close_to(got, want)));
+                free(key);
+            }
+            dag_table_columns_free(cols, naggs + 1);
+            dag_table_free(g);
+        }
+        /* reduce: the same aggregates over the whole table */
+        dag_table_value v;
+        char got[128], want[128];
+        for (int a = 0; a < 4; a++) {
+            int c = HOLISTIC[a].column[0] == 'v' ? 3 : 4;
+            CHECK_EQ_INT(dag_table_reduce(t, &HOLISTIC[a], &v), DAG_OK);
+            if (!v.present) snprintf(got, sizeof got, "-|");
+            else if (v.type == DAG_TABLE_I64) snprintf(got, sizeof got, "%lld|", (long long)v.i);
+            else snprintf(got, sizeof got, "%.17g|", v.d != v.d ? NAN : v.d);
+            if (HOLISTIC[a].op == DAG_TABLE_MEDIAN) ref_median(want, sizeof want, &h, c, NULL, 0, rows);
+            else ref_nth(want, sizeof want, &h, c, NULL, 0, HOLISTIC[a].op == DAG_TABLE_LARGEST, HOLISTIC[a].n, rows);
+            if (strcmp(got, want)) printf("     reduce %d: %s, expected %s\n", a, got, want);
+            CHECK(!strcmp(got, want));
+        }
+        bool any;
+        double r = ref_corr(&h, 4, 0, NULL, 0, &any);
+        CHECK_EQ_INT(dag_table_reduce(t, &corr[0], &v), DAG_OK);
+        CHECK(v.present == any && close_to(v.d, r));
+        free(first), free(group), free(rows);
+        dag_table_free(t);
+        free_table(&h);
+    }
+    AGREE();
+}
+
+/* ---- sort and join ---- */
 TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways) {
     for (int s = 0; s < NSIZES; s++) {
         host_table h;
@@ -480,10 +657,11 @@ TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways) {
 }
 
 TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops) {
-    for (int s = 1; s < NSIZES - 1; s++) {
+    for (int c = 2; c < 2 * (NSIZES - 1); c++) {   /* the right smaller (over ranks: sent to every rank), and larger (both dealt by key) */
+        int s = c / 2;
         host_table a, b;
         make_table(&a, SIZES[s][0], 71 + (unsigned)s);
-        make_table(&b, SIZES[s][0] / 3 + 1, 81 + (unsigned)s);
+        make_table(&b, c % 2 ? 2 * SIZES[s][0] : SIZES[s][0] / 3 + 1, 81 + (unsigned)s);
         dag_table *l = dag_table_from_columns(a.cols, COLS, a.rows, SIZES[s][1]);
         dag_table *r = dag_table_from_columns(b.cols, COLS, b.rows, SIZES[s][1] / 2 + 1);
         const char *keys[2] = { "k1", "k2" };
@@ -585,6 +763,8 @@ static void run_all(void) {
     RUN_TEST(filter_where_head_select_map_and_repartition_equal_plain_loops);
     RUN_TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan);
     RUN_TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping);
+    RUN_TEST(holistic_aggregates_per_group_equal_sorting_each_group);
+    RUN_TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting);
     RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways);
     RUN_TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops);
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
