@@ -2344,17 +2344,18 @@ static bool dag__groups_grow(dag__table_groups *g, int64_t need) {
 /* The group of each item i < n of a (hashes h) into gid[i]: one whose keys
    are b's item g, or one this call added (first: the groups before the
    call; its keys a's item added[g - first]), or, without insert, -1.
-   skip_missing: an item with a missing key has none. False without
-   memory. */
-static bool dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n, const dag__table_keyset *a, const dag__table_keyset *b,
-                             int nkeys, bool insert, bool skip_missing, int64_t *gid, int64_t *added) {
+   skip_missing: an item with a missing key has none. It stops before a
+   group past `limit` (< 0: none). Returns the items done (n: all), -1
+   without memory. */
+static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n, const dag__table_keyset *a, const dag__table_keyset *b,
+                                int nkeys, bool insert, bool skip_missing, int64_t limit, int64_t *gid, int64_t *added) {
     int64_t first = g->count;
-    if (insert && !dag__groups_grow(g, g->count + (n < 1024 ? n : 1024))) return false;
+    if (insert && !dag__groups_grow(g, g->count + (n < 1024 ? n : 1024))) return -1;
     for (int64_t i = 0; i < n; i++) {
         gid[i] = -1;
         int64_t row = dag__table_row_of(a, i);
         if ((skip_missing && dag__table_any_missing(a->cols, a->keys, nkeys, row)) || (!insert && !g->cap)) continue;
-        if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g, 2 * g->count + 1)) return false;
+        if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g, 2 * g->count + 1)) return -1;
         int64_t mask = g->cap - 1, s = (int64_t)(h[i] & (uint64_t)mask);
         for (; g->slot[s].group; s = (s + 1) & mask) {
             int64_t e = g->slot[s].group - 1;
@@ -2366,11 +2367,12 @@ static bool dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n,
             }
         }
         if (gid[i] >= 0 || !insert) continue;
+        if (limit >= 0 && g->count >= limit) return i;
         g->slot[s].hash = h[i], g->slot[s].group = g->count + 1;
         added[g->count - first] = i;
         gid[i] = g->count++;
     }
-    return true;
+    return n;
 }
 /* rows by group: order[start[g]..start[g + 1]) are group g's rows, in order */
 static bool dag__table_rows_by_group(const int64_t *gid, int64_t n, int64_t groups, int64_t **start, int64_t **order) {
@@ -2730,16 +2732,18 @@ dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, 
     return res;
 }
 
-/* >>groupby. Without a holistic aggregate each partition is aggregated
-   where it lives into partial groups (its keys, their hash, the states as
-   one raw column), which are dealt by hash to the buckets; each bucket
-   merges the states of equal keys and makes the results. With one, the rows
-   themselves (their keys, the aggregates' columns and the hash) are dealt,
-   and each bucket groups them, so that a holistic aggregate sees all of a
-   group's values. */
+/* >>groupby. Each partition is aggregated where it lives into partial
+   groups (its keys, their hash, the states as one raw column) while that
+   shrinks it (groups under an eighth of its rows); past that (many groups:
+   their states would not stay in cache) its rows themselves go (their keys,
+   the aggregates' columns and the hash). Either is dealt by hash to the
+   buckets, each of which holds a share of the groups: partial states merge
+   there, rows are added there. With a holistic aggregate every partition
+   sends its rows, and each bucket keeps them and groups them at the end,
+   so that the aggregate sees all of a group's values. */
 typedef struct dag__table_bucket_groups {
     dag__table_groups groups;
-    dag__table_builder held;      /* partials: the groups' keys, merged; rows: the rows dealt here */
+    dag__table_builder held;      /* the groups' keys (holistic: the rows dealt here) */
     dag__table_state *states;
     int64_t states_cap;
 } dag__table_bucket_groups;
@@ -2748,11 +2752,12 @@ typedef struct dag__table_grouping {
     int nkeys, naggs, ncarried;
     int *keys;                    /* the key columns of the input */
     int *key_at;                  /* 0, 1, ...: the keys' columns in a piece */
-    int *carried;                 /* rows: the input's columns a piece carries (the keys, then the aggregates') */
+    int *carried;                 /* the input's columns rows carry: the keys, then the aggregates' */
     dag__table_agg *aggs;         /* over the input's columns */
-    dag__table_agg *piece_aggs;   /* rows: over a piece's */
-    int *piece_types;             /* partials: the keys', the hash (int64), the states (raw); rows: the carried columns', the hash */
-    bool rows;
+    dag__table_agg *row_aggs;     /* over the carried columns */
+    int *row_types;               /* a piece of rows: the carried columns' types, then the hash (int64) */
+    int *partial_types;           /* a piece of partial groups: the keys', the hash, the states (raw) */
+    bool holistic;
     dag__table_bucket_groups *bucket;
 } dag__table_grouping;
 
@@ -2770,103 +2775,104 @@ static void dag__table_states_init(dag__table_state *states, int64_t e0, int64_t
     for (int64_t e = e0; e < e1; e++)
         for (int a = 0; a < na; a++) dag__table_state_init(&states[e * na + a], &aggs[a]);
 }
-/* The partial groups of partition u: a builder of the partial columns (scratch) and its rows' buckets. */
-static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
-                                   void **scratch) {
-    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+/* What a partition deals, in one block: the input's columns, the carried ones and the hash's, the hash and its
+   bitmap; and the partial groups, when they are what goes. */
+typedef struct dag__table_dealt { char *block; dag__table_builder partial; } dag__table_dealt;
+static void dag__table_release_dealt(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    dag__table_dealt *d = (dag__table_dealt *)scratch;
+    if (d) dag__builder_free(&d->partial), DAG_FREE(d->block);
+    DAG_FREE(d);
+}
+/* partition u's rows as pieces of rows carry them, their hash in view column ncarried */
+static bool dag__table_rows_view(const dag__table_grouping *o, int64_t u, dag__table_dealt *d, dag_table_view *v) {
+    int64_t n = o->in->part_rows[u], ncols = o->in->ncols + o->ncarried + 1;
+    d->block = (char *)dag__table_alloc(sizeof(dag_table_column) * (size_t)ncols + 8 * (size_t)(n + 1) + (size_t)dag__table_valid_bytes(n) + 1);
+    if (!d->block) return false;
+    dag_table_column *in = (dag_table_column *)(void *)d->block, *carried = in + o->in->ncols, *h = carried + o->ncarried;
+    uint64_t *hash = (uint64_t *)(void *)(d->block + sizeof(dag_table_column) * (size_t)ncols);
+    dag__table_view_of(o->in, u, v, in);
+    for (int j = 0; j < o->ncarried; j++) carried[j] = in[o->carried[j]];
+    dag__table_hash_rows(carried, o->key_at, o->nkeys, n, hash);
+    memset(h, 0, sizeof *h);
+    h->type = DAG_TABLE_I64, h->values = hash, h->valid = (uint8_t *)(hash + n + 1);
+    memset(h->valid, 0xff, (size_t)dag__table_valid_bytes(n) + 1);
+    v->num_columns = o->ncarried + 1, v->columns = carried;
+    return true;
+}
+/* the partial groups of rows v (carried columns) into d->partial, while they are under `limit`; false otherwise or without memory */
+static bool dag__table_partials(const dag__table_grouping *o, const dag_table_view *v, int64_t limit, dag__table_dealt *d) {
     int na = o->naggs, nk = o->nkeys;
-    int64_t n = o->in->part_rows[u];
-    dag_table_view in;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->in->ncols);
+    int64_t n = v->rows;
+    const uint64_t *hash = (const uint64_t *)v->columns[o->ncarried].values;
     dag__table_groups g = { NULL, 0, 0 };
     dag__table_state *states = NULL;
-    uint64_t *hash = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1)), *ghash = NULL;
-    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    dag__table_builder *b = (dag__table_builder *)dag__table_zalloc(sizeof *b);
-    bool ok = cols && hash && gid && rep && b;
-    *scratch = b;
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    dag__table_keyset a = { v->columns, o->key_at, NULL };
+    dag__table_builder *b = &d->partial;
+    bool ok = gid && rep && dag__groups_find(&g, hash, n, &a, &a, nk, true, false, limit, gid, rep) == n &&
+              (states = (dag__table_state *)dag__table_alloc(sizeof(dag__table_state) * (size_t)(g.count * na + 1))) != NULL;
     if (ok) {
-        dag__table_view_of(o->in, u, &in, cols);
-        dag__table_keyset a = { in.columns, o->keys, NULL };
-        dag__table_hash_rows(in.columns, o->keys, nk, n, hash);
-        ok = dag__groups_find(&g, hash, n, &a, &a, nk, true, false, gid, rep) &&
-             (states = (dag__table_state *)dag__table_alloc(sizeof(dag__table_state) * (size_t)(g.count * na + 1))) != NULL;
+        dag__table_states_init(states, 0, g.count, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(states + k, na, &o->row_aggs[k], v->columns, gid, n);
     }
+    ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count);
+    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &v->columns[k], 0, rep, g.count);
     if (ok) {
-        dag__table_states_init(states, 0, g.count, o->aggs, na);
-        for (int a = 0; a < na; a++) dag__table_states_add(states + a, na, &o->aggs[a], in.columns, gid, n);
-    }
-    ok = ok && dag__builder_init(b, nk + 2, o->piece_types) && dag__builder_reserve(b, g.count) &&
-         (*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(g.count + 1))) != NULL;
-    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &in.columns[o->keys[k]], 0, rep, g.count);
-    if (ok) {
-        ghash = (uint64_t *)b->cols[nk].values;
-        for (int64_t e = 0; e < g.count; e++) ghash[e] = hash[rep[e]], (*bucket)[e] = dag__table_bucket(ghash[e], s->out->nparts);
+        for (int64_t e = 0; e < g.count; e++) ((uint64_t *)b->cols[nk].values)[e] = hash[rep[e]];
         if (g.count && na) memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
         memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         b->rows = g.count;
-        v->rows = g.count, v->num_columns = nk + 2, v->columns = b->cols;
-        *types = o->piece_types;
     }
     dag__groups_free(&g);
-    DAG_FREE(cols), DAG_FREE(hash), DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(states);
+    DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(states);
     return ok;
 }
-static void dag__table_release_builder(dag__table_shuffle *s, void *scratch) {
-    (void)s;
-    if (scratch) dag__builder_free((dag__table_builder *)scratch);
-    DAG_FREE(scratch);
-}
-/* The rows of partition u as a piece carries them (scratch: one block of the columns, the hash and its bitmap). */
-static bool dag__table_deal_rows(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
-                                 void **scratch) {
+/* Partition u: its partial groups, or its rows (many groups, or a holistic aggregate), and each one's bucket. */
+static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
-    int64_t n = o->in->part_rows[u], ncols = o->in->ncols + o->ncarried + 1;
-    char *block = (char *)dag__table_alloc(sizeof(dag_table_column) * (size_t)ncols + 8 * (size_t)(n + 1) + (size_t)dag__table_valid_bytes(n) + 1);
-    *scratch = block;
-    *bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!block || !*bucket) return false;
-    dag_table_column *in = (dag_table_column *)(void *)block, *carried = in + o->in->ncols, *h = carried + o->ncarried;
-    uint64_t *hash = (uint64_t *)(void *)(block + sizeof(dag_table_column) * (size_t)ncols);
-    dag_table_view whole;
-    dag__table_view_of(o->in, u, &whole, in);
-    for (int j = 0; j < o->ncarried; j++) carried[j] = in[o->carried[j]];
-    dag__table_hash_rows(carried, o->key_at, o->nkeys, n, hash);
-    for (int64_t i = 0; i < n; i++) (*bucket)[i] = dag__table_bucket(hash[i], s->out->nparts);
-    memset(h, 0, sizeof *h);
-    h->type = DAG_TABLE_I64, h->values = hash, h->valid = (uint8_t *)(hash + n + 1);
-    memset(h->valid, 0xff, (size_t)dag__table_valid_bytes(n) + 1);
-    *v = whole;
-    v->num_columns = o->ncarried + 1, v->columns = carried;
-    *types = o->piece_types;
+    dag__table_dealt *d = (dag__table_dealt *)dag__table_zalloc(sizeof *d);
+    *scratch = d;
+    if (!d || !dag__table_rows_view(o, u, d, v)) return false;
+    int64_t n = v->rows, limit = n / 8 > 1024 ? n / 8 : 1024;
+    bool partial = !o->holistic && dag__table_partials(o, v, limit, d);
+    if (partial) v->rows = d->partial.rows, v->num_columns = o->nkeys + 2, v->columns = d->partial.cols;
+    if (!partial) dag__builder_free(&d->partial);
+    *types = partial ? o->partial_types : o->row_types;
+    const uint64_t *hash = (const uint64_t *)v->columns[partial ? o->nkeys : o->ncarried].values;
+    if (!(*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(v->rows + 1)))) return false;
+    for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = dag__table_bucket(hash[i], s->out->nparts);
     return true;
 }
+/* a piece into bucket q: rows kept (holistic), or their groups found (new ones' keys kept) and their states merged or added to */
 static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
     (void)u;
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
-    if (o->rows) {
+    if (o->holistic) {
         if (!dag__builder_append(&bg->held, piece, NULL, piece->rows)) s->stash[q].failed = true;
         return;
     }
     int nk = o->nkeys, na = o->naggs;
+    bool partial = piece->num_columns == nk + 2 && (int)piece->columns[nk + 1].type >= DAG__TABLE_RAW;
     int64_t n = piece->rows, first = bg->groups.count;
-    const uint64_t *hash = (const uint64_t *)piece->columns[nk].values;
-    const dag__table_state *states = (const dag__table_state *)piece->columns[nk + 1].values;
+    const uint64_t *hash = (const uint64_t *)piece->columns[partial ? nk : o->ncarried].values;
     int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     int64_t *added = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     dag__table_keyset a = { piece->columns, o->key_at, NULL }, b = { bg->held.cols, o->key_at, NULL };
-    bool ok = gid && added && !bg->held.failed && dag__groups_find(&bg->groups, hash, n, &a, &b, nk, true, false, gid, added);
+    bool ok = gid && added && !bg->held.failed && dag__groups_find(&bg->groups, hash, n, &a, &b, nk, true, false, -1, gid, added) == n;
     int64_t fresh = ok ? bg->groups.count - first : 0;
     ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, bg->groups.count * na) && dag__builder_reserve(&bg->held, fresh);
     for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->held, k, &piece->columns[k], 0, added, fresh);
     if (ok) {
+        const dag__table_state *states = partial ? (const dag__table_state *)piece->columns[nk + 1].values : NULL;
         bg->held.rows += fresh;
-        dag__table_states_init(bg->states, first, bg->groups.count, o->aggs, na);
-        for (int64_t r = 0; r < n; r++)
-            for (int a = 0; a < na; a++) dag__table_state_merge(&bg->states[gid[r] * na + a], &states[r * na + a], &o->aggs[a]);
+        dag__table_states_init(bg->states, first, bg->groups.count, o->row_aggs, na);
+        for (int64_t r = 0; partial && r < n; r++)
+            for (int k = 0; k < na; k++) dag__table_state_merge(&bg->states[gid[r] * na + k], &states[r * na + k], &o->row_aggs[k]);
+        for (int k = 0; !partial && k < na; k++) dag__table_states_add(bg->states + k, na, &o->row_aggs[k], piece->columns, gid, n);
     } else {
         s->stash[q].failed = true;
     }
@@ -2875,17 +2881,17 @@ static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u
 /* The results of ngroups groups into out: their keys (rows rep of keys, rep NULL: rows 0...), then each aggregate
    that is not holistic from its state */
 static bool dag__table_put_groups(dag__table_builder *out, const dag__table_grouping *o, const dag_table_column *keys, const int64_t *rep,
-                                  const dag__table_state *states, const dag__table_agg *aggs, int64_t ngroups) {
+                                  const dag__table_state *states, int64_t ngroups) {
     if (!dag__builder_reserve(out, ngroups)) return false;
     for (int k = 0; k < o->nkeys; k++)
         if (!dag__builder_put(out, k, &keys[o->key_at[k]], 0, rep, ngroups)) return false;
     for (int a = 0; a < o->naggs; a++)
-        for (int64_t e = 0; !dag__table_holistic(&aggs[a]) && e < ngroups; e++)
+        for (int64_t e = 0; !dag__table_holistic(&o->row_aggs[a]) && e < ngroups; e++)
             dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], out->rows + e,
-                                 dag__table_state_value(&states[e * o->naggs + a], &aggs[a]));
+                                 dag__table_state_value(&states[e * o->naggs + a], &o->row_aggs[a]));
     return true;
 }
-/* the rows dealt to a bucket, grouped: algebraic aggregates by states, holistic ones over each group's rows */
+/* the rows kept in a bucket (holistic), grouped: algebraic aggregates by states, holistic ones over each group's rows */
 static bool dag__table_finish_rows(const dag__table_grouping *o, dag__table_bucket_groups *bg, dag__table_builder *out) {
     int64_t n = bg->held.rows, ng = 0, *start = NULL, *order = NULL;
     int na = o->naggs;
@@ -2893,17 +2899,17 @@ static bool dag__table_finish_rows(const dag__table_grouping *o, dag__table_buck
     int64_t *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     dag__table_keyset a = { bg->held.cols, o->key_at, NULL };
     bool ok = gid && rep && dag__groups_find(&bg->groups, (const uint64_t *)bg->held.cols[o->ncarried].values, n, &a, &a, o->nkeys, true,
-                                             false, gid, rep);
+                                             false, -1, gid, rep) == n;
     ng = bg->groups.count;
     ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, ng * na + 1) && dag__table_rows_by_group(gid, n, ng, &start, &order);
     if (ok) {
-        dag__table_states_init(bg->states, 0, ng, o->piece_aggs, na);
-        for (int k = 0; k < na; k++) dag__table_states_add(bg->states + k, na, &o->piece_aggs[k], bg->held.cols, gid, n);
-        ok = dag__table_put_groups(out, o, bg->held.cols, rep, bg->states, o->piece_aggs, ng);
+        dag__table_states_init(bg->states, 0, ng, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(bg->states + k, na, &o->row_aggs[k], bg->held.cols, gid, n);
+        ok = dag__table_put_groups(out, o, bg->held.cols, rep, bg->states, ng);
     }
     for (int k = 0; ok && k < na; k++)
-        if (dag__table_holistic(&o->piece_aggs[k]))
-            ok = dag__table_holistic_results(out, o->nkeys + k, &o->piece_aggs[k], bg->held.cols, start, order, ng);
+        if (dag__table_holistic(&o->row_aggs[k]))
+            ok = dag__table_holistic_results(out, o->nkeys + k, &o->row_aggs[k], bg->held.cols, start, order, ng);
     if (ok) out->rows += ng;
     DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(start), DAG_FREE(order);
     return ok;
@@ -2912,8 +2918,8 @@ static bool dag__table_finish_groups(dag__table_shuffle *s, int64_t q, dag__tabl
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
     if (bg->held.failed) return false;
-    if (o->rows) return dag__table_finish_rows(o, bg, out);
-    if (!dag__table_put_groups(out, o, bg->held.cols, NULL, bg->states, o->aggs, bg->held.rows)) return false;
+    if (o->holistic) return dag__table_finish_rows(o, bg, out);
+    if (!dag__table_put_groups(out, o, bg->held.cols, NULL, bg->states, bg->held.rows)) return false;
     out->rows += bg->held.rows;
     return true;
 }
@@ -2922,13 +2928,14 @@ static const char *dag__table_agg_word(dag_table_agg op) {
                                "smallest" };
     return w[op];
 }
-/* rows: the columns the pieces carry (keys, then each aggregate's once) and the aggregates over them */
-static bool dag__table_plan_rows(dag__table_grouping *o) {
+/* the columns rows carry (keys, then each aggregate's once), the aggregates over them, and the pieces' types */
+static void dag__table_plan_pieces(dag__table_grouping *o) {
     int n = o->nkeys;
-    for (int k = 0; k < o->nkeys; k++) o->carried[k] = o->keys[k];
+    for (int k = 0; k < o->nkeys; k++) o->carried[k] = o->keys[k], o->key_at[k] = k;
     for (int a = 0; a < o->naggs; a++) {
-        int *col[2] = { &o->piece_aggs[a].col, &o->piece_aggs[a].col2 };
-        o->piece_aggs[a] = o->aggs[a];
+        int *col[2] = { &o->row_aggs[a].col, &o->row_aggs[a].col2 };
+        o->row_aggs[a] = o->aggs[a];
+        o->holistic |= dag__table_holistic(&o->aggs[a]);
         for (int j = 0; j < 2; j++) {
             if (*col[j] < 0) continue;
             int at = 0;
@@ -2938,9 +2945,10 @@ static bool dag__table_plan_rows(dag__table_grouping *o) {
         }
     }
     o->ncarried = n;
-    for (int j = 0; j < n; j++) o->piece_types[j] = o->in->types[o->carried[j]];
-    o->piece_types[n] = DAG_TABLE_I64;
-    return true;
+    for (int j = 0; j < n; j++) o->row_types[j] = o->in->types[o->carried[j]];
+    o->row_types[n] = DAG_TABLE_I64;
+    for (int k = 0; k < o->nkeys; k++) o->partial_types[k] = o->row_types[k];
+    o->partial_types[o->nkeys] = DAG_TABLE_I64, o->partial_types[o->nkeys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * o->naggs;
 }
 /* the result's names (aggregates: .as, else "sum_v1"...; made: room for them) and types; false on two of one name */
 static bool dag__table_group_names(const dag__table_grouping *o, const dag_table_aggregate *aggs, const char **names, char (*made)[80],
@@ -2971,34 +2979,33 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and a list of aggregates", who);
         return NULL;
     }
-    int n = num_keys + num_aggs;
+    int n = num_keys + num_aggs, most = num_keys + 2 * num_aggs + 2;
     dag__table_grouping o;
     memset(&o, 0, sizeof o);
     o.in = t, o.nkeys = num_keys, o.naggs = num_aggs;
-    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
-    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
-    o.carried = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 2 * num_aggs));
+    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.carried = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     o.aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
-    o.piece_aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
-    o.piece_types = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 2 * num_aggs + 2));
+    o.row_aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
+    o.row_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     const char **names = (const char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
     char (*made)[80] = (char (*)[80])dag__table_zalloc(80 * (size_t)(num_aggs + 1));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
     dag_table *d = NULL;
-    if (!o.keys || !o.key_at || !o.carried || !o.aggs || !o.piece_aggs || !o.piece_types || !names || !made || !types ||
+    if (!o.keys || !o.key_at || !o.carried || !o.aggs || !o.row_aggs || !o.row_types || !o.partial_types || !names || !made || !types ||
         !dag__table_columns_named(t, keys, num_keys, o.keys, who) || !dag__table_resolve_aggs(t, aggs, num_aggs, o.aggs, who))
         goto done;
-    for (int k = 0; k < num_keys; k++) o.key_at[k] = k, o.piece_types[k] = t->types[o.keys[k]];
-    for (int a = 0; a < num_aggs; a++) o.rows |= dag__table_holistic(&o.aggs[a]);
-    if (o.rows) dag__table_plan_rows(&o);
-    else o.piece_types[num_keys] = DAG_TABLE_I64, o.piece_types[num_keys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * num_aggs;
+    dag__table_plan_pieces(&o);
     if (!dag__table_group_names(&o, aggs, names, made, types)) goto done;
     d = dag__table_new(n, names, types, t->nparts, NULL);
     o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)t->nparts);
-    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++) dag__builder_init(&o.bucket[q].held, o.rows ? o.ncarried + 1 : num_keys, o.piece_types);
+    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++)
+        dag__builder_init(&o.bucket[q].held, o.holistic ? o.ncarried + 1 : num_keys, o.row_types);
     if (d && o.bucket) {
         dag__table_shuffle s = dag__table_shuffle_of(who, t, d, &o);
-        s.deal = o.rows ? dag__table_deal_rows : dag__table_deal_groups, s.release = o.rows ? dag__table_release_cols : dag__table_release_builder;
+        s.deal = dag__table_deal_groups, s.release = dag__table_release_dealt;
         s.absorb = dag__table_absorb_groups, s.finish = dag__table_finish_groups;
         d = dag__shuffle_run(&s);
     } else {
@@ -3010,8 +3017,8 @@ done:
         dag__builder_free(&o.bucket[q].held);
         DAG_FREE(o.bucket[q].states);
     }
-    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.carried), DAG_FREE(o.aggs), DAG_FREE(o.piece_aggs);
-    DAG_FREE(o.piece_types), DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
+    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.carried), DAG_FREE(o.aggs), DAG_FREE(o.row_aggs);
+    DAG_FREE(o.row_types), DAG_FREE(o.partial_types), DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
     return d;
 }
 
@@ -3053,7 +3060,7 @@ static bool dag__table_join_index(const dag__table_joining *o, dag__table_join_b
     dag__table_keyset a = { jb->right.cols, o->rk, NULL };
     bool ok = hash && gid && jb->rep && jb->head && jb->next;
     if (ok) dag__table_hash_rows(jb->right.cols, o->rk, o->nkeys, n, hash);
-    ok = ok && dag__groups_find(&jb->groups, hash, n, &a, &a, o->nkeys, true, true, gid, jb->rep);   /* missing keys: in no chain */
+    ok = ok && dag__groups_find(&jb->groups, hash, n, &a, &a, o->nkeys, true, true, -1, gid, jb->rep) == n;   /* missing keys: in no chain */
     for (int64_t e = 0; ok && e < jb->groups.count; e++) jb->head[e] = -1;
     for (int64_t j = n - 1; ok && j >= 0; j--)
         if (gid[j] >= 0) jb->next[j] = jb->head[gid[j]], jb->head[gid[j]] = j;
@@ -3079,7 +3086,7 @@ static bool dag__table_join_probe(const dag__table_joining *o, const dag__table_
     int64_t *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap), *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     dag__table_keyset a = { v->columns, o->lk, sel }, b = { jb->right.cols, o->rk, jb->rep };
     dag__table_groups groups = jb->groups;   /* (a probe that inserts nothing changes nothing) */
-    bool ok = li && ri && gid && dag__groups_find(&groups, h, n, &a, &b, o->nkeys, false, true, gid, NULL);
+    bool ok = li && ri && gid && dag__groups_find(&groups, h, n, &a, &b, o->nkeys, false, true, -1, gid, NULL) == n;
     for (int64_t i = 0; ok && i < n; i++) {
         int64_t j = gid[i] >= 0 ? jb->head[gid[i]] : -1, row = sel ? sel[i] : i;
         if (j < 0 && !o->left_join) continue;

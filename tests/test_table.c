@@ -461,6 +461,37 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
     AGREE();
 }
 
+/* A partition of many groups sends its rows, one of few its partial groups: a bucket takes both. */
+TEST(groupby_with_many_groups_in_one_partition_and_few_in_another_equals_a_plain_grouping) {
+    host_table h;
+    make_table(&h, 6000, 131);
+    for (int64_t i = 0; i < h.rows; i++) h.w[i] = i < h.rows / 2 ? i % 3 : i;   /* the key: 3 values, then all distinct */
+    dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, h.rows / 2);
+    dag_table_aggregate aggs[NAGGS];
+    for (int a = 0; a < NAGGS; a++) aggs[a] = (dag_table_aggregate){ .op = AGGS[a], .column = AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v" };
+    dag_table *g = dag_table_groupby(t, &NAMES[4], 1, aggs, NAGGS);
+    int key = 4;
+    int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), ng = ref_groups(&h, &key, 1, first, group);
+    int64_t *start = calloc((size_t)ng + 2, 8);
+    ref_state *r = calloc((size_t)ng + 1, sizeof *r);
+    for (int64_t i = 0; i < h.rows; i++) ref_step(&r[group[i]], &h, 3, i);
+    rows_text want = { 0 }, got = table_rows(g);
+    for (int64_t e = 0; e < ng; e++) {
+        char buf[1024], cell[64], *k = host_row(&h, &key, 1, first[e]);
+        snprintf(buf, sizeof buf, "%s", k);
+        free(k);
+        for (int a = 0; a < NAGGS; a++) ref_text(cell, sizeof cell, &r[e], AGGS[a], 3), strcat(buf, cell), strcat(buf, "|");
+        add_row(&want, strdup(buf));
+    }
+    CHECK(ng > 2000 && g && dag_table_rows(g) == ng);   /* (a seventh of the keys are missing: one group) */
+    CHECK(same_rows(&got, &want, false));
+    free_rows(&got), free_rows(&want);
+    free(first), free(group), free(start), free(r);
+    dag_table_free(g), dag_table_free(t);
+    free_table(&h);
+    AGREE();
+}
+
 /* ---- holistic aggregates (median, n-th largest and smallest, min and max of strings) and correlation ---- */
 /* the rows of group e (group NULL: all) where column c is present, ordered by it (stable), into rows; their count */
 static int64_t ref_sorted(const host_table *h, int c, const int64_t *group, int64_t e, int desc, int64_t *rows) {
@@ -763,6 +794,7 @@ static void run_all(void) {
     RUN_TEST(filter_where_head_select_map_and_repartition_equal_plain_loops);
     RUN_TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan);
     RUN_TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping);
+    RUN_TEST(groupby_with_many_groups_in_one_partition_and_few_in_another_equals_a_plain_grouping);
     RUN_TEST(holistic_aggregates_per_group_equal_sorting_each_group);
     RUN_TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting);
     RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways);
