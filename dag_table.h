@@ -536,6 +536,26 @@ static int64_t dag__table_chars_of(const dag_table_column *src, int64_t from, co
         if (idx[i] >= 0) s += off[idx[i] + 1] - off[idx[i]];
     return s;
 }
+/* the validity of row i of a gather (idx, from as dag__table_gather takes them; a NULL bitmap: all present) */
+static bool dag__table_gathered_bit(const uint8_t *src, int64_t from, const int64_t *idx, int64_t i) {
+    int64_t r = idx ? idx[i] : from + i;
+    return r >= 0 && (!src || dag__table_bit(src, r));
+}
+/* bits of a gather's n rows into dst from bit `at` on: whole bytes at a time where dst's bit is a byte's first */
+static void dag__table_gather_bits(uint8_t *dst, int64_t at, const uint8_t *src, int64_t from, const int64_t *idx, int64_t n) {
+    int64_t i = 0;
+    if (!idx && src && at % 8 == 0 && from % 8 == 0) {   /* the same bytes */
+        memcpy(dst + at / 8, src + from / 8, (size_t)(n / 8));
+        i = n / 8 * 8;
+    }
+    for (; i < n && (at + i) % 8; i++) dag__table_set_bit(dst, at + i, dag__table_gathered_bit(src, from, idx, i));
+    for (; i + 8 <= n; i += 8) {
+        unsigned byte = 0;
+        for (int k = 0; k < 8; k++) byte |= (unsigned)dag__table_gathered_bit(src, from, idx, i + k) << k;
+        dst[(at + i) / 8] = (uint8_t)byte;
+    }
+    for (; i < n; i++) dag__table_set_bit(dst, at + i, dag__table_gathered_bit(src, from, idx, i));
+}
 /* >>gather: rows idx[0..n) of src (NULL: from..from + n; below 0: a
    missing value) into dst from row `at` on, dst having room (strings:
    *nchars bytes used, room for the rest). The one copy loop every
@@ -571,10 +591,7 @@ static void dag__table_gather(dag_table_column *dst, int type, int64_t at, int64
             else memset(d + (size_t)i * w, 0, w);
         }
     }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = idx ? idx[i] : from + i;
-        dag__table_set_bit(dst->valid, at + i, r >= 0 && (!src->valid || dag__table_bit(src->valid, r)));
-    }
+    dag__table_gather_bits(dst->valid, at, src->valid, from, idx, n);
 }
 /* column c of b gets rows idx[0..n) (NULL: from..from + n) of src after its `rows` (reserved) */
 static bool dag__builder_put(dag__table_builder *b, int c, const dag_table_column *src, int64_t from, const int64_t *idx,
