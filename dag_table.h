@@ -474,6 +474,7 @@ typedef struct dag__table_builder {
     dag_table_column *cols;
     int64_t *nchars, *chars_cap;
     bool failed;                 /* no memory: the task fails */
+    bool same_rows;              /* its rows are its input partition's, in order: the columns a build shares are not built */
 } dag__table_builder;
 
 static void dag__builder_free(dag__table_builder *b) {
@@ -609,10 +610,12 @@ static bool dag__builder_append(dag__table_builder *b, const dag_table_view *v, 
     b->rows += n;
     return true;
 }
-/* a partition's description for its meta: rows, then each column's bytes of strings */
+/* a partition's description for its meta: rows, each column's bytes of strings, same_rows */
+static int64_t dag__builder_meta_words(int ncols) { return 2 + ncols; }
 static void dag__builder_meta(const dag__table_builder *b, int64_t *meta) {
     meta[0] = b->rows;
     for (int c = 0; c < b->ncols; c++) meta[1 + c] = b->types[c] == DAG_TABLE_STR ? b->nchars[c] : 0;
+    meta[1 + b->ncols] = b->same_rows;
 }
 
 /* >>pieces: rows of a partition packed in one buffer of int64 words, to
@@ -775,10 +778,14 @@ static dag_result dag__table_run(dag__table_job *job) {
 
 /* After a job whose units built partitions of t into stash (its meta:
    dag__builder_meta), every rank makes the chunks not yet there: the
-   owner's from the stash, the others' empty. */
-static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_builder *stash) {
-    int64_t k = 1 + t->ncols;
+   owner's from the stash, the others' empty. A partition that kept its
+   input's rows (same_rows) takes the chunks of in's columns same[c] (>= 0). */
+static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_builder *stash, const dag_table *in, const int *same) {
+    int64_t k = dag__builder_meta_words(t->ncols);
     for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, meta[p * k]);
+    for (int64_t p = 0; in && p < t->nparts; p++)
+        for (int c = 0; meta[p * k + 1 + t->ncols] && c < t->ncols; c++)
+            if (same[c] >= 0) dag__table_share_chunk(t, p, c, in->chunk[p * in->ncols + same[c]]);
     for (int64_t p = 0; p < t->nparts; p++)
         for (int c = 0; c < t->ncols; c++) {
             if (t->chunk[p * t->ncols + c]) continue;
@@ -800,6 +807,8 @@ typedef struct dag__table_build {
     bool (*make)(struct dag__table_build *b, int64_t p, dag__table_builder *into);
     const int *built;            /* the column types the units make (0: a chunk shared, not built) */
     void *op;
+    const dag_table *in;         /* a unit that keeps in's rows (same_rows) shares in's columns same[c] (>= 0) */
+    const int *same;
 } dag__table_build;
 
 static void dag__table_build_unit(dag__table_job *job, int64_t p, int64_t *meta) {
@@ -824,12 +833,12 @@ static dag_table *dag__table_build_run(dag__table_build *b, const char *who) {
     memset(&job, 0, sizeof job);
     job.who = who;
     job.units = t->nparts;
-    job.k = 1 + t->ncols;
+    job.k = dag__builder_meta_words(t->ncols);
     job.owner = t->owner;
     job.run = dag__table_build_unit;
     job.op = b;
     dag_result r = dag__table_run(&job);
-    bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash);
+    bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash, b->in, b->same);
     for (int64_t p = 0; p < t->nparts; p++) dag__builder_free(&b->stash[p]);
     DAG_FREE(b->stash), DAG_FREE(job.meta);
     if (!ok) {
@@ -894,7 +903,7 @@ dag_table *dag_table_from_columns(const dag_table_column *cols, int ncols, int64
     if (!t) return NULL;
     for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, rows - p * prows < prows ? rows - p * prows : prows);
     int *types = dag__table_types_of(t);
-    dag__table_build b = { t, NULL, dag__table_copy_rows, types, (void *)(uintptr_t)cols };
+    dag__table_build b = { t, NULL, dag__table_copy_rows, types, (void *)(uintptr_t)cols, NULL, NULL };
     t = types ? dag__table_build_run(&b, "dag_table_from_columns") : (dag_table_free(t), NULL);
     DAG_FREE(types);
     return t;
@@ -1020,14 +1029,14 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
     memset(&job, 0, sizeof job);
     job.who = "dag_table_from_array";
     job.units = mt;
-    job.k = 1 + ncols;
+    job.k = dag__builder_meta_words((int)ncols);
     job.owner = t->owner;
     job.run = dag__table_array_unit;
     job.absorb = dag__table_take_tile;
     job.sources = nt;
     job.pieces = tiles;
     job.op = &fa;
-    if (dag__table_run(&job) != DAG_OK || !dag__table_adopt(t, job.meta, fa.stash)) dag_table_free(t), t = NULL;
+    if (dag__table_run(&job) != DAG_OK || !dag__table_adopt(t, job.meta, fa.stash, NULL, NULL)) dag_table_free(t), t = NULL;
     DAG_FREE(job.meta);
     for (int64_t i = 0; i < mt; i++) dag__builder_free(&fa.stash[i]);
 done:
@@ -1589,7 +1598,7 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
     dag_table *t = csv.t;
     if (r == DAG_OK) {
         csv.scan = scan.meta;
-        dag__table_build b = { csv.t, NULL, dag__csv_parse_unit, csv.types, &csv };
+        dag__table_build b = { csv.t, NULL, dag__csv_parse_unit, csv.types, &csv, NULL, NULL };
         t = dag__table_build_run(&b, "dag_table_read_csv");
     } else {
         dag_table_free(csv.t), t = NULL;
@@ -1691,7 +1700,7 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
     dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, parts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_rows_of h = { t, rows };
-    dag__table_build b = { d, NULL, dag__table_head_part, types, &h };
+    dag__table_build b = { d, NULL, dag__table_head_part, types, &h, NULL, NULL };
     d = types ? dag__table_build_run(&b, "dag_table_head") : (dag_table_free(d), NULL);
     DAG_FREE(types);
     return d;
@@ -1763,7 +1772,7 @@ dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const da
         d = dag__table_derive(t, ncols, from, names, types);
     }
     dag__table_mapping m = { t, fn, user, place, num_new };
-    dag__table_build b = { d, NULL, dag__table_map_part, built, &m };
+    dag__table_build b = { d, NULL, dag__table_map_part, built, &m, NULL, NULL };
     if (d) d = dag__table_build_run(&b, "dag_table_map");
     DAG_FREE(place), DAG_FREE(from), DAG_FREE(built), DAG_FREE(names), DAG_FREE(types);
     return d;
@@ -1847,7 +1856,7 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
     dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, t->nparts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_filtering f = { t, fn, user };
-    dag__table_build b = { d, NULL, dag__table_filter_part, types, &f };
+    dag__table_build b = { d, NULL, dag__table_filter_part, types, &f, NULL, NULL };
     d = types ? dag__table_build_run(&b, "dag_table_filter") : (dag_table_free(d), NULL);
     DAG_FREE(types);
     if (d && repartition_rows > 0) {
@@ -2028,10 +2037,10 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     ok = ok && dag__table_job_of(&deal, s->who, s->inputs, q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
     for (int64_t i = 0; ok && i < n; i++) ok = (h[i] = dag__table_register(s->in_owner[i / q_count], s->piece[i], deal.meta[i] / 8, 8)).id != 0;
     if (ok) {
-        merge.who = s->who, merge.units = q_count, merge.k = 1 + t->ncols, merge.owner = t->owner;
+        merge.who = s->who, merge.units = q_count, merge.k = dag__builder_meta_words(t->ncols), merge.owner = t->owner;
         merge.run = dag__shuffle_finish_unit, merge.absorb = dag__shuffle_absorb;
         merge.sources = s->inputs, merge.pieces = h, merge.op = s;
-        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash);
+        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash, NULL, NULL);
     }
     for (int64_t i = 0; h && i < n; i++)
         if (h[i].id) dag_data_unregister(h[i]);
@@ -3055,6 +3064,8 @@ typedef struct dag__table_join_bucket {
     bool indexed;
 } dag__table_join_bucket;
 enum { DAG__JOIN_LOCAL = 1, DAG__JOIN_BROADCAST, DAG__JOIN_SHUFFLE };
+/* a right table this small is one index (probed in the left's order: a partition that keeps its rows shares them) */
+#define DAG__JOIN_ONE_INDEX_ROWS ((int64_t)1 << 20)
 typedef struct dag__table_joining {
     const dag_table *left, *right;
     int nkeys, nright;             /* the right's columns in the result */
@@ -3112,10 +3123,13 @@ static bool dag__table_join_probe(const dag__table_joining *o, const dag__table_
             j = j >= 0 ? jb->next[j] : -1;
         } while (ok && j >= 0);
     }
+    /* the partition's rows, each once, in order (a left join on unique keys): its left columns are the left's */
+    bool same = o->how != DAG__JOIN_SHUFFLE && !out->rows && n == v->rows && m == n;
+    for (int64_t i = 0; same && i < m; i++) same = li[i] == i;
     ok = ok && dag__builder_reserve(out, m);
-    for (int c = 0; ok && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &v->columns[c], 0, li, m);
+    for (int c = 0; ok && !same && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &v->columns[c], 0, li, m);
     for (int k = 0; ok && k < o->nright; k++) ok = dag__builder_put(out, o->left->ncols + k, &jb->right.cols[o->right_out[k]], 0, ri, m);
-    if (ok) out->rows += m;
+    if (ok) out->rows += m, out->same_rows = same;
     DAG_FREE(li), DAG_FREE(ri), DAG_FREE(gid);
     return ok;
 }
@@ -3196,11 +3210,12 @@ static dag_table *dag__table_join_run(dag__table_joining *o, dag_table *d, const
     dag__table_shuffle s = dag__table_shuffle_of(who, o->right, index, o);
     s.deal = dag__table_deal_right, s.absorb = dag__table_absorb_join, s.finish = dag__table_finish_index;
     index = index ? dag__shuffle_run(&s) : NULL;
-    int *built = dag__table_types_of(d);
-    dag__table_build b = { d, NULL, dag__table_probe_part, built, o };
-    d = index && built ? dag__table_build_run(&b, who) : (dag_table_free(d), NULL);
+    int *built = dag__table_types_of(d), *same = (int *)dag__table_alloc(sizeof(int) * (size_t)d->ncols);
+    for (int c = 0; same && c < d->ncols; c++) same[c] = c < o->left->ncols ? c : -1;
+    dag__table_build b = { d, NULL, dag__table_probe_part, built, o, o->left, same };
+    d = index && built && same ? dag__table_build_run(&b, who) : (dag_table_free(d), NULL);
     dag_table_free(index);
-    DAG_FREE(built);
+    DAG_FREE(built), DAG_FREE(same);
     return d;
 }
 /* the result's columns: the left's, then the right's other than its keys ("_right" on a clash); false without memory */
@@ -3261,7 +3276,9 @@ dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *
     int *in_owner = (int *)dag__table_alloc(sizeof(int) * (size_t)inputs);
     dag_table *d = NULL;
     o.how = ranks == 1 ? DAG__JOIN_LOCAL : right->rows * (ranks - 1) <= left->rows ? DAG__JOIN_BROADCAST : DAG__JOIN_SHUFFLE;
-    o.buckets = o.how == DAG__JOIN_BROADCAST ? ranks : left->nparts > right->nparts ? left->nparts : right->nparts;
+    bool small = right->rows <= DAG__JOIN_ONE_INDEX_ROWS || right->rows * 8 <= left->rows;
+    o.buckets = o.how == DAG__JOIN_BROADCAST ? ranks : o.how == DAG__JOIN_LOCAL && small ? 1
+              : left->nparts > right->nparts ? left->nparts : right->nparts;
     if (!o.lk || !o.rk || !o.right_out || !o.ltypes || !o.rtypes || !names || !types || !in_owner ||
         !dag__table_join_keys(&o, left_keys, right_keys, kind, who) || !dag__table_join_columns(&o, names, types))
         goto done;

@@ -733,6 +733,32 @@ TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops) {
     AGREE();
 }
 
+/* (where the left probes in place: on one rank, or over ranks with a right table small enough to go to every rank, as here up to 8) */
+TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are) {
+    host_table a, b;
+    make_table(&a, 2000, 141);
+    make_table(&b, 250, 142);   /* ids 0..249, each once: a left row of id < 250 matches one right row, the rest none */
+    dag_table *l = dag_table_from_columns(a.cols, COLS, a.rows, 300), *r = dag_table_from_columns(b.cols, COLS, b.rows, 64);
+    dag_table *j = dag_table_join(l, r, &NAMES[0], &NAMES[0], 1, DAG_TABLE_LEFT);
+    CHECK(j && dag_table_num_partitions(j) == dag_table_num_partitions(l));
+    for (int64_t p = 0; j && p < dag_table_num_partitions(l); p++)
+        for (int c = 0; c < COLS; c++) CHECK(dag_table_values(j, p, c).id == dag_table_values(l, p, c).id);   /* the left's chunks */
+    dag_table_free(l);   /* the result keeps them */
+    rows_text want = { 0 }, got = table_rows(j);
+    int rest[4] = { 1, 2, 3, 4 };
+    for (int64_t i = 0; i < a.rows; i++) {
+        char buf[1024], *x = host_row(&a, ALL, COLS, i), *y = i < b.rows ? host_row(&b, rest, 4, i) : strdup("-|-|-|-|");
+        snprintf(buf, sizeof buf, "%s%s", x, y);
+        free(x), free(y);
+        add_row(&want, strdup(buf));
+    }
+    CHECK(same_rows(&got, &want, true));   /* in the left's order, too */
+    free_rows(&got), free_rows(&want);
+    dag_table_free(j), dag_table_free(r);
+    free_table(&a), free_table(&b);
+    AGREE();
+}
+
 /* ---- tasks of the program on a table's chunks, arrays, and misuse ---- */
 DAG_TASK(void, add_ten, (int64_t *, w), (int64_t, n)) {
     for (int64_t i = 0; i < n; i++) w[i] += 10;
@@ -799,6 +825,7 @@ static void run_all(void) {
     RUN_TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting);
     RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways);
     RUN_TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops);
+    RUN_TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are);
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
     RUN_TEST(bad_arguments_are_refused_by_name);
 }
