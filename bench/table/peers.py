@@ -40,6 +40,13 @@ def say(**kw):
     print(json.dumps(kw), flush=True)
 
 
+# the columns each answer's checksum sums (groupby q1-q10, join q1-q5), and the joins: right table, key, kind
+SUMS = {"groupby": [["v1"], ["v1"], ["v1", "v3"], ["v1", "v2", "v3"], ["v1", "v2", "v3"], ["median_v3", "sd_v3"],
+                    ["range_v1_v2"], ["largest2_v3"], ["r2"], ["v3", "count"]],
+        "join": [["v1", "v2"]] * 5}
+JOINS = [(1, "id1", "inner"), (2, "id2", "inner"), (2, "id2", "left"), (2, "id5", "inner"), (3, "id3", "inner")]
+
+
 def timed(q, make, check):
     """runs a question twice: the time of make(), then check(answer) -> (rows, sums)"""
     for run in (1, 2):
@@ -102,6 +109,12 @@ def duckdb_run():
         timed("q%d" % (k + 1), make, check)
 
 
+def run_frames(qs, height):
+    """the questions of a data frame library: each answer's rows and column sums"""
+    for k, make in enumerate(qs):
+        timed("q%d" % (k + 1), make, lambda a, s=SUMS[TASK][k]: (height(a), [a[col].sum() for col in s]))
+
+
 def polars_run():
     import polars as pl
     t = time.perf_counter()
@@ -122,20 +135,9 @@ def polars_run():
             lambda: x.group_by("id2", "id4").agg((pl.corr("v1", "v2") ** 2).alias("r2")),
             lambda: x.group_by("id1", "id2", "id3", "id4", "id5", "id6").agg(c("v3").sum(), pl.len().alias("count")),
         ]
-        sums = [["v1"], ["v1"], ["v1", "v3"], ["v1", "v2", "v3"], ["v1", "v2", "v3"], ["median_v3", "sd_v3"],
-                ["range_v1_v2"], ["largest2_v3"], ["r2"], ["v3", "count"]]
     else:
-        small, medium, big = tables[1:]
-        qs = [
-            lambda: x.join(small, on="id1"),
-            lambda: x.join(medium, on="id2"),
-            lambda: x.join(medium, on="id2", how="left"),
-            lambda: x.join(medium, on="id5"),
-            lambda: x.join(big, on="id3"),
-        ]
-        sums = [["v1", "v2"]] * 5
-    for k, make in enumerate(qs):
-        timed("q%d" % (k + 1), make, lambda a, s=sums[k]: (a.height, [a[col].sum() for col in s]))
+        qs = [lambda r=r, on=on, how=how: x.join(tables[r], on=on, how=how) for r, on, how in JOINS]
+    run_frames(qs, lambda a: a.height)
 
 
 def pandas_run():
@@ -150,7 +152,7 @@ def pandas_run():
     if TASK == "groupby":
         def largest2():
             y = x[x["v3"].notna()][["id6", "v3"]].sort_values("v3", ascending=False)
-            return y.groupby("id6", sort=False).head(2)
+            return y.groupby("id6", sort=False).head(2).rename(columns={"v3": "largest2_v3"})
 
         def r2():   # from sums of products, per group (pandas has no grouped corr of two columns that is not a loop)
             y = x[["id2", "id4", "v1", "v2"]].assign(xy=x["v1"] * x["v2"], xx=x["v1"] ** 2, yy=x["v2"] ** 2)
@@ -172,20 +174,9 @@ def pandas_run():
             r2,
             lambda: x.groupby(["id1", "id2", "id3", "id4", "id5", "id6"], **g).agg(v3=("v3", "sum"), count=("v3", "size")),
         ]
-        sums = [["v1"], ["v1"], ["v1", "v3"], ["v1", "v2", "v3"], ["v1", "v2", "v3"], ["median_v3", "sd_v3"],
-                ["range_v1_v2"], ["v3"], ["r2"], ["v3", "count"]]
     else:
-        small, medium, big = tables[1:]
-        qs = [
-            lambda: x.merge(small, on="id1"),
-            lambda: x.merge(medium, on="id2"),
-            lambda: x.merge(medium, on="id2", how="left"),
-            lambda: x.merge(medium, on="id5"),
-            lambda: x.merge(big, on="id3"),
-        ]
-        sums = [["v1", "v2"]] * 5
-    for k, make in enumerate(qs):
-        timed("q%d" % (k + 1), make, lambda a, s=sums[k]: (len(a), [a[col].sum() for col in s]))
+        qs = [lambda r=r, on=on, how=how: x.merge(tables[r], on=on, how=how) for r, on, how in JOINS]
+    run_frames(qs, len)
 
 
 {"duckdb": duckdb_run, "polars": polars_run, "pandas": pandas_run}[SOLUTION]()
