@@ -2375,8 +2375,8 @@ static bool dag__groups_grow(dag__table_groups *g, int64_t need) {
    without memory. */
 static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n, const dag__table_keyset *a, const dag__table_keyset *b,
                                 int nkeys, bool insert, bool skip_missing, int64_t limit, int64_t *gid, int64_t *added) {
-    int64_t first = g->count;
-    if (insert && !dag__groups_grow(g, g->count + (n < 1024 ? n : 1024))) return -1;
+    int64_t first = g->count, fit = limit >= 0 && limit < n ? limit : n;   /* room for all the items' groups, up to the limit */
+    if (insert && !dag__groups_grow(g, g->count + fit)) return -1;
     for (int64_t i = 0; i < n; i++) {
         gid[i] = -1;
         int64_t row = dag__table_row_of(a, i);
@@ -2904,12 +2904,12 @@ static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u
     }
     DAG_FREE(gid), DAG_FREE(added);
 }
-/* The results of ngroups groups into out: their keys (rows rep of keys, rep NULL: rows 0...), then each aggregate
-   that is not holistic from its state */
+/* The results of ngroups groups into out: their keys (rows rep of keys, rep NULL: rows 0...; keys NULL: there
+   already), then each aggregate that is not holistic from its state */
 static bool dag__table_put_groups(dag__table_builder *out, const dag__table_grouping *o, const dag_table_column *keys, const int64_t *rep,
                                   const dag__table_state *states, int64_t ngroups) {
     if (!dag__builder_reserve(out, ngroups)) return false;
-    for (int k = 0; k < o->nkeys; k++)
+    for (int k = 0; keys && k < o->nkeys; k++)
         if (!dag__builder_put(out, k, &keys[o->key_at[k]], 0, rep, ngroups)) return false;
     for (int a = 0; a < o->naggs; a++)
         for (int64_t e = 0; !dag__table_holistic(&o->row_aggs[a]) && e < ngroups; e++)
@@ -2940,13 +2940,24 @@ static bool dag__table_finish_rows(const dag__table_grouping *o, dag__table_buck
     DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(start), DAG_FREE(order);
     return ok;
 }
+/* the keys a bucket holds become the result's key columns, as they are (out, empty, has room for them) */
+static void dag__table_move_keys(dag__table_builder *out, dag__table_builder *held, int nkeys) {
+    for (int k = 0; k < nkeys; k++) {
+        dag_table_column c = out->cols[k];
+        int64_t nchars = out->nchars[k], cap = out->chars_cap[k];
+        out->cols[k] = held->cols[k], out->nchars[k] = held->nchars[k], out->chars_cap[k] = held->chars_cap[k];
+        held->cols[k] = c, held->nchars[k] = nchars, held->chars_cap[k] = cap;
+    }
+}
 static bool dag__table_finish_groups(dag__table_shuffle *s, int64_t q, dag__table_builder *out) {
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
     if (bg->held.failed) return false;
     if (o->holistic) return dag__table_finish_rows(o, bg, out);
-    if (!dag__table_put_groups(out, o, bg->held.cols, NULL, bg->states, bg->held.rows)) return false;
-    out->rows += bg->held.rows;
+    if (out->rows || !dag__builder_reserve(out, bg->held.cap)) return false;   /* (out's capacity: held's) */
+    dag__table_move_keys(out, &bg->held, o->nkeys);
+    if (!dag__table_put_groups(out, o, NULL, NULL, bg->states, bg->held.rows)) return false;
+    out->rows = bg->held.rows;
     return true;
 }
 static const char *dag__table_agg_word(dag_table_agg op) {
