@@ -116,8 +116,11 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
 /* A header, then the rows in order; missing values are empty fields,
    strings are quoted when they hold the delimiter, a quote or a line end
    (or are empty), doubles are written to read back exactly. Over MPI each
-   owner writes its partitions at their offsets (a shared file system). */
+   owner writes its partitions at their offsets (a shared file system).
+   _with takes read_csv's options: .delimiter, and .no_header (rows only);
+   the others are ignored. */
 dag_result dag_table_write_csv(dag_table *t, const char *path);
+dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options);
 /* The whole table into columns allocated here (on every rank, over MPI):
    *columns gets num_columns of them, each with values, valid, and chars
    for strings; free them with dag_table_columns_free. */
@@ -1182,6 +1185,8 @@ static void dag__text_field(dag__table_text *x, const dag_table_column *col, int
 typedef struct dag__table_writer {
     dag_table *t;
     const char *path;
+    char delim;
+    bool header;
     dag__table_text *text;    /* each partition's, on its owner */
     const int64_t *at;        /* where each partition's text goes */
     int64_t header_bytes;
@@ -1198,8 +1203,8 @@ static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta
     dag__table_view_of(w->t, p, &v, cols);
     for (int64_t i = 0; i < v.rows; i++)
         for (int c = 0; c < v.num_columns; c++) {
-            dag__text_field(x, &cols[c], i, ',');
-            dag__text_put(x, c + 1 < v.num_columns ? "," : "\n", 1);
+            dag__text_field(x, &cols[c], i, w->delim);
+            dag__text_put(x, c + 1 < v.num_columns ? &w->delim : "\n", 1);
         }
     DAG_FREE(cols);
     if (x->failed) dag__table_job_fail_memory(job, p);
@@ -1216,13 +1221,13 @@ static bool dag__table_write_at(const char *path, int64_t at, const char *s, int
 static void dag__table_header_unit(dag__table_job *job, int64_t u, int64_t *meta) {
     dag__table_writer *w = (dag__table_writer *)job->op;
     dag__table_text x = { NULL, 0, 0, false };
-    for (int c = 0; c < w->t->ncols; c++) {
+    for (int c = 0; w->header && c < w->t->ncols; c++) {
         dag_table_column name = { 0 };
         int64_t off[2] = { 0, (int64_t)strlen(w->t->names[c]) };
         uint8_t valid = 1;
         name.type = DAG_TABLE_STR, name.values = off, name.chars = w->t->names[c], name.valid = &valid;
-        dag__text_field(&x, &name, 0, ',');
-        dag__text_put(&x, c + 1 < w->t->ncols ? "," : "\n", 1);
+        dag__text_field(&x, &name, 0, w->delim);
+        dag__text_put(&x, c + 1 < w->t->ncols ? &w->delim : "\n", 1);
     }
     meta[0] = x.n;
     if (x.failed) dag__table_job_fail_memory(job, u);
@@ -1241,13 +1246,16 @@ static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_
     dag_result r = dag__table_run(job);
     return r;
 }
-dag_result dag_table_write_csv(dag_table *t, const char *path) {
+dag_result dag_table_write_csv(dag_table *t, const char *path) { return dag_table_write_csv_with(t, path, NULL); }
+dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options) {
     dag_wait_all();
-    if (!t || !path) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s is NULL", !t ? "the table" : "the path");
+    char delim = options && options->delimiter ? options->delimiter : ',';
+    if (!t || !path || delim == '"' || delim == '\n' || delim == '\r') {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s", !t ? "the table is NULL" : !path ? "the path is NULL"
+                : "a quote or a line end cannot be the delimiter");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    dag__table_writer w = { t, path, NULL, NULL, 0 };
+    dag__table_writer w = { t, path, delim, !options || !options->no_header, NULL, NULL, 0 };
     int64_t *at = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)t->nparts);
     w.text = (dag__table_text *)dag__table_zalloc(sizeof(dag__table_text) * (size_t)t->nparts);
     w.at = at;
