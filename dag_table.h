@@ -234,8 +234,12 @@ dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, 
 dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs,
                              int num_aggs);
 /* Sorted by one column, stable, missing last in both directions, NaN
-   above +inf; range partitioned by sampled splitters. */
+   above +inf; range partitioned by sampled splitters of the first column.
+   sort_by: by columns[0], rows of equal values by columns[1], and so on,
+   each descending where descending[k] is not 0 (descending NULL: all
+   ascending), missing last in each. */
 dag_table *dag_table_sort(dag_table *t, const char *column, int descending);
+dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int *descending, int num_columns);
 /* Equi-join on key columns (integers of either width match, floats
    likewise, strings bytewise; a missing key never matches). The result:
    the left's columns, then the right's other than its keys (a name
@@ -2129,7 +2133,8 @@ static double dag__table_sort_key(const dag_table_column *c, int64_t i, int desc
 }
 typedef struct dag__table_sorting {
     const dag_table *in;
-    int col, desc;
+    int col, desc;               /* the first sort column (its splitters) */
+    int ncols, *cols, *descs;    /* every sort column, and its direction */
     int *types;
     double *split;               /* buckets - 1 splitters */
 } dag__table_sorting;
@@ -2170,27 +2175,31 @@ static bool dag__table_deal_sorted(dag__table_shuffle *s, int64_t u, dag_table_v
     *types = o->types;
     return true;
 }
-/* Row order of a column, stable: present values by the order (descending
-   if desc), then the missing ones. A merge sort over row numbers. */
-static bool dag__table_order(const dag_table_column *c, int desc, int64_t *idx, int64_t n) {
-    int64_t present = 0, missing = 0, *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
+/* The order of rows i and j by the sort columns cols[0..n) (each descending where desc[k]): missing last in each. */
+static int dag__table_sort_cmp(const dag_table_column *t, const int *cols, const int *desc, int n, int64_t i, int64_t j) {
+    for (int k = 0; k < n; k++) {
+        const dag_table_column *c = &t[cols[k]];
+        bool pi = dag__table_bit(c->valid, i), pj = dag__table_bit(c->valid, j);
+        int r = pi != pj ? (pi ? -1 : 1) : pi ? dag__table_cmp_rows(c, i, c, j) * (desc[k] ? -1 : 1) : 0;
+        if (r) return r;
+    }
+    return 0;
+}
+/* Row order of rows 0..n of t by the sort columns, stable: a merge sort over row numbers. */
+static bool dag__table_order(const dag_table_column *t, const int *cols, const int *desc, int ncols, int64_t *idx, int64_t n) {
+    int64_t *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     if (!tmp) return false;
-    for (int64_t i = 0; i < n; i++)
-        if (!dag__table_bit(c->valid, i)) tmp[missing++] = i;
-        else idx[present++] = i;
-    memcpy(idx + present, tmp, sizeof(int64_t) * (size_t)missing);
-    for (int64_t width = 1; width < present; width *= 2) {
-        for (int64_t lo = 0; lo < present; lo += 2 * width) {
-            int64_t mid = lo + width < present ? lo + width : present, hi = lo + 2 * width < present ? lo + 2 * width : present;
+    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
             int64_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) {
-                int r = dag__table_cmp_rows(c, idx[b], c, idx[a]);
-                tmp[k++] = (desc ? r > 0 : r < 0) ? idx[b++] : idx[a++];   /* ties keep the earlier row first */
-            }
+            while (a < mid && b < hi)   /* ties keep the earlier row first */
+                tmp[k++] = dag__table_sort_cmp(t, cols, desc, ncols, idx[b], idx[a]) < 0 ? idx[b++] : idx[a++];
             while (a < mid) tmp[k++] = idx[a++];
             while (b < hi) tmp[k++] = idx[b++];
         }
-        memcpy(idx, tmp, sizeof(int64_t) * (size_t)present);
+        memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
     }
     DAG_FREE(tmp);
     return true;
@@ -2200,7 +2209,7 @@ static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__tabl
     int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)b->rows);
     dag__table_builder sorted;
     dag_table_view v = { b->rows, b->ncols, b->cols, q, 0 };
-    bool ok = idx && dag__table_order(&b->cols[o->col], o->desc, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
+    bool ok = idx && dag__table_order(b->cols, o->cols, o->descs, o->ncols, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
               dag__builder_append(&sorted, &v, idx, b->rows);
     DAG_FREE(idx);
     if (!ok) return false;
@@ -2208,14 +2217,21 @@ static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__tabl
     *b = sorted;
     return true;
 }
-dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
+dag_table *dag_table_sort(dag_table *t, const char *column, int descending) { return dag_table_sort_by(t, &column, &descending, 1); }
+dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int *descending, int num_columns) {
     dag_wait_all();
-    int col = dag_table_column_index(t, column);
-    if (!dag__table_usable(t, "dag_table_sort") || col < 0) {
-        if (t) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_sort: no column '%s'", column ? column : "NULL");
+    const char *who = "dag_table_sort";
+    if (!dag__table_usable(t, who)) return NULL;
+    size_t m = num_columns > 0 ? (size_t)num_columns : 1;
+    dag__table_sorting o = { t, 0, 0, num_columns, (int *)dag__table_alloc(sizeof(int) * m), (int *)dag__table_zalloc(sizeof(int) * m),
+                             dag__table_types_of(t), NULL };
+    if (num_columns <= 0 || !columns) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no columns to sort by", who);
+    if (num_columns <= 0 || !columns || !o.cols || !o.descs || !dag__table_columns_named(t, columns, num_columns, o.cols, who)) {
+        DAG_FREE(o.cols), DAG_FREE(o.descs), DAG_FREE(o.types);
         return NULL;
     }
-    dag__table_sorting o = { t, col, descending != 0, dag__table_types_of(t), NULL };
+    for (int k = 0; descending && k < num_columns; k++) o.descs[k] = descending[k] != 0;
+    o.col = o.cols[0], o.desc = o.descs[0];
     dag__table_job sample;
     memset(&sample, 0, sizeof sample);
     dag_table *d = NULL;
@@ -2238,7 +2254,7 @@ dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
     s.finish = dag__table_finish_sorted;
     if (d) d = dag__shuffle_run(&s);
 done:
-    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta);
+    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta), DAG_FREE(o.cols), DAG_FREE(o.descs);
     return d;
 }
 

@@ -673,28 +673,43 @@ TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting)
 }
 
 /* ---- sort and join ---- */
-TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways) {
+/* the order of rows a and b by columns cols[0..n), each descending where desc[k] */
+static int ref_order_by(const host_table *h, const int *cols, const int *desc, int n, int64_t a, int64_t b) {
+    for (int k = 0; k < n; k++) {
+        int r = ref_order(h, cols[k], desc[k], a, b);
+        if (r) return r;
+    }
+    return 0;
+}
+TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways_by_one_column_or_several) {
+    static const int BY[][3][2] = {   /* up to three (column, descending) */
+        { { 2, 0 } }, { { 2, 1 } }, { { 3, 0 } }, { { 3, 1 } }, { { 4, 0 } }, { { 4, 1 } },
+        { { 1, 0 }, { 3, 1 } }, { { 2, 1 }, { 4, 0 }, { 3, 0 } }, { { 1, 1 }, { 2, 0 } },
+    };
+    static const int NBY[] = { 1, 1, 1, 1, 1, 1, 2, 3, 2 };
     for (int s = 0; s < NSIZES; s++) {
         host_table h;
         make_table(&h, SIZES[s][0], 61 + (unsigned)s);
         dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
-        for (int col = 2; col <= 4; col++)
-            for (int desc = 0; desc < 2; desc++) {
-                int64_t *idx = malloc(sizeof(int64_t) * (size_t)(h.rows + 1));
-                for (int64_t i = 0; i < h.rows; i++) idx[i] = i;
-                for (int64_t i = 1; i < h.rows; i++)   /* insertion sort: stable by construction */
-                    for (int64_t j = i; j > 0 && ref_order(&h, col, desc, idx[j - 1], idx[j]) > 0; j--) {
-                        int64_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
-                    }
-                rows_text want = { 0 };
-                for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, idx[i]));
-                dag_table *o = dag_table_sort(t, NAMES[col], desc);
-                rows_text got = table_rows(o);
-                CHECK(same_rows(&got, &want, true));
-                free_rows(&got), free_rows(&want);
-                dag_table_free(o);
-                free(idx);
-            }
+        for (int b = 0; b < (int)(sizeof NBY / sizeof NBY[0]); b++) {
+            int cols[3], desc[3];
+            const char *names[3];
+            for (int k = 0; k < NBY[b]; k++) cols[k] = BY[b][k][0], desc[k] = BY[b][k][1], names[k] = NAMES[cols[k]];
+            int64_t *idx = malloc(sizeof(int64_t) * (size_t)(h.rows + 1));
+            for (int64_t i = 0; i < h.rows; i++) idx[i] = i;
+            for (int64_t i = 1; i < h.rows; i++)   /* insertion sort: stable by construction */
+                for (int64_t j = i; j > 0 && ref_order_by(&h, cols, desc, NBY[b], idx[j - 1], idx[j]) > 0; j--) {
+                    int64_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
+                }
+            rows_text want = { 0 };
+            for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, idx[i]));
+            dag_table *o = NBY[b] == 1 ? dag_table_sort(t, names[0], desc[0]) : dag_table_sort_by(t, names, desc, NBY[b]);
+            rows_text got = table_rows(o);
+            CHECK(same_rows(&got, &want, true));
+            free_rows(&got), free_rows(&want);
+            dag_table_free(o);
+            free(idx);
+        }
         dag_table_free(t);
         free_table(&h);
     }
@@ -837,7 +852,7 @@ static void run_all(void) {
     RUN_TEST(groupby_with_many_groups_in_one_partition_and_few_in_another_equals_a_plain_grouping);
     RUN_TEST(holistic_aggregates_per_group_equal_sorting_each_group);
     RUN_TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting);
-    RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways);
+    RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways_by_one_column_or_several);
     RUN_TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops);
     RUN_TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are);
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
