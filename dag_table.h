@@ -158,6 +158,14 @@ typedef struct dag_table_new_column { const char *name; dag_table_type type; } d
 typedef void (*dag_table_map_fn)(const dag_table_view *in, dag_table_column *out, int num_out, void *user);
 dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns,
                          int num_new);
+/* map to a string column `name` (replacing one of that name, or appended):
+   fn(in, row, buf, size, user) per row of each partition writes the row's
+   string into buf (at most size bytes; buf has one more, for a NUL, so
+   `return snprintf(buf, size + 1, ...)` fits) and returns its length, or
+   -1 for a missing value; a length over size has it called again for that
+   row with room for it. */
+typedef int64_t (*dag_table_string_fn)(const dag_table_view *in, int64_t row, char *buf, int64_t size, void *user);
+dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user, const char *name);
 /* map with a DAG_KERNEL of ((DAG_GLOBAL const T *, x), (DAG_GLOBAL U *, y)), launched over each
    partition's rows of column `in` into a new column `out` of type out_type (missing where the input
    is); on the scope in force, so a device may run it: dag_table_map_kernel(t, kernel, in, out, type). */
@@ -1721,11 +1729,35 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
 /* >>map: the new columns of each partition made by the user's function on its owner */
 typedef struct dag__table_mapping {
     const dag_table *in;
-    dag_table_map_fn fn;
+    dag_table_map_fn fn;             /* new columns of numbers, */
+    dag_table_string_fn string_fn;   /* or one of strings */
     void *user;
     const int *out_col;   /* each new column's place in the result */
     int num_new;
 } dag__table_mapping;
+/* the strings of column c of into, row by row from the user's function, each into the bytes left (then, if they were too few,
+   again into room for it) */
+static bool dag__table_map_strings(const dag__table_mapping *m, const dag_table_view *v, dag__table_builder *into, int c) {
+    int64_t *off = (int64_t *)into->cols[c].values;
+    off[0] = 0;
+    for (int64_t i = 0; i < v->rows; i++) {
+        int64_t len = 0, room = 0;
+        for (int again = 0; again < 2 && (again == 0 || len > room); again++) {
+            if (!dag__builder_reserve_chars(into, c, again ? len + 1 : 64)) return false;
+            room = into->chars_cap[c] - into->nchars[c] - 1;   /* (one byte more, for a NUL) */
+            len = m->string_fn(v, i, into->cols[c].chars + into->nchars[c], room, m->user);
+        }
+        if (len > room) {
+            dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: row %lld: a longer string when given room for it",
+                     (long long)(v->first_row + i));
+            return false;
+        }
+        dag__table_set_bit(into->cols[c].valid, i, len >= 0);
+        into->nchars[c] += len > 0 ? len : 0;
+        off[i + 1] = into->nchars[c];
+    }
+    return true;
+}
 static bool dag__table_map_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_mapping *m = (const dag__table_mapping *)b->op;
     dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)(m->in->ncols + m->num_new));
@@ -1741,10 +1773,12 @@ static bool dag__table_map_part(dag__table_build *b, int64_t p, dag__table_build
         out[k].name = b->out->names[m->out_col[k]];
         memset(out[k].valid, 0xff, (size_t)dag__table_valid_bytes(v.rows));
     }
-    m->fn(&v, out, m->num_new, m->user);
+    bool ok = true;
+    if (m->string_fn) ok = dag__table_map_strings(m, &v, into, m->out_col[0]);
+    else m->fn(&v, out, m->num_new, m->user);
     into->rows = v.rows;
     DAG_FREE(cols);
-    return true;
+    return ok;
 }
 /* t's columns with new ones replacing or appended: from[c] and *ncols as dag__table_derive takes them */
 static int *dag__table_with_new(const dag_table *t, const char *const *names, int num_new, int *ncols, int *place) {
@@ -1761,17 +1795,8 @@ static int *dag__table_with_new(const dag_table *t, const char *const *names, in
     }
     return from;
 }
-dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
-    dag_wait_all();
-    if (!dag__table_usable(t, "dag_table_map")) return NULL;
-    bool ok = fn && new_columns && num_new > 0;
-    for (int k = 0; ok && k < num_new; k++)
-        ok = new_columns[k].name && new_columns[k].type >= DAG_TABLE_I32 && new_columns[k].type < DAG_TABLE_STR;
-    if (!ok) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: needs a function and new columns, each with a name "
-                "and a type of numbers (int32, int64, float, double)");
-        return NULL;
-    }
+/* t with the new columns (replacing or appended), m's function making them */
+static dag_table *dag__table_map_run(dag_table *t, dag__table_mapping *m, const dag_table_new_column *new_columns, int num_new) {
     int ncols = 0, *place = (int *)dag__table_alloc(sizeof(int) * (size_t)num_new), *from = NULL, *built = NULL;
     const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)(t->ncols + num_new));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)(t->ncols + num_new));
@@ -1783,11 +1808,36 @@ dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const da
             names[place[k]] = new_columns[k].name, types[place[k]] = new_columns[k].type, built[place[k]] = new_columns[k].type;
         d = dag__table_derive(t, ncols, from, names, types);
     }
-    dag__table_mapping m = { t, fn, user, place, num_new };
-    dag__table_build b = { d, NULL, dag__table_map_part, built, &m, NULL, NULL };
+    m->out_col = place, m->num_new = num_new;
+    dag__table_build b = { d, NULL, dag__table_map_part, built, m, NULL, NULL };
     if (d) d = dag__table_build_run(&b, "dag_table_map");
     DAG_FREE(place), DAG_FREE(from), DAG_FREE(built), DAG_FREE(names), DAG_FREE(types);
     return d;
+}
+dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_map")) return NULL;
+    bool ok = fn && new_columns && num_new > 0;
+    for (int k = 0; ok && k < num_new; k++)
+        ok = new_columns[k].name && new_columns[k].type >= DAG_TABLE_I32 && new_columns[k].type < DAG_TABLE_STR;
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: needs a function and new columns, each with a name "
+                "and a type of numbers (int32, int64, float, double; dag_table_map_string makes strings)");
+        return NULL;
+    }
+    dag__table_mapping m = { t, fn, NULL, user, NULL, 0 };
+    return dag__table_map_run(t, &m, new_columns, num_new);
+}
+dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user, const char *name) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_map_string")) return NULL;
+    if (!fn || !name) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: needs a function and a column name");
+        return NULL;
+    }
+    dag__table_mapping m = { t, NULL, fn, user, NULL, 0 };
+    dag_table_new_column column = { name, DAG_TABLE_STR };
+    return dag__table_map_run(t, &m, &column, 1);
 }
 
 /* map with a kernel: the new column's chunks are made (and registered) first, then a kernel task per

@@ -300,6 +300,16 @@ static void w_twice(const dag_table_view *in, dag_table_column *out, int n, void
         if (!((in->columns[4].valid[i >> 3] >> (i & 7)) & 1)) out[0].valid[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
 }
+/* a string per row: k2 and w ("b,c=-12"), a long tail on some; missing where w is */
+static int64_t k2_and_w(const dag_table_view *in, int64_t row, char *buf, int64_t size, void *user) {
+    (void)user;
+    const dag_table_column *k2 = &in->columns[2], *w = &in->columns[4];
+    if (!((w->valid[row >> 3] >> (row & 7)) & 1)) return -1;
+    const int64_t *off = (const int64_t *)k2->values;
+    long long x = ((const int64_t *)w->values)[row];
+    return snprintf(buf, (size_t)size + 1, "%.*s=%lld%s", (int)(off[row + 1] - off[row]), k2->chars + off[row], x,
+                    x % 5 == 0 ? "/a tail long enough to need more room than the 64 bytes a row is first given, or so" : "");
+}
 DAG_KERNEL(negate_i64, ((DAG_GLOBAL const long *, x), (DAG_GLOBAL long *, y)),
     size_t i = DAG_INDEX();
     y[i] = -x[i];
@@ -347,6 +357,24 @@ TEST(filter_where_head_select_map_and_repartition_equal_plain_loops) {
         }
         CHECK(same_rows(&gd, &want_drop, true));
         CHECK(same_rows(&gm, &want_map, true));
+        /* a string column made row by row, replacing k2 */
+        dag_table *ms = dag_table_map_string(t, k2_and_w, NULL, "k2");
+        rows_text gs2 = table_rows(ms), want_s2 = { 0 };
+        for (int64_t i = 0; i < h.rows; i++) {
+            int rest[2] = { 0, 1 }, tail[2] = { 3, 4 };
+            char buf[1200], cell[400], *x = host_row(&h, rest, 2, i), *y = host_row(&h, tail, 2, i);
+            long long w = h.w[i];
+            int len = (int)(h.off[i + 1] - h.off[i]);
+            if (present(&h, 4, i)) snprintf(cell, sizeof cell, "'%.*s=%lld%s'|", len, h.chars + h.off[i], w,
+                                            w % 5 == 0 ? "/a tail long enough to need more room than the 64 bytes a row is first given, or so" : "");
+            else snprintf(cell, sizeof cell, "-|");
+            snprintf(buf, sizeof buf, "%s%s%s", x, cell, y);
+            free(x), free(y);
+            add_row(&want_s2, strdup(buf));
+        }
+        CHECK(ms && dag_table_column_type(ms, 2) == DAG_TABLE_STR && same_rows(&gs2, &want_s2, true));
+        free_rows(&gs2), free_rows(&want_s2);
+        dag_table_free(ms);
         free_rows(&want), free_rows(&want_w), free_rows(&want_s), free_rows(&want_head), free_rows(&want_sel), free_rows(&want_map), free_rows(&want_drop);
         free_rows(&got), free_rows(&got2), free_rows(&got3), free_rows(&got4), free_rows(&gh), free_rows(&gs), free_rows(&gd), free_rows(&gm);
         dag_table_free(f), dag_table_free(g), dag_table_free(fr), dag_table_free(ws), dag_table_free(hd), dag_table_free(sel);
