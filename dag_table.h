@@ -123,8 +123,10 @@ dag_result dag_table_write_csv(dag_table *t, const char *path);
 dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options);
 /* The whole table into columns allocated here (on every rank, over MPI):
    *columns gets num_columns of them, each with values, valid, and chars
-   for strings; free them with dag_table_columns_free. */
+   for strings; free them with dag_table_columns_free. collect_to: on
+   `rank` alone (the others get NULL, and nothing moves to them). */
 dag_result dag_table_collect(dag_table *t, dag_table_column **columns);
+dag_result dag_table_collect_to(dag_table *t, int rank, dag_table_column **columns);
 void dag_table_columns_free(dag_table_column *columns, int num_columns);
 void dag_table_free(dag_table *t);
 
@@ -1059,16 +1061,17 @@ done:
     return t;
 }
 
-/* >>collect: a task per chunk's buffer writes it into the host columns;
-   they write each rank's own memory, so over MPI every rank runs them and
-   every rank receives the chunks it does not own. */
-DAG_TASK(void, dag__table_copy_bytes, (const void *, from), (void *, to), (int64_t, bytes)) {
-    memcpy(to, from, (size_t)bytes);
+/* >>collect: a task per chunk's buffer writes it into the host columns,
+   each registered whole (its tasks on it ordered): as each rank's own
+   memory, so that over MPI every rank runs them and receives the chunks it
+   does not own, or as one rank's, so that they run there alone. */
+DAG_TASK(void, dag__table_copy_bytes, (const void *, from), (void *, to), (int64_t, at), (int64_t, bytes)) {
+    memcpy((char *)to + at, from, (size_t)bytes);
 }
-DAG_TASK(void, dag__table_copy_offsets, (const int64_t *, from), (int64_t *, to), (int64_t, rows), (int64_t, base)) {
-    for (int64_t i = 0; i <= rows; i++) to[i] = base + from[i];
+DAG_TASK(void, dag__table_copy_offsets, (const int64_t *, from), (int64_t *, to), (int64_t, at), (int64_t, rows), (int64_t, base)) {
+    for (int64_t i = 0; i <= rows; i++) to[at + i] = base + from[i];
 }
-/* rows bits into `to` from bit `shift` on (partitions meet inside a byte: InOut orders them) */
+/* rows bits into `to` from bit `shift` on */
 DAG_TASK(void, dag__table_copy_bits, (const uint8_t *, from), (uint8_t *, to), (int64_t, rows), (int64_t, shift)) {
     for (int64_t i = 0; i < rows; i++) dag__table_set_bit(to, shift + i, dag__table_bit(from, i));
 }
@@ -1077,65 +1080,89 @@ void dag_table_columns_free(dag_table_column *cols, int ncols) {
     for (int c = 0; cols && c < ncols; c++) DAG_FREE(cols[c].values), DAG_FREE(cols[c].chars), DAG_FREE(cols[c].valid);
     DAG_FREE(cols);
 }
+/* the bytes of column c's values, bitmap and characters, collected */
+static void dag__table_collect_sizes(const dag_table *t, int c, int64_t *bytes) {
+    bool str = t->types[c] == DAG_TABLE_STR;
+    bytes[0] = (str ? t->rows + 1 : t->rows) * dag__table_width(t->types[c]);
+    bytes[1] = dag__table_valid_bytes(t->rows);
+    bytes[2] = 0;
+    for (int64_t p = 0; str && p < t->nparts; p++) bytes[2] += t->chunk[p * t->ncols + c]->nchars;
+}
 static bool dag__table_collect_alloc(const dag_table *t, dag_table_column *out) {
     bool ok = true;
     for (int c = 0; c < t->ncols; c++) {
-        bool str = t->types[c] == DAG_TABLE_STR;
-        int64_t nchars = 0;
-        for (int64_t p = 0; str && p < t->nparts; p++) nchars += t->chunk[p * t->ncols + c]->nchars;
+        int64_t bytes[3];
+        dag__table_collect_sizes(t, c, bytes);
         out[c].name = t->names[c];
         out[c].type = t->types[c];
-        out[c].values = dag__table_zalloc((size_t)((str ? t->rows + 1 : t->rows) * dag__table_width(t->types[c])));
-        out[c].valid = (uint8_t *)dag__table_zalloc((size_t)dag__table_valid_bytes(t->rows));
-        out[c].chars = str ? (char *)dag__table_alloc((size_t)nchars) : NULL;
-        ok = ok && out[c].values && out[c].valid && (!str || out[c].chars);
+        out[c].values = dag__table_zalloc((size_t)bytes[0]);
+        out[c].valid = (uint8_t *)dag__table_zalloc((size_t)bytes[1]);
+        out[c].chars = t->types[c] == DAG_TABLE_STR ? (char *)dag__table_alloc((size_t)bytes[2]) : NULL;
+        ok = ok && out[c].values && out[c].valid && (t->types[c] != DAG_TABLE_STR || out[c].chars);
     }
     return ok;
 }
-dag_result dag_table_collect(dag_table *t, dag_table_column **columns) {
+/* column c's copies from every partition into its host buffers h (values, bitmap, characters) */
+static void dag__table_collect_column(const dag_table *t, int c, const dag_data *h, const dag_options *o) {
+    int64_t w = dag__table_width(t->types[c]), base = 0;
+    for (int64_t p = 0; p < t->nparts; p++) {
+        const dag__table_chunk *k = t->chunk[p * t->ncols + c];
+        int64_t first = t->first_row[p], n = k->rows;
+        if (!n) continue;
+        if (t->types[c] != DAG_TABLE_STR) {
+            dag_spawn_with(o, dag__table_copy_bytes, In(k->values_h), InOut(h[0]), Val(first * w), Val(n * w));
+        } else {
+            dag_spawn_with(o, dag__table_copy_offsets, In(k->values_h), InOut(h[0]), Val(first), Val(n), Val(base));
+            if (k->nchars) dag_spawn_with(o, dag__table_copy_bytes, In(k->chars_h), InOut(h[2]), Val(base), Val(k->nchars));
+            base += k->nchars;
+        }
+        dag_spawn_with(o, dag__table_copy_bits, In(k->valid_h), InOut(h[1]), Val(n), Val(first));
+    }
+}
+/* rank < 0: every rank */
+static dag_result dag__table_collect(dag_table *t, int rank, dag_table_column **columns, const char *who) {
     dag_wait_all();
-    if (!t || !columns) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_collect: %s is NULL", !t ? "the table" : "columns");
+    if (!t || !columns || rank >= dag_num_ranks()) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !t ? "the table is NULL" : !columns ? "columns is NULL" : "no such rank");
         return DAG_ERR_INVALID_ARGUMENT;
     }
+    bool mine = rank < 0 || rank == dag_rank();
     dag_table_column *out = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)t->ncols);
-    if (!out || !dag__table_collect_alloc(t, out)) {
-        dag_table_columns_free(out, t->ncols);
-        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table_collect: no memory for %lld rows", (long long)t->rows);
+    dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)(3 * t->ncols + 1));
+    if (!out || !h || (mine && !dag__table_collect_alloc(t, out))) {
+        dag_table_columns_free(out, t->ncols), DAG_FREE(h);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "%s: no memory for %lld rows", who, (long long)t->rows);
         return DAG_ERR_OUT_OF_MEMORY;
     }
-    dag_options o = dag__table_options("dag_table_collect");
-    DAG_DATADEPS {
-        for (int c = 0; c < t->ncols; c++) {
-            int64_t w = dag__table_width(t->types[c]), base = 0;
-            for (int64_t p = 0; p < t->nparts; p++) {
-                const dag__table_chunk *k = t->chunk[p * t->ncols + c];
-                int64_t first = t->first_row[p], n = k->rows;
-                if (!n) continue;
-                if (t->types[c] != DAG_TABLE_STR) {
-                    dag_spawn_with(&o, dag__table_copy_bytes, In(k->values_h),
-                                   dag_arg_span(DAG_ACCESS_OUT, (char *)out[c].values + first * w, (size_t)(n * w), 1), Val(n * w));
-                } else {
-                    dag_spawn_with(&o, dag__table_copy_offsets, In(k->values_h), Out((int64_t *)out[c].values + first, (size_t)n + 1),
-                                   Val(n), Val(base));
-                    if (k->nchars)
-                        dag_spawn_with(&o, dag__table_copy_bytes, In(k->chars_h),
-                                       dag_arg_span(DAG_ACCESS_OUT, out[c].chars + base, (size_t)k->nchars, 1), Val(k->nchars));
-                    base += k->nchars;
-                }
-                int64_t lo = first / 8, hi = dag__table_valid_bytes(first + n);
-                dag_spawn_with(&o, dag__table_copy_bits, In(k->valid_h), InOut(out[c].valid + lo, (size_t)(hi - lo)), Val(n),
-                               Val(first - lo * 8));
-            }
+    for (int c = 0; c < t->ncols; c++) {
+        int64_t bytes[3];
+        void *p[3] = { out[c].values, out[c].valid, out[c].chars };
+        dag__table_collect_sizes(t, c, bytes);
+        for (int j = 0; j < 3; j++) {   /* (values in elements of their width: the offsets' task takes int64s) */
+            size_t elem = j ? 1 : (size_t)dag__table_width(t->types[c]), n = bytes[j] > 0 ? (size_t)bytes[j] / elem : 1;
+            if (j < 2 || t->types[c] == DAG_TABLE_STR)
+                h[3 * c + j] = rank < 0 ? dag_data_register(p[j], n, elem) : dag_data_register_on(rank, mine ? p[j] : NULL, n, elem);
         }
     }
+    dag_options o = dag__table_options(who);
+    DAG_DATADEPS {
+        for (int c = 0; c < t->ncols; c++) dag__table_collect_column(t, c, h + 3 * c, &o);
+    }
     dag_result r = dag_last_region_result();
-    if (r != DAG_OK) {
+    for (int j = 0; j < 3 * t->ncols; j++)
+        if (h[j].id) dag_data_unregister(h[j]);
+    DAG_FREE(h);
+    if (r != DAG_OK || !mine) {
         dag_table_columns_free(out, t->ncols);
+        if (!mine) *columns = NULL;
         return r;
     }
     *columns = out;
     return DAG_OK;
+}
+dag_result dag_table_collect(dag_table *t, dag_table_column **columns) { return dag__table_collect(t, -1, columns, "dag_table_collect"); }
+dag_result dag_table_collect_to(dag_table *t, int rank, dag_table_column **columns) {
+    return dag__table_collect(t, rank < 0 ? dag_num_ranks() : rank, columns, "dag_table_collect_to");
 }
 
 /* >>csv writing. A task per partition formats its rows on its owner (meta:
@@ -1880,7 +1907,8 @@ dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, 
             if (!src->rows) continue;
             dag_arg args[3] = { DAG_VAL((size_t)src->rows), In(src->values_h), Out(dst->values_h) };
             dag_spawn_desc(kernel, args, 3, NULL);
-            dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val(dag__table_valid_bytes(src->rows)));
+            dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val((int64_t)0),
+                           Val(dag__table_valid_bytes(src->rows)));
         }
     }
     if (dag_last_region_result() != DAG_OK) dag_table_free(d), d = NULL;

@@ -202,6 +202,30 @@ TEST(host_columns_round_trip_through_a_table_with_their_missing_values) {
     AGREE();
 }
 
+TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing) {
+    host_table h;
+    make_table(&h, 1000, 151);
+    dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, 128);
+    rows_text want = { 0 };
+    for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, i));
+    for (int rank = 0; rank < dag_num_ranks(); rank += dag_num_ranks() > 1 ? dag_num_ranks() - 1 : 1) {   /* the first and the last */
+        dag_table_column *cols = (dag_table_column *)&h;   /* (not NULL: the call sets it) */
+        CHECK_EQ_INT(dag_table_collect_to(t, rank, &cols), DAG_OK);
+        CHECK((cols != NULL) == (rank == dag_rank()));
+        rows_text got = { 0 };
+        for (int64_t i = 0; cols && i < h.rows; i++) add_row(&got, row_text(cols, COLS, i));
+        CHECK(!cols || same_rows(&got, &want, true));
+        free_rows(&got);
+        dag_table_columns_free(cols, COLS);
+    }
+    dag_table_column *none = NULL;
+    CHECK_EQ_INT(dag_table_collect_to(t, dag_num_ranks(), &none), DAG_ERR_INVALID_ARGUMENT);
+    free_rows(&want);
+    dag_table_free(t);
+    free_table(&h);
+    AGREE();
+}
+
 static char csv_path[256];
 static const char *tmp_csv(const char *what) {
     snprintf(csv_path, sizeof csv_path, "/tmp/dag_test_table_%s_%d.csv", what, dag_num_ranks());
@@ -872,6 +896,7 @@ TEST(bad_arguments_are_refused_by_name) {
 
 static void run_all(void) {
     RUN_TEST(host_columns_round_trip_through_a_table_with_their_missing_values);
+    RUN_TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing);
     RUN_TEST(a_table_written_as_csv_reads_back_the_same_in_small_chunks_and_large);
     RUN_TEST(csv_types_are_inferred_empty_fields_are_missing_and_a_bad_row_names_its_line);
     RUN_TEST(filter_where_head_select_map_and_repartition_equal_plain_loops);
