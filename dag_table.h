@@ -254,8 +254,11 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
    likewise, strings bytewise; a missing key never matches). The result:
    the left's columns, then the right's other than its keys (a name
    already taken gets "_right"); a left join keeps each unmatched left row
-   once, the right's columns missing. Hash partitioned; row order not
-   defined. */
+   once, the right's columns missing. The right table is hash partitioned
+   and indexed; the left probes in place where it can (one rank, or a
+   right table small enough to send to every rank), else both are dealt by
+   key. Row order not defined (a small right table: the left's, and a left
+   partition whose rows all come out once keeps its columns, shared). */
 typedef enum dag_table_join_kind { DAG_TABLE_INNER = 1, DAG_TABLE_LEFT } dag_table_join_kind;
 dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys,
                           const char *const *right_keys, int num_keys, dag_table_join_kind kind);
