@@ -2520,10 +2520,11 @@ static bool dag__table_rows_by_group(const int64_t *gid, int64_t n, int64_t grou
    the holistic ones (median, the n-th largest or smallest, min and max of
    strings) see all of a group's values at once, after a shuffle of rows */
 typedef struct dag__table_state {
-    int64_t n;                       /* values seen (COUNT_ALL: rows; CORR: pairs) */
+    int64_t n;                                       /* values seen (COUNT_ALL: rows; CORR: pairs) */
     union {
-        struct { int64_t isum; double dsum, mean, m2; union { int64_t i; double d; } lo, hi; } b;
-        struct { double mx, my, m2x, m2y, cxy; } c;    /* CORR: means, squares and co-moment (Welford) */
+        union { int64_t i; double d; } v;            /* SUM, MEAN: the sum; MIN, MAX: the value so far (the column's kind) */
+        struct { double mean, m2; } w;               /* VAR, SD: the running mean and squares (Welford) */
+        struct { double mx, my, m2x, m2y, cxy; } c;  /* CORR: the means, squares and co-moment */
         unsigned char user[DAG_TABLE_USER_STATE];
     } u;
 } dag__table_state;
@@ -2531,8 +2532,31 @@ typedef struct dag__table_agg {
     dag_table_agg op;
     int col, col2, type;             /* col2: CORR's second column */
     int64_t nth;                     /* LARGEST, SMALLEST (and MIN, MAX of strings: 1) */
+    int64_t off;                     /* its state's place in a group's states */
     const dag_table_user_agg *user;
 } dag__table_agg;
+/* The bytes of a's state it uses: a group's states are packed, each this many (a count 8, a sum 16...). */
+static int64_t dag__table_state_size(const dag__table_agg *a) {
+    dag__table_state s;
+    size_t head = offsetof(dag__table_state, u);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return (int64_t)head;
+    case DAG_TABLE_VAR: case DAG_TABLE_SD: return (int64_t)(head + sizeof s.u.w);
+    case DAG_TABLE_CORR: return (int64_t)(head + sizeof s.u.c);
+    case DAG_TABLE_USER: return (int64_t)sizeof s;
+    default: return (int64_t)(head + sizeof s.u.v);
+    }
+}
+/* the aggregates' places in a group's states (off); the bytes of a group's states */
+static int64_t dag__table_pack_states(dag__table_agg *aggs, int n) {
+    int64_t at = 0;
+    for (int a = 0; a < n; a++) aggs[a].off = at, at += dag__table_state_size(&aggs[a]);
+    return at;
+}
+/* aggregate a's state of group e in states of `stride` bytes a group */
+static dag__table_state *dag__table_state_of(char *states, int64_t stride, int64_t e, const dag__table_agg *a) {
+    return (dag__table_state *)(void *)(states + e * stride + a->off);
+}
 
 static bool dag__table_is_number(int type) { return type >= DAG_TABLE_I32 && type <= DAG_TABLE_F64; }
 static bool dag__table_holistic(const dag__table_agg *a) {
@@ -2566,12 +2590,13 @@ static bool dag__table_resolve_aggs(const dag_table *t, const dag_table_aggregat
             return false;
         }
         out[a].op = g->op, out[a].col = col, out[a].col2 = col2, out[a].type = col >= 0 ? t->types[col] : 0, out[a].user = g->user;
+        out[a].off = 0;
         out[a].nth = g->op == DAG_TABLE_LARGEST || g->op == DAG_TABLE_SMALLEST ? (g->n > 0 ? g->n : 1) : 1;
     }
     return true;
 }
 static void dag__table_state_init(dag__table_state *s, const dag__table_agg *a) {
-    memset(s, 0, sizeof *s);
+    memset(s, 0, (size_t)dag__table_state_size(a));
     if (a->op == DAG_TABLE_USER) a->user->init(s->u.user);
 }
 /* NaN is the largest value for min and max */
@@ -2583,18 +2608,18 @@ static void dag__table_state_add(dag__table_state *s, const dag__table_agg *a, c
     switch (a->op) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: break;
     case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
-        if (ints) s->u.b.isum += dag__table_get_int(c, i);
-        else s->u.b.dsum += dag__table_get_real(c, i);
+        if (ints) s->u.v.i += dag__table_get_int(c, i);
+        else s->u.v.d += dag__table_get_real(c, i);
         break;
     case DAG_TABLE_USER: a->user->step(s->u.user, dag__table_get_real(c, i)); break;
     case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
         bool max = a->op == DAG_TABLE_MAX;
         if (ints) {
             int64_t v = dag__table_get_int(c, i);
-            if (first || (max ? v > s->u.b.hi.i : v < s->u.b.lo.i)) s->u.b.lo.i = s->u.b.hi.i = v;
+            if (first || (max ? v > s->u.v.i : v < s->u.v.i)) s->u.v.i = v;
         } else {
             double v = dag__table_get_real(c, i);
-            if (first || (max ? dag__table_real_above(v, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, v))) s->u.b.lo.d = s->u.b.hi.d = v;
+            if (first || (max ? dag__table_real_above(v, s->u.v.d) : dag__table_real_above(s->u.v.d, v))) s->u.v.d = v;
         }
         break;
     }
@@ -2608,48 +2633,51 @@ static void dag__table_state_add(dag__table_state *s, const dag__table_agg *a, c
         break;
     }
     default: {   /* VAR, SD: the running mean and squares (Welford) */
-        double v = dag__table_get_real(c, i), delta = v - s->u.b.mean;
-        s->u.b.mean += delta / (double)s->n;
-        s->u.b.m2 += delta * (v - s->u.b.mean);
+        double v = dag__table_get_real(c, i), delta = v - s->u.w.mean;
+        s->u.w.mean += delta / (double)s->n;
+        s->u.w.m2 += delta * (v - s->u.w.mean);
     }
     }
 }
-/* Adds rows i < n of cols to the states of their groups, st[gid[i] * stride]
-   (gid NULL: all to st[0]), a column at a time; holistic aggregates wait. */
-static void dag__table_states_add(dag__table_state *st, int64_t stride, const dag__table_agg *a, const dag_table_column *cols,
-                                  const int64_t *gid, int64_t n) {
+/* Adds rows i < n of cols to a's states of their groups, gid[i] (gid NULL: all to group 0), in states of
+   `stride` bytes a group, a column at a time; holistic aggregates wait. */
+static void dag__table_states_add(char *st, int64_t stride, const dag__table_agg *a, const dag_table_column *cols, const int64_t *gid,
+                                  int64_t n) {
     if (dag__table_holistic(a)) return;
     const dag_table_column *c = a->col >= 0 ? &cols[a->col] : NULL, *c2 = a->col2 >= 0 ? &cols[a->col2] : NULL;
     bool all = !c || dag__table_all_valid(c->valid, n), all2 = !c2 || dag__table_all_valid(c2->valid, n);
     if (a->op == DAG_TABLE_COUNT_ALL || (all && all2 && a->op == DAG_TABLE_COUNT)) {   /* counts of rows */
-        for (int64_t i = 0; i < n; i++) st[(gid ? gid[i] : 0) * stride].n++;
+        for (int64_t i = 0; i < n; i++) dag__table_state_of(st, stride, gid ? gid[i] : 0, a)->n++;
         return;
     }
     for (int64_t i = 0; i < n; i++)
         if ((all || dag__table_bit(c->valid, i)) && (all2 || dag__table_bit(c2->valid, i)))
-            dag__table_state_add(&st[(gid ? gid[i] : 0) * stride], a, c, c2, i);
+            dag__table_state_add(dag__table_state_of(st, stride, gid ? gid[i] : 0, a), a, c, c2, i);
 }
 static void dag__table_state_merge(dag__table_state *s, const dag__table_state *o, const dag__table_agg *a) {
     if (!o->n) return;
     if (a->op == DAG_TABLE_USER) a->user->merge(s->u.user, o->u.user);
     if (!s->n && a->op != DAG_TABLE_USER) {
-        *s = *o;
+        memcpy(s, o, (size_t)dag__table_state_size(a));
         return;
     }
     double n1 = (double)s->n, n2 = (double)o->n, n = n1 + n2;
     switch (a->op) {
     case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
         bool max = a->op == DAG_TABLE_MAX;
-        if (dag__table_is_int(a->type) ? (max ? o->u.b.hi.i > s->u.b.hi.i : o->u.b.lo.i < s->u.b.lo.i)
-                                       : (max ? dag__table_real_above(o->u.b.hi.d, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, o->u.b.lo.d)))
-            s->u.b.lo = o->u.b.lo, s->u.b.hi = o->u.b.hi;
+        if (dag__table_is_int(a->type) ? (max ? o->u.v.i > s->u.v.i : o->u.v.i < s->u.v.i)
+                                       : (max ? dag__table_real_above(o->u.v.d, s->u.v.d) : dag__table_real_above(s->u.v.d, o->u.v.d)))
+            s->u.v = o->u.v;
         break;
     }
-    case DAG_TABLE_SUM: case DAG_TABLE_MEAN: s->u.b.isum += o->u.b.isum, s->u.b.dsum += o->u.b.dsum; break;
+    case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
+        if (dag__table_is_int(a->type)) s->u.v.i += o->u.v.i;
+        else s->u.v.d += o->u.v.d;
+        break;
     case DAG_TABLE_VAR: case DAG_TABLE_SD: {   /* Chan's merge */
-        double delta = o->u.b.mean - s->u.b.mean;
-        s->u.b.m2 += o->u.b.m2 + delta * delta * n1 * n2 / n;
-        s->u.b.mean += delta * n2 / n;
+        double delta = o->u.w.mean - s->u.w.mean;
+        s->u.w.m2 += o->u.w.m2 + delta * delta * n1 * n2 / n;
+        s->u.w.mean += delta * n2 / n;
         break;
     }
     case DAG_TABLE_CORR: {
@@ -2679,19 +2707,19 @@ static dag_table_value dag__table_state_value(const dag__table_state *s, const d
     bool ints = dag__table_is_int(a->type);
     switch (a->op) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: v.i = s->n; break;
-    case DAG_TABLE_SUM: v.present = s->n > 0, v.i = s->u.b.isum, v.d = s->u.b.dsum; break;
-    case DAG_TABLE_MIN: v.present = s->n > 0, v.i = s->u.b.lo.i, v.d = s->u.b.lo.d; break;
-    case DAG_TABLE_MAX: v.present = s->n > 0, v.i = s->u.b.hi.i, v.d = s->u.b.hi.d; break;
-    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.b.isum / (double)s->n : s->u.b.dsum / (double)s->n; break;
+    case DAG_TABLE_SUM: case DAG_TABLE_MIN: case DAG_TABLE_MAX:
+        v.present = s->n > 0;
+        if (ints) v.i = s->u.v.i, v.d = (double)v.i;
+        else v.d = s->u.v.d;
+        break;
+    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.v.i / (double)s->n : s->u.v.d / (double)s->n; break;
     case DAG_TABLE_VAR: case DAG_TABLE_SD:
-        v.present = s->n > 1, v.d = v.present ? s->u.b.m2 / (double)(s->n - 1) : 0;
+        v.present = s->n > 1, v.d = v.present ? s->u.w.m2 / (double)(s->n - 1) : 0;
         if (a->op == DAG_TABLE_SD) v.d = sqrt(v.d);
         break;
     case DAG_TABLE_CORR: v.present = s->n > 0, v.d = s->u.c.cxy / sqrt(s->u.c.m2x * s->u.c.m2y); break;   /* one pair: NaN, as DuckDB */
     default: v.present = s->n > 0 && a->user->finish(s->u.user, &v.d); break;
     }
-    if (ints && a->op == DAG_TABLE_SUM) v.d = (double)v.i;
-    if (!ints && (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX)) v.i = 0;
     return v;
 }
 static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_table_value v) {
@@ -2802,7 +2830,7 @@ static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta
         return;
     }
     dag__table_view_of(r->in, p, &v, cols);
-    dag__table_states_add(&s, 1, &r->agg, v.columns, NULL, v.rows);
+    dag__table_states_add((char *)&s, 0, &r->agg, v.columns, NULL, v.rows);
     memcpy(meta, &s, sizeof s);
     DAG_FREE(cols);
 }
@@ -2875,7 +2903,7 @@ dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, 
 typedef struct dag__table_bucket_groups {
     dag__table_groups groups;
     dag__table_builder held;      /* the groups' keys (holistic: the rows dealt here) */
-    dag__table_state *states;
+    char *states;                 /* the groups' states, stride bytes each */
     int64_t states_cap;
 } dag__table_bucket_groups;
 typedef struct dag__table_grouping {
@@ -2888,23 +2916,24 @@ typedef struct dag__table_grouping {
     dag__table_agg *row_aggs;     /* over the carried columns */
     int *row_types;               /* a piece of rows: the carried columns' types, then the hash (int64) */
     int *partial_types;           /* a piece of partial groups: the keys', the hash, the states (raw) */
+    int64_t stride;               /* the bytes of a group's states (dag__table_pack_states) */
     bool holistic;
     dag__table_bucket_groups *bucket;
 } dag__table_grouping;
 
-static bool dag__table_grow_states(dag__table_state **states, int64_t *cap, int64_t need) {
+static bool dag__table_grow_states(char **states, int64_t *cap, int64_t need) {
     if (need <= *cap) return true;
-    int64_t c = *cap ? *cap : 64;
+    int64_t c = *cap ? *cap : 1024;
     while (c < need) c *= 2;
-    dag__table_state *s = (dag__table_state *)DAG_REALLOC(*states, sizeof(dag__table_state) * (size_t)c);
+    char *s = (char *)DAG_REALLOC(*states, (size_t)c);
     if (!s) return false;
     *states = s, *cap = c;
     return true;
 }
-/* states e0 <= e < e1 (of na aggregates each) made empty */
-static void dag__table_states_init(dag__table_state *states, int64_t e0, int64_t e1, const dag__table_agg *aggs, int na) {
+/* the states of groups e0 <= e < e1 made empty */
+static void dag__table_states_init(char *states, int64_t stride, int64_t e0, int64_t e1, const dag__table_agg *aggs, int na) {
     for (int64_t e = e0; e < e1; e++)
-        for (int a = 0; a < na; a++) dag__table_state_init(&states[e * na + a], &aggs[a]);
+        for (int a = 0; a < na; a++) dag__table_state_init(dag__table_state_of(states, stride, e, &aggs[a]), &aggs[a]);
 }
 /* What a partition deals, in one block: the input's columns, the carried ones and the hash's, the hash and its
    bitmap; and the partial groups, when they are what goes. */
@@ -2937,21 +2966,21 @@ static bool dag__table_partials(const dag__table_grouping *o, const dag_table_vi
     int64_t n = v->rows;
     const uint64_t *hash = (const uint64_t *)v->columns[o->ncarried].values;
     dag__table_groups g = { NULL, 0, 0 };
-    dag__table_state *states = NULL;
+    char *states = NULL;
     int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     dag__table_keyset a = { v->columns, o->key_at, NULL };
     dag__table_builder *b = &d->partial;
     bool ok = gid && rep && dag__groups_find(&g, hash, n, &a, &a, nk, true, false, limit, gid, rep) == n &&
-              (states = (dag__table_state *)dag__table_alloc(sizeof(dag__table_state) * (size_t)(g.count * na + 1))) != NULL;
+              (states = (char *)dag__table_alloc((size_t)(g.count * o->stride + 1))) != NULL;
     if (ok) {
-        dag__table_states_init(states, 0, g.count, o->row_aggs, na);
-        for (int k = 0; k < na; k++) dag__table_states_add(states + k, na, &o->row_aggs[k], v->columns, gid, n);
+        dag__table_states_init(states, o->stride, 0, g.count, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(states, o->stride, &o->row_aggs[k], v->columns, gid, n);
     }
     ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count);
     for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &v->columns[k], 0, rep, g.count);
     if (ok) {
         for (int64_t e = 0; e < g.count; e++) ((uint64_t *)b->cols[nk].values)[e] = hash[rep[e]];
-        if (g.count && na) memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
+        if (g.count && na) memcpy(b->cols[nk + 1].values, states, (size_t)(g.count * o->stride));
         memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         b->rows = g.count;
@@ -2995,15 +3024,17 @@ static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u
     dag__table_keyset a = { piece->columns, o->key_at, NULL }, b = { bg->held.cols, o->key_at, NULL };
     bool ok = gid && added && !bg->held.failed && dag__groups_find(&bg->groups, hash, n, &a, &b, nk, true, false, -1, gid, added) == n;
     int64_t fresh = ok ? bg->groups.count - first : 0;
-    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, bg->groups.count * na) && dag__builder_reserve(&bg->held, fresh);
+    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, bg->groups.count * o->stride) && dag__builder_reserve(&bg->held, fresh);
     for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->held, k, &piece->columns[k], 0, added, fresh);
     if (ok) {
-        const dag__table_state *states = partial ? (const dag__table_state *)piece->columns[nk + 1].values : NULL;
+        char *states = partial ? (char *)piece->columns[nk + 1].values : NULL;
         bg->held.rows += fresh;
-        dag__table_states_init(bg->states, first, bg->groups.count, o->row_aggs, na);
+        dag__table_states_init(bg->states, o->stride, first, bg->groups.count, o->row_aggs, na);
         for (int64_t r = 0; partial && r < n; r++)
-            for (int k = 0; k < na; k++) dag__table_state_merge(&bg->states[gid[r] * na + k], &states[r * na + k], &o->row_aggs[k]);
-        for (int k = 0; !partial && k < na; k++) dag__table_states_add(bg->states + k, na, &o->row_aggs[k], piece->columns, gid, n);
+            for (int k = 0; k < na; k++)
+                dag__table_state_merge(dag__table_state_of(bg->states, o->stride, gid[r], &o->row_aggs[k]),
+                                       dag__table_state_of(states, o->stride, r, &o->row_aggs[k]), &o->row_aggs[k]);
+        for (int k = 0; !partial && k < na; k++) dag__table_states_add(bg->states, o->stride, &o->row_aggs[k], piece->columns, gid, n);
     } else {
         s->stash[q].failed = true;
     }
@@ -3012,14 +3043,14 @@ static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u
 /* The results of ngroups groups into out: their keys (rows rep of keys, rep NULL: rows 0...; keys NULL: there
    already), then each aggregate that is not holistic from its state */
 static bool dag__table_put_groups(dag__table_builder *out, const dag__table_grouping *o, const dag_table_column *keys, const int64_t *rep,
-                                  const dag__table_state *states, int64_t ngroups) {
+                                  char *states, int64_t ngroups) {
     if (!dag__builder_reserve(out, ngroups)) return false;
     for (int k = 0; keys && k < o->nkeys; k++)
         if (!dag__builder_put(out, k, &keys[o->key_at[k]], 0, rep, ngroups)) return false;
     for (int a = 0; a < o->naggs; a++)
         for (int64_t e = 0; !dag__table_holistic(&o->row_aggs[a]) && e < ngroups; e++)
             dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], out->rows + e,
-                                 dag__table_state_value(&states[e * o->naggs + a], &o->row_aggs[a]));
+                                 dag__table_state_value(dag__table_state_of(states, o->stride, e, &o->row_aggs[a]), &o->row_aggs[a]));
     return true;
 }
 /* the rows kept in a bucket (holistic), grouped: algebraic aggregates by states, holistic ones over each group's rows */
@@ -3032,10 +3063,10 @@ static bool dag__table_finish_rows(const dag__table_grouping *o, dag__table_buck
     bool ok = gid && rep && dag__groups_find(&bg->groups, (const uint64_t *)bg->held.cols[o->ncarried].values, n, &a, &a, o->nkeys, true,
                                              false, -1, gid, rep) == n;
     ng = bg->groups.count;
-    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, ng * na + 1) && dag__table_rows_by_group(gid, n, ng, &start, &order);
+    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, ng * o->stride + 1) && dag__table_rows_by_group(gid, n, ng, &start, &order);
     if (ok) {
-        dag__table_states_init(bg->states, 0, ng, o->row_aggs, na);
-        for (int k = 0; k < na; k++) dag__table_states_add(bg->states + k, na, &o->row_aggs[k], bg->held.cols, gid, n);
+        dag__table_states_init(bg->states, o->stride, 0, ng, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(bg->states, o->stride, &o->row_aggs[k], bg->held.cols, gid, n);
         ok = dag__table_put_groups(out, o, bg->held.cols, rep, bg->states, ng);
     }
     for (int k = 0; ok && k < na; k++)
@@ -3090,7 +3121,8 @@ static void dag__table_plan_pieces(dag__table_grouping *o) {
     for (int j = 0; j < n; j++) o->row_types[j] = o->in->types[o->carried[j]];
     o->row_types[n] = DAG_TABLE_I64;
     for (int k = 0; k < o->nkeys; k++) o->partial_types[k] = o->row_types[k];
-    o->partial_types[o->nkeys] = DAG_TABLE_I64, o->partial_types[o->nkeys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * o->naggs;
+    o->stride = dag__table_pack_states(o->row_aggs, o->naggs);
+    o->partial_types[o->nkeys] = DAG_TABLE_I64, o->partial_types[o->nkeys + 1] = DAG__TABLE_RAW + (int)o->stride;
 }
 /* the result's names (aggregates: .as, else "sum_v1"...; made: room for them) and types; false on two of one name */
 static bool dag__table_group_names(const dag__table_grouping *o, const dag_table_aggregate *aggs, const char **names, char (*made)[80],
