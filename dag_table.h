@@ -2057,6 +2057,7 @@ struct dag__table_shuffle {
     void (*absorb)(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece);
     bool (*finish)(dag__table_shuffle *s, int64_t q, dag__table_builder *out);
     int64_t **piece;             /* inputs x buckets, on the inputs' owners */
+    int64_t *incoming;           /* the rows each bucket receives, all pieces together (every rank) */
     dag__table_builder *stash;   /* each bucket's partition */
     void *op;
 };
@@ -2072,7 +2073,7 @@ static void dag__shuffle_deal_unit(dag__table_job *job, int64_t u, int64_t *meta
     int64_t *start = NULL, *idx = NULL;
     if (ok && !bucket) {   /* no buckets: every row to each */
         for (int64_t q = 0; q < q_count && ok; q++)
-            ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, NULL, v.rows, &meta[q])) != NULL;
+            ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, NULL, v.rows, &meta[q])) != NULL, meta[q_count + q] = v.rows;
     } else if (ok) {   /* the rows by bucket, in their order (a counting sort) */
         start = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(q_count + 1));
         idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v.rows);
@@ -2082,8 +2083,10 @@ static void dag__shuffle_deal_unit(dag__table_job *job, int64_t u, int64_t *meta
         for (int64_t i = 0; ok && i < v.rows; i++) idx[start[bucket[i]]++] = i;
         for (int64_t q = q_count; ok && q > 0; q--) start[q] = start[q - 1];
         if (ok) start[0] = 0;
-        for (int64_t q = 0; q < q_count && ok; q++)
+        for (int64_t q = 0; q < q_count && ok; q++) {
+            meta[q_count + q] = start[q + 1] - start[q];
             ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, idx + start[q], start[q + 1] - start[q], &meta[q])) != NULL;
+        }
     }
     if (!ok && !dag_cancelled()) dag__table_job_fail_memory(job, u);
     if (s->release) s->release(s, scratch);
@@ -2110,9 +2113,13 @@ static void dag__shuffle_finish_unit(dag__table_job *job, int64_t q, int64_t *me
     dag__builder_meta(&s->stash[q], meta);
 }
 /* the partitions of a bucket: the builders absorb appends to */
+/* piece into builder b, which gets room for all of bucket q's rows at once (appends: sort, repartition, held rows) */
+static bool dag__shuffle_keep(dag__table_shuffle *s, int64_t q, dag__table_builder *b, const dag_table_view *piece) {
+    return (b->rows || dag__builder_reserve(b, s->incoming[q])) && dag__builder_append(b, piece, NULL, piece->rows);
+}
 static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
     (void)u;
-    if (!dag__builder_append(&s->stash[q], piece, NULL, piece->rows)) s->stash[q].failed = true;
+    if (!dag__shuffle_keep(s, q, &s->stash[q], piece)) s->stash[q].failed = true;
 }
 
 /* Runs s: s->out, or NULL (freed) on failure. */
@@ -2122,13 +2129,19 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     int *types = dag__table_types_of(t);
     s->piece = (int64_t **)dag__table_zalloc(sizeof(int64_t *) * (size_t)n);
     s->stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)q_count);
+    s->incoming = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)q_count);
     dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)n);
     dag__table_job deal, merge;
     memset(&deal, 0, sizeof deal), memset(&merge, 0, sizeof merge);
-    bool ok = types && s->piece && s->stash && h;
+    bool ok = types && s->piece && s->incoming && s->stash && h;
     for (int64_t q = 0; ok && q < q_count; q++) ok = dag__builder_init(&s->stash[q], t->ncols, types) && dag__builder_reserve(&s->stash[q], 1);
-    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
-    for (int64_t i = 0; ok && i < n; i++) ok = (h[i] = dag__table_register(s->in_owner[i / q_count], s->piece[i], deal.meta[i] / 8, 8)).id != 0;
+    /* the deal's meta per input: each piece's bytes, then its rows */
+    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, 2 * q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t u = i / q_count, q = i % q_count;
+        s->incoming[q] += deal.meta[u * 2 * q_count + q_count + q];
+        ok = (h[i] = dag__table_register(s->in_owner[u], s->piece[i], deal.meta[u * 2 * q_count + q] / 8, 8)).id != 0;
+    }
     if (ok) {
         merge.who = s->who, merge.units = q_count, merge.k = dag__builder_meta_words(t->ncols), merge.owner = t->owner;
         merge.run = dag__shuffle_finish_unit, merge.absorb = dag__shuffle_absorb;
@@ -2139,7 +2152,7 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
         if (h[i].id) dag_data_unregister(h[i]);
     for (int64_t i = 0; s->piece && i < n; i++) DAG_FREE(s->piece[i]);
     for (int64_t q = 0; s->stash && q < q_count; q++) dag__builder_free(&s->stash[q]);
-    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
+    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->incoming), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
     if (!ok) dag_table_free(t), t = NULL;
     return t;
 }
@@ -3012,7 +3025,7 @@ static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
     if (o->holistic) {
-        if (!dag__builder_append(&bg->held, piece, NULL, piece->rows)) s->stash[q].failed = true;
+        if (!dag__shuffle_keep(s, q, &bg->held, piece)) s->stash[q].failed = true;
         return;
     }
     int nk = o->nkeys, na = o->naggs;
@@ -3306,8 +3319,8 @@ static void dag__table_absorb_join(dag__table_shuffle *s, int64_t q, int64_t u, 
     const dag__table_joining *o = (const dag__table_joining *)s->op;
     dag__table_join_bucket *jb = &o->bucket[q];
     bool ok;
-    if (u < o->right->nparts) {
-        ok = dag__builder_append(&jb->right, piece, NULL, piece->rows);
+    if (u < o->right->nparts) {   /* (room for all at once where only the right's rows come: the left's count too otherwise) */
+        ok = o->how == DAG__JOIN_SHUFFLE ? dag__builder_append(&jb->right, piece, NULL, piece->rows) : dag__shuffle_keep(s, q, &jb->right, piece);
     } else {   /* a left piece (DAG__JOIN_SHUFFLE): the right's pieces came first */
         uint64_t *h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(piece->rows + 1));
         ok = h && (jb->indexed || dag__table_join_index(o, jb));
