@@ -2397,6 +2397,9 @@ static bool dag__table_all_valid(const uint8_t *v, int64_t n) {
         if (v[b] != 0xff) return false;
     return n % 8 == 0 || (v[n / 8] | (uint8_t)(0xff << (n % 8))) == 0xff;
 }
+/* The hash of one integer key: a bijection of its value (the mix is one), so two such hashes are equal only for equal
+   keys, unless one is a missing key's (which a key of -1 shares). */
+static uint64_t dag__table_missing_hash(void) { return dag__table_mix(UINT64_C(0x9e3779b97f4a7c15) - 1); }
 /* the hash of the keys of each row i < n into h[i], a column at a time (the type's loop) */
 static void dag__table_hash_rows(const dag_table_column *cols, const int *keys, int nkeys, int64_t n, uint64_t *h) {
     for (int64_t i = 0; i < n; i++) h[i] = 0;
@@ -2494,6 +2497,8 @@ static bool dag__groups_grow(dag__table_groups *g, int64_t need) {
 static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n, const dag__table_keyset *a, const dag__table_keyset *b,
                                 int nkeys, bool insert, bool skip_missing, int64_t limit, int64_t *gid, int64_t *added) {
     int64_t first = g->count, fit = limit >= 0 && limit < n ? limit : n;   /* room for all the items' groups, up to the limit */
+    uint64_t missing = dag__table_missing_hash();
+    bool exact = nkeys == 1 && dag__table_is_int(a->cols[a->keys[0]].type) && dag__table_is_int(b->cols[b->keys[0]].type);
     if (insert && !dag__groups_grow(g, g->count + fit)) return -1;
     for (int64_t i = 0; i < n; i++) {
         gid[i] = -1;
@@ -2504,8 +2509,8 @@ static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t
         for (; g->slot[s].group; s = (s + 1) & mask) {
             int64_t e = g->slot[s].group - 1;
             if (g->slot[s].hash != h[i]) continue;
-            if (e >= first ? dag__table_rows_same(a, row, a, dag__table_row_of(a, added[e - first]), nkeys)
-                           : dag__table_rows_same(a, row, b, dag__table_row_of(b, e), nkeys)) {
+            if ((exact && h[i] != missing) || (e >= first ? dag__table_rows_same(a, row, a, dag__table_row_of(a, added[e - first]), nkeys)
+                                                          : dag__table_rows_same(a, row, b, dag__table_row_of(b, e), nkeys))) {
                 gid[i] = e;
                 break;
             }
