@@ -2509,8 +2509,9 @@ static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t
         for (; g->slot[s].group; s = (s + 1) & mask) {
             int64_t e = g->slot[s].group - 1;
             if (g->slot[s].hash != h[i]) continue;
-            if ((exact && h[i] != missing) || (e >= first ? dag__table_rows_same(a, row, a, dag__table_row_of(a, added[e - first]), nkeys)
-                                                          : dag__table_rows_same(a, row, b, dag__table_row_of(b, e), nkeys))) {
+            bool fresh = insert && e >= first;   /* (only an inserting call adds groups) */
+            if ((exact && h[i] != missing) || (fresh ? dag__table_rows_same(a, row, a, dag__table_row_of(a, added[e - first]), nkeys)
+                                                     : dag__table_rows_same(a, row, b, dag__table_row_of(b, e), nkeys))) {
                 gid[i] = e;
                 break;
             }
@@ -3225,9 +3226,9 @@ done:
    buckets as well. */
 typedef struct dag__table_join_bucket {
     dag__table_builder right;      /* the right rows dealt here (all the right's columns) */
-    dag__table_groups groups;      /* their distinct keys, */
-    int64_t *rep, *head, *next;    /* each one's first row and per row the next of its keys (-1: none) */
-    bool indexed;
+    dag__table_groups groups;      /* their distinct keys, each slot's "group" the key's first row (+ 1) */
+    int64_t *next;                 /* per row the next of its keys (-1: none) */
+    bool indexed, unique;          /* unique: no key twice (no chains to follow) */
 } dag__table_join_bucket;
 enum { DAG__JOIN_LOCAL = 1, DAG__JOIN_BROADCAST, DAG__JOIN_SHUFFLE };
 /* a right table this small is one index (probed in the left's order: a partition that keeps its rows shares them) */
@@ -3243,22 +3244,29 @@ typedef struct dag__table_joining {
     dag__table_join_bucket *bucket;
 } dag__table_joining;
 
+/* The distinct keys of a bucket's right rows, each slot then naming its key's first row (a probe's "group" is that
+   row), and the chains of rows of equal keys. */
 static bool dag__table_join_index(const dag__table_joining *o, dag__table_join_bucket *jb) {
     int64_t n = jb->right.rows;
     uint64_t *hash = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1));
-    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *first = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *last = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), rows = 0;
     jb->indexed = true;
-    jb->rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    jb->head = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     jb->next = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     dag__table_keyset a = { jb->right.cols, o->rk, NULL };
-    bool ok = hash && gid && jb->rep && jb->head && jb->next;
+    bool ok = hash && gid && first && last && jb->next;
     if (ok) dag__table_hash_rows(jb->right.cols, o->rk, o->nkeys, n, hash);
-    ok = ok && dag__groups_find(&jb->groups, hash, n, &a, &a, o->nkeys, true, true, -1, gid, jb->rep) == n;   /* missing keys: in no chain */
-    for (int64_t e = 0; ok && e < jb->groups.count; e++) jb->head[e] = -1;
-    for (int64_t j = n - 1; ok && j >= 0; j--)
-        if (gid[j] >= 0) jb->next[j] = jb->head[gid[j]], jb->head[gid[j]] = j;
-    DAG_FREE(hash), DAG_FREE(gid);
+    ok = ok && dag__groups_find(&jb->groups, hash, n, &a, &a, o->nkeys, true, true, -1, gid, first) == n;   /* missing keys: in none */
+    for (int64_t j = 0; ok && j < n; j++) {   /* each key's chain, in the rows' order */
+        if (gid[j] < 0) continue;
+        jb->next[j] = -1, rows++;
+        if (first[gid[j]] != j) jb->next[last[gid[j]]] = j;
+        last[gid[j]] = j;
+    }
+    for (int64_t s = 0; ok && s < jb->groups.cap; s++)
+        if (jb->groups.slot[s].group) jb->groups.slot[s].group = first[jb->groups.slot[s].group - 1] + 1;
+    jb->unique = rows == jb->groups.count;
+    DAG_FREE(hash), DAG_FREE(gid), DAG_FREE(first), DAG_FREE(last);
     return ok;
 }
 static bool dag__table_push_pair(int64_t **li, int64_t **ri, int64_t *m, int64_t *cap, int64_t i, int64_t j) {
@@ -3278,15 +3286,15 @@ static bool dag__table_join_probe(const dag__table_joining *o, const dag__table_
                                   const uint64_t *h, int64_t n, dag__table_builder *out) {
     int64_t m = 0, cap = n + 16, *li = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap);
     int64_t *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap), *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    dag__table_keyset a = { v->columns, o->lk, sel }, b = { jb->right.cols, o->rk, jb->rep };
+    dag__table_keyset a = { v->columns, o->lk, sel }, b = { jb->right.cols, o->rk, NULL };
     dag__table_groups groups = jb->groups;   /* (a probe that inserts nothing changes nothing) */
     bool ok = li && ri && gid && dag__groups_find(&groups, h, n, &a, &b, o->nkeys, false, true, -1, gid, NULL) == n;
     for (int64_t i = 0; ok && i < n; i++) {
-        int64_t j = gid[i] >= 0 ? jb->head[gid[i]] : -1, row = sel ? sel[i] : i;
+        int64_t j = gid[i], row = sel ? sel[i] : i;   /* (the group: its first right row) */
         if (j < 0 && !o->left_join) continue;
         do {   /* every match, or the row alone (j = -1: the right's columns missing) */
             ok = dag__table_push_pair(&li, &ri, &m, &cap, row, j);
-            j = j >= 0 ? jb->next[j] : -1;
+            j = j >= 0 && !jb->unique ? jb->next[j] : -1;
         } while (ok && j >= 0);
     }
     /* the partition's rows, each once, in order (a left join on unique keys): its left columns are the left's */
@@ -3459,7 +3467,7 @@ done:
     for (int64_t q = 0; o.bucket && q < o.buckets; q++) {
         dag__table_join_bucket *jb = &o.bucket[q];
         dag__builder_free(&jb->right), dag__groups_free(&jb->groups);
-        DAG_FREE(jb->rep), DAG_FREE(jb->head), DAG_FREE(jb->next);
+        DAG_FREE(jb->next);
     }
     for (int c = 0; names && c < n; c++) DAG_FREE(names[c]);
     DAG_FREE(o.bucket), DAG_FREE(o.lk), DAG_FREE(o.rk), DAG_FREE(o.right_out), DAG_FREE(o.ltypes), DAG_FREE(o.rtypes);
