@@ -3,9 +3,9 @@
     peers.py SOLUTION TASK DATA_DIR N THREADS
 
 prints one JSON object per line: {"q": "load", "time": s} after the tables are in memory,
-then for each question and run {"q": "q1", "run": 1, "time": s, "rows": n, "chk": [...]}.
-A question's time is making its answer (a table in memory); the checksum (the sums the
-benchmark publishes) is taken after, untimed. Strings stay strings in every contender
+then for each question and run {"q": "q1", "run": 1, "time": s, "cpu": s, "rows": n, "chk": [...]}.
+A question's time is making its answer (a table in memory), cpu the process's CPU time meanwhile
+(all threads); the checksum (the sums the benchmark publishes) is taken after, untimed. Strings stay strings in every contender
 (no categoricals or enums), as in dag.h. bench/table/run.py runs it.
 """
 import json
@@ -50,11 +50,11 @@ JOINS = [(1, "id1", "inner"), (2, "id2", "inner"), (2, "id2", "left"), (2, "id5"
 def timed(q, make, check):
     """runs a question twice: the time of make(), then check(answer) -> (rows, sums)"""
     for run in (1, 2):
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.process_time()
         ans = make()
-        t = time.perf_counter() - t
+        t, cpu = time.perf_counter() - t, time.process_time() - cpu
         rows, chk = check(ans)
-        say(q=q, run=run, time=t, rows=rows, chk=[float(c) for c in chk])
+        say(q=q, run=run, time=t, cpu=cpu, rows=rows, chk=[float(c) for c in chk])
         del ans
 
 
@@ -64,10 +64,10 @@ def duckdb_run():
     con = duckdb.connect()
     con.execute("SET threads=%d" % THREADS)
     names = ["x", "small", "medium", "big"]
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     for table, f in zip(names, files()):
         con.execute("CREATE TABLE %s AS SELECT * FROM read_csv('%s')" % (table, csv(f)))
-    say(q="load", time=time.perf_counter() - t)
+    say(q="load", time=time.perf_counter() - t, cpu=time.process_time() - cpu)
     if TASK == "groupby":
         qs = [
             ("SELECT id1, sum(v1) AS v1 FROM x GROUP BY id1", "sum(v1)"),
@@ -117,9 +117,9 @@ def run_frames(qs, height):
 
 def polars_run():
     import polars as pl
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     tables = [pl.read_csv(csv(f)) for f in files()]
-    say(q="load", time=time.perf_counter() - t)
+    say(q="load", time=time.perf_counter() - t, cpu=time.process_time() - cpu)
     x = tables[0]
     c = pl.col
     if TASK == "groupby":
@@ -144,9 +144,9 @@ def pandas_run():
     import pandas as pd
     import pyarrow
     pyarrow.set_cpu_count(THREADS)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     tables = [pd.read_csv(csv(f), engine="pyarrow") for f in files()]
-    say(q="load", time=time.perf_counter() - t)
+    say(q="load", time=time.perf_counter() - t, cpu=time.process_time() - cpu)
     x = tables[0]
     g = dict(as_index=False, sort=False, observed=True, dropna=False)
     if TASK == "groupby":

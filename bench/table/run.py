@@ -83,19 +83,22 @@ def agree(a, b, decimals=None):
     return all(abs(x - y) <= 1e-9 * (1 + abs(y)) or (x != x and y != y) for x, y in zip(a, b))
 
 
-def report(task, n, results, rounds):
-    """the table: per question each contender's two times (best round), dag.h / peer, and the checks"""
+def report(task, n, results, rounds, what="time"):
+    """the table of wall times (what: "time") or CPU times ("cpu"): per question each contender's two runs (of the
+    round with the best run), and dag.h's best over each peer's"""
     lines = []
-    best = {}   # (who, q) -> (t1, t2) of the round with the best second run
+    best = {}   # (who, q) -> (t1, t2) of the round with the best run
     for who in CONTENDERS:
         for res in results[who]:
             if isinstance(res, str):
                 continue
             for q, rs in res.items():
-                ts = tuple(r["time"] for r in rs)
+                if what not in rs[0]:
+                    continue
+                ts = tuple(r[what] for r in rs)
                 if (who, q) not in best or min(ts) < min(best[(who, q)]):
                     best[(who, q)] = ts
-    head = "%-28s" % ("%s, N = %s" % (task, pretty(n)))
+    head = "%-28s" % ("%s, N = %s%s" % (task, pretty(n), ", CPU s" if what == "cpu" else ""))
     for who in CONTENDERS:
         head += "%20s" % who
     head += "   dag.h / duckdb, polars, pandas"
@@ -113,8 +116,12 @@ def report(task, n, results, rounds):
             theirs = best.get((who, q))
             ratios.append("-" if not ours or not theirs else "%.2f" % (min(ours) / min(theirs)))
         lines.append(row + "   " + ", ".join(ratios))
-    lines.append("(seconds, run 1 / run 2 of the best of %d round%s; ratio: dag.h's best run over the peer's: below 1 dag.h is "
-                 "faster)" % (rounds, "s" if rounds > 1 else ""))
+    if what == "cpu":
+        lines.append("(CPU seconds of the process, all threads, while the answer was made: the work, whatever else ran on the "
+                     "machine; spinning idle threads count too)")
+    else:
+        lines.append("(seconds, run 1 / run 2 of the best of %d round%s; ratio: dag.h's best run over the peer's: below 1 dag.h "
+                     "is faster)" % (rounds, "s" if rounds > 1 else ""))
     return lines
 
 
@@ -178,6 +185,7 @@ def main():
                 results[who].append(res)
                 failures += isinstance(res, str)
         print("\n".join(report(task, n, results, args.rounds)))
+        print("\n".join(report(task, n, results, args.rounds, "cpu")))
         lines, bad = checks(task, n, results)
         print("\n".join(lines) + "\n", flush=True)
         failures += bad
