@@ -12,6 +12,8 @@
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
 #                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi)
+#   make bench-table the db-benchmark groupby and join questions (bench/table/) against
+#                    DuckDB, polars and pandas (make deps); N=1e6 for a shorter run
 #   make fuzz        the differential tester with many more seeds
 #   make clean
 
@@ -92,7 +94,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop bench-table
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -601,6 +603,18 @@ $(B)/bench/mpi_hop: bench/mpi_hop.c bench/bench_common.h $(HEADERS)
 
 bench-hop: $(B)/bench/mpi_hop
 	$(MPI_RUN) -np 2 ./$(B)/bench/mpi_hop
+
+# db-benchmark's tasks on its own data (bench/table/datagen.c makes the files, with R's random
+# numbers), dag.h (bench/table/table_bench.c) against DuckDB, polars and pandas (bench/table/peers.py)
+$(B)/table/datagen: bench/table/datagen.c
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 $< -o $@ -lm
+$(B)/table/table_bench: bench/table/table_bench.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -I. $< -o $@ -pthread -lm
+
+bench-table: $(B)/table/table_bench $(B)/table/datagen
+	$(PYTHON) bench/table/run.py --n $(or $(N),1e7) --python $(TABLE_PEERS)/bin/python
 
 bench-gpu: $(B)/bench/gpu_chain
 	./$(B)/bench/gpu_chain

@@ -6,8 +6,8 @@
        dag_table *t = dag_table_read_csv("sales.csv", NULL);            // parsed in parallel
        dag_table *big = dag_table_where(t, "amount", DAG_TABLE_GT, 100);
        const char *keys[] = { "region" };
-       dag_table_aggregate aggs[] = { { DAG_TABLE_SUM, "amount", "total", NULL },
-                                      { DAG_TABLE_COUNT_ALL, NULL, "n", NULL } };
+       dag_table_aggregate aggs[] = { { .op = DAG_TABLE_SUM, .column = "amount", .as = "total" },
+                                      { .op = DAG_TABLE_COUNT_ALL, .as = "n" } };
        dag_table *g = dag_table_groupby(big, keys, 1, aggs, 2);
        dag_table_write_csv(g, "totals.csv");
        dag_table_free(g), dag_table_free(big), dag_table_free(t);
@@ -116,12 +116,17 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
 /* A header, then the rows in order; missing values are empty fields,
    strings are quoted when they hold the delimiter, a quote or a line end
    (or are empty), doubles are written to read back exactly. Over MPI each
-   owner writes its partitions at their offsets (a shared file system). */
+   owner writes its partitions at their offsets (a shared file system).
+   _with takes read_csv's options: .delimiter, and .no_header (rows only);
+   the others are ignored. */
 dag_result dag_table_write_csv(dag_table *t, const char *path);
+dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options);
 /* The whole table into columns allocated here (on every rank, over MPI):
    *columns gets num_columns of them, each with values, valid, and chars
-   for strings; free them with dag_table_columns_free. */
+   for strings; free them with dag_table_columns_free. collect_to: on
+   `rank` alone (the others get NULL, and nothing moves to them). */
 dag_result dag_table_collect(dag_table *t, dag_table_column **columns);
+dag_result dag_table_collect_to(dag_table *t, int rank, dag_table_column **columns);
 void dag_table_columns_free(dag_table_column *columns, int num_columns);
 void dag_table_free(dag_table *t);
 
@@ -155,6 +160,14 @@ typedef struct dag_table_new_column { const char *name; dag_table_type type; } d
 typedef void (*dag_table_map_fn)(const dag_table_view *in, dag_table_column *out, int num_out, void *user);
 dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns,
                          int num_new);
+/* map to a string column `name` (replacing one of that name, or appended):
+   fn(in, row, buf, size, user) per row of each partition writes the row's
+   string into buf (at most size bytes; buf has one more, for a NUL, so
+   `return snprintf(buf, size + 1, ...)` fits) and returns its length, or
+   -1 for a missing value; a length over size has it called again for that
+   row with room for it. */
+typedef int64_t (*dag_table_string_fn)(const dag_table_view *in, int64_t row, char *buf, int64_t size, void *user);
+dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user, const char *name);
 /* map with a DAG_KERNEL of ((DAG_GLOBAL const T *, x), (DAG_GLOBAL U *, y)), launched over each
    partition's rows of column `in` into a new column `out` of type out_type (missing where the input
    is); on the scope in force, so a device may run it: dag_table_map_kernel(t, kernel, in, out, type). */
@@ -178,13 +191,23 @@ dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp o
 dag_table *dag_table_repartition(dag_table *t, int64_t rows);
 
 /* Aggregates, for reduce and groupby. Results: SUM of integers int64, of
-   floats double; MIN and MAX the column's type (numbers only); COUNT
-   (present values) and COUNT_ALL (rows; column NULL) int64; MEAN, VAR and
-   SD (sample variance and deviation: n - 1) double; USER double. Missing
-   when no value is present (VAR and SD: fewer than two). */
+   floats double; MIN and MAX the column's type (strings too, bytewise);
+   COUNT (present values) and COUNT_ALL (rows; column NULL) int64; MEAN,
+   VAR and SD (sample variance and deviation: n - 1), CORR (Pearson's, of
+   column and column2 over the rows where both are present; NaN for one
+   such row or a constant column, as DuckDB) and USER double. Missing when
+   no value is present (VAR and SD: fewer than two).
+   Holistic ones, which need all of a group's values at once: MEDIAN
+   (double; the mean of the middle two for an even count), LARGEST and
+   SMALLEST (the n-th largest or smallest present value, n = 1 by default,
+   the column's type; missing when fewer are present). With one of them
+   (or MIN or MAX of strings), groupby deals the rows themselves by key
+   and computes per group after the shuffle, instead of merging partial
+   states; reduce collects the column. NaN is the largest value: above
+   +inf for MIN, MAX, MEDIAN, LARGEST and SMALLEST. */
 typedef enum dag_table_agg {
     DAG_TABLE_SUM = 1, DAG_TABLE_MIN, DAG_TABLE_MAX, DAG_TABLE_COUNT, DAG_TABLE_COUNT_ALL, DAG_TABLE_MEAN,
-    DAG_TABLE_VAR, DAG_TABLE_SD, DAG_TABLE_USER
+    DAG_TABLE_VAR, DAG_TABLE_SD, DAG_TABLE_USER, DAG_TABLE_CORR, DAG_TABLE_MEDIAN, DAG_TABLE_LARGEST, DAG_TABLE_SMALLEST
 } dag_table_agg;
 #define DAG_TABLE_USER_STATE 48   /* bytes a user aggregate's state may have */
 /* A user aggregate over a column's present values, as doubles: per
@@ -203,6 +226,8 @@ typedef struct dag_table_aggregate {
     const char *column;              /* NULL for COUNT_ALL */
     const char *as;                  /* the result column's name; NULL: "sum_v1", "count_star"... */
     const dag_table_user_agg *user;  /* DAG_TABLE_USER */
+    const char *column2;             /* DAG_TABLE_CORR: the second column */
+    int64_t n;                       /* DAG_TABLE_LARGEST, DAG_TABLE_SMALLEST: which (1, the default: the largest) */
 } dag_table_aggregate;
 typedef struct dag_table_value {
     int present;             /* 0: missing */
@@ -219,14 +244,21 @@ dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, 
 dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs,
                              int num_aggs);
 /* Sorted by one column, stable, missing last in both directions, NaN
-   above +inf; range partitioned by sampled splitters. */
+   above +inf; range partitioned by sampled splitters of the first column.
+   sort_by: by columns[0], rows of equal values by columns[1], and so on,
+   each descending where descending[k] is not 0 (descending NULL: all
+   ascending), missing last in each. */
 dag_table *dag_table_sort(dag_table *t, const char *column, int descending);
+dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int *descending, int num_columns);
 /* Equi-join on key columns (integers of either width match, floats
    likewise, strings bytewise; a missing key never matches). The result:
    the left's columns, then the right's other than its keys (a name
    already taken gets "_right"); a left join keeps each unmatched left row
-   once, the right's columns missing. Hash partitioned; row order not
-   defined. */
+   once, the right's columns missing. The right table is hash partitioned
+   and indexed; the left probes in place where it can (one rank, or a
+   right table small enough to send to every rank), else both are dealt by
+   key. Row order not defined (a small right table: the left's, and a left
+   partition whose rows all come out once keeps its columns, shared). */
 typedef enum dag_table_join_kind { DAG_TABLE_INNER = 1, DAG_TABLE_LEFT } dag_table_join_kind;
 dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys,
                           const char *const *right_keys, int num_keys, dag_table_join_kind kind);
@@ -462,6 +494,7 @@ typedef struct dag__table_builder {
     dag_table_column *cols;
     int64_t *nchars, *chars_cap;
     bool failed;                 /* no memory: the task fails */
+    bool same_rows;              /* its rows are its input partition's, in order: the columns a build shares are not built */
 } dag__table_builder;
 
 static void dag__builder_free(dag__table_builder *b) {
@@ -524,6 +557,26 @@ static int64_t dag__table_chars_of(const dag_table_column *src, int64_t from, co
         if (idx[i] >= 0) s += off[idx[i] + 1] - off[idx[i]];
     return s;
 }
+/* the validity of row i of a gather (idx, from as dag__table_gather takes them; a NULL bitmap: all present) */
+static bool dag__table_gathered_bit(const uint8_t *src, int64_t from, const int64_t *idx, int64_t i) {
+    int64_t r = idx ? idx[i] : from + i;
+    return r >= 0 && (!src || dag__table_bit(src, r));
+}
+/* bits of a gather's n rows into dst from bit `at` on: whole bytes at a time where dst's bit is a byte's first */
+static void dag__table_gather_bits(uint8_t *dst, int64_t at, const uint8_t *src, int64_t from, const int64_t *idx, int64_t n) {
+    int64_t i = 0;
+    if (!idx && src && at % 8 == 0 && from % 8 == 0) {   /* the same bytes */
+        memcpy(dst + at / 8, src + from / 8, (size_t)(n / 8));
+        i = n / 8 * 8;
+    }
+    for (; i < n && (at + i) % 8; i++) dag__table_set_bit(dst, at + i, dag__table_gathered_bit(src, from, idx, i));
+    for (; i + 8 <= n; i += 8) {
+        unsigned byte = 0;
+        for (int k = 0; k < 8; k++) byte |= (unsigned)dag__table_gathered_bit(src, from, idx, i + k) << k;
+        dst[(at + i) / 8] = (uint8_t)byte;
+    }
+    for (; i < n; i++) dag__table_set_bit(dst, at + i, dag__table_gathered_bit(src, from, idx, i));
+}
 /* >>gather: rows idx[0..n) of src (NULL: from..from + n; below 0: a
    missing value) into dst from row `at` on, dst having room (strings:
    *nchars bytes used, room for the rest). The one copy loop every
@@ -559,10 +612,7 @@ static void dag__table_gather(dag_table_column *dst, int type, int64_t at, int64
             else memset(d + (size_t)i * w, 0, w);
         }
     }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t r = idx ? idx[i] : from + i;
-        dag__table_set_bit(dst->valid, at + i, r >= 0 && (!src->valid || dag__table_bit(src->valid, r)));
-    }
+    dag__table_gather_bits(dst->valid, at, src->valid, from, idx, n);
 }
 /* column c of b gets rows idx[0..n) (NULL: from..from + n) of src after its `rows` (reserved) */
 static bool dag__builder_put(dag__table_builder *b, int c, const dag_table_column *src, int64_t from, const int64_t *idx,
@@ -580,10 +630,12 @@ static bool dag__builder_append(dag__table_builder *b, const dag_table_view *v, 
     b->rows += n;
     return true;
 }
-/* a partition's description for its meta: rows, then each column's bytes of strings */
+/* a partition's description for its meta: rows, each column's bytes of strings, same_rows */
+static int64_t dag__builder_meta_words(int ncols) { return 2 + ncols; }
 static void dag__builder_meta(const dag__table_builder *b, int64_t *meta) {
     meta[0] = b->rows;
     for (int c = 0; c < b->ncols; c++) meta[1 + c] = b->types[c] == DAG_TABLE_STR ? b->nchars[c] : 0;
+    meta[1 + b->ncols] = b->same_rows;
 }
 
 /* >>pieces: rows of a partition packed in one buffer of int64 words, to
@@ -746,10 +798,14 @@ static dag_result dag__table_run(dag__table_job *job) {
 
 /* After a job whose units built partitions of t into stash (its meta:
    dag__builder_meta), every rank makes the chunks not yet there: the
-   owner's from the stash, the others' empty. */
-static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_builder *stash) {
-    int64_t k = 1 + t->ncols;
+   owner's from the stash, the others' empty. A partition that kept its
+   input's rows (same_rows) takes the chunks of in's columns same[c] (>= 0). */
+static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_builder *stash, const dag_table *in, const int *same) {
+    int64_t k = dag__builder_meta_words(t->ncols);
     for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, meta[p * k]);
+    for (int64_t p = 0; in && p < t->nparts; p++)
+        for (int c = 0; meta[p * k + 1 + t->ncols] && c < t->ncols; c++)
+            if (same[c] >= 0) dag__table_share_chunk(t, p, c, in->chunk[p * in->ncols + same[c]]);
     for (int64_t p = 0; p < t->nparts; p++)
         for (int c = 0; c < t->ncols; c++) {
             if (t->chunk[p * t->ncols + c]) continue;
@@ -771,6 +827,8 @@ typedef struct dag__table_build {
     bool (*make)(struct dag__table_build *b, int64_t p, dag__table_builder *into);
     const int *built;            /* the column types the units make (0: a chunk shared, not built) */
     void *op;
+    const dag_table *in;         /* a unit that keeps in's rows (same_rows) shares in's columns same[c] (>= 0) */
+    const int *same;
 } dag__table_build;
 
 static void dag__table_build_unit(dag__table_job *job, int64_t p, int64_t *meta) {
@@ -795,12 +853,12 @@ static dag_table *dag__table_build_run(dag__table_build *b, const char *who) {
     memset(&job, 0, sizeof job);
     job.who = who;
     job.units = t->nparts;
-    job.k = 1 + t->ncols;
+    job.k = dag__builder_meta_words(t->ncols);
     job.owner = t->owner;
     job.run = dag__table_build_unit;
     job.op = b;
     dag_result r = dag__table_run(&job);
-    bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash);
+    bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash, b->in, b->same);
     for (int64_t p = 0; p < t->nparts; p++) dag__builder_free(&b->stash[p]);
     DAG_FREE(b->stash), DAG_FREE(job.meta);
     if (!ok) {
@@ -865,7 +923,7 @@ dag_table *dag_table_from_columns(const dag_table_column *cols, int ncols, int64
     if (!t) return NULL;
     for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, rows - p * prows < prows ? rows - p * prows : prows);
     int *types = dag__table_types_of(t);
-    dag__table_build b = { t, NULL, dag__table_copy_rows, types, (void *)(uintptr_t)cols };
+    dag__table_build b = { t, NULL, dag__table_copy_rows, types, (void *)(uintptr_t)cols, NULL, NULL };
     t = types ? dag__table_build_run(&b, "dag_table_from_columns") : (dag_table_free(t), NULL);
     DAG_FREE(types);
     return t;
@@ -991,14 +1049,14 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
     memset(&job, 0, sizeof job);
     job.who = "dag_table_from_array";
     job.units = mt;
-    job.k = 1 + ncols;
+    job.k = dag__builder_meta_words((int)ncols);
     job.owner = t->owner;
     job.run = dag__table_array_unit;
     job.absorb = dag__table_take_tile;
     job.sources = nt;
     job.pieces = tiles;
     job.op = &fa;
-    if (dag__table_run(&job) != DAG_OK || !dag__table_adopt(t, job.meta, fa.stash)) dag_table_free(t), t = NULL;
+    if (dag__table_run(&job) != DAG_OK || !dag__table_adopt(t, job.meta, fa.stash, NULL, NULL)) dag_table_free(t), t = NULL;
     DAG_FREE(job.meta);
     for (int64_t i = 0; i < mt; i++) dag__builder_free(&fa.stash[i]);
 done:
@@ -1006,16 +1064,17 @@ done:
     return t;
 }
 
-/* >>collect: a task per chunk's buffer writes it into the host columns;
-   they write each rank's own memory, so over MPI every rank runs them and
-   every rank receives the chunks it does not own. */
-DAG_TASK(void, dag__table_copy_bytes, (const void *, from), (void *, to), (int64_t, bytes)) {
-    memcpy(to, from, (size_t)bytes);
+/* >>collect: a task per chunk's buffer writes it into the host columns,
+   each registered whole (its tasks on it ordered): as each rank's own
+   memory, so that over MPI every rank runs them and receives the chunks it
+   does not own, or as one rank's, so that they run there alone. */
+DAG_TASK(void, dag__table_copy_bytes, (const void *, from), (void *, to), (int64_t, at), (int64_t, bytes)) {
+    memcpy((char *)to + at, from, (size_t)bytes);
 }
-DAG_TASK(void, dag__table_copy_offsets, (const int64_t *, from), (int64_t *, to), (int64_t, rows), (int64_t, base)) {
-    for (int64_t i = 0; i <= rows; i++) to[i] = base + from[i];
+DAG_TASK(void, dag__table_copy_offsets, (const int64_t *, from), (int64_t *, to), (int64_t, at), (int64_t, rows), (int64_t, base)) {
+    for (int64_t i = 0; i <= rows; i++) to[at + i] = base + from[i];
 }
-/* rows bits into `to` from bit `shift` on (partitions meet inside a byte: InOut orders them) */
+/* rows bits into `to` from bit `shift` on */
 DAG_TASK(void, dag__table_copy_bits, (const uint8_t *, from), (uint8_t *, to), (int64_t, rows), (int64_t, shift)) {
     for (int64_t i = 0; i < rows; i++) dag__table_set_bit(to, shift + i, dag__table_bit(from, i));
 }
@@ -1024,65 +1083,89 @@ void dag_table_columns_free(dag_table_column *cols, int ncols) {
     for (int c = 0; cols && c < ncols; c++) DAG_FREE(cols[c].values), DAG_FREE(cols[c].chars), DAG_FREE(cols[c].valid);
     DAG_FREE(cols);
 }
+/* the bytes of column c's values, bitmap and characters, collected */
+static void dag__table_collect_sizes(const dag_table *t, int c, int64_t *bytes) {
+    bool str = t->types[c] == DAG_TABLE_STR;
+    bytes[0] = (str ? t->rows + 1 : t->rows) * dag__table_width(t->types[c]);
+    bytes[1] = dag__table_valid_bytes(t->rows);
+    bytes[2] = 0;
+    for (int64_t p = 0; str && p < t->nparts; p++) bytes[2] += t->chunk[p * t->ncols + c]->nchars;
+}
 static bool dag__table_collect_alloc(const dag_table *t, dag_table_column *out) {
     bool ok = true;
     for (int c = 0; c < t->ncols; c++) {
-        bool str = t->types[c] == DAG_TABLE_STR;
-        int64_t nchars = 0;
-        for (int64_t p = 0; str && p < t->nparts; p++) nchars += t->chunk[p * t->ncols + c]->nchars;
+        int64_t bytes[3];
+        dag__table_collect_sizes(t, c, bytes);
         out[c].name = t->names[c];
         out[c].type = t->types[c];
-        out[c].values = dag__table_zalloc((size_t)((str ? t->rows + 1 : t->rows) * dag__table_width(t->types[c])));
-        out[c].valid = (uint8_t *)dag__table_zalloc((size_t)dag__table_valid_bytes(t->rows));
-        out[c].chars = str ? (char *)dag__table_alloc((size_t)nchars) : NULL;
-        ok = ok && out[c].values && out[c].valid && (!str || out[c].chars);
+        out[c].values = dag__table_zalloc((size_t)bytes[0]);
+        out[c].valid = (uint8_t *)dag__table_zalloc((size_t)bytes[1]);
+        out[c].chars = t->types[c] == DAG_TABLE_STR ? (char *)dag__table_alloc((size_t)bytes[2]) : NULL;
+        ok = ok && out[c].values && out[c].valid && (t->types[c] != DAG_TABLE_STR || out[c].chars);
     }
     return ok;
 }
-dag_result dag_table_collect(dag_table *t, dag_table_column **columns) {
+/* column c's copies from every partition into its host buffers h (values, bitmap, characters) */
+static void dag__table_collect_column(const dag_table *t, int c, const dag_data *h, const dag_options *o) {
+    int64_t w = dag__table_width(t->types[c]), base = 0;
+    for (int64_t p = 0; p < t->nparts; p++) {
+        const dag__table_chunk *k = t->chunk[p * t->ncols + c];
+        int64_t first = t->first_row[p], n = k->rows;
+        if (!n) continue;
+        if (t->types[c] != DAG_TABLE_STR) {
+            dag_spawn_with(o, dag__table_copy_bytes, In(k->values_h), InOut(h[0]), Val(first * w), Val(n * w));
+        } else {
+            dag_spawn_with(o, dag__table_copy_offsets, In(k->values_h), InOut(h[0]), Val(first), Val(n), Val(base));
+            if (k->nchars) dag_spawn_with(o, dag__table_copy_bytes, In(k->chars_h), InOut(h[2]), Val(base), Val(k->nchars));
+            base += k->nchars;
+        }
+        dag_spawn_with(o, dag__table_copy_bits, In(k->valid_h), InOut(h[1]), Val(n), Val(first));
+    }
+}
+/* rank < 0: every rank */
+static dag_result dag__table_collect(dag_table *t, int rank, dag_table_column **columns, const char *who) {
     dag_wait_all();
-    if (!t || !columns) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_collect: %s is NULL", !t ? "the table" : "columns");
+    if (!t || !columns || rank >= dag_num_ranks()) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !t ? "the table is NULL" : !columns ? "columns is NULL" : "no such rank");
         return DAG_ERR_INVALID_ARGUMENT;
     }
+    bool mine = rank < 0 || rank == dag_rank();
     dag_table_column *out = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)t->ncols);
-    if (!out || !dag__table_collect_alloc(t, out)) {
-        dag_table_columns_free(out, t->ncols);
-        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table_collect: no memory for %lld rows", (long long)t->rows);
+    dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)(3 * t->ncols + 1));
+    if (!out || !h || (mine && !dag__table_collect_alloc(t, out))) {
+        dag_table_columns_free(out, t->ncols), DAG_FREE(h);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "%s: no memory for %lld rows", who, (long long)t->rows);
         return DAG_ERR_OUT_OF_MEMORY;
     }
-    dag_options o = dag__table_options("dag_table_collect");
-    DAG_DATADEPS {
-        for (int c = 0; c < t->ncols; c++) {
-            int64_t w = dag__table_width(t->types[c]), base = 0;
-            for (int64_t p = 0; p < t->nparts; p++) {
-                const dag__table_chunk *k = t->chunk[p * t->ncols + c];
-                int64_t first = t->first_row[p], n = k->rows;
-                if (!n) continue;
-                if (t->types[c] != DAG_TABLE_STR) {
-                    dag_spawn_with(&o, dag__table_copy_bytes, In(k->values_h),
-                                   dag_arg_span(DAG_ACCESS_OUT, (char *)out[c].values + first * w, (size_t)(n * w), 1), Val(n * w));
-                } else {
-                    dag_spawn_with(&o, dag__table_copy_offsets, In(k->values_h), Out((int64_t *)out[c].values + first, (size_t)n + 1),
-                                   Val(n), Val(base));
-                    if (k->nchars)
-                        dag_spawn_with(&o, dag__table_copy_bytes, In(k->chars_h),
-                                       dag_arg_span(DAG_ACCESS_OUT, out[c].chars + base, (size_t)k->nchars, 1), Val(k->nchars));
-                    base += k->nchars;
-                }
-                int64_t lo = first / 8, hi = dag__table_valid_bytes(first + n);
-                dag_spawn_with(&o, dag__table_copy_bits, In(k->valid_h), InOut(out[c].valid + lo, (size_t)(hi - lo)), Val(n),
-                               Val(first - lo * 8));
-            }
+    for (int c = 0; c < t->ncols; c++) {
+        int64_t bytes[3];
+        void *p[3] = { out[c].values, out[c].valid, out[c].chars };
+        dag__table_collect_sizes(t, c, bytes);
+        for (int j = 0; j < 3; j++) {   /* (values in elements of their width: the offsets' task takes int64s) */
+            size_t elem = j ? 1 : (size_t)dag__table_width(t->types[c]), n = bytes[j] > 0 ? (size_t)bytes[j] / elem : 1;
+            if (j < 2 || t->types[c] == DAG_TABLE_STR)
+                h[3 * c + j] = rank < 0 ? dag_data_register(p[j], n, elem) : dag_data_register_on(rank, mine ? p[j] : NULL, n, elem);
         }
     }
+    dag_options o = dag__table_options(who);
+    DAG_DATADEPS {
+        for (int c = 0; c < t->ncols; c++) dag__table_collect_column(t, c, h + 3 * c, &o);
+    }
     dag_result r = dag_last_region_result();
-    if (r != DAG_OK) {
+    for (int j = 0; j < 3 * t->ncols; j++)
+        if (h[j].id) dag_data_unregister(h[j]);
+    DAG_FREE(h);
+    if (r != DAG_OK || !mine) {
         dag_table_columns_free(out, t->ncols);
+        if (!mine) *columns = NULL;
         return r;
     }
     *columns = out;
     return DAG_OK;
+}
+dag_result dag_table_collect(dag_table *t, dag_table_column **columns) { return dag__table_collect(t, -1, columns, "dag_table_collect"); }
+dag_result dag_table_collect_to(dag_table *t, int rank, dag_table_column **columns) {
+    return dag__table_collect(t, rank < 0 ? dag_num_ranks() : rank, columns, "dag_table_collect_to");
 }
 
 /* >>csv writing. A task per partition formats its rows on its owner (meta:
@@ -1144,6 +1227,8 @@ static void dag__text_field(dag__table_text *x, const dag_table_column *col, int
 typedef struct dag__table_writer {
     dag_table *t;
     const char *path;
+    char delim;
+    bool header;
     dag__table_text *text;    /* each partition's, on its owner */
     const int64_t *at;        /* where each partition's text goes */
     int64_t header_bytes;
@@ -1160,8 +1245,8 @@ static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta
     dag__table_view_of(w->t, p, &v, cols);
     for (int64_t i = 0; i < v.rows; i++)
         for (int c = 0; c < v.num_columns; c++) {
-            dag__text_field(x, &cols[c], i, ',');
-            dag__text_put(x, c + 1 < v.num_columns ? "," : "\n", 1);
+            dag__text_field(x, &cols[c], i, w->delim);
+            dag__text_put(x, c + 1 < v.num_columns ? &w->delim : "\n", 1);
         }
     DAG_FREE(cols);
     if (x->failed) dag__table_job_fail_memory(job, p);
@@ -1178,13 +1263,13 @@ static bool dag__table_write_at(const char *path, int64_t at, const char *s, int
 static void dag__table_header_unit(dag__table_job *job, int64_t u, int64_t *meta) {
     dag__table_writer *w = (dag__table_writer *)job->op;
     dag__table_text x = { NULL, 0, 0, false };
-    for (int c = 0; c < w->t->ncols; c++) {
+    for (int c = 0; w->header && c < w->t->ncols; c++) {
         dag_table_column name = { 0 };
         int64_t off[2] = { 0, (int64_t)strlen(w->t->names[c]) };
         uint8_t valid = 1;
         name.type = DAG_TABLE_STR, name.values = off, name.chars = w->t->names[c], name.valid = &valid;
-        dag__text_field(&x, &name, 0, ',');
-        dag__text_put(&x, c + 1 < w->t->ncols ? "," : "\n", 1);
+        dag__text_field(&x, &name, 0, w->delim);
+        dag__text_put(&x, c + 1 < w->t->ncols ? &w->delim : "\n", 1);
     }
     meta[0] = x.n;
     if (x.failed) dag__table_job_fail_memory(job, u);
@@ -1203,13 +1288,16 @@ static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_
     dag_result r = dag__table_run(job);
     return r;
 }
-dag_result dag_table_write_csv(dag_table *t, const char *path) {
+dag_result dag_table_write_csv(dag_table *t, const char *path) { return dag_table_write_csv_with(t, path, NULL); }
+dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options) {
     dag_wait_all();
-    if (!t || !path) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s is NULL", !t ? "the table" : "the path");
+    char delim = options && options->delimiter ? options->delimiter : ',';
+    if (!t || !path || delim == '"' || delim == '\n' || delim == '\r') {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s", !t ? "the table is NULL" : !path ? "the path is NULL"
+                : "a quote or a line end cannot be the delimiter");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    dag__table_writer w = { t, path, NULL, NULL, 0 };
+    dag__table_writer w = { t, path, delim, !options || !options->no_header, NULL, NULL, 0 };
     int64_t *at = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)t->nparts);
     w.text = (dag__table_text *)dag__table_zalloc(sizeof(dag__table_text) * (size_t)t->nparts);
     w.at = at;
@@ -1560,7 +1648,7 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
     dag_table *t = csv.t;
     if (r == DAG_OK) {
         csv.scan = scan.meta;
-        dag__table_build b = { csv.t, NULL, dag__csv_parse_unit, csv.types, &csv };
+        dag__table_build b = { csv.t, NULL, dag__csv_parse_unit, csv.types, &csv, NULL, NULL };
         t = dag__table_build_run(&b, "dag_table_read_csv");
     } else {
         dag_table_free(csv.t), t = NULL;
@@ -1662,7 +1750,7 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
     dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, parts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_rows_of h = { t, rows };
-    dag__table_build b = { d, NULL, dag__table_head_part, types, &h };
+    dag__table_build b = { d, NULL, dag__table_head_part, types, &h, NULL, NULL };
     d = types ? dag__table_build_run(&b, "dag_table_head") : (dag_table_free(d), NULL);
     DAG_FREE(types);
     return d;
@@ -1671,11 +1759,35 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
 /* >>map: the new columns of each partition made by the user's function on its owner */
 typedef struct dag__table_mapping {
     const dag_table *in;
-    dag_table_map_fn fn;
+    dag_table_map_fn fn;             /* new columns of numbers, */
+    dag_table_string_fn string_fn;   /* or one of strings */
     void *user;
     const int *out_col;   /* each new column's place in the result */
     int num_new;
 } dag__table_mapping;
+/* the strings of column c of into, row by row from the user's function, each into the bytes left (then, if they were too few,
+   again into room for it) */
+static bool dag__table_map_strings(const dag__table_mapping *m, const dag_table_view *v, dag__table_builder *into, int c) {
+    int64_t *off = (int64_t *)into->cols[c].values;
+    off[0] = 0;
+    for (int64_t i = 0; i < v->rows; i++) {
+        int64_t len = 0, room = 0;
+        for (int again = 0; again < 2 && (again == 0 || len > room); again++) {
+            if (!dag__builder_reserve_chars(into, c, again ? len + 1 : 64)) return false;
+            room = into->chars_cap[c] - into->nchars[c] - 1;   /* (one byte more, for a NUL) */
+            len = m->string_fn(v, i, into->cols[c].chars + into->nchars[c], room, m->user);
+        }
+        if (len > room) {
+            dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: row %lld: a longer string when given room for it",
+                     (long long)(v->first_row + i));
+            return false;
+        }
+        dag__table_set_bit(into->cols[c].valid, i, len >= 0);
+        into->nchars[c] += len > 0 ? len : 0;
+        off[i + 1] = into->nchars[c];
+    }
+    return true;
+}
 static bool dag__table_map_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_mapping *m = (const dag__table_mapping *)b->op;
     dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)(m->in->ncols + m->num_new));
@@ -1691,10 +1803,12 @@ static bool dag__table_map_part(dag__table_build *b, int64_t p, dag__table_build
         out[k].name = b->out->names[m->out_col[k]];
         memset(out[k].valid, 0xff, (size_t)dag__table_valid_bytes(v.rows));
     }
-    m->fn(&v, out, m->num_new, m->user);
+    bool ok = true;
+    if (m->string_fn) ok = dag__table_map_strings(m, &v, into, m->out_col[0]);
+    else m->fn(&v, out, m->num_new, m->user);
     into->rows = v.rows;
     DAG_FREE(cols);
-    return true;
+    return ok;
 }
 /* t's columns with new ones replacing or appended: from[c] and *ncols as dag__table_derive takes them */
 static int *dag__table_with_new(const dag_table *t, const char *const *names, int num_new, int *ncols, int *place) {
@@ -1711,17 +1825,8 @@ static int *dag__table_with_new(const dag_table *t, const char *const *names, in
     }
     return from;
 }
-dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
-    dag_wait_all();
-    if (!dag__table_usable(t, "dag_table_map")) return NULL;
-    bool ok = fn && new_columns && num_new > 0;
-    for (int k = 0; ok && k < num_new; k++)
-        ok = new_columns[k].name && new_columns[k].type >= DAG_TABLE_I32 && new_columns[k].type < DAG_TABLE_STR;
-    if (!ok) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: needs a function and new columns, each with a name "
-                "and a type of numbers (int32, int64, float, double)");
-        return NULL;
-    }
+/* t with the new columns (replacing or appended), m's function making them */
+static dag_table *dag__table_map_run(dag_table *t, dag__table_mapping *m, const dag_table_new_column *new_columns, int num_new) {
     int ncols = 0, *place = (int *)dag__table_alloc(sizeof(int) * (size_t)num_new), *from = NULL, *built = NULL;
     const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)(t->ncols + num_new));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)(t->ncols + num_new));
@@ -1733,11 +1838,36 @@ dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const da
             names[place[k]] = new_columns[k].name, types[place[k]] = new_columns[k].type, built[place[k]] = new_columns[k].type;
         d = dag__table_derive(t, ncols, from, names, types);
     }
-    dag__table_mapping m = { t, fn, user, place, num_new };
-    dag__table_build b = { d, NULL, dag__table_map_part, built, &m };
+    m->out_col = place, m->num_new = num_new;
+    dag__table_build b = { d, NULL, dag__table_map_part, built, m, NULL, NULL };
     if (d) d = dag__table_build_run(&b, "dag_table_map");
     DAG_FREE(place), DAG_FREE(from), DAG_FREE(built), DAG_FREE(names), DAG_FREE(types);
     return d;
+}
+dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_map")) return NULL;
+    bool ok = fn && new_columns && num_new > 0;
+    for (int k = 0; ok && k < num_new; k++)
+        ok = new_columns[k].name && new_columns[k].type >= DAG_TABLE_I32 && new_columns[k].type < DAG_TABLE_STR;
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: needs a function and new columns, each with a name "
+                "and a type of numbers (int32, int64, float, double; dag_table_map_string makes strings)");
+        return NULL;
+    }
+    dag__table_mapping m = { t, fn, NULL, user, NULL, 0 };
+    return dag__table_map_run(t, &m, new_columns, num_new);
+}
+dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user, const char *name) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_map_string")) return NULL;
+    if (!fn || !name) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: needs a function and a column name");
+        return NULL;
+    }
+    dag__table_mapping m = { t, NULL, fn, user, NULL, 0 };
+    dag_table_new_column column = { name, DAG_TABLE_STR };
+    return dag__table_map_run(t, &m, &column, 1);
 }
 
 /* map with a kernel: the new column's chunks are made (and registered) first, then a kernel task per
@@ -1780,7 +1910,8 @@ dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, 
             if (!src->rows) continue;
             dag_arg args[3] = { DAG_VAL((size_t)src->rows), In(src->values_h), Out(dst->values_h) };
             dag_spawn_desc(kernel, args, 3, NULL);
-            dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val(dag__table_valid_bytes(src->rows)));
+            dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val((int64_t)0),
+                           Val(dag__table_valid_bytes(src->rows)));
         }
     }
     if (dag_last_region_result() != DAG_OK) dag_table_free(d), d = NULL;
@@ -1818,7 +1949,7 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
     dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, t->nparts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_filtering f = { t, fn, user };
-    dag__table_build b = { d, NULL, dag__table_filter_part, types, &f };
+    dag__table_build b = { d, NULL, dag__table_filter_part, types, &f, NULL, NULL };
     d = types ? dag__table_build_run(&b, "dag_table_filter") : (dag_table_free(d), NULL);
     DAG_FREE(types);
     if (d && repartition_rows > 0) {
@@ -1926,6 +2057,7 @@ struct dag__table_shuffle {
     void (*absorb)(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece);
     bool (*finish)(dag__table_shuffle *s, int64_t q, dag__table_builder *out);
     int64_t **piece;             /* inputs x buckets, on the inputs' owners */
+    int64_t *incoming;           /* the rows each bucket receives, all pieces together (every rank) */
     dag__table_builder *stash;   /* each bucket's partition */
     void *op;
 };
@@ -1938,18 +2070,24 @@ static void dag__shuffle_deal_unit(dag__table_job *job, int64_t u, int64_t *meta
     void *scratch = NULL;
     memset(&v, 0, sizeof v);
     bool ok = s->deal(s, u, &v, &types, &bucket, &scratch);
-    int64_t *start = ok ? (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(q_count + 1)) : NULL;
-    int64_t *idx = ok ? (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v.rows) : NULL;
-    if (start && idx) {   /* the rows by bucket, in their order (a counting sort) */
-        for (int64_t i = 0; i < v.rows; i++) start[bucket[i] + 1]++;
-        for (int64_t q = 0; q < q_count; q++) start[q + 1] += start[q];
-        for (int64_t i = 0; i < v.rows; i++) idx[start[bucket[i]]++] = i;
-        for (int64_t q = q_count; q > 0; q--) start[q] = start[q - 1];
-        start[0] = 0;
+    int64_t *start = NULL, *idx = NULL;
+    if (ok && !bucket) {   /* no buckets: every row to each */
         for (int64_t q = 0; q < q_count && ok; q++)
+            ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, NULL, v.rows, &meta[q])) != NULL, meta[q_count + q] = v.rows;
+    } else if (ok) {   /* the rows by bucket, in their order (a counting sort) */
+        start = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(q_count + 1));
+        idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v.rows);
+        ok = start && idx;
+        for (int64_t i = 0; ok && i < v.rows; i++) start[bucket[i] + 1]++;
+        for (int64_t q = 0; ok && q < q_count; q++) start[q + 1] += start[q];
+        for (int64_t i = 0; ok && i < v.rows; i++) idx[start[bucket[i]]++] = i;
+        for (int64_t q = q_count; ok && q > 0; q--) start[q] = start[q - 1];
+        if (ok) start[0] = 0;
+        for (int64_t q = 0; q < q_count && ok; q++) {
+            meta[q_count + q] = start[q + 1] - start[q];
             ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, idx + start[q], start[q + 1] - start[q], &meta[q])) != NULL;
+        }
     }
-    if (ok && (!start || !idx)) ok = false;
     if (!ok && !dag_cancelled()) dag__table_job_fail_memory(job, u);
     if (s->release) s->release(s, scratch);
     DAG_FREE(start), DAG_FREE(idx), DAG_FREE(bucket);
@@ -1975,9 +2113,13 @@ static void dag__shuffle_finish_unit(dag__table_job *job, int64_t q, int64_t *me
     dag__builder_meta(&s->stash[q], meta);
 }
 /* the partitions of a bucket: the builders absorb appends to */
+/* piece into builder b, which gets room for all of bucket q's rows at once (appends: sort, repartition, held rows) */
+static bool dag__shuffle_keep(dag__table_shuffle *s, int64_t q, dag__table_builder *b, const dag_table_view *piece) {
+    return (b->rows || dag__builder_reserve(b, s->incoming[q])) && dag__builder_append(b, piece, NULL, piece->rows);
+}
 static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
     (void)u;
-    if (!dag__builder_append(&s->stash[q], piece, NULL, piece->rows)) s->stash[q].failed = true;
+    if (!dag__shuffle_keep(s, q, &s->stash[q], piece)) s->stash[q].failed = true;
 }
 
 /* Runs s: s->out, or NULL (freed) on failure. */
@@ -1987,24 +2129,30 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     int *types = dag__table_types_of(t);
     s->piece = (int64_t **)dag__table_zalloc(sizeof(int64_t *) * (size_t)n);
     s->stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)q_count);
+    s->incoming = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)q_count);
     dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)n);
     dag__table_job deal, merge;
     memset(&deal, 0, sizeof deal), memset(&merge, 0, sizeof merge);
-    bool ok = types && s->piece && s->stash && h;
+    bool ok = types && s->piece && s->incoming && s->stash && h;
     for (int64_t q = 0; ok && q < q_count; q++) ok = dag__builder_init(&s->stash[q], t->ncols, types) && dag__builder_reserve(&s->stash[q], 1);
-    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
-    for (int64_t i = 0; ok && i < n; i++) ok = (h[i] = dag__table_register(s->in_owner[i / q_count], s->piece[i], deal.meta[i] / 8, 8)).id != 0;
+    /* the deal's meta per input: each piece's bytes, then its rows */
+    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, 2 * q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t u = i / q_count, q = i % q_count;
+        s->incoming[q] += deal.meta[u * 2 * q_count + q_count + q];
+        ok = (h[i] = dag__table_register(s->in_owner[u], s->piece[i], deal.meta[u * 2 * q_count + q] / 8, 8)).id != 0;
+    }
     if (ok) {
-        merge.who = s->who, merge.units = q_count, merge.k = 1 + t->ncols, merge.owner = t->owner;
+        merge.who = s->who, merge.units = q_count, merge.k = dag__builder_meta_words(t->ncols), merge.owner = t->owner;
         merge.run = dag__shuffle_finish_unit, merge.absorb = dag__shuffle_absorb;
         merge.sources = s->inputs, merge.pieces = h, merge.op = s;
-        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash);
+        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash, NULL, NULL);
     }
     for (int64_t i = 0; h && i < n; i++)
         if (h[i].id) dag_data_unregister(h[i]);
     for (int64_t i = 0; s->piece && i < n; i++) DAG_FREE(s->piece[i]);
     for (int64_t q = 0; s->stash && q < q_count; q++) dag__builder_free(&s->stash[q]);
-    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
+    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->incoming), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
     if (!ok) dag_table_free(t), t = NULL;
     return t;
 }
@@ -2079,7 +2227,8 @@ static double dag__table_sort_key(const dag_table_column *c, int64_t i, int desc
 }
 typedef struct dag__table_sorting {
     const dag_table *in;
-    int col, desc;
+    int col, desc;               /* the first sort column (its splitters) */
+    int ncols, *cols, *descs;    /* every sort column, and its direction */
     int *types;
     double *split;               /* buckets - 1 splitters */
 } dag__table_sorting;
@@ -2120,27 +2269,31 @@ static bool dag__table_deal_sorted(dag__table_shuffle *s, int64_t u, dag_table_v
     *types = o->types;
     return true;
 }
-/* Row order of a column, stable: present values by the order (descending
-   if desc), then the missing ones. A merge sort over row numbers. */
-static bool dag__table_order(const dag_table_column *c, int desc, int64_t *idx, int64_t n) {
-    int64_t present = 0, missing = 0, *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
+/* The order of rows i and j by the sort columns cols[0..n) (each descending where desc[k]): missing last in each. */
+static int dag__table_sort_cmp(const dag_table_column *t, const int *cols, const int *desc, int n, int64_t i, int64_t j) {
+    for (int k = 0; k < n; k++) {
+        const dag_table_column *c = &t[cols[k]];
+        bool pi = dag__table_bit(c->valid, i), pj = dag__table_bit(c->valid, j);
+        int r = pi != pj ? (pi ? -1 : 1) : pi ? dag__table_cmp_rows(c, i, c, j) * (desc[k] ? -1 : 1) : 0;
+        if (r) return r;
+    }
+    return 0;
+}
+/* Row order of rows 0..n of t by the sort columns, stable: a merge sort over row numbers. */
+static bool dag__table_order(const dag_table_column *t, const int *cols, const int *desc, int ncols, int64_t *idx, int64_t n) {
+    int64_t *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     if (!tmp) return false;
-    for (int64_t i = 0; i < n; i++)
-        if (!dag__table_bit(c->valid, i)) tmp[missing++] = i;
-        else idx[present++] = i;
-    memcpy(idx + present, tmp, sizeof(int64_t) * (size_t)missing);
-    for (int64_t width = 1; width < present; width *= 2) {
-        for (int64_t lo = 0; lo < present; lo += 2 * width) {
-            int64_t mid = lo + width < present ? lo + width : present, hi = lo + 2 * width < present ? lo + 2 * width : present;
+    for (int64_t i = 0; i < n; i++) idx[i] = i;
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
             int64_t a = lo, b = mid, k = lo;
-            while (a < mid && b < hi) {
-                int r = dag__table_cmp_rows(c, idx[b], c, idx[a]);
-                tmp[k++] = (desc ? r > 0 : r < 0) ? idx[b++] : idx[a++];   /* ties keep the earlier row first */
-            }
+            while (a < mid && b < hi)   /* ties keep the earlier row first */
+                tmp[k++] = dag__table_sort_cmp(t, cols, desc, ncols, idx[b], idx[a]) < 0 ? idx[b++] : idx[a++];
             while (a < mid) tmp[k++] = idx[a++];
             while (b < hi) tmp[k++] = idx[b++];
         }
-        memcpy(idx, tmp, sizeof(int64_t) * (size_t)present);
+        memcpy(idx, tmp, sizeof(int64_t) * (size_t)n);
     }
     DAG_FREE(tmp);
     return true;
@@ -2150,7 +2303,7 @@ static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__tabl
     int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)b->rows);
     dag__table_builder sorted;
     dag_table_view v = { b->rows, b->ncols, b->cols, q, 0 };
-    bool ok = idx && dag__table_order(&b->cols[o->col], o->desc, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
+    bool ok = idx && dag__table_order(b->cols, o->cols, o->descs, o->ncols, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
               dag__builder_append(&sorted, &v, idx, b->rows);
     DAG_FREE(idx);
     if (!ok) return false;
@@ -2158,14 +2311,21 @@ static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__tabl
     *b = sorted;
     return true;
 }
-dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
+dag_table *dag_table_sort(dag_table *t, const char *column, int descending) { return dag_table_sort_by(t, &column, &descending, 1); }
+dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int *descending, int num_columns) {
     dag_wait_all();
-    int col = dag_table_column_index(t, column);
-    if (!dag__table_usable(t, "dag_table_sort") || col < 0) {
-        if (t) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_sort: no column '%s'", column ? column : "NULL");
+    const char *who = "dag_table_sort";
+    if (!dag__table_usable(t, who)) return NULL;
+    size_t m = num_columns > 0 ? (size_t)num_columns : 1;
+    dag__table_sorting o = { t, 0, 0, num_columns, (int *)dag__table_alloc(sizeof(int) * m), (int *)dag__table_zalloc(sizeof(int) * m),
+                             dag__table_types_of(t), NULL };
+    if (num_columns <= 0 || !columns) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no columns to sort by", who);
+    if (num_columns <= 0 || !columns || !o.cols || !o.descs || !dag__table_columns_named(t, columns, num_columns, o.cols, who)) {
+        DAG_FREE(o.cols), DAG_FREE(o.descs), DAG_FREE(o.types);
         return NULL;
     }
-    dag__table_sorting o = { t, col, descending != 0, dag__table_types_of(t), NULL };
+    for (int k = 0; descending && k < num_columns; k++) o.descs[k] = descending[k] != 0;
+    o.col = o.cols[0], o.desc = o.descs[0];
     dag__table_job sample;
     memset(&sample, 0, sizeof sample);
     dag_table *d = NULL;
@@ -2188,95 +2348,366 @@ dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
     s.finish = dag__table_finish_sorted;
     if (d) d = dag__shuffle_run(&s);
 done:
-    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta);
+    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta), DAG_FREE(o.cols), DAG_FREE(o.descs);
     return d;
 }
 
-/* >>aggregates: a state per group and aggregate, merged across partitions */
+/* >>keys: hashing and comparing rows of key columns, the same on every
+   rank. Integers of either width hash and compare as int64, floats as
+   double (-0 as 0, every NaN alike), strings as bytes; a missing key hashes
+   as itself and equals only a missing one (a join never probes with one).
+   Rows are hashed a column at a time, as the hot loops of groupby and join
+   want them. */
+static uint64_t dag__table_mix(uint64_t x) {
+    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+/* the n < 8 bytes at s as one word, the same word for the same bytes (two
+   overlapping 4-byte loads, or the first, middle and last byte) */
+static uint64_t dag__table_short_word(const char *s, int64_t n) {
+    uint32_t a, b;
+    if (n >= 4) {
+        memcpy(&a, s, 4), memcpy(&b, s + n - 4, 4);
+        return (uint64_t)a << 32 | b;
+    }
+    if (n <= 0) return 0;
+    return (uint64_t)(unsigned char)s[0] << 16 | (uint64_t)(unsigned char)s[n / 2] << 8 | (unsigned char)s[n - 1];
+}
+static uint64_t dag__table_hash_bytes(const char *s, int64_t n) {
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)n, w;
+    for (; n >= 8; s += 8, n -= 8) {
+        memcpy(&w, s, 8);
+        h = (h ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+        h ^= h >> 29;
+    }
+    return (h ^ dag__table_short_word(s, n)) * UINT64_C(0x9e3779b97f4a7c15);
+}
+/* a present value's hash word (integers and floats as their own bits: the mix of the row's hash spreads them) */
+static uint64_t dag__table_hash_real(double d) {
+    uint64_t bits;
+    if (d == 0) d = 0;
+    if (d != d) d = NAN;
+    memcpy(&bits, &d, sizeof bits);
+    return bits ^ UINT64_C(0x5851f42d4c957f2d);
+}
+/* is every one of n values present? */
+static bool dag__table_all_valid(const uint8_t *v, int64_t n) {
+    for (int64_t b = 0; b < n / 8; b++)
+        if (v[b] != 0xff) return false;
+    return n % 8 == 0 || (v[n / 8] | (uint8_t)(0xff << (n % 8))) == 0xff;
+}
+/* The hash of one integer key: a bijection of its value (the mix is one), so two such hashes are equal only for equal
+   keys, unless one is a missing key's (which a key of -1 shares). */
+static uint64_t dag__table_missing_hash(void) { return dag__table_mix(UINT64_C(0x9e3779b97f4a7c15) - 1); }
+/* the hash of the keys of each row i < n into h[i], a column at a time (the type's loop) */
+static void dag__table_hash_rows(const dag_table_column *cols, const int *keys, int nkeys, int64_t n, uint64_t *h) {
+    for (int64_t i = 0; i < n; i++) h[i] = 0;
+    for (int k = 0; k < nkeys; k++) {
+        const dag_table_column *c = &cols[keys[k]];
+        const int32_t *i32 = (const int32_t *)c->values;
+        const int64_t *i64 = (const int64_t *)c->values;
+        bool all = dag__table_all_valid(c->valid, n);
+        uint64_t salt = UINT64_C(0x9e3779b97f4a7c15) * (uint64_t)(k + 1), w = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (!all && !dag__table_bit(c->valid, i)) {
+                h[i] = dag__table_mix(h[i] ^ (salt - 1));
+                continue;
+            }
+            switch (c->type) {
+            case DAG_TABLE_I32: w = (uint64_t)(int64_t)i32[i]; break;
+            case DAG_TABLE_I64: w = (uint64_t)i64[i]; break;
+            case DAG_TABLE_STR: w = dag__table_hash_bytes(c->chars + i64[i], i64[i + 1] - i64[i]); break;
+            default: w = dag__table_hash_real(dag__table_get_real(c, i)); break;
+            }
+            h[i] = dag__table_mix(h[i] ^ (w + salt));
+        }
+    }
+}
+static bool dag__table_bytes_same(const char *a, const char *b, int64_t n) {
+    uint64_t x, y;
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        memcpy(&x, a, 8), memcpy(&y, b, 8);
+        if (x != y) return false;
+    }
+    return dag__table_short_word(a, n) == dag__table_short_word(b, n);
+}
+static bool dag__table_key_same(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
+    bool va = dag__table_bit(a->valid, i), vb = dag__table_bit(b->valid, j);
+    if (!va || !vb) return va == vb;
+    if (a->type == b->type) {
+        switch (a->type) {
+        case DAG_TABLE_I32: return ((const int32_t *)a->values)[i] == ((const int32_t *)b->values)[j];
+        case DAG_TABLE_I64: return ((const int64_t *)a->values)[i] == ((const int64_t *)b->values)[j];
+        case DAG_TABLE_STR: {
+            int64_t na, nb;
+            const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
+            return na == nb && dag__table_bytes_same(sa, sb, na);
+        }
+        default: break;
+        }
+    }
+    if (dag__table_is_int(a->type)) return dag__table_get_int(a, i) == dag__table_get_int(b, j);
+    double x = dag__table_get_real(a, i), y = dag__table_get_real(b, j);
+    return x == y || (x != x && y != y);
+}
+/* Key columns, and the row of each item (a row to hash and probe, a group): row[i] (row NULL: row i). */
+typedef struct dag__table_keyset { const dag_table_column *cols; const int *keys; const int64_t *row; } dag__table_keyset;
+static int64_t dag__table_row_of(const dag__table_keyset *k, int64_t i) { return k->row ? k->row[i] : i; }
+static bool dag__table_rows_same(const dag__table_keyset *a, int64_t i, const dag__table_keyset *b, int64_t j, int nkeys) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_key_same(&a->cols[a->keys[k]], i, &b->cols[b->keys[k]], j)) return false;
+    return true;
+}
+static bool dag__table_any_missing(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_bit(cols[keys[k]].valid, i)) return true;
+    return false;
+}
+/* the bucket of a hash (its high bits: hash tables index by the low ones) */
+static int64_t dag__table_bucket(uint64_t h, int64_t buckets) { return (int64_t)(((h >> 32) * (uint64_t)buckets) >> 32); }
+
+/* >>hash table of groups: open addressing, each slot a group's hash and
+   number + 1 (0: empty), so that a probe reads keys only on a full match */
+typedef struct dag__table_slot { uint64_t hash; int64_t group; } dag__table_slot;
+typedef struct dag__table_groups { dag__table_slot *slot; int64_t cap, count; } dag__table_groups;
+static void dag__groups_free(dag__table_groups *g) { DAG_FREE(g->slot), memset(g, 0, sizeof *g); }
+static bool dag__groups_grow(dag__table_groups *g, int64_t need) {
+    if (2 * need <= g->cap) return true;
+    int64_t cap = g->cap ? g->cap : 64;
+    while (cap < 2 * need) cap *= 2;
+    dag__table_slot *slot = (dag__table_slot *)dag__table_zalloc(sizeof(dag__table_slot) * (size_t)cap);
+    if (!slot) return false;
+    for (int64_t s = 0; s < g->cap; s++) {
+        if (!g->slot[s].group) continue;
+        int64_t t = (int64_t)(g->slot[s].hash & (uint64_t)(cap - 1));
+        while (slot[t].group) t = (t + 1) & (cap - 1);
+        slot[t] = g->slot[s];
+    }
+    DAG_FREE(g->slot);
+    g->slot = slot, g->cap = cap;
+    return true;
+}
+/* The group of each item i < n of a (hashes h) into gid[i]: one whose keys
+   are b's item g, or one this call added (first: the groups before the
+   call; its keys a's item added[g - first]), or, without insert, -1.
+   skip_missing: an item with a missing key has none. It stops before a
+   group past `limit` (< 0: none). Returns the items done (n: all), -1
+   without memory. */
+static int64_t dag__groups_find(dag__table_groups *g, const uint64_t *h, int64_t n, const dag__table_keyset *a, const dag__table_keyset *b,
+                                int nkeys, bool insert, bool skip_missing, int64_t limit, int64_t *gid, int64_t *added) {
+    int64_t first = g->count, fit = limit >= 0 && limit < n ? limit : n;   /* room for all the items' groups, up to the limit */
+    uint64_t missing = dag__table_missing_hash();
+    bool exact = nkeys == 1 && dag__table_is_int(a->cols[a->keys[0]].type) && dag__table_is_int(b->cols[b->keys[0]].type);
+    if (insert && !dag__groups_grow(g, g->count + fit)) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        gid[i] = -1;
+        int64_t row = dag__table_row_of(a, i);
+        if ((skip_missing && dag__table_any_missing(a->cols, a->keys, nkeys, row)) || (!insert && !g->cap)) continue;
+        if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g, 2 * g->count + 1)) return -1;
+        int64_t mask = g->cap - 1, s = (int64_t)(h[i] & (uint64_t)mask);
+        for (; g->slot[s].group; s = (s + 1) & mask) {
+            int64_t e = g->slot[s].group - 1;
+            if (g->slot[s].hash != h[i]) continue;
+            bool fresh = insert && e >= first;   /* (only an inserting call adds groups) */
+            if ((exact && h[i] != missing) || (fresh ? dag__table_rows_same(a, row, a, dag__table_row_of(a, added[e - first]), nkeys)
+                                                     : dag__table_rows_same(a, row, b, dag__table_row_of(b, e), nkeys))) {
+                gid[i] = e;
+                break;
+            }
+        }
+        if (gid[i] >= 0 || !insert) continue;
+        if (limit >= 0 && g->count >= limit) return i;
+        g->slot[s].hash = h[i], g->slot[s].group = g->count + 1;
+        added[g->count - first] = i;
+        gid[i] = g->count++;
+    }
+    return n;
+}
+/* rows by group: order[start[g]..start[g + 1]) are group g's rows, in order */
+static bool dag__table_rows_by_group(const int64_t *gid, int64_t n, int64_t groups, int64_t **start, int64_t **order) {
+    *start = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(groups + 2));
+    *order = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!*start || !*order) return false;
+    for (int64_t i = 0; i < n; i++) (*start)[gid[i] + 2]++;
+    for (int64_t e = 0; e < groups; e++) (*start)[e + 2] += (*start)[e + 1];
+    for (int64_t i = 0; i < n; i++) (*order)[(*start)[gid[i] + 1]++] = i;
+    return true;
+}
+
+/* >>aggregates: a state per group and aggregate, merged across partitions;
+   the holistic ones (median, the n-th largest or smallest, min and max of
+   strings) see all of a group's values at once, after a shuffle of rows */
 typedef struct dag__table_state {
-    int64_t n;                       /* values seen (COUNT_ALL: rows) */
+    int64_t n;                                       /* values seen (COUNT_ALL: rows; CORR: pairs) */
     union {
-        struct { int64_t isum; double dsum, mean, m2; union { int64_t i; double d; } lo, hi; } b;
+        union { int64_t i; double d; } v;            /* SUM, MEAN: the sum; MIN, MAX: the value so far (the column's kind) */
+        struct { double mean, m2; } w;               /* VAR, SD: the running mean and squares (Welford) */
+        struct { double mx, my, m2x, m2y, cxy; } c;  /* CORR: the means, squares and co-moment */
         unsigned char user[DAG_TABLE_USER_STATE];
     } u;
 } dag__table_state;
-typedef struct dag__table_agg { dag_table_agg op; int col, type; const dag_table_user_agg *user; } dag__table_agg;
+typedef struct dag__table_agg {
+    dag_table_agg op;
+    int col, col2, type;             /* col2: CORR's second column */
+    int64_t nth;                     /* LARGEST, SMALLEST (and MIN, MAX of strings: 1) */
+    int64_t off;                     /* its state's place in a group's states */
+    const dag_table_user_agg *user;
+} dag__table_agg;
+/* The bytes of a's state it uses: a group's states are packed, each this many (a count 8, a sum 16...). */
+static int64_t dag__table_state_size(const dag__table_agg *a) {
+    dag__table_state s;
+    size_t head = offsetof(dag__table_state, u);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return (int64_t)head;
+    case DAG_TABLE_VAR: case DAG_TABLE_SD: return (int64_t)(head + sizeof s.u.w);
+    case DAG_TABLE_CORR: return (int64_t)(head + sizeof s.u.c);
+    case DAG_TABLE_USER: return (int64_t)sizeof s;
+    default: return (int64_t)(head + sizeof s.u.v);
+    }
+}
+/* the aggregates' places in a group's states (off); the bytes of a group's states */
+static int64_t dag__table_pack_states(dag__table_agg *aggs, int n) {
+    int64_t at = 0;
+    for (int a = 0; a < n; a++) aggs[a].off = at, at += dag__table_state_size(&aggs[a]);
+    return at;
+}
+/* aggregate a's state of group e in states of `stride` bytes a group */
+static dag__table_state *dag__table_state_of(char *states, int64_t stride, int64_t e, const dag__table_agg *a) {
+    return (dag__table_state *)(void *)(states + e * stride + a->off);
+}
 
+static bool dag__table_is_number(int type) { return type >= DAG_TABLE_I32 && type <= DAG_TABLE_F64; }
+static bool dag__table_holistic(const dag__table_agg *a) {
+    return a->op == DAG_TABLE_MEDIAN || a->op == DAG_TABLE_LARGEST || a->op == DAG_TABLE_SMALLEST ||
+           ((a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX) && a->type == DAG_TABLE_STR);
+}
+/* does the holistic aggregate a pick a row (its value the result), as the n-th largest does? */
+static bool dag__table_picks_row(const dag__table_agg *a) { return dag__table_holistic(a) && a->op != DAG_TABLE_MEDIAN; }
+static const char *dag__table_agg_problem(const dag_table *t, const dag_table_aggregate *g, int col, int col2) {
+    int type = col >= 0 ? t->types[col] : 0;
+    bool any_type = g->op == DAG_TABLE_COUNT || g->op == DAG_TABLE_MIN || g->op == DAG_TABLE_MAX || g->op == DAG_TABLE_LARGEST ||
+                    g->op == DAG_TABLE_SMALLEST;
+    if (g->op < DAG_TABLE_SUM || g->op > DAG_TABLE_SMALLEST) return "an unknown aggregate";
+    if (g->op != DAG_TABLE_COUNT_ALL && col < 0) return "no such column";
+    if (g->op != DAG_TABLE_COUNT_ALL && !any_type && type == DAG_TABLE_STR) return "a string column (this aggregate takes numbers)";
+    if (g->op == DAG_TABLE_CORR && (col2 < 0 || !dag__table_is_number(t->types[col2]))) return "no second column of numbers (column2)";
+    if ((g->op == DAG_TABLE_LARGEST || g->op == DAG_TABLE_SMALLEST) && g->n < 0) return "a negative n";
+    if (g->op == DAG_TABLE_USER && (!g->user || !g->user->init || !g->user->step || !g->user->merge || !g->user->finish ||
+                                    g->user->state_size > DAG_TABLE_USER_STATE))
+        return "a user aggregate without its four functions, or a state over DAG_TABLE_USER_STATE bytes";
+    return NULL;
+}
 static bool dag__table_resolve_aggs(const dag_table *t, const dag_table_aggregate *aggs, int n, dag__table_agg *out, const char *who) {
     for (int a = 0; a < n; a++) {
         const dag_table_aggregate *g = &aggs[a];
         int col = g->op == DAG_TABLE_COUNT_ALL ? -1 : dag_table_column_index(t, g->column);
-        int type = col >= 0 ? t->types[col] : 0;
-        bool numbers = g->op != DAG_TABLE_COUNT && g->op != DAG_TABLE_COUNT_ALL;
-        const char *why = g->op < DAG_TABLE_SUM || g->op > DAG_TABLE_USER ? "an unknown aggregate"
-                        : g->op != DAG_TABLE_COUNT_ALL && col < 0 ? "no such column"
-                        : numbers && type == DAG_TABLE_STR ? "a string column (this aggregate takes numbers)"
-                        : g->op == DAG_TABLE_USER && (!g->user || !g->user->init || !g->user->step || !g->user->merge ||
-                                                      !g->user->finish || g->user->state_size > DAG_TABLE_USER_STATE)
-                            ? "a user aggregate without its four functions, or a state over DAG_TABLE_USER_STATE bytes" : NULL;
+        int col2 = g->op == DAG_TABLE_CORR ? dag_table_column_index(t, g->column2) : -1;
+        const char *why = dag__table_agg_problem(t, g, col, col2);
         if (why) {
             dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: aggregate %d (%s): %s", who, a, g->column ? g->column : "*", why);
             return false;
         }
-        out[a].op = g->op, out[a].col = col, out[a].type = type, out[a].user = g->user;
+        out[a].op = g->op, out[a].col = col, out[a].col2 = col2, out[a].type = col >= 0 ? t->types[col] : 0, out[a].user = g->user;
+        out[a].off = 0;
+        out[a].nth = g->op == DAG_TABLE_LARGEST || g->op == DAG_TABLE_SMALLEST ? (g->n > 0 ? g->n : 1) : 1;
     }
     return true;
 }
 static void dag__table_state_init(dag__table_state *s, const dag__table_agg *a) {
-    memset(s, 0, sizeof *s);
+    memset(s, 0, (size_t)dag__table_state_size(a));
     if (a->op == DAG_TABLE_USER) a->user->init(s->u.user);
 }
 /* NaN is the largest value for min and max */
 static bool dag__table_real_above(double x, double y) { return dag__table_cmp_real(x, y) > 0; }
-static void dag__table_state_step(dag__table_state *s, const dag__table_agg *a, const dag_table_column *c, int64_t i) {
-    if (a->op == DAG_TABLE_COUNT_ALL) {
-        s->n++;
-        return;
-    }
-    if (!dag__table_bit(c->valid, i)) return;
+/* adds row i (its value present; CORR: both) to state s */
+static void dag__table_state_add(dag__table_state *s, const dag__table_agg *a, const dag_table_column *c, const dag_table_column *c2,
+                                 int64_t i) {
     bool first = s->n++ == 0, ints = dag__table_is_int(a->type);
     switch (a->op) {
-    case DAG_TABLE_COUNT: break;
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: break;
+    case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
+        if (ints) s->u.v.i += dag__table_get_int(c, i);
+        else s->u.v.d += dag__table_get_real(c, i);
+        break;
     case DAG_TABLE_USER: a->user->step(s->u.user, dag__table_get_real(c, i)); break;
     case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
         bool max = a->op == DAG_TABLE_MAX;
         if (ints) {
             int64_t v = dag__table_get_int(c, i);
-            if (first || (max ? v > s->u.b.hi.i : v < s->u.b.lo.i)) s->u.b.lo.i = s->u.b.hi.i = v;
+            if (first || (max ? v > s->u.v.i : v < s->u.v.i)) s->u.v.i = v;
         } else {
             double v = dag__table_get_real(c, i);
-            if (first || (max ? dag__table_real_above(v, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, v))) s->u.b.lo.d = s->u.b.hi.d = v;
+            if (first || (max ? dag__table_real_above(v, s->u.v.d) : dag__table_real_above(s->u.v.d, v))) s->u.v.d = v;
         }
         break;
     }
-    default: {   /* sums, and the running mean and squares (Welford) */
-        double v = dag__table_get_real(c, i), delta = v - s->u.b.mean;
-        if (ints) s->u.b.isum += dag__table_get_int(c, i);
-        s->u.b.dsum += v;
-        s->u.b.mean += delta / (double)s->n;
-        s->u.b.m2 += delta * (v - s->u.b.mean);
+    case DAG_TABLE_CORR: {   /* the co-moment's running update */
+        double x = dag__table_get_real(c, i), y = dag__table_get_real(c2, i), dx = x - s->u.c.mx, dy = y - s->u.c.my;
+        s->u.c.mx += dx / (double)s->n;
+        s->u.c.my += dy / (double)s->n;
+        s->u.c.m2x += dx * (x - s->u.c.mx);
+        s->u.c.m2y += dy * (y - s->u.c.my);
+        s->u.c.cxy += dx * (y - s->u.c.my);
+        break;
+    }
+    default: {   /* VAR, SD: the running mean and squares (Welford) */
+        double v = dag__table_get_real(c, i), delta = v - s->u.w.mean;
+        s->u.w.mean += delta / (double)s->n;
+        s->u.w.m2 += delta * (v - s->u.w.mean);
     }
     }
+}
+/* Adds rows i < n of cols to a's states of their groups, gid[i] (gid NULL: all to group 0), in states of
+   `stride` bytes a group, a column at a time; holistic aggregates wait. */
+static void dag__table_states_add(char *st, int64_t stride, const dag__table_agg *a, const dag_table_column *cols, const int64_t *gid,
+                                  int64_t n) {
+    if (dag__table_holistic(a)) return;
+    const dag_table_column *c = a->col >= 0 ? &cols[a->col] : NULL, *c2 = a->col2 >= 0 ? &cols[a->col2] : NULL;
+    bool all = !c || dag__table_all_valid(c->valid, n), all2 = !c2 || dag__table_all_valid(c2->valid, n);
+    if (a->op == DAG_TABLE_COUNT_ALL || (all && all2 && a->op == DAG_TABLE_COUNT)) {   /* counts of rows */
+        for (int64_t i = 0; i < n; i++) dag__table_state_of(st, stride, gid ? gid[i] : 0, a)->n++;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        if ((all || dag__table_bit(c->valid, i)) && (all2 || dag__table_bit(c2->valid, i)))
+            dag__table_state_add(dag__table_state_of(st, stride, gid ? gid[i] : 0, a), a, c, c2, i);
 }
 static void dag__table_state_merge(dag__table_state *s, const dag__table_state *o, const dag__table_agg *a) {
     if (!o->n) return;
     if (a->op == DAG_TABLE_USER) a->user->merge(s->u.user, o->u.user);
     if (!s->n && a->op != DAG_TABLE_USER) {
-        *s = *o;
+        memcpy(s, o, (size_t)dag__table_state_size(a));
         return;
     }
-    bool ints = dag__table_is_int(a->type);
-    if (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX) {
+    double n1 = (double)s->n, n2 = (double)o->n, n = n1 + n2;
+    switch (a->op) {
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
         bool max = a->op == DAG_TABLE_MAX;
-        if (ints ? (max ? o->u.b.hi.i > s->u.b.hi.i : o->u.b.lo.i < s->u.b.lo.i)
-                 : (max ? dag__table_real_above(o->u.b.hi.d, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, o->u.b.lo.d)))
-            s->u.b.lo = o->u.b.lo, s->u.b.hi = o->u.b.hi;
-    } else if (a->op != DAG_TABLE_USER && a->op != DAG_TABLE_COUNT && a->op != DAG_TABLE_COUNT_ALL) {   /* Chan's merge */
-        double n1 = (double)s->n, n2 = (double)o->n, delta = o->u.b.mean - s->u.b.mean;
-        s->u.b.isum += o->u.b.isum;
-        s->u.b.dsum += o->u.b.dsum;
-        s->u.b.m2 += o->u.b.m2 + delta * delta * n1 * n2 / (n1 + n2);
-        s->u.b.mean += delta * n2 / (n1 + n2);
+        if (dag__table_is_int(a->type) ? (max ? o->u.v.i > s->u.v.i : o->u.v.i < s->u.v.i)
+                                       : (max ? dag__table_real_above(o->u.v.d, s->u.v.d) : dag__table_real_above(s->u.v.d, o->u.v.d)))
+            s->u.v = o->u.v;
+        break;
+    }
+    case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
+        if (dag__table_is_int(a->type)) s->u.v.i += o->u.v.i;
+        else s->u.v.d += o->u.v.d;
+        break;
+    case DAG_TABLE_VAR: case DAG_TABLE_SD: {   /* Chan's merge */
+        double delta = o->u.w.mean - s->u.w.mean;
+        s->u.w.m2 += o->u.w.m2 + delta * delta * n1 * n2 / n;
+        s->u.w.mean += delta * n2 / n;
+        break;
+    }
+    case DAG_TABLE_CORR: {
+        double dx = o->u.c.mx - s->u.c.mx, dy = o->u.c.my - s->u.c.my;
+        s->u.c.m2x += o->u.c.m2x + dx * dx * n1 * n2 / n;
+        s->u.c.m2y += o->u.c.m2y + dy * dy * n1 * n2 / n;
+        s->u.c.cxy += o->u.c.cxy + dx * dy * n1 * n2 / n;
+        s->u.c.mx += dx * n2 / n, s->u.c.my += dy * n2 / n;
+        break;
+    }
+    default: break;
     }
     s->n += o->n;
 }
@@ -2284,7 +2715,7 @@ static void dag__table_state_merge(dag__table_state *s, const dag__table_state *
 static dag_table_type dag__table_agg_type(const dag__table_agg *a) {
     switch (a->op) {
     case DAG_TABLE_SUM: return dag__table_is_int(a->type) ? DAG_TABLE_I64 : DAG_TABLE_F64;
-    case DAG_TABLE_MIN: case DAG_TABLE_MAX: return (dag_table_type)a->type;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: case DAG_TABLE_LARGEST: case DAG_TABLE_SMALLEST: return (dag_table_type)a->type;
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return DAG_TABLE_I64;
     default: return DAG_TABLE_F64;
     }
@@ -2295,17 +2726,19 @@ static dag_table_value dag__table_state_value(const dag__table_state *s, const d
     bool ints = dag__table_is_int(a->type);
     switch (a->op) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: v.i = s->n; break;
-    case DAG_TABLE_SUM: v.present = s->n > 0, v.i = s->u.b.isum, v.d = s->u.b.dsum; break;
-    case DAG_TABLE_MIN: v.present = s->n > 0, v.i = s->u.b.lo.i, v.d = s->u.b.lo.d; break;
-    case DAG_TABLE_MAX: v.present = s->n > 0, v.i = s->u.b.hi.i, v.d = s->u.b.hi.d; break;
-    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.b.isum / (double)s->n : s->u.b.dsum / (double)s->n; break;
+    case DAG_TABLE_SUM: case DAG_TABLE_MIN: case DAG_TABLE_MAX:
+        v.present = s->n > 0;
+        if (ints) v.i = s->u.v.i, v.d = (double)v.i;
+        else v.d = s->u.v.d;
+        break;
+    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.v.i / (double)s->n : s->u.v.d / (double)s->n; break;
     case DAG_TABLE_VAR: case DAG_TABLE_SD:
-        v.present = s->n > 1, v.d = v.present ? s->u.b.m2 / (double)(s->n - 1) : 0;
+        v.present = s->n > 1, v.d = v.present ? s->u.w.m2 / (double)(s->n - 1) : 0;
         if (a->op == DAG_TABLE_SD) v.d = sqrt(v.d);
         break;
+    case DAG_TABLE_CORR: v.present = s->n > 0, v.d = s->u.c.cxy / sqrt(s->u.c.m2x * s->u.c.m2y); break;   /* one pair: NaN, as DuckDB */
     default: v.present = s->n > 0 && a->user->finish(s->u.user, &v.d); break;
     }
-    if (!ints && (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX)) v.i = 0;
     return v;
 }
 static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_table_value v) {
@@ -2318,30 +2751,148 @@ static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_t
     }
 }
 
-/* >>reduce: a state per partition (its meta), merged on every rank */
+/* >>holistic aggregates over the rows rows[0..m) of one group */
+/* The row of the n-th largest present value (SMALLEST, MIN: smallest), the
+   first such row on ties; -1 when fewer are present. top: room for nth. */
+static int64_t dag__table_nth_row(const dag__table_agg *a, const dag_table_column *c, const int64_t *rows, int64_t m, int64_t *top) {
+    int64_t k = 0, nth = a->nth;
+    int sign = a->op == DAG_TABLE_LARGEST || a->op == DAG_TABLE_MAX ? 1 : -1;
+    for (int64_t r = 0; r < m; r++) {
+        int64_t row = rows[r];
+        if (!dag__table_bit(c->valid, row)) continue;
+        if (k == nth && sign * dag__table_cmp_rows(c, row, c, top[nth - 1]) <= 0) continue;   /* not above the n-th so far */
+        int64_t j = k < nth ? k++ : nth - 1;
+        for (; j > 0 && sign * dag__table_cmp_rows(c, row, c, top[j - 1]) > 0; j--) top[j] = top[j - 1];
+        top[j] = row;
+    }
+    return k == nth ? top[nth - 1] : -1;
+}
+static void dag__table_swap_reals(double *x, int64_t i, int64_t j) {
+    double t = x[i];
+    x[i] = x[j], x[j] = t;
+}
+/* x[k] after x[lo..hi] is ordered (no NaNs in it), in place (quickselect) */
+static double dag__table_select(double *x, int64_t lo, int64_t hi, int64_t k) {
+    while (lo < hi) {
+        double pivot = x[lo + (hi - lo) / 2];
+        int64_t i = lo, j = hi;
+        while (i <= j) {
+            while (x[i] < pivot) i++;
+            while (x[j] > pivot) j--;
+            if (i <= j) dag__table_swap_reals(x, i++, j--);
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return x[k];
+    }
+    return x[k];
+}
+/* The median of the present values (the mean of the middle two for an even
+   count; NaN above every number); scratch: room for m. */
+static dag_table_value dag__table_median(const dag_table_column *c, const int64_t *rows, int64_t m, double *x) {
+    dag_table_value v = { 0, DAG_TABLE_F64, 0, 0 };
+    int64_t n = 0, nans = 0;
+    for (int64_t r = 0; r < m; r++) {
+        if (!dag__table_bit(c->valid, rows[r])) continue;
+        double d = dag__table_get_real(c, rows[r]);
+        if (d != d) nans++;
+        else x[n++] = d;
+    }
+    int64_t count = n + nans, k = (count - 1) / 2;
+    if (!count) return v;
+    v.present = 1;
+    if (count % 2 ? k >= n : k + 1 >= n) {   /* a NaN among the middle values */
+        v.d = NAN;
+        return v;
+    }
+    double lo = dag__table_select(x, 0, n - 1, k), hi = lo;
+    if (count % 2 == 0) {   /* the next one up: the smallest above position k */
+        hi = x[k + 1];
+        for (int64_t j = k + 2; j < n; j++) hi = x[j] < hi ? x[j] : hi;
+    }
+    v.d = lo == hi ? lo : lo + (hi - lo) / 2;   /* (two infinities of one sign: themselves) */
+    return v;
+}
+/* The holistic aggregates of groups e < ngroups (their rows: order from
+   start[e]) of cols into column `at` of out: a median as a value, a picked
+   row by gathering it from its column. */
+static bool dag__table_holistic_results(dag__table_builder *out, int at, const dag__table_agg *a, const dag_table_column *cols,
+                                        const int64_t *start, const int64_t *order, int64_t ngroups) {
+    int64_t most = 1;
+    for (int64_t e = 0; e < ngroups; e++) most = start[e + 1] - start[e] > most ? start[e + 1] - start[e] : most;
+    int64_t *pick = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(ngroups + 1));
+    void *scratch = dag__table_alloc(8 * (size_t)(dag__table_picks_row(a) ? a->nth : most));
+    bool ok = pick && scratch;
+    for (int64_t e = 0; ok && e < ngroups; e++) {
+        const int64_t *rows = order + start[e];
+        int64_t m = start[e + 1] - start[e];
+        if (dag__table_picks_row(a)) pick[e] = dag__table_nth_row(a, &cols[a->col], rows, m, (int64_t *)scratch);
+        else dag__table_put_value(&out->cols[at], out->types[at], out->rows + e, dag__table_median(&cols[a->col], rows, m, (double *)scratch));
+    }
+    if (ok && dag__table_picks_row(a)) ok = dag__builder_put(out, at, &cols[a->col], 0, pick, ngroups);
+    DAG_FREE(pick), DAG_FREE(scratch);
+    return ok;
+}
+
+/* >>reduce: a state per partition (its meta), merged on every rank; a
+   holistic aggregate over the column collected on every rank */
 typedef struct dag__table_reducing { const dag_table *in; dag__table_agg agg; } dag__table_reducing;
 enum { DAG__TABLE_STATE_WORDS = sizeof(dag__table_state) / 8 };
 static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta) {
     const dag__table_reducing *r = (const dag__table_reducing *)job->op;
     dag__table_state s;
     dag__table_state_init(&s, &r->agg);
-    dag_table_column c;
-    memset(&c, 0, sizeof c);
-    if (r->agg.col >= 0) {
-        const dag__table_chunk *k = r->in->chunk[p * r->in->ncols + r->agg.col];
-        c.type = (dag_table_type)r->agg.type, c.values = k->values, c.valid = k->valid;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)r->in->ncols);
+    dag_table_view v;
+    if (!cols) {
+        dag__table_job_fail_memory(job, p);
+        return;
     }
-    for (int64_t i = 0; i < r->in->part_rows[p]; i++) dag__table_state_step(&s, &r->agg, &c, i);
+    dag__table_view_of(r->in, p, &v, cols);
+    dag__table_states_add((char *)&s, 0, &r->agg, v.columns, NULL, v.rows);
     memcpy(meta, &s, sizeof s);
+    DAG_FREE(cols);
+}
+static dag_result dag__table_reduce_holistic(dag_table *t, const dag__table_agg *agg, dag_table_value *out) {
+    dag_table_column *cols = NULL;
+    dag_table *one = dag_table_select(t, (const char *const *)&t->names[agg->col], 1);
+    dag_result r = one ? dag_table_collect(one, &cols) : DAG_ERR_OUT_OF_MEMORY;
+    dag__table_builder b;
+    dag__table_agg a = *agg;
+    int type = dag__table_agg_type(&a);
+    int64_t zero[2] = { 0, t->rows }, *order = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(t->rows + 1));
+    a.col = 0;
+    if (r == DAG_OK && order && dag__builder_init(&b, 1, &type) && dag__builder_reserve(&b, 1)) {
+        for (int64_t i = 0; i < t->rows; i++) order[i] = i;
+        if (!dag__table_holistic_results(&b, 0, &a, cols, zero, order, 1)) r = DAG_ERR_OUT_OF_MEMORY;
+        dag_table_value v = { dag__table_bit(b.cols[0].valid, 0), dag__table_is_int(type) ? DAG_TABLE_I64 : DAG_TABLE_F64, 0, 0 };
+        if (v.present && v.type == DAG_TABLE_I64) v.i = dag__table_get_int(&b.cols[0], 0);
+        else if (v.present) v.d = dag__table_get_real(&b.cols[0], 0);
+        *out = v;
+    } else if (r == DAG_OK) {
+        r = DAG_ERR_OUT_OF_MEMORY;
+    }
+    dag__builder_free(&b);
+    dag_table_columns_free(cols, 1);
+    dag_table_free(one);
+    DAG_FREE(order);
+    return r;
 }
 dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, dag_table_value *out) {
     dag_wait_all();
-    dag__table_reducing r = { t, { DAG_TABLE_SUM, 0, 0, NULL } };
+    dag__table_reducing r;
+    memset(&r, 0, sizeof r);
+    r.in = t;
     if (!dag__table_usable(t, "dag_table_reduce") || !aggregate || !out ||
         !dag__table_resolve_aggs(t, aggregate, 1, &r.agg, "dag_table_reduce")) {
         if (t && (!aggregate || !out)) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_reduce: no aggregate or no output");
         return DAG_ERR_INVALID_ARGUMENT;
     }
+    if (r.agg.type == DAG_TABLE_STR && r.agg.op != DAG_TABLE_COUNT) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_reduce: '%s' is a column of strings (groupby takes them)", aggregate->column);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (dag__table_holistic(&r.agg)) return dag__table_reduce_holistic(t, &r.agg, out);
     dag__table_job job;
     dag_result res = dag__table_job_of(&job, "dag_table_reduce", t->nparts, DAG__TABLE_STATE_WORDS, t->owner, dag__table_reduce_unit, &r);
     if (res == DAG_OK) {
@@ -2359,230 +2910,259 @@ dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, 
     return res;
 }
 
-/* >>keys: hashing and comparing rows of key columns, the same on every
-   rank. Integers of either width hash and compare as int64, floats as
-   double (-0 as 0, every NaN alike), strings as bytes; a missing key hashes
-   as itself and equals only a missing one (join: nothing). */
-static uint64_t dag__table_mix(uint64_t x) {
-    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-static uint64_t dag__table_hash_key(const dag_table_column *c, int64_t i) {
-    if (!dag__table_bit(c->valid, i)) return UINT64_C(0x9e3779b97f4a7c15);
-    if (c->type == DAG_TABLE_STR) {
-        int64_t n;
-        const unsigned char *s = (const unsigned char *)dag__table_str(c, i, &n);
-        uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)n;
-        for (int64_t k = 0; k < n; k++) h = (h ^ s[k]) * UINT64_C(0x100000001b3);
-        return dag__table_mix(h);
-    }
-    if (dag__table_is_int(c->type)) return dag__table_mix((uint64_t)dag__table_get_int(c, i));
-    double d = dag__table_get_real(c, i);
-    uint64_t bits;
-    if (d == 0) d = 0;
-    if (d != d) d = NAN;
-    memcpy(&bits, &d, sizeof bits);
-    return dag__table_mix(bits ^ UINT64_C(0x5851f42d4c957f2d));
-}
-static uint64_t dag__table_hash_row(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
-    uint64_t h = 0;
-    for (int k = 0; k < nkeys; k++) h = dag__table_mix(h ^ dag__table_hash_key(&cols[keys[k]], i)) + (uint64_t)k;
-    return h;
-}
-static bool dag__table_key_equal(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j, bool join) {
-    bool va = dag__table_bit(a->valid, i), vb = dag__table_bit(b->valid, j);
-    if (!va || !vb) return !join && !va && !vb;
-    if (a->type == DAG_TABLE_STR || dag__table_is_int(a->type)) return dag__table_cmp_rows(a, i, b, j) == 0;
-    double x = dag__table_get_real(a, i), y = dag__table_get_real(b, j);
-    return x == y || (x != x && y != y);
-}
-static bool dag__table_rows_equal(const dag_table_column *a, const int *ka, int64_t i, const dag_table_column *b, const int *kb,
-                                  int64_t j, int nkeys, bool join) {
-    for (int k = 0; k < nkeys; k++)
-        if (!dag__table_key_equal(&a[ka[k]], i, &b[kb[k]], j, join)) return false;
-    return true;
-}
-/* the bucket of a hash (its high bits: hash tables index by the low ones) */
-static int64_t dag__table_bucket(uint64_t h, int64_t buckets) { return (int64_t)(((h >> 32) * (uint64_t)buckets) >> 32); }
-
-/* >>hash table of groups: slot -> group + 1 (0: empty), each group's hash kept */
-typedef struct dag__table_groups { int64_t *slot, cap, count, hash_cap; uint64_t *hash; } dag__table_groups;
-static void dag__groups_free(dag__table_groups *g) { DAG_FREE(g->slot), DAG_FREE(g->hash), memset(g, 0, sizeof *g); }
-static bool dag__groups_grow(dag__table_groups *g) {
-    int64_t cap = g->cap ? g->cap * 2 : 64;
-    int64_t *slot = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)cap);
-    uint64_t *hash = (uint64_t *)DAG_REALLOC(g->hash, sizeof(uint64_t) * (size_t)(cap / 2));
-    if (!slot || !hash) {
-        DAG_FREE(slot);
-        if (hash) g->hash = hash;
-        return false;
-    }
-    g->hash = hash;
-    for (int64_t e = 0; e < g->count; e++) {
-        int64_t s = (int64_t)(g->hash[e] & (uint64_t)(cap - 1));
-        while (slot[s]) s = (s + 1) & (cap - 1);
-        slot[s] = e + 1;
-    }
-    DAG_FREE(g->slot);
-    g->slot = slot, g->cap = cap;
-    return true;
-}
-/* The group of hash h whose keys same(ctx, group) accepts; if none, -1, or (insert) a new one (*added).
-   -1 without memory. */
-static int64_t dag__groups_get(dag__table_groups *g, uint64_t h, bool (*same)(const void *ctx, int64_t group), const void *ctx,
-                               bool insert, bool *added) {
-    *added = false;
-    if (!g->cap && !insert) return -1;
-    if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g)) return -1;
-    int64_t s = (int64_t)(h & (uint64_t)(g->cap - 1));
-    for (; g->slot[s]; s = (s + 1) & (g->cap - 1)) {
-        int64_t e = g->slot[s] - 1;
-        if (g->hash[e] == h && same(ctx, e)) return e;
-    }
-    if (!insert) return -1;
-    g->slot[s] = g->count + 1;
-    g->hash[g->count] = h;
-    *added = true;
-    return g->count++;
-}
-
-/* does group g (its keys at row rep[g], or row g without rep, of b) hold the keys of row `row` of a? */
-typedef struct dag__table_probe {
-    const dag_table_column *a, *b;
-    const int *ka, *kb;
-    const int64_t *rep;
-    int64_t row;
-    int nkeys;
-    bool join;
-} dag__table_probe;
-static bool dag__table_probe_same(const void *ctx, int64_t g) {
-    const dag__table_probe *p = (const dag__table_probe *)ctx;
-    return dag__table_rows_equal(p->a, p->ka, p->row, p->b, p->kb, p->rep ? p->rep[g] : g, p->nkeys, p->join);
-}
-
 /* >>groupby. Each partition is aggregated where it lives into partial
-   groups (its keys, their hash, the states as one raw column), which are
-   dealt by hash to the buckets; each bucket merges the states of equal
-   keys and makes the results. */
+   groups (its keys, their hash, the states as one raw column) while that
+   shrinks it (groups under an eighth of its rows); past that (many groups:
+   their states would not stay in cache) its rows themselves go (their keys,
+   the aggregates' columns and the hash). Either is dealt by hash to the
+   buckets, each of which holds a share of the groups: partial states merge
+   there, rows are added there. With a holistic aggregate every partition
+   sends its rows, and each bucket keeps them and groups them at the end,
+   so that the aggregate sees all of a group's values. */
 typedef struct dag__table_bucket_groups {
     dag__table_groups groups;
-    dag__table_builder keys;
-    dag__table_state *states;
+    dag__table_builder held;      /* the groups' keys (holistic: the rows dealt here) */
+    char *states;                 /* the groups' states, stride bytes each */
     int64_t states_cap;
 } dag__table_bucket_groups;
 typedef struct dag__table_grouping {
     const dag_table *in;
-    int nkeys, naggs;
-    int *keys;                   /* the key columns of the input */
-    int *key_at;                 /* 0, 1, ...: the keys' columns in a partial */
-    dag__table_agg *aggs;
-    int *partial_types;          /* the keys', the hash (int64), the states (raw) */
+    int nkeys, naggs, ncarried;
+    int *keys;                    /* the key columns of the input */
+    int *key_at;                  /* 0, 1, ...: the keys' columns in a piece */
+    int *carried;                 /* the input's columns rows carry: the keys, then the aggregates' */
+    dag__table_agg *aggs;         /* over the input's columns */
+    dag__table_agg *row_aggs;     /* over the carried columns */
+    int *row_types;               /* a piece of rows: the carried columns' types, then the hash (int64) */
+    int *partial_types;           /* a piece of partial groups: the keys', the hash, the states (raw) */
+    int64_t stride;               /* the bytes of a group's states (dag__table_pack_states) */
+    bool holistic;
     dag__table_bucket_groups *bucket;
 } dag__table_grouping;
 
-static bool dag__table_grow_states(dag__table_state **states, int64_t *cap, int64_t need) {
+static bool dag__table_grow_states(char **states, int64_t *cap, int64_t need) {
     if (need <= *cap) return true;
-    int64_t c = *cap ? *cap * 2 : 64 * need;
+    int64_t c = *cap ? *cap : 1024;
     while (c < need) c *= 2;
-    dag__table_state *s = (dag__table_state *)DAG_REALLOC(*states, sizeof(dag__table_state) * (size_t)c);
+    char *s = (char *)DAG_REALLOC(*states, (size_t)c);
     if (!s) return false;
     *states = s, *cap = c;
     return true;
 }
-/* The partial groups of partition u: a builder of the partial columns (scratch) and its rows' buckets. */
-static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
-                                   void **scratch) {
-    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+/* the states of groups e0 <= e < e1 made empty */
+static void dag__table_states_init(char *states, int64_t stride, int64_t e0, int64_t e1, const dag__table_agg *aggs, int na) {
+    for (int64_t e = e0; e < e1; e++)
+        for (int a = 0; a < na; a++) dag__table_state_init(dag__table_state_of(states, stride, e, &aggs[a]), &aggs[a]);
+}
+/* What a partition deals, in one block: the input's columns, the carried ones and the hash's, the hash and its
+   bitmap; and the partial groups, when they are what goes. */
+typedef struct dag__table_dealt { char *block; dag__table_builder partial; } dag__table_dealt;
+static void dag__table_release_dealt(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    dag__table_dealt *d = (dag__table_dealt *)scratch;
+    if (d) dag__builder_free(&d->partial), DAG_FREE(d->block);
+    DAG_FREE(d);
+}
+/* partition u's rows as pieces of rows carry them, their hash in view column ncarried */
+static bool dag__table_rows_view(const dag__table_grouping *o, int64_t u, dag__table_dealt *d, dag_table_view *v) {
+    int64_t n = o->in->part_rows[u], ncols = o->in->ncols + o->ncarried + 1;
+    d->block = (char *)dag__table_alloc(sizeof(dag_table_column) * (size_t)ncols + 8 * (size_t)(n + 1) + (size_t)dag__table_valid_bytes(n) + 1);
+    if (!d->block) return false;
+    dag_table_column *in = (dag_table_column *)(void *)d->block, *carried = in + o->in->ncols, *h = carried + o->ncarried;
+    uint64_t *hash = (uint64_t *)(void *)(d->block + sizeof(dag_table_column) * (size_t)ncols);
+    dag__table_view_of(o->in, u, v, in);
+    for (int j = 0; j < o->ncarried; j++) carried[j] = in[o->carried[j]];
+    dag__table_hash_rows(carried, o->key_at, o->nkeys, n, hash);
+    memset(h, 0, sizeof *h);
+    h->type = DAG_TABLE_I64, h->values = hash, h->valid = (uint8_t *)(hash + n + 1);
+    memset(h->valid, 0xff, (size_t)dag__table_valid_bytes(n) + 1);
+    v->num_columns = o->ncarried + 1, v->columns = carried;
+    return true;
+}
+/* the partial groups of rows v (carried columns) into d->partial, while they are under `limit`; false otherwise or without memory */
+static bool dag__table_partials(const dag__table_grouping *o, const dag_table_view *v, int64_t limit, dag__table_dealt *d) {
     int na = o->naggs, nk = o->nkeys;
-    dag_table_view in;
-    memset(&in, 0, sizeof in);
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->in->ncols);
-    dag__table_groups g = { 0 };
-    dag__table_state *states = NULL;
-    int64_t states_cap = 0, *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(o->in->part_rows[u] + 1));
-    dag__table_builder *b = (dag__table_builder *)dag__table_zalloc(sizeof *b);
-    bool ok = cols && rep && b;
-    *scratch = b;
-    if (ok) dag__table_view_of(o->in, u, &in, cols);
-    dag__table_probe probe = { in.columns, in.columns, o->keys, o->keys, rep, 0, nk, false };
-    for (int64_t i = 0; ok && i < in.rows; i++) {
-        bool added;
-        probe.row = i;
-        int64_t e = dag__groups_get(&g, dag__table_hash_row(in.columns, o->keys, nk, i), dag__table_probe_same, &probe, true, &added);
-        if (e < 0 || (added && !dag__table_grow_states(&states, &states_cap, (e + 1) * na))) ok = false;
-        else if (added) {
-            rep[e] = i;
-            for (int a = 0; a < na; a++) dag__table_state_init(&states[e * na + a], &o->aggs[a]);
-        }
-        for (int a = 0; ok && a < na; a++)
-            dag__table_state_step(&states[e * na + a], &o->aggs[a], o->aggs[a].col >= 0 ? &in.columns[o->aggs[a].col] : NULL, i);
-    }
-    ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count) &&
-         (*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(g.count + 1))) != NULL;
-    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &in.columns[o->keys[k]], 0, rep, g.count);
+    int64_t n = v->rows;
+    const uint64_t *hash = (const uint64_t *)v->columns[o->ncarried].values;
+    dag__table_groups g = { NULL, 0, 0 };
+    char *states = NULL;
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    dag__table_keyset a = { v->columns, o->key_at, NULL };
+    dag__table_builder *b = &d->partial;
+    bool ok = gid && rep && dag__groups_find(&g, hash, n, &a, &a, nk, true, false, limit, gid, rep) == n &&
+              (states = (char *)dag__table_alloc((size_t)(g.count * o->stride + 1))) != NULL;
     if (ok) {
-        for (int64_t e = 0; e < g.count; e++) (*bucket)[e] = dag__table_bucket(g.hash[e], s->out->nparts);
-        if (g.count) memcpy(b->cols[nk].values, g.hash, sizeof(uint64_t) * (size_t)g.count);
-        if (g.count && na) memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
+        dag__table_states_init(states, o->stride, 0, g.count, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(states, o->stride, &o->row_aggs[k], v->columns, gid, n);
+    }
+    ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count);
+    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &v->columns[k], 0, rep, g.count);
+    if (ok) {
+        for (int64_t e = 0; e < g.count; e++) ((uint64_t *)b->cols[nk].values)[e] = hash[rep[e]];
+        if (g.count && na) memcpy(b->cols[nk + 1].values, states, (size_t)(g.count * o->stride));
         memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
         b->rows = g.count;
-        v->rows = g.count, v->num_columns = nk + 2, v->columns = b->cols;
-        *types = o->partial_types;
     }
     dag__groups_free(&g);
-    DAG_FREE(cols), DAG_FREE(rep), DAG_FREE(states);
+    DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(states);
     return ok;
 }
-static void dag__table_release_builder(dag__table_shuffle *s, void *scratch) {
-    (void)s;
-    if (scratch) dag__builder_free((dag__table_builder *)scratch);
-    DAG_FREE(scratch);
+/* Partition u: its partial groups, or its rows (many groups, or a holistic aggregate), and each one's bucket. */
+static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    dag__table_dealt *d = (dag__table_dealt *)dag__table_zalloc(sizeof *d);
+    *scratch = d;
+    if (!d || !dag__table_rows_view(o, u, d, v)) return false;
+    int64_t n = v->rows, limit = n / 8 > 1024 ? n / 8 : 1024;
+    bool partial = !o->holistic && dag__table_partials(o, v, limit, d);
+    if (partial) v->rows = d->partial.rows, v->num_columns = o->nkeys + 2, v->columns = d->partial.cols;
+    if (!partial) dag__builder_free(&d->partial);
+    *types = partial ? o->partial_types : o->row_types;
+    const uint64_t *hash = (const uint64_t *)v->columns[partial ? o->nkeys : o->ncarried].values;
+    if (!(*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(v->rows + 1)))) return false;
+    for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = dag__table_bucket(hash[i], s->out->nparts);
+    return true;
 }
+/* a piece into bucket q: rows kept (holistic), or their groups found (new ones' keys kept) and their states merged or added to */
 static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
     (void)u;
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
-    int nk = o->nkeys, na = o->naggs;
-    const uint64_t *hash = (const uint64_t *)piece->columns[nk].values;
-    const dag__table_state *states = (const dag__table_state *)piece->columns[nk + 1].values;
-    dag__table_probe probe = { piece->columns, bg->keys.cols, o->key_at, o->key_at, NULL, 0, nk, false };
-    bool ok = !bg->keys.failed;
-    for (int64_t r = 0; ok && r < piece->rows; r++) {
-        bool added;
-        probe.row = r;
-        int64_t e = dag__groups_get(&bg->groups, hash[r], dag__table_probe_same, &probe, true, &added);
-        if (e < 0 || (added && (!dag__table_grow_states(&bg->states, &bg->states_cap, (e + 1) * na) || !dag__builder_reserve(&bg->keys, 1)))) {
-            ok = false;
-            break;
-        }
-        if (added) {
-            for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->keys, k, &piece->columns[k], 0, &r, 1);
-            bg->keys.rows++;
-            for (int a = 0; a < na; a++) dag__table_state_init(&bg->states[e * na + a], &o->aggs[a]);
-        }
-        for (int a = 0; a < na; a++) dag__table_state_merge(&bg->states[e * na + a], &states[r * na + a], &o->aggs[a]);
+    if (o->holistic) {
+        if (!dag__shuffle_keep(s, q, &bg->held, piece)) s->stash[q].failed = true;
+        return;
     }
-    if (!ok) s->stash[q].failed = true;
+    int nk = o->nkeys, na = o->naggs;
+    bool partial = piece->num_columns == nk + 2 && (int)piece->columns[nk + 1].type >= DAG__TABLE_RAW;
+    int64_t n = piece->rows, first = bg->groups.count;
+    const uint64_t *hash = (const uint64_t *)piece->columns[partial ? nk : o->ncarried].values;
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *added = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    dag__table_keyset a = { piece->columns, o->key_at, NULL }, b = { bg->held.cols, o->key_at, NULL };
+    bool ok = gid && added && !bg->held.failed && dag__groups_find(&bg->groups, hash, n, &a, &b, nk, true, false, -1, gid, added) == n;
+    int64_t fresh = ok ? bg->groups.count - first : 0;
+    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, bg->groups.count * o->stride) && dag__builder_reserve(&bg->held, fresh);
+    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->held, k, &piece->columns[k], 0, added, fresh);
+    if (ok) {
+        char *states = partial ? (char *)piece->columns[nk + 1].values : NULL;
+        bg->held.rows += fresh;
+        dag__table_states_init(bg->states, o->stride, first, bg->groups.count, o->row_aggs, na);
+        for (int64_t r = 0; partial && r < n; r++)
+            for (int k = 0; k < na; k++)
+                dag__table_state_merge(dag__table_state_of(bg->states, o->stride, gid[r], &o->row_aggs[k]),
+                                       dag__table_state_of(states, o->stride, r, &o->row_aggs[k]), &o->row_aggs[k]);
+        for (int k = 0; !partial && k < na; k++) dag__table_states_add(bg->states, o->stride, &o->row_aggs[k], piece->columns, gid, n);
+    } else {
+        s->stash[q].failed = true;
+    }
+    DAG_FREE(gid), DAG_FREE(added);
+}
+/* The results of ngroups groups into out: their keys (rows rep of keys, rep NULL: rows 0...; keys NULL: there
+   already), then each aggregate that is not holistic from its state */
+static bool dag__table_put_groups(dag__table_builder *out, const dag__table_grouping *o, const dag_table_column *keys, const int64_t *rep,
+                                  char *states, int64_t ngroups) {
+    if (!dag__builder_reserve(out, ngroups)) return false;
+    for (int k = 0; keys && k < o->nkeys; k++)
+        if (!dag__builder_put(out, k, &keys[o->key_at[k]], 0, rep, ngroups)) return false;
+    for (int a = 0; a < o->naggs; a++)
+        for (int64_t e = 0; !dag__table_holistic(&o->row_aggs[a]) && e < ngroups; e++)
+            dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], out->rows + e,
+                                 dag__table_state_value(dag__table_state_of(states, o->stride, e, &o->row_aggs[a]), &o->row_aggs[a]));
+    return true;
+}
+/* the rows kept in a bucket (holistic), grouped: algebraic aggregates by states, holistic ones over each group's rows */
+static bool dag__table_finish_rows(const dag__table_grouping *o, dag__table_bucket_groups *bg, dag__table_builder *out) {
+    int64_t n = bg->held.rows, ng = 0, *start = NULL, *order = NULL;
+    int na = o->naggs;
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    dag__table_keyset a = { bg->held.cols, o->key_at, NULL };
+    bool ok = gid && rep && dag__groups_find(&bg->groups, (const uint64_t *)bg->held.cols[o->ncarried].values, n, &a, &a, o->nkeys, true,
+                                             false, -1, gid, rep) == n;
+    ng = bg->groups.count;
+    ok = ok && dag__table_grow_states(&bg->states, &bg->states_cap, ng * o->stride + 1) && dag__table_rows_by_group(gid, n, ng, &start, &order);
+    if (ok) {
+        dag__table_states_init(bg->states, o->stride, 0, ng, o->row_aggs, na);
+        for (int k = 0; k < na; k++) dag__table_states_add(bg->states, o->stride, &o->row_aggs[k], bg->held.cols, gid, n);
+        ok = dag__table_put_groups(out, o, bg->held.cols, rep, bg->states, ng);
+    }
+    for (int k = 0; ok && k < na; k++)
+        if (dag__table_holistic(&o->row_aggs[k]))
+            ok = dag__table_holistic_results(out, o->nkeys + k, &o->row_aggs[k], bg->held.cols, start, order, ng);
+    if (ok) out->rows += ng;
+    DAG_FREE(gid), DAG_FREE(rep), DAG_FREE(start), DAG_FREE(order);
+    return ok;
+}
+/* the keys a bucket holds become the result's key columns, as they are (out, empty, has room for them) */
+static void dag__table_move_keys(dag__table_builder *out, dag__table_builder *held, int nkeys) {
+    for (int k = 0; k < nkeys; k++) {
+        dag_table_column c = out->cols[k];
+        int64_t nchars = out->nchars[k], cap = out->chars_cap[k];
+        out->cols[k] = held->cols[k], out->nchars[k] = held->nchars[k], out->chars_cap[k] = held->chars_cap[k];
+        held->cols[k] = c, held->nchars[k] = nchars, held->chars_cap[k] = cap;
+    }
 }
 static bool dag__table_finish_groups(dag__table_shuffle *s, int64_t q, dag__table_builder *out) {
     const dag__table_grouping *o = (const dag__table_grouping *)s->op;
     dag__table_bucket_groups *bg = &o->bucket[q];
-    int64_t n = bg->keys.rows;
-    if (!dag__builder_reserve(out, n)) return false;
-    for (int k = 0; k < o->nkeys; k++)
-        if (!dag__builder_put(out, k, &bg->keys.cols[k], 0, NULL, n)) return false;
-    for (int a = 0; a < o->naggs; a++)
-        for (int64_t e = 0; e < n; e++)
-            dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], e,
-                                 dag__table_state_value(&bg->states[e * o->naggs + a], &o->aggs[a]));
-    out->rows = n;
+    if (bg->held.failed) return false;
+    if (o->holistic) return dag__table_finish_rows(o, bg, out);
+    if (out->rows || !dag__builder_reserve(out, bg->held.cap)) return false;   /* (out's capacity: held's) */
+    dag__table_move_keys(out, &bg->held, o->nkeys);
+    if (!dag__table_put_groups(out, o, NULL, NULL, bg->states, bg->held.rows)) return false;
+    out->rows = bg->held.rows;
     return true;
 }
 static const char *dag__table_agg_word(dag_table_agg op) {
-    static const char *w[] = { "", "sum", "min", "max", "count", "count", "mean", "var", "sd", "user" };
+    static const char *w[] = { "", "sum", "min", "max", "count", "count", "mean", "var", "sd", "user", "corr", "median", "largest",
+                               "smallest" };
     return w[op];
+}
+/* the columns rows carry (keys, then each aggregate's once), the aggregates over them, and the pieces' types */
+static void dag__table_plan_pieces(dag__table_grouping *o) {
+    int n = o->nkeys;
+    for (int k = 0; k < o->nkeys; k++) o->carried[k] = o->keys[k], o->key_at[k] = k;
+    for (int a = 0; a < o->naggs; a++) {
+        int *col[2] = { &o->row_aggs[a].col, &o->row_aggs[a].col2 };
+        o->row_aggs[a] = o->aggs[a];
+        o->holistic |= dag__table_holistic(&o->aggs[a]);
+        for (int j = 0; j < 2; j++) {
+            if (*col[j] < 0) continue;
+            int at = 0;
+            while (at < n && o->carried[at] != *col[j]) at++;
+            if (at == n) o->carried[n++] = *col[j];
+            *col[j] = at;
+        }
+    }
+    o->ncarried = n;
+    for (int j = 0; j < n; j++) o->row_types[j] = o->in->types[o->carried[j]];
+    o->row_types[n] = DAG_TABLE_I64;
+    for (int k = 0; k < o->nkeys; k++) o->partial_types[k] = o->row_types[k];
+    o->stride = dag__table_pack_states(o->row_aggs, o->naggs);
+    o->partial_types[o->nkeys] = DAG_TABLE_I64, o->partial_types[o->nkeys + 1] = DAG__TABLE_RAW + (int)o->stride;
+}
+/* the result's names (aggregates: .as, else "sum_v1"...; made: room for them) and types; false on two of one name */
+static bool dag__table_group_names(const dag__table_grouping *o, const dag_table_aggregate *aggs, const char **names, char (*made)[80],
+                                   dag_table_type *types) {
+    int n = o->nkeys + o->naggs;
+    for (int k = 0; k < o->nkeys; k++) names[k] = o->in->names[o->keys[k]], types[k] = o->in->types[o->keys[k]];
+    for (int a = 0; a < o->naggs; a++) {
+        if (aggs[a].as) names[o->nkeys + a] = aggs[a].as;
+        else {
+            snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
+            names[o->nkeys + a] = made[a];
+        }
+        types[o->nkeys + a] = dag__table_agg_type(&o->aggs[a]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_groupby: two result columns named '%s'", names[i]);
+                return false;
+            }
+    return true;
 }
 dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs, int num_aggs) {
     dag_wait_all();
@@ -2592,47 +3172,33 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and a list of aggregates", who);
         return NULL;
     }
-    int n = num_keys + num_aggs;
+    int n = num_keys + num_aggs, most = num_keys + 2 * num_aggs + 2;
     dag__table_grouping o;
     memset(&o, 0, sizeof o);
     o.in = t, o.nkeys = num_keys, o.naggs = num_aggs;
-    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
-    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
+    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.carried = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     o.aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
-    o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 2));
+    o.row_aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
+    o.row_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
+    o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     const char **names = (const char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
     char (*made)[80] = (char (*)[80])dag__table_zalloc(80 * (size_t)(num_aggs + 1));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
     dag_table *d = NULL;
-    if (!o.keys || !o.key_at || !o.aggs || !o.partial_types || !names || !made || !types ||
+    if (!o.keys || !o.key_at || !o.carried || !o.aggs || !o.row_aggs || !o.row_types || !o.partial_types || !names || !made || !types ||
         !dag__table_columns_named(t, keys, num_keys, o.keys, who) || !dag__table_resolve_aggs(t, aggs, num_aggs, o.aggs, who))
         goto done;
-    for (int k = 0; k < num_keys; k++) {
-        o.key_at[k] = k, o.partial_types[k] = t->types[o.keys[k]];
-        names[k] = t->names[o.keys[k]], types[k] = t->types[o.keys[k]];
-    }
-    o.partial_types[num_keys] = DAG_TABLE_I64;
-    o.partial_types[num_keys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * num_aggs;
-    for (int a = 0; a < num_aggs; a++) {
-        if (aggs[a].as) names[num_keys + a] = aggs[a].as;
-        else {
-            snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
-            names[num_keys + a] = made[a];
-        }
-        types[num_keys + a] = dag__table_agg_type(&o.aggs[a]);
-    }
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < i; j++)
-            if (!strcmp(names[i], names[j])) {
-                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: two result columns named '%s'", who, names[i]);
-                goto done;
-            }
+    dag__table_plan_pieces(&o);
+    if (!dag__table_group_names(&o, aggs, names, made, types)) goto done;
     d = dag__table_new(n, names, types, t->nparts, NULL);
     o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)t->nparts);
-    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++) dag__builder_init(&o.bucket[q].keys, num_keys, o.partial_types);
+    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++)
+        dag__builder_init(&o.bucket[q].held, o.holistic ? o.ncarried + 1 : num_keys, o.row_types);
     if (d && o.bucket) {
         dag__table_shuffle s = dag__table_shuffle_of(who, t, d, &o);
-        s.deal = dag__table_deal_groups, s.release = dag__table_release_builder;
+        s.deal = dag__table_deal_groups, s.release = dag__table_release_dealt;
         s.absorb = dag__table_absorb_groups, s.finish = dag__table_finish_groups;
         d = dag__shuffle_run(&s);
     } else {
@@ -2641,70 +3207,67 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
 done:
     for (int64_t q = 0; o.bucket && q < t->nparts; q++) {
         dag__groups_free(&o.bucket[q].groups);
-        dag__builder_free(&o.bucket[q].keys);
+        dag__builder_free(&o.bucket[q].held);
         DAG_FREE(o.bucket[q].states);
     }
-    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.aggs), DAG_FREE(o.partial_types);
-    DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
+    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.carried), DAG_FREE(o.aggs), DAG_FREE(o.row_aggs);
+    DAG_FREE(o.row_types), DAG_FREE(o.partial_types), DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
     return d;
 }
 
-/* >>join. Both tables' rows are dealt by key hash, the right's first:
-   each bucket keeps its right rows, indexes them when its first left piece
-   comes, and emits each left row with every right row of equal keys (a
-   left join: once with none, when there are none). */
+/* >>join. The right table's rows are dealt by key hash into buckets, each
+   indexed where it lands (its distinct keys, and per key a chain of its
+   rows); a left row is probed against its bucket's index and emitted with
+   every right row of equal keys (a left join: once with none, when there
+   are none). Where the left rows meet the index: on one rank each left
+   partition probes in place (every bucket is in its memory); over ranks a
+   small right table goes whole to every rank (a bucket per rank) and the
+   left partitions probe in place too; else the left rows are dealt to the
+   buckets as well. */
 typedef struct dag__table_join_bucket {
-    dag__table_builder right;
-    dag__table_groups groups;
-    int64_t *head, *next, *tail;   /* per group its first and last right row; per right row the next */
-    bool indexed;
+    dag__table_builder right;      /* the right rows dealt here (all the right's columns) */
+    dag__table_groups groups;      /* their distinct keys, each slot's "group" the key's first row (+ 1) */
+    int64_t *next;                 /* per row the next of its keys (-1: none) */
+    bool indexed, unique;          /* unique: no key twice (no chains to follow) */
 } dag__table_join_bucket;
+enum { DAG__JOIN_LOCAL = 1, DAG__JOIN_BROADCAST, DAG__JOIN_SHUFFLE };
+/* a right table this small is one index (probed in the left's order: a partition that keeps its rows shares them) */
+#define DAG__JOIN_ONE_INDEX_ROWS ((int64_t)1 << 20)
 typedef struct dag__table_joining {
     const dag_table *left, *right;
     int nkeys, nright;             /* the right's columns in the result */
     int *lk, *rk, *right_out;
     int *ltypes, *rtypes;
     bool left_join;
+    int how;                       /* DAG__JOIN_* */
+    int64_t buckets;
     dag__table_join_bucket *bucket;
 } dag__table_joining;
 
-static bool dag__table_deal_join(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
-                                 void **scratch) {
-    const dag__table_joining *o = (const dag__table_joining *)s->op;
-    bool right = u < o->right->nparts;
-    const dag_table *t = right ? o->right : o->left;
-    int64_t p = right ? u : u - o->right->nparts;
-    if (!(*scratch = dag__table_deal_view(t, p, v, bucket))) return false;
-    for (int64_t i = 0; i < v->rows; i++)
-        (*bucket)[i] = dag__table_bucket(dag__table_hash_row(v->columns, right ? o->rk : o->lk, o->nkeys, i), s->out->nparts);
-    *types = right ? o->rtypes : o->ltypes;
-    return true;
-}
-static bool dag__table_any_missing(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
-    for (int k = 0; k < nkeys; k++)
-        if (!dag__table_bit(cols[keys[k]].valid, i)) return true;
-    return false;
-}
+/* The distinct keys of a bucket's right rows, each slot then naming its key's first row (a probe's "group" is that
+   row), and the chains of rows of equal keys. */
 static bool dag__table_join_index(const dag__table_joining *o, dag__table_join_bucket *jb) {
     int64_t n = jb->right.rows;
+    uint64_t *hash = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1));
+    int64_t *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *first = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *last = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), rows = 0;
     jb->indexed = true;
-    jb->head = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    jb->tail = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
     jb->next = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!jb->head || !jb->tail || !jb->next) return false;
-    dag__table_probe probe = { jb->right.cols, jb->right.cols, o->rk, o->rk, jb->head, 0, o->nkeys, true };
-    for (int64_t j = 0; j < n; j++) {
-        if (dag__table_any_missing(jb->right.cols, o->rk, o->nkeys, j)) continue;   /* never matches */
-        bool added;
-        probe.row = j;
-        int64_t g = dag__groups_get(&jb->groups, dag__table_hash_row(jb->right.cols, o->rk, o->nkeys, j), dag__table_probe_same,
-                                    &probe, true, &added);
-        if (g < 0) return false;
-        jb->next[j] = -1;
-        if (added) jb->head[g] = jb->tail[g] = j;
-        else jb->next[jb->tail[g]] = j, jb->tail[g] = j;
+    dag__table_keyset a = { jb->right.cols, o->rk, NULL };
+    bool ok = hash && gid && first && last && jb->next;
+    if (ok) dag__table_hash_rows(jb->right.cols, o->rk, o->nkeys, n, hash);
+    ok = ok && dag__groups_find(&jb->groups, hash, n, &a, &a, o->nkeys, true, true, -1, gid, first) == n;   /* missing keys: in none */
+    for (int64_t j = 0; ok && j < n; j++) {   /* each key's chain, in the rows' order */
+        if (gid[j] < 0) continue;
+        jb->next[j] = -1, rows++;
+        if (first[gid[j]] != j) jb->next[last[gid[j]]] = j;
+        last[gid[j]] = j;
     }
-    return true;
+    for (int64_t s = 0; ok && s < jb->groups.cap; s++)
+        if (jb->groups.slot[s].group) jb->groups.slot[s].group = first[jb->groups.slot[s].group - 1] + 1;
+    jb->unique = rows == jb->groups.count;
+    DAG_FREE(hash), DAG_FREE(gid), DAG_FREE(first), DAG_FREE(last);
+    return ok;
 }
 static bool dag__table_push_pair(int64_t **li, int64_t **ri, int64_t *m, int64_t *cap, int64_t i, int64_t j) {
     if (*m == *cap) {
@@ -2718,41 +3281,155 @@ static bool dag__table_push_pair(int64_t **li, int64_t **ri, int64_t *m, int64_t
     (*li)[*m] = i, (*ri)[(*m)++] = j;
     return true;
 }
+/* Left rows sel[0..n) (sel NULL: 0..n) of v, their hashes h[0..n), probed against bucket jb: appended to out. */
+static bool dag__table_join_probe(const dag__table_joining *o, const dag__table_join_bucket *jb, const dag_table_view *v, const int64_t *sel,
+                                  const uint64_t *h, int64_t n, dag__table_builder *out) {
+    int64_t m = 0, cap = n + 16, *li = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap);
+    int64_t *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap), *gid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    dag__table_keyset a = { v->columns, o->lk, sel }, b = { jb->right.cols, o->rk, NULL };
+    dag__table_groups groups = jb->groups;   /* (a probe that inserts nothing changes nothing) */
+    bool ok = li && ri && gid && dag__groups_find(&groups, h, n, &a, &b, o->nkeys, false, true, -1, gid, NULL) == n;
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t j = gid[i], row = sel ? sel[i] : i;   /* (the group: its first right row) */
+        if (j < 0 && !o->left_join) continue;
+        do {   /* every match, or the row alone (j = -1: the right's columns missing) */
+            ok = dag__table_push_pair(&li, &ri, &m, &cap, row, j);
+            j = j >= 0 && !jb->unique ? jb->next[j] : -1;
+        } while (ok && j >= 0);
+    }
+    /* the partition's rows, each once, in order (a left join on unique keys): its left columns are the left's */
+    bool same = o->how != DAG__JOIN_SHUFFLE && !out->rows && n == v->rows && m == n;
+    for (int64_t i = 0; same && i < m; i++) same = li[i] == i;
+    ok = ok && dag__builder_reserve(out, m);
+    for (int c = 0; ok && !same && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &v->columns[c], 0, li, m);
+    for (int k = 0; ok && k < o->nright; k++) ok = dag__builder_put(out, o->left->ncols + k, &jb->right.cols[o->right_out[k]], 0, ri, m);
+    if (ok) out->rows += m, out->same_rows = same;
+    DAG_FREE(li), DAG_FREE(ri), DAG_FREE(gid);
+    return ok;
+}
+
+/* the right's rows by hash (broadcast: every row to every bucket, a bucket per rank) */
+static bool dag__table_deal_right(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                  void **scratch) {
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    bool left = u >= o->right->nparts;
+    const dag_table *t = left ? o->left : o->right;
+    uint64_t *h = NULL;
+    if (!(*scratch = dag__table_deal_view(t, left ? u - o->right->nparts : u, v, bucket))) return false;
+    *types = left ? o->ltypes : o->rtypes;
+    if (o->how == DAG__JOIN_BROADCAST) {   /* no buckets: every row to each */
+        DAG_FREE(*bucket);
+        *bucket = NULL;
+        return true;
+    }
+    if (!(h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(v->rows + 1)))) return false;
+    dag__table_hash_rows(v->columns, left ? o->lk : o->rk, o->nkeys, v->rows, h);
+    for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = dag__table_bucket(h[i], s->out->nparts);
+    DAG_FREE(h);
+    return true;
+}
 static void dag__table_absorb_join(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
     const dag__table_joining *o = (const dag__table_joining *)s->op;
     dag__table_join_bucket *jb = &o->bucket[q];
-    dag__table_builder *out = &s->stash[q];
-    if (u < o->right->nparts) {
-        if (!dag__builder_append(&jb->right, piece, NULL, piece->rows)) out->failed = true;
-        return;
+    bool ok;
+    if (u < o->right->nparts) {   /* (room for all at once where only the right's rows come: the left's count too otherwise) */
+        ok = o->how == DAG__JOIN_SHUFFLE ? dag__builder_append(&jb->right, piece, NULL, piece->rows) : dag__shuffle_keep(s, q, &jb->right, piece);
+    } else {   /* a left piece (DAG__JOIN_SHUFFLE): the right's pieces came first */
+        uint64_t *h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(piece->rows + 1));
+        ok = h && (jb->indexed || dag__table_join_index(o, jb));
+        if (ok) dag__table_hash_rows(piece->columns, o->lk, o->nkeys, piece->rows, h);
+        ok = ok && dag__table_join_probe(o, jb, piece, NULL, h, piece->rows, &s->stash[q]);
+        DAG_FREE(h);
     }
-    if (!jb->indexed && !dag__table_join_index(o, jb)) {
-        out->failed = true;
-        return;
+    if (!ok) s->stash[q].failed = true;
+}
+static bool dag__table_finish_index(dag__table_shuffle *s, int64_t q, dag__table_builder *out) {
+    (void)out;
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    return !o->bucket[q].right.failed && dag__table_join_index(o, &o->bucket[q]);
+}
+/* a left partition probed where it is: on one rank each row in its bucket (the rows by bucket), over ranks this rank's whole right table */
+static bool dag__table_probe_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
+    const dag__table_joining *o = (const dag__table_joining *)b->op;
+    int64_t n = o->left->part_rows[p], *qid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *start = NULL, *order = NULL;
+    uint64_t *h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1)), *hq = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1));
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->left->ncols);
+    dag_table_view v;
+    bool ok = qid && h && hq && cols;
+    if (ok) {
+        dag__table_view_of(o->left, p, &v, cols);
+        dag__table_hash_rows(v.columns, o->lk, o->nkeys, n, h);
+        for (int64_t i = 0; i < n; i++) qid[i] = o->how == DAG__JOIN_BROADCAST ? dag_rank() : dag__table_bucket(h[i], o->buckets);
+        ok = dag__table_rows_by_group(qid, n, o->buckets, &start, &order);
     }
-    int64_t m = 0, cap = piece->rows + 16, *li = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap),
-            *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap);
-    dag__table_probe probe = { piece->columns, jb->right.cols, o->lk, o->rk, jb->head, 0, o->nkeys, true };
-    bool ok = li && ri;
-    for (int64_t i = 0; ok && i < piece->rows; i++) {
-        bool added;
-        probe.row = i;
-        int64_t g = dag__table_any_missing(piece->columns, o->lk, o->nkeys, i) ? -1
-                  : dag__groups_get(&jb->groups, dag__table_hash_row(piece->columns, o->lk, o->nkeys, i), dag__table_probe_same, &probe,
-                                    false, &added);
-        int64_t j = g >= 0 ? jb->head[g] : -1;
-        if (j < 0 && !o->left_join) continue;
-        do {   /* every match, or the row alone (j = -1: the right's columns missing) */
-            ok = dag__table_push_pair(&li, &ri, &m, &cap, i, j);
-            j = j >= 0 ? jb->next[j] : -1;
-        } while (ok && j >= 0);
+    for (int64_t q = 0; ok && q < o->buckets; q++) {
+        int64_t from = start[q], m = start[q + 1] - start[q];
+        for (int64_t i = 0; i < m; i++) hq[i] = h[order[from + i]];
+        ok = !m || dag__table_join_probe(o, &o->bucket[q], &v, order + from, hq, m, into);
     }
-    ok = ok && dag__builder_reserve(out, m);
-    for (int c = 0; ok && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &piece->columns[c], 0, li, m);
-    for (int k = 0; ok && k < o->nright; k++) ok = dag__builder_put(out, o->left->ncols + k, &jb->right.cols[o->right_out[k]], 0, ri, m);
-    if (ok) out->rows += m;
-    else out->failed = true;
-    DAG_FREE(li), DAG_FREE(ri);
+    if (!ok) into->failed = true;
+    DAG_FREE(qid), DAG_FREE(start), DAG_FREE(order), DAG_FREE(h), DAG_FREE(hq), DAG_FREE(cols);
+    return ok;
+}
+/* The join by o->how into d (the result's partitions: the left's where the left probes in place, else the buckets). */
+static dag_table *dag__table_join_run(dag__table_joining *o, dag_table *d, const int *in_owner) {
+    const char *who = "dag_table_join";
+    if (o->how == DAG__JOIN_SHUFFLE) {
+        dag__table_shuffle s = dag__table_shuffle_of(who, o->left, d, o);
+        s.inputs = o->left->nparts + o->right->nparts, s.in_owner = in_owner;
+        s.deal = dag__table_deal_right, s.absorb = dag__table_absorb_join;
+        return dag__shuffle_run(&s);
+    }
+    dag_table *index = dag__table_new(0, NULL, NULL, o->buckets, NULL);   /* the buckets, holding no columns of their own */
+    dag__table_shuffle s = dag__table_shuffle_of(who, o->right, index, o);
+    s.deal = dag__table_deal_right, s.absorb = dag__table_absorb_join, s.finish = dag__table_finish_index;
+    index = index ? dag__shuffle_run(&s) : NULL;
+    int *built = dag__table_types_of(d), *same = (int *)dag__table_alloc(sizeof(int) * (size_t)d->ncols);
+    for (int c = 0; same && c < d->ncols; c++) same[c] = c < o->left->ncols ? c : -1;
+    dag__table_build b = { d, NULL, dag__table_probe_part, built, o, o->left, same };
+    d = index && built && same ? dag__table_build_run(&b, who) : (dag_table_free(d), NULL);
+    dag_table_free(index);
+    DAG_FREE(built), DAG_FREE(same);
+    return d;
+}
+/* the result's columns: the left's, then the right's other than its keys ("_right" on a clash); false without memory */
+static bool dag__table_join_columns(dag__table_joining *o, char **names, dag_table_type *types) {
+    const dag_table *left = o->left, *right = o->right;
+    for (int c = 0; c < left->ncols; c++) names[c] = dag__table_strdup(left->names[c]), types[c] = left->types[c];
+    for (int c = 0; c < right->ncols; c++) {
+        bool key = false;
+        for (int k = 0; k < o->nkeys; k++) key |= o->rk[k] == c;
+        if (key) continue;
+        int at = left->ncols + o->nright;
+        o->right_out[o->nright++] = c;
+        size_t len = strlen(right->names[c]) + 7;
+        if ((names[at] = (char *)dag__table_alloc(len)))
+            snprintf(names[at], len, dag_table_column_index(left, right->names[c]) >= 0 ? "%s_right" : "%s", right->names[c]);
+        types[at] = right->types[c];
+    }
+    for (int c = 0; c < left->ncols + o->nright; c++)
+        if (!names[c]) return false;
+    return true;
+}
+static bool dag__table_join_keys(const dag__table_joining *o, const char *const *left_keys, const char *const *right_keys,
+                                 dag_table_join_kind kind, const char *who) {
+    if (o->nkeys <= 0 || (kind != DAG_TABLE_INNER && kind != DAG_TABLE_LEFT)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and DAG_TABLE_INNER or DAG_TABLE_LEFT", who);
+        return false;
+    }
+    if (!dag__table_columns_named(o->left, left_keys, o->nkeys, o->lk, who) ||
+        !dag__table_columns_named(o->right, right_keys, o->nkeys, o->rk, who))
+        return false;
+    for (int k = 0; k < o->nkeys; k++) {
+        int a = o->left->types[o->lk[k]], b = o->right->types[o->rk[k]];
+        bool reals = (a == DAG_TABLE_F32 || a == DAG_TABLE_F64) && (b == DAG_TABLE_F32 || b == DAG_TABLE_F64);
+        if (!(a == b || (dag__table_is_int(a) && dag__table_is_int(b)) || reals)) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: key %d: %s '%s' and %s '%s' cannot be equal", who, k,
+                    dag__table_type_name(a), o->left->names[o->lk[k]], dag__table_type_name(b), o->right->names[o->rk[k]]);
+            return false;
+        }
+    }
+    return true;
 }
 dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys, const char *const *right_keys, int num_keys,
                           dag_table_join_kind kind) {
@@ -2762,62 +3439,35 @@ dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *
     dag__table_joining o;
     memset(&o, 0, sizeof o);
     o.left = left, o.right = right, o.nkeys = num_keys, o.left_join = kind == DAG_TABLE_LEFT;
-    int n = left->ncols + right->ncols;
-    o.lk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
-    o.rk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
+    int n = left->ncols + right->ncols, ranks = dag_num_ranks();
+    o.lk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys > 0 ? num_keys : 1));
+    o.rk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys > 0 ? num_keys : 1));
     o.right_out = (int *)dag__table_alloc(sizeof(int) * (size_t)right->ncols);
     o.ltypes = dag__table_types_of(left), o.rtypes = dag__table_types_of(right);
     char **names = (char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
-    int64_t q_count = left->nparts > right->nparts ? left->nparts : right->nparts, inputs = left->nparts + right->nparts;
+    int64_t inputs = left->nparts + right->nparts;
     int *in_owner = (int *)dag__table_alloc(sizeof(int) * (size_t)inputs);
     dag_table *d = NULL;
-    if (!o.lk || !o.rk || !o.right_out || !o.ltypes || !o.rtypes || !names || !types || !in_owner) goto done;
-    if (num_keys <= 0 || (kind != DAG_TABLE_INNER && kind != DAG_TABLE_LEFT)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and DAG_TABLE_INNER or DAG_TABLE_LEFT", who);
+    o.how = ranks == 1 ? DAG__JOIN_LOCAL : right->rows * (ranks - 1) <= left->rows ? DAG__JOIN_BROADCAST : DAG__JOIN_SHUFFLE;
+    bool small = right->rows <= DAG__JOIN_ONE_INDEX_ROWS || right->rows * 8 <= left->rows;
+    o.buckets = o.how == DAG__JOIN_BROADCAST ? ranks : o.how == DAG__JOIN_LOCAL && small ? 1
+              : left->nparts > right->nparts ? left->nparts : right->nparts;
+    if (!o.lk || !o.rk || !o.right_out || !o.ltypes || !o.rtypes || !names || !types || !in_owner ||
+        !dag__table_join_keys(&o, left_keys, right_keys, kind, who) || !dag__table_join_columns(&o, names, types))
         goto done;
-    }
-    if (!dag__table_columns_named(left, left_keys, num_keys, o.lk, who) || !dag__table_columns_named(right, right_keys, num_keys, o.rk, who))
-        goto done;
-    for (int k = 0; k < num_keys; k++) {
-        int a = left->types[o.lk[k]], b = right->types[o.rk[k]];
-        if (!(a == b || (dag__table_is_int(a) && dag__table_is_int(b)) || ((a == DAG_TABLE_F32 || a == DAG_TABLE_F64) && (b == DAG_TABLE_F32 || b == DAG_TABLE_F64)))) {
-            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: key %d: %s '%s' and %s '%s' cannot be equal", who, k,
-                    dag__table_type_name(a), left->names[o.lk[k]], dag__table_type_name(b), right->names[o.rk[k]]);
-            goto done;
-        }
-    }
-    for (int c = 0; c < left->ncols; c++) names[c] = dag__table_strdup(left->names[c]), types[c] = left->types[c];
-    for (int c = 0; c < right->ncols; c++) {
-        bool key = false;
-        for (int k = 0; k < num_keys; k++) key |= o.rk[k] == c;
-        if (key) continue;
-        int at = left->ncols + o.nright;
-        o.right_out[o.nright++] = c;
-        size_t len = strlen(right->names[c]) + 7;
-        if ((names[at] = (char *)dag__table_alloc(len)))
-            snprintf(names[at], len, dag_table_column_index(left, right->names[c]) >= 0 ? "%s_right" : "%s", right->names[c]);
-        types[at] = right->types[c];
-    }
-    for (int c = 0; c < left->ncols + o.nright; c++)
-        if (!names[c]) goto done;
     for (int64_t u = 0; u < inputs; u++) in_owner[u] = u < right->nparts ? right->owner[u] : left->owner[u - right->nparts];
-    d = dag__table_new(left->ncols + o.nright, (const char *const *)names, types, q_count, NULL);
-    o.bucket = (dag__table_join_bucket *)dag__table_zalloc(sizeof(dag__table_join_bucket) * (size_t)q_count);
-    for (int64_t q = 0; d && o.bucket && q < q_count; q++) dag__builder_init(&o.bucket[q].right, right->ncols, o.rtypes);
-    if (d && o.bucket) {
-        dag__table_shuffle s = dag__table_shuffle_of(who, left, d, &o);
-        s.inputs = inputs, s.in_owner = in_owner;
-        s.deal = dag__table_deal_join, s.absorb = dag__table_absorb_join;
-        d = dag__shuffle_run(&s);
-    } else {
-        dag_table_free(d), d = NULL;
-    }
+    d = o.how == DAG__JOIN_SHUFFLE ? dag__table_new(left->ncols + o.nright, (const char *const *)names, types, o.buckets, NULL)
+                                   : dag__table_new(left->ncols + o.nright, (const char *const *)names, types, left->nparts, left->owner);
+    o.bucket = (dag__table_join_bucket *)dag__table_zalloc(sizeof(dag__table_join_bucket) * (size_t)o.buckets);
+    for (int64_t q = 0; d && o.bucket && q < o.buckets; q++) dag__builder_init(&o.bucket[q].right, right->ncols, o.rtypes);
+    if (d && o.bucket) d = dag__table_join_run(&o, d, in_owner);
+    else dag_table_free(d), d = NULL;
 done:
-    for (int64_t q = 0; o.bucket && q < q_count; q++) {
+    for (int64_t q = 0; o.bucket && q < o.buckets; q++) {
         dag__table_join_bucket *jb = &o.bucket[q];
         dag__builder_free(&jb->right), dag__groups_free(&jb->groups);
-        DAG_FREE(jb->head), DAG_FREE(jb->next), DAG_FREE(jb->tail);
+        DAG_FREE(jb->next);
     }
     for (int c = 0; names && c < n; c++) DAG_FREE(names[c]);
     DAG_FREE(o.bucket), DAG_FREE(o.lk), DAG_FREE(o.rk), DAG_FREE(o.right_out), DAG_FREE(o.ltypes), DAG_FREE(o.rtypes);

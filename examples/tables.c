@@ -34,9 +34,9 @@ int main(void) {
     dag_table *sales = dag_table_read_csv("sales.csv", NULL);
     dag_table *big = sales ? dag_table_where(sales, "amount", DAG_TABLE_GT, 10.0) : NULL;
     const char *keys[] = { "region" };
-    dag_table_aggregate aggs[] = { { DAG_TABLE_SUM, "amount", "total", NULL },
-                                   { DAG_TABLE_COUNT_ALL, NULL, "sales", NULL },
-                                   { DAG_TABLE_MEAN, "amount", "mean", NULL } };
+    dag_table_aggregate aggs[] = { { .op = DAG_TABLE_SUM, .column = "amount", .as = "total" },
+                                   { .op = DAG_TABLE_COUNT_ALL, .as = "sales" },
+                                   { .op = DAG_TABLE_MEAN, .column = "amount", .as = "mean" } };
     dag_table *g = big ? dag_table_groupby(big, keys, 1, aggs, 3) : NULL;
     dag_table *sorted = g ? dag_table_sort(g, "total", 1) : NULL;
     dag_result r = sorted ? dag_table_write_csv(sorted, "totals.csv") : DAG_ERR_INVALID_ARGUMENT;

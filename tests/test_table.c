@@ -45,6 +45,40 @@ typedef struct host_table {
 static unsigned rng(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
 #endif
 static bool present(const host_table *h, int c, int64_t i) { return (h->valid[c][i >> 3] >> (i & 7)) & 1; }
+/* a number column's value (id, k1, v, w) as a double */
+static double host_real(const host_table *h, int c, int64_t i) {
+    return c == 0 ? h->id[i] : c == 1 ? h->k1[i] : c == 3 ? h->v[i] : (double)h->w[i];
+}
+static int nan_cmp(double a, double b) { return (a != a || b != b) ? (a != a) - (b != b) : (a > b) - (a < b); }
+/* the order of rows a and b by column col: missing last whatever the direction, NaN above every number, strings bytewise */
+static int ref_order(const host_table *h, int col, int desc, int64_t a, int64_t b) {
+    bool pa = present(h, col, a), pb = present(h, col, b);
+    if (!pa || !pb) return pa - pb == 0 ? 0 : pa ? -1 : 1;
+    int r;
+    if (col == 2) {
+        int64_t na = h->off[a + 1] - h->off[a], nb = h->off[b + 1] - h->off[b];
+        r = memcmp(h->chars + h->off[a], h->chars + h->off[b], (size_t)(na < nb ? na : nb));
+        r = r ? (r > 0) - (r < 0) : (na > nb) - (na < nb);
+    } else {
+        r = nan_cmp(host_real(h, col, a), host_real(h, col, b));
+    }
+    return desc ? -r : r;
+}
+/* groups of rows by the key columns keys[0..nk) (a linear search of the keys seen): group[i] and each group's first row; the count */
+static int64_t ref_groups(const host_table *h, const int *keys, int nk, int64_t *first, int64_t *group) {
+    int64_t ng = 0;
+    for (int64_t i = 0; i < h->rows; i++) {
+        int64_t e = 0;
+        for (; e < ng; e++) {
+            int k = 0;
+            while (k < nk && ref_order(h, keys[k], 0, i, first[e]) == 0 && present(h, keys[k], i) == present(h, keys[k], first[e])) k++;
+            if (k == nk) break;
+        }
+        if (e == ng) first[ng++] = i;
+        group[i] = e;
+    }
+    return ng;
+}
 static void make_table(host_table *h, int64_t rows, unsigned seed) {
     memset(h, 0, sizeof *h);
     h->rows = rows;
@@ -81,7 +115,11 @@ static void cell_text(char *out, size_t size, const dag_table_column *c, int64_t
     case DAG_TABLE_I32: snprintf(out, size, "%d", ((int32_t *)c->values)[i]); break;
     case DAG_TABLE_I64: snprintf(out, size, "%lld", (long long)((int64_t *)c->values)[i]); break;
     case DAG_TABLE_F32: snprintf(out, size, "%.9g", ((float *)c->values)[i]); break;
-    case DAG_TABLE_F64: snprintf(out, size, "%.17g", ((double *)c->values)[i]); break;
+    case DAG_TABLE_F64: {
+        double d = ((double *)c->values)[i];
+        snprintf(out, size, "%.17g", d != d ? NAN : d);   /* NaN one way, whatever its sign */
+        break;
+    }
     default: {
         const int64_t *o = (const int64_t *)c->values;
         snprintf(out, size, "'%.*s'", (int)(o[i + 1] - o[i]), c->chars + o[i]);
@@ -164,6 +202,30 @@ TEST(host_columns_round_trip_through_a_table_with_their_missing_values) {
     AGREE();
 }
 
+TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing) {
+    host_table h;
+    make_table(&h, 1000, 151);
+    dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, 128);
+    rows_text want = { 0 };
+    for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, i));
+    for (int rank = 0; rank < dag_num_ranks(); rank += dag_num_ranks() > 1 ? dag_num_ranks() - 1 : 1) {   /* the first and the last */
+        dag_table_column *cols = (dag_table_column *)&h;   /* (not NULL: the call sets it) */
+        CHECK_EQ_INT(dag_table_collect_to(t, rank, &cols), DAG_OK);
+        CHECK((cols != NULL) == (rank == dag_rank()));
+        rows_text got = { 0 };
+        for (int64_t i = 0; cols && i < h.rows; i++) add_row(&got, row_text(cols, COLS, i));
+        CHECK(!cols || same_rows(&got, &want, true));
+        free_rows(&got);
+        dag_table_columns_free(cols, COLS);
+    }
+    dag_table_column *none = NULL;
+    CHECK_EQ_INT(dag_table_collect_to(t, dag_num_ranks(), &none), DAG_ERR_INVALID_ARGUMENT);
+    free_rows(&want);
+    dag_table_free(t);
+    free_table(&h);
+    AGREE();
+}
+
 static char csv_path[256];
 static const char *tmp_csv(const char *what) {
     snprintf(csv_path, sizeof csv_path, "/tmp/dag_test_table_%s_%d.csv", what, dag_num_ranks());
@@ -189,6 +251,20 @@ TEST(a_table_written_as_csv_reads_back_the_same_in_small_chunks_and_large) {
             free_rows(&got), free_rows(&again);
             dag_table_free(r);
         }
+        /* another delimiter, no header: read back with the same options */
+        dag_table_csv_options semi = { ';', 1, types, COLS, 0 };
+        CHECK_EQ_INT(dag_table_write_csv_with(t, path, &semi), DAG_OK);
+        FILE *f = fopen(path, "rb");
+        char first[4] = { 0 };
+        size_t bytes = f ? fread(first, 1, 3, f) : 0;
+        CHECK(f && (h.rows ? bytes > 0 && strncmp(first, "id", 2) : bytes == 0));   /* rows only (none: an empty file) */
+        if (f) fclose(f);
+        dag_table *r = h.rows ? dag_table_read_csv(path, &semi) : NULL;
+        rows_text got = table_rows(r);
+        CHECK(!h.rows || (r && dag_table_num_columns(r) == COLS && !strcmp(dag_table_column_name(r, 0), "column1")));
+        CHECK(!h.rows || same_rows(&got, &want, true));
+        free_rows(&got);
+        dag_table_free(r);
         free_rows(&want);
         dag_table_free(t);
         free_table(&h);
@@ -248,6 +324,16 @@ static void w_twice(const dag_table_view *in, dag_table_column *out, int n, void
         if (!((in->columns[4].valid[i >> 3] >> (i & 7)) & 1)) out[0].valid[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
 }
+/* a string per row: k2 and w ("b,c=-12"), a long tail on some; missing where w is */
+static int64_t k2_and_w(const dag_table_view *in, int64_t row, char *buf, int64_t size, void *user) {
+    (void)user;
+    const dag_table_column *k2 = &in->columns[2], *w = &in->columns[4];
+    if (!((w->valid[row >> 3] >> (row & 7)) & 1)) return -1;
+    const int64_t *off = (const int64_t *)k2->values;
+    long long x = ((const int64_t *)w->values)[row];
+    return snprintf(buf, (size_t)size + 1, "%.*s=%lld%s", (int)(off[row + 1] - off[row]), k2->chars + off[row], x,
+                    x % 5 == 0 ? "/a tail long enough to need more room than the 64 bytes a row is first given, or so" : "");
+}
 DAG_KERNEL(negate_i64, ((DAG_GLOBAL const long *, x), (DAG_GLOBAL long *, y)),
     size_t i = DAG_INDEX();
     y[i] = -x[i];
@@ -295,6 +381,24 @@ TEST(filter_where_head_select_map_and_repartition_equal_plain_loops) {
         }
         CHECK(same_rows(&gd, &want_drop, true));
         CHECK(same_rows(&gm, &want_map, true));
+        /* a string column made row by row, replacing k2 */
+        dag_table *ms = dag_table_map_string(t, k2_and_w, NULL, "k2");
+        rows_text gs2 = table_rows(ms), want_s2 = { 0 };
+        for (int64_t i = 0; i < h.rows; i++) {
+            int rest[2] = { 0, 1 }, tail[2] = { 3, 4 };
+            char buf[1200], cell[400], *x = host_row(&h, rest, 2, i), *y = host_row(&h, tail, 2, i);
+            long long w = h.w[i];
+            int len = (int)(h.off[i + 1] - h.off[i]);
+            if (present(&h, 4, i)) snprintf(cell, sizeof cell, "'%.*s=%lld%s'|", len, h.chars + h.off[i], w,
+                                            w % 5 == 0 ? "/a tail long enough to need more room than the 64 bytes a row is first given, or so" : "");
+            else snprintf(cell, sizeof cell, "-|");
+            snprintf(buf, sizeof buf, "%s%s%s", x, cell, y);
+            free(x), free(y);
+            add_row(&want_s2, strdup(buf));
+        }
+        CHECK(ms && dag_table_column_type(ms, 2) == DAG_TABLE_STR && same_rows(&gs2, &want_s2, true));
+        free_rows(&gs2), free_rows(&want_s2);
+        dag_table_free(ms);
         free_rows(&want), free_rows(&want_w), free_rows(&want_s), free_rows(&want_head), free_rows(&want_sel), free_rows(&want_map), free_rows(&want_drop);
         free_rows(&got), free_rows(&got2), free_rows(&got3), free_rows(&got4), free_rows(&gh), free_rows(&gs), free_rows(&gd), free_rows(&gm);
         dag_table_free(f), dag_table_free(g), dag_table_free(fr), dag_table_free(ws), dag_table_free(hd), dag_table_free(sel);
@@ -306,7 +410,6 @@ TEST(filter_where_head_select_map_and_repartition_equal_plain_loops) {
 
 /* ---- reduce and groupby ---- */
 typedef struct ref_state { int64_t n, rows, isum; double dsum, lo, hi; int64_t ilo, ihi; } ref_state;
-static int nan_cmp(double a, double b) { return (a != a || b != b) ? (a != a) - (b != b) : (a > b) - (a < b); }
 static void ref_step(ref_state *r, const host_table *h, int col, int64_t i) {
     r->rows++;
     if (!present(h, col, i)) return;
@@ -339,7 +442,7 @@ TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan) {
             for (int a = 0; a < NAGGS; a++) {
                 ref_state r = { 0 };
                 for (int64_t i = 0; i < h.rows; i++) ref_step(&r, &h, col, i);
-                dag_table_aggregate agg = { AGGS[a], NAMES[col], NULL, NULL };
+                dag_table_aggregate agg = { .op = AGGS[a], .column = NAMES[col] };
                 dag_table_value v;
                 CHECK_EQ_INT(dag_table_reduce(t, &agg, &v), DAG_OK);
                 char got[64], want[64];
@@ -356,7 +459,7 @@ TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan) {
         for (int64_t i = 0; i < h.rows; i++) if (present(&h, 4, i)) mean += (double)h.w[i], n++;
         mean = n ? mean / (double)n : 0;
         for (int64_t i = 0; i < h.rows; i++) if (present(&h, 4, i)) m2 += ((double)h.w[i] - mean) * ((double)h.w[i] - mean);
-        dag_table_aggregate var = { DAG_TABLE_VAR, "w", NULL, NULL }, sd = { DAG_TABLE_SD, "w", NULL, NULL };
+        dag_table_aggregate var = { .op = DAG_TABLE_VAR, .column = "w" }, sd = { .op = DAG_TABLE_SD, .column = "w" };
         dag_table_value vv, vs;
         CHECK_EQ_INT(dag_table_reduce(t, &var, &vv), DAG_OK);
         CHECK_EQ_INT(dag_table_reduce(t, &sd, &vs), DAG_OK);
@@ -383,29 +486,16 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
         const char *keys[2] = { "k1", "k2" };
         dag_table_aggregate aggs[NAGGS * 2 + 1];
         for (int a = 0; a < NAGGS; a++) {
-            aggs[2 * a] = (dag_table_aggregate){ AGGS[a], AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v", NULL, NULL };
-            aggs[2 * a + 1] = (dag_table_aggregate){ AGGS[a], "w", AGGS[a] == DAG_TABLE_COUNT_ALL ? "n_w" : NULL, NULL };
+            aggs[2 * a] = (dag_table_aggregate){ .op = AGGS[a], .column = AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v" };
+            aggs[2 * a + 1] = (dag_table_aggregate){ .op = AGGS[a], .column = "w", .as = AGGS[a] == DAG_TABLE_COUNT_ALL ? "n_w" : NULL };
         }
-        aggs[2 * NAGGS] = (dag_table_aggregate){ DAG_TABLE_USER, "w", "absmax", &ABSMAX };
+        aggs[2 * NAGGS] = (dag_table_aggregate){ .op = DAG_TABLE_USER, .column = "w", .as = "absmax", .user = &ABSMAX };
         dag_table *g = dag_table_groupby(t, keys, 2, aggs, 2 * NAGGS + 1);
         CHECK(g != NULL);
-        /* the reference: groups by a linear search of the keys seen */
-        int64_t ng = 0, *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8);
-        for (int64_t i = 0; i < h.rows; i++) {
-            int64_t e = 0;
-            for (; e < ng; e++) {
-                int64_t j = first[e];
-                bool k1 = present(&h, 1, i) == present(&h, 1, j) && (!present(&h, 1, i) || h.k1[i] == h.k1[j]);
-                bool k2 = present(&h, 2, i) == present(&h, 2, j) && (!present(&h, 2, i) || (h.off[i + 1] - h.off[i] == h.off[j + 1] - h.off[j] &&
-                          !memcmp(h.chars + h.off[i], h.chars + h.off[j], (size_t)(h.off[i + 1] - h.off[i]))));
-                if (k1 && k2) break;
-            }
-            if (e == ng) first[ng++] = i;
-            group[i] = e;
-        }
+        int kc[2] = { 1, 2 };
+        int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), ng = ref_groups(&h, kc, 2, first, group);
         rows_text want = { 0 };
         for (int64_t e = 0; e < ng; e++) {
-            int kc[2] = { 1, 2 };
             char buf[1024], cell[64], *k = host_row(&h, kc, 2, first[e]);
             snprintf(buf, sizeof buf, "%s", k);
             free(k);
@@ -437,42 +527,241 @@ TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping) {
     AGREE();
 }
 
-/* ---- sort and join ---- */
-static int ref_order(const host_table *h, int col, int desc, int64_t a, int64_t b) {
-    bool pa = present(h, col, a), pb = present(h, col, b);
-    if (!pa || !pb) return pa - pb == 0 ? 0 : pa ? -1 : 1;   /* missing last, whatever the direction */
-    int r;
-    if (col == 2) {
-        int64_t na = h->off[a + 1] - h->off[a], nb = h->off[b + 1] - h->off[b];
-        r = memcmp(h->chars + h->off[a], h->chars + h->off[b], (size_t)(na < nb ? na : nb));
-        r = r ? (r > 0) - (r < 0) : (na > nb) - (na < nb);
-    } else {
-        r = col == 3 ? nan_cmp(h->v[a], h->v[b]) : (h->w[a] > h->w[b]) - (h->w[a] < h->w[b]);
+/* A partition of many groups sends its rows, one of few its partial groups: a bucket takes both. */
+TEST(groupby_with_many_groups_in_one_partition_and_few_in_another_equals_a_plain_grouping) {
+    host_table h;
+    make_table(&h, 6000, 131);
+    for (int64_t i = 0; i < h.rows; i++) h.w[i] = i < h.rows / 2 ? i % 3 : i;   /* the key: 3 values, then all distinct */
+    dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, h.rows / 2);
+    dag_table_aggregate aggs[NAGGS];
+    for (int a = 0; a < NAGGS; a++) aggs[a] = (dag_table_aggregate){ .op = AGGS[a], .column = AGGS[a] == DAG_TABLE_COUNT_ALL ? NULL : "v" };
+    dag_table *g = dag_table_groupby(t, &NAMES[4], 1, aggs, NAGGS);
+    int key = 4;
+    int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), ng = ref_groups(&h, &key, 1, first, group);
+    int64_t *start = calloc((size_t)ng + 2, 8);
+    ref_state *r = calloc((size_t)ng + 1, sizeof *r);
+    for (int64_t i = 0; i < h.rows; i++) ref_step(&r[group[i]], &h, 3, i);
+    rows_text want = { 0 }, got = table_rows(g);
+    for (int64_t e = 0; e < ng; e++) {
+        char buf[1024], cell[64], *k = host_row(&h, &key, 1, first[e]);
+        snprintf(buf, sizeof buf, "%s", k);
+        free(k);
+        for (int a = 0; a < NAGGS; a++) ref_text(cell, sizeof cell, &r[e], AGGS[a], 3), strcat(buf, cell), strcat(buf, "|");
+        add_row(&want, strdup(buf));
     }
-    return desc ? -r : r;
+    CHECK(ng > 2000 && g && dag_table_rows(g) == ng);   /* (a seventh of the keys are missing: one group) */
+    CHECK(same_rows(&got, &want, false));
+    free_rows(&got), free_rows(&want);
+    free(first), free(group), free(start), free(r);
+    dag_table_free(g), dag_table_free(t);
+    free_table(&h);
+    AGREE();
 }
-TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways) {
+
+/* ---- holistic aggregates (median, n-th largest and smallest, min and max of strings) and correlation ---- */
+/* the rows of group e (group NULL: all) where column c is present, ordered by it (stable), into rows; their count */
+static int64_t ref_sorted(const host_table *h, int c, const int64_t *group, int64_t e, int desc, int64_t *rows) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < h->rows; i++) {
+        if ((group && group[i] != e) || !present(h, c, i)) continue;
+        int64_t j = m++;
+        for (; j > 0 && ref_order(h, c, desc, rows[j - 1], i) > 0; j--) rows[j] = rows[j - 1];
+        rows[j] = i;
+    }
+    return m;
+}
+/* the cell text of the n-th largest (desc) or smallest value of column c in group e */
+static void ref_nth(char *out, size_t size, const host_table *h, int c, const int64_t *group, int64_t e, int desc, int64_t nth, int64_t *rows) {
+    if (ref_sorted(h, c, group, e, desc, rows) < nth) {
+        snprintf(out, size, "-|");
+        return;
+    }
+    char *x = host_row(h, &c, 1, rows[nth - 1]);
+    snprintf(out, size, "%s", x);
+    free(x);
+}
+/* the median of column c in group e: the middle value, or the mean of the middle two */
+static void ref_median(char *out, size_t size, const host_table *h, int c, const int64_t *group, int64_t e, int64_t *rows) {
+    int64_t m = ref_sorted(h, c, group, e, 0, rows);
+    if (!m) {
+        snprintf(out, size, "-|");
+        return;
+    }
+    double lo = host_real(h, c, rows[(m - 1) / 2]), hi = host_real(h, c, rows[m / 2]), med = lo == hi ? lo : lo + (hi - lo) / 2;
+    snprintf(out, size, "%.17g|", med != med ? NAN : med);
+}
+/* Pearson's correlation of columns x and y over the rows of group e (group NULL: all) where both are present, in
+   two passes; NaN for one such row; *any: there is one */
+static bool ref_pair(const host_table *h, int x, int y, const int64_t *group, int64_t e, int64_t i) {
+    return (!group || group[i] == e) && present(h, x, i) && present(h, y, i);
+}
+static double ref_corr(const host_table *h, int x, int y, const int64_t *group, int64_t e, bool *any) {
+    double mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0;
+    int64_t n = 0;
+    for (int64_t i = 0; i < h->rows; i++)
+        if (ref_pair(h, x, y, group, e, i)) mx += host_real(h, x, i), my += host_real(h, y, i), n++;
+    mx /= (double)(n ? n : 1), my /= (double)(n ? n : 1);
+    for (int64_t i = 0; i < h->rows; i++) {
+        if (!ref_pair(h, x, y, group, e, i)) continue;
+        double a = host_real(h, x, i) - mx, b = host_real(h, y, i) - my;
+        sxy += a * b, sxx += a * a, syy += b * b;
+    }
+    *any = n > 0;
+    return sxy / sqrt(sxx * syy);
+}
+static bool close_to(double got, double want) {
+    return (got != got && want != want) || fabs(got - want) <= 1e-9 * (1 + fabs(want));
+}
+static const dag_table_aggregate HOLISTIC[] = {
+    { .op = DAG_TABLE_MEDIAN, .column = "v" }, { .op = DAG_TABLE_MEDIAN, .column = "w" },
+    { .op = DAG_TABLE_LARGEST, .column = "v", .n = 2 }, { .op = DAG_TABLE_SMALLEST, .column = "w", .n = 3 },
+    { .op = DAG_TABLE_MAX, .column = "k2" }, { .op = DAG_TABLE_MIN, .column = "k2" }, { .op = DAG_TABLE_LARGEST, .column = "k2" },
+    { .op = DAG_TABLE_SUM, .column = "w" }, { .op = DAG_TABLE_COUNT_ALL },
+};
+enum { NHOLISTIC = sizeof HOLISTIC / sizeof HOLISTIC[0] };
+/* the reference's row of group e: its keys, then each of HOLISTIC */
+static char *holistic_row(const host_table *h, const int *keys, int nk, const int64_t *first, const int64_t *group, int64_t e, int64_t *rows) {
+    char buf[2048], cell[256], *k = host_row(h, keys, nk, first[e]);
+    snprintf(buf, sizeof buf, "%s", k);
+    free(k);
+    for (int a = 0; a < NHOLISTIC; a++) {
+        const dag_table_aggregate *g = &HOLISTIC[a];
+        int c = !g->column ? 0 : g->column[0] == 'v' ? 3 : g->column[0] == 'w' ? 4 : 2;
+        ref_state r = { 0 };
+        switch (g->op) {
+        case DAG_TABLE_MEDIAN: ref_median(cell, sizeof cell, h, c, group, e, rows); break;
+        case DAG_TABLE_LARGEST: case DAG_TABLE_MAX: ref_nth(cell, sizeof cell, h, c, group, e, 1, g->n ? g->n : 1, rows); break;
+        case DAG_TABLE_SMALLEST: case DAG_TABLE_MIN: ref_nth(cell, sizeof cell, h, c, group, e, 0, g->n ? g->n : 1, rows); break;
+        default:
+            for (int64_t i = 0; i < h->rows; i++)
+                if (group[i] == e) ref_step(&r, h, c == 0 ? 4 : c, i);
+            ref_text(cell, sizeof cell, &r, g->op, 4);
+            strcat(cell, "|");
+        }
+        strncat(buf, cell, sizeof buf - strlen(buf) - 1);
+    }
+    return strdup(buf);
+}
+TEST(holistic_aggregates_per_group_equal_sorting_each_group) {
+    for (int s = 0; s < NSIZES; s++)
+        for (int by = 1; by <= 2; by++) {   /* int keys, then string keys (both with missing ones) */
+            host_table h;
+            make_table(&h, SIZES[s][0], 111 + (unsigned)s);
+            dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
+            const char *key = NAMES[by];
+            dag_table *g = dag_table_groupby(t, &key, 1, HOLISTIC, NHOLISTIC);
+            CHECK(g != NULL);
+            CHECK_EQ_INT(dag_table_column_type(g, 3), DAG_TABLE_F64);   /* LARGEST of v: v's type */
+            CHECK_EQ_INT(dag_table_column_type(g, 5), DAG_TABLE_STR);   /* MAX of k2: a string */
+            int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), *rows = calloc((size_t)h.rows + 1, 8);
+            int64_t ng = ref_groups(&h, &by, 1, first, group);
+            rows_text want = { 0 }, got = table_rows(g);
+            for (int64_t e = 0; e < ng; e++) add_row(&want, holistic_row(&h, &by, 1, first, group, e, rows));
+            CHECK(same_rows(&got, &want, false));
+            free_rows(&got), free_rows(&want);
+            free(first), free(group), free(rows);
+            dag_table_free(g), dag_table_free(t);
+            free_table(&h);
+        }
+    AGREE();
+}
+TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting) {
+    for (int s = 1; s < NSIZES; s++) {
+        host_table h;
+        make_table(&h, SIZES[s][0], 121 + (unsigned)s);
+        dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
+        int by = 1;
+        int64_t *first = calloc((size_t)h.rows + 1, 8), *group = calloc((size_t)h.rows + 1, 8), *rows = calloc((size_t)h.rows + 1, 8);
+        int64_t ng = ref_groups(&h, &by, 1, first, group);
+        dag_table_aggregate corr[2] = { { .op = DAG_TABLE_CORR, .column = "w", .column2 = "id", .as = "r" },
+                                        { .op = DAG_TABLE_MEDIAN, .column = "w" } };   /* alone: partial states; beside a median: rows */
+        for (int naggs = 1; naggs <= 2; naggs++) {
+            dag_table *g = dag_table_groupby(t, &NAMES[1], 1, corr, naggs);
+            dag_table_column *cols = NULL;
+            CHECK(g && dag_table_collect(g, &cols) == DAG_OK && dag_table_rows(g) == ng);
+            for (int64_t r = 0; cols && r < dag_table_rows(g); r++) {
+                char *key = row_text(cols, 1, r);
+                int64_t e = 0;
+                while (e < ng) {
+                    char *want = host_row(&h, &by, 1, first[e]);
+                    bool is = !strcmp(want, key);
+                    free(want);
+                    if (is) break;
+                    e++;
+                }
+                bool any;
+                double want = ref_corr(&h, 4, 0, group, e, &any), got = ((double *)cols[1].values)[r];
+                bool has = (cols[1].valid[r >> 3] >> (r & 7)) & 1;
+                if (e == ng || has != any || (any && !close_to(got, want))) printf("     group %s: corr %g, expected %g\n", key, got, want);
+                CHECK(e < ng && has == any && (!any || close_to(got, want)));
+                free(key);
+            }
+            dag_table_columns_free(cols, naggs + 1);
+            dag_table_free(g);
+        }
+        /* reduce: the same aggregates over the whole table */
+        dag_table_value v;
+        char got[128], want[128];
+        for (int a = 0; a < 4; a++) {
+            int c = HOLISTIC[a].column[0] == 'v' ? 3 : 4;
+            CHECK_EQ_INT(dag_table_reduce(t, &HOLISTIC[a], &v), DAG_OK);
+            if (!v.present) snprintf(got, sizeof got, "-|");
+            else if (v.type == DAG_TABLE_I64) snprintf(got, sizeof got, "%lld|", (long long)v.i);
+            else snprintf(got, sizeof got, "%.17g|", v.d != v.d ? NAN : v.d);
+            if (HOLISTIC[a].op == DAG_TABLE_MEDIAN) ref_median(want, sizeof want, &h, c, NULL, 0, rows);
+            else ref_nth(want, sizeof want, &h, c, NULL, 0, HOLISTIC[a].op == DAG_TABLE_LARGEST, HOLISTIC[a].n, rows);
+            if (strcmp(got, want)) printf("     reduce %d: %s, expected %s\n", a, got, want);
+            CHECK(!strcmp(got, want));
+        }
+        bool any;
+        double r = ref_corr(&h, 4, 0, NULL, 0, &any);
+        CHECK_EQ_INT(dag_table_reduce(t, &corr[0], &v), DAG_OK);
+        CHECK(v.present == any && close_to(v.d, r));
+        free(first), free(group), free(rows);
+        dag_table_free(t);
+        free_table(&h);
+    }
+    AGREE();
+}
+
+/* ---- sort and join ---- */
+/* the order of rows a and b by columns cols[0..n), each descending where desc[k] */
+static int ref_order_by(const host_table *h, const int *cols, const int *desc, int n, int64_t a, int64_t b) {
+    for (int k = 0; k < n; k++) {
+        int r = ref_order(h, cols[k], desc[k], a, b);
+        if (r) return r;
+    }
+    return 0;
+}
+TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways_by_one_column_or_several) {
+    static const int BY[][3][2] = {   /* up to three (column, descending) */
+        { { 2, 0 } }, { { 2, 1 } }, { { 3, 0 } }, { { 3, 1 } }, { { 4, 0 } }, { { 4, 1 } },
+        { { 1, 0 }, { 3, 1 } }, { { 2, 1 }, { 4, 0 }, { 3, 0 } }, { { 1, 1 }, { 2, 0 } },
+    };
+    static const int NBY[] = { 1, 1, 1, 1, 1, 1, 2, 3, 2 };
     for (int s = 0; s < NSIZES; s++) {
         host_table h;
         make_table(&h, SIZES[s][0], 61 + (unsigned)s);
         dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, SIZES[s][1]);
-        for (int col = 2; col <= 4; col++)
-            for (int desc = 0; desc < 2; desc++) {
-                int64_t *idx = malloc(sizeof(int64_t) * (size_t)(h.rows + 1));
-                for (int64_t i = 0; i < h.rows; i++) idx[i] = i;
-                for (int64_t i = 1; i < h.rows; i++)   /* insertion sort: stable by construction */
-                    for (int64_t j = i; j > 0 && ref_order(&h, col, desc, idx[j - 1], idx[j]) > 0; j--) {
-                        int64_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
-                    }
-                rows_text want = { 0 };
-                for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, idx[i]));
-                dag_table *o = dag_table_sort(t, NAMES[col], desc);
-                rows_text got = table_rows(o);
-                CHECK(same_rows(&got, &want, true));
-                free_rows(&got), free_rows(&want);
-                dag_table_free(o);
-                free(idx);
-            }
+        for (int b = 0; b < (int)(sizeof NBY / sizeof NBY[0]); b++) {
+            int cols[3], desc[3];
+            const char *names[3];
+            for (int k = 0; k < NBY[b]; k++) cols[k] = BY[b][k][0], desc[k] = BY[b][k][1], names[k] = NAMES[cols[k]];
+            int64_t *idx = malloc(sizeof(int64_t) * (size_t)(h.rows + 1));
+            for (int64_t i = 0; i < h.rows; i++) idx[i] = i;
+            for (int64_t i = 1; i < h.rows; i++)   /* insertion sort: stable by construction */
+                for (int64_t j = i; j > 0 && ref_order_by(&h, cols, desc, NBY[b], idx[j - 1], idx[j]) > 0; j--) {
+                    int64_t x = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = x;
+                }
+            rows_text want = { 0 };
+            for (int64_t i = 0; i < h.rows; i++) add_row(&want, host_row(&h, ALL, COLS, idx[i]));
+            dag_table *o = NBY[b] == 1 ? dag_table_sort(t, names[0], desc[0]) : dag_table_sort_by(t, names, desc, NBY[b]);
+            rows_text got = table_rows(o);
+            CHECK(same_rows(&got, &want, true));
+            free_rows(&got), free_rows(&want);
+            dag_table_free(o);
+            free(idx);
+        }
         dag_table_free(t);
         free_table(&h);
     }
@@ -480,10 +769,11 @@ TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways) {
 }
 
 TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops) {
-    for (int s = 1; s < NSIZES - 1; s++) {
+    for (int c = 2; c < 2 * (NSIZES - 1); c++) {   /* the right smaller (over ranks: sent to every rank), and larger (both dealt by key) */
+        int s = c / 2;
         host_table a, b;
         make_table(&a, SIZES[s][0], 71 + (unsigned)s);
-        make_table(&b, SIZES[s][0] / 3 + 1, 81 + (unsigned)s);
+        make_table(&b, c % 2 ? 2 * SIZES[s][0] : SIZES[s][0] / 3 + 1, 81 + (unsigned)s);
         dag_table *l = dag_table_from_columns(a.cols, COLS, a.rows, SIZES[s][1]);
         dag_table *r = dag_table_from_columns(b.cols, COLS, b.rows, SIZES[s][1] / 2 + 1);
         const char *keys[2] = { "k1", "k2" };
@@ -524,6 +814,32 @@ TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops) {
     AGREE();
 }
 
+/* (where the left probes in place: on one rank, or over ranks with a right table small enough to go to every rank, as here up to 8) */
+TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are) {
+    host_table a, b;
+    make_table(&a, 2000, 141);
+    make_table(&b, 250, 142);   /* ids 0..249, each once: a left row of id < 250 matches one right row, the rest none */
+    dag_table *l = dag_table_from_columns(a.cols, COLS, a.rows, 300), *r = dag_table_from_columns(b.cols, COLS, b.rows, 64);
+    dag_table *j = dag_table_join(l, r, &NAMES[0], &NAMES[0], 1, DAG_TABLE_LEFT);
+    CHECK(j && dag_table_num_partitions(j) == dag_table_num_partitions(l));
+    for (int64_t p = 0; j && p < dag_table_num_partitions(l); p++)
+        for (int c = 0; c < COLS; c++) CHECK(dag_table_values(j, p, c).id == dag_table_values(l, p, c).id);   /* the left's chunks */
+    dag_table_free(l);   /* the result keeps them */
+    rows_text want = { 0 }, got = table_rows(j);
+    int rest[4] = { 1, 2, 3, 4 };
+    for (int64_t i = 0; i < a.rows; i++) {
+        char buf[1024], *x = host_row(&a, ALL, COLS, i), *y = i < b.rows ? host_row(&b, rest, 4, i) : strdup("-|-|-|-|");
+        snprintf(buf, sizeof buf, "%s%s", x, y);
+        free(x), free(y);
+        add_row(&want, strdup(buf));
+    }
+    CHECK(same_rows(&got, &want, true));   /* in the left's order, too */
+    free_rows(&got), free_rows(&want);
+    dag_table_free(j), dag_table_free(r);
+    free_table(&a), free_table(&b);
+    AGREE();
+}
+
 /* ---- tasks of the program on a table's chunks, arrays, and misuse ---- */
 DAG_TASK(void, add_ten, (int64_t *, w), (int64_t, n)) {
     for (int64_t i = 0; i < n; i++) w[i] += 10;
@@ -534,7 +850,7 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     dag_table *t = dag_table_from_columns(h.cols, COLS, h.rows, 30);
     for (int64_t p = 0; p < dag_table_num_partitions(t); p++)
         dag_spawn(add_ten, InOut(dag_table_values(t, p, 4)), Val(dag_table_partition_rows(t, p)));
-    dag_table_aggregate sum = { DAG_TABLE_SUM, "w", NULL, NULL };
+    dag_table_aggregate sum = { .op = DAG_TABLE_SUM, .column = "w" };
     dag_table_value v;
     CHECK_EQ_INT(dag_table_reduce(t, &sum, &v), DAG_OK);   /* after every add_ten */
     int64_t want = 0;
@@ -567,7 +883,7 @@ TEST(bad_arguments_are_refused_by_name) {
     const char *nope[1] = { "nope" };
     LAST_ERROR[0] = 0;
     CHECK(dag_table_select(t, nope, 1) == NULL && (dag_rank() || strstr(LAST_ERROR, "no column 'nope'")));
-    dag_table_aggregate bad = { DAG_TABLE_SUM, "k2", NULL, NULL };
+    dag_table_aggregate bad = { .op = DAG_TABLE_SUM, .column = "k2" };
     CHECK(dag_table_groupby(t, (const char *[]){ "k1" }, 1, &bad, 1) == NULL && (dag_rank() || strstr(LAST_ERROR, "a string column")));
     CHECK(dag_table_join(t, t, (const char *[]){ "k1" }, (const char *[]){ "k2" }, 1, DAG_TABLE_INNER) == NULL &&
           (dag_rank() || strstr(LAST_ERROR, "cannot be equal")));
@@ -580,13 +896,18 @@ TEST(bad_arguments_are_refused_by_name) {
 
 static void run_all(void) {
     RUN_TEST(host_columns_round_trip_through_a_table_with_their_missing_values);
+    RUN_TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing);
     RUN_TEST(a_table_written_as_csv_reads_back_the_same_in_small_chunks_and_large);
     RUN_TEST(csv_types_are_inferred_empty_fields_are_missing_and_a_bad_row_names_its_line);
     RUN_TEST(filter_where_head_select_map_and_repartition_equal_plain_loops);
     RUN_TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan);
     RUN_TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping);
-    RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways);
+    RUN_TEST(groupby_with_many_groups_in_one_partition_and_few_in_another_equals_a_plain_grouping);
+    RUN_TEST(holistic_aggregates_per_group_equal_sorting_each_group);
+    RUN_TEST(correlation_per_group_and_holistic_reductions_equal_two_passes_and_sorting);
+    RUN_TEST(sort_is_stable_puts_missing_last_and_nan_above_infinity_both_ways_by_one_column_or_several);
     RUN_TEST(inner_and_left_joins_on_duplicate_and_missing_keys_equal_nested_loops);
+    RUN_TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are);
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
     RUN_TEST(bad_arguments_are_refused_by_name);
 }
