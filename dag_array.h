@@ -187,6 +187,18 @@ dag_result dag_array_getrf_nopiv(dag_array *a);
    itself (it becomes L). B becomes X. */
 dag_result dag_array_potrs(dag_array *l, dag_array *b);
 dag_result dag_array_posv(dag_array *a, dag_array *b);
+/* LU with partial pivoting, in place (LAPACK's getrf): P A = L U, L unit lower
+   below the diagonal, U on and above it; A of any shape, in square tiles.
+   ipiv (min(rows, cols) entries, or NULL) gets LAPACK's pivots: row i was
+   swapped with row ipiv[i], 1-based; over ranks, on every rank. An exactly
+   singular matrix fails with DAG_ERR_INVALID_ARGUMENT naming the column
+   (the factorisation stops there). */
+dag_result dag_array_getrf(dag_array *a, int64_t *ipiv);
+/* Solves A X = B from getrf's factor and its ipiv (getrs), or from A itself
+   (gesv: A becomes its factor; ipiv may be NULL). B becomes X. A square; B
+   of A's rows, in tiles of A's tile rows. */
+dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b);
+dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b);
 
 #ifdef __cplusplus
 }
@@ -1531,6 +1543,373 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
+/* >>pivoted LU: dag_array_getrf, getrs and gesv, LAPACK's right-looking
+   blocked algorithm on tiles. Step k factorises the panel (tile column k,
+   from the diagonal down) with partial pivoting in one task on the CPU
+   (LAPACKE's getrf, else loops), moves the pivot rows in every other tile
+   column, solves U's row of tiles (trsm, unit lower) and updates the
+   trailing tiles (gemm). On an array of its own tiles the panel is copied
+   into a workspace column and back (a task per tile), and the rows move
+   tile by tile: the diagonal row's tile saves its rows (S) and takes its
+   new ones from itself, then from each tile below (pull), then each tile
+   below takes the rows it receives from S (push), so every task touches
+   two tiles at most and over ranks runs where the tile it writes lives.
+   On a wrapped matrix on the CPU (one rank) the panel and each column
+   block's swaps are spans of the matrix itself, as LAPACK works, and the
+   updates go a chunk of rows at a time (dag__panel_chunk). */
+
+/* An LU step's row moves, one tile of int64 in the moves array: kw pivots, tr rows in the diagonal tile
+   row, L moves below it, nb; then ipiv (panel rows, 0-based), where each of the top tr rows' new values
+   comes from (a panel row), and the L rows below that change: their places and the top rows they take. */
+enum { DAG__MV_KW, DAG__MV_TR, DAG__MV_L, DAG__MV_NB, DAG__MV_HEAD };
+#define DAG__MV_LEN(nb) (DAG__MV_HEAD + 4 * (nb))
+#define DAG__MV_IPIV(mv) ((mv) + DAG__MV_HEAD)
+#define DAG__MV_TOP(mv) ((mv) + DAG__MV_HEAD + (mv)[DAG__MV_NB])
+#define DAG__MV_DEST(mv) ((mv) + DAG__MV_HEAD + 2 * (mv)[DAG__MV_NB])
+#define DAG__MV_SRC(mv) ((mv) + DAG__MV_HEAD + 3 * (mv)[DAG__MV_NB])
+
+/* From LAPACK's swaps (row r with ipiv[r], for r < kw, in order), where each row ends: top row r takes
+   panel row top[r]; a row below the top tr rows that changes takes a top row (what a swap moves down is
+   always a row that started in the top block, so S, the saved top rows, has it). */
+static void dag__lu_moves(int64_t *mv, int64_t kw, int64_t tr, int64_t nb) {
+    mv[DAG__MV_KW] = kw, mv[DAG__MV_TR] = tr, mv[DAG__MV_NB] = nb;
+    int64_t *ipiv = DAG__MV_IPIV(mv), *top = DAG__MV_TOP(mv), *dest = DAG__MV_DEST(mv), *src = DAG__MV_SRC(mv), l = 0;
+    for (int64_t r = 0; r < tr; r++) top[r] = r;
+    for (int64_t r = 0; r < kw; r++) {
+        int64_t p = ipiv[r], *at = NULL, x;
+        if (p < tr) {
+            at = &top[p];
+        } else {
+            for (int64_t e = 0; e < l && !at; e++)
+                if (dest[e] == p) at = &src[e];
+            if (!at) dest[l] = p, src[l] = p, at = &src[l++];
+        }
+        x = top[r], top[r] = *at, *at = x;
+    }
+    mv[DAG__MV_L] = l;
+}
+
+/* Partial-pivoting LU of an m x n panel in place (ipiv 0-based): 0, or the 1-based column of the first
+   exactly zero pivot. The loops pick the first largest magnitude, as LAPACK's idamax does. */
+#define DAG__LU_LOOPS(T, P)                                                                                        \
+    DAG__UNUSED static int dag__##P##getrf_piv_loops(int m, int n, T *a, int lda, int64_t *ipiv) {                 \
+        int info = 0, kn = m < n ? m : n;                                                                          \
+        for (int k = 0; k < kn; k++) {                                                                             \
+            int p = k;                                                                                             \
+            for (int i = k + 1; i < m; i++)                                                                        \
+                if (fabs((double)a[i + (size_t)k * lda]) > fabs((double)a[p + (size_t)k * lda])) p = i;            \
+            ipiv[k] = p;                                                                                           \
+            for (int j = 0; p != k && j < n; j++) {                                                                \
+                T x = a[k + (size_t)j * lda];                                                                      \
+                a[k + (size_t)j * lda] = a[p + (size_t)j * lda], a[p + (size_t)j * lda] = x;                       \
+            }                                                                                                      \
+            T d = a[k + (size_t)k * lda];                                                                          \
+            if (d == 0) {                                                                                          \
+                if (!info) info = k + 1;                                                                           \
+                continue;                                                                                          \
+            }                                                                                                      \
+            for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= d;                                           \
+            for (int j = k + 1; j < n; j++)                                                                        \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= a[i + (size_t)k * lda] * a[k + (size_t)j * lda]; \
+        }                                                                                                          \
+        return info;                                                                                               \
+    }
+DAG__LU_LOOPS(double, d)
+DAG__LU_LOOPS(float, s)
+#undef DAG__LU_LOOPS
+
+static int dag__getrf_piv(int type, int m, int n, void *a, int lda, int64_t *ipiv) {
+#if defined(DAG_ARRAY_CBLAS)
+    int kn = m < n ? m : n;
+    lapack_int *p = (lapack_int *)DAG_MALLOC(sizeof *p * (size_t)kn), info;
+    if (!p) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_getrf: no memory for %d pivots", kn);
+        return 0;
+    }
+    info = type == DAG_F64 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, p)
+                           : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, p);
+    for (int r = 0; r < kn; r++) ipiv[r] = p[r] - 1;
+    DAG_FREE(p);
+    return info > 0 ? (int)info : 0;
+#else
+    return type == DAG_F64 ? dag__dgetrf_piv_loops(m, n, (double *)a, lda, ipiv)
+                           : dag__sgetrf_piv_loops(m, n, (float *)a, lda, ipiv);
+#endif
+}
+
+/* The panel: m x w from the diagonal down (ld ldp), its moves into mv. */
+DAG_TASK(void, dag__lu_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (int64_t *, mv),
+         (int64_t, nb), (int64_t, col0)) {
+    int bad = dag__getrf_piv(type, (int)m, (int)w, p, (int)ldp, DAG__MV_IPIV(mv));
+    dag__lu_moves(mv, m < w ? m : w, m < nb ? m : nb, nb);
+    if (bad)
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf: the matrix is singular: U(%lld, %lld) is exactly 0",
+                 (long long)(col0 + bad - 1), (long long)(col0 + bad - 1));
+}
+/* row s of a column-major block (cols columns of elem bytes, lds apart) to row d of another */
+static void dag__row_copy(void *dst, int64_t ldd, int64_t d, const void *src, int64_t lds, int64_t s, int64_t cols,
+                          int elem) {
+    for (int64_t j = 0; j < cols; j++)
+        memcpy((char *)dst + (size_t)(d + j * ldd) * (size_t)elem, (const char *)src + (size_t)(s + j * lds) * (size_t)elem,
+               (size_t)elem);
+}
+/* the diagonal row's tile t: saved to s, then its rows that come from itself */
+DAG_TASK(void, dag__lu_save, (const int64_t *, mv), (int, elem), (int64_t, cols), (void *, t), (int64_t, ldt),
+         (void *, s), (int64_t, lds)) {
+    const int64_t tr = mv[DAG__MV_TR], *top = DAG__MV_TOP(mv);
+    for (int64_t j = 0; j < cols; j++)
+        memcpy((char *)s + (size_t)(j * lds) * (size_t)elem, (char *)t + (size_t)(j * ldt) * (size_t)elem, (size_t)(tr * elem));
+    for (int64_t r = 0; r < tr; r++)
+        if (top[r] < tr && top[r] != r) dag__row_copy(t, ldt, r, s, lds, top[r], cols, elem);
+}
+/* into t, the rows it takes from x (panel rows lo to lo + rows - 1) */
+DAG_TASK(void, dag__lu_pull, (const int64_t *, mv), (int, elem), (int64_t, cols), (const void *, x), (int64_t, ldx),
+         (int64_t, lo), (int64_t, rows), (void *, t), (int64_t, ldt)) {
+    const int64_t *top = DAG__MV_TOP(mv);
+    for (int64_t r = 0; r < mv[DAG__MV_TR]; r++)
+        if (top[r] >= lo && top[r] < lo + rows) dag__row_copy(t, ldt, r, x, ldx, top[r] - lo, cols, elem);
+}
+/* into x (panel rows lo to lo + rows - 1), the rows it takes from s */
+DAG_TASK(void, dag__lu_push, (const int64_t *, mv), (int, elem), (int64_t, cols), (const void *, s), (int64_t, lds),
+         (int64_t, lo), (int64_t, rows), (void *, x), (int64_t, ldx)) {
+    const int64_t *dest = DAG__MV_DEST(mv), *src = DAG__MV_SRC(mv);
+    for (int64_t e = 0; e < mv[DAG__MV_L]; e++)
+        if (dest[e] >= lo && dest[e] < lo + rows) dag__row_copy(x, ldx, dest[e] - lo, s, lds, src[e], cols, elem);
+}
+/* LAPACK's laswp on a column block of the panel's rows (a span of a wrapped matrix) */
+DAG_TASK(void, dag__lu_laswp, (const int64_t *, mv), (int, elem), (int64_t, cols), (void *, x), (int64_t, ldx)) {
+    const int64_t *ipiv = DAG__MV_IPIV(mv);
+    char tmp[16];
+    for (int64_t r = 0; r < mv[DAG__MV_KW]; r++)
+        for (int64_t j = 0; ipiv[r] != r && j < cols; j++) {
+            char *u = (char *)x + (size_t)(r + j * ldx) * (size_t)elem, *v = (char *)x + (size_t)(ipiv[r] + j * ldx) * (size_t)elem;
+            memcpy(tmp, u, (size_t)elem), memcpy(u, v, (size_t)elem), memcpy(v, tmp, (size_t)elem);
+        }
+}
+/* LAPACK's ipiv of a step: 1-based rows of the whole matrix */
+DAG_TASK(void, dag__lu_ipiv, (const int64_t *, mv), (int64_t, row0), (int64_t *, ipiv)) {
+    for (int64_t r = 0; r < mv[DAG__MV_KW]; r++) ipiv[r] = row0 + DAG__MV_IPIV(mv)[r] + 1;
+}
+
+typedef struct dag__lu {
+    dag_array *a, *work, *moves;   /* the matrix, the panel's workspace (own tiles), a tile of moves per step */
+    dag__array_where *where;
+    bool panels, dev;              /* spans of a wrapped matrix; the trsm and gemm on the tiles' devices */
+    int64_t nb, kt, slots, top, chunk;
+} dag__lu;
+
+/* Tiles i to i2 - 1 of tile column j of a wrapped matrix, as one span. */
+static dag_arg dag__lu_span(const dag_array *a, int64_t i, int64_t i2, int64_t j, dag_access mode) {
+    int64_t r0 = i * a->brows, r1 = i2 * a->brows < a->rows ? i2 * a->brows : a->rows;
+    return dag_arg_tile(mode, (char *)a->tile[0] + (size_t)(r0 + j * a->bcols * a->ld) * a->elem, (size_t)DAG__C(a, j),
+                        (size_t)(r1 - r0), (size_t)a->ld, a->elem);
+}
+
+/* Step k's panel: in place on a wrapped matrix, else gathered into the workspace, factorised, scattered. */
+static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
+    dag_array *a = lu->a;
+    int64_t nb = lu->nb, m = a->rows - k * nb, w = DAG__C(a, k);
+    int type = (int)a->type;
+    dag_options o = dag__with_priority(&lu->where->cpu, (int)(lu->top - 3 * k));
+    dag_data mv = DAG__H(lu->moves, k, 0);
+    if (lu->panels) {
+        dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w),
+                       dag__lu_span(a, k, a->mt, k, DAG_ACCESS_INOUT), Val(a->ld), Out(mv), Val(nb), Val(k * nb));
+        return;
+    }
+    dag_data ws = DAG__H(lu->work, k % lu->slots, 0);
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
+                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
+                   Val(nb), Val(k * nb));
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(ws), Ld(ws), Val((long)((i - k) * nb)), Val(0L), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)),
+                       Val(0L), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+}
+
+/* Step k's row moves in tile column j of x (the matrix, or the right-hand sides), s its saved rows. */
+static void dag__lu_swap_col(const dag__lu *lu, dag_array *x, dag_array *s, int64_t k, int64_t j, int64_t priority) {
+    dag_data mv = DAG__H(lu->moves, k, 0);
+    int elem = (int)x->elem;
+    int64_t cols = DAG__C(x, j), nb = lu->nb;
+    dag_options o = dag__with_priority(&lu->where->cpu, (int)priority);
+    if (!s) {   /* a span of a wrapped matrix */
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_laswp, In(mv), Val(elem), Val(cols),
+                       dag__lu_span(x, k, x->mt, j, DAG_ACCESS_INOUT), Val(x->ld));
+        return;
+    }
+    dag_data t = DAG__H(x, k, j), sv = DAG__H(s, k % s->mt, j);
+    dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_save, In(mv), Val(elem), Val(cols), InOut(t), Ld(t), Out(sv), Ld(sv));
+    for (int64_t i = k + 1; i < x->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_pull, In(mv), Val(elem), Val(cols), In(DAG__H(x, i, j)),
+                       Ld(DAG__H(x, i, j)), Val((i - k) * nb), Val((int64_t)DAG__R(x, i)), InOut(t), Ld(t));
+    for (int64_t i = k + 1; i < x->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_push, In(mv), Val(elem), Val(cols), In(sv), Ld(sv),
+                       Val((i - k) * nb), Val((int64_t)DAG__R(x, i)), InOut(DAG__H(x, i, j)), Ld(DAG__H(x, i, j)));
+}
+
+/* Step k's U row tile (k, j) and the updates of tile column j below it. */
+static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j) {
+    dag_array *a = lu->a;
+    int type = (int)a->type, ld = (int)a->ld;
+    int64_t priority = lu->top - 3 * j - 1;
+    dag_options o = dag__potrf_on(lu->where, lu->dev, k, j, priority);
+    if (!lu->panels) {
+        dag__spawn_trsm((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0,
+                        DAG__H(a, k, k), DAG__H(a, k, j));
+        for (int64_t i = k + 1; i < a->mt; i++) {
+            o = dag__potrf_on(lu->where, lu->dev, i, j, priority - 1);
+            dag__spawn_gemm((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k),
+                            -1.0, DAG__H(a, i, k), DAG__H(a, k, j), 1.0, DAG__H(a, i, j));
+        }
+        return;
+    }
+    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)),
+                   Val(DAG__C(a, j)), Val(1.0), dag__lu_span(a, k, k + 1, k, DAG_ACCESS_IN), Val(ld),
+                   dag__lu_span(a, k, k + 1, j, DAG_ACCESS_INOUT), Val(ld));
+    o = dag__with_priority(&lu->where->cpu, (int)(priority - 1));
+    for (int64_t i = k + 1, i2; i < a->mt; i = i2) {   /* a chunk of rows at once */
+        i2 = i + lu->chunk < a->mt ? i + lu->chunk : a->mt;
+        int rows = (int)((i2 * a->brows < a->rows ? i2 * a->brows : a->rows) - i * a->brows);
+        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(0), Val(rows), Val(DAG__C(a, j)),
+                       Val(DAG__C(a, k)), Val(-1.0), dag__lu_span(a, i, i2, k, DAG_ACCESS_IN), Val(ld),
+                       dag__lu_span(a, k, k + 1, j, DAG_ACCESS_IN), Val(ld), Val(1.0),
+                       dag__lu_span(a, i, i2, j, DAG_ACCESS_INOUT), Val(ld));
+    }
+}
+
+/* The saved rows of the diagonal tile row for x's row moves: a tile row per grid row of ranks, each tile
+   on the rank of the tiles it saves. NULL for a wrapped matrix's spans (no copy). */
+static dag_array *dag__lu_saved(const dag_array *x, bool spans) {
+    if (spans) return NULL;
+    return dag__array_new(x->type, x->p * x->brows, x->cols, dag_blocks_grid(x->brows, x->bcols, x->p, x->q), NULL, 0,
+                          false);
+}
+
+static bool dag__lu_check(const dag_array *a, const char *who) {
+    if (!dag__array_la(a, who, "A")) return false;
+    if (a->brows == a->bcols) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs square tiles (%lld x %lld)", who, (long long)a->brows,
+            (long long)a->bcols);
+    return false;
+}
+
+/* The factorisation; moves (when asked) keeps the row moves for dag__lu_solve. */
+static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves) {
+    dag__array_where where = dag__array_where_now("dag_array_getrf");
+    if (where.status) return where.status;
+    if (!dag__lu_check(a, "dag_array_getrf")) return DAG_ERR_INVALID_ARGUMENT;
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0 };
+    lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    lu.panels = a->ld && !lu.dev && !dag__ranks();
+    lu.slots = dag__ranks() ? lu.kt : lu.kt < 3 ? lu.kt : 3;   /* rotating workspaces, as potrf's inverses */
+    lu.top = 3 * a->nt + 3;
+    lu.chunk = dag__panel_chunk(a->mt, lu.nb);
+    int64_t len = DAG__MV_LEN(lu.nb);
+    lu.moves = dag__array_new(DAG_I64, lu.kt * len, 1, dag_blocks_grid(len, 1, a->p, a->q), NULL, 0, true);
+    if (!lu.panels)
+        lu.work = dag__array_new(a->type, lu.slots * a->rows, lu.nb, dag_blocks_grid(a->rows, lu.nb, a->p, a->q), NULL,
+                                 0, true);
+    dag_array *saved = dag__lu_saved(a, lu.panels);
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (lu.moves && (lu.panels || (lu.work && saved))) {
+        DAG_DATADEPS {
+            for (int64_t k = 0; k < lu.kt; k++) {
+                dag__lu_panel_step(&lu, k);
+                for (int64_t j = 0; j < a->nt; j++)   /* the columns to the left last: L's rows, off the path */
+                    if (j != k) dag__lu_swap_col(&lu, a, saved, k, j, j > k ? lu.top - 3 * j - 1 : 1);
+                for (int64_t j = k + 1; j < a->nt; j++) dag__lu_update_col(&lu, k, j);
+                int64_t kw = DAG__C(a, k) < a->rows - k * lu.nb ? DAG__C(a, k) : a->rows - k * lu.nb;
+                if (ipiv)   /* every rank's own ipiv */
+                    dag_spawn_with(DAG__NAMED(&where.cpu, "ipiv"), dag__lu_ipiv, In(DAG__H(lu.moves, k, 0)),
+                                   Val(k * lu.nb), Out(ipiv + k * lu.nb, kw));
+            }
+        }
+        r = dag_last_region_result();
+    }
+    dag_array_free(lu.work);
+    dag_array_free(saved);
+    if (moves && r == DAG_OK) *moves = lu.moves;
+    else dag_array_free(lu.moves);
+    return r;
+}
+
+/* B's rows moved as the factorisation moved A's (moves), then L Y = B and U X = Y. */
+static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
+    dag__array_where where = dag__array_where_now("dag_array_getrs");
+    if (where.status) return where.status;
+    dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0 };
+    lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    dag_array *saved = dag__lu_saved(b, false);
+    if (!saved) return DAG_ERR_OUT_OF_MEMORY;
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < lu.kt; k++)
+            for (int64_t j = 0; j < b->nt; j++) dag__lu_swap_col(&lu, b, saved, k, j, 1);
+    }
+    dag_result r = dag_last_region_result();
+    dag_array_free(saved);
+    if (r == DAG_OK) r = dag_array_trsm(0, 0, 0, 1, 1.0, a, b);
+    return r != DAG_OK ? r : dag_array_trsm(0, 1, 0, 0, 1.0, a, b);
+}
+
+static bool dag__lu_conform(const dag_array *a, const dag_array *b, const char *who) {
+    if (!dag__lu_check(a, who) || !dag__array_la(b, who, "B")) return false;
+    if (a->rows == a->cols && b->rows == a->rows && b->brows == a->brows && b->type == a->type) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: A (%lld x %lld) must be square, B (%lld x %lld) of its rows, "
+            "in tiles of its tile rows (%lld and %lld), of its type", who, (long long)a->rows, (long long)a->cols,
+            (long long)b->rows, (long long)b->cols, (long long)a->brows, (long long)b->brows);
+    return false;
+}
+
+dag_result dag_array_getrf(dag_array *a, int64_t *ipiv) { return dag__lu_factor(a, ipiv, NULL); }
+
+/* The moves array of LAPACK's ipiv (1-based): every rank builds it from its own ipiv. */
+static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, const char *who) {
+    int64_t nb = a->brows, kt = a->mt, len = DAG__MV_LEN(nb), n = a->rows;
+    int64_t *host = (int64_t *)dag__array_zalloc((size_t)(kt * len), sizeof *host);
+    bool bad = !host || !ipiv;
+    for (int64_t k = 0; !bad && k < kt; k++) {
+        int64_t *mv = host + k * len, kw = n - k * nb < nb ? n - k * nb : nb;
+        for (int64_t r = 0; r < kw && !bad; r++) {
+            int64_t p = ipiv[k * nb + r] - 1 - k * nb;   /* LAPACK's swaps of a step stay in its panel */
+            bad = p < r || p >= n - k * nb;
+            DAG__MV_IPIV(mv)[r] = p;
+        }
+        mv[DAG__MV_NB] = nb;
+        if (!bad) dag__lu_moves(mv, kw, kw, nb);
+    }
+    dag_array *m = NULL;
+    if (!bad) m = dag_array_from_host(DAG_I64, kt * len, 1, dag_blocks_grid(len, 1, a->p, a->q), host, DAG_COL_MAJOR, kt * len);
+    else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !host ? "no memory" : "ipiv is not getrf's "
+                 "(each ipiv[i] - 1 from i to n - 1, within its step's panel)");
+    DAG_FREE(host);
+    return m;
+}
+
+dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
+    if (!dag__lu_conform(a, b, "dag_array_getrs")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *moves = dag__lu_moves_of(a, ipiv, "dag_array_getrs");
+    if (!moves) return DAG_ERR_INVALID_ARGUMENT;
+    dag_result r = dag__lu_solve(a, moves, b);
+    dag_array_free(moves);
+    return r;
+}
+
+dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
+    if (!dag__lu_conform(a, b, "dag_array_gesv")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *moves = NULL;
+    dag_result r = dag__lu_factor(a, ipiv, &moves);
+    if (r == DAG_OK) r = dag__lu_solve(a, moves, b);
+    dag_array_free(moves);
+    return r;
+}
+
 #undef DAG__H
 #undef DAG__R
 #undef DAG__C
