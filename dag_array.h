@@ -87,6 +87,10 @@ typedef enum dag_layout { DAG_COL_MAJOR = 1, DAG_ROW_MAJOR } dag_layout;
 typedef struct dag_blocks { int64_t rows, cols; int grid_rows, grid_cols; } dag_blocks;
 #define dag_blocks(rows, cols) ((dag_blocks){ (rows), (cols), 0, 0 })
 #define dag_blocks_grid(rows, cols, p, q) ((dag_blocks){ (rows), (cols), (p), (q) })
+/* Tile sizes chosen by the constructor from the array's size, its element
+   type, the workers and the devices in scope (dag_array.h's >>more
+   constructors has the rule; docs/arrays.md too). */
+#define dag_blocks_auto() ((dag_blocks){ -1, -1, 0, 0 })
 
 typedef struct dag_array dag_array;
 
@@ -200,6 +204,36 @@ dag_result dag_array_getrf(dag_array *a, int64_t *ipiv);
 dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b);
 dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b);
 
+/* Views (Dagger's view): rows r0 to r0 + rows - 1 and columns c0 to
+   c0 + cols - 1 of a (an array or a view), in place: every operation takes
+   it and reads and writes a's tiles, ordered by their handles. A view whose
+   corner is on a tile boundary is a's tiles themselves (dag_array_tile
+   gives them); any other is copied by each operation into tiles of its own
+   and back. Free it with dag_array_free (a stays); it must not outlive a. */
+dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+/* One element (in double, converted from and to the element type) and a
+   rectangle (column-major host memory, ld elements between its columns),
+   from and to the array: Julia's getindex and setindex!. Over ranks, get
+   gives every rank the values, put takes them from every rank's own. */
+dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value);
+dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value);
+dag_result dag_array_get_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *out, int64_t ld);
+dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const void *in,
+                               int64_t ld);
+/* n arrays side by side (hcat: as many rows each) or one above the other
+   (vcat: as many columns), into a new array in the first one's tiling. */
+dag_array *dag_array_hcat(int n, dag_array *const *arrays);
+dag_array *dag_array_vcat(int n, dag_array *const *arrays);
+/* An array whose values are whatever its memory held (Julia's undef), and
+   one of a's type, shape, tiling and grid (similar). */
+dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
+dag_array *dag_array_similar(const dag_array *a);
+dag_elem dag_array_type(const dag_array *a);
+/* rand! and randn!: a's values as dag_array_rand and dag_array_randn give
+   an array of its shape (a view counts from its own corner). */
+dag_result dag_array_fill_rand(dag_array *a, uint64_t seed);
+dag_result dag_array_fill_randn(dag_array *a, uint64_t seed);
+
 #ifdef __cplusplus
 }
 #endif
@@ -235,6 +269,11 @@ struct dag_array {
     dag_data *handle;
     int p, q;                    /* the grid of ranks the tiles are dealt over (1 x 1 on one rank) */
     bool with_diagonal;          /* tile (i, j) lives with the square grid's tile (i, i) (potrf's inverses) */
+    /* a view (dag_array_view) of base, an array of its own tiles or a wrapped matrix, from its row r0 and
+       column c0, in base's tiles. With its corner on a tile boundary, its tiles are base's (tile and handle
+       list them); else it has none (NULL), and each operation copies it to tiles of its own and back. */
+    dag_array *base;
+    int64_t r0, c0;
 };
 
 static size_t dag__elem_size(dag_elem t) {
@@ -253,7 +292,10 @@ static int64_t dag__tile_cols(const dag_array *a, int64_t j) {
     return a->cols - j * a->bcols < a->bcols ? a->cols - j * a->bcols : a->bcols;
 }
 /* the leading dimension of the tiles in tile row i */
-static int64_t dag__ld(const dag_array *a, int64_t i) { return a->ld ? a->ld : dag__tile_rows(a, i); }
+static int64_t dag__ld(const dag_array *a, int64_t i) {
+    if (a->base && !a->ld) return dag__tile_rows(a->base, i + a->r0 / a->base->brows);   /* a view: base's tile's */
+    return a->ld ? a->ld : dag__tile_rows(a, i);
+}
 void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
     *rows = dag__tile_rows(a, i);
     *cols = dag__tile_cols(a, j);
@@ -262,6 +304,7 @@ int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
     return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__ld(a, i) : 0;
 }
 static int dag__tile_rank(const dag_array *a, int64_t i, int64_t j) {
+    if (a->base) return dag__tile_rank(a->base, i + a->r0 / a->base->brows, j + a->c0 / a->base->bcols);
     if (a->with_diagonal) j = i;
     return (int)(((i % a->p) * a->q + j % a->q) % dag_num_ranks());
 }
@@ -275,6 +318,11 @@ dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
     if (!a || i < 0 || j < 0 || i >= a->mt || j >= a->nt) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_tile(%lld, %lld): outside the %lld x %lld tiles",
                 (long long)i, (long long)j, a ? (long long)a->mt : 0LL, a ? (long long)a->nt : 0LL);
+        return none;
+    }
+    if (!a->handle) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_tile: a view whose corner (%lld, %lld) is inside "
+                "a tile has no tiles of its own", (long long)a->r0, (long long)a->c0);
         return none;
     }
     return a->handle[i + j * a->mt];
@@ -291,6 +339,7 @@ static void *dag__array_zalloc(size_t n, size_t size) {
 
 void dag_array_free(dag_array *a) {
     if (!a) return;
+    if (a->base) a->mt = a->nt = 0;   /* a view: its lists, not base's tiles */
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
         if (a->handle[t].id) dag_data_unregister(a->handle[t]);
         if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's; another rank's tile: NULL */
@@ -340,10 +389,12 @@ static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, voi
    matrix, where the tiles it owns are current after each operation).
    with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
    b's grid (potrf's inverses of the diagonal tiles, made where those are). */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* >>more constructors */
 static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
                                  bool with_diagonal) {
     size_t elem = dag__elem_size(type);
     int p = 0, q = 0;
+    b = dag__blocks_resolve(type, rows, cols, b);   /* dag_blocks_auto */
     if (!elem || rows <= 0 || cols <= 0 || b.rows <= 0 || b.cols <= 0 || !dag__grid(b, &p, &q)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
                 "dag_array: type %d, %lld x %lld in %lld x %lld blocks on a %d x %d grid of ranks: sizes must be "
@@ -478,6 +529,131 @@ static dag_options dag__with_priority(const dag_options *o, int priority) {
     return p;
 }
 
+/* >>views: dag_array_view, copies between any two arrays or views, and the
+   operands an operation takes. A view whose corner lies on a tile boundary
+   of its base is the base's tiles (its last ones a corner of theirs, with
+   their leading dimension), so every operation works on it in place,
+   ordered by the base's handles. Any other view, and an operand whose
+   tiling is not the one an operation needs (tilings that do not conform),
+   the operation copies to tiles of its own first and, if it writes it,
+   back after: a copy task per pair of overlapping tiles, on the CPU or the
+   destination tile's device, ordered by the handles of both. */
+dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    if (!a || r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || r0 + rows > a->rows || c0 + cols > a->cols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_view: rows %lld to %lld and columns %lld to %lld "
+                "of a %lld x %lld array", (long long)r0, (long long)(r0 + rows - 1), (long long)c0,
+                (long long)(c0 + cols - 1), a ? (long long)a->rows : 0LL, a ? (long long)a->cols : 0LL);
+        return NULL;
+    }
+    dag_array *base = a->base ? a->base : a, *v = (dag_array *)dag__array_zalloc(1, sizeof *v);
+    if (!v) return NULL;
+    *v = *base;
+    v->base = base;
+    v->r0 = r0 + (a->base ? a->r0 : 0), v->c0 = c0 + (a->base ? a->c0 : 0);
+    v->rows = rows, v->cols = cols;
+    v->brows = base->brows < rows ? base->brows : rows, v->bcols = base->bcols < cols ? base->bcols : cols;
+    v->mt = (rows + v->brows - 1) / v->brows, v->nt = (cols + v->bcols - 1) / v->bcols;
+    v->tile = NULL, v->handle = NULL, v->with_diagonal = false;
+    if (v->r0 % base->brows || v->c0 % base->bcols) return v;   /* no tiles of its own: copied by each operation */
+    v->tile = (void **)dag__array_zalloc((size_t)(v->mt * v->nt), sizeof *v->tile);
+    v->handle = (dag_data *)dag__array_zalloc((size_t)(v->mt * v->nt), sizeof *v->handle);
+    if (!v->tile || !v->handle) {
+        dag_array_free(v);
+        return NULL;
+    }
+    for (int64_t j = 0; j < v->nt; j++)
+        for (int64_t i = 0; i < v->mt; i++) {
+            int64_t t = i + v->r0 / base->brows + (j + v->c0 / base->bcols) * base->mt;
+            v->tile[i + j * v->mt] = base->tile[t], v->handle[i + j * v->mt] = base->handle[t];
+        }
+    return v;
+}
+
+/* A rectangle of an array of tiles of its own (a view's base), in its coordinates. */
+typedef struct dag__rect { dag_array *a; int64_t r0, c0, rows, cols; } dag__rect;
+static dag__rect dag__rect_of(dag_array *x) {
+    dag__rect r = { x->base ? x->base : x, x->base ? x->r0 : 0, x->base ? x->c0 : 0, x->rows, x->cols };
+    return r;
+}
+static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The part of s in its base's tile (si, sj) into d's base tiles (d = s, or d = s^T): a task per tile it
+   lands in. */
+static void dag__copy_from_tile(const dag__array_where *w, dag__rect s, dag__rect d, int transpose, int64_t si,
+                                int64_t sj) {
+    const dag_array *sa = s.a, *da = d.a;
+    /* the part, from s's corner: rows r0 to r1 - 1, columns c0 to c1 - 1; in d's base: dr0.., dc0.. */
+    int64_t r0 = dag__imax(si * sa->brows, s.r0) - s.r0, r1 = dag__imin((si + 1) * sa->brows, s.r0 + s.rows) - s.r0;
+    int64_t c0 = dag__imax(sj * sa->bcols, s.c0) - s.c0, c1 = dag__imin((sj + 1) * sa->bcols, s.c0 + s.cols) - s.c0;
+    int64_t dr0 = d.r0 + (transpose ? c0 : r0), dr1 = d.r0 + (transpose ? c1 : r1);
+    int64_t dc0 = d.c0 + (transpose ? r0 : c0), dc1 = d.c0 + (transpose ? r1 : c1);
+    dag_data st = sa->handle[si + sj * sa->mt];
+    for (int64_t dj = dc0 / da->bcols; dj * da->bcols < dc1; dj++)
+        for (int64_t di = dr0 / da->brows; di * da->brows < dr1; di++) {
+            int64_t lr = dag__imax(dr0, di * da->brows), hr = dag__imin(dr1, (di + 1) * da->brows);
+            int64_t lc = dag__imax(dc0, dj * da->bcols), hc = dag__imin(dc1, (dj + 1) * da->bcols);
+            int64_t ur = lr - d.r0, uc = lc - d.c0;   /* from d's corner, then in s's tile */
+            int64_t sr = (transpose ? uc : ur) + s.r0 - si * sa->brows, sc = (transpose ? ur : uc) + s.c0 - sj * sa->bcols;
+            int64_t rows = transpose ? hc - lc : hr - lr, cols = transpose ? hr - lr : hc - lc;
+            dag_data dt = da->handle[di + dj * da->mt];
+            dag_spawn_with(DAG__NAMED(dag__tile_where(w, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                           Val((int)sa->elem), In(st), Ld(st), Val((long)sr), Val((long)sc), InOut(dt), Ld(dt),
+                           Val((long)(lr - di * da->brows)), Val((long)(lc - dj * da->bcols)), Val((long)rows),
+                           Val(transpose));
+        }
+}
+
+/* dst = src or src^T, any two arrays or views of one element type. */
+static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transpose, const char *name) {
+    dag__array_where where = dag__array_where_now(name);
+    if (where.status) return where.status;
+    if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
+                                                             : src->rows != dst->rows || src->cols != dst->cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
+                transpose ? "transposed shapes" : "one shape");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__rect s = dag__rect_of(src), d = dag__rect_of(dst);
+    DAG_DATADEPS {
+        for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
+            for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
+                dag__copy_from_tile(&where, s, d, transpose, si, sj);
+    }
+    return dag_last_region_result();
+}
+
+/* x's tiling, to ask for it (dag__operand). */
+static dag_blocks dag__tiling_of(const dag_array *x) { return dag_blocks_grid(x->brows, x->bcols, x->p, x->q); }
+static const dag_blocks dag__any_tiling = { 0, 0, 0, 0 };
+
+/* x as an operation takes it: x itself when it has tiles (an array, or a view with its corner on a tile
+   boundary) of want's size on want's grid (want.rows 0: any); else a new array of x's shape in want's
+   tiles (x's when want's are 0) on want's grid (x's when 0), holding x's values when `read`. NULL for
+   NULL, or no memory (logged). */
+static dag_array *dag__operand(dag_array *x, dag_blocks want, bool read) {
+    if (!x) return NULL;
+    int64_t br = want.rows ? dag__imin(want.rows, x->rows) : x->brows, bc = want.cols ? dag__imin(want.cols, x->cols) : x->bcols;
+    int p = want.grid_rows ? want.grid_rows : x->p, q = want.grid_cols ? want.grid_cols : x->q;
+    if (x->handle && br == x->brows && bc == x->bcols && p == x->p && q == x->q) return x;
+    dag_array *y = dag__array_new(x->type, x->rows, x->cols, dag_blocks_grid(br, bc, p, q), NULL, 0, false);
+    if (y && read && dag__array_copy_any(x, y, 0, "dag_array (a copy in the tiles the operation needs)") != DAG_OK) {
+        dag_array_free(y);
+        return NULL;
+    }
+    return y;
+}
+/* After an operation on y, dag__operand's of x: y's values back into x if the operation wrote them (and
+   r is DAG_OK), and y freed. Returns r, or the copy's error. */
+static dag_result dag__operand_end(dag_array *x, dag_array *y, bool written, dag_result r) {
+    if (!y || y == x) return r;
+    if (written && r == DAG_OK) r = dag__array_copy_any(y, x, 0, "dag_array (a copy back from the operation's tiles)");
+    dag_array_free(y);
+    return r;
+}
+/* An operand that could not be made (no memory): the operation fails. */
+static bool dag__operands_missing(const dag_array *x, const dag_array *y) { return (x && !y); }
+
 /* >>element values: one function writes a value of any type */
 static void dag__elem_put(dag_elem t, void *p, double v) {
     switch (t) {
@@ -542,29 +718,34 @@ static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double 
 #undef DAG__FILL_SPAWN
 }
 
-static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
-                                    double value, uint64_t seed) {
-    dag__array_where where = dag__array_where_now(who);
-    if (where.status) return NULL;
-    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
-    if (!a) return NULL;
+/* Fills a's tiles (an array of its own, contiguous tiles) by `how`. */
+static dag_result dag__fill_tiles(const dag__array_where *where, dag_array *a, int how, double value, uint64_t seed) {
+    dag_elem type = a->type;
     DAG_DATADEPS {
         for (int64_t j = 0; j < a->nt; j++)
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
                 if (how == DAG__FILL_RANDN)
-                    dag_spawn_with(DAG__NAMED(&where.cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                    dag_spawn_with(DAG__NAMED(&where->cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else if (how == DAG__FILL_RAND && (type == DAG_I32 || type == DAG_I64))
-                    dag_spawn_with(DAG__NAMED(&where.cpu, "rand"), dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                    dag_spawn_with(DAG__NAMED(&where->cpu, "rand"), dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else
-                    dag__tile_fill(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
+                    dag__tile_fill(dag__tile_where(where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
                                    a->handle[i + j * a->mt]);
             }
     }
-    if (dag_last_region_result() != DAG_OK) {
+    return dag_last_region_result();
+}
+
+static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
+                                    double value, uint64_t seed) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return NULL;
+    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
+    if (a && dag__fill_tiles(&where, a, how, value, seed) != DAG_OK) {
         dag_array_free(a);
         return NULL;
     }
@@ -607,7 +788,7 @@ DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host)
    Over ranks the call is collective: an error only this rank can see (no
    host matrix) must not keep it out of the spawns the others make, or
    their messages would wait for it forever; its tasks fail instead. */
-static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
+static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
                                        const char *who) {
     dag__array_where where = dag__array_where_now(who);
     if (where.status) return where.status;
@@ -628,12 +809,21 @@ static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layo
                 int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
                 dag_array_tile_size(a, i, j, &r, &c);
                 void *h = here && host ? (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem : NULL;
-                dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
+                dag_arg tile = dag_arg_data(!to_tile ? DAG_ACCESS_IN : a->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT,   /* a view: a part */
+                                             a->handle[i + j * a->mt]);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),
                                Val(row_major), Val((int)a->elem), Val(to_tile));
             }
     }
     return dag_last_region_result();
+}
+
+/* The same for any array or view. */
+static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
+                                       const char *who) {
+    dag_array *t = dag__operand(a, dag__any_tiling, !to_tile);
+    if (dag__operands_missing(a, t)) return DAG_ERR_OUT_OF_MEMORY;
+    return dag__operand_end(a, t, to_tile, dag__host_copy_tiles(t, host, layout, ld, to_tile, rank, who));
 }
 
 static dag_array *dag__array_from_host(int rank, dag_elem type, int64_t rows, int64_t cols, dag_blocks b,
@@ -710,7 +900,7 @@ static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alp
 }
 
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
-static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+static dag_result dag__elementwise_tiles(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
     dag__array_where where = dag__array_where_now(name);
     if (where.status) return where.status;
     if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
@@ -741,6 +931,21 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
     }
     return dag_last_region_result();
 }
+/* The same on any arrays or views of one shape: a and b in c's tiles (copies where they differ). */
+static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    if (!c || (a && (a->rows != c->rows || a->cols != c->cols || a->type != c->type)) ||
+        (b && (b->rows != c->rows || b->cols != c->cols || b->type != c->type)))
+        return dag__elementwise_tiles(op, name, alpha, a, b, c);   /* it says what is wrong */
+    bool read = op != DAG__EW_SET && !(b && b != c && a != c);   /* c's values count */
+    dag_array *c2 = dag__operand(c, dag__any_tiling, read);
+    dag_array *a2 = a == c ? c2 : dag__operand(a, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
+    dag_array *b2 = b == c ? c2 : b == a ? a2 : dag__operand(b, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
+    dag_result r = dag__operands_missing(c, c2) || dag__operands_missing(a, a2) || dag__operands_missing(b, b2)
+                       ? DAG_ERR_OUT_OF_MEMORY : dag__elementwise_tiles(op, name, alpha, a2, b2, c2);
+    if (a != c) dag__operand_end(a, a2, false, r);
+    if (b != c && b != a) dag__operand_end(b, b2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
 dag_result dag_array_add(dag_array *a, dag_array *b, dag_array *c) {
     return dag__array_elementwise(DAG__EW_ADD, "dag_array_add", 0, a, b, c);
 }
@@ -760,7 +965,7 @@ dag_result dag_array_set(dag_array *a, double value) {
     return dag__array_elementwise(DAG__EW_SET, "dag_array_set", value, NULL, NULL, a);
 }
 
-dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
+static dag_result dag__map_tiles(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
     if (!kernel || !kernel->kernel || kernel->num_params != 3) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_map: %s is not a DAG_KERNEL of two parameters (x, y)",
                 kernel ? kernel->name : "NULL");
@@ -774,7 +979,7 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
             int64_t r, c, i = t % out->mt, in_ld = dag__ld(in, i), out_ld = dag__ld(out, i);
             dag_array_tile_size(out, i, t / out->mt, &r, &c);
             const dag_options *o = dag__tile_where(&where, i, t / out->mt);
-            dag_access out_mode = in == out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place: one tile read and written */
+            dag_access out_mode = in == out || out->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place, or a view's part */
             if (in_ld == r && out_ld == r) {   /* contiguous tiles: one launch over the tile */
                 dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), dag_arg_data(out_mode, out->handle[t]) };
                 dag_spawn_desc(kernel, args, 3, o);
@@ -795,6 +1000,17 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
         }
     }
     return dag_last_region_result();
+}
+
+/* The same on any arrays or views of one shape: in in out's tiles. */
+dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
+    if (!in || !out || in->rows != out->rows || in->cols != out->cols || in->type != out->type)
+        return dag__map_tiles(kernel, in, out);
+    dag_array *out2 = dag__operand(out, dag__any_tiling, in == out);
+    dag_array *in2 = in == out ? out2 : dag__operand(in, out2 ? dag__tiling_of(out2) : dag__any_tiling, true);
+    dag_result r = !in2 || !out2 ? DAG_ERR_OUT_OF_MEMORY : dag__map_tiles(kernel, in2, out2);
+    if (in != out) dag__operand_end(in, in2, false, r);
+    return dag__operand_end(out, out2, true, r);
 }
 
 /* >>reductions: each tile's part, then pairs combined by tasks */
@@ -829,7 +1045,7 @@ static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_
 #undef DAG__RED_SPAWN
 }
 
-static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_array *b, double *out) {
     dag__array_where where = dag__array_where_now(name);
     if (where.status) return where.status;
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
@@ -874,6 +1090,16 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
 }
+/* The same on any arrays or views of one shape: b in a's tiles. */
+static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+    if (!a || (b && (b->rows != a->rows || b->cols != a->cols || b->type != a->type)))
+        return dag__reduce_tiles(op, name, a, b, out);
+    dag_array *a2 = dag__operand(a, dag__any_tiling, true);
+    dag_array *b2 = b == a ? a2 : dag__operand(b, a2 ? dag__tiling_of(a2) : dag__any_tiling, true);
+    dag_result r = !a2 || dag__operands_missing(b, b2) ? DAG_ERR_OUT_OF_MEMORY : dag__reduce_tiles(op, name, a2, b2, out);
+    if (b != a) dag__operand_end(b, b2, false, r);
+    return dag__operand_end(a, a2, false, r);
+}
 dag_result dag_array_sum(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_SUM, "dag_array_sum", a, NULL, out); }
 dag_result dag_array_min(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MIN, "dag_array_min", a, NULL, out); }
 dag_result dag_array_max(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MAX, "dag_array_max", a, NULL, out); }
@@ -884,47 +1110,10 @@ dag_result dag_array_norm2(dag_array *a, double *out) {
     return dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", a, NULL, out);
 }
 
-/* >>copy and transpose between tilings: a task per pair of overlapping tiles */
-static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
-    dag__array_where where = dag__array_where_now(name);
-    if (where.status) return where.status;
-    if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
-                                                             : src->rows != dst->rows || src->cols != dst->cols)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
-                transpose ? "transposed shapes" : "one shape");
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
-    DAG_DATADEPS {
-        for (int64_t sj = 0; sj < src->nt; sj++)
-            for (int64_t si = 0; si < src->mt; si++) {
-                int64_t sr0 = si * src->brows, sc0 = sj * src->bcols, srows, scols;
-                dag_array_tile_size(src, si, sj, &srows, &scols);
-                /* the block of dst that this tile lands in: rows [r0, r1), cols [c0, c1) of dst */
-                int64_t r0 = transpose ? sc0 : sr0, c0 = transpose ? sr0 : sc0;
-                int64_t r1 = r0 + (transpose ? scols : srows), c1 = c0 + (transpose ? srows : scols);
-                for (int64_t dj = c0 / dst->bcols; dj * dst->bcols < c1; dj++)
-                    for (int64_t di = r0 / dst->brows; di * dst->brows < r1; di++) {
-                        int64_t dr0 = di * dst->brows, dc0 = dj * dst->bcols, drows, dcols;
-                        dag_array_tile_size(dst, di, dj, &drows, &dcols);
-                        int64_t lo_r = r0 > dr0 ? r0 : dr0, hi_r = r1 < dr0 + drows ? r1 : dr0 + drows;
-                        int64_t lo_c = c0 > dc0 ? c0 : dc0, hi_c = c1 < dc0 + dcols ? c1 : dc0 + dcols;
-                        /* the same part in src's coordinates */
-                        int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
-                        int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
-                        /* on the CPU or the destination tile's device */
-                        dag_spawn_with(DAG__NAMED(dag__tile_where(&where, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
-                                       Val((int)src->elem), In(src->handle[si + sj * src->mt]), Ld(src->handle[si + sj * src->mt]),
-                                       Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
-                                       Ld(dst->handle[di + dj * dst->mt]), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
-                                       Val(transpose));
-                    }
-            }
-    }
-    return dag_last_region_result();
-}
-dag_result dag_array_copy(dag_array *src, dag_array *dst) { return dag__array_copy(src, dst, 0, "dag_array_copy"); }
+/* >>copy and transpose between tilings (and views): dag__array_copy_any, a task per pair of overlapping tiles */
+dag_result dag_array_copy(dag_array *src, dag_array *dst) { return dag__array_copy_any(src, dst, 0, "dag_array_copy"); }
 dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
-    return dag__array_copy(src, dst, 1, "dag_array_transpose");
+    return dag__array_copy_any(src, dst, 1, "dag_array_transpose");
 }
 
 /* >>tile kernels: column-major, each for double and float. With
@@ -1243,7 +1432,7 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
                        Val(beta), InOut(c), Ld(c));
 }
 
-dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now("dag_array_gemm");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
@@ -1276,8 +1465,23 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
     return dag_last_region_result();
 }
 
+/* The same on any arrays or views: A and B re-tiled to conform with C where they do not (C's tile rows and
+   columns, A's inner tiles). */
+dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+    if (!a || !b || !c) return dag__gemm_tiles(ta, tb, alpha, a, b, beta, c);
+    dag_array *c2 = dag__operand(c, dag__any_tiling, beta != 0.0);
+    if (!c2) return DAG_ERR_OUT_OF_MEMORY;
+    int64_t k = ta ? a->brows : a->bcols;   /* op(A) m x k in C's tile rows, op(B) k x n in its tile columns */
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(ta ? k : c2->brows, ta ? c2->brows : k, a->p, a->q), true);
+    dag_array *b2 = dag__operand(b, dag_blocks_grid(tb ? c2->bcols : k, tb ? k : c2->bcols, b->p, b->q), true);
+    dag_result r = !a2 || !b2 ? DAG_ERR_OUT_OF_MEMORY : dag__gemm_tiles(ta, tb, alpha, a2, b2, beta, c2);
+    dag__operand_end(a, a2, false, r);
+    dag__operand_end(b, b2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
+
 /* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
-dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+static dag_result dag__syrk_tiles(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now("dag_array_syrk");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1307,6 +1511,17 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
     return dag_last_region_result();
 }
 
+/* The same on any arrays or views: C in square tiles, A in C's along its outer dimension. */
+dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+    if (!a || !c) return dag__syrk_tiles(trans, alpha, a, beta, c);
+    int64_t nb = c->brows;
+    dag_array *c2 = dag__operand(c, dag_blocks_grid(nb, nb, c->p, c->q), true);
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(trans ? a->brows : nb, trans ? nb : a->bcols, a->p, a->q), true);
+    dag_result r = !a2 || !c2 ? DAG_ERR_OUT_OF_MEMORY : dag__syrk_tiles(trans, alpha, a2, beta, c2);
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
+
 /* Tile (i, j) of op(A) for a triangular A: which stored tile, and whether it is transposed. */
 static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j) {
     return trans ? DAG__H(a, j, i) : DAG__H(a, i, j);
@@ -1317,7 +1532,7 @@ static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j
    (right), forwards when op(A) is lower triangular, backwards when upper:
    the solve on the diagonal tile, then the update of the tiles not yet
    solved. */
-dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+static dag_result dag__trsm_tiles(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
     dag__array_where where = dag__array_where_now("dag_array_trsm");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1355,6 +1570,18 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
         }
     }
     return dag_last_region_result();
+}
+
+/* The same on any arrays or views: A in square tiles of B's rows (left) or columns (right). */
+dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+    if (!a || !b) return dag__trsm_tiles(right, upper, trans, unit, alpha, a, b);
+    dag_array *b2 = dag__operand(b, dag__any_tiling, true);
+    if (!b2) return DAG_ERR_OUT_OF_MEMORY;
+    int64_t nb = right ? b2->bcols : b2->brows;
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+    dag_result r = !a2 ? DAG_ERR_OUT_OF_MEMORY : dag__trsm_tiles(right, upper, trans, unit, alpha, a2, b2);
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(b, b2, true, r);
 }
 
 /* Rows per task, at most, in the panel updates of a wrapped matrix (define it before including to change
@@ -1405,7 +1632,7 @@ static dag_options dag__potrf_on(dag__array_where *where, bool dev, int64_t i, i
    per step, then dtrmm: OpenBLAS's dtrmm runs at twice its dtrsm's rate on
    tiles); the inverse of a diagonal tile of an SPD matrix's factor is as
    well conditioned as the tile. */
-dag_result dag_array_potrf(dag_array *a) {
+static dag_result dag__potrf_tiles(dag_array *a) {
     if (!dag__array_la(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
@@ -1501,10 +1728,20 @@ dag_result dag_array_potrf(dag_array *a) {
     return r;
 }
 
+/* A factorisation on any array or view: in square tiles (the smaller side of a's; a copy where they are
+   not square). */
+static dag_result dag__factor_any(dag_result (*factor)(dag_array *), dag_array *a) {
+    if (!a) return factor(a);
+    int64_t nb = dag__imin(a->brows, a->bcols);
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+    return a2 ? dag__operand_end(a, a2, true, factor(a2)) : DAG_ERR_OUT_OF_MEMORY;
+}
+dag_result dag_array_potrf(dag_array *a) { return dag__factor_any(dag__potrf_tiles, a); }
+
 /* LU without pivoting, in place: L unit lower below the diagonal, U on and
    above it. For diagonally dominant matrices; a zero pivot fails naming
    the tile and column. */
-dag_result dag_array_getrf_nopiv(dag_array *a) {
+static dag_result dag__getrf_nopiv_tiles(dag_array *a) {
     dag__array_where where = dag__array_where_now("dag_array_getrf_nopiv");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1532,6 +1769,8 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
     }
     return dag_last_region_result();
 }
+
+dag_result dag_array_getrf_nopiv(dag_array *a) { return dag__factor_any(dag__getrf_nopiv_tiles, a); }
 
 /* A X = B with A = L L^T from dag_array_potrf: B becomes X. */
 dag_result dag_array_potrs(dag_array *l, dag_array *b) {
@@ -1887,15 +2126,27 @@ static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
 }
 
 static bool dag__lu_conform(const dag_array *a, const dag_array *b, const char *who) {
-    if (!dag__lu_check(a, who) || !dag__array_la(b, who, "B")) return false;
-    if (a->rows == a->cols && b->rows == a->rows && b->brows == a->brows && b->type == a->type) return true;
-    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: A (%lld x %lld) must be square, B (%lld x %lld) of its rows, "
-            "in tiles of its tile rows (%lld and %lld), of its type", who, (long long)a->rows, (long long)a->cols,
-            (long long)b->rows, (long long)b->cols, (long long)a->brows, (long long)b->brows);
+    if (!dag__array_la(a, who, "A") || !dag__array_la(b, who, "B")) return false;
+    if (a->rows == a->cols && b->rows == a->rows && b->type == a->type) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: A (%lld x %lld) must be square, B (%lld x %lld) of its rows "
+            "and type", who, (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
     return false;
 }
 
-dag_result dag_array_getrf(dag_array *a, int64_t *ipiv) { return dag__lu_factor(a, ipiv, NULL); }
+/* A in square tiles (the smaller side of its own), B in A's tile rows: the arrays themselves, or copies. */
+static dag_array *dag__lu_operand(dag_array *a) {
+    int64_t nb = dag__imin(a->brows, a->bcols);
+    return dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+}
+static dag_array *dag__rhs_operand(dag_array *b, const dag_array *a) {
+    return dag__operand(b, dag_blocks_grid(a->brows, b->bcols, b->p, b->q), true);
+}
+
+dag_result dag_array_getrf(dag_array *a, int64_t *ipiv) {
+    if (!a) return dag__lu_factor(a, ipiv, NULL);
+    dag_array *a2 = dag__lu_operand(a);
+    return a2 ? dag__operand_end(a, a2, true, dag__lu_factor(a2, ipiv, NULL)) : DAG_ERR_OUT_OF_MEMORY;
+}
 
 /* The moves array of LAPACK's ipiv (1-based): every rank builds it from its own ipiv. */
 static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, const char *who) {
@@ -1922,21 +2173,142 @@ static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, cons
 
 dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
     if (!dag__lu_conform(a, b, "dag_array_getrs")) return DAG_ERR_INVALID_ARGUMENT;
-    dag_array *moves = dag__lu_moves_of(a, ipiv, "dag_array_getrs");
-    if (!moves) return DAG_ERR_INVALID_ARGUMENT;
-    dag_result r = dag__lu_solve(a, moves, b);
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
+    dag_array *moves = b2 ? dag__lu_moves_of(a2, ipiv, "dag_array_getrs") : NULL;
+    dag_result r = !b2 ? DAG_ERR_OUT_OF_MEMORY : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
     dag_array_free(moves);
-    return r;
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(b, b2, true, r);
 }
 
 dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
     if (!dag__lu_conform(a, b, "dag_array_gesv")) return DAG_ERR_INVALID_ARGUMENT;
-    dag_array *moves = NULL;
-    dag_result r = dag__lu_factor(a, ipiv, &moves);
-    if (r == DAG_OK) r = dag__lu_solve(a, moves, b);
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL, *moves = NULL;
+    dag_result r = b2 ? dag__lu_factor(a2, ipiv, &moves) : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) r = dag__lu_solve(a2, moves, b2);
     dag_array_free(moves);
+    r = dag__operand_end(a, a2, true, r);
+    return dag__operand_end(b, b2, true, r);
+}
+
+/* >>more constructors: uninitialised and similar arrays, random fills in
+   place, and dag_blocks_auto's tile sizes. */
+
+/* dag_blocks_auto(): tiles of at most 2 MiB (32 MiB when the scope in force names devices): square, a
+   side a multiple of 32 (512 for 8-byte elements, 704 for 4-byte; 2048 and 2880 with devices); halved,
+   down to 64, while the array would have fewer than 4 tiles per worker (every rank's CPU workers and the
+   devices in scope). A vector (one row or one column) takes tiles along it, of the same bytes, halved
+   down to 4096 elements by the same rule. Every rank must see the same workers and devices (it decides
+   alone, and the tilings must agree). */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    size_t elem = dag__elem_size(type);
+    if (b.rows != -1 || b.cols != -1 || !elem || rows <= 0 || cols <= 0) return b;   /* dag__array_new says why */
+    dag__array_where w = dag__array_where_now("dag_blocks_auto");
+    int64_t want = 4 * ((int64_t)dag_device_count(DAG_CPU) + w.devices) * dag_num_ranks();
+    int64_t most = (w.devices ? (int64_t)32 << 20 : (int64_t)2 << 20) / (int64_t)elem;
+    if (rows == 1 || cols == 1) {
+        int64_t n = rows * cols, t = most;
+        while (t > 4096 && (n + t - 1) / t < want) t /= 2;
+        return dag_blocks_grid(rows == 1 ? 1 : t, rows == 1 ? t : 1, b.grid_rows, b.grid_cols);
+    }
+    int64_t t = 32;
+    while ((t + 32) * (t + 32) <= most) t += 32;
+    while (t > 64 && ((rows + t - 1) / t) * ((cols + t - 1) / t) < want) t = dag__imax(64, t / 2 / 32 * 32);
+    return dag_blocks_grid(t, t, b.grid_rows, b.grid_cols);
+}
+
+dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    return dag__array_new(type, rows, cols, b, NULL, 0, false);
+}
+dag_array *dag_array_similar(const dag_array *a) {
+    if (a) return dag__array_new(a->type, a->rows, a->cols, dag__tiling_of(a), NULL, 0, false);
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_similar: no array");
+    return NULL;
+}
+dag_elem dag_array_type(const dag_array *a) { return a ? a->type : (dag_elem)0; }
+
+/* rand or randn into a, the values dag_array_rand gives an array of its shape (a view's from its own
+   corner); through tiles of its own where a's are not (a view, a wrapped matrix). */
+static dag_result dag__array_fill_in(dag_array *a, int how, uint64_t seed, const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+    if (!a) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no array", who);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_array *t = a->base || a->ld ? dag_array_similar(a) : a;
+    if (!t) return DAG_ERR_OUT_OF_MEMORY;
+    return dag__operand_end(a, t, true, dag__fill_tiles(&where, t, how, 0.0, seed));
+}
+dag_result dag_array_fill_rand(dag_array *a, uint64_t seed) {
+    return dag__array_fill_in(a, DAG__FILL_RAND, seed, "dag_array_fill_rand");
+}
+dag_result dag_array_fill_randn(dag_array *a, uint64_t seed) {
+    return dag__array_fill_in(a, DAG__FILL_RANDN, seed, "dag_array_fill_randn");
+}
+
+/* >>indexing: elements and rectangles to and from host memory, hcat and vcat */
+static double dag__elem_get(dag_elem t, const void *p) {
+    switch (t) {
+    case DAG_F64: return *(const double *)p;
+    case DAG_F32: return (double)*(const float *)p;
+    case DAG_I32: return (double)*(const int32_t *)p;
+    default: return (double)*(const int64_t *)p;
+    }
+}
+static dag_result dag__array_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *host,
+                                   int64_t ld, int to_array, const char *who) {
+    dag_array *v = dag_array_view(a, r0, rows, c0, cols);
+    if (!v) return DAG_ERR_INVALID_ARGUMENT;
+    dag_result r = dag__array_host_copy(v, host, DAG_COL_MAJOR, ld, to_array, -1, who);
+    dag_array_free(v);
     return r;
 }
+dag_result dag_array_get_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *out, int64_t ld) {
+    return dag__array_slice(a, r0, rows, c0, cols, out, ld, 0, "dag_array_get_slice");
+}
+dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const void *in,
+                               int64_t ld) {
+    return dag__array_slice(a, r0, rows, c0, cols, (void *)(uintptr_t)in, ld, 1, "dag_array_put_slice");
+}
+dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value) {
+    int64_t x = 0;   /* room for any element */
+    dag_result res = dag__array_slice(a, r, 1, c, 1, &x, 1, 0, "dag_array_get");
+    if (res == DAG_OK && value) *value = dag__elem_get(a->type, &x);
+    return res;
+}
+dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
+    int64_t x = 0;
+    if (a) dag__elem_put(a->type, &x, value);
+    return dag__array_slice(a, r, 1, c, 1, &x, 1, 1, "dag_array_put");
+}
+
+/* The parts side by side (across) or one above the other, into a new array in the first one's tiles. */
+static dag_array *dag__array_cat(int n, dag_array *const *parts, bool across, const char *who) {
+    bool ok = n > 0 && parts && parts[0];
+    int64_t rows = 0, cols = 0;
+    for (int i = 0; ok && i < n; i++) {
+        ok = parts[i] && parts[i]->type == parts[0]->type &&
+             (across ? parts[i]->rows == parts[0]->rows : parts[i]->cols == parts[0]->cols);
+        rows = across ? parts[0]->rows : rows + (ok ? parts[i]->rows : 0);
+        cols = across ? cols + (ok ? parts[i]->cols : 0) : parts[0]->cols;
+    }
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d arrays, each of one element type and %s", who, n,
+                across ? "as many rows" : "as many columns");
+        return NULL;
+    }
+    dag_array *out = dag__array_new(parts[0]->type, rows, cols, dag__tiling_of(parts[0]), NULL, 0, false);
+    for (int64_t i = 0, at = 0; out && i < n; at += across ? parts[i]->cols : parts[i]->rows, i++) {
+        dag_array *v = dag_array_view(out, across ? 0 : at, parts[i]->rows, across ? at : 0, parts[i]->cols);
+        dag_result r = v ? dag_array_copy(parts[i], v) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(v);
+        if (r != DAG_OK) dag_array_free(out), out = NULL;
+    }
+    return out;
+}
+dag_array *dag_array_hcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, true, "dag_array_hcat"); }
+dag_array *dag_array_vcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, false, "dag_array_vcat"); }
 
 #undef DAG__H
 #undef DAG__R

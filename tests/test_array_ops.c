@@ -191,6 +191,249 @@ TEST(a_singular_matrix_and_bad_arguments_are_refused_by_name) {
     dag_array_free(Ints), dag_array_free(A), dag_array_free(B), dag_array_free(B2);
 }
 
+/* ---- views, copies, indexing, constructors, tilings that do not conform ---- */
+
+/* The array into a new host matrix (column-major, ld = rows). */
+static double *host_of(dag_array *a) {
+    int64_t r = dag_array_rows(a), c = dag_array_cols(a);
+    double *h = malloc(sizeof(double) * (size_t)(r * c));
+    CHECK_EQ_INT(dag_array_collect(a, h, DAG_COL_MAJOR, r), DAG_OK);
+    return h;
+}
+static double max_diff(const double *x, const double *y, int64_t n) {
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
+    return d;
+}
+
+/* A 50 x 40 array in 8 x 7 tiles; V on a tile boundary (its tiles are the parent's), W not (copied by
+   each operation): element-wise operations, reductions, gemm and a copy on them equal the same loops on
+   the parent's host copy, and the elements outside them stay as they were. */
+TEST(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place) {
+    enum { R = 50, C = 40 };
+    static double h[R * C], want[R * C];
+    random_matrix(h, R, C, 21);
+    memcpy(want, h, sizeof h);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 7), h, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(A, 8, 20, 14, 13), *W = dag_array_view(A, 3, 20, 5, 13);
+    CHECK(V && W);
+    CHECK(dag_array_tile(V, 0, 0).id == dag_array_tile(A, 1, 2).id);   /* the parent's own tile */
+    last_error[0] = 0;
+    CHECK(dag_array_tile(W, 0, 0).id == 0);
+    CHECK(strstr(last_error, "inside a tile") != NULL);
+    CHECK_EQ_INT(dag_array_tile_ld(V, 2, 1), 8);
+    /* W = V + W (they overlap: W's old values are read first), then V *= 2 */
+    CHECK_EQ_INT(dag_array_add(V, W, W), DAG_OK);
+    double vw[20 * 13];
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) vw[i + j * 20] = want[8 + i + (14 + j) * R] + want[3 + i + (5 + j) * R];
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) want[3 + i + (5 + j) * R] = vw[i + j * 20];
+    CHECK_EQ_INT(dag_array_scale(2.0, V), DAG_OK);
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) want[8 + i + (14 + j) * R] *= 2.0;
+    double *got = host_of(A);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    /* reductions over each view, and a view of a view */
+    double sv = 0, sw = 0, mx = -1e300, s;
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) sv += want[8 + i + (14 + j) * R], sw += want[3 + i + (5 + j) * R];
+    for (int j = 2; j < 6; j++)
+        for (int i = 1; i < 10; i++) mx = fmax(mx, want[3 + i + (5 + j) * R]);
+    CHECK_EQ_INT(dag_array_sum(V, &s), DAG_OK);
+    CHECK(fabs(s - sv) < 1e-11);
+    CHECK_EQ_INT(dag_array_sum(W, &s), DAG_OK);
+    CHECK(fabs(s - sw) < 1e-11);
+    dag_array *WW = dag_array_view(W, 1, 9, 2, 4);
+    CHECK_EQ_INT(dag_array_max(WW, &s), DAG_OK);
+    CHECK(s == mx);
+    /* a product of views into a view: rows 40-49 x columns 0-9 = W(0:10, 0:13) V(0:13, 0:10) */
+    dag_array *P = dag_array_view(A, 40, 10, 0, 10), *Wa = dag_array_view(W, 0, 10, 0, 13), *Vb = dag_array_view(V, 0, 13, 0, 10);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, Wa, Vb, 0.0, P), DAG_OK);
+    for (int j = 0; j < 10; j++)
+        for (int i = 0; i < 10; i++) {
+            double v = 0;
+            for (int l = 0; l < 13; l++) v += want[3 + i + (5 + l) * R] * want[8 + l + (14 + j) * R];
+            want[40 + i + j * R] = v;
+        }
+    free(got);
+    got = host_of(A);
+    CHECK(max_diff(got, want, R * C) < 1e-13);
+    free(got);
+    dag_array_free(WW), dag_array_free(P), dag_array_free(Wa), dag_array_free(Vb);
+    dag_array_free(V), dag_array_free(W), dag_array_free(A);
+}
+
+/* copy and transpose between views of arrays in different tilings (and a view onto itself's parent) */
+TEST(copies_between_views_of_different_tilings_move_exactly_their_elements) {
+    enum { R = 37, C = 29 };
+    static double x[R * C], y[R * C], want[R * C];
+    random_matrix(x, R, C, 4), random_matrix(y, R, C, 5);
+    memcpy(want, y, sizeof y);
+    dag_array *X = dag_array_from_host(DAG_F64, R, C, dag_blocks(5, 9), x, DAG_COL_MAJOR, R);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, C, dag_blocks(7, 4), y, DAG_COL_MAJOR, R);
+    dag_array *from = dag_array_view(X, 2, 17, 3, 11), *to = dag_array_view(Y, 9, 17, 13, 11);
+    CHECK_EQ_INT(dag_array_copy(from, to), DAG_OK);
+    for (int j = 0; j < 11; j++)
+        for (int i = 0; i < 17; i++) want[9 + i + (13 + j) * R] = x[2 + i + (3 + j) * R];
+    dag_array *tt = dag_array_view(Y, 1, 11, 0, 17);   /* = from^T */
+    CHECK_EQ_INT(dag_array_transpose(from, tt), DAG_OK);
+    for (int j = 0; j < 17; j++)
+        for (int i = 0; i < 11; i++) want[1 + i + j * R] = x[2 + j + (3 + i) * R];
+    double *got = host_of(Y);
+    CHECK(max_diff(got, want, R * C) == 0);
+    free(got);
+    CHECK_EQ_INT(dag_array_copy(from, tt), DAG_ERR_INVALID_ARGUMENT);   /* 17 x 11 into 11 x 17 */
+    dag_array_free(from), dag_array_free(to), dag_array_free(tt), dag_array_free(X), dag_array_free(Y);
+}
+
+TEST(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays) {
+    enum { R = 23, C = 19 };
+    static double h[R * C];
+    random_matrix(h, R, C, 8);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(6, 5), h, DAG_COL_MAJOR, R);
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(A, 13, 11, &v), DAG_OK);
+    CHECK(v == h[13 + 11 * R]);
+    CHECK_EQ_INT(dag_array_put(A, 13, 11, 42.5), DAG_OK);
+    CHECK_EQ_INT(dag_array_get(A, 13, 11, &v), DAG_OK);
+    CHECK(v == 42.5);
+    h[13 + 11 * R] = 42.5;
+    CHECK_EQ_INT(dag_array_get(A, R, 0, &v), DAG_ERR_INVALID_ARGUMENT);   /* outside */
+    double slice[7 * 4 + 3], in[9 * 3];   /* 7 x 4 with ld 8 */
+    CHECK_EQ_INT(dag_array_get_slice(A, 4, 7, 9, 4, slice, 8), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 7; i++) bad += slice[i + j * 8] != h[4 + i + (9 + j) * R];
+    CHECK_EQ_INT(bad, 0);
+    for (int i = 0; i < 27; i++) in[i] = -i;
+    CHECK_EQ_INT(dag_array_put_slice(A, 14, 9, 16, 3, in, 9), DAG_OK);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 9; i++) h[14 + i + (16 + j) * R] = in[i + j * 9];
+    double *got = host_of(A);
+    CHECK(max_diff(got, h, R * C) == 0);
+    free(got);
+    int32_t n = 0;   /* an integer array: values convert */
+    dag_array *I = dag_array_fill(DAG_I32, 5, 5, dag_blocks(2, 2), 7.0);
+    CHECK_EQ_INT(dag_array_put(I, 4, 3, -3.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_get_slice(I, 4, 1, 3, 1, &n, 1), DAG_OK);
+    CHECK_EQ_INT(n, -3);
+    /* [A A'] and [A; A'] with A' = A's first 10 columns / rows, in other tilings */
+    dag_array *L = dag_array_view(A, 0, R, 0, 10), *T = dag_array_view(A, 0, 10, 0, C);
+    dag_array *parts_h[2] = { A, L }, *parts_v[2] = { T, A };
+    dag_array *H = dag_array_hcat(2, parts_h), *Vc = dag_array_vcat(2, parts_v);
+    CHECK(H && Vc);
+    CHECK_EQ_INT(dag_array_cols(H), C + 10);
+    CHECK_EQ_INT(dag_array_rows(Vc), R + 10);
+    double *hh = host_of(H), *vv = host_of(Vc);
+    bad = 0;
+    for (int j = 0; j < C + 10; j++)
+        for (int i = 0; i < R; i++) bad += hh[i + j * R] != h[i + (j < C ? j : j - C) * R];
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R + 10; i++) bad += vv[i + j * (R + 10)] != h[(i < 10 ? i : i - 10) + j * R];
+    CHECK_EQ_INT(bad, 0);
+    dag_array *wrong[2] = { A, I };
+    CHECK(dag_array_hcat(2, wrong) == NULL);
+    free(hh), free(vv);
+    dag_array_free(L), dag_array_free(T), dag_array_free(H), dag_array_free(Vc), dag_array_free(I), dag_array_free(A);
+}
+
+/* rand! into a view equals dag_array_rand of the view's shape; similar keeps the tiling; undef's values are
+   whatever they are, but writable; dag_blocks_auto follows its rule on 2 workers */
+TEST(constructors_similar_undef_in_place_rand_and_automatic_blocks) {
+    enum { R = 40, C = 33 };
+    dag_array *A = dag_array_zeros(DAG_F64, R, C, dag_blocks(9, 8));
+    dag_array *V = dag_array_view(A, 5, 20, 3, 17), *ref = dag_array_rand(DAG_F64, 20, 17, dag_blocks(4, 4), 77);
+    CHECK_EQ_INT(dag_array_fill_rand(V, 77), DAG_OK);
+    double *a = host_of(A), *r = host_of(ref);
+    int bad = 0;
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) {
+            bool in = i >= 5 && i < 25 && j >= 3 && j < 20;
+            bad += in ? a[i + j * R] != r[i - 5 + (j - 3) * 20] : a[i + j * R] != 0;
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dag_array_fill_randn(A, 3), DAG_OK);
+    double s;
+    CHECK_EQ_INT(dag_array_sum(A, &s), DAG_OK);
+    CHECK(fabs(s) < 4 * sqrt((double)(R * C)));   /* standard normal: the sum within 4 sigma of 0 */
+    dag_array *S = dag_array_similar(V), *U = dag_array_undef(DAG_F32, 10, 10, dag_blocks(3, 3));
+    CHECK(S && U);
+    CHECK_EQ_INT(dag_array_rows(S), 20);
+    CHECK_EQ_INT(dag_array_tile_rows(S), 3);   /* 20 rows in the parent's 9 */
+    CHECK_EQ_INT(dag_array_type(U), DAG_F32);
+    CHECK_EQ_INT(dag_array_set(U, 2.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(U, &s), DAG_OK);
+    CHECK(s == 200);
+    /* the rule: 2 workers want 8 tiles; 2 MiB of doubles is 512 x 512 */
+    dag_array *big = dag_array_undef(DAG_F64, 4096, 4096, dag_blocks_auto()), *mid = dag_array_undef(DAG_F64, 1000, 1000, dag_blocks_auto());
+    dag_array *fl = dag_array_undef(DAG_F32, 8000, 8000, dag_blocks_auto()), *vec = dag_array_undef(DAG_F64, 100000, 1, dag_blocks_auto());
+    CHECK_EQ_INT(dag_array_tile_rows(big), 8);     /* 512 */
+    CHECK_EQ_INT(dag_array_tile_rows(mid), 4);     /* 512 gives 4 tiles, 256 gives 16 */
+    CHECK_EQ_INT(dag_array_tile_rows(fl), 12);     /* 704 */
+    CHECK_EQ_INT(dag_array_tile_rows(vec), 13);    /* 262144 elements halved to 8192: 13 tiles (16384 gives 7) */
+    free(a), free(r);
+    dag_array_free(big), dag_array_free(mid), dag_array_free(fl), dag_array_free(vec);
+    dag_array_free(S), dag_array_free(U), dag_array_free(V), dag_array_free(ref), dag_array_free(A);
+}
+
+/* Dagger's gemm tests multiply operands of any tilings: here every operand in a tiling of its own, against
+   the loop; and element-wise operations, trsm, potrf, getrf and gesv with tilings that do not conform or
+   tiles that are not square. */
+TEST(tilings_that_do_not_conform_are_re_tiled_inside_each_operation) {
+    enum { M = 41, N = 30, K = 23 };
+    static double a[M * K], b[K * N], c[M * N], want[M * N];
+    random_matrix(a, M, K, 1), random_matrix(b, K, N, 2), random_matrix(c, M, N, 3);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double v = 0;
+            for (int l = 0; l < K; l++) v += a[i + l * M] * b[l + j * K];
+            want[i + j * M] = 2.0 * v + 0.5 * c[i + j * M];
+        }
+    dag_array *A = dag_array_from_host(DAG_F64, M, K, dag_blocks(7, 5), a, DAG_COL_MAJOR, M);
+    dag_array *B = dag_array_from_host(DAG_F64, K, N, dag_blocks(4, 6), b, DAG_COL_MAJOR, K);
+    dag_array *Cm = dag_array_from_host(DAG_F64, M, N, dag_blocks(9, 8), c, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 2.0, A, B, 0.5, Cm), DAG_OK);
+    double *got = host_of(Cm);
+    CHECK(max_diff(got, want, M * N) < 1e-13);
+    free(got);
+    dag_array *D = dag_array_from_host(DAG_F64, M, N, dag_blocks(5, 11), c, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_sub(Cm, D, D), DAG_OK);   /* D = C - D, D in other tiles */
+    for (int i = 0; i < M * N; i++) want[i] -= c[i];
+    got = host_of(D);
+    CHECK(max_diff(got, want, M * N) < 1e-13);
+    free(got);
+    /* an SPD matrix in 16 x 8 tiles: potrf as in square tiles; getrf and gesv too */
+    enum { S = 60 };
+    static double spd[S * S], f1[S * S], f2[S * S], rhs[S * 2], x[S * 2];
+    random_matrix(spd, S, S, 9);
+    for (int j = 0; j < S; j++)
+        for (int i = 0; i <= j; i++) spd[i + j * S] = spd[j + i * S] = spd[j + i * S] + (i == j ? S : 0);
+    dag_array *P1 = dag_array_from_host(DAG_F64, S, S, dag_blocks(16, 8), spd, DAG_COL_MAJOR, S);
+    dag_array *P2 = dag_array_from_host(DAG_F64, S, S, dag_blocks(8, 8), spd, DAG_COL_MAJOR, S);
+    CHECK_EQ_INT(dag_array_potrf(P1), DAG_OK);
+    CHECK_EQ_INT(dag_array_potrf(P2), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(P1, f1, DAG_COL_MAJOR, S), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(P2, f2, DAG_COL_MAJOR, S), DAG_OK);
+    CHECK(max_diff(f1, f2, S * S) < 1e-12);
+    dag_array_free(P1), dag_array_free(P2);
+    int64_t ipiv[S];
+    random_matrix(x, S, 2, 10);
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < S; i++) {
+            double v = 0;
+            for (int l = 0; l < S; l++) v += spd[i + l * S] * x[l + j * S];
+            rhs[i + j * S] = v;
+        }
+    P1 = dag_array_from_host(DAG_F64, S, S, dag_blocks(12, 20), spd, DAG_COL_MAJOR, S);
+    dag_array *Bx = dag_array_from_host(DAG_F64, S, 2, dag_blocks(7, 1), rhs, DAG_COL_MAJOR, S);
+    CHECK_EQ_INT(dag_array_gesv(P1, ipiv, Bx), DAG_OK);
+    got = host_of(Bx);
+    CHECK(max_diff(got, x, S * 2) < 1e-10);
+    free(got);
+    dag_array_free(P1), dag_array_free(Bx), dag_array_free(A), dag_array_free(B), dag_array_free(Cm), dag_array_free(D);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -198,6 +441,11 @@ int main(void) {
     RUN(gesv_solves_a_matrix_that_needs_pivoting_and_getrs_reuses_the_factor);
     RUN(pivoted_lu_in_float_reaches_a_float_residual);
     RUN(a_singular_matrix_and_bad_arguments_are_refused_by_name);
+    RUN(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place);
+    RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
+    RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
+    RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
+    RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);
     dag_shutdown();
     return test_summary();
 }
