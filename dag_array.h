@@ -52,6 +52,50 @@
 #error "dag_array.h needs dag.h, dag_kernels.h, dag_blas.h and dag_array_kernels.h beside it (README: Which files to copy)"
 #endif
 #endif
+/* >>kernels of the newer operations (broadcasts, reductions along a
+   dimension): written once here, instantiated both in a kernels file's
+   builds (below: nvcc, hipcc, clang -x cl) and in the implementation, so
+   every device backend carries them beside dag_array_kernels.h's. */
+/* A broadcast: item (i, j) of a rows-row block of dst takes element (sr + i rstep, sc + j cstep) of src,
+   elem bytes each (a column repeats across with cstep 0, a row down with rstep 0). */
+#define DAG__ARRAY_BYTE_KERNELS()                                                                                    \
+    DAG_KERNEL(dag__array_bcast_part, ((int, elem), (DAG_GLOBAL const unsigned char *, src), (long, src_ld),          \
+                                       (long, sr), (long, sc), (int, rstep), (int, cstep),                            \
+                                       (DAG_GLOBAL unsigned char *, dst), (long, dst_ld), (long, rows)),              \
+        size_t idx = DAG_INDEX();                                                                                    \
+        long i = (long)(idx % (size_t)rows), j = (long)(idx / (size_t)rows);                                         \
+        size_t s = (size_t)(sr + i * rstep + (sc + j * cstep) * src_ld) * (size_t)elem;                              \
+        size_t d = (size_t)(i + j * dst_ld) * (size_t)elem;                                                           \
+        for (int b = 0; b < elem; b++) dst[d + (size_t)b] = src[s + (size_t)b];                                      \
+    )
+/* Reductions along a dimension, op 1 sum, 2 product, 3 min, 4 max (0 in dimcomb: a copy). dimred: item k
+   of a rows x cols tile reduces column k (dim 1) or row k (dim 2) into part[k], in double; dimcomb:
+   acc[k] = op(acc[k], part[k]), in the element type. */
+#define DAG__ARRAY_DIM_KERNELS(SUFFIX, T)                                                                            \
+    DAG_KERNEL(dag__array_dimred_##SUFFIX, ((int, op), (int, dim), (long, rows), (long, cols),                      \
+                                            (DAG_GLOBAL const T *, x), (long, xld), (DAG_GLOBAL double *, part)),     \
+        size_t k = DAG_INDEX();                                                                                      \
+        long n = dim == 1 ? rows : cols;                                                                             \
+        size_t step = dim == 1 ? 1 : (size_t)xld, at = dim == 1 ? k * (size_t)xld : k;                               \
+        double s = (double)x[at];                                                                                    \
+        for (long t = 1; t < n; t++) {                                                                               \
+            double v = (double)x[at + (size_t)t * step];                                                             \
+            s = op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s);                    \
+        }                                                                                                            \
+        part[k] = s;                                                                                                 \
+    )                                                                                                                \
+    DAG_KERNEL(dag__array_dimcomb_##SUFFIX, ((int, op), (DAG_GLOBAL const double *, part), (DAG_GLOBAL T *, acc)),  \
+        size_t k = DAG_INDEX();                                                                                      \
+        double s = (double)acc[k], v = part[k];                                                                      \
+        acc[k] = (T)(op == 0 ? v : op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s)); \
+    )
+#define DAG__ARRAY_OPS_KERNELS()                                                                                     \
+    DAG__ARRAY_BYTE_KERNELS()                                                                                        \
+    DAG__ARRAY_DIM_KERNELS(f64, double)                                                                              \
+    DAG__ARRAY_DIM_KERNELS(f32, float)                                                                               \
+    DAG__ARRAY_DIM_KERNELS(i32, int)                                                                                 \
+    DAG__ARRAY_DIM_KERNELS(i64, long)
+
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
    hipcc (or listed by tools/dag_embed.py): dag_array's kernels only, so the
@@ -63,6 +107,7 @@
 #include <math.h>   /* INFINITY */
 #endif
 #include "dag_array_kernels.h"
+DAG__ARRAY_OPS_KERNELS()
 #endif
 #else /* C or C++ on the host */
 
@@ -234,6 +279,40 @@ dag_elem dag_array_type(const dag_array *a);
 dag_result dag_array_fill_rand(dag_array *a, uint64_t seed);
 dag_result dag_array_fill_randn(dag_array *a, uint64_t seed);
 
+/* Reductions along a dimension, Dagger's reduce(op, A; dims, init):
+   dims 1 reduces over the rows (a 1 x cols result), 2 over the columns
+   (rows x 1), 0 over both (1 x 1); from init, in a's element type
+   (accumulated in double within a tile). NULL (and a logged error) on bad
+   arguments. The result is tiled as a along the dimension it keeps. */
+typedef enum dag_array_op { DAG_OP_SUM = 1, DAG_OP_PROD, DAG_OP_MIN, DAG_OP_MAX } dag_array_op;
+dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init);
+/* mapreduce: map each element, then reduce along dims from init. The
+   operator as C functions (on the CPU, in double; map NULL: the element
+   itself), or as DAG_KERNELs (on the CPU or a device in the scope): map as
+   dag_array_map's, reduce of ((DAG_GLOBAL const T *, x), (DAG_GLOBAL T *,
+   acc)) doing acc[i] = op(acc[i], x[i]) for each index; dims 1 or 2. */
+dag_array *dag_array_mapreduce_fn(double (*map)(double), double (*reduce)(double, double), dag_array *a, int dims,
+                                  double init);
+#define dag_array_mapreduce(map, reduce, a, dims, init) \
+    dag_array_mapreduce_desc(&map##__desc, &reduce##__desc, (a), (dims), (init))
+dag_array *dag_array_mapreduce_desc(const dag_task_desc *map, const dag_task_desc *reduce, dag_array *a, int dims,
+                                    double init);
+
+/* out = kernel(x1, ..., xn) element by element, n from 1 to 4: a DAG_KERNEL
+   of n + 1 parameters ((DAG_GLOBAL const T *, x1), ..., (DAG_GLOBAL T *, y))
+   launched over each tile of out. An input of out's shape is read element
+   by element (any tiling, or a view); one of a single column broadcasts
+   across out's columns, a single row down its rows, a 1 x 1 array (a
+   scalar, dag_array_scalar) everywhere (Julia's out .= f.(x1, v, 2.0)).
+   dag_array_add, _sub and _mul broadcast the same way. */
+#define dag_array_map2(kernel, x1, x2, out) dag_array_map_desc_n(&kernel##__desc, (out), 2, (x1), (x2), NULL, NULL)
+#define dag_array_map3(kernel, x1, x2, x3, out) dag_array_map_desc_n(&kernel##__desc, (out), 3, (x1), (x2), (x3), NULL)
+#define dag_array_map4(kernel, x1, x2, x3, x4, out) dag_array_map_desc_n(&kernel##__desc, (out), 4, (x1), (x2), (x3), (x4))
+dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int n, dag_array *x1, dag_array *x2,
+                                dag_array *x3, dag_array *x4);
+/* A 1 x 1 array holding value: a scalar operand. */
+dag_array *dag_array_scalar(dag_elem type, double value);
+
 #ifdef __cplusplus
 }
 #endif
@@ -258,6 +337,7 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 #endif
 
 #include "dag_array_kernels.h"
+DAG__ARRAY_OPS_KERNELS()
 
 struct dag_array {
     dag_elem type;
@@ -931,8 +1011,20 @@ static dag_result dag__elementwise_tiles(int op, const char *name, double alpha,
     }
     return dag_last_region_result();
 }
-/* The same on any arrays or views of one shape: a and b in c's tiles (copies where they differ). */
+/* The same on any arrays or views of one shape, or a or b one row, column or element of c's shape
+   (repeated: >>broadcasting): a and b in c's tiles (copies where they differ). */
+static bool dag__fits(const dag_array *x, const dag_array *like);
+static dag_array *dag__broadcast(dag_array *x, dag_array *like);
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    dag_array **repeat = a && a != c && dag__fits(a, c) && (a->rows != c->rows || a->cols != c->cols) ? &a
+                         : b && b != c && dag__fits(b, c) && (b->rows != c->rows || b->cols != c->cols) ? &b : NULL;
+    if (repeat) {
+        dag_array *x = *repeat, *full = dag__broadcast(x, c);
+        *repeat = full;
+        dag_result r = full ? dag__array_elementwise(op, name, alpha, a, b == x ? full : b, c) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(full);
+        return r;
+    }
     if (!c || (a && (a->rows != c->rows || a->cols != c->cols || a->type != c->type)) ||
         (b && (b->rows != c->rows || b->cols != c->cols || b->type != c->type)))
         return dag__elementwise_tiles(op, name, alpha, a, b, c);   /* it says what is wrong */
@@ -2309,6 +2401,239 @@ static dag_array *dag__array_cat(int n, dag_array *const *parts, bool across, co
 }
 dag_array *dag_array_hcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, true, "dag_array_hcat"); }
 dag_array *dag_array_vcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, false, "dag_array_vcat"); }
+
+/* >>reductions along a dimension: each tile's columns (dims 1) or rows
+   (dims 2) reduced into a part (a kernel per tile, on the CPU or the
+   tile's device, in double), then the parts combined into the result's
+   tile in order (a kernel each), from init. A C function operator runs the
+   same steps as CPU tasks; a DAG_KERNEL operator combines whole tiles
+   (a copy of the array in tiles of one column each, so every column piece
+   has its own handle). */
+typedef struct dag__fn_ops { double (*map)(double); double (*reduce)(double, double); } dag__fn_ops;
+static const dag_task_desc *const dag__dimred_by_type[4] = { &dag__array_dimred_f64__desc, &dag__array_dimred_f32__desc,
+                                                             &dag__array_dimred_i32__desc, &dag__array_dimred_i64__desc };
+static const dag_task_desc *const dag__dimcomb_by_type[4] = { &dag__array_dimcomb_f64__desc, &dag__array_dimcomb_f32__desc,
+                                                              &dag__array_dimcomb_i32__desc, &dag__array_dimcomb_i64__desc };
+/* a tile's part with a C function: map then reduce, in double */
+DAG_TASK(void, dag__dimred_fn, (dag__fn_ops, f), (int, type), (int, dim), (int64_t, rows), (int64_t, cols),
+         (const void *, x), (int64_t, xld), (double *, part)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t k = 0, n = dim == 1 ? rows : cols; k < (dim == 1 ? cols : rows); k++)
+        for (int64_t t = 0; t < n; t++) {
+            double v = dag__elem_get((dag_elem)type, (const char *)x + (size_t)(dim == 1 ? t + k * xld : k + t * xld) * elem);
+            v = f.map ? f.map(v) : v;
+            part[k] = t ? f.reduce(part[k], v) : v;
+        }
+}
+DAG_TASK(void, dag__dimcomb_fn, (dag__fn_ops, f), (int, type), (int, first), (int64_t, n), (const double *, part),
+         (void *, acc)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t k = 0; k < n; k++) {
+        char *at = (char *)acc + (size_t)k * elem;
+        dag__elem_put((dag_elem)type, at, first ? part[k] : f.reduce(dag__elem_get((dag_elem)type, at), part[k]));
+    }
+}
+
+/* How a reduction combines: a built-in op (1 to 4, the kernels) or C functions (op 0). */
+typedef struct dag__reducer { int op; dag__fn_ops fn; } dag__reducer;
+
+/* Tile (i, j)'s part of x along dim into parts' tile (i, j), then into out's tile. */
+static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how, dag_array *x, dag_array *parts,
+                             dag_array *out, int dim, bool first, int64_t i, int64_t j) {
+    int64_t r = DAG__R(x, i), c = DAG__C(x, j), n = dim == 1 ? c : r;
+    dag_data t = DAG__H(x, i, j), p = DAG__H(parts, i, j), o = dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0);
+    if (!how->op) {
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimred_fn, Val(how->fn), Val((int)x->type), Val(dim), Val(r),
+                       Val(c), In(t), Ld(t), Out(p));
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimcomb_fn, Val(how->fn), Val((int)x->type), Val((int)first),
+                       Val(n), In(p), InOut(o));
+        return;
+    }
+    const dag_options *at = dag__tile_where(w, i, j);
+    dag_arg red[8] = { DAG_VAL((size_t)n), DAG_VAL(how->op), DAG_VAL(dim), DAG_VAL((long)r), DAG_VAL((long)c), In(t), Ld(t), Out(p) };
+    dag_arg comb[4] = { DAG_VAL((size_t)n), DAG_VAL(first ? 0 : how->op), In(p), InOut(o) };
+    dag_options named = dag__named(at, "reduce");
+    dag_spawn_desc(dag__dimred_by_type[x->type - 1], red, 8, &named);
+    dag_spawn_desc(dag__dimcomb_by_type[x->type - 1], comb, 4, &named);
+}
+
+/* a reduced along dim (1: over rows, into 1 x cols; 2: over columns, into rows x 1), from init if has_init. */
+static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *how, bool has_init, double init,
+                                    const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return NULL;
+    dag_array *x = dag__operand(a, dag__any_tiling, true);
+    if (!x) return NULL;
+    dag_blocks b = dim == 1 ? dag_blocks_grid(1, x->bcols, x->p, x->q) : dag_blocks_grid(x->brows, 1, x->p, x->q);
+    dag_array *out = dag__array_new(x->type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
+    dag_array *parts = dag__array_new(DAG_F64, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
+    DAG_DATADEPS {
+        for (int64_t j = 0; out && parts && j < x->nt; j++)
+            for (int64_t i = 0; i < x->mt; i++) {
+                bool first = dim == 1 ? i == 0 : j == 0;
+                if (first && has_init)
+                    dag__tile_fill(dag__tile_where(&where, dim == 1 ? 0 : i, dim == 1 ? j : 0), x->type, DAG__FILL_VALUE,
+                                   init, 0, 0, 0, dim == 1 ? 1 : DAG__R(x, i), dim == 1 ? DAG__C(x, j) : 1,
+                                   dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0));
+                dag__reduce_tile(&where, how, x, parts, out, dim, first && !has_init, i, j);
+            }
+    }
+    if (dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    dag_array_free(parts);
+    dag__operand_end(a, x, false, DAG_OK);
+    return out;
+}
+
+/* dims 0 (over both: 1 x 1), 1 or 2, checked; dims 0 reduces rows, then that column (the map only once). */
+static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, double init, const char *who) {
+    if (!a || dims < 0 || dims > 2 || (how.op == 0 && !how.fn.reduce)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !a ? "no array" : dims < 0 || dims > 2 ?
+                "dims must be 1 (over rows), 2 (over columns) or 0 (over both)" : "no reduce function");
+        return NULL;
+    }
+    if (dims) return dag__reduce_along(a, dims, &how, true, init, who);
+    dag_array *rows = dag__reduce_along(a, 2, &how, false, 0.0, who), *all = NULL;
+    how.fn.map = NULL;
+    if (rows) all = dag__reduce_along(rows, 1, &how, true, init, who);
+    dag_array_free(rows);
+    return all;
+}
+dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init) {
+    dag__reducer how = { (int)op, { NULL, NULL } };
+    if (op >= DAG_OP_SUM && op <= DAG_OP_MAX) return dag__reduce_dims(a, dims, how, init, "dag_array_reduce_dims");
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_reduce_dims: op %d is not a dag_array_op", (int)op);
+    return NULL;
+}
+dag_array *dag_array_mapreduce_fn(double (*map)(double), double (*reduce)(double, double), dag_array *a, int dims,
+                                  double init) {
+    dag__reducer how = { 0, { map, reduce } };
+    return dag__reduce_dims(a, dims, how, init, "dag_array_mapreduce_fn");
+}
+
+/* With DAG_KERNELs: x's columns combined, whole tiles of one column each (a copy of x so tiled), into a
+   rows x 1 array from init. */
+static dag_array *dag__kernel_reduce_columns(const dag_task_desc *reduce, dag_array *x, double init) {
+    dag_array *cols = dag__operand(x, dag_blocks_grid(x->brows, 1, x->p, x->q), true);
+    dag_array *out = cols ? dag__array_filled("dag_array_mapreduce", x->type, x->rows, 1,
+                                              dag_blocks_grid(x->brows, 1, x->p, x->q), DAG__FILL_VALUE, init, 0) : NULL;
+    dag__array_where where = dag__array_where_now("dag_array_mapreduce");
+    DAG_DATADEPS {
+        for (int64_t c = 0; out && c < cols->nt; c++)
+            for (int64_t i = 0; i < cols->mt; i++) {
+                dag_arg args[3] = { DAG_VAL((size_t)DAG__R(cols, i)), In(DAG__H(cols, i, c)), InOut(DAG__H(out, i, 0)) };
+                dag_options o = dag__named(dag__tile_where(&where, i, 0), "reduce");
+                dag_spawn_desc(reduce, args, 3, &o);
+            }
+    }
+    if (out && dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    dag__operand_end(x, cols, false, DAG_OK);
+    return out;
+}
+/* x^T in a new array (tiles of x's transposed, on x's grid). */
+static dag_array *dag__transposed(dag_array *x, int64_t brows, int64_t bcols) {
+    dag_array *t = dag__array_new(x->type, x->cols, x->rows, dag_blocks_grid(brows, bcols, x->p, x->q), NULL, 0, false);
+    if (t && dag__array_copy_any(x, t, 1, "dag_array (a transpose)") != DAG_OK) dag_array_free(t), t = NULL;
+    return t;
+}
+dag_array *dag_array_mapreduce_desc(const dag_task_desc *map, const dag_task_desc *reduce, dag_array *a, int dims,
+                                    double init) {
+    if (!a || (dims != 1 && dims != 2) || !reduce || !reduce->kernel || reduce->num_params != 3 ||
+        (map && (!map->kernel || map->num_params != 3))) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_mapreduce: needs an array, dims 1 or 2, and "
+                "DAG_KERNELs of two parameters: map (x, y) or none, reduce (x, acc)");
+        return NULL;
+    }
+    dag_array *m = map ? dag_array_similar(a) : a;
+    bool mapped = m && (!map || dag_array_map_desc(map, a, m) == DAG_OK);
+    dag_array *x = !mapped ? NULL : dims == 2 ? m : dag__transposed(m, m->bcols, m->brows);   /* over rows: m^T's columns */
+    dag_array *r = x ? dag__kernel_reduce_columns(reduce, x, init) : NULL;
+    dag_array *out = dims == 2 || !r ? r : dag__transposed(r, 1, x->brows);
+    if (r != out) dag_array_free(r);
+    if (x != m) dag_array_free(x);
+    if (m != a) dag_array_free(m);
+    return out;
+}
+
+/* >>broadcasting: an operand of one row, one column or one element
+   repeated to another's shape and tiling (a copy: a kernel per tile, on
+   the CPU or the tile's device), and maps of up to four inputs. */
+
+/* x fits `like` element by element (its shape), or broadcasts to it (one row of its columns, one column
+   of its rows, or one element). */
+static bool dag__fits(const dag_array *x, const dag_array *like) {
+    return x && like && x->type == like->type && (x->rows == like->rows || x->rows == 1) &&
+           (x->cols == like->cols || x->cols == 1);
+}
+/* x (one row, one column or one element of like's) repeated to like's shape, in like's tiles. */
+static dag_array *dag__broadcast(dag_array *x, dag_array *like) {
+    dag__array_where where = dag__array_where_now("dag_array (a broadcast)");
+    bool down = x->rows == like->rows, across = x->cols == like->cols;   /* x's one column / one row */
+    dag_array *v = dag__operand(x, dag_blocks_grid(down ? like->brows : 1, across ? like->bcols : 1, like->p, like->q), true);
+    dag_array *y = v ? dag_array_similar(like) : NULL;
+    DAG_DATADEPS {
+        for (int64_t j = 0; y && j < y->nt; j++)
+            for (int64_t i = 0; i < y->mt; i++) {
+                dag_data s = DAG__H(v, down ? i : 0, across ? j : 0), d = DAG__H(y, i, j);
+                dag_spawn_with(DAG__NAMED(dag__tile_where(&where, i, j), "broadcast"),
+                               DAG_LAUNCH(dag__array_bcast_part, DAG__R(y, i) * DAG__C(y, j)), Val((int)x->elem), In(s), Ld(s),
+                               Val(0L), Val(0L), Val((int)down), Val((int)across), Out(d), Ld(d), Val((long)DAG__R(y, i)));
+            }
+    }
+    if (y && dag_last_region_result() != DAG_OK) dag_array_free(y), y = NULL;
+    dag__operand_end(x, v, false, DAG_OK);
+    return y;
+}
+/* x as a map's input in like's tiling, each tile contiguous: x itself, a copy, or a broadcast. */
+static dag_array *dag__dense_operand(dag_array *x, dag_array *like) {
+    if (x->rows != like->rows || x->cols != like->cols) return dag__broadcast(x, like);
+    if (x->handle && !x->base && !x->ld && x->brows == like->brows && x->bcols == like->bcols && x->p == like->p &&
+        x->q == like->q)
+        return x;
+    dag_array *t = dag_array_similar(like);
+    if (t && dag_array_copy(x, t) != DAG_OK) dag_array_free(t), t = NULL;
+    return t;
+}
+
+dag_array *dag_array_scalar(dag_elem type, double value) {
+    return dag__array_filled("dag_array_scalar", type, 1, 1, dag_blocks(1, 1), DAG__FILL_VALUE, value, 0);
+}
+
+/* The tiles of out (contiguous: its own, or a copy) with each input in them: kernel over each tile. */
+static dag_result dag__map_n_tiles(const dag_task_desc *kernel, dag_array *out, int n, dag_array *const *in, bool read_out) {
+    dag__array_where where = dag__array_where_now("dag_array_map_n");
+    if (where.status) return where.status;
+    dag_array *o = out->base || out->ld ? dag_array_similar(out) : out, *x[4] = { NULL, NULL, NULL, NULL };
+    bool ok = o && (o == out || !read_out || dag_array_copy(out, o) == DAG_OK);
+    for (int k = 0; ok && k < n; k++) ok = (x[k] = in[k] == out ? o : dag__dense_operand(in[k], o)) != NULL;
+    DAG_DATADEPS {
+        for (int64_t t = 0; ok && t < o->mt * o->nt; t++) {
+            dag_arg args[6];
+            args[0] = DAG_VAL((size_t)(DAG__R(o, t % o->mt) * DAG__C(o, t / o->mt)));
+            for (int k = 0; k < n; k++) args[1 + k] = In(x[k]->handle[t]);
+            args[1 + n] = dag_arg_data(read_out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT, o->handle[t]);
+            dag_options named = dag__named(dag__tile_where(&where, t % o->mt, t / o->mt), kernel->name);
+            dag_spawn_desc(kernel, args, n + 2, &named);
+        }
+    }
+    dag_result r = ok ? dag_last_region_result() : DAG_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < n; k++)
+        if (x[k] != o && x[k] != in[k]) dag_array_free(x[k]);
+    return dag__operand_end(out, o, true, r);
+}
+dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int n, dag_array *x1, dag_array *x2,
+                                dag_array *x3, dag_array *x4) {
+    dag_array *in[4] = { x1, x2, x3, x4 };
+    bool ok = kernel && kernel->kernel && n >= 1 && n <= 4 && kernel->num_params == n + 2 && out;
+    bool read_out = false;
+    for (int k = 0; ok && k < n; k++) ok = dag__fits(in[k], out), read_out |= in[k] == out;
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_map_n: %s needs to be a DAG_KERNEL of %d parameters "
+                "(%d inputs and the output), each input of the output's type and shape or one row, column or element "
+                "of it", kernel ? kernel->name : "NULL", n + 1, n);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    return dag__map_n_tiles(kernel, out, n, in, read_out);
+}
 
 #undef DAG__H
 #undef DAG__R

@@ -434,6 +434,229 @@ TEST(tilings_that_do_not_conform_are_re_tiled_inside_each_operation) {
     dag_array_free(P1), dag_array_free(Bx), dag_array_free(A), dag_array_free(B), dag_array_free(Cm), dag_array_free(D);
 }
 
+/* ---- reductions along a dimension, mapreduce, maps of several inputs and broadcasting ---- */
+
+DAG_KERNEL(square_it, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = x[i] * x[i];
+)
+DAG_KERNEL(keep_max, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, acc)),
+    size_t i = DAG_INDEX();
+    acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+)
+DAG_KERNEL(axpbyz, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL const double *, y), (DAG_GLOBAL const double *, z),
+                    (DAG_GLOBAL double *, out)),
+    size_t i = DAG_INDEX();
+    out[i] = 2.0 * x[i] - y[i] * z[i];
+)
+DAG_KERNEL(add_i32, ((DAG_GLOBAL const int *, x), (DAG_GLOBAL const int *, y), (DAG_GLOBAL int *, out)),
+    size_t i = DAG_INDEX();
+    out[i] = x[i] + y[i];
+)
+static double absolute(double x) { return fabs(x); }
+static double plus(double a, double b) { return a + b; }
+
+/* sum, prod, min and max over rows, columns and both, from init, on ragged tiles and a view, in double
+   and int32, against loops; the result's shape and tiling */
+TEST(reductions_along_a_dimension_with_an_initial_value_match_loops) {
+    enum { R = 29, C = 22 };
+    static double h[R * C];
+    random_matrix(h, R, C, 31);
+    for (int i = 0; i < R * C; i++) h[i] = 1.0 + 0.05 * h[i];   /* products stay near 1 */
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(6, 5), h, DAG_COL_MAJOR, R);
+    for (int op = DAG_OP_SUM; op <= DAG_OP_MAX; op++)
+        for (int dims = 0; dims <= 2; dims++) {
+            double init = op == DAG_OP_PROD ? 2.0 : op == DAG_OP_MIN ? 0.5 : op == DAG_OP_MAX ? 1.5 : 10.0;
+            dag_array *r = dag_array_reduce_dims((dag_array_op)op, A, dims, init);
+            CHECK(r != NULL);
+            if (!r) continue;
+            int n = dims == 1 ? C : dims == 2 ? R : 1;
+            CHECK_EQ_INT(dag_array_rows(r) * dag_array_cols(r), n);
+            CHECK_EQ_INT(dag_array_rows(r), dims == 2 ? R : 1);
+            double *got = host_of(r), err = 0;
+            for (int k = 0; k < n; k++) {
+                double want = init;
+                for (int j = 0; j < C; j++)
+                    for (int i = 0; i < R; i++) {
+                        if ((dims == 1 && j != k) || (dims == 2 && i != k)) continue;
+                        double v = h[i + j * R];
+                        want = op == DAG_OP_SUM ? want + v : op == DAG_OP_PROD ? want * v : op == DAG_OP_MIN ? fmin(want, v) : fmax(want, v);
+                    }
+                err = fmax(err, fabs(got[k] - want) / fabs(want));
+            }
+            if (err > 1e-13) printf("     op %d dims %d: relative error %.1e\n", op, dims, err);
+            CHECK(err < 1e-13);
+            free(got);
+            dag_array_free(r);
+        }
+    /* integers: column sums of a view off the tile boundaries, in int32 */
+    static int32_t iv[R * C];
+    for (int i = 0; i < R * C; i++) iv[i] = i % 17 - 8;
+    dag_array *I = dag_array_from_host(DAG_I32, R, C, dag_blocks(4, 4), iv, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(I, 3, 20, 2, 15), *s = dag_array_reduce_dims(DAG_OP_SUM, V, 1, 100);
+    int32_t got[15];
+    CHECK_EQ_INT(dag_array_collect(s, got, DAG_COL_MAJOR, 1), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < 15; j++) {
+        int32_t want = 100;
+        for (int i = 0; i < 20; i++) want += iv[3 + i + (2 + j) * R];
+        bad += got[j] != want;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(dag_array_reduce_dims(DAG_OP_SUM, A, 3, 0) == NULL);
+    CHECK(strstr(last_error, "dims must be") != NULL);
+    dag_array_free(s), dag_array_free(V), dag_array_free(I), dag_array_free(A);
+}
+
+/* mapreduce(abs, +) with C functions on every dims; mapreduce(x^2, max) with DAG_KERNELs over rows and
+   columns, from an init that wins where it is larger */
+TEST(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators) {
+    enum { R = 26, C = 17 };
+    static double h[R * C];
+    random_matrix(h, R, C, 12);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(7, 4), h, DAG_COL_MAJOR, R);
+    for (int dims = 0; dims <= 2; dims++) {
+        dag_array *r = dag_array_mapreduce_fn(absolute, plus, A, dims, 1.0);
+        CHECK(r != NULL);
+        double *got = host_of(r), err = 0;
+        int n = dims == 1 ? C : dims == 2 ? R : 1;
+        for (int k = 0; k < n; k++) {
+            double want = 1.0;
+            for (int j = 0; j < C; j++)
+                for (int i = 0; i < R; i++)
+                    if (dims == 0 || (dims == 1 && j == k) || (dims == 2 && i == k)) want += fabs(h[i + j * R]);
+            err = fmax(err, fabs(got[k] - want));
+        }
+        CHECK(err < 1e-12);
+        free(got);
+        dag_array_free(r);
+    }
+    for (int dims = 1; dims <= 2; dims++) {
+        dag_array *r = dag_array_mapreduce(square_it, keep_max, A, dims, 0.25);
+        CHECK(r != NULL);
+        CHECK_EQ_INT(dag_array_rows(r), dims == 1 ? 1 : R);
+        double *got = host_of(r);
+        int bad = 0, n = dims == 1 ? C : R;
+        for (int k = 0; k < n; k++) {
+            double want = 0.25;
+            for (int t = 0; t < (dims == 1 ? R : C); t++) {
+                double v = dims == 1 ? h[t + k * R] : h[k + t * R];
+                want = fmax(want, v * v);
+            }
+            bad += got[k] != want;
+        }
+        CHECK_EQ_INT(bad, 0);
+        free(got);
+        dag_array_free(r);
+    }
+    CHECK(dag_array_mapreduce_desc(NULL, &square_it__desc, A, 0, 0) == NULL);   /* dims 0 takes C functions */
+    dag_array_free(A);
+}
+
+/* out = 2 x - y .* z with y a column (across columns), z a row (down rows), then with a scalar; A .+ v
+   through dag_array_add; int32 maps; inputs in other tilings and a view as the output */
+TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
+    enum { R = 19, C = 13 };
+    static double x[R * C], y[R], z[C], want[R * C];
+    random_matrix(x, R, C, 1), random_matrix(y, R, 1, 2), random_matrix(z, 1, C, 3);
+    dag_array *X = dag_array_from_host(DAG_F64, R, C, dag_blocks(5, 4), x, DAG_COL_MAJOR, R);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, 1, dag_blocks(7, 1), y, DAG_COL_MAJOR, R);
+    dag_array *Z = dag_array_from_host(DAG_F64, 1, C, dag_blocks(1, 3), z, DAG_COL_MAJOR, 1);
+    dag_array *O = dag_array_zeros(DAG_F64, R, C, dag_blocks(6, 6));
+    CHECK_EQ_INT(dag_array_map3(axpbyz, X, Y, Z, O), DAG_OK);
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] = 2.0 * x[i + j * R] - y[i] * z[j];
+    double *got = host_of(O);
+    CHECK(max_diff(got, want, R * C) == 0);
+    free(got);
+    dag_array *two = dag_array_scalar(DAG_F64, 3.0);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, O, two, Y, O), DAG_OK);   /* in place: O = 2 O - 3 y */
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] = 2.0 * want[i + j * R] - 3.0 * y[i];
+    got = host_of(O);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    free(got);
+    CHECK_EQ_INT(dag_array_add(O, Z, O), DAG_OK);   /* O .+= z (a row) */
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] += z[j];
+    got = host_of(O);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    free(got);
+    /* into a view off the tile boundaries: rows 2-9, columns 1-4 of X take 2 X[...] - y[2..9] z[1..4] */
+    dag_array *V = dag_array_view(X, 2, 8, 1, 4), *Yv = dag_array_view(Y, 2, 8, 0, 1), *Zv = dag_array_view(Z, 0, 1, 1, 4);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, V, Yv, Zv, V), DAG_OK);
+    for (int j = 1; j < 5; j++)
+        for (int i = 2; i < 10; i++) x[i + j * R] = 2.0 * x[i + j * R] - y[i] * z[j];
+    got = host_of(X);
+    CHECK(max_diff(got, x, R * C) == 0);
+    free(got);
+    dag_array *I1 = dag_array_fill(DAG_I32, 9, 4, dag_blocks(2, 3), 5), *I2 = dag_array_scalar(DAG_I32, -7);
+    dag_array *I3 = dag_array_zeros(DAG_I32, 9, 4, dag_blocks(4, 4));
+    CHECK_EQ_INT(dag_array_map2(add_i32, I1, I2, I3), DAG_OK);
+    double s;
+    CHECK_EQ_INT(dag_array_sum(I3, &s), DAG_OK);
+    CHECK(s == -2.0 * 36);
+    /* refused: a column of the wrong length, a kernel of the wrong arity */
+    dag_array *bad = dag_array_zeros(DAG_F64, R - 1, 1, dag_blocks(4, 1));
+    CHECK_EQ_INT(dag_array_map3(axpbyz, X, bad, Z, O), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_map2(axpbyz, X, Y, O), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "parameters") != NULL);
+    dag_array_free(bad), dag_array_free(I1), dag_array_free(I2), dag_array_free(I3), dag_array_free(two);
+    dag_array_free(V), dag_array_free(Yv), dag_array_free(Zv);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(O);
+}
+
+/* ---- on devices ---- */
+
+/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C values). */
+enum { DR = 33, DC = 21, DN = 48 };
+static void device_program(double *out) {
+    static double h[DR * DC], m[DN * DN], b[DN * 2];
+    random_matrix(h, DR, DC, 41), random_matrix(m, DN, DN, 42), random_matrix(b, DN, 2, 43);
+    dag_array *A = dag_array_from_host(DAG_F64, DR, DC, dag_blocks(8, 6), h, DAG_COL_MAJOR, DR);
+    dag_array *V = dag_array_view(A, 3, 20, 2, 11), *W = dag_array_view(A, 8, 20, 6, 11);
+    CHECK_EQ_INT(dag_array_add(V, W, W), DAG_OK);                               /* copies through a view */
+    dag_array *col = dag_array_reduce_dims(DAG_OP_MAX, A, 2, -1.0);            /* rows x 1 */
+    dag_array *row = dag_array_reduce_dims(DAG_OP_SUM, A, 1, 0.5);             /* 1 x cols */
+    dag_array *sq = dag_array_mapreduce(square_it, keep_max, A, 2, 0.0);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, A, col, row, A), DAG_OK);             /* broadcasts */
+    CHECK(col && row && sq);
+    CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(col, out + DR * DC, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(sq, out + DR * DC + DR, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(row, out + DR * DC + 2 * DR + DN * 2, DAG_COL_MAJOR, 1), DAG_OK);
+    dag_array *M = dag_array_from_host(DAG_F64, DN, DN, dag_blocks(16, 16), m, DAG_COL_MAJOR, DN);
+    dag_array *B = dag_array_from_host(DAG_F64, DN, 2, dag_blocks(16, 2), b, DAG_COL_MAJOR, DN);
+    CHECK_EQ_INT(dag_array_gesv(M, NULL, B), DAG_OK);                          /* trsm and gemm on the devices */
+    CHECK_EQ_INT(dag_array_collect(B, out + DR * DC + 2 * DR, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array_free(V), dag_array_free(W), dag_array_free(col), dag_array_free(row), dag_array_free(sq);
+    dag_array_free(A), dag_array_free(M), dag_array_free(B);
+}
+
+TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
+    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC };
+    static double cpu[LEN], dev[LEN];
+    device_program(cpu);
+    static dag_trace_record rec[8192];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { device_program(dev); }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 8192), on[5] = { 0 };
+    const char *names[5] = { "copy", "reduce", "broadcast", "axpbyz", "gemm" };
+    for (size_t i = 0; i < n && i < 8192; i++)
+        for (int k = 0; k < 5; k++) on[k] += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, names[k]);
+    for (int k = 0; k < 5; k++) {
+        if (!on[k]) printf("     no '%s' task ran on a device\n", names[k]);
+        CHECK(on[k] > 0);
+    }
+    /* everything but the solve bit for bit; the solve to rounding (its kernels sum in another order) */
+    CHECK(max_diff(cpu, dev, DR * DC + 2 * DR) == 0);
+    CHECK(max_diff(cpu + DR * DC + 2 * DR + DN * 2, dev + DR * DC + 2 * DR + DN * 2, DC) == 0);
+    CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -446,6 +669,10 @@ int main(void) {
     RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
     RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
     RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);
+    RUN(reductions_along_a_dimension_with_an_initial_value_match_loops);
+    RUN(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators);
+    RUN(maps_of_several_inputs_broadcast_columns_rows_and_scalars);
+    RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();
     return test_summary();
 }
