@@ -569,19 +569,21 @@ install:
 # with MPI but started without mpirun); tests/test_mpi_faults.c (divergence,
 # failures, each case under a time limit) on 2, 3 and 4 ranks, and
 # tests/mpi_leave.sh (a rank that leaves without dag_shutdown ends the job);
-# both suites under ASan and ThreadSanitizer on 2 ranks; and a core suite
-# built with the flag, alone: nothing changes.
+# tests/test_mpi_array.c (pivoted LU, views, reductions along a dimension,
+# broadcasts over ranks) on 1, 2 and 4 ranks; the three suites under ASan
+# and ThreadSanitizer on 2 ranks; and a core suite built with the flag,
+# alone: nothing changes.
 MPICC  ?= mpicc
 MPIRUN ?= mpirun
 MPI_RUN = $(MPIRUN) --allow-run-as-root --oversubscribe
 MPI_WARN = $(WARN) -DDAG_BACKEND_MPI -I. -Itests
-$(B)/mpi/test_mpi $(B)/mpi/test_mpi_faults: $(B)/mpi/%: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi $(B)/mpi/test_mpi_faults $(B)/mpi/test_mpi_array: $(B)/mpi/%: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_faults_asan: $(B)/mpi/%_asan: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_faults_asan $(B)/mpi/test_mpi_array_asan: $(B)/mpi/%_asan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan: $(B)/mpi/%_tsan: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan $(B)/mpi/test_mpi_array_tsan: $(B)/mpi/%_tsan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	OMPI_CC=$(CLANG) $(MPICC) $(MPI_WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS $< -o $@ -pthread -lm
 # and with OpenCL: each rank's tiles on its own devices (PoCL's, on the CPU)
@@ -598,7 +600,7 @@ $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 test-mpi:
 	@$(call need,mpi,$(MPICC) $(MPIRUN) $(CLANG),$(TSAN_RT),apt-get install openmpi-bin libopenmpi-dev clang libclang-rt-14-dev) \
 	  $(MAKE) --no-print-directory test-mpi-run
-MPI_SUITES := test_mpi test_mpi_faults
+MPI_SUITES := test_mpi test_mpi_faults test_mpi_array
 test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
               $(B)/mpi/test_behaviour $(B)/mpi/test_table
 	@mkdir -p $(B)/pocl_cache
@@ -606,6 +608,7 @@ test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mp
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
 	    $(foreach n,2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_faults) \
 	    $(foreach n,2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_table) \
+	    $(foreach n,1 2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_array) \
 	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \
