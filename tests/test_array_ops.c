@@ -9,6 +9,7 @@
 #include "dag_array.h"
 #include "test.h"
 #include <math.h>
+#include "array_programs.h"
 
 static char last_error[2048];
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
@@ -657,6 +658,18 @@ TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
 }
 
+/* ---- the differential tester ---- */
+TEST(random_array_programs_equal_the_same_steps_as_plain_loops) {
+    const char *e = getenv("ARRAY_FUZZ_SEEDS");
+    int seeds = e ? atoi(e) : 60, failed = 0;
+    for (int s = 1; s <= seeds; s++) {
+        int bad = array_program((unsigned)s, 12);
+        if (bad) printf("     seed %d: %d differences (replay: ARRAY_FUZZ_SEEDS=%d)\n", s, bad, s);
+        failed += bad != 0;
+    }
+    CHECK_EQ_INT(failed, 0);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -672,6 +685,7 @@ int main(void) {
     RUN(reductions_along_a_dimension_with_an_initial_value_match_loops);
     RUN(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators);
     RUN(maps_of_several_inputs_broadcast_columns_rows_and_scalars);
+    RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
     RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();
     return test_summary();

@@ -9,6 +9,18 @@
 #include "dag_array.h"
 #include "test.h"
 #include "mpi_harness.h"
+#include "array_programs.h"
+
+/* The differential tester's programs (tests/array_programs.h), the same on every rank: each rank's
+   arrays must equal its loops'. */
+TEST(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops) {
+    setup(2);
+    int failed = 0;
+    for (unsigned s = 1; s <= 25; s++) failed += array_program(s, 10) != 0;
+    CHECK_EQ_INT(failed, 0);
+    dag_shutdown();
+    agree_on_failures();
+}
 
 static void random_matrix(double *m, int rows, int cols, unsigned seed) {
     for (int i = 0; i < rows * cols; i++) m[i] = (double)rnd(&seed) / 8388608.0 - 1.0;
@@ -160,6 +172,7 @@ int main(int argc, char **argv) {
     watchdog_start();
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
+    RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
     int failed = test_summary();
     MPI_Finalize();
     return failed;
