@@ -7,9 +7,31 @@
    got, random fills of views. Each step runs through dag_array.h and as a
    plain loop on host copies; at the end the arrays must equal the loops'
    (to rounding where gemm sums in another order). Include after test.h
-   and dag_array.h. */
+   and dag_array.h. Also the references those suites share: a random
+   matrix and LAPACK's getf2 as a plain loop. */
 #ifndef DAG_ARRAY_PROGRAMS_H
 #define DAG_ARRAY_PROGRAMS_H
+
+static unsigned array_rnd(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
+static __attribute__((unused)) void random_matrix(double *m, int rows, int cols, unsigned seed) {   /* in [-1, 1) */
+    for (int i = 0; i < rows * cols; i++) m[i] = (double)array_rnd(&seed) / 8388608.0 - 1.0;
+}
+/* LAPACK's unblocked getf2 on an m x n matrix: the reference factor and pivots (1-based) */
+static __attribute__((unused)) void lu_reference(double *a, int m, int n, int64_t *ipiv) {
+    for (int k = 0; k < (m < n ? m : n); k++) {
+        int p = k;
+        for (int i = k + 1; i < m; i++)
+            if (fabs(a[i + k * m]) > fabs(a[p + k * m])) p = i;
+        ipiv[k] = p + 1;
+        for (int j = 0; j < n; j++) {
+            double x = a[k + j * m];
+            a[k + j * m] = a[p + j * m], a[p + j * m] = x;
+        }
+        for (int i = k + 1; i < m; i++) a[i + k * m] /= a[k + k * m];
+        for (int j = k + 1; j < n; j++)
+            for (int i = k + 1; i < m; i++) a[i + j * m] -= a[i + k * m] * a[k + j * m];
+    }
+}
 
 typedef struct prog_rect { int a, r0, c0, rows, cols; } prog_rect;
 typedef struct prog { unsigned s; int R, C; dag_array *arr[3]; double *ref[3]; } prog;

@@ -18,28 +18,6 @@ static void logger(dag_log_level level, int item, const char *msg, void *user) {
     if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
 }
 
-static unsigned rnd(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
-static void random_matrix(double *m, int rows, int cols, unsigned seed) {   /* uniform in [-1, 1) */
-    for (int i = 0; i < rows * cols; i++) m[i] = (double)rnd(&seed) / 8388608.0 - 1.0;
-}
-
-/* LAPACK's unblocked getf2, as a plain loop: the reference factor and pivots (0-based) */
-static void lu_reference(double *a, int m, int n, int64_t *ipiv) {
-    for (int k = 0; k < (m < n ? m : n); k++) {
-        int p = k;
-        for (int i = k + 1; i < m; i++)
-            if (fabs(a[i + k * m]) > fabs(a[p + k * m])) p = i;
-        ipiv[k] = p + 1;
-        for (int j = 0; j < n; j++) {
-            double x = a[k + j * m];
-            a[k + j * m] = a[p + j * m], a[p + j * m] = x;
-        }
-        for (int i = k + 1; i < m; i++) a[i + k * m] /= a[k + k * m];
-        for (int j = k + 1; j < n; j++)
-            for (int i = k + 1; i < m; i++) a[i + j * m] -= a[i + k * m] * a[k + j * m];
-    }
-}
-
 /* ||P A - L U|| / ||A|| (max norms) for an m x n factor f with LAPACK's 1-based ipiv */
 static double lu_residual(const double *a, const double *f, const int64_t *ipiv, int m, int n) {
     double *pa = malloc(sizeof(double) * (size_t)(m * n)), num = 0, den = 0;
@@ -120,7 +98,7 @@ TEST(gesv_solves_a_matrix_that_needs_pivoting_and_getrs_reuses_the_factor) {
     unsigned s = 3;
     random_matrix(a, N, N, 11);
     a[0] = 0;   /* the first pivot is zero unless rows move */
-    for (int i = 0; i < N * R; i++) x[i] = (double)rnd(&s) / 8388608.0 - 1.0;
+    for (int i = 0; i < N * R; i++) x[i] = (double)array_rnd(&s) / 8388608.0 - 1.0;
     for (int j = 0; j < R; j++)   /* b = A x */
         for (int i = 0; i < N; i++) {
             double v = 0;

@@ -22,26 +22,6 @@ TEST(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops) {
     agree_on_failures();
 }
 
-static void random_matrix(double *m, int rows, int cols, unsigned seed) {
-    for (int i = 0; i < rows * cols; i++) m[i] = (double)rnd(&seed) / 8388608.0 - 1.0;
-}
-/* LAPACK's getf2 as a plain loop: the reference (1-based pivots) */
-static void lu_reference(double *a, int n, int64_t *ipiv) {
-    for (int k = 0; k < n; k++) {
-        int p = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(a[i + k * n]) > fabs(a[p + k * n])) p = i;
-        ipiv[k] = p + 1;
-        for (int j = 0; j < n; j++) {
-            double x = a[k + j * n];
-            a[k + j * n] = a[p + j * n], a[p + j * n] = x;
-        }
-        for (int i = k + 1; i < n; i++) a[i + k * n] /= a[k + k * n];
-        for (int j = k + 1; j < n; j++)
-            for (int i = k + 1; i < n; i++) a[i + j * n] -= a[i + k * n] * a[k + j * n];
-    }
-}
-
 /* On the squarest grid, a row, a column and 2 x 2: the pivots and factor of the plain loop, on every rank,
    and gesv's solution (the right-hand sides gathered on the last rank). */
 TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids) {
@@ -66,7 +46,7 @@ TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_a
                     b[i + c * n] = v;
                 }
             memcpy(ref, a, sizeof(double) * (size_t)(n * n));
-            lu_reference(ref, n, ipiv_ref);
+            lu_reference(ref, n, n, ipiv_ref);
             dag_blocks bl = dag_blocks_grid(nb, nb, grids[g][0], grids[g][1]);
             dag_array *A = dag_array_from_host(DAG_F64, n, n, bl, a, DAG_COL_MAJOR, n);
             CHECK_EQ_INT(dag_array_getrf(A, ipiv), DAG_OK);
@@ -165,11 +145,7 @@ TEST(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops) {
 }
 
 int main(int argc, char **argv) {
-    int level = 0, rank = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &level);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0 && !freopen("/dev/null", "w", stdout)) return 1;   /* rank 0 speaks for all */
-    watchdog_start();
+    if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
