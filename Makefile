@@ -11,6 +11,7 @@
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
+#                    pivoted LU against OpenBLAS's dgetrf (make bench-lu);
 #                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi)
 #   make fuzz        the differential tester with many more seeds
 #   make clean
@@ -92,7 +93,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-lu bench-mpi bench-ranks bench-hop
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -481,6 +482,7 @@ bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu
 	@$(MAKE) --no-print-directory bench-cholesky
+	@$(MAKE) --no-print-directory bench-lu
 	@$(MAKE) --no-print-directory bench-mpi
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
@@ -513,6 +515,14 @@ $(B)/bench/cholesky_starpu: bench/cholesky_starpu.c bench/cholesky_common.h benc
 
 bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_starpu
 	$(PYTHON) bench/cholesky.py $(if $(QUICK),--quick)
+
+# Pivoted LU: dag_array_getrf (in place and on its own tiles) against OpenBLAS's dgetrf (bench/lu.py)
+$(B)/bench/lu: bench/lu.c bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
+
+bench-lu: $(B)/bench/lu
+	$(PYTHON) bench/lu.py $(if $(QUICK),--quick)
 
 # The distributed Cholesky over MPI: dag.h on 2 ranks x 1 thread (and 1 rank x 2 threads) against
 # ScaLAPACK's pdpotrf and StarPU-MPI, with the traffic against its lower bound (bench/cholesky_mpi.py)

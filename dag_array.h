@@ -2045,6 +2045,13 @@ DAG_TASK(void, dag__lu_laswp, (const int64_t *, mv), (int, elem), (int64_t, cols
     DAG_FREE(s);
 }
 #undef DAG__E
+/* The same, then U's row of the column block: its top rows solved with the panel's unit lower L (tr x tr,
+   ldl), while they are in cache (a span of a wrapped matrix). */
+DAG_TASK(void, dag__lu_laswp_trsm, (const int64_t *, mv), (int, type), (int64_t, cols), (void *, x), (int64_t, ldx),
+         (const void *, l), (int64_t, ldl)) {
+    dag__lu_laswp(mv, (int)dag__elem_size((dag_elem)type), cols, x, ldx);
+    dag__trsm(type, 0, 0, 0, 1, (int)mv[DAG__MV_TR], (int)cols, 1.0, l, (int)ldl, x, (int)ldx);
+}
 /* LAPACK's ipiv of a step: 1-based rows of the whole matrix */
 DAG_TASK(void, dag__lu_ipiv, (const int64_t *, mv), (int64_t, row0), (int64_t *, ipiv)) {
     for (int64_t r = 0; r < mv[DAG__MV_KW]; r++) ipiv[r] = row0 + DAG__MV_IPIV(mv)[r] + 1;
@@ -2054,14 +2061,17 @@ typedef struct dag__lu {
     dag_array *a, *work, *moves;   /* the matrix, the panel's workspace (own tiles), a tile of moves per step */
     dag__array_where *where;
     bool panels, dev;              /* spans of a wrapped matrix; the trsm and gemm on the tiles' devices */
-    int64_t nb, kt, slots, top, chunk;
+    int64_t nb, kt, slots, top, chunk, group;   /* chunk: tile rows per update task, group: tile columns */
 } dag__lu;
 
 /* Tiles i to i2 - 1 of tile column j of a wrapped matrix, as one span. */
+static dag_arg dag__lu_block(const dag_array *a, int64_t i, int64_t i2, int64_t j, int64_t j2, dag_access mode) {
+    int64_t r0 = i * a->brows, r1 = dag__imin(i2 * a->brows, a->rows), c1 = dag__imin(j2 * a->bcols, a->cols);
+    return dag_arg_tile(mode, (char *)a->tile[0] + (size_t)(r0 + j * a->bcols * a->ld) * a->elem,
+                        (size_t)(c1 - j * a->bcols), (size_t)(r1 - r0), (size_t)a->ld, a->elem);
+}
 static dag_arg dag__lu_span(const dag_array *a, int64_t i, int64_t i2, int64_t j, dag_access mode) {
-    int64_t r0 = i * a->brows, r1 = i2 * a->brows < a->rows ? i2 * a->brows : a->rows;
-    return dag_arg_tile(mode, (char *)a->tile[0] + (size_t)(r0 + j * a->bcols * a->ld) * a->elem, (size_t)DAG__C(a, j),
-                        (size_t)(r1 - r0), (size_t)a->ld, a->elem);
+    return dag__lu_block(a, i, i2, j, j + 1, mode);
 }
 
 /* Step k's panel: in place on a wrapped matrix, else gathered into the workspace, factorised, scattered. */
@@ -2095,7 +2105,13 @@ static void dag__lu_swap_col(const dag__lu *lu, dag_array *x, dag_array *s, int6
     int elem = (int)x->elem;
     int64_t cols = DAG__C(x, j), nb = lu->nb;
     dag_options o = dag__with_priority(&lu->where->cpu, (int)priority);
-    if (!s) {   /* a span of a wrapped matrix */
+    if (!s && j > k) {   /* a span of a wrapped matrix, right of the panel: and U's row there */
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_laswp_trsm, In(mv), Val((int)x->type), Val(cols),
+                       dag__lu_span(x, k, x->mt, j, DAG_ACCESS_INOUT), Val(x->ld),
+                       dag__lu_span(x, k, k + 1, k, DAG_ACCESS_IN), Val(x->ld));
+        return;
+    }
+    if (!s) {
         dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_laswp, In(mv), Val(elem), Val(cols),
                        dag__lu_span(x, k, x->mt, j, DAG_ACCESS_INOUT), Val(x->ld));
         return;
@@ -2110,8 +2126,9 @@ static void dag__lu_swap_col(const dag__lu *lu, dag_array *x, dag_array *s, int6
                        Val((i - k) * nb), Val((int64_t)DAG__R(x, i)), InOut(DAG__H(x, i, j)), Ld(DAG__H(x, i, j)));
 }
 
-/* Step k's U row tile (k, j) and the updates of tile column j below it. */
-static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j) {
+/* Step k's U row tile (k, j) and the updates of tile column j below it; on a wrapped matrix, of tile
+   columns j to j2 - 1 at once (their U row solved with their row moves: dag__lu_swap_col). */
+static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j, int64_t j2) {
     dag_array *a = lu->a;
     int type = (int)a->type, ld = (int)a->ld;
     int64_t priority = lu->top - 3 * j - 1;
@@ -2126,17 +2143,15 @@ static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j) {
         }
         return;
     }
-    dag_spawn_with(DAG__NAMED(&o, "trsm"), dag__tile_trsm, Val(type), Val(0), Val(0), Val(0), Val(1), Val(DAG__R(a, k)),
-                   Val(DAG__C(a, j)), Val(1.0), dag__lu_span(a, k, k + 1, k, DAG_ACCESS_IN), Val(ld),
-                   dag__lu_span(a, k, k + 1, j, DAG_ACCESS_INOUT), Val(ld));
     o = dag__with_priority(&lu->where->cpu, (int)(priority - 1));
     for (int64_t i = k + 1, i2; i < a->mt; i = i2) {   /* a chunk of rows at once */
         i2 = i + lu->chunk < a->mt ? i + lu->chunk : a->mt;
-        int rows = (int)((i2 * a->brows < a->rows ? i2 * a->brows : a->rows) - i * a->brows);
-        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(0), Val(rows), Val(DAG__C(a, j)),
+        int rows = (int)(dag__imin(i2 * a->brows, a->rows) - i * a->brows);
+        int cols = (int)(dag__imin(j2 * a->bcols, a->cols) - j * a->bcols);
+        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(0), Val(rows), Val(cols),
                        Val(DAG__C(a, k)), Val(-1.0), dag__lu_span(a, i, i2, k, DAG_ACCESS_IN), Val(ld),
-                       dag__lu_span(a, k, k + 1, j, DAG_ACCESS_IN), Val(ld), Val(1.0),
-                       dag__lu_span(a, i, i2, j, DAG_ACCESS_INOUT), Val(ld));
+                       dag__lu_block(a, k, k + 1, j, j2, DAG_ACCESS_IN), Val(ld), Val(1.0),
+                       dag__lu_block(a, i, i2, j, j2, DAG_ACCESS_INOUT), Val(ld));
     }
 }
 
@@ -2164,8 +2179,11 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
 #endif
-    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0 };
+    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0 };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    /* a gemm of several column blocks packs its rows of the panel once for all of them: up to 4, while
+       each worker keeps two groups */
+    lu.group = dag__imax(1, dag__imin(4, a->nt / (4 * dag_device_count(DAG_CPU))));
     lu.panels = a->ld && !lu.dev && !dag__ranks();
     lu.slots = dag__ranks() ? lu.kt : lu.kt < 3 ? lu.kt : 3;   /* rotating workspaces, as potrf's inverses */
     lu.top = 3 * a->nt + 3;
@@ -2183,7 +2201,10 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
                 dag__lu_panel_step(&lu, k);
                 for (int64_t j = 0; j < a->nt; j++)   /* the columns to the left last: L's rows, off the path */
                     if (j != k) dag__lu_swap_col(&lu, a, saved, k, j, j > k ? lu.top - 3 * j - 1 : 1);
-                for (int64_t j = k + 1; j < a->nt; j++) dag__lu_update_col(&lu, k, j);
+                for (int64_t j = k + 1, j2; j < a->nt; j = j2) {   /* the next panel's column alone */
+                    j2 = j == k + 1 || !lu.panels ? j + 1 : dag__imin(a->nt, j + lu.group);
+                    dag__lu_update_col(&lu, k, j, j2);
+                }
                 int64_t kw = DAG__C(a, k) < a->rows - k * lu.nb ? DAG__C(a, k) : a->rows - k * lu.nb;
                 if (ipiv)   /* every rank's own ipiv */
                     dag_spawn_with(DAG__NAMED(&where.cpu, "ipiv"), dag__lu_ipiv, In(DAG__H(lu.moves, k, 0)),
@@ -2203,7 +2224,7 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
     dag__array_where where = dag__array_where_now("dag_array_getrs");
     if (where.status) return where.status;
-    dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0 };
+    dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0, 0 };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
     dag_array *saved = dag__lu_saved(b, false);
     if (!saved) return DAG_ERR_OUT_OF_MEMORY;
