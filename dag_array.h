@@ -248,6 +248,14 @@ dag_result dag_array_getrf(dag_array *a, int64_t *ipiv);
    of A's rows, in tiles of A's tile rows. */
 dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b);
 dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b);
+/* QR in place (LAPACK's geqrf): R on and above the diagonal, the
+   Householder vectors below it; tau (min(rows, cols) elements of a's type,
+   or NULL) gets their scalars (over ranks, on every rank). gels: the least
+   squares solution of A X = B for A m x n, m >= n, of full rank: A becomes
+   its QR, B's first n rows X. Square tiles (else a copy in square tiles);
+   B in A's tile rows (else a copy). */
+dag_result dag_array_geqrf(dag_array *a, void *tau);
+dag_result dag_array_gels(dag_array *a, dag_array *b);
 
 /* Views (Dagger's view): rows r0 to r0 + rows - 1 and columns c0 to
    c0 + cols - 1 of a (an array or a view), in place: every operation takes
@@ -2654,6 +2662,209 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
         return DAG_ERR_INVALID_ARGUMENT;
     }
     return dag__map_n_tiles(kernel, out, n, in, read_out);
+}
+
+/* >>tiled QR: dag_array_geqrf and the least-squares solve dag_array_gels,
+   LAPACK's blocked Householder QR on tiles. Step k factorises the panel
+   (tile column k from the diagonal down, gathered into a workspace column
+   as the LU's is, on the CPU: LAPACKE's geqrf and larft, else loops) into
+   R, the reflectors V below the diagonal and the block's triangular T;
+   each tile column j to its right then gets Q_k^T: W = V^T C_j (a chain of
+   gemms down the column), W = T^T W, C_j -= V W (a gemm per tile). Every
+   update is a tile gemm on the tiles' handles, so it runs on the tile's
+   device under a device scope and on the tile's owner over ranks. The
+   result is LAPACK's: R on and above the diagonal, V below, tau. */
+
+/* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
+   columnwise T of its reflectors (larft), kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
+#define DAG__QR_LOOPS(T, P)                                                                                        \
+    DAG__UNUSED static void dag__##P##geqrt_loops(int m, int n, T *a, int lda, T *tau, T *t, int ldt) {           \
+        int kn = m < n ? m : n;                                                                                    \
+        for (int k = 0; k < kn; k++) {                                                                             \
+            T alpha = a[k + (size_t)k * lda], xnorm = 0;                                                           \
+            for (int i = k + 1; i < m; i++) xnorm += a[i + (size_t)k * lda] * a[i + (size_t)k * lda];              \
+            tau[k] = 0;                                                                                            \
+            if (xnorm > 0) {                                                                                       \
+                T beta = (T)(alpha >= 0 ? -1 : 1) * (T)sqrt((double)(alpha * alpha + xnorm));                      \
+                tau[k] = (beta - alpha) / beta;                                                                    \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - beta;                            \
+                a[k + (size_t)k * lda] = beta;                                                                     \
+            }                                                                                                      \
+            for (int j = k + 1; j < n && tau[k] != 0; j++) { /* H_k applied to the columns right of it */         \
+                T w = a[k + (size_t)j * lda];                                                                      \
+                for (int i = k + 1; i < m; i++) w += a[i + (size_t)k * lda] * a[i + (size_t)j * lda];              \
+                a[k + (size_t)j * lda] -= tau[k] * w;                                                              \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= tau[k] * a[i + (size_t)k * lda] * w;     \
+            }                                                                                                      \
+        }                                                                                                          \
+        for (int c = 0; c < kn; c++) { /* T(0:c, c) = -tau_c T(0:c, 0:c) V(:, 0:c)^T v_c */                        \
+            for (int r = 0; r < kn; r++) t[r + (size_t)c * ldt] = 0;                                               \
+            for (int r = 0; r < c; r++) {                                                                          \
+                T s = a[c + (size_t)r * lda];                                                                      \
+                for (int i = c + 1; i < m; i++) s += a[i + (size_t)r * lda] * a[i + (size_t)c * lda];              \
+                t[r + (size_t)c * ldt] = -tau[c] * s;                                                              \
+            }                                                                                                      \
+            for (int r = 0; r < c; r++) {                                                                          \
+                T s = 0;                                                                                           \
+                for (int q = r; q < c; q++) s += t[r + (size_t)q * ldt] * t[q + (size_t)c * ldt];                  \
+                t[r + (size_t)c * ldt] = s;                                                                        \
+            }                                                                                                      \
+            t[c + (size_t)c * ldt] = tau[c];                                                                       \
+        }                                                                                                          \
+    }
+DAG__QR_LOOPS(double, d)
+DAG__QR_LOOPS(float, s)
+#undef DAG__QR_LOOPS
+
+static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
+#if defined(DAG_ARRAY_CBLAS)
+    int kn = m < n ? m : n;
+    if (type == DAG_F64) {
+        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
+        LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const double *)a, lda, (const double *)tau, (double *)t, ldt);
+    } else {
+        LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
+        LAPACKE_slarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const float *)a, lda, (const float *)tau, (float *)t, ldt);
+    }
+#else
+    if (type == DAG_F64) dag__dgeqrt_loops(m, n, (double *)a, lda, (double *)tau, (double *)t, ldt);
+    else dag__sgeqrt_loops(m, n, (float *)a, lda, (float *)tau, (float *)t, ldt);
+#endif
+}
+
+/* The panel (m x w, ldp) into R and V, its tau and T (w x w, zeros below, as larft leaves its lower part
+   alone), and vtop: V's top tr rows as a tile of their own (ones on the diagonal, zeros above). */
+DAG_TASK(void, dag__qr_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (void *, tau),
+         (void *, t), (int64_t, ldt), (void *, vtop), (int64_t, ldv)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    int64_t kn = m < w ? m : w, tr = m < ldv ? m : ldv;
+    for (int64_t j = 0; j < w; j++) memset((char *)t + (size_t)(j * ldt) * elem, 0, (size_t)ldt * elem);
+    dag__geqrt(type, (int)m, (int)w, p, (int)ldp, tau, t, (int)ldt);
+    for (int64_t j = 0; j < w; j++)
+        for (int64_t i = 0; i < tr; i++) {
+            char *v = (char *)vtop + (size_t)(i + j * ldv) * elem;
+            if (i > j && j < kn) memcpy(v, (const char *)p + (size_t)(i + j * ldp) * elem, elem);
+            else dag__elem_put((dag_elem)type, v, i == j && j < kn ? 1.0 : 0.0);
+        }
+}
+/* tau of a step into the host's (every rank's own) */
+DAG_TASK(void, dag__qr_tau, (const void *, src), (int64_t, n), (int, elem), (void *, tau)) {
+    memcpy(tau, src, (size_t)(n * elem));
+}
+
+typedef struct dag__qr {
+    dag_array *a, *work, *taus, *ts, *vtops;   /* the matrix; the panel's workspace; per step: tau, T, V's top */
+    dag__array_where *where;
+    bool dev;
+    int64_t nb, kt, slots;
+} dag__qr;
+
+/* Step k's Q_k^T on tile column j of x (the matrix, or the right-hand sides), w and w2 its workspaces. */
+static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j) {
+    dag_array *a = qr->a;
+    int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->mt;
+    dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
+    int cols = DAG__C(x, j), k_rows = DAG__R(x, k);
+    dag_options o = dag__potrf_on(qr->where, qr->dev, k, j, 1);
+    dag__tile_place at = { &o, qr->dev };
+    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, k_rows, 1.0, vt, DAG__H(x, k, j), 0.0, wj);   /* W = V^T C */
+    for (int64_t i = k + 1; i < x->mt; i++)
+        dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, DAG__R(x, i), 1.0, DAG__H(a, i, k), DAG__H(x, i, j), 1.0, wj);
+    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, (int)kw, 1.0, t, wj, 0.0, wj2);                /* W = T^T W */
+    dag__spawn_gemm(at, a->type, 0, 0, k_rows, cols, (int)kw, -1.0, vt, wj2, 1.0, DAG__H(x, k, j)); /* C -= V W */
+    for (int64_t i = k + 1; i < x->mt; i++) {
+        o = dag__potrf_on(qr->where, qr->dev, i, j, 1);
+        dag__spawn_gemm(at, a->type, 0, 0, DAG__R(x, i), cols, (int)kw, -1.0, DAG__H(a, i, k), wj2, 1.0, DAG__H(x, i, j));
+    }
+}
+
+/* Step k's panel: gathered into the workspace, factorised, scattered back (as the LU's). */
+static void dag__qr_panel_step(dag__qr *qr, int64_t k, void *tau) {
+    dag_array *a = qr->a;
+    int64_t nb = qr->nb, m = a->rows - k * nb, w = DAG__C(a, k);
+    dag_data ws = DAG__H(qr->work, k % qr->slots, 0), tk = DAG__H(qr->taus, k, 0);
+    dag_options o = qr->where->cpu;
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
+                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
+                   Out(DAG__H(qr->ts, k, 0)), Val(nb), Out(DAG__H(qr->vtops, k, 0)), Val(nb));
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(ws), Ld(ws), Val((long)((i - k) * nb)), Val(0L), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)),
+                       Val(0L), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    if (tau)   /* every rank's own */
+        dag_spawn_with(DAG__NAMED(&o, "tau"), dag__qr_tau, In(tk), Val(dag__imin(m, w)), Val((int)a->elem),
+                       dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
+}
+
+/* An array of one tile per step (kt of rows x cols) living with the diagonal tile's rank. */
+static dag_array *dag__per_step(const dag_array *a, dag_elem type, int64_t kt, int64_t rows, int64_t cols) {
+    return dag__array_new(type, kt * rows, cols, dag_blocks_grid(rows, cols, a->p, a->q), NULL, 0, true);
+}
+/* Workspaces of a tile row per grid row of ranks, for x's tile columns (as the LU's saved rows). */
+static dag_array *dag__qr_rows(const dag__qr *qr, const dag_array *x) {
+    return dag__array_new(x->type, x->p * qr->nb, x->cols, dag_blocks_grid(qr->nb, x->bcols, x->p, x->q), NULL, 0, false);
+}
+static void dag__qr_free(dag__qr *qr) {
+    dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
+}
+
+/* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
+static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    dag__qr qr = { a, NULL, NULL, NULL, NULL, &where, where.devices > 0, a->brows, dag__imin(a->mt, a->nt), 0 };
+    qr.slots = dag__ranks() ? qr.kt : dag__imin(qr.kt, 3);
+    qr.work = dag__array_new(a->type, qr.slots * a->rows, qr.nb, dag_blocks_grid(a->rows, qr.nb, a->p, a->q), NULL, 0, true);
+    qr.taus = dag__per_step(a, a->type, qr.kt, qr.nb, 1);
+    qr.ts = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
+    qr.vtops = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
+    dag_array *w[4] = { dag__qr_rows(&qr, a), dag__qr_rows(&qr, a), b ? dag__qr_rows(&qr, b) : NULL, b ? dag__qr_rows(&qr, b) : NULL };
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (qr.work && qr.taus && qr.ts && qr.vtops && w[0] && w[1] && (!b || (w[2] && w[3]))) {
+        DAG_DATADEPS {
+            for (int64_t k = 0; k < qr.kt; k++) {
+                dag__qr_panel_step(&qr, k, tau);
+                for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(&qr, a, w[0], w[1], k, j);
+                for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(&qr, b, w[2], w[3], k, j);
+            }
+        }
+        r = dag_last_region_result();
+    }
+    for (int i = 0; i < 4; i++) dag_array_free(w[i]);
+    dag__qr_free(&qr);
+    return r;
+}
+
+dag_result dag_array_geqrf(dag_array *a, void *tau) {
+    if (!dag__array_la(a, "dag_array_geqrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *a2 = dag__lu_operand(a);
+    return a2 ? dag__operand_end(a, a2, true, dag__qr_run(a2, tau, NULL, "dag_array_geqrf")) : DAG_ERR_OUT_OF_MEMORY;
+}
+
+/* min ||A X - B|| for A m x n, m >= n, of full rank: A becomes its QR (as geqrf leaves it), B's first n
+   rows X (the rest: the residual's parts, as LAPACK's gels). */
+dag_result dag_array_gels(dag_array *a, dag_array *b) {
+    if (!dag__array_la(a, "dag_array_gels", "A") || !dag__array_la(b, "dag_array_gels", "B")) return DAG_ERR_INVALID_ARGUMENT;
+    if (a->rows < a->cols || b->rows != a->rows || b->type != a->type) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_gels: A (%lld x %lld) needs rows >= columns, B (%lld "
+                "x %lld) A's rows and type", (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
+    dag_result r = b2 ? dag__qr_run(a2, NULL, b2, "dag_array_gels") : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) {   /* R X = (Q^T B)'s first n rows */
+        dag_array *rr = dag_array_view(a2, 0, a2->cols, 0, a2->cols), *top = dag_array_view(b2, 0, a2->cols, 0, b2->cols);
+        r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(rr), dag_array_free(top);
+    }
+    r = dag__operand_end(a, a2, true, r);
+    return dag__operand_end(b, b2, true, r);
 }
 
 #undef DAG__H

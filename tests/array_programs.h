@@ -8,7 +8,7 @@
    plain loop on host copies; at the end the arrays must equal the loops'
    (to rounding where gemm sums in another order). Include after test.h
    and dag_array.h. Also the references those suites share: a random
-   matrix and LAPACK's getf2 as a plain loop. */
+   matrix, LAPACK's getf2 and geqr2 as plain loops. */
 #ifndef DAG_ARRAY_PROGRAMS_H
 #define DAG_ARRAY_PROGRAMS_H
 
@@ -30,6 +30,27 @@ static __attribute__((unused)) void lu_reference(double *a, int m, int n, int64_
         for (int i = k + 1; i < m; i++) a[i + k * m] /= a[k + k * m];
         for (int j = k + 1; j < n; j++)
             for (int i = k + 1; i < m; i++) a[i + j * m] -= a[i + k * m] * a[k + j * m];
+    }
+}
+
+/* LAPACK's geqr2 as a plain loop (beta = -sign(alpha) |x|): the reference R, V and tau */
+static __attribute__((unused)) void qr_reference(double *a, int m, int n, double *tau) {
+    for (int k = 0; k < (m < n ? m : n); k++) {
+        double alpha = a[k + k * m], xn = 0;
+        for (int i = k + 1; i < m; i++) xn += a[i + k * m] * a[i + k * m];
+        tau[k] = 0;
+        if (xn > 0) {
+            double beta = (alpha >= 0 ? -1 : 1) * sqrt(alpha * alpha + xn);
+            tau[k] = (beta - alpha) / beta;
+            for (int i = k + 1; i < m; i++) a[i + k * m] /= alpha - beta;
+            a[k + k * m] = beta;
+        }
+        for (int j = k + 1; j < n; j++) {
+            double w = a[k + j * m];
+            for (int i = k + 1; i < m; i++) w += a[i + k * m] * a[i + j * m];
+            a[k + j * m] -= tau[k] * w;
+            for (int i = k + 1; i < m; i++) a[i + j * m] -= tau[k] * a[i + k * m] * w;
+        }
     }
 }
 

@@ -293,9 +293,9 @@ TEST(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays) {
     CHECK(max_diff(got, h, R * C) == 0);
     free(got);
     int32_t n = 0;   /* an integer array: values convert */
-    dag_array *I = dag_array_fill(DAG_I32, 5, 5, dag_blocks(2, 2), 7.0);
-    CHECK_EQ_INT(dag_array_put(I, 4, 3, -3.0), DAG_OK);
-    CHECK_EQ_INT(dag_array_get_slice(I, 4, 1, 3, 1, &n, 1), DAG_OK);
+    dag_array *Ia = dag_array_fill(DAG_I32, 5, 5, dag_blocks(2, 2), 7.0);
+    CHECK_EQ_INT(dag_array_put(Ia, 4, 3, -3.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_get_slice(Ia, 4, 1, 3, 1, &n, 1), DAG_OK);
     CHECK_EQ_INT(n, -3);
     /* [A A'] and [A; A'] with A' = A's first 10 columns / rows, in other tilings */
     dag_array *L = dag_array_view(A, 0, R, 0, 10), *T = dag_array_view(A, 0, 10, 0, C);
@@ -311,10 +311,10 @@ TEST(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays) {
     for (int j = 0; j < C; j++)
         for (int i = 0; i < R + 10; i++) bad += vv[i + j * (R + 10)] != h[(i < 10 ? i : i - 10) + j * R];
     CHECK_EQ_INT(bad, 0);
-    dag_array *wrong[2] = { A, I };
+    dag_array *wrong[2] = { A, Ia };
     CHECK(dag_array_hcat(2, wrong) == NULL);
     free(hh), free(vv);
-    dag_array_free(L), dag_array_free(T), dag_array_free(H), dag_array_free(Vc), dag_array_free(I), dag_array_free(A);
+    dag_array_free(L), dag_array_free(T), dag_array_free(H), dag_array_free(Vc), dag_array_free(Ia), dag_array_free(A);
 }
 
 /* rand! into a view equals dag_array_rand of the view's shape; similar keeps the tiling; undef's values are
@@ -471,8 +471,8 @@ TEST(reductions_along_a_dimension_with_an_initial_value_match_loops) {
     /* integers: column sums of a view off the tile boundaries, in int32 */
     static int32_t iv[R * C];
     for (int i = 0; i < R * C; i++) iv[i] = i % 17 - 8;
-    dag_array *I = dag_array_from_host(DAG_I32, R, C, dag_blocks(4, 4), iv, DAG_COL_MAJOR, R);
-    dag_array *V = dag_array_view(I, 3, 20, 2, 15), *s = dag_array_reduce_dims(DAG_OP_SUM, V, 1, 100);
+    dag_array *Ia = dag_array_from_host(DAG_I32, R, C, dag_blocks(4, 4), iv, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(Ia, 3, 20, 2, 15), *s = dag_array_reduce_dims(DAG_OP_SUM, V, 1, 100);
     int32_t got[15];
     CHECK_EQ_INT(dag_array_collect(s, got, DAG_COL_MAJOR, 1), DAG_OK);
     int bad = 0;
@@ -484,7 +484,7 @@ TEST(reductions_along_a_dimension_with_an_initial_value_match_loops) {
     CHECK_EQ_INT(bad, 0);
     CHECK(dag_array_reduce_dims(DAG_OP_SUM, A, 3, 0) == NULL);
     CHECK(strstr(last_error, "dims must be") != NULL);
-    dag_array_free(s), dag_array_free(V), dag_array_free(I), dag_array_free(A);
+    dag_array_free(s), dag_array_free(V), dag_array_free(Ia), dag_array_free(A);
 }
 
 /* mapreduce(abs, +) with C functions on every dims; mapreduce(x^2, max) with DAG_KERNELs over rows and
@@ -587,7 +587,7 @@ TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
 
 /* ---- on devices ---- */
 
-/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C values). */
+/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + N * N values). */
 enum { DR = 33, DC = 21, DN = 48 };
 static void device_program(double *out) {
     static double h[DR * DC], m[DN * DN], b[DN * 2];
@@ -608,13 +608,17 @@ static void device_program(double *out) {
     dag_array *B = dag_array_from_host(DAG_F64, DN, 2, dag_blocks(16, 2), b, DAG_COL_MAJOR, DN);
     CHECK_EQ_INT(dag_array_gesv(M, NULL, B), DAG_OK);                          /* trsm and gemm on the devices */
     CHECK_EQ_INT(dag_array_collect(B, out + DR * DC + 2 * DR, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array *Q = dag_array_from_host(DAG_F64, DN, DN, dag_blocks(16, 16), m, DAG_COL_MAJOR, DN);
+    CHECK_EQ_INT(dag_array_geqrf(Q, NULL), DAG_OK);                            /* its updates on the devices */
+    CHECK_EQ_INT(dag_array_collect(Q, out + DR * DC + 2 * DR + DN * 2 + DC, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array_free(Q);
     dag_array_free(V), dag_array_free(W), dag_array_free(col), dag_array_free(row), dag_array_free(sq);
     dag_array_free(A), dag_array_free(M), dag_array_free(B);
 }
 
 TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
-    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC };
+    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + DN * DN };
     static double cpu[LEN], dev[LEN];
     device_program(cpu);
     static dag_trace_record rec[8192];
@@ -634,6 +638,85 @@ TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     CHECK(max_diff(cpu, dev, DR * DC + 2 * DR) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR + DN * 2, dev + DR * DC + 2 * DR + DN * 2, DC) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
+    CHECK(max_diff(cpu + LEN - DN * DN, dev + LEN - DN * DN, DN * DN) < 1e-10);   /* the QR */
+}
+
+/* ---- QR ---- */
+
+/* geqrf gives geqr2's R, V and tau (LAPACKE's too in the OpenBLAS build) on ragged sizes, tall and wide,
+   of its own tiles and wrapped */
+TEST(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes) {
+    static const int cases[][3] = { { 60, 60, 16 }, { 90, 40, 16 }, { 40, 70, 16 }, { 33, 33, 33 }, { 57, 31, 8 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int m = cases[c][0], n = cases[c][1], nb = cases[c][2], kn = m < n ? m : n;
+        double *a = malloc(sizeof(double) * (size_t)(m * n)), *f = malloc(sizeof(double) * (size_t)(m * n)),
+               *ref = malloc(sizeof(double) * (size_t)(m * n)), *tau = malloc(sizeof(double) * (size_t)kn),
+               *tref = malloc(sizeof(double) * (size_t)kn);
+        random_matrix(a, m, n, 70u + (unsigned)c);
+        memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+        qr_reference(ref, m, n, tref);
+        for (int wrapped = 0; wrapped < 2; wrapped++) {
+            memcpy(f, a, sizeof(double) * (size_t)(m * n));
+            dag_array *A = wrapped ? dag_array_wrap(DAG_F64, m, n, dag_blocks(nb, nb), f, m)
+                                   : dag_array_from_host(DAG_F64, m, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, m);
+            CHECK_EQ_INT(dag_array_geqrf(A, tau), DAG_OK);
+            if (!wrapped) CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, m), DAG_OK);
+            double err = fmax(max_diff(f, ref, m * n), max_diff(tau, tref, kn));
+            if (err > 1e-12) printf("     %d x %d in %d%s: differs by %.1e\n", m, n, nb, wrapped ? " (wrapped)" : "", err);
+            CHECK(err < 1e-12);
+            dag_array_free(A);
+        }
+#if defined(DAG_ARRAY_CBLAS)
+        memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+        CHECK_EQ_INT(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, ref, m, tref), 0);
+        CHECK(max_diff(f, ref, m * n) < 1e-12 && max_diff(tau, tref, kn) < 1e-12);
+#endif
+        free(a), free(f), free(ref), free(tau), free(tref);
+    }
+}
+
+/* gels on a tall system with a known least-squares solution: B = A x + r with r orthogonal to A's
+   columns, so x is the solution; B in another tiling; float QR reaches float accuracy */
+TEST(least_squares_through_qr_recovers_the_solution_of_a_tall_system) {
+    enum { M = 75, N = 30, K = 2 };
+    static double a[M * N], b[M * K], x[N * K], r[M * K], got[M * K];
+    random_matrix(a, M, N, 81), random_matrix(x, N, K, 82), random_matrix(r, M, K, 83);
+    for (int c = 0; c < K; c++) {   /* r minus its projection on A's columns (Gram-Schmidt twice, on the loop) */
+        for (int pass = 0; pass < 2; pass++) {
+            static double q[M * N];
+            memcpy(q, a, sizeof a);
+            for (int j = 0; j < N; j++) {
+                for (int l = 0; l < j; l++) {
+                    double d = 0;
+                    for (int i = 0; i < M; i++) d += q[i + l * M] * q[i + j * M];
+                    for (int i = 0; i < M; i++) q[i + j * M] -= d * q[i + l * M];
+                }
+                double nrm = 0;
+                for (int i = 0; i < M; i++) nrm += q[i + j * M] * q[i + j * M];
+                for (int i = 0; i < M; i++) q[i + j * M] /= sqrt(nrm);
+                double d = 0;
+                for (int i = 0; i < M; i++) d += q[i + j * M] * r[i + c * M];
+                for (int i = 0; i < M; i++) r[i + c * M] -= d * q[i + j * M];
+            }
+        }
+        for (int i = 0; i < M; i++) {
+            double v = r[i + c * M];
+            for (int l = 0; l < N; l++) v += a[i + l * M] * x[l + c * N];
+            b[i + c * M] = v;
+        }
+    }
+    dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks(16, 16), a, DAG_COL_MAJOR, M);
+    dag_array *B = dag_array_from_host(DAG_F64, M, K, dag_blocks(9, 1), b, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_gels(A, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, M), DAG_OK);
+    double err = 0;
+    for (int c = 0; c < K; c++)
+        for (int i = 0; i < N; i++) err = fmax(err, fabs(got[i + c * M] - x[i + c * N]));
+    CHECK(err < 1e-10);
+    dag_array *W = dag_array_zeros(DAG_F64, 10, 20, dag_blocks(4, 4)), *Bw = dag_array_zeros(DAG_F64, 10, 1, dag_blocks(4, 1));
+    CHECK_EQ_INT(dag_array_gels(W, Bw), DAG_ERR_INVALID_ARGUMENT);   /* wide: not a least-squares problem */
+    CHECK(strstr(last_error, "rows >= columns") != NULL);
+    dag_array_free(A), dag_array_free(B), dag_array_free(W), dag_array_free(Bw);
 }
 
 /* ---- the differential tester ---- */
@@ -663,6 +746,8 @@ int main(void) {
     RUN(reductions_along_a_dimension_with_an_initial_value_match_loops);
     RUN(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators);
     RUN(maps_of_several_inputs_broadcast_columns_rows_and_scalars);
+    RUN(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes);
+    RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);
     RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
     RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();

@@ -75,6 +75,45 @@ TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_a
     agree_on_failures();
 }
 
+/* QR over the grids: geqr2's R, V and tau on every rank; gels' solution of a square system */
+TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { M = 61, N = 37, NB = 12 };
+    static double a[M * N], ref[M * N], f[M * N], tau[N], tref[N];
+    int grids[3][2] = { { 0, 0 }, { ranks, 1 }, { 2, 2 } };
+    random_matrix(a, M, N, 3);
+    memcpy(ref, a, sizeof a);
+    qr_reference(ref, M, N, tref);
+    for (int g = 0; g < 3; g++) {
+        dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks_grid(NB, NB, grids[g][0], grids[g][1]), a, DAG_COL_MAJOR, M);
+        memset(tau, 0, sizeof tau);
+        CHECK_EQ_INT(dag_array_geqrf(A, tau), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, M), DAG_OK);
+        double err = 0;
+        for (int i = 0; i < M * N; i++) err = fmax(err, fabs(f[i] - ref[i]));
+        for (int i = 0; i < N; i++) err = fmax(err, fabs(tau[i] - tref[i]));
+        CHECK(err < 1e-12);
+        dag_array_free(A);
+    }
+    static double s[N * N], x[N], b[N];
+    random_matrix(s, N, N, 4), random_matrix(x, N, 1, 5);
+    for (int i = 0; i < N; i++) {
+        b[i] = 0;
+        for (int l = 0; l < N; l++) b[i] += s[i + l * N] * x[l];
+    }
+    dag_array *S = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), s, DAG_COL_MAJOR, N);
+    dag_array *B = dag_array_from_host(DAG_F64, N, 1, dag_blocks(5, 1), b, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_gels(S, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, b, DAG_COL_MAJOR, N), DAG_OK);
+    double err = 0;
+    for (int i = 0; i < N; i++) err = fmax(err, fabs(b[i] - x[i]));
+    CHECK(err < 1e-10);
+    dag_array_free(S), dag_array_free(B);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 DAG_KERNEL(twice_minus, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL const double *, v), (DAG_GLOBAL double *, y)),
     size_t i = DAG_INDEX();
     y[i] = 2.0 * x[i] - v[i];
@@ -147,6 +186,7 @@ TEST(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops) {
 int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
+    RUN_ALL(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
     int failed = test_summary();
