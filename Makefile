@@ -11,6 +11,7 @@
 #   make test-gpu    the device behaviour tests on CUDA, HIP, Level Zero and OpenCL
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
+#                    pivoted LU against OpenBLAS's dgetrf (make bench-lu);
 #                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi)
 #   make bench-table the db-benchmark groupby and join questions (bench/table/) against
 #                    DuckDB, polars and pandas (make deps); N=1e6 for a shorter run
@@ -87,14 +88,14 @@ combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
-SUITES  := behaviour errors stress fuzz kernels array waits policy table
+SUITES  := behaviour errors stress fuzz kernels array array_ops waits policy table
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky tables
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-mpi bench-ranks bench-hop bench-table
+        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-lu bench-mpi bench-ranks bench-hop bench-table
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -291,15 +292,16 @@ need = mkdir -p $(B); miss=; for t in $(2); do command -v $$t >/dev/null 2>&1 ||
   if [ -n "$$miss" ]; then bash tests/run.sh $(1) -- bash tests/skip.sh "$(STRICT)" "$(1): not found:$$miss ($(4))" \
     | tee $(B)/results-$(1).log; tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); [ "$(STRICT)" != 1 ]; exit $$?; fi;
 
-# dag_array.h once more with its tiles on OpenBLAS and LAPACKE (-DDAG_ARRAY_CBLAS)
-$(B)/gcc/test_array_cblas: tests/test_array.c $(HEADERS)
+# dag_array.h's suites once more with its tiles on OpenBLAS and LAPACKE (-DDAG_ARRAY_CBLAS)
+CBLAS_SUITES := array array_ops
+$(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas): $(B)/gcc/test_%_cblas: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g -DDAG_ARRAY_CBLAS -I. -Itests $< -o $@ -pthread -lm -llapacke -lopenblas
 
 # (the OpenBLAS build is a skip of its own where LAPACKE or OpenBLAS is missing)
 HAVE_CBLAS = $(and $(wildcard $(LAPACKE_H)),$(wildcard $(OPENBLAS)))
-test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(if $(HAVE_CBLAS),$(B)/gcc/test_array_cblas)
-	$(call run_suites,gcc,FUZZ_SEEDS=3000,$(if $(HAVE_CBLAS),./$(B)/gcc/test_array_cblas,\
+test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(if $(HAVE_CBLAS),$(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas))
+	$(call run_suites,gcc,FUZZ_SEEDS=3000,$(if $(HAVE_CBLAS),$(foreach s,$(CBLAS_SUITES),./$(B)/gcc/test_$(s)_cblas ";"),\
 	  bash tests/skip.sh "$(STRICT)" "test_array on OpenBLAS: not found:$(if $(wildcard $(LAPACKE_H)),, $(LAPACKE_H))$(if \
 	  $(wildcard $(OPENBLAS)),, $(OPENBLAS)) (apt-get install liblapacke-dev libopenblas-dev)"))
 
@@ -381,6 +383,7 @@ test-opencl-run: $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 ./$(B)/allb/test_opencl ";" \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=4 $(INTEL_ENV) ./$(B)/allb/test_opencl ";" \
 	    env POCL_DEVICES="pthread pthread pthread" ASAN_OPTIONS=detect_leaks=0 ./$(B)/allb/test_array ";" \
+	    env POCL_DEVICES="pthread pthread pthread" ASAN_OPTIONS=detect_leaks=0 ./$(B)/allb/test_array_ops ";" \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 FUZZ_SEEDS=50 TSAN_OPTIONS=halt_on_error=1 \
 	        ./$(B)/opencl_tsan/test_opencl ";" \
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/allb/test_opencl \
@@ -530,6 +533,7 @@ bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu
 	@$(MAKE) --no-print-directory bench-cholesky
+	@$(MAKE) --no-print-directory bench-lu
 	@$(MAKE) --no-print-directory bench-mpi
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
@@ -576,6 +580,14 @@ $(B)/bench/cholesky_starpu: bench/cholesky_starpu.c bench/cholesky_common.h benc
 
 bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_starpu
 	$(PYTHON) bench/cholesky.py $(if $(QUICK),--quick)
+
+# Pivoted LU: dag_array_getrf (in place and on its own tiles) against OpenBLAS's dgetrf (bench/lu.py)
+$(B)/bench/lu: bench/lu.c bench/bench_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
+
+bench-lu: $(B)/bench/lu
+	$(PYTHON) bench/lu.py $(if $(QUICK),--quick)
 
 # The distributed Cholesky over MPI: dag.h on 2 ranks x 1 thread (and 1 rank x 2 threads) against
 # ScaLAPACK's pdpotrf and StarPU-MPI, with the traffic against its lower bound (bench/cholesky_mpi.py)
@@ -644,19 +656,21 @@ install:
 # with MPI but started without mpirun); tests/test_mpi_faults.c (divergence,
 # failures, each case under a time limit) on 2, 3 and 4 ranks, and
 # tests/mpi_leave.sh (a rank that leaves without dag_shutdown ends the job);
-# both suites under ASan and ThreadSanitizer on 2 ranks; and a core suite
-# built with the flag, alone: nothing changes.
+# tests/test_mpi_array.c (pivoted LU, views, reductions along a dimension,
+# broadcasts over ranks) on 1, 2 and 4 ranks; the three suites under ASan
+# and ThreadSanitizer on 2 ranks; and a core suite built with the flag,
+# alone: nothing changes.
 MPICC  ?= mpicc
 MPIRUN ?= mpirun
 MPI_RUN = $(MPIRUN) --allow-run-as-root --oversubscribe
 MPI_WARN = $(WARN) -DDAG_BACKEND_MPI -I. -Itests
-$(B)/mpi/test_mpi $(B)/mpi/test_mpi_faults: $(B)/mpi/%: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi $(B)/mpi/test_mpi_faults $(B)/mpi/test_mpi_array: $(B)/mpi/%: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O2 -g $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_faults_asan: $(B)/mpi/%_asan: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi_asan $(B)/mpi/test_mpi_faults_asan $(B)/mpi/test_mpi_array_asan: $(B)/mpi/%_asan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer $< -o $@ -pthread -lm
-$(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan: $(B)/mpi/%_tsan: tests/%.c $(HEADERS) tests/mpi_harness.h
+$(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan $(B)/mpi/test_mpi_array_tsan: $(B)/mpi/%_tsan: tests/%.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
 	OMPI_CC=$(CLANG) $(MPICC) $(MPI_WARN) -O1 -g -fsanitize=thread -DDAG_USE_PTHREADS $< -o $@ -pthread -lm
 # and with OpenCL: each rank's tiles on its own devices (PoCL's, on the CPU)
@@ -673,7 +687,7 @@ $(B)/mpi/test_behaviour: tests/test_behaviour.c $(HEADERS)
 test-mpi:
 	@$(call need,mpi,$(MPICC) $(MPIRUN) $(CLANG),$(TSAN_RT),apt-get install openmpi-bin libopenmpi-dev clang libclang-rt-14-dev) \
 	  $(MAKE) --no-print-directory test-mpi-run
-MPI_SUITES := test_mpi test_mpi_faults
+MPI_SUITES := test_mpi test_mpi_faults test_mpi_array
 test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
               $(B)/mpi/test_behaviour $(B)/mpi/test_table
 	@mkdir -p $(B)/pocl_cache
@@ -681,6 +695,7 @@ test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mp
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
 	    $(foreach n,2 3 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_faults) \
 	    $(foreach n,2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_table) \
+	    $(foreach n,1 2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_array) \
 	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \

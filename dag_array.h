@@ -57,6 +57,50 @@
 #error "dag_array.h needs dag.h, dag_kernels.h, dag_blas.h and dag_array_kernels.h beside it (README: Which files to copy)"
 #endif
 #endif
+/* >>kernels of the newer operations (broadcasts, reductions along a
+   dimension): written once here, instantiated both in a kernels file's
+   builds (below: nvcc, hipcc, clang -x cl) and in the implementation, so
+   every device backend carries them beside dag_array_kernels.h's. */
+/* A broadcast: item (i, j) of a rows-row block of dst takes element (sr + i rstep, sc + j cstep) of src,
+   elem bytes each (a column repeats across with cstep 0, a row down with rstep 0). */
+#define DAG__ARRAY_BYTE_KERNELS()                                                                                    \
+    DAG_KERNEL(dag__array_bcast_part, ((int, elem), (DAG_GLOBAL const unsigned char *, src), (long, src_ld),          \
+                                       (long, sr), (long, sc), (int, rstep), (int, cstep),                            \
+                                       (DAG_GLOBAL unsigned char *, dst), (long, dst_ld), (long, rows)),              \
+        size_t idx = DAG_INDEX();                                                                                    \
+        long i = (long)(idx % (size_t)rows), j = (long)(idx / (size_t)rows);                                         \
+        size_t s = (size_t)(sr + i * rstep + (sc + j * cstep) * src_ld) * (size_t)elem;                              \
+        size_t d = (size_t)(i + j * dst_ld) * (size_t)elem;                                                           \
+        for (int b = 0; b < elem; b++) dst[d + (size_t)b] = src[s + (size_t)b];                                      \
+    )
+/* Reductions along a dimension, op 1 sum, 2 product, 3 min, 4 max (0 in dimcomb: a copy). dimred: item k
+   of a rows x cols tile reduces column k (dim 1) or row k (dim 2) into part[k], in double; dimcomb:
+   acc[k] = op(acc[k], part[k]), in the element type. */
+#define DAG__ARRAY_DIM_KERNELS(SUFFIX, T)                                                                            \
+    DAG_KERNEL(dag__array_dimred_##SUFFIX, ((int, op), (int, dim), (long, rows), (long, cols),                      \
+                                            (DAG_GLOBAL const T *, x), (long, xld), (DAG_GLOBAL double *, part)),     \
+        size_t k = DAG_INDEX();                                                                                      \
+        long n = dim == 1 ? rows : cols;                                                                             \
+        size_t step = dim == 1 ? 1 : (size_t)xld, at = dim == 1 ? k * (size_t)xld : k;                               \
+        double s = (double)x[at];                                                                                    \
+        for (long t = 1; t < n; t++) {                                                                               \
+            double v = (double)x[at + (size_t)t * step];                                                             \
+            s = op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s);                    \
+        }                                                                                                            \
+        part[k] = s;                                                                                                 \
+    )                                                                                                                \
+    DAG_KERNEL(dag__array_dimcomb_##SUFFIX, ((int, op), (DAG_GLOBAL const double *, part), (DAG_GLOBAL T *, acc)),  \
+        size_t k = DAG_INDEX();                                                                                      \
+        double s = (double)acc[k], v = part[k];                                                                      \
+        acc[k] = (T)(op == 0 ? v : op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s)); \
+    )
+#define DAG__ARRAY_OPS_KERNELS()                                                                                     \
+    DAG__ARRAY_BYTE_KERNELS()                                                                                        \
+    DAG__ARRAY_DIM_KERNELS(f64, double)                                                                              \
+    DAG__ARRAY_DIM_KERNELS(f32, float)                                                                               \
+    DAG__ARRAY_DIM_KERNELS(i32, int)                                                                                 \
+    DAG__ARRAY_DIM_KERNELS(i64, long)
+
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
    hipcc (or listed by tools/dag_embed.py): dag_array's kernels only, so the
@@ -68,6 +112,7 @@
 #include <math.h>   /* INFINITY */
 #endif
 #include "dag_array_kernels.h"
+DAG__ARRAY_OPS_KERNELS()
 #endif
 #else /* C or C++ on the host */
 
@@ -92,6 +137,10 @@ typedef enum dag_layout { DAG_COL_MAJOR = 1, DAG_ROW_MAJOR } dag_layout;
 typedef struct dag_blocks { int64_t rows, cols; int grid_rows, grid_cols; } dag_blocks;
 #define dag_blocks(rows, cols) ((dag_blocks){ (rows), (cols), 0, 0 })
 #define dag_blocks_grid(rows, cols, p, q) ((dag_blocks){ (rows), (cols), (p), (q) })
+/* Tile sizes chosen by the constructor from the array's size, its element
+   type, the workers and the devices in scope (dag_array.h's >>more
+   constructors has the rule; docs/arrays.md too). */
+#define dag_blocks_auto() ((dag_blocks){ -1, -1, 0, 0 })
 
 typedef struct dag_array dag_array;
 
@@ -192,6 +241,90 @@ dag_result dag_array_getrf_nopiv(dag_array *a);
    itself (it becomes L). B becomes X. */
 dag_result dag_array_potrs(dag_array *l, dag_array *b);
 dag_result dag_array_posv(dag_array *a, dag_array *b);
+/* LU with partial pivoting, in place (LAPACK's getrf): P A = L U, L unit lower
+   below the diagonal, U on and above it; A of any shape, in square tiles.
+   ipiv (min(rows, cols) entries, or NULL) gets LAPACK's pivots: row i was
+   swapped with row ipiv[i], 1-based; over ranks, on every rank. An exactly
+   singular matrix fails with DAG_ERR_INVALID_ARGUMENT naming the column
+   (the factorisation stops there). */
+dag_result dag_array_getrf(dag_array *a, int64_t *ipiv);
+/* Solves A X = B from getrf's factor and its ipiv (getrs), or from A itself
+   (gesv: A becomes its factor; ipiv may be NULL). B becomes X. A square; B
+   of A's rows, in tiles of A's tile rows. */
+dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b);
+dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b);
+/* QR in place (LAPACK's geqrf): R on and above the diagonal, the
+   Householder vectors below it; tau (min(rows, cols) elements of a's type,
+   or NULL) gets their scalars (over ranks, on every rank). gels: the least
+   squares solution of A X = B for A m x n, m >= n, of full rank: A becomes
+   its QR, B's first n rows X. Square tiles (else a copy in square tiles);
+   B in A's tile rows (else a copy). */
+dag_result dag_array_geqrf(dag_array *a, void *tau);
+dag_result dag_array_gels(dag_array *a, dag_array *b);
+
+/* Views (Dagger's view): rows r0 to r0 + rows - 1 and columns c0 to
+   c0 + cols - 1 of a (an array or a view), in place: every operation takes
+   it and reads and writes a's tiles, ordered by their handles. A view whose
+   corner is on a tile boundary is a's tiles themselves (dag_array_tile
+   gives them); any other is copied by each operation into tiles of its own
+   and back. Free it with dag_array_free (a stays); it must not outlive a. */
+dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols);
+/* One element (in double, converted from and to the element type) and a
+   rectangle (column-major host memory, ld elements between its columns),
+   from and to the array: Julia's getindex and setindex!. Over ranks, get
+   gives every rank the values, put takes them from every rank's own. */
+dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value);
+dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value);
+dag_result dag_array_get_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *out, int64_t ld);
+dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const void *in,
+                               int64_t ld);
+/* n arrays side by side (hcat: as many rows each) or one above the other
+   (vcat: as many columns), into a new array in the first one's tiling. */
+dag_array *dag_array_hcat(int n, dag_array *const *arrays);
+dag_array *dag_array_vcat(int n, dag_array *const *arrays);
+/* An array whose values are whatever its memory held (Julia's undef), and
+   one of a's type, shape, tiling and grid (similar). */
+dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
+dag_array *dag_array_similar(const dag_array *a);
+dag_elem dag_array_type(const dag_array *a);
+/* rand! and randn!: a's values as dag_array_rand and dag_array_randn give
+   an array of its shape (a view counts from its own corner). */
+dag_result dag_array_fill_rand(dag_array *a, uint64_t seed);
+dag_result dag_array_fill_randn(dag_array *a, uint64_t seed);
+
+/* Reductions along a dimension, Dagger's reduce(op, A; dims, init):
+   dims 1 reduces over the rows (a 1 x cols result), 2 over the columns
+   (rows x 1), 0 over both (1 x 1); from init, in a's element type
+   (accumulated in double within a tile). NULL (and a logged error) on bad
+   arguments. The result is tiled as a along the dimension it keeps. */
+typedef enum dag_array_op { DAG_OP_SUM = 1, DAG_OP_PROD, DAG_OP_MIN, DAG_OP_MAX } dag_array_op;
+dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init);
+/* mapreduce: map each element, then reduce along dims from init. The
+   operator as C functions (on the CPU, in double; map NULL: the element
+   itself), or as DAG_KERNELs (on the CPU or a device in the scope): map as
+   dag_array_map's, reduce of ((DAG_GLOBAL const T *, x), (DAG_GLOBAL T *,
+   acc)) doing acc[i] = op(acc[i], x[i]) for each index; dims 1 or 2. */
+dag_array *dag_array_mapreduce_fn(double (*map)(double), double (*reduce)(double, double), dag_array *a, int dims,
+                                  double init);
+#define dag_array_mapreduce(map, reduce, a, dims, init) \
+    dag_array_mapreduce_desc(&map##__desc, &reduce##__desc, (a), (dims), (init))
+dag_array *dag_array_mapreduce_desc(const dag_task_desc *map, const dag_task_desc *reduce, dag_array *a, int dims,
+                                    double init);
+
+/* out = kernel(x1, ..., xn) element by element, n from 1 to 4: a DAG_KERNEL
+   of n + 1 parameters ((DAG_GLOBAL const T *, x1), ..., (DAG_GLOBAL T *, y))
+   launched over each tile of out. An input of out's shape is read element
+   by element (any tiling, or a view); one of a single column broadcasts
+   across out's columns, a single row down its rows, a 1 x 1 array (a
+   scalar, dag_array_scalar) everywhere (Julia's out .= f.(x1, v, 2.0)).
+   dag_array_add, _sub and _mul broadcast the same way. */
+#define dag_array_map2(kernel, x1, x2, out) dag_array_map_desc_n(&kernel##__desc, (out), 2, (x1), (x2), NULL, NULL)
+#define dag_array_map3(kernel, x1, x2, x3, out) dag_array_map_desc_n(&kernel##__desc, (out), 3, (x1), (x2), (x3), NULL)
+#define dag_array_map4(kernel, x1, x2, x3, x4, out) dag_array_map_desc_n(&kernel##__desc, (out), 4, (x1), (x2), (x3), (x4))
+dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int n, dag_array *x1, dag_array *x2,
+                                dag_array *x3, dag_array *x4);
+/* A 1 x 1 array holding value: a scalar operand. */
+dag_array *dag_array_scalar(dag_elem type, double value);
 
 #ifdef __cplusplus
 }
@@ -217,6 +350,7 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 #endif
 
 #include "dag_array_kernels.h"
+DAG__ARRAY_OPS_KERNELS()
 
 struct dag_array {
     dag_elem type;
@@ -228,6 +362,11 @@ struct dag_array {
     dag_data *handle;
     int p, q;                    /* the grid of ranks the tiles are dealt over (1 x 1 on one rank) */
     bool with_diagonal;          /* tile (i, j) lives with the square grid's tile (i, i) (potrf's inverses) */
+    /* a view (dag_array_view) of base, an array of its own tiles or a wrapped matrix, from its row r0 and
+       column c0, in base's tiles. With its corner on a tile boundary, its tiles are base's (tile and handle
+       list them); else it has none (NULL), and each operation copies it to tiles of its own and back. */
+    dag_array *base;
+    int64_t r0, c0;
 };
 
 static size_t dag__elem_size(dag_elem t) {
@@ -246,7 +385,10 @@ static int64_t dag__tile_cols(const dag_array *a, int64_t j) {
     return a->cols - j * a->bcols < a->bcols ? a->cols - j * a->bcols : a->bcols;
 }
 /* the leading dimension of the tiles in tile row i */
-static int64_t dag__ld(const dag_array *a, int64_t i) { return a->ld ? a->ld : dag__tile_rows(a, i); }
+static int64_t dag__ld(const dag_array *a, int64_t i) {
+    if (a->base && !a->ld) return dag__tile_rows(a->base, i + a->r0 / a->base->brows);   /* a view: base's tile's */
+    return a->ld ? a->ld : dag__tile_rows(a, i);
+}
 void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
     *rows = dag__tile_rows(a, i);
     *cols = dag__tile_cols(a, j);
@@ -255,6 +397,7 @@ int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
     return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__ld(a, i) : 0;
 }
 static int dag__tile_rank(const dag_array *a, int64_t i, int64_t j) {
+    if (a->base) return dag__tile_rank(a->base, i + a->r0 / a->base->brows, j + a->c0 / a->base->bcols);
     if (a->with_diagonal) j = i;
     return (int)(((i % a->p) * a->q + j % a->q) % dag_num_ranks());
 }
@@ -268,6 +411,11 @@ dag_data dag_array_tile(const dag_array *a, int64_t i, int64_t j) {
     if (!a || i < 0 || j < 0 || i >= a->mt || j >= a->nt) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_tile(%lld, %lld): outside the %lld x %lld tiles",
                 (long long)i, (long long)j, a ? (long long)a->mt : 0LL, a ? (long long)a->nt : 0LL);
+        return none;
+    }
+    if (!a->handle) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_tile: a view whose corner (%lld, %lld) is inside "
+                "a tile has no tiles of its own", (long long)a->r0, (long long)a->c0);
         return none;
     }
     return a->handle[i + j * a->mt];
@@ -284,6 +432,7 @@ static void *dag__array_zalloc(size_t n, size_t size) {
 
 void dag_array_free(dag_array *a) {
     if (!a) return;
+    if (a->base) a->mt = a->nt = 0;   /* a view: its lists, not base's tiles */
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
         if (a->handle[t].id) dag_data_unregister(a->handle[t]);
         if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's; another rank's tile: NULL */
@@ -333,10 +482,12 @@ static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, voi
    matrix, where the tiles it owns are current after each operation).
    with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
    b's grid (potrf's inverses of the diagonal tiles, made where those are). */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* >>more constructors */
 static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
                                  bool with_diagonal) {
     size_t elem = dag__elem_size(type);
     int p = 0, q = 0;
+    b = dag__blocks_resolve(type, rows, cols, b);   /* dag_blocks_auto */
     if (!elem || rows <= 0 || cols <= 0 || b.rows <= 0 || b.cols <= 0 || !dag__grid(b, &p, &q)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
                 "dag_array: type %d, %lld x %lld in %lld x %lld blocks on a %d x %d grid of ranks: sizes must be "
@@ -471,6 +622,131 @@ static dag_options dag__with_priority(const dag_options *o, int priority) {
     return p;
 }
 
+/* >>views: dag_array_view, copies between any two arrays or views, and the
+   operands an operation takes. A view whose corner lies on a tile boundary
+   of its base is the base's tiles (its last ones a corner of theirs, with
+   their leading dimension), so every operation works on it in place,
+   ordered by the base's handles. Any other view, and an operand whose
+   tiling is not the one an operation needs (tilings that do not conform),
+   the operation copies to tiles of its own first and, if it writes it,
+   back after: a copy task per pair of overlapping tiles, on the CPU or the
+   destination tile's device, ordered by the handles of both. */
+dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    if (!a || r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || r0 + rows > a->rows || c0 + cols > a->cols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_view: rows %lld to %lld and columns %lld to %lld "
+                "of a %lld x %lld array", (long long)r0, (long long)(r0 + rows - 1), (long long)c0,
+                (long long)(c0 + cols - 1), a ? (long long)a->rows : 0LL, a ? (long long)a->cols : 0LL);
+        return NULL;
+    }
+    dag_array *base = a->base ? a->base : a, *v = (dag_array *)dag__array_zalloc(1, sizeof *v);
+    if (!v) return NULL;
+    *v = *base;
+    v->base = base;
+    v->r0 = r0 + (a->base ? a->r0 : 0), v->c0 = c0 + (a->base ? a->c0 : 0);
+    v->rows = rows, v->cols = cols;
+    v->brows = base->brows < rows ? base->brows : rows, v->bcols = base->bcols < cols ? base->bcols : cols;
+    v->mt = (rows + v->brows - 1) / v->brows, v->nt = (cols + v->bcols - 1) / v->bcols;
+    v->tile = NULL, v->handle = NULL, v->with_diagonal = false;
+    if (v->r0 % base->brows || v->c0 % base->bcols) return v;   /* no tiles of its own: copied by each operation */
+    v->tile = (void **)dag__array_zalloc((size_t)(v->mt * v->nt), sizeof *v->tile);
+    v->handle = (dag_data *)dag__array_zalloc((size_t)(v->mt * v->nt), sizeof *v->handle);
+    if (!v->tile || !v->handle) {
+        dag_array_free(v);
+        return NULL;
+    }
+    for (int64_t j = 0; j < v->nt; j++)
+        for (int64_t i = 0; i < v->mt; i++) {
+            int64_t t = i + v->r0 / base->brows + (j + v->c0 / base->bcols) * base->mt;
+            v->tile[i + j * v->mt] = base->tile[t], v->handle[i + j * v->mt] = base->handle[t];
+        }
+    return v;
+}
+
+/* A rectangle of an array of tiles of its own (a view's base), in its coordinates. */
+typedef struct dag__rect { dag_array *a; int64_t r0, c0, rows, cols; } dag__rect;
+static dag__rect dag__rect_of(dag_array *x) {
+    dag__rect r = { x->base ? x->base : x, x->base ? x->r0 : 0, x->base ? x->c0 : 0, x->rows, x->cols };
+    return r;
+}
+static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The part of s in its base's tile (si, sj) into d's base tiles (d = s, or d = s^T): a task per tile it
+   lands in. */
+static void dag__copy_from_tile(const dag__array_where *w, dag__rect s, dag__rect d, int transpose, int64_t si,
+                                int64_t sj) {
+    const dag_array *sa = s.a, *da = d.a;
+    /* the part, from s's corner: rows r0 to r1 - 1, columns c0 to c1 - 1; in d's base: dr0.., dc0.. */
+    int64_t r0 = dag__imax(si * sa->brows, s.r0) - s.r0, r1 = dag__imin((si + 1) * sa->brows, s.r0 + s.rows) - s.r0;
+    int64_t c0 = dag__imax(sj * sa->bcols, s.c0) - s.c0, c1 = dag__imin((sj + 1) * sa->bcols, s.c0 + s.cols) - s.c0;
+    int64_t dr0 = d.r0 + (transpose ? c0 : r0), dr1 = d.r0 + (transpose ? c1 : r1);
+    int64_t dc0 = d.c0 + (transpose ? r0 : c0), dc1 = d.c0 + (transpose ? r1 : c1);
+    dag_data st = sa->handle[si + sj * sa->mt];
+    for (int64_t dj = dc0 / da->bcols; dj * da->bcols < dc1; dj++)
+        for (int64_t di = dr0 / da->brows; di * da->brows < dr1; di++) {
+            int64_t lr = dag__imax(dr0, di * da->brows), hr = dag__imin(dr1, (di + 1) * da->brows);
+            int64_t lc = dag__imax(dc0, dj * da->bcols), hc = dag__imin(dc1, (dj + 1) * da->bcols);
+            int64_t ur = lr - d.r0, uc = lc - d.c0;   /* from d's corner, then in s's tile */
+            int64_t sr = (transpose ? uc : ur) + s.r0 - si * sa->brows, sc = (transpose ? ur : uc) + s.c0 - sj * sa->bcols;
+            int64_t rows = transpose ? hc - lc : hr - lr, cols = transpose ? hr - lr : hc - lc;
+            dag_data dt = da->handle[di + dj * da->mt];
+            dag_spawn_with(DAG__NAMED(dag__tile_where(w, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                           Val((int)sa->elem), In(st), Ld(st), Val((long)sr), Val((long)sc), InOut(dt), Ld(dt),
+                           Val((long)(lr - di * da->brows)), Val((long)(lc - dj * da->bcols)), Val((long)rows),
+                           Val(transpose));
+        }
+}
+
+/* dst = src or src^T, any two arrays or views of one element type. */
+static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transpose, const char *name) {
+    dag__array_where where = dag__array_where_now(name);
+    if (where.status) return where.status;
+    if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
+                                                             : src->rows != dst->rows || src->cols != dst->cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
+                transpose ? "transposed shapes" : "one shape");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__rect s = dag__rect_of(src), d = dag__rect_of(dst);
+    DAG_DATADEPS {
+        for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
+            for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
+                dag__copy_from_tile(&where, s, d, transpose, si, sj);
+    }
+    return dag_last_region_result();
+}
+
+/* x's tiling, to ask for it (dag__operand). */
+static dag_blocks dag__tiling_of(const dag_array *x) { return dag_blocks_grid(x->brows, x->bcols, x->p, x->q); }
+static const dag_blocks dag__any_tiling = { 0, 0, 0, 0 };
+
+/* x as an operation takes it: x itself when it has tiles (an array, or a view with its corner on a tile
+   boundary) of want's size on want's grid (want.rows 0: any); else a new array of x's shape in want's
+   tiles (x's when want's are 0) on want's grid (x's when 0), holding x's values when `read`. NULL for
+   NULL, or no memory (logged). */
+static dag_array *dag__operand(dag_array *x, dag_blocks want, bool read) {
+    if (!x) return NULL;
+    int64_t br = want.rows ? dag__imin(want.rows, x->rows) : x->brows, bc = want.cols ? dag__imin(want.cols, x->cols) : x->bcols;
+    int p = want.grid_rows ? want.grid_rows : x->p, q = want.grid_cols ? want.grid_cols : x->q;
+    if (x->handle && br == x->brows && bc == x->bcols && p == x->p && q == x->q) return x;
+    dag_array *y = dag__array_new(x->type, x->rows, x->cols, dag_blocks_grid(br, bc, p, q), NULL, 0, false);
+    if (y && read && dag__array_copy_any(x, y, 0, "dag_array (a copy in the tiles the operation needs)") != DAG_OK) {
+        dag_array_free(y);
+        return NULL;
+    }
+    return y;
+}
+/* After an operation on y, dag__operand's of x: y's values back into x if the operation wrote them (and
+   r is DAG_OK), and y freed. Returns r, or the copy's error. */
+static dag_result dag__operand_end(dag_array *x, dag_array *y, bool written, dag_result r) {
+    if (!y || y == x) return r;
+    if (written && r == DAG_OK) r = dag__array_copy_any(y, x, 0, "dag_array (a copy back from the operation's tiles)");
+    dag_array_free(y);
+    return r;
+}
+/* An operand that could not be made (no memory): the operation fails. */
+static bool dag__operands_missing(const dag_array *x, const dag_array *y) { return (x && !y); }
+
 /* >>element values: one function writes a value of any type */
 static void dag__elem_put(dag_elem t, void *p, double v) {
     switch (t) {
@@ -535,29 +811,34 @@ static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double 
 #undef DAG__FILL_SPAWN
 }
 
-static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
-                                    double value, uint64_t seed) {
-    dag__array_where where = dag__array_where_now(who);
-    if (where.status) return NULL;
-    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
-    if (!a) return NULL;
+/* Fills a's tiles (an array of its own, contiguous tiles) by `how`. */
+static dag_result dag__fill_tiles(const dag__array_where *where, dag_array *a, int how, double value, uint64_t seed) {
+    dag_elem type = a->type;
     DAG_DATADEPS {
         for (int64_t j = 0; j < a->nt; j++)
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
                 if (how == DAG__FILL_RANDN)
-                    dag_spawn_with(DAG__NAMED(&where.cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                    dag_spawn_with(DAG__NAMED(&where->cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else if (how == DAG__FILL_RAND && (type == DAG_I32 || type == DAG_I64))
-                    dag_spawn_with(DAG__NAMED(&where.cpu, "rand"), dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
+                    dag_spawn_with(DAG__NAMED(&where->cpu, "rand"), dag__array_randi_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else
-                    dag__tile_fill(dag__tile_where(&where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
+                    dag__tile_fill(dag__tile_where(where, i, j), type, how, value, seed, i * a->brows, j * a->bcols, r, c,
                                    a->handle[i + j * a->mt]);
             }
     }
-    if (dag_last_region_result() != DAG_OK) {
+    return dag_last_region_result();
+}
+
+static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
+                                    double value, uint64_t seed) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return NULL;
+    dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
+    if (a && dag__fill_tiles(&where, a, how, value, seed) != DAG_OK) {
         dag_array_free(a);
         return NULL;
     }
@@ -600,7 +881,7 @@ DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host)
    Over ranks the call is collective: an error only this rank can see (no
    host matrix) must not keep it out of the spawns the others make, or
    their messages would wait for it forever; its tasks fail instead. */
-static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
+static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
                                        const char *who) {
     dag__array_where where = dag__array_where_now(who);
     if (where.status) return where.status;
@@ -621,12 +902,21 @@ static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layo
                 int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
                 dag_array_tile_size(a, i, j, &r, &c);
                 void *h = here && host ? (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem : NULL;
-                dag_arg tile = to_tile ? Out(a->handle[i + j * a->mt]) : In(a->handle[i + j * a->mt]);
+                dag_arg tile = dag_arg_data(!to_tile ? DAG_ACCESS_IN : a->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT,   /* a view: a part */
+                                             a->handle[i + j * a->mt]);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),
                                Val(row_major), Val((int)a->elem), Val(to_tile));
             }
     }
     return dag_last_region_result();
+}
+
+/* The same for any array or view. */
+static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
+                                       const char *who) {
+    dag_array *t = dag__operand(a, dag__any_tiling, !to_tile);
+    if (dag__operands_missing(a, t)) return DAG_ERR_OUT_OF_MEMORY;
+    return dag__operand_end(a, t, to_tile, dag__host_copy_tiles(t, host, layout, ld, to_tile, rank, who));
 }
 
 static dag_array *dag__array_from_host(int rank, dag_elem type, int64_t rows, int64_t cols, dag_blocks b,
@@ -703,7 +993,7 @@ static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alp
 }
 
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
-static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+static dag_result dag__elementwise_tiles(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
     dag__array_where where = dag__array_where_now(name);
     if (where.status) return where.status;
     if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
@@ -734,6 +1024,33 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
     }
     return dag_last_region_result();
 }
+/* The same on any arrays or views of one shape, or a or b one row, column or element of c's shape
+   (repeated: >>broadcasting): a and b in c's tiles (copies where they differ). */
+static bool dag__fits(const dag_array *x, const dag_array *like);
+static dag_array *dag__broadcast(dag_array *x, dag_array *like);
+static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    dag_array **repeat = a && a != c && dag__fits(a, c) && (a->rows != c->rows || a->cols != c->cols) ? &a
+                         : b && b != c && dag__fits(b, c) && (b->rows != c->rows || b->cols != c->cols) ? &b : NULL;
+    if (repeat) {
+        dag_array *x = *repeat, *full = dag__broadcast(x, c);
+        *repeat = full;
+        dag_result r = full ? dag__array_elementwise(op, name, alpha, a, b == x ? full : b, c) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(full);
+        return r;
+    }
+    if (!c || (a && (a->rows != c->rows || a->cols != c->cols || a->type != c->type)) ||
+        (b && (b->rows != c->rows || b->cols != c->cols || b->type != c->type)))
+        return dag__elementwise_tiles(op, name, alpha, a, b, c);   /* it says what is wrong */
+    bool read = op != DAG__EW_SET && !(b && b != c && a != c);   /* c's values count */
+    dag_array *c2 = dag__operand(c, dag__any_tiling, read);
+    dag_array *a2 = a == c ? c2 : dag__operand(a, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
+    dag_array *b2 = b == c ? c2 : b == a ? a2 : dag__operand(b, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
+    dag_result r = dag__operands_missing(c, c2) || dag__operands_missing(a, a2) || dag__operands_missing(b, b2)
+                       ? DAG_ERR_OUT_OF_MEMORY : dag__elementwise_tiles(op, name, alpha, a2, b2, c2);
+    if (a != c) dag__operand_end(a, a2, false, r);
+    if (b != c && b != a) dag__operand_end(b, b2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
 dag_result dag_array_add(dag_array *a, dag_array *b, dag_array *c) {
     return dag__array_elementwise(DAG__EW_ADD, "dag_array_add", 0, a, b, c);
 }
@@ -753,7 +1070,7 @@ dag_result dag_array_set(dag_array *a, double value) {
     return dag__array_elementwise(DAG__EW_SET, "dag_array_set", value, NULL, NULL, a);
 }
 
-dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
+static dag_result dag__map_tiles(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
     if (!kernel || !kernel->kernel || kernel->num_params != 3) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_map: %s is not a DAG_KERNEL of two parameters (x, y)",
                 kernel ? kernel->name : "NULL");
@@ -767,7 +1084,7 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
             int64_t r, c, i = t % out->mt, in_ld = dag__ld(in, i), out_ld = dag__ld(out, i);
             dag_array_tile_size(out, i, t / out->mt, &r, &c);
             const dag_options *o = dag__tile_where(&where, i, t / out->mt);
-            dag_access out_mode = in == out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place: one tile read and written */
+            dag_access out_mode = in == out || out->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place, or a view's part */
             if (in_ld == r && out_ld == r) {   /* contiguous tiles: one launch over the tile */
                 dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), dag_arg_data(out_mode, out->handle[t]) };
                 dag_spawn_desc(kernel, args, 3, o);
@@ -788,6 +1105,17 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
         }
     }
     return dag_last_region_result();
+}
+
+/* The same on any arrays or views of one shape: in in out's tiles. */
+dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
+    if (!in || !out || in->rows != out->rows || in->cols != out->cols || in->type != out->type)
+        return dag__map_tiles(kernel, in, out);
+    dag_array *out2 = dag__operand(out, dag__any_tiling, in == out);
+    dag_array *in2 = in == out ? out2 : dag__operand(in, out2 ? dag__tiling_of(out2) : dag__any_tiling, true);
+    dag_result r = !in2 || !out2 ? DAG_ERR_OUT_OF_MEMORY : dag__map_tiles(kernel, in2, out2);
+    if (in != out) dag__operand_end(in, in2, false, r);
+    return dag__operand_end(out, out2, true, r);
 }
 
 /* >>reductions: each tile's part, then pairs combined by tasks */
@@ -822,7 +1150,7 @@ static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_
 #undef DAG__RED_SPAWN
 }
 
-static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_array *b, double *out) {
     dag__array_where where = dag__array_where_now(name);
     if (where.status) return where.status;
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
@@ -867,6 +1195,16 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
 }
+/* The same on any arrays or views of one shape: b in a's tiles. */
+static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
+    if (!a || (b && (b->rows != a->rows || b->cols != a->cols || b->type != a->type)))
+        return dag__reduce_tiles(op, name, a, b, out);
+    dag_array *a2 = dag__operand(a, dag__any_tiling, true);
+    dag_array *b2 = b == a ? a2 : dag__operand(b, a2 ? dag__tiling_of(a2) : dag__any_tiling, true);
+    dag_result r = !a2 || dag__operands_missing(b, b2) ? DAG_ERR_OUT_OF_MEMORY : dag__reduce_tiles(op, name, a2, b2, out);
+    if (b != a) dag__operand_end(b, b2, false, r);
+    return dag__operand_end(a, a2, false, r);
+}
 dag_result dag_array_sum(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_SUM, "dag_array_sum", a, NULL, out); }
 dag_result dag_array_min(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MIN, "dag_array_min", a, NULL, out); }
 dag_result dag_array_max(dag_array *a, double *out) { return dag__array_reduce(DAG__RED_MAX, "dag_array_max", a, NULL, out); }
@@ -877,47 +1215,10 @@ dag_result dag_array_norm2(dag_array *a, double *out) {
     return dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", a, NULL, out);
 }
 
-/* >>copy and transpose between tilings: a task per pair of overlapping tiles */
-static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
-    dag__array_where where = dag__array_where_now(name);
-    if (where.status) return where.status;
-    if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
-                                                             : src->rows != dst->rows || src->cols != dst->cols)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
-                transpose ? "transposed shapes" : "one shape");
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
-    DAG_DATADEPS {
-        for (int64_t sj = 0; sj < src->nt; sj++)
-            for (int64_t si = 0; si < src->mt; si++) {
-                int64_t sr0 = si * src->brows, sc0 = sj * src->bcols, srows, scols;
-                dag_array_tile_size(src, si, sj, &srows, &scols);
-                /* the block of dst that this tile lands in: rows [r0, r1), cols [c0, c1) of dst */
-                int64_t r0 = transpose ? sc0 : sr0, c0 = transpose ? sr0 : sc0;
-                int64_t r1 = r0 + (transpose ? scols : srows), c1 = c0 + (transpose ? srows : scols);
-                for (int64_t dj = c0 / dst->bcols; dj * dst->bcols < c1; dj++)
-                    for (int64_t di = r0 / dst->brows; di * dst->brows < r1; di++) {
-                        int64_t dr0 = di * dst->brows, dc0 = dj * dst->bcols, drows, dcols;
-                        dag_array_tile_size(dst, di, dj, &drows, &dcols);
-                        int64_t lo_r = r0 > dr0 ? r0 : dr0, hi_r = r1 < dr0 + drows ? r1 : dr0 + drows;
-                        int64_t lo_c = c0 > dc0 ? c0 : dc0, hi_c = c1 < dc0 + dcols ? c1 : dc0 + dcols;
-                        /* the same part in src's coordinates */
-                        int64_t sr = (transpose ? lo_c : lo_r) - sr0, sc = (transpose ? lo_r : lo_c) - sc0;
-                        int64_t rows = transpose ? hi_c - lo_c : hi_r - lo_r, cols = transpose ? hi_r - lo_r : hi_c - lo_c;
-                        /* on the CPU or the destination tile's device */
-                        dag_spawn_with(DAG__NAMED(dag__tile_where(&where, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
-                                       Val((int)src->elem), In(src->handle[si + sj * src->mt]), Ld(src->handle[si + sj * src->mt]),
-                                       Val((long)sr), Val((long)sc), InOut(dst->handle[di + dj * dst->mt]),
-                                       Ld(dst->handle[di + dj * dst->mt]), Val((long)(lo_r - dr0)), Val((long)(lo_c - dc0)), Val((long)rows),
-                                       Val(transpose));
-                    }
-            }
-    }
-    return dag_last_region_result();
-}
-dag_result dag_array_copy(dag_array *src, dag_array *dst) { return dag__array_copy(src, dst, 0, "dag_array_copy"); }
+/* >>copy and transpose between tilings (and views): dag__array_copy_any, a task per pair of overlapping tiles */
+dag_result dag_array_copy(dag_array *src, dag_array *dst) { return dag__array_copy_any(src, dst, 0, "dag_array_copy"); }
 dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
-    return dag__array_copy(src, dst, 1, "dag_array_transpose");
+    return dag__array_copy_any(src, dst, 1, "dag_array_transpose");
 }
 
 /* >>tile kernels: column-major, each for double and float. With
@@ -1236,7 +1537,7 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
                        Val(beta), InOut(c), Ld(c));
 }
 
-dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now("dag_array_gemm");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
@@ -1269,8 +1570,23 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
     return dag_last_region_result();
 }
 
+/* The same on any arrays or views: A and B re-tiled to conform with C where they do not (C's tile rows and
+   columns, A's inner tiles). */
+dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
+    if (!a || !b || !c) return dag__gemm_tiles(ta, tb, alpha, a, b, beta, c);
+    dag_array *c2 = dag__operand(c, dag__any_tiling, beta != 0.0);
+    if (!c2) return DAG_ERR_OUT_OF_MEMORY;
+    int64_t k = ta ? a->brows : a->bcols;   /* op(A) m x k in C's tile rows, op(B) k x n in its tile columns */
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(ta ? k : c2->brows, ta ? c2->brows : k, a->p, a->q), true);
+    dag_array *b2 = dag__operand(b, dag_blocks_grid(tb ? c2->bcols : k, tb ? k : c2->bcols, b->p, b->q), true);
+    dag_result r = !a2 || !b2 ? DAG_ERR_OUT_OF_MEMORY : dag__gemm_tiles(ta, tb, alpha, a2, b2, beta, c2);
+    dag__operand_end(a, a2, false, r);
+    dag__operand_end(b, b2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
+
 /* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
-dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+static dag_result dag__syrk_tiles(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_now("dag_array_syrk");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1300,6 +1616,17 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
     return dag_last_region_result();
 }
 
+/* The same on any arrays or views: C in square tiles, A in C's along its outer dimension. */
+dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
+    if (!a || !c) return dag__syrk_tiles(trans, alpha, a, beta, c);
+    int64_t nb = c->brows;
+    dag_array *c2 = dag__operand(c, dag_blocks_grid(nb, nb, c->p, c->q), true);
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(trans ? a->brows : nb, trans ? nb : a->bcols, a->p, a->q), true);
+    dag_result r = !a2 || !c2 ? DAG_ERR_OUT_OF_MEMORY : dag__syrk_tiles(trans, alpha, a2, beta, c2);
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(c, c2, true, r);
+}
+
 /* Tile (i, j) of op(A) for a triangular A: which stored tile, and whether it is transposed. */
 static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j) {
     return trans ? DAG__H(a, j, i) : DAG__H(a, i, j);
@@ -1310,7 +1637,7 @@ static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j
    (right), forwards when op(A) is lower triangular, backwards when upper:
    the solve on the diagonal tile, then the update of the tiles not yet
    solved. */
-dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+static dag_result dag__trsm_tiles(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
     dag__array_where where = dag__array_where_now("dag_array_trsm");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1348,6 +1675,18 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
         }
     }
     return dag_last_region_result();
+}
+
+/* The same on any arrays or views: A in square tiles of B's rows (left) or columns (right). */
+dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
+    if (!a || !b) return dag__trsm_tiles(right, upper, trans, unit, alpha, a, b);
+    dag_array *b2 = dag__operand(b, dag__any_tiling, true);
+    if (!b2) return DAG_ERR_OUT_OF_MEMORY;
+    int64_t nb = right ? b2->bcols : b2->brows;
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+    dag_result r = !a2 ? DAG_ERR_OUT_OF_MEMORY : dag__trsm_tiles(right, upper, trans, unit, alpha, a2, b2);
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(b, b2, true, r);
 }
 
 /* Rows per task, at most, in the panel updates of a wrapped matrix (define it before including to change
@@ -1445,6 +1784,12 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
     return r;
 }
 
+/* The options of a factorisation task on tile (i, j) with priority p: the
+   tile's device when the array is on devices, else the CPU. */
+static dag_options dag__potrf_on(dag__array_where *where, bool dev, int64_t i, int64_t j, int64_t p) {
+    return dag__with_priority(dev ? dag__tile_where(where, i, j) : &where->cpu, (int)p);
+}
+
 /* Right-looking tile Cholesky. Priorities follow the critical path: a task
    ranks by the column its output feeds, so the updates to column k + 1 (the
    next panel) run before those to later columns, whatever step they come
@@ -1464,7 +1809,7 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
    panel, the next syrk) with little beside it, and halving them gives the
    other workers work sooner and shortens the tail. Everywhere else a block
    is a tile. */
-dag_result dag_array_potrf(dag_array *a) {
+static dag_result dag__potrf_tiles(dag_array *a) {
     if (!dag__array_la(a, "dag_array_potrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
@@ -1540,10 +1885,20 @@ dag_result dag_array_potrf(dag_array *a) {
     return r;
 }
 
+/* A factorisation on any array or view: in square tiles (the smaller side of a's; a copy where they are
+   not square). */
+static dag_result dag__factor_any(dag_result (*factor)(dag_array *), dag_array *a) {
+    if (!a) return factor(a);
+    int64_t nb = dag__imin(a->brows, a->bcols);
+    dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+    return a2 ? dag__operand_end(a, a2, true, factor(a2)) : DAG_ERR_OUT_OF_MEMORY;
+}
+dag_result dag_array_potrf(dag_array *a) { return dag__factor_any(dag__potrf_tiles, a); }
+
 /* LU without pivoting, in place: L unit lower below the diagonal, U on and
    above it. For diagonally dominant matrices; a zero pivot fails naming
    the tile and column. */
-dag_result dag_array_getrf_nopiv(dag_array *a) {
+static dag_result dag__getrf_nopiv_tiles(dag_array *a) {
     dag__array_where where = dag__array_where_now("dag_array_getrf_nopiv");
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
@@ -1572,6 +1927,8 @@ dag_result dag_array_getrf_nopiv(dag_array *a) {
     return dag_last_region_result();
 }
 
+dag_result dag_array_getrf_nopiv(dag_array *a) { return dag__factor_any(dag__getrf_nopiv_tiles, a); }
+
 /* A X = B with A = L L^T from dag_array_potrf: B becomes X. */
 dag_result dag_array_potrs(dag_array *l, dag_array *b) {
     dag_result r = dag_array_trsm(0, 0, 0, 0, 1.0, l, b);
@@ -1582,6 +1939,991 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
+/* >>pivoted LU: dag_array_getrf, getrs and gesv, LAPACK's right-looking
+   blocked algorithm on tiles. Step k factorises the panel (tile column k,
+   from the diagonal down) with partial pivoting in one task on the CPU
+   (LAPACKE's getrf, else loops), moves the pivot rows in every other tile
+   column, solves U's row of tiles (trsm, unit lower) and updates the
+   trailing tiles (gemm). On an array of its own tiles the panel is copied
+   into a workspace column and back (a task per tile), and the rows move
+   tile by tile: the diagonal row's tile saves its rows (S) and takes its
+   new ones from itself, then from each tile below (pull), then each tile
+   below takes the rows it receives from S (push), so every task touches
+   two tiles at most and over ranks runs where the tile it writes lives.
+   On a wrapped matrix on the CPU (one rank) the panel and each column
+   block's swaps are spans of the matrix itself, as LAPACK works, and the
+   updates go a chunk of rows at a time (dag__panel_chunk). */
+
+/* An LU step's row moves, one tile of int64 in the moves array: kw pivots, tr rows in the diagonal tile
+   row, L moves below it, nb; then ipiv (panel rows, 0-based), where each of the top tr rows' new values
+   comes from (a panel row), and the L rows below that change: their places and the top rows they take. */
+enum { DAG__MV_KW, DAG__MV_TR, DAG__MV_L, DAG__MV_NB, DAG__MV_HEAD };
+#define DAG__MV_LEN(nb) (DAG__MV_HEAD + 4 * (nb))
+#define DAG__MV_IPIV(mv) ((mv) + DAG__MV_HEAD)
+#define DAG__MV_TOP(mv) ((mv) + DAG__MV_HEAD + (mv)[DAG__MV_NB])
+#define DAG__MV_DEST(mv) ((mv) + DAG__MV_HEAD + 2 * (mv)[DAG__MV_NB])
+#define DAG__MV_SRC(mv) ((mv) + DAG__MV_HEAD + 3 * (mv)[DAG__MV_NB])
+
+/* From LAPACK's swaps (row r with ipiv[r], for r < kw, in order), where each row ends: top row r takes
+   panel row top[r]; a row below the top tr rows that changes takes a top row (what a swap moves down is
+   always a row that started in the top block, so S, the saved top rows, has it). */
+static void dag__lu_moves(int64_t *mv, int64_t kw, int64_t tr, int64_t nb) {
+    mv[DAG__MV_KW] = kw, mv[DAG__MV_TR] = tr, mv[DAG__MV_NB] = nb;
+    int64_t *ipiv = DAG__MV_IPIV(mv), *top = DAG__MV_TOP(mv), *dest = DAG__MV_DEST(mv), *src = DAG__MV_SRC(mv), l = 0;
+    for (int64_t r = 0; r < tr; r++) top[r] = r;
+    for (int64_t r = 0; r < kw; r++) {
+        int64_t p = ipiv[r], *at = NULL, x;
+        if (p < tr) {
+            at = &top[p];
+        } else {
+            for (int64_t e = 0; e < l && !at; e++)
+                if (dest[e] == p) at = &src[e];
+            if (!at) dest[l] = p, src[l] = p, at = &src[l++];
+        }
+        x = top[r], top[r] = *at, *at = x;
+    }
+    mv[DAG__MV_L] = l;
+}
+
+/* Partial-pivoting LU of an m x n panel in place (ipiv 0-based): 0, or the 1-based column of the first
+   exactly zero pivot. The loops pick the first largest magnitude, as LAPACK's idamax does. */
+#define DAG__LU_LOOPS(T, P)                                                                                        \
+    DAG__UNUSED static int dag__##P##getrf_piv_loops(int m, int n, T *a, int lda, int64_t *ipiv) {                 \
+        int info = 0, kn = m < n ? m : n;                                                                          \
+        for (int k = 0; k < kn; k++) {                                                                             \
+            int p = k;                                                                                             \
+            for (int i = k + 1; i < m; i++)                                                                        \
+                if (fabs((double)a[i + (size_t)k * lda]) > fabs((double)a[p + (size_t)k * lda])) p = i;            \
+            ipiv[k] = p;                                                                                           \
+            for (int j = 0; p != k && j < n; j++) {                                                                \
+                T x = a[k + (size_t)j * lda];                                                                      \
+                a[k + (size_t)j * lda] = a[p + (size_t)j * lda], a[p + (size_t)j * lda] = x;                       \
+            }                                                                                                      \
+            T d = a[k + (size_t)k * lda];                                                                          \
+            if (d == 0) {                                                                                          \
+                if (!info) info = k + 1;                                                                           \
+                continue;                                                                                          \
+            }                                                                                                      \
+            for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= d;                                           \
+            for (int j = k + 1; j < n; j++)                                                                        \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= a[i + (size_t)k * lda] * a[k + (size_t)j * lda]; \
+        }                                                                                                          \
+        return info;                                                                                               \
+    }
+DAG__LU_LOOPS(double, d)
+DAG__LU_LOOPS(float, s)
+#undef DAG__LU_LOOPS
+
+static int dag__getrf_piv(int type, int m, int n, void *a, int lda, int64_t *ipiv) {
+#if defined(DAG_ARRAY_CBLAS)
+    int kn = m < n ? m : n;
+    lapack_int *p = (lapack_int *)DAG_MALLOC(sizeof *p * (size_t)kn), info;
+    if (!p) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_getrf: no memory for %d pivots", kn);
+        return 0;
+    }
+    info = type == DAG_F64 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, p)
+                           : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, p);
+    for (int r = 0; r < kn; r++) ipiv[r] = p[r] - 1;
+    DAG_FREE(p);
+    return info > 0 ? (int)info : 0;
+#else
+    return type == DAG_F64 ? dag__dgetrf_piv_loops(m, n, (double *)a, lda, ipiv)
+                           : dag__sgetrf_piv_loops(m, n, (float *)a, lda, ipiv);
+#endif
+}
+
+/* The panel: m x w from the diagonal down (ld ldp), its moves into mv. */
+DAG_TASK(void, dag__lu_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (int64_t *, mv),
+         (int64_t, nb), (int64_t, col0)) {
+    int bad = dag__getrf_piv(type, (int)m, (int)w, p, (int)ldp, DAG__MV_IPIV(mv));
+    dag__lu_moves(mv, m < w ? m : w, m < nb ? m : nb, nb);
+    if (bad)
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf: the matrix is singular: U(%lld, %lld) is exactly 0",
+                 (long long)(col0 + bad - 1), (long long)(col0 + bad - 1));
+}
+/* One element of elem bytes moved or swapped: 8 and 4 bytes as one move (a memcpy of a constant size),
+   not a call per element. */
+static inline void dag__elem_move(char *dst, const char *src, int elem) {
+    if (elem == 8) memcpy(dst, src, 8);
+    else if (elem == 4) memcpy(dst, src, 4);
+    else memcpy(dst, src, (size_t)elem);
+}
+static inline void dag__elem_swap(char *u, char *v, int elem) {
+    char t[16];
+    dag__elem_move(t, u, elem), dag__elem_move(u, v, elem), dag__elem_move(v, t, elem);
+}
+/* The moves go a column at a time: a column is contiguous, so the elements a column's moves touch share
+   a few cache lines, where a row's lie a page apart each (a row at a time, as LAPACK's laswp goes, ran
+   at a tenth of the speed). E(p, ld, i, j): element (i, j) of a column-major block of elem bytes. */
+#define DAG__E(p, ld, i, j) ((char *)(p) + (size_t)((i) + (j) * (ld)) * (size_t)elem)
+/* the diagonal row's tile t: saved to s, then its rows that come from itself */
+DAG_TASK(void, dag__lu_save, (const int64_t *, mv), (int, elem), (int64_t, cols), (void *, t), (int64_t, ldt),
+         (void *, s), (int64_t, lds)) {
+    const int64_t tr = mv[DAG__MV_TR], *top = DAG__MV_TOP(mv);
+    for (int64_t j = 0; j < cols; j++) {
+        memcpy(DAG__E(s, lds, 0, j), DAG__E(t, ldt, 0, j), (size_t)(tr * elem));
+        for (int64_t r = 0; r < tr; r++)
+            if (top[r] < tr && top[r] != r) dag__elem_move(DAG__E(t, ldt, r, j), DAG__E(s, lds, top[r], j), elem);
+    }
+}
+/* Rows from x to y, a column at a time: y's row to[e] takes x's row from[e], for n pairs. */
+static void dag__rows_move(int elem, int64_t cols, const void *x, int64_t ldx, void *y, int64_t ldy, const int64_t *from,
+                           const int64_t *to, int64_t n) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t e = 0; e < n; e++) dag__elem_move(DAG__E(y, ldy, to[e], j), DAG__E(x, ldx, from[e], j), elem);
+}
+/* pull: into t, the rows it takes from x (panel rows lo to lo + rows - 1); push: into x, the rows it takes
+   from s */
+DAG_TASK(void, dag__lu_pull_push, (const int64_t *, mv), (int, push), (int, elem), (int64_t, cols), (const void *, x),
+         (int64_t, ldx), (int64_t, lo), (int64_t, rows), (void *, y), (int64_t, ldy)) {
+    int64_t n = 0, most = push ? mv[DAG__MV_L] : mv[DAG__MV_TR];
+    const int64_t *to = push ? DAG__MV_DEST(mv) : NULL, *from = push ? DAG__MV_SRC(mv) : DAG__MV_TOP(mv);
+    int64_t *pair = (int64_t *)DAG_MALLOC(sizeof(int64_t) * (size_t)(2 * most + 1));
+    if (!pair) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_getrf: no memory for %lld rows", (long long)most);
+        return;
+    }
+    for (int64_t e = 0; e < most; e++) {   /* the moves within this tile */
+        int64_t below = push ? to[e] : from[e];
+        if (below >= lo && below < lo + rows)
+            pair[n] = push ? from[e] : below - lo, pair[most + n++] = push ? below - lo : e;
+    }
+    dag__rows_move(elem, cols, x, ldx, y, ldy, pair, pair + most, n);
+    DAG_FREE(pair);
+}
+/* All of a step's moves on a column block of the panel's rows (a span of a wrapped matrix): save, pull and
+   push, a column at a time. */
+DAG_TASK(void, dag__lu_laswp, (const int64_t *, mv), (int, elem), (int64_t, cols), (void *, x), (int64_t, ldx)) {
+    const int64_t tr = mv[DAG__MV_TR], *top = DAG__MV_TOP(mv), *dest = DAG__MV_DEST(mv), *src = DAG__MV_SRC(mv);
+    char *s = (char *)DAG_MALLOC((size_t)(tr * elem));
+    if (!s) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_getrf: no memory for %lld rows", (long long)tr);
+        return;
+    }
+    for (int64_t j = 0; j < cols; j++) {
+        memcpy(s, DAG__E(x, ldx, 0, j), (size_t)(tr * elem));
+        for (int64_t r = 0; r < tr; r++)
+            if (top[r] != r) dag__elem_move(DAG__E(x, ldx, r, j), top[r] < tr ? DAG__E(s, 0, top[r], 0) : DAG__E(x, ldx, top[r], j), elem);
+        for (int64_t e = 0; e < mv[DAG__MV_L]; e++) dag__elem_move(DAG__E(x, ldx, dest[e], j), DAG__E(s, 0, src[e], 0), elem);
+    }
+    DAG_FREE(s);
+}
+#undef DAG__E
+/* The same, then U's row of the column block: its top rows solved with the panel's unit lower L (tr x tr,
+   ldl), while they are in cache (a span of a wrapped matrix). */
+DAG_TASK(void, dag__lu_laswp_trsm, (const int64_t *, mv), (int, type), (int64_t, cols), (void *, x), (int64_t, ldx),
+         (const void *, l), (int64_t, ldl)) {
+    dag__lu_laswp(mv, (int)dag__elem_size((dag_elem)type), cols, x, ldx);
+    dag__trsm(type, 0, 0, 0, 1, (int)mv[DAG__MV_TR], (int)cols, 1.0, l, (int)ldl, x, (int)ldx);
+}
+/* LAPACK's ipiv of a step: 1-based rows of the whole matrix */
+DAG_TASK(void, dag__lu_ipiv, (const int64_t *, mv), (int64_t, row0), (int64_t *, ipiv)) {
+    for (int64_t r = 0; r < mv[DAG__MV_KW]; r++) ipiv[r] = row0 + DAG__MV_IPIV(mv)[r] + 1;
+}
+
+typedef struct dag__lu {
+    dag_array *a, *work, *moves;   /* the matrix, the panel's workspace (own tiles), a tile of moves per step */
+    dag__array_where *where;
+    bool panels, dev;              /* spans of a wrapped matrix; the trsm and gemm on the tiles' devices */
+    int64_t nb, kt, slots, top, chunk, group;   /* chunk: tile rows per update task, group: tile columns */
+} dag__lu;
+
+/* Tiles i to i2 - 1 of tile column j of a wrapped matrix, as one span. */
+static dag_arg dag__lu_block(const dag_array *a, int64_t i, int64_t i2, int64_t j, int64_t j2, dag_access mode) {
+    int64_t r0 = i * a->brows, r1 = dag__imin(i2 * a->brows, a->rows), c1 = dag__imin(j2 * a->bcols, a->cols);
+    return dag_arg_tile(mode, (char *)a->tile[0] + (size_t)(r0 + j * a->bcols * a->ld) * a->elem,
+                        (size_t)(c1 - j * a->bcols), (size_t)(r1 - r0), (size_t)a->ld, a->elem);
+}
+static dag_arg dag__lu_span(const dag_array *a, int64_t i, int64_t i2, int64_t j, dag_access mode) {
+    return dag__lu_block(a, i, i2, j, j + 1, mode);
+}
+
+/* Step k's panel: in place on a wrapped matrix, else gathered into the workspace, factorised, scattered. */
+static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
+    dag_array *a = lu->a;
+    int64_t nb = lu->nb, m = a->rows - k * nb, w = DAG__C(a, k);
+    int type = (int)a->type;
+    dag_options o = dag__with_priority(&lu->where->cpu, (int)(lu->top - 3 * k));
+    dag_data mv = DAG__H(lu->moves, k, 0);
+    if (lu->panels) {
+        dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w),
+                       dag__lu_span(a, k, a->mt, k, DAG_ACCESS_INOUT), Val(a->ld), Out(mv), Val(nb), Val(k * nb));
+        return;
+    }
+    dag_data ws = DAG__H(lu->work, k % lu->slots, 0);
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
+                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
+                   Val(nb), Val(k * nb));
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(ws), Ld(ws), Val((long)((i - k) * nb)), Val(0L), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)),
+                       Val(0L), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+}
+
+/* Step k's row moves in tile column j of x (the matrix, or the right-hand sides), s its saved rows. */
+static void dag__lu_swap_col(const dag__lu *lu, dag_array *x, dag_array *s, int64_t k, int64_t j, int64_t priority) {
+    dag_data mv = DAG__H(lu->moves, k, 0);
+    int elem = (int)x->elem;
+    int64_t cols = DAG__C(x, j), nb = lu->nb;
+    dag_options o = dag__with_priority(&lu->where->cpu, (int)priority);
+    if (!s && j > k) {   /* a span of a wrapped matrix, right of the panel: and U's row there */
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_laswp_trsm, In(mv), Val((int)x->type), Val(cols),
+                       dag__lu_span(x, k, x->mt, j, DAG_ACCESS_INOUT), Val(x->ld),
+                       dag__lu_span(x, k, k + 1, k, DAG_ACCESS_IN), Val(x->ld));
+        return;
+    }
+    if (!s) {
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_laswp, In(mv), Val(elem), Val(cols),
+                       dag__lu_span(x, k, x->mt, j, DAG_ACCESS_INOUT), Val(x->ld));
+        return;
+    }
+    dag_data t = DAG__H(x, k, j), sv = DAG__H(s, k % s->mt, j);
+    dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_save, In(mv), Val(elem), Val(cols), InOut(t), Ld(t), Out(sv), Ld(sv));
+    for (int64_t i = k + 1; i < x->mt; i++)   /* pull */
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_pull_push, In(mv), Val(0), Val(elem), Val(cols), In(DAG__H(x, i, j)),
+                       Ld(DAG__H(x, i, j)), Val((i - k) * nb), Val((int64_t)DAG__R(x, i)), InOut(t), Ld(t));
+    for (int64_t i = k + 1; i < x->mt; i++)   /* push */
+        dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_pull_push, In(mv), Val(1), Val(elem), Val(cols), In(sv), Ld(sv),
+                       Val((i - k) * nb), Val((int64_t)DAG__R(x, i)), InOut(DAG__H(x, i, j)), Ld(DAG__H(x, i, j)));
+}
+
+/* Step k's U row tile (k, j) and the updates of tile column j below it; on a wrapped matrix, of tile
+   columns j to j2 - 1 at once (their U row solved with their row moves: dag__lu_swap_col). */
+static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j, int64_t j2) {
+    dag_array *a = lu->a;
+    int type = (int)a->type, ld = (int)a->ld;
+    int64_t priority = lu->top - 3 * j - 1;
+    dag_options o = dag__potrf_on(lu->where, lu->dev, k, j, priority);
+    if (!lu->panels) {
+        dag__spawn_trsm((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0,
+                        DAG__H(a, k, k), DAG__H(a, k, j));
+        for (int64_t i = k + 1; i < a->mt; i++) {
+            o = dag__potrf_on(lu->where, lu->dev, i, j, priority - 1);
+            dag__spawn_gemm((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, DAG__R(a, i), DAG__C(a, j), DAG__C(a, k),
+                            -1.0, DAG__H(a, i, k), DAG__H(a, k, j), 1.0, DAG__H(a, i, j));
+        }
+        return;
+    }
+    o = dag__with_priority(&lu->where->cpu, (int)(priority - 1));
+    for (int64_t i = k + 1, i2; i < a->mt; i = i2) {   /* a chunk of rows at once */
+        i2 = i + lu->chunk < a->mt ? i + lu->chunk : a->mt;
+        int rows = (int)(dag__imin(i2 * a->brows, a->rows) - i * a->brows);
+        int cols = (int)(dag__imin(j2 * a->bcols, a->cols) - j * a->bcols);
+        dag_spawn_with(DAG__NAMED(&o, "gemm"), dag__tile_gemm, Val(type), Val(0), Val(0), Val(rows), Val(cols),
+                       Val(DAG__C(a, k)), Val(-1.0), dag__lu_span(a, i, i2, k, DAG_ACCESS_IN), Val(ld),
+                       dag__lu_block(a, k, k + 1, j, j2, DAG_ACCESS_IN), Val(ld), Val(1.0),
+                       dag__lu_block(a, i, i2, j, j2, DAG_ACCESS_INOUT), Val(ld));
+    }
+}
+
+/* The saved rows of the diagonal tile row for x's row moves: a tile row per grid row of ranks, each tile
+   on the rank of the tiles it saves. NULL for a wrapped matrix's spans (no copy). */
+static dag_array *dag__lu_saved(const dag_array *x, bool spans) {
+    if (spans) return NULL;
+    return dag__array_new(x->type, x->p * x->brows, x->cols, dag_blocks_grid(x->brows, x->bcols, x->p, x->q), NULL, 0,
+                          false);
+}
+
+static bool dag__lu_check(const dag_array *a, const char *who) {
+    if (!dag__array_la(a, who, "A")) return false;
+    if (a->brows == a->bcols) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs square tiles (%lld x %lld)", who, (long long)a->brows,
+            (long long)a->bcols);
+    return false;
+}
+
+/* The factorisation; moves (when asked) keeps the row moves for dag__lu_solve. */
+static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves) {
+    dag__array_where where = dag__array_where_now("dag_array_getrf");
+    if (where.status) return where.status;
+    if (!dag__lu_check(a, "dag_array_getrf")) return DAG_ERR_INVALID_ARGUMENT;
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0 };
+    lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    /* a gemm of several column blocks packs its rows of the panel once for all of them: up to 4, while
+       each worker keeps two groups */
+    lu.group = dag__imax(1, dag__imin(4, a->nt / (4 * dag_device_count(DAG_CPU))));
+    lu.panels = a->ld && !lu.dev && !dag__ranks();
+    lu.slots = dag__ranks() ? lu.kt : lu.kt < 3 ? lu.kt : 3;   /* rotating workspaces, as potrf's inverses */
+    lu.top = 3 * a->nt + 3;
+    lu.chunk = dag__panel_chunk(a->mt, lu.nb);
+    int64_t len = DAG__MV_LEN(lu.nb);
+    lu.moves = dag__array_new(DAG_I64, lu.kt * len, 1, dag_blocks_grid(len, 1, a->p, a->q), NULL, 0, true);
+    if (!lu.panels)
+        lu.work = dag__array_new(a->type, lu.slots * a->rows, lu.nb, dag_blocks_grid(a->rows, lu.nb, a->p, a->q), NULL,
+                                 0, true);
+    dag_array *saved = dag__lu_saved(a, lu.panels);
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (lu.moves && (lu.panels || (lu.work && saved))) {
+        DAG_DATADEPS {
+            for (int64_t k = 0; k < lu.kt; k++) {
+                dag__lu_panel_step(&lu, k);
+                for (int64_t j = 0; j < a->nt; j++)   /* the columns to the left last: L's rows, off the path */
+                    if (j != k) dag__lu_swap_col(&lu, a, saved, k, j, j > k ? lu.top - 3 * j - 1 : 1);
+                for (int64_t j = k + 1, j2; j < a->nt; j = j2) {   /* the next panel's column alone */
+                    j2 = j == k + 1 || !lu.panels ? j + 1 : dag__imin(a->nt, j + lu.group);
+                    dag__lu_update_col(&lu, k, j, j2);
+                }
+                int64_t kw = DAG__C(a, k) < a->rows - k * lu.nb ? DAG__C(a, k) : a->rows - k * lu.nb;
+                if (ipiv)   /* every rank's own ipiv */
+                    dag_spawn_with(DAG__NAMED(&where.cpu, "ipiv"), dag__lu_ipiv, In(DAG__H(lu.moves, k, 0)),
+                                   Val(k * lu.nb), Out(ipiv + k * lu.nb, kw));
+            }
+        }
+        r = dag_last_region_result();
+    }
+    dag_array_free(lu.work);
+    dag_array_free(saved);
+    if (moves && r == DAG_OK) *moves = lu.moves;
+    else dag_array_free(lu.moves);
+    return r;
+}
+
+/* B's rows moved as the factorisation moved A's (moves), then L Y = B and U X = Y. */
+static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
+    dag__array_where where = dag__array_where_now("dag_array_getrs");
+    if (where.status) return where.status;
+    dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0, 0 };
+    lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    dag_array *saved = dag__lu_saved(b, false);
+    if (!saved) return DAG_ERR_OUT_OF_MEMORY;
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < lu.kt; k++)
+            for (int64_t j = 0; j < b->nt; j++) dag__lu_swap_col(&lu, b, saved, k, j, 1);
+    }
+    dag_result r = dag_last_region_result();
+    dag_array_free(saved);
+    if (r == DAG_OK) r = dag_array_trsm(0, 0, 0, 1, 1.0, a, b);
+    return r != DAG_OK ? r : dag_array_trsm(0, 1, 0, 0, 1.0, a, b);
+}
+
+static bool dag__lu_conform(const dag_array *a, const dag_array *b, const char *who) {
+    if (!dag__array_la(a, who, "A") || !dag__array_la(b, who, "B")) return false;
+    if (a->rows == a->cols && b->rows == a->rows && b->type == a->type) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: A (%lld x %lld) must be square, B (%lld x %lld) of its rows "
+            "and type", who, (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
+    return false;
+}
+
+/* A in square tiles (the smaller side of its own), B in A's tile rows: the arrays themselves, or copies. */
+static dag_array *dag__lu_operand(dag_array *a) {
+    int64_t nb = dag__imin(a->brows, a->bcols);
+    return dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
+}
+static dag_array *dag__rhs_operand(dag_array *b, const dag_array *a) {
+    return dag__operand(b, dag_blocks_grid(a->brows, b->bcols, b->p, b->q), true);
+}
+
+dag_result dag_array_getrf(dag_array *a, int64_t *ipiv) {
+    if (!a) return dag__lu_factor(a, ipiv, NULL);
+    dag_array *a2 = dag__lu_operand(a);
+    return a2 ? dag__operand_end(a, a2, true, dag__lu_factor(a2, ipiv, NULL)) : DAG_ERR_OUT_OF_MEMORY;
+}
+
+/* The moves array of LAPACK's ipiv (1-based): every rank builds it from its own ipiv. */
+static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, const char *who) {
+    int64_t nb = a->brows, kt = a->mt, len = DAG__MV_LEN(nb), n = a->rows;
+    int64_t *host = (int64_t *)dag__array_zalloc((size_t)(kt * len), sizeof *host);
+    bool bad = !host || !ipiv;
+    for (int64_t k = 0; !bad && k < kt; k++) {
+        int64_t *mv = host + k * len, kw = n - k * nb < nb ? n - k * nb : nb;
+        for (int64_t r = 0; r < kw && !bad; r++) {
+            int64_t p = ipiv[k * nb + r] - 1 - k * nb;   /* LAPACK's swaps of a step stay in its panel */
+            bad = p < r || p >= n - k * nb;
+            DAG__MV_IPIV(mv)[r] = p;
+        }
+        mv[DAG__MV_NB] = nb;
+        if (!bad) dag__lu_moves(mv, kw, kw, nb);
+    }
+    dag_array *m = NULL;
+    if (!bad) m = dag_array_from_host(DAG_I64, kt * len, 1, dag_blocks_grid(len, 1, a->p, a->q), host, DAG_COL_MAJOR, kt * len);
+    else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !host ? "no memory" : "ipiv is not getrf's "
+                 "(each ipiv[i] - 1 from i to n - 1, within its step's panel)");
+    DAG_FREE(host);
+    return m;
+}
+
+dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
+    if (!dag__lu_conform(a, b, "dag_array_getrs")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
+    dag_array *moves = b2 ? dag__lu_moves_of(a2, ipiv, "dag_array_getrs") : NULL;
+    dag_result r = !b2 ? DAG_ERR_OUT_OF_MEMORY : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
+    dag_array_free(moves);
+    dag__operand_end(a, a2, false, r);
+    return dag__operand_end(b, b2, true, r);
+}
+
+dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
+    if (!dag__lu_conform(a, b, "dag_array_gesv")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL, *moves = NULL;
+    dag_result r = b2 ? dag__lu_factor(a2, ipiv, &moves) : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) r = dag__lu_solve(a2, moves, b2);
+    dag_array_free(moves);
+    r = dag__operand_end(a, a2, true, r);
+    return dag__operand_end(b, b2, true, r);
+}
+
+/* >>more constructors: uninitialised and similar arrays, random fills in
+   place, and dag_blocks_auto's tile sizes. */
+
+/* dag_blocks_auto(): tiles of at most 2 MiB (32 MiB when the scope in force names devices): square, a
+   side a multiple of 32 (512 for 8-byte elements, 704 for 4-byte; 2048 and 2880 with devices); halved,
+   down to 64, while the array would have fewer than 4 tiles per worker (every rank's CPU workers and the
+   devices in scope). A vector (one row or one column) takes tiles along it, of the same bytes, halved
+   down to 4096 elements by the same rule. Every rank must see the same workers and devices (it decides
+   alone, and the tilings must agree). */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    size_t elem = dag__elem_size(type);
+    if (b.rows != -1 || b.cols != -1 || !elem || rows <= 0 || cols <= 0) return b;   /* dag__array_new says why */
+    dag__array_where w = dag__array_where_now("dag_blocks_auto");
+    int64_t want = 4 * ((int64_t)dag_device_count(DAG_CPU) + w.devices) * dag_num_ranks();
+    int64_t most = (w.devices ? (int64_t)32 << 20 : (int64_t)2 << 20) / (int64_t)elem;
+    if (rows == 1 || cols == 1) {
+        int64_t n = rows * cols, t = most;
+        while (t > 4096 && (n + t - 1) / t < want) t /= 2;
+        return dag_blocks_grid(rows == 1 ? 1 : t, rows == 1 ? t : 1, b.grid_rows, b.grid_cols);
+    }
+    int64_t t = 32;
+    while ((t + 32) * (t + 32) <= most) t += 32;
+    while (t > 64 && ((rows + t - 1) / t) * ((cols + t - 1) / t) < want) t = dag__imax(64, t / 2 / 32 * 32);
+    return dag_blocks_grid(t, t, b.grid_rows, b.grid_cols);
+}
+
+dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    return dag__array_new(type, rows, cols, b, NULL, 0, false);
+}
+dag_array *dag_array_similar(const dag_array *a) {
+    if (a) return dag__array_new(a->type, a->rows, a->cols, dag__tiling_of(a), NULL, 0, false);
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_similar: no array");
+    return NULL;
+}
+dag_elem dag_array_type(const dag_array *a) { return a ? a->type : (dag_elem)0; }
+
+/* rand or randn into a, the values dag_array_rand gives an array of its shape (a view's from its own
+   corner); through tiles of its own where a's are not (a view, a wrapped matrix). */
+static dag_result dag__array_fill_in(dag_array *a, int how, uint64_t seed, const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+    if (!a) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no array", who);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_array *t = a->base || a->ld ? dag_array_similar(a) : a;
+    if (!t) return DAG_ERR_OUT_OF_MEMORY;
+    return dag__operand_end(a, t, true, dag__fill_tiles(&where, t, how, 0.0, seed));
+}
+dag_result dag_array_fill_rand(dag_array *a, uint64_t seed) {
+    return dag__array_fill_in(a, DAG__FILL_RAND, seed, "dag_array_fill_rand");
+}
+dag_result dag_array_fill_randn(dag_array *a, uint64_t seed) {
+    return dag__array_fill_in(a, DAG__FILL_RANDN, seed, "dag_array_fill_randn");
+}
+
+/* >>indexing: elements and rectangles to and from host memory, hcat and vcat */
+static double dag__elem_get(dag_elem t, const void *p) {
+    switch (t) {
+    case DAG_F64: return *(const double *)p;
+    case DAG_F32: return (double)*(const float *)p;
+    case DAG_I32: return (double)*(const int32_t *)p;
+    default: return (double)*(const int64_t *)p;
+    }
+}
+static dag_result dag__array_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *host,
+                                   int64_t ld, int to_array, const char *who) {
+    dag_array *v = dag_array_view(a, r0, rows, c0, cols);
+    if (!v) return DAG_ERR_INVALID_ARGUMENT;
+    dag_result r = dag__array_host_copy(v, host, DAG_COL_MAJOR, ld, to_array, -1, who);
+    dag_array_free(v);
+    return r;
+}
+dag_result dag_array_get_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *out, int64_t ld) {
+    return dag__array_slice(a, r0, rows, c0, cols, out, ld, 0, "dag_array_get_slice");
+}
+dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const void *in,
+                               int64_t ld) {
+    return dag__array_slice(a, r0, rows, c0, cols, (void *)(uintptr_t)in, ld, 1, "dag_array_put_slice");
+}
+dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value) {
+    int64_t x = 0;   /* room for any element */
+    dag_result res = dag__array_slice(a, r, 1, c, 1, &x, 1, 0, "dag_array_get");
+    if (res == DAG_OK && value) *value = dag__elem_get(a->type, &x);
+    return res;
+}
+dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
+    int64_t x = 0;
+    if (a) dag__elem_put(a->type, &x, value);
+    return dag__array_slice(a, r, 1, c, 1, &x, 1, 1, "dag_array_put");
+}
+
+/* The parts side by side (across) or one above the other, into a new array in the first one's tiles. */
+static dag_array *dag__array_cat(int n, dag_array *const *parts, bool across, const char *who) {
+    bool ok = n > 0 && parts && parts[0];
+    int64_t rows = 0, cols = 0;
+    for (int i = 0; ok && i < n; i++) {
+        ok = parts[i] && parts[i]->type == parts[0]->type &&
+             (across ? parts[i]->rows == parts[0]->rows : parts[i]->cols == parts[0]->cols);
+        rows = across ? parts[0]->rows : rows + (ok ? parts[i]->rows : 0);
+        cols = across ? cols + (ok ? parts[i]->cols : 0) : parts[0]->cols;
+    }
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d arrays, each of one element type and %s", who, n,
+                across ? "as many rows" : "as many columns");
+        return NULL;
+    }
+    dag_array *out = dag__array_new(parts[0]->type, rows, cols, dag__tiling_of(parts[0]), NULL, 0, false);
+    for (int64_t i = 0, at = 0; out && i < n; at += across ? parts[i]->cols : parts[i]->rows, i++) {
+        dag_array *v = dag_array_view(out, across ? 0 : at, parts[i]->rows, across ? at : 0, parts[i]->cols);
+        dag_result r = v ? dag_array_copy(parts[i], v) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(v);
+        if (r != DAG_OK) dag_array_free(out), out = NULL;
+    }
+    return out;
+}
+dag_array *dag_array_hcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, true, "dag_array_hcat"); }
+dag_array *dag_array_vcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, false, "dag_array_vcat"); }
+
+/* >>reductions along a dimension: each tile's columns (dims 1) or rows
+   (dims 2) reduced into a part (a kernel per tile, on the CPU or the
+   tile's device, in double), then the parts combined into the result's
+   tile in order (a kernel each), from init. A C function operator runs the
+   same steps as CPU tasks; a DAG_KERNEL operator combines whole tiles
+   (a copy of the array in tiles of one column each, so every column piece
+   has its own handle). */
+typedef struct dag__fn_ops { double (*map)(double); double (*reduce)(double, double); } dag__fn_ops;
+static const dag_task_desc *const dag__dimred_by_type[4] = { &dag__array_dimred_f64__desc, &dag__array_dimred_f32__desc,
+                                                             &dag__array_dimred_i32__desc, &dag__array_dimred_i64__desc };
+static const dag_task_desc *const dag__dimcomb_by_type[4] = { &dag__array_dimcomb_f64__desc, &dag__array_dimcomb_f32__desc,
+                                                              &dag__array_dimcomb_i32__desc, &dag__array_dimcomb_i64__desc };
+/* a tile's part with a C function: map then reduce, in double */
+DAG_TASK(void, dag__dimred_fn, (dag__fn_ops, f), (int, type), (int, dim), (int64_t, rows), (int64_t, cols),
+         (const void *, x), (int64_t, xld), (double *, part)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t k = 0, n = dim == 1 ? rows : cols; k < (dim == 1 ? cols : rows); k++)
+        for (int64_t t = 0; t < n; t++) {
+            double v = dag__elem_get((dag_elem)type, (const char *)x + (size_t)(dim == 1 ? t + k * xld : k + t * xld) * elem);
+            v = f.map ? f.map(v) : v;
+            part[k] = t ? f.reduce(part[k], v) : v;
+        }
+}
+DAG_TASK(void, dag__dimcomb_fn, (dag__fn_ops, f), (int, type), (int, first), (int64_t, n), (const double *, part),
+         (void *, acc)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t k = 0; k < n; k++) {
+        char *at = (char *)acc + (size_t)k * elem;
+        dag__elem_put((dag_elem)type, at, first ? part[k] : f.reduce(dag__elem_get((dag_elem)type, at), part[k]));
+    }
+}
+
+/* How a reduction combines: a built-in op (1 to 4, the kernels) or C functions (op 0). */
+typedef struct dag__reducer { int op; dag__fn_ops fn; } dag__reducer;
+
+/* Tile (i, j)'s part of x along dim into parts' tile (i, j), then into out's tile. */
+static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how, dag_array *x, dag_array *parts,
+                             dag_array *out, int dim, bool first, int64_t i, int64_t j) {
+    int64_t r = DAG__R(x, i), c = DAG__C(x, j), n = dim == 1 ? c : r;
+    dag_data t = DAG__H(x, i, j), p = DAG__H(parts, i, j), o = dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0);
+    if (!how->op) {
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimred_fn, Val(how->fn), Val((int)x->type), Val(dim), Val(r),
+                       Val(c), In(t), Ld(t), Out(p));
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimcomb_fn, Val(how->fn), Val((int)x->type), Val((int)first),
+                       Val(n), In(p), InOut(o));
+        return;
+    }
+    const dag_options *at = dag__tile_where(w, i, j);
+    dag_arg red[8] = { DAG_VAL((size_t)n), DAG_VAL(how->op), DAG_VAL(dim), DAG_VAL((long)r), DAG_VAL((long)c), In(t), Ld(t), Out(p) };
+    dag_arg comb[4] = { DAG_VAL((size_t)n), DAG_VAL(first ? 0 : how->op), In(p), InOut(o) };
+    dag_options named = dag__named(at, "reduce");
+    dag_spawn_desc(dag__dimred_by_type[x->type - 1], red, 8, &named);
+    dag_spawn_desc(dag__dimcomb_by_type[x->type - 1], comb, 4, &named);
+}
+
+/* a reduced along dim (1: over rows, into 1 x cols; 2: over columns, into rows x 1), from init if has_init. */
+static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *how, bool has_init, double init,
+                                    const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return NULL;
+    dag_array *x = dag__operand(a, dag__any_tiling, true);
+    if (!x) return NULL;
+    dag_blocks b = dim == 1 ? dag_blocks_grid(1, x->bcols, x->p, x->q) : dag_blocks_grid(x->brows, 1, x->p, x->q);
+    dag_array *out = dag__array_new(x->type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
+    dag_array *parts = dag__array_new(DAG_F64, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
+    DAG_DATADEPS {
+        for (int64_t j = 0; out && parts && j < x->nt; j++)
+            for (int64_t i = 0; i < x->mt; i++) {
+                bool first = dim == 1 ? i == 0 : j == 0;
+                if (first && has_init)
+                    dag__tile_fill(dag__tile_where(&where, dim == 1 ? 0 : i, dim == 1 ? j : 0), x->type, DAG__FILL_VALUE,
+                                   init, 0, 0, 0, dim == 1 ? 1 : DAG__R(x, i), dim == 1 ? DAG__C(x, j) : 1,
+                                   dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0));
+                dag__reduce_tile(&where, how, x, parts, out, dim, first && !has_init, i, j);
+            }
+    }
+    if (dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    dag_array_free(parts);
+    dag__operand_end(a, x, false, DAG_OK);
+    return out;
+}
+
+/* dims 0 (over both: 1 x 1), 1 or 2, checked; dims 0 reduces rows, then that column (the map only once). */
+static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, double init, const char *who) {
+    if (!a || dims < 0 || dims > 2 || (how.op == 0 && !how.fn.reduce)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !a ? "no array" : dims < 0 || dims > 2 ?
+                "dims must be 1 (over rows), 2 (over columns) or 0 (over both)" : "no reduce function");
+        return NULL;
+    }
+    if (dims) return dag__reduce_along(a, dims, &how, true, init, who);
+    dag_array *rows = dag__reduce_along(a, 2, &how, false, 0.0, who), *all = NULL;
+    how.fn.map = NULL;
+    if (rows) all = dag__reduce_along(rows, 1, &how, true, init, who);
+    dag_array_free(rows);
+    return all;
+}
+dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init) {
+    dag__reducer how = { (int)op, { NULL, NULL } };
+    if (op >= DAG_OP_SUM && op <= DAG_OP_MAX) return dag__reduce_dims(a, dims, how, init, "dag_array_reduce_dims");
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_reduce_dims: op %d is not a dag_array_op", (int)op);
+    return NULL;
+}
+dag_array *dag_array_mapreduce_fn(double (*map)(double), double (*reduce)(double, double), dag_array *a, int dims,
+                                  double init) {
+    dag__reducer how = { 0, { map, reduce } };
+    return dag__reduce_dims(a, dims, how, init, "dag_array_mapreduce_fn");
+}
+
+/* With DAG_KERNELs: x's columns combined, whole tiles of one column each (a copy of x so tiled), into a
+   rows x 1 array from init. */
+static dag_array *dag__kernel_reduce_columns(const dag_task_desc *reduce, dag_array *x, double init) {
+    dag_array *cols = dag__operand(x, dag_blocks_grid(x->brows, 1, x->p, x->q), true);
+    dag_array *out = cols ? dag__array_filled("dag_array_mapreduce", x->type, x->rows, 1,
+                                              dag_blocks_grid(x->brows, 1, x->p, x->q), DAG__FILL_VALUE, init, 0) : NULL;
+    dag__array_where where = dag__array_where_now("dag_array_mapreduce");
+    DAG_DATADEPS {
+        for (int64_t c = 0; out && c < cols->nt; c++)
+            for (int64_t i = 0; i < cols->mt; i++) {
+                dag_arg args[3] = { DAG_VAL((size_t)DAG__R(cols, i)), In(DAG__H(cols, i, c)), InOut(DAG__H(out, i, 0)) };
+                dag_options o = dag__named(dag__tile_where(&where, i, 0), "reduce");
+                dag_spawn_desc(reduce, args, 3, &o);
+            }
+    }
+    if (out && dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    dag__operand_end(x, cols, false, DAG_OK);
+    return out;
+}
+/* x^T in a new array (tiles of x's transposed, on x's grid). */
+static dag_array *dag__transposed(dag_array *x, int64_t brows, int64_t bcols) {
+    dag_array *t = dag__array_new(x->type, x->cols, x->rows, dag_blocks_grid(brows, bcols, x->p, x->q), NULL, 0, false);
+    if (t && dag__array_copy_any(x, t, 1, "dag_array (a transpose)") != DAG_OK) dag_array_free(t), t = NULL;
+    return t;
+}
+dag_array *dag_array_mapreduce_desc(const dag_task_desc *map, const dag_task_desc *reduce, dag_array *a, int dims,
+                                    double init) {
+    if (!a || (dims != 1 && dims != 2) || !reduce || !reduce->kernel || reduce->num_params != 3 ||
+        (map && (!map->kernel || map->num_params != 3))) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_mapreduce: needs an array, dims 1 or 2, and "
+                "DAG_KERNELs of two parameters: map (x, y) or none, reduce (x, acc)");
+        return NULL;
+    }
+    dag_array *m = map ? dag_array_similar(a) : a;
+    bool mapped = m && (!map || dag_array_map_desc(map, a, m) == DAG_OK);
+    dag_array *x = !mapped ? NULL : dims == 2 ? m : dag__transposed(m, m->bcols, m->brows);   /* over rows: m^T's columns */
+    dag_array *r = x ? dag__kernel_reduce_columns(reduce, x, init) : NULL;
+    dag_array *out = dims == 2 || !r ? r : dag__transposed(r, 1, x->brows);
+    if (r != out) dag_array_free(r);
+    if (x != m) dag_array_free(x);
+    if (m != a) dag_array_free(m);
+    return out;
+}
+
+/* >>broadcasting: an operand of one row, one column or one element
+   repeated to another's shape and tiling (a copy: a kernel per tile, on
+   the CPU or the tile's device), and maps of up to four inputs. */
+
+/* x fits `like` element by element (its shape), or broadcasts to it (one row of its columns, one column
+   of its rows, or one element). */
+static bool dag__fits(const dag_array *x, const dag_array *like) {
+    return x && like && x->type == like->type && (x->rows == like->rows || x->rows == 1) &&
+           (x->cols == like->cols || x->cols == 1);
+}
+/* x (one row, one column or one element of like's) repeated to like's shape, in like's tiles. */
+static dag_array *dag__broadcast(dag_array *x, dag_array *like) {
+    dag__array_where where = dag__array_where_now("dag_array (a broadcast)");
+    bool down = x->rows == like->rows, across = x->cols == like->cols;   /* x's one column / one row */
+    dag_array *v = dag__operand(x, dag_blocks_grid(down ? like->brows : 1, across ? like->bcols : 1, like->p, like->q), true);
+    dag_array *y = v ? dag_array_similar(like) : NULL;
+    DAG_DATADEPS {
+        for (int64_t j = 0; y && j < y->nt; j++)
+            for (int64_t i = 0; i < y->mt; i++) {
+                dag_data s = DAG__H(v, down ? i : 0, across ? j : 0), d = DAG__H(y, i, j);
+                dag_spawn_with(DAG__NAMED(dag__tile_where(&where, i, j), "broadcast"),
+                               DAG_LAUNCH(dag__array_bcast_part, DAG__R(y, i) * DAG__C(y, j)), Val((int)x->elem), In(s), Ld(s),
+                               Val(0L), Val(0L), Val((int)down), Val((int)across), Out(d), Ld(d), Val((long)DAG__R(y, i)));
+            }
+    }
+    if (y && dag_last_region_result() != DAG_OK) dag_array_free(y), y = NULL;
+    dag__operand_end(x, v, false, DAG_OK);
+    return y;
+}
+/* x as a map's input in like's tiling, each tile contiguous: x itself, a copy, or a broadcast. */
+static dag_array *dag__dense_operand(dag_array *x, dag_array *like) {
+    if (x->rows != like->rows || x->cols != like->cols) return dag__broadcast(x, like);
+    if (x->handle && !x->base && !x->ld && x->brows == like->brows && x->bcols == like->bcols && x->p == like->p &&
+        x->q == like->q)
+        return x;
+    dag_array *t = dag_array_similar(like);
+    if (t && dag_array_copy(x, t) != DAG_OK) dag_array_free(t), t = NULL;
+    return t;
+}
+
+dag_array *dag_array_scalar(dag_elem type, double value) {
+    return dag__array_filled("dag_array_scalar", type, 1, 1, dag_blocks(1, 1), DAG__FILL_VALUE, value, 0);
+}
+
+/* The tiles of out (contiguous: its own, or a copy) with each input in them: kernel over each tile. */
+static dag_result dag__map_n_tiles(const dag_task_desc *kernel, dag_array *out, int n, dag_array *const *in, bool read_out) {
+    dag__array_where where = dag__array_where_now("dag_array_map_n");
+    if (where.status) return where.status;
+    dag_array *o = out->base || out->ld ? dag_array_similar(out) : out, *x[4] = { NULL, NULL, NULL, NULL };
+    bool ok = o && (o == out || !read_out || dag_array_copy(out, o) == DAG_OK);
+    for (int k = 0; ok && k < n; k++) ok = (x[k] = in[k] == out ? o : dag__dense_operand(in[k], o)) != NULL;
+    DAG_DATADEPS {
+        for (int64_t t = 0; ok && t < o->mt * o->nt; t++) {
+            dag_arg args[6];
+            args[0] = DAG_VAL((size_t)(DAG__R(o, t % o->mt) * DAG__C(o, t / o->mt)));
+            for (int k = 0; k < n; k++) args[1 + k] = In(x[k]->handle[t]);
+            args[1 + n] = dag_arg_data(read_out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT, o->handle[t]);
+            dag_options named = dag__named(dag__tile_where(&where, t % o->mt, t / o->mt), kernel->name);
+            dag_spawn_desc(kernel, args, n + 2, &named);
+        }
+    }
+    dag_result r = ok ? dag_last_region_result() : DAG_ERR_OUT_OF_MEMORY;
+    for (int k = 0; k < n; k++)
+        if (x[k] != o && x[k] != in[k]) dag_array_free(x[k]);
+    return dag__operand_end(out, o, true, r);
+}
+dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int n, dag_array *x1, dag_array *x2,
+                                dag_array *x3, dag_array *x4) {
+    dag_array *in[4] = { x1, x2, x3, x4 };
+    bool ok = kernel && kernel->kernel && n >= 1 && n <= 4 && kernel->num_params == n + 2 && out;
+    bool read_out = false;
+    for (int k = 0; ok && k < n; k++) ok = dag__fits(in[k], out), read_out |= in[k] == out;
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_map_n: %s needs to be a DAG_KERNEL of %d parameters "
+                "(%d inputs and the output), each input of the output's type and shape or one row, column or element "
+                "of it", kernel ? kernel->name : "NULL", n + 1, n);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    return dag__map_n_tiles(kernel, out, n, in, read_out);
+}
+
+/* >>tiled QR: dag_array_geqrf and the least-squares solve dag_array_gels,
+   LAPACK's blocked Householder QR on tiles. Step k factorises the panel
+   (tile column k from the diagonal down, gathered into a workspace column
+   as the LU's is, on the CPU: LAPACKE's geqrf and larft, else loops) into
+   R, the reflectors V below the diagonal and the block's triangular T;
+   each tile column j to its right then gets Q_k^T: W = V^T C_j (a chain of
+   gemms down the column), W = T^T W, C_j -= V W (a gemm per tile). Every
+   update is a tile gemm on the tiles' handles, so it runs on the tile's
+   device under a device scope and on the tile's owner over ranks. The
+   result is LAPACK's: R on and above the diagonal, V below, tau. */
+
+/* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
+   columnwise T of its reflectors (larft), kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
+#define DAG__QR_LOOPS(T, P)                                                                                        \
+    DAG__UNUSED static void dag__##P##geqrt_loops(int m, int n, T *a, int lda, T *tau, T *t, int ldt) {           \
+        int kn = m < n ? m : n;                                                                                    \
+        for (int k = 0; k < kn; k++) {                                                                             \
+            T alpha = a[k + (size_t)k * lda], xnorm = 0;                                                           \
+            for (int i = k + 1; i < m; i++) xnorm += a[i + (size_t)k * lda] * a[i + (size_t)k * lda];              \
+            tau[k] = 0;                                                                                            \
+            if (xnorm > 0) {                                                                                       \
+                T beta = (T)(alpha >= 0 ? -1 : 1) * (T)sqrt((double)(alpha * alpha + xnorm));                      \
+                tau[k] = (beta - alpha) / beta;                                                                    \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - beta;                            \
+                a[k + (size_t)k * lda] = beta;                                                                     \
+            }                                                                                                      \
+            for (int j = k + 1; j < n && tau[k] != 0; j++) { /* H_k applied to the columns right of it */         \
+                T w = a[k + (size_t)j * lda];                                                                      \
+                for (int i = k + 1; i < m; i++) w += a[i + (size_t)k * lda] * a[i + (size_t)j * lda];              \
+                a[k + (size_t)j * lda] -= tau[k] * w;                                                              \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= tau[k] * a[i + (size_t)k * lda] * w;     \
+            }                                                                                                      \
+        }                                                                                                          \
+        for (int c = 0; c < kn; c++) { /* T(0:c, c) = -tau_c T(0:c, 0:c) V(:, 0:c)^T v_c */                        \
+            for (int r = 0; r < kn; r++) t[r + (size_t)c * ldt] = 0;                                               \
+            for (int r = 0; r < c; r++) {                                                                          \
+                T s = a[c + (size_t)r * lda];                                                                      \
+                for (int i = c + 1; i < m; i++) s += a[i + (size_t)r * lda] * a[i + (size_t)c * lda];              \
+                t[r + (size_t)c * ldt] = -tau[c] * s;                                                              \
+            }                                                                                                      \
+            for (int r = 0; r < c; r++) {                                                                          \
+                T s = 0;                                                                                           \
+                for (int q = r; q < c; q++) s += t[r + (size_t)q * ldt] * t[q + (size_t)c * ldt];                  \
+                t[r + (size_t)c * ldt] = s;                                                                        \
+            }                                                                                                      \
+            t[c + (size_t)c * ldt] = tau[c];                                                                       \
+        }                                                                                                          \
+    }
+DAG__QR_LOOPS(double, d)
+DAG__QR_LOOPS(float, s)
+#undef DAG__QR_LOOPS
+
+static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
+#if defined(DAG_ARRAY_CBLAS)
+    int kn = m < n ? m : n;
+    if (type == DAG_F64) {
+        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
+        LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const double *)a, lda, (const double *)tau, (double *)t, ldt);
+    } else {
+        LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
+        LAPACKE_slarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const float *)a, lda, (const float *)tau, (float *)t, ldt);
+    }
+#else
+    if (type == DAG_F64) dag__dgeqrt_loops(m, n, (double *)a, lda, (double *)tau, (double *)t, ldt);
+    else dag__sgeqrt_loops(m, n, (float *)a, lda, (float *)tau, (float *)t, ldt);
+#endif
+}
+
+/* The panel (m x w, ldp) into R and V, its tau and T (w x w, zeros below, as larft leaves its lower part
+   alone), and vtop: V's top tr rows as a tile of their own (ones on the diagonal, zeros above). */
+DAG_TASK(void, dag__qr_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (void *, tau),
+         (void *, t), (int64_t, ldt), (void *, vtop), (int64_t, ldv)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    int64_t kn = m < w ? m : w, tr = m < ldv ? m : ldv;
+    for (int64_t j = 0; j < w; j++) memset((char *)t + (size_t)(j * ldt) * elem, 0, (size_t)ldt * elem);
+    dag__geqrt(type, (int)m, (int)w, p, (int)ldp, tau, t, (int)ldt);
+    for (int64_t j = 0; j < w; j++)
+        for (int64_t i = 0; i < tr; i++) {
+            char *v = (char *)vtop + (size_t)(i + j * ldv) * elem;
+            if (i > j && j < kn) memcpy(v, (const char *)p + (size_t)(i + j * ldp) * elem, elem);
+            else dag__elem_put((dag_elem)type, v, i == j && j < kn ? 1.0 : 0.0);
+        }
+}
+/* tau of a step into the host's (every rank's own) */
+DAG_TASK(void, dag__qr_tau, (const void *, src), (int64_t, n), (int, elem), (void *, tau)) {
+    memcpy(tau, src, (size_t)(n * elem));
+}
+
+typedef struct dag__qr {
+    dag_array *a, *work, *taus, *ts, *vtops;   /* the matrix; the panel's workspace; per step: tau, T, V's top */
+    dag__array_where *where;
+    bool dev;
+    int64_t nb, kt, slots;
+} dag__qr;
+
+/* Step k's Q_k^T on tile column j of x (the matrix, or the right-hand sides), w and w2 its workspaces. */
+static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j) {
+    dag_array *a = qr->a;
+    int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->mt;
+    dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
+    int cols = DAG__C(x, j), k_rows = DAG__R(x, k);
+    dag_options o = dag__potrf_on(qr->where, qr->dev, k, j, 1);
+    dag__tile_place at = { &o, qr->dev };
+    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, k_rows, 1.0, vt, DAG__H(x, k, j), 0.0, wj);   /* W = V^T C */
+    for (int64_t i = k + 1; i < x->mt; i++)
+        dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, DAG__R(x, i), 1.0, DAG__H(a, i, k), DAG__H(x, i, j), 1.0, wj);
+    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, (int)kw, 1.0, t, wj, 0.0, wj2);                /* W = T^T W */
+    dag__spawn_gemm(at, a->type, 0, 0, k_rows, cols, (int)kw, -1.0, vt, wj2, 1.0, DAG__H(x, k, j)); /* C -= V W */
+    for (int64_t i = k + 1; i < x->mt; i++) {
+        o = dag__potrf_on(qr->where, qr->dev, i, j, 1);
+        dag__spawn_gemm(at, a->type, 0, 0, DAG__R(x, i), cols, (int)kw, -1.0, DAG__H(a, i, k), wj2, 1.0, DAG__H(x, i, j));
+    }
+}
+
+/* Step k's panel: gathered into the workspace, factorised, scattered back (as the LU's). */
+static void dag__qr_panel_step(dag__qr *qr, int64_t k, void *tau) {
+    dag_array *a = qr->a;
+    int64_t nb = qr->nb, m = a->rows - k * nb, w = DAG__C(a, k);
+    dag_data ws = DAG__H(qr->work, k % qr->slots, 0), tk = DAG__H(qr->taus, k, 0);
+    dag_options o = qr->where->cpu;
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
+                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
+                   Out(DAG__H(qr->ts, k, 0)), Val(nb), Out(DAG__H(qr->vtops, k, 0)), Val(nb));
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
+                       In(ws), Ld(ws), Val((long)((i - k) * nb)), Val(0L), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)),
+                       Val(0L), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    if (tau)   /* every rank's own */
+        dag_spawn_with(DAG__NAMED(&o, "tau"), dag__qr_tau, In(tk), Val(dag__imin(m, w)), Val((int)a->elem),
+                       dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
+}
+
+/* An array of one tile per step (kt of rows x cols) living with the diagonal tile's rank. */
+static dag_array *dag__per_step(const dag_array *a, dag_elem type, int64_t kt, int64_t rows, int64_t cols) {
+    return dag__array_new(type, kt * rows, cols, dag_blocks_grid(rows, cols, a->p, a->q), NULL, 0, true);
+}
+/* Workspaces of a tile row per grid row of ranks, for x's tile columns (as the LU's saved rows). */
+static dag_array *dag__qr_rows(const dag__qr *qr, const dag_array *x) {
+    return dag__array_new(x->type, x->p * qr->nb, x->cols, dag_blocks_grid(qr->nb, x->bcols, x->p, x->q), NULL, 0, false);
+}
+static void dag__qr_free(dag__qr *qr) {
+    dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
+}
+
+/* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
+static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    dag__qr qr = { a, NULL, NULL, NULL, NULL, &where, where.devices > 0, a->brows, dag__imin(a->mt, a->nt), 0 };
+    qr.slots = dag__ranks() ? qr.kt : dag__imin(qr.kt, 3);
+    qr.work = dag__array_new(a->type, qr.slots * a->rows, qr.nb, dag_blocks_grid(a->rows, qr.nb, a->p, a->q), NULL, 0, true);
+    qr.taus = dag__per_step(a, a->type, qr.kt, qr.nb, 1);
+    qr.ts = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
+    qr.vtops = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
+    dag_array *w[4] = { dag__qr_rows(&qr, a), dag__qr_rows(&qr, a), b ? dag__qr_rows(&qr, b) : NULL, b ? dag__qr_rows(&qr, b) : NULL };
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (qr.work && qr.taus && qr.ts && qr.vtops && w[0] && w[1] && (!b || (w[2] && w[3]))) {
+        DAG_DATADEPS {
+            for (int64_t k = 0; k < qr.kt; k++) {
+                dag__qr_panel_step(&qr, k, tau);
+                for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(&qr, a, w[0], w[1], k, j);
+                for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(&qr, b, w[2], w[3], k, j);
+            }
+        }
+        r = dag_last_region_result();
+    }
+    for (int i = 0; i < 4; i++) dag_array_free(w[i]);
+    dag__qr_free(&qr);
+    return r;
+}
+
+dag_result dag_array_geqrf(dag_array *a, void *tau) {
+    if (!dag__array_la(a, "dag_array_geqrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *a2 = dag__lu_operand(a);
+    return a2 ? dag__operand_end(a, a2, true, dag__qr_run(a2, tau, NULL, "dag_array_geqrf")) : DAG_ERR_OUT_OF_MEMORY;
+}
+
+/* min ||A X - B|| for A m x n, m >= n, of full rank: A becomes its QR (as geqrf leaves it), B's first n
+   rows X (the rest: the residual's parts, as LAPACK's gels). */
+dag_result dag_array_gels(dag_array *a, dag_array *b) {
+    if (!dag__array_la(a, "dag_array_gels", "A") || !dag__array_la(b, "dag_array_gels", "B")) return DAG_ERR_INVALID_ARGUMENT;
+    if (a->rows < a->cols || b->rows != a->rows || b->type != a->type) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_gels: A (%lld x %lld) needs rows >= columns, B (%lld "
+                "x %lld) A's rows and type", (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
+    dag_result r = b2 ? dag__qr_run(a2, NULL, b2, "dag_array_gels") : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) {   /* R X = (Q^T B)'s first n rows */
+        dag_array *rr = dag_array_view(a2, 0, a2->cols, 0, a2->cols), *top = dag_array_view(b2, 0, a2->cols, 0, b2->cols);
+        r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(rr), dag_array_free(top);
+    }
+    r = dag__operand_end(a, a2, true, r);
+    return dag__operand_end(b, b2, true, r);
+}
+
 #undef DAG__H
 #undef DAG__R
 #undef DAG__C

@@ -67,5 +67,16 @@ static __attribute__((unused)) void add3_ref(double *a, const double *b, const d
     for (int i = 0; i < LEN; i++) a[i] += b[i] - 0.25 * c[i];
 }
 
-static unsigned rnd(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
+static __attribute__((unused)) unsigned rnd(unsigned *s) { *s = *s * 1103515245u + 12345u; return (*s >> 8) & 0xffffff; }
+
+/* A suite's start: MPI with threads, rank 0 alone printing, the watchdog. False when stdout cannot be
+   silenced on the other ranks. */
+static __attribute__((unused)) bool mpi_suite_start(int *argc, char ***argv) {
+    int level = 0, rank = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &level);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0 && !freopen("/dev/null", "w", stdout)) return false;   /* rank 0 speaks for all */
+    watchdog_start();
+    return true;
+}
 #endif

@@ -1,0 +1,81 @@
+/* bench/lu.c: pivoted LU with dag_array.h against OpenBLAS's own
+   multithreaded dgetrf, one mode per run (bench/lu.py interleaves them):
+
+     lu dag N NB        dag_array_getrf in place on the N x N column-major matrix
+                        (dag_array_wrap, NB tiles, 2 workers): the panel and each
+                        column block's swaps are spans of the matrix, the updates
+                        a chunk of rows at a time
+     lu dagtiles N NB   dag_array_getrf on an array of its own NB tiles (the panel
+                        copied out and back, the rows moved tile by tile)
+     lu openblas N      LAPACKE_dgetrf, OpenBLAS with 2 threads
+
+   Each prints gflops (2/3 N^3 over the seconds), the seconds, a checksum of
+   the factor (every side's must agree) and the pivots' sum. */
+#define DAG_IMPLEMENTATION
+#define DAG_ARRAY_CBLAS
+#include "dag_array.h"
+#include "bench_common.h"
+#include <math.h>
+
+/* A random matrix, the same on every side (uniform in [-1, 1)). */
+static double *lu_matrix(long n) {
+    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
+    uint64_t x = 88172645463325252u;
+    for (long i = 0; i < n * n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        m[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
+    }
+    return m;
+}
+static void lu_report(long n, double seconds, const double *f, const int64_t *ipiv) {
+    double sum = 0;
+    int64_t psum = 0;
+    for (long i = 0; i < n * n; i += 7) sum += f[i];
+    for (long i = 0; i < n; i++) psum += ipiv[i];
+    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=%lld core=%s\n", 2.0 * n * n * (double)n / 3.0 / seconds * 1e-9,
+           seconds, sum, (long long)psum, openblas_get_corename());
+}
+
+static int dag_side(long n, long nb, bool tiles) {
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    double *m = lu_matrix(n);
+    int64_t *ipiv = (int64_t *)malloc(sizeof(int64_t) * (size_t)n);
+    dag_array *a = tiles ? dag_array_from_host(DAG_F64, n, n, dag_blocks(nb, nb), m, DAG_COL_MAJOR, n)
+                         : dag_array_wrap(DAG_F64, n, n, dag_blocks(nb, nb), m, n);
+    double t0 = now_s();
+    dag_result r = dag_array_getrf(a, ipiv);
+    double s = now_s() - t0;
+    if (r != DAG_OK) {
+        fprintf(stderr, "dag_array_getrf: %s\n", dag_result_string(r));
+        return 1;
+    }
+    if (tiles) dag_array_collect(a, m, DAG_COL_MAJOR, n);
+    lu_report(n, s, m, ipiv);
+    dag_array_free(a);
+    free(m), free(ipiv);
+    dag_shutdown();
+    return 0;
+}
+
+static int openblas_side(long n) {
+    openblas_set_num_threads(2);
+    double *m = lu_matrix(n);
+    lapack_int *p = (lapack_int *)malloc(sizeof(lapack_int) * (size_t)n);
+    int64_t *ipiv = (int64_t *)malloc(sizeof(int64_t) * (size_t)n);
+    double t0 = now_s();
+    int info = (int)LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, m, (lapack_int)n, p);
+    double s = now_s() - t0;
+    if (info) return 1;
+    for (long i = 0; i < n; i++) ipiv[i] = p[i];
+    lu_report(n, s, m, ipiv);
+    free(m), free(p), free(ipiv);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_side(atol(argv[2]), atol(argv[3]), false);
+    if (argc >= 4 && strcmp(argv[1], "dagtiles") == 0) return dag_side(atol(argv[2]), atol(argv[3]), true);
+    if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N\n", argv[0]);
+    return 2;
+}

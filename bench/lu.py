@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Pivoted LU: dag_array_getrf against OpenBLAS's own dgetrf (LAPACKE), in one run.
+
+    python3 bench/lu.py [--rounds 3] [--quick] [--n 4096 ...]
+
+Each contender runs as its own process, interleaved round by round (this
+machine's speed drifts within minutes); each figure is the best and the
+median over the rounds. Contenders, on 2 cores, 2/3 N^3 flops:
+  dag.h        dag_array_getrf in place on the column-major matrix (dag_array_wrap):
+               the panel and each column block's row moves are spans of the matrix,
+               the updates a chunk of rows at a time
+  dag.h tiles  dag_array_getrf on an array of its own tiles (the panel copied out
+               and back, the rows moved tile by tile)
+  OpenBLAS     LAPACKE_dgetrf on the whole matrix, OpenBLAS with 2 threads
+All use OpenBLAS's kernels (one thread inside each of dag.h's tasks). The factors
+and pivots must agree: every side prints a checksum of the factor and the pivots' sum.
+"""
+import argparse, os, statistics, subprocess, sys
+
+B = "build/bench"
+
+
+def coretype():
+    flags = open("/proc/cpuinfo").read()
+    return "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else ""
+
+
+def run(cmd, env):
+    out = subprocess.run(cmd, env=dict(os.environ, **env), capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {out.returncode}: {out.stderr.strip()[:300]}")
+    return dict(kv.split("=") for kv in out.stdout.strip().splitlines()[-1].split())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="one round, N=4096 only")
+    ap.add_argument("--n", type=int, action="append", help="only this N (repeatable)")
+    a = ap.parse_args()
+    rounds = 1 if a.quick else a.rounds
+    configs = [(4096, 256), (4096, 512)] + ([] if a.quick else [(8192, 256), (8192, 512)])
+    configs = [(n, nb) for n, nb in configs if not a.n or n in a.n]
+    ct = coretype()
+    env = {"OPENBLAS_CORETYPE": ct} if ct else {}
+    env.update({"DAG_NUM_THREADS": "2"})
+    gf, sums = {}, {}
+    print(f"Pivoted LU, 2 cores, {rounds} interleaved rounds, OPENBLAS_CORETYPE={ct or '(unset)'}", flush=True)
+    for rnd in range(rounds):
+        for n in sorted({n for n, _ in configs}):
+            sides = [("OpenBLAS", 0, [f"{B}/lu", "openblas", str(n)])]
+            for nn, nb in configs:
+                if nn == n:
+                    sides += [("dag.h", nb, [f"{B}/lu", "dag", str(n), str(nb)]),
+                              ("dag.h tiles", nb, [f"{B}/lu", "dagtiles", str(n), str(nb)])]
+            for name, nb, cmd in sides:
+                r = run(cmd, env)
+                gf.setdefault((name, n, nb), []).append(float(r["gflops"]))
+                sums.setdefault(n, set()).add((r["checksum"], r["pivots"]))
+        print(f"  round {rnd + 1}/{rounds} done", flush=True)
+    fmt = lambda k: f"{max(gf[k]):6.1f} / {statistics.median(gf[k]):6.1f}"
+    print("\nGFLOP/s (best / median), 2/3 N^3 flops")
+    print(f"{'N':>6} {'tile':>5}  {'dag.h':>15}  {'dag.h tiles':>15}  {'OpenBLAS dgetrf':>15}  dag.h median vs OpenBLAS")
+    for n, nb in configs:
+        ob, d, t = ("OpenBLAS", n, 0), ("dag.h", n, nb), ("dag.h tiles", n, nb)
+        ratio = statistics.median(gf[d]) / statistics.median(gf[ob])
+        print(f"{n:>6} {nb:>5}  {fmt(d)}  {fmt(t)}  {fmt(ob)}  {ratio:.2f}x")
+    agree = all(len(v) == 1 for v in sums.values())
+    print("(the factors and pivots of every contender agree)" if agree else "THE FACTORS DIFFER: " + repr(sums))
+    return 0 if agree else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,755 @@
+/* test_array_ops.c: dag_array.h's operations at Dagger's DArray breadth
+   (issue 31) against plain loops, and LAPACKE where the build has it: pivoted
+   LU and its solves, on ragged sizes and several tilings. Built twice by
+   make: with the built-in tile kernels and with -DDAG_ARRAY_CBLAS
+   (OpenBLAS and LAPACKE). */
+#define DAG_IMPLEMENTATION
+#define DAG_ARRAY_PANEL_ROWS 48   /* wrapped matrices' chunks of rows: several per column at these sizes */
+#include "dag_kernels.h"
+#include "dag_array.h"
+#include "test.h"
+#include <math.h>
+#include "array_programs.h"
+
+static char last_error[2048];
+static void logger(dag_log_level level, int item, const char *msg, void *user) {
+    (void)item;
+    (void)user;
+    if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+}
+
+/* ||P A - L U|| / ||A|| (max norms) for an m x n factor f with LAPACK's 1-based ipiv */
+static double lu_residual(const double *a, const double *f, const int64_t *ipiv, int m, int n) {
+    double *pa = malloc(sizeof(double) * (size_t)(m * n)), num = 0, den = 0;
+    memcpy(pa, a, sizeof(double) * (size_t)(m * n));
+    for (int k = 0; k < (m < n ? m : n); k++)
+        for (int j = 0; j < n; j++) {
+            double x = pa[k + j * m];
+            pa[k + j * m] = pa[ipiv[k] - 1 + j * m], pa[ipiv[k] - 1 + j * m] = x;
+        }
+    int kn = m < n ? m : n;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double s = 0;
+            for (int l = 0; l < kn && l <= i && l <= j; l++) s += (l == i ? 1.0 : f[i + l * m]) * f[l + j * m];
+            num = fmax(num, fabs(pa[i + j * m] - s));
+            den = fmax(den, fabs(a[i + j * m]));
+        }
+    free(pa);
+    return num / den;
+}
+
+/* getrf on an m x n matrix in tiles of nb, of its own tiles or wrapped: the pivots equal the plain loop's
+   (or LAPACKE's), the factor is within rounding of it, and P A = L U. */
+static void check_getrf(int m, int n, int nb, bool wrapped, unsigned seed) {
+    double *a = malloc(sizeof(double) * (size_t)(m * n)), *f = malloc(sizeof(double) * (size_t)(m * n)),
+           *ref = malloc(sizeof(double) * (size_t)(m * n));
+    int kn = m < n ? m : n;
+    int64_t *ipiv = malloc(sizeof(int64_t) * (size_t)kn), *ipiv_ref = malloc(sizeof(int64_t) * (size_t)kn);
+    random_matrix(a, m, n, seed);
+    memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+    lu_reference(ref, m, n, ipiv_ref);
+    memcpy(f, a, sizeof(double) * (size_t)(m * n));
+    dag_array *A = wrapped ? dag_array_wrap(DAG_F64, m, n, dag_blocks(nb, nb), f, m)
+                           : dag_array_from_host(DAG_F64, m, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, m);
+    CHECK(A != NULL);
+    CHECK_EQ_INT(dag_array_getrf(A, ipiv), DAG_OK);
+    if (!wrapped) CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, m), DAG_OK);
+    int same_pivots = 1;
+    double diff = 0;
+    for (int k = 0; k < kn; k++) same_pivots &= ipiv[k] == ipiv_ref[k];
+    for (int i = 0; i < m * n; i++) diff = fmax(diff, fabs(f[i] - ref[i]));
+    double res = lu_residual(a, f, ipiv, m, n);
+    if (!same_pivots || diff > 1e-9 || res > 1e-12)
+        printf("     %d x %d in %d%s: pivots %s, factor differs by %.1e, residual %.1e\n", m, n, nb,
+               wrapped ? " (wrapped)" : "", same_pivots ? "equal" : "DIFFER", diff, res);
+    CHECK(same_pivots);
+    CHECK(diff < 1e-9);
+    CHECK(res < 1e-12);
+#if defined(DAG_ARRAY_CBLAS)
+    lapack_int *lp = malloc(sizeof(lapack_int) * (size_t)kn);
+    memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+    CHECK_EQ_INT(LAPACKE_dgetrf(LAPACK_COL_MAJOR, m, n, ref, m, lp), 0);
+    int same_lapack = 1;
+    diff = 0;
+    for (int k = 0; k < kn; k++) same_lapack &= ipiv[k] == lp[k];
+    for (int i = 0; i < m * n; i++) diff = fmax(diff, fabs(f[i] - ref[i]));
+    CHECK(same_lapack);
+    CHECK(diff < 1e-9);
+    free(lp);
+#endif
+    dag_array_free(A);
+    free(a), free(f), free(ref), free(ipiv), free(ipiv_ref);
+}
+
+TEST(pivoted_lu_gives_the_pivots_and_factor_of_lapack_on_ragged_sizes_and_tilings) {
+    static const int cases[][3] = { { 64, 64, 16 }, { 100, 100, 32 }, { 97, 97, 97 }, { 130, 70, 32 },
+                                    { 70, 130, 32 }, { 45, 45, 8 }, { 33, 50, 16 }, { 50, 33, 16 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (int wrapped = 0; wrapped < 2; wrapped++)
+            check_getrf(cases[c][0], cases[c][1], cases[c][2], wrapped, 7u + (unsigned)c);
+}
+
+/* LU without pivoting fails on this matrix (a zero in the corner); with pivoting it solves it. */
+TEST(gesv_solves_a_matrix_that_needs_pivoting_and_getrs_reuses_the_factor) {
+    enum { N = 90, NB = 16, R = 5 };
+    static double a[N * N], f[N * N], b[N * R], x[N * R];
+    static int64_t ipiv[N];
+    unsigned s = 3;
+    random_matrix(a, N, N, 11);
+    a[0] = 0;   /* the first pivot is zero unless rows move */
+    for (int i = 0; i < N * R; i++) x[i] = (double)array_rnd(&s) / 8388608.0 - 1.0;
+    for (int j = 0; j < R; j++)   /* b = A x */
+        for (int i = 0; i < N; i++) {
+            double v = 0;
+            for (int l = 0; l < N; l++) v += a[i + l * N] * x[l + j * N];
+            b[i + j * N] = v;
+        }
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_getrf_nopiv(A), DAG_ERR_INVALID_ARGUMENT);   /* why pivoting exists */
+    dag_array_free(A);
+    for (int wrapped = 0; wrapped < 2; wrapped++) {
+        memcpy(f, a, sizeof a);
+        A = wrapped ? dag_array_wrap(DAG_F64, N, N, dag_blocks(NB, NB), f, N)
+                    : dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        dag_array *B = dag_array_from_host(DAG_F64, N, R, dag_blocks(NB, 3), b, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_gesv(A, ipiv, B), DAG_OK);
+        static double got[N * R];
+        CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, N), DAG_OK);
+        double err = 0;
+        for (int i = 0; i < N * R; i++) err = fmax(err, fabs(got[i] - x[i]));
+        CHECK(err < 1e-9);
+        /* the same factor again through getrs: B = A x once more */
+        dag_array_free(B);
+        B = dag_array_from_host(DAG_F64, N, R, dag_blocks(NB, 2), b, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_getrs(A, ipiv, B), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, N), DAG_OK);
+        err = 0;
+        for (int i = 0; i < N * R; i++) err = fmax(err, fabs(got[i] - x[i]));
+        CHECK(err < 1e-9);
+        dag_array_free(A), dag_array_free(B);
+    }
+}
+
+TEST(pivoted_lu_in_float_reaches_a_float_residual) {
+    enum { N = 75, NB = 16 };
+    static double a[N * N], back[N * N];
+    static float af[N * N], ff[N * N];
+    static int64_t ipiv[N];
+    random_matrix(a, N, N, 5);
+    for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+    dag_array *A = dag_array_from_host(DAG_F32, N, N, dag_blocks(NB, NB), af, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_getrf(A, ipiv), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, ff, DAG_COL_MAJOR, N), DAG_OK);
+    for (int i = 0; i < N * N; i++) back[i] = ff[i], a[i] = af[i];
+    CHECK(lu_residual(a, back, ipiv, N, N) < 1e-5);
+    dag_array_free(A);
+}
+
+TEST(a_singular_matrix_and_bad_arguments_are_refused_by_name) {
+    enum { N = 40 };
+    static double a[N * N];
+    static int64_t ipiv[N];
+    random_matrix(a, N, N, 9);
+    for (int i = 0; i < N; i++) a[i + 20 * N] = 0;   /* column 20 is zero: U(20, 20) is exactly 0 */
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(8, 8), a, DAG_COL_MAJOR, N);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_getrf(A, ipiv), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "singular: U(20, 20)") != NULL);
+    dag_array_free(A);
+    dag_array *Ints = dag_array_zeros(DAG_I32, N, N, dag_blocks(8, 8)), *B = dag_array_zeros(DAG_F64, N + 1, 2, dag_blocks(8, 2));
+    A = dag_array_from_host(DAG_F64, N, N, dag_blocks(8, 8), a, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_getrf(Ints, ipiv), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "integer array") != NULL);
+    CHECK_EQ_INT(dag_array_gesv(A, NULL, B), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "must be square") != NULL);
+    for (int i = 0; i < N; i++) ipiv[i] = 1;   /* row 5 swapped with row 1: not getrf's */
+    dag_array *B2 = dag_array_zeros(DAG_F64, N, 2, dag_blocks(8, 2));
+    CHECK_EQ_INT(dag_array_getrs(A, ipiv, B2), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "ipiv is not getrf's") != NULL);
+    dag_array_free(Ints), dag_array_free(A), dag_array_free(B), dag_array_free(B2);
+}
+
+/* ---- views, copies, indexing, constructors, tilings that do not conform ---- */
+
+/* The array into a new host matrix (column-major, ld = rows). */
+static double *host_of(dag_array *a) {
+    int64_t r = dag_array_rows(a), c = dag_array_cols(a);
+    double *h = malloc(sizeof(double) * (size_t)(r * c));
+    CHECK_EQ_INT(dag_array_collect(a, h, DAG_COL_MAJOR, r), DAG_OK);
+    return h;
+}
+static double max_diff(const double *x, const double *y, int64_t n) {
+    double d = 0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
+    return d;
+}
+
+/* A 50 x 40 array in 8 x 7 tiles; V on a tile boundary (its tiles are the parent's), W not (copied by
+   each operation): element-wise operations, reductions, gemm and a copy on them equal the same loops on
+   the parent's host copy, and the elements outside them stay as they were. */
+TEST(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place) {
+    enum { R = 50, C = 40 };
+    static double h[R * C], want[R * C];
+    random_matrix(h, R, C, 21);
+    memcpy(want, h, sizeof h);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 7), h, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(A, 8, 20, 14, 13), *W = dag_array_view(A, 3, 20, 5, 13);
+    CHECK(V && W);
+    CHECK(dag_array_tile(V, 0, 0).id == dag_array_tile(A, 1, 2).id);   /* the parent's own tile */
+    last_error[0] = 0;
+    CHECK(dag_array_tile(W, 0, 0).id == 0);
+    CHECK(strstr(last_error, "inside a tile") != NULL);
+    CHECK_EQ_INT(dag_array_tile_ld(V, 2, 1), 8);
+    /* W = V + W (they overlap: W's old values are read first), then V *= 2 */
+    CHECK_EQ_INT(dag_array_add(V, W, W), DAG_OK);
+    double vw[20 * 13];
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) vw[i + j * 20] = want[8 + i + (14 + j) * R] + want[3 + i + (5 + j) * R];
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) want[3 + i + (5 + j) * R] = vw[i + j * 20];
+    CHECK_EQ_INT(dag_array_scale(2.0, V), DAG_OK);
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) want[8 + i + (14 + j) * R] *= 2.0;
+    double *got = host_of(A);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    /* reductions over each view, and a view of a view */
+    double sv = 0, sw = 0, mx = -1e300, s;
+    for (int j = 0; j < 13; j++)
+        for (int i = 0; i < 20; i++) sv += want[8 + i + (14 + j) * R], sw += want[3 + i + (5 + j) * R];
+    for (int j = 2; j < 6; j++)
+        for (int i = 1; i < 10; i++) mx = fmax(mx, want[3 + i + (5 + j) * R]);
+    CHECK_EQ_INT(dag_array_sum(V, &s), DAG_OK);
+    CHECK(fabs(s - sv) < 1e-11);
+    CHECK_EQ_INT(dag_array_sum(W, &s), DAG_OK);
+    CHECK(fabs(s - sw) < 1e-11);
+    dag_array *WW = dag_array_view(W, 1, 9, 2, 4);
+    CHECK_EQ_INT(dag_array_max(WW, &s), DAG_OK);
+    CHECK(s == mx);
+    /* a product of views into a view: rows 40-49 x columns 0-9 = W(0:10, 0:13) V(0:13, 0:10) */
+    dag_array *P = dag_array_view(A, 40, 10, 0, 10), *Wa = dag_array_view(W, 0, 10, 0, 13), *Vb = dag_array_view(V, 0, 13, 0, 10);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, Wa, Vb, 0.0, P), DAG_OK);
+    for (int j = 0; j < 10; j++)
+        for (int i = 0; i < 10; i++) {
+            double v = 0;
+            for (int l = 0; l < 13; l++) v += want[3 + i + (5 + l) * R] * want[8 + l + (14 + j) * R];
+            want[40 + i + j * R] = v;
+        }
+    free(got);
+    got = host_of(A);
+    CHECK(max_diff(got, want, R * C) < 1e-13);
+    free(got);
+    dag_array_free(WW), dag_array_free(P), dag_array_free(Wa), dag_array_free(Vb);
+    dag_array_free(V), dag_array_free(W), dag_array_free(A);
+}
+
+/* copy and transpose between views of arrays in different tilings (and a view onto itself's parent) */
+TEST(copies_between_views_of_different_tilings_move_exactly_their_elements) {
+    enum { R = 37, C = 29 };
+    static double x[R * C], y[R * C], want[R * C];
+    random_matrix(x, R, C, 4), random_matrix(y, R, C, 5);
+    memcpy(want, y, sizeof y);
+    dag_array *X = dag_array_from_host(DAG_F64, R, C, dag_blocks(5, 9), x, DAG_COL_MAJOR, R);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, C, dag_blocks(7, 4), y, DAG_COL_MAJOR, R);
+    dag_array *from = dag_array_view(X, 2, 17, 3, 11), *to = dag_array_view(Y, 9, 17, 13, 11);
+    CHECK_EQ_INT(dag_array_copy(from, to), DAG_OK);
+    for (int j = 0; j < 11; j++)
+        for (int i = 0; i < 17; i++) want[9 + i + (13 + j) * R] = x[2 + i + (3 + j) * R];
+    dag_array *tt = dag_array_view(Y, 1, 11, 0, 17);   /* = from^T */
+    CHECK_EQ_INT(dag_array_transpose(from, tt), DAG_OK);
+    for (int j = 0; j < 17; j++)
+        for (int i = 0; i < 11; i++) want[1 + i + j * R] = x[2 + j + (3 + i) * R];
+    double *got = host_of(Y);
+    CHECK(max_diff(got, want, R * C) == 0);
+    free(got);
+    CHECK_EQ_INT(dag_array_copy(from, tt), DAG_ERR_INVALID_ARGUMENT);   /* 17 x 11 into 11 x 17 */
+    dag_array_free(from), dag_array_free(to), dag_array_free(tt), dag_array_free(X), dag_array_free(Y);
+}
+
+TEST(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays) {
+    enum { R = 23, C = 19 };
+    static double h[R * C];
+    random_matrix(h, R, C, 8);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(6, 5), h, DAG_COL_MAJOR, R);
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(A, 13, 11, &v), DAG_OK);
+    CHECK(v == h[13 + 11 * R]);
+    CHECK_EQ_INT(dag_array_put(A, 13, 11, 42.5), DAG_OK);
+    CHECK_EQ_INT(dag_array_get(A, 13, 11, &v), DAG_OK);
+    CHECK(v == 42.5);
+    h[13 + 11 * R] = 42.5;
+    CHECK_EQ_INT(dag_array_get(A, R, 0, &v), DAG_ERR_INVALID_ARGUMENT);   /* outside */
+    double slice[7 * 4 + 3], in[9 * 3];   /* 7 x 4 with ld 8 */
+    CHECK_EQ_INT(dag_array_get_slice(A, 4, 7, 9, 4, slice, 8), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 7; i++) bad += slice[i + j * 8] != h[4 + i + (9 + j) * R];
+    CHECK_EQ_INT(bad, 0);
+    for (int i = 0; i < 27; i++) in[i] = -i;
+    CHECK_EQ_INT(dag_array_put_slice(A, 14, 9, 16, 3, in, 9), DAG_OK);
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 9; i++) h[14 + i + (16 + j) * R] = in[i + j * 9];
+    double *got = host_of(A);
+    CHECK(max_diff(got, h, R * C) == 0);
+    free(got);
+    int32_t n = 0;   /* an integer array: values convert */
+    dag_array *Ia = dag_array_fill(DAG_I32, 5, 5, dag_blocks(2, 2), 7.0);
+    CHECK_EQ_INT(dag_array_put(Ia, 4, 3, -3.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_get_slice(Ia, 4, 1, 3, 1, &n, 1), DAG_OK);
+    CHECK_EQ_INT(n, -3);
+    /* [A A'] and [A; A'] with A' = A's first 10 columns / rows, in other tilings */
+    dag_array *L = dag_array_view(A, 0, R, 0, 10), *T = dag_array_view(A, 0, 10, 0, C);
+    dag_array *parts_h[2] = { A, L }, *parts_v[2] = { T, A };
+    dag_array *H = dag_array_hcat(2, parts_h), *Vc = dag_array_vcat(2, parts_v);
+    CHECK(H && Vc);
+    CHECK_EQ_INT(dag_array_cols(H), C + 10);
+    CHECK_EQ_INT(dag_array_rows(Vc), R + 10);
+    double *hh = host_of(H), *vv = host_of(Vc);
+    bad = 0;
+    for (int j = 0; j < C + 10; j++)
+        for (int i = 0; i < R; i++) bad += hh[i + j * R] != h[i + (j < C ? j : j - C) * R];
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R + 10; i++) bad += vv[i + j * (R + 10)] != h[(i < 10 ? i : i - 10) + j * R];
+    CHECK_EQ_INT(bad, 0);
+    dag_array *wrong[2] = { A, Ia };
+    CHECK(dag_array_hcat(2, wrong) == NULL);
+    free(hh), free(vv);
+    dag_array_free(L), dag_array_free(T), dag_array_free(H), dag_array_free(Vc), dag_array_free(Ia), dag_array_free(A);
+}
+
+/* rand! into a view equals dag_array_rand of the view's shape; similar keeps the tiling; undef's values are
+   whatever they are, but writable; dag_blocks_auto follows its rule on 2 workers */
+TEST(constructors_similar_undef_in_place_rand_and_automatic_blocks) {
+    enum { R = 40, C = 33 };
+    dag_array *A = dag_array_zeros(DAG_F64, R, C, dag_blocks(9, 8));
+    dag_array *V = dag_array_view(A, 5, 20, 3, 17), *ref = dag_array_rand(DAG_F64, 20, 17, dag_blocks(4, 4), 77);
+    CHECK_EQ_INT(dag_array_fill_rand(V, 77), DAG_OK);
+    double *a = host_of(A), *r = host_of(ref);
+    int bad = 0;
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) {
+            bool in = i >= 5 && i < 25 && j >= 3 && j < 20;
+            bad += in ? a[i + j * R] != r[i - 5 + (j - 3) * 20] : a[i + j * R] != 0;
+        }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dag_array_fill_randn(A, 3), DAG_OK);
+    double s;
+    CHECK_EQ_INT(dag_array_sum(A, &s), DAG_OK);
+    CHECK(fabs(s) < 4 * sqrt((double)(R * C)));   /* standard normal: the sum within 4 sigma of 0 */
+    dag_array *S = dag_array_similar(V), *U = dag_array_undef(DAG_F32, 10, 10, dag_blocks(3, 3));
+    CHECK(S && U);
+    CHECK_EQ_INT(dag_array_rows(S), 20);
+    CHECK_EQ_INT(dag_array_tile_rows(S), 3);   /* 20 rows in the parent's 9 */
+    CHECK_EQ_INT(dag_array_type(U), DAG_F32);
+    CHECK_EQ_INT(dag_array_set(U, 2.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(U, &s), DAG_OK);
+    CHECK(s == 200);
+    /* the rule: 2 workers want 8 tiles; 2 MiB of doubles is 512 x 512 */
+    dag_array *big = dag_array_undef(DAG_F64, 4096, 4096, dag_blocks_auto()), *mid = dag_array_undef(DAG_F64, 1000, 1000, dag_blocks_auto());
+    dag_array *fl = dag_array_undef(DAG_F32, 8000, 8000, dag_blocks_auto()), *vec = dag_array_undef(DAG_F64, 100000, 1, dag_blocks_auto());
+    CHECK_EQ_INT(dag_array_tile_rows(big), 8);     /* 512 */
+    CHECK_EQ_INT(dag_array_tile_rows(mid), 4);     /* 512 gives 4 tiles, 256 gives 16 */
+    CHECK_EQ_INT(dag_array_tile_rows(fl), 12);     /* 704 */
+    CHECK_EQ_INT(dag_array_tile_rows(vec), 13);    /* 262144 elements halved to 8192: 13 tiles (16384 gives 7) */
+    free(a), free(r);
+    dag_array_free(big), dag_array_free(mid), dag_array_free(fl), dag_array_free(vec);
+    dag_array_free(S), dag_array_free(U), dag_array_free(V), dag_array_free(ref), dag_array_free(A);
+}
+
+/* Dagger's gemm tests multiply operands of any tilings: here every operand in a tiling of its own, against
+   the loop; and element-wise operations, trsm, potrf, getrf and gesv with tilings that do not conform or
+   tiles that are not square. */
+TEST(tilings_that_do_not_conform_are_re_tiled_inside_each_operation) {
+    enum { M = 41, N = 30, K = 23 };
+    static double a[M * K], b[K * N], c[M * N], want[M * N];
+    random_matrix(a, M, K, 1), random_matrix(b, K, N, 2), random_matrix(c, M, N, 3);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            double v = 0;
+            for (int l = 0; l < K; l++) v += a[i + l * M] * b[l + j * K];
+            want[i + j * M] = 2.0 * v + 0.5 * c[i + j * M];
+        }
+    dag_array *A = dag_array_from_host(DAG_F64, M, K, dag_blocks(7, 5), a, DAG_COL_MAJOR, M);
+    dag_array *B = dag_array_from_host(DAG_F64, K, N, dag_blocks(4, 6), b, DAG_COL_MAJOR, K);
+    dag_array *Cm = dag_array_from_host(DAG_F64, M, N, dag_blocks(9, 8), c, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 2.0, A, B, 0.5, Cm), DAG_OK);
+    double *got = host_of(Cm);
+    CHECK(max_diff(got, want, M * N) < 1e-13);
+    free(got);
+    dag_array *D = dag_array_from_host(DAG_F64, M, N, dag_blocks(5, 11), c, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_sub(Cm, D, D), DAG_OK);   /* D = C - D, D in other tiles */
+    for (int i = 0; i < M * N; i++) want[i] -= c[i];
+    got = host_of(D);
+    CHECK(max_diff(got, want, M * N) < 1e-13);
+    free(got);
+    /* an SPD matrix in 16 x 8 tiles: potrf as in square tiles; getrf and gesv too */
+    enum { S = 60 };
+    static double spd[S * S], f1[S * S], f2[S * S], rhs[S * 2], x[S * 2];
+    random_matrix(spd, S, S, 9);
+    for (int j = 0; j < S; j++)
+        for (int i = 0; i <= j; i++) spd[i + j * S] = spd[j + i * S] = spd[j + i * S] + (i == j ? S : 0);
+    dag_array *P1 = dag_array_from_host(DAG_F64, S, S, dag_blocks(16, 8), spd, DAG_COL_MAJOR, S);
+    dag_array *P2 = dag_array_from_host(DAG_F64, S, S, dag_blocks(8, 8), spd, DAG_COL_MAJOR, S);
+    CHECK_EQ_INT(dag_array_potrf(P1), DAG_OK);
+    CHECK_EQ_INT(dag_array_potrf(P2), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(P1, f1, DAG_COL_MAJOR, S), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(P2, f2, DAG_COL_MAJOR, S), DAG_OK);
+    CHECK(max_diff(f1, f2, S * S) < 1e-12);
+    dag_array_free(P1), dag_array_free(P2);
+    int64_t ipiv[S];
+    random_matrix(x, S, 2, 10);
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < S; i++) {
+            double v = 0;
+            for (int l = 0; l < S; l++) v += spd[i + l * S] * x[l + j * S];
+            rhs[i + j * S] = v;
+        }
+    P1 = dag_array_from_host(DAG_F64, S, S, dag_blocks(12, 20), spd, DAG_COL_MAJOR, S);
+    dag_array *Bx = dag_array_from_host(DAG_F64, S, 2, dag_blocks(7, 1), rhs, DAG_COL_MAJOR, S);
+    CHECK_EQ_INT(dag_array_gesv(P1, ipiv, Bx), DAG_OK);
+    got = host_of(Bx);
+    CHECK(max_diff(got, x, S * 2) < 1e-10);
+    free(got);
+    dag_array_free(P1), dag_array_free(Bx), dag_array_free(A), dag_array_free(B), dag_array_free(Cm), dag_array_free(D);
+}
+
+/* ---- reductions along a dimension, mapreduce, maps of several inputs and broadcasting ---- */
+
+DAG_KERNEL(square_it, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = x[i] * x[i];
+)
+DAG_KERNEL(keep_max, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, acc)),
+    size_t i = DAG_INDEX();
+    acc[i] = x[i] > acc[i] ? x[i] : acc[i];
+)
+DAG_KERNEL(axpbyz, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL const double *, y), (DAG_GLOBAL const double *, z),
+                    (DAG_GLOBAL double *, out)),
+    size_t i = DAG_INDEX();
+    out[i] = 2.0 * x[i] - y[i] * z[i];
+)
+DAG_KERNEL(add_i32, ((DAG_GLOBAL const int *, x), (DAG_GLOBAL const int *, y), (DAG_GLOBAL int *, out)),
+    size_t i = DAG_INDEX();
+    out[i] = x[i] + y[i];
+)
+static double absolute(double x) { return fabs(x); }
+static double plus(double a, double b) { return a + b; }
+
+/* sum, prod, min and max over rows, columns and both, from init, on ragged tiles and a view, in double
+   and int32, against loops; the result's shape and tiling */
+TEST(reductions_along_a_dimension_with_an_initial_value_match_loops) {
+    enum { R = 29, C = 22 };
+    static double h[R * C];
+    random_matrix(h, R, C, 31);
+    for (int i = 0; i < R * C; i++) h[i] = 1.0 + 0.05 * h[i];   /* products stay near 1 */
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(6, 5), h, DAG_COL_MAJOR, R);
+    for (int op = DAG_OP_SUM; op <= DAG_OP_MAX; op++)
+        for (int dims = 0; dims <= 2; dims++) {
+            double init = op == DAG_OP_PROD ? 2.0 : op == DAG_OP_MIN ? 0.5 : op == DAG_OP_MAX ? 1.5 : 10.0;
+            dag_array *r = dag_array_reduce_dims((dag_array_op)op, A, dims, init);
+            CHECK(r != NULL);
+            if (!r) continue;
+            int n = dims == 1 ? C : dims == 2 ? R : 1;
+            CHECK_EQ_INT(dag_array_rows(r) * dag_array_cols(r), n);
+            CHECK_EQ_INT(dag_array_rows(r), dims == 2 ? R : 1);
+            double *got = host_of(r), err = 0;
+            for (int k = 0; k < n; k++) {
+                double want = init;
+                for (int j = 0; j < C; j++)
+                    for (int i = 0; i < R; i++) {
+                        if ((dims == 1 && j != k) || (dims == 2 && i != k)) continue;
+                        double v = h[i + j * R];
+                        want = op == DAG_OP_SUM ? want + v : op == DAG_OP_PROD ? want * v : op == DAG_OP_MIN ? fmin(want, v) : fmax(want, v);
+                    }
+                err = fmax(err, fabs(got[k] - want) / fabs(want));
+            }
+            if (err > 1e-13) printf("     op %d dims %d: relative error %.1e\n", op, dims, err);
+            CHECK(err < 1e-13);
+            free(got);
+            dag_array_free(r);
+        }
+    /* integers: column sums of a view off the tile boundaries, in int32 */
+    static int32_t iv[R * C];
+    for (int i = 0; i < R * C; i++) iv[i] = i % 17 - 8;
+    dag_array *Ia = dag_array_from_host(DAG_I32, R, C, dag_blocks(4, 4), iv, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(Ia, 3, 20, 2, 15), *s = dag_array_reduce_dims(DAG_OP_SUM, V, 1, 100);
+    int32_t got[15];
+    CHECK_EQ_INT(dag_array_collect(s, got, DAG_COL_MAJOR, 1), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < 15; j++) {
+        int32_t want = 100;
+        for (int i = 0; i < 20; i++) want += iv[3 + i + (2 + j) * R];
+        bad += got[j] != want;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(dag_array_reduce_dims(DAG_OP_SUM, A, 3, 0) == NULL);
+    CHECK(strstr(last_error, "dims must be") != NULL);
+    dag_array_free(s), dag_array_free(V), dag_array_free(Ia), dag_array_free(A);
+}
+
+/* mapreduce(abs, +) with C functions on every dims; mapreduce(x^2, max) with DAG_KERNELs over rows and
+   columns, from an init that wins where it is larger */
+TEST(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators) {
+    enum { R = 26, C = 17 };
+    static double h[R * C];
+    random_matrix(h, R, C, 12);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(7, 4), h, DAG_COL_MAJOR, R);
+    for (int dims = 0; dims <= 2; dims++) {
+        dag_array *r = dag_array_mapreduce_fn(absolute, plus, A, dims, 1.0);
+        CHECK(r != NULL);
+        double *got = host_of(r), err = 0;
+        int n = dims == 1 ? C : dims == 2 ? R : 1;
+        for (int k = 0; k < n; k++) {
+            double want = 1.0;
+            for (int j = 0; j < C; j++)
+                for (int i = 0; i < R; i++)
+                    if (dims == 0 || (dims == 1 && j == k) || (dims == 2 && i == k)) want += fabs(h[i + j * R]);
+            err = fmax(err, fabs(got[k] - want));
+        }
+        CHECK(err < 1e-12);
+        free(got);
+        dag_array_free(r);
+    }
+    for (int dims = 1; dims <= 2; dims++) {
+        dag_array *r = dag_array_mapreduce(square_it, keep_max, A, dims, 0.25);
+        CHECK(r != NULL);
+        CHECK_EQ_INT(dag_array_rows(r), dims == 1 ? 1 : R);
+        double *got = host_of(r);
+        int bad = 0, n = dims == 1 ? C : R;
+        for (int k = 0; k < n; k++) {
+            double want = 0.25;
+            for (int t = 0; t < (dims == 1 ? R : C); t++) {
+                double v = dims == 1 ? h[t + k * R] : h[k + t * R];
+                want = fmax(want, v * v);
+            }
+            bad += got[k] != want;
+        }
+        CHECK_EQ_INT(bad, 0);
+        free(got);
+        dag_array_free(r);
+    }
+    CHECK(dag_array_mapreduce_desc(NULL, &square_it__desc, A, 0, 0) == NULL);   /* dims 0 takes C functions */
+    dag_array_free(A);
+}
+
+/* out = 2 x - y .* z with y a column (across columns), z a row (down rows), then with a scalar; A .+ v
+   through dag_array_add; int32 maps; inputs in other tilings and a view as the output */
+TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
+    enum { R = 19, C = 13 };
+    static double x[R * C], y[R], z[C], want[R * C];
+    random_matrix(x, R, C, 1), random_matrix(y, R, 1, 2), random_matrix(z, 1, C, 3);
+    dag_array *X = dag_array_from_host(DAG_F64, R, C, dag_blocks(5, 4), x, DAG_COL_MAJOR, R);
+    dag_array *Y = dag_array_from_host(DAG_F64, R, 1, dag_blocks(7, 1), y, DAG_COL_MAJOR, R);
+    dag_array *Z = dag_array_from_host(DAG_F64, 1, C, dag_blocks(1, 3), z, DAG_COL_MAJOR, 1);
+    dag_array *O = dag_array_zeros(DAG_F64, R, C, dag_blocks(6, 6));
+    CHECK_EQ_INT(dag_array_map3(axpbyz, X, Y, Z, O), DAG_OK);
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] = 2.0 * x[i + j * R] - y[i] * z[j];
+    double *got = host_of(O);
+    CHECK(max_diff(got, want, R * C) == 0);
+    free(got);
+    dag_array *two = dag_array_scalar(DAG_F64, 3.0);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, O, two, Y, O), DAG_OK);   /* in place: O = 2 O - 3 y */
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] = 2.0 * want[i + j * R] - 3.0 * y[i];
+    got = host_of(O);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    free(got);
+    CHECK_EQ_INT(dag_array_add(O, Z, O), DAG_OK);   /* O .+= z (a row) */
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) want[i + j * R] += z[j];
+    got = host_of(O);
+    CHECK(max_diff(got, want, R * C) < 1e-14);
+    free(got);
+    /* into a view off the tile boundaries: rows 2-9, columns 1-4 of X take 2 X[...] - y[2..9] z[1..4] */
+    dag_array *V = dag_array_view(X, 2, 8, 1, 4), *Yv = dag_array_view(Y, 2, 8, 0, 1), *Zv = dag_array_view(Z, 0, 1, 1, 4);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, V, Yv, Zv, V), DAG_OK);
+    for (int j = 1; j < 5; j++)
+        for (int i = 2; i < 10; i++) x[i + j * R] = 2.0 * x[i + j * R] - y[i] * z[j];
+    got = host_of(X);
+    CHECK(max_diff(got, x, R * C) == 0);
+    free(got);
+    dag_array *I1 = dag_array_fill(DAG_I32, 9, 4, dag_blocks(2, 3), 5), *I2 = dag_array_scalar(DAG_I32, -7);
+    dag_array *I3 = dag_array_zeros(DAG_I32, 9, 4, dag_blocks(4, 4));
+    CHECK_EQ_INT(dag_array_map2(add_i32, I1, I2, I3), DAG_OK);
+    double s;
+    CHECK_EQ_INT(dag_array_sum(I3, &s), DAG_OK);
+    CHECK(s == -2.0 * 36);
+    /* refused: a column of the wrong length, a kernel of the wrong arity */
+    dag_array *bad = dag_array_zeros(DAG_F64, R - 1, 1, dag_blocks(4, 1));
+    CHECK_EQ_INT(dag_array_map3(axpbyz, X, bad, Z, O), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_map2(axpbyz, X, Y, O), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "parameters") != NULL);
+    dag_array_free(bad), dag_array_free(I1), dag_array_free(I2), dag_array_free(I3), dag_array_free(two);
+    dag_array_free(V), dag_array_free(Yv), dag_array_free(Zv);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(O);
+}
+
+/* ---- on devices ---- */
+
+/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + N * N values). */
+enum { DR = 33, DC = 21, DN = 48 };
+static void device_program(double *out) {
+    static double h[DR * DC], m[DN * DN], b[DN * 2];
+    random_matrix(h, DR, DC, 41), random_matrix(m, DN, DN, 42), random_matrix(b, DN, 2, 43);
+    dag_array *A = dag_array_from_host(DAG_F64, DR, DC, dag_blocks(8, 6), h, DAG_COL_MAJOR, DR);
+    dag_array *V = dag_array_view(A, 3, 20, 2, 11), *W = dag_array_view(A, 8, 20, 6, 11);
+    CHECK_EQ_INT(dag_array_add(V, W, W), DAG_OK);                               /* copies through a view */
+    dag_array *col = dag_array_reduce_dims(DAG_OP_MAX, A, 2, -1.0);            /* rows x 1 */
+    dag_array *row = dag_array_reduce_dims(DAG_OP_SUM, A, 1, 0.5);             /* 1 x cols */
+    dag_array *sq = dag_array_mapreduce(square_it, keep_max, A, 2, 0.0);
+    CHECK_EQ_INT(dag_array_map3(axpbyz, A, col, row, A), DAG_OK);             /* broadcasts */
+    CHECK(col && row && sq);
+    CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(col, out + DR * DC, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(sq, out + DR * DC + DR, DAG_COL_MAJOR, DR), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(row, out + DR * DC + 2 * DR + DN * 2, DAG_COL_MAJOR, 1), DAG_OK);
+    dag_array *M = dag_array_from_host(DAG_F64, DN, DN, dag_blocks(16, 16), m, DAG_COL_MAJOR, DN);
+    dag_array *B = dag_array_from_host(DAG_F64, DN, 2, dag_blocks(16, 2), b, DAG_COL_MAJOR, DN);
+    CHECK_EQ_INT(dag_array_gesv(M, NULL, B), DAG_OK);                          /* trsm and gemm on the devices */
+    CHECK_EQ_INT(dag_array_collect(B, out + DR * DC + 2 * DR, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array *Q = dag_array_from_host(DAG_F64, DN, DN, dag_blocks(16, 16), m, DAG_COL_MAJOR, DN);
+    CHECK_EQ_INT(dag_array_geqrf(Q, NULL), DAG_OK);                            /* its updates on the devices */
+    CHECK_EQ_INT(dag_array_collect(Q, out + DR * DC + 2 * DR + DN * 2 + DC, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array_free(Q);
+    dag_array_free(V), dag_array_free(W), dag_array_free(col), dag_array_free(row), dag_array_free(sq);
+    dag_array_free(A), dag_array_free(M), dag_array_free(B);
+}
+
+TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
+    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + DN * DN };
+    static double cpu[LEN], dev[LEN];
+    device_program(cpu);
+    static dag_trace_record rec[8192];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { device_program(dev); }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 8192), on[5] = { 0 };
+    const char *names[5] = { "copy", "reduce", "broadcast", "axpbyz", "gemm" };
+    for (size_t i = 0; i < n && i < 8192; i++)
+        for (int k = 0; k < 5; k++) on[k] += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, names[k]);
+    for (int k = 0; k < 5; k++) {
+        if (!on[k]) printf("     no '%s' task ran on a device\n", names[k]);
+        CHECK(on[k] > 0);
+    }
+    /* everything but the solve bit for bit; the solve to rounding (its kernels sum in another order) */
+    CHECK(max_diff(cpu, dev, DR * DC + 2 * DR) == 0);
+    CHECK(max_diff(cpu + DR * DC + 2 * DR + DN * 2, dev + DR * DC + 2 * DR + DN * 2, DC) == 0);
+    CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
+    CHECK(max_diff(cpu + LEN - DN * DN, dev + LEN - DN * DN, DN * DN) < 1e-10);   /* the QR */
+}
+
+/* ---- QR ---- */
+
+/* geqrf gives geqr2's R, V and tau (LAPACKE's too in the OpenBLAS build) on ragged sizes, tall and wide,
+   of its own tiles and wrapped */
+TEST(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes) {
+    static const int cases[][3] = { { 60, 60, 16 }, { 90, 40, 16 }, { 40, 70, 16 }, { 33, 33, 33 }, { 57, 31, 8 } };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int m = cases[c][0], n = cases[c][1], nb = cases[c][2], kn = m < n ? m : n;
+        double *a = malloc(sizeof(double) * (size_t)(m * n)), *f = malloc(sizeof(double) * (size_t)(m * n)),
+               *ref = malloc(sizeof(double) * (size_t)(m * n)), *tau = malloc(sizeof(double) * (size_t)kn),
+               *tref = malloc(sizeof(double) * (size_t)kn);
+        random_matrix(a, m, n, 70u + (unsigned)c);
+        memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+        qr_reference(ref, m, n, tref);
+        for (int wrapped = 0; wrapped < 2; wrapped++) {
+            memcpy(f, a, sizeof(double) * (size_t)(m * n));
+            dag_array *A = wrapped ? dag_array_wrap(DAG_F64, m, n, dag_blocks(nb, nb), f, m)
+                                   : dag_array_from_host(DAG_F64, m, n, dag_blocks(nb, nb), a, DAG_COL_MAJOR, m);
+            CHECK_EQ_INT(dag_array_geqrf(A, tau), DAG_OK);
+            if (!wrapped) CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, m), DAG_OK);
+            double err = fmax(max_diff(f, ref, m * n), max_diff(tau, tref, kn));
+            if (err > 1e-12) printf("     %d x %d in %d%s: differs by %.1e\n", m, n, nb, wrapped ? " (wrapped)" : "", err);
+            CHECK(err < 1e-12);
+            dag_array_free(A);
+        }
+#if defined(DAG_ARRAY_CBLAS)
+        memcpy(ref, a, sizeof(double) * (size_t)(m * n));
+        CHECK_EQ_INT(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, ref, m, tref), 0);
+        CHECK(max_diff(f, ref, m * n) < 1e-12 && max_diff(tau, tref, kn) < 1e-12);
+#endif
+        free(a), free(f), free(ref), free(tau), free(tref);
+    }
+}
+
+/* gels on a tall system with a known least-squares solution: B = A x + r with r orthogonal to A's
+   columns, so x is the solution; B in another tiling; float QR reaches float accuracy */
+TEST(least_squares_through_qr_recovers_the_solution_of_a_tall_system) {
+    enum { M = 75, N = 30, K = 2 };
+    static double a[M * N], b[M * K], x[N * K], r[M * K], got[M * K];
+    random_matrix(a, M, N, 81), random_matrix(x, N, K, 82), random_matrix(r, M, K, 83);
+    for (int c = 0; c < K; c++) {   /* r minus its projection on A's columns (Gram-Schmidt twice, on the loop) */
+        for (int pass = 0; pass < 2; pass++) {
+            static double q[M * N];
+            memcpy(q, a, sizeof a);
+            for (int j = 0; j < N; j++) {
+                for (int l = 0; l < j; l++) {
+                    double d = 0;
+                    for (int i = 0; i < M; i++) d += q[i + l * M] * q[i + j * M];
+                    for (int i = 0; i < M; i++) q[i + j * M] -= d * q[i + l * M];
+                }
+                double nrm = 0;
+                for (int i = 0; i < M; i++) nrm += q[i + j * M] * q[i + j * M];
+                for (int i = 0; i < M; i++) q[i + j * M] /= sqrt(nrm);
+                double d = 0;
+                for (int i = 0; i < M; i++) d += q[i + j * M] * r[i + c * M];
+                for (int i = 0; i < M; i++) r[i + c * M] -= d * q[i + j * M];
+            }
+        }
+        for (int i = 0; i < M; i++) {
+            double v = r[i + c * M];
+            for (int l = 0; l < N; l++) v += a[i + l * M] * x[l + c * N];
+            b[i + c * M] = v;
+        }
+    }
+    dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks(16, 16), a, DAG_COL_MAJOR, M);
+    dag_array *B = dag_array_from_host(DAG_F64, M, K, dag_blocks(9, 1), b, DAG_COL_MAJOR, M);
+    CHECK_EQ_INT(dag_array_gels(A, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, M), DAG_OK);
+    double err = 0;
+    for (int c = 0; c < K; c++)
+        for (int i = 0; i < N; i++) err = fmax(err, fabs(got[i + c * M] - x[i + c * N]));
+    CHECK(err < 1e-10);
+    dag_array *W = dag_array_zeros(DAG_F64, 10, 20, dag_blocks(4, 4)), *Bw = dag_array_zeros(DAG_F64, 10, 1, dag_blocks(4, 1));
+    CHECK_EQ_INT(dag_array_gels(W, Bw), DAG_ERR_INVALID_ARGUMENT);   /* wide: not a least-squares problem */
+    CHECK(strstr(last_error, "rows >= columns") != NULL);
+    dag_array_free(A), dag_array_free(B), dag_array_free(W), dag_array_free(Bw);
+}
+
+/* ---- the differential tester ---- */
+TEST(random_array_programs_equal_the_same_steps_as_plain_loops) {
+    const char *e = getenv("ARRAY_FUZZ_SEEDS");
+    int seeds = e ? atoi(e) : 60, failed = 0;
+    for (int s = 1; s <= seeds; s++) {
+        int bad = array_program((unsigned)s, 12);
+        if (bad) printf("     seed %d: %d differences (replay: ARRAY_FUZZ_SEEDS=%d)\n", s, bad, s);
+        failed += bad != 0;
+    }
+    CHECK_EQ_INT(failed, 0);
+}
+
+int main(void) {
+    watchdog_start();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+    RUN(pivoted_lu_gives_the_pivots_and_factor_of_lapack_on_ragged_sizes_and_tilings);
+    RUN(gesv_solves_a_matrix_that_needs_pivoting_and_getrs_reuses_the_factor);
+    RUN(pivoted_lu_in_float_reaches_a_float_residual);
+    RUN(a_singular_matrix_and_bad_arguments_are_refused_by_name);
+    RUN(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place);
+    RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
+    RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
+    RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
+    RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);
+    RUN(reductions_along_a_dimension_with_an_initial_value_match_loops);
+    RUN(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators);
+    RUN(maps_of_several_inputs_broadcast_columns_rows_and_scalars);
+    RUN(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes);
+    RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);
+    RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
+    RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
+    dag_shutdown();
+    return test_summary();
+}

@@ -1,0 +1,195 @@
+/* test_mpi_array.c: dag_array.h's newer operations over MPI ranks (issue 31):
+   pivoted LU (the panel's pivot search crosses the ranks of its tile
+   column), views, copies between tilings and grids, indexing, reductions
+   along a dimension, broadcasts. Every rank runs the same calls and checks
+   the result against the same plain loop.
+
+       make test-mpi      (mpirun -np 1, 2 and 4)  */
+#define DAG_IMPLEMENTATION
+#include "dag_array.h"
+#include "test.h"
+#include "mpi_harness.h"
+#include "array_programs.h"
+
+/* The differential tester's programs (tests/array_programs.h), the same on every rank: each rank's
+   arrays must equal its loops'. */
+TEST(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops) {
+    setup(2);
+    int failed = 0;
+    for (unsigned s = 1; s <= 25; s++) failed += array_program(s, 10) != 0;
+    CHECK_EQ_INT(failed, 0);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+/* On the squarest grid, a row, a column and 2 x 2: the pivots and factor of the plain loop, on every rank,
+   and gesv's solution (the right-hand sides gathered on the last rank). */
+TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids) {
+    setup(2);
+    int ranks = dag_num_ranks(), me = dag_rank();
+    if (me == 0) printf("     %d ranks\n", ranks);
+    int sizes[3][2] = { { 70, 16 }, { 53, 12 }, { 40, 40 } };
+    int grids[4][2] = { { 0, 0 }, { 1, ranks }, { ranks, 1 }, { 2, 2 } };
+    for (int s = 0; s < 3; s++)
+        for (int g = 0; g < 4; g++) {
+            int n = sizes[s][0], nb = sizes[s][1];
+            double *a = malloc(sizeof(double) * (size_t)(n * n)), *ref = malloc(sizeof(double) * (size_t)(n * n)),
+                   *f = malloc(sizeof(double) * (size_t)(n * n)), *b = malloc(sizeof(double) * (size_t)(n * 3)),
+                   *x = malloc(sizeof(double) * (size_t)(n * 3));
+            int64_t *ipiv = malloc(sizeof(int64_t) * (size_t)n), *ipiv_ref = malloc(sizeof(int64_t) * (size_t)n);
+            random_matrix(a, n, n, 5u + (unsigned)(s * 4 + g));
+            random_matrix(x, n, 3, 99);
+            for (int c = 0; c < 3; c++)
+                for (int i = 0; i < n; i++) {
+                    double v = 0;
+                    for (int l = 0; l < n; l++) v += a[i + l * n] * x[l + c * n];
+                    b[i + c * n] = v;
+                }
+            memcpy(ref, a, sizeof(double) * (size_t)(n * n));
+            lu_reference(ref, n, n, ipiv_ref);
+            dag_blocks bl = dag_blocks_grid(nb, nb, grids[g][0], grids[g][1]);
+            dag_array *A = dag_array_from_host(DAG_F64, n, n, bl, a, DAG_COL_MAJOR, n);
+            CHECK_EQ_INT(dag_array_getrf(A, ipiv), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, n), DAG_OK);
+            int same = 1;
+            double diff = 0;
+            for (int k = 0; k < n; k++) same &= ipiv[k] == ipiv_ref[k];
+            for (int i = 0; i < n * n; i++) diff = fmax(diff, fabs(f[i] - ref[i]));
+            CHECK(same);
+            CHECK(diff < 1e-10);
+            dag_array_free(A);
+            A = dag_array_from_host(DAG_F64, n, n, bl, a, DAG_COL_MAJOR, n);
+            dag_array *B = dag_array_from_host_on(ranks - 1, DAG_F64, n, 3, dag_blocks_grid(nb, 2, grids[g][0], grids[g][1]),
+                                                  me == ranks - 1 ? b : NULL, DAG_COL_MAJOR, n);
+            CHECK_EQ_INT(dag_array_gesv(A, NULL, B), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect_on(ranks - 1, B, me == ranks - 1 ? b : NULL, DAG_COL_MAJOR, n), DAG_OK);
+            if (me == ranks - 1) {
+                double err = 0;
+                for (int i = 0; i < n * 3; i++) err = fmax(err, fabs(b[i] - x[i]));
+                CHECK(err < 1e-9);
+            }
+            dag_array_free(A), dag_array_free(B);
+            free(a), free(ref), free(f), free(b), free(x), free(ipiv), free(ipiv_ref);
+        }
+    dag_shutdown();
+    agree_on_failures();
+}
+
+/* QR over the grids: geqr2's R, V and tau on every rank; gels' solution of a square system */
+TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { M = 61, N = 37, NB = 12 };
+    static double a[M * N], ref[M * N], f[M * N], tau[N], tref[N];
+    int grids[3][2] = { { 0, 0 }, { ranks, 1 }, { 2, 2 } };
+    random_matrix(a, M, N, 3);
+    memcpy(ref, a, sizeof a);
+    qr_reference(ref, M, N, tref);
+    for (int g = 0; g < 3; g++) {
+        dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks_grid(NB, NB, grids[g][0], grids[g][1]), a, DAG_COL_MAJOR, M);
+        memset(tau, 0, sizeof tau);
+        CHECK_EQ_INT(dag_array_geqrf(A, tau), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, M), DAG_OK);
+        double err = 0;
+        for (int i = 0; i < M * N; i++) err = fmax(err, fabs(f[i] - ref[i]));
+        for (int i = 0; i < N; i++) err = fmax(err, fabs(tau[i] - tref[i]));
+        CHECK(err < 1e-12);
+        dag_array_free(A);
+    }
+    static double s[N * N], x[N], b[N];
+    random_matrix(s, N, N, 4), random_matrix(x, N, 1, 5);
+    for (int i = 0; i < N; i++) {
+        b[i] = 0;
+        for (int l = 0; l < N; l++) b[i] += s[i + l * N] * x[l];
+    }
+    dag_array *S = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), s, DAG_COL_MAJOR, N);
+    dag_array *B = dag_array_from_host(DAG_F64, N, 1, dag_blocks(5, 1), b, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_gels(S, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, b, DAG_COL_MAJOR, N), DAG_OK);
+    double err = 0;
+    for (int i = 0; i < N; i++) err = fmax(err, fabs(b[i] - x[i]));
+    CHECK(err < 1e-10);
+    dag_array_free(S), dag_array_free(B);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+DAG_KERNEL(twice_minus, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL const double *, v), (DAG_GLOBAL double *, y)),
+    size_t i = DAG_INDEX();
+    y[i] = 2.0 * x[i] - v[i];
+)
+
+/* views on and off tile boundaries, copies between arrays on other grids, get/put, hcat, reductions along
+   each dimension and a broadcast map: every rank sees the plain loop's values */
+TEST(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { R = 45, C = 31 };
+    static double h[R * C], want[R * C], got[R * C];
+    random_matrix(h, R, C, 17);
+    memcpy(want, h, sizeof h);
+    dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 6), h, DAG_COL_MAJOR, R);
+    dag_array *O = dag_array_from_host(DAG_F64, R, C, dag_blocks_grid(7, 9, ranks, 1), h, DAG_COL_MAJOR, R);
+    dag_array *V = dag_array_view(A, 8, 20, 12, 15), *W = dag_array_view(O, 3, 20, 5, 15);
+    CHECK_EQ_INT(dag_array_sub(V, W, V), DAG_OK);   /* V = V - W, W on another grid and off the tiles */
+    for (int j = 0; j < 15; j++)
+        for (int i = 0; i < 20; i++) want[8 + i + (12 + j) * R] -= h[3 + i + (5 + j) * R];
+    CHECK_EQ_INT(dag_array_put(A, 44, 30, 7.5), DAG_OK);
+    want[44 + 30 * R] = 7.5;
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(A, 9, 13, &v), DAG_OK);
+    CHECK(v == want[9 + 13 * R]);
+    CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, R), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < R * C; i++) bad += got[i] != want[i];
+    CHECK_EQ_INT(bad, 0);
+    /* column maxima and row sums, then A .= 2 A - rowsums (a column broadcast across the columns) */
+    dag_array *mx = dag_array_reduce_dims(DAG_OP_MAX, A, 1, -10.0), *rs = dag_array_reduce_dims(DAG_OP_SUM, A, 2, 0.0);
+    CHECK(mx && rs);
+    static double gm[C], gr[R];
+    CHECK_EQ_INT(dag_array_collect(mx, gm, DAG_COL_MAJOR, 1), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(rs, gr, DAG_COL_MAJOR, R), DAG_OK);
+    double err = 0;
+    for (int j = 0; j < C; j++) {
+        double m = -10.0;
+        for (int i = 0; i < R; i++) m = fmax(m, want[i + j * R]);
+        err = fmax(err, fabs(gm[j] - m));
+    }
+    for (int i = 0; i < R; i++) {
+        double s = 0;
+        for (int j = 0; j < C; j++) s += want[i + j * R];
+        err = fmax(err, fabs(gr[i] - s));
+    }
+    CHECK(err < 1e-12);
+    CHECK_EQ_INT(dag_array_map2(twice_minus, A, rs, A), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, R), DAG_OK);
+    err = 0;
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) err = fmax(err, fabs(got[i + j * R] - (2.0 * want[i + j * R] - gr[i])));
+    CHECK(err < 1e-12);
+    dag_array *parts[2] = { A, W }, *H = dag_array_vcat(2, parts);   /* W: 20 x 15, A: 45 x 31: refused */
+    CHECK(H == NULL);
+    dag_array *Wv = dag_array_view(O, 0, R, 0, 4), *parts2[2] = { A, Wv };
+    H = dag_array_hcat(2, parts2);
+    CHECK(H != NULL);
+    double s1 = 0, s2 = 0, s3 = 0;
+    CHECK_EQ_INT(dag_array_sum(H, &s1), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(A, &s2), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(Wv, &s3), DAG_OK);
+    CHECK(fabs(s1 - s2 - s3) < 1e-10);
+    dag_array_free(H), dag_array_free(Wv), dag_array_free(mx), dag_array_free(rs);
+    dag_array_free(V), dag_array_free(W), dag_array_free(A), dag_array_free(O);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+int main(int argc, char **argv) {
+    if (!mpi_suite_start(&argc, &argv)) return 1;
+    RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
+    RUN_ALL(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids);
+    RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
+    RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
+    int failed = test_summary();
+    MPI_Finalize();
+    return failed;
+}
