@@ -47,11 +47,20 @@
                                              cols on a device (which packs the runs)
 
    The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
-   define DAG_NO_SHORT_NAMES to drop the short ones. Argument lists built at run
+   define DAG_NO_SHORT_NAMES to drop the short ones. Each argument must fit
+   its parameter, or the spawn fails with DAG_ERR_ARG_TYPE naming the task,
+   the argument, both types and the fix: a number parameter takes Val or Fut
+   of a number (converted); a pointer to numbers takes spans (or Val of
+   pointers) of numbers of its kind and size (int or unsigned for int *); a
+   pointer to anything else takes spans and pointers of anything but
+   numbers; void * and char pointers take any span or pointer; a struct
+   takes a struct of its size. dag_arg_span and registered data carry no
+   element type: their element size must match. Argument lists built at run
    time use dag_spawn_args(name, array, count); dag_arg_span, dag_arg_tile and
    dag_arg_data build In/Out/InOut with the access (dag_access) picked at run
    time. dag_spawn_with(&opts, name, ...)
-   gives one spawn a name, a scope or a priority.
+   gives one spawn a name, a scope or a priority; DAG_OPTIONS(.name = "x")
+   writes such options in place, in C and C++ alike.
 
    SEMANTICS
    =========
@@ -67,22 +76,31 @@
    spawned has finished, so nested spawns are always waited for.
 
    A thread that waits (dag_fetch, dag_wait, a region end) runs tasks
-   meanwhile. Inside a task body it runs only tasks that body spawned,
-   directly or not, and tasks pinned to its worker, so a body may wait for
-   any task without deadlocking on its own stack; when it can run nothing
-   (or DAG_STACK_BUDGET bytes of nested tasks fill its stack) it blocks and
-   a reserve thread runs tasks in its place. A wait that can never end (a
-   task waiting for itself, for a task that depends on it, or for one that
-   waits for it) returns DAG_ERR_WAIT_CYCLE.
+   meanwhile: inside a task body, first the children it pushed (newest
+   first), then other tasks below that body, and tasks pinned to its
+   worker, never unrelated ones, so a body may wait for any task without
+   deadlocking on its own stack; when it can run nothing (or
+   DAG_STACK_BUDGET bytes of nested tasks fill its stack) while work it
+   may not run is queued, it blocks and a reserve thread runs tasks in its
+   place. A wait that can never end (a task waiting for itself, for a task
+   that depends on it, or for one that waits for it) returns
+   DAG_ERR_WAIT_CYCLE. In a body, dag_wait_all() waits for the tasks that
+   body spawned (OpenMP's taskwait). dag_options .run_inline = 1 runs a
+   task on the spawning thread, finished when dag_spawn returns (OpenMP's
+   if(0): .run_inline = n < 20 is a recursion's cut-off); .final = 1 does
+   so for the task and everything below it.
 
    RESULTS AND CANCELLATION
    ========================
-   A task's result outlives its region: dag_fetch, dag_wait and Fut of the
-   handle work after the region, after dag_wait_all, from any thread. What
-   is kept is the result alone (its bytes plus at most 32); dag_release(t)
-   drops it, .discard_results = 1 in a region's options drops its tasks'
-   results when it ends, dag_get_stats() counts them; void tasks keep
-   nothing. A released result is DAG_ERR_STALE_HANDLE, never a wrong value.
+   dag_fetch takes the result: fetched again, passed as a Fut or released
+   after, the handle is DAG_ERR_STALE_HANDLE, never a wrong value (a
+   failed fetch spends nothing). A result nobody fetched outlives its
+   region, for dag_fetch, dag_wait and Fut from any thread, until
+   dag_release(t); what is kept is the result alone (its bytes plus at
+   most 32). .keep_results = 1 keeps results for any number of fetches
+   until dag_release; .discard_results = 1 in a region's options drops its
+   tasks' unfetched results when it ends. dag_get_stats() counts records in
+   use (tasks_live) and kept results; void tasks keep nothing.
    dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
    dependents; a running body sees dag_cancelled() and returns early;
    dag_region_cancel() cancels the innermost waiting region's tasks.
@@ -120,7 +138,9 @@
        DAG_WAIT_POLICY   wait_policy (active, passive)
        DAG_BLOCKTIME     block_time_us (200us, 5ms, 2s; bare = ms, as KMP_BLOCKTIME)
        DAG_LOG           log_level (none, error, warn, info)
-       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown
+       DAG_TRACE         trace_path: a Perfetto trace written at dag_shutdown (or,
+                         without one, at exit when every task has finished; a
+                         warning says which)
        DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
 
    ERRORS AND LOGGING
@@ -148,12 +168,19 @@
    DAG_VALIDATE       keep span validation under NDEBUG
    DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
    DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
+   DAG_MAX_REGISTERED spans registered at once (dag_data_register, a
+                      dag_array's tiles): 2^24 unless defined (the
+                      implementation's file); 8 bytes of dag.h's state
+                      per 1024
    Link with the thread library (-pthread).
 
    BACKENDS AND DEVICES
    ====================
    The CPU (C11 threads) is always on. Any combination of these adds devices
-   (or #define DAG_BACKEND_X, empty or 1, before including dag.h):
+   (or #define DAG_BACKEND_X, empty or 1, before including dag.h); a flag is
+   DAG_BACKEND_<NAME>, the backend's name in code DAG_<NAME> (>>flags), and
+   another spelling (-DDAG_CUDA, -DDAG_USE_CUDA, -Ddag_backend_cuda) is an
+   #error naming the flag:
      -DDAG_BACKEND_OPENCL      libOpenCL.so.1, loaded at run time (no SDK)
      -DDAG_BACKEND_CUDA        the CUDA runtime, linked statically:
                                -I<cuda>/include ... -lcudart_static -lrt -ldl
@@ -181,7 +208,7 @@
    WHERE THINGS ARE
    ================
    Each part starts with a marker: search for ">>name". In layer order:
-     public:   >>results >>handles >>backends >>scopes >>args >>api
+     public:   >>flags >>results >>handles >>backends >>scopes >>args >>api
                >>arg-constructors >>macros >>generated tables
      records:  >>customisation >>threads >>pool >>task >>regions >>context
                >>deque >>worker >>data >>state >>device seam
@@ -204,6 +231,44 @@
 #ifndef DAG_H_INCLUDED
 #define DAG_H_INCLUDED
 
+/* >>flags: one naming rule. A switch read at compile time is a macro named
+   for what it does: DAG_BACKEND_<NAME> compiles a backend in (OPENCL, CUDA,
+   HIP, LEVEL_ZERO, MPI: -DDAG_BACKEND_CUDA), and the BUILD OPTIONS are the
+   others. The backends' names in code, read at run time, are the
+   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)). A flag spelled
+   any other plausible way would be ignored, or break that enum, so each
+   stops the build here naming the right one. */
+#if defined(DAG_OPENCL) || defined(DAG_USE_OPENCL) || defined(DAG_ENABLE_OPENCL) || defined(DAG_WITH_OPENCL) || \
+    defined(DAG_HAS_OPENCL) || defined(DAG_BACKEND_OpenCL) || defined(DAG_BACKEND_opencl) || \
+    defined(dag_backend_opencl) || defined(DAG_BACKEND_CL) || defined(DAG_BACKEND_OCL) || defined(DAG_OCL)
+#error "dag.h: the flag that compiles OpenCL in is -DDAG_BACKEND_OPENCL (flags are DAG_BACKEND_<NAME>; DAG_OPENCL is its name in code)"
+#undef DAG_OPENCL   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_CUDA) || defined(DAG_USE_CUDA) || defined(DAG_ENABLE_CUDA) || defined(DAG_WITH_CUDA) || \
+    defined(DAG_HAS_CUDA) || defined(DAG_BACKEND_Cuda) || defined(DAG_BACKEND_cuda) || defined(dag_backend_cuda) || \
+    defined(DAG_BACKEND_NVIDIA)
+#error "dag.h: the flag that compiles CUDA in is -DDAG_BACKEND_CUDA (flags are DAG_BACKEND_<NAME>; DAG_CUDA is its name in code)"
+#undef DAG_CUDA   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_HIP) || defined(DAG_USE_HIP) || defined(DAG_ENABLE_HIP) || defined(DAG_WITH_HIP) || \
+    defined(DAG_HAS_HIP) || defined(DAG_BACKEND_Hip) || defined(DAG_BACKEND_hip) || defined(dag_backend_hip) || \
+    defined(DAG_BACKEND_ROCM) || defined(DAG_BACKEND_AMD)
+#error "dag.h: the flag that compiles HIP in is -DDAG_BACKEND_HIP (flags are DAG_BACKEND_<NAME>; DAG_HIP is its name in code)"
+#undef DAG_HIP   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_LEVEL_ZERO) || defined(DAG_USE_LEVEL_ZERO) || defined(DAG_ENABLE_LEVEL_ZERO) || \
+    defined(DAG_WITH_LEVEL_ZERO) || defined(DAG_HAS_LEVEL_ZERO) || defined(DAG_BACKEND_LevelZero) || \
+    defined(DAG_BACKEND_level_zero) || defined(dag_backend_level_zero) || defined(DAG_BACKEND_LEVELZERO) || \
+    defined(DAG_LEVELZERO) || defined(DAG_BACKEND_ZE) || defined(DAG_ZE) || defined(DAG_BACKEND_L0) || \
+    defined(DAG_BACKEND_ONEAPI)
+#error "dag.h: the flag that compiles Level Zero in is -DDAG_BACKEND_LEVEL_ZERO (flags are DAG_BACKEND_<NAME>; DAG_LEVEL_ZERO is its name in code)"
+#undef DAG_LEVEL_ZERO   /* so that this is the one error, not the enum's after it */
+#endif
+#if defined(DAG_MPI) || defined(DAG_USE_MPI) || defined(DAG_ENABLE_MPI) || defined(DAG_WITH_MPI) || \
+    defined(DAG_HAS_MPI) || defined(DAG_BACKEND_Mpi) || defined(DAG_BACKEND_mpi) || defined(dag_backend_mpi)
+#error "dag.h: the flag that runs over MPI ranks is -DDAG_BACKEND_MPI (flags are DAG_BACKEND_<NAME>)"
+#endif
+
 /* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
 #if !defined(__OPENCL_C_VERSION__)
 
@@ -213,6 +278,7 @@
 
 #ifdef __cplusplus
 #include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
+#include <cstring>            /* Val keeps a small value inside the argument */
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
 #else
@@ -379,6 +445,8 @@ typedef struct dag_desc {
 typedef struct dag_stats {
     uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;
     uint64_t records_allocated;   /* task records ever carved from slabs */
+    size_t tasks_live;            /* task records in use now: tasks not finished, and finished ones whose
+                                     result a region still holds for dag_fetch (see results_kept for the rest) */
     size_t bytes_per_task;        /* bytes of one task record */
     size_t record_bytes;          /* bytes held by task-record slabs */
     int reserve_threads;          /* threads started to stand in for waits that blocked */
@@ -410,8 +478,11 @@ typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
     uint8_t mode;        /* dag_access, for spans and data */
     uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
+    uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
+                            dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
     uint32_t size;       /* value: bytes; span: bytes per element */
-    const void *ptr;     /* value: its bytes; span: first element */
+    const void *ptr;     /* value: its bytes (NULL: in `task`'s bytes, as C++'s Val keeps a small value, whose
+                            temporary dies with its statement); span: first element */
     size_t count;        /* span: elements (1-D) or rows (2-D) */
     size_t cols, ld;     /* 2-D span: elements per row, elements between rows */
     dag_task task;       /* Fut */
@@ -422,12 +493,20 @@ enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__A
 /* How a task uses a span or registered data: what In, Out and InOut give */
 typedef enum dag_access { DAG_ACCESS_IN = 1, DAG_ACCESS_OUT = 2, DAG_ACCESS_INOUT = 3 } dag_access;
 
-/* pointee: for a pointer to a C scalar type, the bytes of one element (a
-   span's elements must have that size); DAG__ANY_POINTEE for void * and the
-   char pointers (raw bytes, which C lets alias anything); 0 for anything
-   else */
-typedef struct dag__param { uint32_t offset, size, tag, pointee; } dag__param;
+/* A parameter as spawns check their arguments against it. tag: its C type
+   when it is a number (DAG__TYPE_TAGS), else 0. pointee: 0 when it is not a
+   pointer; DAG__ANY_POINTEE for void * and the char pointers (raw bytes,
+   which C lets alias anything); else DAG__POINTEE(tag, bytes) of what it
+   points to, a C number type or DAG__TAG_OTHER (a struct, a pointer...: its
+   bytes are not compared). A span of the pointee's own type has that code
+   too, so the common spawn passes with one comparison. decl: "const double
+   * x", for messages. */
+typedef struct dag__param { uint32_t offset, size, tag, pointee; const char *decl; } dag__param;
 #define DAG__ANY_POINTEE 0xffffffffu
+#define DAG__POINTEE(tag, bytes) ((uint32_t)(tag) << 24 | (uint32_t)(bytes))
+/* tags beyond the C number types (DAG__TYPE_TAGS has 1 to 15): what a span's
+   elements or a pointer's target are when they are not numbers */
+enum { DAG__TAG_OTHER = 16, DAG__TAG_VOID = 17 };
 
 /* A kernel compiled ahead of time for one backend (dag_kernels.h says how):
    nvcc's __global__ function for CUDA; for HIP a code object (an offload
@@ -532,7 +611,9 @@ dag_result dag_cancel(dag_task t);
 void dag_region_cancel(void);
 bool dag_cancelled(void);                        /* inside a body: was its task cancelled? */
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
-   costs its own bytes plus 32 until then; dag_get_stats counts them). */
+   costs its own bytes plus 32 until then; dag_get_stats counts them). A
+   spent handle (fetched, or released already) returns DAG_ERR_STALE_HANDLE
+   and changes nothing. */
 dag_result dag_release(dag_task t);
 /* Detached work (OpenMP's detach clause, omp_fulfill_event): a body that
    hands its work to something outside dag.h (an MPI request, a device's
@@ -547,7 +628,7 @@ dag_result dag_release(dag_task t);
    events not yet fulfilled. */
 typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
 dag_event dag_detach(void);
-dag_result dag_fulfill(dag_event event, dag_result status);
+dag_result dag_fulfill(dag_event event, int status);   /* DAG_OK, a dag_result, or a code from DAG_USER_ERROR up */
 
 void dag_fail(int code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -652,7 +733,7 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
                                size_t ld) {
     dag_arg a;
-    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.size = (uint32_t)elem;
+    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.elem = 0; a.size = (uint32_t)elem;
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
     return a;
@@ -677,6 +758,12 @@ static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
     a.tag = (uint8_t)tag;
+    return a;
+}
+/* In/Out/InOut and Val note the C type of the elements or of the target
+   (DAG__REF_TAG), which the spawn checks against the parameter */
+static inline dag_arg dag__arg_elem(dag_arg a, int elem) {
+    a.elem = (uint8_t)elem;
     return a;
 }
 /* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
@@ -734,45 +821,74 @@ static inline dag_arg dag__arg_future(dag_task t) {
 #else
 #define DAG__BOOL _Bool
 #endif
-/* the tags of char, signed char and unsigned char are 2 to 4: their pointers take any span */
-#define DAG__POINTEE_SIZE(T, tag) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : (uint32_t)sizeof(T))
 #define DAG__TYPE_TAGS(X) \
     X(DAG__BOOL, 1) X(char, 2) X(signed char, 3) X(unsigned char, 4) X(short, 5) \
     X(unsigned short, 6) X(int, 7) X(unsigned int, 8) X(long, 9) X(unsigned long, 10) \
     X(long long, 11) X(unsigned long long, 12) X(float, 13) X(double, 14) X(long double, 15)
+/* A parameter's pointee code (dag__param): the tags of char, signed char and
+   unsigned char are 2 to 4, and their pointers take any span */
+#define DAG__POINTEE_OF_TAG(tag, bytes) ((tag) >= 2 && (tag) <= 4 ? DAG__ANY_POINTEE : DAG__POINTEE(tag, bytes))
 #ifdef __cplusplus
-/* C++ has no _Generic: tags come from a template, so Val, Ld and Fut convert into a parameter as in C */
+/* C++ has no _Generic: tags come from templates, so Val, Ld and Fut convert into a parameter as in C,
+   and spans and pointers are checked as in C */
 } /* extern "C" */
+#include <cstddef>
 #include <type_traits>
-template <typename T> struct dag__tag { enum { value = 0 }; };
-#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n }; };
+template <typename T> struct dag__tag { enum { value = 0, size = 0 }; };
+#define DAG__TAG_SPEC(T, n) template <> struct dag__tag<T> { enum { value = n, size = sizeof(T) }; };
 DAG__TYPE_TAGS(DAG__TAG_SPEC)
-/* A type's tag as C's _Generic gives it: an enum is its underlying type. */
-template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag { enum { value = dag__tag<T>::value }; };
-template <typename T> struct dag__val_tag<T, true> {
-    enum { value = dag__tag<typename std::underlying_type<T>::type>::value };
+/* A type's tag as C's _Generic gives it: qualifiers dropped, an enum is its underlying type. */
+template <typename T, bool = std::is_enum<T>::value> struct dag__val_tag : dag__tag<typename std::remove_cv<T>::type> {};
+template <typename T> struct dag__val_tag<T, true> : dag__tag<typename std::underlying_type<T>::type> {};
+/* What a pointer points to (DAG__REF_TAG): 0 for no pointer */
+template <typename T> struct dag__ref_tag { enum { value = 0 }; };
+template <typename T> struct dag__ref_tag<T *> {
+    typedef typename std::remove_cv<T>::type E;
+    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? (int)dag__val_tag<E>::value
+                                                                                      : DAG__TAG_OTHER };
 };
+template <> struct dag__ref_tag<std::nullptr_t> { enum { value = DAG__TAG_VOID }; };
 template <typename T> struct dag__pointee { static const uint32_t value = 0; };
 template <typename T> struct dag__pointee<T *> {
     typedef typename std::remove_cv<T>::type E;
     static const uint32_t value = std::is_void<E>::value ? DAG__ANY_POINTEE
-                                : dag__tag<E>::value != 0 ? DAG__POINTEE_SIZE(E, dag__tag<E>::value) : 0;
+                                : dag__val_tag<E>::value != 0 ? DAG__POINTEE_OF_TAG(dag__val_tag<E>::value, dag__val_tag<E>::size)
+                                : DAG__POINTEE(DAG__TAG_OTHER, 0);
 };
 extern "C" {
 #define DAG__TAG_OF(x) 0
 #define DAG__TAG_OF_TYPE(T) dag__val_tag<T>::value
 #define DAG__POINTEE_OF_TYPE(T) dag__pointee<T>::value
+#define DAG__REF_TAG(x) dag__ref_tag<typename std::decay<decltype(x)>::type>::value
 #else
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
-#define DAG__POINTEE_ASSOC(T, n) T *: DAG__POINTEE_SIZE(T, n), const T *: DAG__POINTEE_SIZE(T, n),
+/* Whether x is a pointer: _Generic cannot say it of every pointer type, gcc and clang can. Elsewhere
+   a struct counts as a pointer too, and only sizes tell them apart. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DAG__IS_POINTER(x) (__builtin_classify_type(x) == 5)   /* 5: pointer_type_class */
+#else
+#define DAG__IS_POINTER(x) 1
+#endif
+#define DAG__QUALIFIED(T, v) T *: v, const T *: v, volatile T *: v, const volatile T *: v,
+#define DAG__REF_ASSOC(T, n) DAG__QUALIFIED(T, n)
+/* What pointer x points to: a C number type's tag, DAG__TAG_VOID, DAG__TAG_OTHER, or 0: x is no pointer */
+#define DAG__REF_TAG(x) \
+    _Generic((x), DAG__TYPE_TAGS(DAG__REF_ASSOC) DAG__QUALIFIED(void, DAG__TAG_VOID) \
+             default: DAG__IS_POINTER(x) ? DAG__TAG_OTHER : 0)
+#define DAG__POINTEE_ASSOC(T, n) DAG__QUALIFIED(T, DAG__POINTEE_OF_TAG(n, sizeof(T)))
 #define DAG__POINTEE_OF_TYPE(T) \
-    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) void *: DAG__ANY_POINTEE, const void *: DAG__ANY_POINTEE, default: 0)
+    _Generic(*(T *)0, DAG__TYPE_TAGS(DAG__POINTEE_ASSOC) DAG__QUALIFIED(void, DAG__ANY_POINTEE) \
+             default: DAG__IS_POINTER(*(T *)0) ? DAG__POINTEE(DAG__TAG_OTHER, 0) : 0)
 #endif
 
-#define DAG__PARAM(s, field, T) \
-    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(T), (uint32_t)DAG__TAG_OF_TYPE(T), (uint32_t)DAG__POINTEE_OF_TYPE(T) }
+#define DAG__STR(...) DAG__STR_(__VA_ARGS__)
+#define DAG__STR_(...) #__VA_ARGS__
+/* p: (type, name) */
+#define DAG__PARAM(s, field, p) \
+    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(DAG__PT(p)), (uint32_t)DAG__TAG_OF_TYPE(DAG__PT(p)), \
+      (uint32_t)DAG__POINTEE_OF_TYPE(DAG__PT(p)), DAG__STR(DAG__PT(p) DAG__PN(p)) }
 #define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
 #define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
 #define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
@@ -805,71 +921,71 @@ extern "C" {
 #define DAG__PROTO_0() void
 #define DAG__FIELDS_0() char dag__none;
 #define DAG__CALL_0(a) 
-#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}
+#define DAG__PARAMS_0(s) {{0, 0, 0, 0, 0}}
 #define DAG__PROTO_1(p0) DAG__PT(p0) DAG__PN(p0)
 #define DAG__FIELDS_1(p0) DAG__PT(p0) a0;
 #define DAG__CALL_1(a) a->a0
-#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, DAG__PT(p0))}
+#define DAG__PARAMS_1(s, p0) {DAG__PARAM(s, a0, p0)}
 #define DAG__PROTO_2(p0, p1) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1)
 #define DAG__FIELDS_2(p0, p1) DAG__PT(p0) a0; DAG__PT(p1) a1;
 #define DAG__CALL_2(a) a->a0, a->a1
-#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1))}
+#define DAG__PARAMS_2(s, p0, p1) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1)}
 #define DAG__PROTO_3(p0, p1, p2) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2)
 #define DAG__FIELDS_3(p0, p1, p2) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2;
 #define DAG__CALL_3(a) a->a0, a->a1, a->a2
-#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2))}
+#define DAG__PARAMS_3(s, p0, p1, p2) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2)}
 #define DAG__PROTO_4(p0, p1, p2, p3) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3)
 #define DAG__FIELDS_4(p0, p1, p2, p3) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3;
 #define DAG__CALL_4(a) a->a0, a->a1, a->a2, a->a3
-#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3))}
+#define DAG__PARAMS_4(s, p0, p1, p2, p3) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3)}
 #define DAG__PROTO_5(p0, p1, p2, p3, p4) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4)
 #define DAG__FIELDS_5(p0, p1, p2, p3, p4) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4;
 #define DAG__CALL_5(a) a->a0, a->a1, a->a2, a->a3, a->a4
-#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4))}
+#define DAG__PARAMS_5(s, p0, p1, p2, p3, p4) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4)}
 #define DAG__PROTO_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5)
 #define DAG__FIELDS_6(p0, p1, p2, p3, p4, p5) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5;
 #define DAG__CALL_6(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5
-#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5))}
+#define DAG__PARAMS_6(s, p0, p1, p2, p3, p4, p5) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5)}
 #define DAG__PROTO_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6)
 #define DAG__FIELDS_7(p0, p1, p2, p3, p4, p5, p6) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6;
 #define DAG__CALL_7(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6
-#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6))}
+#define DAG__PARAMS_7(s, p0, p1, p2, p3, p4, p5, p6) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6)}
 #define DAG__PROTO_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7)
 #define DAG__FIELDS_8(p0, p1, p2, p3, p4, p5, p6, p7) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7;
 #define DAG__CALL_8(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7
-#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7))}
+#define DAG__PARAMS_8(s, p0, p1, p2, p3, p4, p5, p6, p7) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7)}
 #define DAG__PROTO_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8)
 #define DAG__FIELDS_9(p0, p1, p2, p3, p4, p5, p6, p7, p8) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8;
 #define DAG__CALL_9(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8
-#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8))}
+#define DAG__PARAMS_9(s, p0, p1, p2, p3, p4, p5, p6, p7, p8) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8)}
 #define DAG__PROTO_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9)
 #define DAG__FIELDS_10(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9;
 #define DAG__CALL_10(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9
-#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9))}
+#define DAG__PARAMS_10(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9)}
 #define DAG__PROTO_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10)
 #define DAG__FIELDS_11(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10;
 #define DAG__CALL_11(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10
-#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10))}
+#define DAG__PARAMS_11(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10)}
 #define DAG__PROTO_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11)
 #define DAG__FIELDS_12(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11;
 #define DAG__CALL_12(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11
-#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11))}
+#define DAG__PARAMS_12(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11)}
 #define DAG__PROTO_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12)
 #define DAG__FIELDS_13(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12;
 #define DAG__CALL_13(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12
-#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12))}
+#define DAG__PARAMS_13(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12)}
 #define DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13)
 #define DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13;
 #define DAG__CALL_14(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13
-#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13))}
+#define DAG__PARAMS_14(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13)}
 #define DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14)
 #define DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14;
 #define DAG__CALL_15(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14
-#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14))}
+#define DAG__PARAMS_15(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14)}
 #define DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) DAG__PN(p0), DAG__PT(p1) DAG__PN(p1), DAG__PT(p2) DAG__PN(p2), DAG__PT(p3) DAG__PN(p3), DAG__PT(p4) DAG__PN(p4), DAG__PT(p5) DAG__PN(p5), DAG__PT(p6) DAG__PN(p6), DAG__PT(p7) DAG__PN(p7), DAG__PT(p8) DAG__PN(p8), DAG__PT(p9) DAG__PN(p9), DAG__PT(p10) DAG__PN(p10), DAG__PT(p11) DAG__PN(p11), DAG__PT(p12) DAG__PN(p12), DAG__PT(p13) DAG__PN(p13), DAG__PT(p14) DAG__PN(p14), DAG__PT(p15) DAG__PN(p15)
 #define DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__PT(p0) a0; DAG__PT(p1) a1; DAG__PT(p2) a2; DAG__PT(p3) a3; DAG__PT(p4) a4; DAG__PT(p5) a5; DAG__PT(p6) a6; DAG__PT(p7) a7; DAG__PT(p8) a8; DAG__PT(p9) a9; DAG__PT(p10) a10; DAG__PT(p11) a11; DAG__PT(p12) a12; DAG__PT(p13) a13; DAG__PT(p14) a14; DAG__PT(p15) a15;
 #define DAG__CALL_16(a) a->a0, a->a1, a->a2, a->a3, a->a4, a->a5, a->a6, a->a7, a->a8, a->a9, a->a10, a->a11, a->a12, a->a13, a->a14, a->a15
-#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, DAG__PT(p0)), DAG__PARAM(s, a1, DAG__PT(p1)), DAG__PARAM(s, a2, DAG__PT(p2)), DAG__PARAM(s, a3, DAG__PT(p3)), DAG__PARAM(s, a4, DAG__PT(p4)), DAG__PARAM(s, a5, DAG__PT(p5)), DAG__PARAM(s, a6, DAG__PT(p6)), DAG__PARAM(s, a7, DAG__PT(p7)), DAG__PARAM(s, a8, DAG__PT(p8)), DAG__PARAM(s, a9, DAG__PT(p9)), DAG__PARAM(s, a10, DAG__PT(p10)), DAG__PARAM(s, a11, DAG__PT(p11)), DAG__PARAM(s, a12, DAG__PT(p12)), DAG__PARAM(s, a13, DAG__PT(p13)), DAG__PARAM(s, a14, DAG__PT(p14)), DAG__PARAM(s, a15, DAG__PT(p15))}
+#define DAG__PARAMS_16(s, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) {DAG__PARAM(s, a0, p0), DAG__PARAM(s, a1, p1), DAG__PARAM(s, a2, p2), DAG__PARAM(s, a3, p3), DAG__PARAM(s, a4, p4), DAG__PARAM(s, a5, p5), DAG__PARAM(s, a6, p6), DAG__PARAM(s, a7, p7), DAG__PARAM(s, a8, p8), DAG__PARAM(s, a9, p9), DAG__PARAM(s, a10, p10), DAG__PARAM(s, a11, p11), DAG__PARAM(s, a12, p12), DAG__PARAM(s, a13, p13), DAG__PARAM(s, a14, p14), DAG__PARAM(s, a15, p15)}
 #define DAG__TASK_2(ret, name) DAG__TASK_DEF(ret, name, 0, (DAG__PROTO_0()), (DAG__FIELDS_0()), (DAG__CALL_0), (DAG__PARAMS_0(name##__args)))
 #define DAG__TASK_3(ret, name, p0) DAG__TASK_DEF(ret, name, 1, (DAG__PROTO_1(p0)), (DAG__FIELDS_1(p0)), (DAG__CALL_1), (DAG__PARAMS_1(name##__args, p0)))
 #define DAG__TASK_4(ret, name, p0, p1) DAG__TASK_DEF(ret, name, 2, (DAG__PROTO_2(p0, p1)), (DAG__FIELDS_2(p0, p1)), (DAG__CALL_2), (DAG__PARAMS_2(name##__args, p0, p1)))
@@ -945,10 +1061,10 @@ extern "C" {
     (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
      dag_arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
 #endif
-#define DAG__SPAN_2(mode, p, n) dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p)))
+#define DAG__SPAN_2(mode, p, n) dag__arg_elem(dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p)))
+    dag__arg_elem(dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -958,13 +1074,23 @@ static inline dag_arg dag__arg_ld(const void *p) { return dag__arg_ld_ptr(p); }
 /* The C++ form of the set-up: dag_setup({.num_threads = 2}) in C++20, or
    dag_setup(desc) with a dag_desc variable (C's &(dag_desc){...} is not C++) */
 static inline dag_result dag_setup(const dag_desc &desc) { return dag_setup(&desc); }
+static inline const dag_options *dag__options_of(const dag_options &o) { return &o; }   /* DAG_OPTIONS */
 template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
     static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
     return dag_arg();
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    return dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x);   /* the temporary lives to the end of the spawn */
+    static_assert(sizeof(dag_task) == 16, "a small value fits in dag_arg's task field");
+    if (sizeof(T) <= sizeof(dag_task) && std::is_trivially_copyable<T>::value) {
+        /* a copy in the argument itself: an argument array built ahead of
+           its spawn (dag_spawn_args) outlives this statement's temporaries */
+        dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), NULL);
+        std::memcpy(&a.task, &x, sizeof(T));
+        return dag__arg_elem(a, dag__ref_tag<T>::value);
+    }
+    /* a larger value: the temporary lives to the end of the spawn's statement */
+    return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
 #define DAG_VAL(x) dag__val_cpp(x)
 extern "C" {
@@ -975,7 +1101,7 @@ extern "C" {
 #define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
 #define DAG_VAL(x) \
     (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
-     dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}))
+     dag__arg_elem(dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
@@ -988,7 +1114,15 @@ extern "C" {
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
 #define DAG_SEQUENTIAL DAG__REGION_BLOCK(DAG_REGION_SEQUENTIAL, NULL)
 #define DAG_BULK DAG__REGION_BLOCK(DAG_REGION_BULK, NULL)
-#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, &(dag_options){__VA_ARGS__})
+#define DAG_WITH_OPTIONS(...) DAG__REGION_BLOCK(DAG_REGION_OPTIONS, DAG_OPTIONS(__VA_ARGS__))
+/* Options written where they are used, in C and C++ alike:
+   dag_spawn_with(DAG_OPTIONS(.run_inline = n < 20), fib, Val(n - 1)). They
+   live to the end of the statement; dag.h copies what it keeps. */
+#ifdef __cplusplus
+#define DAG_OPTIONS(...) dag__options_of(dag_options{__VA_ARGS__})
+#else
+#define DAG_OPTIONS(...) ((const dag_options *)&(dag_options){__VA_ARGS__})
+#endif
 
 #ifndef DAG_NO_SHORT_NAMES
 #define In DAG_IN
@@ -1011,17 +1145,45 @@ extern "C" {
 #ifndef DAG_IMPLEMENTATION_INCLUDED
 #define DAG_IMPLEMENTATION_INCLUDED
 
+/* >>language: C11, or C++17 and later. The implementation is written in
+   C11; as C++ its atomics, thread-local storage and alignment map onto
+   <atomic>, thread_local and alignas, and its threads onto pthreads. The
+   device backends and the rank layer are C only: each stops at an #error. */
 #ifdef __cplusplus
-#error "dag.h: compile the implementation (DAG_IMPLEMENTATION) as C11; its public part works from C++"
+#if __cplusplus < 201703L && !(defined(_MSVC_LANG) && _MSVC_LANG >= 201703L)
+#error "dag.h: the implementation (DAG_IMPLEMENTATION) compiled as C++ needs C++17 (-std=c++17) or later"
 #endif
+#include <atomic>
+#define DAG__ATOMIC(T) std::atomic<T>
+#define DAG__THREAD_LOCAL thread_local
+#define DAG__ALIGNAS(n) alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+using std::memory_order_relaxed; using std::memory_order_acquire; using std::memory_order_release;
+using std::memory_order_acq_rel; using std::memory_order_seq_cst;
+using std::atomic_init; using std::atomic_load; using std::atomic_load_explicit; using std::atomic_store;
+using std::atomic_store_explicit; using std::atomic_exchange; using std::atomic_exchange_explicit;
+using std::atomic_compare_exchange_strong; using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak; using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_fetch_add; using std::atomic_fetch_add_explicit; using std::atomic_fetch_sub;
+using std::atomic_fetch_sub_explicit; using std::atomic_fetch_or; using std::atomic_fetch_or_explicit;
+using std::atomic_fetch_and; using std::atomic_fetch_and_explicit; using std::atomic_thread_fence;
+#ifndef DAG_USE_PTHREADS
+#define DAG_USE_PTHREADS   /* <threads.h> is C's */
+#endif
+#else
 #if !defined(__STDC_VERSION__) || __STDC_VERSION__ < 201112L
-#error "dag.h: the implementation needs C11 (-std=c11 or later)"
+#error "dag.h: the implementation needs C11 (-std=c11 or later), or C++17 as C++"
 #endif
 #if defined(__STDC_NO_ATOMICS__)
 #error "dag.h: the implementation needs C11 <stdatomic.h>"
 #endif
-
 #include <stdatomic.h>
+#define DAG__ATOMIC(T) _Atomic(T)
+#define DAG__THREAD_LOCAL _Thread_local
+#define DAG__ALIGNAS(n) _Alignas(n)
+#define DAG__STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <ctype.h>
@@ -1162,10 +1324,12 @@ static int dag__core_count(void) {
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define DAG__NOINLINE __attribute__((noinline))
+#define DAG__HOT inline __attribute__((always_inline))   /* steps of the hot paths (spawn, run, fetch), one function in the end */
 #else
 #define DAG__LIKELY(x) (x)
 #define DAG__UNLIKELY(x) (x)
 #define DAG__NOINLINE
+#define DAG__HOT inline
 #endif
 #if defined(__x86_64__) || defined(__i386__)
 #define DAG__PAUSE() __builtin_ia32_pause()
@@ -1212,12 +1376,12 @@ typedef struct dag__span dag__span;   /* see >>spans */
    that the owner drains when its own list runs dry. No malloc in steady state. */
 typedef struct dag__free_node { struct dag__free_node *next; } dag__free_node;
 typedef struct dag__pool {
-    _Alignas(DAG__CACHE_LINE) dag__free_node *local;
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__free_node *) remote;   /* its own line: other threads write it */
-    _Alignas(DAG__CACHE_LINE) size_t object_size;
+    DAG__ALIGNAS(DAG__CACHE_LINE) dag__free_node *local;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__free_node *) remote;   /* its own line: other threads write it */
+    DAG__ALIGNAS(DAG__CACHE_LINE) size_t object_size;
     void **slabs;
     size_t num_slabs, cap_slabs;
-    _Atomic uint64_t objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
+    DAG__ATOMIC(uint64_t) objects;    /* carved so far (DAG__COUNT: dag_get_stats reads it) */
 } dag__pool;
 
 /* >>task */
@@ -1254,26 +1418,31 @@ enum {
 /* The first cache line holds everything a spawn writes and a finishing
    thread touches, so a task handed to another core moves one line each way. */
 struct dag__task {
-    _Alignas(DAG__CACHE_LINE) _Atomic(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
-    _Atomic int32_t pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
-    _Atomic int32_t refs;
-    _Atomic uint32_t gen;
-    _Atomic int32_t status;                 /* dag_result or user code; 0 while fine */
-    _Atomic int16_t waiters;                /* threads in dag_wait on it */
-    _Atomic int16_t cancel;                 /* dag_cancel asked it to stop */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
+    DAG__ATOMIC(int32_t) pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
+    DAG__ATOMIC(int32_t) refs;
+    DAG__ATOMIC(uint32_t) gen;
+    DAG__ATOMIC(int32_t) status;                 /* dag_result or user code; 0 while fine */
+    DAG__ATOMIC(int16_t) waiters;                /* threads in dag_wait on it */
+    DAG__ATOMIC(int16_t) cancel;                 /* dag_cancel asked it to stop */
     uint32_t flags;                         /* DAG__TF_* */
     const dag_task_desc *desc;
     dag__region *region;                    /* the waiting region it counts toward */
     dag__extra *extra;                      /* rare parts, or NULL */
-    _Atomic(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
+    DAG__ATOMIC(const char *) failed_dep;       /* name of a failed predecessor: cancels this */
     /* set once per record, or only by rare paths */
     dag__pool *home;                        /* pool it returns to (fixed for the record's life) */
     dag__region *child_root;                /* root region of its body's spawns (NULL between uses) */
     dag__task *next;                        /* mailbox, injection queue, failed list */
-    _Atomic int32_t ended;                  /* 1: its region has ended (result kept or dropped, failure
+    DAG__ATOMIC(int32_t) ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
-    _Alignas(16) unsigned char args[DAG__INLINE_ARGS];
-    _Alignas(16) unsigned char result[DAG__INLINE_RESULT];
+    /* the task whose body spawned it, and how deep that nesting is: a
+       waiting body asks whether a task is below it (dag__descends_from)
+       of tasks it does not hold, so they are atomic */
+    DAG__ATOMIC(dag__task *) parent;
+    DAG__ATOMIC(uint32_t) level;
+    DAG__ALIGNAS(16) unsigned char args[DAG__INLINE_ARGS];
+    DAG__ALIGNAS(16) unsigned char result[DAG__INLINE_RESULT];
 };
 
 /* >>regions */
@@ -1289,14 +1458,14 @@ typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__tas
 #define DAG__OWNER ((int64_t)1 << 40)
 
 struct dag__region {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t count;   /* see above; written by finishing tasks */
-    _Atomic int32_t cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
-    _Alignas(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
-    _Atomic int32_t first_error;           /* first failure of a task of its own */
-    _Atomic int32_t first_cancel;          /* first dependency failure */
-    _Atomic(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
-    _Atomic(const char *) failed_name;     /* the task whose failure came first */
-    _Atomic(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) count;   /* see above; written by finishing tasks */
+    DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
+    DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
+    DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
+    DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
+    DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
+    DAG__ATOMIC(const char *) failed_name;     /* the task whose failure came first */
+    DAG__ATOMIC(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
     dag__task *parent;                     /* the task whose body spawns here (NULL: a program thread) */
@@ -1308,6 +1477,7 @@ struct dag__region {
     dag__task_list step;                   /* bulk: tasks of this step */
     const char *cancel;                    /* a failed step before it: cancels its spawns */
     bool scoped;                           /* options.scope is not empty: read by every spawn */
+    bool options_set;                      /* options may be other than zero (dag__region_set_options) */
     bool plain;                            /* no name, priority, scope or discard_results in options
                                               (dag__options_plain): read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
@@ -1328,16 +1498,17 @@ struct dag__context {
     dag__region *top;                      /* innermost open region, or root */
     uint32_t depth, serial;
     const dag_options *base;               /* options inherited from the parent (its extra's); NULL: none */
+    int64_t deque_mark;                    /* its thread's deque bottom when the body began (see >>find work) */
     dag__context *next_guest;              /* list of external contexts */
 };
 
 /* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
-typedef struct dag__ring { int64_t size; _Atomic(dag__task *) *slots; struct dag__ring *older; } dag__ring;
+typedef struct dag__ring { int64_t size; DAG__ATOMIC(dag__task *) *slots; struct dag__ring *older; } dag__ring;
 typedef struct dag__deque {
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t top;
-    _Alignas(DAG__CACHE_LINE) _Atomic int64_t bottom;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) top;
+    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) bottom;
     int64_t top_seen;   /* owner only: a past value of top, which only grows */
-    _Atomic(dag__ring *) ring;
+    DAG__ATOMIC(dag__ring *) ring;
 } dag__deque;
 
 /* >>worker */
@@ -1347,26 +1518,28 @@ struct dag__worker {
     uint64_t rng;
     dag__mutex mail_lock;
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
-    _Atomic int32_t mail_count;
-    _Atomic uint64_t mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
+    DAG__ATOMIC(int32_t) mail_count;
+    DAG__ATOMIC(uint64_t) mail_mask;            /* workers the mailbox holds work for (see dag__mail) */
     /* sleeping (see >>sleep) */
     dag__mutex park_lock;                  /* with cond: where it sleeps, or parks as a reserve */
     dag__cond cond;
-    _Atomic int sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
-    _Atomic uint64_t sleeps;               /* read by dag_get_stats while it runs */
+    DAG__ATOMIC(int) sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
+    DAG__ATOMIC(uint64_t) sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
-    _Atomic uint64_t spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    DAG__ATOMIC(uint64_t) spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    DAG__ATOMIC(uint64_t) records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
+    int64_t isolate_mark;                  /* isolate's deque_mark */
     dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
     int num_free_regions;
     int just_stole;
     /* waiting (see >>waits) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
-    _Atomic(const void *) waiting_for;     /* a task or region, while asleep in a wait */
-    _Atomic int blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
+    DAG__ATOMIC(const void *) waiting_for;     /* a task or region, while asleep in a wait */
+    DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
-    _Atomic int parked;                    /* a reserve thread out of service (set under sleep_lock) */
+    DAG__ATOMIC(int) parked;                    /* a reserve thread out of service (set under sleep_lock) */
     /* trace */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
@@ -1390,43 +1563,51 @@ typedef struct dag__trace_event {
 } dag__trace_event;
 typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 
-/* >>data: registered spans */
+/* >>data: registered spans, in pages of DAG__DATA_PAGE slots made as they
+   are needed; the pages' directory (8 bytes a page, in dag__g) has room for
+   DAG_MAX_REGISTERED spans registered at once (a dag_array tile is one) */
+#ifndef DAG_MAX_REGISTERED
+#define DAG_MAX_REGISTERED (1u << 24)
+#endif
 #define DAG__DATA_PAGE 1024
+#define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
+DAG__STATIC_ASSERT(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
+               "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
 typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
-    _Atomic int phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
-    _Atomic uint32_t live_epoch;           /* the running set-up cycle; 0 while not running */
+    DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    DAG__ATOMIC(uint32_t) live_epoch;           /* the running set-up cycle; 0 while not running */
     uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
     int throttle;
     dag__worker *workers;
-    _Atomic int stop;
+    DAG__ATOMIC(int) stop;
     dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
-    _Atomic int sleepers;
+    DAG__ATOMIC(int) sleepers;
     uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
     int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
     dag__mutex inject_lock;
     dag__task *inject_head, *inject_tail;
-    _Atomic int32_t inject_count;
+    DAG__ATOMIC(int32_t) inject_count;
     /* ready tasks with a priority */
     dag__mutex prio_lock;
     dag__task **heap;
     size_t heap_count, heap_cap;
-    _Atomic int32_t prio_count;
+    DAG__ATOMIC(int32_t) prio_count;
     /* reserve threads (>>waits): workers beyond num_workers that stand in
        for threads blocked in a wait, in workers[num_workers...] */
     int cap_workers;                       /* num_workers + the most reserve threads */
-    _Atomic int num_slots;                 /* workers started: num_workers + reserve threads */
-    _Atomic int blocked;                   /* threads blocked in a wait */
-    _Atomic int reserve_active;            /* reserve threads in service */
+    DAG__ATOMIC(int) num_slots;                 /* workers started: num_workers + reserve threads */
+    DAG__ATOMIC(int) blocked;                   /* threads blocked in a wait */
+    DAG__ATOMIC(int) reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
-    _Atomic int regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
+    DAG__ATOMIC(int) regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
     /* results kept past their regions (>>kept results) */
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
@@ -1438,20 +1619,20 @@ typedef struct dag__state {
     int guest_key_ok;
     dag__worker *guests;
     dag__context *guest_contexts;
-    _Atomic int closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
-    _Atomic int exits_running;             /* guest exits draining now: dag_shutdown waits for them */
+    DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     /* trace */
-    _Atomic int tracing;
-    _Atomic uint64_t next_trace_id;
+    DAG__ATOMIC(int) tracing;
+    DAG__ATOMIC(uint64_t) next_trace_id;
     uint64_t trace_epoch;
     char *trace_path;                      /* written at dag_shutdown (dag_desc.trace_path, DAG_TRACE) */
     /* backends */
     bool backend_ok[DAG_BACKEND_COUNT];
     char backend_status[DAG_BACKEND_COUNT][256];
-    _Atomic int fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
+    DAG__ATOMIC(int) fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
     /* data */
     dag__mutex data_lock;
-    _Atomic(dag__data_slot *) data_pages[DAG__DATA_PAGE];
+    DAG__ATOMIC(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
     /* detached events (>>detach) */
@@ -1462,10 +1643,10 @@ typedef struct dag__state {
 } dag__state;
 
 static dag__state dag__g;
-static _Thread_local dag__worker *dag__tls_worker;
-static _Thread_local dag__context *dag__tls_ctx;
-static _Thread_local uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
-static _Thread_local dag_result dag__tls_last_region = DAG_OK;
+static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
+static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
+static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
+static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -1475,6 +1656,9 @@ static dag__context dag__main_ctx;
 #define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
 #define DAG__BACKEND_ON(e, field, name, word, device, flag, ...) DAG__ON(flag) ||
 #if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON) 0   /* some -DDAG_BACKEND_X of the list */
+#ifdef __cplusplus
+#error "dag.h: the device backends are C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_DEVICES 1
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s);
@@ -1536,7 +1720,12 @@ static inline void dag__devices_shutdown(void) {}
    included at the end of the implementation with -DDAG_BACKEND_MPI). The
    program thread's spawns are collective: every rank makes them in the same
    order, and the rank layer decides where each runs. Without it, one rank. */
+/* The calls after which data is current on each owner, collective over ranks */
+enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
 #if defined(DAG_BACKEND_MPI)
+#ifdef __cplusplus
+#error "dag.h: the rank layer (-DDAG_BACKEND_MPI) is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #define DAG__HAS_MPI 1
 static bool dag__mpi_collective(const dag__context *ctx);   /* this spawn is made on every rank */
 static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt);
@@ -1548,12 +1737,12 @@ static bool dag__mpi_ready(dag_task h);
    true with *here set when this rank ran it, else its status as known here
    (0 while not known) and, when it failed, a message */
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
-static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down);   /* before a region drains: data home */
-static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree */
+static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* before one drains: data home */
+static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
-static _Thread_local uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
+static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(void);
 static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
@@ -1574,7 +1763,7 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
     *status = 0;
     return false;
 }
-static inline void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) { DAG__NONE(ctx); DAG__NONE(shutting_down); }
+static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DAG__NONE(ctx); DAG__NONE(end); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
@@ -1678,7 +1867,7 @@ static void dag__list_push(dag__task_list *l, dag__task *t) {
 
 /* >>pool implementation */
 static void dag__pool_init(dag__pool *p, size_t object_size) {
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);   /* atomics zeroed: no thread sees it yet */
     p->object_size = (object_size + 15) / 16 * 16;
     atomic_init(&p->remote, NULL);
 }
@@ -1732,7 +1921,7 @@ static inline void dag__pool_free(dag__pool *p, void *obj, dag__pool *mine) {
 static void dag__pool_destroy(dag__pool *p) {
     for (size_t i = 0; i < p->num_slabs; i++) DAG_FREE(p->slabs[i]);
     DAG_FREE(p->slabs);
-    memset(p, 0, sizeof *p);
+    memset((void *)p, 0, sizeof *p);
 }
 
 /* >>deque implementation */
@@ -1740,7 +1929,7 @@ static dag__ring *dag__ring_new(int64_t size, dag__ring *older) {
     dag__ring *r = (dag__ring *)dag__xmalloc(sizeof *r);
     r->size = size;
     r->older = older;
-    r->slots = (_Atomic(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
+    r->slots = (DAG__ATOMIC(dag__task *) *)dag__xmalloc((size_t)size * sizeof *r->slots);
     for (int64_t i = 0; i < size; i++) atomic_init(&r->slots[i], NULL);
     DAG__HG_IGNORE(r->slots, (size_t)size * sizeof *r->slots);
     return r;
@@ -1822,19 +2011,23 @@ static dag__task *dag__deque_take(dag__deque *d) {
     return x;
 }
 
-/* Any thread: oldest first. */
-static dag__task *dag__deque_steal(dag__deque *d) {
+/* Any thread: oldest first, if `ok` accepts it (NULL: any). `ok` sees a
+   task the thief does not hold yet: it may read only its atomic fields. */
+typedef bool (*dag__task_test)(const dag__task *t, const void *arg);
+static dag__task *dag__deque_steal_if(dag__deque *d, dag__task_test ok, const void *arg) {
     int64_t t = atomic_load_explicit(&d->top, memory_order_acquire);
     atomic_thread_fence(memory_order_seq_cst);
     int64_t b = atomic_load_explicit(&d->bottom, memory_order_acquire);
     if (t >= b) return NULL;
     dag__ring *r = atomic_load_explicit(&d->ring, memory_order_acquire);
     dag__task *x = atomic_load_explicit(&r->slots[t & (r->size - 1)], memory_order_relaxed);
+    if (ok && !ok(x, arg)) return NULL;
     if (!atomic_compare_exchange_strong_explicit(&d->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
         return NULL;
     DAG__HA(x);   /* the pusher's DAG__HB(x): a thief reads x's fields before it runs x */
     return x;
 }
+static dag__task *dag__deque_steal(dag__deque *d) { return dag__deque_steal_if(d, NULL, NULL); }
 
 /* >>sleep: a sleeper registers (sleep_state, then sleepers), then looks for
    work once more; a producer publishes, then looks for sleepers. Both sides
@@ -1933,8 +2126,11 @@ static void dag__wake_all(void) {
 /* >>ready: where a task goes once its last predecessor finishes */
 
 /* The workers (of the first 64) a scope allows, as bits. */
+static uint64_t dag__all_worker_bits(void) {
+    return dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+}
 static uint64_t dag__scope_worker_bits(const dag_scope *s) {
-    uint64_t all = dag__g.num_workers >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << dag__g.num_workers) - 1;
+    uint64_t all = dag__all_worker_bits();
     if (s->all_threads) return all;
     uint64_t b = s->threads;
     if (s->thread > 0 && s->thread <= 64) b |= DAG_THREAD_BIT(s->thread);
@@ -1980,8 +2176,12 @@ static dag__task *dag__unmail_for(dag__worker *v, dag__worker *thief) {
     return t;
 }
 
-static dag__task *dag__unmail(dag__worker *w) {
-    if (atomic_load_explicit(&w->mail_count, memory_order_acquire) == 0) return NULL;
+static DAG__NOINLINE dag__task *dag__unmail_slow(dag__worker *w);
+static inline dag__task *dag__unmail(dag__worker *w) {
+    if (DAG__LIKELY(atomic_load_explicit(&w->mail_count, memory_order_acquire) == 0)) return NULL;
+    return dag__unmail_slow(w);
+}
+static DAG__NOINLINE dag__task *dag__unmail_slow(dag__worker *w) {
     dag__mutex_lock(&w->mail_lock);
     dag__task *t = w->mail_head;
     if (t) {
@@ -2012,11 +2212,12 @@ static void dag__heap_push(dag__task *t) {
     dag__mutex_unlock(&dag__g.prio_lock);
 }
 
-static dag__task *dag__heap_pop(void) {
+/* The highest priority task, if `ok` accepts it (NULL: any). */
+static dag__task *dag__heap_pop_if(dag__task_test ok, const void *arg) {
     if (atomic_load_explicit(&dag__g.prio_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.prio_lock);
     dag__task *top = NULL;
-    if (dag__g.heap_count) {
+    if (dag__g.heap_count && (!ok || ok(dag__g.heap[0], arg))) {
         top = dag__g.heap[0];
         dag__task *last = dag__g.heap[--dag__g.heap_count];
         size_t i = 0, n = dag__g.heap_count;
@@ -2034,6 +2235,7 @@ static dag__task *dag__heap_pop(void) {
     dag__mutex_unlock(&dag__g.prio_lock);
     return top;
 }
+static dag__task *dag__heap_pop(void) { return dag__heap_pop_if(NULL, NULL); }
 
 static void dag__inject(dag__task *t) {
     t->next = NULL;
@@ -2141,7 +2343,10 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
         dag__pool_free(x->home, x, &w->extras);
         t->extra = NULL;
     }
-    if (t->home) dag__pool_free(t->home, t, &w->tasks);   /* undeferred records live on a stack */
+    if (t->home) {   /* undeferred records live on a stack */
+        DAG__COUNT(w->records_back, 1);
+        dag__pool_free(t->home, t, &w->tasks);
+    }
 }
 
 static inline void dag__decref(dag__worker *w, dag__task *t) {
@@ -2284,6 +2489,11 @@ static size_t dag__num_all_regions, dag__cap_all_regions;
    one for its children and gives it back when they are done), so the lock
    is taken once per DAG__REGION_BATCH regions, not per body. */
 #define DAG__REGION_BATCH 32
+/* This thread's worker record, if it belongs to the running set-up (a
+   thread that outlived a dag_shutdown still points at a freed one). */
+static inline dag__worker *dag__region_cache_owner(void) {
+    return dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ? dag__tls_worker : NULL;
+}
 static dag__region *dag__region_alloc(dag__worker *w) {
     if (w && w->free_regions) {
         dag__region *r = w->free_regions;
@@ -2297,7 +2507,7 @@ static dag__region *dag__region_alloc(dag__worker *w) {
         dag__free_regions = r->outer;
     } else {
         r = (dag__region *)dag__xmalloc_aligned(sizeof *r);
-        memset(r, 0, sizeof *r);
+        memset((void *)r, 0, sizeof *r);
         if (dag__num_all_regions == dag__cap_all_regions) {
             dag__cap_all_regions = dag__cap_all_regions ? dag__cap_all_regions * 2 : 64;
             dag__all_regions = (dag__region **)dag__xrealloc(dag__all_regions, dag__cap_all_regions * sizeof(dag__region *));
@@ -2313,7 +2523,7 @@ static dag__region *dag__region_alloc(dag__worker *w) {
 /* A region, reset. Relaxed stores: it reaches other threads only through
    a task's publication, which releases them. */
 static dag__region *dag__region_new(int kind) {
-    dag__region *r = dag__region_alloc(dag__tls_worker);
+    dag__region *r = dag__region_alloc(dag__region_cache_owner());
     atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
     atomic_store_explicit(&r->cancelled, 0, memory_order_relaxed);
     r->spawned = 0;
@@ -2326,7 +2536,8 @@ static dag__region *dag__region_new(int kind) {
     r->owner_task = NULL;
     r->parent = NULL;
     r->outer = r->counter = r->seq = r->bulk = NULL;
-    memset(&r->options, 0, sizeof r->options);
+    if (DAG__UNLIKELY(r->options_set)) memset(&r->options, 0, sizeof r->options);   /* else zero already */
+    r->options_set = false;
     r->scoped = false;
     r->plain = true;
     r->kind = kind;
@@ -2338,7 +2549,7 @@ static dag__region *dag__region_new(int kind) {
 }
 
 static void dag__region_recycle(dag__region *r) {
-    dag__worker *w = dag__tls_worker;
+    dag__worker *w = dag__region_cache_owner();
     if (w && w->num_free_regions < 2 * DAG__REGION_BATCH) {
         r->outer = w->free_regions;
         w->free_regions = r;
@@ -2532,7 +2743,7 @@ static void dag__kept_free_all(void) {
    the list sweeps them out whenever it is full, with finished results
    moved to kept blocks: a root region that never ends stays bounded. */
 #define DAG__RETAINED_LOOK 4
-static dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
+static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
     dag__region *r = ctx->top;
     if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu))
         return NULL;
@@ -2594,7 +2805,7 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     r->prev.count = 0;
     for (size_t i = 0; i < r->step.count; i++) dag__decref(w, r->step.items[i]);
     r->step.count = 0;
-    dag__task *f = atomic_exchange(&r->failed, NULL);
+    dag__task *f = atomic_load_explicit(&r->failed, memory_order_acquire) ? atomic_exchange(&r->failed, NULL) : NULL;
     DAG__HA(&r->failed);
     while (f) {
         dag__task *n = f->next;
@@ -2618,7 +2829,7 @@ static void dag__finish_root(dag__worker *w, dag__task *t);
 
 /* Runs the body. Returns true when the task is finished now; false when
    tasks it spawned still run (the last of them finishes it). */
-static bool dag__execute(dag__worker *w, dag__task *t) {
+static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     uint64_t start = tracing ? dag__now_ns() : 0;
     /* dag_cancel sets failed_dep too (to the task's own cause), so one test
@@ -2656,6 +2867,7 @@ static bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.depth = ctx.serial = 0;
     ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
+    ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
     t->desc->run(args, dag__result_of(t));
@@ -2686,7 +2898,7 @@ static inline dag__task *dag__child_done(dag__region *r) {
    one comes back to run next on this thread), counts it off its region and,
    when it was the last child of a task whose body has ended, finishes that
    task as well, iteratively, so deep nesting needs no stack. */
-static dag__task *dag__complete(dag__worker *w, dag__task *t) {
+static DAG__HOT dag__task *dag__complete(dag__worker *w, dag__task *t) {
     dag__task *bypass = NULL;
     for (;;) {
         int status = atomic_load_explicit(&t->status, memory_order_relaxed);
@@ -2775,9 +2987,12 @@ static dag__task *dag__find_any(dag__worker *w) {
         for (int i = 0; i < n; i++) {
             dag__worker *v = &dag__g.workers[(start + i) % n];
             if (v == w) continue;
+            /* a victim far ahead (its deque half full) runs its tasks itself
+               once the deque fills: see dag__run_found */
+            bool far_ahead = dag__deque_size(&v->deque) >= dag__g.throttle / 2;
             if ((t = dag__deque_steal(&v->deque))) {
                 DAG__COUNT(w->stolen, 1);
-                w->just_stole = 1;
+                w->just_stole = far_ahead;
                 return t;
             }
         }
@@ -2785,22 +3000,35 @@ static dag__task *dag__find_any(dag__worker *w) {
     return NULL;
 }
 
-/* Was t spawned, directly or through its ancestors, by the body of s? A
-   queued task's ancestors are all alive: a task finishes after its children. */
-static bool dag__descends_from(dag__task *t, dag__task *s) {
-    for (dag__region *r = t->region; r && r->parent; r = r->parent->region)
-        if (r->parent == s) return true;
+/* Was t spawned, directly or through its ancestors, by the body of s?
+   The walk goes up from t no higher than s's level, so it costs the
+   levels between them, whatever the depth of the tree. It reads only
+   atomic fields: a task not yet taken from a queue may be finished and
+   its record used again meanwhile, and then the answer is only a hint
+   (the caller asks again once it holds the task; a held task's ancestors
+   are all alive: a task finishes after its children). */
+static bool dag__descends_from(const dag__task *t, const void *waiting) {
+    const dag__task *s = (const dag__task *)waiting;
+    uint32_t floor = atomic_load_explicit(&s->level, memory_order_relaxed);
+    for (dag__task *p = atomic_load_explicit(&t->parent, memory_order_relaxed); p;
+         p = atomic_load_explicit(&p->parent, memory_order_relaxed)) {
+        if (p == s) return true;
+        if (atomic_load_explicit(&p->level, memory_order_relaxed) <= floor) return false;
+    }
     return false;
 }
 
-/* The first task in the shared queue that s spawned (directly or not). */
+/* A task s spawned (directly or not) among the first few of the shared
+   queue: those are tasks threads outside the pool made ready. Looking no
+   further keeps a wait O(1); what it misses, threads not waiting run. */
+#define DAG__INJECT_LOOK 8
 static dag__task *dag__uninject_under(dag__task *s) {
     if (atomic_load_explicit(&dag__g.inject_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.inject_lock);
     dag__task *prev = NULL, *t = dag__g.inject_head;
-    while (t && !dag__descends_from(t, s)) {
-        prev = t;
-        t = t->next;
+    for (int looked = 0; t && !dag__descends_from(t, s); looked++) {
+        if (looked == DAG__INJECT_LOOK) t = NULL;
+        else prev = t, t = t->next;
     }
     if (t) {
         if (prev) prev->next = t->next;
@@ -2815,47 +3043,72 @@ static dag__task *dag__uninject_under(dag__task *s) {
 /* Work for a waiting thread. A thread that waits inside the body of task S
    runs only tasks S spawned, directly or not: running an unrelated task B
    on top of S's frame would deadlock if B waits for S (OpenMP's task
-   scheduling constraint). Unrelated tasks it takes from a deque go to the
-   shared queue, where threads not waiting inside a task find them. When it
-   finds nothing it may run, it blocks and a reserve thread runs in its
-   place (see >>waits). */
+   scheduling constraint). Where it looks, each look O(1):
+   - its own deque above S's mark: what this thread pushed since S began,
+     S's descendants all but always (a task whose Fut producer finished
+     here is the exception: it goes to the shared queue for others);
+   - the top of the priority heap, the first few of the shared queue, and
+     the oldest task of each other deque, each taken only if below S.
+   When it finds nothing it may run, it blocks and a reserve thread runs in
+   its place (see >>waits). */
 static dag__task *dag__find_work(dag__worker *w) {
     dag__task *s = w->isolate;
     if (DAG__LIKELY(!s)) return dag__find_any(w);
     dag__task *t;
-    /* tasks pinned to this thread can run nowhere else: they always run */
-    if (w->index >= 0 && (t = dag__unmail(w))) return t;
-    if ((t = dag__uninject_under(s))) return t;
-    for (int tries = 0; tries < 4; tries++) {
-        if (!(t = dag__heap_pop()) && !(w->index >= 0 && (t = dag__deque_take(&w->deque)))) {
-            int n = dag__slots();
-            for (int i = 0; !t && i < n; i++)
-                if (&dag__g.workers[i] != w) t = dag__deque_steal(&dag__g.workers[i].deque);
+    if (w->index >= 0) {
+        if ((t = dag__unmail(w))) return t;   /* pinned to this thread: it can run nowhere else */
+        if (atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > w->isolate_mark &&
+            (t = dag__deque_take(&w->deque))) {
+            if (dag__descends_from(t, s)) return t;
+            dag__inject(t);
+            dag__wake_one();
         }
-        if (!t) break;
+    }
+    if ((t = dag__heap_pop_if(dag__descends_from, s)) || (t = dag__uninject_under(s))) {
+        if (dag__descends_from(t, s)) return t;
+        dag__inject(t);   /* its record changed hands between the look and the take */
+        dag__wake_one();
+        return NULL;
+    }
+    int n = dag__slots();
+    for (int i = 0; i < n; i++) {
+        dag__worker *v = &dag__g.workers[i];
+        if (v == w || !(t = dag__deque_steal_if(&v->deque, dag__descends_from, s))) continue;
+        DAG__COUNT(w->stolen, 1);
         if (dag__descends_from(t, s)) return t;
         dag__inject(t);
         dag__wake_one();
-        t = NULL;
+        return NULL;
     }
     return NULL;
 }
 
 /* Sets and restores the isolation of a wait made from the current context. */
-static dag__task *dag__isolate(dag__worker *w) {
-    dag__task *saved = w->isolate;
+typedef struct dag__isolation { dag__task *task; int64_t mark; } dag__isolation;
+static dag__isolation dag__isolate(dag__worker *w) {
+    dag__isolation saved = { w->isolate, w->isolate_mark };
     dag__context *ctx = dag__tls_ctx;
-    if (ctx && ctx->task) w->isolate = ctx->task;
+    if (ctx && ctx->task) {
+        w->isolate = ctx->task;
+        w->isolate_mark = ctx->deque_mark;
+    }
     return saved;
 }
-static void dag__unisolate(dag__worker *w, dag__task *saved) { w->isolate = saved; }
+static void dag__unisolate(dag__worker *w, dag__isolation saved) {
+    w->isolate = saved.task;
+    w->isolate_mark = saved.mark;
+}
 
-/* Runs a task that find_work returned. A stolen task that was over in less
-   time than stealing costs (on average over the successors it ran next)
-   tells the thief to leave its victim alone for a while (doubling up to
-   50 us): the victim's deque then fills, and the spawner runs such tiny
-   tasks itself (undeferred) at a fraction of the cost of moving them
-   between cores. Longer tasks reset the pause. */
+/* Runs a task that find_work returned. A steal from a victim far ahead
+   (its deque half full) whose work was over in less time than stealing
+   costs (the task, and what it ran next: its successors, the children it
+   waited for) tells the thief to leave its victims alone for a while
+   (doubling up to 50 us): the victim's deque then fills, and the spawner
+   runs such tiny tasks itself (undeferred) at a fraction of the cost of
+   moving them between cores. A steal that brought more work resets the
+   pause, however fine the tasks in it (a subtree of a recursive program);
+   a steal from a short deque never pauses: its tasks may be the roots of
+   whole subtrees. */
 #ifndef DAG__TINY_NS
 #define DAG__TINY_NS 1000
 #endif
@@ -2868,10 +3121,10 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
         return;
     }
     w->just_stole = 0;
-    uint64_t start = dag__now_ns(), ran = w->run;
+    uint64_t start = dag__now_ns();
     dag__run(w, t);
     uint64_t end = dag__now_ns();
-    if (end - start < DAG__TINY_NS * (w->run - ran)) {   /* per task: a stolen chain runs its successors too */
+    if (end - start < DAG__TINY_NS) {
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > DAG__STEAL_PAUSE_MAX_NS) w->steal_pause_ns = DAG__STEAL_PAUSE_MAX_NS;
         w->steal_after = end + w->steal_pause_ns;
@@ -3061,7 +3314,7 @@ static void dag__reserve_top_up(void) {
             DAG__HB(&dag__g.num_slots);
             atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
         } else {
-            static _Atomic int said;
+            static DAG__ATOMIC(int) said;
             if (!atomic_exchange(&said, 1))
                 dag_log(DAG_LOG_WARN, DAG_OK, "all %d reserve threads stand in for blocked waits; more waits "
                         "block with fewer threads running (raise DAG_MAX_RESERVE_THREADS)", DAG_MAX_RESERVE_THREADS);
@@ -3072,30 +3325,37 @@ static void dag__reserve_top_up(void) {
     }
 }
 
-/* The body `body` cannot help with its wait for `on` (a task, or NULL for
-   its children): registers the wait, checks it for a cycle, and brings a
-   reserve thread into service. Returns DAG_ERR_WAIT_CYCLE instead of
-   blocking when `on` needs `body` to finish first. */
-static int dag__block(dag__worker *w, dag__task *body, dag__task *on) {
+/* The body `body` waits for `on` (a task, or NULL for its children) and
+   cannot help: the pair goes where other waits' cycle checks see it
+   (dag__needs). Returns DAG_ERR_WAIT_CYCLE instead when `on` needs `body`
+   to finish first. */
+static int dag__wait_begin(dag__worker *w, dag__task *body, dag__task *on) {
     dag__mutex_lock(&dag__g.wait_lock);
     w->blocked_task = body;
     w->blocked_on = on;
     bool cycle = body && on && dag__needs(on, body);
     if (cycle) w->blocked_task = w->blocked_on = NULL;
     dag__mutex_unlock(&dag__g.wait_lock);
-    if (cycle) return DAG_ERR_WAIT_CYCLE;
+    return cycle ? DAG_ERR_WAIT_CYCLE : DAG_OK;
+}
+static void dag__wait_end(dag__worker *w) {
+    dag__mutex_lock(&dag__g.wait_lock);
+    w->blocked_task = w->blocked_on = NULL;
+    dag__mutex_unlock(&dag__g.wait_lock);
+}
+
+/* A waiting body that sees work it may not run (another body's, or its
+   own below the stack budget) blocks: a reserve thread runs tasks in its
+   place. With nothing queued anywhere it only sleeps: its core would idle
+   under a reserve thread too. */
+static void dag__stand_in(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
     atomic_store(&w->blocked, 1);
     atomic_fetch_add(&dag__g.blocked, 1);
     dag__reserve_top_up();
     dag__mutex_unlock(&dag__g.sleep_lock);
-    return DAG_OK;
 }
-
-static void dag__unblock(dag__worker *w) {
-    dag__mutex_lock(&dag__g.wait_lock);
-    w->blocked_task = w->blocked_on = NULL;
-    dag__mutex_unlock(&dag__g.wait_lock);
+static void dag__stand_down(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
     atomic_store(&w->blocked, 0);
     atomic_fetch_sub(&dag__g.blocked, 1);
@@ -3103,36 +3363,42 @@ static void dag__unblock(dag__worker *w) {
 }
 
 /* A waiting thread runs tasks until `done` holds. With nothing to run it
-   spins briefly (a task may be about to appear), yields, then sleeps until
-   woken; inside a task body it blocks first (see >>waits). `on` is the task
-   waited for, if any. Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
+   spins briefly (a task may be about to appear), then sleeps until woken.
+   Inside a task body it first registers its wait (a cycle is an error,
+   not a hang), and blocks, bringing in a reserve thread, when work it may
+   not run is queued (see >>waits). `on` is the task waited for, if any.
+   Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
     uint64_t idle_since = 0;
-    bool blocked = false;
-    dag__task *saved = dag__isolate(w);
+    bool waiting = false, blocked = false;
+    dag__isolation saved = dag__isolate(w);
     while (!done(arg)) {
         dag__task *t = dag__stack_room(w) ? dag__find_work(w) : NULL;
         if (t) {
-            if (blocked) { dag__unblock(w); blocked = false; }
+            if (blocked) dag__stand_down(w);
+            if (waiting) dag__wait_end(w);   /* its thread's one slot is for the waits this task makes */
+            waiting = blocked = false;
             dag__run_found(w, t);
             idle = 0;
             continue;
         }
         ++idle;
         dag__context *ctx = dag__tls_ctx;
-        if (!blocked && ctx && ctx->task) {
-            /* inside a body: a short spin, then block and let a reserve
-               thread run tasks in this one's place */
-            if (idle < 256) {
-                DAG__PAUSE();
-            } else if (idle < 320) {
+        if (!blocked && ctx && ctx->task && idle >= 256) {
+            if (idle < 320) {
                 dag__thread_yield();
-            } else {
-                if ((result = dag__block(w, ctx->task, on)) != DAG_OK) break;
-                blocked = true;   /* one more look, then sleep: the reserve thread has the core */
+                continue;
             }
-            continue;
+            if (!waiting) {
+                if ((result = dag__wait_begin(w, ctx->task, on)) != DAG_OK) break;
+                waiting = true;
+            }
+            if (dag__work_visible(w)) {
+                dag__stand_in(w);
+                blocked = true;   /* one more look, then sleep: the reserve thread has the core */
+                continue;
+            }
         }
         if (!blocked && dag__spin_more(idle, &idle_since)) continue;
         /* a waiter counts itself on the task only while it sleeps: the
@@ -3142,7 +3408,8 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
         if (on) atomic_fetch_sub_explicit(&on->waiters, 1, memory_order_relaxed);
         idle = 0;
     }
-    if (blocked) dag__unblock(w);
+    if (blocked) dag__stand_down(w);
+    if (waiting) dag__wait_end(w);
     dag__unisolate(w, saved);
     return result;
 }
@@ -3614,6 +3881,7 @@ static inline bool dag__options_plain(const dag_options *o, bool scoped) {
 }
 static void dag__region_set_options(dag__region *r, dag_options o) {
     r->options = o;
+    r->options_set = true;
     r->scoped = !dag__scope_empty(&o.scope);
     r->plain = dag__options_plain(&r->options, r->scoped);
 }
@@ -3622,13 +3890,11 @@ static void dag__region_set_options(dag__region *r, dag_options o) {
 static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
     (void)w;
-    dag__region *r = dag__region_new(0);
+    dag__region *r = dag__region_new(0);   /* its options empty: none inherited, the common case */
     r->counter = r;
     r->owner_task = ctx->task;
     r->parent = ctx->task;
-    dag_options none;
-    memset(&none, 0, sizeof none);
-    dag__region_set_options(r, ctx->base ? *ctx->base : none);
+    if (ctx->base) dag__region_set_options(r, *ctx->base);
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
     return r;
@@ -3639,7 +3905,7 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
 static bool dag__scope_pins_workers(const dag_scope *s) {
     if (!(s->thread || s->threads) || s->all_threads || s->any_processor) return false;
     if (dag__g.num_workers > 64) return true;
-    return dag__scope_worker_bits(s) != dag__scope_worker_bits(&(dag_scope){ .all_threads = 1 });
+    return dag__scope_worker_bits(s) != dag__all_worker_bits();
 }
 
 static dag_options dag__merge_options(dag_options base, const dag_options *o) {
@@ -3766,7 +4032,7 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
     if (!index) return NULL;
     index--;
-    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) return NULL;
+    if (index / DAG__DATA_PAGE >= DAG__DATA_PAGES) return NULL;
     dag__data_slot *page = atomic_load_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], memory_order_acquire);
     if (!page) return NULL;
     dag__data_slot *s = &page[index % DAG__DATA_PAGE];
@@ -3822,9 +4088,11 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
     } else {
         index = dag__g.data_count;
-        if (index / DAG__DATA_PAGE >= DAG__DATA_PAGE) {
+        if (index >= DAG_MAX_REGISTERED) {
             dag__mutex_unlock(&dag__g.data_lock);
-            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: too many registered spans", who);
+            dag__err(DAG_ERR_OUT_OF_MEMORY, "%s: %lu spans are registered already, the most at once (DAG_MAX_REGISTERED: "
+                     "define it higher, or register fewer, larger spans or tiles)", who,
+                     (unsigned long)DAG_MAX_REGISTERED);
             return h;
         }
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
@@ -3940,8 +4208,11 @@ static dag__task *dag__task_alloc(dag__worker *w, uint32_t *gen_out, int32_t ref
         DAG__HG_IGNORE(t, offsetof(dag__task, flags));
         DAG__HG_IGNORE(&t->failed_dep, sizeof t->failed_dep);
         DAG__HG_IGNORE(&t->ended, sizeof t->ended);
+        DAG__HG_IGNORE(&t->parent, sizeof t->parent);   /* read by waiting threads before they hold it */
+        DAG__HG_IGNORE(&t->level, sizeof t->level);
     }
     atomic_store_explicit(&t->refs, refs, memory_order_relaxed);
+    DAG__COUNT(w->records_out, 1);
     *gen_out = gen;
     return t;
 }
@@ -4074,6 +4345,8 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     atomic_store_explicit(&t->cancel, atomic_load_explicit(&local->cancel, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->parent, atomic_load_explicit(&local->parent, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&t->level, atomic_load_explicit(&local->level, memory_order_relaxed), memory_order_relaxed);
     t->flags = local->flags & ~(uint32_t)DAG__TF_UNDEFERRED;
     t->desc = local->desc;
     t->region = local->region;
@@ -4093,7 +4366,7 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     if (live <= limit || !dag__stack_room(w)) return;
-    dag__task *saved = dag__isolate(w);
+    dag__isolation saved = dag__isolate(w);
     while (live > limit / 2) {
         dag__task *t = dag__find_work(w);
         if (!t) break;
@@ -4141,7 +4414,7 @@ static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_a
         }
         uint64_t ld = spans[k].stride / elems[k];
         dag__convert(packed + desc->params[i].offset, (int)desc->params[i].tag, desc->params[i].size, &ld,
-                     DAG__TAG_OF(ld), sizeof ld);
+                     DAG__TAG_OF_TYPE(uint64_t), sizeof ld);
         span_of_param[i] = (int8_t)(-2 - k);
     }
     return 0;
@@ -4166,6 +4439,35 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
 
+/* What spawns say of C types, and the rule a value (Val, Fut) follows. */
+enum { DAG__KIND_UNKNOWN, DAG__KIND_INTEGER, DAG__KIND_FLOATING, DAG__KIND_OTHER, DAG__KIND_VOID };
+static int dag__tag_kind(int tag) {
+    return !tag ? DAG__KIND_UNKNOWN : tag <= 12 ? DAG__KIND_INTEGER : tag <= 15 ? DAG__KIND_FLOATING
+         : tag == DAG__TAG_OTHER ? DAG__KIND_OTHER : DAG__KIND_VOID;
+}
+static size_t dag__tag_bytes(int tag) {
+    switch (tag) {
+#define DAG__TAG_BYTES(T, n) case n: return sizeof(T);
+    DAG__TYPE_TAGS(DAG__TAG_BYTES)
+#undef DAG__TAG_BYTES
+    default: return 0;
+    }
+}
+static const char *dag__tag_name(int tag) {
+    switch (tag) {
+#define DAG__TAG_NAME(T, n) case n: return DAG__STR(T);
+    DAG__TYPE_TAGS(DAG__TAG_NAME)
+#undef DAG__TAG_NAME
+    case DAG__TAG_VOID: return "void";
+    default: return "a struct or pointer";
+    }
+}
+/* A number converts into a number, as in a C call; anything else (a struct,
+   a pointer) only into a parameter that is no number either, of its size. */
+static bool dag__value_fits(const dag__param *p, int tag, size_t size) {
+    return p->tag && tag ? true : !p->tag && !tag && p->size == size;
+}
+
 /* Fut of a task whose region has ended: its kept result, converted into the
    parameter like Val; a kept failure cancels t as a failed predecessor would. */
 static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__param *p, void *slot) {
@@ -4177,7 +4479,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
         atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
         return DAG_OK;
     }
-    if (!(p->tag && v.tag) && p->size != v.size) return DAG_ERR_ARG_TYPE;
+    if (!dag__value_fits(p, v.tag, v.size)) return DAG_ERR_ARG_TYPE;
     void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
     int e = dag__kept_read(h, &v, buf, v.size, DAG__KEPT_READ) ? DAG_OK : DAG_ERR_STALE_HANDLE;
     if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
@@ -4187,9 +4489,31 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
 
 /* Waits for t; DAG_ERR_WAIT_CYCLE (said once here) when t cannot finish
    before the waiting body does: t is that body's task, or needs it. */
+/* Work first (fork-join): a body that waits runs the tasks it pushed since
+   it began, newest first, until `done` holds or there are none; most waits
+   end here, without the general loop's looks elsewhere (dag__help_until).
+   Returns whether `done` holds. */
+static DAG__HOT bool dag__work_first(dag__worker *w, bool (*done)(void *), void *arg) {
+    dag__context *ctx = dag__tls_ctx;
+    dag__task *body = ctx ? ctx->task : NULL;
+    if (!body || w->index < 0) return done(arg);
+    dag__task *x = NULL;
+    while (!done(arg) && atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) > ctx->deque_mark &&
+           dag__stack_room(w) && (x = dag__deque_take(&w->deque)) && dag__descends_from(x, body)) {
+        dag__run(w, x);
+        x = NULL;
+    }
+    if (x) {   /* not below this body (a Fut's consumer made ready here): for the other threads */
+        dag__inject(x);
+        dag__wake_one();
+    }
+    return done(arg);
+}
+
 static int dag__wait_task(dag__worker *w, dag__task *t) {
     if (dag__done(t)) return DAG_OK;
     dag__task *body = dag__tls_ctx ? dag__tls_ctx->task : NULL;
+    if (body != t && dag__work_first(w, dag__task_done_fn, t)) return DAG_OK;
     int r = DAG_ERR_WAIT_CYCLE;
     if (t != body) r = dag__help_until(w, dag__task_done_fn, t, t);
     if (r == DAG_ERR_WAIT_CYCLE && t == body) dag__err(r, "task '%s' waits for itself", dag__task_name(t));
@@ -4216,6 +4540,24 @@ typedef struct dag__spawn_args {
 /* Step 1: a record for the task, on the stack when it may run at once
    (undeferred), else from the worker's pool, with its options (plain
    ones, the common case, need no look at them). */
+/* What every new task starts from, whichever way it is spawned. */
+static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
+    t->desc = desc;
+    t->extra = NULL;
+    t->region = r->counter;
+    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
+    atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
+    atomic_store_explicit(&t->status, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
+    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
+    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
+    dag__task *parent = r->parent;
+    atomic_store_explicit(&t->parent, parent, memory_order_relaxed);
+    atomic_store_explicit(&t->level, parent ? atomic_load_explicit(&parent->level, memory_order_relaxed) + 1 : 0,
+                          memory_order_relaxed);
+}
+
 static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
                                            const dag_options *opt, bool scoped, bool plain, bool undeferred,
                                            dag__task *local, uint32_t *gen) {
@@ -4231,17 +4573,8 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
         t = dag__task_alloc(w, gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
         t->flags = dag__mpi_spawn_flags;
     }
-    t->desc = desc;
-    t->extra = NULL;
-    t->region = r->counter;
-    atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
-    atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
+    dag__record_init(t, r, desc);
     if (undeferred) atomic_init(&t->refs, 1);
-    atomic_store_explicit(&t->status, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
-    atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
                       desc->result_size > DAG__INLINE_RESULT)) {
@@ -4269,24 +4602,46 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     return t;
 }
 
-/* Step 2, a span whose elements are not the size the parameter points to
-   (off the hot path: it writes the words). */
-static DAG__NOINLINE int dag__span_elem_mismatch(size_t elem, const dag__param *p, dag__spawn_args *sa) {
-    snprintf(sa->detail_buf, sizeof sa->detail_buf, "a span of %zu-byte elements for a parameter that points to "
-             "%u-byte ones", elem, (unsigned)p->pointee);
+/* Step 2, a span whose code is not the parameter's pointee (off the hot
+   path): fine (0) where only the comparison could not tell, as for spans of
+   a type not known (dag_arg_span, registered data: their sizes must match),
+   of int for unsigned *, or of a struct for a pointer to one; else refused,
+   with both types and the fix. */
+static DAG__NOINLINE int dag__span_mismatch(int tag, size_t elem, const dag__param *p, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), kind = dag__tag_kind(tag), want = dag__tag_kind(want_tag);
+    size_t want_bytes = p->pointee & 0xffffffu;
+    char what[96];
+    if (tag && tag != DAG__TAG_OTHER) snprintf(what, sizeof what, "a span of %s", dag__tag_name(tag));
+    else snprintf(what, sizeof what, "a span of %zu-byte elements%s", elem, tag ? " that are not numbers" : "");
+    if (p->pointee && want == DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == DAG__KIND_OTHER) &&
+        p->size == sizeof(void *))   /* (the size: without gcc or clang a struct parameter looks like this) */
+        return DAG_OK;
+    if (p->pointee && want != DAG__KIND_OTHER && (kind == DAG__KIND_UNKNOWN || kind == want) && elem == want_bytes)
+        return DAG_OK;
+    if (!p->pointee || p->size != sizeof(void *))
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that is not a pointer: pass a value "
+                 "with Val(), or make the parameter a pointer", what);
+    else if (want == DAG__KIND_OTHER)
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to something other than "
+                 "numbers: pass a span of the type it points to", what);
+    else
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "%s for a parameter that points to %s: pass a span of %s "
+                 "(convert the data), or take const void * for raw bytes", what, dag__tag_name(want_tag),
+                 dag__tag_name(want_tag));
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2, a span or registered data: where it points in the record, and its
    span among the task's (the same span twice counts once). Every check is
-   made on every spawn; the common case (a 1-D span of elements the size the
-   parameter points to) passes each with one test. */
+   made on every spawn; the common case (a 1-D span of the type the
+   parameter points to, or any span for a void *) passes each with one test. */
 static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, void *slot, dag__spawn_args *sa) {
     const void *base = a->ptr;
     size_t rows = 1, width, stride, extent;   /* extent: first byte to one past the last */
     size_t elem = a->size;
     const char *why;
+    int error;
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
@@ -4314,14 +4669,14 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         }
         extent = width = stride = a->count * a->size;
     }
-    if (DAG__UNLIKELY(elem != p->pointee) && p->pointee && p->pointee != DAG__ANY_POINTEE)
-        return dag__span_elem_mismatch(elem, p, sa);
+    if (DAG__UNLIKELY(DAG__POINTEE(a->elem, elem) != p->pointee) && p->pointee != DAG__ANY_POINTEE &&
+        (error = dag__span_mismatch(a->elem, elem, p, sa)))
+        return error;
     bool none = !base || !width || !rows;   /* no bytes: nothing to order */
     if (DAG__UNLIKELY(none)) {
         if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
         if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
-    if (p->size != sizeof(void *)) return DAG_ERR_ARG_TYPE;
     memcpy(slot, &base, sizeof(void *));
     if (DAG__UNLIKELY(none)) {
         sa->span_of_param[i] = -1;
@@ -4348,13 +4703,31 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     return DAG_OK;
 }
 
+/* Step 2, a Fut whose producer's result does not fit the parameter (off
+   the hot path: it writes the words). */
+static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const dag__param *p, dag__spawn_args *sa) {
+    char what[64];
+    if (!src->result_size) snprintf(what, sizeof what, "nothing (void)");
+    else if (src->result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(src->result_tag));
+    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", src->result_size);
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of task '%s', which returns %s, for a parameter %s", src->name,
+             what, !src->result_size ? "(a void task has no result to pass)"
+                   : p->tag ? "that is a number (only a number converts into one)"
+                   : src->result_tag ? "that is not a number (a number converts only into a number)"
+                                     : "of another size");
+    sa->detail = sa->detail_buf;
+    return DAG_ERR_ARG_TYPE;
+}
 /* Step 2, a Fut: the producing task becomes a dependency, or, when its
    region has ended, its kept result passes as a value. */
 static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
-                                   void *slot) {
+                                   void *slot, dag__spawn_args *sa) {
     dag_task h = a->task;
     if (!h.ptr) return h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE;
-    if (!(h.bits & 1)) return DAG_ERR_ARG_TYPE;
+    if (!(h.bits & 1)) {
+        sa->detail = "Fut of a task that returns void: it has no result to pass";
+        return DAG_ERR_ARG_TYPE;
+    }
     bool live = dag__ref_handle(h);
     if (live && atomic_load_explicit(&h.ptr->ended, memory_order_acquire)) {
         dag__decref(w, h.ptr);
@@ -4362,14 +4735,56 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     }
     if (!live) return dag__future_kept(t, h, p, slot);
     dag__task *src = h.ptr;
-    if (!src->desc->result_size || (!(p->tag && src->desc->result_tag) && p->size != src->desc->result_size)) {
+    if (!src->desc->result_size || !dag__value_fits(p, src->desc->result_tag, src->desc->result_size)) {
+        int e = dag__future_mismatch(src->desc, p, sa);
         dag__decref(w, src);
-        return DAG_ERR_ARG_TYPE;
+        return e;
     }
     dag__extra *x = dag__extra_of(w, t);
     x->futures[i] = src;
     x->has_futures = 1;
     return DAG_OK;
+}
+
+/* A value argument's bytes: where Val put them (C++ keeps a small one in
+   the argument itself: see DAG_VAL). */
+static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr ? a->ptr : (const void *)&a->task; }
+
+/* Step 2, a value of another type than the parameter's (off the hot path):
+   converted as a C call would, or refused with both types and the fix. A
+   pointer goes into a pointer to the same type of number (of any sign), or
+   from void * or into void * and char pointers, or between pointers to
+   things other than numbers (structs: their types cannot be compared). */
+static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, void *slot, dag__spawn_args *sa) {
+    int want_tag = (int)(p->pointee >> 24), to = dag__tag_kind(a->elem);
+    bool pointers = !a->tag && !p->tag && a->elem && p->pointee;
+    const char *why = NULL;
+    if (a->tag && !p->tag)   /* C would not convert a number into a pointer or a struct either */
+        why = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
+                         : "a number for a parameter that is not one (a struct)";
+    else if (!a->tag && p->tag)
+        why = a->elem ? "a pointer for a number parameter: pass the number (Val(*p)), or make the parameter a pointer"
+                      : "a struct for a number parameter: pass the number";
+    else if (!a->tag && !p->tag && !a->elem != !p->pointee)
+        why = a->elem ? "a pointer for a parameter that is not one (a struct): pass the struct (Val(*p))"
+                      : "a struct for a pointer parameter: pass its address (Val(&s)), or In/Out/InOut(&s, 1)";
+    else if (pointers && to != DAG__KIND_VOID && p->pointee != DAG__ANY_POINTEE &&
+             (to != dag__tag_kind(want_tag) ||
+              (to != DAG__KIND_OTHER && dag__tag_bytes(a->elem) != (p->pointee & 0xffffffu)))) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "Val of a pointer to %s for a parameter that points to %s: "
+                 "pass a pointer to what the parameter points to (cast it only if the data really is that)",
+                 dag__tag_name(a->elem), want_tag == DAG__TAG_OTHER ? "something other than numbers"
+                                                                    : dag__tag_name(want_tag));
+        why = sa->detail_buf;
+    }
+    if (!why && !dag__convert(slot, (int)p->tag, p->size, dag__value_bytes(a), a->tag, a->size)) {
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
+                 (unsigned)p->size, a->tag ? "" : " (Val of a struct passes its bytes: the sizes must match)");
+        why = sa->detail_buf;
+    }
+    if (!why) return DAG_OK;
+    sa->detail = why;
+    return DAG_ERR_ARG_TYPE;
 }
 
 /* Step 2: argument i into the record (values converted as a C call would),
@@ -4380,22 +4795,15 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     switch (a->kind) {
     case DAG__ARG_VALUE:
         if (DAG__LIKELY(a->tag && a->tag == p->tag)) {   /* the parameter's own C type: dag__convert's copy, inlined */
-            if (p->size == sizeof(uint64_t)) memcpy(slot, a->ptr, sizeof(uint64_t));
-            else memcpy(slot, a->ptr, p->size);
+            const void *v = dag__value_bytes(a);
+            switch (p->size) {   /* sizes the compiler knows: a move, not a call */
+            case 8: memcpy(slot, v, 8); break;
+            case 4: memcpy(slot, v, 4); break;
+            default: memcpy(slot, v, p->size); break;
+            }
             return DAG_OK;
         }
-        if (a->tag && !p->tag) {   /* C would not convert a number into a pointer or a struct either */
-            sa->detail = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
-                                    : "a number for a parameter that is not one (a pointer or a struct)";
-            return DAG_ERR_ARG_TYPE;
-        }
-        if (!dag__convert(slot, (int)p->tag, p->size, a->ptr, a->tag, a->size)) {
-            snprintf(sa->detail_buf, sizeof sa->detail_buf, "a %u-byte value for a %u-byte parameter%s", (unsigned)a->size,
-                     (unsigned)p->size, a->tag ? "" : " (Val of a struct or pointer passes its bytes: the sizes must match)");
-            sa->detail = sa->detail_buf;
-            return DAG_ERR_ARG_TYPE;
-        }
-        return DAG_OK;
+        return dag__pack_value(a, p, slot, sa);
     case DAG__ARG_SPAN:
     case DAG__ARG_DATA:
         return dag__pack_span(a, p, i, slot, sa);
@@ -4405,7 +4813,7 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
         if (p->size > sizeof(uint64_t) || !p->tag) return DAG_ERR_ARG_TYPE;
         return DAG_OK;
     case DAG__ARG_FUTURE:
-        return dag__pack_future(w, t, a, p, i, slot);
+        return dag__pack_future(w, t, a, p, i, slot, sa);
     default:
         return DAG_ERR_INVALID_ARGUMENT;
     }
@@ -4415,8 +4823,9 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
 static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
                                                 const dag_task_desc *desc, const dag_arg *args, int bad, int error,
                                                 const dag__spawn_args *sa, bool ld_ambiguous) {
-    dag__spawn_err(r, error, "dag_spawn(%s): argument %d: %s", desc->name, bad + 1,
-                   sa->detail ? sa->detail
+    const char *decl = desc->params[bad].decl;
+    dag__spawn_err(r, error, "dag_spawn(%s): argument %d%s%s%s: %s", desc->name, bad + 1, decl ? " (" : "",
+                   decl ? decl : "", decl ? ")" : "", sa->detail ? sa->detail
                    : args[bad].kind != DAG__ARG_LD || error != DAG_ERR_INVALID_ARGUMENT ? dag_result_string(error)
                    : ld_ambiguous ? "Ld's pointer starts spans with different leading dimensions: name one by its handle"
                                   : "Ld names no span argument of the task (it takes a span's handle or first element)");
@@ -4458,12 +4867,18 @@ static inline void dag__spawn_deps(dag__spawn_state *st, dag__worker *w, dag__co
 /* Step 4: counted in its region (which keeps its result past the region),
    then published: the guard dropped, keeping one count per edge; a task
    with no edge left runs here or goes to the deque. */
-static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt, bool now) {
+/* What a spawn leaves its caller to do once the spawn's own frame is gone
+   (a task run here then nests no deeper than its spawner's frame). */
+typedef enum dag__after_spawn { DAG__AFTER_NOTHING, DAG__AFTER_RUN, DAG__AFTER_WAIT } dag__after_spawn;
+
+static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                          dag__spawn_state *st, uint32_t gen, const dag_options *opt, bool now,
+                                          dag__after_spawn *after) {
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
         if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
-            t->flags |= (opt->discard_results ? DAG__TF_DISCARD : 0u) | (opt->keep_results ? DAG__TF_KEEP : 0u);
+            t->flags |= (opt->discard_results ? (uint32_t)DAG__TF_DISCARD : 0u) |
+                        (opt->keep_results ? (uint32_t)DAG__TF_KEEP : 0u);
         dag__retain(w, r->counter, t);   /* its reference came with the record */
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
@@ -4483,17 +4898,13 @@ static inline dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, dag
     if (left == 0 && here) {
         /* Asked for, or plenty queued already: run it here, caches warm, memory bounded. */
         DAG__COUNT(w->inlined, 1);
-        dag__run(w, t);
+        *after = DAG__AFTER_RUN;
         return h;
     }
-    if (!now) {
-        if (left == 0) dag__make_ready(w, t);
-        return h;
-    }
+    if (left == 0) dag__make_ready(w, t);
     /* run_inline, but it waits for predecessors (or this thread may not run
        it): finished when the spawn returns all the same */
-    if (left == 0) dag__make_ready(w, t);
-    dag_wait(h);
+    if (now) *after = DAG__AFTER_WAIT;
     return h;
 }
 
@@ -4512,7 +4923,8 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
     return merged;
 }
 
-dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                         const dag_options *options, dag__after_spawn *after) {
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
         dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
@@ -4585,13 +4997,92 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     }
     dag__spawn_state st;
     dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
-    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now);
+    return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now, after);
+}
+
+/* The spawns programs make most: every argument a Val of the parameter's
+   own type, plain options and region, no sequence, no device layer, no
+   trace, a record with room for the arguments and the result. They are
+   what dag__spawn does for such a task minus its looks at spans, futures,
+   sequences and options. */
+static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *desc, const dag_arg *args, int num_args) {
+    for (int i = 0; i < num_args; i++) {
+        const dag__param *p = &desc->params[i];
+        unsigned char *slot = packed + p->offset;
+        switch (p->size) {   /* sizes the compiler knows: a move, not a call */
+        case 8: memcpy(slot, dag__value_bytes(&args[i]), 8); break;
+        case 4: memcpy(slot, dag__value_bytes(&args[i]), 4); break;
+        default: memcpy(slot, dag__value_bytes(&args[i]), p->size); break;
+        }
+    }
+}
+
+/* A void one with plenty queued: run here, on the stack (as dag__spawn's undeferred). */
+static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
+                                                   const dag_task_desc *desc, const dag_arg *args, int num_args) {
+    dag__task local;
+    atomic_init(&local.gen, 0);
+    atomic_init(&local.refs, 1);
+    local.home = NULL;
+    local.child_root = NULL;
+    local.flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
+    dag__record_init(&local, r, desc);
+    dag__pack_values(local.args, desc, args, num_args);
+    return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
+}
+
+/* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). */
+static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, dag_task *h,
+                                    dag__after_spawn *after) {
+    dag__context *ctx = dag__tls_ctx;
+    dag__worker *w = dag__tls_worker;
+    if (DAG__UNLIKELY(!ctx || !w || !desc || num_args != desc->num_params || (num_args && !args)))
+        return false;
+    for (int i = 0; i < num_args; i++)
+        if (args[i].kind != DAG__ARG_VALUE || !args[i].tag || args[i].tag != desc->params[i].tag) return false;
+    if (DAG__UNLIKELY(dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
+                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
+                      atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
+                      (DAG__HAS_MPI && dag__mpi_collective(ctx))))
+        return false;
+    dag__region *r = dag__ctx_top(w, ctx);
+    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
+    if (!desc->result_size && w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+        (!ctx->task || dag__stack_room(w))) {
+        *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
+        return true;
+    }
+    uint32_t gen;
+    dag__task *t = dag__task_alloc(w, &gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
+    t->flags = dag__mpi_spawn_flags;
+    dag__record_init(t, r, desc);
+    dag__pack_values(t->args, desc, args, num_args);
+    dag__spawn_state st;
+    st.added = st.refs = 0;
+    *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, false, after);
+    return true;
+}
+
+dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+    dag__after_spawn after = DAG__AFTER_NOTHING;
+    dag_task h;
+    if (options || !dag__spawn_plain(desc, args, num_args, &h, &after))
+        h = dag__spawn(desc, args, num_args, options, &after);
+    if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
+    if (after == DAG__AFTER_RUN) dag__run(dag__tls_worker, h.ptr);
+    else dag_wait(h);
+    return h;
 }
 
 /* >>waiting */
+/* A handle with no record carries the error its spawn met, or is invalid (zero). */
+static dag_result dag__handle_error(dag_task h) {
+    return (dag_result)(h.gen ? (int)h.gen : (int)DAG_ERR_INVALID_HANDLE);
+}
+
 dag_result dag_wait(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
         dag__kept_view v;
@@ -4633,7 +5124,7 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
 
 dag_result dag_task_result(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
@@ -4645,8 +5136,8 @@ dag_result dag_task_result(dag_task h) {
 const char *dag_task_message(dag_task h) {
     /* a few buffers in turn, so that printf("%s %s", dag_task_message(a),
        dag_task_message(b)) prints both */
-    static _Thread_local char bufs[8][640];
-    static _Thread_local unsigned turn;
+    static DAG__THREAD_LOCAL char bufs[8][640];
+    static DAG__THREAD_LOCAL unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
@@ -4698,7 +5189,7 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 
 dag_result dag_cancel(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
     if (!dag__done(h.ptr) && !atomic_exchange(&h.ptr->cancel, 1)) {
@@ -4729,7 +5220,7 @@ bool dag_cancelled(void) {
 
 dag_result dag_release(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
-    if (!h.ptr) return (dag_result)(h.gen ? h.gen : DAG_ERR_INVALID_HANDLE);
+    if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
@@ -4755,17 +5246,26 @@ dag_result dag_release(dag_task h) {
    to t (dag__retained_take), which it drops; otherwise t is marked, and a
    result its region kept already goes. A failure is not spent: the handle
    still tells it (dag_task_message). */
-static dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
+static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, dag__task *t, dag_task h, bool held, void *out,
                                   size_t size) {
     int s = dag__wait_task(w, t);
-    if (!s) s = atomic_load(&t->status);
-    if (!s) memcpy(out, dag__result_of(t), size);
-    if (!s && !ctx->task) s = dag__devices_settle(false, true);
+    if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (!s) {
+        const void *result = dag__result_of(t);
+        switch (size) {   /* sizes the compiler knows: a move, not a call */
+        case 8: memcpy(out, result, 8); break;
+        case 4: memcpy(out, result, 4); break;
+        default: memcpy(out, result, size); break;
+        }
+        if (!ctx->task) s = dag__devices_settle(false, true);
+    }
     if (held && s) {
         dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
         return (dag_result)s;
     }
-    if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
+    if (held) {   /* in no list now and finished fine: nothing else writes `ended` */
+        atomic_store_explicit(&t->ended, 2, memory_order_relaxed);
+    } else if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
         dag__kept_view v;
         dag__kept_read(h, &v, NULL, 0, DAG__KEPT_DROP);
     }
@@ -4818,7 +5318,7 @@ static int64_t dag__region_shut(dag__region *r, int64_t target) {
 
 /* Waits until every task counted in r has finished, then opens r again. */
 static void dag__drain(dag__worker *w, dag__region *r) {
-    if (dag__region_shut(r, 0) != 0) {
+    if (dag__region_shut(r, 0) != 0 && !dag__work_first(w, dag__region_drained, r)) {
         atomic_store_explicit(&r->waiter, w, memory_order_seq_cst);
         dag__help_until(w, dag__region_drained, r, NULL);
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
@@ -4850,6 +5350,8 @@ static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char
     m->extra = NULL;
     m->flags = 0;
     m->region = NULL;
+    atomic_store_explicit(&m->parent, NULL, memory_order_relaxed);
+    atomic_store_explicit(&m->level, 0, memory_order_relaxed);
     atomic_store(&m->status, DAG_ERR_DEPENDENCY_FAILED);
     atomic_store(&m->failed_dep, cause);
     atomic_store(&m->ended, 0);
@@ -4972,13 +5474,15 @@ dag_result dag_region_end(dag_region token) {
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
-    if (DAG__HAS_MPI && datadeps) dag__mpi_region_ending(ctx, false);   /* each rank's data home, in the region */
+    bool waits = datadeps || r->kind == DAG_REGION_SEQUENTIAL;
+    if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
+        dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
     int err = dag__region_close(w, ctx, r);
     if (datadeps) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
-        if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     }
+    if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, err);
     dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
     return dag__tls_last_region;
 }
@@ -4989,7 +5493,7 @@ dag_result dag_last_region_result(void) { return dag__tls_last_region; }
    dependency state, and says whether the task is finished now. */
 static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     dag__task *t = ctx->task;
-    if (ctx->top && dag__close_abandoned(w, ctx, ctx->root, dag__task_name(t))) {
+    if (DAG__UNLIKELY(ctx->top != ctx->root) && dag__close_abandoned(w, ctx, ctx->root, dag__task_name(t))) {
         int32_t none = 0;
         atomic_compare_exchange_strong(&t->status, &none, DAG_ERR_UNBALANCED_REGION);
     }
@@ -5027,18 +5531,22 @@ dag_result dag_wait_all(void) {
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
+    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);   /* each rank's data home first */
     dag__region *root = ctx->root;
-    if (!root) return unbalanced ? DAG_ERR_UNBALANCED_REGION : DAG_OK;
-    dag__drain(w, root);
-    int err = dag__region_error(root);
-    int e = dag__devices_settle(false, !ctx->task);
-    if (!err) err = e;
-    dag__region_release(w, root);
-    atomic_store(&root->first_error, 0);
-    atomic_store(&root->cancelled, 0);
-    atomic_store(&root->first_cancel, 0);
-    atomic_store(&root->failed_name, NULL);
-    root->spawn_error = 0;
+    int err = DAG_OK;
+    if (root) {
+        dag__drain(w, root);
+        err = dag__region_error(root);
+        int e = dag__devices_settle(false, !ctx->task);
+        if (!err) err = e;
+        dag__region_release(w, root);
+        atomic_store(&root->first_error, 0);
+        atomic_store(&root->cancelled, 0);
+        atomic_store(&root->first_cancel, 0);
+        atomic_store(&root->failed_name, NULL);
+        root->spawn_error = 0;
+    }
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
@@ -5143,10 +5651,12 @@ dag_event dag_detach(void) {
     return ev;
 }
 
-dag_result dag_fulfill(dag_event event, dag_result status) {
+dag_result dag_fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
-    dag__context *ctx = dag__current_context();   /* a thread new to dag.h gets a record */
-    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    /* a pool thread (an idle worker completing messages) has its record; a
+       thread new to dag.h gets one */
+    bool known = dag__tls_worker && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed);
+    if (!known && !dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
     dag__mutex_lock(&dag__g.event_lock);
@@ -5183,7 +5693,7 @@ dag_result dag_fulfill(dag_event event, dag_result status) {
 
 /* >>setup */
 static void dag__worker_init(dag__worker *w, int index) {
-    memset(w, 0, sizeof *w);
+    memset((void *)w, 0, sizeof *w);
     w->index = index;
     w->rng = 0x2545F4914F6CDD1Dull * (uint64_t)(index + 2);
     if (index >= 0) dag__deque_init(&w->deque);
@@ -5478,6 +5988,26 @@ static uint64_t dag__wait_window(dag_desc *d) {
     return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
 }
 
+/* A program that ends without dag_shutdown still gets the trace it asked
+   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
+   program spawned has finished, it is written, and a warning says so; when
+   some have not (their events may still be growing) or exit was called
+   from another thread, a warning says it was not. */
+static void dag__trace_at_exit(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
+    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
+    dag__region *root = dag__main_ctx.root;
+    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
+                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
+    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
+                dag__g.trace_path);
+    else if (unfinished != 0)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
+                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
+                "up" : "with tasks unfinished", dag__g.trace_path);
+}
+
 dag_result dag_setup(const dag_desc *desc) {
     int expected = 0;
     if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
@@ -5547,6 +6077,8 @@ dag_result dag_setup(const dag_desc *desc) {
         dag__g.trace_path = (char *)dag__xmalloc(len);
         memcpy(dag__g.trace_path, trace_path, len);
         d.trace = 1;
+        static bool at_exit;   /* (set-ups are one at a time) */
+        if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
     atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
@@ -5587,7 +6119,7 @@ dag_result dag_shutdown(void) {
     /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;
-    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, true);   /* each rank's data home first */
+    if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, DAG__MPI_END_SHUTDOWN);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
         dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
@@ -5654,7 +6186,7 @@ dag_result dag_shutdown(void) {
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
     dag__g.heap_cap = 0;
-    for (int i = 0; i < DAG__DATA_PAGE; i++) {
+    for (size_t i = 0; i < DAG__DATA_PAGES; i++) {
         DAG_FREE(atomic_load(&dag__g.data_pages[i]));
         atomic_store(&dag__g.data_pages[i], NULL);
     }
@@ -5740,7 +6272,6 @@ dag_stats dag_get_stats(void) {
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
     for (int i = 0; i < dag__slots(); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
-    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) s.sleeps += atomic_load(&g->sleeps);
     dag__mutex_lock(&dag__g.event_lock);
     s.events_pending = dag__g.events_pending;
     dag__mutex_unlock(&dag__g.event_lock);
@@ -5759,6 +6290,21 @@ dag_stats dag_get_stats(void) {
         s.records_allocated += records;
         s.record_bytes += records * w->tasks.object_size;
     }
+    /* a record may come from one thread's pool and go back through
+       another's: the counts balance over every thread (guests too) */
+    uint64_t out = 0, back = 0;
+    for (int i = 0; i < dag__slots(); i++) {
+        out += atomic_load_explicit(&dag__g.workers[i].records_out, memory_order_relaxed);
+        back += atomic_load_explicit(&dag__g.workers[i].records_back, memory_order_relaxed);
+    }
+    dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
+    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+        s.sleeps += atomic_load(&g->sleeps);
+        out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
+        back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
+    }
+    dag__mutex_unlock(&dag__g.sleep_lock);
+    s.tasks_live = out > back ? (size_t)(out - back) : 0;   /* read while tasks run: never below 0 */
     return s;
 }
 
@@ -6045,10 +6591,23 @@ dag_result dag_trace_write_svg(const char *path) {
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
 
-#if DAG__HAS_DEVICES
+/* Where a file is missing, one error that names the files to copy (README: Which files to copy) */
+#if DAG__HAS_DEVICES && defined(__has_include)
+#if !__has_include("dag_backends/dag_device.h") || !__has_include("dag_backends/dag_opencl.h") || \
+    !__has_include("dag_backends/dag_cuda.h") || !__has_include("dag_backends/dag_hip.h") || \
+    !__has_include("dag_backends/dag_level_zero.h") || !__has_include("dag_backends/dag_gpu_stream.h")
+#error "dag.h: a device backend (-DDAG_BACKEND_OPENCL, _CUDA, _HIP, _LEVEL_ZERO) needs the whole folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
+#if DAG__HAS_MPI && defined(__has_include)
+#if !__has_include("dag_backends/dag_mpi.h")
+#error "dag.h: -DDAG_BACKEND_MPI needs the folder dag_backends/ beside dag.h (README: Which files to copy)"
+#endif
+#endif
+#if DAG__HAS_DEVICES && !defined(__cplusplus)   /* as C++: the one #error at >>device seam */
 #include "dag_backends/dag_device.h"
 #endif
-#if DAG__HAS_MPI
+#if DAG__HAS_MPI && !defined(__cplusplus)
 #include "dag_backends/dag_mpi.h"
 #endif
 #endif /* DAG_IMPLEMENTATION_INCLUDED */

@@ -32,8 +32,12 @@
    gemm: cuBLAS on CUDA, CLBlast on OpenCL where it loads) go
    block-cyclically over them, tile (i, j) on device (i + j) mod
    count; the diagonal tiles of potrf and the LU, randn and host copies run
-   on the CPU. For CUDA, HIP and Level Zero, include dag_array.h in the
-   program's kernels file so its builds carry these kernels.
+   on the CPU. A scope that names only devices none of which is here (a
+   backend not compiled in, or with no driver or device) fails each
+   operation with DAG_ERR_SCOPE naming the backends and why, as it fails a
+   kernel task; in a union with the CPU the operation runs on the CPU. For
+   CUDA, HIP and Level Zero, include dag_array.h in the program's kernels
+   file so its builds carry these kernels.
 
    Over MPI ranks (dag_backends/dag_mpi.h) the tiles are dealt
    block-cyclically over a grid of ranks (dag_blocks_grid), each rank
@@ -41,6 +45,13 @@
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
 */
+/* one error that names the files to copy, not the compiler's about the first one missing */
+#if defined(__has_include)
+#if !__has_include("dag.h") || !__has_include("dag_kernels.h") || !__has_include("dag_blas.h") || \
+    !__has_include("dag_array_kernels.h")
+#error "dag_array.h needs dag.h, dag_kernels.h, dag_blas.h and dag_array_kernels.h beside it (README: Which files to copy)"
+#endif
+#endif
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
    hipcc (or listed by tools/dag_embed.py): dag_array's kernels only, so the
@@ -346,6 +357,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
     a->tile = (void **)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->tile);
     a->handle = (dag_data *)dag__array_zalloc((size_t)(a->mt * a->nt), sizeof *a->handle);
     bool failed = !a->tile || !a->handle;
+    int64_t unregistered = -1;   /* the tile dag.h refused to register (it says why) */
     for (int64_t j = 0; !failed && j < a->nt; j++)
         for (int64_t i = 0; !failed && i < a->mt; i++) {
             int64_t r, c, t = i + j * a->mt;
@@ -355,10 +367,18 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
             else if (dag__tile_rank(a, i, j) == dag_rank() && !(a->tile[t] = DAG_MALLOC((size_t)(r * c) * elem)))
                 failed = true;
             /* c columns of r elements (Ld gives kernels r, or the matrix's ld) */
-            if (!failed) failed = !(a->handle[t] = dag__tile_register(a, i, j, a->tile[t], r, c, wrap ? ld : r)).id;
+            if (!failed && !(a->handle[t] = dag__tile_register(a, i, j, a->tile[t], r, c, wrap ? ld : r)).id) {
+                failed = true;
+                unregistered = t;
+            }
         }
     if (failed) {
-        if (a->tile && a->handle)
+        if (unregistered >= 0)
+            dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: tile %lld of its %lld (%lld x %lld in tiles of "
+                    "%lld x %lld) could not be registered (the error before this says why)", (long long)unregistered,
+                    (long long)(a->mt * a->nt), (long long)rows, (long long)cols, (long long)a->brows,
+                    (long long)a->bcols);
+        else if (a->tile && a->handle)
             dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: no memory for %lld x %lld elements of %zu bytes",
                     (long long)rows, (long long)cols, elem);
         dag_array_free(a);
@@ -371,14 +391,38 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
    dag_scope(.opencl.all = 1)), for example) spreads the kernels of
    gemm and potrf on double arrays block-cyclically over them, tile (i, j)
    on device (i + j) mod count, owner computes; every other tile task runs
-   on the CPU (the workers of the scope, or all of them when it names none). */
+   on the CPU (the workers of the scope, or all of them when it names none).
+   A scope that names only devices, none of which exists, is the error it
+   is for a kernel task (DAG_ERR_SCOPE, status): running on the CPU is what
+   it rules out. */
 typedef struct dag__array_where {
+    dag_result status;
     dag_options cpu;
     int devices;
     dag_options dev[DAG_MAX_DEVICES];
 } dag__array_where;
 
-static dag__array_where dag__array_where_now(void) {
+/* Logs why none of the devices scope s names exists: each backend's own words (dag_backend_status:
+   not compiled in, or the driver's message). */
+static dag_result dag__array_no_device(const char *who, const dag_scope *s) {
+    char why[1024];
+    size_t n = 0;
+    why[0] = 0;
+    for (int b = 1; b < DAG_BACKEND_COUNT && n < sizeof why; b++) {
+        dag_device_scope part = *dag_scope_part(s, (dag_backend)b);
+        if (!part.one && !part.set && !part.all) continue;
+        int count = dag_device_count((dag_backend)b);
+        int k = count ? snprintf(why + n, sizeof why - n, "%s%d device(s), none of those named (%s)", n ? "; " : "",
+                                 count, dag_backend_status((dag_backend)b))
+                      : snprintf(why + n, sizeof why - n, "%s%s", n ? "; " : "", dag_backend_status((dag_backend)b));
+        n += k > 0 ? (size_t)k : 0;
+    }
+    dag_log(DAG_LOG_ERROR, DAG_ERR_SCOPE, "%s: the scope in force names only devices, and none of them is here: %s", who,
+            why);
+    return DAG_ERR_SCOPE;
+}
+
+static dag__array_where dag__array_where_now(const char *who) {
     dag__array_where w;
     memset(&w, 0, sizeof w);
     dag_scope s = dag_scope_in_force();
@@ -397,6 +441,7 @@ static dag__array_where dag__array_where_now(void) {
                 dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
             }
     }
+    if (!w.devices && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
     return w;
 }
 /* where tile (i, j)'s kernels run: its device, or the CPU */
@@ -410,7 +455,11 @@ static dag_options dag__named(const dag_options *o, const char *name) {
     n.name = name;
     return n;
 }
+#ifdef __cplusplus   /* the copy lives to the end of the spawn's statement in both */
+#define DAG__NAMED(o, name) dag__options_of(dag__named((o), (name)))
+#else
 #define DAG__NAMED(o, name) ((dag_options[]){ dag__named((o), (name)) })
+#endif
 static dag_options dag__with_priority(const dag_options *o, int priority) {
     dag_options p = *o;
     p.priority = priority;
@@ -481,9 +530,10 @@ static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double 
 #undef DAG__FILL_SPAWN
 }
 
-static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how, double value,
-                                    uint64_t seed) {
-    dag__array_where where = dag__array_where_now();
+static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
+                                    double value, uint64_t seed) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return NULL;
     dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
     if (!a) return NULL;
     DAG_DATADEPS {
@@ -510,19 +560,19 @@ static dag_array *dag__array_filled(dag_elem type, int64_t rows, int64_t cols, d
 }
 
 dag_array *dag_array_zeros(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
-    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, 0.0, 0);
+    return dag__array_filled("dag_array_zeros", type, rows, cols, b, DAG__FILL_VALUE, 0.0, 0);
 }
 dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
-    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, 1.0, 0);
+    return dag__array_filled("dag_array_ones", type, rows, cols, b, DAG__FILL_VALUE, 1.0, 0);
 }
 dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, double value) {
-    return dag__array_filled(type, rows, cols, b, DAG__FILL_VALUE, value, 0);
+    return dag__array_filled("dag_array_fill", type, rows, cols, b, DAG__FILL_VALUE, value, 0);
 }
 dag_array *dag_array_rand(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, uint64_t seed) {
-    return dag__array_filled(type, rows, cols, b, DAG__FILL_RAND, 0.0, seed);
+    return dag__array_filled("dag_array_rand", type, rows, cols, b, DAG__FILL_RAND, 0.0, seed);
 }
 dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, uint64_t seed) {
-    return dag__array_filled(type, rows, cols, b, DAG__FILL_RANDN, 0.0, seed);
+    return dag__array_filled("dag_array_randn", type, rows, cols, b, DAG__FILL_RANDN, 0.0, seed);
 }
 
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
@@ -547,7 +597,8 @@ DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host)
    their messages would wait for it forever; its tasks fail instead. */
 static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
                                        const char *who) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
     bool here = rank < 0 || rank == dag_rank();   /* this rank's host matrix takes part */
     if (!a || (here && !host && !dag__ranks()) || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
         ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols) || rank >= dag_num_ranks()) {
@@ -648,7 +699,8 @@ static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alp
 
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now(name);
+    if (where.status) return where.status;
     if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
         if (!c) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no output array", name);
         return DAG_ERR_INVALID_ARGUMENT;
@@ -703,7 +755,8 @@ dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_ar
         return DAG_ERR_INVALID_ARGUMENT;
     }
     if (!dag__array_same(in, out, "dag_array_map")) return DAG_ERR_INVALID_ARGUMENT;
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_map");
+    if (where.status) return where.status;
     DAG_DATADEPS {
         for (int64_t t = 0; t < out->mt * out->nt; t++) {
             int64_t r, c, i = t % out->mt, in_ld = dag__ld(in, i), out_ld = dag__ld(out, i);
@@ -765,7 +818,8 @@ static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_
 }
 
 static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_array *b, double *out) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now(name);
+    if (where.status) return where.status;
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
         if (!out || !a) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name, !a ? "the array" : "out");
         return DAG_ERR_INVALID_ARGUMENT;
@@ -803,7 +857,8 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
-    if (r == DAG_OK) r = dag_last_region_result();
+    dag_result region = dag_last_region_result();   /* over ranks, the same on every rank (a fetch's may not be) */
+    if (region != DAG_OK) r = region;
     if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
     return r;
 }
@@ -819,7 +874,8 @@ dag_result dag_array_norm2(dag_array *a, double *out) {
 
 /* >>copy and transpose between tilings: a task per pair of overlapping tiles */
 static dag_result dag__array_copy(dag_array *src, dag_array *dst, int transpose, const char *name) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now(name);
+    if (where.status) return where.status;
     if (!src || !dst || src->type != dst->type || (transpose ? src->rows != dst->cols || src->cols != dst->rows
                                                              : src->rows != dst->rows || src->cols != dst->cols)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: the arrays need one element type and %s", name,
@@ -1176,7 +1232,8 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
 }
 
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_gemm");
+    if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
         !dag__array_la(c, "dag_array_gemm", "C"))
         return DAG_ERR_INVALID_ARGUMENT;
@@ -1209,7 +1266,8 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
 
 /* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
 dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_syrk");
+    if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t n = trans ? a->cols : a->rows, bn = trans ? a->bcols : a->brows, bk = trans ? a->brows : a->bcols,
             k = trans ? a->rows : a->cols;
@@ -1248,7 +1306,8 @@ static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j
    the solve on the diagonal tile, then the update of the tiles not yet
    solved. */
 dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_trsm");
+    if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t need = right ? b->cols : b->rows, bneed = right ? b->bcols : b->brows;
     if (a->type != b->type || a->rows != a->cols || a->brows != a->bcols || a->rows != need || a->brows != bneed) {
@@ -1346,7 +1405,8 @@ dag_result dag_array_potrf(dag_array *a) {
     DAG__BLAS_ONE_THREAD();
 #endif
     int64_t nt = a->nt, nb = a->brows;
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_potrf");
+    if (where.status) return where.status;
     bool dev = where.devices > 0, f64 = a->type == DAG_F64;   /* the panel and updates on the tiles' devices */
     /* A wrapped matrix on the CPU goes by blocks of columns that are spans of the matrix itself, not its
        tiles' handles (they order against those by overlap like any spans). The solves and updates take a
@@ -1433,7 +1493,8 @@ dag_result dag_array_potrf(dag_array *a) {
    above it. For diagonally dominant matrices; a zero pivot fails naming
    the tile and column. */
 dag_result dag_array_getrf_nopiv(dag_array *a) {
-    dag__array_where where = dag__array_where_now();
+    dag__array_where where = dag__array_where_now("dag_array_getrf_nopiv");
+    if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf_nopiv: needs a square matrix in square tiles");

@@ -25,6 +25,11 @@
 #ifndef DAG_BLAS_H_INCLUDED
 #define DAG_BLAS_H_INCLUDED
 
+#if defined(__has_include)
+#if !__has_include("dag.h") || !__has_include("dag_kernels.h")
+#error "dag_blas.h needs dag.h and dag_kernels.h beside it (README: Which files to copy)"
+#endif
+#endif
 #include "dag_kernels.h"
 
 /* The gemm's parameters, in the order the kernels declare them (after the

@@ -55,6 +55,12 @@
 #ifndef DAG_KERNELS_H_INCLUDED
 #define DAG_KERNELS_H_INCLUDED
 
+/* one error that names the files to copy, not the compiler's about the first one missing */
+#if defined(__has_include)
+#if !__has_include("dag.h")
+#error "dag_kernels.h needs dag.h beside it (README: Which files to copy)"
+#endif
+#endif
 #include "dag.h"
 
 #define DAG__KPARAM(p) DAG__PT(p) DAG__PN(p)

@@ -105,10 +105,10 @@ DAG__UNUSED static bool dag__dl_bind(void *lib, const char *lib_name, const dag_
    own flag (it opens with #if DAG__ON(DAG_BACKEND_X)) and defining the table
    dag__<word>_ops (the word of its row in dag.h's DAG__DEVICE_BACKENDS_K);
    dag__backend_ops lists the ones compiled in, made from that list. */
-#include "dag_backends/dag_opencl.h"
-#include "dag_backends/dag_cuda.h"
-#include "dag_backends/dag_hip.h"
-#include "dag_backends/dag_level_zero.h"
+#include "dag_opencl.h"       /* (beside this file: found wherever dag.h is, with no -I) */
+#include "dag_cuda.h"
+#include "dag_hip.h"
+#include "dag_level_zero.h"
 #define DAG__OPS_ENTRY(e, field, name, word, device, flag, ...) DAG__CAT(DAG__OPS_ENTRY_, DAG__ON(flag))(word)
 #define DAG__OPS_ENTRY_0(word)
 #define DAG__OPS_ENTRY_1(word) &dag__##word##_ops,

@@ -6,9 +6,11 @@
    changes. Uses from dag.h: its public API (dag_spawn_desc, dag_detach,
    dag_fulfill, dag_wait, dag_fetch_bytes), the main context
    (dag__main_ctx, dag__ctx_top), the running task (dag__tls_ctx,
-   dag__cancel_asked), registered data slots (dag__data_slot_of), refused
-   spawns (dag__spawn_err, dag__failed_handle), errors and logging
-   (dag__err, dag_log), the allocator, the thread layer and the clock.
+   dag__cancel_asked), a task's failure (its failed_dep and status,
+   dag__ref_handle, dag__decref, dag__cause_new, dag__cause_what),
+   registered data slots (dag__data_slot_of), refused spawns
+   (dag__spawn_err, dag__failed_handle), errors and logging (dag__err,
+   dag_log), the allocator, the thread layer and the clock.
 
    THE MODEL (SPMD, owner computes; docs/mpi.md has the why)
    - Every rank runs the same program, and its main thread makes the same
@@ -30,27 +32,37 @@
      fulfils them when MPI completes them. Tags come from a counter all
      ranks advance alike, so every message is matched by (source, tag).
    - A write leaves the only current copy where it ran (the owner's is now
-     stale): the next task there reads it for free. When a DAG_DATADEPS
-     ends, every owned span goes home to its owner, so the program sees its
-     own data current there, as on one node.
-   - The ranks hash their collective calls: spawns (names, argument kinds,
-     sizes, owners), waits for tasks run on one rank, region ends. At each
-     DAG_DATADEPS end they compare, and every half second a watch compares
-     them while the program runs (so a rank blocked before its region's
-     end is freed too). On a difference every rank gets DAG_ERR_DIVERGED
-     with a log line naming the first call that differs and what each rank
-     did there. dag_shutdown is a collective call too, and a rank in it
-     stays until every rank is (dag__mpi_shutdown), so a rank that ends
-     fewer regions than the others is told, and tells them, not left
-     waiting.
+     stale): the next task there reads it for free. At each collective end
+     (a DAG_DATADEPS or DAG_SEQUENTIAL of the main thread, dag_wait_all,
+     dag_shutdown) every owned span goes home to its owner, so the program
+     sees its own data current there, as on one node.
+   - The ranks hash their collective calls: spawns (names, where they run,
+     argument kinds, sizes, which owned span by its number, which task a
+     Fut takes), registrations, waits for tasks run on one rank, collective
+     ends. At each collective end they compare, and every half second a
+     watch compares them while the program runs (so a rank blocked before
+     its end is freed too). On a difference every rank gets
+     DAG_ERR_DIVERGED with a log line naming the first call that differs
+     and what each rank did there. Else they agree on the end's outcome
+     (dag__mpi_agree), so every rank returns the same. dag_shutdown is a
+     collective call too, and a rank in it stays until every rank is
+     (dag__mpi_shutdown), so a rank that ends fewer regions than the
+     others is told, and tells them, not left waiting. A rank that exits
+     without dag_shutdown ends the job (dag__mpi_at_exit).
+   - No message is taken for another: tags carry the message's kind, a
+     message of another size fails its receive, and a wait's outcome
+     carries the sender's history.
    - A collective spawn that runs on one rank gives every rank a handle of
      this layer's. dag_wait and dag_fetch on it are collective too: the
      rank that ran it sends its status and result to the others. Its
      record goes when its DAG_DATADEPS ends if it is void or discarded,
-     else at dag_release, as one node keeps results.
+     else when a fetch takes the result or at dag_release, as one node
+     keeps results (the local task keeps its result for this layer's own
+     reads: keep_results).
 
-   A failed task's data is still sent, empty: the receive fails, and with
-   it the task's dependents on that rank.
+   A failed task's data is still sent, empty, then the failure's words:
+   the receive fails with them, and with it the task's dependents on that
+   rank, naming the root task, its rank and its message.
 
    - A Fut of such a task in a spawn that runs on other ranks sends them
      its result once: a receive task there whose result is the value.
@@ -104,6 +116,7 @@ static bool dag__mpi_is_only(const dag__mpi_ranks *s, int r) {   /* s is {r} */
 
 typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
     uint64_t id;                 /* its dag_data's id; 0: not owned */
+    uint32_t number;             /* which span it is: its number (dag__mpi.numbered), alike on every rank */
     int owner;
     dag__mpi_ranks current;      /* ranks whose copy is current */
     dag__mpi_ranks held;         /* ranks but the owner that hold a copy, current or not */
@@ -125,6 +138,9 @@ typedef struct dag__mpi_task {   /* a collective spawn run on one rank */
     dag_task received;           /* elsewhere: the receive task of the outcome */
     dag__mpi_ranks value_at;     /* ranks with its result for a Fut: its own, and those it was sent to */
     uint64_t depth;              /* the longest chain of collective tasks that ends with it */
+    uint32_t number;             /* its number (dag__mpi.numbered), alike on every rank: waits and Futs hash it */
+    uint64_t history;            /* the history's hash at its first collective wait: its outcome carries the
+                                    sender's, so an outcome meant for another wait is caught */
     dag_task value;              /* here, when it ran elsewhere: the task whose result is the received value */
 } dag__mpi_task;
 
@@ -140,12 +156,35 @@ typedef struct dag__mpi_value_kind {   /* never moved once made: tasks point at 
 typedef struct dag__mpi_request {
     MPI_Request request;
     dag_event event;
-    void *free_after;            /* a send buffer this layer owns */
-    int receive;                 /* a receive of data: an empty message says the sender's input failed */
+    void *free_after;            /* a buffer this layer owns: a send's, or the words of a failure received */
+    dag__task *task;             /* a receive of data or of a value: its task. An empty message says the sender's
+                                  input failed, and the words of that failure follow (DAG__MPI_WORDS) */
+    int expect;                  /* such a receive: its bytes (a message of another size is from a diverged call) */
+    int from, tag;               /* such a receive: where the words come from */
     int incoming;                /* any receive: cancelled when the ranks diverge */
     int cancelled;               /* MPI_Cancel was called on it */
     int status;                  /* what the event is fulfilled with (unless the message says worse) */
 } dag__mpi_request;
+
+/* What the log keeps of each collective call, and what its hash is made of
+   (dag__mpi_note): what every rank must do alike, and what the log names
+   when they did not. */
+enum { DAG__MPI_CALL_SPAWN, DAG__MPI_CALL_REGISTER, DAG__MPI_CALL_WAIT, DAG__MPI_CALL_END };
+typedef struct dag__mpi_arg_note {
+    uint8_t kind, mode;          /* DAG__ARG_*, dag_access */
+    uint16_t owner;              /* an owned span's owner + 1; 0: not owned */
+    uint32_t number;             /* an owned span's or a task run on one rank's (dag__mpi.numbered); a 2-D span's
+                                    rows */
+    uint64_t bytes;              /* a span's */
+} dag__mpi_arg_note;
+typedef struct dag__mpi_call {
+    uint64_t hash;               /* the history's, after this call */
+    const char *name;            /* a spawn's or a wait's task; else what the call was ("ended a DAG_DATADEPS") */
+    int32_t rank;                /* where a spawn runs (-1: on every rank); a span's owner; a waited task's rank */
+    uint16_t what;               /* DAG__MPI_CALL_SPAWN, ... */
+    uint16_t num_args;
+    size_t first_arg;            /* its notes in log_args */
+} dag__mpi_call;
 
 /* The ranks' check of a region's spawns, posted before the region drains
    (MPI_Iallreduce) and tested by the progress thread: when the ranks
@@ -158,7 +197,6 @@ static struct {
     int simulated;               /* dag_desc.simulate_ranks: rank 0 of `size` decides, nothing is sent, and
                                     no task placed on one rank runs */
     int rank, size;
-    int initialized_here;
     int tag_limit;
     MPI_Comm comm;               /* a duplicate of MPI_COMM_WORLD: no clash with the program's own messages */
     uint64_t messages;           /* collective counter: the next tag */
@@ -174,10 +212,13 @@ static struct {
     dag__mutex history_lock;
     uint64_t calls, hash;
     uint64_t log_base_hash;      /* the hash before the first call of the log */
-    uint64_t *log_hash;
-    const char **log_name;
+    dag__mpi_call *log;
     size_t log_count, log_cap;
-    uint64_t epoch;              /* the ranks started again (dag__mpi_start_again) this many times */
+    dag__mpi_arg_note *log_args;
+    size_t log_args_count, log_args_cap;
+    uint32_t numbered;           /* owned spans and tasks run on one rank so far: each gets the next number, alike
+                                    on every rank (what a spawn or a wait that names one hashes; slots may differ) */
+    _Atomic uint64_t epoch;      /* the ranks started again (dag__mpi_start_again) this many times */
     /* the watch (dag__mpi_watch): every rank's history, checked while the program runs */
     MPI_Comm watch;
     uint64_t next_round_ns;      /* rank 0: when it next asks */
@@ -205,8 +246,8 @@ static struct {
     int num_requests, requests_cap;
     int check;                   /* DAG__MPI_CHECK_*, under lock */
     MPI_Request check_requests[2];
-    uint64_t check_mine[3], check_low[3], check_high[3];   /* (calls, hash, in dag_shutdown): this rank's, the least,
-                                                              the most */
+    uint64_t check_mine[4], check_low[4], check_high[4];   /* (calls, hash, in dag_shutdown, numbered): this
+                                                              rank's, the least, the most */
     dag__cond checked;           /* the check is done */
     _Atomic int diverged;        /* this region's ranks diverged: messages fail at once */
     _Atomic int stop;
@@ -240,31 +281,46 @@ dag_rank_stats dag_get_rank_stats(int rank) {
 }
 
 /* ---- progress: MPI completions become fulfilled events -------------------- */
-static void dag__mpi_track(MPI_Request request, dag_event event, void *free_after, int receive, int incoming,
-                           int status) {
+/* What a request posted by a message task means: a send (its event, and
+   the buffer to free after), and a receive. */
+static dag__mpi_request dag__mpi_sending(dag_event event, void *free_after) {
+    dag__mpi_request q;
+    memset(&q, 0, sizeof q);
+    q.event = event;
+    q.free_after = free_after;
+    return q;
+}
+/* task: a receive of data or a value, whose failure takes the sender's words */
+static dag__mpi_request dag__mpi_receiving(dag_event event, dag__task *task, int bytes, int from, int tag, int status) {
+    dag__mpi_request q = dag__mpi_sending(event, NULL);
+    q.task = task;
+    q.expect = bytes;
+    q.from = from;
+    q.tag = tag;
+    q.incoming = 1;
+    q.status = status;
+    return q;
+}
+
+static void dag__mpi_track(MPI_Request request, dag__mpi_request q) {
+    q.request = request;
     dag__mutex_lock(&dag__mpi.lock);
     bool diverged = atomic_load(&dag__mpi.diverged);
-    if (diverged && !incoming) {   /* posted as the ranks were found diverged: let go, as dag__mpi_give_up does */
+    if (diverged && !q.incoming) {   /* posted as the ranks were found diverged: let go, as dag__mpi_give_up does */
         MPI_Request_free(&request);
         dag__mutex_unlock(&dag__mpi.lock);
-        dag_fulfill(event, DAG_ERR_DIVERGED);
+        if (q.event.id) dag_fulfill(q.event, DAG_ERR_DIVERGED);
         return;
     }
     if (diverged) MPI_Cancel(&request);
+    q.cancelled = diverged;
     if (dag__mpi.num_requests == dag__mpi.requests_cap) {
         int cap = dag__mpi.requests_cap = dag__mpi.requests_cap ? 2 * dag__mpi.requests_cap : 64;
         dag__mpi.requests = (dag__mpi_request *)dag__xrealloc(dag__mpi.requests, (size_t)cap * sizeof *dag__mpi.requests);
         dag__mpi.request_array =
             (MPI_Request *)dag__xrealloc(dag__mpi.request_array, (size_t)cap * sizeof *dag__mpi.request_array);
     }
-    dag__mpi_request *q = &dag__mpi.requests[dag__mpi.num_requests];
-    q->request = request;
-    q->event = event;
-    q->free_after = free_after;
-    q->receive = receive;
-    q->incoming = incoming;
-    q->cancelled = diverged;
-    q->status = status;
+    dag__mpi.requests[dag__mpi.num_requests] = q;
     dag__mpi.request_array[dag__mpi.num_requests++] = request;
     dag__cond_signal(&dag__mpi.wake);
     dag__mutex_unlock(&dag__mpi.lock);
@@ -312,27 +368,90 @@ static int dag__mpi_test_check(dag__mpi_request *let_go) {
 /* ---- the history of collective calls, and the watch over it ------------------------ */
 static uint64_t dag__mpi_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
 
+/* the log's names of the collective calls that are not spawns or waits */
+static const char dag__mpi_call_register[] = "registered";
+static const char dag__mpi_call_datadeps[] = "ended a DAG_DATADEPS";
+static const char dag__mpi_call_sequential[] = "ended a DAG_SEQUENTIAL";
+static const char dag__mpi_call_wait_all[] = "called dag_wait_all";
+static const char dag__mpi_call_shutdown[] = "called dag_shutdown";
+
 /* Every rank makes its collective calls alike; each is hashed into the
-   history with a name for the log. */
-static void dag__mpi_note(uint64_t h, const char *name) {
+   history, and kept in the log (what it was, a rank, its arguments) so
+   that a divergence names what differs. What is hashed is what is logged. */
+static void dag__mpi_note(int what, const char *name, int rank, const dag__mpi_arg_note *args, int num_args) {
+    uint64_t h = dag__mpi_mix(0xcbf29ce484222325ull, (uint64_t)what);
+    for (const char *c = name; *c; c++) h = dag__mpi_mix(h, (unsigned char)*c);
+    h = dag__mpi_mix(h, (uint64_t)(int64_t)rank);
+    h = dag__mpi_mix(h, (uint64_t)num_args);
+    for (int i = 0; i < num_args; i++) {
+        h = dag__mpi_mix(h, (uint64_t)args[i].kind << 24 | (uint64_t)args[i].mode << 16 | args[i].owner);
+        h = dag__mpi_mix(h, args[i].number);
+        h = dag__mpi_mix(h, args[i].bytes);
+    }
     dag__mutex_lock(&dag__mpi.history_lock);
     dag__mpi.hash = dag__mpi_mix(dag__mpi.hash, h);
     dag__mpi.calls++;
     if (dag__mpi.log_count == dag__mpi.log_cap) {
-        size_t cap = dag__mpi.log_cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
-        dag__mpi.log_hash = (uint64_t *)dag__xrealloc(dag__mpi.log_hash, cap * sizeof *dag__mpi.log_hash);
-        dag__mpi.log_name = (const char **)dag__xrealloc((void *)dag__mpi.log_name, cap * sizeof *dag__mpi.log_name);
+        dag__mpi.log_cap = dag__mpi.log_cap ? 2 * dag__mpi.log_cap : 256;
+        dag__mpi.log = (dag__mpi_call *)dag__xrealloc(dag__mpi.log, dag__mpi.log_cap * sizeof *dag__mpi.log);
     }
-    dag__mpi.log_hash[dag__mpi.log_count] = dag__mpi.hash;
-    dag__mpi.log_name[dag__mpi.log_count++] = name;
+    while (dag__mpi.log_args_count + (size_t)num_args > dag__mpi.log_args_cap) {
+        dag__mpi.log_args_cap = dag__mpi.log_args_cap ? 2 * dag__mpi.log_args_cap : 1024;
+        dag__mpi.log_args =
+            (dag__mpi_arg_note *)dag__xrealloc(dag__mpi.log_args, dag__mpi.log_args_cap * sizeof *dag__mpi.log_args);
+    }
+    dag__mpi_call *c = &dag__mpi.log[dag__mpi.log_count++];
+    c->hash = dag__mpi.hash;
+    c->name = name;
+    c->rank = rank;
+    c->what = (uint16_t)what;
+    c->num_args = (uint16_t)num_args;
+    c->first_arg = dag__mpi.log_args_count;
+    if (num_args) memcpy(dag__mpi.log_args + c->first_arg, args, (size_t)num_args * sizeof *args);
+    dag__mpi.log_args_count += (size_t)num_args;
     dag__mutex_unlock(&dag__mpi.history_lock);
+}
+
+/* A call of the log as words: "spawned 'mix'(InOut span 3 of rank 1, 296 B,
+   In 296 B, Val) to run on rank 1". */
+static void dag__mpi_describe(const dag__mpi_call *c, char *out, size_t size) {
+    static const char *const modes[] = { "", "In", "Out", "InOut" };
+    int used;
+    if (c->what == DAG__MPI_CALL_SPAWN) used = snprintf(out, size, "spawned '%s'(", c->name);
+    else if (c->what == DAG__MPI_CALL_WAIT)
+        used = snprintf(out, size, "waited for a task run on one rank (task %u, '%s' on rank %d)",
+                        (unsigned)dag__mpi.log_args[c->first_arg].number, c->name, (int)c->rank);
+    else used = snprintf(out, size, "%s", c->name);
+    for (int i = 0; i < c->num_args && c->what != DAG__MPI_CALL_WAIT && used < (int)size; i++) {
+        const dag__mpi_arg_note *a = &dag__mpi.log_args[c->first_arg + (size_t)i];
+        const char *sep = c->what == DAG__MPI_CALL_SPAWN && i ? ", " : c->what == DAG__MPI_CALL_SPAWN ? "" : " ";
+        const char *mode = modes[a->mode & 3];
+        char *at = out + used;
+        size_t room = size - (size_t)used;
+        if (a->kind == DAG__ARG_DATA && a->owner)
+            used += snprintf(at, room, "%s%s%sspan %u of rank %d, %llu B", sep, mode, *mode ? " " : "", (unsigned)a->number,
+                             a->owner - 1, (unsigned long long)a->bytes);
+        else if (a->kind == DAG__ARG_SPAN && a->number)
+            used += snprintf(at, room, "%s%s %u x %llu B", sep, mode, (unsigned)a->number,
+                             (unsigned long long)(a->bytes / a->number));
+        else if (a->kind == DAG__ARG_SPAN || a->kind == DAG__ARG_DATA)
+            used += snprintf(at, room, "%s%s %llu B", sep, mode, (unsigned long long)a->bytes);
+        else if (a->kind == DAG__ARG_FUTURE && a->number)
+            used += snprintf(at, room, "%sFut of task %u (run on one rank)", sep, (unsigned)a->number);
+        else
+            used += snprintf(at, room, "%s%s", sep, a->kind == DAG__ARG_FUTURE ? "Fut" : a->kind == DAG__ARG_LD ? "Ld" : "Val");
+    }
+    if (c->what == DAG__MPI_CALL_SPAWN && used < (int)size) {
+        if (c->rank < 0) snprintf(out + used, size - (size_t)used, ") to run on every rank");
+        else snprintf(out + used, size - (size_t)used, ") to run on rank %d", (int)c->rank);
+    }
 }
 
 /* The ranks agreed on every call so far: the log starts afresh. */
 static void dag__mpi_forget_history(void) {
     dag__mutex_lock(&dag__mpi.history_lock);
     dag__mpi.log_base_hash = dag__mpi.hash;
-    dag__mpi.log_count = 0;
+    dag__mpi.log_count = dag__mpi.log_args_count = 0;
     dag__mutex_unlock(&dag__mpi.history_lock);
 }
 
@@ -341,7 +460,7 @@ static void dag__mpi_forget_history(void) {
 static bool dag__mpi_hash_at(uint64_t calls, uint64_t *hash) {
     uint64_t base = dag__mpi.calls - dag__mpi.log_count;
     if (calls < base || calls > dag__mpi.calls) return false;
-    *hash = calls == base ? dag__mpi.log_base_hash : dag__mpi.log_hash[calls - base - 1];
+    *hash = calls == base ? dag__mpi.log_base_hash : dag__mpi.log[calls - base - 1].hash;
     return true;
 }
 
@@ -358,10 +477,6 @@ static bool dag__mpi_hash_at(uint64_t calls, uint64_t *hash) {
    collective call left pending; the epoch discards words from before the
    ranks last started again. */
 #define DAG__MPI_WATCH_NS 500000000u
-/* the log's names of the collective calls that are not spawns */
-static const char dag__mpi_call_wait[] = "waited for a task run on one rank (dag_wait / dag_fetch)";
-static const char dag__mpi_call_end[] = "ended a DAG_DATADEPS";
-static const char dag__mpi_call_shutdown[] = "called dag_shutdown";
 enum { DAG__MPI_ASK = 1, DAG__MPI_ANSWER, DAG__MPI_TOLD_DIVERGED, DAG__MPI_STOP };
 
 static bool dag__mpi_watch_as_rank_0(bool stopping) {
@@ -435,21 +550,86 @@ static bool dag__mpi_watch_as_other(void) {
     return diverged;
 }
 
+/* A receive whose sender's input failed fails with the words that came:
+   its dependents here say what failed, where and why, as on one node. The
+   failure was logged on its rank, so this one is not (dag_fulfill would log
+   it as this task's); its status is set as dag_fulfill sets it. */
 static void dag__mpi_fulfil(dag__mpi_request *finished, int count) {
     for (int k = 0; k < count; k++) {
-        DAG_FREE(finished[k].free_after);
-        if (finished[k].event.id) dag_fulfill(finished[k].event, (dag_result)finished[k].status);
+        dag__mpi_request *f = &finished[k];
+        dag_result status = (dag_result)f->status;
+        if (f->expect < 0 && status == DAG_ERR_DEPENDENCY_FAILED && atomic_load(&f->task->failed_dep)) {
+            int32_t ok = 0;
+            atomic_compare_exchange_strong(&f->task->status, &ok, (int32_t)status);
+            status = DAG_OK;
+        }
+        DAG_FREE(f->free_after);
+        if (f->event.id) dag_fulfill(f->event, status);
     }
 }
 
-/* A request MPI completed: what its task is told (a cancelled receive:
-   the ranks diverged; an empty data message: the sender's input failed). */
-static void dag__mpi_completed(dag__mpi_request *f, MPI_Status *status) {
+/* The words of a failure, "name\0what\0" (at most DAG__MPI_WORDS bytes),
+   from its cause (dag.h's "name\0what"; NULL: only its status is known).
+   The what names the rank it failed on, once: words that came from another
+   rank name theirs already. Returns the bytes. */
+#define DAG__MPI_WORDS 256
+static int dag__mpi_words(const char *cause, int status, char *words) {
+    const char *name = cause ? cause : "a task", *what = cause ? dag__cause_what(cause) : NULL;
+    int n = snprintf(words, 64, "%s", name);
+    n = n < 0 ? 0 : n > 63 ? 63 : n;
+    char *rest = words + n + 1;
+    int room = DAG__MPI_WORDS - n - 1, m;
+    if (what && !strncmp(what, "on rank ", 8)) m = snprintf(rest, (size_t)room, "%s", what);
+    else if (what) m = snprintf(rest, (size_t)room, "on rank %d %s", dag__mpi.rank, what);
+    else m = snprintf(rest, (size_t)room, "on rank %d failed (%s)", dag__mpi.rank, dag_result_string(status));
+    m = m < 0 ? 0 : m >= room ? room - 1 : m;
+    return n + 1 + m + 1;
+}
+/* The words received: the receive task's cause. */
+static void dag__mpi_take_words(dag__task *t, char *words, int bytes) {
+    if (bytes < 1 || bytes > DAG__MPI_WORDS) return;
+    words[bytes - 1] = 0;
+    size_t n = strlen(words);
+    const char *cause = dag__cause_new(words, (int)n + 1 < bytes ? words + n + 1 : "failed"), *none = NULL;
+    atomic_compare_exchange_strong(&t->failed_dep, &none, cause);
+}
+
+/* A message's tag: a number every rank advances alike per message, and in
+   its low two bits its kind, so that after a divergence a message of one
+   kind never lands in a receive of another. The words of a failure go on
+   the tag of the message that came empty, with their own kind. */
+enum { DAG__MPI_TAG_DATA, DAG__MPI_TAG_OUTCOME, DAG__MPI_TAG_VALUE, DAG__MPI_TAG_WORDS };
+static int dag__mpi_next_tag(int kind) {
+    return (int)(dag__mpi.messages++ % (uint64_t)(dag__mpi.tag_limit / 4)) * 4 + kind;
+}
+static int dag__mpi_words_tag(int tag) { return tag - tag % 4 + DAG__MPI_TAG_WORDS; }
+
+/* A request MPI completed (rc: what MPI_Testany returned): what its task
+   is told. A cancelled receive, or a message that did not fit or was of
+   another size: the ranks diverged (a message meant for another call). An
+   empty one: the sender's input failed, and its words follow: then this
+   request becomes their receive, and true. */
+static bool dag__mpi_completed(dag__mpi_request *f, MPI_Status *status, int rc) {
+    if (!f->incoming) return false;
     int bytes = -1, cancelled = 0;
-    if (f->incoming) MPI_Test_cancelled(status, &cancelled);
-    if (f->receive && !cancelled) MPI_Get_count(status, MPI_BYTE, &bytes);
-    if (cancelled) f->status = DAG_ERR_DIVERGED;
-    else if (bytes == 0 && !f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
+    MPI_Test_cancelled(status, &cancelled);
+    if (!cancelled) MPI_Get_count(status, MPI_BYTE, &bytes);
+    if (cancelled || rc != MPI_SUCCESS) {
+        f->status = DAG_ERR_DIVERGED;
+    } else if (f->expect < 0) {   /* the words came */
+        dag__mpi_take_words(f->task, (char *)f->free_after, bytes);
+        if (!f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
+    } else if (bytes == 0 && f->task) {
+        f->free_after = dag__xmalloc(DAG__MPI_WORDS);
+        f->expect = -1;
+        MPI_Irecv(f->free_after, DAG__MPI_WORDS, MPI_BYTE, f->from, dag__mpi_words_tag(f->tag), dag__mpi.comm, &f->request);
+        if (atomic_load(&dag__mpi.diverged)) MPI_Cancel(&f->request);
+        f->cancelled = atomic_load(&dag__mpi.diverged);
+        return true;
+    } else if (bytes != f->expect) {
+        f->status = DAG_ERR_DIVERGED;
+    }
+    return false;
 }
 
 /* With the lock held: up to `most` requests that MPI completed leave the
@@ -459,10 +639,14 @@ static int dag__mpi_test_some(dag__mpi_request *finished, int most) {
     while (count < most && dag__mpi.num_requests) {
         int index = MPI_UNDEFINED, flag = 0, last = dag__mpi.num_requests - 1;
         MPI_Status status;
-        MPI_Testany(dag__mpi.num_requests, dag__mpi.request_array, &index, &flag, &status);
+        int rc = MPI_Testany(dag__mpi.num_requests, dag__mpi.request_array, &index, &flag, &status);
         if (!flag || index == MPI_UNDEFINED) break;
-        finished[count] = dag__mpi.requests[index];
-        dag__mpi_completed(&finished[count++], &status);
+        dag__mpi_request *q = &dag__mpi.requests[index];
+        if (dag__mpi_completed(q, &status, rc)) {   /* it waits on, for the words of a failure */
+            dag__mpi.request_array[index] = q->request;
+            continue;
+        }
+        finished[count++] = *q;
         dag__mpi.requests[index] = dag__mpi.requests[last];   /* the last in its place */
         dag__mpi.request_array[index] = dag__mpi.request_array[last];
         dag__mpi.requests[index].request = dag__mpi.request_array[index];
@@ -560,28 +744,52 @@ static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype 
 
 /* The message tasks run even when what they wait for failed or was
    cancelled (DAG__TF_ALWAYS_RUNS): the other rank waits for the message.
-   A send whose input failed sends an empty one, and the receive then
-   fails its task, so the failure reaches the dependents there. */
+   A send whose input failed sends an empty one, then the failure's words,
+   and the receive then fails its task with them, so the failure reaches
+   the dependents there, named as on its own rank. */
 static bool dag__mpi_input_failed(void) {
     dag__task *t = dag__tls_ctx->task;
     return atomic_load(&t->failed_dep) || dag__cancel_asked(t);
 }
 
-/* The ranks diverged in this region: no message is posted any more. */
-static bool dag__mpi_gave_up(void) {
-    if (!atomic_load(&dag__mpi.diverged)) return false;
-    dag_fail(DAG_ERR_DIVERGED, "no message: the ranks' spawns diverged in this region");
+/* The ranks diverged in this region, or since the message task was
+   spawned (`epoch`: a task of an outer region or of no region, still to
+   run when the ranks started again): no message is posted, since no rank
+   waits for it any more (tags count from 0 again). The task fails with
+   DAG_ERR_DIVERGED, quietly: the end that finds the divergence names it
+   once, rather than a line for each message. */
+static unsigned dag__mpi_era(void) { return (unsigned)atomic_load(&dag__mpi.epoch); }
+static bool dag__mpi_gave_up(unsigned epoch) {
+    if (!atomic_load(&dag__mpi.diverged) && epoch == dag__mpi_era()) return false;
+    int32_t ok = 0;   /* as dag_fail sets it */
+    atomic_compare_exchange_strong(&dag__tls_ctx->task->status, &ok, DAG_ERR_DIVERGED);
     return true;
 }
 
-DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag)) {
+/* In a message task's body: instead of its data, an empty message and
+   the words of the failure (cause; NULL: only the status is known). The
+   task itself ends with `ends`. */
+static void dag__mpi_send_failure(int to, int tag, const char *cause, int status, int ends) {
+    static const char none = 0;
+    MPI_Request request;
+    MPI_Isend(&none, 0, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag__mpi_sending((dag_event){ 0 }, NULL));
+    char *words = (char *)dag__xmalloc(DAG__MPI_WORDS);
+    int bytes = dag__mpi_words(cause, status, words);
+    MPI_Isend(words, bytes, MPI_BYTE, to, dag__mpi_words_tag(tag), dag__mpi.comm, &request);
+    dag__mpi_request q = dag__mpi_sending(dag_detach(), words);
+    q.status = ends;
+    dag__mpi_track(request, q);
+}
+
+DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, to), (int, tag),
+         (unsigned, epoch)) {
     MPI_Datatype type;
     int count;
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(epoch)) return;
     if (dag__mpi_input_failed()) {
-        MPI_Request request;
-        MPI_Isend(p, 0, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-        dag__mpi_track(request, dag_detach(), NULL, 0, 0, DAG_ERR_DEPENDENCY_FAILED);
+        dag__mpi_send_failure(to, tag, atomic_load(&dag__tls_ctx->task->failed_dep), DAG_ERR_CANCELLED,
+                              DAG_ERR_DEPENDENCY_FAILED);
         return;
     }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
@@ -591,13 +799,14 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     MPI_Request request;
     MPI_Isend(p, count, type, to, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);   /* MPI keeps it until the send completes */
-    dag__mpi_track(request, dag_detach(), NULL, 0, 0, DAG_OK);
+    dag__mpi_track(request, dag__mpi_sending(dag_detach(), NULL));
 }
 
-DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag)) {
+DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag),
+         (unsigned, epoch)) {
     MPI_Datatype type;
     int count;
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(epoch)) return;
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
@@ -605,32 +814,55 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     MPI_Request request;
     MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);
-    dag__mpi_track(request, dag_detach(), NULL, 1, 1, dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
+    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__tls_ctx->task, (int)(rows * width), from, tag,
+                                              dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK));
 }
 
-/* A task's outcome (status, then its result) to another rank: a copy the
-   send owns, so that dag_release of the task right after cannot take it. */
-DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, to), (int, tag)) {
+/* A task's outcome to another rank (dag__mpi_wait lays it out): a copy
+   the send owns, so that dag_release of the task right after cannot take it. */
+DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, to), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) {
+        DAG_FREE(buf);
+        return;
+    }
     MPI_Request request;
     MPI_Isend(buf, (int)bytes, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
+    dag__mpi_track(request, dag__mpi_sending(dag_detach(), buf));
 }
 
-/* A task's result alone to another rank, for a Fut there: empty when it failed (the receive then fails). */
-DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag)) {
+/* A record's failure, as dag.h keeps it: NULL when the record has gone
+   (its region ended), and only its status is known. */
+static const char *dag__mpi_cause_of(dag_task t) {
+    const char *cause = NULL;
+    if (t.ptr && dag__ref_handle(t)) {
+        cause = atomic_load(&t.ptr->failed_dep);
+        dag__decref(dag__tls_worker, t.ptr);
+    }
+    return cause;
+}
+
+/* A task's result alone to another rank, for a Fut there; when it failed,
+   the failure instead (the receive then fails with its words). */
+DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) return;
     unsigned char *buf = (unsigned char *)dag__xmalloc(result_size);
-    int bytes = dag_fetch_bytes(t, buf, result_size) == DAG_OK ? (int)result_size : 0;
+    int status = dag_fetch_bytes(t, buf, result_size);
+    if (status) {
+        DAG_FREE(buf);
+        dag__mpi_send_failure(to, tag, dag__mpi_cause_of(t), status, DAG_OK);
+        return;
+    }
     MPI_Request request;
-    MPI_Isend(buf, bytes, MPI_BYTE, to, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), buf, 0, 0, DAG_OK);
+    MPI_Isend(buf, (int)result_size, MPI_BYTE, to, tag, dag__mpi.comm, &request);
+    dag__mpi_track(request, dag__mpi_sending(dag_detach(), buf));
 }
 
 /* Its descriptor lays out the arguments; the task spawned is a copy
    (dag__mpi_value_desc) whose run is dag__mpi_receive_value_run and whose
    result is the producer's: the value is received into the task's own
    result, so a Fut of it on this rank is a Fut of the value. */
-DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes)) {
-    (void)from, (void)tag, (void)bytes;
+DAG_TASK(void, mpi_receive_value, (int, from), (int, tag), (size_t, bytes), (unsigned, epoch)) {
+    (void)from, (void)tag, (void)bytes, (void)epoch;
 }
 static void dag__mpi_receive_value_run(void *args, void *result) {
     const mpi_receive_value__args *a = (const mpi_receive_value__args *)args;
@@ -638,10 +870,10 @@ static void dag__mpi_receive_value_run(void *args, void *result) {
         memset(result, 0, a->a2);
         return;
     }
-    if (dag__mpi_gave_up()) return;
+    if (dag__mpi_gave_up(a->a3)) return;
     MPI_Request request;
     MPI_Irecv(result, (int)a->a2, MPI_BYTE, a->a0, a->a1, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), NULL, 1, 1, DAG_OK);   /* an empty message: the producer failed */
+    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__tls_ctx->task, (int)a->a2, a->a0, a->a1, DAG_OK));
 }
 static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
     dag__mpi_value_kind *k = dag__mpi.value_kinds;
@@ -657,10 +889,11 @@ static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
     return &k->desc;
 }
 
-DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag)) {
+DAG_TASK(void, mpi_receive_outcome, (unsigned char *, buf), (size_t, bytes), (int, from), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) return;
     MPI_Request request;
     MPI_Irecv(buf, (int)bytes, MPI_BYTE, from, tag, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag_detach(), NULL, 0, 1, DAG_OK);
+    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), NULL, (int)bytes, from, tag, DAG_OK));
 }
 
 /* Spawns on this rank alone, inside the collective one (dag__mpi_collective says no). */
@@ -671,7 +904,6 @@ static int dag__mpi_local_depth;
    processor. */
 static const dag_options dag__mpi_on_cpu = { .scope = { .all_threads = 1 } };
 
-static int dag__mpi_next_tag(void) { return (int)(dag__mpi.messages++ % (uint64_t)dag__mpi.tag_limit); }
 
 /* A message every rank decides alike, counted for both ends (dag_get_rank_stats). */
 static void dag__mpi_count(int from, int to, size_t bytes) {
@@ -714,6 +946,9 @@ static void dag__mpi_registered(int rank, dag_data h) {
     s->owner = rank;
     dag__mpi_only(&s->current, rank);
     s->bytes = slot ? slot->rows * slot->width : 0;
+    s->number = ++dag__mpi.numbered;   /* which span it is, on every rank alike: hashed by the spawns that pass it */
+    dag__mpi_arg_note what = { DAG__ARG_DATA, 0, (uint16_t)(rank + 1), s->number, s->bytes };
+    dag__mpi_note(DAG__MPI_CALL_REGISTER, dag__mpi_call_register, rank, &what, 1);
 }
 
 /* This rank's copy of a span another rank owns: allocated on first use,
@@ -780,16 +1015,18 @@ static void dag__mpi_hold(dag__mpi_span *m, int r) {
 static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
     dag__mpi_hold(m, to);
     int from = dag__mpi_has(&m->current, m->owner) ? m->owner : dag__mpi_first(&m->current);
-    int tag = dag__mpi_next_tag();
+    int tag = dag__mpi_next_tag(DAG__MPI_TAG_DATA);
     dag__data_slot *s = dag__data_slot_of(h);
     dag__mpi_count(from, to, m->bytes);
     dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
     if (dag__mpi.simulated) {   /* decided and counted: no message */
     } else if (dag__mpi.rank == from) {
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag),
+                                      Val(dag__mpi_era())));
     } else if (dag__mpi.rank == to) {
         dag__mpi_have_memory(h, m);
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag)));
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag),
+                                      Val(dag__mpi_era())));
     }
     dag__mpi_spawn_flags = 0;
     dag__mpi_add(&m->current, to);
@@ -798,23 +1035,6 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
 /* ---- collective spawns --------------------------------------------------------- */
 static bool dag__mpi_collective(const dag__context *ctx) {
     return dag__mpi.active && ctx == &dag__main_ctx && !dag__mpi_local_depth;
-}
-
-/* What every rank must have spawned alike: the task, its argument kinds,
-   access, sizes and owners (not addresses: they differ between ranks). */
-static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, int n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const char *c = desc->name; *c; c++) h = dag__mpi_mix(h, (unsigned char)*c);
-    h = dag__mpi_mix(h, (uint64_t)n);
-    for (int i = 0; i < n; i++) {
-        h = dag__mpi_mix(h, (uint64_t)args[i].kind << 8 | args[i].mode);
-        if (args[i].kind == DAG__ARG_SPAN) h = dag__mpi_mix(h, args[i].count * args[i].size + args[i].cols);
-        if (args[i].kind == DAG__ARG_DATA) {
-            dag__mpi_span *m = dag__mpi_span_of(args[i].data);
-            h = dag__mpi_mix(h, m ? (uint64_t)m->owner + 1 : 0);
-        }
-    }
-    dag__mpi_note(h, desc->name);
 }
 
 /* A handle of this layer: no record, gen = its slot + 1, and in bits this
@@ -828,6 +1048,46 @@ static dag__mpi_task *dag__mpi_task_of(dag_task h) {
     if (!dag__mpi_handle(h) || h.gen > dag__mpi.num_tasks) return NULL;
     dag__mpi_task *e = &dag__mpi.tasks[h.gen - 1];
     return e->stamp == (h.bits & ~DAG__MPI_HANDLE_BIT) >> 1 ? e : NULL;
+}
+
+/* Where a collective spawn runs: dag_scope(.rank), else the owner of its
+   first written owned span, else every rank (-1). */
+static int dag__mpi_placement(const dag_arg *args, int n, const dag_options *opt) {
+    if (opt->scope.rank) return opt->scope.rank - 1;
+    for (int i = 0; i < n; i++) {
+        dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT) ? dag__mpi_span_of(args[i].data)
+                                                                                          : NULL;
+        if (m) return m->owner;
+    }
+    return -1;
+}
+
+/* What every rank must have spawned alike: the task, where it runs, its
+   arguments' kinds and access, their sizes, which owned span each is (its
+   registration's number) and which task run on one rank each Fut takes.
+   Not addresses, which differ between ranks, nor values, which may. */
+static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, int n, int runs_on) {
+    dag__mpi_arg_note notes[DAG__MAX_PARAMS];
+    memset(notes, 0, sizeof notes);
+    for (int i = 0; i < n; i++) {
+        dag__mpi_arg_note *a = &notes[i];
+        a->kind = args[i].kind;
+        if (args[i].kind == DAG__ARG_SPAN) {
+            a->mode = args[i].mode;
+            a->bytes = (uint64_t)args[i].count * (args[i].cols ? args[i].cols : 1) * args[i].size;
+            a->number = args[i].cols ? (uint32_t)args[i].count : 0;   /* a 2-D span's rows */
+        } else if (args[i].kind == DAG__ARG_DATA) {
+            dag__mpi_span *m = dag__mpi_span_of(args[i].data);
+            dag__data_slot *slot = m ? NULL : dag__data_slot_of(args[i].data);
+            a->mode = args[i].mode;
+            a->owner = m ? (uint16_t)(m->owner + 1) : 0;
+            a->number = m ? m->number : 0;
+            a->bytes = m ? m->bytes : slot ? slot->rows * slot->width : 0;
+        } else if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_task_of(args[i].task)) {
+            a->number = dag__mpi_task_of(args[i].task)->number;
+        }
+    }
+    dag__mpi_note(DAG__MPI_CALL_SPAWN, desc->name, runs_on, notes, n);
 }
 
 /* A slot for a new task (a forgotten one's first), with a new stamp. */
@@ -898,21 +1158,22 @@ static dag_task dag__mpi_value_at(dag__mpi_task *e, int runs_on) {
     int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;
     for (int r = first; r < end; r++) {
         if (dag__mpi_has(&e->value_at, r)) continue;
-        int tag = dag__mpi_next_tag();
+        int tag = dag__mpi_next_tag(DAG__MPI_TAG_VALUE);
         dag__mpi_count(e->rank, r, e->result_size);
         if (dag__mpi.simulated) {   /* decided and counted: no message */
         } else if (dag__mpi.rank == e->rank) {
-            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag)));
+            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag),
+                                          Val(dag__mpi_era())));
         } else if (dag__mpi.rank == r) {
-            dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size) };
-            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
+            dag_arg a[4] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size), DAG_VAL(dag__mpi_era()) };
+            DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 4, &dag__mpi_on_cpu));
         }
         dag__mpi_add(&e->value_at, r);
     }
     if (!dag__mpi.simulated) return dag__mpi.rank == e->rank ? e->local : e->value;
     if (runs_on < 0 && !e->value.ptr) {   /* simulated, e did not run: a value of zeros for a task that runs here */
-        dag_arg a[3] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size) };
-        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 3, &dag__mpi_on_cpu));
+        dag_arg a[4] = { DAG_VAL(e->rank), DAG_VAL(0), DAG_VAL(e->result_size), DAG_VAL(dag__mpi_era()) };
+        DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 4, &dag__mpi_on_cpu));
     }
     return e->value;
 }
@@ -954,21 +1215,12 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
                            desc->name, i + 1);
             return dag__failed_handle(r, DAG_ERR_STALE_HANDLE);
         }
-    dag__mpi_note_spawn(desc, args, num_args);
-    int runs_on = -1;   /* every rank */
-    if (opt->scope.rank) {
-        runs_on = opt->scope.rank - 1;
-        if (runs_on < 0 || runs_on >= dag__mpi.size) {
-            dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d",
-                           desc->name, runs_on, dag__mpi.size - 1);
-            return dag__failed_handle(r, DAG_ERR_SCOPE);
-        }
-    } else {
-        for (int i = 0; i < num_args && runs_on < 0; i++) {
-            dag__mpi_span *m = args[i].kind == DAG__ARG_DATA && (args[i].mode & DAG_ACCESS_OUT)
-                                   ? dag__mpi_span_of(args[i].data) : NULL;
-            if (m) runs_on = m->owner;
-        }
+    int runs_on = dag__mpi_placement(args, num_args, opt);   /* -1: every rank */
+    dag__mpi_note_spawn(desc, args, num_args, runs_on);
+    if (opt->scope.rank && (runs_on < 0 || runs_on >= dag__mpi.size)) {
+        dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d", desc->name,
+                       runs_on, dag__mpi.size - 1);
+        return dag__failed_handle(r, DAG_ERR_SCOPE);
     }
     /* the ranks that run it: [first, end) */
     int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;
@@ -1012,6 +1264,7 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     }
     if (runs_on < 0) return local;
     dag__mpi_task *e = dag__mpi_new_task();
+    e->number = ++dag__mpi.numbered;
     e->rank = runs_on;
     e->local = local;
     e->result_size = desc->result_size;
@@ -1032,12 +1285,35 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
     return h;
 }
 
+/* A task's outcome, as the rank that ran it sends it: its status (int32),
+   its result, that rank's history at the wait (so a rank whose history
+   differs, having waited for another task, is not told a wrong value),
+   and the words of its failure (dag__mpi_words). */
+static size_t dag__mpi_outcome_bytes(const dag__mpi_task *e) {
+    return sizeof(int32_t) + e->result_size + sizeof(uint64_t) + DAG__MPI_WORDS;
+}
+static int32_t dag__mpi_outcome_status(const dag__mpi_task *e) {
+    int32_t status;
+    uint64_t history;
+    memcpy(&status, e->outcome, sizeof status);
+    memcpy(&history, e->outcome + sizeof status + e->result_size, sizeof history);
+    return history != e->history ? DAG_ERR_DIVERGED : status;
+}
+static void dag__mpi_outcome_of(dag__mpi_task *e, unsigned char *outcome) {
+    int32_t status = e->result_size ? (int32_t)dag_fetch_bytes(e->local, outcome + sizeof status, e->result_size)
+                                    : (int32_t)dag_wait(e->local);
+    unsigned char *words = outcome + sizeof status + e->result_size + sizeof e->history;
+    memcpy(outcome, &status, sizeof status);
+    memcpy(words - sizeof e->history, &e->history, sizeof e->history);
+    memset(words, 0, DAG__MPI_WORDS);
+    if (status) dag__mpi_words(dag__mpi_cause_of(e->local), status, (char *)words);
+}
+
 static int dag__mpi_outcome(dag_task h, void *out, size_t size);
 
-/* dag_wait and dag_fetch of a task that ran on one rank: collective, the
-   first time every rank asks, the rank that ran it sends its outcome to
-   the others; later calls read what came. A fetch that gets the value
-   spends the handle on every rank (unless keep_results), as on one node. */
+/* dag_wait and dag_fetch of a task that ran on one rank. A fetch that gets
+   the value spends the handle on every rank (unless keep_results), as on
+   one node. */
 static int dag__mpi_wait(dag_task h, void *out, size_t size) {
     int s = dag__mpi_outcome(h, out, size);
     dag__mpi_task *e = s == DAG_OK && out ? dag__mpi_task_of(h) : NULL;
@@ -1045,6 +1321,8 @@ static int dag__mpi_wait(dag_task h, void *out, size_t size) {
     return s;
 }
 
+/* Its outcome: collective, the first time every rank asks, the rank that
+   ran it sends its outcome to the others; later calls read what came. */
 static int dag__mpi_outcome(dag_task h, void *out, size_t size) {
     dag__mpi_task *e = dag__mpi_task_of(h);
     if (!e && (h.bits & 1))
@@ -1060,28 +1338,29 @@ static int dag__mpi_outcome(dag_task h, void *out, size_t size) {
     bool ran_here = dag__mpi.rank == e->rank && !dag__mpi.simulated;
     if (!e->shared) {
         e->shared = 1;
-        dag__mpi_note(dag__mpi_mix(0x77616974u, h.gen), dag__mpi_call_wait);
-        size_t bytes = sizeof(int32_t) + e->result_size;
+        dag__mpi_arg_note which = { DAG__ARG_FUTURE, 0, 0, e->number, 0 };
+        dag__mpi_note(DAG__MPI_CALL_WAIT, e->desc->name, e->rank, &which, 1);
+        e->history = dag__mpi.hash;   /* the main thread alone changes it */
+        size_t bytes = dag__mpi_outcome_bytes(e);
         unsigned char *outcome = NULL;
         if (ran_here) {   /* this rank waits for it anyway: then its outcome goes to the others */
             outcome = (unsigned char *)dag__xmalloc(bytes);
-            int32_t status = e->result_size ? (int32_t)dag_fetch_bytes(e->local, outcome + sizeof status, e->result_size)
-                                            : (int32_t)dag_wait(e->local);
-            memcpy(outcome, &status, sizeof status);
+            dag__mpi_outcome_of(e, outcome);
         }
         for (int r = 0; r < dag__mpi.size; r++) {
             if (r == e->rank) continue;
-            int tag = dag__mpi_next_tag();
+            int tag = dag__mpi_next_tag(DAG__MPI_TAG_OUTCOME);
             dag__mpi_count(e->rank, r, bytes);
             if (dag__mpi.simulated) {   /* decided and counted: no message */
             } else if (ran_here) {
                 unsigned char *copy = (unsigned char *)dag__xmalloc(bytes);
                 memcpy(copy, outcome, bytes);
-                DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag)));
+                DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_outcome, Val(copy), Val(bytes), Val(r), Val(tag),
+                                              Val(dag__mpi_era())));
             } else if (dag__mpi.rank == r) {
                 e->outcome = (unsigned char *)dag__xmalloc(bytes);
                 DAG__MPI_LOCAL(e->received = dag_spawn_with(&dag__mpi_on_cpu, mpi_receive_outcome, Out(e->outcome, bytes), Val(bytes),
-                                                       Val(e->rank), Val(tag)));
+                                                       Val(e->rank), Val(tag), Val(dag__mpi_era())));
             }
         }
         DAG_FREE(outcome);
@@ -1093,8 +1372,7 @@ static int dag__mpi_outcome(dag_task h, void *out, size_t size) {
     }
     int s = dag_wait(e->received);
     if (s) return s;
-    int32_t status;
-    memcpy(&status, e->outcome, sizeof status);
+    int32_t status = dag__mpi_outcome_status(e);
     if (!status && out) memcpy(out, e->outcome + sizeof status, size);
     return status;
 }
@@ -1108,12 +1386,17 @@ static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message
         *here = e->local;
         return true;
     }
+    const char *words = "";
     if (e->shared && dag_ready(e->received)) {   /* its outcome came, or its receive failed */
         int32_t s = (int32_t)dag_task_result(e->received);
-        if (!s) memcpy(&s, e->outcome, sizeof s);
+        if (!s) s = dag__mpi_outcome_status(e);
+        if (s && s != DAG_ERR_DIVERGED) words = (const char *)e->outcome + sizeof s + e->result_size + sizeof e->history;
         *status = s;
     }
-    if (*status && message)
+    if (*status && message && *words)   /* its words: "name\0on rank 1 failed: ..." */
+        snprintf(message, size, "%stask '%s' %s", *status == DAG_ERR_DEPENDENCY_FAILED ? "dependency failed: " : "", words,
+                 words + strlen(words) + 1);
+    else if (*status && message)
         snprintf(message, size, "task '%s' (run on rank %d): %s", e->desc->name, e->rank, dag_result_string(*status));
     return false;
 }
@@ -1132,19 +1415,27 @@ static void dag__mpi_post_check(bool shutting_down) {
     dag__mpi.check_mine[0] = dag__mpi.calls;
     dag__mpi.check_mine[1] = dag__mpi.hash;
     dag__mpi.check_mine[2] = shutting_down;
-    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 3, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
+    dag__mpi.check_mine[3] = dag__mpi.numbered;
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_low, 4, MPI_UINT64_T, MPI_MIN, dag__mpi.comm,
                    &dag__mpi.check_requests[0]);
-    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_high, 3, MPI_UINT64_T, MPI_MAX, dag__mpi.comm,
+    MPI_Iallreduce(dag__mpi.check_mine, dag__mpi.check_high, 4, MPI_UINT64_T, MPI_MAX, dag__mpi.comm,
                    &dag__mpi.check_requests[1]);
     dag__mpi.check = DAG__MPI_CHECK_POSTED;
     dag__cond_signal(&dag__mpi.wake);
     dag__mutex_unlock(&dag__mpi.lock);
 }
 
-static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) {
+/* The points after which the docs say data is current (dag.h's
+   DAG__MPI_END_*): collective calls of their own. */
+static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__mpi_call_sequential,
+                                                  dag__mpi_call_wait_all, dag__mpi_call_shutdown };
+
+/* Before such an end drains: every owned span whose owner's copy is stale
+   goes home, inside it, so that on return each owner's data is current
+   there, as on one node; then the check is posted. */
+static void dag__mpi_region_ending(const dag__context *ctx, int end) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return;
-    if (shutting_down) dag__mpi_note(0x73687574u, dag__mpi_call_shutdown);
-    else dag__mpi_note(0x656e64u, dag__mpi_call_end);
+    dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_end_names[end], -1, NULL, 0);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id) continue;
@@ -1155,7 +1446,7 @@ static void dag__mpi_region_ending(const dag__context *ctx, bool shutting_down) 
         if (dag__mpi_has(&m->current, m->owner)) continue;
         dag__mpi_move((dag_data){ m->id }, m, m->owner);
     }
-    if (!dag__mpi.simulated) dag__mpi_post_check(shutting_down);   /* one process: nothing to compare */
+    if (!dag__mpi.simulated) dag__mpi_post_check(end == DAG__MPI_END_SHUTDOWN);   /* one process: nothing to compare */
 }
 
 /* Waits for the check posted when the region began to end: whether the ranks agreed. */
@@ -1171,11 +1462,12 @@ static bool dag__mpi_check_agreed(void) {
 /* After a divergence every rank starts again alike: a fresh communicator
    (messages let go on the old one can match nothing), tags from 0, each
    owned span current on its owner alone (what each owner's copy holds),
-   the history the most any rank had, and a new epoch (the watch's words
-   about the old one are void). */
+   the history and the count of numbered things the most any rank had, and a
+   new epoch (the watch's words about the old one are void). */
 static void dag__mpi_start_again(void) {
     MPI_Comm fresh;
     MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    MPI_Comm_set_errhandler(fresh, MPI_ERRORS_RETURN);   /* a message too long for its receive fails that receive */
     MPI_Comm_free(&dag__mpi.comm);
     dag__mpi.comm = fresh;
     dag__mpi.messages = 0;
@@ -1184,6 +1476,7 @@ static void dag__mpi_start_again(void) {
     dag__mutex_lock(&dag__mpi.history_lock);
     dag__mpi.hash = dag__mpi.check_high[1];
     dag__mpi.calls = dag__mpi.check_high[0];
+    dag__mpi.numbered = (uint32_t)dag__mpi.check_high[3];   /* what is numbered from here on is numbered alike */
     dag__mpi.epoch++;
     dag__mutex_unlock(&dag__mpi.history_lock);
     dag__mpi_forget_history();
@@ -1199,24 +1492,22 @@ static void dag__mpi_name_divergence(void) {
     size_t lo = 0, hi = (size_t)fewest;   /* the first difference lies in [lo, hi] */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint64_t v = dag__mpi.log_hash[mid], vmin, vmax;
+        uint64_t v = dag__mpi.log[mid].hash, vmin, vmax;
         MPI_Allreduce(&v, &vmin, 1, MPI_UINT64_T, MPI_MIN, dag__mpi.comm);
         MPI_Allreduce(&v, &vmax, 1, MPI_UINT64_T, MPI_MAX, dag__mpi.comm);
         if (vmin != vmax) hi = mid;
         else lo = mid + 1;
     }
-    char what[96], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof what);
-    const char *name = lo < count ? dag__mpi.log_name[lo] : NULL;
-    if (!name) snprintf(what, sizeof what, "made no more collective calls");
-    else if (name == dag__mpi_call_wait || name == dag__mpi_call_end || name == dag__mpi_call_shutdown)
-        snprintf(what, sizeof what, "%s", name);
-    else snprintf(what, sizeof what, "spawned '%s'", name);
+    char what[256], *all = (char *)dag__xmalloc((size_t)dag__mpi.size * sizeof what);
+    if (lo < count) dag__mpi_describe(&dag__mpi.log[lo], what, sizeof what);
+    else snprintf(what, sizeof what, "made no more collective calls");
     MPI_Allgather(what, (int)sizeof what, MPI_CHAR, all, (int)sizeof what, MPI_CHAR, dag__mpi.comm);
     /* the ranks that did alike together, as runs: "ranks 0-6,8 spawned 'a', rank 7 called dag_shutdown" */
-    char line[1024], *told = (char *)dag__xmalloc((size_t)dag__mpi.size);
+    char line[2048], *told = (char *)dag__xmalloc((size_t)dag__mpi.size);
     memset(told, 0, (size_t)dag__mpi.size);
-    int used = snprintf(line, sizeof line, "the ranks diverged at collective call %llu (spawns, waits for tasks run "
-                        "on one rank and region ends, counted from dag_setup):", (unsigned long long)(base + lo + 1));
+    int used = snprintf(line, sizeof line, "the ranks diverged at collective call %llu (registrations of owned spans, "
+                        "spawns, waits for tasks run on one rank, ends of regions, dag_wait_all and dag_shutdown, "
+                        "counted from dag_setup):", (unsigned long long)(base + lo + 1));
 #define DAG__MPI_SAME(r, s) (!strcmp(all + (size_t)(r) * sizeof what, all + (size_t)(s) * sizeof what))
     for (int r = 0; r < dag__mpi.size; r++) {
         if (told[r]) continue;
@@ -1242,12 +1533,23 @@ static void dag__mpi_name_divergence(void) {
     dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
 }
 
+/* The ranks' outcome of a collective end, one on every rank, so that an
+   SPMD program (dag_array.h too) takes the same branch everywhere after
+   it: the failure of a task's own on the lowest rank that has one, else a
+   dependency failed (its words came from the rank that failed), else OK. */
+static int dag__mpi_agree(int err) {
+    uint64_t kind = err == DAG_OK ? 2 : err == DAG_ERR_DEPENDENCY_FAILED ? 1 : 0;
+    uint64_t mine = kind << 42 | (uint64_t)dag__mpi.rank << 32 | (uint32_t)err, least = mine;
+    MPI_Allreduce(&mine, &least, 1, MPI_UINT64_T, MPI_MIN, dag__mpi.comm);
+    return (int)(uint32_t)least;
+}
+
 static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
     dag__mpi_forget_region_tasks();
-    if (dag__mpi_check_agreed()) {
+    if (dag__mpi_check_agreed()) {   /* every rank made the same calls: every rank comes here */
         dag__mpi_forget_history();
-        return err;
+        return dag__mpi.simulated ? err : dag__mpi_agree(err);
     }
     dag__mpi_name_divergence();
     dag__mpi_start_again();   /* so the next region compares its own calls */
@@ -1255,10 +1557,22 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err) {
 }
 
 /* ---- set-up ------------------------------------------------------------------------ */
-static void dag__mpi_finalize(void) {
+/* At the process's exit. A rank that leaves its program (exit, or a
+   return from main) while dag.h runs, without dag_shutdown, would leave
+   the others waiting for its messages and collective calls for ever (and
+   MPI_Finalize here would wait for them): it ends the job instead, saying
+   why. Else MPI ends here if dag.h started it. */
+static int dag__mpi_started_mpi;   /* outside dag__mpi: it outlives dag_shutdown */
+static void dag__mpi_at_exit(void) {
     int finalized = 0;
     MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
+    if (dag__mpi.active && !dag__mpi.simulated && dag_is_setup() && !finalized) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "rank %d of %d ended its program (exit, or a return from main) without "
+                "dag_shutdown, so the other ranks would wait for it for ever: the job ends here (MPI_Abort)",
+                dag__mpi.rank, dag__mpi.size);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (dag__mpi_started_mpi && !finalized) MPI_Finalize();
 }
 
 /* What dag__mpi_begin made, and every copy and record since. */
@@ -1274,8 +1588,8 @@ static void dag__mpi_end(void) {
     DAG_FREE(dag__mpi.tasks);
     DAG_FREE(dag__mpi.free_tasks);
     DAG_FREE(dag__mpi.fleeting);
-    DAG_FREE(dag__mpi.log_hash);
-    DAG_FREE((void *)dag__mpi.log_name);
+    DAG_FREE(dag__mpi.log);
+    DAG_FREE(dag__mpi.log_args);
     DAG_FREE(dag__mpi.requests);
     DAG_FREE(dag__mpi.request_array);
     DAG_FREE(dag__mpi.per_rank);
@@ -1299,8 +1613,10 @@ static void dag__mpi_begin(int size, int rank) {
     dag__mpi.held_bytes = (size_t *)dag__xmalloc((size_t)size * sizeof *dag__mpi.held_bytes);
     memset(dag__mpi.held_bytes, 0, (size_t)size * sizeof *dag__mpi.held_bytes);
     dag__mpi.cache_limit = dag__g.desc.rank_cache_limit;
-    dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.epoch = dag__mpi.judged = 0;
-    dag__mpi.log_count = 0;
+    dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.judged = 0;
+    atomic_store(&dag__mpi.epoch, 0);
+    dag__mpi.log_count = dag__mpi.log_args_count = 0;
+    dag__mpi.numbered = 0;
     dag__mutex_init(&dag__mpi.history_lock);
     dag__mutex_init(&dag__mpi.lock);
     dag__cond_init(&dag__mpi.wake);
@@ -1326,14 +1642,15 @@ static int dag__mpi_setup(void) {
     }
     int ready = 0, level = 0;
     MPI_Initialized(&ready);
-    if (!ready) {
-        static int registered;
+    if (!ready) {   /* MPI starts once a process: if here, it ends at exit */
         MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &level);
-        if (!registered) atexit(dag__mpi_finalize);   /* MPI starts once a process: it ends at exit */
-        registered = 1;
+        dag__mpi_started_mpi = 1;
     } else {
         MPI_Query_thread(&level);
     }
+    static int registered;
+    if (!registered) atexit(dag__mpi_at_exit);
+    registered = 1;
     int size = 1, rank = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1351,6 +1668,7 @@ static int dag__mpi_setup(void) {
     if (progress && *progress && !thread_alone && !dag__env_is(progress, "workers"))
         dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_MPI_PROGRESS=%s: not workers or thread; ignored", progress);
     MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
+    MPI_Comm_set_errhandler(dag__mpi.comm, MPI_ERRORS_RETURN);   /* a message too long for its receive fails that receive */
     int *ub = NULL, found = 0;
     MPI_Comm_get_attr(dag__mpi.comm, MPI_TAG_UB, &ub, &found);
     dag__mpi.tag_limit = found && ub && *ub > 0 ? *ub : 32767;
@@ -1402,7 +1720,7 @@ static int dag__mpi_shutdown(void) {
         dag__mpi_name_divergence();
         if (dag__mpi.check_low[2]) break;   /* every rank is in dag_shutdown */
         dag__mpi_start_again();
-        dag__mpi_note(0x73687574u, dag__mpi_call_shutdown);
+        dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_call_shutdown, -1, NULL, 0);
         dag__mpi_post_check(true);
     }
     atomic_store(&dag__mpi.stop, 1);

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     }
     dag_setup(NULL);
     /* A = R R^T / n + I: symmetric positive definite */
-    double *r = malloc(sizeof(double) * (size_t)n * n), *a = malloc(sizeof(double) * (size_t)n * n);
+    double *r = (double *)malloc(sizeof(double) * (size_t)n * n), *a = (double *)malloc(sizeof(double) * (size_t)n * n);
     dag_array *R = dag_array_randn(DAG_F64, n, n, dag_blocks(nb, nb), 7);
     dag_array *A = dag_array_zeros(DAG_F64, n, n, dag_blocks(nb, nb));
     if (!R || !A || !r || !a) return 1;

@@ -12,7 +12,7 @@ DAG_TASK(int, answer, (int, base)) { return base + 40; }
 DAG_TASK(double, halve, (double, v)) { return v / 2; }
 
 int main(void) {
-    dag_setup(&(dag_desc){ .num_threads = 0 });   /* 0: one worker per core */
+    dag_setup(NULL);   /* the defaults: one worker per core (C: &(dag_desc){ .num_threads = 4 } for four) */
 
     dag_task a = dag_spawn(answer, Val(2));
     dag_task h = dag_spawn(halve, Fut(a));         /* int result into a double parameter */

@@ -8,21 +8,20 @@
 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
-#include <stdatomic.h>
 #include <stdio.h>
 
 static int data[4];
-static atomic_int finished;
 
 DAG_TASK(void, load) {
     for (int i = 0; i < 4; i++) data[i] = i + 1;
 }
 DAG_TASK(void, work, (int, i)) {
     data[i] *= 10;
-    atomic_fetch_add(&finished, 1);
 }
 DAG_TASK(int, report) {
-    printf("report sees %d finished workers: %d %d %d %d\n", atomic_load(&finished), data[0], data[1], data[2], data[3]);
+    int finished = 0;   /* the whole bulk step ran before this one */
+    for (int i = 0; i < 4; i++) finished += data[i] == 10 * (i + 1);
+    printf("report sees %d finished workers: %d %d %d %d\n", finished, data[0], data[1], data[2], data[3]);
     return data[0] + data[1] + data[2] + data[3];
 }
 

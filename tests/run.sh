@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# Runs test binaries and adds up their closing lines ("N passed, N failed").
+# Runs test binaries and adds up their closing lines ("N passed, N failed",
+# then ", N skipped" and ", N not applicable" where there are some).
 #   tests/run.sh LABEL [ENV=VALUE ...] -- binary [args] ; binary [args] ...
 # A binary that crashes, hangs (timeout) or prints no closing line counts as
-# one failure. Prints the label's own closing line last.
+# one failure. With STRICT=1 in the environment (make test STRICT=1) a
+# binary's skips count as failures too; tests that are not applicable to
+# this build or run (tests/test.h says which) stay apart in either mode.
+# Prints the label's own closing line last.
 set -u
 label=$1; shift
 envs=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
 shift
-passed=0; failed=0; skipped=0
+passed=0; failed=0; skipped=0; not_applicable=0
 cmd=()
 run_one() {
     [ ${#cmd[@]} -eq 0 ] && return
@@ -17,7 +21,14 @@ run_one() {
     if [ -n "$line" ]; then
         p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
         passed=$((passed + p)); failed=$((failed + f))
-        case $line in *skipped*) s=${line#*failed, }; skipped=$((skipped + ${s%% skipped*}));; esac
+        s=0
+        case $line in *skipped*) s=${line#*failed, }; s=${s%% skipped*};; esac
+        case $line in *"not applicable"*) n=${line% not applicable*}; n=${n##* }; not_applicable=$((not_applicable + n));; esac
+        if [ "${STRICT:-0}" = 1 ] && [ "$s" -gt 0 ]; then
+            echo "FAIL (STRICT=1: a skip is a failure): ${cmd[*]}: $s skipped"
+            failed=$((failed + s)); f=$((f + s)); s=0
+        fi
+        skipped=$((skipped + s))
     fi
     if [ $rc -ne 0 ] || [ -z "$line" ]; then
         [ -z "$line" ] || [ "$f" = 0 ] && failed=$((failed + 1))
@@ -37,6 +48,8 @@ for a in "$@"; do
     if [ "$a" = ";" ]; then run_one; else cmd+=("$a"); fi
 done
 run_one
-if [ $skipped -gt 0 ]; then echo "$label: $passed passed, $failed failed, $skipped skipped"
-else echo "$label: $passed passed, $failed failed"; fi
+summary="$label: $passed passed, $failed failed"
+[ $skipped -gt 0 ] && summary="$summary, $skipped skipped"
+[ $not_applicable -gt 0 ] && summary="$summary, $not_applicable not applicable"
+echo "$summary"
 [ $failed -eq 0 ]

@@ -26,7 +26,7 @@ expect() {
     else
         [ $rc -eq 0 ] || why="exit $rc"
         printf '%s\n' "$out" | grep -q "^ *skipped: .*$want" || why="$why; no 'skipped: ...$want'"
-        printf '%s\n' "$results" | grep -Eq ' 0 failed, [1-9][0-9]* skipped$' || why="$why; results '$results'"
+        printf '%s\n' "$results" | grep -Eq ' 0 failed, [1-9][0-9]* skipped(, [0-9]+ not applicable)?$' || why="$why; results '$results'"
     fi
     last_out=$out
     if [ -z "$why" ]; then echo "ok   $name (STRICT=$strict): $*"; passed=$((passed + 1))
@@ -63,6 +63,21 @@ case $cuda in *"the CUDA toolkit ($none/cuda/"*) case $cuda in *libze*) cuda=;; 
 if [ -n "$ze" ] && [ -n "$cuda" ]; then echo "ok   the Level Zero and CUDA skips each name what is missing"; passed=$((passed + 1))
 else echo "FAIL the backend skips do not name what is missing:"; printf '%s\n' "$last_out" | grep "^skipped: backends"
     failed=$((failed + 1)); fi
+
+# inside a test binary (tests/test.h): a skip fails under STRICT=1, a test not applicable to this build
+# or run does not, and tests/run.sh counts the two apart
+strict_case() {   # strict_case WHAT STRICT LINE WANT_RC WANT_SUMMARY
+    local out rc
+    out=$(STRICT=$2 bash "$(dirname "$0")/run.sh" probe -- printf '%s\n' "$3"); rc=$?
+    if [ $rc -eq $4 ] && [ "$(printf '%s\n' "$out" | tail -n 1)" = "$5" ]; then echo "ok   $1"; passed=$((passed + 1))
+    else echo "FAIL $1: exit $rc, '$(printf '%s\n' "$out" | tail -n 1)'"; failed=$((failed + 1)); fi
+}
+strict_case "a binary's skip counts as skipped" 0 "3 passed, 0 failed, 1 skipped" 0 "probe: 3 passed, 0 failed, 1 skipped"
+strict_case "a binary's skip is a failure under STRICT=1" 1 "3 passed, 0 failed, 1 skipped" 1 "probe: 3 passed, 1 failed"
+strict_case "not applicable is counted apart under STRICT=1" 1 "3 passed, 0 failed, 2 not applicable" 0 \
+    "probe: 3 passed, 0 failed, 2 not applicable"
+strict_case "both, under STRICT=1" 1 "3 passed, 0 failed, 1 skipped, 2 not applicable" 1 \
+    "probe: 3 passed, 1 failed, 2 not applicable"
 
 echo "skips: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -625,7 +625,7 @@ TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
    count), the rest runs on the CPU, and the results are the CPU's. */
 TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
     int devices = dag_device_count(DAG_OPENCL);
-    if (devices < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (devices < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 192, NB = 32 };
     static double a[N * N], f[N * N], x[N * N], y[N * N];
     spd(a, N, 8);
@@ -702,7 +702,7 @@ TEST(a_scope_naming_devices_spreads_the_tiles_kernels_over_them) {
 
 /* The element-wise operations on devices, for every type, with aliasing. */
 TEST(element_wise_operations_run_on_the_devices_for_every_type) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 40, C = 24 };
     dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
     for (int k = 0; k < 4; k++) {
@@ -737,7 +737,7 @@ TEST(element_wise_operations_run_on_the_devices_for_every_type) {
    the CPU's results: copy and transpose on the devices, the others on the
    CPU tasks such a scope keeps for them. */
 TEST(every_operation_under_a_device_scope_gives_the_cpus_results) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 45, C = 38, N = 64, NB = 16 };
     static double x[R * C], out[R * C], a[N * N], b[N * 4], sol[N * 4];
     for (int i = 0; i < R * C; i++) x[i] = i;
@@ -801,7 +801,7 @@ static size_t device_bytes_held(void) {
 }
 
 TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 64, NB = 16, LD = 70 };
     static double a[N * N], m[LD * N], f[N * N], x[N * N], y[LD * N];
     spd(a, N, 8);
@@ -846,7 +846,7 @@ TEST(a_wrapped_matrix_under_a_device_scope_gives_the_cpus_results) {
 
 /* fill and rand made on the devices give the CPU's bits. */
 TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { R = 50, C = 33 };
     static double cpu[R * C], dev[R * C];
     static float cpuf[R * C], devf[R * C];
@@ -878,7 +878,7 @@ TEST(constructors_on_the_devices_give_the_cpus_values_bit_for_bit) {
 
 /* syrk, every trsm variant and LU on the devices (their kernels) equal the CPU's run. */
 TEST(syrk_trsm_and_lu_on_the_devices_equal_the_cpus) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 48, M = 20, T = 16 };
     static double a[N * N], b[N * N], cpu[N * N], dev[N * N];
     dag_scope devices = dag_scope(.opencl.all = 1);
@@ -947,7 +947,7 @@ static void routine_logger(dag_log_level level, int item, const char *msg, void 
         strcat(strcat(routines_seen, msg), "\n");
 }
 TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     void *lib = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
     bool clblast = lib != NULL;
     if (lib) dlclose(lib);
@@ -976,7 +976,7 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
 TEST(an_array_bigger_than_the_devices_capped_memory_still_factorises) {
-    if (dag_device_count(DAG_OPENCL) < 1) SKIP("no OpenCL device (%s)", dag_backend_status(DAG_OPENCL));
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
     enum { N = 256, NB = 32 };   /* 512 KiB of matrix; each device may hold 160 KiB */
     dag_shutdown();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL }, .device_memory_limit = 160 << 10 });
@@ -1034,6 +1034,64 @@ TEST(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task) {
     dag_array_free(A);
 }
 
+/* A scope that names only devices none of which exists (a backend not compiled in, compiled in with
+   no driver or device, or a device number past the last) fails each operation with DAG_ERR_SCOPE,
+   naming the operation and, for each backend, why it has none; with the CPU beside it (a union) the
+   operation runs on the CPU where the backend has no device. Each backend with no device in this run is tested (this suite runs in a
+   build without backends, and in one with all of them, with PoCL and with no OpenCL platform). */
+static int scope_errors_of(dag_backend backend, const dag_scope *only, dag_array *a, dag_array *spd_tiles, dag_array *c) {
+    int bad = 0;
+    double s = 0;
+    static double host[64];
+    DAG_WITH_OPTIONS(.scope = *only) {
+        last_error[0] = 0;
+        bad += dag_array_gemm(0, 0, 1.0, a, a, 0.0, c) != DAG_ERR_SCOPE;
+        bad += !strstr(last_error, "dag_array_gemm: the scope in force names only devices") ||
+               !strstr(last_error, dag_backend_status(backend));
+        bad += dag_array_potrf(spd_tiles) != DAG_ERR_SCOPE;
+        bad += dag_array_syrk(0, 1.0, a, 0.0, c) != DAG_ERR_SCOPE;
+        bad += dag_array_add(a, a, c) != DAG_ERR_SCOPE;
+        bad += dag_array_sum(a, &s) != DAG_ERR_SCOPE;
+        bad += dag_array_copy(a, c) != DAG_ERR_SCOPE;
+        bad += dag_array_collect(a, host, DAG_COL_MAJOR, 8) != DAG_ERR_SCOPE;
+        last_error[0] = 0;
+        bad += dag_array_zeros(DAG_F64, 4, 4, dag_blocks(2, 2)) != NULL;
+        bad += !strstr(last_error, "dag_array_zeros");
+    }
+    if (bad) printf("     %s: %d wrong (last error: %s)\n", dag_backend_status(backend), bad, last_error);
+    return bad;
+}
+TEST(a_device_only_scope_with_no_such_device_fails_each_operation_and_a_union_with_the_cpu_runs) {
+    dag_array *a = dag_array_fill(DAG_F64, 8, 8, dag_blocks(4, 4), 1.0), *c = dag_array_zeros(DAG_F64, 8, 8, dag_blocks(4, 4));
+    dag_array *spd_tiles = dag_array_fill(DAG_F64, 8, 8, dag_blocks(4, 4), 1.0);
+    static double host[64];
+    int tested = 0;
+    for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+        dag_scope only;
+        memset(&only, 0, sizeof only);
+        int count = dag_device_count((dag_backend)b);
+        if (count) dag_scope_part(&only, (dag_backend)b)->one = count + 1;   /* one past the last */
+        else dag_scope_part(&only, (dag_backend)b)->all = 1;
+        CHECK_EQ_INT(scope_errors_of((dag_backend)b, &only, a, spd_tiles, c), 0);
+        tested++;
+        if (count) {   /* (a device number past the last is an error even beside the CPU, as for any task) */
+            CHECK(strstr(last_error, "none of those named") != NULL);
+            continue;
+        }
+        dag_scope with_cpu = dag_scope_union(only, dag_scope(.all_threads = 1));
+        DAG_WITH_OPTIONS(.scope = with_cpu) {
+            CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, a, a, 0.0, c), DAG_OK);
+        }
+        CHECK_EQ_INT(dag_array_collect(c, host, DAG_COL_MAJOR, 8), DAG_OK);
+        CHECK(host[0] == 8 && host[63] == 8);
+        dag_array_set(c, 0);
+    }
+    CHECK_EQ_INT(tested, DAG_BACKEND_COUNT - 1);
+    dag_array_free(a);
+    dag_array_free(c);
+    dag_array_free(spd_tiles);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -1046,6 +1104,7 @@ int main(void) {
     RUN(a_wrapped_matrix_is_factorised_in_place_by_column_panels);
     RUN(operations_on_a_wrapped_matrix_equal_the_same_on_an_array_of_its_own);
     RUN(bad_arguments_are_refused_with_a_message);
+    RUN(a_device_only_scope_with_no_such_device_fails_each_operation_and_a_union_with_the_cpu_runs);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
     RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
     RUN(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing);

@@ -13,7 +13,6 @@
 #include "dag.h"
 #include "test.h"
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -604,7 +603,7 @@ TEST(bulk_inside_sequential_runs_its_tasks_in_parallel) {
     meet m;
     meet_init(&m);
     int ok0 = 0, ok1 = 0;
-    dag_task a = {0}, b = {0};
+    dag_task a = {NULL, 0, 0}, b = {NULL, 0, 0};
     DAG_SEQUENTIAL {
         dag_spawn(log_after_spin, Val(0), Val(SLOW_US));
         DAG_BULK {
@@ -889,7 +888,7 @@ TEST(spawn_args_takes_an_argument_array_built_at_run_time) {
 TEST(spawn_with_name_appears_in_the_failure_message) {
     atomic_store(&quiet_errors, 1);
     DAG_DATADEPS {
-        dag_task t = dag_spawn_with(&(dag_options){.name = "load-step-7"}, fail_plain, Val(DAG_USER_ERROR + 1));
+        dag_task t = dag_spawn_with(DAG_OPTIONS(.name = "load-step-7"), fail_plain, Val(DAG_USER_ERROR + 1));
         dag_task d = dag_spawn(use_int, Fut(t));
         CHECK_EQ_INT(dag_wait(t), DAG_USER_ERROR + 1);
         CHECK(strstr(dag_task_message(t), "load-step-7") != NULL);
@@ -927,7 +926,7 @@ TEST(a_task_scoped_to_thread_1_runs_on_the_setup_thread) {
     for (int i = 0; i < 8; i++) where[i] = -1;
     DAG_DATADEPS {
         for (int i = 0; i < 8; i++)
-            dag_spawn_with(&(dag_options){.scope = dag_scope(.thread = 1)}, record_worker, Out(&where[i], 1));
+            dag_spawn_with(DAG_OPTIONS(.scope = dag_scope(.thread = 1)), record_worker, Out(&where[i], 1));
     }
     for (int i = 0; i < 8; i++) CHECK_EQ_INT(where[i], 1);
 }
@@ -1024,10 +1023,10 @@ TEST(trace_records_task_names_and_inferred_edges) {
     dag_trace_enable(1);
     dag_trace_clear();
     DAG_DATADEPS {
-        dag_spawn_with(&(dag_options){.name = "trace_a"}, slow_write_int, Out(&x, 1), Val(1));
-        dag_spawn_with(&(dag_options){.name = "trace_b"}, read_int, In(&x, 1), Out(&y, 1));
-        dag_spawn_with(&(dag_options){.name = "trace_c"}, read_int, In(&x, 1), Out(&z, 1));
-        dag_spawn_with(&(dag_options){.name = "trace_d"}, write_int, Out(&x, 1), Val(2));
+        dag_spawn_with(DAG_OPTIONS(.name = "trace_a"), slow_write_int, Out(&x, 1), Val(1));
+        dag_spawn_with(DAG_OPTIONS(.name = "trace_b"), read_int, In(&x, 1), Out(&y, 1));
+        dag_spawn_with(DAG_OPTIONS(.name = "trace_c"), read_int, In(&x, 1), Out(&z, 1));
+        dag_spawn_with(DAG_OPTIONS(.name = "trace_d"), write_int, Out(&x, 1), Val(2));
         dag_spawn(trace_plain_task, InOut(&x, 1));
     }
     CHECK_EQ_INT(dag_wait_all(), DAG_OK);
@@ -1075,11 +1074,11 @@ TEST(higher_priority_ready_tasks_run_first) {
     log_reset();
     DAG_DATADEPS {
         dag_spawn(log_prio, Val(0));
-        dag_spawn_with(&(dag_options){.priority = 1}, log_prio, Val(1));
+        dag_spawn_with(DAG_OPTIONS(.priority = 1), log_prio, Val(1));
         dag_spawn(log_prio, Val(0));
-        dag_spawn_with(&(dag_options){.priority = 5}, log_prio, Val(5));
-        dag_spawn_with(&(dag_options){.priority = 3}, log_prio, Val(3));
-        dag_spawn_with(&(dag_options){.priority = 9}, log_prio, Val(9));
+        dag_spawn_with(DAG_OPTIONS(.priority = 5), log_prio, Val(5));
+        dag_spawn_with(DAG_OPTIONS(.priority = 3), log_prio, Val(3));
+        dag_spawn_with(DAG_OPTIONS(.priority = 9), log_prio, Val(9));
         dag_spawn(log_prio, Val(0));
     }
     CHECK_EQ_INT(atomic_load(&log_n), 7);
@@ -1096,7 +1095,7 @@ TEST(with_options_priority_applies_to_every_spawn_inside) {
     log_reset();
     DAG_DATADEPS {
         dag_spawn(log_prio, Val(0));
-        dag_spawn_with(&(dag_options){.priority = 2}, log_prio, Val(2));
+        dag_spawn_with(DAG_OPTIONS(.priority = 2), log_prio, Val(2));
         DAG_WITH_OPTIONS(.priority = 7) {
             dag_spawn(log_prio, Val(7));
             dag_spawn(log_prio, Val(7));
@@ -1116,7 +1115,7 @@ TEST(a_single_worker_still_keeps_data_order) {
     DAG_DATADEPS {
         /* the reader is the higher priority, but it must wait for the writer */
         dag_spawn(slow_write_int, Out(&x, 1), Val(4));
-        dag_spawn_with(&(dag_options){.priority = 9}, read_int, In(&x, 1), Out(&seen, 1));
+        dag_spawn_with(DAG_OPTIONS(.priority = 9), read_int, In(&x, 1), Out(&seen, 1));
     }
     CHECK_EQ_INT(seen, 4);
 }
@@ -1142,7 +1141,7 @@ static void shutdown_or_note(void) {
    so worker 2 waits inside A with B queued. */
 DAG_TASK(void, pinned_child, (int *, p)) { *p = 1; }
 DAG_TASK(int, waits_for_pinned_child, (int *, p)) {
-    DAG_DATADEPS { dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = 1) }, pinned_child, Out(p, 1)); }
+    DAG_DATADEPS { dag_spawn_with(DAG_OPTIONS(.scope = dag_scope(.thread = 1)), pinned_child, Out(p, 1)); }
     return 42;
 }
 DAG_TASK(int, fetches_handle, (dag_task, a)) {

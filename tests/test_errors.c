@@ -9,6 +9,7 @@
 
    Build: cc -std=c11 -pedantic -Wall -Wextra -Werror -I. -Itests tests/test_errors.c -pthread
    Env:   DAG_TEST_TIMEOUT (seconds, default 300): the whole file's watchdog. */
+#define _POSIX_C_SOURCE 200809L   /* posix_spawn: run_child */
 #if defined(NDEBUG) && !defined(DAG_VALIDATE)
 #define DAG_VALIDATE   /* the span checks are what these tests are about */
 #endif
@@ -505,7 +506,7 @@ TEST(a_span_whose_elements_are_not_the_parameters_is_rejected) {
     int mark = log_mark();
     dag_task h = dag_spawn(read_span, In(d, 4));   /* doubles for a const int * */
     CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
-    CHECK(logged_text_since(mark, "argument 1: a span of 8-byte elements for a parameter that points to 4-byte ones"));
+    CHECK(logged_text_since(mark, "argument 1 (const int * p): a span of double for a parameter that points to int"));
     mark = log_mark();
     h = dag_spawn(take_pointer, InOut(sh, 2, 2, 4));   /* a tile of shorts for an int * */
     CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
@@ -513,7 +514,7 @@ TEST(a_span_whose_elements_are_not_the_parameters_is_rejected) {
     mark = log_mark();
     h = dag_spawn(read_span, In(r));                   /* registered doubles too */
     CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
-    CHECK(logged_text_since(mark, "8-byte elements"));
+    CHECK(logged_text_since(mark, "a span of 8-byte elements for a parameter that points to int"));
     dag_data_unregister(r);
     /* elements of the right size, and any span for a void *, are fine */
     CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, In(sh, 4))), DAG_OK);
@@ -565,6 +566,176 @@ TEST(a_number_for_a_pointer_parameter_is_rejected) {
     CHECK_EQ_INT(dag_wait(dag_spawn(take_pointer, Val(&x))), DAG_OK);   /* a pointer is fine */
     CHECK_EQ_INT(dag_wait(dag_spawn(take_pointer, Val((int *)NULL))), DAG_OK);
     dag_wait_all();
+}
+
+/* Each parameter is a value, a pointer to numbers of one type, a pointer to
+   something else, or a void * (or char pointer); each argument says which
+   it is (In/Out/InOut of a pointer to what, Val of what), and a spawn that
+   pairs them wrongly is refused naming the task, the argument, both types
+   and the fix, never run on bytes of another type. */
+typedef struct node { int value; struct node *next; } node;
+DAG_TASK(double, sum_n, (const double *, x), (size_t, n)) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+DAG_TASK(double, first_of, (const double *, x)) { return x[0]; }
+DAG_TASK(int, node_value, (node *, n)) { return n->value; }
+DAG_TASK(long, count_longs, (const long *, p)) { return p[0]; }
+
+/* The span for a size_t, run in a child process (this program again): it
+   crashed inside the task before spawns knew a pointer from a value. */
+static int child_span_for_a_value(void) {
+    static double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    double d = 0;
+    dag_task t = dag_spawn(sum_n, In(x, 8), In(x, 8));
+    return dag_fetch(t, &d) == DAG_ERR_ARG_TYPE && t.ptr == NULL ? 0 : 1;
+}
+static const char *test_program;
+#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
+/* Runs `test_errors --child name`: its exit code, or 128 + the signal that ended it. */
+static int run_child(const char *name) {
+    char *argv[] = { (char *)test_program, (char *)"--child", (char *)name, NULL };
+    pid_t pid;
+    fflush(NULL);
+    if (posix_spawn(&pid, test_program, NULL, NULL, argv, environ) != 0) return -1;
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid) return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+TEST(a_span_for_a_value_parameter_is_refused_not_run) {
+    CHECK_EQ_INT(run_child("span-for-a-value"), 0);
+    static double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    int mark = log_mark();
+    dag_task h = dag_spawn(sum_n, In(x, 8), In(x, 8));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "dag_spawn(sum_n): argument 2 (size_t n): a span of double for a parameter that is "
+                                  "not a pointer: pass a value with Val()"));
+    mark = log_mark();
+    h = dag_spawn(take_double, In(x, 8));   /* it ran on the pointer's bytes as a double */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "argument 1 (double v): a span of double for a parameter that is not a pointer"));
+    mark = log_mark();
+    dag_data r = dag_register(x, 8);
+    h = dag_spawn(take_int, In(r));           /* registered data too */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "argument 1 (int v): a span of 8-byte elements for a parameter that is not a pointer"));
+    dag_data_unregister(r);
+    double d = 0;   /* the right arguments still work */
+    CHECK_EQ_INT(dag_fetch(dag_spawn(sum_n, In(x, 8), Val((size_t)8)), &d), DAG_OK);
+    CHECK(d == 36);
+    dag_wait_all();
+}
+
+TEST(a_span_of_another_number_type_of_the_same_size_is_refused) {
+    static int64_t ix[4] = {1, 2, 3, 4};
+    static double x[4] = {0.5, 1, 2, 3};
+    static float f[4];
+    static long lx[4] = {7};
+    static long long llx[4] = {7};
+    int mark = log_mark();
+    dag_task h = dag_spawn(first_of, In(ix, 4));   /* 8-byte integers for a double *: sizes alone let it through */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "dag_spawn(first_of): argument 1 (const double * x): a span of long for a parameter "
+                                  "that points to double: pass a span of double"));
+    mark = log_mark();
+    h = dag_spawn(count_longs, In(x, 2, 2, 2));    /* doubles for a long *, as a tile */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a span of double for a parameter that points to long"));
+    mark = log_mark();
+    h = dag_spawn(first_of, In(f, 4));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    static node nodes[2];
+    mark = log_mark();
+    h = dag_spawn(first_of, In(nodes, 2));          /* structs for a double * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "that are not numbers for a parameter that points to double"));
+    mark = log_mark();
+    h = dag_spawn(node_value, In(x, 4));            /* numbers for a node * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a span of double for a parameter that points to something other than numbers"));
+    /* what C lets through stays fine: the same type, another sign or name of the same size, structs for a
+       struct pointer, a span built at run time of the right element size, anything for a void * */
+    double d = 0;
+    long v = 0;
+    int n = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(first_of, In(x, 4)), &d), DAG_OK);
+    CHECK(d == 0.5);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(count_longs, In(llx, 4)), &v), DAG_OK);   /* long long for long, both 8 bytes */
+    CHECK_EQ_INT(v, 7);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(count_longs, InOut(lx, 4)), &v), DAG_OK);
+    nodes[0].value = 5;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(node_value, In(nodes, 2)), &n), DAG_OK);
+    CHECK_EQ_INT(n, 5);
+    dag_arg a = dag_arg_span(DAG_ACCESS_IN, x, 4, sizeof(double));
+    CHECK_EQ_INT(dag_fetch(dag_spawn_args(first_of, &a, 1), &d), DAG_OK);
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, In(nodes, 2))), DAG_OK);
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, In(ix, 4))), DAG_OK);
+    dag_wait_all();
+}
+
+TEST(a_pointer_value_of_another_type_is_refused) {
+    static double x[2] = {1, 2};
+    static node nd = {9, NULL};
+    int mark = log_mark();
+    dag_task h = dag_spawn(node_value, Val(&x[0]));   /* a double * for a node *: it ran, status ok */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "dag_spawn(node_value): argument 1 (node * n): Val of a pointer to double for a "
+                                  "parameter that points to something other than numbers"));
+    static int64_t ix[2];
+    mark = log_mark();
+    h = dag_spawn(first_of, Val(&ix[0]));             /* an int64_t * for a const double * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "Val of a pointer to long for a parameter that points to double"));
+    mark = log_mark();
+    h = dag_spawn(first_of, Val(&nd));                /* a node * for a const double * */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    mark = log_mark();
+    h = dag_spawn(take_int, Val(&nd.value));          /* a pointer for a number */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a pointer for a number parameter"));
+    mark = log_mark();
+    h = dag_spawn(node_value, Val(nd));               /* a struct for a pointer */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a struct for a pointer parameter: pass its address"));
+    /* the right pointer, void *, NULL and any pointer into a void * pass */
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(node_value, Val(&nd)), &v), DAG_OK);
+    CHECK_EQ_INT(v, 9);
+    void *opaque = &nd;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(node_value, Val(opaque)), &v), DAG_OK);
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, Val(&x[0]))), DAG_OK);
+    CHECK_EQ_INT(dag_wait(dag_spawn(take_bytes, Val(NULL))), DAG_OK);
+    dag_wait_all();
+}
+
+DAG_TASK(double *, a_pointer, (int, unused)) {
+    (void)unused;
+    static double cell = 4;
+    return &cell;
+}
+DAG_TASK(double, read_through, (double *, p)) { return *p; }
+TEST(a_fut_passes_a_number_into_a_number_and_nothing_else) {
+    int mark = log_mark();
+    DAG_DATADEPS {
+        dag_task p = dag_spawn(a_pointer, Val(0));
+        dag_task h = dag_spawn(take_int, Fut(p));      /* a pointer result into an int */
+        CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+        CHECK(logged_text_since(mark, "argument 1 (int v): Fut of task 'a_pointer', which returns 8 bytes (a struct "
+                                      "or pointer), for a parameter that is a number"));
+        dag_task d = dag_spawn(take_double, Val(2.5));
+        h = dag_spawn(read_through, Fut(d));           /* a double result into a double *: 8 bytes too */
+        CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+        double v = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(read_through, Fut(p)), &v), DAG_OK);   /* a pointer into a pointer */
+        CHECK(v == 4);
+        int i = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(take_int, Fut(d)), &i), DAG_OK);      /* a double into an int: converted */
+        CHECK_EQ_INT(i, 2);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -666,11 +837,11 @@ TEST(ld_naming_no_span_of_the_task_is_refused_with_a_message) {
     dag_task t = dag_spawn(takes_ld, In(m, 4, 4, 8), Ld(&m[1]));   /* no span starts at m[1] */
     CHECK(t.ptr == NULL);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
-    CHECK(logged_text_since(mark, "argument 2: Ld names no span argument"));
+    CHECK(logged_text_since(mark, "argument 2 (int ld): Ld names no span argument"));
     mark = log_mark();
     t = dag_spawn(takes_two_and_ld, In(m, 64), In(m, 4, 3, 8), Ld(m));   /* two shapes start at m */
     CHECK(t.ptr == NULL);
-    CHECK(logged_text_since(mark, "argument 3: Ld's pointer starts spans with different leading dimensions"));
+    CHECK(logged_text_since(mark, "argument 3 (int ld): Ld's pointer starts spans with different leading dimensions"));
     mark = log_mark();
     t = dag_spawn(takes_ld_pointer, In(m, 4, 4, 8), Ld(m));   /* an ld is an integer */
     CHECK(t.ptr == NULL);
@@ -1075,7 +1246,14 @@ TEST(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name) {
 #endif
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    test_program = argv[0];
+    if (argc == 3 && strcmp(argv[1], "--child") == 0) {   /* run_child's cases */
+        dag_setup(&(dag_desc){ .log_level = DAG_LOG_NONE });   /* the parent checks the words */
+        int r = strcmp(argv[2], "span-for-a-value") == 0 ? child_span_for_a_value() : 2;
+        dag_shutdown();
+        return r;
+    }
     watchdog_start();
     if (getenv("DAG_TEST_ECHO_LOG")) atomic_store(&echo_log, 1);
     setup_or_note(2);
@@ -1100,6 +1278,10 @@ int main(void) {
     RUN(a_span_whose_elements_are_not_the_parameters_is_rejected);
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
     RUN(a_number_for_a_pointer_parameter_is_rejected);
+    RUN(a_span_for_a_value_parameter_is_refused_not_run);
+    RUN(a_span_of_another_number_type_of_the_same_size_is_refused);
+    RUN(a_pointer_value_of_another_type_is_refused);
+    RUN(a_fut_passes_a_number_into_a_number_and_nothing_else);
     RUN(a_value_that_does_not_fit_its_parameter_is_rejected);
     RUN(spawn_args_with_the_wrong_count_is_rejected);
     RUN(a_registered_tile_wider_than_its_leading_dimension_is_refused);

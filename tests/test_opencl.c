@@ -147,7 +147,7 @@ TEST(the_opencl_backend_finds_the_devices_there_are_or_says_why_not) {
 /* DAG_DEVICES: the devices a program may use, numbered from 1 among them
    (as CUDA_VISIBLE_DEVICES renumbers); "none" leaves the CPU alone. */
 TEST(dag_devices_chooses_the_devices_a_program_may_use) {
-    if (expect_devices < 2) SKIP("needs two OpenCL devices (POCL_DEVICES=\"pthread pthread\")");
+    if (expect_devices < 2) NOT_APPLICABLE("this run expects %d OpenCL devices; two are needed (POCL_DEVICES=\"pthread pthread\")", expect_devices);
     static double y[10];
     dag_shutdown();
     setenv("DAG_DEVICES", "opencl:2", 1);

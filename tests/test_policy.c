@@ -14,6 +14,7 @@
 #include "dag.h"
 #include "test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <threads.h>
@@ -268,6 +269,62 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     unsetenv("DAG_TRACE");
 }
 
+/* A program that ends without dag_shutdown (this program again: test_policy --exit-without-shutdown
+   PATH [running]) still gets its trace, written at exit with a warning that says so; one that ends with
+   a task still running gets a warning that it was not written, not silence. */
+static const char *test_program;
+static atomic_int child_go;
+DAG_TASK(void, spin_until_go, (int, unused)) {
+    (void)unused;
+    while (!atomic_load(&child_go)) {}
+}
+static int exit_without_shutdown(const char *path, bool running) {
+    static double cells[10];
+    dag_setup(&(dag_desc){ .num_threads = 2, .trace_path = path });
+    for (int i = 0; i < 20; i++) dag_spawn(traced_step, InOut(&cells[i % 10], 1));
+    dag_wait_all();
+    if (running) dag_spawn(spin_until_go, Val(0));
+    exit(0);   /* no dag_shutdown */
+}
+#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
+/* Runs the child, its stderr into err_path; its exit status, or -1 */
+static int run_exit_child(const char *path, const char *err_path, bool running) {
+    char *argv[] = { (char *)test_program, (char *)"--exit-without-shutdown", (char *)path,
+                     running ? (char *)"running" : NULL, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    fflush(NULL);
+    int st = -1;
+    if (posix_spawn(&pid, test_program, &fa, NULL, argv, environ) == 0 && waitpid(pid, &st, 0) == pid)
+        st = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    posix_spawn_file_actions_destroy(&fa);
+    return st;
+}
+TEST(a_program_that_ends_without_dag_shutdown_gets_its_trace_at_exit_or_a_warning) {
+    char path[64], err_path[64];
+    snprintf(path, sizeof path, "/tmp/dag_test_trace_exit_%d.json", (int)getpid());
+    snprintf(err_path, sizeof err_path, "/tmp/dag_test_trace_exit_%d.err", (int)getpid());
+    remove(path);
+    CHECK_EQ_INT(run_exit_child(path, err_path, false), 0);
+    char *json = slurp(path), *err = slurp(err_path);
+    CHECK(json != NULL && count_of(json, "\"traced_step\"") == 20);
+    CHECK(err != NULL && strstr(err, "ended without dag_shutdown: the trace was written to") != NULL);
+    free(json);
+    free(err);
+    remove(path);
+    CHECK_EQ_INT(run_exit_child(path, err_path, true), 0);
+    err = slurp(err_path);
+    CHECK(slurp(path) == NULL);
+    CHECK(err != NULL && strstr(err, "with tasks unfinished: the trace") && strstr(err, "was not written"));
+    free(err);
+    remove(path);
+    remove(err_path);
+}
+
 TEST(dag_devices_that_do_not_parse_are_named_and_every_device_is_used) {
     const char *bad[] = { "gpu", "cuda:0", "opencl:x", "cuda;hip", "all:2", "cuda," };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -383,7 +440,9 @@ TEST(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter) {
     dag_shutdown();
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    test_program = argv[0];
+    if (argc >= 3 && strcmp(argv[1], "--exit-without-shutdown") == 0) return exit_without_shutdown(argv[2], argc > 3);
     watchdog_start();
     RUN(an_active_pool_never_sleeps);
     RUN(a_passive_pool_sleeps_at_once_and_uses_no_cpu_while_idle);
@@ -392,6 +451,7 @@ int main(void) {
     RUN(values_that_do_not_parse_are_named_and_ignored);
     RUN(dag_log_and_log_level_choose_the_least_severe_message_delivered);
     RUN(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown);
+    RUN(a_program_that_ends_without_dag_shutdown_gets_its_trace_at_exit_or_a_warning);
     RUN(dag_devices_that_do_not_parse_are_named_and_every_device_is_used);
     RUN(a_task_handed_to_a_sleeping_worker_wakes_it_every_time);
     RUN(producers_and_sleepers_racing_never_lose_a_wake_up);

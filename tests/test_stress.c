@@ -234,6 +234,29 @@ TEST(a_million_live_tasks_fit_in_bounded_memory) {
     free(seen);
 }
 
+/* More spans registered at once than 2^20 (1,048,576), where registration used to stop: a
+   2000 x 2000 dag_array in 1 x 1 tiles needs four million */
+DAG_TASK(void, bump_one, (int *, x)) { *x += 1; }
+TEST(more_than_a_million_spans_registered_at_once_each_take_a_task) {
+    size_t n = scaled(1.1e6, 1000);
+    int *x = (int *)calloc(n, sizeof *x);
+    dag_data *h = (dag_data *)malloc(n * sizeof *h);
+    double t0 = now_s();
+    size_t refused = 0, wrong = 0;
+    for (size_t i = 0; i < n; i++) refused += !(h[i] = dag_register(&x[i], 1)).id;
+    CHECK_EQ_INT(refused, 0);
+    DAG_DATADEPS {
+        for (size_t i = 0; i < n; i++) if (h[i].id) dag_spawn(bump_one, InOut(h[i]));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    for (size_t i = 0; i < n; i++) wrong += x[i] != 1;
+    CHECK_EQ_INT(wrong, 0);
+    for (size_t i = 0; i < n; i++) if (h[i].id) dag_data_unregister(h[i]);
+    info("%zu spans registered, a task each, unregistered in %.3f s", n, now_s() - t0);
+    free(x);
+    free(h);
+}
+
 TEST(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result) {
     int depth = (int)scaled(1e4, 100);
     long acc = 0, seen = -1;
@@ -346,6 +369,101 @@ TEST(a_thread_outside_the_pool_spawns_again_after_a_new_setup) {
     pthread_join(th, NULL);
 }
 
+/* ------------------------------------------------------------------------ */
+/* long runs: memory stays flat whatever the loop                            */
+/* ------------------------------------------------------------------------ */
+
+DAG_TASK(long, square, (long, i)) { return i * i; }
+DAG_TASK(long, fib_task, (int, n)) {
+    if (n < 2) return n;
+    dag_task a = dag_spawn(fib_task, Val(n - 1)), b = dag_spawn(fib_task, Val(n - 2));
+    long x = -1, y = -1;   /* fetched, never released: the fetch takes each result */
+    if (dag_fetch(a, &x) != DAG_OK || dag_fetch(b, &y) != DAG_OK) return -1000000;
+    return x + y;
+}
+
+/* The most the library holds while a loop runs: task records in use, kept
+   results and their bytes, and the records its pools ever carved. */
+typedef struct held { size_t live, kept, kept_bytes; uint64_t carved; } held;
+static void note_held(held *most) {
+    dag_stats s = dag_get_stats();
+    if (s.tasks_live > most->live) most->live = s.tasks_live;
+    if (s.results_kept > most->kept) most->kept = s.results_kept;
+    if (s.result_bytes > most->kept_bytes) most->kept_bytes = s.result_bytes;
+    if (s.records_allocated > most->carved) most->carved = s.records_allocated;
+}
+
+enum { LOOP_PLAIN, LOOP_RELEASE, LOOP_REGION, LOOP_BATCH, LOOP_RECURSION, LOOP_STYLES };
+static const char *const loop_name[LOOP_STYLES] = {
+    "spawn, fetch", "spawn, fetch, release", "a DAG_DATADEPS per spawn and fetch", "100 spawns, then 100 fetches in order",
+    "fib(16) spawned and fetched, its bodies fetching their children"};
+
+/* One iteration of a style; returns how many tasks it spawned, or -1 on a wrong value. */
+static long loop_step(int style, long i) {
+    long r = -1;
+    switch (style) {
+    case LOOP_PLAIN: {
+        dag_task t = dag_spawn(square, Val(i));
+        return dag_fetch(t, &r) == DAG_OK && r == i * i ? 1 : -1;
+    }
+    case LOOP_RELEASE: {
+        dag_task t = dag_spawn(square, Val(i));
+        if (dag_fetch(t, &r) != DAG_OK || r != i * i) return -1;
+        return dag_release(t) == DAG_ERR_STALE_HANDLE ? 1 : -1;   /* the fetch took it already */
+    }
+    case LOOP_REGION: {
+        int ok = 0;
+        DAG_DATADEPS {
+            dag_task t = dag_spawn(square, Val(i));
+            ok = dag_fetch(t, &r) == DAG_OK && r == i * i;
+        }
+        return ok ? 1 : -1;
+    }
+    case LOOP_BATCH: {
+        dag_task t[100];
+        for (int k = 0; k < 100; k++) t[k] = dag_spawn(square, Val(i + k));
+        for (int k = 0; k < 100; k++)
+            if (dag_fetch(t[k], &r) != DAG_OK || r != (i + k) * (i + k)) return -1;
+        return 100;
+    }
+    default: {
+        dag_task t = dag_spawn(fib_task, Val(16));
+        return dag_fetch(t, &r) == DAG_OK && r == 987 ? 3193 : -1;   /* fib(16) makes 3193 tasks */
+    }
+    }
+}
+
+TEST(ten_million_spawns_and_fetches_in_each_style_keep_memory_flat) {
+    long want = (long)scaled(1e7, 20000);
+    for (int style = 0; style < LOOP_STYLES; style++) {
+        long done = 0, wrong = 0, steps = 0;
+        held warm = {0, 0, 0, 0}, most = {0, 0, 0, 0};
+        double rss0 = 0;
+        while (done < want) {
+            long n = loop_step(style, done);
+            if (n < 0) { wrong++; n = 1; }
+            done += n;
+            if (++steps % 256 == 0) note_held(done < want / 10 ? &warm : &most);
+            if (done >= want / 10 && rss0 == 0) rss0 = rss_mib();
+        }
+        note_held(&most);
+        dag_stats end = dag_get_stats();
+        info("%-55s %ld tasks: at most %zu live records, %zu kept results (%zu bytes), %llu records carved; "
+             "rss %+.1f MiB after warm-up", loop_name[style], done, most.live, most.kept, most.kept_bytes,
+             (unsigned long long)most.carved, rss_mib() - rss0);
+        CHECK_EQ_INT(wrong, 0);
+        /* bounded by the loop's own width, not by its length */
+        CHECK(most.live <= 4096);
+        CHECK_EQ_INT(most.kept, 0);
+        CHECK_EQ_INT(end.results_kept, 0);
+        CHECK_EQ_INT(end.result_bytes, 0);
+        /* after warm-up the pools carve nothing more: every record is used again */
+        CHECK(most.carved <= (warm.carved > 0 ? warm.carved : 0) + 2048);
+        dag_wait_all();
+        CHECK(dag_get_stats().tasks_live <= 4096);
+    }
+}
+
 int main(void) {
     watchdog_start();
     const char *e = getenv("DAG_TEST_SCALE");
@@ -362,11 +480,15 @@ int main(void) {
     shutdown_or_note();
     setup_or_note();
     RUN(a_million_live_tasks_fit_in_bounded_memory);
+    RUN(more_than_a_million_spans_registered_at_once_each_take_a_task);
     RUN(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result);
     RUN(bodies_that_wait_for_their_children_nest_a_hundred_deep);
     RUN(a_binary_tree_of_nested_spawns_reaches_every_leaf);
     RUN(many_small_regions_in_a_loop_each_see_their_own_values);
     RUN(many_setup_and_shutdown_cycles_leave_the_runtime_working);
+    shutdown_or_note();
+    setup_or_note();
+    RUN(ten_million_spawns_and_fetches_in_each_style_keep_memory_flat);
     shutdown_or_note();
     RUN(a_thread_outside_the_pool_spawns_again_after_a_new_setup);
     printf("     total %.2f s\n", now_s() - t0);

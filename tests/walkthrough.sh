@@ -44,6 +44,13 @@ extract "$d" main.c && extract "$d" build.sh &&
     step "dag.h alone: the README's quick start builds and runs as C" "$d" sh -e build.sh &&
     expect_output "dot = 501500 (expected 501500)" "the quick start prints its result"
 
+# 1b. dag.h alone: the fork-join example
+d=$tmp/fib; mkdir -p "$d"; cp "$root/dag.h" "$d/"
+extract "$d" fib.c &&
+    step "dag.h alone: the README's fork-join example builds and runs" "$d" \
+        sh -ec 'cc -std=c11 -pedantic -Wall -Wextra -Werror -O2 -I. fib.c -o fib -pthread && ./fib' &&
+    expect_output "fib(35) = 9227465" "the fork-join example prints its result"
+
 # 2. dag.h alone: the quick start as C++ (the implementation stays a C file)
 d=$tmp/cxx; mkdir -p "$d"; cp "$root/dag.h" "$d/"
 if have "$CXX" && have c++; then
@@ -65,6 +72,84 @@ extract "$d" main.c && extract "$d" build_opencl.sh &&
 step "every header: examples/cholesky.c with -DDAG_BACKEND_OPENCL" "$d" \
     sh -ec 'cc -std=c11 -O2 -DDAG_BACKEND_OPENCL -I. cholesky.c -o cholesky -pthread -ldl -lm && ./cholesky' &&
     expect_output "residual" "the Cholesky example prints its residual"
+
+# 3b. Which files to copy: each row of the README's table, those files alone in lib/ (the program
+#     beside it, no -I), builds with the row's line and runs; a file of the row missing stops the
+#     build with the #error naming the list (not the compiler's "No such file" alone)
+cat > "$tmp/kernels.c" <<'C'
+#define DAG_IMPLEMENTATION
+#include "lib/dag_kernels.h"
+#include <stdio.h>
+DAG_KERNEL(twice, ((DAG_GLOBAL double *, y)), y[DAG_INDEX()] *= 2;)
+int main(void) {
+    static double y[100];
+    for (int i = 0; i < 100; i++) y[i] = i;
+    dag_setup(NULL);
+    dag_wait(dag_spawn(DAG_LAUNCH(twice, 100), InOut(y, 100)));
+    dag_shutdown();
+    printf("y[99] = %.0f\n", y[99]);
+    return 0;
+}
+C
+cat > "$tmp/blas.c" <<'C'
+#define DAG_IMPLEMENTATION
+#include "lib/dag_blas.h"
+#include <stdio.h>
+int main(void) {
+    static double a[4] = {1, 2, 3, 4}, b[4] = {1, 0, 0, 1}, c[4];
+    dag_setup(NULL);
+    dag_wait(dag_spawn(DAG_LAUNCH(dag_dgemm, 4), Val(0), Val(0), Val(2), Val(2), Val(2), Val(1.0), In(a, 4), Val(2),
+                       In(b, 4), Val(2), Val(0.0), InOut(c, 4), Val(2)));
+    dag_shutdown();
+    printf("c[3] = %.0f\n", c[3]);
+    return 0;
+}
+C
+cat > "$tmp/array.c" <<'C'
+#define DAG_IMPLEMENTATION
+#include "lib/dag_array.h"
+#include <stdio.h>
+int main(void) {
+    dag_setup(NULL);
+    dag_array *a = dag_array_fill(DAG_F64, 8, 8, dag_blocks(4, 4), 2.0);
+    double s = 0;
+    dag_result r = dag_array_sum(a, &s);
+    dag_array_free(a);
+    dag_shutdown();
+    printf("sum = %.0f (%s)\n", s, dag_result_string(r));
+    return 0;
+}
+C
+# row NAME PROGRAM "FILES" "BUILD FLAGS" [EXPECTED OUTPUT]: the files alone build PROGRAM, and it runs
+# (with no expected output: compiled only, for backends whose SDK or runtime a test cannot assume)
+row() {
+    local name=$1 prog=$2 files=$3 flags=$4 want=${5:-} d=$tmp/row_$1
+    grep -qF "\`$files\`" "$root/README.md" || { echo "no row \`$files\`" > "$tmp/log"; fail "README's Which files to copy lists $files"; return; }
+    rm -rf "$d"; mkdir -p "$d/lib"
+    for f in $files; do cp -r "$root/${f%/}" "$d/lib/"; done
+    cp "$tmp/$prog" "$d/"
+    if [ -n "$want" ]; then
+        step "Which files to copy, $name: $files build $prog and it runs" "$d" sh -ec "cc -std=c11 -O2 $prog $flags -o prog && ./prog" &&
+            expect_output "$want" "$name: $prog prints its result"
+    else
+        step "Which files to copy, $name: $files compile $prog" "$d" sh -ec "cc -std=c11 -O2 -c $prog $flags -o prog.o"
+    fi
+    for f in $files; do   # each file but the one the program includes, missing
+        case $f in dag_backends/) f=dag_backends/dag_hip.h;; esac
+        grep -q "lib/$f\"" "$d/$prog" && continue
+        mv "$d/lib/$f" "$d/lib/$f.away"
+        if (cd "$d" && cc -std=c11 -c $prog $flags -o prog.o) > "$tmp/log" 2>&1; then fail "$name without $f: it built"
+        elif grep -q "README: Which files to copy" "$tmp/log"; then ok "$name without $f: the #error names the files to copy"
+        else fail "$name without $f: no #error naming the files"; fi
+        mv "$d/lib/$f.away" "$d/lib/$f"
+    done
+}
+row kernels kernels.c "dag.h dag_kernels.h" "-pthread" "y\[99\] = 198"
+row blas blas.c "dag.h dag_kernels.h dag_blas.h" "-pthread" "c\[3\] = 4"
+row arrays array.c "dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h" "-pthread -lm" "sum = 128 (ok)"
+row opencl array.c "dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_backends/" \
+    "-DDAG_BACKEND_OPENCL -pthread -ldl -lm" "sum = 128 (ok)"
+row hip array.c "dag.h dag_kernels.h dag_blas.h dag_array.h dag_array_kernels.h dag_backends/" "-DDAG_BACKEND_HIP"
 
 # 4. make demo: every file lands where the program says
 if step "make demo" "$root" "$MAKE" --no-print-directory demo B="$tmp/build"; then

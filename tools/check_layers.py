@@ -13,7 +13,7 @@ where the macros that expand in a user's file live). The layers:
   dag_backends/dag_X.h     a backend: sees the core and the device layer, no
                            other backend (dag_gpu_stream.h serves CUDA and HIP,
                            which may use its names)
-  dag_kernels.h, dag_blas.h, dag_array_kernels.h, dag_array.h
+  dag_kernels.h, dag_blas.h, dag_array_kernels.h, dag_array.h, dag_table.h
                            libraries on the public API: dag.h's public part
                            and the libraries they include, nothing private
 
@@ -61,7 +61,7 @@ def main(root):
     device = read('dag_backends/dag_device.h')
     backends = sorted(f for f in os.listdir(os.path.join(root, 'dag_backends'))
                       if f.endswith('.h') and f != 'dag_device.h')
-    libraries = ['dag_kernels.h', 'dag_blas.h', 'dag_array_kernels.h', 'dag_array.h']
+    libraries = ['dag_kernels.h', 'dag_blas.h', 'dag_array_kernels.h', 'dag_array.h', 'dag_table.h']
 
     own = {'dag.h (public part)': defined(public), 'dag.h': defined(core),
            'dag_backends/dag_device.h': defined(device)}

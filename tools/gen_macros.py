@@ -18,12 +18,12 @@ for k in range(0, N + 1):
         a("#define DAG__PROTO_0() void")
         a("#define DAG__FIELDS_0() char dag__none;")
         a("#define DAG__CALL_0(a) ")
-        a("#define DAG__PARAMS_0(s) {{0, 0, 0, 0}}")
+        a("#define DAG__PARAMS_0(s) {{0, 0, 0, 0, 0}}")
         continue
     a(f"#define DAG__PROTO_{k}({ps}) " + ", ".join(f"DAG__PT(p{i}) DAG__PN(p{i})" for i in range(k)))
     a(f"#define DAG__FIELDS_{k}({ps}) " + " ".join(f"DAG__PT(p{i}) a{i};" for i in range(k)))
     a(f"#define DAG__CALL_{k}(a) " + ", ".join(f"a->a{i}" for i in range(k)))
-    a(f"#define DAG__PARAMS_{k}(s, {ps}) {{" + ", ".join(f"DAG__PARAM(s, a{i}, DAG__PT(p{i}))" for i in range(k)) + "}")
+    a(f"#define DAG__PARAMS_{k}(s, {ps}) {{" + ", ".join(f"DAG__PARAM(s, a{i}, p{i})" for i in range(k)) + "}")
 # DAG_TASK(ret, name, params...) by total argument count (2 + params)
 for k in range(0, N + 1):
     ps = ", ".join(f"p{i}" for i in range(k))

@@ -24,6 +24,24 @@ DAG_TASK(double, half, (double, x)) { return x / 2; }
 DAG_TASK(long long, widen, (long long, x)) { return x; }
 DAG_TASK(void, poke, (double *, p)) { *p = 1; }
 
+/* Without _Generic the same mistakes are refused at spawn: a span for a value, a span of another number
+   type of the same size, a pointer to another type */
+struct node { int value; };
+DAG_TASK(double, sum_n, (const double *, x), (size_t, n)) { return n ? x[0] : 0; }
+DAG_TASK(int, node_value, (node *, n)) { return n->value; }
+static bool wrong_kinds_are_refused() {
+    static double x[4] = {1, 2, 3, 4};
+    static long long ix[4];
+    static node nd = {5};
+    int v = 0;
+    bool ok = dag_wait(dag_spawn(sum_n, DAG_IN(x, 4), DAG_IN(x, 4))) == DAG_ERR_ARG_TYPE;
+    ok = ok && dag_wait(dag_spawn(sum_n, DAG_IN(ix, 4), DAG_VAL(4))) == DAG_ERR_ARG_TYPE;
+    ok = ok && dag_wait(dag_spawn(node_value, DAG_VAL(&x[0]))) == DAG_ERR_ARG_TYPE;
+    ok = ok && dag_wait(dag_spawn(sum_n, DAG_IN(x, 4), DAG_VAL(4))) == DAG_OK;
+    ok = ok && dag_fetch(dag_spawn(node_value, DAG_VAL(&nd)), &v) == DAG_OK && v == 5;
+    return ok;
+}
+
 static bool vals_convert_as_in_c() {
     size_t n = 0;
     double h = 0, cell = 0;
@@ -62,7 +80,7 @@ int main() {
                     DAG_OK && got[0] == 10 && got[1] == 10;
     ld_ok = ld_ok && dag_wait(dag_spawn(note_ld, DAG_IN(h), DAG_LD(h), DAG_LD(h), DAG_VAL(&got[0]))) == DAG_OK && got[0] == 12;
     dag_data_unregister(h);
-    bool vals_ok = vals_convert_as_in_c();
+    bool vals_ok = vals_convert_as_in_c() && wrong_kinds_are_refused();
     dag_shutdown();
     return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.opencl.set == 2 &&
             scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok && set_up) ? 0 : 1;

@@ -8,9 +8,13 @@ DAG_KERNEL(twice, ((DAG_GLOBAL float *, v)),
 )
 
 DAG_TASK(int, add, (int, a), (int, b)) { return a + b; }
+DAG_TASK(float, first_of, (const float *, v)) { return v[0]; }
 
 int spawn_from_a_cuda_unit(void) {
     int r = 0;
     dag_fetch(dag_spawn(add, DAG_VAL(1), DAG_VAL(2)), &r);
+    static float v[2] = {1, 2};
+    float f = 0;
+    dag_fetch(dag_spawn(first_of, DAG_IN(v, 2)), &f);   /* the argument checks' templates, under nvcc */
     return r + (twice__cuda.entry != 0);
 }

@@ -1,0 +1,2829 @@
+/* dag_table.h: partitioned tables for dag.h (Dagger's DTable in C).
+
+       #define DAG_IMPLEMENTATION       (in one file, as for dag.h)
+       #include "dag_table.h"
+
+       dag_table *t = dag_table_read_csv("sales.csv", NULL);            // parsed in parallel
+       dag_table *big = dag_table_where(t, "amount", DAG_TABLE_GT, 100);
+       const char *keys[] = { "region" };
+       dag_table_aggregate aggs[] = { { DAG_TABLE_SUM, "amount", "total", NULL },
+                                      { DAG_TABLE_COUNT_ALL, NULL, "n", NULL } };
+       dag_table *g = dag_table_groupby(big, keys, 1, aggs, 2);
+       dag_table_write_csv(g, "totals.csv");
+       dag_table_free(g), dag_table_free(big), dag_table_free(t);
+
+   A table is a list of named, typed columns (int32, int64, float, double,
+   and strings as offsets into a byte buffer), split into partitions of
+   rows. Each column of each partition (a chunk) keeps its values, a
+   validity bitmap (Arrow's: bit i % 8 of byte i / 8 set when value i is
+   present) and, for strings, its bytes, each a registered dag_data handle
+   (dag_table_values, dag_table_validity, dag_table_chars), so that tasks
+   of the program take them as In/Out/InOut arguments.
+
+   Every operation is a set of tasks, spawned in a DAG_DATADEPS region that
+   it waits for, as dag_array.h's are; each returns a new table (NULL, and
+   a logged error, on failure) or a dag_result. An operation first waits
+   for the tasks spawned before it (dag_wait_all), so a task that writes a
+   column is done before an operation reads it. Tables are values: an
+   operation never changes its input, and the tables it returns may share
+   unchanged columns with it (select, drop, map), freed with the last.
+
+   Values follow DuckDB's rules (docs/tables.md): an empty CSV field is
+   missing; aggregates skip missing values and give missing for a group
+   with none (count gives 0); count(*) counts rows; missing keys form one
+   group, and never match in a join; sort is stable and puts missing last;
+   NaN is a value, equal to itself, above +inf.
+
+   Over MPI ranks (dag_backends/dag_mpi.h) a table's partitions are owned by
+   ranks (round-robin; by key hash after groupby and join), each rank holds
+   the chunks it owns, and every operation is the same call on every rank:
+   the tasks run on the owners, and the pieces a shuffle moves go as the
+   rank layer moves any span. read_csv has each rank parse its own byte
+   ranges of the file. */
+#if defined(__has_include)
+#if !__has_include("dag_array.h")
+#error "dag_table.h needs dag_array.h (and dag.h, dag_kernels.h, dag_blas.h, dag_array_kernels.h) beside it (README: Which files to copy)"
+#endif
+#endif
+#if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
+#include "dag_array.h"   /* a kernels file: tables add no kernels of their own */
+#else                    /* C or C++ on the host */
+
+#ifndef DAG_TABLE_H_INCLUDED
+#define DAG_TABLE_H_INCLUDED
+
+#include "dag_array.h"   /* dag.h, and dag_table_from_array */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dag_table_type { DAG_TABLE_I32 = 1, DAG_TABLE_I64, DAG_TABLE_F32, DAG_TABLE_F64, DAG_TABLE_STR } dag_table_type;
+
+/* A column in host memory: what the constructors take and collect gives,
+   and what a partition looks like to a user function (dag_table_view). */
+typedef struct dag_table_column {
+    const char *name;
+    dag_table_type type;
+    void *values;      /* rows values of the type; strings: rows + 1 int64_t offsets, the first 0 */
+    char *chars;       /* strings: value i is chars[offsets[i]] up to chars[offsets[i + 1]] (no NUL) */
+    uint8_t *valid;    /* bit i % 8 of byte i / 8 set: value i is present; NULL (input only): all present */
+} dag_table_column;
+
+/* One partition as a user function sees it, on the rank that owns it. */
+typedef struct dag_table_view {
+    int64_t rows;
+    int num_columns;
+    dag_table_column *columns;   /* every column of the partition; valid is never NULL */
+    int64_t partition;           /* its number */
+    int64_t first_row;           /* its first row's number in the table */
+} dag_table_view;
+
+typedef struct dag_table dag_table;
+
+/* Constructors: NULL (and a logged error) on bad arguments or no memory.
+   partition_rows: rows per partition (0: 1 << 20). Over MPI every rank
+   passes the same columns (SPMD) and each owner copies its partitions. */
+dag_table *dag_table_from_columns(const dag_table_column *columns, int num_columns, int64_t rows,
+                                  int64_t partition_rows);
+/* In place: the numbers and string bytes stay the caller's (they must
+   outlive the table; tasks that write a chunk write them). partition_rows
+   is rounded up to a multiple of 8 so that each partition's validity is
+   whole bytes of the caller's bitmap; string offsets are copied (each
+   partition's start from 0), and a NULL bitmap becomes one of the table's. */
+dag_table *dag_table_wrap_columns(const dag_table_column *columns, int num_columns, int64_t rows,
+                                  int64_t partition_rows);
+/* The columns of an array (its element type: dag_array.h does not say it)
+   as columns of a table (names: one per column, NULL: "column1"...), a
+   partition per row of tiles, on the rank its number picks. */
+dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names);
+
+typedef struct dag_table_csv_options {
+    char delimiter;                 /* 0: ',' */
+    int no_header;                  /* 1: the first line is data; columns are named column1, column2... */
+    const dag_table_type *types;    /* one per column; NULL: inferred from the first rows (int64, double or
+                                       string, as DuckDB's sniffer) */
+    int num_types;
+    int64_t chunk_bytes;            /* bytes of the file per partition, one task each; 0: 8 MiB */
+} dag_table_csv_options;
+/* RFC 4180: quoted fields may hold the delimiter, quotes ("") and line
+   ends; an empty field (quoted or not) is missing; "NA" is a string. A bad
+   row fails with DAG_ERR_INVALID_ARGUMENT and a message naming its line.
+   Each chunk of the file is a partition, parsed by a task on its owner
+   (over MPI every rank reads its own chunks of the file: a shared file
+   system). options may be NULL. */
+dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *options);
+/* A header, then the rows in order; missing values are empty fields,
+   strings are quoted when they hold the delimiter, a quote or a line end
+   (or are empty), doubles are written to read back exactly. Over MPI each
+   owner writes its partitions at their offsets (a shared file system). */
+dag_result dag_table_write_csv(dag_table *t, const char *path);
+/* The whole table into columns allocated here (on every rank, over MPI):
+   *columns gets num_columns of them, each with values, valid, and chars
+   for strings; free them with dag_table_columns_free. */
+dag_result dag_table_collect(dag_table *t, dag_table_column **columns);
+void dag_table_columns_free(dag_table_column *columns, int num_columns);
+void dag_table_free(dag_table *t);
+
+int64_t dag_table_rows(const dag_table *t);
+int dag_table_num_columns(const dag_table *t);
+const char *dag_table_column_name(const dag_table *t, int column);
+dag_table_type dag_table_column_type(const dag_table *t, int column);
+int dag_table_column_index(const dag_table *t, const char *name);   /* -1 when there is none */
+int64_t dag_table_num_partitions(const dag_table *t);
+int64_t dag_table_partition_rows(const dag_table *t, int64_t partition);
+int dag_table_partition_rank(const dag_table *t, int64_t partition);   /* its owner (0 without MPI) */
+/* A chunk's registered spans, for tasks of the program: the values (rows
+   elements, at least 1; strings: rows + 1 int64_t offsets), the validity
+   bitmap ((rows + 7) / 8 bytes, at least 1) and a string column's bytes
+   (at least 1). A zero handle (and a logged error) outside the table. */
+dag_data dag_table_values(const dag_table *t, int64_t partition, int column);
+dag_data dag_table_validity(const dag_table *t, int64_t partition, int column);
+dag_data dag_table_chars(const dag_table *t, int64_t partition, int column);
+
+/* Columns by name: a new table of those columns, in that order (select) or
+   of every other one (drop). They share the input's chunks. */
+dag_table *dag_table_select(dag_table *t, const char *const *names, int count);
+dag_table *dag_table_drop(dag_table *t, const char *const *names, int count);
+dag_table *dag_table_head(dag_table *t, int64_t rows);   /* the first rows (all of them if fewer) */
+
+/* map: fn(in, out, num_out, user) per partition on its owner; out[k] has
+   values for in->rows numbers of type new_columns[k].type (not strings)
+   and a validity bitmap with every bit set: clear a bit for a missing
+   value. A new column replaces the input's of its name, or is appended. */
+typedef struct dag_table_new_column { const char *name; dag_table_type type; } dag_table_new_column;
+typedef void (*dag_table_map_fn)(const dag_table_view *in, dag_table_column *out, int num_out, void *user);
+dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns,
+                         int num_new);
+/* map with a DAG_KERNEL of ((DAG_GLOBAL const T *, x), (DAG_GLOBAL U *, y)), launched over each
+   partition's rows of column `in` into a new column `out` of type out_type (missing where the input
+   is); on the scope in force, so a device may run it: dag_table_map_kernel(t, kernel, in, out, type). */
+#define dag_table_map_kernel(t, kernel, in, out, out_type) \
+    dag_table_map_kernel_desc((t), &kernel##__desc, (in), (out), (out_type))
+dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, const char *in, const char *out,
+                                     dag_table_type out_type);
+
+/* filter: fn(in, keep, user) sets keep[i] = 1 for the rows to keep (keep
+   starts all 0). Partitions shrink; repartition_rows > 0 then deals the
+   rows into partitions of that many (dag_table_repartition). */
+typedef void (*dag_table_filter_fn)(const dag_table_view *in, uint8_t *keep, void *user);
+dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, int64_t repartition_rows);
+/* The rows whose `column` compares with value as op says (a missing value
+   never does; NaN equals NaN and is above every number). where_str
+   compares a string column bytewise. */
+typedef enum dag_table_cmp { DAG_TABLE_EQ = 1, DAG_TABLE_NE, DAG_TABLE_LT, DAG_TABLE_LE, DAG_TABLE_GT, DAG_TABLE_GE } dag_table_cmp;
+dag_table *dag_table_where(dag_table *t, const char *column, dag_table_cmp op, double value);
+dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp op, const char *value);
+/* The same rows, in order, in partitions of `rows` rows (the last ragged). */
+dag_table *dag_table_repartition(dag_table *t, int64_t rows);
+
+/* Aggregates, for reduce and groupby. Results: SUM of integers int64, of
+   floats double; MIN and MAX the column's type (numbers only); COUNT
+   (present values) and COUNT_ALL (rows; column NULL) int64; MEAN, VAR and
+   SD (sample variance and deviation: n - 1) double; USER double. Missing
+   when no value is present (VAR and SD: fewer than two). */
+typedef enum dag_table_agg {
+    DAG_TABLE_SUM = 1, DAG_TABLE_MIN, DAG_TABLE_MAX, DAG_TABLE_COUNT, DAG_TABLE_COUNT_ALL, DAG_TABLE_MEAN,
+    DAG_TABLE_VAR, DAG_TABLE_SD, DAG_TABLE_USER
+} dag_table_agg;
+#define DAG_TABLE_USER_STATE 48   /* bytes a user aggregate's state may have */
+/* A user aggregate over a column's present values, as doubles: per
+   partition and per group, init, then step for each value; parts merge
+   (in any order: it must be associative); finish gives the result, or 0
+   for missing. */
+typedef struct dag_table_user_agg {
+    size_t state_size;
+    void (*init)(void *state);
+    void (*step)(void *state, double value);
+    void (*merge)(void *state, const void *other);
+    int (*finish)(const void *state, double *out);
+} dag_table_user_agg;
+typedef struct dag_table_aggregate {
+    dag_table_agg op;
+    const char *column;              /* NULL for COUNT_ALL */
+    const char *as;                  /* the result column's name; NULL: "sum_v1", "count_star"... */
+    const dag_table_user_agg *user;  /* DAG_TABLE_USER */
+} dag_table_aggregate;
+typedef struct dag_table_value {
+    int present;             /* 0: missing */
+    dag_table_type type;     /* DAG_TABLE_I64 (i) or DAG_TABLE_F64 (d); MIN and MAX of int32: I64, of float: F64 */
+    int64_t i;
+    double d;
+} dag_table_value;
+dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, dag_table_value *out);
+/* One row per distinct key (missing keys form one group): the keys, then
+   each aggregate. Hash partitioned: the rows are pre-aggregated per
+   partition, the partial groups dealt by key hash into as many result
+   partitions as the input has (over MPI each on the rank its hash picks),
+   and merged there. The result's row order is not defined. */
+dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs,
+                             int num_aggs);
+/* Sorted by one column, stable, missing last in both directions, NaN
+   above +inf; range partitioned by sampled splitters. */
+dag_table *dag_table_sort(dag_table *t, const char *column, int descending);
+/* Equi-join on key columns (integers of either width match, floats
+   likewise, strings bytewise; a missing key never matches). The result:
+   the left's columns, then the right's other than its keys (a name
+   already taken gets "_right"); a left join keeps each unmatched left row
+   once, the right's columns missing. Hash partitioned; row order not
+   defined. */
+typedef enum dag_table_join_kind { DAG_TABLE_INNER = 1, DAG_TABLE_LEFT } dag_table_join_kind;
+dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys,
+                          const char *const *right_keys, int num_keys, dag_table_join_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DAG_TABLE_H_INCLUDED */
+
+#if defined(DAG_IMPLEMENTATION) && !defined(DAG_TABLE_IMPLEMENTATION_INCLUDED)
+#define DAG_TABLE_IMPLEMENTATION_INCLUDED
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* >>storage. A chunk is one column of one partition; tables share chunks
+   (select, drop and map take the input's), so each counts its tables. Only
+   the thread that calls the operations touches the counts. */
+enum { DAG__TABLE_OWN_VALUES = 1, DAG__TABLE_OWN_CHARS = 2, DAG__TABLE_OWN_VALID = 4 };
+typedef struct dag__table_chunk {
+    int refs;
+    unsigned own;                /* which buffers are the table's to free (DAG__TABLE_OWN_*) */
+    int64_t rows, nchars;        /* known on every rank */
+    void *values;                /* NULL on the ranks that do not own the partition */
+    char *chars;
+    uint8_t *valid;
+    dag_data values_h, chars_h, valid_h;
+} dag__table_chunk;
+
+struct dag_table {
+    int ncols;
+    char **names;
+    dag_table_type *types;
+    int64_t nparts, rows;
+    int64_t *part_rows, *first_row;   /* every partition's, on every rank */
+    int *owner;                       /* the rank that holds each partition */
+    dag__table_chunk **chunk;         /* partition p, column c: chunk[p * ncols + c] */
+};
+
+/* Internal column types beside the public ones: fixed-width raw bytes
+   (groupby's partial states travel as such a column of width - RAW bytes). */
+enum { DAG__TABLE_RAW = 256 };
+static int64_t dag__table_width(int type) {
+    return type == DAG_TABLE_I32 || type == DAG_TABLE_F32 ? 4 : type >= DAG__TABLE_RAW ? type - DAG__TABLE_RAW : 8;
+}
+static const char *dag__table_type_name(int type) {
+    static const char *names[] = { "?", "int32", "int64", "float", "double", "string" };
+    return type >= DAG_TABLE_I32 && type <= DAG_TABLE_STR ? names[type] : "raw";
+}
+static bool dag__table_ranks(void) { return dag_num_ranks() > 1; }
+static void *dag__table_alloc(size_t bytes) { return DAG_MALLOC(bytes ? bytes : 1); }
+static void *dag__table_zalloc(size_t bytes) {
+    void *p = dag__table_alloc(bytes);
+    if (p) memset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+static char *dag__table_strdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *d = (char *)dag__table_alloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+static int64_t dag__table_valid_bytes(int64_t rows) { return (rows + 7) / 8; }
+static bool dag__table_bit(const uint8_t *v, int64_t i) { return (v[i >> 3] >> (i & 7)) & 1; }
+static void dag__table_set_bit(uint8_t *v, int64_t i, bool on) {
+    if (on) v[i >> 3] = (uint8_t)(v[i >> 3] | (1u << (i & 7)));
+    else v[i >> 3] = (uint8_t)(v[i >> 3] & ~(1u << (i & 7)));
+}
+/* a string's bytes and length, row i of a column view */
+static const char *dag__table_str(const dag_table_column *c, int64_t i, int64_t *len) {
+    const int64_t *off = (const int64_t *)c->values;
+    *len = off[i + 1] - off[i];
+    return c->chars + off[i];
+}
+
+static void dag__table_chunk_release(dag__table_chunk *k) {
+    if (!k || --k->refs > 0) return;
+    if (k->values_h.id) dag_data_unregister(k->values_h);
+    if (k->valid_h.id) dag_data_unregister(k->valid_h);
+    if (k->chars_h.id) dag_data_unregister(k->chars_h);
+    if (k->own & DAG__TABLE_OWN_VALUES) DAG_FREE(k->values);
+    if (k->own & DAG__TABLE_OWN_CHARS) DAG_FREE(k->chars);
+    if (k->own & DAG__TABLE_OWN_VALID) DAG_FREE(k->valid);
+    DAG_FREE(k);
+}
+
+void dag_table_free(dag_table *t) {
+    if (!t) return;
+    for (int64_t i = 0; t->chunk && i < t->nparts * t->ncols; i++) dag__table_chunk_release(t->chunk[i]);
+    for (int c = 0; t->names && c < t->ncols; c++) DAG_FREE(t->names[c]);
+    DAG_FREE(t->names), DAG_FREE(t->types), DAG_FREE(t->part_rows), DAG_FREE(t->first_row), DAG_FREE(t->owner);
+    DAG_FREE(t->chunk);
+    DAG_FREE(t);
+}
+
+/* A table's skeleton: its columns, and nparts partitions owned by the
+   ranks in owner (NULL: round-robin) with no chunks yet. */
+static dag_table *dag__table_new(int ncols, const char *const *names, const dag_table_type *types, int64_t nparts,
+                                 const int *owner) {
+    dag_table *t = (dag_table *)dag__table_zalloc(sizeof *t);
+    if (!t) return NULL;
+    t->ncols = ncols;
+    t->nparts = nparts;
+    t->names = (char **)dag__table_zalloc(sizeof(char *) * (size_t)ncols);
+    t->types = (dag_table_type *)dag__table_zalloc(sizeof(dag_table_type) * (size_t)ncols);
+    t->part_rows = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)nparts);
+    t->first_row = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)nparts);
+    t->owner = (int *)dag__table_zalloc(sizeof(int) * (size_t)nparts);
+    t->chunk = (dag__table_chunk **)dag__table_zalloc(sizeof(dag__table_chunk *) * (size_t)(nparts * ncols));
+    bool ok = t->names && t->types && t->part_rows && t->first_row && t->owner && t->chunk;
+    for (int c = 0; ok && c < ncols; c++) {
+        t->types[c] = types[c];
+        ok = (t->names[c] = dag__table_strdup(names[c])) != NULL;
+    }
+    for (int64_t p = 0; ok && p < nparts; p++) t->owner[p] = owner ? owner[p] : (int)(p % dag_num_ranks());
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table: no memory for a table of %d columns in %lld partitions",
+                ncols, (long long)nparts);
+        dag_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+static void dag__table_set_rows(dag_table *t, int64_t p, int64_t rows) {
+    t->part_rows[p] = rows;
+    t->rows = 0;
+    for (int64_t q = 0; q < t->nparts; q++) t->first_row[q] = t->rows, t->rows += t->part_rows[q];
+}
+
+/* Registers a chunk's buffers (on its owner; the other ranks pass NULL and
+   dag.h keeps their copies), each at least one element: dag.h has no
+   empty spans. */
+static dag_data dag__table_register(int owner, void *p, int64_t count, size_t elem) {
+    size_t n = count > 0 ? (size_t)count : 1;
+    if (dag__table_ranks()) return dag_data_register_on(owner, owner == dag_rank() ? p : NULL, n, elem);
+    return dag_data_register(p, n, elem);
+}
+/* A chunk of partition p, column c from buffers its owner has (others: NULL),
+   registered; own says which buffers it frees. */
+static bool dag__table_adopt_chunk(dag_table *t, int64_t p, int c, int64_t rows, int64_t nchars, void *values,
+                                   char *chars, uint8_t *valid, unsigned own) {
+    dag__table_chunk *k = (dag__table_chunk *)dag__table_zalloc(sizeof *k);
+    if (!k) return false;
+    int owner = t->owner[p];
+    bool str = t->types[c] == DAG_TABLE_STR;
+    if (owner == dag_rank()) {   /* an empty buffer is one element here: registered spans are never empty */
+        if (!values && (values = dag__table_zalloc(8))) own |= DAG__TABLE_OWN_VALUES;
+        if (str && !chars && (chars = (char *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_CHARS;
+        if (!valid && (valid = (uint8_t *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_VALID;
+    }
+    k->refs = 1;
+    k->own = own;
+    k->rows = rows;
+    k->nchars = nchars;
+    k->values = values, k->chars = chars, k->valid = valid;
+    k->values_h = dag__table_register(owner, values, str ? rows + 1 : rows, (size_t)dag__table_width(t->types[c]));
+    k->valid_h = dag__table_register(owner, valid, dag__table_valid_bytes(rows), 1);
+    if (str) k->chars_h = dag__table_register(owner, chars, nchars, 1);
+    t->chunk[p * t->ncols + c] = k;
+    if (!k->values_h.id || !k->valid_h.id || (str && !k->chars_h.id)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table: partition %lld, column '%s' could not be registered "
+                "(the error before this says why)", (long long)p, t->names[c]);
+        return false;
+    }
+    return true;
+}
+static void dag__table_share_chunk(dag_table *t, int64_t p, int c, dag__table_chunk *k) {
+    k->refs++;
+    t->chunk[p * t->ncols + c] = k;
+}
+
+/* Partition p as columns, on its owner (buffers NULL elsewhere). */
+static void dag__table_view_of(const dag_table *t, int64_t p, dag_table_view *v, dag_table_column *cols) {
+    v->rows = t->part_rows[p];
+    v->num_columns = t->ncols;
+    v->columns = cols;
+    v->partition = p;
+    v->first_row = t->first_row[p];
+    for (int c = 0; c < t->ncols; c++) {
+        const dag__table_chunk *k = t->chunk[p * t->ncols + c];
+        cols[c].name = t->names[c];
+        cols[c].type = t->types[c];
+        cols[c].values = k->values;
+        cols[c].chars = k->chars;
+        cols[c].valid = k->valid;
+    }
+}
+
+int64_t dag_table_rows(const dag_table *t) { return t ? t->rows : 0; }
+int dag_table_num_columns(const dag_table *t) { return t ? t->ncols : 0; }
+int64_t dag_table_num_partitions(const dag_table *t) { return t ? t->nparts : 0; }
+static bool dag__table_has_part(const dag_table *t, int64_t p) { return t && p >= 0 && p < t->nparts; }
+const char *dag_table_column_name(const dag_table *t, int c) { return t && c >= 0 && c < t->ncols ? t->names[c] : NULL; }
+dag_table_type dag_table_column_type(const dag_table *t, int c) {
+    return t && c >= 0 && c < t->ncols ? t->types[c] : (dag_table_type)0;
+}
+int dag_table_column_index(const dag_table *t, const char *name) {
+    for (int c = 0; t && name && c < t->ncols; c++)
+        if (!strcmp(t->names[c], name)) return c;
+    return -1;
+}
+int64_t dag_table_partition_rows(const dag_table *t, int64_t p) { return dag__table_has_part(t, p) ? t->part_rows[p] : 0; }
+int dag_table_partition_rank(const dag_table *t, int64_t p) { return dag__table_has_part(t, p) ? t->owner[p] : -1; }
+static const dag__table_chunk *dag__table_chunk_at(const dag_table *t, int64_t p, int c, const char *who) {
+    if (dag__table_has_part(t, p) && c >= 0 && c < t->ncols) return t->chunk[p * t->ncols + c];
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s(%lld, %d): outside the table's %lld partitions and %d columns",
+            who, (long long)p, c, t ? (long long)t->nparts : 0LL, t ? t->ncols : 0);
+    return NULL;
+}
+dag_data dag_table_values(const dag_table *t, int64_t p, int c) {
+    const dag__table_chunk *k = dag__table_chunk_at(t, p, c, "dag_table_values");
+    dag_data none = { 0 };
+    return k ? k->values_h : none;
+}
+dag_data dag_table_validity(const dag_table *t, int64_t p, int c) {
+    const dag__table_chunk *k = dag__table_chunk_at(t, p, c, "dag_table_validity");
+    dag_data none = { 0 };
+    return k ? k->valid_h : none;
+}
+dag_data dag_table_chars(const dag_table *t, int64_t p, int c) {
+    const dag__table_chunk *k = dag__table_chunk_at(t, p, c, "dag_table_chars");
+    dag_data none = { 0 };
+    return k ? k->chars_h : none;
+}
+
+/* >>builders: a partition growing in host memory (a task's output before
+   it becomes chunks). A column of type 0 is not built. */
+typedef struct dag__table_builder {
+    int ncols;
+    int *types;
+    int64_t rows, cap;
+    dag_table_column *cols;
+    int64_t *nchars, *chars_cap;
+    bool failed;                 /* no memory: the task fails */
+} dag__table_builder;
+
+static void dag__builder_free(dag__table_builder *b) {
+    for (int c = 0; b->cols && c < b->ncols; c++) DAG_FREE(b->cols[c].values), DAG_FREE(b->cols[c].chars), DAG_FREE(b->cols[c].valid);
+    DAG_FREE(b->types), DAG_FREE(b->cols), DAG_FREE(b->nchars), DAG_FREE(b->chars_cap);
+    memset(b, 0, sizeof *b);
+}
+static bool dag__builder_init(dag__table_builder *b, int ncols, const int *types) {
+    memset(b, 0, sizeof *b);
+    b->ncols = ncols;
+    b->types = (int *)dag__table_alloc(sizeof(int) * (size_t)ncols);
+    b->cols = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)ncols);
+    b->nchars = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)ncols);
+    b->chars_cap = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)ncols);
+    if (!b->types || !b->cols || !b->nchars || !b->chars_cap) return !(b->failed = true);
+    memcpy(b->types, types, sizeof(int) * (size_t)ncols);
+    for (int c = 0; c < ncols; c++) b->cols[c].type = (dag_table_type)(types[c] < DAG__TABLE_RAW ? types[c] : 0);
+    return true;
+}
+static void *dag__table_grow(void *p, size_t bytes, bool *failed) {
+    void *q = DAG_REALLOC(p, bytes ? bytes : 1);
+    if (!q) *failed = true;
+    return q ? q : p;
+}
+/* room for `more` rows in every built column */
+static bool dag__builder_reserve(dag__table_builder *b, int64_t more) {
+    if (b->failed) return false;
+    if (b->rows + more <= b->cap && b->cap) return true;
+    int64_t cap = b->cap ? b->cap : 16;
+    while (cap < b->rows + more) cap *= 2;
+    for (int c = 0; c < b->ncols; c++) {
+        if (!b->types[c]) continue;
+        int64_t w = dag__table_width(b->types[c]), n = b->types[c] == DAG_TABLE_STR ? cap + 1 : cap;
+        b->cols[c].values = dag__table_grow(b->cols[c].values, (size_t)(n * w), &b->failed);
+        uint8_t *v = (uint8_t *)dag__table_grow(b->cols[c].valid, (size_t)dag__table_valid_bytes(cap), &b->failed);
+        if (b->failed) return false;
+        memset(v + dag__table_valid_bytes(b->cap), 0, (size_t)(dag__table_valid_bytes(cap) - dag__table_valid_bytes(b->cap)));
+        b->cols[c].valid = v;
+        if (b->types[c] == DAG_TABLE_STR && !b->cap) ((int64_t *)b->cols[c].values)[0] = 0;
+    }
+    b->cap = cap;
+    return true;
+}
+static bool dag__builder_reserve_chars(dag__table_builder *b, int c, int64_t more) {
+    if (b->nchars[c] + more <= b->chars_cap[c] && b->cols[c].chars) return !b->failed;
+    int64_t cap = b->chars_cap[c] ? b->chars_cap[c] : 64;
+    while (cap < b->nchars[c] + more) cap *= 2;
+    b->cols[c].chars = (char *)dag__table_grow(b->cols[c].chars, (size_t)cap, &b->failed);
+    if (!b->failed) b->chars_cap[c] = cap;
+    return !b->failed;
+}
+
+/* The bytes rows idx[0..n) of a string column hold (idx NULL: rows 0..n; a row below 0: none). */
+static int64_t dag__table_chars_of(const dag_table_column *src, int64_t from, const int64_t *idx, int64_t n) {
+    const int64_t *off = (const int64_t *)src->values;
+    if (n <= 0) return 0;
+    if (!idx) return off[from + n] - off[from];
+    int64_t s = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (idx[i] >= 0) s += off[idx[i] + 1] - off[idx[i]];
+    return s;
+}
+/* >>gather: rows idx[0..n) of src (NULL: from..from + n; below 0: a
+   missing value) into dst from row `at` on, dst having room (strings:
+   *nchars bytes used, room for the rest). The one copy loop every
+   operation uses. A source without a bitmap has every value. */
+static const int64_t dag__table_zero = 0;
+static void dag__table_gather(dag_table_column *dst, int type, int64_t at, int64_t *nchars, const dag_table_column *src,
+                              int64_t from, const int64_t *idx, int64_t n) {
+    if (n <= 0) {   /* (a string column's first offset is there already) */
+        if (type == DAG_TABLE_STR) ((int64_t *)dst->values)[at] = *nchars;
+        return;
+    }
+    if (type == DAG_TABLE_STR) {
+        int64_t *doff = (int64_t *)dst->values;
+        doff[at] = *nchars;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = idx ? idx[i] : from + i, len = 0;
+            if (r >= 0) {
+                const char *s = dag__table_str(src, r, &len);
+                memcpy(dst->chars + doff[at + i], s, (size_t)len);
+            }
+            doff[at + i + 1] = doff[at + i] + len;
+        }
+        *nchars = doff[at + n];
+    } else {
+        size_t w = (size_t)dag__table_width(type);
+        char *d = (char *)dst->values + (size_t)at * w;
+        const char *s = (const char *)src->values, *zero = (const char *)&dag__table_zero;
+        if (!idx) memcpy(d, s + (size_t)from * w, (size_t)n * w);
+        else if (w == 8) for (int64_t i = 0; i < n; i++) memcpy(d + i * 8, idx[i] >= 0 ? s + idx[i] * 8 : zero, 8);
+        else if (w == 4) for (int64_t i = 0; i < n; i++) memcpy(d + i * 4, idx[i] >= 0 ? s + idx[i] * 4 : zero, 4);
+        else for (int64_t i = 0; i < n; i++) {
+            if (idx[i] >= 0) memcpy(d + (size_t)i * w, s + (size_t)idx[i] * w, w);
+            else memset(d + (size_t)i * w, 0, w);
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = idx ? idx[i] : from + i;
+        dag__table_set_bit(dst->valid, at + i, r >= 0 && (!src->valid || dag__table_bit(src->valid, r)));
+    }
+}
+/* column c of b gets rows idx[0..n) (NULL: from..from + n) of src after its `rows` (reserved) */
+static bool dag__builder_put(dag__table_builder *b, int c, const dag_table_column *src, int64_t from, const int64_t *idx,
+                             int64_t n) {
+    if (b->types[c] == DAG_TABLE_STR && !dag__builder_reserve_chars(b, c, dag__table_chars_of(src, from, idx, n)))
+        return false;
+    dag__table_gather(&b->cols[c], b->types[c], b->rows, &b->nchars[c], src, from, idx, n);
+    return true;
+}
+/* every built column of b gets rows idx[0..n) of the same column of v */
+static bool dag__builder_append(dag__table_builder *b, const dag_table_view *v, const int64_t *idx, int64_t n) {
+    if (!dag__builder_reserve(b, n)) return false;
+    for (int c = 0; c < b->ncols; c++)
+        if (b->types[c] && !dag__builder_put(b, c, &v->columns[c], 0, idx, n)) return false;
+    b->rows += n;
+    return true;
+}
+/* a partition's description for its meta: rows, then each column's bytes of strings */
+static void dag__builder_meta(const dag__table_builder *b, int64_t *meta) {
+    meta[0] = b->rows;
+    for (int c = 0; c < b->ncols; c++) meta[1 + c] = b->types[c] == DAG_TABLE_STR ? b->nchars[c] : 0;
+}
+
+/* >>pieces: rows of a partition packed in one buffer of int64 words, to
+   move as one span (a shuffle's unit). Header: rows, columns, then each
+   column's type and string bytes; then per column its validity, values
+   and chars, each rounded up to 8 bytes. */
+static int64_t dag__table_pad8(int64_t n) { return (n + 7) / 8 * 8; }
+static int64_t dag__piece_bytes(int ncols, const int *types, int64_t rows, const int64_t *nchars) {
+    int64_t s = 8 * (2 + 2 * (int64_t)ncols);
+    for (int c = 0; c < ncols; c++)
+        s += dag__table_pad8(dag__table_valid_bytes(rows)) +
+             dag__table_pad8((types[c] == DAG_TABLE_STR ? rows + 1 : rows) * dag__table_width(types[c])) +
+             dag__table_pad8(nchars[c]);
+    return s;
+}
+/* The columns of a piece, pointing into it (cols: room for its columns). */
+static void dag__piece_view(const int64_t *piece, dag_table_view *v, dag_table_column *cols) {
+    int64_t rows = piece[0];
+    int ncols = (int)piece[1];
+    char *at = (char *)(uintptr_t)(piece + 2 + 2 * ncols);
+    memset(v, 0, sizeof *v);
+    v->rows = rows;
+    v->num_columns = ncols;
+    v->columns = cols;
+    for (int c = 0; c < ncols; c++) {
+        int type = (int)piece[2 + 2 * c];
+        memset(&cols[c], 0, sizeof cols[c]);
+        cols[c].type = (dag_table_type)type;
+        cols[c].valid = (uint8_t *)at;
+        at += dag__table_pad8(dag__table_valid_bytes(rows));
+        cols[c].values = at;
+        at += dag__table_pad8((type == DAG_TABLE_STR ? rows + 1 : rows) * dag__table_width(type));
+        cols[c].chars = at;
+        at += dag__table_pad8(piece[3 + 2 * c]);
+    }
+}
+/* A new piece of rows idx[0..n) of v (its columns' types in types); NULL without memory. */
+static int64_t *dag__piece_make(const dag_table_view *v, const int *types, const int64_t *idx, int64_t n, int64_t *bytes) {
+    int64_t *nchars = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v->num_columns);
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)v->num_columns);
+    int64_t *piece = NULL;
+    if (!nchars || !cols) goto done;
+    for (int c = 0; c < v->num_columns; c++)
+        nchars[c] = types[c] == DAG_TABLE_STR ? dag__table_chars_of(&v->columns[c], 0, idx, n) : 0;
+    *bytes = dag__piece_bytes(v->num_columns, types, n, nchars);
+    if (!(piece = (int64_t *)dag__table_zalloc((size_t)*bytes))) goto done;
+    piece[0] = n;
+    piece[1] = v->num_columns;
+    for (int c = 0; c < v->num_columns; c++) piece[2 + 2 * c] = types[c], piece[3 + 2 * c] = nchars[c];
+    dag_table_view out;
+    dag__piece_view(piece, &out, cols);
+    for (int c = 0; c < v->num_columns; c++) {
+        int64_t used = 0;
+        dag__table_gather(&cols[c], types[c], 0, &used, &v->columns[c], 0, idx, n);
+    }
+done:
+    DAG_FREE(nchars), DAG_FREE(cols);
+    return piece;
+}
+
+/* >>jobs: how every operation runs. A job is a set of units (an output
+   partition, a partition's pieces, a partial result), each a task on its
+   unit's rank that leaves its output in that rank's memory (the job's
+   stash) and writes a few int64 words about it (its meta: rows, sizes) to
+   a span owned there. The meta goes to every rank (a copy task each rank
+   runs), so that every rank then knows every output's size and registers
+   it alike: no rank needs to know a size before the task that makes it
+   has run. A unit may first absorb pieces, one task each in a chain on
+   its rank (ordered by a token span it writes), for the buckets of a
+   shuffle; the pieces move there as any span does. */
+typedef struct dag__table_job dag__table_job;
+struct dag__table_job {
+    const char *who;                   /* the operation, for the trace and messages */
+    int64_t units, k;                  /* units, and meta words per unit */
+    const int *owner;                  /* each unit's rank */
+    void (*run)(dag__table_job *job, int64_t unit, int64_t *meta);
+    /* a chain's units: absorb piece `from` (a span: a shuffle's piece, an array's tile) into `unit` before run */
+    void (*absorb)(dag__table_job *job, int64_t unit, int64_t from, const void *piece);
+    int64_t sources;                   /* pieces per bucket: one from each source unit */
+    dag_data *pieces;                  /* sources x units: piece (from, unit) at from * units + unit */
+    int64_t *meta;                     /* every unit's meta, on every rank, after dag__table_run */
+    void *op;                          /* the operation's own state */
+};
+
+static void dag__table_job_fail_memory(dag__table_job *job, int64_t unit) {
+    dag_fail(DAG_ERR_OUT_OF_MEMORY, "%s: no memory for unit %lld", job->who, (long long)unit);
+}
+DAG_TASK(void, dag__table_unit, (void *, job), (int64_t, unit), (int64_t *, meta)) {
+    dag__table_job *j = (dag__table_job *)job;
+    j->run(j, unit, meta);
+}
+DAG_TASK(void, dag__table_unit_after, (void *, job), (int64_t, unit), (const int64_t *, token), (int64_t *, meta)) {
+    (void)token;
+    dag__table_job *j = (dag__table_job *)job;
+    j->run(j, unit, meta);
+}
+DAG_TASK(void, dag__table_absorb, (void *, job), (int64_t, unit), (int64_t, from), (const void *, piece),
+         (int64_t *, token)) {
+    dag__table_job *j = (dag__table_job *)job;
+    j->absorb(j, unit, from, piece);
+    ++*token;
+}
+DAG_TASK(void, dag__table_copy_words, (const int64_t *, from), (int64_t *, to), (int64_t, n)) {
+    memcpy(to, from, sizeof(int64_t) * (size_t)n);
+}
+
+/* The options of a table task: the workers (of the rank its data picks). */
+static dag_options dag__table_options(const char *who) {
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.name = who;
+    o.scope.all_threads = 1;
+    return o;
+}
+
+/* Runs every unit of job (after its pieces, if it has any) and gathers
+   the meta into job->meta on every rank (the caller frees it). The first
+   failure of a task, the same on every rank. */
+static dag_result dag__table_run(dag__table_job *job) {
+    int64_t n = job->units * job->k;
+    bool ranks = dag__table_ranks();
+    int64_t *own = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *all = ranks ? (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(n ? n : 1)) : own;
+    int64_t *tokens = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(job->units ? job->units : 1));
+    dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)(2 * job->units + 1));
+    if (!own || !all || !tokens || !h) {
+        if (all != own) DAG_FREE(all);
+        DAG_FREE(own), DAG_FREE(tokens), DAG_FREE(h);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "%s: no memory for %lld units", job->who, (long long)job->units);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    dag_data *token = h + job->units;
+    dag_options o = dag__table_options(job->who);
+    DAG_DATADEPS {
+        for (int64_t u = 0; u < job->units; u++) {
+            h[u] = dag__table_register(job->owner[u], own + u * job->k, job->k, sizeof(int64_t));
+            if (!job->pieces) {
+                dag_spawn_with(&o, dag__table_unit, Val((void *)job), Val(u), Out(h[u]));
+                continue;
+            }
+            token[u] = dag__table_register(job->owner[u], tokens + u, 1, sizeof(int64_t));
+            for (int64_t f = 0; f < job->sources; f++)
+                dag_spawn_with(&o, dag__table_absorb, Val((void *)job), Val(u), Val(f),
+                               In(job->pieces[f * job->units + u]), InOut(token[u]));
+            dag_spawn_with(&o, dag__table_unit_after, Val((void *)job), Val(u), In(token[u]),
+                           Out(h[u]));
+        }
+        for (int64_t u = 0; ranks && u < job->units; u++)   /* runs on every rank: it writes each one's own memory */
+            dag_spawn_with(&o, dag__table_copy_words, In(h[u]), Out(all + u * job->k, (size_t)job->k),
+                           Val(job->k));
+    }
+    dag_result r = dag_last_region_result();
+    for (int64_t u = 0; u < 2 * job->units; u++)
+        if (h[u].id) dag_data_unregister(h[u]);
+    if (all != own) DAG_FREE(own);
+    DAG_FREE(tokens), DAG_FREE(h);
+    job->meta = all;
+    return r;
+}
+
+/* After a job whose units built partitions of t into stash (its meta:
+   dag__builder_meta), every rank makes the chunks not yet there: the
+   owner's from the stash, the others' empty. */
+static bool dag__table_adopt(dag_table *t, const int64_t *meta, dag__table_builder *stash) {
+    int64_t k = 1 + t->ncols;
+    for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, meta[p * k]);
+    for (int64_t p = 0; p < t->nparts; p++)
+        for (int c = 0; c < t->ncols; c++) {
+            if (t->chunk[p * t->ncols + c]) continue;
+            dag_table_column none = { 0 };
+            dag_table_column *b = t->owner[p] == dag_rank() && stash[p].cols ? &stash[p].cols[c] : &none;
+            bool ok = dag__table_adopt_chunk(t, p, c, t->part_rows[p], meta[p * k + 1 + c], b->values, b->chars, b->valid,
+                                             DAG__TABLE_OWN_VALUES | DAG__TABLE_OWN_CHARS | DAG__TABLE_OWN_VALID);
+            if (t->chunk[p * t->ncols + c]) b->values = NULL, b->chars = NULL, b->valid = NULL;   /* the chunk's now */
+            if (!ok) return false;
+        }
+    return true;
+}
+
+/* A build: one unit per partition of a new table, each making its
+   partition from the operation's inputs (make), then adopted. */
+typedef struct dag__table_build {
+    dag_table *out;
+    dag__table_builder *stash;   /* one per partition, filled on its owner */
+    bool (*make)(struct dag__table_build *b, int64_t p, dag__table_builder *into);
+    const int *built;            /* the column types the units make (0: a chunk shared, not built) */
+    void *op;
+} dag__table_build;
+
+static void dag__table_build_unit(dag__table_job *job, int64_t p, int64_t *meta) {
+    dag__table_build *b = (dag__table_build *)job->op;
+    dag__table_builder *into = &b->stash[p];
+    if (!dag__builder_init(into, b->out->ncols, b->built) || !dag__builder_reserve(into, 1) || !b->make(b, p, into) ||
+        into->failed) {
+        if (into->failed) dag__table_job_fail_memory(job, p);   /* (make fails with its own words otherwise) */
+        return;
+    }
+    dag__builder_meta(into, meta);
+}
+/* Runs b's units over b->out's partitions and adopts them: b->out, or NULL (freed) on failure. */
+static dag_table *dag__table_build_run(dag__table_build *b, const char *who) {
+    dag_table *t = b->out;
+    b->stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)(t->nparts + 1));
+    if (!b->stash) {
+        dag_table_free(t);
+        return NULL;
+    }
+    dag__table_job job;
+    memset(&job, 0, sizeof job);
+    job.who = who;
+    job.units = t->nparts;
+    job.k = 1 + t->ncols;
+    job.owner = t->owner;
+    job.run = dag__table_build_unit;
+    job.op = b;
+    dag_result r = dag__table_run(&job);
+    bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash);
+    for (int64_t p = 0; p < t->nparts; p++) dag__builder_free(&b->stash[p]);
+    DAG_FREE(b->stash), DAG_FREE(job.meta);
+    if (!ok) {
+        dag_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* >>constructors */
+#define DAG__TABLE_DEFAULT_PARTITION_ROWS ((int64_t)1 << 20)
+static bool dag__table_check_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows, const char *who) {
+    const char *why = !cols || ncols <= 0 ? "no columns" : rows < 0 ? "a negative row count"
+                    : prows < 0 ? "negative rows per partition" : NULL;
+    for (int c = 0; !why && c < ncols; c++) {
+        bool str = cols[c].type == DAG_TABLE_STR;
+        if (!cols[c].name || cols[c].type < DAG_TABLE_I32 || cols[c].type > DAG_TABLE_STR) why = "a column without a name or a type";
+        else if (dag__table_ranks() ? false : rows && (!cols[c].values || (str && !cols[c].chars))) why = "a column without its values";
+        for (int d = 0; !why && d < c; d++)
+            if (!strcmp(cols[c].name, cols[d].name)) why = "two columns of one name";
+    }
+    if (why) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, why);
+    return !why;
+}
+/* the names and types of host columns, as dag__table_new takes them */
+static dag_table *dag__table_new_like(const dag_table_column *cols, int ncols, int64_t nparts) {
+    const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)ncols);
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)ncols);
+    dag_table *t = NULL;
+    if (names && types) {
+        for (int c = 0; c < ncols; c++) names[c] = cols[c].name, types[c] = cols[c].type;
+        t = dag__table_new(ncols, names, types, nparts, NULL);
+    }
+    DAG_FREE(names), DAG_FREE(types);
+    return t;
+}
+static int64_t dag__table_parts_for(int64_t rows, int64_t prows) { return rows ? (rows + prows - 1) / prows : 1; }
+static int *dag__table_types_of(const dag_table *t) {
+    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
+    for (int c = 0; types && c < t->ncols; c++) types[c] = t->types[c];
+    return types;
+}
+
+static bool dag__table_copy_rows(dag__table_build *b, int64_t p, dag__table_builder *into) {
+    const dag_table_column *host = (const dag_table_column *)b->op;
+    int64_t n = b->out->part_rows[p];
+    if (!host[0].values && b->out->ncols && n) {   /* over ranks: this rank passed no columns */
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_from_columns: no columns on rank %d", dag_rank());
+        return false;
+    }
+    if (!dag__builder_reserve(into, n)) return false;
+    for (int c = 0; c < b->out->ncols; c++)
+        if (!dag__builder_put(into, c, &host[c], b->out->first_row[p], NULL, n)) return false;
+    into->rows = n;
+    return true;
+}
+dag_table *dag_table_from_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
+    dag_wait_all();
+    if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
+    if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_from_columns")) return NULL;
+    dag_table *t = dag__table_new_like(cols, ncols, dag__table_parts_for(rows, prows));
+    if (!t) return NULL;
+    for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, rows - p * prows < prows ? rows - p * prows : prows);
+    int *types = dag__table_types_of(t);
+    dag__table_build b = { t, NULL, dag__table_copy_rows, types, (void *)(uintptr_t)cols };
+    t = types ? dag__table_build_run(&b, "dag_table_from_columns") : (dag_table_free(t), NULL);
+    DAG_FREE(types);
+    return t;
+}
+
+/* A wrapped partition's own offsets (from 0) and bitmap where the caller gave none. */
+static bool dag__table_wrap_part(dag_table *t, const dag_table_column *cols, int64_t p) {
+    int64_t first = t->first_row[p], n = t->part_rows[p];
+    bool mine = t->owner[p] == dag_rank();
+    for (int c = 0; c < t->ncols; c++) {
+        const dag_table_column *h = &cols[c];
+        void *values = mine ? (char *)h->values + first * dag__table_width(h->type) : NULL;
+        char *chars = NULL;
+        uint8_t *valid = mine && h->valid ? h->valid + first / 8 : NULL;
+        unsigned own = 0;
+        int64_t nchars = 0;
+        if (h->type == DAG_TABLE_STR) {   /* every rank knows the bytes: its own copy of the columns */
+            const int64_t *off = (const int64_t *)h->values + first;
+            nchars = off[n] - off[0];
+            if (mine) {
+                int64_t *rebased = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+                if (!rebased) return false;
+                for (int64_t i = 0; i <= n; i++) rebased[i] = off[i] - off[0];
+                values = rebased, own |= DAG__TABLE_OWN_VALUES;
+                chars = h->chars + off[0];
+            }
+        }
+        if (mine && !h->valid) {
+            if (!(valid = (uint8_t *)dag__table_alloc((size_t)dag__table_valid_bytes(n)))) return false;
+            memset(valid, 0xff, (size_t)dag__table_valid_bytes(n));
+            own |= DAG__TABLE_OWN_VALID;
+        }
+        if (!dag__table_adopt_chunk(t, p, c, n, nchars, values, chars, valid, own)) return false;
+    }
+    return true;
+}
+dag_table *dag_table_wrap_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
+    dag_wait_all();
+    if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
+    prows = (prows + 7) / 8 * 8;
+    if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_wrap_columns")) return NULL;
+    for (int c = 0; c < ncols; c++)
+        if (rows && (!cols[c].values || (cols[c].type == DAG_TABLE_STR && !cols[c].chars))) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_wrap_columns: column '%s' has no values", cols[c].name);
+            return NULL;
+        }
+    dag_table *t = dag__table_new_like(cols, ncols, dag__table_parts_for(rows, prows));
+    if (!t) return NULL;
+    for (int64_t p = 0; p < t->nparts; p++) dag__table_set_rows(t, p, rows - p * prows < prows ? rows - p * prows : prows);
+    for (int64_t p = 0; p < t->nparts; p++)
+        if (!dag__table_wrap_part(t, cols, p)) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table_wrap_columns: no memory for partition %lld", (long long)p);
+            dag_table_free(t);
+            return NULL;
+        }
+    return t;
+}
+
+/* from_array: partition i is tile row i; each tile (i, j) is absorbed into
+   it by a task on its owner (the tile moves there), a chain per partition. */
+typedef struct dag__table_from_array {
+    dag_array *a;
+    int64_t tile_cols;           /* columns per tile (the last ragged) */
+    dag__table_builder *stash;
+    const int *types;
+} dag__table_from_array;
+static void dag__table_take_tile(dag__table_job *job, int64_t i, int64_t j, const void *tile) {
+    dag__table_from_array *fa = (dag__table_from_array *)job->op;
+    dag__table_builder *b = &fa->stash[i];
+    int64_t rows, cols, ld = dag_array_tile_ld(fa->a, i, j), w = dag__table_width(fa->types[0]);
+    dag_array_tile_size(fa->a, i, j, &rows, &cols);
+    if (j == 0 && (!dag__builder_init(b, b->ncols, fa->types) || !dag__builder_reserve(b, rows))) {
+        dag__table_job_fail_memory(job, i);
+        return;
+    }
+    if (b->failed) return;
+    int64_t c0 = j * fa->tile_cols;
+    for (int64_t c = 0; c < cols; c++) {
+        memcpy(b->cols[c0 + c].values, (const char *)tile + (size_t)(c * ld * w), (size_t)(rows * w));
+        memset(b->cols[c0 + c].valid, 0xff, (size_t)dag__table_valid_bytes(rows));
+    }
+    b->rows = rows;
+}
+static void dag__table_array_unit(dag__table_job *job, int64_t i, int64_t *meta) {
+    dag__table_from_array *fa = (dag__table_from_array *)job->op;
+    if (!fa->stash[i].failed) dag__builder_meta(&fa->stash[i], meta);
+}
+dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names) {
+    dag_wait_all();
+    if (!a || type < DAG_F64 || type > DAG_I64) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_from_array: %s", a ? "a bad element type" : "no array");
+        return NULL;
+    }
+    int64_t mt = dag_array_tile_rows(a), nt = dag_array_tile_cols(a), ncols = dag_array_cols(a);
+    int64_t rows, tcols;
+    static const dag_table_type of_elem[] = { (dag_table_type)0, DAG_TABLE_F64, DAG_TABLE_F32, DAG_TABLE_I32, DAG_TABLE_I64 };
+    dag_table_column *cols = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)ncols);
+    char (*made)[32] = (char (*)[32])dag__table_zalloc(32 * (size_t)ncols);
+    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)ncols);
+    int *owner = (int *)dag__table_alloc(sizeof(int) * (size_t)mt);
+    dag_data *tiles = (dag_data *)dag__table_alloc(sizeof(dag_data) * (size_t)(mt * nt));
+    dag__table_from_array fa = { a, 0, NULL, types };
+    dag_table *t = NULL;
+    if (!cols || !made || !types || !owner || !tiles) goto done;
+    for (int64_t c = 0; c < ncols; c++) {
+        snprintf(made[c], sizeof made[c], "column%lld", (long long)c + 1);
+        cols[c].name = names ? names[c] : made[c];
+        cols[c].type = of_elem[type];
+        types[c] = cols[c].type;
+    }
+    if (!dag__table_check_columns(cols, (int)ncols, 0, 1, "dag_table_from_array")) goto done;   /* (names only: no values yet) */
+    if (!(t = dag__table_new_like(cols, (int)ncols, mt))) goto done;
+    dag_array_tile_size(a, 0, 0, &rows, &fa.tile_cols);
+    for (int64_t i = 0; i < mt; i++) {
+        dag_array_tile_size(a, i, 0, &rows, &tcols);
+        dag__table_set_rows(t, i, rows);
+        for (int64_t j = 0; j < nt; j++) tiles[j * mt + i] = dag_array_tile(a, i, j);
+    }
+    fa.stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)mt);
+    if (!fa.stash) goto done;
+    for (int64_t i = 0; i < mt; i++) fa.stash[i].ncols = (int)ncols;
+    dag__table_job job;
+    memset(&job, 0, sizeof job);
+    job.who = "dag_table_from_array";
+    job.units = mt;
+    job.k = 1 + ncols;
+    job.owner = t->owner;
+    job.run = dag__table_array_unit;
+    job.absorb = dag__table_take_tile;
+    job.sources = nt;
+    job.pieces = tiles;
+    job.op = &fa;
+    if (dag__table_run(&job) != DAG_OK || !dag__table_adopt(t, job.meta, fa.stash)) dag_table_free(t), t = NULL;
+    DAG_FREE(job.meta);
+    for (int64_t i = 0; i < mt; i++) dag__builder_free(&fa.stash[i]);
+done:
+    DAG_FREE(fa.stash), DAG_FREE(cols), DAG_FREE(made), DAG_FREE(types), DAG_FREE(owner), DAG_FREE(tiles);
+    return t;
+}
+
+/* >>collect: a task per chunk's buffer writes it into the host columns;
+   they write each rank's own memory, so over MPI every rank runs them and
+   every rank receives the chunks it does not own. */
+DAG_TASK(void, dag__table_copy_bytes, (const void *, from), (void *, to), (int64_t, bytes)) {
+    memcpy(to, from, (size_t)bytes);
+}
+DAG_TASK(void, dag__table_copy_offsets, (const int64_t *, from), (int64_t *, to), (int64_t, rows), (int64_t, base)) {
+    for (int64_t i = 0; i <= rows; i++) to[i] = base + from[i];
+}
+/* rows bits into `to` from bit `shift` on (partitions meet inside a byte: InOut orders them) */
+DAG_TASK(void, dag__table_copy_bits, (const uint8_t *, from), (uint8_t *, to), (int64_t, rows), (int64_t, shift)) {
+    for (int64_t i = 0; i < rows; i++) dag__table_set_bit(to, shift + i, dag__table_bit(from, i));
+}
+
+void dag_table_columns_free(dag_table_column *cols, int ncols) {
+    for (int c = 0; cols && c < ncols; c++) DAG_FREE(cols[c].values), DAG_FREE(cols[c].chars), DAG_FREE(cols[c].valid);
+    DAG_FREE(cols);
+}
+static bool dag__table_collect_alloc(const dag_table *t, dag_table_column *out) {
+    bool ok = true;
+    for (int c = 0; c < t->ncols; c++) {
+        bool str = t->types[c] == DAG_TABLE_STR;
+        int64_t nchars = 0;
+        for (int64_t p = 0; str && p < t->nparts; p++) nchars += t->chunk[p * t->ncols + c]->nchars;
+        out[c].name = t->names[c];
+        out[c].type = t->types[c];
+        out[c].values = dag__table_zalloc((size_t)((str ? t->rows + 1 : t->rows) * dag__table_width(t->types[c])));
+        out[c].valid = (uint8_t *)dag__table_zalloc((size_t)dag__table_valid_bytes(t->rows));
+        out[c].chars = str ? (char *)dag__table_alloc((size_t)nchars) : NULL;
+        ok = ok && out[c].values && out[c].valid && (!str || out[c].chars);
+    }
+    return ok;
+}
+dag_result dag_table_collect(dag_table *t, dag_table_column **columns) {
+    dag_wait_all();
+    if (!t || !columns) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_collect: %s is NULL", !t ? "the table" : "columns");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_table_column *out = (dag_table_column *)dag__table_zalloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    if (!out || !dag__table_collect_alloc(t, out)) {
+        dag_table_columns_free(out, t->ncols);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table_collect: no memory for %lld rows", (long long)t->rows);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    dag_options o = dag__table_options("dag_table_collect");
+    DAG_DATADEPS {
+        for (int c = 0; c < t->ncols; c++) {
+            int64_t w = dag__table_width(t->types[c]), base = 0;
+            for (int64_t p = 0; p < t->nparts; p++) {
+                const dag__table_chunk *k = t->chunk[p * t->ncols + c];
+                int64_t first = t->first_row[p], n = k->rows;
+                if (!n) continue;
+                if (t->types[c] != DAG_TABLE_STR) {
+                    dag_spawn_with(&o, dag__table_copy_bytes, In(k->values_h),
+                                   dag_arg_span(DAG_ACCESS_OUT, (char *)out[c].values + first * w, (size_t)(n * w), 1), Val(n * w));
+                } else {
+                    dag_spawn_with(&o, dag__table_copy_offsets, In(k->values_h), Out((int64_t *)out[c].values + first, (size_t)n + 1),
+                                   Val(n), Val(base));
+                    if (k->nchars)
+                        dag_spawn_with(&o, dag__table_copy_bytes, In(k->chars_h),
+                                       dag_arg_span(DAG_ACCESS_OUT, out[c].chars + base, (size_t)k->nchars, 1), Val(k->nchars));
+                    base += k->nchars;
+                }
+                int64_t lo = first / 8, hi = dag__table_valid_bytes(first + n);
+                dag_spawn_with(&o, dag__table_copy_bits, In(k->valid_h), InOut(out[c].valid + lo, (size_t)(hi - lo)), Val(n),
+                               Val(first - lo * 8));
+            }
+        }
+    }
+    dag_result r = dag_last_region_result();
+    if (r != DAG_OK) {
+        dag_table_columns_free(out, t->ncols);
+        return r;
+    }
+    *columns = out;
+    return DAG_OK;
+}
+
+/* >>csv writing. A task per partition formats its rows on its owner (meta:
+   the bytes); then, the offsets known, each owner writes its text at its
+   place in the file, which rank 0 has made with the header. */
+typedef struct dag__table_text { char *s; int64_t n, cap; bool failed; } dag__table_text;
+static void dag__text_put(dag__table_text *x, const char *s, int64_t n) {
+    if (x->n + n > x->cap) {
+        int64_t cap = x->cap ? x->cap : 256;
+        while (cap < x->n + n) cap *= 2;
+        char *g = (char *)DAG_REALLOC(x->s, (size_t)cap);
+        if (!g) {
+            x->failed = true;
+            return;
+        }
+        x->s = g, x->cap = cap;
+    }
+    memcpy(x->s + x->n, s, (size_t)n);
+    x->n += n;
+}
+/* the shortest %g text that reads back as the same double (float: as the same float) */
+static int dag__table_format_real(char *buf, size_t size, double v, bool single) {
+    if (v != v) return snprintf(buf, size, "nan");
+    if (v == INFINITY || v == -INFINITY) return snprintf(buf, size, v > 0 ? "inf" : "-inf");
+    int n = 0;
+    for (int digits = single ? 6 : 15; digits <= (single ? 9 : 17); digits++) {
+        n = snprintf(buf, size, "%.*g", digits, v);
+        if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
+    }
+    return n;
+}
+static void dag__text_field(dag__table_text *x, const dag_table_column *col, int64_t i, char delim) {
+    char buf[64];
+    int n = 0;
+    if (!dag__table_bit(col->valid, i)) return;   /* missing: an empty field */
+    switch (col->type) {
+    case DAG_TABLE_I32: n = snprintf(buf, sizeof buf, "%d", (int)((const int32_t *)col->values)[i]); break;
+    case DAG_TABLE_I64: n = snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)col->values)[i]); break;
+    case DAG_TABLE_F32: n = dag__table_format_real(buf, sizeof buf, ((const float *)col->values)[i], true); break;
+    case DAG_TABLE_F64: n = dag__table_format_real(buf, sizeof buf, ((const double *)col->values)[i], false); break;
+    default: {
+        int64_t len;
+        const char *s = dag__table_str(col, i, &len);
+        bool quote = len == 0;
+        for (int64_t k = 0; k < len && !quote; k++) quote = s[k] == delim || s[k] == '"' || s[k] == '\n' || s[k] == '\r';
+        if (!quote) {
+            dag__text_put(x, s, len);
+            return;
+        }
+        dag__text_put(x, "\"", 1);
+        for (int64_t k = 0; k < len; k++) dag__text_put(x, s[k] == '"' ? "\"\"" : s + k, s[k] == '"' ? 2 : 1);   /* "" inside */
+        dag__text_put(x, "\"", 1);
+        return;
+    }
+    }
+    dag__text_put(x, buf, n);
+}
+
+typedef struct dag__table_writer {
+    dag_table *t;
+    const char *path;
+    dag__table_text *text;    /* each partition's, on its owner */
+    const int64_t *at;        /* where each partition's text goes */
+    int64_t header_bytes;
+} dag__table_writer;
+static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta) {
+    dag__table_writer *w = (dag__table_writer *)job->op;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)w->t->ncols);
+    dag__table_text *x = &w->text[p];
+    dag_table_view v;
+    if (!cols) {
+        dag__table_job_fail_memory(job, p);
+        return;
+    }
+    dag__table_view_of(w->t, p, &v, cols);
+    for (int64_t i = 0; i < v.rows; i++)
+        for (int c = 0; c < v.num_columns; c++) {
+            dag__text_field(x, &cols[c], i, ',');
+            dag__text_put(x, c + 1 < v.num_columns ? "," : "\n", 1);
+        }
+    DAG_FREE(cols);
+    if (x->failed) dag__table_job_fail_memory(job, p);
+    meta[0] = x->n;
+}
+/* writes `n` bytes at `at` of the file (the header's unit: creates it) */
+static bool dag__table_write_at(const char *path, int64_t at, const char *s, int64_t n, bool create) {
+    FILE *f = fopen(path, create ? "wb" : "r+b");
+    bool ok = f && fseek(f, (long)at, SEEK_SET) == 0 && (n == 0 || fwrite(s, 1, (size_t)n, f) == (size_t)n);
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) dag_fail(DAG_ERR_IO, "dag_table_write_csv: could not write %s", path);
+    return ok;
+}
+static void dag__table_header_unit(dag__table_job *job, int64_t u, int64_t *meta) {
+    dag__table_writer *w = (dag__table_writer *)job->op;
+    dag__table_text x = { NULL, 0, 0, false };
+    for (int c = 0; c < w->t->ncols; c++) {
+        dag_table_column name = { 0 };
+        int64_t off[2] = { 0, (int64_t)strlen(w->t->names[c]) };
+        uint8_t valid = 1;
+        name.type = DAG_TABLE_STR, name.values = off, name.chars = w->t->names[c], name.valid = &valid;
+        dag__text_field(&x, &name, 0, ',');
+        dag__text_put(&x, c + 1 < w->t->ncols ? "," : "\n", 1);
+    }
+    meta[0] = x.n;
+    if (x.failed) dag__table_job_fail_memory(job, u);
+    else dag__table_write_at(w->path, 0, x.s, x.n, true);
+    DAG_FREE(x.s);
+}
+static void dag__table_write_unit(dag__table_job *job, int64_t p, int64_t *meta) {
+    dag__table_writer *w = (dag__table_writer *)job->op;
+    meta[0] = w->text[p].n;
+    dag__table_write_at(w->path, w->at[p], w->text[p].s, w->text[p].n, false);
+}
+static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_t units, int64_t k, const int *owner,
+                                    void (*run)(dag__table_job *, int64_t, int64_t *), void *op) {
+    memset(job, 0, sizeof *job);
+    job->who = who, job->units = units, job->k = k, job->owner = owner, job->run = run, job->op = op;
+    dag_result r = dag__table_run(job);
+    return r;
+}
+dag_result dag_table_write_csv(dag_table *t, const char *path) {
+    dag_wait_all();
+    if (!t || !path) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s is NULL", !t ? "the table" : "the path");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__table_writer w = { t, path, NULL, NULL, 0 };
+    int64_t *at = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)t->nparts);
+    w.text = (dag__table_text *)dag__table_zalloc(sizeof(dag__table_text) * (size_t)t->nparts);
+    w.at = at;
+    static const int rank0 = 0;
+    dag__table_job header, format, write;
+    memset(&header, 0, sizeof header), memset(&format, 0, sizeof format), memset(&write, 0, sizeof write);
+    dag_result r = !at || !w.text ? DAG_ERR_OUT_OF_MEMORY
+                 : dag__table_job_of(&header, "dag_table_write_csv", 1, 1, &rank0, dag__table_header_unit, &w);
+    if (r == DAG_OK) r = dag__table_job_of(&format, "dag_table_write_csv", t->nparts, 1, t->owner, dag__table_format_unit, &w);
+    if (r == DAG_OK) {
+        for (int64_t p = 0, s = header.meta[0]; p < t->nparts; s += format.meta[p], p++) at[p] = s;
+        r = dag__table_job_of(&write, "dag_table_write_csv", t->nparts, 1, t->owner, dag__table_write_unit, &w);
+    }
+    for (int64_t p = 0; w.text && p < t->nparts; p++) DAG_FREE(w.text[p].s);
+    DAG_FREE(w.text), DAG_FREE(at), DAG_FREE(header.meta), DAG_FREE(format.meta), DAG_FREE(write.meta);
+    return r;
+}
+
+/* >>csv reading. The file is cut into chunks of bytes, a partition each.
+   A first job counts each chunk's quotes and line ends; from those every
+   rank knows whether a chunk starts inside a quoted field and on which
+   line. A second job parses each chunk on its owner: its records are those
+   that start in it (the last may run past its end). */
+typedef struct dag__csv_field { int64_t start, end; bool quoted, escaped; } dag__csv_field;
+typedef struct dag__csv {
+    const char *path;
+    char delim;
+    int header, ncols;
+    int64_t size, chunk;
+    int *types;
+    int64_t *scan;               /* per chunk: quotes, line ends (every rank) */
+    dag_table *t;
+} dag__csv;
+
+/* A chunk of the file in memory: bytes [lo, lo + n), n growing on demand. */
+typedef struct dag__csv_buffer { char *b; int64_t lo, n; bool eof; } dag__csv_buffer;
+static bool dag__csv_load(dag__csv_buffer *x, const char *path, int64_t lo, int64_t n, int64_t size) {
+    if (lo + n >= size) n = size - lo, x->eof = true;
+    char *b = (char *)DAG_REALLOC(x->b, (size_t)(n + 1));
+    FILE *f = fopen(path, "rb");
+    bool ok = b && f && fseek(f, (long)lo, SEEK_SET) == 0 && fread(b, 1, (size_t)n, f) == (size_t)n;
+    if (f) fclose(f);
+    if (b) x->b = b;
+    x->lo = lo, x->n = n;
+    return ok;
+}
+
+/* One record at x->b[pos]: its fields (at most max stored, all counted in
+   *nfields) and the line ends inside it. Returns the position after it; -1
+   when it runs past the bytes loaded and the file goes on; -2 on a bad
+   quote (*why says). */
+static int64_t dag__csv_record(const dag__csv_buffer *x, int64_t pos, char delim, dag__csv_field *f, int max, int *nfields,
+                               int64_t *lines, const char **why) {
+    const char *b = x->b;
+    int64_t n = x->n;
+    *nfields = 0;
+    *lines = 0;
+    for (;;) {
+        dag__csv_field fd = { pos, pos, false, false };
+        if (pos < n && b[pos] == '"') {
+            fd.quoted = true;
+            fd.start = ++pos;
+            for (;;) {
+                const char *q = (const char *)memchr(b + pos, '"', (size_t)(n - pos));
+                for (const char *l = b + pos; (l = (const char *)memchr(l, '\n', (size_t)((q ? q : b + n) - l))) != NULL; l++) ++*lines;
+                if (!q) {
+                    if (!x->eof) return -1;
+                    *why = "a quoted field that never ends";
+                    return -2;
+                }
+                pos = q - b;
+                if (pos + 1 < n && b[pos + 1] == '"') {
+                    fd.escaped = true;
+                    pos += 2;
+                    continue;
+                }
+                if (pos + 1 >= n && !x->eof) return -1;
+                fd.end = pos++;
+                break;
+            }
+            if (pos < n && b[pos] == '\r') pos++;
+            if (pos < n && b[pos] != delim && b[pos] != '\n') {
+                *why = "a character after a closing quote";
+                return -2;
+            }
+        } else {
+            while (pos < n && b[pos] != delim && b[pos] != '\n') pos++;
+            fd.end = pos > fd.start && b[pos - 1] == '\r' ? pos - 1 : pos;
+        }
+        if (*nfields < max) f[*nfields] = fd;
+        ++*nfields;
+        if (pos >= n) return x->eof ? n : -1;
+        if (b[pos++] == '\n') {
+            ++*lines;
+            return pos;
+        }
+    }
+}
+
+/* >>csv values. Integers and decimals of up to 19 digits without an
+   exponent take the fast way (exact: a 53-bit integer over an exact power
+   of ten), the rest strtod. */
+static bool dag__csv_int(const char *s, int64_t n, int64_t *out) {
+    int64_t i = 0, v = 0;
+    bool neg = n > 0 && s[0] == '-';
+    if (n > 0 && (s[0] == '-' || s[0] == '+')) i = 1;
+    if (i == n) return false;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - (s[i] - '0')) / 10) return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = neg ? -v : v;
+    return true;
+}
+static bool dag__csv_real(const char *s, int64_t n, double *out) {
+    static const double tens[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+                                   1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+    int64_t i = n > 0 && (s[0] == '-' || s[0] == '+'), digits = 0, frac = -1;
+    uint64_t m = 0;
+    for (; i < n && digits < 19; i++) {
+        if (s[i] == '.' && frac < 0) frac = 0;
+        else if (s[i] >= '0' && s[i] <= '9') m = m * 10 + (uint64_t)(s[i] - '0'), digits++, frac += frac >= 0;
+        else break;
+    }
+    if (i == n && digits && m < (UINT64_C(1) << 53)) {
+        *out = (double)m / tens[frac > 0 ? frac : 0];
+        if (s[0] == '-') *out = -*out;
+        return true;
+    }
+    char buf[64], *end;
+    if (n <= 0 || n >= (int64_t)sizeof buf) return false;
+    memcpy(buf, s, (size_t)n);
+    buf[n] = 0;
+    *out = strtod(buf, &end);
+    return end == buf + n;
+}
+/* The text of a field (quotes removed, "" unescaped into *scratch). */
+static const char *dag__csv_text(const dag__csv_buffer *x, const dag__csv_field *f, char **scratch, int64_t *len) {
+    const char *s = x->b + f->start;
+    *len = f->end - f->start;
+    if (!f->escaped) return s;
+    char *d = (char *)DAG_REALLOC(*scratch, (size_t)*len + 1);
+    if (!d) return NULL;
+    *scratch = d;
+    int64_t k = 0;
+    for (int64_t i = 0; i < *len; i++) {
+        d[k++] = s[i];
+        if (s[i] == '"') i++;   /* "" is one quote */
+    }
+    *len = k;
+    return d;
+}
+/* Appends field f to column c of b as its type; false (and *why) when it is not one. */
+static bool dag__csv_put(dag__table_builder *b, int c, const char *s, int64_t len, const char **why) {
+    int64_t i = b->rows, iv = 0;
+    double dv = 0;
+    int type = b->types[c];
+    bool present = len > 0;
+    dag__table_set_bit(b->cols[c].valid, i, present);
+    if (type == DAG_TABLE_STR) {
+        if (!dag__builder_reserve_chars(b, c, len)) return !(*why = "no memory");
+        memcpy(b->cols[c].chars + b->nchars[c], s, (size_t)len);
+        b->nchars[c] += len;
+        ((int64_t *)b->cols[c].values)[i + 1] = b->nchars[c];
+        return true;
+    }
+    if (type == DAG_TABLE_I32 || type == DAG_TABLE_I64) {
+        if (present && (!dag__csv_int(s, len, &iv) || (type == DAG_TABLE_I32 && (iv < INT32_MIN || iv > INT32_MAX))))
+            return !(*why = type == DAG_TABLE_I32 ? "is not an int32" : "is not an int64");
+        if (type == DAG_TABLE_I32) ((int32_t *)b->cols[c].values)[i] = (int32_t)iv;
+        else ((int64_t *)b->cols[c].values)[i] = iv;
+        return true;
+    }
+    if (present && !dag__csv_real(s, len, &dv)) return !(*why = "is not a number");
+    if (type == DAG_TABLE_F32) ((float *)b->cols[c].values)[i] = (float)dv;
+    else ((double *)b->cols[c].values)[i] = dv;
+    return true;
+}
+
+static void dag__csv_scan_unit(dag__table_job *job, int64_t k, int64_t *meta) {
+    dag__csv *csv = (dag__csv *)job->op;
+    dag__csv_buffer x = { NULL, 0, 0, false };
+    int64_t lo = k * csv->chunk, n = csv->chunk;
+    meta[0] = meta[1] = 0;
+    if (!dag__csv_load(&x, csv->path, lo, lo + n < csv->size ? n : csv->size - lo, csv->size + 1)) {
+        dag_fail(DAG_ERR_IO, "dag_table_read_csv: could not read %s", csv->path);
+    } else {
+        for (int64_t i = 0; i < x.n; i++) meta[0] += x.b[i] == '"', meta[1] += x.b[i] == '\n';
+    }
+    DAG_FREE(x.b);
+}
+
+/* The first record that starts in chunk k at or after x->b[pos] (pos: the
+   chunk's start), counting the lines passed; -1 if none starts in it. */
+static int64_t dag__csv_first_record(const dag__csv *csv, const dag__csv_buffer *x, int64_t k, int64_t end, int64_t *line) {
+    int64_t start = k * csv->chunk, quotes = 0;
+    for (int64_t j = 0; j < k; j++) quotes += csv->scan[2 * j];
+    bool in_quotes = quotes % 2;
+    if (k == 0 || (!in_quotes && x->b[start - 1 - x->lo] == '\n')) return start;
+    for (int64_t pos = start; pos < end; pos++) {
+        char ch = x->b[pos - x->lo];
+        if (ch == '"') in_quotes = !in_quotes;
+        if (ch == '\n') {
+            ++*line;
+            if (!in_quotes) return pos + 1 < end ? pos + 1 : -1;
+        }
+    }
+    return -1;
+}
+static bool dag__csv_parse(dag__csv *csv, int64_t k, dag__table_builder *into) {
+    int64_t start = k * csv->chunk, end = start + csv->chunk < csv->size ? start + csv->chunk : csv->size, line = 1;
+    for (int64_t j = 0; j < k; j++) line += csv->scan[2 * j + 1];
+    dag__csv_buffer x = { NULL, 0, 0, false };
+    dag__csv_field *f = (dag__csv_field *)dag__table_alloc(sizeof(dag__csv_field) * (size_t)csv->ncols);
+    char *scratch = NULL;
+    const char *why = NULL;
+    int64_t lo = start ? start - 1 : 0, more = 1 << 16, pos, lines;
+    bool ok = f && dag__csv_load(&x, csv->path, lo, end - lo + more, csv->size);
+    if (!ok) why = f ? "could not be read" : "no memory";
+    pos = ok ? dag__csv_first_record(csv, &x, k, end, &line) : -1;
+    bool skip = k == 0 && csv->header;   /* the header: read already */
+    while (ok && pos >= 0 && pos < end) {
+        int nf;
+        int64_t next = dag__csv_record(&x, pos - x.lo, csv->delim, f, csv->ncols, &nf, &lines, &why);
+        if (next == -1) {   /* the record runs on: load more and read it again */
+            more *= 4;
+            ok = dag__csv_load(&x, csv->path, x.lo, end - x.lo + more, csv->size);
+            if (!ok) why = "could not be read";
+            continue;
+        }
+        if (next == -2) break;
+        bool blank = nf == 1 && !f[0].quoted && f[0].end == f[0].start;
+        if (!skip && !blank) {
+            if (nf != csv->ncols) {
+                char msg[64];
+                snprintf(msg, sizeof msg, "%d fields where the header has %d", nf, csv->ncols);
+                dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: line %lld: %s", csv->path, (long long)line, msg);
+                ok = false;
+                break;
+            }
+            ok = dag__builder_reserve(into, 1);
+            for (int c = 0; ok && c < csv->ncols; c++) {
+                int64_t len;
+                const char *s = dag__csv_text(&x, &f[c], &scratch, &len);
+                if (!s || !dag__csv_put(into, c, s, len, &why)) {
+                    dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: line %lld, column '%s': '%.*s' %s", csv->path,
+                             (long long)line, csv->t->names[c], (int)(len < 40 ? len : 40), s ? s : "", why ? why : "no memory");
+                    ok = false, why = NULL;
+                }
+            }
+            into->rows += ok;
+        }
+        skip = false;
+        line += lines;
+        pos = x.lo + next;
+    }
+    if (why) dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: line %lld: %s", csv->path, (long long)line, why);
+    DAG_FREE(x.b), DAG_FREE(f), DAG_FREE(scratch);
+    return ok && !why;
+}
+static bool dag__csv_parse_unit(dag__table_build *b, int64_t k, dag__table_builder *into) {
+    return dag__csv_parse((dag__csv *)b->op, k, into);
+}
+
+/* The header and the column types, from the first MiB of the file (every
+   rank reads it): integers where every value is one, then doubles, else
+   strings. */
+enum { DAG__CSV_SNIFF_BYTES = 1 << 20, DAG__CSV_SNIFF_ROWS = 20480, DAG__CSV_MAX_COLUMNS = 4096 };
+static dag_table *dag__csv_head(dag__csv *csv, const dag_table_csv_options *o, int64_t nparts) {
+    dag__csv_buffer x = { NULL, 0, 0, false };
+    dag__csv_field *f = (dag__csv_field *)dag__table_alloc(sizeof(dag__csv_field) * DAG__CSV_MAX_COLUMNS);
+    char **names = (char **)dag__table_zalloc(sizeof(char *) * DAG__CSV_MAX_COLUMNS);
+    dag_table_type *types = (dag_table_type *)dag__table_zalloc(sizeof(dag_table_type) * DAG__CSV_MAX_COLUMNS);
+    int *maybe = (int *)dag__table_zalloc(sizeof(int) * DAG__CSV_MAX_COLUMNS);   /* bit 0: int, 1: real, 2: any value */
+    dag_table *t = NULL;
+    const char *why = NULL;
+    char *scratch = NULL;
+    int nf = 0, ncols = 0;
+    int64_t lines, pos = 0;
+    if (!f || !names || !types || !maybe || !dag__csv_load(&x, csv->path, 0, DAG__CSV_SNIFF_BYTES, csv->size)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_IO, "dag_table_read_csv: could not read %s", csv->path);
+        goto done;
+    }
+    for (int64_t row = 0; row <= DAG__CSV_SNIFF_ROWS && pos < x.n; row++) {
+        int64_t next = dag__csv_record(&x, pos, csv->delim, f, DAG__CSV_MAX_COLUMNS, &nf, &lines, &why);
+        if (next < 0) break;   /* past the sample, or a bad row: the parse names its line */
+        if (row == 0) {
+            ncols = nf < DAG__CSV_MAX_COLUMNS ? nf : DAG__CSV_MAX_COLUMNS;
+            for (int c = 0; c < ncols; c++) {
+                int64_t len;
+                const char *s = csv->header ? dag__csv_text(&x, &f[c], &scratch, &len) : NULL;
+                char made[32];
+                if (!s) len = snprintf(made, sizeof made, "column%d", c + 1), s = made;
+                if ((names[c] = (char *)dag__table_alloc((size_t)len + 1))) memcpy(names[c], s, (size_t)len), names[c][len] = 0;
+                maybe[c] = 3;
+            }
+        }
+        for (int c = 0; (row > 0 || !csv->header) && nf == ncols && c < ncols; c++) {
+            int64_t len, iv;
+            double dv;
+            const char *s = dag__csv_text(&x, &f[c], &scratch, &len);
+            if (!s || !len) continue;
+            if (!dag__csv_int(s, len, &iv)) maybe[c] &= ~1;
+            if (!dag__csv_real(s, len, &dv)) maybe[c] &= ~2;
+            maybe[c] |= 4;
+        }
+        pos = next;
+    }
+    for (int c = 0; c < ncols; c++) {
+        types[c] = c < o->num_types && o->types ? o->types[c] : (maybe[c] & 5) == 5 ? DAG_TABLE_I64 : (maybe[c] & 6) == 6 ? DAG_TABLE_F64 : DAG_TABLE_STR;
+        if (!names[c] || types[c] < DAG_TABLE_I32 || types[c] > DAG_TABLE_STR) ncols = 0;
+    }
+    if (!ncols || (o->types && o->num_types != ncols))
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: %s", csv->path,
+                !ncols ? "no header line (or a bad type)" : "the number of types differs from the header's columns");
+    else t = dag__table_new(ncols, (const char *const *)names, types, nparts, NULL);
+done:
+    for (int c = 0; names && c < DAG__CSV_MAX_COLUMNS; c++) DAG_FREE(names[c]);
+    DAG_FREE(x.b), DAG_FREE(f), DAG_FREE(names), DAG_FREE(types), DAG_FREE(maybe), DAG_FREE(scratch);
+    return t;
+}
+
+dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *options) {
+    dag_wait_all();
+    dag_table_csv_options none;
+    memset(&none, 0, sizeof none);
+    const dag_table_csv_options *o = options ? options : &none;
+    dag__csv csv;
+    memset(&csv, 0, sizeof csv);
+    csv.path = path;
+    csv.delim = o->delimiter ? o->delimiter : ',';
+    csv.header = !o->no_header;
+    csv.chunk = o->chunk_bytes > 0 ? o->chunk_bytes : (int64_t)8 << 20;
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f || fseek(f, 0, SEEK_END) != 0 || (csv.size = (int64_t)ftell(f)) < 0) {
+        if (f) fclose(f);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_IO, "dag_table_read_csv: could not open %s", path ? path : "(NULL)");
+        return NULL;
+    }
+    fclose(f);
+    int64_t nparts = csv.size ? (csv.size + csv.chunk - 1) / csv.chunk : 1;
+    if (!(csv.t = dag__csv_head(&csv, o, nparts))) return NULL;
+    csv.ncols = csv.t->ncols;
+    csv.types = dag__table_types_of(csv.t);
+    dag__table_job scan;
+    dag_result r = csv.types ? dag__table_job_of(&scan, "dag_table_read_csv", nparts, 2, csv.t->owner, dag__csv_scan_unit, &csv)
+                             : DAG_ERR_OUT_OF_MEMORY;
+    dag_table *t = csv.t;
+    if (r == DAG_OK) {
+        csv.scan = scan.meta;
+        dag__table_build b = { csv.t, NULL, dag__csv_parse_unit, csv.types, &csv };
+        t = dag__table_build_run(&b, "dag_table_read_csv");
+    } else {
+        dag_table_free(csv.t), t = NULL;
+    }
+    if (csv.types) DAG_FREE(scan.meta);
+    DAG_FREE(csv.types);
+    return t;
+}
+
+/* >>operations: what they share */
+/* columns of t by name into idx; false (logged) when one is not there */
+static bool dag__table_columns_named(const dag_table *t, const char *const *names, int n, int *idx, const char *who) {
+    for (int i = 0; i < n; i++)
+        if ((idx[i] = dag_table_column_index(t, names ? names[i] : NULL)) < 0) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no column '%s'", who, names && names[i] ? names[i] : "(NULL)");
+            return false;
+        }
+    return true;
+}
+static bool dag__table_usable(const dag_table *t, const char *who) {
+    if (t) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no table", who);
+    return false;
+}
+/* A table of t's partitioning (same owners and rows) whose column c is t's column from[c], shared
+   (from[c] >= 0), or a new one named names[c] of types[c] to build (from[c] < 0). */
+static dag_table *dag__table_derive(const dag_table *t, int ncols, const int *from, const char *const *names,
+                                    const dag_table_type *types) {
+    const char **n = (const char **)dag__table_alloc(sizeof(char *) * (size_t)ncols);
+    dag_table_type *ty = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)ncols);
+    dag_table *d = NULL;
+    if (n && ty) {
+        for (int c = 0; c < ncols; c++) n[c] = from[c] >= 0 ? t->names[from[c]] : names[c], ty[c] = from[c] >= 0 ? t->types[from[c]] : types[c];
+        d = dag__table_new(ncols, n, ty, t->nparts, t->owner);
+    }
+    for (int64_t p = 0; d && p < t->nparts; p++) {
+        dag__table_set_rows(d, p, t->part_rows[p]);
+        for (int c = 0; c < ncols; c++)
+            if (from[c] >= 0) dag__table_share_chunk(d, p, c, t->chunk[p * t->ncols + from[c]]);
+    }
+    DAG_FREE(n), DAG_FREE(ty);
+    return d;
+}
+
+static dag_table *dag__table_pick(dag_table *t, const char *const *names, int count, bool keep, const char *who) {
+    dag_wait_all();
+    int *idx = (int *)dag__table_alloc(sizeof(int) * (size_t)(count + 1)), *from = NULL;
+    dag_table *d = NULL;
+    if (!dag__table_usable(t, who) || !idx || count < 0 || !dag__table_columns_named(t, names, count, idx, who)) goto done;
+    if (!(from = (int *)dag__table_alloc(sizeof(int) * (size_t)(t->ncols + count + 1)))) goto done;
+    int n = 0;
+    if (keep) {
+        for (int i = 0; i < count; i++) from[n++] = idx[i];
+    } else {
+        for (int c = 0; c < t->ncols; c++) {
+            bool dropped = false;
+            for (int i = 0; i < count; i++) dropped |= idx[i] == c;
+            if (!dropped) from[n++] = c;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (from[i] == from[j]) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: column '%s' named twice", who, t->names[from[i]]);
+                goto done;
+            }
+    if (!n) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no column would be left", who);
+    else d = dag__table_derive(t, n, from, NULL, NULL);
+done:
+    DAG_FREE(idx), DAG_FREE(from);
+    return d;
+}
+dag_table *dag_table_select(dag_table *t, const char *const *names, int count) {
+    return dag__table_pick(t, names, count, true, "dag_table_select");
+}
+dag_table *dag_table_drop(dag_table *t, const char *const *names, int count) {
+    return dag__table_pick(t, names, count, false, "dag_table_drop");
+}
+
+/* >>head: the first rows of each partition it needs, on its owner */
+typedef struct dag__table_rows_of { const dag_table *in; int64_t limit; } dag__table_rows_of;
+static bool dag__table_head_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
+    const dag__table_rows_of *h = (const dag__table_rows_of *)b->op;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)h->in->ncols);
+    dag_table_view v;
+    if (!cols) return !(into->failed = true);
+    dag__table_view_of(h->in, p, &v, cols);
+    int64_t keep = h->limit - v.first_row < v.rows ? h->limit - v.first_row : v.rows;
+    bool ok = dag__builder_append(into, &v, NULL, keep);
+    DAG_FREE(cols);
+    return ok;
+}
+dag_table *dag_table_head(dag_table *t, int64_t rows) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_head")) return NULL;
+    if (rows < 0 || rows > t->rows) rows = t->rows;
+    int64_t parts = 1;
+    while (parts < t->nparts && t->first_row[parts] < rows) parts++;
+    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, parts, t->owner);
+    int *types = d ? dag__table_types_of(d) : NULL;
+    dag__table_rows_of h = { t, rows };
+    dag__table_build b = { d, NULL, dag__table_head_part, types, &h };
+    d = types ? dag__table_build_run(&b, "dag_table_head") : (dag_table_free(d), NULL);
+    DAG_FREE(types);
+    return d;
+}
+
+/* >>map: the new columns of each partition made by the user's function on its owner */
+typedef struct dag__table_mapping {
+    const dag_table *in;
+    dag_table_map_fn fn;
+    void *user;
+    const int *out_col;   /* each new column's place in the result */
+    int num_new;
+} dag__table_mapping;
+static bool dag__table_map_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
+    const dag__table_mapping *m = (const dag__table_mapping *)b->op;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)(m->in->ncols + m->num_new));
+    dag_table_view v;
+    if (!cols || !dag__builder_reserve(into, m->in->part_rows[p])) {
+        DAG_FREE(cols);
+        return !(into->failed = true);
+    }
+    dag__table_view_of(m->in, p, &v, cols);
+    dag_table_column *out = cols + m->in->ncols;
+    for (int k = 0; k < m->num_new; k++) {
+        out[k] = into->cols[m->out_col[k]];
+        out[k].name = b->out->names[m->out_col[k]];
+        memset(out[k].valid, 0xff, (size_t)dag__table_valid_bytes(v.rows));
+    }
+    m->fn(&v, out, m->num_new, m->user);
+    into->rows = v.rows;
+    DAG_FREE(cols);
+    return true;
+}
+/* t's columns with new ones replacing or appended: from[c] and *ncols as dag__table_derive takes them */
+static int *dag__table_with_new(const dag_table *t, const char *const *names, int num_new, int *ncols, int *place) {
+    int *from = (int *)dag__table_alloc(sizeof(int) * (size_t)(t->ncols + num_new));
+    if (!from) return NULL;
+    for (int c = 0; c < t->ncols; c++) from[c] = c;
+    *ncols = t->ncols;
+    for (int k = 0; k < num_new; k++) {
+        int c = dag_table_column_index(t, names[k]);
+        for (int j = 0; j < k && c < 0; j++)
+            if (!strcmp(names[j], names[k])) c = place[j];
+        place[k] = c >= 0 ? c : (*ncols)++;
+        from[place[k]] = -1;
+    }
+    return from;
+}
+dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_map")) return NULL;
+    bool ok = fn && new_columns && num_new > 0;
+    for (int k = 0; ok && k < num_new; k++)
+        ok = new_columns[k].name && new_columns[k].type >= DAG_TABLE_I32 && new_columns[k].type < DAG_TABLE_STR;
+    if (!ok) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: needs a function and new columns, each with a name "
+                "and a type of numbers (int32, int64, float, double)");
+        return NULL;
+    }
+    int ncols = 0, *place = (int *)dag__table_alloc(sizeof(int) * (size_t)num_new), *from = NULL, *built = NULL;
+    const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)(t->ncols + num_new));
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)(t->ncols + num_new));
+    dag_table *d = NULL;
+    for (int k = 0; names && types && k < num_new; k++) names[k] = new_columns[k].name;
+    if (place && names && types && (from = dag__table_with_new(t, names, num_new, &ncols, place)) &&
+        (built = (int *)dag__table_zalloc(sizeof(int) * (size_t)ncols))) {
+        for (int k = 0; k < num_new; k++)
+            names[place[k]] = new_columns[k].name, types[place[k]] = new_columns[k].type, built[place[k]] = new_columns[k].type;
+        d = dag__table_derive(t, ncols, from, names, types);
+    }
+    dag__table_mapping m = { t, fn, user, place, num_new };
+    dag__table_build b = { d, NULL, dag__table_map_part, built, &m };
+    if (d) d = dag__table_build_run(&b, "dag_table_map");
+    DAG_FREE(place), DAG_FREE(from), DAG_FREE(built), DAG_FREE(names), DAG_FREE(types);
+    return d;
+}
+
+/* map with a kernel: the new column's chunks are made (and registered) first, then a kernel task per
+   partition reads the input's values and writes them, and a copy task gives it the input's bitmap */
+dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, const char *in, const char *out,
+                                     dag_table_type out_type) {
+    dag_wait_all();
+    int c_in = dag_table_column_index(t, in), ncols = 0, place = 0, *from = NULL;
+    if (!dag__table_usable(t, "dag_table_map_kernel") || !kernel || !kernel->kernel || kernel->num_params != 3 || c_in < 0 ||
+        !out || t->types[c_in] == DAG_TABLE_STR || out_type < DAG_TABLE_I32 || out_type >= DAG_TABLE_STR) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map_kernel: needs a DAG_KERNEL of two parameters (x, y), "
+                "a column of numbers (%s) and a new column's name and type of numbers", in ? in : "NULL");
+        return NULL;
+    }
+    const char **names = (const char **)dag__table_alloc(sizeof(char *) * (size_t)(t->ncols + 1));
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)(t->ncols + 1));
+    dag_table *d = NULL;
+    if (names && types && (from = dag__table_with_new(t, &out, 1, &ncols, &place))) {
+        names[place] = out, types[place] = out_type;
+        d = dag__table_derive(t, ncols, from, names, types);
+    }
+    DAG_FREE(from), DAG_FREE(names), DAG_FREE(types);
+    int64_t w = dag__table_width(out_type);
+    for (int64_t p = 0; d && p < d->nparts; p++) {
+        int64_t n = d->part_rows[p];
+        bool mine = d->owner[p] == dag_rank();
+        void *values = mine ? dag__table_alloc((size_t)(n * w)) : NULL;
+        uint8_t *valid = mine ? (uint8_t *)dag__table_alloc((size_t)dag__table_valid_bytes(n)) : NULL;
+        if ((mine && (!values || !valid)) ||
+            !dag__table_adopt_chunk(d, p, place, n, 0, values, NULL, valid, DAG__TABLE_OWN_VALUES | DAG__TABLE_OWN_VALID)) {
+            if (!d->chunk[p * d->ncols + place]) DAG_FREE(values), DAG_FREE(valid);
+            dag_table_free(d), d = NULL;
+        }
+    }
+    if (!d) return NULL;
+    dag_options copy = dag__table_options("dag_table_map_kernel");
+    DAG_DATADEPS {
+        for (int64_t p = 0; p < d->nparts; p++) {
+            const dag__table_chunk *src = t->chunk[p * t->ncols + c_in], *dst = d->chunk[p * d->ncols + place];
+            if (!src->rows) continue;
+            dag_arg args[3] = { DAG_VAL((size_t)src->rows), In(src->values_h), Out(dst->values_h) };
+            dag_spawn_desc(kernel, args, 3, NULL);
+            dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val(dag__table_valid_bytes(src->rows)));
+        }
+    }
+    if (dag_last_region_result() != DAG_OK) dag_table_free(d), d = NULL;
+    return d;
+}
+
+/* >>filter */
+typedef struct dag__table_filtering { const dag_table *in; dag_table_filter_fn fn; void *user; } dag__table_filtering;
+static bool dag__table_filter_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
+    const dag__table_filtering *f = (const dag__table_filtering *)b->op;
+    int64_t n = f->in->part_rows[p], kept = 0;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)f->in->ncols);
+    uint8_t *keep = (uint8_t *)dag__table_zalloc((size_t)n);
+    int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
+    bool ok = cols && keep && idx;
+    if (ok) {
+        dag_table_view v;
+        dag__table_view_of(f->in, p, &v, cols);
+        f->fn(&v, keep, f->user);
+        for (int64_t i = 0; i < n; i++)
+            if (keep[i]) idx[kept++] = i;
+        ok = dag__builder_append(into, &v, idx, kept);
+    }
+    if (!ok) into->failed = true;
+    DAG_FREE(cols), DAG_FREE(keep), DAG_FREE(idx);
+    return ok;
+}
+dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, int64_t repartition_rows) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_filter")) return NULL;
+    if (!fn || repartition_rows < 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_filter: %s", !fn ? "no function" : "negative rows per partition");
+        return NULL;
+    }
+    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, t->nparts, t->owner);
+    int *types = d ? dag__table_types_of(d) : NULL;
+    dag__table_filtering f = { t, fn, user };
+    dag__table_build b = { d, NULL, dag__table_filter_part, types, &f };
+    d = types ? dag__table_build_run(&b, "dag_table_filter") : (dag_table_free(d), NULL);
+    DAG_FREE(types);
+    if (d && repartition_rows > 0) {
+        dag_table *r = dag_table_repartition(d, repartition_rows);
+        dag_table_free(d);
+        d = r;
+    }
+    return d;
+}
+
+/* The order of two present values of one column, or of a column and a
+   value: NaN equals NaN and is above every number; strings bytewise. */
+static int dag__table_cmp_real(double a, double b) {
+    if (a != a || b != b) return (a != a) - (b != b);
+    return (a > b) - (a < b);
+}
+static int dag__table_cmp_bytes(const char *a, int64_t na, const char *b, int64_t nb) {
+    int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
+    return c ? (c > 0) - (c < 0) : (na > nb) - (na < nb);
+}
+static int64_t dag__table_get_int(const dag_table_column *c, int64_t i) {
+    return c->type == DAG_TABLE_I32 ? ((const int32_t *)c->values)[i] : ((const int64_t *)c->values)[i];
+}
+static double dag__table_get_real(const dag_table_column *c, int64_t i) {
+    switch (c->type) {
+    case DAG_TABLE_I32: return ((const int32_t *)c->values)[i];
+    case DAG_TABLE_I64: return (double)((const int64_t *)c->values)[i];
+    case DAG_TABLE_F32: return ((const float *)c->values)[i];
+    default: return ((const double *)c->values)[i];
+    }
+}
+static bool dag__table_is_int(int type) { return type == DAG_TABLE_I32 || type == DAG_TABLE_I64; }
+static int dag__table_cmp_rows(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
+    if (a->type == DAG_TABLE_STR) {
+        int64_t na, nb;
+        const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
+        return dag__table_cmp_bytes(sa, na, sb, nb);
+    }
+    if (dag__table_is_int(a->type) && dag__table_is_int(b->type)) {
+        int64_t x = dag__table_get_int(a, i), y = dag__table_get_int(b, j);
+        return (x > y) - (x < y);
+    }
+    return dag__table_cmp_real(dag__table_get_real(a, i), dag__table_get_real(b, j));
+}
+
+typedef struct dag__table_where_arg { int col; dag_table_cmp op; dag_table_column value; } dag__table_where_arg;
+static void dag__table_where_keep(const dag_table_view *in, uint8_t *keep, void *user) {
+    const dag__table_where_arg *w = (const dag__table_where_arg *)user;
+    const dag_table_column *c = &in->columns[w->col];
+    for (int64_t i = 0; i < in->rows; i++) {
+        if (!dag__table_bit(c->valid, i)) continue;   /* a missing operand: the row goes */
+        int r = dag__table_cmp_rows(c, i, &w->value, 0);
+        switch (w->op) {
+        case DAG_TABLE_EQ: keep[i] = r == 0; break;
+        case DAG_TABLE_NE: keep[i] = r != 0; break;
+        case DAG_TABLE_LT: keep[i] = r < 0; break;
+        case DAG_TABLE_LE: keep[i] = r <= 0; break;
+        case DAG_TABLE_GT: keep[i] = r > 0; break;
+        default: keep[i] = r >= 0; break;
+        }
+    }
+}
+static dag_table *dag__table_where(dag_table *t, const char *column, dag_table_cmp op, dag__table_where_arg *w, bool str,
+                                   const char *who) {
+    w->col = dag_table_column_index(t, column);
+    w->op = op;
+    if (!dag__table_usable(t, who) || w->col < 0 || op < DAG_TABLE_EQ || op > DAG_TABLE_GE ||
+        (t->types[w->col] == DAG_TABLE_STR) != str) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs a %s column (%s) and a comparison", who,
+                str ? "string" : "number", column ? column : "NULL");
+        return NULL;
+    }
+    return dag_table_filter(t, dag__table_where_keep, w, 0);
+}
+dag_table *dag_table_where(dag_table *t, const char *column, dag_table_cmp op, double value) {
+    dag__table_where_arg w;
+    memset(&w, 0, sizeof w);
+    w.value.type = DAG_TABLE_F64;
+    w.value.values = &value;
+    return dag__table_where(t, column, op, &w, false, "dag_table_where");
+}
+dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp op, const char *value) {
+    dag__table_where_arg w;
+    int64_t off[2] = { 0, value ? (int64_t)strlen(value) : 0 };
+    memset(&w, 0, sizeof w);
+    w.value.type = DAG_TABLE_STR;
+    w.value.values = off;
+    w.value.chars = (char *)(uintptr_t)value;
+    return value ? dag__table_where(t, column, op, &w, true, "dag_table_where_str") : NULL;
+}
+
+/* >>shuffle: each input unit deals rows (its partition, or what it made of
+   it) into a piece per bucket, by a job on its owner; then each bucket, on
+   its owner, absorbs its pieces in the units' order (a chain: the pieces
+   move there) and finishes into a partition of the result. */
+typedef struct dag__table_shuffle dag__table_shuffle;
+struct dag__table_shuffle {
+    const char *who;
+    int64_t inputs;
+    const int *in_owner;
+    dag_table *out;              /* buckets: out's partitions, on out's owners */
+    /* the rows unit u deals, their piece types, and each row's bucket, in memory *scratch holds */
+    bool (*deal)(dag__table_shuffle *s, int64_t u, dag_table_view *rows, const int **types, int64_t **bucket, void **scratch);
+    void (*release)(dag__table_shuffle *s, void *scratch);
+    void (*absorb)(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece);
+    bool (*finish)(dag__table_shuffle *s, int64_t q, dag__table_builder *out);
+    int64_t **piece;             /* inputs x buckets, on the inputs' owners */
+    dag__table_builder *stash;   /* each bucket's partition */
+    void *op;
+};
+
+static void dag__shuffle_deal_unit(dag__table_job *job, int64_t u, int64_t *meta) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    int64_t q_count = s->out->nparts, *bucket = NULL;
+    dag_table_view v;
+    const int *types = NULL;
+    void *scratch = NULL;
+    memset(&v, 0, sizeof v);
+    bool ok = s->deal(s, u, &v, &types, &bucket, &scratch);
+    int64_t *start = ok ? (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)(q_count + 1)) : NULL;
+    int64_t *idx = ok ? (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)v.rows) : NULL;
+    if (start && idx) {   /* the rows by bucket, in their order (a counting sort) */
+        for (int64_t i = 0; i < v.rows; i++) start[bucket[i] + 1]++;
+        for (int64_t q = 0; q < q_count; q++) start[q + 1] += start[q];
+        for (int64_t i = 0; i < v.rows; i++) idx[start[bucket[i]]++] = i;
+        for (int64_t q = q_count; q > 0; q--) start[q] = start[q - 1];
+        start[0] = 0;
+        for (int64_t q = 0; q < q_count && ok; q++)
+            ok = (s->piece[u * q_count + q] = dag__piece_make(&v, types, idx + start[q], start[q + 1] - start[q], &meta[q])) != NULL;
+    }
+    if (ok && (!start || !idx)) ok = false;
+    if (!ok && !dag_cancelled()) dag__table_job_fail_memory(job, u);
+    if (s->release) s->release(s, scratch);
+    DAG_FREE(start), DAG_FREE(idx), DAG_FREE(bucket);
+}
+static void dag__shuffle_absorb(dag__table_job *job, int64_t q, int64_t u, const void *piece) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)(((const int64_t *)piece)[1] + 1));
+    dag_table_view v;
+    if (!cols) {
+        s->stash[q].failed = true;
+        return;
+    }
+    dag__piece_view((const int64_t *)piece, &v, cols);
+    s->absorb(s, q, u, &v);
+    DAG_FREE(cols);
+}
+static void dag__shuffle_finish_unit(dag__table_job *job, int64_t q, int64_t *meta) {
+    dag__table_shuffle *s = (dag__table_shuffle *)job->op;
+    if (s->stash[q].failed || (s->finish && !s->finish(s, q, &s->stash[q])) || s->stash[q].failed) {
+        if (!dag_cancelled()) dag__table_job_fail_memory(job, q);
+        return;
+    }
+    dag__builder_meta(&s->stash[q], meta);
+}
+/* the partitions of a bucket: the builders absorb appends to */
+static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    (void)u;
+    if (!dag__builder_append(&s->stash[q], piece, NULL, piece->rows)) s->stash[q].failed = true;
+}
+
+/* Runs s: s->out, or NULL (freed) on failure. */
+static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
+    dag_table *t = s->out;
+    int64_t q_count = t->nparts, n = s->inputs * q_count;
+    int *types = dag__table_types_of(t);
+    s->piece = (int64_t **)dag__table_zalloc(sizeof(int64_t *) * (size_t)n);
+    s->stash = (dag__table_builder *)dag__table_zalloc(sizeof(dag__table_builder) * (size_t)q_count);
+    dag_data *h = (dag_data *)dag__table_zalloc(sizeof(dag_data) * (size_t)n);
+    dag__table_job deal, merge;
+    memset(&deal, 0, sizeof deal), memset(&merge, 0, sizeof merge);
+    bool ok = types && s->piece && s->stash && h;
+    for (int64_t q = 0; ok && q < q_count; q++) ok = dag__builder_init(&s->stash[q], t->ncols, types) && dag__builder_reserve(&s->stash[q], 1);
+    ok = ok && dag__table_job_of(&deal, s->who, s->inputs, q_count, s->in_owner, dag__shuffle_deal_unit, s) == DAG_OK;
+    for (int64_t i = 0; ok && i < n; i++) ok = (h[i] = dag__table_register(s->in_owner[i / q_count], s->piece[i], deal.meta[i] / 8, 8)).id != 0;
+    if (ok) {
+        merge.who = s->who, merge.units = q_count, merge.k = 1 + t->ncols, merge.owner = t->owner;
+        merge.run = dag__shuffle_finish_unit, merge.absorb = dag__shuffle_absorb;
+        merge.sources = s->inputs, merge.pieces = h, merge.op = s;
+        ok = dag__table_run(&merge) == DAG_OK && dag__table_adopt(t, merge.meta, s->stash);
+    }
+    for (int64_t i = 0; h && i < n; i++)
+        if (h[i].id) dag_data_unregister(h[i]);
+    for (int64_t i = 0; s->piece && i < n; i++) DAG_FREE(s->piece[i]);
+    for (int64_t q = 0; s->stash && q < q_count; q++) dag__builder_free(&s->stash[q]);
+    DAG_FREE(types), DAG_FREE(s->piece), DAG_FREE(s->stash), DAG_FREE(h), DAG_FREE(deal.meta), DAG_FREE(merge.meta);
+    if (!ok) dag_table_free(t), t = NULL;
+    return t;
+}
+/* A result of buckets partitions like t's columns (owner: bucket mod ranks, as key hashes deal them). */
+static dag_table *dag__table_like(const dag_table *t, int64_t buckets) {
+    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, buckets, NULL);
+}
+/* unit u's whole partition of t, as rows to deal */
+static dag_table_column *dag__table_deal_view(const dag_table *t, int64_t u, dag_table_view *v, int64_t **bucket) {
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    *bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(t->part_rows[u] + 1));
+    if (cols && *bucket) dag__table_view_of(t, u, v, cols);
+    else DAG_FREE(cols), cols = NULL;
+    return cols;
+}
+static void dag__table_release_cols(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    DAG_FREE(scratch);
+}
+
+/* >>repartition: rows go to bucket (row number) / rows */
+typedef struct dag__table_dealing { const dag_table *in; int *types; int64_t rows; } dag__table_dealing;
+static bool dag__table_deal_range(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                  void **scratch) {
+    const dag__table_dealing *d = (const dag__table_dealing *)s->op;
+    if (!(*scratch = dag__table_deal_view(d->in, u, v, bucket))) return false;
+    for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = (v->first_row + i) / d->rows;
+    *types = d->types;
+    return true;
+}
+static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
+    dag__table_shuffle s;
+    memset(&s, 0, sizeof s);
+    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
+    s.release = dag__table_release_cols;
+    s.absorb = dag__shuffle_append;
+    return s;
+}
+dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
+    dag_wait_all();
+    if (!dag__table_usable(t, "dag_table_repartition")) return NULL;
+    if (rows <= 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
+        return NULL;
+    }
+    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, dag__table_parts_for(t->rows, rows), NULL);
+    dag__table_dealing op = { t, dag__table_types_of(t), rows };
+    dag__table_shuffle s = dag__table_shuffle_of("dag_table_repartition", t, d, &op);
+    s.deal = dag__table_deal_range;
+    d = d && op.types ? dag__shuffle_run(&s) : (dag_table_free(d), NULL);
+    DAG_FREE(op.types);
+    return d;
+}
+
+/* >>sort: sampled splitters deal the rows into ranges (missing rows to the
+   last), each range then sorted, stably, where it lands. */
+enum { DAG__TABLE_SAMPLES = 64 };
+/* A double that orders as the values do (not strictly: ties where it
+   rounds), for splitters: strings by their first six bytes. */
+static double dag__table_sort_key(const dag_table_column *c, int64_t i, int desc) {
+    double k;
+    if (c->type == DAG_TABLE_STR) {
+        int64_t n;
+        const unsigned char *s = (const unsigned char *)dag__table_str(c, i, &n);
+        k = 0;
+        for (int64_t j = 0; j < 6; j++) k = k * 256 + (j < n ? s[j] : 0);
+    } else {
+        k = dag__table_get_real(c, i);
+        if (k != k) k = INFINITY;
+    }
+    return desc ? -k : k;
+}
+typedef struct dag__table_sorting {
+    const dag_table *in;
+    int col, desc;
+    int *types;
+    double *split;               /* buckets - 1 splitters */
+} dag__table_sorting;
+static void dag__table_sample_unit(dag__table_job *job, int64_t u, int64_t *meta) {
+    const dag__table_sorting *o = (const dag__table_sorting *)job->op;
+    const dag__table_chunk *k = o->in->chunk[u * o->in->ncols + o->col];
+    dag_table_column c = { NULL, o->in->types[o->col], k->values, k->chars, k->valid };
+    int64_t n = 0;
+    for (int64_t s = 0; s < DAG__TABLE_SAMPLES && k->rows; s++) {
+        int64_t i = (2 * s + 1) * k->rows / (2 * DAG__TABLE_SAMPLES);
+        if (!dag__table_bit(k->valid, i)) continue;
+        double key = dag__table_sort_key(&c, i, o->desc);
+        memcpy(&meta[1 + n++], &key, sizeof key);
+    }
+    meta[0] = n;
+}
+static int dag__table_cmp_doubles(const void *a, const void *b) { return dag__table_cmp_real(*(const double *)a, *(const double *)b); }
+static bool dag__table_deal_sorted(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
+    const dag__table_sorting *o = (const dag__table_sorting *)s->op;
+    int64_t last = s->out->nparts - 1;
+    if (!(*scratch = dag__table_deal_view(o->in, u, v, bucket))) return false;
+    const dag_table_column *c = &v->columns[o->col];
+    for (int64_t i = 0; i < v->rows; i++) {
+        if (!dag__table_bit(c->valid, i)) {
+            (*bucket)[i] = last;
+            continue;
+        }
+        double key = dag__table_sort_key(c, i, o->desc);
+        int64_t lo = 0, hi = last;   /* the splitters below key */
+        while (lo < hi) {
+            int64_t mid = (lo + hi) / 2;
+            if (o->split[mid] < key) lo = mid + 1;
+            else hi = mid;
+        }
+        (*bucket)[i] = lo;
+    }
+    *types = o->types;
+    return true;
+}
+/* Row order of a column, stable: present values by the order (descending
+   if desc), then the missing ones. A merge sort over row numbers. */
+static bool dag__table_order(const dag_table_column *c, int desc, int64_t *idx, int64_t n) {
+    int64_t present = 0, missing = 0, *tmp = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
+    if (!tmp) return false;
+    for (int64_t i = 0; i < n; i++)
+        if (!dag__table_bit(c->valid, i)) tmp[missing++] = i;
+        else idx[present++] = i;
+    memcpy(idx + present, tmp, sizeof(int64_t) * (size_t)missing);
+    for (int64_t width = 1; width < present; width *= 2) {
+        for (int64_t lo = 0; lo < present; lo += 2 * width) {
+            int64_t mid = lo + width < present ? lo + width : present, hi = lo + 2 * width < present ? lo + 2 * width : present;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) {
+                int r = dag__table_cmp_rows(c, idx[b], c, idx[a]);
+                tmp[k++] = (desc ? r > 0 : r < 0) ? idx[b++] : idx[a++];   /* ties keep the earlier row first */
+            }
+            while (a < mid) tmp[k++] = idx[a++];
+            while (b < hi) tmp[k++] = idx[b++];
+        }
+        memcpy(idx, tmp, sizeof(int64_t) * (size_t)present);
+    }
+    DAG_FREE(tmp);
+    return true;
+}
+static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__table_builder *b) {
+    const dag__table_sorting *o = (const dag__table_sorting *)s->op;
+    int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)b->rows);
+    dag__table_builder sorted;
+    dag_table_view v = { b->rows, b->ncols, b->cols, q, 0 };
+    bool ok = idx && dag__table_order(&b->cols[o->col], o->desc, idx, b->rows) && dag__builder_init(&sorted, b->ncols, b->types) &&
+              dag__builder_append(&sorted, &v, idx, b->rows);
+    DAG_FREE(idx);
+    if (!ok) return false;
+    dag__builder_free(b);
+    *b = sorted;
+    return true;
+}
+dag_table *dag_table_sort(dag_table *t, const char *column, int descending) {
+    dag_wait_all();
+    int col = dag_table_column_index(t, column);
+    if (!dag__table_usable(t, "dag_table_sort") || col < 0) {
+        if (t) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_sort: no column '%s'", column ? column : "NULL");
+        return NULL;
+    }
+    dag__table_sorting o = { t, col, descending != 0, dag__table_types_of(t), NULL };
+    dag__table_job sample;
+    memset(&sample, 0, sizeof sample);
+    dag_table *d = NULL;
+    int64_t q_count = t->nparts, n = 0;
+    double *keys = NULL;
+    if (!o.types || dag__table_job_of(&sample, "dag_table_sort", t->nparts, 1 + DAG__TABLE_SAMPLES, t->owner,
+                                      dag__table_sample_unit, &o) != DAG_OK)
+        goto done;
+    keys = (double *)dag__table_alloc(sizeof(double) * (size_t)(t->nparts * DAG__TABLE_SAMPLES));
+    o.split = (double *)dag__table_alloc(sizeof(double) * (size_t)q_count);
+    if (!keys || !o.split) goto done;
+    for (int64_t u = 0; u < t->nparts; u++)   /* every rank: the same samples, so the same splitters */
+        for (int64_t i = 0; i < sample.meta[u * (1 + DAG__TABLE_SAMPLES)]; i++)
+            memcpy(&keys[n++], &sample.meta[u * (1 + DAG__TABLE_SAMPLES) + 1 + i], sizeof(double));
+    qsort(keys, (size_t)n, sizeof(double), dag__table_cmp_doubles);
+    for (int64_t q = 0; q + 1 < q_count; q++) o.split[q] = n ? keys[(q + 1) * n / q_count] : 0;
+    d = dag__table_like(t, q_count);
+    dag__table_shuffle s = dag__table_shuffle_of("dag_table_sort", t, d, &o);
+    s.deal = dag__table_deal_sorted;
+    s.finish = dag__table_finish_sorted;
+    if (d) d = dag__shuffle_run(&s);
+done:
+    DAG_FREE(o.types), DAG_FREE(o.split), DAG_FREE(keys), DAG_FREE(sample.meta);
+    return d;
+}
+
+/* >>aggregates: a state per group and aggregate, merged across partitions */
+typedef struct dag__table_state {
+    int64_t n;                       /* values seen (COUNT_ALL: rows) */
+    union {
+        struct { int64_t isum; double dsum, mean, m2; union { int64_t i; double d; } lo, hi; } b;
+        unsigned char user[DAG_TABLE_USER_STATE];
+    } u;
+} dag__table_state;
+typedef struct dag__table_agg { dag_table_agg op; int col, type; const dag_table_user_agg *user; } dag__table_agg;
+
+static bool dag__table_resolve_aggs(const dag_table *t, const dag_table_aggregate *aggs, int n, dag__table_agg *out, const char *who) {
+    for (int a = 0; a < n; a++) {
+        const dag_table_aggregate *g = &aggs[a];
+        int col = g->op == DAG_TABLE_COUNT_ALL ? -1 : dag_table_column_index(t, g->column);
+        int type = col >= 0 ? t->types[col] : 0;
+        bool numbers = g->op != DAG_TABLE_COUNT && g->op != DAG_TABLE_COUNT_ALL;
+        const char *why = g->op < DAG_TABLE_SUM || g->op > DAG_TABLE_USER ? "an unknown aggregate"
+                        : g->op != DAG_TABLE_COUNT_ALL && col < 0 ? "no such column"
+                        : numbers && type == DAG_TABLE_STR ? "a string column (this aggregate takes numbers)"
+                        : g->op == DAG_TABLE_USER && (!g->user || !g->user->init || !g->user->step || !g->user->merge ||
+                                                      !g->user->finish || g->user->state_size > DAG_TABLE_USER_STATE)
+                            ? "a user aggregate without its four functions, or a state over DAG_TABLE_USER_STATE bytes" : NULL;
+        if (why) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: aggregate %d (%s): %s", who, a, g->column ? g->column : "*", why);
+            return false;
+        }
+        out[a].op = g->op, out[a].col = col, out[a].type = type, out[a].user = g->user;
+    }
+    return true;
+}
+static void dag__table_state_init(dag__table_state *s, const dag__table_agg *a) {
+    memset(s, 0, sizeof *s);
+    if (a->op == DAG_TABLE_USER) a->user->init(s->u.user);
+}
+/* NaN is the largest value for min and max */
+static bool dag__table_real_above(double x, double y) { return dag__table_cmp_real(x, y) > 0; }
+static void dag__table_state_step(dag__table_state *s, const dag__table_agg *a, const dag_table_column *c, int64_t i) {
+    if (a->op == DAG_TABLE_COUNT_ALL) {
+        s->n++;
+        return;
+    }
+    if (!dag__table_bit(c->valid, i)) return;
+    bool first = s->n++ == 0, ints = dag__table_is_int(a->type);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: break;
+    case DAG_TABLE_USER: a->user->step(s->u.user, dag__table_get_real(c, i)); break;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: {
+        bool max = a->op == DAG_TABLE_MAX;
+        if (ints) {
+            int64_t v = dag__table_get_int(c, i);
+            if (first || (max ? v > s->u.b.hi.i : v < s->u.b.lo.i)) s->u.b.lo.i = s->u.b.hi.i = v;
+        } else {
+            double v = dag__table_get_real(c, i);
+            if (first || (max ? dag__table_real_above(v, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, v))) s->u.b.lo.d = s->u.b.hi.d = v;
+        }
+        break;
+    }
+    default: {   /* sums, and the running mean and squares (Welford) */
+        double v = dag__table_get_real(c, i), delta = v - s->u.b.mean;
+        if (ints) s->u.b.isum += dag__table_get_int(c, i);
+        s->u.b.dsum += v;
+        s->u.b.mean += delta / (double)s->n;
+        s->u.b.m2 += delta * (v - s->u.b.mean);
+    }
+    }
+}
+static void dag__table_state_merge(dag__table_state *s, const dag__table_state *o, const dag__table_agg *a) {
+    if (!o->n) return;
+    if (a->op == DAG_TABLE_USER) a->user->merge(s->u.user, o->u.user);
+    if (!s->n && a->op != DAG_TABLE_USER) {
+        *s = *o;
+        return;
+    }
+    bool ints = dag__table_is_int(a->type);
+    if (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX) {
+        bool max = a->op == DAG_TABLE_MAX;
+        if (ints ? (max ? o->u.b.hi.i > s->u.b.hi.i : o->u.b.lo.i < s->u.b.lo.i)
+                 : (max ? dag__table_real_above(o->u.b.hi.d, s->u.b.hi.d) : dag__table_real_above(s->u.b.lo.d, o->u.b.lo.d)))
+            s->u.b.lo = o->u.b.lo, s->u.b.hi = o->u.b.hi;
+    } else if (a->op != DAG_TABLE_USER && a->op != DAG_TABLE_COUNT && a->op != DAG_TABLE_COUNT_ALL) {   /* Chan's merge */
+        double n1 = (double)s->n, n2 = (double)o->n, delta = o->u.b.mean - s->u.b.mean;
+        s->u.b.isum += o->u.b.isum;
+        s->u.b.dsum += o->u.b.dsum;
+        s->u.b.m2 += o->u.b.m2 + delta * delta * n1 * n2 / (n1 + n2);
+        s->u.b.mean += delta * n2 / (n1 + n2);
+    }
+    s->n += o->n;
+}
+/* The result's type of aggregate a */
+static dag_table_type dag__table_agg_type(const dag__table_agg *a) {
+    switch (a->op) {
+    case DAG_TABLE_SUM: return dag__table_is_int(a->type) ? DAG_TABLE_I64 : DAG_TABLE_F64;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX: return (dag_table_type)a->type;
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return DAG_TABLE_I64;
+    default: return DAG_TABLE_F64;
+    }
+}
+/* state s as a value: present or not, in i (integers) or d */
+static dag_table_value dag__table_state_value(const dag__table_state *s, const dag__table_agg *a) {
+    dag_table_value v = { 1, dag__table_agg_type(a), 0, 0 };
+    bool ints = dag__table_is_int(a->type);
+    switch (a->op) {
+    case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: v.i = s->n; break;
+    case DAG_TABLE_SUM: v.present = s->n > 0, v.i = s->u.b.isum, v.d = s->u.b.dsum; break;
+    case DAG_TABLE_MIN: v.present = s->n > 0, v.i = s->u.b.lo.i, v.d = s->u.b.lo.d; break;
+    case DAG_TABLE_MAX: v.present = s->n > 0, v.i = s->u.b.hi.i, v.d = s->u.b.hi.d; break;
+    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.b.isum / (double)s->n : s->u.b.dsum / (double)s->n; break;
+    case DAG_TABLE_VAR: case DAG_TABLE_SD:
+        v.present = s->n > 1, v.d = v.present ? s->u.b.m2 / (double)(s->n - 1) : 0;
+        if (a->op == DAG_TABLE_SD) v.d = sqrt(v.d);
+        break;
+    default: v.present = s->n > 0 && a->user->finish(s->u.user, &v.d); break;
+    }
+    if (!ints && (a->op == DAG_TABLE_MIN || a->op == DAG_TABLE_MAX)) v.i = 0;
+    return v;
+}
+static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_table_value v) {
+    dag__table_set_bit(c->valid, i, v.present);
+    switch (type) {
+    case DAG_TABLE_I32: ((int32_t *)c->values)[i] = (int32_t)v.i; break;
+    case DAG_TABLE_I64: ((int64_t *)c->values)[i] = v.i; break;
+    case DAG_TABLE_F32: ((float *)c->values)[i] = (float)v.d; break;
+    default: ((double *)c->values)[i] = v.d; break;
+    }
+}
+
+/* >>reduce: a state per partition (its meta), merged on every rank */
+typedef struct dag__table_reducing { const dag_table *in; dag__table_agg agg; } dag__table_reducing;
+enum { DAG__TABLE_STATE_WORDS = sizeof(dag__table_state) / 8 };
+static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta) {
+    const dag__table_reducing *r = (const dag__table_reducing *)job->op;
+    dag__table_state s;
+    dag__table_state_init(&s, &r->agg);
+    dag_table_column c;
+    memset(&c, 0, sizeof c);
+    if (r->agg.col >= 0) {
+        const dag__table_chunk *k = r->in->chunk[p * r->in->ncols + r->agg.col];
+        c.type = (dag_table_type)r->agg.type, c.values = k->values, c.valid = k->valid;
+    }
+    for (int64_t i = 0; i < r->in->part_rows[p]; i++) dag__table_state_step(&s, &r->agg, &c, i);
+    memcpy(meta, &s, sizeof s);
+}
+dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, dag_table_value *out) {
+    dag_wait_all();
+    dag__table_reducing r = { t, { DAG_TABLE_SUM, 0, 0, NULL } };
+    if (!dag__table_usable(t, "dag_table_reduce") || !aggregate || !out ||
+        !dag__table_resolve_aggs(t, aggregate, 1, &r.agg, "dag_table_reduce")) {
+        if (t && (!aggregate || !out)) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_reduce: no aggregate or no output");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__table_job job;
+    dag_result res = dag__table_job_of(&job, "dag_table_reduce", t->nparts, DAG__TABLE_STATE_WORDS, t->owner, dag__table_reduce_unit, &r);
+    if (res == DAG_OK) {
+        dag__table_state all, part;
+        dag__table_state_init(&all, &r.agg);
+        for (int64_t p = 0; p < t->nparts; p++) {   /* in partition order on every rank: the same result everywhere */
+            memcpy(&part, job.meta + p * DAG__TABLE_STATE_WORDS, sizeof part);
+            dag__table_state_merge(&all, &part, &r.agg);
+        }
+        *out = dag__table_state_value(&all, &r.agg);
+        if (out->type == DAG_TABLE_I32) out->type = DAG_TABLE_I64;
+        if (out->type == DAG_TABLE_F32) out->type = DAG_TABLE_F64;
+    }
+    DAG_FREE(job.meta);
+    return res;
+}
+
+/* >>keys: hashing and comparing rows of key columns, the same on every
+   rank. Integers of either width hash and compare as int64, floats as
+   double (-0 as 0, every NaN alike), strings as bytes; a missing key hashes
+   as itself and equals only a missing one (join: nothing). */
+static uint64_t dag__table_mix(uint64_t x) {
+    x ^= x >> 30; x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27; x *= UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
+static uint64_t dag__table_hash_key(const dag_table_column *c, int64_t i) {
+    if (!dag__table_bit(c->valid, i)) return UINT64_C(0x9e3779b97f4a7c15);
+    if (c->type == DAG_TABLE_STR) {
+        int64_t n;
+        const unsigned char *s = (const unsigned char *)dag__table_str(c, i, &n);
+        uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)n;
+        for (int64_t k = 0; k < n; k++) h = (h ^ s[k]) * UINT64_C(0x100000001b3);
+        return dag__table_mix(h);
+    }
+    if (dag__table_is_int(c->type)) return dag__table_mix((uint64_t)dag__table_get_int(c, i));
+    double d = dag__table_get_real(c, i);
+    uint64_t bits;
+    if (d == 0) d = 0;
+    if (d != d) d = NAN;
+    memcpy(&bits, &d, sizeof bits);
+    return dag__table_mix(bits ^ UINT64_C(0x5851f42d4c957f2d));
+}
+static uint64_t dag__table_hash_row(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
+    uint64_t h = 0;
+    for (int k = 0; k < nkeys; k++) h = dag__table_mix(h ^ dag__table_hash_key(&cols[keys[k]], i)) + (uint64_t)k;
+    return h;
+}
+static bool dag__table_key_equal(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j, bool join) {
+    bool va = dag__table_bit(a->valid, i), vb = dag__table_bit(b->valid, j);
+    if (!va || !vb) return !join && !va && !vb;
+    if (a->type == DAG_TABLE_STR || dag__table_is_int(a->type)) return dag__table_cmp_rows(a, i, b, j) == 0;
+    double x = dag__table_get_real(a, i), y = dag__table_get_real(b, j);
+    return x == y || (x != x && y != y);
+}
+static bool dag__table_rows_equal(const dag_table_column *a, const int *ka, int64_t i, const dag_table_column *b, const int *kb,
+                                  int64_t j, int nkeys, bool join) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_key_equal(&a[ka[k]], i, &b[kb[k]], j, join)) return false;
+    return true;
+}
+/* the bucket of a hash (its high bits: hash tables index by the low ones) */
+static int64_t dag__table_bucket(uint64_t h, int64_t buckets) { return (int64_t)(((h >> 32) * (uint64_t)buckets) >> 32); }
+
+/* >>hash table of groups: slot -> group + 1 (0: empty), each group's hash kept */
+typedef struct dag__table_groups { int64_t *slot, cap, count, hash_cap; uint64_t *hash; } dag__table_groups;
+static void dag__groups_free(dag__table_groups *g) { DAG_FREE(g->slot), DAG_FREE(g->hash), memset(g, 0, sizeof *g); }
+static bool dag__groups_grow(dag__table_groups *g) {
+    int64_t cap = g->cap ? g->cap * 2 : 64;
+    int64_t *slot = (int64_t *)dag__table_zalloc(sizeof(int64_t) * (size_t)cap);
+    uint64_t *hash = (uint64_t *)DAG_REALLOC(g->hash, sizeof(uint64_t) * (size_t)(cap / 2));
+    if (!slot || !hash) {
+        DAG_FREE(slot);
+        if (hash) g->hash = hash;
+        return false;
+    }
+    g->hash = hash;
+    for (int64_t e = 0; e < g->count; e++) {
+        int64_t s = (int64_t)(g->hash[e] & (uint64_t)(cap - 1));
+        while (slot[s]) s = (s + 1) & (cap - 1);
+        slot[s] = e + 1;
+    }
+    DAG_FREE(g->slot);
+    g->slot = slot, g->cap = cap;
+    return true;
+}
+/* The group of hash h whose keys same(ctx, group) accepts; if none, -1, or (insert) a new one (*added).
+   -1 without memory. */
+static int64_t dag__groups_get(dag__table_groups *g, uint64_t h, bool (*same)(const void *ctx, int64_t group), const void *ctx,
+                               bool insert, bool *added) {
+    *added = false;
+    if (!g->cap && !insert) return -1;
+    if (insert && 2 * (g->count + 1) > g->cap && !dag__groups_grow(g)) return -1;
+    int64_t s = (int64_t)(h & (uint64_t)(g->cap - 1));
+    for (; g->slot[s]; s = (s + 1) & (g->cap - 1)) {
+        int64_t e = g->slot[s] - 1;
+        if (g->hash[e] == h && same(ctx, e)) return e;
+    }
+    if (!insert) return -1;
+    g->slot[s] = g->count + 1;
+    g->hash[g->count] = h;
+    *added = true;
+    return g->count++;
+}
+
+/* does group g (its keys at row rep[g], or row g without rep, of b) hold the keys of row `row` of a? */
+typedef struct dag__table_probe {
+    const dag_table_column *a, *b;
+    const int *ka, *kb;
+    const int64_t *rep;
+    int64_t row;
+    int nkeys;
+    bool join;
+} dag__table_probe;
+static bool dag__table_probe_same(const void *ctx, int64_t g) {
+    const dag__table_probe *p = (const dag__table_probe *)ctx;
+    return dag__table_rows_equal(p->a, p->ka, p->row, p->b, p->kb, p->rep ? p->rep[g] : g, p->nkeys, p->join);
+}
+
+/* >>groupby. Each partition is aggregated where it lives into partial
+   groups (its keys, their hash, the states as one raw column), which are
+   dealt by hash to the buckets; each bucket merges the states of equal
+   keys and makes the results. */
+typedef struct dag__table_bucket_groups {
+    dag__table_groups groups;
+    dag__table_builder keys;
+    dag__table_state *states;
+    int64_t states_cap;
+} dag__table_bucket_groups;
+typedef struct dag__table_grouping {
+    const dag_table *in;
+    int nkeys, naggs;
+    int *keys;                   /* the key columns of the input */
+    int *key_at;                 /* 0, 1, ...: the keys' columns in a partial */
+    dag__table_agg *aggs;
+    int *partial_types;          /* the keys', the hash (int64), the states (raw) */
+    dag__table_bucket_groups *bucket;
+} dag__table_grouping;
+
+static bool dag__table_grow_states(dag__table_state **states, int64_t *cap, int64_t need) {
+    if (need <= *cap) return true;
+    int64_t c = *cap ? *cap * 2 : 64 * need;
+    while (c < need) c *= 2;
+    dag__table_state *s = (dag__table_state *)DAG_REALLOC(*states, sizeof(dag__table_state) * (size_t)c);
+    if (!s) return false;
+    *states = s, *cap = c;
+    return true;
+}
+/* The partial groups of partition u: a builder of the partial columns (scratch) and its rows' buckets. */
+static bool dag__table_deal_groups(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                   void **scratch) {
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    int na = o->naggs, nk = o->nkeys;
+    dag_table_view in;
+    memset(&in, 0, sizeof in);
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->in->ncols);
+    dag__table_groups g = { 0 };
+    dag__table_state *states = NULL;
+    int64_t states_cap = 0, *rep = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(o->in->part_rows[u] + 1));
+    dag__table_builder *b = (dag__table_builder *)dag__table_zalloc(sizeof *b);
+    bool ok = cols && rep && b;
+    *scratch = b;
+    if (ok) dag__table_view_of(o->in, u, &in, cols);
+    dag__table_probe probe = { in.columns, in.columns, o->keys, o->keys, rep, 0, nk, false };
+    for (int64_t i = 0; ok && i < in.rows; i++) {
+        bool added;
+        probe.row = i;
+        int64_t e = dag__groups_get(&g, dag__table_hash_row(in.columns, o->keys, nk, i), dag__table_probe_same, &probe, true, &added);
+        if (e < 0 || (added && !dag__table_grow_states(&states, &states_cap, (e + 1) * na))) ok = false;
+        else if (added) {
+            rep[e] = i;
+            for (int a = 0; a < na; a++) dag__table_state_init(&states[e * na + a], &o->aggs[a]);
+        }
+        for (int a = 0; ok && a < na; a++)
+            dag__table_state_step(&states[e * na + a], &o->aggs[a], o->aggs[a].col >= 0 ? &in.columns[o->aggs[a].col] : NULL, i);
+    }
+    ok = ok && dag__builder_init(b, nk + 2, o->partial_types) && dag__builder_reserve(b, g.count) &&
+         (*bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(g.count + 1))) != NULL;
+    for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(b, k, &in.columns[o->keys[k]], 0, rep, g.count);
+    if (ok) {
+        for (int64_t e = 0; e < g.count; e++) (*bucket)[e] = dag__table_bucket(g.hash[e], s->out->nparts);
+        if (g.count) memcpy(b->cols[nk].values, g.hash, sizeof(uint64_t) * (size_t)g.count);
+        if (g.count && na) memcpy(b->cols[nk + 1].values, states, sizeof(dag__table_state) * (size_t)(g.count * na));
+        memset(b->cols[nk].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
+        memset(b->cols[nk + 1].valid, 0xff, (size_t)dag__table_valid_bytes(g.count));
+        b->rows = g.count;
+        v->rows = g.count, v->num_columns = nk + 2, v->columns = b->cols;
+        *types = o->partial_types;
+    }
+    dag__groups_free(&g);
+    DAG_FREE(cols), DAG_FREE(rep), DAG_FREE(states);
+    return ok;
+}
+static void dag__table_release_builder(dag__table_shuffle *s, void *scratch) {
+    (void)s;
+    if (scratch) dag__builder_free((dag__table_builder *)scratch);
+    DAG_FREE(scratch);
+}
+static void dag__table_absorb_groups(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    (void)u;
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    dag__table_bucket_groups *bg = &o->bucket[q];
+    int nk = o->nkeys, na = o->naggs;
+    const uint64_t *hash = (const uint64_t *)piece->columns[nk].values;
+    const dag__table_state *states = (const dag__table_state *)piece->columns[nk + 1].values;
+    dag__table_probe probe = { piece->columns, bg->keys.cols, o->key_at, o->key_at, NULL, 0, nk, false };
+    bool ok = !bg->keys.failed;
+    for (int64_t r = 0; ok && r < piece->rows; r++) {
+        bool added;
+        probe.row = r;
+        int64_t e = dag__groups_get(&bg->groups, hash[r], dag__table_probe_same, &probe, true, &added);
+        if (e < 0 || (added && (!dag__table_grow_states(&bg->states, &bg->states_cap, (e + 1) * na) || !dag__builder_reserve(&bg->keys, 1)))) {
+            ok = false;
+            break;
+        }
+        if (added) {
+            for (int k = 0; ok && k < nk; k++) ok = dag__builder_put(&bg->keys, k, &piece->columns[k], 0, &r, 1);
+            bg->keys.rows++;
+            for (int a = 0; a < na; a++) dag__table_state_init(&bg->states[e * na + a], &o->aggs[a]);
+        }
+        for (int a = 0; a < na; a++) dag__table_state_merge(&bg->states[e * na + a], &states[r * na + a], &o->aggs[a]);
+    }
+    if (!ok) s->stash[q].failed = true;
+}
+static bool dag__table_finish_groups(dag__table_shuffle *s, int64_t q, dag__table_builder *out) {
+    const dag__table_grouping *o = (const dag__table_grouping *)s->op;
+    dag__table_bucket_groups *bg = &o->bucket[q];
+    int64_t n = bg->keys.rows;
+    if (!dag__builder_reserve(out, n)) return false;
+    for (int k = 0; k < o->nkeys; k++)
+        if (!dag__builder_put(out, k, &bg->keys.cols[k], 0, NULL, n)) return false;
+    for (int a = 0; a < o->naggs; a++)
+        for (int64_t e = 0; e < n; e++)
+            dag__table_put_value(&out->cols[o->nkeys + a], out->types[o->nkeys + a], e,
+                                 dag__table_state_value(&bg->states[e * o->naggs + a], &o->aggs[a]));
+    out->rows = n;
+    return true;
+}
+static const char *dag__table_agg_word(dag_table_agg op) {
+    static const char *w[] = { "", "sum", "min", "max", "count", "count", "mean", "var", "sd", "user" };
+    return w[op];
+}
+dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs, int num_aggs) {
+    dag_wait_all();
+    const char *who = "dag_table_groupby";
+    if (!dag__table_usable(t, who)) return NULL;
+    if (num_keys <= 0 || num_aggs < 0 || (num_aggs && !aggs)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and a list of aggregates", who);
+        return NULL;
+    }
+    int n = num_keys + num_aggs;
+    dag__table_grouping o;
+    memset(&o, 0, sizeof o);
+    o.in = t, o.nkeys = num_keys, o.naggs = num_aggs;
+    o.keys = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
+    o.key_at = (int *)dag__table_alloc(sizeof(int) * (size_t)n);
+    o.aggs = (dag__table_agg *)dag__table_alloc(sizeof(dag__table_agg) * (size_t)(num_aggs + 1));
+    o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 2));
+    const char **names = (const char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
+    char (*made)[80] = (char (*)[80])dag__table_zalloc(80 * (size_t)(num_aggs + 1));
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
+    dag_table *d = NULL;
+    if (!o.keys || !o.key_at || !o.aggs || !o.partial_types || !names || !made || !types ||
+        !dag__table_columns_named(t, keys, num_keys, o.keys, who) || !dag__table_resolve_aggs(t, aggs, num_aggs, o.aggs, who))
+        goto done;
+    for (int k = 0; k < num_keys; k++) {
+        o.key_at[k] = k, o.partial_types[k] = t->types[o.keys[k]];
+        names[k] = t->names[o.keys[k]], types[k] = t->types[o.keys[k]];
+    }
+    o.partial_types[num_keys] = DAG_TABLE_I64;
+    o.partial_types[num_keys + 1] = DAG__TABLE_RAW + (int)sizeof(dag__table_state) * num_aggs;
+    for (int a = 0; a < num_aggs; a++) {
+        if (aggs[a].as) names[num_keys + a] = aggs[a].as;
+        else {
+            snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
+            names[num_keys + a] = made[a];
+        }
+        types[num_keys + a] = dag__table_agg_type(&o.aggs[a]);
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(names[i], names[j])) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: two result columns named '%s'", who, names[i]);
+                goto done;
+            }
+    d = dag__table_new(n, names, types, t->nparts, NULL);
+    o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)t->nparts);
+    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++) dag__builder_init(&o.bucket[q].keys, num_keys, o.partial_types);
+    if (d && o.bucket) {
+        dag__table_shuffle s = dag__table_shuffle_of(who, t, d, &o);
+        s.deal = dag__table_deal_groups, s.release = dag__table_release_builder;
+        s.absorb = dag__table_absorb_groups, s.finish = dag__table_finish_groups;
+        d = dag__shuffle_run(&s);
+    } else {
+        dag_table_free(d), d = NULL;
+    }
+done:
+    for (int64_t q = 0; o.bucket && q < t->nparts; q++) {
+        dag__groups_free(&o.bucket[q].groups);
+        dag__builder_free(&o.bucket[q].keys);
+        DAG_FREE(o.bucket[q].states);
+    }
+    DAG_FREE(o.bucket), DAG_FREE(o.keys), DAG_FREE(o.key_at), DAG_FREE(o.aggs), DAG_FREE(o.partial_types);
+    DAG_FREE(names), DAG_FREE(made), DAG_FREE(types);
+    return d;
+}
+
+/* >>join. Both tables' rows are dealt by key hash, the right's first:
+   each bucket keeps its right rows, indexes them when its first left piece
+   comes, and emits each left row with every right row of equal keys (a
+   left join: once with none, when there are none). */
+typedef struct dag__table_join_bucket {
+    dag__table_builder right;
+    dag__table_groups groups;
+    int64_t *head, *next, *tail;   /* per group its first and last right row; per right row the next */
+    bool indexed;
+} dag__table_join_bucket;
+typedef struct dag__table_joining {
+    const dag_table *left, *right;
+    int nkeys, nright;             /* the right's columns in the result */
+    int *lk, *rk, *right_out;
+    int *ltypes, *rtypes;
+    bool left_join;
+    dag__table_join_bucket *bucket;
+} dag__table_joining;
+
+static bool dag__table_deal_join(dag__table_shuffle *s, int64_t u, dag_table_view *v, const int **types, int64_t **bucket,
+                                 void **scratch) {
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    bool right = u < o->right->nparts;
+    const dag_table *t = right ? o->right : o->left;
+    int64_t p = right ? u : u - o->right->nparts;
+    if (!(*scratch = dag__table_deal_view(t, p, v, bucket))) return false;
+    for (int64_t i = 0; i < v->rows; i++)
+        (*bucket)[i] = dag__table_bucket(dag__table_hash_row(v->columns, right ? o->rk : o->lk, o->nkeys, i), s->out->nparts);
+    *types = right ? o->rtypes : o->ltypes;
+    return true;
+}
+static bool dag__table_any_missing(const dag_table_column *cols, const int *keys, int nkeys, int64_t i) {
+    for (int k = 0; k < nkeys; k++)
+        if (!dag__table_bit(cols[keys[k]].valid, i)) return true;
+    return false;
+}
+static bool dag__table_join_index(const dag__table_joining *o, dag__table_join_bucket *jb) {
+    int64_t n = jb->right.rows;
+    jb->indexed = true;
+    jb->head = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    jb->tail = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    jb->next = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1));
+    if (!jb->head || !jb->tail || !jb->next) return false;
+    dag__table_probe probe = { jb->right.cols, jb->right.cols, o->rk, o->rk, jb->head, 0, o->nkeys, true };
+    for (int64_t j = 0; j < n; j++) {
+        if (dag__table_any_missing(jb->right.cols, o->rk, o->nkeys, j)) continue;   /* never matches */
+        bool added;
+        probe.row = j;
+        int64_t g = dag__groups_get(&jb->groups, dag__table_hash_row(jb->right.cols, o->rk, o->nkeys, j), dag__table_probe_same,
+                                    &probe, true, &added);
+        if (g < 0) return false;
+        jb->next[j] = -1;
+        if (added) jb->head[g] = jb->tail[g] = j;
+        else jb->next[jb->tail[g]] = j, jb->tail[g] = j;
+    }
+    return true;
+}
+static bool dag__table_push_pair(int64_t **li, int64_t **ri, int64_t *m, int64_t *cap, int64_t i, int64_t j) {
+    if (*m == *cap) {
+        int64_t *a = (int64_t *)DAG_REALLOC(*li, sizeof(int64_t) * (size_t)*cap * 2);
+        if (a) *li = a;
+        int64_t *b = a ? (int64_t *)DAG_REALLOC(*ri, sizeof(int64_t) * (size_t)*cap * 2) : NULL;
+        if (b) *ri = b;
+        if (!a || !b) return false;
+        *cap *= 2;
+    }
+    (*li)[*m] = i, (*ri)[(*m)++] = j;
+    return true;
+}
+static void dag__table_absorb_join(dag__table_shuffle *s, int64_t q, int64_t u, const dag_table_view *piece) {
+    const dag__table_joining *o = (const dag__table_joining *)s->op;
+    dag__table_join_bucket *jb = &o->bucket[q];
+    dag__table_builder *out = &s->stash[q];
+    if (u < o->right->nparts) {
+        if (!dag__builder_append(&jb->right, piece, NULL, piece->rows)) out->failed = true;
+        return;
+    }
+    if (!jb->indexed && !dag__table_join_index(o, jb)) {
+        out->failed = true;
+        return;
+    }
+    int64_t m = 0, cap = piece->rows + 16, *li = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap),
+            *ri = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)cap);
+    dag__table_probe probe = { piece->columns, jb->right.cols, o->lk, o->rk, jb->head, 0, o->nkeys, true };
+    bool ok = li && ri;
+    for (int64_t i = 0; ok && i < piece->rows; i++) {
+        bool added;
+        probe.row = i;
+        int64_t g = dag__table_any_missing(piece->columns, o->lk, o->nkeys, i) ? -1
+                  : dag__groups_get(&jb->groups, dag__table_hash_row(piece->columns, o->lk, o->nkeys, i), dag__table_probe_same, &probe,
+                                    false, &added);
+        int64_t j = g >= 0 ? jb->head[g] : -1;
+        if (j < 0 && !o->left_join) continue;
+        do {   /* every match, or the row alone (j = -1: the right's columns missing) */
+            ok = dag__table_push_pair(&li, &ri, &m, &cap, i, j);
+            j = j >= 0 ? jb->next[j] : -1;
+        } while (ok && j >= 0);
+    }
+    ok = ok && dag__builder_reserve(out, m);
+    for (int c = 0; ok && c < o->left->ncols; c++) ok = dag__builder_put(out, c, &piece->columns[c], 0, li, m);
+    for (int k = 0; ok && k < o->nright; k++) ok = dag__builder_put(out, o->left->ncols + k, &jb->right.cols[o->right_out[k]], 0, ri, m);
+    if (ok) out->rows += m;
+    else out->failed = true;
+    DAG_FREE(li), DAG_FREE(ri);
+}
+dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys, const char *const *right_keys, int num_keys,
+                          dag_table_join_kind kind) {
+    dag_wait_all();
+    const char *who = "dag_table_join";
+    if (!dag__table_usable(left, who) || !dag__table_usable(right, who)) return NULL;
+    dag__table_joining o;
+    memset(&o, 0, sizeof o);
+    o.left = left, o.right = right, o.nkeys = num_keys, o.left_join = kind == DAG_TABLE_LEFT;
+    int n = left->ncols + right->ncols;
+    o.lk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
+    o.rk = (int *)dag__table_alloc(sizeof(int) * (size_t)(num_keys + 1));
+    o.right_out = (int *)dag__table_alloc(sizeof(int) * (size_t)right->ncols);
+    o.ltypes = dag__table_types_of(left), o.rtypes = dag__table_types_of(right);
+    char **names = (char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
+    dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
+    int64_t q_count = left->nparts > right->nparts ? left->nparts : right->nparts, inputs = left->nparts + right->nparts;
+    int *in_owner = (int *)dag__table_alloc(sizeof(int) * (size_t)inputs);
+    dag_table *d = NULL;
+    if (!o.lk || !o.rk || !o.right_out || !o.ltypes || !o.rtypes || !names || !types || !in_owner) goto done;
+    if (num_keys <= 0 || (kind != DAG_TABLE_INNER && kind != DAG_TABLE_LEFT)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: needs at least one key and DAG_TABLE_INNER or DAG_TABLE_LEFT", who);
+        goto done;
+    }
+    if (!dag__table_columns_named(left, left_keys, num_keys, o.lk, who) || !dag__table_columns_named(right, right_keys, num_keys, o.rk, who))
+        goto done;
+    for (int k = 0; k < num_keys; k++) {
+        int a = left->types[o.lk[k]], b = right->types[o.rk[k]];
+        if (!(a == b || (dag__table_is_int(a) && dag__table_is_int(b)) || ((a == DAG_TABLE_F32 || a == DAG_TABLE_F64) && (b == DAG_TABLE_F32 || b == DAG_TABLE_F64)))) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: key %d: %s '%s' and %s '%s' cannot be equal", who, k,
+                    dag__table_type_name(a), left->names[o.lk[k]], dag__table_type_name(b), right->names[o.rk[k]]);
+            goto done;
+        }
+    }
+    for (int c = 0; c < left->ncols; c++) names[c] = dag__table_strdup(left->names[c]), types[c] = left->types[c];
+    for (int c = 0; c < right->ncols; c++) {
+        bool key = false;
+        for (int k = 0; k < num_keys; k++) key |= o.rk[k] == c;
+        if (key) continue;
+        int at = left->ncols + o.nright;
+        o.right_out[o.nright++] = c;
+        size_t len = strlen(right->names[c]) + 7;
+        if ((names[at] = (char *)dag__table_alloc(len)))
+            snprintf(names[at], len, dag_table_column_index(left, right->names[c]) >= 0 ? "%s_right" : "%s", right->names[c]);
+        types[at] = right->types[c];
+    }
+    for (int c = 0; c < left->ncols + o.nright; c++)
+        if (!names[c]) goto done;
+    for (int64_t u = 0; u < inputs; u++) in_owner[u] = u < right->nparts ? right->owner[u] : left->owner[u - right->nparts];
+    d = dag__table_new(left->ncols + o.nright, (const char *const *)names, types, q_count, NULL);
+    o.bucket = (dag__table_join_bucket *)dag__table_zalloc(sizeof(dag__table_join_bucket) * (size_t)q_count);
+    for (int64_t q = 0; d && o.bucket && q < q_count; q++) dag__builder_init(&o.bucket[q].right, right->ncols, o.rtypes);
+    if (d && o.bucket) {
+        dag__table_shuffle s = dag__table_shuffle_of(who, left, d, &o);
+        s.inputs = inputs, s.in_owner = in_owner;
+        s.deal = dag__table_deal_join, s.absorb = dag__table_absorb_join;
+        d = dag__shuffle_run(&s);
+    } else {
+        dag_table_free(d), d = NULL;
+    }
+done:
+    for (int64_t q = 0; o.bucket && q < q_count; q++) {
+        dag__table_join_bucket *jb = &o.bucket[q];
+        dag__builder_free(&jb->right), dag__groups_free(&jb->groups);
+        DAG_FREE(jb->head), DAG_FREE(jb->next), DAG_FREE(jb->tail);
+    }
+    for (int c = 0; names && c < n; c++) DAG_FREE(names[c]);
+    DAG_FREE(o.bucket), DAG_FREE(o.lk), DAG_FREE(o.rk), DAG_FREE(o.right_out), DAG_FREE(o.ltypes), DAG_FREE(o.rtypes);
+    DAG_FREE(names), DAG_FREE(types), DAG_FREE(in_owner);
+    return d;
+}
+
+#endif /* DAG_IMPLEMENTATION */
+#endif /* host */
