@@ -178,12 +178,14 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	    run sh -c "cd $(B)/compile/cxx_$$e && ./$$e"; done; \
 	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CXX) -std=c++17 -I. -x c++ -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; run $(PYTHON) tools/check_layers.py; \
 	else skip "dag.h's generated tables against tools/gen_macros.py and the layer check: $(PYTHON) not found"; fi; \
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CC) $(WARN) -I. -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	run $(CC) $(WARN) -I. tests/compile/data_cap.c -o $(B)/compile/data_cap -pthread -lm; run ./$(B)/compile/data_cap; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread -lm; \
 	run ./$(B)/compile/two_units; \

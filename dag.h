@@ -142,6 +142,12 @@
                          without one, at exit when every task has finished; a
                          warning says which)
        DAG_DEVICES       devices: none (CPU only), or e.g. cuda,opencl:2
+       DAG_SIMULATE_RANKS  simulate_ranks (with -DDAG_BACKEND_MPI): one process
+                         makes rank 0's decisions of this many ranks
+   and one setting has no field (-DDAG_BACKEND_MPI):
+       DAG_MPI_PROGRESS  workers (the default: idle workers complete messages
+                         too) or thread (the progress thread alone)
+   All of them are resolved in one place, >>defaults.
 
    ERRORS AND LOGGING
    ==================
@@ -161,17 +167,38 @@
 
    BUILD OPTIONS
    =============
-   DAG_USE_PTHREADS   map threads onto pthreads instead of C11 <threads.h>
-                      (automatic where <threads.h> is missing; ThreadSanitizer
-                      builds need it)
-   DAG_NO_SHORT_NAMES no In/Out/InOut/Val/Fut
-   DAG_VALIDATE       keep span validation under NDEBUG
-   DAG_MALLOC/DAG_FREE/DAG_REALLOC   all three or none
-   DAG_HELGRIND       name the happens-before edges of the atomics for helgrind
-   DAG_MAX_REGISTERED spans registered at once (dag_data_register, a
-                      dag_array's tiles): 2^24 unless defined (the
-                      implementation's file); 8 bytes of dag.h's state
-                      per 1024
+   Each is #defined before dag.h is included (or given with -D); those the
+   implementation reads count in the file that defines DAG_IMPLEMENTATION.
+   Defaults are set in one place, >>build options.
+   DAG_USE_PTHREADS          map threads onto pthreads instead of C11
+                             <threads.h> (automatic where <threads.h> is
+                             missing, and as C++; ThreadSanitizer builds need it)
+   DAG_NO_SHORT_NAMES        no In/Out/InOut/Val/Fut/Ld
+   DAG_VALIDATE              keep span validation under NDEBUG
+   DAG_MALLOC(n), DAG_FREE(p), DAG_REALLOC(p, n)   the allocator: all three or
+                             none (malloc, free, realloc)
+   DAG_ASSERT(c)             assert(c): checks of dag.h's own invariants
+   DAG_HELGRIND              name the happens-before edges of the atomics for
+                             helgrind
+   DAG_MAX_REGISTERED        2^24: spans registered at once (dag_data_register,
+                             a dag_array's tiles); 8 bytes of dag.h's state per
+                             1024
+   DAG_STACK_BUDGET          2 MiB: the bytes of a thread's stack that nested
+                             tasks may fill before a waiting thread blocks (and
+                             a reserve thread stands in) rather than runs more
+   DAG_MAX_RESERVE_THREADS   256: the most reserve threads at once
+   DAG_SLEEP_SAFETY_MS       100: a sleeping worker looks for work at least this
+                             often (a wake-up is never lost; this bounds the
+                             cost of a bug)
+   DAG_DEFAULT_BLOCK_TIME_US 5000: an idle worker's spin before it sleeps, when
+                             neither dag_desc.block_time_us nor DAG_BLOCKTIME
+                             says
+   DAG_MPI_MAX_RANKS         1024: the most ranks (-DDAG_BACKEND_MPI); each
+                             owned span keeps two sets of this many bits
+   DAG_KERNEL_GRAIN          4096 (dag_kernels.h): a CPU launch of a kernel
+                             makes no chunk smaller than this many items
+   DAG_ARRAY_PANEL_ROWS      4096 (dag_array.h): rows per task, at most, in the
+                             panel updates of a wrapped matrix's factorisation
    Link with the thread library (-pthread).
 
    BACKENDS AND DEVICES
@@ -207,24 +234,32 @@
 
    WHERE THINGS ARE
    ================
-   Each part starts with a marker: search for ">>name". In layer order:
-     public:   >>flags >>results >>handles >>backends >>scopes >>args >>api
-               >>arg-constructors >>macros >>generated tables
-     records:  >>customisation >>threads >>pool >>task >>regions >>context
-               >>deque >>worker >>data >>state >>device seam
-     base:     >>logging >>pool implementation >>deque implementation
-     scheduler: >>sleep >>ready >>lifecycle >>convert >>trace recording
-               >>region pool >>causes >>kept results >>execute >>find work
-               >>waits
-     deps:     >>spans >>domain >>dependencies
-     regions:  >>scope queries >>context management >>data implementation
-     spawn:    >>undeferred >>spawn
-     waits:    >>waiting >>regions implementation >>fail
-     set-up:   >>setup >>environment >>opencl text of a kernel >>stats
-     trace:    >>trace output >>svg gantt chart
-   The devices (OpenCL, CUDA, HIP, Level Zero) live in
-   dag_backends/dag_device.h and one file per backend; dag.h reaches them
-   only through >>device seam, and a CPU-only build never reads them.
+   Each part starts with a marker: search for ">>name". The parts in file
+   order, under the layer each belongs to (tools/check_layers.py checks this
+   list, and that a function calls no later layer but for a named few):
+     public:     >>flags >>results >>handles >>backends >>scopes >>args >>api
+                 >>arg-constructors >>macros >>generated tables
+     platform:   >>language >>customisation >>build options >>threads >>hints
+     records:    >>records >>pool >>task >>regions >>context >>deque >>worker
+                 >>data >>state
+     seams:      >>device seam >>mpi seam
+     base:       >>logging >>pool implementation >>deque implementation
+     scheduler:  >>sleep >>ready >>lifecycle >>convert >>trace recording
+                 >>region pool >>causes >>kept results >>execute >>find work
+                 >>helping
+     deps:       >>spans >>domain >>dependencies
+     spawn:      >>scope queries >>context management >>data implementation
+                 >>undeferred >>spawn
+     completion: >>waiting >>regions implementation >>fail >>detach
+     set-up:     >>environment >>defaults >>setup >>shutdown
+                 >>opencl text of a kernel >>stats
+     output:     >>trace output >>svg gantt chart
+     includes:   >>other layers
+
+   Each layer uses the ones above it. The devices (OpenCL, CUDA, HIP, Level
+   Zero) live in dag_backends/dag_device.h and one file per backend, the
+   ranks in dag_backends/dag_mpi.h; dag.h reaches them only through the
+   calls its seams declare, and a CPU-only build never reads them.
 
    LICENSE: MIT, see the end of this file.
 */
@@ -235,9 +270,10 @@
    for what it does: DAG_BACKEND_<NAME> compiles a backend in (OPENCL, CUDA,
    HIP, LEVEL_ZERO, MPI: -DDAG_BACKEND_CUDA), and the BUILD OPTIONS are the
    others. The backends' names in code, read at run time, are the
-   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)). A flag spelled
-   any other plausible way would be ignored, or break that enum, so each
-   stops the build here naming the right one. */
+   dag_backend enum DAG_<NAME> (dag_backend_status(DAG_CUDA)); a flag used
+   in code in their place stops the build (below). A flag spelled any other
+   plausible way would be ignored, or break that enum, so each stops the
+   build here naming the right one. */
 #if defined(DAG_OPENCL) || defined(DAG_USE_OPENCL) || defined(DAG_ENABLE_OPENCL) || defined(DAG_WITH_OPENCL) || \
     defined(DAG_HAS_OPENCL) || defined(DAG_BACKEND_OpenCL) || defined(DAG_BACKEND_opencl) || \
     defined(dag_backend_opencl) || defined(DAG_BACKEND_CL) || defined(DAG_BACKEND_OCL) || defined(DAG_OCL)
@@ -267,6 +303,46 @@
 #if defined(DAG_MPI) || defined(DAG_USE_MPI) || defined(DAG_ENABLE_MPI) || defined(DAG_WITH_MPI) || \
     defined(DAG_HAS_MPI) || defined(DAG_BACKEND_Mpi) || defined(DAG_BACKEND_mpi) || defined(dag_backend_mpi)
 #error "dag.h: the flag that runs over MPI ranks is -DDAG_BACKEND_MPI (flags are DAG_BACKEND_<NAME>)"
+#endif
+
+/* A flag is on when defined as 1 (-DDAG_BACKEND_X) or as nothing (#define
+   DAG_BACKEND_X). From here on, one that is on reads as written below: 1
+   in #if, and in code a name that says what to write instead, so that
+   dag_backend_status(DAG_BACKEND_CUDA), whose 1 would be DAG_OPENCL, stops
+   the build. DAG__ON(flag) is 1 for a flag that is on, in any of these
+   forms, and 0 for one not defined (it arrives as its own name). `defined`
+   cannot come out of a macro, and this can: so the #if tests, the device
+   table and the kernels' records are all made from the backend list. */
+#define DAG__CAT(a, b) DAG__CAT_(a, b)
+#define DAG__CAT_(a, b) a##b
+#define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
+#define DAG__SECOND(a, b, ...) b
+#define DAG__ON(flag) DAG__ON_(flag)
+#define DAG__ON_(value) DAG__CAT(DAG__ON_WRITTEN_, DAG__SECOND_X(DAG__PROBE_WRITTEN value, 0, ~))(value)
+#define DAG__PROBE_WRITTEN(...) ~, 1,
+#define DAG__ON_WRITTEN_1(value) 1
+#define DAG__ON_WRITTEN_0(value) DAG__SECOND_X(DAG__PROBE_##value, 0, ~)
+#define DAG__PROBE_ ~, 1,
+#define DAG__PROBE_1 ~, 1,
+#if DAG__ON(DAG_BACKEND_OPENCL)
+#undef DAG_BACKEND_OPENCL
+#define DAG_BACKEND_OPENCL (1 + DAG_BACKEND_OPENCL_is_a_build_flag__in_code_the_backend_is_DAG_OPENCL)
+#endif
+#if DAG__ON(DAG_BACKEND_CUDA)
+#undef DAG_BACKEND_CUDA
+#define DAG_BACKEND_CUDA (1 + DAG_BACKEND_CUDA_is_a_build_flag__in_code_the_backend_is_DAG_CUDA)
+#endif
+#if DAG__ON(DAG_BACKEND_HIP)
+#undef DAG_BACKEND_HIP
+#define DAG_BACKEND_HIP (1 + DAG_BACKEND_HIP_is_a_build_flag__in_code_the_backend_is_DAG_HIP)
+#endif
+#if DAG__ON(DAG_BACKEND_LEVEL_ZERO)
+#undef DAG_BACKEND_LEVEL_ZERO
+#define DAG_BACKEND_LEVEL_ZERO (1 + DAG_BACKEND_LEVEL_ZERO_is_a_build_flag__in_code_the_backend_is_DAG_LEVEL_ZERO)
+#endif
+#if DAG__ON(DAG_BACKEND_MPI)
+#undef DAG_BACKEND_MPI
+#define DAG_BACKEND_MPI (1 + DAG_BACKEND_MPI_is_a_build_flag__not_a_dag_backend)
 #endif
 
 /* OpenCL C (clang -x cl, making the kernels' SPIR-V) reads only the macros. */
@@ -786,24 +862,11 @@ static inline dag_arg dag__arg_future(dag_task t) {
 
 /* >>macros */
 #define DAG__EXPAND(...) __VA_ARGS__
-#define DAG__CAT(a, b) DAG__CAT_(a, b)
-#define DAG__CAT_(a, b) a##b
-#define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
-#define DAG__SECOND(a, b, ...) b
 #define DAG__PROBE_void ~, 1,
 #define DAG__IS_VOID(t) DAG__SECOND_X(DAG__PROBE_##t, 0, ~)
 #define DAG__IF_0(a, b) b
 #define DAG__IF_1(a, b) a
 #define DAG__IF_VOID(t) DAG__CAT(DAG__IF_, DAG__IS_VOID(t))
-/* DAG__ON(DAG_BACKEND_X): 1 where the program defines the flag (-DDAG_BACKEND_X
-   makes it 1; #define DAG_BACKEND_X, nothing), else 0. `defined` cannot come
-   out of a macro, and this can: so the #if tests, the device table and the
-   kernels' records are all made from the backend list. The flag arrives
-   expanded: 1, nothing, or its own name where it is not defined. */
-#define DAG__ON(flag) DAG__ON_(flag)
-#define DAG__ON_(value) DAG__SECOND_X(DAG__PROBE_##value, 0, ~)
-#define DAG__PROBE_ ~, 1,
-#define DAG__PROBE_1 ~, 1,
 #define DAG__PT(p) DAG__PT_ p
 #define DAG__PT_(t, n) t
 #define DAG__PN(p) DAG__PN_ p
@@ -1210,6 +1273,30 @@ using std::atomic_fetch_and; using std::atomic_fetch_and_explicit; using std::at
 #define DAG__VALIDATE 0
 #endif
 
+/* >>build options: the numbers a program may set (BUILD OPTIONS above
+   says what each does), with their defaults */
+#ifndef DAG_MAX_REGISTERED
+#define DAG_MAX_REGISTERED (1u << 24)
+#endif
+#ifndef DAG_STACK_BUDGET
+#define DAG_STACK_BUDGET (2u << 20)
+#endif
+#ifndef DAG_MAX_RESERVE_THREADS
+#define DAG_MAX_RESERVE_THREADS 256
+#endif
+#ifndef DAG_SLEEP_SAFETY_MS
+#define DAG_SLEEP_SAFETY_MS 100
+#endif
+#ifndef DAG_DEFAULT_BLOCK_TIME_US
+#define DAG_DEFAULT_BLOCK_TIME_US 5000
+#endif
+#ifndef DAG_MPI_MAX_RANKS
+#define DAG_MPI_MAX_RANKS 1024
+#endif
+#if DAG_MPI_MAX_RANKS < 1
+#error "dag.h: DAG_MPI_MAX_RANKS must be at least 1"
+#endif
+
 /* >>threads: a handful of primitives (thread, mutex, condition variable,
    yield, clock) on C11 <threads.h>, or on pthreads where <threads.h> is
    missing (__STDC_NO_THREADS__, macOS) or with DAG_USE_PTHREADS
@@ -1320,6 +1407,8 @@ static int dag__core_count(void) {
 #endif
 }
 
+/* >>hints: to the compiler (likely branches, inlining), the processor (a
+   spin's pause) and helgrind */
 #if defined(__GNUC__) || defined(__clang__)
 #define DAG__LIKELY(x) __builtin_expect(!!(x), 1)
 #define DAG__UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -1352,6 +1441,7 @@ static int dag__core_count(void) {
 #define DAG__HG_IGNORE(p, n) ((void)0)
 #endif
 
+/* >>records: the core's sizes and records, named ahead of their parts */
 #define DAG__CACHE_LINE 64
 #define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
@@ -1534,7 +1624,7 @@ struct dag__worker {
     dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
     int num_free_regions;
     int just_stole;
-    /* waiting (see >>waits) */
+    /* waiting (see >>helping) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
     DAG__ATOMIC(const void *) waiting_for;     /* a task or region, while asleep in a wait */
     DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
@@ -1566,9 +1656,6 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 /* >>data: registered spans, in pages of DAG__DATA_PAGE slots made as they
    are needed; the pages' directory (8 bytes a page, in dag__g) has room for
    DAG_MAX_REGISTERED spans registered at once (a dag_array tile is one) */
-#ifndef DAG_MAX_REGISTERED
-#define DAG_MAX_REGISTERED (1u << 24)
-#endif
 #define DAG__DATA_PAGE 1024
 #define DAG__DATA_PAGES ((DAG_MAX_REGISTERED + DAG__DATA_PAGE - 1) / DAG__DATA_PAGE)
 DAG__STATIC_ASSERT(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
@@ -1599,7 +1686,7 @@ typedef struct dag__state {
     dag__task **heap;
     size_t heap_count, heap_cap;
     DAG__ATOMIC(int32_t) prio_count;
-    /* reserve threads (>>waits): workers beyond num_workers that stand in
+    /* reserve threads (>>helping): workers beyond num_workers that stand in
        for threads blocked in a wait, in workers[num_workers...] */
     int cap_workers;                       /* num_workers + the most reserve threads */
     DAG__ATOMIC(int) num_slots;                 /* workers started: num_workers + reserve threads */
@@ -1630,6 +1717,9 @@ typedef struct dag__state {
     bool backend_ok[DAG_BACKEND_COUNT];
     char backend_status[DAG_BACKEND_COUNT][256];
     DAG__ATOMIC(int) fallback_said[DAG_BACKEND_COUNT];   /* the info line for a scope whose devices are absent */
+    /* settings without a dag_desc field (>>defaults) */
+    const char *devices_from;              /* where desc.devices came from: "dag_desc.devices" or "DAG_DEVICES" */
+    bool ranks_progress_thread;            /* DAG_MPI_PROGRESS=thread: the rank layer's thread alone completes messages */
     /* data */
     dag__mutex data_lock;
     DAG__ATOMIC(dag__data_slot *) data_pages[DAG__DATA_PAGES];
@@ -1717,11 +1807,26 @@ static inline void dag__devices_shutdown(void) {}
 #endif
 
 /* >>mpi seam: what the core asks of the rank layer (dag_backends/dag_mpi.h,
-   included at the end of the implementation with -DDAG_BACKEND_MPI). The
-   program thread's spawns are collective: every rank makes them in the same
-   order, and the rank layer decides where each runs. Without it, one rank. */
+   included at the end of the implementation with -DDAG_BACKEND_MPI), and
+   the calls of the core it may use. The program thread's spawns are
+   collective: every rank makes them in the same order, and the rank layer
+   decides where each runs. Without it, one rank. */
 /* The calls after which data is current on each owner, collective over ranks */
 enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
+/* The core's calls for the rank layer, defined in the core's layers (with
+   dag__cancel_asked, dag__cause_new and dag__cause_what; task records are
+   only passed by pointer). The main context is the program's: that of
+   the thread that set up, outside any task. */
+static inline bool dag__is_main(const dag__context *ctx);
+static inline bool dag__on_main(void);   /* this thread runs in the main context */
+static inline uint32_t dag__main_open_regions(void);
+static inline dag_task dag__main_refuse(int code, const char *fmt, ...);   /* a spawn of the main context refused */
+static inline dag__task *dag__body_task(void);   /* the task whose body this thread runs */
+static inline const char *dag__task_cause(dag__task *t);   /* why its input failed ("name\0what"); NULL: it did not */
+static inline void dag__task_fail(dag__task *t, int status, const char *cause);   /* quietly, unless already failed */
+static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of h's record; NULL once it has gone */
+static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride);   /* false: none */
+static inline void dag__data_place(dag_data h, void *memory);   /* this rank's packed copy of h (NULL: none) */
 #if defined(DAG_BACKEND_MPI)
 #ifdef __cplusplus
 #error "dag.h: the rank layer (-DDAG_BACKEND_MPI) is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
@@ -1743,7 +1848,7 @@ static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
-static int dag__mpi_setup(void);
+static int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone);
 static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
 #define DAG__HAS_MPI 0
@@ -1769,7 +1874,10 @@ static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); 
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
-static inline int dag__mpi_setup(void) { return 0; }
+static inline int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone) {
+    DAG__NONE(simulate_ranks); DAG__NONE(cache_limit); DAG__NONE(progress_thread_alone);
+    return 0;
+}
 static inline int dag__mpi_shutdown(void) { return 0; }
 int dag_rank(void) { return 0; }
 int dag_num_ranks(void) { return 1; }
@@ -2590,6 +2698,25 @@ static const char *dag__cause_new(const char *name, const char *what) {
 }
 static const char *dag__cause_what(const char *cause) { return cause + strlen(cause) + 1; }
 
+/* For the rank layer (>>mpi seam): a task's failure as its messages carry
+   it. dag__task_fail sets what is not set yet, as dag_fail and dag_fulfill
+   do, but logs nothing: the rank where it failed has said it. */
+static inline const char *dag__task_cause(dag__task *t) { return atomic_load(&t->failed_dep); }
+static inline void dag__task_fail(dag__task *t, int status, const char *cause) {
+    const char *none = NULL;
+    int32_t ok = 0;
+    if (cause) atomic_compare_exchange_strong(&t->failed_dep, &none, cause);
+    if (status) atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
+}
+static inline const char *dag__handle_cause(dag_task h) {
+    const char *cause = NULL;
+    if (h.ptr && dag__ref_handle(h)) {
+        cause = dag__task_cause(h.ptr);
+        dag__decref(dag__tls_worker, h.ptr);
+    }
+    return cause;
+}
+
 /* A task that failed by itself: its cause, from its status and dag_fail's words. */
 static const char *dag__own_cause(dag__task *t, int status) {
     char what[600];
@@ -3050,7 +3177,7 @@ static dag__task *dag__uninject_under(dag__task *s) {
    - the top of the priority heap, the first few of the shared queue, and
      the oldest task of each other deque, each taken only if below S.
    When it finds nothing it may run, it blocks and a reserve thread runs in
-   its place (see >>waits). */
+   its place (see >>helping). */
 static dag__task *dag__find_work(dag__worker *w) {
     dag__task *s = w->isolate;
     if (DAG__LIKELY(!s)) return dag__find_any(w);
@@ -3136,9 +3263,6 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
 /* Sleeps until woken, work appears, `done` holds, or a safety timeout
    (DAG_SLEEP_SAFETY_MS: a wake-up is never lost, so this only bounds the
    cost of a bug; tests set it to an hour so that a lost one hangs). */
-#ifndef DAG_SLEEP_SAFETY_MS
-#define DAG_SLEEP_SAFETY_MS 100
-#endif
 static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     atomic_store(&w->waiting_for, arg);
     atomic_store(&w->sleep_state, DAG__ASLEEP);
@@ -3185,8 +3309,8 @@ static bool dag__spin_more(int idle, uint64_t *since) {
     return true;
 }
 
-/* >>waits: a waiting thread runs tasks until what it waits for is done; it
-   never just blocks while it can help. Two things stop it helping:
+/* >>helping: a waiting thread runs tasks until what it waits for is done;
+   it never just blocks while it can help. Two things stop it helping:
    - inside a body it may run only what that body spawned (>>find work);
    - its stack has DAG_STACK_BUDGET bytes of nested tasks on it already.
    Then it blocks, and a reserve thread (workers[num_workers...], started
@@ -3194,12 +3318,6 @@ static bool dag__spin_more(int idle, uint64_t *since) {
    so the threads running tasks stay at num_threads whatever the program
    waits for. Before it blocks it checks that what it waits for does not
    need its own task to finish first (DAG_ERR_WAIT_CYCLE). */
-#ifndef DAG_STACK_BUDGET
-#define DAG_STACK_BUDGET (2u << 20)   /* bytes of a thread's stack nested tasks may use */
-#endif
-#ifndef DAG_MAX_RESERVE_THREADS
-#define DAG_MAX_RESERVE_THREADS 256
-#endif
 
 /* Where the stack is now: the address of a local. */
 static DAG__NOINLINE uintptr_t dag__stack_here(void) {
@@ -3366,7 +3484,7 @@ static void dag__stand_down(dag__worker *w) {
    spins briefly (a task may be about to appear), then sleeps until woken.
    Inside a task body it first registers its wait (a cycle is an error,
    not a hang), and blocks, bringing in a reserve thread, when work it may
-   not run is queued (see >>waits). `on` is the task waited for, if any.
+   not run is queued (see >>helping). `on` is the task waited for, if any.
    Returns DAG_OK, or DAG_ERR_WAIT_CYCLE. */
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
@@ -3566,14 +3684,14 @@ static void dag__entry_release(dag__worker *w, dag__domain *d, dag__entry *e) {
     d->free_entries = e;
 }
 
-static dag__entry *dag__table_find(dag__domain *d, const dag__span *s) {
+static dag__entry *dag__domain_find(dag__domain *d, const dag__span *s) {
     size_t mask = d->cap - 1, i = dag__span_hash(s) & mask;
     for (dag__entry *e; (e = d->table[i]); i = (i + 1) & mask)
         if (dag__span_eq(&e->span, s)) return e;
     return NULL;
 }
 
-static void dag__table_put(dag__domain *d, dag__entry *e) {
+static void dag__domain_put(dag__domain *d, dag__entry *e) {
     size_t mask = d->cap - 1, i = dag__span_hash(&e->span) & mask;
     while (d->table[i]) i = (i + 1) & mask;
     d->table[i] = e;
@@ -3679,7 +3797,7 @@ static DAG__NOINLINE void dag__domain_sweep(dag__worker *w, dag__domain *d) {
     d->root = NULL;
     while (keep) {
         dag__entry *n = keep->next_free;
-        dag__table_put(d, keep);
+        dag__domain_put(d, keep);
         d->root = dag__treap_insert(d->root, keep);
         keep = n;
     }
@@ -3694,7 +3812,7 @@ static void dag__domain_grow(dag__domain *d) {
     memset(d->table, 0, d->cap * sizeof *d->table);
     d->count = 0;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i]) dag__table_put(d, old[i]);
+        if (old[i]) dag__domain_put(d, old[i]);
     DAG_FREE(old);
 }
 
@@ -3790,7 +3908,7 @@ static void dag__add_reader(dag__worker *w, dag__entry *e, dag__task *t) {
    record it as the span's last writer or as one more reader. */
 static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s, int mode) {
     dag__worker *w = st->w;
-    dag__entry *e = dag__table_find(d, s);
+    dag__entry *e = dag__domain_find(d, s);
     if (DAG__UNLIKELY(!e)) {
         if (d->count >= d->sweep_at) dag__domain_sweep(w, d);
         if ((d->count + 1) * 2 > d->cap) dag__domain_grow(d);
@@ -3801,7 +3919,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
             d->hits[i]->overlapped = 1;
             e->overlapped = 1;
         }
-        dag__table_put(d, e);
+        dag__domain_put(d, e);
         d->root = dag__treap_insert(d->root, e);
     } else if (e->overlapped) {
         d->num_hits = 0;
@@ -3899,6 +4017,17 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     ctx->root = ctx->top = r;
     return r;
 }
+
+/* For the rank layer (>>mpi seam): the program's main context, the regions
+   open in it, and the task whose body this thread runs. */
+static inline bool dag__is_main(const dag__context *ctx) { return ctx == &dag__main_ctx; }
+static inline bool dag__on_main(void) { return dag__tls_ctx == &dag__main_ctx; }
+static inline uint32_t dag__main_open_regions(void) {
+    uint32_t n = 0;
+    for (dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx); r && r != dag__main_ctx.root; r = r->outer) n++;
+    return n;
+}
+static inline dag__task *dag__body_task(void) { return dag__tls_ctx->task; }
 
 /* Only a scope naming some workers (not all of them, nor every processor)
    pins a task to them; a set of every worker is no constraint at all. */
@@ -4038,6 +4167,25 @@ static dag__data_slot *dag__data_slot_of(dag_data h) {
     dag__data_slot *s = &page[index % DAG__DATA_PAGE];
     if (!s->live || s->gen != (uint32_t)(h.id >> 32)) return NULL;
     return s;
+}
+
+/* For the rank layer (>>mpi seam): a registered span's pointer and shape,
+   and where this rank keeps its copy of a span another rank owns (packed:
+   its rows one after another; NULL: none). */
+static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return false;
+    *ptr = s->ptr;
+    *rows = s->rows;
+    *width = s->width;
+    *stride = s->stride;
+    return true;
+}
+static inline void dag__data_place(dag_data h, void *memory) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (!s) return;
+    s->ptr = memory;
+    if (memory) s->stride = s->width;
 }
 
 /* A span of rows runs, `per_row` elements of `size` bytes apart, whose
@@ -4258,7 +4406,7 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
                            const int *modes, int num_spans) {
     dag__domain *d = ctx->domain;
     for (int k = 0; d && k < num_spans; k++) {
-        dag__entry *e = dag__table_find(d, &spans[k]);
+        dag__entry *e = dag__domain_find(d, &spans[k]);
         if (e && !dag__quiet_entry(t, e, modes[k])) return false;
         if (!e || e->overlapped) {
             d->num_hits = 0;
@@ -4308,7 +4456,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
                                                   const dag__span *spans, const int *modes, int num_spans) {
     for (int k = 0; ctx->domain && k < num_spans; k++) {
         if (!(modes[k] & DAG_ACCESS_OUT)) continue;
-        dag__entry *e = dag__table_find(ctx->domain, &spans[k]);
+        dag__entry *e = dag__domain_find(ctx->domain, &spans[k]);
         if (!e) continue;
         if (e->writer) dag__decref(w, e->writer);
         for (uint32_t i = 0; i < e->num_readers; i++) dag__decref(w, e->readers[i]);
@@ -4423,11 +4571,14 @@ static DAG__NOINLINE int dag__resolve_lds(const dag_task_desc *desc, const dag_a
 /* Logs a failed spawn. Inside a region only the first is logged (a loop of
    127 bad spawns says it once); dag_region_end counts the rest. Outside
    any region each one is. */
-static DAG__NOINLINE void dag__spawn_err(dag__region *r, int code, const char *fmt, ...) {
+static void dag__spawn_verr(dag__region *r, int code, const char *fmt, va_list ap) {
     if (r && r->counter && r->counter->kind != 0 && r->counter->spawn_failures++ > 0) return;
+    dag__vlog(DAG_LOG_ERROR, code, fmt, ap);
+}
+static DAG__NOINLINE void dag__spawn_err(dag__region *r, int code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    dag__vlog(DAG_LOG_ERROR, code, fmt, ap);
+    dag__spawn_verr(r, code, fmt, ap);
     va_end(ap);
 }
 
@@ -4435,6 +4586,17 @@ static dag_task dag__failed_handle(dag__region *r, int code) {
     dag_task h = dag__handle(NULL, (uint32_t)code, 0);   /* a handle with no record carries its error */
     if (r && !r->counter->spawn_error) r->counter->spawn_error = code;
     return h;
+}
+
+/* For the rank layer (>>mpi seam): a spawn of the main context refused,
+   logged and counted in its innermost region as dag_spawn's own are. */
+static inline dag_task dag__main_refuse(int code, const char *fmt, ...) {
+    dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx);
+    va_list ap;
+    va_start(ap, fmt);
+    dag__spawn_verr(r, code, fmt, ap);
+    va_end(ap);
+    return dag__failed_handle(r, code);
 }
 
 static bool dag__task_done_fn(void *t) { return dag__done((dag__task *)t); }
@@ -5691,6 +5853,151 @@ dag_result dag_fulfill(dag_event event, int status) {
     return DAG_OK;
 }
 
+/* >>environment: the values of DAG_NUM_THREADS, DAG_WAIT_POLICY,
+   DAG_BLOCKTIME, DAG_LOG, DAG_DEVICES, DAG_SIMULATE_RANKS and
+   DAG_MPI_PROGRESS (>>defaults reads them). A value that does not parse
+   is reported and ignored. */
+static int dag__env_int(const char *name, int lo, int hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return 0;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < lo || n > hi) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: not a whole number from %d to %d; ignored", name, v, lo, hi);
+        return 0;
+    }
+    return (int)n;
+}
+
+static bool dag__env_is(const char *v, const char *word) {
+    for (; *v && *word; v++, word++)
+        if (tolower((unsigned char)*v) != *word) return false;
+    return !*v && !*word;
+}
+
+/* dag_desc.log_level, or DAG_LOG where it is 0 (0 stays: the logger's default). */
+static dag_log_level dag__log_level(dag_log_level asked) {
+    static const char *const words[] = { "none", "error", "warn", "info" };
+    static const dag_log_level levels[] = { DAG_LOG_NONE, DAG_LOG_ERROR, DAG_LOG_WARN, DAG_LOG_INFO };
+    if (asked == DAG_LOG_NONE || asked == DAG_LOG_ERROR || asked == DAG_LOG_WARN || asked == DAG_LOG_INFO) return asked;
+    if ((int)asked != 0) {
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: log_level %d is not a dag_log_level; using the default",
+                (int)asked);
+        return (dag_log_level)0;
+    }
+    const char *v = getenv("DAG_LOG");
+    if (!v || !*v) return (dag_log_level)0;
+    for (int i = 0; i < 4; i++)
+        if (dag__env_is(v, words[i]) || (i == 2 && dag__env_is(v, "warning"))) return levels[i];
+    dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_LOG=%s: not none, error, warn or info; ignored", v);
+    return (dag_log_level)0;
+}
+
+/* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
+static uint64_t dag__wait_window(dag_desc *d) {
+    const char *v = getenv("DAG_WAIT_POLICY");
+    if (d->wait_policy == DAG_WAIT_DEFAULT && v && *v) {
+        if (dag__env_is(v, "active")) d->wait_policy = DAG_WAIT_ACTIVE;
+        else if (dag__env_is(v, "passive")) d->wait_policy = DAG_WAIT_PASSIVE;
+        else if (!dag__env_is(v, "default"))
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_WAIT_POLICY=%s: not active, passive or default; ignored", v);
+    }
+    if (d->wait_policy == DAG_WAIT_ACTIVE) return UINT64_MAX;
+    if (d->wait_policy == DAG_WAIT_PASSIVE) return 0;
+    if (d->wait_policy != DAG_WAIT_DEFAULT)
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: wait_policy %d is not a dag_wait_policy; using the default",
+                (int)d->wait_policy);
+    d->wait_policy = DAG_WAIT_DEFAULT;
+    v = getenv("DAG_BLOCKTIME");
+    if (d->block_time_us <= 0 && v && *v) {   /* as KMP_BLOCKTIME: a bare number is milliseconds */
+        char *end;
+        double n = strtod(v, &end);
+        double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
+        if (dag__env_is(v, "infinite")) return UINT64_MAX;
+        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
+            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
+                    "infinite; ignored", v);
+        else
+            return (uint64_t)(n * unit * 1000);
+    }
+    return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
+}
+
+/* DAG_DEVICES / dag_desc.devices: "none", "all", or a comma-separated list
+   of backends, each alone (all its devices) or with a device number from 1
+   ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
+   reason in why, when spec does not parse. */
+static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
+    static const char *const words[DAG_BACKEND_COUNT][2] = { DAG__BACKENDS(DAG__BACKEND_WORDS) };
+    for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
+    allowed[DAG_CPU] = ~(uint64_t)0;
+    const char *p = spec;
+    for (;;) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, ":, ");
+        char word[16] = "";
+        if (n == 0 || n >= sizeof word) break;
+        for (size_t i = 0; i < n; i++) word[i] = (char)tolower((unsigned char)p[i]);
+        p += n;
+        int b = -1;
+        bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
+        for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
+            for (int j = 0; j < 2; j++)
+                if (!strcmp(word, words[k][j])) b = k;
+        if (b < 0 && !all && !none) {   /* "'x' is not none, all, opencl, cuda, hip or ze", from the list */
+            int used = snprintf(why, size, "'%s' is not none, all", word);
+            for (int k = 1; k < DAG_BACKEND_COUNT && used >= 0 && (size_t)used < size; k++)
+                used += snprintf(why + used, size - (size_t)used, "%s%s", k + 1 < DAG_BACKEND_COUNT ? ", " : " or ",
+                                 words[k][1]);
+            return false;
+        }
+        uint64_t which = ~(uint64_t)0;
+        if (*p == ':') {
+            char *end;
+            long num = strtol(p + 1, &end, 10);
+            if (end == p + 1 || num < 1 || num > 64 || b < 0) {
+                snprintf(why, size, "after '%s:' comes a device number from 1 to 64%s", word,
+                         b < 0 ? " of a backend" : "");
+                return false;
+            }
+            which = (uint64_t)1 << (num - 1);
+            p = end;
+        }
+        if (all) for (int k = 1; k < DAG_BACKEND_COUNT; k++) allowed[k] = ~(uint64_t)0;
+        else if (b > 0) allowed[b] |= which;
+        while (*p == ' ') p++;
+        if (*p == '\0') return true;
+        if (*p++ != ',') break;
+    }
+    snprintf(why, size, "expected a list such as \"none\", \"cuda\" or \"opencl:2,cuda\"");
+    return false;
+}
+
+/* >>defaults: every setting is resolved here and nowhere else: a dag_desc
+   field left at 0 takes the environment's value, then dag.h's default.
+   Called once the logger is in place, so a bad value is reported where
+   it should be. What has no dag_desc field goes to dag__g. */
+static void dag__desc_defaults(dag_desc *d) {
+    dag__g.desc.logger = d->logger;
+    dag__g.desc.log_level = d->log_level = dag__log_level(d->log_level);
+    dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
+    if (d->num_threads <= 0) d->num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
+    if (d->num_threads <= 0) d->num_threads = dag__g.cores;
+    if (d->num_threads > 1024) d->num_threads = 1024;
+    if (d->throttle <= 0) d->throttle = 64;
+    dag__g.spin_ns = dag__wait_window(d);
+    if (!d->trace_path) d->trace_path = getenv("DAG_TRACE");
+    dag__g.devices_from = d->devices ? "dag_desc.devices" : "DAG_DEVICES";
+    if (!d->devices) d->devices = getenv("DAG_DEVICES");
+    dag__g.ranks_progress_thread = false;
+    if (!DAG__HAS_MPI) return;   /* the rank layer's settings mean nothing without it */
+    if (!d->simulate_ranks) d->simulate_ranks = dag__env_int("DAG_SIMULATE_RANKS", 1, DAG_MPI_MAX_RANKS);
+    const char *progress = getenv("DAG_MPI_PROGRESS");
+    dag__g.ranks_progress_thread = progress && dag__env_is(progress, "thread");
+    if (progress && *progress && !dag__g.ranks_progress_thread && !dag__env_is(progress, "workers"))
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_MPI_PROGRESS=%s: not workers or thread; ignored", progress);
+}
+
 /* >>setup */
 static void dag__worker_init(dag__worker *w, int index) {
     memset((void *)w, 0, sizeof *w);
@@ -5803,55 +6110,28 @@ static void dag__guest_exit(void *p) {
     atomic_fetch_sub(&dag__g.exits_running, 1);
 }
 
-/* Every compiled-in backend looks for its devices; one that finds none
-   says why, and the CPU does the work. */
-/* DAG_DEVICES / dag_desc.devices: "none", "all", or a comma-separated list
-   of backends, each alone (all its devices) or with a device number from 1
-   ("cuda:2"). Fills allowed[b] (bit i: device i); returns false, with the
-   reason in why, when spec does not parse. */
-static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_COUNT], char *why, size_t size) {
-    static const char *const words[DAG_BACKEND_COUNT][2] = { DAG__BACKENDS(DAG__BACKEND_WORDS) };
-    for (int b = 0; b < DAG_BACKEND_COUNT; b++) allowed[b] = 0;
-    allowed[DAG_CPU] = ~(uint64_t)0;
-    const char *p = spec;
-    for (;;) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, ":, ");
-        char word[16] = "";
-        if (n == 0 || n >= sizeof word) break;
-        for (size_t i = 0; i < n; i++) word[i] = (char)tolower((unsigned char)p[i]);
-        p += n;
-        int b = -1;
-        bool all = !strcmp(word, "all"), none = !strcmp(word, "none");
-        for (int k = 0; k < DAG_BACKEND_COUNT && b < 0; k++)
-            for (int j = 0; j < 2; j++)
-                if (!strcmp(word, words[k][j])) b = k;
-        if (b < 0 && !all && !none) {
-            snprintf(why, size, "'%s' is not none, all, opencl, cuda, hip or ze", word);
-            return false;
-        }
-        uint64_t which = ~(uint64_t)0;
-        if (*p == ':') {
-            char *end;
-            long num = strtol(p + 1, &end, 10);
-            if (end == p + 1 || num < 1 || num > 64 || b < 0) {
-                snprintf(why, size, "after '%s:' comes a device number from 1 to 64%s", word,
-                         b < 0 ? " of a backend" : "");
-                return false;
-            }
-            which = (uint64_t)1 << (num - 1);
-            p = end;
-        }
-        if (all) for (int k = 1; k < DAG_BACKEND_COUNT; k++) allowed[k] = ~(uint64_t)0;
-        else if (b > 0) allowed[b] |= which;
-        while (*p == ' ') p++;
-        if (*p == '\0') return true;
-        if (*p++ != ',') break;
-    }
-    snprintf(why, size, "expected a list such as \"none\", \"cuda\" or \"opencl:2,cuda\"");
-    return false;
+/* A program that ends without dag_shutdown still gets the trace it asked
+   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
+   program spawned has finished, it is written, and a warning says so; when
+   some have not (their events may still be growing) or exit was called
+   from another thread, a warning says it was not. */
+static void dag__trace_at_exit(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
+    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
+    dag__region *root = dag__main_ctx.root;
+    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
+                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
+    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
+                dag__g.trace_path);
+    else if (unfinished != 0)
+        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
+                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
+                "up" : "with tasks unfinished", dag__g.trace_path);
 }
 
+/* Every compiled-in backend looks for its devices; one that finds none
+   says why, and the CPU does the work. */
 static void dag__backends_init(void) {
     static const char *const flags[DAG_BACKEND_COUNT] = { DAG__BACKENDS(DAG__BACKEND_FLAG) };
     for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
@@ -5863,8 +6143,7 @@ static void dag__backends_init(void) {
     snprintf(dag__g.backend_status[DAG_CPU], sizeof dag__g.backend_status[DAG_CPU], "CPU: %d worker threads",
              dag__g.num_workers);
     uint64_t allowed[DAG_BACKEND_COUNT];
-    const char *spec = dag__g.desc.devices ? dag__g.desc.devices : getenv("DAG_DEVICES");
-    const char *from = dag__g.desc.devices ? "dag_desc.devices" : "DAG_DEVICES";
+    const char *spec = dag__g.desc.devices, *from = dag__g.devices_from;
     char why[200] = "";
     if (!spec || !*spec || !dag__devices_parse(spec, allowed, why, sizeof why)) {
         if (spec && *spec) dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: %s; every device is used", from, spec, why);
@@ -5916,127 +6195,22 @@ const char *dag_backend_status(dag_backend b) {
     return dag__g.backend_status[b];
 }
 
-/* >>environment: DAG_NUM_THREADS, DAG_WAIT_POLICY, DAG_BLOCKTIME, DAG_LOG,
-   DAG_TRACE and DAG_DEVICES fill what the dag_desc leaves at 0. A value
-   that does not parse is reported and ignored. */
-static int dag__env_int(const char *name, int lo, int hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return 0;
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < lo || n > hi) {
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "%s=%s: not a whole number from %d to %d; ignored", name, v, lo, hi);
-        return 0;
-    }
-    return (int)n;
-}
-
-static bool dag__env_is(const char *v, const char *word) {
-    for (; *v && *word; v++, word++)
-        if (tolower((unsigned char)*v) != *word) return false;
-    return !*v && !*word;
-}
-
-/* dag_desc.log_level, or DAG_LOG where it is 0 (0 stays: the logger's default). */
-static dag_log_level dag__log_level(dag_log_level asked) {
-    static const char *const words[] = { "none", "error", "warn", "info" };
-    static const dag_log_level levels[] = { DAG_LOG_NONE, DAG_LOG_ERROR, DAG_LOG_WARN, DAG_LOG_INFO };
-    if (asked == DAG_LOG_NONE || asked == DAG_LOG_ERROR || asked == DAG_LOG_WARN || asked == DAG_LOG_INFO) return asked;
-    if ((int)asked != 0) {
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: log_level %d is not a dag_log_level; using the default",
-                (int)asked);
-        return (dag_log_level)0;
-    }
-    const char *v = getenv("DAG_LOG");
-    if (!v || !*v) return (dag_log_level)0;
-    for (int i = 0; i < 4; i++)
-        if (dag__env_is(v, words[i]) || (i == 2 && dag__env_is(v, "warning"))) return levels[i];
-    dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_LOG=%s: not none, error, warn or info; ignored", v);
-    return (dag_log_level)0;
-}
-
-/* The spin window of the wait policy in nanoseconds (UINT64_MAX: always). */
-#ifndef DAG_DEFAULT_BLOCK_TIME_US
-#define DAG_DEFAULT_BLOCK_TIME_US 5000
-#endif
-static uint64_t dag__wait_window(dag_desc *d) {
-    const char *v = getenv("DAG_WAIT_POLICY");
-    if (d->wait_policy == DAG_WAIT_DEFAULT && v && *v) {
-        if (dag__env_is(v, "active")) d->wait_policy = DAG_WAIT_ACTIVE;
-        else if (dag__env_is(v, "passive")) d->wait_policy = DAG_WAIT_PASSIVE;
-        else if (!dag__env_is(v, "default"))
-            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_WAIT_POLICY=%s: not active, passive or default; ignored", v);
-    }
-    if (d->wait_policy == DAG_WAIT_ACTIVE) return UINT64_MAX;
-    if (d->wait_policy == DAG_WAIT_PASSIVE) return 0;
-    if (d->wait_policy != DAG_WAIT_DEFAULT)
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_setup: wait_policy %d is not a dag_wait_policy; using the default",
-                (int)d->wait_policy);
-    d->wait_policy = DAG_WAIT_DEFAULT;
-    v = getenv("DAG_BLOCKTIME");
-    if (d->block_time_us <= 0 && v && *v) {   /* as KMP_BLOCKTIME: a bare number is milliseconds */
-        char *end;
-        double n = strtod(v, &end);
-        double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
-        if (dag__env_is(v, "infinite")) return UINT64_MAX;
-        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
-            dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
-                    "infinite; ignored", v);
-        else
-            return (uint64_t)(n * unit * 1000);
-    }
-    return (uint64_t)(d->block_time_us > 0 ? d->block_time_us : DAG_DEFAULT_BLOCK_TIME_US) * 1000u;
-}
-
-/* A program that ends without dag_shutdown still gets the trace it asked
-   for (dag_desc.trace_path, DAG_TRACE): at exit, when every task the
-   program spawned has finished, it is written, and a warning says so; when
-   some have not (their events may still be growing) or exit was called
-   from another thread, a warning says it was not. */
-static void dag__trace_at_exit(void) {
-    if (atomic_load(&dag__g.phase) != 1 || !dag__g.trace_path) return;
-    atomic_store(&dag__g.tracing, 0);   /* no task starts another event */
-    dag__region *root = dag__main_ctx.root;
-    int64_t unfinished = dag__tls_ctx != &dag__main_ctx ? -1   /* (spawned is the main thread's to read) */
-                       : root ? root->spawned - (DAG__OPEN - atomic_load(&root->count)) : 0;
-    if (unfinished == 0 && dag_trace_write_json(dag__g.trace_path) == DAG_OK)
-        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown: the trace was written to %s at exit",
-                dag__g.trace_path);
-    else if (unfinished != 0)
-        dag_log(DAG_LOG_WARN, DAG_OK, "the program ended without dag_shutdown, %s: the trace %s was not written (call "
-                "dag_shutdown before the program ends)", unfinished < 0 ? "from another thread than the one that set "
-                "up" : "with tasks unfinished", dag__g.trace_path);
-}
-
-dag_result dag_setup(const dag_desc *desc) {
+/* The first call sets up: true. One that finds dag.h set up, or being set
+   up by another thread (an implicit set-up too), returns false once that
+   one has finished. */
+static bool dag__setup_claim(const dag_desc *desc) {
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
-        expected = 2;
-        if (!atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) {
-            /* set up, or being set up by another thread (an implicit set-up
-               too): this call returns once that one has finished */
-            while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
-            if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
-                                               desc ? " (this call's dag_desc is ignored)" : "");
-            return DAG_OK;
-        }
-    }
-    dag_desc d;
-    if (desc) d = *desc;
-    else memset(&d, 0, sizeof d);
-    /* >>defaults: resolved here and nowhere else (the environment's after
-       the logger is in place, so a bad value is reported where it should) */
-    dag__g.desc.logger = d.logger;
-    dag__g.desc.log_level = d.log_level = dag__log_level(d.log_level);
-    dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
-    if (d.num_threads <= 0) d.num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
-    if (d.num_threads <= 0) d.num_threads = dag__g.cores;
-    if (d.num_threads > 1024) d.num_threads = 1024;
-    if (d.throttle <= 0) d.throttle = 64;
-    dag__g.spin_ns = dag__wait_window(&d);
-    dag__g.desc = d;
-    dag__g.num_workers = d.num_threads;
-    dag__g.throttle = d.throttle;
+    if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
+    expected = 2;
+    if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
+    while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
+    if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
+                                       desc ? " (this call's dag_desc is ignored)" : "");
+    return false;
+}
+
+/* A set-up cycle's shared state: counters at zero, queues empty, locks made. */
+static void dag__state_init(void) {
     atomic_store(&dag__g.stop, 0);
     atomic_store(&dag__g.sleepers, 0);
     atomic_store(&dag__g.inject_count, 0);
@@ -6059,45 +6233,75 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
     dag__mutex_init(&dag__cause_lock);
-    dag__g.cap_workers = d.num_threads + DAG_MAX_RESERVE_THREADS;   /* reserve slots stay untouched until used */
+}
+
+/* The workers' records, with room for the reserve threads (their slots stay
+   untouched until used); worker 1 is this thread, with the main context. */
+static void dag__workers_init(int num_threads) {
+    dag__g.cap_workers = num_threads + DAG_MAX_RESERVE_THREADS;
     dag__g.workers = (dag__worker *)dag__xmalloc_aligned((size_t)dag__g.cap_workers * sizeof(dag__worker));
-    for (int i = 0; i < d.num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
+    for (int i = 0; i < num_threads; i++) dag__worker_init(&dag__g.workers[i], i);
     DAG__HG_IGNORE(&dag__g.num_slots, sizeof dag__g.num_slots);   /* only touched atomically */
-    atomic_store(&dag__g.num_slots, d.num_threads);
+    atomic_store(&dag__g.num_slots, num_threads);
     dag__tls_worker = &dag__g.workers[0];
     dag__g.workers[0].stack_base = dag__stack_here();
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
     dag__tls_epoch = ++dag__g.epochs;
     atomic_store(&dag__g.live_epoch, dag__tls_epoch);
-    const char *trace_path = d.trace_path ? d.trace_path : getenv("DAG_TRACE");
+}
+
+/* Tracing from the start when asked (trace_path: written at dag_shutdown,
+   or at exit). */
+static void dag__trace_setup(dag_desc *d) {
     dag__g.trace_path = NULL;
-    if (trace_path && *trace_path) {
-        size_t len = strlen(trace_path) + 1;
+    if (d->trace_path && *d->trace_path) {
+        size_t len = strlen(d->trace_path) + 1;
         dag__g.trace_path = (char *)dag__xmalloc(len);
-        memcpy(dag__g.trace_path, trace_path, len);
-        d.trace = 1;
+        memcpy(dag__g.trace_path, d->trace_path, len);
+        d->trace = 1;
         static bool at_exit;   /* (set-ups are one at a time) */
         if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
-    atomic_store(&dag__g.tracing, d.trace ? 1 : 0);
+    atomic_store(&dag__g.tracing, d->trace ? 1 : 0);
     dag__g.trace_epoch = dag__now_ns();
-    dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
-    for (int i = 1; i < d.num_threads; i++) {
+}
+
+/* Workers 2 to num_threads; when one does not start, dag.h runs with those
+   that did. */
+static void dag__workers_start(int num_threads) {
+    for (int i = 1; i < num_threads; i++) {
         if (dag__thread_create(&dag__g.workers[i].thread, dag__worker_main, &dag__g.workers[i]) != 0) {
-            dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, d.num_threads);
+            dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, num_threads);
             dag__g.num_workers = i;   /* run with the ones that started */
             atomic_store(&dag__g.num_slots, i);
             break;
         }
     }
+}
+
+dag_result dag_setup(const dag_desc *desc) {
+    if (!dag__setup_claim(desc)) return DAG_OK;
+    dag_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    dag__desc_defaults(&d);
+    dag__g.desc = d;
+    dag__g.num_workers = d.num_threads;
+    dag__g.throttle = d.throttle;
+    dag__state_init();
+    dag__workers_init(d.num_threads);
+    dag__trace_setup(&d);
+    dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
+    dag__workers_start(d.num_threads);
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
                                     "(-DDAG_BACKEND_MPI); it runs as one rank");
-    return (dag_result)dag__mpi_setup();   /* its progress thread fulfils events: after the pool */
+    /* its progress thread fulfils events: after the pool */
+    return (dag_result)dag__mpi_setup(d.simulate_ranks, d.rank_cache_limit, dag__g.ranks_progress_thread);
 }
 
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
@@ -6107,18 +6311,12 @@ int dag_current_worker(void) {
     return mine && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 
-dag_result dag_shutdown(void) {
-    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
-    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
-        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
-                                    "call it from the thread that set up");
+/* >>shutdown */
+/* Every context's tasks finish: the main thread's (the result is its first
+   error), then those of each thread outside the pool that has not exited. */
+static dag_result dag__shutdown_drain(dag__worker *w) {
     dag_result res = DAG_OK;
-    /* threads exiting now drain their own contexts; later ones leave them to this */
-    atomic_store(&dag__g.closing, 1);
-    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
-    /* every context's tasks finish first */
     dag__context *mine = dag__tls_ctx;
-    dag__worker *w = dag__tls_worker;
     if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, DAG__MPI_END_SHUTDOWN);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
@@ -6137,21 +6335,23 @@ dag_result dag_shutdown(void) {
         dag__drain(w, c->root);
     }
     dag__tls_ctx = mine;
-    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
-    if (!res) res = (dag_result)ranks_result;
-    if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
-        if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
-            dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
-        DAG_FREE(dag__g.trace_path);
-        dag__g.trace_path = NULL;
-    }
+    return res;
+}
+
+/* The pool's threads stop and are joined; returns how many workers there were. */
+static int dag__workers_stop(void) {
     atomic_store(&dag__g.phase, 3);
     atomic_store(&dag__g.live_epoch, 0);
     atomic_store(&dag__g.stop, 1);
     dag__wake_all();
     int slots = dag__slots();
     for (int i = 1; i < slots; i++) dag__thread_join(dag__g.workers[i].thread);
-    /* drop what the contexts still hold, then the memory itself */
+    return slots;
+}
+
+/* What the contexts still hold, then the contexts, the regions and the
+   workers' records themselves. */
+static void dag__contexts_free(dag__worker *w, int slots) {
     dag__region_release(w, dag__main_ctx.root);
     if (dag__main_ctx.domain) dag__domain_destroy(w, dag__main_ctx.domain);
     dag__context *c = dag__g.guest_contexts;
@@ -6183,6 +6383,11 @@ dag_result dag_shutdown(void) {
     }
     dag__free_aligned(dag__g.workers);
     dag__g.workers = NULL;
+}
+
+/* The rest of the set-up cycle's state: queues, data, events, kept
+   results, causes, locks, and the devices. */
+static void dag__state_free(void) {
     DAG_FREE(dag__g.heap);
     dag__g.heap = NULL;
     dag__g.heap_cap = 0;
@@ -6214,6 +6419,28 @@ dag_result dag_shutdown(void) {
     dag__mutex_destroy(&dag__cause_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
+}
+
+dag_result dag_shutdown(void) {
+    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
+    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
+                                    "call it from the thread that set up");
+    /* threads exiting now drain their own contexts; later ones leave them to this */
+    atomic_store(&dag__g.closing, 1);
+    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
+    dag__worker *w = dag__tls_worker;
+    dag_result res = dag__shutdown_drain(w);
+    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
+    if (!res) res = (dag_result)ranks_result;
+    if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
+        if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
+            dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);
+        DAG_FREE(dag__g.trace_path);
+        dag__g.trace_path = NULL;
+    }
+    dag__contexts_free(w, dag__workers_stop());
+    dag__state_free();
     dag__tls_ctx = NULL;
     dag__tls_worker = NULL;
     atomic_store(&dag__g.phase, 2);
@@ -6592,6 +6819,8 @@ dag_result dag_trace_write_svg(const char *path) {
 }
 
 /* Where a file is missing, one error that names the files to copy (README: Which files to copy) */
+/* >>other layers: the device and rank layers, after the core, whose seams
+   they fill */
 #if DAG__HAS_DEVICES && defined(__has_include)
 #if !__has_include("dag_backends/dag_device.h") || !__has_include("dag_backends/dag_opencl.h") || \
     !__has_include("dag_backends/dag_cuda.h") || !__has_include("dag_backends/dag_hip.h") || \

@@ -3,14 +3,27 @@
    Included by dag.h's implementation, at its end, when DAG_BACKEND_MPI is
    defined; build with mpicc (or add MPI's flags) and run under mpirun.
    Built in but run without mpirun, the program is one rank and nothing
-   changes. Uses from dag.h: its public API (dag_spawn_desc, dag_detach,
-   dag_fulfill, dag_wait, dag_fetch_bytes), the main context
-   (dag__main_ctx, dag__ctx_top), the running task (dag__tls_ctx,
-   dag__cancel_asked), a task's failure (its failed_dep and status,
-   dag__ref_handle, dag__decref, dag__cause_new, dag__cause_what),
-   registered data slots (dag__data_slot_of), refused spawns
-   (dag__spawn_err, dag__failed_handle), errors and logging (dag__err,
-   dag_log), the allocator, the thread layer and the clock.
+   changes.
+
+   The rank layer. dag.h calls it only through its >>mpi seam. It uses of
+   dag.h: the public API (dag_spawn_desc, dag_detach, dag_fulfill,
+   dag_wait, dag_fetch_bytes), the platform (the allocator, threads, the
+   clock, dag__err and dag_log), the calls the >>mpi seam declares for it
+   (the main context, the running task, a task's failure, registered
+   spans, refused spawns), and the few names tools/check_layers.py lists
+   for it (a failure's words, the flag that runs a message task after a
+   failure, the records it passes by pointer); that tool holds it to this.
+   Its settings (dag_desc.simulate_ranks and DAG_SIMULATE_RANKS,
+   rank_cache_limit, DAG_MPI_PROGRESS, DAG_MPI_MAX_RANKS) are dag.h's:
+   listed at its top and resolved in its >>defaults.
+
+   WHERE THINGS ARE
+   ================
+     records:   >>rank sets >>records >>state >>stats
+     messages:  >>requests >>history >>watch >>progress >>message tasks
+     decisions: >>owned spans >>collective spawns >>collective waits
+                >>region ends
+     set-up:    >>set-up
 
    THE MODEL (SPMD, owner computes; docs/mpi.md has the why)
    - Every rank runs the same program, and its main thread makes the same
@@ -85,14 +98,7 @@
 #include <limits.h>
 #include <mpi.h>
 
-#ifndef DAG_MPI_MAX_RANKS
-#define DAG_MPI_MAX_RANKS 1024
-#endif
-#if DAG_MPI_MAX_RANKS < 1
-#error "DAG_MPI_MAX_RANKS must be at least 1"
-#endif
-
-/* A set of ranks: bit r of word r / 64. */
+/* >>rank sets: bit r of word r / 64 */
 typedef struct dag__mpi_ranks {
     uint64_t word[(DAG_MPI_MAX_RANKS + 63) / 64];
 } dag__mpi_ranks;
@@ -114,6 +120,7 @@ static bool dag__mpi_is_only(const dag__mpi_ranks *s, int r) {   /* s is {r} */
     return !memcmp(s, &one, sizeof one);
 }
 
+/* >>records */
 typedef struct dag__mpi_span {   /* an owned span, by its dag_data slot */
     uint64_t id;                 /* its dag_data's id; 0: not owned */
     uint32_t number;             /* which span it is: its number (dag__mpi.numbered), alike on every rank */
@@ -186,6 +193,7 @@ typedef struct dag__mpi_call {
     size_t first_arg;            /* its notes in log_args */
 } dag__mpi_call;
 
+/* >>state */
 /* The ranks' check of a region's spawns, posted before the region drains
    (MPI_Iallreduce) and tested by the progress thread: when the ranks
    diverged, a rank may wait for a message no rank will send, so the check
@@ -258,6 +266,7 @@ static struct {
    so outside dag__mpi (whose end clears it). Workers inside dag__mpi_poll. */
 static _Atomic int dag__mpi_polling, dag__mpi_pollers;
 
+/* >>stats */
 int dag_rank(void) { return dag__mpi.active ? dag__mpi.rank : 0; }
 /* counted where the sends are spawned: on the main thread, which reads them */
 static void dag__mpi_stats(dag_stats *s) {
@@ -280,7 +289,7 @@ dag_rank_stats dag_get_rank_stats(int rank) {
     return s;
 }
 
-/* ---- progress: MPI completions become fulfilled events -------------------- */
+/* >>requests: what is posted to MPI, tested by the progress thread */
 /* What a request posted by a message task means: a send (its event, and
    the buffer to free after), and a receive. */
 static dag__mpi_request dag__mpi_sending(dag_event event, void *free_after) {
@@ -365,7 +374,7 @@ static int dag__mpi_test_check(dag__mpi_request *let_go) {
     return count;
 }
 
-/* ---- the history of collective calls, and the watch over it ------------------------ */
+/* >>history: the collective calls, hashed and logged */
 static uint64_t dag__mpi_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
 
 /* the log's names of the collective calls that are not spawns or waits */
@@ -464,7 +473,7 @@ static bool dag__mpi_hash_at(uint64_t calls, uint64_t *hash) {
     return true;
 }
 
-/* The watch: the check at a region's end frees no rank blocked before it
+/* >>watch: the check at a region's end frees no rank blocked before it
    (in a dag_wait of a task that needs a message the others, having spawned
    something else, never send). So every DAG__MPI_WATCH_NS rank 0's
    progress thread asks every rank for its hash after as many calls as rank
@@ -550,6 +559,7 @@ static bool dag__mpi_watch_as_other(void) {
     return diverged;
 }
 
+/* >>progress: MPI completions become fulfilled events */
 /* A receive whose sender's input failed fails with the words that came:
    its dependents here say what failed, where and why, as on one node. The
    failure was logged on its rank, so this one is not (dag_fulfill would log
@@ -558,9 +568,8 @@ static void dag__mpi_fulfil(dag__mpi_request *finished, int count) {
     for (int k = 0; k < count; k++) {
         dag__mpi_request *f = &finished[k];
         dag_result status = (dag_result)f->status;
-        if (f->expect < 0 && status == DAG_ERR_DEPENDENCY_FAILED && atomic_load(&f->task->failed_dep)) {
-            int32_t ok = 0;
-            atomic_compare_exchange_strong(&f->task->status, &ok, (int32_t)status);
+        if (f->expect < 0 && status == DAG_ERR_DEPENDENCY_FAILED && dag__task_cause(f->task)) {
+            dag__task_fail(f->task, status, NULL);
             status = DAG_OK;
         }
         DAG_FREE(f->free_after);
@@ -590,8 +599,7 @@ static void dag__mpi_take_words(dag__task *t, char *words, int bytes) {
     if (bytes < 1 || bytes > DAG__MPI_WORDS) return;
     words[bytes - 1] = 0;
     size_t n = strlen(words);
-    const char *cause = dag__cause_new(words, (int)n + 1 < bytes ? words + n + 1 : "failed"), *none = NULL;
-    atomic_compare_exchange_strong(&t->failed_dep, &none, cause);
+    dag__task_fail(t, DAG_OK, dag__cause_new(words, (int)n + 1 < bytes ? words + n + 1 : "failed"));
 }
 
 /* A message's tag: a number every rank advances alike per message, and in
@@ -726,7 +734,7 @@ static int dag__mpi_progress(void *unused) {
     return 0;
 }
 
-/* ---- the tasks that move data ---------------------------------------------- */
+/* >>message tasks: the tasks that move data */
 /* A span as MPI sees it: `rows` runs of `width` bytes, `stride` apart. */
 static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count) {
     if (rows > (size_t)INT_MAX || width > (size_t)INT_MAX || stride > (size_t)INT_MAX) return DAG_ERR_INVALID_ARGUMENT;
@@ -748,8 +756,8 @@ static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype 
    and the receive then fails its task with them, so the failure reaches
    the dependents there, named as on its own rank. */
 static bool dag__mpi_input_failed(void) {
-    dag__task *t = dag__tls_ctx->task;
-    return atomic_load(&t->failed_dep) || dag__cancel_asked(t);
+    dag__task *t = dag__body_task();
+    return dag__task_cause(t) || dag__cancel_asked(t);
 }
 
 /* The ranks diverged in this region, or since the message task was
@@ -761,8 +769,7 @@ static bool dag__mpi_input_failed(void) {
 static unsigned dag__mpi_era(void) { return (unsigned)atomic_load(&dag__mpi.epoch); }
 static bool dag__mpi_gave_up(unsigned epoch) {
     if (!atomic_load(&dag__mpi.diverged) && epoch == dag__mpi_era()) return false;
-    int32_t ok = 0;   /* as dag_fail sets it */
-    atomic_compare_exchange_strong(&dag__tls_ctx->task->status, &ok, DAG_ERR_DIVERGED);
+    dag__task_fail(dag__body_task(), DAG_ERR_DIVERGED, NULL);
     return true;
 }
 
@@ -788,8 +795,7 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     int count;
     if (dag__mpi_gave_up(epoch)) return;
     if (dag__mpi_input_failed()) {
-        dag__mpi_send_failure(to, tag, atomic_load(&dag__tls_ctx->task->failed_dep), DAG_ERR_CANCELLED,
-                              DAG_ERR_DEPENDENCY_FAILED);
+        dag__mpi_send_failure(to, tag, dag__task_cause(dag__body_task()), DAG_ERR_CANCELLED, DAG_ERR_DEPENDENCY_FAILED);
         return;
     }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
@@ -814,7 +820,7 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     MPI_Request request;
     MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);
-    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__tls_ctx->task, (int)(rows * width), from, tag,
+    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__body_task(), (int)(rows * width), from, tag,
                                               dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK));
 }
 
@@ -830,17 +836,6 @@ DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, 
     dag__mpi_track(request, dag__mpi_sending(dag_detach(), buf));
 }
 
-/* A record's failure, as dag.h keeps it: NULL when the record has gone
-   (its region ended), and only its status is known. */
-static const char *dag__mpi_cause_of(dag_task t) {
-    const char *cause = NULL;
-    if (t.ptr && dag__ref_handle(t)) {
-        cause = atomic_load(&t.ptr->failed_dep);
-        dag__decref(dag__tls_worker, t.ptr);
-    }
-    return cause;
-}
-
 /* A task's result alone to another rank, for a Fut there; when it failed,
    the failure instead (the receive then fails with its words). */
 DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag), (unsigned, epoch)) {
@@ -849,7 +844,7 @@ DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), 
     int status = dag_fetch_bytes(t, buf, result_size);
     if (status) {
         DAG_FREE(buf);
-        dag__mpi_send_failure(to, tag, dag__mpi_cause_of(t), status, DAG_OK);
+        dag__mpi_send_failure(to, tag, dag__handle_cause(t), status, DAG_OK);   /* NULL: its record has gone */
         return;
     }
     MPI_Request request;
@@ -873,7 +868,7 @@ static void dag__mpi_receive_value_run(void *args, void *result) {
     if (dag__mpi_gave_up(a->a3)) return;
     MPI_Request request;
     MPI_Irecv(result, (int)a->a2, MPI_BYTE, a->a0, a->a1, dag__mpi.comm, &request);
-    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__tls_ctx->task, (int)a->a2, a->a0, a->a1, DAG_OK));
+    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__body_task(), (int)a->a2, a->a0, a->a1, DAG_OK));
 }
 static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
     dag__mpi_value_kind *k = dag__mpi.value_kinds;
@@ -913,7 +908,20 @@ static void dag__mpi_count(int from, int to, size_t bytes) {
     dag__mpi.per_rank[to].bytes_received += bytes;
 }
 
-/* ---- owned spans ------------------------------------------------------------- */
+/* >>owned spans */
+/* A registered span as dag.h keeps it (dag__data_shape); zeros when h is
+   not registered. */
+typedef struct dag__mpi_shape { bool registered; void *ptr; size_t rows, width, stride; } dag__mpi_shape;
+static dag__mpi_shape dag__mpi_shape_of(dag_data h) {
+    dag__mpi_shape s = { false, NULL, 0, 0, 0 };
+    s.registered = dag__data_shape(h, &s.ptr, &s.rows, &s.width, &s.stride);
+    return s;
+}
+static size_t dag__mpi_bytes(dag_data h) {
+    dag__mpi_shape s = dag__mpi_shape_of(h);
+    return s.rows * s.width;
+}
+
 static dag__mpi_span *dag__mpi_span_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
     if (!index || index > dag__mpi.spans_cap) return NULL;
@@ -941,11 +949,10 @@ static void dag__mpi_registered(int rank, dag_data h) {
     }
     dag__mpi_span *s = &dag__mpi.spans[index - 1];
     dag__mpi_forget_span(s);   /* a slot used before: its copies went with the old handle */
-    dag__data_slot *slot = dag__data_slot_of(h);
     s->id = h.id;
     s->owner = rank;
     dag__mpi_only(&s->current, rank);
-    s->bytes = slot ? slot->rows * slot->width : 0;
+    s->bytes = dag__mpi_bytes(h);
     s->number = ++dag__mpi.numbered;   /* which span it is, on every rank alike: hashed by the spawns that pass it */
     dag__mpi_arg_note what = { DAG__ARG_DATA, 0, (uint16_t)(rank + 1), s->number, s->bytes };
     dag__mpi_note(DAG__MPI_CALL_REGISTER, dag__mpi_call_register, rank, &what, 1);
@@ -954,12 +961,11 @@ static void dag__mpi_registered(int rank, dag_data h) {
 /* This rank's copy of a span another rank owns: allocated on first use,
    packed (its rows one after another, whatever the owner's stride). */
 static void dag__mpi_have_memory(dag_data h, dag__mpi_span *m) {
-    dag__data_slot *s = dag__data_slot_of(h);
-    if (!s || s->ptr) return;
-    m->memory = dag__xmalloc(s->rows * s->width);
-    memset(m->memory, 0, s->rows * s->width);
-    s->ptr = m->memory;
-    s->stride = s->width;
+    dag__mpi_shape s = dag__mpi_shape_of(h);
+    if (!s.registered || s.ptr) return;
+    m->memory = dag__xmalloc(s.rows * s.width);
+    memset(m->memory, 0, s.rows * s.width);
+    dag__data_place(h, m->memory);
 }
 
 /* Its copy on rank r dropped: a local task there frees it after the tasks
@@ -978,8 +984,7 @@ static void dag__mpi_drop(dag__mpi_span *m, int r) {
         dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
         DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_drop, InOut(h)));
         dag__mpi_spawn_flags = 0;
-        dag__data_slot *s = dag__data_slot_of(h);
-        if (s) s->ptr = NULL;
+        dag__data_place(h, NULL);
         m->memory = NULL;
         dag__mpi.copies_dropped++;
     }
@@ -999,7 +1004,7 @@ static void dag__mpi_hold(dag__mpi_span *m, int r) {
         dag__mpi_span *oldest = NULL;
         for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
             dag__mpi_span *v = &dag__mpi.spans[i];
-            if (v->id && !dag__data_slot_of((dag_data){ v->id })) dag__mpi_forget_span(v);   /* unregistered */
+            if (v->id && !dag__mpi_shape_of((dag_data){ v->id }).registered) dag__mpi_forget_span(v);   /* unregistered */
             if (v->id && dag__mpi_has(&v->held, r) && v->last_use < dag__mpi.calls &&
                 (!oldest || v->last_use < oldest->last_use))
                 oldest = v;
@@ -1016,25 +1021,26 @@ static void dag__mpi_move(dag_data h, dag__mpi_span *m, int to) {
     dag__mpi_hold(m, to);
     int from = dag__mpi_has(&m->current, m->owner) ? m->owner : dag__mpi_first(&m->current);
     int tag = dag__mpi_next_tag(DAG__MPI_TAG_DATA);
-    dag__data_slot *s = dag__data_slot_of(h);
     dag__mpi_count(from, to, m->bytes);
     dag__mpi_spawn_flags = DAG__TF_ALWAYS_RUNS;
     if (dag__mpi.simulated) {   /* decided and counted: no message */
     } else if (dag__mpi.rank == from) {
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s->rows), Val(s->width), Val(s->stride), Val(to), Val(tag),
-                                      Val(dag__mpi_era())));
+        dag__mpi_shape s = dag__mpi_shape_of(h);
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send, In(h), Val(s.rows), Val(s.width), Val(s.stride), Val(to),
+                                      Val(tag), Val(dag__mpi_era())));
     } else if (dag__mpi.rank == to) {
-        dag__mpi_have_memory(h, m);
-        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s->rows), Val(s->width), Val(s->stride), Val(from), Val(tag),
-                                      Val(dag__mpi_era())));
+        dag__mpi_have_memory(h, m);   /* packed: read its shape after */
+        dag__mpi_shape s = dag__mpi_shape_of(h);
+        DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_receive, Out(h), Val(s.rows), Val(s.width), Val(s.stride),
+                                      Val(from), Val(tag), Val(dag__mpi_era())));
     }
     dag__mpi_spawn_flags = 0;
     dag__mpi_add(&m->current, to);
 }
 
-/* ---- collective spawns --------------------------------------------------------- */
+/* >>collective spawns */
 static bool dag__mpi_collective(const dag__context *ctx) {
-    return dag__mpi.active && ctx == &dag__main_ctx && !dag__mpi_local_depth;
+    return dag__mpi.active && dag__is_main(ctx) && !dag__mpi_local_depth;
 }
 
 /* A handle of this layer: no record, gen = its slot + 1, and in bits this
@@ -1078,11 +1084,10 @@ static void dag__mpi_note_spawn(const dag_task_desc *desc, const dag_arg *args, 
             a->number = args[i].cols ? (uint32_t)args[i].count : 0;   /* a 2-D span's rows */
         } else if (args[i].kind == DAG__ARG_DATA) {
             dag__mpi_span *m = dag__mpi_span_of(args[i].data);
-            dag__data_slot *slot = m ? NULL : dag__data_slot_of(args[i].data);
             a->mode = args[i].mode;
             a->owner = m ? (uint16_t)(m->owner + 1) : 0;
             a->number = m ? m->number : 0;
-            a->bytes = m ? m->bytes : slot ? slot->rows * slot->width : 0;
+            a->bytes = m ? m->bytes : dag__mpi_bytes(args[i].data);
         } else if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_task_of(args[i].task)) {
             a->number = dag__mpi_task_of(args[i].task)->number;
         }
@@ -1119,15 +1124,11 @@ static void dag__mpi_forget_task(dag__mpi_task *e) {
     dag__mpi.tasks_kept--;
 }
 
-/* The regions open on the main thread: a void or discarded task is
-   forgotten when the DAG_DATADEPS it was spawned in (or an outer one) ends. */
-static uint32_t dag__mpi_open_regions(void) {
-    uint32_t n = 0;
-    for (dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx); r && r != dag__main_ctx.root; r = r->outer) n++;
-    return n;
-}
+/* A void or discarded task is forgotten when the DAG_DATADEPS it was
+   spawned in (or an outer one) ends: when fewer regions are open on the
+   main thread than at its spawn. */
 static void dag__mpi_forget_region_tasks(void) {
-    uint32_t open = dag__mpi_open_regions();
+    uint32_t open = dag__main_open_regions();
     while (dag__mpi.num_fleeting && dag__mpi.fleeting[dag__mpi.num_fleeting - 1].depth > open) {
         dag__mpi_fleeting d = dag__mpi.fleeting[--dag__mpi.num_fleeting];
         if (dag__mpi.tasks[d.index].stamp == d.stamp) dag__mpi_forget_task(&dag__mpi.tasks[d.index]);   /* not released */
@@ -1140,7 +1141,7 @@ static void dag__mpi_forget_region_tasks(void) {
 static int dag__mpi_release(dag_task h) {
     dag__mpi_task *e = dag__mpi_task_of(h);
     if (!e) return h.bits & 1 ? DAG_ERR_STALE_HANDLE : DAG_OK;
-    if (dag__tls_ctx != &dag__main_ctx)
+    if (!dag__on_main())
         return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_release of a task run on one rank: only from the program's main "
                         "thread, on every rank alike");
     int s = DAG_OK;
@@ -1201,43 +1202,16 @@ static uint64_t dag__mpi_depth(const dag_arg *args, int num_args) {
     return d;
 }
 
-static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
-    dag_task local = { NULL, 0, 0 };
-    dag__region *r = dag__ctx_top(dag__tls_worker, &dag__main_ctx);   /* where a refused spawn is counted */
-    if (!desc || num_args < 0 || num_args > DAG__MAX_PARAMS || (num_args && !args)) {
-        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, opt));   /* it says what is wrong */
-        return local;
-    }
-    for (int i = 0; i < num_args; i++)
-        if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task) && !dag__mpi_task_of(args[i].task)) {
-            dag__spawn_err(r, DAG_ERR_STALE_HANDLE, "dag_spawn(%s): argument %d is a Fut of a task run on one rank whose "
-                           "result was released (dag_release, discard_results) or is of an earlier dag_setup",
-                           desc->name, i + 1);
-            return dag__failed_handle(r, DAG_ERR_STALE_HANDLE);
-        }
-    int runs_on = dag__mpi_placement(args, num_args, opt);   /* -1: every rank */
-    dag__mpi_note_spawn(desc, args, num_args, runs_on);
-    if (opt->scope.rank && (runs_on < 0 || runs_on >= dag__mpi.size)) {
-        dag__spawn_err(r, DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d", desc->name,
-                       runs_on, dag__mpi.size - 1);
-        return dag__failed_handle(r, DAG_ERR_SCOPE);
-    }
-    /* the ranks that run it: [first, end) */
-    int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;
-    uint64_t depth = dag__mpi_depth(args, num_args);
-    dag_arg here_args[DAG__MAX_PARAMS];   /* the arguments as this rank runs them: Futs of tasks run elsewhere */
-    for (int i = 0; i < num_args; i++) {
-        here_args[i] = args[i];
-        dag__mpi_task *e = args[i].kind == DAG__ARG_FUTURE ? dag__mpi_task_of(args[i].task) : NULL;
-        if (e) here_args[i].task = dag__mpi_value_at(e, runs_on);
-    }
-    args = here_args;
+/* Every rank alike, for a collective spawn that runs on runs_on (-1: every
+   rank): the owned spans it reads go where it runs (a copy there is kept
+   to its limit), and those it writes are current there alone. here: it
+   runs on this rank. */
+static void dag__mpi_place_data(const dag_arg *args, int num_args, int runs_on, bool here) {
+    int first = runs_on < 0 ? 0 : runs_on, end = runs_on < 0 ? dag__mpi.size : runs_on + 1;   /* the ranks that run it */
     for (int i = 0; i < num_args; i++) {   /* in use: no copy of these is dropped to make room for another */
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (m) m->last_use = dag__mpi.calls;
     }
-    /* runs here: a simulation runs only what every rank runs (its own memory; no task placed on one rank) */
-    bool here = runs_on < 0 || (runs_on == dag__mpi.rank && !dag__mpi.simulated);
     for (int i = 0; i < num_args; i++) {
         dag__mpi_span *m = args[i].kind == DAG__ARG_DATA ? dag__mpi_span_of(args[i].data) : NULL;
         if (!m) continue;
@@ -1255,14 +1229,13 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
         for (int rank = first; rank < end; rank++) dag__mpi_add(&m->current, rank);
     }
     for (int rank = first; rank < end; rank++) dag__mpi.per_rank[rank].tasks++;
-    if (here) {
-        dag_options local_opt = *opt;
-        local_opt.scope.rank = 0;
-        if (runs_on >= 0) local_opt.keep_results = 1;   /* read by this layer as often as it needs; a fetch
-                                                          of the collective handle spends it on every rank */
-        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, &local_opt));
-    }
-    if (runs_on < 0) return local;
+}
+
+/* Every rank alike: the record of a collective spawn that runs on one
+   rank (local: its task there, when this is that rank), and this layer's
+   handle of it. */
+static dag_task dag__mpi_one_rank(const dag_task_desc *desc, const dag_options *opt, int runs_on, dag_task local,
+                                  uint64_t depth) {
     dag__mpi_task *e = dag__mpi_new_task();
     e->number = ++dag__mpi.numbered;
     e->rank = runs_on;
@@ -1278,13 +1251,50 @@ static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, i
             dag__mpi.fleeting_cap = dag__mpi.fleeting_cap ? 2 * dag__mpi.fleeting_cap : 256;
             dag__mpi.fleeting = (dag__mpi_fleeting *)dag__xrealloc(dag__mpi.fleeting, dag__mpi.fleeting_cap * sizeof *dag__mpi.fleeting);
         }
-        dag__mpi_fleeting d = { index, e->stamp, dag__mpi_open_regions() };
+        dag__mpi_fleeting d = { index, e->stamp, dag__main_open_regions() };
         dag__mpi.fleeting[dag__mpi.num_fleeting++] = d;
     }
     dag_task h = { NULL, index + 1, DAG__MPI_HANDLE_BIT | e->stamp << 1 | (desc->result_size ? 1u : 0u) };
     return h;
 }
 
+static dag_task dag__mpi_spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *opt) {
+    dag_task local = { NULL, 0, 0 };
+    if (!desc || num_args < 0 || num_args > DAG__MAX_PARAMS || (num_args && !args)) {
+        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, args, num_args, opt));   /* it says what is wrong */
+        return local;
+    }
+    for (int i = 0; i < num_args; i++)
+        if (args[i].kind == DAG__ARG_FUTURE && dag__mpi_handle(args[i].task) && !dag__mpi_task_of(args[i].task))
+            return dag__main_refuse(DAG_ERR_STALE_HANDLE, "dag_spawn(%s): argument %d is a Fut of a task run on one rank "
+                                    "whose result was released (dag_release, discard_results) or is of an earlier "
+                                    "dag_setup", desc->name, i + 1);
+    int runs_on = dag__mpi_placement(args, num_args, opt);   /* -1: every rank */
+    dag__mpi_note_spawn(desc, args, num_args, runs_on);
+    if (opt->scope.rank && (runs_on < 0 || runs_on >= dag__mpi.size))
+        return dag__main_refuse(DAG_ERR_SCOPE, "dag_spawn(%s): the scope names rank %d, but the ranks are 0 to %d",
+                                desc->name, runs_on, dag__mpi.size - 1);
+    uint64_t depth = dag__mpi_depth(args, num_args);
+    dag_arg here_args[DAG__MAX_PARAMS];   /* the arguments as this rank runs them: Futs of tasks run elsewhere */
+    for (int i = 0; i < num_args; i++) {
+        here_args[i] = args[i];
+        dag__mpi_task *e = args[i].kind == DAG__ARG_FUTURE ? dag__mpi_task_of(args[i].task) : NULL;
+        if (e) here_args[i].task = dag__mpi_value_at(e, runs_on);
+    }
+    /* runs here: a simulation runs only what every rank runs (its own memory; no task placed on one rank) */
+    bool here = runs_on < 0 || (runs_on == dag__mpi.rank && !dag__mpi.simulated);
+    dag__mpi_place_data(here_args, num_args, runs_on, here);
+    if (here) {
+        dag_options local_opt = *opt;
+        local_opt.scope.rank = 0;
+        if (runs_on >= 0) local_opt.keep_results = 1;   /* read by this layer as often as it needs; a fetch
+                                                          of the collective handle spends it on every rank */
+        DAG__MPI_LOCAL(local = dag_spawn_desc(desc, here_args, num_args, &local_opt));
+    }
+    return runs_on < 0 ? local : dag__mpi_one_rank(desc, opt, runs_on, local, depth);
+}
+
+/* >>collective waits: of a task run on one rank, its outcome to every rank */
 /* A task's outcome, as the rank that ran it sends it: its status (int32),
    its result, that rank's history at the wait (so a rank whose history
    differs, having waited for another task, is not told a wrong value),
@@ -1306,7 +1316,7 @@ static void dag__mpi_outcome_of(dag__mpi_task *e, unsigned char *outcome) {
     memcpy(outcome, &status, sizeof status);
     memcpy(words - sizeof e->history, &e->history, sizeof e->history);
     memset(words, 0, DAG__MPI_WORDS);
-    if (status) dag__mpi_words(dag__mpi_cause_of(e->local), status, (char *)words);
+    if (status) dag__mpi_words(dag__handle_cause(e->local), status, (char *)words);
 }
 
 static int dag__mpi_outcome(dag_task h, void *out, size_t size);
@@ -1332,7 +1342,7 @@ static int dag__mpi_outcome(dag_task h, void *out, size_t size) {
         return out ? dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: %zu bytes asked of a task with no result", size) : DAG_OK;
     if (out && size != e->result_size)
         return dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: %zu bytes asked of a %zu-byte result", size, e->result_size);
-    if (!dag__tls_ctx || dag__tls_ctx != &dag__main_ctx)
+    if (!dag__on_main())
         return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_wait / dag_fetch of a task that ran on one rank: only from the "
                         "program's main thread, on every rank alike");
     bool ran_here = dag__mpi.rank == e->rank && !dag__mpi.simulated;
@@ -1408,7 +1418,7 @@ static bool dag__mpi_ready(dag_task h) {
     return e->shared && dag_ready(e->received);
 }
 
-/* ---- regions: data home, then the ranks agree ------------------------------------ */
+/* >>region ends: data home, then the ranks agree */
 /* The ranks compare their calls while the region drains (dag__mpi_test_check). */
 static void dag__mpi_post_check(bool shutting_down) {
     dag__mutex_lock(&dag__mpi.lock);
@@ -1434,12 +1444,12 @@ static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__m
    goes home, inside it, so that on return each owner's data is current
    there, as on one node; then the check is posted. */
 static void dag__mpi_region_ending(const dag__context *ctx, int end) {
-    if (!dag__mpi.active || ctx != &dag__main_ctx) return;
+    if (!dag__mpi.active || !dag__is_main(ctx)) return;
     dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_end_names[end], -1, NULL, 0);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id) continue;
-        if (!dag__data_slot_of((dag_data){ m->id })) {   /* unregistered meanwhile: its tasks are done */
+        if (!dag__mpi_shape_of((dag_data){ m->id }).registered) {   /* unregistered meanwhile: its tasks are done */
             dag__mpi_forget_span(m);
             continue;
         }
@@ -1545,7 +1555,7 @@ static int dag__mpi_agree(int err) {
 }
 
 static int dag__mpi_region_ended(const dag__context *ctx, int err) {
-    if (!dag__mpi.active || ctx != &dag__main_ctx) return err;
+    if (!dag__mpi.active || !dag__is_main(ctx)) return err;
     dag__mpi_forget_region_tasks();
     if (dag__mpi_check_agreed()) {   /* every rank made the same calls: every rank comes here */
         dag__mpi_forget_history();
@@ -1556,7 +1566,7 @@ static int dag__mpi_region_ended(const dag__context *ctx, int err) {
     return DAG_ERR_DIVERGED;
 }
 
-/* ---- set-up ------------------------------------------------------------------------ */
+/* >>set-up */
 /* At the process's exit. A rank that leaves its program (exit, or a
    return from main) while dag.h runs, without dag_shutdown, would leave
    the others waiting for its messages and collective calls for ever (and
@@ -1603,7 +1613,7 @@ static void dag__mpi_end(void) {
 
 /* What a run on `size` ranks and a simulation of them share: the
    decisions' state and the counters. */
-static void dag__mpi_begin(int size, int rank) {
+static void dag__mpi_begin(int size, int rank, size_t cache_limit) {
     dag__mpi.size = size;
     dag__mpi.rank = rank;
     dag__mpi.tag_limit = INT_MAX;
@@ -1612,7 +1622,7 @@ static void dag__mpi_begin(int size, int rank) {
     memset(dag__mpi.per_rank, 0, (size_t)size * sizeof *dag__mpi.per_rank);
     dag__mpi.held_bytes = (size_t *)dag__xmalloc((size_t)size * sizeof *dag__mpi.held_bytes);
     memset(dag__mpi.held_bytes, 0, (size_t)size * sizeof *dag__mpi.held_bytes);
-    dag__mpi.cache_limit = dag__g.desc.rank_cache_limit;
+    dag__mpi.cache_limit = cache_limit;
     dag__mpi.calls = dag__mpi.hash = dag__mpi.log_base_hash = dag__mpi.judged = 0;
     atomic_store(&dag__mpi.epoch, 0);
     dag__mpi.log_count = dag__mpi.log_args_count = 0;
@@ -1627,9 +1637,9 @@ static void dag__mpi_begin(int size, int rank) {
     dag__mpi.active = 1;
 }
 
-static int dag__mpi_setup(void) {
-    int simulate = dag__g.desc.simulate_ranks ? dag__g.desc.simulate_ranks
-                                              : dag__env_int("DAG_SIMULATE_RANKS", 1, DAG_MPI_MAX_RANKS);
+/* dag_setup's settings, resolved in its >>defaults: dag_desc.simulate_ranks
+   (or DAG_SIMULATE_RANKS), rank_cache_limit, and DAG_MPI_PROGRESS=thread. */
+static int dag__mpi_setup(int simulate, size_t cache_limit, bool progress_thread_alone) {
     dag__mpi.active = dag__mpi.simulated = 0;
     if (simulate < 0 || simulate > DAG_MPI_MAX_RANKS)
         return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks %d is not from 1 to DAG_MPI_MAX_RANKS (%d); "
@@ -1637,7 +1647,7 @@ static int dag__mpi_setup(void) {
     if (simulate == 1) return DAG_OK;
     if (simulate > 1) {   /* no MPI: rank 0 of `simulate` decides, and nothing is sent */
         dag__mpi.simulated = 1;
-        dag__mpi_begin(simulate, 0);
+        dag__mpi_begin(simulate, 0, cache_limit);
         return DAG_OK;
     }
     int ready = 0, level = 0;
@@ -1661,12 +1671,8 @@ static int dag__mpi_setup(void) {
     if (size > DAG_MPI_MAX_RANKS)
         return dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: %d ranks, but this build takes DAG_MPI_MAX_RANKS = %d "
                         "(define it larger before including dag.h), so it runs as one rank", size, DAG_MPI_MAX_RANKS);
-    dag__mpi_begin(size, rank);
+    dag__mpi_begin(size, rank, cache_limit);
     dag__mpi.active = 0;   /* until the progress thread runs */
-    const char *progress = getenv("DAG_MPI_PROGRESS");
-    bool thread_alone = progress && dag__env_is(progress, "thread");
-    if (progress && *progress && !thread_alone && !dag__env_is(progress, "workers"))
-        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_MPI_PROGRESS=%s: not workers or thread; ignored", progress);
     MPI_Comm_dup(MPI_COMM_WORLD, &dag__mpi.comm);
     MPI_Comm_set_errhandler(dag__mpi.comm, MPI_ERRORS_RETURN);   /* a message too long for its receive fails that receive */
     int *ub = NULL, found = 0;
@@ -1694,7 +1700,7 @@ static int dag__mpi_setup(void) {
         return dag__err(DAG_ERR_THREAD, "dag_setup: could not start the MPI progress thread; it runs as one rank");
     }
     dag__mpi.active = 1;
-    atomic_store(&dag__mpi_polling, !thread_alone);
+    atomic_store(&dag__mpi_polling, !progress_thread_alone);
     return DAG_OK;
 }
 

@@ -13,6 +13,8 @@ int main(void) {
     dag_spawn(say, Val("text"));   /* a string by value: pass a pointer */
 #elif CASE == 2
     dag_spawn(sum, In(x));         /* a pointer without a count */
+#elif CASE == 3
+    (void)dag_backend_status(DAG_BACKEND_CUDA);   /* the flag (built with -DDAG_BACKEND_CUDA), not DAG_CUDA */
 #endif
     return 0;
 }
