@@ -26,17 +26,21 @@ enum { STRASSEN_LEAF = 64 };
 
 void strassen_par(double *c, const double *a, const double *b, int n, int depth);
 
-/* C = A B, n x n, directly (row by row: the inner loop runs along rows of B and C) */
+/* C = A B, n x n (a multiple of 8), directly, as BOTS's leaves: eight
+   elements of a row of C at a time, summed in registers along the row of A
+   and down eight columns of B, stored once (so the loads of B never wait
+   behind stores to C, whatever the matrices' offsets in their pages). */
 static void strassen_leaf(double *c, const double *a, const double *b, int n, int cn, int an, int bn) {
-    for (int i = 0; i < n; i++) {
-        double *ci = c + (size_t)i * cn;
-        for (int j = 0; j < n; j++) ci[j] = 0;
-        for (int k = 0; k < n; k++) {
-            double aik = a[(size_t)i * an + k];
-            const double *bk = b + (size_t)k * bn;
-            for (int j = 0; j < n; j++) ci[j] += aik * bk[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j += 8) {
+            double sum[8] = {0};
+            for (int k = 0; k < n; k++) {
+                double aik = a[(size_t)i * an + k];
+                const double *bkj = b + (size_t)k * bn + j;
+                for (int x = 0; x < 8; x++) sum[x] += aik * bkj[x];
+            }
+            memcpy(c + (size_t)i * cn + j, sum, sizeof sum);
         }
-    }
 }
 
 /* One level of the multiply: the quadrants of A, B and C, and the eleven
@@ -71,10 +75,13 @@ static int strassen_split(strassen_level *l, strassen_product m, int n, strassen
     l->a11 = a, l->a12 = a + h, l->a21 = a + (size_t)h * an, l->a22 = l->a21 + h;
     l->b11 = b, l->b12 = b + h, l->b21 = b + (size_t)h * bn, l->b22 = l->b21 + h;
     l->c11 = c, l->c12 = c + h, l->c21 = c + (size_t)h * cn, l->c22 = l->c21 + h;
-    double *t = (double *)(l->heap = bots_alloc((size_t)11 * h * h * sizeof *t));
-    for (int k = 1; k <= 8; k++) l->s[k] = t + (size_t)(k - 1) * h * h;
+    /* as BOTS: 32 bytes between temporaries, so that they do not all sit at
+       one offset in a page (the leaves' loads and stores would alias) */
+    size_t q = (size_t)h * h + 4;
+    double *t = (double *)(l->heap = bots_alloc(11 * q * sizeof *t));
+    for (int k = 1; k <= 8; k++) l->s[k] = t + (k - 1) * q;
     l->s[0] = NULL;
-    l->m2 = t + (size_t)8 * h * h, l->m5 = t + (size_t)9 * h * h, l->t1 = t + (size_t)10 * h * h;
+    l->m2 = t + 8 * q, l->m5 = t + 9 * q, l->t1 = t + 10 * q;
     double **s = l->s;
     for (int i = 0; i < h; i++)
         for (int j = 0; j < h; j++) {
