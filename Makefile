@@ -493,19 +493,19 @@ BOTS_TBB  := fib nqueens
 BOTS_GXX  ?= g++
 BOTS_BINS := $(foreach v,dag dag_clang gomp libomp,$(BOTS:%=$(B)/bots/%_$(v))) $(BOTS_TBB:%=$(B)/bots/%_tbb)
 
-$(B)/bots/%_dag: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h dag.h
+$(B)/bots/%_dag: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_dag.h dag.h
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -I. -Ibench/bots $< -o $@ -pthread -lm
 
-$(B)/bots/%_dag_clang: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h dag.h
+$(B)/bots/%_dag_clang: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_dag.h dag.h
 	@mkdir -p $(@D)
 	$(CLANG) $(WARN) -O2 -I. -Ibench/bots $< -o $@ -pthread -lm
 
-$(B)/bots/%_gomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h
+$(B)/bots/%_gomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_omp.h
 	@mkdir -p $(@D)
 	$(BENCH_GCC) $(BENCH_PEER_CFLAGS) $(BENCH_GOMP_CFLAGS) -Ibench/bots $< -o $@ $(BENCH_GOMP_LDFLAGS) -lm
 
-$(B)/bots/%_libomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h
+$(B)/bots/%_libomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_omp.h
 	@mkdir -p $(@D)
 	$(BENCH_OMP_CLANG) $(BENCH_PEER_CFLAGS) $(BENCH_LIBOMP_CFLAGS) -Ibench/bots $< -o $@ $(BENCH_LIBOMP_LDFLAGS) -lm
 

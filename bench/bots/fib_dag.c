@@ -5,6 +5,7 @@
        make build/bots/fib_dag && DAG_NUM_THREADS=2 build/bots/fib_dag 30 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "fib.h"
 
 DAG_TASK(long long, fib, (int, n)) {
@@ -23,9 +24,4 @@ long long fib_par(int n) {
     return r;
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = fib_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, fib_main); }

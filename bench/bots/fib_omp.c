@@ -2,6 +2,7 @@
    libgomp (gcc -fopenmp) and libomp (clang -fopenmp=libomp).
 
        make build/bots/fib_gomp && OMP_NUM_THREADS=2 build/bots/fib_gomp 30 */
+#include "bots_omp.h"
 #include "fib.h"
 
 static long long fib(int n) {
@@ -23,8 +24,4 @@ long long fib_par(int n) {
     return r;
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return fib_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, fib_main); }

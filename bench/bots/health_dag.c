@@ -5,6 +5,7 @@
        make build/bots/health_dag && DAG_NUM_THREADS=2 build/bots/health_dag small */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "health.h"
 
 static int cutoff;   /* levels from the top whose tasks are deferred */
@@ -22,9 +23,4 @@ void health_par(village *top, int steps, int cut) {
     for (int i = 0; i < steps; i++) step(top);
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = health_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, health_main); }

@@ -2,6 +2,7 @@
    if() cut-off version; built for libgomp and libomp.
 
        make build/bots/health_gomp && OMP_NUM_THREADS=2 build/bots/health_gomp small */
+#include "bots_omp.h"
 #include "health.h"
 
 static int cutoff;   /* levels from the top whose tasks are deferred */
@@ -24,8 +25,4 @@ void health_par(village *top, int steps, int cut) {
     for (int i = 0; i < steps; i++) step(top);
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return health_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, health_main); }

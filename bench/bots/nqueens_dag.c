@@ -6,6 +6,7 @@
        make build/bots/nqueens_dag && DAG_NUM_THREADS=2 build/bots/nqueens_dag 13 3 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "nqueens.h"
 
 static int cutoff;   /* rows whose tasks are deferred */
@@ -37,9 +38,4 @@ long nqueens_par(int n, int cut) {
     return solve(empty, n, 0, 0);
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = nqueens_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, nqueens_main); }

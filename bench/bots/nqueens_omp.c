@@ -2,6 +2,7 @@
    its if() cut-off version; built for libgomp and libomp.
 
        make build/bots/nqueens_gomp && OMP_NUM_THREADS=2 build/bots/nqueens_gomp 13 3 */
+#include "bots_omp.h"
 #include "nqueens.h"
 
 static int cutoff;   /* rows whose tasks are deferred */
@@ -31,8 +32,4 @@ long nqueens_par(int n, int cut) {
     return count;
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return nqueens_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, nqueens_main); }

@@ -5,6 +5,7 @@
        make build/bots/sort_dag && DAG_NUM_THREADS=2 build/bots/sort_dag 8388608 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "sort.h"
 
 DAG_TASK(void, merge, (sort_merge, m)) {
@@ -34,9 +35,4 @@ void sort_par(elm *a, elm *tmp, long n) {
     dag_wait_all();
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = sort_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, sort_main); }

@@ -2,6 +2,7 @@
    for libgomp and libomp.
 
        make build/bots/sort_gomp && OMP_NUM_THREADS=2 build/bots/sort_gomp 8388608 */
+#include "bots_omp.h"
 #include "sort.h"
 
 static void merge(sort_merge m) {
@@ -39,8 +40,4 @@ void sort_par(elm *a, elm *tmp, long n) {
     sort(a, tmp, n);
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return sort_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, sort_main); }

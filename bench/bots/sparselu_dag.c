@@ -6,6 +6,7 @@
        make build/bots/sparselu_dag && DAG_NUM_THREADS=2 build/bots/sparselu_dag 50 100 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "sparselu.h"
 
 DAG_TASK(void, fwd_task, (const float *, d), (float *, col), (int, bs)) { fwd(d, col, bs); }
@@ -31,9 +32,4 @@ void sparselu_par(float **m, int nb, int bs) {
     }
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = sparselu_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, sparselu_main); }

@@ -3,6 +3,7 @@
    libomp.
 
        make build/bots/sparselu_gomp && OMP_NUM_THREADS=2 build/bots/sparselu_gomp 50 100 */
+#include "bots_omp.h"
 #include "sparselu.h"
 
 void sparselu_par(float **m, int nb, int bs) {
@@ -33,8 +34,4 @@ void sparselu_par(float **m, int nb, int bs) {
     }
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return sparselu_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, sparselu_main); }

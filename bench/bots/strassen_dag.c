@@ -6,6 +6,7 @@
        make build/bots/strassen_dag && DAG_NUM_THREADS=2 build/bots/strassen_dag 1024 3 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "strassen.h"
 
 static int deferred;   /* levels whose products are deferred tasks */
@@ -27,9 +28,4 @@ void strassen_par(double *c, const double *a, const double *b, int n, int depth)
     dag_wait_all();
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = strassen_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, strassen_main); }

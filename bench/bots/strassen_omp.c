@@ -2,6 +2,7 @@
    drawing), its if() cut-off version; built for libgomp and libomp.
 
        make build/bots/strassen_gomp && OMP_NUM_THREADS=2 build/bots/strassen_gomp 1024 3 */
+#include "bots_omp.h"
 #include "strassen.h"
 
 static int deferred;   /* levels whose products are deferred tasks */
@@ -26,8 +27,4 @@ void strassen_par(double *c, const double *a, const double *b, int n, int depth)
     multiply((strassen_product){c, a, b, n, n, n}, n, 0);
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return strassen_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, strassen_main); }

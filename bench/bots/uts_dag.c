@@ -6,6 +6,7 @@
        make build/bots/uts_dag && DAG_NUM_THREADS=2 build/bots/uts_dag 2000 0.124875 8 42 4112897 */
 #define DAG_IMPLEMENTATION
 #include "dag.h"
+#include "bots_dag.h"
 #include "uts.h"
 
 DAG_TASK(unsigned long long, search, (uts_node, node)) {
@@ -27,9 +28,4 @@ unsigned long long uts_par(uts_node root) {
     return size;
 }
 
-int main(int argc, char **argv) {
-    dag_setup(NULL);
-    int status = uts_main(argc, argv);
-    dag_shutdown();
-    return status;
-}
+int main(int argc, char **argv) { return bots_dag_run(argc, argv, uts_main); }

@@ -2,6 +2,7 @@
    libgomp and libomp.
 
        make build/bots/uts_gomp && OMP_NUM_THREADS=2 build/bots/uts_gomp 2000 0.124875 8 42 4112897 */
+#include "bots_omp.h"
 #include "uts.h"
 
 static unsigned long long search(uts_node node) {
@@ -27,8 +28,4 @@ unsigned long long uts_par(uts_node root) {
     return size;
 }
 
-int main(int argc, char **argv) {
-#pragma omp parallel
-    { }   /* the team starts before the clock */
-    return uts_main(argc, argv);
-}
+int main(int argc, char **argv) { return bots_omp_run(argc, argv, uts_main); }
