@@ -12,7 +12,8 @@
 #   make bench       task overhead and METG side by side with libgomp, libomp, StarPU;
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
 #                    pivoted LU against OpenBLAS's dgetrf (make bench-lu);
-#                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi)
+#                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi);
+#                    the BOTS programs against libgomp, libomp and TBB (make bench-bots)
 #   make bench-table the db-benchmark groupby and join questions (bench/table/) against
 #                    DuckDB, polars and pandas (make deps); N=1e6 for a shorter run
 #   make fuzz        the differential tester with many more seeds
@@ -95,7 +96,8 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
-        test-gpu-run test-mpi test-mpi-run bench-opencl bench-gpu bench-cholesky bench-lu bench-mpi bench-ranks bench-hop bench-table
+        test-gpu-run test-mpi test-mpi-run test-bots test-bots-run bench-opencl bench-gpu bench-cholesky bench-lu bench-mpi \
+        bench-ranks bench-hop bench-table bench-bots
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -471,7 +473,7 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(MOCK_HIP_LI
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
-TEST_GROUPS := compile gcc clang cxx asan tsan helgrind opencl gpu mpi walkthrough skips
+TEST_GROUPS := compile gcc clang cxx asan tsan helgrind opencl gpu mpi bots walkthrough skips
 test:
 	@rm -f $(B)/results-*
 	@st=0; for g in $(TEST_GROUPS); do t=$$([ $$g = compile ] && echo check-compile || echo test-$$g); \
@@ -530,11 +532,53 @@ $(B)/bench/os_wake: bench/os_wake.c bench/bench_common.h
 
 bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	$(PYTHON) bench/run.py
+	@$(MAKE) --no-print-directory bench-bots
 	@$(MAKE) --no-print-directory bench-opencl
 	@$(MAKE) --no-print-directory bench-gpu
 	@$(MAKE) --no-print-directory bench-cholesky
 	@$(MAKE) --no-print-directory bench-lu
 	@$(MAKE) --no-print-directory bench-mpi
+
+# The Barcelona OpenMP Task Suite's programs (bench/bots/): each on dag.h
+# (PROG_dag, and PROG_dag_clang), as OpenMP tasks on libgomp (PROG_gomp) and
+# on LLVM's libomp (PROG_libomp), and fib and nqueens with TBB (PROG_tbb);
+# bench/bots/run runs them side by side.
+BOTS      := fib nqueens sort sparselu strassen uts health
+BOTS_TBB  := fib nqueens
+BOTS_GXX  ?= g++
+BOTS_BINS := $(foreach v,dag dag_clang gomp libomp,$(BOTS:%=$(B)/bots/%_$(v))) $(BOTS_TBB:%=$(B)/bots/%_tbb)
+
+$(B)/bots/%_dag: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_dag.h dag.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -I. -Ibench/bots $< -o $@ -pthread -lm
+
+$(B)/bots/%_dag_clang: bench/bots/%_dag.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_dag.h dag.h
+	@mkdir -p $(@D)
+	$(CLANG) $(WARN) -O2 -I. -Ibench/bots $< -o $@ -pthread -lm
+
+$(B)/bots/%_gomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_omp.h
+	@mkdir -p $(@D)
+	$(BENCH_GCC) $(BENCH_PEER_CFLAGS) $(BENCH_GOMP_CFLAGS) -Ibench/bots $< -o $@ $(BENCH_GOMP_LDFLAGS) -lm
+
+$(B)/bots/%_libomp: bench/bots/%_omp.c bench/bots/%.h bench/bots/bots.h bench/bots/bots_omp.h
+	@mkdir -p $(@D)
+	$(BENCH_OMP_CLANG) $(BENCH_PEER_CFLAGS) $(BENCH_LIBOMP_CFLAGS) -Ibench/bots $< -o $@ $(BENCH_LIBOMP_LDFLAGS) -lm
+
+$(B)/bots/%_tbb: bench/bots/%_tbb.cc bench/bots/%.h bench/bots/bots.h bench/bots/bots_tbb.h
+	@mkdir -p $(@D)
+	$(BOTS_GXX) -std=c++17 -O2 -Wall -Wextra -Ibench/bots $< -o $@ -ltbb
+
+# (TBB's are built by bench/bots/run, which leaves them out, said, where libtbb-dev is missing)
+bench-bots: $(filter-out %_tbb,$(BOTS_BINS))
+	$(PYTHON) bench/bots/run --build $(B)/bots
+
+# make test's part: the dag.h versions keep building ($(WARN), gcc and clang) and
+# right: each once on a tiny input, answer checked, on 1 and 2 threads
+test-bots:
+	@$(call need,bots,$(PYTHON) $(CLANG),,apt-get install python3 clang) $(MAKE) --no-print-directory test-bots-run
+test-bots-run: $(BOTS:%=$(B)/bots/%_dag) $(BOTS:%=$(B)/bots/%_dag_clang)
+	@bash tests/run.sh bots -- $(PYTHON) bench/bots/run --test --build $(B)/bots | tee $(B)/results-bots.log; \
+	  tail -n 1 $(B)/results-bots.log > $(B)/results-bots; grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-bots
 
 # dag.h's device layer against raw OpenCL calls, on PoCL's three CPU devices
 $(B)/bench/opencl_chain: bench/opencl_chain.c bench/bench_common.h bench/cl_raw.h $(HEADERS)
@@ -710,7 +754,8 @@ test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mp
 DEB_PACKAGES := build-essential clang libclang-rt-14-dev valgrind python3 pkg-config cmake \
                 libomp-dev libstarpu-dev graphviz ocl-icd-libopencl1 pocl-opencl-icd clinfo \
                 hipcc libamdhip64-dev libze-dev llvm-14 llvm-spirv-14 spirv-tools python3-venv \
-                libopenblas-dev liblapacke-dev libclblast1 openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
+                libopenblas-dev liblapacke-dev libclblast1 openmpi-bin libopenmpi-dev libscalapack-openmpi-dev \
+                libtbb-dev
 
 # Intel's OpenCL CPU runtime from PyPI, in a virtual environment of its own
 # (never intel-opencl-icd from Debian: with no GPU it makes zeInit crash).
