@@ -2871,10 +2871,11 @@ static void dag__kept_free_all(void) {
    release made by the spawning context right after its spawns (fork-join,
    and spawn-then-fetch loops) takes the task off the list at once, so the
    list stays short without a region end: the last few entries are looked
-   at. Tasks fetched elsewhere, or long after, are marked (ended & 2), and
+   at (a few dozen: a body that spawns a child per column, queen or
+   village and then fetches them in order looks for its oldest). Tasks fetched elsewhere, or long after, are marked (ended & 2), and
    the list sweeps them out whenever it is full, with finished results
    moved to kept blocks: a root region that never ends stays bounded. */
-#define DAG__RETAINED_LOOK 4
+#define DAG__RETAINED_LOOK 32
 static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
     dag__region *r = ctx->top;
     if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu))
@@ -5198,15 +5199,59 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
     return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
 }
 
+/* A task with a result asked to run inline (OpenMP's if(0)): its record
+   from the pool, but nothing else can see it until the spawn returns, so it
+   runs at once and finishes with plain stores: no queue, no count in its
+   region (only the result kept there for dag_fetch), no successor list to
+   close, no reference but its region's. Children its body leaves running
+   are waited for at its end, as for a task run on the spawner's stack. */
+static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *r, const dag_task_desc *desc,
+                                                  const dag_arg *args, int num_args) {
+    uint32_t gen;
+    dag__task *t = dag__task_alloc(w, &gen, 1);
+    t->flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
+    dag__record_init(t, r, desc);
+    dag__pack_values(t->args, desc, args, num_args);
+    DAG__COUNT(w->spawned, 1);
+    DAG__COUNT(w->inlined, 1);
+    DAG__COUNT(w->run, 1);
+    dag__execute(w, t);
+    t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
+    atomic_store_explicit(&t->succ, DAG__CLOSED, memory_order_release);   /* done: a wait or Fut on it goes on */
+    int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (DAG__UNLIKELY(status)) dag__region_record_failure(r->counter, t, status);
+    dag__retain(w, r->counter, t);
+    return dag__handle(t, gen, true);
+}
+
+/* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
+   written at every spawn of a recursion): 1; none set at all: 0 (a plain
+   spawn); anything else: -1 (dag__spawn merges them). */
+static inline int dag__options_run_inline_only(const dag_options *o) {
+    if (o->name || o->priority || o->discard_results || o->keep_results || o->final || !dag__scope_empty(&o->scope))
+        return -1;
+    return o->run_inline != 0;
+}
+
+/* A Val that dag__pack_value would take as it is: a number of the
+   parameter's own type, a struct of its size, or a pointer to what the
+   parameter points to (or to anything, for void * and char *). */
+static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
+    if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
+    if (a->tag) return true;
+    if (a->size != p->size || !a->elem != !p->pointee) return false;
+    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
+}
+
 /* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). */
-static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, dag_task *h,
+static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, bool now, dag_task *h,
                                     dag__after_spawn *after) {
     dag__context *ctx = dag__tls_ctx;
     dag__worker *w = dag__tls_worker;
     if (DAG__UNLIKELY(!ctx || !w || !desc || num_args != desc->num_params || (num_args && !args)))
         return false;
     for (int i = 0; i < num_args; i++)
-        if (args[i].kind != DAG__ARG_VALUE || !args[i].tag || args[i].tag != desc->params[i].tag) return false;
+        if (!dag__plain_value(&args[i], &desc->params[i])) return false;
     if (DAG__UNLIKELY(dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
@@ -5214,9 +5259,13 @@ static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *ar
         return false;
     dag__region *r = dag__ctx_top(w, ctx);
     if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
-    if (!desc->result_size && w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) &&
-        (!ctx->task || dag__stack_room(w))) {
+    bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
+    if (here && !desc->result_size) {
         *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
+        return true;
+    }
+    if (here && now) {
+        *h = dag__spawn_plain_now(w, r, desc, args, num_args);
         return true;
     }
     uint32_t gen;
@@ -5226,14 +5275,15 @@ static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *ar
     dag__pack_values(t->args, desc, args, num_args);
     dag__spawn_state st;
     st.added = st.refs = 0;
-    *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, false, after);
+    *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, now, after);
     return true;
 }
 
 dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
     dag__after_spawn after = DAG__AFTER_NOTHING;
     dag_task h;
-    if (options || !dag__spawn_plain(desc, args, num_args, &h, &after))
+    int now = options ? dag__options_run_inline_only(options) : 0;
+    if (now < 0 || !dag__spawn_plain(desc, args, num_args, now, &h, &after))
         h = dag__spawn(desc, args, num_args, options, &after);
     if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
     if (after == DAG__AFTER_RUN) dag__run(dag__tls_worker, h.ptr);

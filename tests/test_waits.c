@@ -386,6 +386,75 @@ TEST(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessor
     dag_shutdown();
 }
 
+/* The inline spawns of a result task take a short path (no queue, no count
+   in the region): everything a handle promises still holds. */
+typedef struct fj_pair { int a, b; } fj_pair;
+DAG_TASK(int, fj_sum_pair, (fj_pair, p), (const int *, scale)) { return (p.a + p.b) * scale[0]; }
+DAG_TASK(int, fj_fails, (int, code)) {
+    dag_fail(DAG_USER_ERROR, "inline failure %d", code);
+    return 0;
+}
+DAG_TASK(int, fj_add_one, (int, x)) { return x + 1; }
+static atomic_int fj_leaf_runs;
+DAG_TASK(void, fj_leaf, (int, us)) {
+    test_spin_us(us);
+    atomic_fetch_add(&fj_leaf_runs, 1);
+}
+DAG_TASK(int, fj_leaves_behind, (int, n)) {   /* spawns and returns without waiting */
+    for (int i = 0; i < n; i++) dag_spawn(fj_leaf, Val(200));
+    return n;
+}
+TEST(an_inline_result_task_keeps_every_promise_of_a_handle) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_threads(threads);
+        static const int scale = 3;
+        int got = -1;
+        /* a struct and a pointer by Val */
+        dag_task t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_sum_pair, Val(((fj_pair){ 2, 5 })), Val(&scale));
+        CHECK(dag_ready(t));
+        CHECK_EQ_INT(dag_task_result(t), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, 21);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);   /* fetch spends it, as for any task */
+        /* a Fut of it, then a fetch */
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(40));
+        dag_task u = dag_spawn(fj_add_one, Fut(t));
+        CHECK_EQ_INT(dag_fetch(u, &got), DAG_OK);
+        CHECK_EQ_INT(got, 42);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, 41);
+        /* released unfetched, then fetched: stale */
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(1));
+        CHECK_EQ_INT(dag_release(t), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);
+        /* a failure: its words, its region's result, a dependent cancelled */
+        DAG_DATADEPS {
+            t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_fails, Val(7));
+            CHECK_EQ_INT(dag_task_result(t), DAG_USER_ERROR);
+            CHECK(strstr(dag_task_message(t), "inline failure 7") != NULL);
+            u = dag_spawn(fj_add_one, Fut(t));
+            CHECK_EQ_INT(dag_wait(u), DAG_ERR_DEPENDENCY_FAILED);
+            CHECK_EQ_INT(dag_fetch(t, &got), DAG_USER_ERROR);
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR);
+        /* children its body leaves running have finished when the spawn returns */
+        atomic_store(&fj_leaf_runs, 0);
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_leaves_behind, Val(8));
+        CHECK_EQ_INT(atomic_load(&fj_leaf_runs), 8);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, 8);
+        /* fetched from another task */
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(9));
+        u = dag_spawn(fj_add_one, Fut(t));
+        CHECK_EQ_INT(dag_fetch(u, &got), DAG_OK);
+        CHECK_EQ_INT(got, 11);
+        /* many never fetched: memory stays bounded (the region's list sweeps) */
+        for (int i = 0; i < 100000; i++) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
+        CHECK(dag_get_stats().tasks_live < 1000);
+        dag_shutdown();
+    }
+}
+
 enum { FJ_LEAVES = 64 };
 static int fj_where[FJ_LEAVES];
 DAG_TASK(void, fj_tree, (int, lo), (int, hi)) {
@@ -954,6 +1023,7 @@ int main(void) {
     RUN(a_task_on_a_used_record_reports_its_own_outcome);
     RUN(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline);
     RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
+    RUN(an_inline_result_task_keeps_every_promise_of_a_handle);
     RUN(final_runs_the_task_and_everything_below_it_on_the_spawning_thread);
     RUN(dag_wait_all_in_a_body_waits_for_the_tasks_that_body_spawned);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
