@@ -19,6 +19,7 @@ DAG_TASK(long, place, (nq_board, b), (int, n), (int, j), (int, col), (int, depth
 
 static long solve(nq_board b, int n, int j, int depth) {
     if (j == n) return 1;
+    if (nq_manual && depth >= cutoff) return nq_serial(b, n, j);
     dag_task t[NQ_MAX];
     for (int col = 0; col < n; col++)
         t[col] = dag_spawn_with(&(dag_options){ .run_inline = depth >= cutoff }, place, Val(b), Val(n), Val(j), Val(col),

@@ -9,6 +9,7 @@ static int cutoff;   /* rows whose tasks are deferred */
 
 static long solve(nq_board b, int n, int j, int depth) {
     if (j == n) return 1;
+    if (nq_manual && depth >= cutoff) return nq_serial(b, n, j);
     long part[NQ_MAX] = {0};
     for (int col = 0; col < n; col++) {
 #pragma omp task firstprivate(b, col) shared(part) if (depth < cutoff)

@@ -22,7 +22,7 @@ static long solve(nq_board b, int n, int j, int depth) {
         for (int col = 0; col < n; col++) g.run([=, &part] { part[col] = place(b, n, j, col, depth); });
         g.wait();
     } else {
-        for (int col = 0; col < n; col++) part[col] = place(b, n, j, col, depth);
+        return nq_serial(b, n, j);
     }
     long count = 0;
     for (int col = 0; col < n; col++) count += part[col];
