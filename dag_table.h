@@ -39,7 +39,21 @@
    the chunks it owns, and every operation is the same call on every rank:
    the tasks run on the owners, and the pieces a shuffle moves go as the
    rank layer moves any span. read_csv has each rank parse its own byte
-   ranges of the file. */
+   ranges of the file.
+
+   The implementation in file order, part by part under its layer (a layer
+   uses its own parts and those of the layers above it; search for
+   ">>name"):
+     storage:           >>storage >>values >>builders >>gather >>pieces
+     jobs:              >>jobs
+     input and output:  >>constructors >>collect >>csv writing >>csv records
+                        >>csv values >>csv reading
+     operations:        >>operations >>head >>map >>filter
+     shuffles:          >>shuffle >>repartition >>sort
+     grouping:          >>keys >>hash table of groups >>aggregates
+                        >>holistic aggregates >>reduce >>groupby
+     joins:             >>join
+*/
 #if defined(__has_include)
 #if !__has_include("dag_array.h")
 #error "dag_table.h needs dag_array.h (and dag.h, dag_kernels.h, dag_blas.h, dag_array_kernels.h) beside it (README: Which files to copy)"
@@ -388,6 +402,12 @@ static void dag__table_set_rows(dag_table *t, int64_t p, int64_t rows) {
     t->rows = 0;
     for (int64_t q = 0; q < t->nparts; q++) t->first_row[q] = t->rows, t->rows += t->part_rows[q];
 }
+/* Its column types, as a builder takes them (the caller frees them). */
+static int *dag__table_types_of(const dag_table *t) {
+    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
+    for (int c = 0; types && c < t->ncols; c++) types[c] = t->types[c];
+    return types;
+}
 
 /* Registers a chunk's buffers (on its owner; the other ranks pass NULL and
    dag.h keeps their copies), each at least one element: dag.h has no
@@ -483,6 +503,43 @@ dag_data dag_table_chars(const dag_table *t, int64_t p, int c) {
     const dag__table_chunk *k = dag__table_chunk_at(t, p, c, "dag_table_chars");
     dag_data none = { 0 };
     return k ? k->chars_h : none;
+}
+
+/* >>values: a value of a column read as a number, and the order of two
+   present values of one column, or of a column and a value: NaN equals
+   NaN and is above every number; strings bytewise. Filter, sort, keys and
+   the aggregates all read values so. */
+static int dag__table_cmp_real(double a, double b) {
+    if (a != a || b != b) return (a != a) - (b != b);
+    return (a > b) - (a < b);
+}
+static int dag__table_cmp_bytes(const char *a, int64_t na, const char *b, int64_t nb) {
+    int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
+    return c ? (c > 0) - (c < 0) : (na > nb) - (na < nb);
+}
+static int64_t dag__table_get_int(const dag_table_column *c, int64_t i) {
+    return c->type == DAG_TABLE_I32 ? ((const int32_t *)c->values)[i] : ((const int64_t *)c->values)[i];
+}
+static double dag__table_get_real(const dag_table_column *c, int64_t i) {
+    switch (c->type) {
+    case DAG_TABLE_I32: return ((const int32_t *)c->values)[i];
+    case DAG_TABLE_I64: return (double)((const int64_t *)c->values)[i];
+    case DAG_TABLE_F32: return ((const float *)c->values)[i];
+    default: return ((const double *)c->values)[i];
+    }
+}
+static bool dag__table_is_int(int type) { return type == DAG_TABLE_I32 || type == DAG_TABLE_I64; }
+static int dag__table_cmp_rows(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
+    if (a->type == DAG_TABLE_STR) {
+        int64_t na, nb;
+        const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
+        return dag__table_cmp_bytes(sa, na, sb, nb);
+    }
+    if (dag__table_is_int(a->type) && dag__table_is_int(b->type)) {
+        int64_t x = dag__table_get_int(a, i), y = dag__table_get_int(b, j);
+        return (x > y) - (x < y);
+    }
+    return dag__table_cmp_real(dag__table_get_real(a, i), dag__table_get_real(b, j));
 }
 
 /* >>builders: a partition growing in host memory (a task's output before
@@ -795,6 +852,13 @@ static dag_result dag__table_run(dag__table_job *job) {
     job->meta = all;
     return r;
 }
+/* A job of units run by run (no pieces), set up and run: dag__table_run's result. */
+static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_t units, int64_t k, const int *owner,
+                                    void (*run)(dag__table_job *, int64_t, int64_t *), void *op) {
+    memset(job, 0, sizeof *job);
+    job->who = who, job->units = units, job->k = k, job->owner = owner, job->run = run, job->op = op;
+    return dag__table_run(job);
+}
 
 /* After a job whose units built partitions of t into stash (its meta:
    dag__builder_meta), every rank makes the chunks not yet there: the
@@ -896,11 +960,6 @@ static dag_table *dag__table_new_like(const dag_table_column *cols, int ncols, i
     return t;
 }
 static int64_t dag__table_parts_for(int64_t rows, int64_t prows) { return rows ? (rows + prows - 1) / prows : 1; }
-static int *dag__table_types_of(const dag_table *t) {
-    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
-    for (int c = 0; types && c < t->ncols; c++) types[c] = t->types[c];
-    return types;
-}
 
 static bool dag__table_copy_rows(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag_table_column *host = (const dag_table_column *)b->op;
@@ -1281,13 +1340,6 @@ static void dag__table_write_unit(dag__table_job *job, int64_t p, int64_t *meta)
     meta[0] = w->text[p].n;
     dag__table_write_at(w->path, w->at[p], w->text[p].s, w->text[p].n, false);
 }
-static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_t units, int64_t k, const int *owner,
-                                    void (*run)(dag__table_job *, int64_t, int64_t *), void *op) {
-    memset(job, 0, sizeof *job);
-    job->who = who, job->units = units, job->k = k, job->owner = owner, job->run = run, job->op = op;
-    dag_result r = dag__table_run(job);
-    return r;
-}
 dag_result dag_table_write_csv(dag_table *t, const char *path) { return dag_table_write_csv_with(t, path, NULL); }
 dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options) {
     dag_wait_all();
@@ -1316,21 +1368,9 @@ dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_ta
     return r;
 }
 
-/* >>csv reading. The file is cut into chunks of bytes, a partition each.
-   A first job counts each chunk's quotes and line ends; from those every
-   rank knows whether a chunk starts inside a quoted field and on which
-   line. A second job parses each chunk on its owner: its records are those
-   that start in it (the last may run past its end). */
+/* >>csv records: bytes of the file in memory, and the records in them
+   (RFC 4180). A field is its bytes' place, quotes removed. */
 typedef struct dag__csv_field { int64_t start, end; bool quoted, escaped; } dag__csv_field;
-typedef struct dag__csv {
-    const char *path;
-    char delim;
-    int header, ncols;
-    int64_t size, chunk;
-    int *types;
-    int64_t *scan;               /* per chunk: quotes, line ends (every rank) */
-    dag_table *t;
-} dag__csv;
 
 /* A chunk of the file in memory: bytes [lo, lo + n), n growing on demand. */
 typedef struct dag__csv_buffer { char *b; int64_t lo, n; bool eof; } dag__csv_buffer;
@@ -1476,6 +1516,21 @@ static bool dag__csv_put(dag__table_builder *b, int c, const char *s, int64_t le
     else ((double *)b->cols[c].values)[i] = dv;
     return true;
 }
+
+/* >>csv reading. The file is cut into chunks of bytes, a partition each.
+   A first job counts each chunk's quotes and line ends; from those every
+   rank knows whether a chunk starts inside a quoted field and on which
+   line. A second job parses each chunk on its owner: its records are those
+   that start in it (the last may run past its end). */
+typedef struct dag__csv {
+    const char *path;
+    char delim;
+    int header, ncols;
+    int64_t size, chunk;
+    int *types;
+    int64_t *scan;               /* per chunk: quotes, line ends (every rank) */
+    dag_table *t;
+} dag__csv;
 
 static void dag__csv_scan_unit(dag__table_job *job, int64_t k, int64_t *meta) {
     dag__csv *csv = (dag__csv *)job->op;
@@ -1960,41 +2015,6 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
     return d;
 }
 
-/* The order of two present values of one column, or of a column and a
-   value: NaN equals NaN and is above every number; strings bytewise. */
-static int dag__table_cmp_real(double a, double b) {
-    if (a != a || b != b) return (a != a) - (b != b);
-    return (a > b) - (a < b);
-}
-static int dag__table_cmp_bytes(const char *a, int64_t na, const char *b, int64_t nb) {
-    int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
-    return c ? (c > 0) - (c < 0) : (na > nb) - (na < nb);
-}
-static int64_t dag__table_get_int(const dag_table_column *c, int64_t i) {
-    return c->type == DAG_TABLE_I32 ? ((const int32_t *)c->values)[i] : ((const int64_t *)c->values)[i];
-}
-static double dag__table_get_real(const dag_table_column *c, int64_t i) {
-    switch (c->type) {
-    case DAG_TABLE_I32: return ((const int32_t *)c->values)[i];
-    case DAG_TABLE_I64: return (double)((const int64_t *)c->values)[i];
-    case DAG_TABLE_F32: return ((const float *)c->values)[i];
-    default: return ((const double *)c->values)[i];
-    }
-}
-static bool dag__table_is_int(int type) { return type == DAG_TABLE_I32 || type == DAG_TABLE_I64; }
-static int dag__table_cmp_rows(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
-    if (a->type == DAG_TABLE_STR) {
-        int64_t na, nb;
-        const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
-        return dag__table_cmp_bytes(sa, na, sb, nb);
-    }
-    if (dag__table_is_int(a->type) && dag__table_is_int(b->type)) {
-        int64_t x = dag__table_get_int(a, i), y = dag__table_get_int(b, j);
-        return (x > y) - (x < y);
-    }
-    return dag__table_cmp_real(dag__table_get_real(a, i), dag__table_get_real(b, j));
-}
-
 typedef struct dag__table_where_arg { int col; dag_table_cmp op; dag_table_column value; } dag__table_where_arg;
 static void dag__table_where_keep(const dag_table_view *in, uint8_t *keep, void *user) {
     const dag__table_where_arg *w = (const dag__table_where_arg *)user;
@@ -2172,6 +2192,17 @@ static void dag__table_release_cols(dag__table_shuffle *s, void *scratch) {
     (void)s;
     DAG_FREE(scratch);
 }
+/* A shuffle of in's partitions into out's partitions: by default a unit's
+   scratch is freed and a bucket appends its pieces; the caller sets deal,
+   and finish or others where it needs them. */
+static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
+    dag__table_shuffle s;
+    memset(&s, 0, sizeof s);
+    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
+    s.release = dag__table_release_cols;
+    s.absorb = dag__shuffle_append;
+    return s;
+}
 
 /* >>repartition: rows go to bucket (row number) / rows */
 typedef struct dag__table_dealing { const dag_table *in; int *types; int64_t rows; } dag__table_dealing;
@@ -2182,14 +2213,6 @@ static bool dag__table_deal_range(dag__table_shuffle *s, int64_t u, dag_table_vi
     for (int64_t i = 0; i < v->rows; i++) (*bucket)[i] = (v->first_row + i) / d->rows;
     *types = d->types;
     return true;
-}
-static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
-    dag__table_shuffle s;
-    memset(&s, 0, sizeof s);
-    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
-    s.release = dag__table_release_cols;
-    s.absorb = dag__shuffle_append;
-    return s;
 }
 dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
     dag_wait_all();
@@ -2751,7 +2774,7 @@ static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_t
     }
 }
 
-/* >>holistic aggregates over the rows rows[0..m) of one group */
+/* >>holistic aggregates: over the rows rows[0..m) of one group */
 /* The row of the n-th largest present value (SMALLEST, MIN: smallest), the
    first such row on ties; -1 when fewer are present. top: room for nth. */
 static int64_t dag__table_nth_row(const dag__table_agg *a, const dag_table_column *c, const int64_t *rows, int64_t m, int64_t *top) {
