@@ -402,6 +402,11 @@ static void dag__table_set_rows(dag_table *t, int64_t p, int64_t rows) {
     t->rows = 0;
     for (int64_t q = 0; q < t->nparts; q++) t->first_row[q] = t->rows, t->rows += t->part_rows[q];
 }
+/* A skeleton with t's columns: nparts partitions owned as owner says (NULL:
+   round-robin, partition q on rank q mod ranks, as key hashes deal buckets). */
+static dag_table *dag__table_like(const dag_table *t, int64_t nparts, const int *owner) {
+    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, nparts, owner);
+}
 /* Its column types, as a builder takes them (the caller frees them). */
 static int *dag__table_types_of(const dag_table *t) {
     int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
@@ -466,6 +471,12 @@ static void dag__table_view_of(const dag_table *t, int64_t p, dag_table_view *v,
         cols[c].chars = k->chars;
         cols[c].valid = k->valid;
     }
+}
+/* The same into columns allocated here (the caller frees them); NULL: no memory. */
+static dag_table_column *dag__table_view_new(const dag_table *t, int64_t p, dag_table_view *v) {
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    if (cols) dag__table_view_of(t, p, v, cols);
+    return cols;
 }
 
 int64_t dag_table_rows(const dag_table *t) { return t ? t->rows : 0; }
@@ -914,14 +925,7 @@ static dag_table *dag__table_build_run(dag__table_build *b, const char *who) {
         return NULL;
     }
     dag__table_job job;
-    memset(&job, 0, sizeof job);
-    job.who = who;
-    job.units = t->nparts;
-    job.k = dag__builder_meta_words(t->ncols);
-    job.owner = t->owner;
-    job.run = dag__table_build_unit;
-    job.op = b;
-    dag_result r = dag__table_run(&job);
+    dag_result r = dag__table_job_of(&job, who, t->nparts, dag__builder_meta_words(t->ncols), t->owner, dag__table_build_unit, b);
     bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash, b->in, b->same);
     for (int64_t p = 0; p < t->nparts; p++) dag__builder_free(&b->stash[p]);
     DAG_FREE(b->stash), DAG_FREE(job.meta);
@@ -1294,14 +1298,13 @@ typedef struct dag__table_writer {
 } dag__table_writer;
 static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta) {
     dag__table_writer *w = (dag__table_writer *)job->op;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)w->t->ncols);
     dag__table_text *x = &w->text[p];
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(w->t, p, &v);
     if (!cols) {
         dag__table_job_fail_memory(job, p);
         return;
     }
-    dag__table_view_of(w->t, p, &v, cols);
     for (int64_t i = 0; i < v.rows; i++)
         for (int c = 0; c < v.num_columns; c++) {
             dag__text_field(x, &cols[c], i, w->delim);
@@ -1787,10 +1790,9 @@ dag_table *dag_table_drop(dag_table *t, const char *const *names, int count) {
 typedef struct dag__table_rows_of { const dag_table *in; int64_t limit; } dag__table_rows_of;
 static bool dag__table_head_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_rows_of *h = (const dag__table_rows_of *)b->op;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)h->in->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(h->in, p, &v);
     if (!cols) return !(into->failed = true);
-    dag__table_view_of(h->in, p, &v, cols);
     int64_t keep = h->limit - v.first_row < v.rows ? h->limit - v.first_row : v.rows;
     bool ok = dag__builder_append(into, &v, NULL, keep);
     DAG_FREE(cols);
@@ -1802,7 +1804,7 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
     if (rows < 0 || rows > t->rows) rows = t->rows;
     int64_t parts = 1;
     while (parts < t->nparts && t->first_row[parts] < rows) parts++;
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, parts, t->owner);
+    dag_table *d = dag__table_like(t, parts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_rows_of h = { t, rows };
     dag__table_build b = { d, NULL, dag__table_head_part, types, &h, NULL, NULL };
@@ -1978,13 +1980,12 @@ typedef struct dag__table_filtering { const dag_table *in; dag_table_filter_fn f
 static bool dag__table_filter_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_filtering *f = (const dag__table_filtering *)b->op;
     int64_t n = f->in->part_rows[p], kept = 0;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)f->in->ncols);
+    dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(f->in, p, &v);
     uint8_t *keep = (uint8_t *)dag__table_zalloc((size_t)n);
     int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
     bool ok = cols && keep && idx;
     if (ok) {
-        dag_table_view v;
-        dag__table_view_of(f->in, p, &v, cols);
         f->fn(&v, keep, f->user);
         for (int64_t i = 0; i < n; i++)
             if (keep[i]) idx[kept++] = i;
@@ -2001,7 +2002,7 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_filter: %s", !fn ? "no function" : "negative rows per partition");
         return NULL;
     }
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, t->nparts, t->owner);
+    dag_table *d = dag__table_like(t, t->nparts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_filtering f = { t, fn, user };
     dag__table_build b = { d, NULL, dag__table_filter_part, types, &f, NULL, NULL };
@@ -2176,16 +2177,11 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     if (!ok) dag_table_free(t), t = NULL;
     return t;
 }
-/* A result of buckets partitions like t's columns (owner: bucket mod ranks, as key hashes deal them). */
-static dag_table *dag__table_like(const dag_table *t, int64_t buckets) {
-    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, buckets, NULL);
-}
 /* unit u's whole partition of t, as rows to deal */
 static dag_table_column *dag__table_deal_view(const dag_table *t, int64_t u, dag_table_view *v, int64_t **bucket) {
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    dag_table_column *cols = dag__table_view_new(t, u, v);
     *bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(t->part_rows[u] + 1));
-    if (cols && *bucket) dag__table_view_of(t, u, v, cols);
-    else DAG_FREE(cols), cols = NULL;
+    if (!*bucket) DAG_FREE(cols), cols = NULL;
     return cols;
 }
 static void dag__table_release_cols(dag__table_shuffle *s, void *scratch) {
@@ -2221,7 +2217,7 @@ dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
         return NULL;
     }
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, dag__table_parts_for(t->rows, rows), NULL);
+    dag_table *d = dag__table_like(t, dag__table_parts_for(t->rows, rows), NULL);
     dag__table_dealing op = { t, dag__table_types_of(t), rows };
     dag__table_shuffle s = dag__table_shuffle_of("dag_table_repartition", t, d, &op);
     s.deal = dag__table_deal_range;
@@ -2365,7 +2361,7 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
             memcpy(&keys[n++], &sample.meta[u * (1 + DAG__TABLE_SAMPLES) + 1 + i], sizeof(double));
     qsort(keys, (size_t)n, sizeof(double), dag__table_cmp_doubles);
     for (int64_t q = 0; q + 1 < q_count; q++) o.split[q] = n ? keys[(q + 1) * n / q_count] : 0;
-    d = dag__table_like(t, q_count);
+    d = dag__table_like(t, q_count, NULL);
     dag__table_shuffle s = dag__table_shuffle_of("dag_table_sort", t, d, &o);
     s.deal = dag__table_deal_sorted;
     s.finish = dag__table_finish_sorted;
@@ -2865,13 +2861,12 @@ static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta
     const dag__table_reducing *r = (const dag__table_reducing *)job->op;
     dag__table_state s;
     dag__table_state_init(&s, &r->agg);
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)r->in->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(r->in, p, &v);
     if (!cols) {
         dag__table_job_fail_memory(job, p);
         return;
     }
-    dag__table_view_of(r->in, p, &v, cols);
     dag__table_states_add((char *)&s, 0, &r->agg, v.columns, NULL, v.rows);
     memcpy(meta, &s, sizeof s);
     DAG_FREE(cols);
@@ -3376,11 +3371,10 @@ static bool dag__table_probe_part(dag__table_build *b, int64_t p, dag__table_bui
     const dag__table_joining *o = (const dag__table_joining *)b->op;
     int64_t n = o->left->part_rows[p], *qid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *start = NULL, *order = NULL;
     uint64_t *h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1)), *hq = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1));
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->left->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(o->left, p, &v);
     bool ok = qid && h && hq && cols;
     if (ok) {
-        dag__table_view_of(o->left, p, &v, cols);
         dag__table_hash_rows(v.columns, o->lk, o->nkeys, n, h);
         for (int64_t i = 0; i < n; i++) qid[i] = o->how == DAG__JOIN_BROADCAST ? dag_rank() : dag__table_bucket(h[i], o->buckets);
         ok = dag__table_rows_by_group(qid, n, o->buckets, &start, &order);
