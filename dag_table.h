@@ -39,7 +39,21 @@
    the chunks it owns, and every operation is the same call on every rank:
    the tasks run on the owners, and the pieces a shuffle moves go as the
    rank layer moves any span. read_csv has each rank parse its own byte
-   ranges of the file. */
+   ranges of the file.
+
+   The implementation in file order, part by part under its layer (a layer
+   uses its own parts and those of the layers above it; search for
+   ">>name"):
+     storage:           >>storage >>values >>builders >>gather >>pieces
+     jobs:              >>jobs
+     input and output:  >>constructors >>collect >>csv writing >>csv records
+                        >>csv values >>csv reading
+     operations:        >>operations >>head >>map >>filter
+     shuffles:          >>shuffle >>repartition >>sort
+     grouping:          >>keys >>hash table of groups >>aggregates
+                        >>holistic aggregates >>reduce >>groupby
+     joins:             >>join
+*/
 #if defined(__has_include)
 #if !__has_include("dag_array.h")
 #error "dag_table.h needs dag_array.h (and dag.h, dag_kernels.h, dag_blas.h, dag_array_kernels.h) beside it (README: Which files to copy)"
@@ -388,6 +402,17 @@ static void dag__table_set_rows(dag_table *t, int64_t p, int64_t rows) {
     t->rows = 0;
     for (int64_t q = 0; q < t->nparts; q++) t->first_row[q] = t->rows, t->rows += t->part_rows[q];
 }
+/* A skeleton with t's columns: nparts partitions owned as owner says (NULL:
+   round-robin, partition q on rank q mod ranks, as key hashes deal buckets). */
+static dag_table *dag__table_like(const dag_table *t, int64_t nparts, const int *owner) {
+    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, nparts, owner);
+}
+/* Its column types, as a builder takes them (the caller frees them). */
+static int *dag__table_types_of(const dag_table *t) {
+    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
+    for (int c = 0; types && c < t->ncols; c++) types[c] = t->types[c];
+    return types;
+}
 
 /* Registers a chunk's buffers (on its owner; the other ranks pass NULL and
    dag.h keeps their copies), each at least one element: dag.h has no
@@ -447,6 +472,12 @@ static void dag__table_view_of(const dag_table *t, int64_t p, dag_table_view *v,
         cols[c].valid = k->valid;
     }
 }
+/* The same into columns allocated here (the caller frees them); NULL: no memory. */
+static dag_table_column *dag__table_view_new(const dag_table *t, int64_t p, dag_table_view *v) {
+    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    if (cols) dag__table_view_of(t, p, v, cols);
+    return cols;
+}
 
 int64_t dag_table_rows(const dag_table *t) { return t ? t->rows : 0; }
 int dag_table_num_columns(const dag_table *t) { return t ? t->ncols : 0; }
@@ -483,6 +514,43 @@ dag_data dag_table_chars(const dag_table *t, int64_t p, int c) {
     const dag__table_chunk *k = dag__table_chunk_at(t, p, c, "dag_table_chars");
     dag_data none = { 0 };
     return k ? k->chars_h : none;
+}
+
+/* >>values: a value of a column read as a number, and the order of two
+   present values of one column, or of a column and a value: NaN equals
+   NaN and is above every number; strings bytewise. Filter, sort, keys and
+   the aggregates all read values so. */
+static int dag__table_cmp_real(double a, double b) {
+    if (a != a || b != b) return (a != a) - (b != b);
+    return (a > b) - (a < b);
+}
+static int dag__table_cmp_bytes(const char *a, int64_t na, const char *b, int64_t nb) {
+    int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
+    return c ? (c > 0) - (c < 0) : (na > nb) - (na < nb);
+}
+static int64_t dag__table_get_int(const dag_table_column *c, int64_t i) {
+    return c->type == DAG_TABLE_I32 ? ((const int32_t *)c->values)[i] : ((const int64_t *)c->values)[i];
+}
+static double dag__table_get_real(const dag_table_column *c, int64_t i) {
+    switch (c->type) {
+    case DAG_TABLE_I32: return ((const int32_t *)c->values)[i];
+    case DAG_TABLE_I64: return (double)((const int64_t *)c->values)[i];
+    case DAG_TABLE_F32: return ((const float *)c->values)[i];
+    default: return ((const double *)c->values)[i];
+    }
+}
+static bool dag__table_is_int(int type) { return type == DAG_TABLE_I32 || type == DAG_TABLE_I64; }
+static int dag__table_cmp_rows(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
+    if (a->type == DAG_TABLE_STR) {
+        int64_t na, nb;
+        const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
+        return dag__table_cmp_bytes(sa, na, sb, nb);
+    }
+    if (dag__table_is_int(a->type) && dag__table_is_int(b->type)) {
+        int64_t x = dag__table_get_int(a, i), y = dag__table_get_int(b, j);
+        return (x > y) - (x < y);
+    }
+    return dag__table_cmp_real(dag__table_get_real(a, i), dag__table_get_real(b, j));
 }
 
 /* >>builders: a partition growing in host memory (a task's output before
@@ -795,6 +863,13 @@ static dag_result dag__table_run(dag__table_job *job) {
     job->meta = all;
     return r;
 }
+/* A job of units run by run (no pieces), set up and run: dag__table_run's result. */
+static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_t units, int64_t k, const int *owner,
+                                    void (*run)(dag__table_job *, int64_t, int64_t *), void *op) {
+    memset(job, 0, sizeof *job);
+    job->who = who, job->units = units, job->k = k, job->owner = owner, job->run = run, job->op = op;
+    return dag__table_run(job);
+}
 
 /* After a job whose units built partitions of t into stash (its meta:
    dag__builder_meta), every rank makes the chunks not yet there: the
@@ -850,14 +925,7 @@ static dag_table *dag__table_build_run(dag__table_build *b, const char *who) {
         return NULL;
     }
     dag__table_job job;
-    memset(&job, 0, sizeof job);
-    job.who = who;
-    job.units = t->nparts;
-    job.k = dag__builder_meta_words(t->ncols);
-    job.owner = t->owner;
-    job.run = dag__table_build_unit;
-    job.op = b;
-    dag_result r = dag__table_run(&job);
+    dag_result r = dag__table_job_of(&job, who, t->nparts, dag__builder_meta_words(t->ncols), t->owner, dag__table_build_unit, b);
     bool ok = r == DAG_OK && dag__table_adopt(t, job.meta, b->stash, b->in, b->same);
     for (int64_t p = 0; p < t->nparts; p++) dag__builder_free(&b->stash[p]);
     DAG_FREE(b->stash), DAG_FREE(job.meta);
@@ -896,11 +964,6 @@ static dag_table *dag__table_new_like(const dag_table_column *cols, int ncols, i
     return t;
 }
 static int64_t dag__table_parts_for(int64_t rows, int64_t prows) { return rows ? (rows + prows - 1) / prows : 1; }
-static int *dag__table_types_of(const dag_table *t) {
-    int *types = (int *)dag__table_alloc(sizeof(int) * (size_t)t->ncols);
-    for (int c = 0; types && c < t->ncols; c++) types[c] = t->types[c];
-    return types;
-}
 
 static bool dag__table_copy_rows(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag_table_column *host = (const dag_table_column *)b->op;
@@ -1235,14 +1298,13 @@ typedef struct dag__table_writer {
 } dag__table_writer;
 static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta) {
     dag__table_writer *w = (dag__table_writer *)job->op;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)w->t->ncols);
     dag__table_text *x = &w->text[p];
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(w->t, p, &v);
     if (!cols) {
         dag__table_job_fail_memory(job, p);
         return;
     }
-    dag__table_view_of(w->t, p, &v, cols);
     for (int64_t i = 0; i < v.rows; i++)
         for (int c = 0; c < v.num_columns; c++) {
             dag__text_field(x, &cols[c], i, w->delim);
@@ -1281,13 +1343,6 @@ static void dag__table_write_unit(dag__table_job *job, int64_t p, int64_t *meta)
     meta[0] = w->text[p].n;
     dag__table_write_at(w->path, w->at[p], w->text[p].s, w->text[p].n, false);
 }
-static dag_result dag__table_job_of(dag__table_job *job, const char *who, int64_t units, int64_t k, const int *owner,
-                                    void (*run)(dag__table_job *, int64_t, int64_t *), void *op) {
-    memset(job, 0, sizeof *job);
-    job->who = who, job->units = units, job->k = k, job->owner = owner, job->run = run, job->op = op;
-    dag_result r = dag__table_run(job);
-    return r;
-}
 dag_result dag_table_write_csv(dag_table *t, const char *path) { return dag_table_write_csv_with(t, path, NULL); }
 dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options) {
     dag_wait_all();
@@ -1316,21 +1371,9 @@ dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_ta
     return r;
 }
 
-/* >>csv reading. The file is cut into chunks of bytes, a partition each.
-   A first job counts each chunk's quotes and line ends; from those every
-   rank knows whether a chunk starts inside a quoted field and on which
-   line. A second job parses each chunk on its owner: its records are those
-   that start in it (the last may run past its end). */
+/* >>csv records: bytes of the file in memory, and the records in them
+   (RFC 4180). A field is its bytes' place, quotes removed. */
 typedef struct dag__csv_field { int64_t start, end; bool quoted, escaped; } dag__csv_field;
-typedef struct dag__csv {
-    const char *path;
-    char delim;
-    int header, ncols;
-    int64_t size, chunk;
-    int *types;
-    int64_t *scan;               /* per chunk: quotes, line ends (every rank) */
-    dag_table *t;
-} dag__csv;
 
 /* A chunk of the file in memory: bytes [lo, lo + n), n growing on demand. */
 typedef struct dag__csv_buffer { char *b; int64_t lo, n; bool eof; } dag__csv_buffer;
@@ -1476,6 +1519,21 @@ static bool dag__csv_put(dag__table_builder *b, int c, const char *s, int64_t le
     else ((double *)b->cols[c].values)[i] = dv;
     return true;
 }
+
+/* >>csv reading. The file is cut into chunks of bytes, a partition each.
+   A first job counts each chunk's quotes and line ends; from those every
+   rank knows whether a chunk starts inside a quoted field and on which
+   line. A second job parses each chunk on its owner: its records are those
+   that start in it (the last may run past its end). */
+typedef struct dag__csv {
+    const char *path;
+    char delim;
+    int header, ncols;
+    int64_t size, chunk;
+    int *types;
+    int64_t *scan;               /* per chunk: quotes, line ends (every rank) */
+    dag_table *t;
+} dag__csv;
 
 static void dag__csv_scan_unit(dag__table_job *job, int64_t k, int64_t *meta) {
     dag__csv *csv = (dag__csv *)job->op;
@@ -1732,10 +1790,9 @@ dag_table *dag_table_drop(dag_table *t, const char *const *names, int count) {
 typedef struct dag__table_rows_of { const dag_table *in; int64_t limit; } dag__table_rows_of;
 static bool dag__table_head_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_rows_of *h = (const dag__table_rows_of *)b->op;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)h->in->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(h->in, p, &v);
     if (!cols) return !(into->failed = true);
-    dag__table_view_of(h->in, p, &v, cols);
     int64_t keep = h->limit - v.first_row < v.rows ? h->limit - v.first_row : v.rows;
     bool ok = dag__builder_append(into, &v, NULL, keep);
     DAG_FREE(cols);
@@ -1747,7 +1804,7 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
     if (rows < 0 || rows > t->rows) rows = t->rows;
     int64_t parts = 1;
     while (parts < t->nparts && t->first_row[parts] < rows) parts++;
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, parts, t->owner);
+    dag_table *d = dag__table_like(t, parts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_rows_of h = { t, rows };
     dag__table_build b = { d, NULL, dag__table_head_part, types, &h, NULL, NULL };
@@ -1923,13 +1980,12 @@ typedef struct dag__table_filtering { const dag_table *in; dag_table_filter_fn f
 static bool dag__table_filter_part(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag__table_filtering *f = (const dag__table_filtering *)b->op;
     int64_t n = f->in->part_rows[p], kept = 0;
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)f->in->ncols);
+    dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(f->in, p, &v);
     uint8_t *keep = (uint8_t *)dag__table_zalloc((size_t)n);
     int64_t *idx = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)n);
     bool ok = cols && keep && idx;
     if (ok) {
-        dag_table_view v;
-        dag__table_view_of(f->in, p, &v, cols);
         f->fn(&v, keep, f->user);
         for (int64_t i = 0; i < n; i++)
             if (keep[i]) idx[kept++] = i;
@@ -1946,7 +2002,7 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_filter: %s", !fn ? "no function" : "negative rows per partition");
         return NULL;
     }
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, t->nparts, t->owner);
+    dag_table *d = dag__table_like(t, t->nparts, t->owner);
     int *types = d ? dag__table_types_of(d) : NULL;
     dag__table_filtering f = { t, fn, user };
     dag__table_build b = { d, NULL, dag__table_filter_part, types, &f, NULL, NULL };
@@ -1958,41 +2014,6 @@ dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, in
         d = r;
     }
     return d;
-}
-
-/* The order of two present values of one column, or of a column and a
-   value: NaN equals NaN and is above every number; strings bytewise. */
-static int dag__table_cmp_real(double a, double b) {
-    if (a != a || b != b) return (a != a) - (b != b);
-    return (a > b) - (a < b);
-}
-static int dag__table_cmp_bytes(const char *a, int64_t na, const char *b, int64_t nb) {
-    int c = memcmp(a, b, (size_t)(na < nb ? na : nb));
-    return c ? (c > 0) - (c < 0) : (na > nb) - (na < nb);
-}
-static int64_t dag__table_get_int(const dag_table_column *c, int64_t i) {
-    return c->type == DAG_TABLE_I32 ? ((const int32_t *)c->values)[i] : ((const int64_t *)c->values)[i];
-}
-static double dag__table_get_real(const dag_table_column *c, int64_t i) {
-    switch (c->type) {
-    case DAG_TABLE_I32: return ((const int32_t *)c->values)[i];
-    case DAG_TABLE_I64: return (double)((const int64_t *)c->values)[i];
-    case DAG_TABLE_F32: return ((const float *)c->values)[i];
-    default: return ((const double *)c->values)[i];
-    }
-}
-static bool dag__table_is_int(int type) { return type == DAG_TABLE_I32 || type == DAG_TABLE_I64; }
-static int dag__table_cmp_rows(const dag_table_column *a, int64_t i, const dag_table_column *b, int64_t j) {
-    if (a->type == DAG_TABLE_STR) {
-        int64_t na, nb;
-        const char *sa = dag__table_str(a, i, &na), *sb = dag__table_str(b, j, &nb);
-        return dag__table_cmp_bytes(sa, na, sb, nb);
-    }
-    if (dag__table_is_int(a->type) && dag__table_is_int(b->type)) {
-        int64_t x = dag__table_get_int(a, i), y = dag__table_get_int(b, j);
-        return (x > y) - (x < y);
-    }
-    return dag__table_cmp_real(dag__table_get_real(a, i), dag__table_get_real(b, j));
 }
 
 typedef struct dag__table_where_arg { int col; dag_table_cmp op; dag_table_column value; } dag__table_where_arg;
@@ -2156,21 +2177,27 @@ static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     if (!ok) dag_table_free(t), t = NULL;
     return t;
 }
-/* A result of buckets partitions like t's columns (owner: bucket mod ranks, as key hashes deal them). */
-static dag_table *dag__table_like(const dag_table *t, int64_t buckets) {
-    return dag__table_new(t->ncols, (const char *const *)t->names, t->types, buckets, NULL);
-}
 /* unit u's whole partition of t, as rows to deal */
 static dag_table_column *dag__table_deal_view(const dag_table *t, int64_t u, dag_table_view *v, int64_t **bucket) {
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)t->ncols);
+    dag_table_column *cols = dag__table_view_new(t, u, v);
     *bucket = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(t->part_rows[u] + 1));
-    if (cols && *bucket) dag__table_view_of(t, u, v, cols);
-    else DAG_FREE(cols), cols = NULL;
+    if (!*bucket) DAG_FREE(cols), cols = NULL;
     return cols;
 }
 static void dag__table_release_cols(dag__table_shuffle *s, void *scratch) {
     (void)s;
     DAG_FREE(scratch);
+}
+/* A shuffle of in's partitions into out's partitions: by default a unit's
+   scratch is freed and a bucket appends its pieces; the caller sets deal,
+   and finish or others where it needs them. */
+static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
+    dag__table_shuffle s;
+    memset(&s, 0, sizeof s);
+    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
+    s.release = dag__table_release_cols;
+    s.absorb = dag__shuffle_append;
+    return s;
 }
 
 /* >>repartition: rows go to bucket (row number) / rows */
@@ -2183,14 +2210,6 @@ static bool dag__table_deal_range(dag__table_shuffle *s, int64_t u, dag_table_vi
     *types = d->types;
     return true;
 }
-static dag__table_shuffle dag__table_shuffle_of(const char *who, const dag_table *in, dag_table *out, void *op) {
-    dag__table_shuffle s;
-    memset(&s, 0, sizeof s);
-    s.who = who, s.inputs = in->nparts, s.in_owner = in->owner, s.out = out, s.op = op;
-    s.release = dag__table_release_cols;
-    s.absorb = dag__shuffle_append;
-    return s;
-}
 dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
     dag_wait_all();
     if (!dag__table_usable(t, "dag_table_repartition")) return NULL;
@@ -2198,7 +2217,7 @@ dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
         return NULL;
     }
-    dag_table *d = dag__table_new(t->ncols, (const char *const *)t->names, t->types, dag__table_parts_for(t->rows, rows), NULL);
+    dag_table *d = dag__table_like(t, dag__table_parts_for(t->rows, rows), NULL);
     dag__table_dealing op = { t, dag__table_types_of(t), rows };
     dag__table_shuffle s = dag__table_shuffle_of("dag_table_repartition", t, d, &op);
     s.deal = dag__table_deal_range;
@@ -2342,7 +2361,7 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
             memcpy(&keys[n++], &sample.meta[u * (1 + DAG__TABLE_SAMPLES) + 1 + i], sizeof(double));
     qsort(keys, (size_t)n, sizeof(double), dag__table_cmp_doubles);
     for (int64_t q = 0; q + 1 < q_count; q++) o.split[q] = n ? keys[(q + 1) * n / q_count] : 0;
-    d = dag__table_like(t, q_count);
+    d = dag__table_like(t, q_count, NULL);
     dag__table_shuffle s = dag__table_shuffle_of("dag_table_sort", t, d, &o);
     s.deal = dag__table_deal_sorted;
     s.finish = dag__table_finish_sorted;
@@ -2751,7 +2770,7 @@ static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_t
     }
 }
 
-/* >>holistic aggregates over the rows rows[0..m) of one group */
+/* >>holistic aggregates: over the rows rows[0..m) of one group */
 /* The row of the n-th largest present value (SMALLEST, MIN: smallest), the
    first such row on ties; -1 when fewer are present. top: room for nth. */
 static int64_t dag__table_nth_row(const dag__table_agg *a, const dag_table_column *c, const int64_t *rows, int64_t m, int64_t *top) {
@@ -2842,13 +2861,12 @@ static void dag__table_reduce_unit(dag__table_job *job, int64_t p, int64_t *meta
     const dag__table_reducing *r = (const dag__table_reducing *)job->op;
     dag__table_state s;
     dag__table_state_init(&s, &r->agg);
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)r->in->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(r->in, p, &v);
     if (!cols) {
         dag__table_job_fail_memory(job, p);
         return;
     }
-    dag__table_view_of(r->in, p, &v, cols);
     dag__table_states_add((char *)&s, 0, &r->agg, v.columns, NULL, v.rows);
     memcpy(meta, &s, sizeof s);
     DAG_FREE(cols);
@@ -3353,11 +3371,10 @@ static bool dag__table_probe_part(dag__table_build *b, int64_t p, dag__table_bui
     const dag__table_joining *o = (const dag__table_joining *)b->op;
     int64_t n = o->left->part_rows[p], *qid = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(n + 1)), *start = NULL, *order = NULL;
     uint64_t *h = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1)), *hq = (uint64_t *)dag__table_alloc(sizeof(uint64_t) * (size_t)(n + 1));
-    dag_table_column *cols = (dag_table_column *)dag__table_alloc(sizeof(dag_table_column) * (size_t)o->left->ncols);
     dag_table_view v;
+    dag_table_column *cols = dag__table_view_new(o->left, p, &v);
     bool ok = qid && h && hq && cols;
     if (ok) {
-        dag__table_view_of(o->left, p, &v, cols);
         dag__table_hash_rows(v.columns, o->lk, o->nkeys, n, h);
         for (int64_t i = 0; i < n; i++) qid[i] = o->how == DAG__JOIN_BROADCAST ? dag_rank() : dag__table_bucket(h[i], o->buckets);
         ok = dag__table_rows_by_group(qid, n, o->buckets, &start, &order);

@@ -23,8 +23,8 @@
   options  Every build option (a public `#ifndef DAG_X` / `#define DAG_X`
            in any header) is listed under BUILD OPTIONS at the top of dag.h.
 
-Usage: check_layers.py [repository root]. Prints each problem, and the
-known exceptions still to fix; exits 1 on any problem.
+Usage: check_layers.py [repository root]. Prints each problem; exits 1
+on any.
 """
 import os
 import re
@@ -71,8 +71,6 @@ MAY_USE = {
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach',
 }
-# Files whose breaches are printed as known, not failed, until their work lands.
-LATER = {'dag_table.h'}   # TODO(issue 32): its index once the bench's aggregates land
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
 PRIVATE = re.compile(r'\b(dag__\w+|DAG__\w+)\b')
@@ -258,11 +256,11 @@ def index_of(text):
 
 
 # ---- the checks -------------------------------------------------------------
-def check_index(path, src, problems, later):
+def check_index(path, src, problems):
     index = index_of(src.text)
     if index is None:
         if src.markers or path in INDEX_REQUIRED:
-            (later if path in LATER else problems).append(f'{path}: {len(src.markers)} sections and no index')
+            problems.append(f'{path}: {len(src.markers)} sections and no index')
         return None
     listed = [(layer, s) for layer, sections in index for s in sections]
     names = [s for _, s in listed]
@@ -284,11 +282,10 @@ def check_index(path, src, problems, later):
     return {s: layers.index(layer) for layer, s in listed}
 
 
-def check_lengths(path, src, problems, later):
+def check_lengths(path, src, problems):
     for name, first, last, _ in src.functions:
         if last - first + 1 > MAX_LINES:
-            (later if path in LATER else problems).append(
-                f'{path}:{first}: {name} is {last - first + 1} lines (at most {MAX_LINES})')
+            problems.append(f'{path}:{first}: {name} is {last - first + 1} lines (at most {MAX_LINES})')
 
 
 def check_order(path, src, layer_of, problems):
@@ -368,7 +365,7 @@ def check_benches(root, problems):
 
 
 def main(root):
-    problems, later = [], []
+    problems = []
     text = read(root, CORE)
     cut = text.index('#ifdef DAG_IMPLEMENTATION')
     whole = Source(CORE, text)
@@ -380,8 +377,8 @@ def main(root):
     if missing:
         problems.append(f'MAY_USE and the headers differ: {", ".join(sorted(missing))}')
     for path, src in sources.items():
-        layer_of = check_index(path, whole if path == CORE else src, problems, later)
-        check_lengths(path, whole if path == CORE else src, problems, later)
+        layer_of = check_index(path, whole if path == CORE else src, problems)
+        check_lengths(path, whole if path == CORE else src, problems)
         check_order(path, whole if path == CORE else src, layer_of, problems)
     if not missing:
         check_names(sources, whole, public, problems)
@@ -389,9 +386,7 @@ def main(root):
     check_benches(root, problems)
     for p in problems:
         print(p)
-    for p in later:
-        print(f'known, to fix when its work lands (LATER): {p}')
-    print(f'structure: {len(problems)} problem{"" if len(problems) == 1 else "s"}, {len(later)} known')
+    print(f'structure: {len(problems)} problem{"" if len(problems) == 1 else "s"}')
     return 1 if problems else 0
 
 
