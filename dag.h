@@ -3954,7 +3954,7 @@ dag_device_scope *dag_scope_part(const dag_scope *s, dag_backend b) {
     default: return NULL;
     }
 }
-static bool dag__device_scope_named(dag_device_scope p) { return p.one || p.set || p.all; }
+static inline bool dag__device_scope_named(dag_device_scope p) { return (p.one | p.all) || p.set; }
 /* the set with `one` folded in (a number past 64 stays out; the scope check reports it) */
 static uint64_t dag__device_scope_bits(dag_device_scope p) {
     return p.set | (p.one > 0 && p.one <= 64 ? DAG_DEVICE_BIT(p.one) : 0);
@@ -3963,7 +3963,7 @@ bool dag_device_scope_has(dag_device_scope p, int device) {
     return p.all || (device >= 1 && device <= 64 && ((dag__device_scope_bits(p) >> (device - 1)) & 1u));
 }
 #define DAG__SCOPE_NAMED(e, field, ...) || dag__device_scope_named(s->field)
-static bool dag__scope_names_devices(const dag_scope *s) { return false DAG__DEVICE_BACKENDS(DAG__SCOPE_NAMED); }
+static inline bool dag__scope_names_devices(const dag_scope *s) { return false DAG__DEVICE_BACKENDS(DAG__SCOPE_NAMED); }
 /* The CPU is the default: a scope that names only devices excludes it. */
 static bool dag__scope_has_cpu(const dag_scope *s) {
     return s->any_processor || s->thread || s->threads || s->all_threads || !dag__scope_names_devices(s);
@@ -3995,7 +3995,7 @@ static inline dag__context *dag__current_context(void) {
 }
 
 /* On every spawn: plain field tests (the device parts through inlined helpers). */
-static bool dag__scope_empty(const dag_scope *s) {
+static inline bool dag__scope_empty(const dag_scope *s) {
     return !(s->thread | s->rank | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
 }
 /* No name, priority, scope or discard_results: a spawn under such options
