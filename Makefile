@@ -249,6 +249,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	$(foreach p,$(BENCH_PROGRAMS),miss="$$(missing $(bench_tools_$(p)))$(bench_files_$(p))"; \
 	  if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/bench/$(p); \
 	  else skip "bench program $(p): not found:$$miss"; fi;) \
+	run $(MAKE) --no-print-directory $(B)/table/table_bench $(B)/table/datagen; \
 	echo "compile: $$ok passed, $$bad failed$$([ $$sk = 0 ] || echo ", $$sk skipped")" | tee $(B)/results-compile; [ $$bad = 0 ]
 
 # ---- GPU kernels: tests/gpu/kernels.h built ahead of time for each backend --
