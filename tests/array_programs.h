@@ -181,4 +181,121 @@ static int array_program(unsigned seed, int steps) {
     free(got);
     return bad;
 }
+
+/* ---- sort and stencil references (test_array_ops.c, test_mpi_array.c) ---- */
+
+/* NaN after every number, ascending or descending: the order dag_array_sort promises, for qsort */
+static __attribute__((unused)) int ref_sort_up(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x > y) - (x < y);
+}
+static __attribute__((unused)) int ref_sort_down(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x < y) - (x > y);
+}
+/* n values with many duplicates (a few dozen distinct), exact in every element type; every seventh or so
+   a NaN when nans */
+static __attribute__((unused)) void sort_values(double *v, int n, unsigned seed, int nans, double scale) {
+    for (int i = 0; i < n; i++) {
+        unsigned r = array_rnd(&seed);
+        v[i] = nans && r % 7 == 3 ? NAN : ((double)(int)(r % 41) - 20.0) * scale;
+    }
+}
+/* doubles to and from a host buffer of the element type */
+static __attribute__((unused)) void to_elems(dag_elem t, const double *v, void *out, int n) {
+    for (int i = 0; i < n; i++) {
+        if (t == DAG_F64) ((double *)out)[i] = v[i];
+        else if (t == DAG_F32) ((float *)out)[i] = (float)v[i];
+        else if (t == DAG_I32) ((int32_t *)out)[i] = (int32_t)v[i];
+        else ((int64_t *)out)[i] = (int64_t)v[i];
+    }
+}
+static __attribute__((unused)) void from_elems(dag_elem t, const void *in, double *v, int n) {
+    for (int i = 0; i < n; i++)
+        v[i] = t == DAG_F64 ? ((const double *)in)[i] : t == DAG_F32 ? (double)((const float *)in)[i]
+             : t == DAG_I32 ? (double)((const int32_t *)in)[i] : (double)((const int64_t *)in)[i];
+}
+/* n values of type t sorted by dag_array_sort (in tiles of nb, on grid p x q) against qsort: how many
+   differ (NaN equals NaN) */
+static __attribute__((unused)) int sort_case(dag_elem t, int n, int nb, int p, int q, int descending, unsigned seed) {
+    double *v = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)n);
+    sort_values(v, n, seed, t == DAG_F64 || t == DAG_F32, t == DAG_I64 ? 1e12 : t == DAG_I32 ? 1.0 : 0.25);
+    to_elems(t, v, buf, n);
+    dag_array *a = dag_array_from_host(t, n, 1, dag_blocks_grid(nb, 1, p, q), buf, DAG_COL_MAJOR, n);
+    int bad = a ? 0 : n;
+    if (a && dag_array_sort(a, descending) != DAG_OK) bad = n;
+    if (a && !bad && dag_array_collect(a, buf, DAG_COL_MAJOR, n) != DAG_OK) bad = n;
+    from_elems(t, buf, got, n);
+    qsort(v, (size_t)n, sizeof(double), descending ? ref_sort_down : ref_sort_up);
+    for (int i = 0; i < n && !bad; i++) bad += !(got[i] == v[i] || (isnan(got[i]) && isnan(v[i])));
+    dag_array_free(a);
+    free(v), free(got), free(buf);
+    return bad;
+}
+
+/* A stencil step as plain loops: the array with its halo (periodic, or value past the edges), then f at
+   each point. in and out R x C, column-major. */
+static __attribute__((unused)) void stencil_reference(double *out, const double *in, int R, int C, int rad, int periodic,
+                                                      double value, dag_stencil_fn f, void *user) {
+    int pr = R + 2 * rad, pc = C + 2 * rad;
+    double *x = malloc(sizeof(double) * (size_t)(pr * pc));
+    for (int j = 0; j < pc; j++)
+        for (int i = 0; i < pr; i++) {
+            int g = i - rad, h = j - rad;
+            if (periodic) x[i + j * pr] = in[(g + R) % R + ((h + C) % C) * R];
+            else x[i + j * pr] = g < 0 || g >= R || h < 0 || h >= C ? value : in[g + h * R];
+        }
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) out[i + j * R] = f(x + (i + rad) + (j + rad) * pr, pr, i, j, user);
+    free(x);
+}
+/* Jacobi's 5-point average plus a source term that tells the points apart (so a point computed with
+   another's position fails) */
+static __attribute__((unused)) double jacobi_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)user;
+    return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]) + 0.001 * (double)(r - 2 * c);
+}
+/* radius 2: a 9-point cross with weights */
+static __attribute__((unused)) double cross2_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)r, (void)c, (void)user;
+    return 0.5 * x[0] + 0.1 * (x[-1] + x[1] + x[-ld] + x[ld]) + 0.025 * (x[-2] + x[2] - x[-2 * ld] + x[2 * ld]);
+}
+/* Conway's Game of Life */
+static __attribute__((unused)) double life_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)r, (void)c, (void)user;
+    double n = x[-1 - ld] + x[-ld] + x[1 - ld] + x[-1] + x[1] + x[-1 + ld] + x[ld] + x[1 + ld];
+    return n == 3 || (x[0] != 0 && n == 2) ? 1 : 0;
+}
+/* steps of f from h (R x C) through dag_array_stencil, src in tiles of sb, dst in tiles of db (p x q grid),
+   against the loops; the largest difference (1e300 on an error) */
+static __attribute__((unused)) double stencil_case(dag_elem t, const double *h, int R, int C, int sbr, int sbc, int dbr,
+                                                   int dbc, int p, int q, int rad, dag_boundary b, dag_stencil_fn f,
+                                                   int steps) {
+    double *ref = malloc(sizeof(double) * (size_t)(R * C)), *tmp = malloc(sizeof(double) * (size_t)(R * C)),
+           *got = malloc(sizeof(double) * (size_t)(R * C));
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)(R * C));
+    memcpy(ref, h, sizeof(double) * (size_t)(R * C));
+    to_elems(t, h, buf, R * C);
+    dag_array *x[2] = { dag_array_from_host(t, R, C, dag_blocks_grid(sbr, sbc, p, q), buf, DAG_COL_MAJOR, R),
+                        dag_array_zeros(t, R, C, dag_blocks_grid(dbr, dbc, p, q)) };
+    double err = x[0] && x[1] ? 0 : 1e300;
+    for (int s = 0; s < steps && err == 0; s++) {
+        if (dag_array_stencil(x[(s + 1) % 2], x[s % 2], rad, b, f, NULL) != DAG_OK) err = 1e300;
+        stencil_reference(tmp, ref, R, C, rad, b.kind == DAG_BOUNDARY_PERIODIC, b.value, f, NULL);
+        for (int i = 0; i < R * C; i++) ref[i] = t == DAG_F64 ? tmp[i] : t == DAG_F32 ? (double)(float)tmp[i] : (double)(int64_t)tmp[i];
+    }
+    if (err == 0 && dag_array_collect(x[steps % 2], buf, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
+    from_elems(t, buf, got, R * C);
+    for (int i = 0; i < R * C && err < 1e300; i++) err = fmax(err, fabs(got[i] - ref[i]));
+    dag_array_free(x[0]), dag_array_free(x[1]);
+    free(ref), free(tmp), free(got), free(buf);
+    return err;
+}
+/* a glider (moving down and right, a cell every 4 generations) with its top-left corner at (r, c) */
+static __attribute__((unused)) void put_glider(double *g, int R, int C, int r, int c) {
+    static const int cells[5][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 }, { 2, 1 }, { 2, 2 } };
+    for (int k = 0; k < 5; k++) g[(r + cells[k][0]) % R + ((c + cells[k][1]) % C) * R] = 1;
+}
+
 #endif
