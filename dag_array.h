@@ -26,6 +26,9 @@
 
    Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
    tasks), copy and transpose between any tilings, for every element type.
+   Sort of a vector (an n x 1 array: per tile, then a bitonic network of
+   merge-splits) and 2-D stencils with halos, periodic or fixed (Dagger's
+   @stencil), on the CPU.
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
