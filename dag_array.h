@@ -352,9 +352,11 @@ dag_result dag_array_sort(dag_array *v, bool descending);
        }
        dag_array_stencil(next, now, 1, dag_boundary_fixed(1.0), jacobi, NULL);
 
-   A task per tile of dst reads src's tile there and its eight neighbours
-   (so radius must not exceed any tile's rows or columns where a halo
-   crosses tiles), on the CPU. dst and src: one shape, any element types and
+   A task per tile of src copies its edges into strips of radius rows or
+   columns, and a task per tile of dst reads src's tile there and the
+   strips of its eight neighbours that face it (so radius must not exceed
+   any tile's rows or columns where a halo crosses tiles), on the CPU; over
+   ranks only the strips move. dst and src: one shape, any element types and
    tilings, two arrays (a step reads the old values of its neighbours:
    alternate two arrays). */
 typedef enum dag_boundary_kind { DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC } dag_boundary_kind;
@@ -3066,10 +3068,9 @@ dag_result dag_array_sort(dag_array *v, bool descending) {
     return dag__operand_end(v, v2, true, dag__sort_tiles(v2, descending, &where));
 }
 
-/* >>stencil: a task per tile of dst, reading src's tile there and its
-   eight neighbours (In: over ranks they come whole to the task's rank),
-   into one block of doubles with the halo around it, then f at each
-   point. Both arrays of their own tiles, packed, in one tiling (copies of
+/* >>stencil: a task per tile of dst, reading src's tile there and the
+   strips of its eight neighbours that face it (their halos, below), into
+   one block of doubles with the halo around it, then f at each point. Both arrays of their own tiles, packed, in one tiling (copies of
    views and wrapped matrices, and of src in dst's tiling, as other
    operations take them): each tile's leading dimension is its rows. */
 typedef struct dag__stencil {
@@ -3080,19 +3081,48 @@ typedef struct dag__stencil {
     const dag_array *src, *dst;
 } dag__stencil;
 
-/* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c), which may be in a neighbour (nb[(di + 1) +
-   3 (dj + 1)]) or past the array's edge (the boundary's) */
+/* Halos: each src tile's edges copied into four strips of radius rows or
+   columns (top and bottom: radius x its columns, left and right: its rows
+   x radius), registered with the tile's owner, by a task per tile. A
+   tile's task reads its own tile and the strips that face it: the tile
+   above's bottom strip, the one below's top, the left one's right, the
+   right one's left, and for the corners the top or bottom strips of the
+   diagonal ones. Over ranks only the strips move. Only the strips a halo
+   crosses into are made: top and bottom where tile rows meet (more than
+   one, or periodic), left and right likewise. */
+typedef struct dag__halo { void *mem; dag_data strip[4]; } dag__halo;   /* top, bottom, left, right */
+
+/* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c): in the tile (nb[4]), in a strip facing it
+   (nb[(di + 1) + 3 (dj + 1)]) or past the array's edge (the boundary's) */
 static double dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r, int64_t c,
                               int64_t pi, int64_t pj) {
     const dag_array *a = s->src;
-    int64_t g = ti * a->brows + pi, h = tj * a->bcols + pj;
+    int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
     bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
     if (!periodic && (g < 0 || g >= a->rows || h < 0 || h >= a->cols)) return s->boundary.value;
     int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
-    int64_t ni = (ti + di + a->mt) % a->mt, nj = (tj + dj + a->nt) % a->nt;
-    int64_t nr = dag__tile_rows(a, ni), nc = dag__tile_cols(a, nj);
-    int64_t lr = di < 0 ? nr + pi : di > 0 ? pi - r : pi, lc = dj < 0 ? nc + pj : dj > 0 ? pj - c : pj;
-    return dag__elem_get(a->type, (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * nr) * a->elem);
+    int64_t nc = dag__tile_cols(a, (tj + dj + a->nt) % a->nt);   /* the columns of the tile it is in */
+    int64_t lr = di < 0 ? pi + rad : di > 0 ? pi - r : pi;
+    int64_t lc = dj < 0 ? (di ? nc + pj : pj + rad) : dj > 0 ? pj - c : pj;
+    int64_t ld = di ? rad : r;   /* a top or bottom strip has radius rows; the tile and side strips r */
+    return dag__elem_get(a->type, (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * ld) * a->elem);
+}
+
+/* A rows x cols block at (i0, j0) of a tile (ld rows apart) into a packed strip */
+static void dag__strip_copy(void *strip, const void *t, int64_t ld, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                            size_t elem) {
+    for (int64_t j = 0; j < cols; j++)
+        memcpy((char *)strip + (size_t)(j * rows) * elem, (const char *)t + (size_t)(i0 + (j0 + j) * ld) * elem,
+               (size_t)rows * elem);
+}
+DAG_TASK(void, dag__stencil_halo, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (const void *, t),
+         (void *, top), (void *, bottom), (void *, left), (void *, right)) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
+    if (top) dag__strip_copy(top, t, r, 0, 0, rad, c, a->elem);
+    if (bottom) dag__strip_copy(bottom, t, r, r - rad, 0, rad, c, a->elem);
+    if (left) dag__strip_copy(left, t, r, 0, 0, r, rad, a->elem);
+    if (right) dag__strip_copy(right, t, r, 0, c - rad, r, rad, a->elem);
 }
 
 DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (void *, out),
@@ -3166,28 +3196,72 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
     return true;
 }
 
+/* A span of n elements owned by rank (its memory here only when this rank owns it) */
+static dag_data dag__strip_register(int rank, void *p, int64_t n, size_t elem) {
+    return dag__ranks() ? dag_data_register_on(rank, p, (size_t)n, elem) : dag_data_register(p, (size_t)n, elem);
+}
+/* Tile t's strips: top and bottom when rows, left and right when cols; false when there is no memory */
+static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad, bool rows, bool cols, dag__halo *h) {
+    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), n = 2 * rad * ((rows ? c : 0) + (cols ? r : 0));
+    int owner = dag__tile_rank(a, ti, tj);
+    bool here = !dag__ranks() || owner == dag_rank();
+    if (here && !(h->mem = DAG_MALLOC((size_t)n * a->elem))) return false;
+    char *p = (char *)h->mem;
+    int64_t sizes[4] = { rows ? rad * c : 0, rows ? rad * c : 0, cols ? r * rad : 0, cols ? r * rad : 0 };
+    for (int k = 0; k < 4; k++) {
+        if (sizes[k]) h->strip[k] = dag__strip_register(owner, here ? p : NULL, sizes[k], a->elem);
+        if (here) p += (size_t)sizes[k] * a->elem;
+        if (sizes[k] && !h->strip[k].id) return false;
+    }
+    return true;
+}
+static void dag__halo_free(dag__halo *h, int64_t count) {
+    for (int64_t t = 0; h && t < count; t++) {
+        for (int k = 0; k < 4; k++)
+            if (h[t].strip[k].id) dag_data_unregister(h[t].strip[k]);
+        DAG_FREE(h[t].mem);
+    }
+    DAG_FREE(h);
+}
+
 static dag_result dag__stencil_tiles(const dag__stencil *s, const dag__array_where *where) {
     const dag_array *a = s->src, *d = s->dst;
     bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
+    bool rows = s->radius > 0 && (a->mt > 1 || periodic), cols = s->radius > 0 && (a->nt > 1 || periodic);
+    int64_t tiles = a->mt * a->nt;
+    dag__halo *halo = (dag__halo *)dag__array_zalloc((size_t)tiles, sizeof *halo);
+    bool made = halo != NULL;
+    for (int64_t t = 0; made && (rows || cols) && t < tiles; t++) made = dag__halo_make(a, t % a->mt, t / a->mt, s->radius, rows, cols, &halo[t]);
+    if (!made) {
+        dag__halo_free(halo, halo ? tiles : 0);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory (or no registration) for the halo strips");
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
     const void *nothing = NULL;
-    dag_arg none = DAG_VAL(nothing);   /* no neighbour there: past a fixed boundary */
+    dag_arg none = DAG_VAL(nothing);   /* no strip there */
     DAG_DATADEPS {
+        for (int64_t t = 0; t < tiles && (rows || cols); t++) {
+            dag_arg args[8] = { DAG_VAL(s), DAG_VAL(t % a->mt), DAG_VAL(t / a->mt), dag_arg_data(DAG_ACCESS_IN, a->handle[t]) };
+            for (int k = 0; k < 4; k++) args[4 + k] = halo[t].strip[k].id ? dag_arg_data(DAG_ACCESS_OUT, halo[t].strip[k]) : none;
+            dag_spawn_desc(&dag__stencil_halo__desc, args, 8, DAG__NAMED(&where->cpu, "halo"));
+        }
         for (int64_t tj = 0; tj < d->nt; tj++)
             for (int64_t ti = 0; ti < d->mt; ti++) {
                 dag_arg args[13] = { DAG_VAL(s), DAG_VAL(ti), DAG_VAL(tj),
                                      dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
                 for (int dj = -1; dj <= 1; dj++)
                     for (int di = -1; di <= 1; di++) {
-                        int64_t ni = ti + di, nj = tj + dj;
-                        bool inside = ni >= 0 && ni < a->mt && nj >= 0 && nj < a->nt;
-                        ni = (ni + a->mt) % a->mt, nj = (nj + a->nt) % a->nt;
-                        args[4 + (di + 1) + 3 * (dj + 1)] = inside || periodic
-                                                                ? dag_arg_data(DAG_ACCESS_IN, a->handle[ni + nj * a->mt])
-                                                                : none;
+                        int64_t ni = (ti + di + a->mt) % a->mt, nj = (tj + dj + a->nt) % a->nt;
+                        /* the strip facing this tile: the neighbour's bottom (above it), top (below), right (left
+                           of it), left (right of it) */
+                        int k = di < 0 ? 1 : di > 0 ? 0 : dj < 0 ? 3 : 2;
+                        dag_data h = di || dj ? halo[ni + nj * a->mt].strip[k] : a->handle[ti + tj * a->mt];
+                        args[4 + (di + 1) + 3 * (dj + 1)] = h.id ? dag_arg_data(DAG_ACCESS_IN, h) : none;
                     }
                 dag_spawn_desc(&dag__stencil_tile__desc, args, 13, DAG__NAMED(&where->cpu, "stencil"));
             }
     }
+    dag__halo_free(halo, tiles);
     return dag_last_region_result();
 }
 

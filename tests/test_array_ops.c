@@ -810,6 +810,24 @@ TEST(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_p
                 free(h);
             }
     CHECK_EQ_INT(failed, 0);
+    /* from a wrapped matrix into a view off the tiles of a larger array: the view's elements alone change */
+    enum { R = 13, C = 11, BR = 20, BC = 17 };
+    static double h[R * C], want[R * C], big[BR * BC], got[BR * BC];
+    random_matrix(h, R, C, 77), random_matrix(big, BR, BC, 78);
+    stencil_reference(want, h, R, C, 1, 0, -1.0, jacobi_point, NULL);
+    dag_array *W = dag_array_wrap(DAG_F64, R, C, dag_blocks(4, 4), h, R);
+    dag_array *B = dag_array_from_host(DAG_F64, BR, BC, dag_blocks(6, 5), big, DAG_COL_MAJOR, BR);
+    dag_array *V = dag_array_view(B, 3, R, 2, C);
+    CHECK_EQ_INT(dag_array_stencil(V, W, 1, dag_boundary_fixed(-1.0), jacobi_point, NULL), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, BR), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < BC; j++)
+        for (int i = 0; i < BR; i++) {
+            bool in = i >= 3 && i < 3 + R && j >= 2 && j < 2 + C;
+            bad += got[i + j * BR] != (in ? want[(i - 3) + (j - 2) * R] : big[i + j * BR]);
+        }
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(V), dag_array_free(B), dag_array_free(W);
 }
 
 /* Conway's Game of Life on int32: a glider crosses the periodic boundary (after 4 k generations it is
