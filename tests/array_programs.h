@@ -4,7 +4,8 @@
    between views of random rectangles, element-wise operations (views on
    and off tile boundaries, broadcast rows and columns, scalars), gemm of
    views, reductions along a dimension broadcast back, elements put and
-   got, random fills of views. Each step runs through dag_array.h and as a
+   got, random fills of views, sorts of a column, Jacobi steps between
+   rectangles. Each step runs through dag_array.h and as a
    plain loop on host copies; at the end the arrays must equal the loops'
    (to rounding where gemm sums in another order). Include after test.h
    and dag_array.h. Also the references those suites share: a random
@@ -52,134 +53,6 @@ static __attribute__((unused)) void qr_reference(double *a, int m, int n, double
             for (int i = k + 1; i < m; i++) a[i + j * m] -= tau[k] * a[i + k * m] * w;
         }
     }
-}
-
-typedef struct prog_rect { int a, r0, c0, rows, cols; } prog_rect;
-typedef struct prog { unsigned s; int R, C; dag_array *arr[3]; double *ref[3]; } prog;
-
-static unsigned prog_rnd(prog *p, unsigned n) { p->s = p->s * 1103515245u + 12345u; return ((p->s >> 8) & 0xffffff) % n; }
-#define PREF(p, a, i, j) ((p)->ref[a][(i) + (j) * (p)->R])
-
-/* a random rectangle of array a (rows x cols of it when given, else random) */
-static prog_rect prog_pick(prog *p, int a, int rows, int cols) {
-    prog_rect r;
-    r.a = a;
-    r.rows = rows ? rows : 1 + (int)prog_rnd(p, (unsigned)p->R);
-    r.cols = cols ? cols : 1 + (int)prog_rnd(p, (unsigned)p->C);
-    r.r0 = (int)prog_rnd(p, (unsigned)(p->R - r.rows + 1));
-    r.c0 = (int)prog_rnd(p, (unsigned)(p->C - r.cols + 1));
-    return r;
-}
-static dag_array *prog_view(prog *p, prog_rect r) { return dag_array_view(p->arr[r.a], r.r0, r.rows, r.c0, r.cols); }
-static bool prog_overlap(prog_rect x, prog_rect y) {
-    return x.a == y.a && x.r0 < y.r0 + y.rows && y.r0 < x.r0 + x.rows && x.c0 < y.c0 + y.cols && y.c0 < x.c0 + x.cols;
-}
-/* two rectangles of one size in two arrays (or disjoint in one) */
-static void prog_pair(prog *p, prog_rect *x, prog_rect *y, bool transposed) {
-    *x = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
-    if (transposed && (x->rows > p->C || x->cols > p->R)) x->rows = x->cols = 1;
-    do *y = prog_pick(p, (int)prog_rnd(p, 3), transposed ? x->cols : x->rows, transposed ? x->rows : x->cols);
-    while (prog_overlap(*x, *y));
-}
-
-static int prog_step(prog *p) {
-    prog_rect x, y, z;
-    dag_array *vx = NULL, *vy = NULL, *vz = NULL;
-    int kind = (int)prog_rnd(p, 7), ok = 1;
-    if (kind <= 1) {   /* copy or transpose between views */
-        prog_pair(p, &x, &y, kind == 1);
-        vx = prog_view(p, x), vy = prog_view(p, y);
-        ok = (kind ? dag_array_transpose(vx, vy) : dag_array_copy(vx, vy)) == DAG_OK;
-        for (int j = 0; j < y.cols; j++)
-            for (int i = 0; i < y.rows; i++)
-                PREF(p, y.a, y.r0 + i, y.c0 + j) = kind ? PREF(p, x.a, x.r0 + j, x.c0 + i) : PREF(p, x.a, x.r0 + i, x.c0 + j);
-    } else if (kind == 2) {   /* y = x op y, or y = y op x, same size */
-        prog_pair(p, &x, &y, false);
-        vx = prog_view(p, x), vy = prog_view(p, y);
-        int op = (int)prog_rnd(p, 3);
-        ok = (op == 0 ? dag_array_add(vx, vy, vy) : op == 1 ? dag_array_sub(vy, vx, vy) : dag_array_mul(vx, vy, vy)) == DAG_OK;
-        for (int j = 0; j < y.cols; j++)
-            for (int i = 0; i < y.rows; i++) {
-                double a = PREF(p, x.a, x.r0 + i, x.c0 + j), *b = &PREF(p, y.a, y.r0 + i, y.c0 + j);
-                *b = op == 0 ? a + *b : op == 1 ? *b - a : a * *b;
-            }
-    } else if (kind == 3) {   /* y = alpha y, or y .+= a row or column of another rectangle */
-        y = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
-        vy = prog_view(p, y);
-        int row = (int)prog_rnd(p, 3);   /* 0: a column, 1: a row, 2: a scale */
-        if (row < 2) {
-            do x = prog_pick(p, (int)prog_rnd(p, 3), row ? 1 : y.rows, row ? y.cols : 1);
-            while (prog_overlap(x, y));
-            vx = prog_view(p, x);
-            ok = dag_array_add(vy, vx, vy) == DAG_OK;
-        } else {
-            ok = dag_array_scale(-0.5, vy) == DAG_OK;
-        }
-        for (int j = 0; j < y.cols; j++)
-            for (int i = 0; i < y.rows; i++)
-                PREF(p, y.a, y.r0 + i, y.c0 + j) = row == 2 ? -0.5 * PREF(p, y.a, y.r0 + i, y.c0 + j)
-                                                   : PREF(p, y.a, y.r0 + i, y.c0 + j) + PREF(p, x.a, x.r0 + (row ? 0 : i), x.c0 + (row ? j : 0));
-    } else if (kind == 4) {   /* z = 0.5 x y + 0.25 z, z apart from x and y */
-        int m = 1 + (int)prog_rnd(p, (unsigned)p->R), n = 1 + (int)prog_rnd(p, (unsigned)p->C), k = 1 + (int)prog_rnd(p, (unsigned)(p->R < p->C ? p->R : p->C));
-        z = prog_pick(p, (int)prog_rnd(p, 3), m, n);
-        do x = prog_pick(p, (int)prog_rnd(p, 3), m, k); while (prog_overlap(x, z));
-        do y = prog_pick(p, (int)prog_rnd(p, 3), k, n); while (prog_overlap(y, z));
-        vx = prog_view(p, x), vy = prog_view(p, y), vz = prog_view(p, z);
-        ok = dag_array_gemm(0, 0, 0.5, vx, vy, 0.25, vz) == DAG_OK;
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i < m; i++) {
-                double s = 0;
-                for (int l = 0; l < k; l++) s += PREF(p, x.a, x.r0 + i, x.c0 + l) * PREF(p, y.a, y.r0 + l, y.c0 + j);
-                PREF(p, z.a, z.r0 + i, z.c0 + j) = 0.5 * s + 0.25 * PREF(p, z.a, z.r0 + i, z.c0 + j);
-            }
-    } else if (kind == 5) {   /* an element put, and one got */
-        int a = (int)prog_rnd(p, 3), i = (int)prog_rnd(p, (unsigned)p->R), j = (int)prog_rnd(p, (unsigned)p->C);
-        double v = (double)prog_rnd(p, 100) / 8.0, got = 0;
-        ok = dag_array_put(p->arr[a], i, j, v) == DAG_OK;
-        PREF(p, a, i, j) = v;
-        i = (int)prog_rnd(p, (unsigned)p->R), j = (int)prog_rnd(p, (unsigned)p->C);
-        ok &= dag_array_get(p->arr[a], i, j, &got) == DAG_OK && got == PREF(p, a, i, j);
-    } else {   /* y = max over x's columns (a row), from a start, scaled into y's first row */
-        x = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
-        vx = prog_view(p, x);
-        dag_array *mx = dag_array_reduce_dims(DAG_OP_MAX, vx, 1, -0.75);
-        do y = prog_pick(p, (int)prog_rnd(p, 3), 1, x.cols); while (prog_overlap(x, y));
-        vy = prog_view(p, y);
-        ok = mx && dag_array_copy(mx, vy) == DAG_OK;
-        for (int j = 0; j < x.cols; j++) {
-            double m = -0.75;
-            for (int i = 0; i < x.rows; i++) m = fmax(m, PREF(p, x.a, x.r0 + i, x.c0 + j));
-            PREF(p, y.a, y.r0, y.c0 + j) = m;
-        }
-        dag_array_free(mx);
-    }
-    dag_array_free(vx), dag_array_free(vy), dag_array_free(vz);
-    return ok;
-}
-
-/* One program: 0 when every step succeeded and the arrays equal the loops'. */
-static int array_program(unsigned seed, int steps) {
-    prog p;
-    p.s = seed;
-    p.R = 3 + (int)prog_rnd(&p, 30), p.C = 3 + (int)prog_rnd(&p, 30);
-    int bad = 0;
-    for (int a = 0; a < 3; a++) {
-        p.ref[a] = (double *)malloc(sizeof(double) * (size_t)(p.R * p.C));
-        for (int i = 0; i < p.R * p.C; i++) p.ref[a][i] = (double)prog_rnd(&p, 64) / 16.0 - 2.0;
-        dag_blocks b = dag_blocks(1 + (int)prog_rnd(&p, (unsigned)p.R), 1 + (int)prog_rnd(&p, (unsigned)p.C));
-        p.arr[a] = dag_array_from_host(DAG_F64, p.R, p.C, b, p.ref[a], DAG_COL_MAJOR, p.R);
-        bad += !p.arr[a];
-    }
-    for (int t = 0; !bad && t < steps; t++) bad += !prog_step(&p);
-    double *got = (double *)malloc(sizeof(double) * (size_t)(p.R * p.C));
-    for (int a = 0; a < 3; a++) {
-        bad += !p.arr[a] || dag_array_collect(p.arr[a], got, DAG_COL_MAJOR, p.R) != DAG_OK;
-        for (int i = 0; !bad && i < p.R * p.C; i++) bad += fabs(got[i] - p.ref[a][i]) > 1e-9 * (1 + fabs(p.ref[a][i]));
-        dag_array_free(p.arr[a]);
-        free(p.ref[a]);
-    }
-    free(got);
-    return bad;
 }
 
 /* ---- sort and stencil references (test_array_ops.c, test_mpi_array.c) ---- */
@@ -296,6 +169,154 @@ static __attribute__((unused)) double stencil_case(dag_elem t, const double *h, 
 static __attribute__((unused)) void put_glider(double *g, int R, int C, int r, int c) {
     static const int cells[5][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 }, { 2, 1 }, { 2, 2 } };
     for (int k = 0; k < 5; k++) g[(r + cells[k][0]) % R + ((c + cells[k][1]) % C) * R] = 1;
+}
+
+typedef struct prog_rect { int a, r0, c0, rows, cols; } prog_rect;
+typedef struct prog { unsigned s; int R, C; dag_array *arr[3]; double *ref[3]; } prog;
+
+static unsigned prog_rnd(prog *p, unsigned n) { p->s = p->s * 1103515245u + 12345u; return ((p->s >> 8) & 0xffffff) % n; }
+#define PREF(p, a, i, j) ((p)->ref[a][(i) + (j) * (p)->R])
+
+/* a random rectangle of array a (rows x cols of it when given, else random) */
+static prog_rect prog_pick(prog *p, int a, int rows, int cols) {
+    prog_rect r;
+    r.a = a;
+    r.rows = rows ? rows : 1 + (int)prog_rnd(p, (unsigned)p->R);
+    r.cols = cols ? cols : 1 + (int)prog_rnd(p, (unsigned)p->C);
+    r.r0 = (int)prog_rnd(p, (unsigned)(p->R - r.rows + 1));
+    r.c0 = (int)prog_rnd(p, (unsigned)(p->C - r.cols + 1));
+    return r;
+}
+static dag_array *prog_view(prog *p, prog_rect r) { return dag_array_view(p->arr[r.a], r.r0, r.rows, r.c0, r.cols); }
+static bool prog_overlap(prog_rect x, prog_rect y) {
+    return x.a == y.a && x.r0 < y.r0 + y.rows && y.r0 < x.r0 + x.rows && x.c0 < y.c0 + y.cols && y.c0 < x.c0 + x.cols;
+}
+/* two rectangles of one size in two arrays (or disjoint in one) */
+static void prog_pair(prog *p, prog_rect *x, prog_rect *y, bool transposed) {
+    *x = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
+    if (transposed && (x->rows > p->C || x->cols > p->R)) x->rows = x->cols = 1;
+    do *y = prog_pick(p, (int)prog_rnd(p, 3), transposed ? x->cols : x->rows, transposed ? x->rows : x->cols);
+    while (prog_overlap(*x, *y));
+}
+
+static int prog_step(prog *p) {
+    prog_rect x, y, z;
+    dag_array *vx = NULL, *vy = NULL, *vz = NULL;
+    int kind = (int)prog_rnd(p, 9), ok = 1;
+    if (kind <= 1) {   /* copy or transpose between views */
+        prog_pair(p, &x, &y, kind == 1);
+        vx = prog_view(p, x), vy = prog_view(p, y);
+        ok = (kind ? dag_array_transpose(vx, vy) : dag_array_copy(vx, vy)) == DAG_OK;
+        for (int j = 0; j < y.cols; j++)
+            for (int i = 0; i < y.rows; i++)
+                PREF(p, y.a, y.r0 + i, y.c0 + j) = kind ? PREF(p, x.a, x.r0 + j, x.c0 + i) : PREF(p, x.a, x.r0 + i, x.c0 + j);
+    } else if (kind == 2) {   /* y = x op y, or y = y op x, same size */
+        prog_pair(p, &x, &y, false);
+        vx = prog_view(p, x), vy = prog_view(p, y);
+        int op = (int)prog_rnd(p, 3);
+        ok = (op == 0 ? dag_array_add(vx, vy, vy) : op == 1 ? dag_array_sub(vy, vx, vy) : dag_array_mul(vx, vy, vy)) == DAG_OK;
+        for (int j = 0; j < y.cols; j++)
+            for (int i = 0; i < y.rows; i++) {
+                double a = PREF(p, x.a, x.r0 + i, x.c0 + j), *b = &PREF(p, y.a, y.r0 + i, y.c0 + j);
+                *b = op == 0 ? a + *b : op == 1 ? *b - a : a * *b;
+            }
+    } else if (kind == 3) {   /* y = alpha y, or y .+= a row or column of another rectangle */
+        y = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
+        vy = prog_view(p, y);
+        int row = (int)prog_rnd(p, 3);   /* 0: a column, 1: a row, 2: a scale */
+        if (row < 2) {
+            do x = prog_pick(p, (int)prog_rnd(p, 3), row ? 1 : y.rows, row ? y.cols : 1);
+            while (prog_overlap(x, y));
+            vx = prog_view(p, x);
+            ok = dag_array_add(vy, vx, vy) == DAG_OK;
+        } else {
+            ok = dag_array_scale(-0.5, vy) == DAG_OK;
+        }
+        for (int j = 0; j < y.cols; j++)
+            for (int i = 0; i < y.rows; i++)
+                PREF(p, y.a, y.r0 + i, y.c0 + j) = row == 2 ? -0.5 * PREF(p, y.a, y.r0 + i, y.c0 + j)
+                                                   : PREF(p, y.a, y.r0 + i, y.c0 + j) + PREF(p, x.a, x.r0 + (row ? 0 : i), x.c0 + (row ? j : 0));
+    } else if (kind == 4) {   /* z = 0.5 x y + 0.25 z, z apart from x and y */
+        int m = 1 + (int)prog_rnd(p, (unsigned)p->R), n = 1 + (int)prog_rnd(p, (unsigned)p->C), k = 1 + (int)prog_rnd(p, (unsigned)(p->R < p->C ? p->R : p->C));
+        z = prog_pick(p, (int)prog_rnd(p, 3), m, n);
+        do x = prog_pick(p, (int)prog_rnd(p, 3), m, k); while (prog_overlap(x, z));
+        do y = prog_pick(p, (int)prog_rnd(p, 3), k, n); while (prog_overlap(y, z));
+        vx = prog_view(p, x), vy = prog_view(p, y), vz = prog_view(p, z);
+        ok = dag_array_gemm(0, 0, 0.5, vx, vy, 0.25, vz) == DAG_OK;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) {
+                double s = 0;
+                for (int l = 0; l < k; l++) s += PREF(p, x.a, x.r0 + i, x.c0 + l) * PREF(p, y.a, y.r0 + l, y.c0 + j);
+                PREF(p, z.a, z.r0 + i, z.c0 + j) = 0.5 * s + 0.25 * PREF(p, z.a, z.r0 + i, z.c0 + j);
+            }
+    } else if (kind == 5) {   /* an element put, and one got */
+        int a = (int)prog_rnd(p, 3), i = (int)prog_rnd(p, (unsigned)p->R), j = (int)prog_rnd(p, (unsigned)p->C);
+        double v = (double)prog_rnd(p, 100) / 8.0, got = 0;
+        ok = dag_array_put(p->arr[a], i, j, v) == DAG_OK;
+        PREF(p, a, i, j) = v;
+        i = (int)prog_rnd(p, (unsigned)p->R), j = (int)prog_rnd(p, (unsigned)p->C);
+        ok &= dag_array_get(p->arr[a], i, j, &got) == DAG_OK && got == PREF(p, a, i, j);
+    } else if (kind == 7) {   /* a column's rows sorted, either way */
+        x = prog_pick(p, (int)prog_rnd(p, 3), 0, 1);
+        vx = prog_view(p, x);
+        int down = (int)prog_rnd(p, 2);
+        ok = dag_array_sort(vx, down) == DAG_OK;
+        qsort(&PREF(p, x.a, x.r0, x.c0), (size_t)x.rows, sizeof(double), down ? ref_sort_down : ref_sort_up);
+    } else if (kind == 8) {   /* a Jacobi step from a rectangle into one of another array */
+        y = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
+        x = prog_pick(p, (y.a + 1 + (int)prog_rnd(p, 2)) % 3, y.rows, y.cols);
+        vx = prog_view(p, x), vy = prog_view(p, y);
+        int periodic = (int)prog_rnd(p, 2);
+        ok = dag_array_stencil(vy, vx, 1, periodic ? dag_boundary_periodic() : dag_boundary_fixed(0.5), jacobi_point,
+                               NULL) == DAG_OK;
+        double *in = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols)), *out = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols));
+        for (int j = 0; j < x.cols; j++)
+            for (int i = 0; i < x.rows; i++) in[i + j * x.rows] = PREF(p, x.a, x.r0 + i, x.c0 + j);
+        stencil_reference(out, in, x.rows, x.cols, 1, periodic, 0.5, jacobi_point, NULL);
+        for (int j = 0; j < y.cols; j++)
+            for (int i = 0; i < y.rows; i++) PREF(p, y.a, y.r0 + i, y.c0 + j) = out[i + j * y.rows];
+        free(in), free(out);
+    } else {   /* y = max over x's columns (a row), from a start, scaled into y's first row */
+        x = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
+        vx = prog_view(p, x);
+        dag_array *mx = dag_array_reduce_dims(DAG_OP_MAX, vx, 1, -0.75);
+        do y = prog_pick(p, (int)prog_rnd(p, 3), 1, x.cols); while (prog_overlap(x, y));
+        vy = prog_view(p, y);
+        ok = mx && dag_array_copy(mx, vy) == DAG_OK;
+        for (int j = 0; j < x.cols; j++) {
+            double m = -0.75;
+            for (int i = 0; i < x.rows; i++) m = fmax(m, PREF(p, x.a, x.r0 + i, x.c0 + j));
+            PREF(p, y.a, y.r0, y.c0 + j) = m;
+        }
+        dag_array_free(mx);
+    }
+    dag_array_free(vx), dag_array_free(vy), dag_array_free(vz);
+    return ok;
+}
+
+/* One program: 0 when every step succeeded and the arrays equal the loops'. */
+static int array_program(unsigned seed, int steps) {
+    prog p;
+    p.s = seed;
+    p.R = 3 + (int)prog_rnd(&p, 30), p.C = 3 + (int)prog_rnd(&p, 30);
+    int bad = 0;
+    for (int a = 0; a < 3; a++) {
+        p.ref[a] = (double *)malloc(sizeof(double) * (size_t)(p.R * p.C));
+        for (int i = 0; i < p.R * p.C; i++) p.ref[a][i] = (double)prog_rnd(&p, 64) / 16.0 - 2.0;
+        dag_blocks b = dag_blocks(1 + (int)prog_rnd(&p, (unsigned)p.R), 1 + (int)prog_rnd(&p, (unsigned)p.C));
+        p.arr[a] = dag_array_from_host(DAG_F64, p.R, p.C, b, p.ref[a], DAG_COL_MAJOR, p.R);
+        bad += !p.arr[a];
+    }
+    for (int t = 0; !bad && t < steps; t++) bad += !prog_step(&p);
+    double *got = (double *)malloc(sizeof(double) * (size_t)(p.R * p.C));
+    for (int a = 0; a < 3; a++) {
+        bad += !p.arr[a] || dag_array_collect(p.arr[a], got, DAG_COL_MAJOR, p.R) != DAG_OK;
+        for (int i = 0; !bad && i < p.R * p.C; i++) bad += fabs(got[i] - p.ref[a][i]) > 1e-9 * (1 + fabs(p.ref[a][i]));
+        dag_array_free(p.arr[a]);
+        free(p.ref[a]);
+    }
+    free(got);
+    return bad;
 }
 
 #endif
