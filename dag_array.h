@@ -28,7 +28,7 @@
    tasks), copy and transpose between any tilings, for every element type.
    Sort of a vector (an n x 1 array: per tile, then a bitonic network of
    merge-splits) and 2-D stencils with halos, periodic or fixed (Dagger's
-   @stencil), on the CPU.
+   @stencil), on the CPU, a stencil's points also as a DAG_KERNEL.
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
@@ -366,6 +366,17 @@ typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_bounda
 typedef double (*dag_stencil_fn)(const double *x, int64_t ld, int64_t row, int64_t col, void *user);
 dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
                              void *user);
+/* The same with a DAG_KERNEL for the points, so they may run on the tile's
+   device (as dag_array_map's kernels): ((long, rows), (long, ld), (long,
+   r0), (long, c0), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, y)), one
+   item per point k of a rows-row tile whose corner is (r0, c0): i = k %
+   rows, j = k / rows, and src(r0 + i + di, c0 + j + dj) is x[(i + radius
+   + di) + (j + radius + dj) * ld], x being the tile padded with its halo
+   (made on the CPU); y[k] is dst's point. dst and src of one type, T. */
+#define dag_array_stencil_kernel(kernel, dst, src, radius, boundary) \
+    dag_array_stencil_desc(&kernel##__desc, (dst), (src), (radius), (boundary))
+dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
+                                  dag_boundary boundary);
 
 #ifdef __cplusplus
 }
@@ -3070,12 +3081,15 @@ dag_result dag_array_sort(dag_array *v, bool descending) {
 
 /* >>stencil: a task per tile of dst, reading src's tile there and the
    strips of its eight neighbours that face it (their halos, below), into
-   one block of doubles with the halo around it, then f at each point. Both arrays of their own tiles, packed, in one tiling (copies of
+   one block of doubles with the halo around it, then f at each point; for
+   a kernel, into a block of src's type that the kernel reads where the
+   tile's kernels run (dag__tile_where). Both arrays of their own tiles, packed, in one tiling (copies of
    views and wrapped matrices, and of src in dst's tiling, as other
    operations take them): each tile's leading dimension is its rows. */
 typedef struct dag__stencil {
-    dag_stencil_fn f;
+    dag_stencil_fn f;                /* the point function, or NULL for kernel */
     void *user;
+    const dag_task_desc *kernel;     /* dag_array_stencil_desc's: it runs on each tile padded with its halo */
     int radius;
     dag_boundary boundary;
     const dag_array *src, *dst;
@@ -3090,22 +3104,22 @@ typedef struct dag__stencil {
    diagonal ones. Over ranks only the strips move. Only the strips a halo
    crosses into are made: top and bottom where tile rows meet (more than
    one, or periodic), left and right likewise. */
-typedef struct dag__halo { void *mem; dag_data strip[4]; } dag__halo;   /* top, bottom, left, right */
+typedef struct dag__halo { void *mem; dag_data strip[5]; } dag__halo;   /* top, bottom, left, right; padded (a kernel's) */
 
 /* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c): in the tile (nb[4]), in a strip facing it
-   (nb[(di + 1) + 3 (dj + 1)]) or past the array's edge (the boundary's) */
-static double dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r, int64_t c,
-                              int64_t pi, int64_t pj) {
+   (nb[(di + 1) + 3 (dj + 1)]), or NULL past the array's edge (the boundary's value there) */
+static const char *dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
+                                   int64_t c, int64_t pi, int64_t pj) {
     const dag_array *a = s->src;
     int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
     bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
-    if (!periodic && (g < 0 || g >= a->rows || h < 0 || h >= a->cols)) return s->boundary.value;
+    if (!periodic && (g < 0 || g >= a->rows || h < 0 || h >= a->cols)) return NULL;
     int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
     int64_t nc = dag__tile_cols(a, (tj + dj + a->nt) % a->nt);   /* the columns of the tile it is in */
     int64_t lr = di < 0 ? pi + rad : di > 0 ? pi - r : pi;
     int64_t lc = dj < 0 ? (di ? nc + pj : pj + rad) : dj > 0 ? pj - c : pj;
     int64_t ld = di ? rad : r;   /* a top or bottom strip has radius rows; the tile and side strips r */
-    return dag__elem_get(a->type, (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * ld) * a->elem);
+    return (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * ld) * a->elem;
 }
 
 /* A rows x cols block at (i0, j0) of a tile (ld rows apart) into a packed strip */
@@ -3125,10 +3139,21 @@ DAG_TASK(void, dag__stencil_halo, (const dag__stencil *, s), (int64_t, ti), (int
     if (right) dag__strip_copy(right, t, r, 0, c - rad, r, rad, a->elem);
 }
 
-DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (void *, out),
-         (const void *, n0), (const void *, n1), (const void *, n2), (const void *, n3), (const void *, n4),
-         (const void *, n5), (const void *, n6), (const void *, n7), (const void *, n8)) {
-    const void *nb[9] = { n0, n1, n2, n3, n4, n5, n6, n7, n8 };
+/* The tile padded with its halo, (r + 2 radius) x (c + 2 radius) elements of src's type, into out (for a
+   kernel) */
+static void dag__stencil_pad(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
+    for (int64_t pj = -rad; pj < c + rad; pj++)
+        for (int64_t pi = -rad; pi < r + rad; pi++) {
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            char *to = (char *)out + (size_t)((pi + rad) + (pj + rad) * pr) * a->elem;
+            if (e) memcpy(to, e, a->elem);
+            else dag__elem_put(a->type, to, s->boundary.value);
+        }
+}
+/* f at each point of the tile, from the tile padded with its halo in doubles, into out (dst's tile) */
+static void dag__stencil_apply(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
     const dag_array *a = s->src;
     int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
     double *x = (double *)DAG_MALLOC(sizeof(double) * (size_t)pr * (size_t)(c + 2 * rad));
@@ -3138,13 +3163,22 @@ DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int
         return;
     }
     for (int64_t pj = -rad; pj < c + rad; pj++)
-        for (int64_t pi = -rad; pi < r + rad; pi++)
-            x[(pi + rad) + (pj + rad) * pr] = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+        for (int64_t pi = -rad; pi < r + rad; pi++) {
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            x[(pi + rad) + (pj + rad) * pr] = e ? dag__elem_get(a->type, e) : s->boundary.value;
+        }
     for (int64_t j = 0; j < c; j++)
         for (int64_t i = 0; i < r; i++)
             dag__elem_put(s->dst->type, (char *)out + (size_t)(i + j * r) * s->dst->elem,
                           s->f(x + (i + rad) + (j + rad) * pr, pr, ti * a->brows + i, tj * a->bcols + j, s->user));
     DAG_FREE(x);
+}
+DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (void *, out),
+         (const void *, n0), (const void *, n1), (const void *, n2), (const void *, n3), (const void *, n4),
+         (const void *, n5), (const void *, n6), (const void *, n7), (const void *, n8)) {
+    const void *nb[9] = { n0, n1, n2, n3, n4, n5, n6, n7, n8 };
+    if (s->kernel) dag__stencil_pad(s, nb, ti, tj, out);
+    else dag__stencil_apply(s, nb, ti, tj, out);
 }
 
 /* x as a stencil takes it: an array of its own packed tiles in want's tiling (dag__operand), a copy of a
@@ -3164,8 +3198,8 @@ static dag_array *dag__packed_operand(dag_array *x, dag_blocks want, bool read) 
 
 /* The arguments, or false after a log line naming what is wrong. A halo crosses into the next tile only:
    radius must not exceed the rows (columns) of any tile where one crosses. */
-static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int radius, dag_boundary b, dag_stencil_fn f) {
-    const char *bad = !dst ? "no dst array (NULL)" : !src ? "no src array (NULL)" : !f ? "no point function (NULL)"
+static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int radius, dag_boundary b, bool has_f) {
+    const char *bad = !dst ? "no dst array (NULL)" : !src ? "no src array (NULL)" : !has_f ? "no point function (NULL)"
                       : dst == src || (dst->base ? dst->base : dst) == (src->base ? src->base : src)
                           ? "dst and src are one array (each point reads its neighbours' old values: alternate two arrays)"
                       : radius < 0 ? "a negative radius"
@@ -3200,15 +3234,20 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
 static dag_data dag__strip_register(int rank, void *p, int64_t n, size_t elem) {
     return dag__ranks() ? dag_data_register_on(rank, p, (size_t)n, elem) : dag_data_register(p, (size_t)n, elem);
 }
-/* Tile t's strips: top and bottom when rows, left and right when cols; false when there is no memory */
-static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad, bool rows, bool cols, dag__halo *h) {
-    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), n = 2 * rad * ((rows ? c : 0) + (cols ? r : 0));
+/* Tile t's strips: top and bottom when rows, left and right when cols, and for a kernel the tile padded with
+   its halo (pad); false when there is no memory */
+static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad, bool rows, bool cols, bool pad,
+                           dag__halo *h) {
+    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
+    int64_t sizes[5] = { rows ? rad * c : 0, rows ? rad * c : 0, cols ? r * rad : 0, cols ? r * rad : 0,
+                         pad ? (r + 2 * rad) * (c + 2 * rad) : 0 };
+    int64_t n = sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4];
     int owner = dag__tile_rank(a, ti, tj);
     bool here = !dag__ranks() || owner == dag_rank();
+    if (!n) return true;
     if (here && !(h->mem = DAG_MALLOC((size_t)n * a->elem))) return false;
     char *p = (char *)h->mem;
-    int64_t sizes[4] = { rows ? rad * c : 0, rows ? rad * c : 0, cols ? r * rad : 0, cols ? r * rad : 0 };
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         if (sizes[k]) h->strip[k] = dag__strip_register(owner, here ? p : NULL, sizes[k], a->elem);
         if (here) p += (size_t)sizes[k] * a->elem;
         if (sizes[k] && !h->strip[k].id) return false;
@@ -3217,21 +3256,33 @@ static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t r
 }
 static void dag__halo_free(dag__halo *h, int64_t count) {
     for (int64_t t = 0; h && t < count; t++) {
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
             if (h[t].strip[k].id) dag_data_unregister(h[t].strip[k]);
         DAG_FREE(h[t].mem);
     }
     DAG_FREE(h);
 }
 
+/* The kernel over dst's tile t, from the tile padded with its halo: its items are the tile's points */
+static void dag__stencil_launch(const dag__stencil *s, const dag__array_where *where, int64_t ti, int64_t tj,
+                                dag_data padded) {
+    const dag_array *d = s->dst;
+    int64_t r = dag__tile_rows(d, ti), c = dag__tile_cols(d, tj);
+    dag_arg args[7] = { DAG_VAL((size_t)(r * c)), DAG_VAL((long)r), DAG_VAL((long)(r + 2 * s->radius)),
+                        DAG_VAL((long)(ti * d->brows)), DAG_VAL((long)(tj * d->bcols)),
+                        dag_arg_data(DAG_ACCESS_IN, padded), dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
+    dag_spawn_desc(s->kernel, args, 7, dag__tile_where(where, ti, tj));
+}
+
 static dag_result dag__stencil_tiles(const dag__stencil *s, const dag__array_where *where) {
     const dag_array *a = s->src, *d = s->dst;
-    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
+    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC, pad = s->kernel != NULL;
     bool rows = s->radius > 0 && (a->mt > 1 || periodic), cols = s->radius > 0 && (a->nt > 1 || periodic);
     int64_t tiles = a->mt * a->nt;
     dag__halo *halo = (dag__halo *)dag__array_zalloc((size_t)tiles, sizeof *halo);
     bool made = halo != NULL;
-    for (int64_t t = 0; made && (rows || cols) && t < tiles; t++) made = dag__halo_make(a, t % a->mt, t / a->mt, s->radius, rows, cols, &halo[t]);
+    for (int64_t t = 0; made && t < tiles; t++)
+        made = dag__halo_make(a, t % a->mt, t / a->mt, s->radius, rows, cols, pad, &halo[t]);
     if (!made) {
         dag__halo_free(halo, halo ? tiles : 0);
         dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory (or no registration) for the halo strips");
@@ -3247,38 +3298,63 @@ static dag_result dag__stencil_tiles(const dag__stencil *s, const dag__array_whe
         }
         for (int64_t tj = 0; tj < d->nt; tj++)
             for (int64_t ti = 0; ti < d->mt; ti++) {
+                int64_t t = ti + tj * d->mt;
                 dag_arg args[13] = { DAG_VAL(s), DAG_VAL(ti), DAG_VAL(tj),
-                                     dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
+                                     dag_arg_data(DAG_ACCESS_OUT, pad ? halo[t].strip[4] : d->handle[t]) };
                 for (int dj = -1; dj <= 1; dj++)
                     for (int di = -1; di <= 1; di++) {
                         int64_t ni = (ti + di + a->mt) % a->mt, nj = (tj + dj + a->nt) % a->nt;
                         /* the strip facing this tile: the neighbour's bottom (above it), top (below), right (left
                            of it), left (right of it) */
                         int k = di < 0 ? 1 : di > 0 ? 0 : dj < 0 ? 3 : 2;
-                        dag_data h = di || dj ? halo[ni + nj * a->mt].strip[k] : a->handle[ti + tj * a->mt];
+                        dag_data h = di || dj ? halo[ni + nj * a->mt].strip[k] : a->handle[t];
                         args[4 + (di + 1) + 3 * (dj + 1)] = h.id ? dag_arg_data(DAG_ACCESS_IN, h) : none;
                     }
-                dag_spawn_desc(&dag__stencil_tile__desc, args, 13, DAG__NAMED(&where->cpu, "stencil"));
+                dag_spawn_desc(&dag__stencil_tile__desc, args, 13, DAG__NAMED(&where->cpu, pad ? "halo" : "stencil"));
+                if (pad) dag__stencil_launch(s, where, ti, tj, halo[t].strip[4]);
             }
     }
     dag__halo_free(halo, tiles);
     return dag_last_region_result();
 }
 
-dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
-                             void *user) {
-    if (!dag__stencil_check(dst, src, radius, boundary, f)) return DAG_ERR_INVALID_ARGUMENT;
+/* dst and src as the tasks take them (packed, src in dst's tiling), the tasks, and dst's values back */
+static dag_result dag__stencil_run(dag__stencil *s, dag_array *dst, dag_array *src) {
     dag__array_where where = dag__array_where_now("dag_array_stencil");
     if (where.status) return where.status;
     dag_array *d2 = dag__packed_operand(dst, dag__any_tiling, false);
     dag_array *s2 = d2 ? dag__packed_operand(src, dag__tiling_of(d2), true) : NULL;
     dag_result r = DAG_ERR_OUT_OF_MEMORY;
     if (s2) {
-        dag__stencil s = { f, user, radius, boundary, s2, d2 };
-        r = dag__stencil_tiles(&s, &where);
+        s->src = s2, s->dst = d2;
+        r = dag__stencil_tiles(s, &where);
     }
     dag__operand_end(src, s2, false, r);
     return dag__operand_end(dst, d2, true, r);
+}
+
+dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
+                             void *user) {
+    if (!dag__stencil_check(dst, src, radius, boundary, f != NULL)) return DAG_ERR_INVALID_ARGUMENT;
+    dag__stencil s = { f, user, NULL, radius, boundary, NULL, NULL };
+    return dag__stencil_run(&s, dst, src);
+}
+
+dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
+                                  dag_boundary boundary) {
+    if (!kernel || !kernel->kernel || kernel->num_params != 7) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: %s is not a DAG_KERNEL of six parameters "
+                "(rows, ld, r0, c0, x, y)", kernel ? kernel->name : "NULL");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (!dag__stencil_check(dst, src, radius, boundary, true)) return DAG_ERR_INVALID_ARGUMENT;
+    if (dst->type != src->type) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: dst and src need one element type "
+                "(the kernel's T)");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__stencil s = { NULL, NULL, kernel, radius, boundary, NULL, NULL };
+    return dag__stencil_run(&s, dst, src);
 }
 
 #undef DAG__H

@@ -165,6 +165,34 @@ static __attribute__((unused)) double stencil_case(dag_elem t, const double *h, 
     free(ref), free(tmp), free(got), free(buf);
     return err;
 }
+/* jacobi_point as a DAG_KERNEL over a tile padded with its halo of 1 (dag_array_stencil_kernel) */
+DAG_KERNEL(jacobi_kernel, ((long, rows), (long, ld), (long, r0), (long, c0), (DAG_GLOBAL const double *, x),
+                           (DAG_GLOBAL double *, y)),
+    size_t k = DAG_INDEX();
+    long i = (long)(k % (size_t)rows), j = (long)(k / (size_t)rows);
+    DAG_GLOBAL const double *p = x + (i + 1) + (j + 1) * ld;
+    y[k] = 0.25 * (p[-1] + p[1] + p[-ld] + p[ld]) + 0.001 * (double)((r0 + i) - 2 * (c0 + j));
+)
+/* steps of jacobi_kernel against jacobi_point's loops (doubles; src and dst tilings as stencil_case's): the
+   largest difference (1e300 on an error) */
+static __attribute__((unused)) double stencil_kernel_case(const double *h, int R, int C, int sbr, int sbc, int dbr,
+                                                          int dbc, int p, int q, dag_boundary b, int steps) {
+    double *ref = (double *)malloc(sizeof(double) * (size_t)(R * C)), *got = (double *)malloc(sizeof(double) * (size_t)(R * C));
+    memcpy(ref, h, sizeof(double) * (size_t)(R * C));
+    dag_array *x[2] = { dag_array_from_host(DAG_F64, R, C, dag_blocks_grid(sbr, sbc, p, q), h, DAG_COL_MAJOR, R),
+                        dag_array_zeros(DAG_F64, R, C, dag_blocks_grid(dbr, dbc, p, q)) };
+    double err = x[0] && x[1] ? 0 : 1e300;
+    for (int s = 0; s < steps && err == 0; s++) {
+        if (dag_array_stencil_kernel(jacobi_kernel, x[(s + 1) % 2], x[s % 2], 1, b) != DAG_OK) err = 1e300;
+        stencil_reference(got, ref, R, C, 1, b.kind == DAG_BOUNDARY_PERIODIC, b.value, jacobi_point, NULL);
+        memcpy(ref, got, sizeof(double) * (size_t)(R * C));
+    }
+    if (err == 0 && dag_array_collect(x[steps % 2], got, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
+    for (int i = 0; i < R * C && err < 1e300; i++) err = fmax(err, fabs(got[i] - ref[i]));
+    dag_array_free(x[0]), dag_array_free(x[1]);
+    free(ref), free(got);
+    return err;
+}
 /* a glider (moving down and right, a cell every 4 generations) with its top-left corner at (r, c) */
 static __attribute__((unused)) void put_glider(double *g, int R, int C, int r, int c) {
     static const int cells[5][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 }, { 2, 1 }, { 2, 2 } };

@@ -854,6 +854,32 @@ TEST(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it) {
     dag_array_free(x[0]), dag_array_free(x[1]);
 }
 
+/* The points as a DAG_KERNEL give jacobi_point's loops (to rounding: a device may fuse multiply-adds), on
+   ragged tilings, src and dst in one tiling or two, one tile, fixed and periodic; a kernel of another
+   arity and arrays of two types are refused */
+TEST(a_stencil_kernel_gives_the_point_functions_steps) {
+    static const int cases[][6] = { { 37, 29, 8, 6, 8, 6 }, { 37, 29, 8, 6, 5, 7 }, { 12, 9, 12, 9, 12, 9 }, { 9, 7, 2, 2, 2, 2 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int per = 0; per < 2; per++) {
+            const int *c = cases[k];
+            double *h = malloc(sizeof(double) * (size_t)(c[0] * c[1]));
+            random_matrix(h, c[0], c[1], 120u + (unsigned)k);
+            double err = stencil_kernel_case(h, c[0], c[1], c[2], c[3], c[4], c[5], 0, 0,
+                                             per ? dag_boundary_periodic() : dag_boundary_fixed(1.5), 3);
+            if (err > 1e-12) printf("     %d x %d, %s: differs by %g\n", c[0], c[1], per ? "periodic" : "fixed", err);
+            CHECK(err <= 1e-12);
+            free(h);
+        }
+    dag_array *a = dag_array_zeros(DAG_F64, 6, 6, dag_blocks(3, 3)), *b = dag_array_zeros(DAG_F64, 6, 6, dag_blocks(3, 3));
+    dag_array *f = dag_array_zeros(DAG_F32, 6, 6, dag_blocks(3, 3));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_stencil_desc(&square_it__desc, b, a, 1, dag_boundary_periodic()), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "not a DAG_KERNEL of six parameters") != NULL);
+    CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, f, a, 1, dag_boundary_periodic()), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "one element type") != NULL);
+    dag_array_free(a), dag_array_free(b), dag_array_free(f);
+}
+
 /* Each bad argument is refused with DAG_ERR_INVALID_ARGUMENT and a log line naming it */
 TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
     dag_array *a = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3)), *b = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3));
@@ -907,6 +933,28 @@ TEST(sort_and_stencil_under_a_device_scope_give_the_cpus_results) {
     }
     CHECK(max_diff(cpu, dev, R * C) == 0);
     for (int i = 1; i < R; i++) CHECK(cpu[i - 1 + 3 * R] <= cpu[i + 3 * R]);
+    /* the kernel form: its points on the devices (when there are), to rounding */
+    static dag_trace_record rec[4096];
+    for (int pass = 0; pass < 2; pass++) {
+        double *out = pass ? dev : cpu;
+        bool devices = pass && dag_device_count(DAG_OPENCL) > 0;
+        dag_scope s = devices ? dag_scope(.opencl.all = 1) : dag_scope(.all_threads = 1);
+        dag_trace_enable(1);
+        dag_trace_clear();
+        DAG_WITH_OPTIONS(.scope = s) {
+            dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 8), h, DAG_COL_MAJOR, R);
+            dag_array *B = dag_array_zeros(DAG_F64, R, C, dag_blocks(8, 8));
+            CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, B, A, 1, dag_boundary_fixed(0.5)), DAG_OK);
+            CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, A, B, 1, dag_boundary_periodic()), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, R), DAG_OK);
+            dag_array_free(A), dag_array_free(B);
+        }
+        dag_trace_enable(0);
+        size_t n = dag_trace_records(rec, 4096), on = 0;
+        for (size_t i = 0; i < n && i < 4096; i++) on += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "jacobi_kernel");
+        if (devices) CHECK(on == 2 * 9);   /* 3 x 3 tiles, two steps */
+    }
+    CHECK(max_diff(cpu, dev, R * C) < 1e-12);
     if (dag_device_count(DAG_CUDA) == 0) {
         dag_array *A = dag_array_ones(DAG_F64, 4, 1, dag_blocks(2, 1)), *B = dag_array_zeros(DAG_F64, 4, 1, dag_blocks(2, 1));
         DAG_WITH_OPTIONS(.scope = dag_scope(.cuda.all = 1)) {
@@ -952,6 +1000,7 @@ int main(void) {
     RUN(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused);
     RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);
     RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
+    RUN(a_stencil_kernel_gives_the_point_functions_steps);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
     RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();

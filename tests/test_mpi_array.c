@@ -224,6 +224,7 @@ TEST(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank) {
         CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, p, q, 1, dag_boundary_fixed(2.0), jacobi_point, 3) == 0);
         CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, p, q, 1, dag_boundary_periodic(), jacobi_point, 3) == 0);
         CHECK(stencil_case(DAG_F32, h, R, C, 10, 8, 5, 9, p, q, 2, dag_boundary_periodic(), cross2_point, 2) == 0);
+        CHECK(stencil_kernel_case(h, R, C, 7, 6, 5, 9, p, q, dag_boundary_periodic(), 2) <= 1e-12);
     }
     memset(g, 0, sizeof g);
     put_glider(g, R, C, 25, 19);
