@@ -50,8 +50,10 @@
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
 
-   Parts: >>where tiles run >>element values >>host copies >>element-wise >>reductions >>copy and
-   transpose between tilings >>tile kernels >>tile tasks >>sort >>stencil
+   Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
+   >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR
+   >>sort >>stencil
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)
@@ -534,7 +536,7 @@ static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, voi
    matrix, where the tiles it owns are current after each operation).
    with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
    b's grid (potrf's inverses of the diagonal tiles, made where those are). */
-static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* >>more constructors */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* in "more constructors", below */
 static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
                                  bool with_diagonal) {
     size_t elem = dag__elem_size(type);
