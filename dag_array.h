@@ -26,6 +26,9 @@
 
    Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
    tasks), copy and transpose between any tilings, for every element type.
+   Sort of a vector (an n x 1 array: per tile, then a bitonic network of
+   merge-splits) and 2-D stencils with halos, periodic or fixed (Dagger's
+   @stencil), on the CPU, a stencil's points also as a DAG_KERNEL.
 
    Placement follows the scope in force: under a scope that names devices,
    each operation's tile kernels (dag_array_kernels.h, and dag_blas.h's
@@ -47,8 +50,10 @@
    every rank: its tasks run on the owners of the tiles they write, and the
    tiles they read move there (docs/mpi.md, "Arrays over ranks").
 
-   Parts: >>where tiles run >>element values >>host copies >>element-wise >>reductions >>copy and
-   transpose between tilings >>tile kernels >>tile tasks
+   Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
+   >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR
+   >>sort >>stencil
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)
@@ -326,6 +331,55 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
 /* A 1 x 1 array holding value: a scalar operand. */
 dag_array *dag_array_scalar(dag_elem type, double value);
 
+/* Sorts a vector (an n x 1 array, or a view of one column) in place, Julia's
+   sort!: ascending, or descending; NaNs last either way. Any element type.
+   Each tile is sorted by a task, then a bitonic network of merge-split
+   tasks over pairs of tiles merges them (each tile keeps its size). Its
+   tasks run on the CPU, under a device scope too; over MPI ranks each
+   merge-split runs where the first of its two tiles lives, the other
+   coming to it and going home after, and every rank's call returns the
+   same. DAG_ERR_INVALID_ARGUMENT (logged) for NULL or more than one column. */
+dag_result dag_array_sort(dag_array *v, bool descending);
+
+/* Stencils (Dagger's @stencil): dst(r, c) = f of src's elements within
+   radius rows and columns of (r, c). f gets x pointing at src(r, c) in a
+   column-major block of doubles: x[i + j * ld] is src(r + i, c + j) for
+   |i|, |j| <= radius (past the edges: the boundary's), r and c, and user;
+   what it returns goes into dst, converted to dst's element type as C
+   converts. The boundary: periodic (the array wraps around), or a fixed
+   value (DAG_BOUNDARY_DEFAULT: 0). A Jacobi step:
+
+       double jacobi(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+           return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]);
+       }
+       dag_array_stencil(next, now, 1, dag_boundary_fixed(1.0), jacobi, NULL);
+
+   A task per tile of src copies its edges into strips of radius rows or
+   columns, and a task per tile of dst reads src's tile there and the
+   strips of its eight neighbours that face it (so radius must not exceed
+   any tile's rows or columns where a halo crosses tiles), on the CPU; over
+   ranks only the strips move. dst and src: one shape, any element types and
+   tilings, two arrays (a step reads the old values of its neighbours:
+   alternate two arrays). */
+typedef enum dag_boundary_kind { DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC } dag_boundary_kind;
+typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_boundary;
+#define dag_boundary_fixed(value) ((dag_boundary){ DAG_BOUNDARY_FIXED, (value) })
+#define dag_boundary_periodic() ((dag_boundary){ DAG_BOUNDARY_PERIODIC, 0.0 })
+typedef double (*dag_stencil_fn)(const double *x, int64_t ld, int64_t row, int64_t col, void *user);
+dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
+                             void *user);
+/* The same with a DAG_KERNEL for the points, so they may run on the tile's
+   device (as dag_array_map's kernels): ((long, rows), (long, ld), (long,
+   r0), (long, c0), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, y)), one
+   item per point k of a rows-row tile whose corner is (r0, c0): i = k %
+   rows, j = k / rows, and src(r0 + i + di, c0 + j + dj) is x[(i + radius
+   + di) + (j + radius + dj) * ld], x being the tile padded with its halo
+   (made on the CPU); y[k] is dst's point. dst and src of one type, T. */
+#define dag_array_stencil_kernel(kernel, dst, src, radius, boundary) \
+    dag_array_stencil_desc(&kernel##__desc, (dst), (src), (radius), (boundary))
+dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
+                                  dag_boundary boundary);
+
 #ifdef __cplusplus
 }
 #endif
@@ -482,7 +536,7 @@ static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, voi
    matrix, where the tiles it owns are current after each operation).
    with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
    b's grid (potrf's inverses of the diagonal tiles, made where those are). */
-static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* >>more constructors */
+static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* in "more constructors", below */
 static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
                                  bool with_diagonal) {
     size_t elem = dag__elem_size(type);
@@ -2922,6 +2976,387 @@ dag_result dag_array_gels(dag_array *a, dag_array *b) {
     }
     r = dag__operand_end(a, a2, true, r);
     return dag__operand_end(b, b2, true, r);
+}
+
+/* >>sort: each tile sorted by a task (qsort), then Batcher's bitonic network
+   over the tiles with merge-split for compare-exchange: a merge-split of
+   tiles i < l merges the two and gives i the first of them, l the rest.
+   Such a network sorts blocks of one size (Knuth 5.3.4); a ragged last tile
+   is a full one whose missing elements are greater than any, and so are
+   the tiles past the last up to a power of two: every comparison puts the
+   lesser side first, so those stay where they are and their merge-splits
+   are skipped. p tiles take p/2 log2(p) (log2(p) + 1) / 2 merge-splits, in
+   log2(p) (log2(p) + 1) / 2 rounds of p/2 independent ones. */
+#define DAG__SORT_NAN(x) ((x) != (x))
+#define DAG__SORT_NO_NAN(x) ((void)(x), 0)
+#define DAG__SORT_CMP(T, SUFFIX, IS_NAN)                                                                              \
+    static int dag__sort_up_##SUFFIX(const void *a, const void *b) {                                                \
+        T x = *(const T *)a, y = *(const T *)b;                                                                      \
+        int nx = IS_NAN(x), ny = IS_NAN(y);                                                                          \
+        return nx || ny ? nx - ny : (x > y) - (x < y);                                                               \
+    }                                                                                                                \
+    static int dag__sort_down_##SUFFIX(const void *a, const void *b) {                                              \
+        T x = *(const T *)a, y = *(const T *)b;                                                                      \
+        int nx = IS_NAN(x), ny = IS_NAN(y);                                                                          \
+        return nx || ny ? nx - ny : (x < y) - (x > y);                                                               \
+    }
+DAG__SORT_CMP(double, f64, DAG__SORT_NAN)
+DAG__SORT_CMP(float, f32, DAG__SORT_NAN)
+DAG__SORT_CMP(int32_t, i32, DAG__SORT_NO_NAN)
+DAG__SORT_CMP(int64_t, i64, DAG__SORT_NO_NAN)
+#undef DAG__SORT_CMP
+typedef int (*dag__sort_order)(const void *, const void *);
+/* qsort's comparison for the type and direction: NaNs after every number */
+static dag__sort_order dag__sort_order_of(int type, int descending) {
+    switch (type) {
+    case DAG_F64: return descending ? dag__sort_down_f64 : dag__sort_up_f64;
+    case DAG_F32: return descending ? dag__sort_down_f32 : dag__sort_up_f32;
+    case DAG_I32: return descending ? dag__sort_down_i32 : dag__sort_up_i32;
+    default: return descending ? dag__sort_down_i64 : dag__sort_up_i64;
+    }
+}
+
+DAG_TASK(void, dag__sort_tile, (void *, t), (int64_t, n), (int, type), (int, descending)) {
+    qsort(t, (size_t)n, dag__elem_size((dag_elem)type), dag__sort_order_of(type, descending));
+}
+
+/* a (na elements) and b (nb), each sorted, become the first na and the last nb of their merge */
+DAG_TASK(void, dag__sort_merge_split, (void *, a), (int64_t, na), (void *, b), (int64_t, nb), (int, type),
+         (int, descending)) {
+    size_t e = dag__elem_size((dag_elem)type);
+    dag__sort_order before = dag__sort_order_of(type, descending);
+    char *x = (char *)a, *y = (char *)b;
+    if (before(x + (size_t)(na - 1) * e, y) <= 0) return;   /* in order already: a's last is not after b's first */
+    char *m = (char *)DAG_MALLOC((size_t)(na + nb) * e);
+    if (!m) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_sort: no memory to merge tiles of %lld and %lld elements",
+                 (long long)na, (long long)nb);
+        return;
+    }
+    int64_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) {   /* stable: a's element first among equals */
+        if (before(y + (size_t)j * e, x + (size_t)i * e) < 0) memcpy(m + (size_t)k++ * e, y + (size_t)j++ * e, e);
+        else memcpy(m + (size_t)k++ * e, x + (size_t)i++ * e, e);
+    }
+    memcpy(m + (size_t)k * e, x + (size_t)i * e, (size_t)(na - i) * e);
+    k += na - i;
+    memcpy(m + (size_t)k * e, y + (size_t)j * e, (size_t)(nb - j) * e);
+    memcpy(x, m, (size_t)na * e);
+    memcpy(y, m + (size_t)na * e, (size_t)nb * e);
+    DAG_FREE(m);
+}
+
+static dag_result dag__sort_tiles(dag_array *v, bool descending, const dag__array_where *where) {
+    int64_t p = v->mt, pow2 = 1;
+    while (pow2 < p) pow2 *= 2;
+    int type = (int)v->type, down = descending ? 1 : 0;
+    DAG_DATADEPS {
+        for (int64_t t = 0; t < p; t++)
+            dag_spawn_with(DAG__NAMED(&where->cpu, "sort"), dag__sort_tile, InOut(v->handle[t]), Val(dag__tile_rows(v, t)),
+                           Val(type), Val(down));
+        for (int64_t k = 2; k <= pow2; k *= 2)
+            for (int64_t j = k / 2; j >= 1; j /= 2)
+                for (int64_t i = 0; i < pow2; i++) {
+                    int64_t l = j == k / 2 ? i ^ (k - 1) : i ^ j;   /* a block's first step mirrors it: lesser first */
+                    if (l <= i || l >= p) continue;
+                    dag_spawn_with(DAG__NAMED(&where->cpu, "sort"), dag__sort_merge_split, InOut(v->handle[i]),
+                                   Val(dag__tile_rows(v, i)), InOut(v->handle[l]), Val(dag__tile_rows(v, l)), Val(type),
+                                   Val(down));
+                }
+    }
+    return dag_last_region_result();
+}
+
+dag_result dag_array_sort(dag_array *v, bool descending) {
+    if (!v || v->cols != 1) {
+        if (!v) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_sort: no array (NULL)");
+        else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_sort: it sorts a vector, an n x 1 array; this "
+                     "one is %lld x %lld", (long long)v->rows, (long long)v->cols);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__array_where where = dag__array_where_now("dag_array_sort");
+    if (where.status) return where.status;
+    dag_array *v2 = dag__operand(v, dag__any_tiling, true);   /* a view off the tiles: a copy, and back */
+    if (!v2) return DAG_ERR_OUT_OF_MEMORY;
+    return dag__operand_end(v, v2, true, dag__sort_tiles(v2, descending, &where));
+}
+
+/* >>stencil: a task per tile of dst, reading src's tile there and the
+   strips of its eight neighbours that face it (their halos, below), into
+   one block of doubles with the halo around it, then f at each point; for
+   a kernel, into a block of src's type that the kernel reads where the
+   tile's kernels run (dag__tile_where). Both arrays of their own tiles, packed, in one tiling (copies of
+   views and wrapped matrices, and of src in dst's tiling, as other
+   operations take them): each tile's leading dimension is its rows. */
+typedef struct dag__stencil {
+    dag_stencil_fn f;                /* the point function, or NULL for kernel */
+    void *user;
+    const dag_task_desc *kernel;     /* dag_array_stencil_desc's: it runs on each tile padded with its halo */
+    int radius;
+    dag_boundary boundary;
+    const dag_array *src, *dst;
+} dag__stencil;
+
+/* Halos: each src tile's edges copied into four strips of radius rows or
+   columns (top and bottom: radius x its columns, left and right: its rows
+   x radius), registered with the tile's owner, by a task per tile. A
+   tile's task reads its own tile and the strips that face it: the tile
+   above's bottom strip, the one below's top, the left one's right, the
+   right one's left, and for the corners the top or bottom strips of the
+   diagonal ones. Over ranks only the strips move. Only the strips a halo
+   crosses into are made: top and bottom where tile rows meet (more than
+   one, or periodic), left and right likewise. */
+typedef struct dag__halo { void *mem; dag_data strip[5]; } dag__halo;   /* top, bottom, left, right; padded (a kernel's) */
+
+/* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c): in the tile (nb[4]), in a strip facing it
+   (nb[(di + 1) + 3 (dj + 1)]), or NULL past the array's edge (the boundary's value there) */
+static const char *dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
+                                   int64_t c, int64_t pi, int64_t pj) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
+    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
+    if (!periodic && (g < 0 || g >= a->rows || h < 0 || h >= a->cols)) return NULL;
+    int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
+    int64_t nc = dag__tile_cols(a, (tj + dj + a->nt) % a->nt);   /* the columns of the tile it is in */
+    int64_t lr = di < 0 ? pi + rad : di > 0 ? pi - r : pi;
+    int64_t lc = dj < 0 ? (di ? nc + pj : pj + rad) : dj > 0 ? pj - c : pj;
+    int64_t ld = di ? rad : r;   /* a top or bottom strip has radius rows; the tile and side strips r */
+    return (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * ld) * a->elem;
+}
+
+/* A rows x cols block at (i0, j0) of a tile (ld rows apart) into a packed strip */
+static void dag__strip_copy(void *strip, const void *t, int64_t ld, int64_t i0, int64_t j0, int64_t rows, int64_t cols,
+                            size_t elem) {
+    for (int64_t j = 0; j < cols; j++)
+        memcpy((char *)strip + (size_t)(j * rows) * elem, (const char *)t + (size_t)(i0 + (j0 + j) * ld) * elem,
+               (size_t)rows * elem);
+}
+DAG_TASK(void, dag__stencil_halo, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (const void *, t),
+         (void *, top), (void *, bottom), (void *, left), (void *, right)) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
+    if (top) dag__strip_copy(top, t, r, 0, 0, rad, c, a->elem);
+    if (bottom) dag__strip_copy(bottom, t, r, r - rad, 0, rad, c, a->elem);
+    if (left) dag__strip_copy(left, t, r, 0, 0, r, rad, a->elem);
+    if (right) dag__strip_copy(right, t, r, 0, c - rad, r, rad, a->elem);
+}
+
+/* The tile padded with its halo, (r + 2 radius) x (c + 2 radius) elements of src's type, into out (for a
+   kernel) */
+static void dag__stencil_pad(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
+    for (int64_t pj = -rad; pj < c + rad; pj++)
+        for (int64_t pi = -rad; pi < r + rad; pi++) {
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            char *to = (char *)out + (size_t)((pi + rad) + (pj + rad) * pr) * a->elem;
+            if (e) memcpy(to, e, a->elem);
+            else dag__elem_put(a->type, to, s->boundary.value);
+        }
+}
+/* f at each point of the tile, from the tile padded with its halo in doubles, into out (dst's tile) */
+static void dag__stencil_apply(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
+    const dag_array *a = s->src;
+    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
+    double *x = (double *)DAG_MALLOC(sizeof(double) * (size_t)pr * (size_t)(c + 2 * rad));
+    if (!x) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory for tile (%lld, %lld) with its halo", (long long)ti,
+                 (long long)tj);
+        return;
+    }
+    for (int64_t pj = -rad; pj < c + rad; pj++)
+        for (int64_t pi = -rad; pi < r + rad; pi++) {
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            x[(pi + rad) + (pj + rad) * pr] = e ? dag__elem_get(a->type, e) : s->boundary.value;
+        }
+    for (int64_t j = 0; j < c; j++)
+        for (int64_t i = 0; i < r; i++)
+            dag__elem_put(s->dst->type, (char *)out + (size_t)(i + j * r) * s->dst->elem,
+                          s->f(x + (i + rad) + (j + rad) * pr, pr, ti * a->brows + i, tj * a->bcols + j, s->user));
+    DAG_FREE(x);
+}
+DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (void *, out),
+         (const void *, n0), (const void *, n1), (const void *, n2), (const void *, n3), (const void *, n4),
+         (const void *, n5), (const void *, n6), (const void *, n7), (const void *, n8)) {
+    const void *nb[9] = { n0, n1, n2, n3, n4, n5, n6, n7, n8 };
+    if (s->kernel) dag__stencil_pad(s, nb, ti, tj, out);
+    else dag__stencil_apply(s, nb, ti, tj, out);
+}
+
+/* x as a stencil takes it: an array of its own packed tiles in want's tiling (dag__operand), a copy of a
+   view or a wrapped matrix */
+static dag_array *dag__packed_operand(dag_array *x, dag_blocks want, bool read) {
+    if (!x->base && !x->ld) return dag__operand(x, want, read);
+    int64_t br = want.rows ? want.rows : x->brows, bc = want.cols ? want.cols : x->bcols;
+    dag_array *y = dag__array_new(x->type, x->rows, x->cols, dag_blocks_grid(br, bc, want.grid_rows ? want.grid_rows : x->p,
+                                                                             want.grid_cols ? want.grid_cols : x->q),
+                                  NULL, 0, false);
+    if (y && read && dag__array_copy_any(x, y, 0, "dag_array_stencil (a copy in tiles of its own)") != DAG_OK) {
+        dag_array_free(y);
+        return NULL;
+    }
+    return y;
+}
+
+/* The arguments, or false after a log line naming what is wrong. A halo crosses into the next tile only:
+   radius must not exceed the rows (columns) of any tile where one crosses. */
+static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int radius, dag_boundary b, bool has_f) {
+    const char *bad = !dst ? "no dst array (NULL)" : !src ? "no src array (NULL)" : !has_f ? "no point function (NULL)"
+                      : dst == src || (dst->base ? dst->base : dst) == (src->base ? src->base : src)
+                          ? "dst and src are one array (each point reads its neighbours' old values: alternate two arrays)"
+                      : radius < 0 ? "a negative radius"
+                      : b.kind != DAG_BOUNDARY_DEFAULT && b.kind != DAG_BOUNDARY_FIXED && b.kind != DAG_BOUNDARY_PERIODIC
+                          ? "an unknown boundary kind" : NULL;
+    if (bad) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: %s", bad);
+        return false;
+    }
+    if (dst->rows != src->rows || dst->cols != src->cols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: dst is %lld x %lld, src %lld x %lld: they "
+                "need one shape", (long long)dst->rows, (long long)dst->cols, (long long)src->rows, (long long)src->cols);
+        return false;
+    }
+    bool periodic = b.kind == DAG_BOUNDARY_PERIODIC;
+    int64_t min_rows = dag__imin(dst->brows, dag__tile_rows(dst, dst->mt - 1));
+    int64_t min_cols = dag__imin(dst->bcols, dag__tile_cols(dst, dst->nt - 1));
+    bool rows_cross = dst->mt > 1 || periodic, cols_cross = dst->nt > 1 || periodic;
+    if ((rows_cross && radius > min_rows) || (cols_cross && radius > min_cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large for the tiles: dst's "
+                "%lld x %lld in tiles of %lld x %lld has a tile of %lld %s, and a halo comes from the next tile alone "
+                "(larger tiles, or a smaller radius)", radius, (long long)dst->rows, (long long)dst->cols,
+                (long long)dst->brows, (long long)dst->bcols,
+                (long long)(rows_cross && radius > min_rows ? min_rows : min_cols),
+                rows_cross && radius > min_rows ? "rows" : "columns");
+        return false;
+    }
+    return true;
+}
+
+/* A span of n elements owned by rank (its memory here only when this rank owns it) */
+static dag_data dag__strip_register(int rank, void *p, int64_t n, size_t elem) {
+    return dag__ranks() ? dag_data_register_on(rank, p, (size_t)n, elem) : dag_data_register(p, (size_t)n, elem);
+}
+/* Tile t's strips: top and bottom when rows, left and right when cols, and for a kernel the tile padded with
+   its halo (pad); false when there is no memory */
+static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad, bool rows, bool cols, bool pad,
+                           dag__halo *h) {
+    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
+    int64_t sizes[5] = { rows ? rad * c : 0, rows ? rad * c : 0, cols ? r * rad : 0, cols ? r * rad : 0,
+                         pad ? (r + 2 * rad) * (c + 2 * rad) : 0 };
+    int64_t n = sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4];
+    int owner = dag__tile_rank(a, ti, tj);
+    bool here = !dag__ranks() || owner == dag_rank();
+    if (!n) return true;
+    if (here && !(h->mem = DAG_MALLOC((size_t)n * a->elem))) return false;
+    char *p = (char *)h->mem;
+    for (int k = 0; k < 5; k++) {
+        if (sizes[k]) h->strip[k] = dag__strip_register(owner, here ? p : NULL, sizes[k], a->elem);
+        if (here) p += (size_t)sizes[k] * a->elem;
+        if (sizes[k] && !h->strip[k].id) return false;
+    }
+    return true;
+}
+static void dag__halo_free(dag__halo *h, int64_t count) {
+    for (int64_t t = 0; h && t < count; t++) {
+        for (int k = 0; k < 5; k++)
+            if (h[t].strip[k].id) dag_data_unregister(h[t].strip[k]);
+        DAG_FREE(h[t].mem);
+    }
+    DAG_FREE(h);
+}
+
+/* The kernel over dst's tile t, from the tile padded with its halo: its items are the tile's points */
+static void dag__stencil_launch(const dag__stencil *s, const dag__array_where *where, int64_t ti, int64_t tj,
+                                dag_data padded) {
+    const dag_array *d = s->dst;
+    int64_t r = dag__tile_rows(d, ti), c = dag__tile_cols(d, tj);
+    dag_arg args[7] = { DAG_VAL((size_t)(r * c)), DAG_VAL((long)r), DAG_VAL((long)(r + 2 * s->radius)),
+                        DAG_VAL((long)(ti * d->brows)), DAG_VAL((long)(tj * d->bcols)),
+                        dag_arg_data(DAG_ACCESS_IN, padded), dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
+    dag_spawn_desc(s->kernel, args, 7, dag__tile_where(where, ti, tj));
+}
+
+static dag_result dag__stencil_tiles(const dag__stencil *s, const dag__array_where *where) {
+    const dag_array *a = s->src, *d = s->dst;
+    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC, pad = s->kernel != NULL;
+    bool rows = s->radius > 0 && (a->mt > 1 || periodic), cols = s->radius > 0 && (a->nt > 1 || periodic);
+    int64_t tiles = a->mt * a->nt;
+    dag__halo *halo = (dag__halo *)dag__array_zalloc((size_t)tiles, sizeof *halo);
+    bool made = halo != NULL;
+    for (int64_t t = 0; made && t < tiles; t++)
+        made = dag__halo_make(a, t % a->mt, t / a->mt, s->radius, rows, cols, pad, &halo[t]);
+    if (!made) {
+        dag__halo_free(halo, halo ? tiles : 0);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory (or no registration) for the halo strips");
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    const void *nothing = NULL;
+    dag_arg none = DAG_VAL(nothing);   /* no strip there */
+    DAG_DATADEPS {
+        for (int64_t t = 0; t < tiles && (rows || cols); t++) {
+            dag_arg args[8] = { DAG_VAL(s), DAG_VAL(t % a->mt), DAG_VAL(t / a->mt), dag_arg_data(DAG_ACCESS_IN, a->handle[t]) };
+            for (int k = 0; k < 4; k++) args[4 + k] = halo[t].strip[k].id ? dag_arg_data(DAG_ACCESS_OUT, halo[t].strip[k]) : none;
+            dag_spawn_desc(&dag__stencil_halo__desc, args, 8, DAG__NAMED(&where->cpu, "halo"));
+        }
+        for (int64_t tj = 0; tj < d->nt; tj++)
+            for (int64_t ti = 0; ti < d->mt; ti++) {
+                int64_t t = ti + tj * d->mt;
+                dag_arg args[13] = { DAG_VAL(s), DAG_VAL(ti), DAG_VAL(tj),
+                                     dag_arg_data(DAG_ACCESS_OUT, pad ? halo[t].strip[4] : d->handle[t]) };
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++) {
+                        int64_t ni = (ti + di + a->mt) % a->mt, nj = (tj + dj + a->nt) % a->nt;
+                        /* the strip facing this tile: the neighbour's bottom (above it), top (below), right (left
+                           of it), left (right of it) */
+                        int k = di < 0 ? 1 : di > 0 ? 0 : dj < 0 ? 3 : 2;
+                        dag_data h = di || dj ? halo[ni + nj * a->mt].strip[k] : a->handle[t];
+                        args[4 + (di + 1) + 3 * (dj + 1)] = h.id ? dag_arg_data(DAG_ACCESS_IN, h) : none;
+                    }
+                dag_spawn_desc(&dag__stencil_tile__desc, args, 13, DAG__NAMED(&where->cpu, pad ? "halo" : "stencil"));
+                if (pad) dag__stencil_launch(s, where, ti, tj, halo[t].strip[4]);
+            }
+    }
+    dag__halo_free(halo, tiles);
+    return dag_last_region_result();
+}
+
+/* dst and src as the tasks take them (packed, src in dst's tiling), the tasks, and dst's values back */
+static dag_result dag__stencil_run(dag__stencil *s, dag_array *dst, dag_array *src) {
+    dag__array_where where = dag__array_where_now("dag_array_stencil");
+    if (where.status) return where.status;
+    dag_array *d2 = dag__packed_operand(dst, dag__any_tiling, false);
+    dag_array *s2 = d2 ? dag__packed_operand(src, dag__tiling_of(d2), true) : NULL;
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (s2) {
+        s->src = s2, s->dst = d2;
+        r = dag__stencil_tiles(s, &where);
+    }
+    dag__operand_end(src, s2, false, r);
+    return dag__operand_end(dst, d2, true, r);
+}
+
+dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
+                             void *user) {
+    if (!dag__stencil_check(dst, src, radius, boundary, f != NULL)) return DAG_ERR_INVALID_ARGUMENT;
+    dag__stencil s = { f, user, NULL, radius, boundary, NULL, NULL };
+    return dag__stencil_run(&s, dst, src);
+}
+
+dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
+                                  dag_boundary boundary) {
+    if (!kernel || !kernel->kernel || kernel->num_params != 7) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: %s is not a DAG_KERNEL of six parameters "
+                "(rows, ld, r0, c0, x, y)", kernel ? kernel->name : "NULL");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (!dag__stencil_check(dst, src, radius, boundary, true)) return DAG_ERR_INVALID_ARGUMENT;
+    if (dst->type != src->type) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: dst and src need one element type "
+                "(the kernel's T)");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag__stencil s = { NULL, NULL, kernel, radius, boundary, NULL, NULL };
+    return dag__stencil_run(&s, dst, src);
 }
 
 #undef DAG__H

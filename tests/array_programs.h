@@ -4,7 +4,8 @@
    between views of random rectangles, element-wise operations (views on
    and off tile boundaries, broadcast rows and columns, scalars), gemm of
    views, reductions along a dimension broadcast back, elements put and
-   got, random fills of views. Each step runs through dag_array.h and as a
+   got, random fills of views, sorts of a column, Jacobi steps between
+   rectangles. Each step runs through dag_array.h and as a
    plain loop on host copies; at the end the arrays must equal the loops'
    (to rounding where gemm sums in another order). Include after test.h
    and dag_array.h. Also the references those suites share: a random
@@ -54,6 +55,150 @@ static __attribute__((unused)) void qr_reference(double *a, int m, int n, double
     }
 }
 
+/* ---- sort and stencil references (test_array_ops.c, test_mpi_array.c) ---- */
+
+/* NaN after every number, ascending or descending: the order dag_array_sort promises, for qsort */
+static __attribute__((unused)) int ref_sort_up(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x > y) - (x < y);
+}
+static __attribute__((unused)) int ref_sort_down(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x < y) - (x > y);
+}
+/* n values with many duplicates (a few dozen distinct), exact in every element type; every seventh or so
+   a NaN when nans */
+static __attribute__((unused)) void sort_values(double *v, int n, unsigned seed, int nans, double scale) {
+    for (int i = 0; i < n; i++) {
+        unsigned r = array_rnd(&seed);
+        v[i] = nans && r % 7 == 3 ? NAN : ((double)(int)(r % 41) - 20.0) * scale;
+    }
+}
+/* doubles to and from a host buffer of the element type */
+static __attribute__((unused)) void to_elems(dag_elem t, const double *v, void *out, int n) {
+    for (int i = 0; i < n; i++) {
+        if (t == DAG_F64) ((double *)out)[i] = v[i];
+        else if (t == DAG_F32) ((float *)out)[i] = (float)v[i];
+        else if (t == DAG_I32) ((int32_t *)out)[i] = (int32_t)v[i];
+        else ((int64_t *)out)[i] = (int64_t)v[i];
+    }
+}
+static __attribute__((unused)) void from_elems(dag_elem t, const void *in, double *v, int n) {
+    for (int i = 0; i < n; i++)
+        v[i] = t == DAG_F64 ? ((const double *)in)[i] : t == DAG_F32 ? (double)((const float *)in)[i]
+             : t == DAG_I32 ? (double)((const int32_t *)in)[i] : (double)((const int64_t *)in)[i];
+}
+/* n values of type t sorted by dag_array_sort (in tiles of nb, on grid p x q) against qsort: how many
+   differ (NaN equals NaN) */
+static __attribute__((unused)) int sort_case(dag_elem t, int n, int nb, int p, int q, int descending, unsigned seed) {
+    double *v = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)n);
+    sort_values(v, n, seed, t == DAG_F64 || t == DAG_F32, t == DAG_I64 ? 1e12 : t == DAG_I32 ? 1.0 : 0.25);
+    to_elems(t, v, buf, n);
+    dag_array *a = dag_array_from_host(t, n, 1, dag_blocks_grid(nb, 1, p, q), buf, DAG_COL_MAJOR, n);
+    int bad = a ? 0 : n;
+    if (a && dag_array_sort(a, descending) != DAG_OK) bad = n;
+    if (a && !bad && dag_array_collect(a, buf, DAG_COL_MAJOR, n) != DAG_OK) bad = n;
+    from_elems(t, buf, got, n);
+    qsort(v, (size_t)n, sizeof(double), descending ? ref_sort_down : ref_sort_up);
+    for (int i = 0; i < n && !bad; i++) bad += !(got[i] == v[i] || (isnan(got[i]) && isnan(v[i])));
+    dag_array_free(a);
+    free(v), free(got), free(buf);
+    return bad;
+}
+
+/* A stencil step as plain loops: the array with its halo (periodic, or value past the edges), then f at
+   each point. in and out R x C, column-major. */
+static __attribute__((unused)) void stencil_reference(double *out, const double *in, int R, int C, int rad, int periodic,
+                                                      double value, dag_stencil_fn f, void *user) {
+    int pr = R + 2 * rad, pc = C + 2 * rad;
+    double *x = malloc(sizeof(double) * (size_t)(pr * pc));
+    for (int j = 0; j < pc; j++)
+        for (int i = 0; i < pr; i++) {
+            int g = i - rad, h = j - rad;
+            if (periodic) x[i + j * pr] = in[(g + R) % R + ((h + C) % C) * R];
+            else x[i + j * pr] = g < 0 || g >= R || h < 0 || h >= C ? value : in[g + h * R];
+        }
+    for (int j = 0; j < C; j++)
+        for (int i = 0; i < R; i++) out[i + j * R] = f(x + (i + rad) + (j + rad) * pr, pr, i, j, user);
+    free(x);
+}
+/* Jacobi's 5-point average plus a source term that tells the points apart (so a point computed with
+   another's position fails) */
+static __attribute__((unused)) double jacobi_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)user;
+    return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]) + 0.001 * (double)(r - 2 * c);
+}
+/* radius 2: a 9-point cross with weights */
+static __attribute__((unused)) double cross2_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)r, (void)c, (void)user;
+    return 0.5 * x[0] + 0.1 * (x[-1] + x[1] + x[-ld] + x[ld]) + 0.025 * (x[-2] + x[2] - x[-2 * ld] + x[2 * ld]);
+}
+/* Conway's Game of Life */
+static __attribute__((unused)) double life_point(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)r, (void)c, (void)user;
+    double n = x[-1 - ld] + x[-ld] + x[1 - ld] + x[-1] + x[1] + x[-1 + ld] + x[ld] + x[1 + ld];
+    return n == 3 || (x[0] != 0 && n == 2) ? 1 : 0;
+}
+/* steps of f from h (R x C) through dag_array_stencil, src in tiles of sb, dst in tiles of db (p x q grid),
+   against the loops; the largest difference (1e300 on an error) */
+static __attribute__((unused)) double stencil_case(dag_elem t, const double *h, int R, int C, int sbr, int sbc, int dbr,
+                                                   int dbc, int p, int q, int rad, dag_boundary b, dag_stencil_fn f,
+                                                   int steps) {
+    double *ref = malloc(sizeof(double) * (size_t)(R * C)), *tmp = malloc(sizeof(double) * (size_t)(R * C)),
+           *got = malloc(sizeof(double) * (size_t)(R * C));
+    int64_t *buf = malloc(sizeof(int64_t) * (size_t)(R * C));
+    memcpy(ref, h, sizeof(double) * (size_t)(R * C));
+    to_elems(t, h, buf, R * C);
+    dag_array *x[2] = { dag_array_from_host(t, R, C, dag_blocks_grid(sbr, sbc, p, q), buf, DAG_COL_MAJOR, R),
+                        dag_array_zeros(t, R, C, dag_blocks_grid(dbr, dbc, p, q)) };
+    double err = x[0] && x[1] ? 0 : 1e300;
+    for (int s = 0; s < steps && err == 0; s++) {
+        if (dag_array_stencil(x[(s + 1) % 2], x[s % 2], rad, b, f, NULL) != DAG_OK) err = 1e300;
+        stencil_reference(tmp, ref, R, C, rad, b.kind == DAG_BOUNDARY_PERIODIC, b.value, f, NULL);
+        for (int i = 0; i < R * C; i++) ref[i] = t == DAG_F64 ? tmp[i] : t == DAG_F32 ? (double)(float)tmp[i] : (double)(int64_t)tmp[i];
+    }
+    if (err == 0 && dag_array_collect(x[steps % 2], buf, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
+    from_elems(t, buf, got, R * C);
+    for (int i = 0; i < R * C && err < 1e300; i++) err = fmax(err, fabs(got[i] - ref[i]));
+    dag_array_free(x[0]), dag_array_free(x[1]);
+    free(ref), free(tmp), free(got), free(buf);
+    return err;
+}
+/* jacobi_point as a DAG_KERNEL over a tile padded with its halo of 1 (dag_array_stencil_kernel) */
+DAG_KERNEL(jacobi_kernel, ((long, rows), (long, ld), (long, r0), (long, c0), (DAG_GLOBAL const double *, x),
+                           (DAG_GLOBAL double *, y)),
+    size_t k = DAG_INDEX();
+    long i = (long)(k % (size_t)rows), j = (long)(k / (size_t)rows);
+    DAG_GLOBAL const double *p = x + (i + 1) + (j + 1) * ld;
+    y[k] = 0.25 * (p[-1] + p[1] + p[-ld] + p[ld]) + 0.001 * (double)((r0 + i) - 2 * (c0 + j));
+)
+/* steps of jacobi_kernel against jacobi_point's loops (doubles; src and dst tilings as stencil_case's): the
+   largest difference (1e300 on an error) */
+static __attribute__((unused)) double stencil_kernel_case(const double *h, int R, int C, int sbr, int sbc, int dbr,
+                                                          int dbc, int p, int q, dag_boundary b, int steps) {
+    double *ref = (double *)malloc(sizeof(double) * (size_t)(R * C)), *got = (double *)malloc(sizeof(double) * (size_t)(R * C));
+    memcpy(ref, h, sizeof(double) * (size_t)(R * C));
+    dag_array *x[2] = { dag_array_from_host(DAG_F64, R, C, dag_blocks_grid(sbr, sbc, p, q), h, DAG_COL_MAJOR, R),
+                        dag_array_zeros(DAG_F64, R, C, dag_blocks_grid(dbr, dbc, p, q)) };
+    double err = x[0] && x[1] ? 0 : 1e300;
+    for (int s = 0; s < steps && err == 0; s++) {
+        if (dag_array_stencil_kernel(jacobi_kernel, x[(s + 1) % 2], x[s % 2], 1, b) != DAG_OK) err = 1e300;
+        stencil_reference(got, ref, R, C, 1, b.kind == DAG_BOUNDARY_PERIODIC, b.value, jacobi_point, NULL);
+        memcpy(ref, got, sizeof(double) * (size_t)(R * C));
+    }
+    if (err == 0 && dag_array_collect(x[steps % 2], got, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
+    for (int i = 0; i < R * C && err < 1e300; i++) err = fmax(err, fabs(got[i] - ref[i]));
+    dag_array_free(x[0]), dag_array_free(x[1]);
+    free(ref), free(got);
+    return err;
+}
+/* a glider (moving down and right, a cell every 4 generations) with its top-left corner at (r, c) */
+static __attribute__((unused)) void put_glider(double *g, int R, int C, int r, int c) {
+    static const int cells[5][2] = { { 0, 1 }, { 1, 2 }, { 2, 0 }, { 2, 1 }, { 2, 2 } };
+    for (int k = 0; k < 5; k++) g[(r + cells[k][0]) % R + ((c + cells[k][1]) % C) * R] = 1;
+}
+
 typedef struct prog_rect { int a, r0, c0, rows, cols; } prog_rect;
 typedef struct prog { unsigned s; int R, C; dag_array *arr[3]; double *ref[3]; } prog;
 
@@ -85,7 +230,7 @@ static void prog_pair(prog *p, prog_rect *x, prog_rect *y, bool transposed) {
 static int prog_step(prog *p) {
     prog_rect x, y, z;
     dag_array *vx = NULL, *vy = NULL, *vz = NULL;
-    int kind = (int)prog_rnd(p, 7), ok = 1;
+    int kind = (int)prog_rnd(p, 9), ok = 1;
     if (kind <= 1) {   /* copy or transpose between views */
         prog_pair(p, &x, &y, kind == 1);
         vx = prog_view(p, x), vy = prog_view(p, y);
@@ -139,6 +284,26 @@ static int prog_step(prog *p) {
         PREF(p, a, i, j) = v;
         i = (int)prog_rnd(p, (unsigned)p->R), j = (int)prog_rnd(p, (unsigned)p->C);
         ok &= dag_array_get(p->arr[a], i, j, &got) == DAG_OK && got == PREF(p, a, i, j);
+    } else if (kind == 7) {   /* a column's rows sorted, either way */
+        x = prog_pick(p, (int)prog_rnd(p, 3), 0, 1);
+        vx = prog_view(p, x);
+        int down = (int)prog_rnd(p, 2);
+        ok = dag_array_sort(vx, down) == DAG_OK;
+        qsort(&PREF(p, x.a, x.r0, x.c0), (size_t)x.rows, sizeof(double), down ? ref_sort_down : ref_sort_up);
+    } else if (kind == 8) {   /* a Jacobi step from a rectangle into one of another array */
+        y = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
+        x = prog_pick(p, (y.a + 1 + (int)prog_rnd(p, 2)) % 3, y.rows, y.cols);
+        vx = prog_view(p, x), vy = prog_view(p, y);
+        int periodic = (int)prog_rnd(p, 2);
+        ok = dag_array_stencil(vy, vx, 1, periodic ? dag_boundary_periodic() : dag_boundary_fixed(0.5), jacobi_point,
+                               NULL) == DAG_OK;
+        double *in = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols)), *out = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols));
+        for (int j = 0; j < x.cols; j++)
+            for (int i = 0; i < x.rows; i++) in[i + j * x.rows] = PREF(p, x.a, x.r0 + i, x.c0 + j);
+        stencil_reference(out, in, x.rows, x.cols, 1, periodic, 0.5, jacobi_point, NULL);
+        for (int j = 0; j < y.cols; j++)
+            for (int i = 0; i < y.rows; i++) PREF(p, y.a, y.r0 + i, y.c0 + j) = out[i + j * y.rows];
+        free(in), free(out);
     } else {   /* y = max over x's columns (a row), from a start, scaled into y's first row */
         x = prog_pick(p, (int)prog_rnd(p, 3), 0, 0);
         vx = prog_view(p, x);
@@ -181,4 +346,5 @@ static int array_program(unsigned seed, int steps) {
     free(got);
     return bad;
 }
+
 #endif

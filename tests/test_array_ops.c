@@ -719,6 +719,252 @@ TEST(least_squares_through_qr_recovers_the_solution_of_a_tall_system) {
     dag_array_free(A), dag_array_free(B), dag_array_free(W), dag_array_free(Bw);
 }
 
+/* ---- sort and stencils ---- */
+
+/* Every element type, ascending and descending, against qsort: ragged sizes, tiles of one element to one
+   tile, duplicates, NaNs (floats), one element */
+TEST(sort_orders_vectors_of_every_type_as_qsort_does_on_ragged_sizes_and_tilings) {
+    static const dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
+    static const int sizes[] = { 1, 2, 5, 16, 33, 100, 257 }, tiles[] = { 1, 3, 16, 64, 300 };
+    int failed = 0, cases = 0;
+    for (int t = 0; t < 4; t++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (size_t b = 0; b < sizeof tiles / sizeof tiles[0]; b++)
+                for (int down = 0; down < 2; down++) {
+                    if (tiles[b] == 1 && sizes[s] > 33) continue;
+                    int bad = sort_case(types[t], sizes[s], tiles[b], 0, 0, down, 7u * (unsigned)(s * 8 + b) + (unsigned)t);
+                    if (bad && failed < 5)
+                        printf("     type %d, %d elements in tiles of %d, %s: %d differ\n", (int)types[t], sizes[s],
+                               tiles[b], down ? "descending" : "ascending", bad);
+                    failed += bad != 0;
+                    cases++;
+                }
+    CHECK_EQ_INT(failed, 0);
+    CHECK(cases > 200);
+}
+
+/* A view sorts its own rows (on and off the tile boundaries), a wrapped vector is sorted in place, and
+   what is not a vector is refused by name */
+TEST(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused) {
+    enum { N = 40 };
+    double h[N], want[N], got[N];
+    sort_values(h, N, 5, 1, 0.5);
+    static const int views[2][2] = { { 5, 26 }, { 7, 20 } };   /* off the tiles of 7, then on them */
+    for (int k = 0; k < 2; k++) {
+        dag_array *A = dag_array_from_host(DAG_F64, N, 1, dag_blocks(7, 1), h, DAG_COL_MAJOR, N);
+        dag_array *V = dag_array_view(A, views[k][0], views[k][1], 0, 1);
+        CHECK_EQ_INT(dag_array_sort(V, true), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, N), DAG_OK);
+        memcpy(want, h, sizeof h);
+        qsort(want + views[k][0], (size_t)views[k][1], sizeof(double), ref_sort_down);
+        int bad = 0;
+        for (int i = 0; i < N; i++) bad += !(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])));
+        CHECK_EQ_INT(bad, 0);
+        dag_array_free(V), dag_array_free(A);
+    }
+    memcpy(want, h, sizeof h);
+    memcpy(got, h, sizeof h);
+    dag_array *W = dag_array_wrap(DAG_F64, N, 1, dag_blocks(6, 1), got, N);
+    CHECK_EQ_INT(dag_array_sort(W, false), DAG_OK);
+    qsort(want, N, sizeof(double), ref_sort_up);
+    int bad = 0;
+    for (int i = 0; i < N; i++) bad += !(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])));
+    CHECK_EQ_INT(bad, 0);
+    CHECK(isnan(got[N - 1]) && !isnan(got[0]));   /* NaNs last */
+    dag_array_free(W);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_sort(NULL, false), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "dag_array_sort: no array") != NULL);
+    dag_array *M = dag_array_zeros(DAG_F64, 5, 2, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_sort(M, false), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "n x 1 array; this one is 5 x 2") != NULL);
+    dag_array_free(M);
+    CHECK(dag_array_zeros(DAG_F64, 0, 1, dag_blocks(4, 1)) == NULL);   /* no empty arrays, so no empty sort */
+}
+
+/* Jacobi (radius 1, with a source term that depends on the point) and a radius 2 cross, three steps
+   alternating two arrays, against the loops: ragged sizes, src and dst in one tiling and in two, one
+   tile, fixed and periodic boundaries, double, float and int */
+TEST(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries) {
+    static const int cases[][7] = {   /* R, C, src tiles, dst tiles, radius */
+        { 37, 29, 8, 6, 8, 6, 1 }, { 37, 29, 8, 6, 5, 7, 1 }, { 37, 29, 37, 29, 37, 29, 1 }, { 10, 13, 3, 4, 3, 4, 1 },
+        { 9, 7, 2, 2, 2, 2, 1 }, { 37, 29, 8, 6, 5, 9, 2 }, { 30, 22, 10, 11, 10, 11, 2 }, { 5, 4, 5, 4, 5, 4, 2 },
+    };
+    static const dag_elem types[3] = { DAG_F64, DAG_F32, DAG_I64 };
+    int failed = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int per = 0; per < 2; per++)
+            for (int t = 0; t < 3; t++) {
+                const int *c = cases[k];
+                double *h = malloc(sizeof(double) * (size_t)(c[0] * c[1]));
+                random_matrix(h, c[0], c[1], 90u + (unsigned)k);
+                if (types[t] == DAG_I64)
+                    for (int i = 0; i < c[0] * c[1]; i++) h[i] = floor(h[i] * 1000);
+                dag_boundary b = per ? dag_boundary_periodic() : dag_boundary_fixed(types[t] == DAG_I64 ? 500 : 1.5);
+                double err = stencil_case(types[t], h, c[0], c[1], c[2], c[3], c[4], c[5], 0, 0, c[6], b,
+                                          c[6] == 1 ? jacobi_point : cross2_point, 3);
+                if (err > 0 && failed < 5)
+                    printf("     %d x %d in %d x %d -> %d x %d, radius %d, %s, type %d: differs by %g\n", c[0], c[1],
+                           c[2], c[3], c[4], c[5], c[6], per ? "periodic" : "fixed", (int)types[t], err);
+                failed += err > 0;
+                free(h);
+            }
+    CHECK_EQ_INT(failed, 0);
+    /* from a wrapped matrix into a view off the tiles of a larger array: the view's elements alone change */
+    enum { R = 13, C = 11, BR = 20, BC = 17 };
+    static double h[R * C], want[R * C], big[BR * BC], got[BR * BC];
+    random_matrix(h, R, C, 77), random_matrix(big, BR, BC, 78);
+    stencil_reference(want, h, R, C, 1, 0, -1.0, jacobi_point, NULL);
+    dag_array *W = dag_array_wrap(DAG_F64, R, C, dag_blocks(4, 4), h, R);
+    dag_array *B = dag_array_from_host(DAG_F64, BR, BC, dag_blocks(6, 5), big, DAG_COL_MAJOR, BR);
+    dag_array *V = dag_array_view(B, 3, R, 2, C);
+    CHECK_EQ_INT(dag_array_stencil(V, W, 1, dag_boundary_fixed(-1.0), jacobi_point, NULL), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, BR), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < BC; j++)
+        for (int i = 0; i < BR; i++) {
+            bool in = i >= 3 && i < 3 + R && j >= 2 && j < 2 + C;
+            bad += got[i + j * BR] != (in ? want[(i - 3) + (j - 2) * R] : big[i + j * BR]);
+        }
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(V), dag_array_free(B), dag_array_free(W);
+}
+
+/* Conway's Game of Life on int32: a glider crosses the periodic boundary (after 4 k generations it is
+   the first one moved k cells down and right, modulo the size), each generation the loop's, in ragged
+   tiles; against a fixed (dead) boundary it ends as the loop's still block */
+TEST(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it) {
+    enum { R = 20, C = 17, GENS = 4 * 17 };
+    static double g[R * C], moved[R * C];
+    memset(g, 0, sizeof g), memset(moved, 0, sizeof moved);
+    put_glider(g, R, C, 15, 12);
+    put_glider(moved, R, C, 15 + GENS / 4, 12 + GENS / 4);
+    int32_t buf[R * C];
+    to_elems(DAG_I32, g, buf, R * C);
+    dag_array *x[2] = { dag_array_from_host(DAG_I32, R, C, dag_blocks(6, 5), buf, DAG_COL_MAJOR, R),
+                        dag_array_zeros(DAG_I32, R, C, dag_blocks(6, 5)) };
+    for (int s = 0; s < GENS; s++) CHECK_EQ_INT(dag_array_stencil(x[(s + 1) % 2], x[s % 2], 1, dag_boundary_periodic(),
+                                                                  life_point, NULL), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(x[GENS % 2], buf, DAG_COL_MAJOR, R), DAG_OK);
+    double got[R * C];
+    from_elems(DAG_I32, buf, got, R * C);
+    CHECK(max_diff(got, moved, R * C) == 0);
+    CHECK(stencil_case(DAG_I32, g, R, C, 6, 5, 6, 5, 0, 0, 1, dag_boundary_periodic(), life_point, 9) == 0);
+    CHECK(stencil_case(DAG_I32, g, R, C, 6, 5, 4, 3, 0, 0, 1, dag_boundary_fixed(0), life_point, 24) == 0);
+    dag_array_free(x[0]), dag_array_free(x[1]);
+}
+
+/* The points as a DAG_KERNEL give jacobi_point's loops (to rounding: a device may fuse multiply-adds), on
+   ragged tilings, src and dst in one tiling or two, one tile, fixed and periodic; a kernel of another
+   arity and arrays of two types are refused */
+TEST(a_stencil_kernel_gives_the_point_functions_steps) {
+    static const int cases[][6] = { { 37, 29, 8, 6, 8, 6 }, { 37, 29, 8, 6, 5, 7 }, { 12, 9, 12, 9, 12, 9 }, { 9, 7, 2, 2, 2, 2 } };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int per = 0; per < 2; per++) {
+            const int *c = cases[k];
+            double *h = malloc(sizeof(double) * (size_t)(c[0] * c[1]));
+            random_matrix(h, c[0], c[1], 120u + (unsigned)k);
+            double err = stencil_kernel_case(h, c[0], c[1], c[2], c[3], c[4], c[5], 0, 0,
+                                             per ? dag_boundary_periodic() : dag_boundary_fixed(1.5), 3);
+            if (err > 1e-12) printf("     %d x %d, %s: differs by %g\n", c[0], c[1], per ? "periodic" : "fixed", err);
+            CHECK(err <= 1e-12);
+            free(h);
+        }
+    dag_array *a = dag_array_zeros(DAG_F64, 6, 6, dag_blocks(3, 3)), *b = dag_array_zeros(DAG_F64, 6, 6, dag_blocks(3, 3));
+    dag_array *f = dag_array_zeros(DAG_F32, 6, 6, dag_blocks(3, 3));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_stencil_desc(&square_it__desc, b, a, 1, dag_boundary_periodic()), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "not a DAG_KERNEL of six parameters") != NULL);
+    CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, f, a, 1, dag_boundary_periodic()), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "one element type") != NULL);
+    dag_array_free(a), dag_array_free(b), dag_array_free(f);
+}
+
+/* Each bad argument is refused with DAG_ERR_INVALID_ARGUMENT and a log line naming it */
+TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
+    dag_array *a = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3)), *b = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3));
+    dag_array *c = dag_array_zeros(DAG_F64, 7, 9, dag_blocks(4, 3)), *va = dag_array_view(a, 1, 5, 1, 5);
+    struct { dag_array *d, *s; int radius; dag_boundary b; dag_stencil_fn f; const char *says; } bad[] = {
+        { NULL, a, 1, dag_boundary_periodic(), jacobi_point, "no dst array" },
+        { a, NULL, 1, dag_boundary_periodic(), jacobi_point, "no src array" },
+        { a, b, 1, dag_boundary_periodic(), NULL, "no point function" },
+        { a, a, 1, dag_boundary_periodic(), jacobi_point, "dst and src are one array" },
+        { va, a, 1, dag_boundary_periodic(), jacobi_point, "dst and src are one array" },
+        { a, c, 1, dag_boundary_periodic(), jacobi_point, "dst is 9 x 7, src 7 x 9: they need one shape" },
+        { a, b, -1, dag_boundary_periodic(), jacobi_point, "a negative radius" },
+        { a, b, 1, { (dag_boundary_kind)7, 0 }, jacobi_point, "an unknown boundary kind" },
+        { a, b, 2, dag_boundary_periodic(), jacobi_point, "radius 2 is too large for the tiles" },   /* a tile of 1 row */
+        { a, b, 4, dag_boundary_fixed(0), jacobi_point, "has a tile of 1 rows" },
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        last_error[0] = 0;
+        CHECK_EQ_INT(dag_array_stencil(bad[k].d, bad[k].s, bad[k].radius, bad[k].b, bad[k].f, NULL), DAG_ERR_INVALID_ARGUMENT);
+        if (!strstr(last_error, bad[k].says)) printf("     case %zu logged \"%s\"\n", k, last_error);
+        CHECK(strstr(last_error, bad[k].says) != NULL);
+    }
+    /* one tile and a fixed boundary: no halo crosses tiles, any radius works */
+    dag_array *one = dag_array_ones(DAG_F64, 3, 3, dag_blocks(3, 3)), *out = dag_array_zeros(DAG_F64, 3, 3, dag_blocks(3, 3));
+    CHECK_EQ_INT(dag_array_stencil(out, one, 5, dag_boundary_fixed(2), cross2_point, NULL), DAG_OK);
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(out, 0, 0, &v), DAG_OK);
+    CHECK(fabs(v - (0.5 + 0.1 * (2 + 1 + 2 + 1) + 0.025 * (2 + 1 - 2 + 1))) < 1e-15);
+    dag_array_free(one), dag_array_free(out), dag_array_free(va);
+    dag_array_free(a), dag_array_free(b), dag_array_free(c);
+}
+
+/* Under a scope of devices they run on the CPU and give its results; a scope of devices none of which
+   is here fails them with DAG_ERR_SCOPE */
+TEST(sort_and_stencil_under_a_device_scope_give_the_cpus_results) {
+    enum { R = 23, C = 19 };
+    static double h[R * C], cpu[R * C], dev[R * C];
+    random_matrix(h, R, C, 31);
+    for (int pass = 0; pass < 2; pass++) {
+        double *out = pass ? dev : cpu;
+        dag_scope s = pass && dag_device_count(DAG_OPENCL) > 0 ? dag_scope(.opencl.all = 1) : dag_scope(.all_threads = 1);
+        DAG_WITH_OPTIONS(.scope = s) {
+            dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 8), h, DAG_COL_MAJOR, R);
+            dag_array *B = dag_array_zeros(DAG_F64, R, C, dag_blocks(8, 8));
+            dag_array *V = dag_array_view(B, 0, R, 3, 1);
+            CHECK_EQ_INT(dag_array_stencil(B, A, 1, dag_boundary_periodic(), jacobi_point, NULL), DAG_OK);
+            CHECK_EQ_INT(dag_array_sort(V, false), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(B, out, DAG_COL_MAJOR, R), DAG_OK);
+            dag_array_free(V), dag_array_free(A), dag_array_free(B);
+        }
+    }
+    CHECK(max_diff(cpu, dev, R * C) == 0);
+    for (int i = 1; i < R; i++) CHECK(cpu[i - 1 + 3 * R] <= cpu[i + 3 * R]);
+    /* the kernel form: its points on the devices (when there are), to rounding */
+    static dag_trace_record rec[4096];
+    for (int pass = 0; pass < 2; pass++) {
+        double *out = pass ? dev : cpu;
+        bool devices = pass && dag_device_count(DAG_OPENCL) > 0;
+        dag_scope s = devices ? dag_scope(.opencl.all = 1) : dag_scope(.all_threads = 1);
+        dag_trace_enable(1);
+        dag_trace_clear();
+        DAG_WITH_OPTIONS(.scope = s) {
+            dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(8, 8), h, DAG_COL_MAJOR, R);
+            dag_array *B = dag_array_zeros(DAG_F64, R, C, dag_blocks(8, 8));
+            CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, B, A, 1, dag_boundary_fixed(0.5)), DAG_OK);
+            CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, A, B, 1, dag_boundary_periodic()), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, R), DAG_OK);
+            dag_array_free(A), dag_array_free(B);
+        }
+        dag_trace_enable(0);
+        size_t n = dag_trace_records(rec, 4096), on = 0;
+        for (size_t i = 0; i < n && i < 4096; i++) on += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "jacobi_kernel");
+        if (devices) CHECK(on == 2 * 9);   /* 3 x 3 tiles, two steps */
+    }
+    CHECK(max_diff(cpu, dev, R * C) < 1e-12);
+    if (dag_device_count(DAG_CUDA) == 0) {
+        dag_array *A = dag_array_ones(DAG_F64, 4, 1, dag_blocks(2, 1)), *B = dag_array_zeros(DAG_F64, 4, 1, dag_blocks(2, 1));
+        DAG_WITH_OPTIONS(.scope = dag_scope(.cuda.all = 1)) {
+            CHECK_EQ_INT(dag_array_sort(A, false), DAG_ERR_SCOPE);
+            CHECK_EQ_INT(dag_array_stencil(B, A, 1, dag_boundary_periodic(), jacobi_point, NULL), DAG_ERR_SCOPE);
+        }
+        dag_array_free(A), dag_array_free(B);
+    }
+}
+
 /* ---- the differential tester ---- */
 TEST(random_array_programs_equal_the_same_steps_as_plain_loops) {
     const char *e = getenv("ARRAY_FUZZ_SEEDS");
@@ -750,6 +996,13 @@ int main(void) {
     RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);
     RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
     RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
+    RUN(sort_orders_vectors_of_every_type_as_qsort_does_on_ragged_sizes_and_tilings);
+    RUN(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused);
+    RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);
+    RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
+    RUN(a_stencil_kernel_gives_the_point_functions_steps);
+    RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
+    RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();
     return test_summary();
 }

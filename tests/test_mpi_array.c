@@ -1,7 +1,7 @@
 /* test_mpi_array.c: dag_array.h's newer operations over MPI ranks (issue 31):
    pivoted LU (the panel's pivot search crosses the ranks of its tile
    column), views, copies between tilings and grids, indexing, reductions
-   along a dimension, broadcasts. Every rank runs the same calls and checks
+   along a dimension, broadcasts, sorts, stencils. Every rank runs the same calls and checks
    the result against the same plain loop.
 
        make test-mpi      (mpirun -np 1, 2 and 4)  */
@@ -183,12 +183,94 @@ TEST(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops) {
     agree_on_failures();
 }
 
+/* Sorts over ranks: every element type, tiles dealt over the ranks down the vector ((ranks x 1) grid),
+   across it (all on the ranks of column 0) and on the squarest grid; every rank gets qsort's order */
+TEST(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank) {
+    setup(2);
+    int ranks = dag_num_ranks(), failed = 0;
+    static const dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
+    static const int sizes[][2] = { { 1, 4 }, { 45, 7 }, { 100, 9 }, { 64, 16 }, { 30, 1 } };
+    int grids[3][2] = { { 0, 0 }, { ranks, 1 }, { 2, 2 } };
+    for (int t = 0; t < 4; t++)
+        for (int s = 0; s < 5; s++)
+            for (int g = 0; g < 3; g++) {
+                int bad = sort_case(types[t], sizes[s][0], sizes[s][1], grids[g][0], grids[g][1], (s + g) % 2,
+                                    11u * (unsigned)(t * 15 + s * 3 + g));
+                if (bad && dag_rank() == 0)
+                    printf("     type %d, %d in tiles of %d, grid %d x %d: %d differ\n", (int)types[t], sizes[s][0],
+                           sizes[s][1], grids[g][0], grids[g][1], bad);
+                failed += bad != 0;
+            }
+    CHECK_EQ_INT(failed, 0);
+    /* the merge-splits of tiles on two ranks ran on one of them: tiles went between the ranks */
+    uint64_t sent = 0;
+    for (int r = 0; r < ranks; r++) sent += dag_get_rank_stats(r).messages_sent;
+    CHECK(ranks == 1 || sent > 0);
+    dag_shutdown();
+    agree_on_failures();
+}
+
+/* Stencils over ranks: Jacobi on fixed and periodic boundaries, src and dst on other tilings and grids,
+   and the Game of Life's glider across the periodic edge; every rank gets the loops' values */
+TEST(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { R = 29, C = 23 };
+    static double h[R * C], g[R * C];
+    random_matrix(h, R, C, 61);
+    int grids[3][2] = { { 0, 0 }, { ranks, 1 }, { 2, 2 } };
+    for (int k = 0; k < 3; k++) {
+        int p = grids[k][0], q = grids[k][1];
+        CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, p, q, 1, dag_boundary_fixed(2.0), jacobi_point, 3) == 0);
+        CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, p, q, 1, dag_boundary_periodic(), jacobi_point, 3) == 0);
+        CHECK(stencil_case(DAG_F32, h, R, C, 10, 8, 5, 9, p, q, 2, dag_boundary_periodic(), cross2_point, 2) == 0);
+        CHECK(stencil_kernel_case(h, R, C, 7, 6, 5, 9, p, q, dag_boundary_periodic(), 2) <= 1e-12);
+    }
+    memset(g, 0, sizeof g);
+    put_glider(g, R, C, 25, 19);
+    CHECK(stencil_case(DAG_I32, g, R, C, 6, 5, 6, 5, 0, 0, 1, dag_boundary_periodic(), life_point, 24) == 0);
+    /* the glider, 24 generations on, is the first moved 6 cells: checked by the loops above, and here without them */
+    static double moved[R * C], got[R * C];
+    static int32_t buf[R * C];
+    memset(moved, 0, sizeof moved);
+    put_glider(moved, R, C, 25 + 6, 19 + 6);
+    to_elems(DAG_I32, g, buf, R * C);
+    dag_array *x[2] = { dag_array_from_host(DAG_I32, R, C, dag_blocks_grid(6, 5, ranks, 1), buf, DAG_COL_MAJOR, R),
+                        dag_array_zeros(DAG_I32, R, C, dag_blocks_grid(6, 5, ranks, 1)) };
+    for (int s = 0; s < 24; s++)
+        CHECK_EQ_INT(dag_array_stencil(x[(s + 1) % 2], x[s % 2], 1, dag_boundary_periodic(), life_point, NULL), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(x[0], buf, DAG_COL_MAJOR, R), DAG_OK);
+    from_elems(DAG_I32, buf, got, R * C);
+    int bad = 0;
+    for (int i = 0; i < R * C; i++) bad += got[i] != moved[i];
+    CHECK_EQ_INT(bad, 0);
+    /* only the halos move: tiles of 16 x 16 dealt by tile rows over the ranks, so each tile's neighbours
+       above and below are on other ranks, and a step sends each tile the two rows that face it, 16 tiles x 2
+       x 16 doubles (whole neighbour tiles would be 32 KiB and more) */
+    dag_array *u = dag_array_rand(DAG_F64, 64, 64, dag_blocks_grid(16, 16, ranks, 1), 3);
+    dag_array *w = dag_array_zeros(DAG_F64, 64, 64, dag_blocks_grid(16, 16, ranks, 1));
+    uint64_t before = 0, after = 0;
+    for (int r = 0; r < ranks; r++) before += dag_get_rank_stats(r).bytes_sent;
+    CHECK_EQ_INT(dag_array_stencil(w, u, 1, dag_boundary_periodic(), jacobi_point, NULL), DAG_OK);
+    for (int r = 0; r < ranks; r++) after += dag_get_rank_stats(r).bytes_sent;
+    if (ranks > 1 && dag_rank() == 0) printf("     one step sent %llu bytes\n", (unsigned long long)(after - before));
+    CHECK(ranks == 1 || (after - before >= 16 * 2 * 16 * 8 && after - before < 2 * 16 * 2 * 16 * 8));
+    dag_array_free(u), dag_array_free(w);
+    CHECK_EQ_INT(dag_array_stencil(x[0], x[0], 1, dag_boundary_periodic(), life_point, NULL), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_log, "dst and src are one array") != NULL);
+    dag_array_free(x[0]), dag_array_free(x[1]);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
+    RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);
+    RUN_ALL(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank);
     int failed = test_summary();
     MPI_Finalize();
     return failed;
