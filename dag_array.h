@@ -801,14 +801,30 @@ static dag_result dag__operand_end(dag_array *x, dag_array *y, bool written, dag
 /* An operand that could not be made (no memory): the operation fails. */
 static bool dag__operands_missing(const dag_array *x, const dag_array *y) { return (x && !y); }
 
-/* >>element values: one function writes a value of any type */
+/* >>element values: the one switch over element types, and the functions
+   that write and read a value of any type */
+/* M(C type, suffix) for a's element type: the kernels of dag_array_kernels.h
+   are built once per type, named by the suffix (dag__array_fill_f64...). */
+#define DAG__BY_ELEM(type, M)                   \
+    do {                                        \
+        switch (type) {                         \
+        case DAG_F64: M(double, f64); break;    \
+        case DAG_F32: M(float, f32); break;     \
+        case DAG_I32: M(int32_t, i32); break;   \
+        default: M(int64_t, i64); break;        \
+        }                                       \
+    } while (0)
 static void dag__elem_put(dag_elem t, void *p, double v) {
-    switch (t) {
-    case DAG_F64: *(double *)p = v; break;
-    case DAG_F32: *(float *)p = (float)v; break;
-    case DAG_I32: *(int32_t *)p = (int32_t)v; break;
-    default: *(int64_t *)p = (int64_t)v; break;
-    }
+#define DAG__PUT(T, SUFFIX) *(T *)p = (T)v
+    DAG__BY_ELEM(t, DAG__PUT);
+#undef DAG__PUT
+}
+static double dag__elem_get(dag_elem t, const void *p) {
+    double v = 0;
+#define DAG__GET(T, SUFFIX) v = (double)*(const T *)p
+    DAG__BY_ELEM(t, DAG__GET);
+#undef DAG__GET
+    return v;
 }
 
 /* A counter-based generator: the value depends only on (seed, row, col). */
@@ -853,15 +869,10 @@ DAG_TASK(void, dag__array_randi_tile, (void *, t), (int, type), (int64_t, r0), (
 
 static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
                                   int64_t c0, int64_t rows, int64_t cols, dag_data t) {
-#define DAG__FILL_SPAWN(SUFFIX)                                                                                       \
+#define DAG__FILL_SPAWN(T, SUFFIX)                                                                                       \
     dag_spawn_with(DAG__NAMED(o, "fill"), DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
                    Val((long)r0), Val((long)c0), Val((long)rows), Val((long)rows), Out(t))
-    switch (type) {
-    case DAG_F64: DAG__FILL_SPAWN(f64); break;
-    case DAG_F32: DAG__FILL_SPAWN(f32); break;
-    case DAG_I32: DAG__FILL_SPAWN(i32); break;
-    default: DAG__FILL_SPAWN(i64); break;
-    }
+    DAG__BY_ELEM(type, DAG__FILL_SPAWN);
 #undef DAG__FILL_SPAWN
 }
 
@@ -1032,17 +1043,12 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
 static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alpha, int64_t rows, int64_t cols,
                          dag_data x, dag_data z) {
     int64_t n = rows * cols;
-#define DAG__EW_SPAWN(SUFFIX)                                                                                         \
+#define DAG__EW_SPAWN(T, SUFFIX)                                                                                         \
     (x.id ? dag_spawn_with(DAG__NAMED(o, "map"), DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), In(x),    \
                            Ld(x), InOut(z), Ld(z))                                                                    \
           : dag_spawn_with(DAG__NAMED(o, "map"), DAG_LAUNCH(dag__array_ew1_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), InOut(z), \
                            Ld(z)))
-    switch (type) {
-    case DAG_F64: DAG__EW_SPAWN(f64); break;
-    case DAG_F32: DAG__EW_SPAWN(f32); break;
-    case DAG_I32: DAG__EW_SPAWN(i32); break;
-    default: DAG__EW_SPAWN(i64); break;
-    }
+    DAG__BY_ELEM(type, DAG__EW_SPAWN);
 #undef DAG__EW_SPAWN
 }
 
@@ -1190,17 +1196,12 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
 static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_t rows, int64_t cols, dag_data x,
                              dag_data y, dag_data parts) {
     long n = (long)(rows * cols);
-#define DAG__RED_SPAWN(SUFFIX)                                                                                        \
+#define DAG__RED_SPAWN(T, SUFFIX)                                                                                        \
     (y.id ? dag_spawn_with(DAG__NAMED(o, "reduce"), DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val(n), Val((long)rows), In(x),       \
                            Ld(x), In(y), Ld(y), Out(parts))                                                           \
           : dag_spawn_with(DAG__NAMED(o, "reduce"), DAG_LAUNCH(dag__array_red1_##SUFFIX, DAG__PARTS), Val(op), Val(n), Val((long)rows),     \
                            In(x), Ld(x), Out(parts)))
-    switch (type) {
-    case DAG_F64: DAG__RED_SPAWN(f64); break;
-    case DAG_F32: DAG__RED_SPAWN(f32); break;
-    case DAG_I32: DAG__RED_SPAWN(i32); break;
-    default: DAG__RED_SPAWN(i64); break;
-    }
+    DAG__BY_ELEM(type, DAG__RED_SPAWN);
 #undef DAG__RED_SPAWN
 }
 
@@ -2480,14 +2481,6 @@ dag_result dag_array_fill_randn(dag_array *a, uint64_t seed) {
 }
 
 /* >>indexing: elements and rectangles to and from host memory, hcat and vcat */
-static double dag__elem_get(dag_elem t, const void *p) {
-    switch (t) {
-    case DAG_F64: return *(const double *)p;
-    case DAG_F32: return (double)*(const float *)p;
-    case DAG_I32: return (double)*(const int32_t *)p;
-    default: return (double)*(const int64_t *)p;
-    }
-}
 static dag_result dag__array_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *host,
                                    int64_t ld, int to_array, const char *who) {
     dag_array *v = dag_array_view(a, r0, rows, c0, cols);
@@ -3008,12 +3001,11 @@ DAG__SORT_CMP(int64_t, i64, DAG__SORT_NO_NAN)
 typedef int (*dag__sort_order)(const void *, const void *);
 /* qsort's comparison for the type and direction: NaNs after every number */
 static dag__sort_order dag__sort_order_of(int type, int descending) {
-    switch (type) {
-    case DAG_F64: return descending ? dag__sort_down_f64 : dag__sort_up_f64;
-    case DAG_F32: return descending ? dag__sort_down_f32 : dag__sort_up_f32;
-    case DAG_I32: return descending ? dag__sort_down_i32 : dag__sort_up_i32;
-    default: return descending ? dag__sort_down_i64 : dag__sort_up_i64;
-    }
+    dag__sort_order order = NULL;
+#define DAG__SORT_PICK(T, SUFFIX) order = descending ? dag__sort_down_##SUFFIX : dag__sort_up_##SUFFIX
+    DAG__BY_ELEM(type, DAG__SORT_PICK);
+#undef DAG__SORT_PICK
+    return order;
 }
 
 DAG_TASK(void, dag__sort_tile, (void *, t), (int64_t, n), (int, type), (int, descending)) {
