@@ -3125,7 +3125,7 @@ static dag__task *dag__find_any(dag__worker *w) {
             bool far_ahead = dag__deque_size(&v->deque) >= dag__g.throttle / 2;
             if ((t = dag__deque_steal(&v->deque))) {
                 DAG__COUNT(w->stolen, 1);
-                w->just_stole = far_ahead;
+                w->just_stole = far_ahead ? 2 : 1;
                 return t;
             }
         }
@@ -3232,16 +3232,19 @@ static void dag__unisolate(dag__worker *w, dag__isolation saved) {
     w->isolate_mark = saved.mark;
 }
 
-/* Runs a task that find_work returned. A steal from a victim far ahead
-   (its deque half full) whose work was over in less time than stealing
-   costs (the task, and what it ran next: its successors, the children it
-   waited for) tells the thief to leave its victims alone for a while
-   (doubling up to 50 us): the victim's deque then fills, and the spawner
-   runs such tiny tasks itself (undeferred) at a fraction of the cost of
-   moving them between cores. A steal that brought more work resets the
-   pause, however fine the tasks in it (a subtree of a recursive program);
-   a steal from a short deque never pauses: its tasks may be the roots of
-   whole subtrees. */
+/* Runs a task that find_work returned. A steal whose work was over in
+   less time than stealing costs tells the thief to leave its victims
+   alone for a while (doubling up to 50 us): the victim's deque then fills,
+   and the spawner runs such tiny tasks itself (undeferred) at a fraction
+   of the cost of moving them between cores. The work is the task and what
+   it ran next (its successors, the children it waited for), and it is
+   tiny when
+   - the victim was far ahead (its deque half full) and all of it took
+     less than stealing costs, or
+   - it spawned nothing and each task of it took less (a dependency chain
+     that would otherwise hop between cores at every step).
+   A steal that brought more work resets the pause, however fine the tasks
+   in it: a stolen task that spawns may be the root of a whole subtree. */
 #ifndef DAG__TINY_NS
 #define DAG__TINY_NS 1000
 #endif
@@ -3253,11 +3256,14 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
         dag__run(w, t);
         return;
     }
+    bool far_ahead = w->just_stole == 2;
     w->just_stole = 0;
-    uint64_t start = dag__now_ns();
+    uint64_t start = dag__now_ns(), ran = atomic_load_explicit(&w->run, memory_order_relaxed),
+             spawned = atomic_load_explicit(&w->spawned, memory_order_relaxed);
     dag__run(w, t);
-    uint64_t end = dag__now_ns();
-    if (end - start < DAG__TINY_NS) {
+    uint64_t end = dag__now_ns(), tasks = atomic_load_explicit(&w->run, memory_order_relaxed) - ran;
+    bool spawned_none = atomic_load_explicit(&w->spawned, memory_order_relaxed) == spawned;
+    if ((far_ahead && end - start < DAG__TINY_NS) || (spawned_none && end - start < DAG__TINY_NS * tasks)) {
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > DAG__STEAL_PAUSE_MAX_NS) w->steal_pause_ns = DAG__STEAL_PAUSE_MAX_NS;
         w->steal_after = end + w->steal_pause_ns;
