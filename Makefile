@@ -626,13 +626,14 @@ $(B)/bench/cholesky_starpu: bench/cholesky_starpu.c bench/cholesky_common.h benc
 bench-cholesky: $(B)/bench/cholesky $(B)/bench/cholesky_omp $(B)/bench/cholesky_starpu
 	$(PYTHON) bench/cholesky.py $(if $(QUICK),--quick)
 
-# Pivoted LU: dag_array_getrf (in place and on its own tiles) against OpenBLAS's dgetrf (bench/lu.py)
+# Pivoted LU: dag_array_getrf (in place and on its own tiles) against OpenBLAS's dgetrf, and QR (dag_array_geqrf)
+# against dgeqrf (bench/lu.py)
 $(B)/bench/lu: bench/lu.c bench/bench_common.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
 
 bench-lu: $(B)/bench/lu
-	$(PYTHON) bench/lu.py $(if $(QUICK),--quick)
+	$(PYTHON) bench/lu.py --qr $(if $(QUICK),--quick)
 
 # The distributed Cholesky over MPI: dag.h on 2 ranks x 1 thread (and 1 rank x 2 threads) against
 # ScaLAPACK's pdpotrf and StarPU-MPI, with the traffic against its lower bound (bench/cholesky_mpi.py)

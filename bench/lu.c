@@ -8,9 +8,14 @@
      lu dagtiles N NB   dag_array_getrf on an array of its own NB tiles (the panel
                         copied out and back, the rows moved tile by tile)
      lu openblas N      LAPACKE_dgetrf, OpenBLAS with 2 threads
+     lu qrdag N NB      dag_array_geqrf in place on the wrapped matrix (QR, LAPACK's
+                        layout: R above the diagonal, the reflectors below, tau)
+     lu qropenblas N    LAPACKE_dgeqrf, OpenBLAS with 2 threads
 
-   Each prints gflops (2/3 N^3 over the seconds), the seconds, a checksum of
-   the factor (every side's must agree) and the pivots' sum. */
+   Each prints gflops (2/3 N^3 over the seconds for LU, 4/3 N^3 for QR), the
+   seconds, a checksum of the factor (every side's must agree: for QR, the
+   sum of R's |diagonal|, whose signs LAPACK leaves to the reflectors) and
+   the pivots' sum (0 for QR). */
 #define DAG_IMPLEMENTATION
 #define DAG_ARRAY_CBLAS
 #include "dag_array.h"
@@ -57,6 +62,43 @@ static int dag_side(long n, long nb, bool tiles) {
     return 0;
 }
 
+static void qr_report(long n, double seconds, const double *f) {
+    double sum = 0;
+    for (long i = 0; i < n; i++) sum += fabs(f[i + i * n]);
+    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=0 core=%s\n", 4.0 * n * n * (double)n / 3.0 / seconds * 1e-9,
+           seconds, sum, openblas_get_corename());
+}
+
+static int dag_qr_side(long n, long nb) {
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    double *m = lu_matrix(n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
+    dag_array *a = dag_array_wrap(DAG_F64, n, n, dag_blocks(nb, nb), m, n);
+    double t0 = now_s();
+    dag_result r = dag_array_geqrf(a, tau);
+    double s = now_s() - t0;
+    if (r != DAG_OK) {
+        fprintf(stderr, "dag_array_geqrf: %s\n", dag_result_string(r));
+        return 1;
+    }
+    qr_report(n, s, m);
+    dag_array_free(a);
+    free(m), free(tau);
+    dag_shutdown();
+    return 0;
+}
+
+static int openblas_qr_side(long n) {
+    openblas_set_num_threads(2);
+    double *m = lu_matrix(n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
+    double t0 = now_s();
+    int info = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, m, (lapack_int)n, tau);
+    double s = now_s() - t0;
+    if (info) return 1;
+    qr_report(n, s, m);
+    free(m), free(tau);
+    return 0;
+}
+
 static int openblas_side(long n) {
     openblas_set_num_threads(2);
     double *m = lu_matrix(n);
@@ -76,6 +118,8 @@ int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_side(atol(argv[2]), atol(argv[3]), false);
     if (argc >= 4 && strcmp(argv[1], "dagtiles") == 0) return dag_side(atol(argv[2]), atol(argv[3]), true);
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
-    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N\n", argv[0]);
+    if (argc >= 4 && strcmp(argv[1], "qrdag") == 0) return dag_qr_side(atol(argv[2]), atol(argv[3]));
+    if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]));
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N\n", argv[0]);
     return 2;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Pivoted LU: dag_array_getrf against OpenBLAS's own dgetrf (LAPACKE), in one run.
+"""Pivoted LU: dag_array_getrf against OpenBLAS's own dgetrf (LAPACKE), in one run;
+with --qr, QR: dag_array_geqrf against dgeqrf too.
 
-    python3 bench/lu.py [--rounds 3] [--quick] [--n 4096 ...]
+    python3 bench/lu.py [--rounds 3] [--quick] [--n 4096 ...] [--qr]
 
 Each contender runs as its own process, interleaved round by round (this
 machine's speed drifts within minutes); each figure is the best and the
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="one round, N=4096 only")
     ap.add_argument("--n", type=int, action="append", help="only this N (repeatable)")
+    ap.add_argument("--qr", action="store_true", help="also QR: dag_array_geqrf (wrapped) against LAPACKE_dgeqrf")
     a = ap.parse_args()
     rounds = 1 if a.quick else a.rounds
     configs = [(4096, 256), (4096, 512)] + ([] if a.quick else [(8192, 256), (8192, 512)])
@@ -44,7 +46,7 @@ def main():
     ct = coretype()
     env = {"OPENBLAS_CORETYPE": ct} if ct else {}
     env.update({"DAG_NUM_THREADS": "2"})
-    gf, sums = {}, {}
+    gf, sums, qr_sums = {}, {}, {}
     print(f"Pivoted LU, 2 cores, {rounds} interleaved rounds, OPENBLAS_CORETYPE={ct or '(unset)'}", flush=True)
     for rnd in range(rounds):
         for n in sorted({n for n, _ in configs}):
@@ -53,10 +55,16 @@ def main():
                 if nn == n:
                     sides += [("dag.h", nb, [f"{B}/lu", "dag", str(n), str(nb)]),
                               ("dag.h tiles", nb, [f"{B}/lu", "dagtiles", str(n), str(nb)])]
+            if a.qr:
+                sides += [("QR OpenBLAS", 0, [f"{B}/lu", "qropenblas", str(n)])]
+                sides += [("QR dag.h", nb, [f"{B}/lu", "qrdag", str(n), str(nb)]) for nn, nb in configs if nn == n]
             for name, nb, cmd in sides:
                 r = run(cmd, env)
                 gf.setdefault((name, n, nb), []).append(float(r["gflops"]))
-                sums.setdefault(n, set()).add((r["checksum"], r["pivots"]))
+                if name.startswith("QR"):   # R's |diagonal| summed: equal to rounding
+                    qr_sums.setdefault(n, []).append(float(r["checksum"]))
+                else:
+                    sums.setdefault(n, set()).add((r["checksum"], r["pivots"]))
         print(f"  round {rnd + 1}/{rounds} done", flush=True)
     fmt = lambda k: f"{max(gf[k]):6.1f} / {statistics.median(gf[k]):6.1f}"
     print("\nGFLOP/s (best / median), 2/3 N^3 flops")
@@ -65,7 +73,14 @@ def main():
         ob, d, t = ("OpenBLAS", n, 0), ("dag.h", n, nb), ("dag.h tiles", n, nb)
         ratio = statistics.median(gf[d]) / statistics.median(gf[ob])
         print(f"{n:>6} {nb:>5}  {fmt(d)}  {fmt(t)}  {fmt(ob)}  {ratio:.2f}x")
-    agree = all(len(v) == 1 for v in sums.values())
+    if a.qr:
+        print("\nQR, GFLOP/s (best / median), 4/3 N^3 flops")
+        print(f"{'N':>6} {'tile':>5}  {'dag.h':>15}  {'OpenBLAS dgeqrf':>15}  dag.h median vs OpenBLAS")
+        for n, nb in configs:
+            ob, d = ("QR OpenBLAS", n, 0), ("QR dag.h", n, nb)
+            print(f"{n:>6} {nb:>5}  {fmt(d)}  {fmt(ob)}  {statistics.median(gf[d]) / statistics.median(gf[ob]):.2f}x")
+    agree = all(len(v) == 1 for v in sums.values()) and all(
+        max(v) - min(v) <= 1e-9 * max(v) for v in qr_sums.values())
     print("(the factors and pivots of every contender agree)" if agree else "THE FACTORS DIFFER: " + repr(sums))
     return 0 if agree else 1
 
