@@ -3060,14 +3060,23 @@ static dag_result dag__sort_tiles(dag_array *v, bool descending, const dag__arra
 }
 
 dag_result dag_array_sort(dag_array *v, bool descending) {
-    if (!v || v->cols != 1) {
+    if (!v || (v->cols != 1 && v->rows != 1)) {
         if (!v) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_sort: no array (NULL)");
-        else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_sort: it sorts a vector, an n x 1 array; this "
-                     "one is %lld x %lld", (long long)v->rows, (long long)v->cols);
+        else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_sort: it sorts a vector, an n x 1 or 1 x n "
+                     "array; this one is %lld x %lld", (long long)v->rows, (long long)v->cols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
     dag__array_where where = dag__array_where_now("dag_array_sort");
     if (where.status) return where.status;
+    if (v->cols != 1) {   /* a row: sorted as a column of its transpose, then put back */
+        dag_array *c = dag_array_undef(v->type, v->cols, 1, dag_blocks_grid(v->bcols, 1, v->q, v->p));
+        if (!c) return DAG_ERR_OUT_OF_MEMORY;
+        dag_result r = dag_array_transpose(v, c);
+        if (r == DAG_OK) r = dag_array_sort(c, descending);
+        if (r == DAG_OK) r = dag_array_transpose(c, v);
+        dag_array_free(c);
+        return r;
+    }
     dag_array *v2 = dag__operand(v, dag__any_tiling, true);   /* a view off the tiles: a copy, and back */
     if (!v2) return DAG_ERR_OUT_OF_MEMORY;
     return dag__operand_end(v, v2, true, dag__sort_tiles(v2, descending, &where));

@@ -88,17 +88,19 @@ static __attribute__((unused)) void from_elems(dag_elem t, const void *in, doubl
         v[i] = t == DAG_F64 ? ((const double *)in)[i] : t == DAG_F32 ? (double)((const float *)in)[i]
              : t == DAG_I32 ? (double)((const int32_t *)in)[i] : (double)((const int64_t *)in)[i];
 }
-/* n values of type t sorted by dag_array_sort (in tiles of nb, on grid p x q) against qsort: how many
-   differ (NaN equals NaN) */
-static __attribute__((unused)) int sort_case(dag_elem t, int n, int nb, int p, int q, int descending, unsigned seed) {
+/* n values of type t sorted by dag_array_sort (a column, or a row, in tiles of nb, on grid p x q) against
+   qsort: how many differ (NaN equals NaN) */
+static __attribute__((unused)) int sort_case(dag_elem t, int n, int nb, int p, int q, int descending, unsigned seed,
+                                             int row) {
     double *v = malloc(sizeof(double) * (size_t)n), *got = malloc(sizeof(double) * (size_t)n);
     int64_t *buf = malloc(sizeof(int64_t) * (size_t)n);
     sort_values(v, n, seed, t == DAG_F64 || t == DAG_F32, t == DAG_I64 ? 1e12 : t == DAG_I32 ? 1.0 : 0.25);
     to_elems(t, v, buf, n);
-    dag_array *a = dag_array_from_host(t, n, 1, dag_blocks_grid(nb, 1, p, q), buf, DAG_COL_MAJOR, n);
+    dag_array *a = row ? dag_array_from_host(t, 1, n, dag_blocks_grid(1, nb, p, q), buf, DAG_COL_MAJOR, 1)
+                       : dag_array_from_host(t, n, 1, dag_blocks_grid(nb, 1, p, q), buf, DAG_COL_MAJOR, n);
     int bad = a ? 0 : n;
     if (a && dag_array_sort(a, descending) != DAG_OK) bad = n;
-    if (a && !bad && dag_array_collect(a, buf, DAG_COL_MAJOR, n) != DAG_OK) bad = n;
+    if (a && !bad && dag_array_collect(a, buf, DAG_COL_MAJOR, row ? 1 : n) != DAG_OK) bad = n;
     from_elems(t, buf, got, n);
     qsort(v, (size_t)n, sizeof(double), descending ? ref_sort_down : ref_sort_up);
     for (int i = 0; i < n && !bad; i++) bad += !(got[i] == v[i] || (isnan(got[i]) && isnan(v[i])));

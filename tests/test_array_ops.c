@@ -732,7 +732,8 @@ TEST(sort_orders_vectors_of_every_type_as_qsort_does_on_ragged_sizes_and_tilings
             for (size_t b = 0; b < sizeof tiles / sizeof tiles[0]; b++)
                 for (int down = 0; down < 2; down++) {
                     if (tiles[b] == 1 && sizes[s] > 33) continue;
-                    int bad = sort_case(types[t], sizes[s], tiles[b], 0, 0, down, 7u * (unsigned)(s * 8 + b) + (unsigned)t);
+                    int bad = sort_case(types[t], sizes[s], tiles[b], 0, 0, down, 7u * (unsigned)(s * 8 + b) + (unsigned)t,
+                                        (int)(s + b) % 2);   /* every other case a row vector */
                     if (bad && failed < 5)
                         printf("     type %d, %d elements in tiles of %d, %s: %d differ\n", (int)types[t], sizes[s],
                                tiles[b], down ? "descending" : "ascending", bad);
@@ -777,8 +778,30 @@ TEST(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused) {
     CHECK(strstr(last_error, "dag_array_sort: no array") != NULL);
     dag_array *M = dag_array_zeros(DAG_F64, 5, 2, dag_blocks(2, 2));
     CHECK_EQ_INT(dag_array_sort(M, false), DAG_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(last_error, "n x 1 array; this one is 5 x 2") != NULL);
+    CHECK(strstr(last_error, "n x 1 or 1 x n array; this one is 5 x 2") != NULL);
     dag_array_free(M);
+    /* a row vector, in ragged tiles and as a view of a matrix's row */
+    dag_array *R = dag_array_from_host(DAG_F64, 1, N, dag_blocks(1, 6), h, DAG_COL_MAJOR, 1);
+    CHECK_EQ_INT(dag_array_sort(R, true), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(R, got, DAG_COL_MAJOR, 1), DAG_OK);
+    memcpy(want, h, sizeof h);
+    qsort(want, N, sizeof(double), ref_sort_down);
+    bad = 0;
+    for (int i = 0; i < N; i++) bad += !(got[i] == want[i] || (isnan(got[i]) && isnan(want[i])));
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(R);
+    double m2[3 * N];   /* a 3 x N matrix whose middle row is sorted, the others untouched */
+    for (int j = 0; j < N; j++) m2[3 * j] = -1, m2[3 * j + 1] = h[j], m2[3 * j + 2] = -2;
+    dag_array *M2 = dag_array_from_host(DAG_F64, 3, N, dag_blocks(2, 7), m2, DAG_COL_MAJOR, 3);
+    dag_array *row = dag_array_view(M2, 1, 1, 0, N);
+    CHECK_EQ_INT(dag_array_sort(row, false), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(M2, m2, DAG_COL_MAJOR, 3), DAG_OK);
+    qsort(want, N, sizeof(double), ref_sort_up);
+    bad = 0;
+    for (int j = 0; j < N; j++)
+        bad += m2[3 * j] != -1 || m2[3 * j + 2] != -2 || !(m2[3 * j + 1] == want[j] || (isnan(m2[3 * j + 1]) && isnan(want[j])));
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(row), dag_array_free(M2);
     CHECK(dag_array_zeros(DAG_F64, 0, 1, dag_blocks(4, 1)) == NULL);   /* no empty arrays, so no empty sort */
 }
 

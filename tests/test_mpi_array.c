@@ -195,7 +195,7 @@ TEST(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank) {
         for (int s = 0; s < 5; s++)
             for (int g = 0; g < 3; g++) {
                 int bad = sort_case(types[t], sizes[s][0], sizes[s][1], grids[g][0], grids[g][1], (s + g) % 2,
-                                    11u * (unsigned)(t * 15 + s * 3 + g));
+                                    11u * (unsigned)(t * 15 + s * 3 + g), (t + g) % 2);   /* half of them rows */
                 if (bad && dag_rank() == 0)
                     printf("     type %d, %d in tiles of %d, grid %d x %d: %d differ\n", (int)types[t], sizes[s][0],
                            sizes[s][1], grids[g][0], grids[g][1], bad);
