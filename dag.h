@@ -702,7 +702,11 @@ dag_result dag_release(dag_task t);
    call, or an event dag_detach did not give, returns DAG_ERR_INVALID_HANDLE
    and changes nothing. Waits, region ends and dag_shutdown wait for a
    detached task as for a body still running; dag_get_stats counts the
-   events not yet fulfilled. */
+   events not yet fulfilled. A task that ran inside its spawn (run_inline,
+   final, or a void task its spawner ran at once because plenty was
+   queued) is finished only at the fulfilment, and its spawn waits for it:
+   fulfil from a thread other than the spawner (an I/O thread, a callback),
+   or the spawn never returns. */
 typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
 dag_event dag_detach(void);
 dag_result dag_fulfill(dag_event event, int status);   /* DAG_OK, a dag_result, or a code from DAG_USER_ERROR up */
@@ -5265,6 +5269,7 @@ static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *ar
         return false;
     dag__region *r = dag__ctx_top(w, ctx);
     if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
+    now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
     if (here && !desc->result_size) {
         *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);

@@ -448,6 +448,18 @@ TEST(an_inline_result_task_keeps_every_promise_of_a_handle) {
         u = dag_spawn(fj_add_one, Fut(t));
         CHECK_EQ_INT(dag_fetch(u, &got), DAG_OK);
         CHECK_EQ_INT(got, 11);
+        /* a region's run_inline holds for the plain spawns in it, with a result or without */
+        DAG_WITH_OPTIONS(.run_inline = 1) {
+            atomic_store(&fj_leaf_runs, 0);
+            u = dag_spawn(fj_leaf, Val(2000));
+            CHECK(dag_ready(u));
+            CHECK_EQ_INT(atomic_load(&fj_leaf_runs), 1);
+            t = dag_spawn(fj_leaves_behind, Val(3));
+            CHECK(dag_ready(t));
+            CHECK_EQ_INT(atomic_load(&fj_leaf_runs), 4);
+            CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+            CHECK_EQ_INT(got, 3);
+        }
         /* many never fetched: memory stays bounded (the region's list sweeps) */
         for (int i = 0; i < 100000; i++) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
         CHECK(dag_get_stats().tasks_live < 1000);
