@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A new user's way in, each step in a temporary folder, as README.md tells it:
 # copy the headers, build and run the quick start (its code and build lines
-# are taken from README.md's blocks marked <!-- file: NAME -->) from dag.h
+# are taken from README.md's and docs/guide.md's blocks marked <!-- file: NAME -->) from dag.h
 # alone as C and as C++, and with every header and a backend; make demo;
 # make install, then a program built through pkg-config and through CMake.
 # Prints ok / FAIL / skipped per step and a closing "N passed, N failed" line.
@@ -25,13 +25,13 @@ step() {
     if (cd "$dir" && "$@") > "$tmp/log" 2>&1; then ok "$what"; return 0; fi
     fail "$what"; return 1
 }
-# extract NAME DIR: README.md's block after <!-- file: NAME --> into DIR/NAME
+# extract NAME DIR: the block after <!-- file: NAME --> in README.md or docs/guide.md into DIR/NAME
 extract() {
     awk -v name="$2" '
         $0 == "<!-- file: " name " -->" { want = 1; next }
         want && /^```/ { if (inside) exit; inside = 1; next }
-        inside { print }' "$root/README.md" > "$1/$2"
-    [ -s "$1/$2" ] || { echo "README.md has no block marked <!-- file: $2 -->" > "$tmp/log"; fail "README block $2"; return 1; }
+        inside { print }' "$root/README.md" "$root/docs/guide.md" > "$1/$2"
+    [ -s "$1/$2" ] || { echo "README.md and docs/guide.md have no block marked <!-- file: $2 -->" > "$tmp/log"; fail "README block $2"; return 1; }
 }
 expect_output() {   # expect_output TEXT WHAT: the last step's output says TEXT
     if grep -q "$1" "$tmp/log"; then ok "$2"; else fail "$2 (no '$1' in its output)"; fi
@@ -47,7 +47,7 @@ extract "$d" main.c && extract "$d" build.sh &&
 # 1b. dag.h alone: the fork-join example
 d=$tmp/fib; mkdir -p "$d"; cp "$root/dag.h" "$d/"
 extract "$d" fib.c &&
-    step "dag.h alone: the README's fork-join example builds and runs" "$d" \
+    step "dag.h alone: docs/guide.md's fork-join example builds and runs" "$d" \
         sh -ec 'cc -std=c11 -pedantic -Wall -Wextra -Werror -O2 -I. fib.c -o fib -pthread && ./fib' &&
     expect_output "fib(35) = 9227465" "the fork-join example prints its result"
 
@@ -55,7 +55,7 @@ extract "$d" fib.c &&
 d=$tmp/cxx; mkdir -p "$d"; cp "$root/dag.h" "$d/"
 if have "$CXX" && have c++; then
     extract "$d" impl.c && extract "$d" main.cc && extract "$d" build_cxx.sh &&
-        step "dag.h alone: the README's quick start builds and runs as C++17" "$d" sh -e build_cxx.sh &&
+        step "dag.h alone: docs/guide.md's C++ quick start builds and runs" "$d" sh -e build_cxx.sh &&
         expect_output "dot = 501500 (expected 501500)" "the C++ quick start prints its result"
 else
     skip "the quick start as C++: $CXX not found (apt-get install g++)"
