@@ -702,11 +702,12 @@ dag_result dag_release(dag_task t);
    call, or an event dag_detach did not give, returns DAG_ERR_INVALID_HANDLE
    and changes nothing. Waits, region ends and dag_shutdown wait for a
    detached task as for a body still running; dag_get_stats counts the
-   events not yet fulfilled. A task that ran inside its spawn (run_inline,
-   final, or a void task its spawner ran at once because plenty was
-   queued) is finished only at the fulfilment, and its spawn waits for it:
-   fulfil from a thread other than the spawner (an I/O thread, a callback),
-   or the spawn never returns. */
+   events not yet fulfilled. Any thread may fulfil, the spawner included:
+   a body run inside its spawn (run_inline, final, or a void task its
+   spawner ran at once because plenty was queued) that detaches ends its
+   spawn all the same, its task unfinished until the fulfilment (a
+   run_inline spawn that first waits for predecessors waits for the
+   fulfilment too). */
 typedef struct dag_event { uint64_t id; } dag_event;   /* id 0: no event */
 dag_event dag_detach(void);
 dag_result dag_fulfill(dag_event event, int status);   /* DAG_OK, a dag_result, or a code from DAG_USER_ERROR up */
@@ -1595,6 +1596,7 @@ struct dag__context {
     const dag_options *base;               /* options inherited from the parent (its extra's); NULL: none */
     int64_t deque_mark;                    /* its thread's deque bottom when the body began (see >>find work) */
     dag__context *next_guest;              /* list of external contexts */
+    dag__region *events;                   /* a body run inside its spawn: its dag_detach events (see >>detach) */
 };
 
 /* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
@@ -3004,6 +3006,7 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.depth = ctx.serial = 0;
     ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
+    ctx.events = NULL;
     ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
@@ -4397,6 +4400,10 @@ static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
    to fetch (only void tasks run that way), never a live generation. */
 static dag__task dag__ran_inline;
 static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out);
+static dag_task dag__undeferred_detached(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                         const dag__span *spans, const int *modes, int num_spans, uint32_t gen);
+static dag__task *dag__events_off_stack(dag__worker *w, dag__task *t, uint32_t *gen_out);
+static int64_t dag__region_shut(dag__region *r, int64_t target);
 
 /* Would t be ready right now? Finished predecessors that failed cancel it,
    exactly as an edge would. Changes no dependency state. */
@@ -4486,7 +4493,7 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
     DAG__COUNT(w->spawned, 1);
     DAG__COUNT(w->inlined, 1);
     DAG__COUNT(w->run, 1);
-    dag__execute(w, t);
+    if (DAG__UNLIKELY(!dag__execute(w, t))) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
     if (t->extra) {
@@ -4519,6 +4526,45 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     memcpy(t->args, local->args, sizeof t->args);
     memcpy(t->result, local->result, sizeof t->result);
     return t;
+}
+
+/* A body run inside its spawn called dag_detach (see >>detach): its task
+   goes on until the last fulfilment, and its spawn returns. It becomes a
+   task like those spawned the usual way: a pooled record (moved off the
+   spawner's stack; gen 0: t is there), counted in its region, and known
+   to its spans and its sequence, so that what comes after it waits for
+   the fulfilment as for any unfinished task. */
+static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                                       const dag__span *spans, const int *modes, int num_spans,
+                                                       uint32_t gen) {
+    dag__region *events = t->child_root;
+    if (!gen) {
+        t = dag__events_off_stack(w, t, &gen);
+    } else {
+        t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
+        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);   /* the runtime's, dropped when it finishes */
+    }
+    t->child_root = events;
+    atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    dag__spawn_state st;
+    dag__spawn_state_init(&st, w, t);
+    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    if (r->seq) {
+        if (r->bulk) dag__list_push(&r->bulk->step, t);
+        else dag__list_push(&r->seq->prev, t);
+        st.refs++;
+    }
+    atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
+    r->counter->spawned++;
+    dag_task h = dag__handle(t, gen, t->desc->result_size != 0);
+    if (dag__region_shut(events, DAG__OWNER) == DAG__OWNER) {   /* fulfilled already */
+        DAG__HA(&events->count);
+        dag__finish_root(w, t);
+        dag__task *next = dag__complete(w, t);
+        if (next) dag__make_ready(w, next);
+    }
+    return h;
 }
 
 /* A spawner far ahead of the workers (more than DAG__WINDOW unfinished tasks
@@ -5225,7 +5271,10 @@ static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *
     DAG__COUNT(w->spawned, 1);
     DAG__COUNT(w->inlined, 1);
     DAG__COUNT(w->run, 1);
-    dag__execute(w, t);
+    if (DAG__UNLIKELY(!dag__execute(w, t))) {
+        dag__retain(w, r->counter, t);
+        return dag__undeferred_detached(w, NULL, r, t, NULL, NULL, 0, gen);
+    }
     t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
     atomic_store_explicit(&t->succ, DAG__CLOSED, memory_order_release);   /* done: a wait or Fut on it goes on */
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
@@ -5727,14 +5776,22 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     }
     if (ctx->domain) dag__domain_destroy(w, ctx->domain);
     dag__region *root = ctx->root;
-    if (!root) return true;
     if (t->flags & DAG__TF_UNDEFERRED) {
         /* a record on the spawner's stack cannot be finished later by its
-           last child: wait for the children here instead */
-        dag__drain(w, root);
-    } else if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) {
-        return false;   /* the last child finishes t */
+           last child: wait for the children here instead. Detached events
+           are no children (their spawner may fulfil them): with any, the
+           task goes on, its events region in child_root, and its spawner
+           makes it a task like others (dag__undeferred_detached). */
+        if (root) {
+            dag__drain(w, root);
+            DAG__HA(&root->count);
+            dag__finish_root(w, t);
+        }
+        t->child_root = ctx->events;
+        return !ctx->events;
     }
+    if (!root) return true;
+    if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) return false;   /* the last child finishes t */
     DAG__HA(&root->count);
     dag__finish_root(w, t);
     return true;
@@ -5849,7 +5906,18 @@ dag_event dag_detach(void) {
         return none;
     }
     dag__worker *w = dag__tls_worker;
-    dag__region *root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);
+    dag__region *root;
+    if (ctx->task->flags & DAG__TF_UNDEFERRED) {   /* run inside its spawn: its events apart from its children */
+        if (!ctx->events) {
+            dag__region *r = dag__region_new(0);
+            r->counter = r;
+            r->owner_task = r->parent = ctx->task;
+            ctx->events = r;
+        }
+        root = ctx->events;
+    } else {
+        root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);
+    }
     dag__mutex_lock(&dag__g.event_lock);
     uint32_t index;
     if (dag__g.event_free) {
@@ -5879,6 +5947,20 @@ dag_event dag_detach(void) {
     return ev;
 }
 
+/* A task on its spawner's stack whose body detached: moves it to a pooled
+   record, which its events name from then on. Under the lock, so that a
+   fulfilment meanwhile marks the record before or after the move, never
+   one that is gone. */
+static dag__task *dag__events_off_stack(dag__worker *w, dag__task *t, uint32_t *gen_out) {
+    dag__mutex_lock(&dag__g.event_lock);
+    dag__task *f = dag__record_from_stack(w, t, gen_out);
+    for (uint32_t i = 0; i < dag__g.events_used; i++)
+        if (dag__g.events[i].id && dag__g.events[i].task == t) dag__g.events[i].task = f;
+    t->child_root->owner_task = t->child_root->parent = f;
+    dag__mutex_unlock(&dag__g.event_lock);
+    return f;
+}
+
 dag_result dag_fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     /* a pool thread (an idle worker completing messages) has its record; a
@@ -5900,16 +5982,17 @@ dag_result dag_fulfill(dag_event event, int status) {
     e->next_free = dag__g.event_free;
     dag__g.event_free = index;
     dag__g.events_pending--;
-    dag__mutex_unlock(&dag__g.event_lock);
-    if (status != DAG_OK) {
-        char what[160];
+    char what[160];
+    const char *name = dag__task_name(t);   /* t is alive until its last event below */
+    if (status != DAG_OK) {   /* under the lock: the task's record may be moving off its spawner's stack */
         snprintf(what, sizeof what, "failed: its detached work reported %s", dag_result_string(status));
-        const char *cause = dag__cause_new(dag__task_name(t), what), *no_cause = NULL;
+        const char *cause = dag__cause_new(name, what), *no_cause = NULL;
         int32_t ok = 0;
         atomic_compare_exchange_strong(&t->failed_dep, &no_cause, cause);
         atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
-        dag_log(DAG_LOG_ERROR, status, "task '%s' %s", dag__task_name(t), what);
     }
+    dag__mutex_unlock(&dag__g.event_lock);
+    if (status != DAG_OK) dag_log(DAG_LOG_ERROR, status, "task '%s' %s", name, what);
     dag__task *owner = dag__child_done(root);
     if (owner) {   /* the body has ended and this was the last: t finishes here */
         dag__finish_root(w, owner);

@@ -1020,6 +1020,105 @@ TEST(detached_tasks_fulfilled_out_of_order_by_several_threads_equal_the_sequenti
     }
 }
 
+/* Bodies run inside their spawn (run_inline, a result task and a void one
+   with a span; void tasks run at once because plenty is queued; in a
+   DAG_SEQUENTIAL) detach, and the spawner itself fulfils them later: each
+   spawn returns, what depends on a task waits for its fulfilment, and the
+   results are the sequential run's. */
+DAG_TASK(long, dt_inline_result, (int, i)) {
+    dt_post(dag_detach(), NULL, i);
+    return i + 100;
+}
+DAG_TASK(void, dt_inline_cell, (long *, cell), (int, i)) { dt_post(dag_detach(), cell, i); }
+DAG_TASK(void, dt_inline_value, (int, i)) {
+    (void)i;
+    dt_post(dag_detach(), NULL, 0);
+}
+static int dt_fulfil_all_here(void) {
+    dt_job j;
+    unsigned rng = 5;
+    int n = 0;
+    while (dt_take(&j, &rng)) {
+        dt_do(&j);
+        CHECK_EQ_INT(dag_fulfill(j.ev, DAG_OK), DAG_OK);
+        n++;
+    }
+    return n;
+}
+TEST(tasks_run_inside_their_spawn_that_detach_let_the_spawner_fulfil_them) {
+    enum { N = 200, CELLS = 5 };
+    static dag_task h[N], copy[N];
+    static long cells[CELLS], copies[N], expect[CELLS];
+    dag_options now = { .run_inline = 1 };
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_quiet(threads);
+        dt_head = dt_tail = 0;
+        for (int i = 0; i < N; i++) h[i] = dag_spawn_with(&now, dt_inline_result, Val(i));
+        CHECK_EQ_INT((int)dag_get_stats().events_pending, N);
+        CHECK(!dag_ready(h[0]) && !dag_ready(h[N - 1]));
+        CHECK_EQ_INT(dt_fulfil_all_here(), N);
+        for (int i = 0; i < N; i++) {
+            long got = -1;
+            CHECK_EQ_INT(dag_fetch(h[i], &got), DAG_OK);
+            CHECK_EQ_INT(got, i + 100);
+        }
+
+        /* a span: the copy after each step waits for that step's fulfilment.
+           A run_inline spawn whose task must wait for predecessors waits
+           for its fulfilment too, so each round starts once the copies
+           before it are over (a step waiting for the step before it, whose
+           fulfilment is this thread's, would never end) */
+        for (int c = 0; c < CELLS; c++) cells[c] = expect[c] = c;
+        for (int i = 0; i < N; i++) {
+            int c = i % CELLS;
+            dag_spawn_with(&now, dt_inline_cell, InOut(&cells[c], 1), Val(i));
+            copy[i] = dag_spawn(dt_copy, In(&cells[c], 1), Out(&copies[i], 1));
+            expect[c] = (expect[c] * 3 + i) % 1000003;
+            if (c == CELLS - 1) {   /* a round over all cells: the spawner fulfils it */
+                CHECK(!dag_ready(copy[i]));
+                CHECK_EQ_INT(dt_fulfil_all_here(), CELLS);
+                for (int k = i - c; k <= i; k++) CHECK_EQ_INT(dag_wait(copy[k]), DAG_OK);
+                CHECK_EQ_INT(copies[i], expect[c]);
+            }
+        }
+        CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+        for (int c = 0; c < CELLS; c++) CHECK_EQ_INT(cells[c], expect[c]);
+        for (int c = 0; c < CELLS; c++) expect[c] = c;
+        for (int i = 0; i < N; i++) {
+            expect[i % CELLS] = (expect[i % CELLS] * 3 + i) % 1000003;
+            CHECK_EQ_INT(copies[i], expect[i % CELLS]);
+        }
+
+        /* in a sequence: the next step waits for the detached one */
+        long seq = 1;
+        DAG_SEQUENTIAL {
+            dag_spawn_with(&now, dt_inline_cell, InOut(&seq, 1), Val(7));
+            dag_task c = dag_spawn(dt_copy, In(&seq, 1), Out(&copies[0], 1));
+            CHECK(!dag_ready(c));
+            dt_fulfil_all_here();
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        CHECK_EQ_INT(seq, 10);
+        CHECK_EQ_INT(copies[0], 10);
+
+        /* void tasks of values: plenty queued, the later ones run at once */
+        int at_once = 0;
+        pthread_t f;
+        atomic_store(&dt_stop, 0);
+        DAG_DATADEPS {
+            for (int i = 0; i < N; i++) dag_spawn(dt_inline_value, Val(i));
+            at_once = dt_fulfil_all_here();
+            pthread_create(&f, NULL, dt_fulfiller, (void *)(uintptr_t)threads);   /* for those queued */
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        atomic_store(&dt_stop, 1);
+        pthread_join(f, NULL);
+        if (threads == 1) CHECK(at_once > 0);
+        CHECK_EQ_INT((int)dag_get_stats().events_pending, 0);
+        dag_shutdown();
+    }
+}
+
 int main(void) {
     watchdog_start();
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
@@ -1051,5 +1150,6 @@ int main(void) {
     RUN(a_failed_fulfilment_fails_its_task_and_cancels_its_dependents);
     RUN(a_second_fulfilment_or_an_event_not_given_is_refused_and_changes_nothing);
     RUN(detached_tasks_fulfilled_out_of_order_by_several_threads_equal_the_sequential_run);
+    RUN(tasks_run_inside_their_spawn_that_detach_let_the_spawner_fulfil_them);
     return test_summary();
 }
