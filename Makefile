@@ -13,6 +13,7 @@
 #                    devices; tiled Cholesky against OpenBLAS, libgomp and StarPU;
 #                    pivoted LU against OpenBLAS's dgetrf (make bench-lu);
 #                    over MPI against ScaLAPACK and StarPU-MPI (make bench-mpi);
+#                    the pivoted LU over MPI against ScaLAPACK's pdgetrf (make bench-lu-mpi);
 #                    the BOTS programs against libgomp, libomp and TBB (make bench-bots)
 #   make bench-table the db-benchmark groupby and join questions (bench/table/) against
 #                    DuckDB, polars and pandas (make deps); N=1e6 for a shorter run
@@ -97,7 +98,7 @@ SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
 .PHONY: all demo deps test bench fuzz clean install check-compile test-gcc test-clang test-asan test-tsan test-helgrind test-cxx \
         test-opencl test-gpu test-skips test-walkthrough test-fresh test-clang-run test-tsan-run test-helgrind-run test-opencl-run \
         test-gpu-run test-mpi test-mpi-run test-bots test-bots-run bench-opencl bench-gpu bench-cholesky bench-lu bench-mpi \
-        bench-ranks bench-hop bench-table bench-bots
+        bench-lu-mpi bench-ranks bench-hop bench-table bench-bots
 
 all: $(SUITES:%=$(B)/gcc/test_%) $(EXAMPLES:%=$(B)/examples/%)
 
@@ -168,6 +169,9 @@ bench_files_cholesky_mpi = $(bench_no_cblas)
 bench_tools_cholesky_ranks = $(MPICC)
 bench_tools_mpi_hop = $(MPICC)
 bench_files_cholesky_scalapack = $(if $(BENCH_HAVE_SCALAPACK),, Open MPI, ScaLAPACK, OpenBLAS and LAPACKE ($(BENCH_MPI_HINT) libscalapack-openmpi-dev))
+bench_tools_lu_mpi = $(MPICC)
+bench_files_lu_mpi = $(bench_no_cblas)
+bench_files_lu_scalapack = $(bench_files_cholesky_scalapack)
 bench_files_cholesky_starpu_mpi = $(if $(BENCH_HAVE_STARPUMPI),, Open MPI, StarPU-MPI, OpenBLAS and LAPACKE ($(BENCH_MPI_HINT) libstarpu-dev))
 bench_tools_gpu_chain = $(NVCC) $(HIPCC) $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON)
 bench_files_gpu_chain = $(if $(wildcard $(ZE_H)),, $(ZE_H) (apt-get install libze-dev))
@@ -539,6 +543,7 @@ bench: $(B)/bench/dag_tasks $(B)/bench/os_wake all-peers
 	@$(MAKE) --no-print-directory bench-cholesky
 	@$(MAKE) --no-print-directory bench-lu
 	@$(MAKE) --no-print-directory bench-mpi
+	@$(MAKE) --no-print-directory bench-lu-mpi
 
 # The Barcelona OpenMP Task Suite's programs (bench/bots/): each on dag.h
 # (PROG_dag, and PROG_dag_clang), as OpenMP tasks on libgomp (PROG_gomp) and
@@ -643,6 +648,24 @@ $(B)/bench/cholesky_mpi: bench/cholesky_mpi.c bench/cholesky_common.h bench/benc
 
 bench-mpi: $(B)/bench/cholesky_mpi all-mpi-peers
 	$(PYTHON) bench/cholesky_mpi.py $(if $(QUICK),--rounds 1 --n 4096)
+
+# The pivoted LU over MPI: dag_array_getrf on 2 ranks x 1 thread (and 1 rank x 2 threads) against
+# ScaLAPACK's pdgetrf on the same 1 x 2 grid (bench/lu_mpi.py); lu_scalapack is skipped, said, without
+# ScaLAPACK (bench/peers.mk finds it)
+$(B)/bench/lu_mpi: bench/lu_mpi.c bench/lu_common.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) $(WARN) -O2 -DDAG_BACKEND_MPI -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
+$(B)/bench/lu_scalapack: bench/lu_scalapack.c bench/lu_common.h
+ifeq ($(BENCH_HAVE_SCALAPACK),yes)
+	@mkdir -p $(@D)
+	$(BENCH_GCC) $(WARN) -O2 $(shell pkg-config --cflags $(BENCH_MPI_PC)) -Ibench $< -o $@ \
+	    $(shell pkg-config --libs $(BENCH_SCALAPACK_PC) $(BENCH_MPI_PC)) $(BENCH_MPI_BLAS_LIBS)
+else
+	@echo "skipped: $@: needs Open MPI, ScaLAPACK, OpenBLAS and LAPACKE ($(BENCH_MPI_HINT) libscalapack-openmpi-dev)"
+endif
+
+bench-lu-mpi: $(B)/bench/lu_mpi $(B)/bench/lu_scalapack
+	$(PYTHON) bench/lu_mpi.py $(if $(QUICK),--rounds 1 --n 4096 --nb 256)
 
 # The same on 4 to 1024 ranks, on paper: dag_mpi.h's decisions simulated in one process
 # (dag_desc.simulate_ranks), checked against the closed formulas (bench/cholesky_ranks.c)
