@@ -897,7 +897,10 @@ static int dag__mpi_local_depth;
 /* This layer's own tasks (messages, copies dropped) run on any worker,
    whatever scope is in force: a region's device scope would leave them no
    processor. */
-static const dag_options dag__mpi_on_cpu = { .scope = { .all_threads = 1 } };
+/* Message tasks only post a request (and detach): first among ready tasks,
+   so that a rank waiting for the data is not kept waiting behind this
+   rank's own work (a factorisation prioritises nearly every task). */
+static const dag_options dag__mpi_on_cpu = { .scope = { .all_threads = 1 }, .priority = 1 << 28 };
 
 
 /* A message every rank decides alike, counted for both ends (dag_get_rank_stats). */
