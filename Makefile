@@ -387,6 +387,7 @@ test-opencl-run: $(B)/allb/test_opencl $(B)/opencl_tsan/test_opencl $(SUITES:%=$
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=4 $(INTEL_ENV) ./$(B)/allb/test_opencl ";" \
 	    env POCL_DEVICES="pthread pthread pthread" ASAN_OPTIONS=detect_leaks=0 ./$(B)/allb/test_array ";" \
 	    env POCL_DEVICES="pthread pthread pthread" ASAN_OPTIONS=detect_leaks=0 ./$(B)/allb/test_array_ops ";" \
+	    env POCL_DEVICES="pthread pthread pthread" ASAN_OPTIONS=detect_leaks=0 ./$(B)/allb/test_array_complex ";" \
 	    env POCL_DEVICES="pthread pthread pthread" DAG_TEST_CL_DEVICES=3 FUZZ_SEEDS=50 TSAN_OPTIONS=halt_on_error=1 \
 	        ./$(B)/opencl_tsan/test_opencl ";" \
 	    env OCL_ICD_VENDORS=$(CURDIR)/$(B)/no_opencl_vendors DAG_TEST_CL_DEVICES=0 ./$(B)/allb/test_opencl \

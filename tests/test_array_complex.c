@@ -548,6 +548,44 @@ TEST(operations_with_no_complex_meaning_refuse_complex_arrays_by_name) {
     }
 }
 
+/* A program of complex operations: its results into out (n * n + n * 2 + n * n values). */
+static void complex_program(z64 *out) {
+    int n = 24;
+    z64 *a = hpd(n, 20), *b = host(n, 2, 21);
+    dag_array *A = to_array(DAG_CF64, n, n, dag_blocks(8, 8), a), *B = to_array(DAG_CF64, n, 2, dag_blocks(8, 2), b);
+    dag_array *C = dag_array_rand(DAG_CF64, n, n, dag_blocks(8, 8), 22), *D = dag_array_zeros(DAG_CF64, n, n, dag_blocks(8, 8));
+    CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, C, C, 0.0, D), DAG_OK);
+    CHECK_EQ_INT(dag_array_add(D, C, D), DAG_OK);
+    CHECK_EQ_INT(dag_array_posv(A, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(D, out, DAG_COL_MAJOR, n), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, out + n * n, DAG_COL_MAJOR, n), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, out + n * n + 2 * n, DAG_COL_MAJOR, n), DAG_OK);
+    dag_array_free(A), dag_array_free(B), dag_array_free(C), dag_array_free(D);
+    free(a), free(b);
+}
+
+/* No device kernel takes complex elements: under a scope of devices their tasks run on the CPU, and the
+   results are the CPU's (no task of theirs on a device). */
+TEST(complex_operations_under_a_device_scope_run_on_the_cpu_with_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
+    enum { LEN = 24 * 24 * 2 + 24 * 2 };
+    static z64 cpu[LEN], dev[LEN];
+    complex_program(cpu);
+    static dag_trace_record rec[8192];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { complex_program(dev); }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 8192), on = 0, gemms = 0;
+    for (size_t i = 0; i < n && i < 8192; i++) {
+        on += rec[i].backend == DAG_OPENCL && strcmp(rec[i].name, "copy") != 0;   /* copies move bytes anywhere */
+        gemms += !strcmp(rec[i].name, "gemm");
+    }
+    CHECK(on == 0);
+    CHECK(gemms > 0);
+    CHECK(rel_diff(dev, cpu, LEN) < 1e-12);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -560,6 +598,7 @@ int main(void) {
     RUN(complex_qr_and_least_squares_match_the_plain_loops);
     RUN(complex_element_wise_operations_reductions_and_maps_equal_the_plain_loops);
     RUN(operations_with_no_complex_meaning_refuse_complex_arrays_by_name);
+    RUN(complex_operations_under_a_device_scope_run_on_the_cpu_with_the_cpus_results);
     dag_shutdown();
     return test_summary();
 }
