@@ -16,7 +16,9 @@
    tasks, spawned in a DAG_DATADEPS region that they wait for (so they
    return the first error, and the data is current when they return).
 
-   Linear algebra (double and float): gemm, syrk, trsm, Cholesky (potrf,
+   Linear algebra (double and float, and complex: DAG_CF64 and DAG_CF32, where
+   trans means the conjugate transpose and syrk and potrf are Hermitian,
+   herk and A = L L^H; their tasks on the CPU): gemm, syrk, trsm, Cholesky (potrf,
    right-looking, critical-path priorities), LU without pivoting, and the
    SPD solves potrs and posv. A matrix that is not positive
    definite fails with DAG_ERR_NOT_POSITIVE_DEFINITE and a logged message
@@ -223,7 +225,8 @@ dag_result dag_array_set(dag_array *a, double value);
 #define dag_array_map(kernel, in, out) dag_array_map_desc(&kernel##__desc, (in), (out))
 dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out);
 
-/* Reductions, in double: per tile, then a tree of tasks. */
+/* Reductions, in double: per tile, then a tree of tasks. Complex arrays: norm2 alone (sum and dot
+   would be complex: dag_array_reduce_dims; min and max have no order). */
 dag_result dag_array_sum(dag_array *a, double *out);
 dag_result dag_array_min(dag_array *a, double *out);
 dag_result dag_array_max(dag_array *a, double *out);
@@ -235,7 +238,8 @@ dag_result dag_array_norm2(dag_array *a, double *out);
 dag_result dag_array_copy(dag_array *src, dag_array *dst);
 dag_result dag_array_transpose(dag_array *src, dag_array *dst);
 
-/* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1. The
+/* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1 (complex: the conjugate
+   transpose; so for every operation below, and syrk is herk, potrf A = L L^H). The
    tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
 dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c);
 /* C's lower triangle = alpha * op(A) * op(A)^T + beta * C (C square in
