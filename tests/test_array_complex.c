@@ -168,7 +168,9 @@ TEST(complex_arrays_move_their_values_exactly_through_constructors_copies_views_
         if (t == DAG_CF64) {
             z64 w[12] = { 0 };
             dag_array *wa = dag_array_wrap(t, 3, 3, dag_blocks(2, 2), w, 4);
-            CHECK_EQ_INT(dag_array_copy(dag_array_view(a, 0, 3, 0, 3), wa), DAG_OK);
+            dag_array *corner = dag_array_view(a, 0, 3, 0, 3);
+            CHECK_EQ_INT(dag_array_copy(corner, wa), DAG_OK);
+            dag_array_free(corner);
             for (int j = 0; j < 3; j++)
                 for (int i = 0; i < 3; i++) CHECK(w[i + j * 4] == h[i + j * m]);
             dag_array_free(wa);
