@@ -16,7 +16,9 @@
    tasks, spawned in a DAG_DATADEPS region that they wait for (so they
    return the first error, and the data is current when they return).
 
-   Linear algebra (double and float): gemm, syrk, trsm, Cholesky (potrf,
+   Linear algebra (double and float, and complex: DAG_CF64 and DAG_CF32, where
+   trans means the conjugate transpose and syrk and potrf are Hermitian,
+   herk and A = L L^H; their tasks on the CPU): gemm, syrk, trsm, Cholesky (potrf,
    right-looking, critical-path priorities), LU without pivoting, and the
    SPD solves potrs and posv. A matrix that is not positive
    definite fails with DAG_ERR_NOT_POSITIVE_DEFINITE and a logged message
@@ -130,7 +132,14 @@ DAG__ARRAY_OPS_KERNELS()
 extern "C" {
 #endif
 
-typedef enum dag_elem { DAG_F64 = 1, DAG_F32, DAG_I32, DAG_I64 } dag_elem;
+/* Element types. DAG_CF64 and DAG_CF32 are complex (C11's double _Complex and
+   float _Complex, Julia's ComplexF64 and ComplexF32: real part first): the
+   header takes and gives their elements through void *, so this part needs
+   no complex type (C++ and nvcc compile it). Their tasks run on the CPU,
+   under a scope of devices too (no device kernel takes them: OpenCL C has
+   no complex type). What takes them and what refuses them: docs/arrays.md,
+   "Element types". */
+typedef enum dag_elem { DAG_F64 = 1, DAG_F32, DAG_I32, DAG_I64, DAG_CF64, DAG_CF32 } dag_elem;
 typedef enum dag_layout { DAG_COL_MAJOR = 1, DAG_ROW_MAJOR } dag_layout;
 /* Tiles of rows x cols elements. Over MPI ranks (dag_backends/dag_mpi.h) the
    tiles are spread 2-D block-cyclically over a grid of p x q ranks, as
@@ -216,7 +225,8 @@ dag_result dag_array_set(dag_array *a, double value);
 #define dag_array_map(kernel, in, out) dag_array_map_desc(&kernel##__desc, (in), (out))
 dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out);
 
-/* Reductions, in double: per tile, then a tree of tasks. */
+/* Reductions, in double: per tile, then a tree of tasks. Complex arrays: norm2 alone (sum and dot
+   would be complex: dag_array_reduce_dims; min and max have no order). */
 dag_result dag_array_sum(dag_array *a, double *out);
 dag_result dag_array_min(dag_array *a, double *out);
 dag_result dag_array_max(dag_array *a, double *out);
@@ -228,7 +238,8 @@ dag_result dag_array_norm2(dag_array *a, double *out);
 dag_result dag_array_copy(dag_array *src, dag_array *dst);
 dag_result dag_array_transpose(dag_array *src, dag_array *dst);
 
-/* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1. The
+/* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1 (complex: the conjugate
+   transpose; so for every operation below, and syrk is herk, potrf A = L L^H). The
    tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
 dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c);
 /* C's lower triangle = alpha * op(A) * op(A)^T + beta * C (C square in
@@ -424,8 +435,13 @@ struct dag_array {
 };
 
 static size_t dag__elem_size(dag_elem t) {
-    return t == DAG_F64 || t == DAG_I64 ? 8 : t == DAG_F32 || t == DAG_I32 ? 4 : 0;
+    return t == DAG_CF64 ? 16 : t == DAG_F64 || t == DAG_I64 || t == DAG_CF32 ? 8 : t == DAG_F32 || t == DAG_I32 ? 4 : 0;
 }
+/* The complex types in C: C11's _Complex, which GCC and Clang also take in C++ (the implementation is
+   compiled as C++ too), with their builtins for conj, creal and cabs, which both languages have. */
+typedef double _Complex dag__cf64;
+typedef float _Complex dag__cf32;
+static bool dag__complex(dag_elem t) { return t == DAG_CF64 || t == DAG_CF32; }
 
 int64_t dag_array_rows(const dag_array *a) { return a ? a->rows : 0; }
 int64_t dag_array_cols(const dag_array *a) { return a ? a->cols : 0; }
@@ -546,7 +562,7 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT,
                 "dag_array: type %d, %lld x %lld in %lld x %lld blocks on a %d x %d grid of ranks: sizes must be "
                 "positive, the grid both positive or both 0 (every rank), the type one of DAG_F64, DAG_F32, DAG_I32, "
-                "DAG_I64", (int)type, (long long)rows, (long long)cols, (long long)b.rows, (long long)b.cols,
+                "DAG_I64, DAG_CF64, DAG_CF32", (int)type, (long long)rows, (long long)cols, (long long)b.rows, (long long)b.cols,
                 b.grid_rows, b.grid_cols);
         return NULL;
     }
@@ -653,6 +669,22 @@ static dag__array_where dag__array_where_now(const char *who) {
     }
     if (!w.devices && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
     return w;
+}
+/* The same for an operation on a's tiles: a complex array's tasks all run on the CPU (the scope's
+   workers, or every worker when it names only devices), its tiles coming home for them as they do for
+   sort and randn, since no device kernel takes complex elements (OpenCL C has no complex type). */
+static dag__array_where dag__array_where_for(const char *who, const dag_array *a) {
+    dag__array_where w = dag__array_where_now(who);
+    if (a && dag__complex(a->type)) w.devices = 0;
+    return w;
+}
+/* Logs that `who` does not take complex elements, and why; false for a complex array (true for NULL:
+   the operation's own checks name that). */
+static bool dag__not_complex(const dag_array *a, const char *who, const char *why) {
+    if (!a || !dag__complex(a->type)) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: a complex array (%s): %s", who,
+            a->type == DAG_CF64 ? "DAG_CF64" : "DAG_CF32", why);
+    return false;
 }
 /* where tile (i, j)'s kernels run: its device, or the CPU */
 static const dag_options *dag__tile_where(const dag__array_where *w, int64_t i, int64_t j) {
@@ -811,15 +843,22 @@ static bool dag__operands_missing(const dag_array *x, const dag_array *y) { retu
         case DAG_F64: M(double, f64); break;    \
         case DAG_F32: M(float, f32); break;     \
         case DAG_I32: M(int32_t, i32); break;   \
-        default: M(int64_t, i64); break;        \
+        case DAG_I64: M(int64_t, i64); break;   \
+        default: break; /* complex: callers */  \
         }                                       \
     } while (0)
 static void dag__elem_put(dag_elem t, void *p, double v) {
 #define DAG__PUT(T, SUFFIX) *(T *)p = (T)v
-    DAG__BY_ELEM(t, DAG__PUT);
+    if (t == DAG_CF64) *(dag__cf64 *)p = (dag__cf64)v;   /* v + 0i */
+    else if (t == DAG_CF32) *(dag__cf32 *)p = (dag__cf32)v;
+    else DAG__BY_ELEM(t, DAG__PUT);
 #undef DAG__PUT
 }
+/* a complex element: its real part (C's conversion; the operations that would lose the imaginary part
+   refuse complex arrays) */
 static double dag__elem_get(dag_elem t, const void *p) {
+    if (t == DAG_CF64) return __builtin_creal(*(const dag__cf64 *)p);
+    if (t == DAG_CF32) return (double)__builtin_crealf(*(const dag__cf32 *)p);
     double v = 0;
 #define DAG__GET(T, SUFFIX) v = (double)*(const T *)p
     DAG__BY_ELEM(t, DAG__GET);
@@ -867,8 +906,39 @@ DAG_TASK(void, dag__array_randi_tile, (void *, t), (int, type), (int64_t, r0), (
         }
 }
 
+/* A complex tile, on the CPU: value + 0i; rand: real and imaginary parts each uniform in [0, 1); randn:
+   each normal with variance 1/2 (a standard complex normal, Julia's randn(ComplexF64)). The real part
+   takes the real types' generator streams, the imaginary part two more. */
+DAG_TASK(void, dag__array_fillc_tile, (void *, t), (int64_t, ld), (int, type), (int, how), (double, value),
+         (int64_t, r0), (int64_t, c0), (int64_t, rows), (int64_t, cols), (uint64_t, seed)) {
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            double re = value, im = 0;
+            if (how == DAG__FILL_RAND) {
+                re = dag__uniform(seed, r0 + i, c0 + j, 0), im = dag__uniform(seed, r0 + i, c0 + j, 2);
+            } else if (how == DAG__FILL_RANDN) {
+                double u1 = 1.0 - dag__uniform(seed, r0 + i, c0 + j, 0), u2 = dag__uniform(seed, r0 + i, c0 + j, 1);
+                double r = sqrt(-log(u1));   /* sqrt(-2 log u1) scaled by sqrt(1/2) */
+                re = r * cos(6.283185307179586 * u2), im = r * sin(6.283185307179586 * u2);
+            }
+            size_t at = (size_t)(i + j * ld);
+            if (type == DAG_CF64) {
+                double *e = (double *)t + 2 * at;
+                e[0] = re, e[1] = im;
+            } else {
+                float *e = (float *)t + 2 * at;
+                e[0] = (float)re, e[1] = (float)im;
+            }
+        }
+}
+
 static void dag__tile_fill(const dag_options *o, dag_elem type, int how, double value, uint64_t seed, int64_t r0,
                                   int64_t c0, int64_t rows, int64_t cols, dag_data t) {
+    if (dag__complex(type)) {
+        dag_spawn_with(DAG__NAMED(o, "fill"), dag__array_fillc_tile, Out(t), Ld(t), Val((int)type), Val(how), Val(value),
+                       Val(r0), Val(c0), Val(rows), Val(cols), Val(seed));
+        return;
+    }
 #define DAG__FILL_SPAWN(T, SUFFIX)                                                                                       \
     dag_spawn_with(DAG__NAMED(o, "fill"), DAG_LAUNCH(dag__array_fill_##SUFFIX, rows * cols), Val(how), Val(value), Val((unsigned long)seed), \
                    Val((long)r0), Val((long)c0), Val((long)rows), Val((long)rows), Out(t))
@@ -884,7 +954,7 @@ static dag_result dag__fill_tiles(const dag__array_where *where, dag_array *a, i
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c;
                 dag_array_tile_size(a, i, j, &r, &c);
-                if (how == DAG__FILL_RANDN)
+                if (how == DAG__FILL_RANDN && !dag__complex(type))
                     dag_spawn_with(DAG__NAMED(&where->cpu, "randn"), dag__array_randn_tile, Out(a->handle[i + j * a->mt]), Val((int)type),
                                    Val(i * a->brows), Val(j * a->bcols), Val(r), Val(c), Val(seed));
                 else if (how == DAG__FILL_RAND && (type == DAG_I32 || type == DAG_I64))
@@ -902,6 +972,7 @@ static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows
                                     double value, uint64_t seed) {
     dag__array_where where = dag__array_where_now(who);
     if (where.status) return NULL;
+    if (dag__complex(type)) where.devices = 0;   /* dag__array_where_for */
     dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
     if (a && dag__fill_tiles(&where, a, how, value, seed) != DAG_OK) {
         dag_array_free(a);
@@ -1038,11 +1109,38 @@ static bool dag__array_same(const dag_array *a, const dag_array *b, const char *
 }
 
 
+/* The element-wise operations on a complex tile, on the CPU: dag_array_kernels.h's, in the type's
+   arithmetic (alpha and the value real, as for every type). */
+#define DAG__EWC(T)                                                                                                  \
+    for (int64_t j = 0; j < cols; j++)                                                                               \
+        for (int64_t i = 0; i < rows; i++) {                                                                         \
+            T *zi = (T *)z + (size_t)(i + j * zld), a = x ? ((const T *)x)[(size_t)(i + j * xld)] : (T)0;            \
+            *zi = op == DAG__EW_ADD ? a + *zi : op == DAG__EW_SUB ? a - *zi : op == DAG__EW_MUL ? a * *zi            \
+                : op == DAG__EW_AXPY ? (T)alpha * a + *zi : op == DAG__EW_SCALE ? (T)alpha * *zi                     \
+                : op == DAG__EW_SET ? (T)alpha : a;                                                                  \
+        }
+DAG_TASK(void, dag__array_ewc_tile, (int, type), (int, op), (double, alpha), (int64_t, rows), (int64_t, cols),
+         (const void *, x), (int64_t, xld), (void *, z), (int64_t, zld)) {
+    if (type == DAG_CF64) DAG__EWC(dag__cf64)
+    else DAG__EWC(dag__cf32)
+}
+#undef DAG__EWC
+
 /* One tile's element-wise kernel: z = x op z, or z = op(z) with no x (the
    tiles rows x cols; Ld gives the kernel their leading dimensions). */
 static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alpha, int64_t rows, int64_t cols,
                          dag_data x, dag_data z) {
     int64_t n = rows * cols;
+    if (dag__complex(type)) {   /* o is the CPU's: dag__array_where_for */
+        const void *none = NULL;
+        if (x.id)
+            dag_spawn_with(DAG__NAMED(o, "map"), dag__array_ewc_tile, Val((int)type), Val(op), Val(alpha), Val(rows),
+                           Val(cols), In(x), Ld(x), InOut(z), Ld(z));
+        else
+            dag_spawn_with(DAG__NAMED(o, "map"), dag__array_ewc_tile, Val((int)type), Val(op), Val(alpha), Val(rows),
+                           Val(cols), Val(none), Val((int64_t)0), InOut(z), Ld(z));
+        return;
+    }
 #define DAG__EW_SPAWN(T, SUFFIX)                                                                                         \
     (x.id ? dag_spawn_with(DAG__NAMED(o, "map"), DAG_LAUNCH(dag__array_ew2_##SUFFIX, n), Val(op), Val(alpha), Val((long)rows), In(x),    \
                            Ld(x), InOut(z), Ld(z))                                                                    \
@@ -1054,7 +1152,7 @@ static void dag__tile_ew(const dag_options *o, dag_elem type, int op, double alp
 
 /* c = a op b for each tile; b is c's old value (copied in when c is a third array) */
 static dag_result dag__elementwise_tiles(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
-    dag__array_where where = dag__array_where_now(name);
+    dag__array_where where = dag__array_where_for(name, c);
     if (where.status) return where.status;
     if (!c || (a && !dag__array_same(a, c, name)) || (b && !dag__array_same(b, c, name))) {
         if (!c) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no output array", name);
@@ -1193,9 +1291,29 @@ DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
     return op == DAG__RED_MIN ? (x < y ? x : y) : op == DAG__RED_MAX ? (x > y ? x : y) : x + y;
 }
 
+/* norm2's part of a complex tile, on the CPU: the sum of |x|^2 in part[0], the other parts 0 */
+DAG_TASK(void, dag__array_redc_tile, (int, type), (int64_t, rows), (int64_t, cols), (const void *, x), (int64_t, xld),
+         (double *, part)) {
+    double s = 0;
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            size_t at = 2 * (size_t)(i + j * xld);   /* the real part, then the imaginary */
+            double re = type == DAG_CF64 ? ((const double *)x)[at] : ((const float *)x)[at];
+            double im = type == DAG_CF64 ? ((const double *)x)[at + 1] : ((const float *)x)[at + 1];
+            s += re * re + im * im;
+        }
+    part[0] = s;
+    for (int k = 1; k < DAG__PARTS; k++) part[k] = 0;
+}
+
 static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_t rows, int64_t cols, dag_data x,
                              dag_data y, dag_data parts) {
     long n = (long)(rows * cols);
+    if (dag__complex(type)) {   /* norm2 alone (dag__reduce_tiles); o is the CPU's */
+        dag_spawn_with(DAG__NAMED(o, "reduce"), dag__array_redc_tile, Val((int)type), Val(rows), Val(cols), In(x), Ld(x),
+                       Out(parts));
+        return;
+    }
 #define DAG__RED_SPAWN(T, SUFFIX)                                                                                        \
     (y.id ? dag_spawn_with(DAG__NAMED(o, "reduce"), DAG_LAUNCH(dag__array_red2_##SUFFIX, DAG__PARTS), Val(n), Val((long)rows), In(x),       \
                            Ld(x), In(y), Ld(y), Out(parts))                                                           \
@@ -1206,8 +1324,13 @@ static void dag__tile_reduce(const dag_options *o, dag_elem type, int op, int64_
 }
 
 static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_array *b, double *out) {
-    dag__array_where where = dag__array_where_now(name);
+    dag__array_where where = dag__array_where_for(name, a);
     if (where.status) return where.status;
+    if (op != DAG__RED_SQUARES &&
+        !dag__not_complex(a, name, op == DAG__RED_MIN || op == DAG__RED_MAX ? "complex numbers have no order"
+                                   : "its result is complex, and this one is a double: dag_array_reduce_dims(DAG_OP_SUM, "
+                                     "a, 0, 0.0) gives it as a 1 x 1 array (for dot, of dag_array_mul's product)"))
+        return DAG_ERR_INVALID_ARGUMENT;
     if (!out || !a || (b && !dag__array_same(a, b, name))) {
         if (!out || !a) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name, !a ? "the array" : "out");
         return DAG_ERR_INVALID_ARGUMENT;
@@ -1281,21 +1404,25 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
    written once for both types (DAG__LA_KERNELS below). */
 #if defined(DAG_ARRAY_CBLAS)
 #define DAG__CBLAS_T(t) ((t) ? CblasTrans : CblasNoTrans)
+#define DAG__CBLAS_H(t) ((t) ? CblasConjTrans : CblasNoTrans)   /* complex: op(X) = X^H */
 #endif
+/* For complex tiles op(X) with trans = 1 is the conjugate transpose X^H (LAPACK's 'C'), so the same
+   tile algorithms are the Hermitian ones: L L^H, Q^H. CONJ and RE below are the identity for reals. */
+#define DAG__SAME(x) (x)
 
 /* The loops (unused ones are the cblas build's). trsv solves op(A) x = b
    for one vector x (stride inc), A n x n triangular: the built-in trsm's
    building block, both sides. */
-#define DAG__LA_KERNELS(T, P)                                                                                      \
+#define DAG__LA_KERNELS(T, P, CONJ, RE)                                                                            \
     DAG__UNUSED static void dag__##P##gemm_loops(int ta, int tb, int m, int n, int k, T alpha, const T *a, int lda, const T *b, \
                                      int ldb, T beta, T *c, int ldc) {                                             \
         for (int j = 0; j < n; j++) {                                                                               \
             T *cj = c + (size_t)j * ldc;                                                                            \
             for (int i = 0; i < m; i++) cj[i] = beta == 0 ? 0 : beta * cj[i];                                       \
             for (int l = 0; l < k; l++) {                                                                           \
-                T blj = alpha * (tb ? b[j + (size_t)l * ldb] : b[l + (size_t)j * ldb]);                             \
+                T blj = alpha * (tb ? CONJ(b[j + (size_t)l * ldb]) : b[l + (size_t)j * ldb]);                       \
                 if (ta)                                                                                             \
-                    for (int i = 0; i < m; i++) cj[i] += a[l + (size_t)i * lda] * blj;                              \
+                    for (int i = 0; i < m; i++) cj[i] += CONJ(a[l + (size_t)i * lda]) * blj;                        \
                 else                                                                                                \
                     for (int i = 0; i < m; i++) cj[i] += a[i + (size_t)l * lda] * blj;                              \
             }                                                                                                       \
@@ -1308,10 +1435,10 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
             T v = x[(size_t)i * inc];                                                                               \
             for (int t = 0; t < s; t++) {                                                                           \
                 int p = lower ? t : n - 1 - t;                                                                      \
-                T aip = trans ? a[p + (size_t)i * lda] : a[i + (size_t)p * lda];                                    \
+                T aip = trans ? CONJ(a[p + (size_t)i * lda]) : a[i + (size_t)p * lda];                              \
                 v -= aip * x[(size_t)p * inc];                                                                      \
             }                                                                                                       \
-            x[(size_t)i * inc] = unit ? v : v / a[i + (size_t)i * lda];                                             \
+            x[(size_t)i * inc] = unit ? v : v / (trans ? CONJ(a[i + (size_t)i * lda]) : a[i + (size_t)i * lda]);    \
         }                                                                                                           \
     }                                                                                                               \
     /* b = alpha op(a)^-1 b (left) or alpha b op(a)^-1 (right); b m x n */                                          \
@@ -1321,20 +1448,24 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
             for (int r = 0; r < m; r++) b[r + (size_t)j * ldb] *= alpha;                                            \
         if (!right)                                                                                                 \
             for (int j = 0; j < n; j++) dag__##P##trsv(upper, trans, unit, m, a, lda, b + (size_t)j * ldb, 1);      \
-        else /* x op(a) = b: op(a)^T x^T = b^T, a row at a time */                                                  \
-            for (int r = 0; r < m; r++) dag__##P##trsv(upper, !trans, unit, n, a, lda, b + r, (size_t)ldb);         \
+        else /* x op(a) = b: op(a)^H conj(x)^T = conj(b)^T (op(a)^T x^T = b^T for reals), a row at a time */       \
+            for (int r = 0; r < m; r++) {                                                                           \
+                for (int j = 0; j < n; j++) b[r + (size_t)j * ldb] = CONJ(b[r + (size_t)j * ldb]);                  \
+                dag__##P##trsv(upper, !trans, unit, n, a, lda, b + r, (size_t)ldb);                                 \
+                for (int j = 0; j < n; j++) b[r + (size_t)j * ldb] = CONJ(b[r + (size_t)j * ldb]);                  \
+            }                                                                                                       \
     }                                                                                                               \
-    /* lower Cholesky in place: 0, or the 1-based column where it stops being positive definite */                 \
+    /* lower Cholesky in place (A = L L^H): 0, or the 1-based column where it stops being positive definite */    \
     DAG__UNUSED static int dag__##P##potrf_loops(int n, T *a, int lda) {                                                        \
         for (int j = 0; j < n; j++) {                                                                               \
             T d = a[j + (size_t)j * lda];                                                                           \
-            for (int p = 0; p < j; p++) d -= a[j + (size_t)p * lda] * a[j + (size_t)p * lda];                       \
-            if (!(d > 0)) return j + 1; /* also NaN */                                                              \
-            d = (T)sqrt((double)d);                                                                                 \
+            for (int p = 0; p < j; p++) d -= a[j + (size_t)p * lda] * CONJ(a[j + (size_t)p * lda]);                 \
+            if (!(RE(d) > 0)) return j + 1; /* also NaN */                                                          \
+            d = (T)sqrt((double)RE(d));                                                                             \
             a[j + (size_t)j * lda] = d;                                                                             \
             for (int i = j + 1; i < n; i++) {                                                                       \
                 T s = a[i + (size_t)j * lda];                                                                       \
-                for (int p = 0; p < j; p++) s -= a[i + (size_t)p * lda] * a[j + (size_t)p * lda];                   \
+                for (int p = 0; p < j; p++) s -= a[i + (size_t)p * lda] * CONJ(a[j + (size_t)p * lda]);             \
                 a[i + (size_t)j * lda] = s / d;                                                                     \
             }                                                                                                       \
         }                                                                                                           \
@@ -1351,14 +1482,16 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
         }                                                                                                           \
         return 0;                                                                                                   \
     }
-DAG__LA_KERNELS(double, d)
-DAG__LA_KERNELS(float, s)
+DAG__LA_KERNELS(double, d, DAG__SAME, DAG__SAME)
+DAG__LA_KERNELS(float, s, DAG__SAME, DAG__SAME)
+DAG__LA_KERNELS(dag__cf64, z, __builtin_conj, __builtin_creal)
+DAG__LA_KERNELS(dag__cf32, c, __builtin_conjf, __builtin_crealf)
 #undef DAG__LA_KERNELS
 
 /* A packed copy (ld = rows) of a rows x cols block, for the built-in loops that need one; NULL after
    dag_fail when there is no memory. */
 DAG__UNUSED static void *dag__packed_copy(int type, int rows, int cols, const void *src, int ld, const char *who) {
-    size_t bytes = type == DAG_F64 ? 8 : 4;
+    size_t bytes = dag__elem_size((dag_elem)type);
     char *p = (char *)DAG_MALLOC(bytes * (size_t)rows * (size_t)cols);
     if (!p) {
         dag_fail(DAG_ERR_OUT_OF_MEMORY, "%s: no memory for a %d x %d tile", who, rows, cols);
@@ -1369,37 +1502,56 @@ DAG__UNUSED static void *dag__packed_copy(int type, int rows, int cols, const vo
     return p;
 }
 
-/* One entry point per kernel, type-dispatched: F64 or F32. */
+/* One entry point per kernel, type-dispatched: F64, F32, CF64 or CF32 (the scalars real for every type;
+   the complex routines take them as complex, imaginary part 0, or as real where BLAS does: herk). */
+#define DAG__TO_Z(x) ((dag__cf64)(x))
+#define DAG__TO_C(x) ((dag__cf32)(x))
 static void dag__gemm(int type, int ta, int tb, int m, int n, int k, double alpha, const void *a, int lda,
                       const void *b, int ldb, double beta, void *c, int ldc) {
 #if defined(DAG_ARRAY_CBLAS)
+    dag__cf64 za = DAG__TO_Z(alpha), zb = DAG__TO_Z(beta);
+    dag__cf32 ca = DAG__TO_C(alpha), cb = DAG__TO_C(beta);
     if (type == DAG_F64)
         cblas_dgemm(CblasColMajor, DAG__CBLAS_T(ta), DAG__CBLAS_T(tb), m, n, k, alpha, (const double *)a, lda,
                     (const double *)b, ldb, beta, (double *)c, ldc);
-    else
+    else if (type == DAG_F32)
         cblas_sgemm(CblasColMajor, DAG__CBLAS_T(ta), DAG__CBLAS_T(tb), m, n, k, (float)alpha, (const float *)a, lda,
                     (const float *)b, ldb, (float)beta, (float *)c, ldc);
+    else if (type == DAG_CF64)
+        cblas_zgemm(CblasColMajor, DAG__CBLAS_H(ta), DAG__CBLAS_H(tb), m, n, k, &za, a, lda, b, ldb, &zb, c, ldc);
+    else
+        cblas_cgemm(CblasColMajor, DAG__CBLAS_H(ta), DAG__CBLAS_H(tb), m, n, k, &ca, a, lda, b, ldb, &cb, c, ldc);
 #else
     if (type == DAG_F64)
         dag__dgemm_loops(ta, tb, m, n, k, alpha, (const double *)a, lda, (const double *)b, ldb, beta, (double *)c, ldc);
-    else
+    else if (type == DAG_F32)
         dag__sgemm_loops(ta, tb, m, n, k, (float)alpha, (const float *)a, lda, (const float *)b, ldb, (float)beta,
                          (float *)c, ldc);
+    else if (type == DAG_CF64)
+        dag__zgemm_loops(ta, tb, m, n, k, DAG__TO_Z(alpha), (const dag__cf64 *)a, lda, (const dag__cf64 *)b, ldb,
+                         DAG__TO_Z(beta), (dag__cf64 *)c, ldc);
+    else
+        dag__cgemm_loops(ta, tb, m, n, k, DAG__TO_C(alpha), (const dag__cf32 *)a, lda, (const dag__cf32 *)b, ldb,
+                         DAG__TO_C(beta), (dag__cf32 *)c, ldc);
 #endif
 }
-/* c (lower) = alpha op(a) op(a)^T + beta c; c n x n, op(a) n x k */
+/* c (lower) = alpha op(a) op(a)^T + beta c; c n x n, op(a) n x k (complex: op(a) op(a)^H, herk) */
 static void dag__syrk(int type, int trans, int n, int k, double alpha, const void *a, int lda, double beta, void *c,
                       int ldc) {
 #if defined(DAG_ARRAY_CBLAS)
     if (type == DAG_F64)
         cblas_dsyrk(CblasColMajor, CblasLower, DAG__CBLAS_T(trans), n, k, alpha, (const double *)a, lda, beta,
                     (double *)c, ldc);
-    else
+    else if (type == DAG_F32)
         cblas_ssyrk(CblasColMajor, CblasLower, DAG__CBLAS_T(trans), n, k, (float)alpha, (const float *)a, lda,
                     (float)beta, (float *)c, ldc);
+    else if (type == DAG_CF64)
+        cblas_zherk(CblasColMajor, CblasLower, DAG__CBLAS_H(trans), n, k, alpha, a, lda, beta, c, ldc);
+    else
+        cblas_cherk(CblasColMajor, CblasLower, DAG__CBLAS_H(trans), n, k, (float)alpha, a, lda, (float)beta, c, ldc);
 #else
     /* through gemm on the whole tile, keeping the upper triangle as it was */
-    size_t bytes = type == DAG_F64 ? 8 : 4;
+    size_t bytes = dag__elem_size((dag_elem)type);
     void *keep = dag__packed_copy(type, n, n, c, ldc, "syrk");
     if (!keep) return;
     dag__gemm(type, trans, !trans, n, n, k, alpha, a, lda, a, lda, beta, c, ldc);
@@ -1411,26 +1563,43 @@ static void dag__syrk(int type, int trans, int n, int k, double alpha, const voi
 static void dag__trsm(int type, int right, int upper, int trans, int unit, int m, int n, double alpha, const void *a,
                       int lda, void *b, int ldb) {
 #if defined(DAG_ARRAY_CBLAS)
+    dag__cf64 za = DAG__TO_Z(alpha);
+    dag__cf32 ca = DAG__TO_C(alpha);
     if (type == DAG_F64)
         cblas_dtrsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_T(trans),
                     unit ? CblasUnit : CblasNonUnit, m, n, alpha, (const double *)a, lda, (double *)b, ldb);
-    else
+    else if (type == DAG_F32)
         cblas_strsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_T(trans),
                     unit ? CblasUnit : CblasNonUnit, m, n, (float)alpha, (const float *)a, lda, (float *)b, ldb);
+    else if (type == DAG_CF64)
+        cblas_ztrsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_H(trans),
+                    unit ? CblasUnit : CblasNonUnit, m, n, &za, a, lda, b, ldb);
+    else
+        cblas_ctrsm(CblasColMajor, right ? CblasRight : CblasLeft, upper ? CblasUpper : CblasLower, DAG__CBLAS_H(trans),
+                    unit ? CblasUnit : CblasNonUnit, m, n, &ca, a, lda, b, ldb);
 #else
     if (type == DAG_F64) dag__dtrsm_loops(right, upper, trans, unit, m, n, alpha, (const double *)a, lda, (double *)b, ldb);
-    else dag__strsm_loops(right, upper, trans, unit, m, n, (float)alpha, (const float *)a, lda, (float *)b, ldb);
+    else if (type == DAG_F32) dag__strsm_loops(right, upper, trans, unit, m, n, (float)alpha, (const float *)a, lda, (float *)b, ldb);
+    else if (type == DAG_CF64)
+        dag__ztrsm_loops(right, upper, trans, unit, m, n, DAG__TO_Z(alpha), (const dag__cf64 *)a, lda, (dag__cf64 *)b, ldb);
+    else dag__ctrsm_loops(right, upper, trans, unit, m, n, DAG__TO_C(alpha), (const dag__cf32 *)a, lda, (dag__cf32 *)b, ldb);
 #endif
 }
-/* b = b m^T with m lower (n x n): with m = L^-1, the panel solve of the Cholesky */
+/* b = b m^T with m lower (n x n): with m = L^-1, the panel solve of the Cholesky (complex: b m^H) */
 static void dag__trmm_rlt(int type, int rows, int n, const void *m, int ldm, void *b, int ldb) {
 #if defined(DAG_ARRAY_CBLAS)
+    dag__cf64 z1 = 1.0;
+    dag__cf32 c1 = 1.0f;
     if (type == DAG_F64)
         cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rows, n, 1.0, (const double *)m,
                     ldm, (double *)b, ldb);
-    else
+    else if (type == DAG_F32)
         cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasNonUnit, rows, n, 1.0f, (const float *)m,
                     ldm, (float *)b, ldb);
+    else if (type == DAG_CF64)
+        cblas_ztrmm(CblasColMajor, CblasRight, CblasLower, CblasConjTrans, CblasNonUnit, rows, n, &z1, m, ldm, b, ldb);
+    else
+        cblas_ctrmm(CblasColMajor, CblasRight, CblasLower, CblasConjTrans, CblasNonUnit, rows, n, &c1, m, ldm, b, ldb);
 #else
     /* b m^T = b (m^-1)^-T: the loops solve with m^-1's inverse, which is L itself; simpler to multiply */
     void *tmp = dag__packed_copy(type, rows, n, b, ldb, "trmm");
@@ -1442,10 +1611,13 @@ static void dag__trmm_rlt(int type, int rows, int n, const void *m, int ldm, voi
 static int dag__potrf(int type, int n, void *a, int lda) {
 #if defined(DAG_ARRAY_CBLAS)
     lapack_int info = type == DAG_F64 ? LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, (double *)a, lda)
-                                      : LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, (float *)a, lda);
+                      : type == DAG_F32 ? LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, (float *)a, lda)
+                      : type == DAG_CF64 ? LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, (lapack_complex_double *)a, lda)
+                                         : LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, 'L', n, (lapack_complex_float *)a, lda);
     return info > 0 ? (int)info : 0;
 #else
-    return type == DAG_F64 ? dag__dpotrf_loops(n, (double *)a, lda) : dag__spotrf_loops(n, (float *)a, lda);
+    return type == DAG_F64 ? dag__dpotrf_loops(n, (double *)a, lda) : type == DAG_F32 ? dag__spotrf_loops(n, (float *)a, lda)
+           : type == DAG_CF64 ? dag__zpotrf_loops(n, (dag__cf64 *)a, lda) : dag__cpotrf_loops(n, (dag__cf32 *)a, lda);
 #endif
 }
 /* the inverse of a lower triangle (n x n, upper part zero) in place */
@@ -1455,40 +1627,49 @@ static void dag__trtri(int type, int n, void *a, int lda) {
        than OpenBLAS's dtrtri (bench/README.md), and it runs on the diagonal, the critical path. */
     if (n <= 64) {
         if (type == DAG_F64) LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (double *)a, lda);
-        else LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (float *)a, lda);
+        else if (type == DAG_F32) LAPACKE_strtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (float *)a, lda);
+        else if (type == DAG_CF64) LAPACKE_ztrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (lapack_complex_double *)a, lda);
+        else LAPACKE_ctrtri_work(LAPACK_COL_MAJOR, 'L', 'N', n, (lapack_complex_float *)a, lda);
         return;
     }
     int n1 = n / 2, n2 = n - n1;
-    size_t bytes = type == DAG_F64 ? 8 : 4;
+    size_t bytes = dag__elem_size((dag_elem)type);
     char *top = (char *)a, *below = top + bytes * (size_t)n1, *corner = below + bytes * (size_t)n1 * (size_t)lda;
     dag__trtri(type, n1, top, lda);
     dag__trtri(type, n2, corner, lda);
+    dag__cf64 z1 = 1.0, zm1 = -1.0;
+    dag__cf32 c1 = 1.0f, cm1 = -1.0f;
     if (type == DAG_F64) {
         cblas_dtrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0, (double *)top, lda,
                     (double *)below, lda);
         cblas_dtrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0, (double *)corner,
                     lda, (double *)below, lda);
-    } else {
+    } else if (type == DAG_F32) {
         cblas_strmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, 1.0f, (float *)top, lda,
                     (float *)below, lda);
         cblas_strmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, -1.0f, (float *)corner,
                     lda, (float *)below, lda);
+    } else if (type == DAG_CF64) {
+        cblas_ztrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, &z1, top, lda, below, lda);
+        cblas_ztrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, &zm1, corner, lda, below, lda);
+    } else {
+        cblas_ctrmm(CblasColMajor, CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, &c1, top, lda, below, lda);
+        cblas_ctrmm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, n2, n1, &cm1, corner, lda, below, lda);
     }
 #else
     /* solve L X = I column by column: X = L^-1, written over a through a copy of L */
     void *l = dag__packed_copy(type, n, n, a, lda, "trtri");
     if (!l) return;
+    size_t bytes = dag__elem_size((dag_elem)type);
     for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            if (type == DAG_F64) ((double *)a)[i + (size_t)j * lda] = i == j;
-            else ((float *)a)[i + (size_t)j * lda] = (float)(i == j);
-        }
+        for (int i = 0; i < n; i++) dag__elem_put((dag_elem)type, (char *)a + bytes * ((size_t)i + (size_t)j * lda), i == j);
     dag__trsm(type, 0, 0, 0, 0, n, n, 1.0, l, n, a, lda);
     DAG_FREE(l);
 #endif
 }
 static int dag__getrf(int type, int n, void *a, int lda) {   /* unpivoted: LAPACK has none, the loops serve both */
-    return type == DAG_F64 ? dag__dgetrf_loops(n, (double *)a, lda) : dag__sgetrf_loops(n, (float *)a, lda);
+    return type == DAG_F64 ? dag__dgetrf_loops(n, (double *)a, lda) : type == DAG_F32 ? dag__sgetrf_loops(n, (float *)a, lda)
+           : type == DAG_CF64 ? dag__zgetrf_loops(n, (dag__cf64 *)a, lda) : dag__cgetrf_loops(n, (dag__cf32 *)a, lda);
 }
 
 
@@ -1520,7 +1701,7 @@ DAG_TASK(void, dag__tile_potrf, (int, type), (int, n), (void *, a), (int, lda), 
         return;
     }
     if (last) return;
-    size_t bytes = type == DAG_F64 ? 8 : 4;
+    size_t bytes = dag__elem_size((dag_elem)type);
     for (size_t j = 0; j < (size_t)n; j++) {   /* column j: zeros above the diagonal, L below */
         memset((char *)linv + bytes * j * (size_t)n, 0, bytes * j);
         memcpy((char *)linv + bytes * (j * (size_t)n + j), (const char *)a + bytes * (j * (size_t)lda + j), bytes * ((size_t)n - j));
@@ -1535,9 +1716,9 @@ DAG_TASK(void, dag__tile_getrf, (int, type), (int, n), (void *, a), (int, lda), 
 }
 
 static bool dag__array_la(const dag_array *a, const char *op, const char *name) {
-    if (a && (a->type == DAG_F64 || a->type == DAG_F32)) return true;
-    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; linear algebra takes DAG_F64 or DAG_F32", op, name,
-            a ? "an integer array" : "NULL");
+    if (a && (a->type == DAG_F64 || a->type == DAG_F32 || dag__complex(a->type))) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; linear algebra takes DAG_F64, DAG_F32, DAG_CF64 or "
+            "DAG_CF32", op, name, a ? "an integer array" : "NULL");
     return false;
 }
 #define DAG__H(x, i, j) ((x)->handle[(i) + (j) * (x)->mt])
@@ -1557,6 +1738,7 @@ static dag__tile_place dag__at(dag__array_where *where, int64_t i, int64_t j) {
 
 static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, int m, int n, int k,
                             double alpha, dag_data a, dag_data b, double beta, dag_data c) {
+    if (at.dev && dag__complex(type)) at.dev = false;   /* never: dag__array_where_for keeps complex on the CPU */
     if (at.dev && type == DAG_F64)
         dag_spawn_with(DAG__NAMED(at.o, "gemm"), DAG_LAUNCH(dag_dgemm, m * n), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
@@ -1569,6 +1751,7 @@ static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, i
 }
 static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int upper, int trans, int unit,
                             int m, int n, double alpha, dag_data a, dag_data b) {
+    if (at.dev && dag__complex(type)) at.dev = false;   /* never: dag__array_where_for keeps complex on the CPU */
     if (at.dev && type == DAG_F64)
         dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
                        Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
@@ -1581,6 +1764,7 @@ static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int up
 }
 static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n, int k, double alpha,
                             dag_data a, double beta, dag_data c) {
+    if (at.dev && dag__complex(type)) at.dev = false;   /* never: dag__array_where_for keeps complex on the CPU */
     if (at.dev && type == DAG_F64)   /* C's lower triangle */
         dag_spawn_with(DAG__NAMED(at.o, "syrk"), DAG_LAUNCH(dag_dsyrk, n * n), Val(0), Val(trans), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), Val(beta), InOut(c), Ld(c));
@@ -1593,7 +1777,7 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
 }
 
 static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
-    dag__array_where where = dag__array_where_now("dag_array_gemm");
+    dag__array_where where = dag__array_where_for("dag_array_gemm", c);
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_gemm", "A") || !dag__array_la(b, "dag_array_gemm", "B") ||
         !dag__array_la(c, "dag_array_gemm", "C"))
@@ -1642,7 +1826,7 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
 
 /* C's lower triangle = alpha op(A) op(A)^T + beta C: syrk on diagonal tiles, gemm below them */
 static dag_result dag__syrk_tiles(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
-    dag__array_where where = dag__array_where_now("dag_array_syrk");
+    dag__array_where where = dag__array_where_for("dag_array_syrk", c);
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_syrk", "A") || !dag__array_la(c, "dag_array_syrk", "C")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t n = trans ? a->cols : a->rows, bn = trans ? a->bcols : a->brows, bk = trans ? a->brows : a->bcols,
@@ -1693,7 +1877,7 @@ static dag_data dag__op_tile(const dag_array *a, int trans, int64_t i, int64_t j
    the solve on the diagonal tile, then the update of the tiles not yet
    solved. */
 static dag_result dag__trsm_tiles(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
-    dag__array_where where = dag__array_where_now("dag_array_trsm");
+    dag__array_where where = dag__array_where_for("dag_array_trsm", b);
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_trsm", "A") || !dag__array_la(b, "dag_array_trsm", "B")) return DAG_ERR_INVALID_ARGUMENT;
     int64_t need = right ? b->cols : b->rows, bneed = right ? b->bcols : b->brows;
@@ -1876,7 +2060,7 @@ static dag_result dag__potrf_tiles(dag_array *a) {
     DAG__BLAS_ONE_THREAD();
 #endif
     int64_t nt = a->nt, nb = a->brows;
-    dag__array_where where = dag__array_where_now("dag_array_potrf");
+    dag__array_where where = dag__array_where_for("dag_array_potrf", a);
     if (where.status) return where.status;
     if (where.devices) return dag__potrf_devices(a, &where);
     bool panels = a->ld && !dag__ranks();   /* over ranks, spans of one rank's matrix would move nothing */
@@ -1954,7 +2138,7 @@ dag_result dag_array_potrf(dag_array *a) { return dag__factor_any(dag__potrf_til
    above it. For diagonally dominant matrices; a zero pivot fails naming
    the tile and column. */
 static dag_result dag__getrf_nopiv_tiles(dag_array *a) {
-    dag__array_where where = dag__array_where_now("dag_array_getrf_nopiv");
+    dag__array_where where = dag__array_where_for("dag_array_getrf_nopiv", a);
     if (where.status) return where.status;
     if (!dag__array_la(a, "dag_array_getrf_nopiv", "A")) return DAG_ERR_INVALID_ARGUMENT;
     if (a->rows != a->cols || a->brows != a->bcols) {
@@ -2042,13 +2226,13 @@ static void dag__lu_moves(int64_t *mv, int64_t kw, int64_t tr, int64_t nb) {
 
 /* Partial-pivoting LU of an m x n panel in place (ipiv 0-based): 0, or the 1-based column of the first
    exactly zero pivot. The loops pick the first largest magnitude, as LAPACK's idamax does. */
-#define DAG__LU_LOOPS(T, P)                                                                                        \
+#define DAG__LU_LOOPS(T, P, ABS)                                                                                   \
     DAG__UNUSED static int dag__##P##getrf_piv_loops(int m, int n, T *a, int lda, int64_t *ipiv) {                 \
         int info = 0, kn = m < n ? m : n;                                                                          \
         for (int k = 0; k < kn; k++) {                                                                             \
             int p = k;                                                                                             \
             for (int i = k + 1; i < m; i++)                                                                        \
-                if (fabs((double)a[i + (size_t)k * lda]) > fabs((double)a[p + (size_t)k * lda])) p = i;            \
+                if (ABS(a[i + (size_t)k * lda]) > ABS(a[p + (size_t)k * lda])) p = i;                              \
             ipiv[k] = p;                                                                                           \
             for (int j = 0; p != k && j < n; j++) {                                                                \
                 T x = a[k + (size_t)j * lda];                                                                      \
@@ -2065,8 +2249,14 @@ static void dag__lu_moves(int64_t *mv, int64_t kw, int64_t tr, int64_t nb) {
         }                                                                                                          \
         return info;                                                                                               \
     }
-DAG__LU_LOOPS(double, d)
-DAG__LU_LOOPS(float, s)
+/* |x| as LAPACK's i?amax measures it: |re| + |im| for complex */
+#define DAG__ABS_R(x) fabs((double)(x))
+#define DAG__ABS_Z(x) (fabs(__builtin_creal(x)) + fabs(__builtin_cimag(x)))
+#define DAG__ABS_C(x) (fabs((double)__builtin_crealf(x)) + fabs((double)__builtin_cimagf(x)))
+DAG__LU_LOOPS(double, d, DAG__ABS_R)
+DAG__LU_LOOPS(float, s, DAG__ABS_R)
+DAG__LU_LOOPS(dag__cf64, z, DAG__ABS_Z)
+DAG__LU_LOOPS(dag__cf32, c, DAG__ABS_C)
 #undef DAG__LU_LOOPS
 
 static int dag__getrf_piv(int type, int m, int n, void *a, int lda, int64_t *ipiv) {
@@ -2077,14 +2267,18 @@ static int dag__getrf_piv(int type, int m, int n, void *a, int lda, int64_t *ipi
         dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_getrf: no memory for %d pivots", kn);
         return 0;
     }
-    info = type == DAG_F64 ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, p)
-                           : LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, p);
+    info = type == DAG_F64    ? LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, p)
+           : type == DAG_F32  ? LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, p)
+           : type == DAG_CF64 ? LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, p)
+                              : LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, p);
     for (int r = 0; r < kn; r++) ipiv[r] = p[r] - 1;
     DAG_FREE(p);
     return info > 0 ? (int)info : 0;
 #else
-    return type == DAG_F64 ? dag__dgetrf_piv_loops(m, n, (double *)a, lda, ipiv)
-                           : dag__sgetrf_piv_loops(m, n, (float *)a, lda, ipiv);
+    return type == DAG_F64    ? dag__dgetrf_piv_loops(m, n, (double *)a, lda, ipiv)
+           : type == DAG_F32  ? dag__sgetrf_piv_loops(m, n, (float *)a, lda, ipiv)
+           : type == DAG_CF64 ? dag__zgetrf_piv_loops(m, n, (dag__cf64 *)a, lda, ipiv)
+                              : dag__cgetrf_piv_loops(m, n, (dag__cf32 *)a, lda, ipiv);
 #endif
 }
 
@@ -2293,7 +2487,7 @@ static bool dag__lu_check(const dag_array *a, const char *who) {
 
 /* The factorisation; moves (when asked) keeps the row moves for dag__lu_solve. */
 static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves) {
-    dag__array_where where = dag__array_where_now("dag_array_getrf");
+    dag__array_where where = dag__array_where_for("dag_array_getrf", a);
     if (where.status) return where.status;
     if (!dag__lu_check(a, "dag_array_getrf")) return DAG_ERR_INVALID_ARGUMENT;
 #if defined(DAG_ARRAY_CBLAS)
@@ -2342,7 +2536,7 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 
 /* B's rows moved as the factorisation moved A's (moves), then L Y = B and U X = Y. */
 static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
-    dag__array_where where = dag__array_where_now("dag_array_getrs");
+    dag__array_where where = dag__array_where_for("dag_array_getrs", b);
     if (where.status) return where.status;
     dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0, 0 };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
@@ -2471,6 +2665,7 @@ static dag_result dag__array_fill_in(dag_array *a, int how, uint64_t seed, const
     }
     dag_array *t = a->base || a->ld ? dag_array_similar(a) : a;
     if (!t) return DAG_ERR_OUT_OF_MEMORY;
+    if (dag__complex(a->type)) where.devices = 0;   /* dag__array_where_for */
     return dag__operand_end(a, t, true, dag__fill_tiles(&where, t, how, 0.0, seed));
 }
 dag_result dag_array_fill_rand(dag_array *a, uint64_t seed) {
@@ -2497,15 +2692,18 @@ dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c
     return dag__array_slice(a, r0, rows, c0, cols, (void *)(uintptr_t)in, ld, 1, "dag_array_put_slice");
 }
 dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value) {
-    int64_t x = 0;   /* room for any element */
-    dag_result res = dag__array_slice(a, r, 1, c, 1, &x, 1, 0, "dag_array_get");
-    if (res == DAG_OK && value) *value = dag__elem_get(a->type, &x);
+    if (!dag__not_complex(a, "dag_array_get", "a double would lose the imaginary part (dag_array_get_slice of 1 x 1 "
+                          "gives the element)"))
+        return DAG_ERR_INVALID_ARGUMENT;
+    int64_t x[2] = { 0, 0 };   /* room for any element */
+    dag_result res = dag__array_slice(a, r, 1, c, 1, x, 1, 0, "dag_array_get");
+    if (res == DAG_OK && value) *value = dag__elem_get(a->type, x);
     return res;
 }
 dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
-    int64_t x = 0;
-    if (a) dag__elem_put(a->type, &x, value);
-    return dag__array_slice(a, r, 1, c, 1, &x, 1, 1, "dag_array_put");
+    int64_t x[2] = { 0, 0 };   /* room for any element (complex: value + 0i) */
+    if (a) dag__elem_put(a->type, x, value);
+    return dag__array_slice(a, r, 1, c, 1, x, 1, 1, "dag_array_put");
 }
 
 /* The parts side by side (across) or one above the other, into a new array in the first one's tiles. */
@@ -2567,6 +2765,29 @@ DAG_TASK(void, dag__dimcomb_fn, (dag__fn_ops, f), (int, type), (int, first), (in
     }
 }
 
+/* A complex tile's part (sum or product along dim, in double _Complex) and its combination into the
+   result's tile (op 0: a copy), on the CPU. */
+static dag__cf64 dag__elem_z(int type, const void *x, size_t at) {
+    return type == DAG_CF64 ? ((const dag__cf64 *)x)[at] : (dag__cf64)((const dag__cf32 *)x)[at];
+}
+DAG_TASK(void, dag__dimred_c, (int, op), (int, type), (int, dim), (int64_t, rows), (int64_t, cols), (const void *, x),
+         (int64_t, xld), (void *, part)) {
+    dag__cf64 *p = (dag__cf64 *)part;
+    for (int64_t k = 0, n = dim == 1 ? rows : cols; k < (dim == 1 ? cols : rows); k++)
+        for (int64_t t = 0; t < n; t++) {
+            dag__cf64 v = dag__elem_z(type, x, (size_t)(dim == 1 ? t + k * xld : k + t * xld));
+            p[k] = !t ? v : op == DAG_OP_SUM ? p[k] + v : p[k] * v;
+        }
+}
+DAG_TASK(void, dag__dimcomb_c, (int, op), (int, type), (int64_t, n), (const void *, part), (void *, acc)) {
+    for (int64_t k = 0; k < n; k++) {
+        dag__cf64 v = ((const dag__cf64 *)part)[k], s = op ? dag__elem_z(type, acc, (size_t)k) : 0;
+        v = op == 0 ? v : op == DAG_OP_SUM ? s + v : s * v;
+        if (type == DAG_CF64) ((dag__cf64 *)acc)[k] = v;
+        else ((dag__cf32 *)acc)[k] = (dag__cf32)v;
+    }
+}
+
 /* How a reduction combines: a built-in op (1 to 4, the kernels) or C functions (op 0). */
 typedef struct dag__reducer { int op; dag__fn_ops fn; } dag__reducer;
 
@@ -2575,6 +2796,13 @@ static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how,
                              dag_array *out, int dim, bool first, int64_t i, int64_t j) {
     int64_t r = DAG__R(x, i), c = DAG__C(x, j), n = dim == 1 ? c : r;
     dag_data t = DAG__H(x, i, j), p = DAG__H(parts, i, j), o = dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0);
+    if (dag__complex(x->type)) {   /* sum or product (dag__reduce_dims refuses the rest), on the CPU */
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimred_c, Val(how->op), Val((int)x->type), Val(dim), Val(r),
+                       Val(c), In(t), Ld(t), Out(p));
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimcomb_c, Val(first ? 0 : how->op), Val((int)x->type), Val(n),
+                       In(p), InOut(o));
+        return;
+    }
     if (!how->op) {
         dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimred_fn, Val(how->fn), Val((int)x->type), Val(dim), Val(r),
                        Val(c), In(t), Ld(t), Out(p));
@@ -2593,13 +2821,13 @@ static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how,
 /* a reduced along dim (1: over rows, into 1 x cols; 2: over columns, into rows x 1), from init if has_init. */
 static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *how, bool has_init, double init,
                                     const char *who) {
-    dag__array_where where = dag__array_where_now(who);
+    dag__array_where where = dag__array_where_for(who, a);
     if (where.status) return NULL;
     dag_array *x = dag__operand(a, dag__any_tiling, true);
     if (!x) return NULL;
     dag_blocks b = dim == 1 ? dag_blocks_grid(1, x->bcols, x->p, x->q) : dag_blocks_grid(x->brows, 1, x->p, x->q);
     dag_array *out = dag__array_new(x->type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
-    dag_array *parts = dag__array_new(DAG_F64, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
+    dag_array *parts = dag__array_new(dag__complex(x->type) ? DAG_CF64 : DAG_F64, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
     DAG_DATADEPS {
         for (int64_t j = 0; out && parts && j < x->nt; j++)
             for (int64_t i = 0; i < x->mt; i++) {
@@ -2624,6 +2852,10 @@ static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, dou
                 "dims must be 1 (over rows), 2 (over columns) or 0 (over both)" : "no reduce function");
         return NULL;
     }
+    if ((how.op == 0 || how.op == DAG_OP_MIN || how.op == DAG_OP_MAX) &&
+        !dag__not_complex(a, who, how.op == 0 ? "the C functions take and give doubles"
+                                  : "complex numbers have no order (DAG_OP_SUM and DAG_OP_PROD take them)"))
+        return NULL;
     if (dims) return dag__reduce_along(a, dims, &how, true, init, who);
     dag_array *rows = dag__reduce_along(a, 2, &how, false, 0.0, who), *all = NULL;
     how.fn.map = NULL;
@@ -2781,31 +3013,32 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
 
 /* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
    columnwise T of its reflectors (larft), kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
-#define DAG__QR_LOOPS(T, P)                                                                                        \
+#define DAG__QR_LOOPS(T, P, CONJ, RE, ABS2)                                                                       \
     DAG__UNUSED static void dag__##P##geqrt_loops(int m, int n, T *a, int lda, T *tau, T *t, int ldt) {           \
         int kn = m < n ? m : n;                                                                                    \
         for (int k = 0; k < kn; k++) {                                                                             \
-            T alpha = a[k + (size_t)k * lda], xnorm = 0;                                                           \
-            for (int i = k + 1; i < m; i++) xnorm += a[i + (size_t)k * lda] * a[i + (size_t)k * lda];              \
+            T alpha = a[k + (size_t)k * lda];                                                                      \
+            double xnorm = 0; /* |x|^2 below the diagonal */                                                       \
+            for (int i = k + 1; i < m; i++) xnorm += ABS2(a[i + (size_t)k * lda]);                                 \
             tau[k] = 0;                                                                                            \
-            if (xnorm > 0) {                                                                                       \
-                T beta = (T)(alpha >= 0 ? -1 : 1) * (T)sqrt((double)(alpha * alpha + xnorm));                      \
-                tau[k] = (beta - alpha) / beta;                                                                    \
-                for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - beta;                            \
-                a[k + (size_t)k * lda] = beta;                                                                     \
+            if (xnorm > 0 || ABS2(alpha - CONJ(alpha)) > 0) { /* complex: an imaginary alpha alone counts */       \
+                double beta = (RE(alpha) >= 0 ? -1 : 1) * sqrt(ABS2(alpha) + xnorm);                               \
+                tau[k] = ((T)beta - alpha) / (T)beta;                                                              \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - (T)beta;                         \
+                a[k + (size_t)k * lda] = (T)beta;                                                                  \
             }                                                                                                      \
-            for (int j = k + 1; j < n && tau[k] != 0; j++) { /* H_k applied to the columns right of it */         \
+            for (int j = k + 1; j < n && tau[k] != 0; j++) { /* H_k^H applied to the columns right of it */       \
                 T w = a[k + (size_t)j * lda];                                                                      \
-                for (int i = k + 1; i < m; i++) w += a[i + (size_t)k * lda] * a[i + (size_t)j * lda];              \
-                a[k + (size_t)j * lda] -= tau[k] * w;                                                              \
-                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= tau[k] * a[i + (size_t)k * lda] * w;     \
+                for (int i = k + 1; i < m; i++) w += CONJ(a[i + (size_t)k * lda]) * a[i + (size_t)j * lda];        \
+                a[k + (size_t)j * lda] -= CONJ(tau[k]) * w;                                                        \
+                for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= CONJ(tau[k]) * a[i + (size_t)k * lda] * w; \
             }                                                                                                      \
         }                                                                                                          \
-        for (int c = 0; c < kn; c++) { /* T(0:c, c) = -tau_c T(0:c, 0:c) V(:, 0:c)^T v_c */                        \
+        for (int c = 0; c < kn; c++) { /* T(0:c, c) = -tau_c T(0:c, 0:c) V(:, 0:c)^H v_c */                        \
             for (int r = 0; r < kn; r++) t[r + (size_t)c * ldt] = 0;                                               \
             for (int r = 0; r < c; r++) {                                                                          \
-                T s = a[c + (size_t)r * lda];                                                                      \
-                for (int i = c + 1; i < m; i++) s += a[i + (size_t)r * lda] * a[i + (size_t)c * lda];              \
+                T s = CONJ(a[c + (size_t)r * lda]);                                                                \
+                for (int i = c + 1; i < m; i++) s += CONJ(a[i + (size_t)r * lda]) * a[i + (size_t)c * lda];        \
                 t[r + (size_t)c * ldt] = -tau[c] * s;                                                              \
             }                                                                                                      \
             for (int r = 0; r < c; r++) {                                                                          \
@@ -2816,8 +3049,13 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
             t[c + (size_t)c * ldt] = tau[c];                                                                       \
         }                                                                                                          \
     }
-DAG__QR_LOOPS(double, d)
-DAG__QR_LOOPS(float, s)
+#define DAG__ABS2_R(x) ((double)(x) * (double)(x))
+#define DAG__ABS2_Z(x) (__builtin_creal(x) * __builtin_creal(x) + __builtin_cimag(x) * __builtin_cimag(x))
+#define DAG__ABS2_C(x) ((double)__builtin_crealf(x) * __builtin_crealf(x) + (double)__builtin_cimagf(x) * __builtin_cimagf(x))
+DAG__QR_LOOPS(double, d, DAG__SAME, DAG__SAME, DAG__ABS2_R)
+DAG__QR_LOOPS(float, s, DAG__SAME, DAG__SAME, DAG__ABS2_R)
+DAG__QR_LOOPS(dag__cf64, z, __builtin_conj, __builtin_creal, DAG__ABS2_Z)
+DAG__QR_LOOPS(dag__cf32, c, __builtin_conjf, __builtin_crealf, DAG__ABS2_C)
 #undef DAG__QR_LOOPS
 
 static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
@@ -2826,13 +3064,23 @@ static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void
     if (type == DAG_F64) {
         LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
         LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const double *)a, lda, (const double *)tau, (double *)t, ldt);
-    } else {
+    } else if (type == DAG_F32) {
         LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
         LAPACKE_slarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const float *)a, lda, (const float *)tau, (float *)t, ldt);
+    } else if (type == DAG_CF64) {   /* Q = I - V T V^H, applied as Q^H (dag__qr_apply's trans is ^H) */
+        LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau);
+        LAPACKE_zlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const lapack_complex_double *)a, lda,
+                            (const lapack_complex_double *)tau, (lapack_complex_double *)t, ldt);
+    } else {
+        LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau);
+        LAPACKE_clarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const lapack_complex_float *)a, lda,
+                            (const lapack_complex_float *)tau, (lapack_complex_float *)t, ldt);
     }
 #else
     if (type == DAG_F64) dag__dgeqrt_loops(m, n, (double *)a, lda, (double *)tau, (double *)t, ldt);
-    else dag__sgeqrt_loops(m, n, (float *)a, lda, (float *)tau, (float *)t, ldt);
+    else if (type == DAG_F32) dag__sgeqrt_loops(m, n, (float *)a, lda, (float *)tau, (float *)t, ldt);
+    else if (type == DAG_CF64) dag__zgeqrt_loops(m, n, (dag__cf64 *)a, lda, (dag__cf64 *)tau, (dag__cf64 *)t, ldt);
+    else dag__cgeqrt_loops(m, n, (dag__cf32 *)a, lda, (dag__cf32 *)tau, (dag__cf32 *)t, ldt);
 #endif
 }
 
@@ -2917,7 +3165,7 @@ static void dag__qr_free(dag__qr *qr) {
 
 /* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
 static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
-    dag__array_where where = dag__array_where_now(who);
+    dag__array_where where = dag__array_where_for(who, a);
     if (where.status) return where.status;
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
@@ -3066,6 +3314,7 @@ dag_result dag_array_sort(dag_array *v, bool descending) {
                      "array; this one is %lld x %lld", (long long)v->rows, (long long)v->cols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
+    if (!dag__not_complex(v, "dag_array_sort", "complex numbers have no order")) return DAG_ERR_INVALID_ARGUMENT;
     dag__array_where where = dag__array_where_now("dag_array_sort");
     if (where.status) return where.status;
     if (v->cols != 1) {   /* a row: sorted as a column of its transpose, then put back */
@@ -3339,6 +3588,9 @@ static dag_result dag__stencil_run(dag__stencil *s, dag_array *dst, dag_array *s
 dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
                              void *user) {
     if (!dag__stencil_check(dst, src, radius, boundary, f != NULL)) return DAG_ERR_INVALID_ARGUMENT;
+    const char *why = "the point function takes and gives doubles (dag_array_stencil_kernel takes complex arrays)";
+    if (!dag__not_complex(src, "dag_array_stencil", why) || !dag__not_complex(dst, "dag_array_stencil", why))
+        return DAG_ERR_INVALID_ARGUMENT;
     dag__stencil s = { f, user, NULL, radius, boundary, NULL, NULL };
     return dag__stencil_run(&s, dst, src);
 }

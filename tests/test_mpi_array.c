@@ -10,6 +10,7 @@
 #include "test.h"
 #include "mpi_harness.h"
 #include "array_programs.h"
+#include <complex.h>
 
 /* The differential tester's programs (tests/array_programs.h), the same on every rank: each rank's
    arrays must equal its loops'. */
@@ -263,6 +264,67 @@ TEST(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank) {
     agree_on_failures();
 }
 
+/* Complex arrays over ranks (DAG_CF64): gemm with a conjugate transpose, posv, gesv and gels, on the
+   squarest grid and a row of ranks, against plain loops on every rank (the tiles move as bytes). */
+static double _Complex cx_val(int i, int j, int seed) {
+    return sin(1.3 * i + 0.7 * j + seed) + cos(0.9 * i - 1.1 * j + 2.0 * seed) * I;
+}
+static void cx_gemm(int ta, int m, int n, int k, const double _Complex *a, int lda, const double _Complex *b, int ldb,
+                    double _Complex *c, int ldc) {   /* c = op(a) b, op(a) = a or a^H */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double _Complex s = 0;
+            for (int l = 0; l < k; l++) s += (ta ? __builtin_conj(a[l + i * lda]) : a[i + l * lda]) * b[l + j * ldb];
+            c[i + j * ldc] = s;
+        }
+}
+static double cx_diff(const double _Complex *x, const double _Complex *y, int n) {
+    double d = 0;
+    for (int k = 0; k < n; k++) d = fmax(d, __builtin_cabs(x[k] - y[k]));
+    return d;
+}
+TEST(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank) {
+    setup(2);
+    enum { N = 19, R = 3 };
+    static double _Complex a[N * N], h[N * N], b[N * R], x[N * R], y[N * R], c[N * N], w[N * N];
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) a[i + j * N] = cx_val(i, j, 1);
+    for (int k = 0; k < N * R; k++) b[k] = cx_val(k % N, k / N, 2);
+    cx_gemm(1, N, N, N, a, N, a, N, h, N);   /* A^H A + N I: Hermitian positive definite */
+    for (int i = 0; i < N; i++) h[i + i * N] += N;
+    int grids[2][2] = { { 0, 0 }, { 1, dag_num_ranks() } };
+    for (int g = 0; g < 2; g++) {
+        dag_blocks bl = dag_blocks_grid(5, 5, grids[g][0], grids[g][1]);
+        dag_array *A = dag_array_from_host(DAG_CF64, N, N, bl, a, DAG_COL_MAJOR, N);
+        dag_array *C = dag_array_zeros(DAG_CF64, N, N, bl);
+        CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, A, A, 0.0, C), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(C, c, DAG_COL_MAJOR, N), DAG_OK);
+        cx_gemm(1, N, N, N, a, N, a, N, w, N);
+        CHECK(cx_diff(c, w, N * N) < 1e-10);
+        dag_array *H = dag_array_from_host(DAG_CF64, N, N, bl, h, DAG_COL_MAJOR, N);
+        dag_array *B = dag_array_from_host(DAG_CF64, N, R, dag_blocks_grid(5, 2, grids[g][0], grids[g][1]), b, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_posv(H, B), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(B, x, DAG_COL_MAJOR, N), DAG_OK);
+        cx_gemm(0, N, R, N, h, N, x, N, y, N);
+        CHECK(cx_diff(y, b, N * R) < 1e-9);
+        dag_array *B2 = dag_array_from_host(DAG_CF64, N, R, dag_blocks_grid(5, 2, grids[g][0], grids[g][1]), b, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_gesv(A, NULL, B2), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(B2, x, DAG_COL_MAJOR, N), DAG_OK);
+        cx_gemm(0, N, R, N, a, N, x, N, y, N);
+        CHECK(cx_diff(y, b, N * R) < 1e-9);
+        dag_array *Q = dag_array_from_host(DAG_CF64, N, N, bl, h, DAG_COL_MAJOR, N);
+        dag_array *B3 = dag_array_from_host(DAG_CF64, N, R, dag_blocks_grid(5, 2, grids[g][0], grids[g][1]), b, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_gels(Q, B3), DAG_OK);   /* square and of full rank: the solution */
+        CHECK_EQ_INT(dag_array_collect(B3, x, DAG_COL_MAJOR, N), DAG_OK);
+        cx_gemm(0, N, R, N, h, N, x, N, y, N);
+        CHECK(cx_diff(y, b, N * R) < 1e-9);
+        dag_array_free(A), dag_array_free(C), dag_array_free(H), dag_array_free(B), dag_array_free(B2);
+        dag_array_free(Q), dag_array_free(B3);
+    }
+    dag_shutdown();
+    agree_on_failures();
+}
+
 int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
@@ -271,6 +333,7 @@ int main(int argc, char **argv) {
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
     RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);
     RUN_ALL(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank);
+    RUN_ALL(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank);
     int failed = test_summary();
     MPI_Finalize();
     return failed;
