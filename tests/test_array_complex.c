@@ -506,6 +506,43 @@ TEST(complex_element_wise_operations_reductions_and_maps_equal_the_plain_loops) 
     }
 }
 
+/* a stencil step of complex products over each tile and its halo of 1 */
+DAG_KERNEL(cx_stencil, ((long, rows), (long, ld), (long, r0), (long, c0), (DAG_GLOBAL const double _Complex *, x),
+                        (DAG_GLOBAL double _Complex *, y)),
+    size_t k = DAG_INDEX();
+    long i = (long)(k % (size_t)rows), j = (long)(k / (size_t)rows);
+    DAG_GLOBAL const double _Complex *p = x + (i + 1) + (j + 1) * ld;
+    (void)r0, (void)c0;
+    y[k] = p[-1] + 2.0 * I * p[1] - p[-ld] * p[ld];
+)
+TEST(a_complex_stencil_kernel_equals_the_plain_loop_on_periodic_and_fixed_boundaries) {
+    enum { M = 19, N = 14 };
+    z64 *x = host(M, N, 11), want[M * N];
+    const dag_blocks tilings[3] = { dag_blocks(5, 4), dag_blocks(19, 14), dag_blocks(8, 3) };
+    for (int b = 0; b < 3; b++)
+        for (int periodic = 0; periodic < 2; periodic++) {
+            dag_array *src = to_array(DAG_CF64, M, N, tilings[b], x), *dst = dag_array_similar(src);
+            dag_boundary edge = periodic ? dag_boundary_periodic() : dag_boundary_fixed(0.5);
+            CHECK_EQ_INT(dag_array_stencil_kernel(cx_stencil, dst, src, 1, edge), DAG_OK);
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    z64 at[4];   /* (i-1, j), (i+1, j), (i, j-1), (i, j+1) */
+                    int di[4] = { -1, 1, 0, 0 }, dj[4] = { 0, 0, -1, 1 };
+                    for (int q = 0; q < 4; q++) {
+                        int ii = i + di[q], jj = j + dj[q];
+                        bool out = ii < 0 || ii >= M || jj < 0 || jj >= N;
+                        at[q] = !out ? x[ii + jj * M] : periodic ? x[(ii + M) % M + (jj + N) % N * M] : 0.5;
+                    }
+                    want[i + j * M] = at[0] + 2.0 * I * at[1] - at[2] * at[3];
+                }
+            z64 *got = from_array(dst);
+            CHECK(rel_diff(got, want, M * N) < 1e-12);
+            free(got);
+            dag_array_free(src), dag_array_free(dst);
+        }
+    free(x);
+}
+
 static double id(double x) { return x; }
 static double plus(double a, double b) { return a + b; }
 static double point(const double *x, int64_t ld, int64_t r, int64_t c, void *u) {
@@ -599,6 +636,7 @@ int main(void) {
     RUN(complex_pivoted_lu_factors_and_solves_on_ragged_sizes_and_tilings);
     RUN(complex_qr_and_least_squares_match_the_plain_loops);
     RUN(complex_element_wise_operations_reductions_and_maps_equal_the_plain_loops);
+    RUN(a_complex_stencil_kernel_equals_the_plain_loop_on_periodic_and_fixed_boundaries);
     RUN(operations_with_no_complex_meaning_refuse_complex_arrays_by_name);
     RUN(complex_operations_under_a_device_scope_run_on_the_cpu_with_the_cpus_results);
     dag_shutdown();
