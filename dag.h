@@ -4402,8 +4402,6 @@ static dag__task dag__ran_inline;
 static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out);
 static dag_task dag__undeferred_detached(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                          const dag__span *spans, const int *modes, int num_spans, uint32_t gen);
-static dag__task *dag__events_off_stack(dag__worker *w, dag__task *t, uint32_t *gen_out);
-static int64_t dag__region_shut(dag__region *r, int64_t target);
 
 /* Would t be ready right now? Finished predecessors that failed cancel it,
    exactly as an edge would. Changes no dependency state. */
@@ -4526,45 +4524,6 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     memcpy(t->args, local->args, sizeof t->args);
     memcpy(t->result, local->result, sizeof t->result);
     return t;
-}
-
-/* A body run inside its spawn called dag_detach (see >>detach): its task
-   goes on until the last fulfilment, and its spawn returns. It becomes a
-   task like those spawned the usual way: a pooled record (moved off the
-   spawner's stack; gen 0: t is there), counted in its region, and known
-   to its spans and its sequence, so that what comes after it waits for
-   the fulfilment as for any unfinished task. */
-static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                                       const dag__span *spans, const int *modes, int num_spans,
-                                                       uint32_t gen) {
-    dag__region *events = t->child_root;
-    if (!gen) {
-        t = dag__events_off_stack(w, t, &gen);
-    } else {
-        t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
-        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);   /* the runtime's, dropped when it finishes */
-    }
-    t->child_root = events;
-    atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
-    dag__spawn_state st;
-    dag__spawn_state_init(&st, w, t);
-    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
-    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
-    if (r->seq) {
-        if (r->bulk) dag__list_push(&r->bulk->step, t);
-        else dag__list_push(&r->seq->prev, t);
-        st.refs++;
-    }
-    atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
-    r->counter->spawned++;
-    dag_task h = dag__handle(t, gen, t->desc->result_size != 0);
-    if (dag__region_shut(events, DAG__OWNER) == DAG__OWNER) {   /* fulfilled already */
-        DAG__HA(&events->count);
-        dag__finish_root(w, t);
-        dag__task *next = dag__complete(w, t);
-        if (next) dag__make_ready(w, next);
-    }
-    return h;
 }
 
 /* A spawner far ahead of the workers (more than DAG__WINDOW unfinished tasks
@@ -5959,6 +5918,45 @@ static dag__task *dag__events_off_stack(dag__worker *w, dag__task *t, uint32_t *
     t->child_root->owner_task = t->child_root->parent = f;
     dag__mutex_unlock(&dag__g.event_lock);
     return f;
+}
+
+/* A body run inside its spawn called dag_detach (see >>detach): its task
+   goes on until the last fulfilment, and its spawn returns. It becomes a
+   task like those spawned the usual way: a pooled record (moved off the
+   spawner's stack; gen 0: t is there), counted in its region, and known
+   to its spans and its sequence, so that what comes after it waits for
+   the fulfilment as for any unfinished task. */
+static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                                       const dag__span *spans, const int *modes, int num_spans,
+                                                       uint32_t gen) {
+    dag__region *events = t->child_root;
+    if (!gen) {
+        t = dag__events_off_stack(w, t, &gen);
+    } else {
+        t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
+        atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);   /* the runtime's, dropped when it finishes */
+    }
+    t->child_root = events;
+    atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
+    dag__spawn_state st;
+    dag__spawn_state_init(&st, w, t);
+    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    if (r->seq) {
+        if (r->bulk) dag__list_push(&r->bulk->step, t);
+        else dag__list_push(&r->seq->prev, t);
+        st.refs++;
+    }
+    atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
+    r->counter->spawned++;
+    dag_task h = dag__handle(t, gen, t->desc->result_size != 0);
+    if (dag__region_shut(events, DAG__OWNER) == DAG__OWNER) {   /* fulfilled already */
+        DAG__HA(&events->count);
+        dag__finish_root(w, t);
+        dag__task *next = dag__complete(w, t);
+        if (next) dag__make_ready(w, next);
+    }
+    return h;
 }
 
 dag_result dag_fulfill(dag_event event, int status) {
