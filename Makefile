@@ -90,7 +90,7 @@ combo_libs = $(foreach b,$(call combo_backends,$(1)),$($(b)_LIBS)) -ldl
 combo_needs = $(foreach b,$(call combo_backends,$(1)),$(if $($(b)_NEEDS),for f in $($(b)_NEEDS); do \
     [ -e $$f ] || { printf ' %s (%s not found)' "$($(b)_HOW)" $$f; break; }; done;))
 combo_missing = $(if $(strip $(call combo_needs,$(1))),$$($(call combo_needs,$(1))))
-SUITES  := behaviour errors stress fuzz kernels array array_ops array_complex waits policy table
+SUITES  := behaviour errors stress fuzz kernels array array_ops array_complex array_dagger waits policy table
 EXAMPLES := hello tiled_datadeps sequential_bulk cholesky tables
 # sanitizer builds run the same suites at a smaller size
 SAN_ENV := DAG_TEST_SCALE=0.05 FUZZ_SEEDS=1000
@@ -300,7 +300,7 @@ need = mkdir -p $(B); miss=; for t in $(2); do command -v $$t >/dev/null 2>&1 ||
     | tee $(B)/results-$(1).log; tail -n 1 $(B)/results-$(1).log > $(B)/results-$(1); [ "$(STRICT)" != 1 ]; exit $$?; fi;
 
 # dag_array.h's suites once more with its tiles on OpenBLAS and LAPACKE (-DDAG_ARRAY_CBLAS)
-CBLAS_SUITES := array array_ops array_complex
+CBLAS_SUITES := array array_ops array_complex array_dagger
 $(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas): $(B)/gcc/test_%_cblas: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(WARN) -O2 -g -DDAG_ARRAY_CBLAS -I. -Itests $< -o $@ -pthread -lm -llapacke -lopenblas

@@ -81,32 +81,35 @@
         for (int b = 0; b < elem; b++) dst[d + (size_t)b] = src[s + (size_t)b];                                      \
     )
 /* Reductions along a dimension, op 1 sum, 2 product, 3 min, 4 max (0 in dimcomb: a copy). dimred: item k
-   of a rows x cols tile reduces column k (dim 1) or row k (dim 2) into part[k], in double; dimcomb:
-   acc[k] = op(acc[k], part[k]), in the element type. */
-#define DAG__ARRAY_DIM_KERNELS(SUFFIX, T)                                                                            \
+   of a rows x cols tile reduces column k (dim 1) or row k (dim 2) into part[k], in A: double for the
+   floating types; for the integers a 64-bit integer, exact for min and max, and sums and products wrap
+   around as Julia's do (done in U, unsigned, where C defines the wrap-around); dimcomb: acc[k] =
+   op(acc[k], part[k]), the same way, into the element type. */
+#define DAG__ARRAY_DIM_KERNELS(SUFFIX, T, A, U)                                                                      \
     DAG_KERNEL(dag__array_dimred_##SUFFIX, ((int, op), (int, dim), (long, rows), (long, cols),                      \
-                                            (DAG_GLOBAL const T *, x), (long, xld), (DAG_GLOBAL double *, part)),     \
+                                            (DAG_GLOBAL const T *, x), (long, xld), (DAG_GLOBAL A *, part)),          \
         size_t k = DAG_INDEX();                                                                                      \
         long n = dim == 1 ? rows : cols;                                                                             \
         size_t step = dim == 1 ? 1 : (size_t)xld, at = dim == 1 ? k * (size_t)xld : k;                               \
-        double s = (double)x[at];                                                                                    \
+        A s = (A)x[at];                                                                                              \
         for (long t = 1; t < n; t++) {                                                                               \
-            double v = (double)x[at + (size_t)t * step];                                                             \
-            s = op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s);                    \
+            A v = (A)x[at + (size_t)t * step];                                                                       \
+            s = op == 1 ? (A)((U)s + (U)v) : op == 2 ? (A)((U)s * (U)v) : op == 3 ? (v < s ? v : s) : (v > s ? v : s); \
         }                                                                                                            \
         part[k] = s;                                                                                                 \
     )                                                                                                                \
-    DAG_KERNEL(dag__array_dimcomb_##SUFFIX, ((int, op), (DAG_GLOBAL const double *, part), (DAG_GLOBAL T *, acc)),  \
+    DAG_KERNEL(dag__array_dimcomb_##SUFFIX, ((int, op), (DAG_GLOBAL const A *, part), (DAG_GLOBAL T *, acc)),       \
         size_t k = DAG_INDEX();                                                                                      \
-        double s = (double)acc[k], v = part[k];                                                                      \
-        acc[k] = (T)(op == 0 ? v : op == 1 ? s + v : op == 2 ? s * v : op == 3 ? (v < s ? v : s) : (v > s ? v : s)); \
+        A s = (A)acc[k], v = part[k];                                                                                \
+        acc[k] = (T)(op == 0 ? v : op == 1 ? (A)((U)s + (U)v) : op == 2 ? (A)((U)s * (U)v)                          \
+                     : op == 3 ? (v < s ? v : s) : (v > s ? v : s));                                                 \
     )
 #define DAG__ARRAY_OPS_KERNELS()                                                                                     \
     DAG__ARRAY_BYTE_KERNELS()                                                                                        \
-    DAG__ARRAY_DIM_KERNELS(f64, double)                                                                              \
-    DAG__ARRAY_DIM_KERNELS(f32, float)                                                                               \
-    DAG__ARRAY_DIM_KERNELS(i32, int)                                                                                 \
-    DAG__ARRAY_DIM_KERNELS(i64, long)
+    DAG__ARRAY_DIM_KERNELS(f64, double, double, double)                                                              \
+    DAG__ARRAY_DIM_KERNELS(f32, float, double, double)                                                               \
+    DAG__ARRAY_DIM_KERNELS(i32, int, long, unsigned long)                                                            \
+    DAG__ARRAY_DIM_KERNELS(i64, long, long, unsigned long)
 
 #if defined(__OPENCL_C_VERSION__) || defined(DAG_KERNEL_NAMES) || defined(__CUDACC__) || defined(__HIP__)
 /* A kernels file that includes dag_array.h, built by clang -x cl, nvcc or
@@ -311,7 +314,9 @@ dag_result dag_array_fill_randn(dag_array *a, uint64_t seed);
 /* Reductions along a dimension, Dagger's reduce(op, A; dims, init):
    dims 1 reduces over the rows (a 1 x cols result), 2 over the columns
    (rows x 1), 0 over both (1 x 1); from init, in a's element type
-   (accumulated in double within a tile). NULL (and a logged error) on bad
+   (accumulated within a tile in double for the floating types; for the
+   integers exactly, sums and products wrapping around as Julia's do).
+   NULL (and a logged error) on bad
    arguments. The result is tiled as a along the dimension it keeps. */
 typedef enum dag_array_op { DAG_OP_SUM = 1, DAG_OP_PROD, DAG_OP_MIN, DAG_OP_MAX } dag_array_op;
 dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init);
@@ -2735,7 +2740,8 @@ dag_array *dag_array_vcat(int n, dag_array *const *parts) { return dag__array_ca
 
 /* >>reductions along a dimension: each tile's columns (dims 1) or rows
    (dims 2) reduced into a part (a kernel per tile, on the CPU or the
-   tile's device, in double), then the parts combined into the result's
+   tile's device, in double, or in 64-bit integers for the integer types),
+   then the parts combined into the result's
    tile in order (a kernel each), from init. A C function operator runs the
    same steps as CPU tasks; a DAG_KERNEL operator combines whole tiles
    (a copy of the array in tiles of one column each, so every column piece
@@ -2827,7 +2833,10 @@ static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *h
     if (!x) return NULL;
     dag_blocks b = dim == 1 ? dag_blocks_grid(1, x->bcols, x->p, x->q) : dag_blocks_grid(x->brows, 1, x->p, x->q);
     dag_array *out = dag__array_new(x->type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
-    dag_array *parts = dag__array_new(dag__complex(x->type) ? DAG_CF64 : DAG_F64, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
+    /* the parts in the kernels' accumulator type (dag__array_dimred_*), or in double for C functions */
+    dag_elem part_type = dag__complex(x->type) ? DAG_CF64
+                         : how->op && (x->type == DAG_I32 || x->type == DAG_I64) ? DAG_I64 : DAG_F64;
+    dag_array *parts = dag__array_new(part_type, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
     DAG_DATADEPS {
         for (int64_t j = 0; out && parts && j < x->nt; j++)
             for (int64_t i = 0; i < x->mt; i++) {
