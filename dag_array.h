@@ -362,8 +362,12 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    column-major block of doubles: x[i + j * ld] is src(r + i, c + j) for
    |i|, |j| <= radius (past the edges: the boundary's), r and c, and user;
    what it returns goes into dst, converted to dst's element type as C
-   converts. The boundary: periodic (the array wraps around), or a fixed
-   value (DAG_BOUNDARY_DEFAULT: 0). A Jacobi step:
+   converts. The boundary: periodic (the array wraps around), a fixed
+   value (DAG_BOUNDARY_DEFAULT: 0), or the array's own values past its
+   edges (Dagger's Clamp and Reflect): clamp repeats the edge (x[-2] =
+   x[-1] = x[0]), reflect mirrors with the edge repeated (x[-1] = x[0],
+   x[-2] = x[1]; radius at most the rows and columns), mirror about the
+   edge (x[-1] = x[1]; radius under them). A Jacobi step:
 
        double jacobi(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
            return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]);
@@ -377,10 +381,16 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    ranks only the strips move. dst and src: one shape, any element types and
    tilings, two arrays (a step reads the old values of its neighbours:
    alternate two arrays). */
-typedef enum dag_boundary_kind { DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC } dag_boundary_kind;
+typedef enum dag_boundary_kind {
+    DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC, DAG_BOUNDARY_CLAMP, DAG_BOUNDARY_REFLECT,
+    DAG_BOUNDARY_MIRROR
+} dag_boundary_kind;
 typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_boundary;
 #define dag_boundary_fixed(value) ((dag_boundary){ DAG_BOUNDARY_FIXED, (value) })
 #define dag_boundary_periodic() ((dag_boundary){ DAG_BOUNDARY_PERIODIC, 0.0 })
+#define dag_boundary_clamp() ((dag_boundary){ DAG_BOUNDARY_CLAMP, 0.0 })
+#define dag_boundary_reflect() ((dag_boundary){ DAG_BOUNDARY_REFLECT, 0.0 })
+#define dag_boundary_mirror() ((dag_boundary){ DAG_BOUNDARY_MIRROR, 0.0 })
 typedef double (*dag_stencil_fn)(const double *x, int64_t ld, int64_t row, int64_t col, void *user);
 dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
                              void *user);
@@ -3369,12 +3379,25 @@ typedef struct dag__halo { void *mem; dag_data strip[5]; } dag__halo;   /* top, 
 
 /* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c): in the tile (nb[4]), in a strip facing it
    (nb[(di + 1) + 3 (dj + 1)]), or NULL past the array's edge (the boundary's value there) */
+/* Past the edge, a boundary of the array's own values: the row (or column) g of n that stands there */
+static int64_t dag__boundary_index(dag_boundary_kind kind, int64_t g, int64_t n) {
+    if (g >= 0 && g < n) return g;
+    if (kind == DAG_BOUNDARY_CLAMP) return g < 0 ? 0 : n - 1;
+    if (kind == DAG_BOUNDARY_REFLECT) return g < 0 ? -g - 1 : 2 * n - 1 - g;
+    return g < 0 ? -g : 2 * n - 2 - g;   /* DAG_BOUNDARY_MIRROR */
+}
 static const char *dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
                                    int64_t c, int64_t pi, int64_t pj) {
     const dag_array *a = s->src;
     int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
-    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC;
-    if (!periodic && (g < 0 || g >= a->rows || h < 0 || h >= a->cols)) return NULL;
+    dag_boundary_kind kind = s->boundary.kind;
+    bool periodic = kind == DAG_BOUNDARY_PERIODIC, outside = g < 0 || g >= a->rows || h < 0 || h >= a->cols;
+    if (outside && kind >= DAG_BOUNDARY_CLAMP) {   /* the element standing there: in this tile or a strip facing it */
+        pi = dag__boundary_index(kind, g, a->rows) - ti * a->brows;
+        pj = dag__boundary_index(kind, h, a->cols) - tj * a->bcols;
+    } else if (outside && !periodic) {
+        return NULL;
+    }
     int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
     int64_t nc = dag__tile_cols(a, (tj + dj + a->nt) % a->nt);   /* the columns of the tile it is in */
     int64_t lr = di < 0 ? pi + rad : di > 0 ? pi - r : pi;
@@ -3464,8 +3487,7 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
                       : dst == src || (dst->base ? dst->base : dst) == (src->base ? src->base : src)
                           ? "dst and src are one array (each point reads its neighbours' old values: alternate two arrays)"
                       : radius < 0 ? "a negative radius"
-                      : b.kind != DAG_BOUNDARY_DEFAULT && b.kind != DAG_BOUNDARY_FIXED && b.kind != DAG_BOUNDARY_PERIODIC
-                          ? "an unknown boundary kind" : NULL;
+                      : (int)b.kind < 0 || (int)b.kind > (int)DAG_BOUNDARY_MIRROR ? "an unknown boundary kind" : NULL;
     if (bad) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: %s", bad);
         return false;
@@ -3479,6 +3501,14 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
     int64_t min_rows = dag__imin(dst->brows, dag__tile_rows(dst, dst->mt - 1));
     int64_t min_cols = dag__imin(dst->bcols, dag__tile_cols(dst, dst->nt - 1));
     bool rows_cross = dst->mt > 1 || periodic, cols_cross = dst->nt > 1 || periodic;
+    int64_t past = b.kind == DAG_BOUNDARY_MIRROR ? 1 : 0;   /* mirror leaves the edge out */
+    if ((b.kind == DAG_BOUNDARY_REFLECT || b.kind == DAG_BOUNDARY_MIRROR) &&
+        (radius + past > dst->rows || radius + past > dst->cols)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large to %s a %lld x %lld "
+                "array (at most %lld)", radius, b.kind == DAG_BOUNDARY_REFLECT ? "reflect" : "mirror", (long long)dst->rows,
+                (long long)dst->cols, (long long)(dag__imin(dst->rows, dst->cols) - past));
+        return false;
+    }
     if ((rows_cross && radius > min_rows) || (cols_cross && radius > min_cols)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large for the tiles: dst's "
                 "%lld x %lld in tiles of %lld x %lld has a tile of %lld %s, and a halo comes from the next tile alone "

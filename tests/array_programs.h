@@ -111,15 +111,26 @@ static __attribute__((unused)) int sort_case(dag_elem t, int n, int nb, int p, i
 
 /* A stencil step as plain loops: the array with its halo (periodic, or value past the edges), then f at
    each point. in and out R x C, column-major. */
-static __attribute__((unused)) void stencil_reference(double *out, const double *in, int R, int C, int rad, int periodic,
-                                                      double value, dag_stencil_fn f, void *user) {
+/* index g of n past an edge, as each boundary of the array's own values reads it */
+static __attribute__((unused)) int boundary_reference_index(dag_boundary_kind kind, int g, int n) {
+    if (g >= 0 && g < n) return g;
+    switch (kind) {
+    case DAG_BOUNDARY_PERIODIC: return (g + n) % n;
+    case DAG_BOUNDARY_CLAMP: return g < 0 ? 0 : n - 1;           /* ... x0 x0 | x0 x1 */
+    case DAG_BOUNDARY_REFLECT: return g < 0 ? -1 - g : 2 * n - 1 - g;   /* ... x1 x0 | x0 x1 */
+    default: return g < 0 ? -g : 2 * n - 2 - g;                  /* mirror: ... x2 x1 | x0 x1 */
+    }
+}
+static __attribute__((unused)) void stencil_reference(double *out, const double *in, int R, int C, int rad, dag_boundary b,
+                                                      dag_stencil_fn f, void *user) {
     int pr = R + 2 * rad, pc = C + 2 * rad;
     double *x = malloc(sizeof(double) * (size_t)(pr * pc));
+    bool own = b.kind != DAG_BOUNDARY_DEFAULT && b.kind != DAG_BOUNDARY_FIXED;   /* the array's own values past its edges */
     for (int j = 0; j < pc; j++)
         for (int i = 0; i < pr; i++) {
             int g = i - rad, h = j - rad;
-            if (periodic) x[i + j * pr] = in[(g + R) % R + ((h + C) % C) * R];
-            else x[i + j * pr] = g < 0 || g >= R || h < 0 || h >= C ? value : in[g + h * R];
+            if (own) x[i + j * pr] = in[boundary_reference_index(b.kind, g, R) + boundary_reference_index(b.kind, h, C) * R];
+            else x[i + j * pr] = g < 0 || g >= R || h < 0 || h >= C ? b.value : in[g + h * R];
         }
     for (int j = 0; j < C; j++)
         for (int i = 0; i < R; i++) out[i + j * R] = f(x + (i + rad) + (j + rad) * pr, pr, i, j, user);
@@ -157,7 +168,7 @@ static __attribute__((unused)) double stencil_case(dag_elem t, const double *h, 
     double err = x[0] && x[1] ? 0 : 1e300;
     for (int s = 0; s < steps && err == 0; s++) {
         if (dag_array_stencil(x[(s + 1) % 2], x[s % 2], rad, b, f, NULL) != DAG_OK) err = 1e300;
-        stencil_reference(tmp, ref, R, C, rad, b.kind == DAG_BOUNDARY_PERIODIC, b.value, f, NULL);
+        stencil_reference(tmp, ref, R, C, rad, b, f, NULL);
         for (int i = 0; i < R * C; i++) ref[i] = t == DAG_F64 ? tmp[i] : t == DAG_F32 ? (double)(float)tmp[i] : (double)(int64_t)tmp[i];
     }
     if (err == 0 && dag_array_collect(x[steps % 2], buf, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
@@ -186,7 +197,7 @@ static __attribute__((unused)) double stencil_kernel_case(const double *h, int R
     double err = x[0] && x[1] ? 0 : 1e300;
     for (int s = 0; s < steps && err == 0; s++) {
         if (dag_array_stencil_kernel(jacobi_kernel, x[(s + 1) % 2], x[s % 2], 1, b) != DAG_OK) err = 1e300;
-        stencil_reference(got, ref, R, C, 1, b.kind == DAG_BOUNDARY_PERIODIC, b.value, jacobi_point, NULL);
+        stencil_reference(got, ref, R, C, 1, b, jacobi_point, NULL);
         memcpy(ref, got, sizeof(double) * (size_t)(R * C));
     }
     if (err == 0 && dag_array_collect(x[steps % 2], got, DAG_COL_MAJOR, R) != DAG_OK) err = 1e300;
@@ -302,7 +313,8 @@ static int prog_step(prog *p) {
         double *in = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols)), *out = (double *)malloc(sizeof(double) * (size_t)(x.rows * x.cols));
         for (int j = 0; j < x.cols; j++)
             for (int i = 0; i < x.rows; i++) in[i + j * x.rows] = PREF(p, x.a, x.r0 + i, x.c0 + j);
-        stencil_reference(out, in, x.rows, x.cols, 1, periodic, 0.5, jacobi_point, NULL);
+        stencil_reference(out, in, x.rows, x.cols, 1, periodic ? dag_boundary_periodic() : dag_boundary_fixed(0.5), jacobi_point,
+                          NULL);
         for (int j = 0; j < y.cols; j++)
             for (int i = 0; i < y.rows; i++) PREF(p, y.a, y.r0 + i, y.c0 + j) = out[i + j * y.rows];
         free(in), free(out);

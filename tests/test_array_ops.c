@@ -837,7 +837,7 @@ TEST(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_p
     enum { R = 13, C = 11, BR = 20, BC = 17 };
     static double h[R * C], want[R * C], big[BR * BC], got[BR * BC];
     random_matrix(h, R, C, 77), random_matrix(big, BR, BC, 78);
-    stencil_reference(want, h, R, C, 1, 0, -1.0, jacobi_point, NULL);
+    stencil_reference(want, h, R, C, 1, dag_boundary_fixed(-1.0), jacobi_point, NULL);
     dag_array *W = dag_array_wrap(DAG_F64, R, C, dag_blocks(4, 4), h, R);
     dag_array *B = dag_array_from_host(DAG_F64, BR, BC, dag_blocks(6, 5), big, DAG_COL_MAJOR, BR);
     dag_array *V = dag_array_view(B, 3, R, 2, C);
@@ -901,6 +901,47 @@ TEST(a_stencil_kernel_gives_the_point_functions_steps) {
     CHECK_EQ_INT(dag_array_stencil_kernel(jacobi_kernel, f, a, 1, dag_boundary_periodic()), DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "one element type") != NULL);
     dag_array_free(a), dag_array_free(b), dag_array_free(f);
+}
+
+/* Boundaries of the array's own values (Dagger's Clamp and Reflect): clamp, reflect and mirror, radius
+   1 and 2, three steps against the loops, on ragged tiles, one tile, src and dst in two tilings, the C
+   function and the kernel; and what is too small to reflect is refused by name */
+TEST(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges) {
+    static const int cases[][7] = {   /* R, C, src tiles, dst tiles, radius */
+        { 37, 29, 8, 6, 8, 6, 1 }, { 37, 29, 8, 6, 5, 7, 1 }, { 9, 7, 9, 7, 9, 7, 1 }, { 10, 13, 3, 4, 3, 4, 1 }, { 37, 29, 8, 6, 5, 9, 2 },
+        { 30, 22, 10, 11, 10, 11, 2 }, { 5, 4, 5, 4, 5, 4, 2 }, { 23, 1, 5, 1, 5, 1, 1 },
+    };
+    const dag_boundary kinds[3] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror() };
+    int failed = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int b = 0; b < 3; b++)
+            for (int t = 0; t < 2; t++) {
+                const int *c = cases[k];
+                if (c[1] == 1 && (c[6] > 1 || b == 2)) continue;   /* one column: no room to mirror */
+                double *h = malloc(sizeof(double) * (size_t)(c[0] * c[1]));
+                random_matrix(h, c[0], c[1], 120u + (unsigned)k);
+                dag_elem type = t ? DAG_I64 : DAG_F64;
+                if (t)
+                    for (int i = 0; i < c[0] * c[1]; i++) h[i] = floor(h[i] * 1000);
+                double err = stencil_case(type, h, c[0], c[1], c[2], c[3], c[4], c[5], 0, 0, c[6], kinds[b],
+                                          c[6] == 1 ? jacobi_point : cross2_point, 3);
+                if (!t && c[6] == 1) err = fmax(err, stencil_kernel_case(h, c[0], c[1], c[2], c[3], c[4], c[5], 0, 0, kinds[b], 3));
+                if (err > (t ? 0 : 1e-12) && failed < 5)
+                    printf("     %d x %d in %d x %d -> %d x %d, radius %d, boundary %d, type %d: differs by %g\n", c[0],
+                           c[1], c[2], c[3], c[4], c[5], c[6], (int)kinds[b].kind, (int)type, err);
+                failed += err > (t ? 0 : 1e-12);
+                free(h);
+            }
+    CHECK_EQ_INT(failed, 0);
+    dag_array *a = dag_array_zeros(DAG_F64, 3, 8, dag_blocks(3, 4)), *d = dag_array_similar(a);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_mirror(), cross2_point, NULL), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "radius 3 is too large to mirror a 3 x 8 array (at most 2)") != NULL);
+    CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_reflect(), cross2_point, NULL), DAG_OK);
+    CHECK_EQ_INT(dag_array_stencil(d, a, 1, (dag_boundary){ (dag_boundary_kind)9, 0 }, jacobi_point, NULL),
+                 DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "an unknown boundary kind") != NULL);
+    dag_array_free(a), dag_array_free(d);
 }
 
 /* Each bad argument is refused with DAG_ERR_INVALID_ARGUMENT and a log line naming it */
@@ -1024,6 +1065,7 @@ int main(void) {
     RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);
     RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
+    RUN(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
     RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();
