@@ -1560,6 +1560,8 @@ struct dag__region {
     DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
     DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
     DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
+    DAG__ATOMIC(int64_t) failed_count;         /* how many are held there */
+    int64_t failed_sweep_at;               /* owner only: more held than this, spent ones go (dag__failed_sweep) */
     DAG__ATOMIC(const char *) failed_name;     /* the task whose failure came first */
     DAG__ATOMIC(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
@@ -1715,6 +1717,8 @@ typedef struct dag__state {
     dag__context *guest_contexts;
     DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
     DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
+    DAG__ATOMIC(int) fulfils_running;           /* dag_fulfill calls under way: dag_shutdown waits for them */
+    DAG__ATOMIC(int) fulfils_closed;            /* set by dag_shutdown once every task has finished */
     /* trace */
     DAG__ATOMIC(int) tracing;
     DAG__ATOMIC(uint64_t) next_trace_id;
@@ -1744,6 +1748,7 @@ static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
 static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
 static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
 static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
+static DAG__THREAD_LOCAL uint64_t dag__tls_detaches;   /* dag_detach calls of bodies this thread ran (see >>detach) */
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -2356,15 +2361,25 @@ static dag__task *dag__heap_pop_if(dag__task_test ok, const void *arg) {
 }
 static dag__task *dag__heap_pop(void) { return dag__heap_pop_if(NULL, NULL); }
 
-static void dag__inject(dag__task *t) {
-    t->next = NULL;
+/* The shared queue: tasks of threads outside the pool, at its end; at its
+   front what a body running on such a thread spawns, where that body's
+   waits look for it (dag__uninject_under looks at the first few only). */
+static void dag__inject_at(dag__task *t, bool front) {
     dag__mutex_lock(&dag__g.inject_lock);
-    if (dag__g.inject_tail) dag__g.inject_tail->next = t;
-    else dag__g.inject_head = t;
-    dag__g.inject_tail = t;
+    if (front) {
+        t->next = dag__g.inject_head;
+        dag__g.inject_head = t;
+        if (!dag__g.inject_tail) dag__g.inject_tail = t;
+    } else {
+        t->next = NULL;
+        if (dag__g.inject_tail) dag__g.inject_tail->next = t;
+        else dag__g.inject_head = t;
+        dag__g.inject_tail = t;
+    }
     atomic_fetch_add_explicit(&dag__g.inject_count, 1, memory_order_seq_cst);
     dag__mutex_unlock(&dag__g.inject_lock);
 }
+static void dag__inject(dag__task *t) { dag__inject_at(t, false); }
 
 static dag__task *dag__uninject(void) {
     if (atomic_load_explicit(&dag__g.inject_count, memory_order_acquire) == 0) return NULL;
@@ -2403,7 +2418,7 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
     } else if (w->index >= 0) {
         dag__deque_push(&w->deque, t);
     } else {
-        dag__inject(t);
+        dag__inject_at(t, dag__tls_ctx && dag__tls_ctx->task && w == dag__tls_worker);
     }
     dag__wake_one();
 }
@@ -2649,6 +2664,8 @@ static dag__region *dag__region_new(int kind) {
     atomic_store_explicit(&r->first_error, 0, memory_order_relaxed);
     atomic_store_explicit(&r->first_cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&r->failed, NULL, memory_order_relaxed);
+    atomic_store_explicit(&r->failed_count, 0, memory_order_relaxed);
+    r->failed_sweep_at = 64;
     atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     atomic_store_explicit(&r->failed_name, NULL, memory_order_relaxed);
     r->retained.count = r->prev.count = r->step.count = 0;   /* their arrays stay, for reuse */
@@ -2751,6 +2768,7 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->failed_count, 1, memory_order_relaxed);
     dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
     do {
         t->next = head;
@@ -2949,9 +2967,41 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
     while (f) {
         dag__task *n = f->next;
         atomic_store_explicit(&f->ended, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&r->failed_count, 1, memory_order_relaxed);
         dag__decref(w, f);
         f = n;
     }
+}
+
+/* A region that never ends (the program's own, a long body's) would hold
+   every failed task: its owner lets go of those whose handles are spent
+   (fetched and released: nothing can ask them any more), now and then
+   (dag__backpressure's turn), keeping the others. */
+static DAG__NOINLINE void dag__failed_sweep(dag__worker *w, dag__region *r) {
+    dag__task *f = atomic_exchange(&r->failed, NULL), *keep = NULL, *last = NULL;
+    DAG__HA(&r->failed);
+    int64_t kept = 0;
+    while (f) {
+        dag__task *n = f->next;
+        if (atomic_load_explicit(&f->ended, memory_order_acquire) & 2) {
+            atomic_fetch_sub_explicit(&r->failed_count, 1, memory_order_relaxed);
+            dag__decref(w, f);
+        } else {
+            if (!keep) last = f;
+            f->next = keep;
+            keep = f;
+            kept++;
+        }
+        f = n;
+    }
+    if (keep) {   /* back in front of what failed meanwhile */
+        dag__task *head = atomic_load_explicit(&r->failed, memory_order_relaxed);
+        do {
+            last->next = head;
+            DAG__HB(&r->failed);
+        } while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, keep, memory_order_release, memory_order_relaxed));
+    }
+    r->failed_sweep_at = 2 * kept + 64;
 }
 
 /* >>execute */
@@ -3084,6 +3134,27 @@ static void dag__run(dag__worker *w, dag__task *t) {
         DAG__COUNT(w->run, 1);
         if (!dag__execute(w, t)) break;
         t = dag__complete(w, t);
+    }
+}
+
+/* A task its spawn runs at once (run_inline through the spawn's general
+   way). One that detaches from a body itself run inside its spawn counts
+   as one more of that body's events, not in its root: the body's end must
+   not wait for a fulfilment that may come once its spawn has returned
+   (see >>detach). */
+static dag__region *dag__events_region(dag__context *ctx);
+static void dag__run_spawned(dag__worker *w, dag__task *t) {
+    DAG__COUNT(w->run, 1);
+    uint64_t detaches = dag__tls_detaches;
+    if (dag__execute(w, t)) {
+        dag__run(w, dag__complete(w, t));
+        return;
+    }
+    dag__context *ctx = dag__tls_ctx;   /* unfinished: it, or what it ran inside its spawns, detached? */
+    if (dag__tls_detaches != detaches && ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED) && t->region == ctx->root) {
+        ctx->root->spawned--;   /* counted there by the spawn; nothing has counted it down */
+        t->region = dag__events_region(ctx);
+        t->region->spawned++;
     }
 }
 
@@ -3531,7 +3602,9 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
                 if ((result = dag__wait_begin(w, ctx->task, on)) != DAG_OK) break;
                 waiting = true;
             }
-            if (dag__work_visible(w)) {
+            /* work it may not run (the shared queue's too, which only the
+               threads not waiting take: those may all be waiting) */
+            if (dag__work_visible(w) || atomic_load_explicit(&dag__g.inject_count, memory_order_relaxed)) {
                 dag__stand_in(w);
                 blocked = true;   /* one more look, then sleep: the reserve thread has the core */
                 continue;
@@ -4532,6 +4605,8 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
    live tasks. It never blocks: with nothing ready it spawns on. */
 #define DAG__WINDOW 256
 static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
+    if (DAG__UNLIKELY(atomic_load_explicit(&r->failed_count, memory_order_relaxed) > r->failed_sweep_at))
+        dag__failed_sweep(w, r);
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     if (live <= limit || !dag__stack_room(w)) return;
@@ -5232,7 +5307,7 @@ static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *
     DAG__COUNT(w->run, 1);
     if (DAG__UNLIKELY(!dag__execute(w, t))) {
         dag__retain(w, r->counter, t);
-        return dag__undeferred_detached(w, NULL, r, t, NULL, NULL, 0, gen);
+        return dag__undeferred_detached(w, dag__tls_ctx, r, t, NULL, NULL, 0, gen);
     }
     t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
     atomic_store_explicit(&t->succ, DAG__CLOSED, memory_order_release);   /* done: a wait or Fut on it goes on */
@@ -5305,7 +5380,7 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     if (now < 0 || !dag__spawn_plain(desc, args, num_args, now, &h, &after))
         h = dag__spawn(desc, args, num_args, options, &after);
     if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
-    if (after == DAG__AFTER_RUN) dag__run(dag__tls_worker, h.ptr);
+    if (after == DAG__AFTER_RUN) dag__run_spawned(dag__tls_worker, h.ptr);
     else dag_wait(h);
     return h;
 }
@@ -5459,7 +5534,13 @@ dag_result dag_release(dag_task h) {
     if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
-    if (!(h.bits & 1)) return DAG_OK;   /* a void task keeps nothing */
+    if (!(h.bits & 1)) {   /* a void task keeps nothing but its failure, which goes now */
+        if (dag__ref_handle(h)) {
+            atomic_fetch_or(&h.ptr->ended, 2);
+            dag__decref(dag__tls_worker, h.ptr);
+        }
+        return DAG_OK;
+    }
     dag__task *t = dag__retained_take(ctx, h, 0, false);
     if (t) {   /* the region's reference, handed over */
         atomic_fetch_or(&t->ended, 2);
@@ -5857,6 +5938,19 @@ typedef struct dag__event_slot {
 } dag__event_slot;
 static uint64_t dag__event_serial;         /* under event_lock */
 
+/* A body run inside its spawn: the region that counts what its end does not
+   wait for (its events, and tasks it ran inside their spawn that detached),
+   made on first use. */
+static dag__region *dag__events_region(dag__context *ctx) {
+    if (!ctx->events) {
+        dag__region *r = dag__region_new(0);
+        r->counter = r;
+        r->owner_task = r->parent = ctx->task;
+        ctx->events = r;
+    }
+    return ctx->events;
+}
+
 dag_event dag_detach(void) {
     dag_event none = { 0 };
     dag__context *ctx = dag__tls_ctx;
@@ -5866,17 +5960,8 @@ dag_event dag_detach(void) {
     }
     dag__worker *w = dag__tls_worker;
     dag__region *root;
-    if (ctx->task->flags & DAG__TF_UNDEFERRED) {   /* run inside its spawn: its events apart from its children */
-        if (!ctx->events) {
-            dag__region *r = dag__region_new(0);
-            r->counter = r;
-            r->owner_task = r->parent = ctx->task;
-            ctx->events = r;
-        }
-        root = ctx->events;
-    } else {
-        root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);
-    }
+    if (ctx->task->flags & DAG__TF_UNDEFERRED) root = dag__events_region(ctx);   /* apart from its children */
+    else root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);
     dag__mutex_lock(&dag__g.event_lock);
     uint32_t index;
     if (dag__g.event_free) {
@@ -5903,6 +5988,7 @@ dag_event dag_detach(void) {
     dag_event ev = { e->id };
     dag__mutex_unlock(&dag__g.event_lock);
     root->spawned++;   /* one more child, finished by dag_fulfill */
+    dag__tls_detaches++;
     return ev;
 }
 
@@ -5948,7 +6034,15 @@ static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__cont
         st.refs++;
     }
     atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
-    r->counter->spawned++;
+    dag__region *counted = r->counter;
+    if (ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED) && counted == ctx->root) {
+        /* its spawner runs inside a spawn too, whose end it must not hold
+           (the fulfilment may come once that spawn has returned): it
+           counts as one more of the spawner's events */
+        counted = dag__events_region(ctx);
+        t->region = counted;
+    }
+    counted->spawned++;
     dag_task h = dag__handle(t, gen, t->desc->result_size != 0);
     if (dag__region_shut(events, DAG__OWNER) == DAG__OWNER) {   /* fulfilled already */
         DAG__HA(&events->count);
@@ -5959,7 +6053,19 @@ static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__cont
     return h;
 }
 
+static dag_result dag__fulfill(dag_event event, int status);
+/* A fulfilment from a thread of the program may finish the last task that
+   dag_shutdown's drain waits for, and go on touching records after it: the
+   shutdown waits for the calls under way before it frees them (the store
+   of fulfils_closed then the load of fulfils_running there, and here the
+   add then the load: one side sees the other). */
 dag_result dag_fulfill(dag_event event, int status) {
+    atomic_fetch_add(&dag__g.fulfils_running, 1);
+    dag_result r = atomic_load(&dag__g.fulfils_closed) ? DAG_ERR_SHUT_DOWN : dag__fulfill(event, status);
+    atomic_fetch_sub(&dag__g.fulfils_running, 1);
+    return r;
+}
+static dag_result dag__fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     /* a pool thread (an idle worker completing messages) has its record; a
        thread new to dag.h gets one */
@@ -6443,6 +6549,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__workers_start(d.num_threads);
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);
+    atomic_store(&dag__g.fulfils_closed, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
@@ -6578,6 +6685,8 @@ dag_result dag_shutdown(void) {
     while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
     dag__worker *w = dag__tls_worker;
     dag_result res = dag__shutdown_drain(w);
+    atomic_store(&dag__g.fulfils_closed, 1);
+    while (atomic_load(&dag__g.fulfils_running)) dag__thread_yield();
     int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
     if (!res) res = (dag_result)ranks_result;
     if (dag__g.trace_path) {   /* every task has finished: the trace is whole */

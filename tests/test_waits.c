@@ -1160,6 +1160,132 @@ TEST(tasks_run_inside_their_spawn_that_detach_let_the_spawner_fulfil_them) {
     }
 }
 
+/* A body run inside its spawn that detaches and spawns a child that does
+   the same (a plain run_inline child, one with a name too, a void one on
+   a span): the outer spawn returns, and the spawner fulfils all. */
+DAG_TASK(long, dt_nested_child, (int, i)) {
+    dt_post(dag_detach(), NULL, i);
+    return i * 10;
+}
+static long dt_nested_cell;
+DAG_TASK(long, dt_nested_parent, (int, how)) {
+    dt_post(dag_detach(), NULL, 0);
+    dag_options now = { .run_inline = 1 }, named = { .run_inline = 1, .name = "named child" };
+    if (how == 0) dag_spawn_with(&now, dt_nested_child, Val(1));
+    if (how == 1) dag_spawn_with(&named, dt_nested_child, Val(1));
+    if (how == 2) dag_spawn_with(&now, dt_inline_cell, InOut(&dt_nested_cell, 1), Val(2));
+    return how;
+}
+TEST(an_inline_detaching_body_with_inline_detaching_children_returns_from_its_spawn) {
+    for (int threads = 1; threads <= 2; threads++)
+        for (int how = 0; how < 3; how++) {
+            setup_quiet(threads);
+            dt_head = dt_tail = 0;
+            dag_task p = dag_spawn_with(&(dag_options){ .run_inline = 1 }, dt_nested_parent, Val(how));
+            CHECK_EQ_INT((int)dag_get_stats().events_pending, 2);
+            CHECK(!dag_ready(p));
+            CHECK_EQ_INT(dt_fulfil_all_here(), 2);
+            long got = -1;
+            CHECK_EQ_INT(dag_fetch(p, &got), DAG_OK);
+            CHECK_EQ_INT(got, how);
+            CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+            dag_shutdown();
+        }
+}
+
+/* dag_shutdown waits for a detached task that a thread of the program
+   fulfils meanwhile, and frees nothing that fulfilment still touches
+   (AddressSanitizer's run is the check) */
+DAG_TASK(long, dt_shutdown_detached, (int, i)) {
+    dt_post(dag_detach(), NULL, i);
+    return i;
+}
+static void *dt_fulfil_later(void *arg) {
+    (void)arg;
+    dt_job j;
+    unsigned rng = 3;
+    while (!dt_take(&j, &rng)) test_spin_us(100);
+    test_spin_us(5000);   /* the shutdown's wait is asleep by now */
+    CHECK_EQ_INT(dag_fulfill(j.ev, DAG_OK), DAG_OK);
+    return NULL;
+}
+TEST(dag_shutdown_waits_for_a_fulfilment_from_a_program_thread_and_frees_nothing_it_touches) {
+    for (int rep = 0; rep < test_scaled(30, 10); rep++) {
+        setup_quiet(1 + rep % 3);
+        dt_head = dt_tail = 0;
+        dag_spawn(dt_shutdown_detached, Val(rep));
+        pthread_t t;
+        pthread_create(&t, NULL, dt_fulfil_later, NULL);
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+        pthread_join(t, NULL);
+        CHECK(!dag_is_setup());
+    }
+}
+
+/* Threads of the program spawn chains of tasks whose bodies wait for the
+   one before and spawn and fetch a child: no pool thread takes the shared
+   queue then (all wait), so a waiting body must find its child there and
+   reserve threads run the rest */
+enum { PW_THREADS = 3, PW_N = 60 };
+static dag_task pw_tasks[PW_THREADS][PW_N];
+DAG_TASK(long, pw_leaf, (long, v)) { return 2 * v + 1; }
+DAG_TASK(long, pw_step, (int, th), (int, i)) {
+    if (i > 0) CHECK_EQ_INT(dag_wait(pw_tasks[th][i - 1]), DAG_OK);
+    dag_task c = dag_spawn(pw_leaf, Val((long)i));
+    long r = 0;
+    CHECK_EQ_INT(dag_fetch(c, &r), DAG_OK);
+    return r;
+}
+static void *pw_program(void *arg) {
+    int th = (int)(intptr_t)arg;
+    for (int i = 0; i < PW_N; i++) pw_tasks[th][i] = dag_spawn(pw_step, Val(th), Val(i));
+    for (int i = PW_N - 1; i >= 0; i--) {
+        long r = 0;
+        CHECK_EQ_INT(dag_fetch(pw_tasks[th][i], &r), DAG_OK);
+        CHECK_EQ_INT(r, 2 * i + 1);
+    }
+    return NULL;
+}
+TEST(program_threads_whose_tasks_wait_in_their_bodies_never_hang) {
+    for (int threads = 1; threads <= 2; threads++)
+        for (int programs = 1; programs <= PW_THREADS; programs += 2) {
+            setup_quiet(threads);
+            pthread_t t[PW_THREADS];
+            for (int k = 0; k < programs; k++) pthread_create(&t[k], NULL, pw_program, (void *)(intptr_t)k);
+            for (int k = 0; k < programs; k++) pthread_join(t[k], NULL);
+            dag_shutdown();
+        }
+}
+
+/* A loop on the main thread whose tasks fail, each fetched (its error) and
+   released: the failed records go, the live count stays bounded */
+DAG_TASK(long, fails_every_time, (int, i)) {
+    dag_fail(DAG_USER_ERROR + 1, "failure %d", i);
+    return i;
+}
+DAG_TASK(void, fails_void_each_time, (int, i)) { dag_fail(DAG_USER_ERROR + 2, "void failure %d", i); }
+TEST(failed_tasks_fetched_and_released_in_a_long_loop_leave_no_records_behind) {
+    setup_quiet(2);
+    size_t most = 0;
+    for (int i = 0; i < test_scaled(20000, 4000); i++) {
+        dag_task t = dag_spawn(fails_every_time, Val(i));
+        long r = 0;
+        CHECK_EQ_INT(dag_fetch(t, &r), DAG_USER_ERROR + 1);
+        CHECK_EQ_INT(dag_release(t), DAG_OK);
+        CHECK_EQ_INT(dag_release(t), DAG_ERR_STALE_HANDLE);
+        dag_task v = dag_spawn(fails_void_each_time, Val(i));
+        CHECK_EQ_INT(dag_wait(v), DAG_USER_ERROR + 2);
+        CHECK_EQ_INT(dag_release(v), DAG_OK);
+        size_t live = dag_get_stats().tasks_live;
+        if (live > most) most = live;
+    }
+    printf("     at most %zu live task records\n", most);
+    CHECK(most < 1000);
+    CHECK_EQ_INT(dag_wait_all(), DAG_USER_ERROR + 1);   /* the region still says it failed */
+    CHECK_EQ_INT((int)dag_get_stats().tasks_live, 0);
+    dag_shutdown();
+}
+
 int main(void) {
     watchdog_start();
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
@@ -1192,5 +1318,9 @@ int main(void) {
     RUN(a_second_fulfilment_or_an_event_not_given_is_refused_and_changes_nothing);
     RUN(detached_tasks_fulfilled_out_of_order_by_several_threads_equal_the_sequential_run);
     RUN(tasks_run_inside_their_spawn_that_detach_let_the_spawner_fulfil_them);
+    RUN(an_inline_detaching_body_with_inline_detaching_children_returns_from_its_spawn);
+    RUN(dag_shutdown_waits_for_a_fulfilment_from_a_program_thread_and_frees_nothing_it_touches);
+    RUN(program_threads_whose_tasks_wait_in_their_bodies_never_hang);
+    RUN(failed_tasks_fetched_and_released_in_a_long_loop_leave_no_records_behind);
     return test_summary();
 }
