@@ -656,7 +656,7 @@ bench-mpi: $(B)/bench/cholesky_mpi all-mpi-peers
 $(B)/bench/lu_mpi: bench/lu_mpi.c bench/lu_common.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(WARN) -O2 -DDAG_BACKEND_MPI -I. -Ibench $< -o $@ -pthread $(CHOL_LIBS)
-$(B)/bench/lu_scalapack: bench/lu_scalapack.c bench/lu_common.h
+$(B)/bench/lu_scalapack: bench/lu_scalapack.c bench/lu_common.h bench/scalapack_common.h
 ifeq ($(BENCH_HAVE_SCALAPACK),yes)
 	@mkdir -p $(@D)
 	$(BENCH_GCC) $(WARN) -O2 $(shell pkg-config --cflags $(BENCH_MPI_PC)) -Ibench $< -o $@ \

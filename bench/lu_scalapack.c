@@ -22,54 +22,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "lu_common.h"
+#include "scalapack_common.h"
 
-/* BLACS and ScaLAPACK have no C header in Debian: their C and Fortran entry points */
-extern void Cblacs_get(int ctx, int what, int *val);
-extern void Cblacs_gridinit(int *ctx, const char *order, int nprow, int npcol);
-extern void Cblacs_gridinfo(int ctx, int *nprow, int *npcol, int *myrow, int *mycol);
-extern void Cblacs_gridexit(int ctx);
-extern void Cblacs_exit(int keep_mpi);
-extern int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
-extern void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb, const int *irsrc,
-                      const int *icsrc, const int *ctx, const int *lld, int *info);
+/* the routines of this peer alone (scalapack_common.h has the rest) */
 extern void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja, const int *desca, int *ipiv,
                      int *info);
 extern void pdgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *ia, const int *ja,
                      const int *desca, const int *ipiv, double *b, const int *ib, const int *jb, const int *descb,
                      int *info);
-extern void pdgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
-                    const int *ia, const int *ja, const int *desca, const double *x, const int *ix, const int *jx,
-                    const int *descx, const int *incx, const double *beta, double *y, const int *iy, const int *jy,
-                    const int *descy, const int *incy);
-extern double pdlange_(const char *norm, const int *m, const int *n, const double *a, const int *ia, const int *ja,
-                       const int *desca, double *work);
-
-static const int i0 = 0, i1 = 1;
-
-/* the grid's view of one rank: context, shape, coordinates */
-typedef struct { int ctx, p, q, row, col; } grid;
-
-/* global index of local row (or column) l, blocks of nb dealt over np processes, this one at coordinate me */
-static long global_of(long l, int nb, int me, int np) { return ((l / nb) * np + me) * nb + l % nb; }
-
-/* This rank's part of the n x n matrix (column-major, leading dimension *lld) and its descriptor. */
-static double *local_matrix(const grid *g, int n, int nb, int *desc, int *mloc, int *nloc) {
-    *mloc = numroc_(&n, &nb, &g->row, &i0, &g->p);
-    *nloc = numroc_(&n, &nb, &g->col, &i0, &g->q);
-    int lld = *mloc > 1 ? *mloc : 1, info;
-    descinit_(desc, &n, &n, &nb, &nb, &i0, &i0, &g->ctx, &lld, &info);
-    double *a = (double *)malloc(sizeof(double) * (size_t)lld * (size_t)(*nloc > 0 ? *nloc : 1));
-    for (long lj = 0; lj < *nloc; lj++)
-        for (long li = 0; li < *mloc; li++)
-            a[li + lj * lld] = lu_elem(global_of(li, nb, g->row, g->p), global_of(lj, nb, g->col, g->q), n);
-    return a;
-}
 
 /* pdgetrf on a fresh matrix between two barriers: its seconds; the factor stays in *a, the pivots in *ipiv
    (pdgetrf's: the local rows' and a block more) */
 static double factorise(const grid *g, int n, int nb, double **a, int **ipiv, int *desc, int *mloc, int *nloc,
                         int *info) {
-    *a = local_matrix(g, n, nb, desc, mloc, nloc);
+    *a = scalapack_local_matrix(g, n, nb, lu_elem, desc, mloc, nloc);
     *ipiv = (int *)malloc(sizeof(int) * (size_t)(*mloc + nb));
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -80,27 +46,10 @@ static double factorise(const grid *g, int n, int nb, double **a, int **ipiv, in
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
-    int rank, size;
+    int rank, n, nb;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    int n = argc > 1 ? atoi(argv[1]) : 4096, nb = argc > 2 ? atoi(argv[2]) : 256;
     grid g = { 0 };
-    if (argc > 4) {
-        g.p = atoi(argv[3]);
-        g.q = atoi(argv[4]);
-    } else {   /* the most square P x Q = size with P <= Q */
-        for (g.p = 1; (g.p + 1) * (g.p + 1) <= size; g.p++) {}
-        while (size % g.p) g.p--;
-        g.q = size / g.p;
-    }
-    if (n <= 0 || nb <= 0 || g.p <= 0 || g.q <= 0 || g.p * g.q != size) {
-        if (rank == 0) fprintf(stderr, "usage: mpirun -np P*Q %s [N [NB [P Q]]] (%d ranks)\n", argv[0], size);
-        MPI_Finalize();
-        return 2;
-    }
-    Cblacs_get(-1, 0, &g.ctx);   /* the system context: MPI_COMM_WORLD */
-    Cblacs_gridinit(&g.ctx, "Row", g.p, g.q);
-    Cblacs_gridinfo(g.ctx, &g.p, &g.q, &g.row, &g.col);
+    if (!scalapack_grid_open(argc, argv, &n, &nb, &g)) return 2;
 
     int desc[9], mloc, nloc, info, *ipiv;
     double *a;
@@ -130,7 +79,7 @@ int main(int argc, char **argv) {
     int solve_info = 0;
     if (info == 0) pdgetrs_("N", &n, &i1, a, &i1, &i1, desc, ipiv, x, &i1, &i1, descb, &solve_info);
     free(a);
-    a = local_matrix(&g, n, nb, desc, &mloc, &nloc);
+    a = scalapack_local_matrix(&g, n, nb, lu_elem, desc, &mloc, &nloc);
     const double one = 1.0, minus_one = -1.0;
     double *work = (double *)malloc(sizeof(double) * (size_t)(mloc > 1 ? mloc : 1));   /* pdlange's "I" needs LOCr */
     double a_inf = pdlange_("I", &n, &n, a, &i1, &i1, desc, work);
@@ -142,8 +91,7 @@ int main(int argc, char **argv) {
         printf("scalapack residual=%.3f checksum=%.9e pivots=%.0f core=%s info=%d%s\n", res, sums[0], sums[1],
                openblas_get_corename(), info, ok ? "" : " FAILED");
     free(a), free(ipiv), free(b), free(x), free(work);
-    Cblacs_gridexit(g.ctx);
-    Cblacs_exit(1);   /* MPI stays up for MPI_Finalize */
+    scalapack_grid_close(&g);
     MPI_Finalize();
     return ok ? 0 : 1;
 }
