@@ -406,6 +406,19 @@ dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_bou
 dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
                                   dag_boundary boundary);
 
+/* Statistics (Julia's mean, var and std): of the whole array into *out,
+   or along dims (1: over the rows, into 1 x cols; 2: over the columns,
+   into rows x 1) into a new DAG_F64 array tiled as a along the dimension
+   it keeps. In double for every real type (integers converted first);
+   var and std divide by n - 1 (corrected) or n; of one element, corrected,
+   they are NaN, as Julia's. Complex arrays are refused. */
+dag_result dag_array_mean(dag_array *a, double *out);
+dag_result dag_array_var(dag_array *a, bool corrected, double *out);
+dag_result dag_array_std(dag_array *a, bool corrected, double *out);
+dag_array *dag_array_mean_dims(dag_array *a, int dims);
+dag_array *dag_array_var_dims(dag_array *a, int dims, bool corrected);
+dag_array *dag_array_std_dims(dag_array *a, int dims, bool corrected);
+
 #ifdef __cplusplus
 }
 #endif
@@ -3649,6 +3662,111 @@ dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, d
     }
     dag__stencil s = { NULL, NULL, kernel, radius, boundary, NULL, NULL };
     return dag__stencil_run(&s, dst, src);
+}
+
+
+/* >>statistics: composed of the operations above, so they run wherever
+   those do (threads, devices, ranks): a in doubles (a stencil of radius 0
+   converts), its mean by sum, the deviations by a broadcast sub, their
+   squares' sum by dot or mul and reduce_dims. */
+static double dag__stat_value(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)ld, (void)r, (void)c, (void)user;
+    return x[0];
+}
+static double dag__stat_sqrt(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
+    (void)ld, (void)r, (void)c, (void)user;
+    return sqrt(x[0]);
+}
+/* a itself when it holds doubles, else a copy in doubles (NULL, said, for complex or bad arguments) */
+static dag_array *dag__stat_doubles(dag_array *a, int dims, const char *who) {
+    if (!a || dims < 0 || dims > 2) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who,
+                !a ? "no array" : "dims must be 1 (over the rows) or 2 (over the columns)");
+        return NULL;
+    }
+    if (!dag__not_complex(a, who, "its statistics would be complex (reduce_dims with DAG_OP_SUM gives the sum)")) return NULL;
+    if (a->type == DAG_F64) return a;
+    dag_array *d = dag__array_new(DAG_F64, a->rows, a->cols, dag__tiling_of(a), NULL, 0, false);
+    if (d && dag_array_stencil(d, a, 0, dag_boundary_fixed(0), dag__stat_value, NULL) != DAG_OK) dag_array_free(d), d = NULL;
+    return d;
+}
+static void dag__stat_done(dag_array *a, dag_array *d) {
+    if (d != a) dag_array_free(d);
+}
+/* the sum of the squared deviations from the mean of x (doubles), and n */
+static dag_result dag__stat_squares(dag_array *x, double *ss, double *n) {
+    double sum = 0;
+    dag_result r = dag_array_sum(x, &sum);
+    *n = (double)x->rows * (double)x->cols;
+    dag_array *m = r == DAG_OK ? dag_array_scalar(DAG_F64, sum / *n) : NULL, *y = m ? dag_array_similar(x) : NULL;
+    if (r == DAG_OK) r = !y ? DAG_ERR_OUT_OF_MEMORY : dag_array_sub(x, m, y);
+    if (r == DAG_OK) r = dag_array_dot(y, y, ss);
+    dag_array_free(m), dag_array_free(y);
+    return r;
+}
+
+dag_result dag_array_mean(dag_array *a, double *out) {
+    dag_array *x = dag__stat_doubles(a, 0, "dag_array_mean");
+    if (!x || !out) {
+        if (x && !out) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_mean: no out (NULL)");
+        dag__stat_done(a, x);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    double sum = 0;
+    dag_result r = dag_array_sum(x, &sum);
+    if (r == DAG_OK) *out = sum / ((double)x->rows * (double)x->cols);
+    dag__stat_done(a, x);
+    return r;
+}
+dag_result dag_array_var(dag_array *a, bool corrected, double *out) {
+    dag_array *x = dag__stat_doubles(a, 0, "dag_array_var");
+    if (!x || !out) {
+        if (x && !out) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_var: no out (NULL)");
+        dag__stat_done(a, x);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    double ss = 0, n = 0;
+    dag_result r = dag__stat_squares(x, &ss, &n);
+    if (r == DAG_OK) *out = ss / (n - (corrected ? 1 : 0));
+    dag__stat_done(a, x);
+    return r;
+}
+dag_result dag_array_std(dag_array *a, bool corrected, double *out) {
+    dag_result r = dag_array_var(a, corrected, out);
+    if (r == DAG_OK) *out = sqrt(*out);
+    return r;
+}
+
+/* mean along dims of x (doubles); with squares, the sum of the squared deviations along dims instead */
+static dag_array *dag__stat_along(dag_array *x, int dims, bool squares, double divide_by_less) {
+    double count = dims == 1 ? (double)x->rows : (double)x->cols;
+    dag_array *m = dag_array_reduce_dims(DAG_OP_SUM, x, dims, 0.0);
+    if (m && dag_array_scale(1.0 / count, m) != DAG_OK) dag_array_free(m), m = NULL;
+    if (!m || !squares) return m;
+    dag_array *y = dag_array_similar(x), *v = NULL;
+    if (y && dag_array_sub(x, m, y) == DAG_OK && dag_array_mul(y, y, y) == DAG_OK)
+        v = dag_array_reduce_dims(DAG_OP_SUM, y, dims, 0.0);
+    if (v && dag_array_scale(1.0 / (count - divide_by_less), v) != DAG_OK) dag_array_free(v), v = NULL;
+    dag_array_free(y), dag_array_free(m);
+    return v;
+}
+dag_array *dag_array_mean_dims(dag_array *a, int dims) {
+    dag_array *x = dag__stat_doubles(a, dims ? dims : -1, "dag_array_mean_dims");
+    dag_array *m = x ? dag__stat_along(x, dims, false, 0) : NULL;
+    dag__stat_done(a, x);
+    return m;
+}
+dag_array *dag_array_var_dims(dag_array *a, int dims, bool corrected) {
+    dag_array *x = dag__stat_doubles(a, dims ? dims : -1, "dag_array_var_dims");
+    dag_array *v = x ? dag__stat_along(x, dims, true, corrected ? 1 : 0) : NULL;
+    dag__stat_done(a, x);
+    return v;
+}
+dag_array *dag_array_std_dims(dag_array *a, int dims, bool corrected) {
+    dag_array *v = dag_array_var_dims(a, dims, corrected), *s = v ? dag_array_similar(v) : NULL;
+    if (s && dag_array_stencil(s, v, 0, dag_boundary_fixed(0), dag__stat_sqrt, NULL) != DAG_OK) dag_array_free(s), s = NULL;
+    dag_array_free(v);
+    return s;
 }
 
 #undef DAG__H

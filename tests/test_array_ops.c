@@ -944,6 +944,82 @@ TEST(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edg
     dag_array_free(a), dag_array_free(d);
 }
 
+/* mean, var and std of the whole array and along each dimension, corrected or not, against the loops in
+   double: every real type, ragged tiles, one tile, a vector; complex arrays and bad dims refused by name */
+static double stat_ref(const double *h, int R, int C, int r0, int rs, int c0, int cs, int what, bool corrected) {
+    double n = (double)rs * cs, sum = 0, ss = 0;
+    for (int j = c0; j < c0 + cs; j++)
+        for (int i = r0; i < r0 + rs; i++) sum += h[i + j * R];
+    double mean = sum / n;
+    if (what == 0) return mean;
+    for (int j = c0; j < c0 + cs; j++)
+        for (int i = r0; i < r0 + rs; i++) ss += (h[i + j * R] - mean) * (h[i + j * R] - mean);
+    (void)C;
+    double var = ss / (n - (corrected ? 1 : 0));
+    return what == 1 ? var : sqrt(var);
+}
+TEST(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops) {
+    static const int cases[][4] = { { 37, 29, 8, 6 }, { 9, 7, 9, 7 }, { 23, 1, 5, 1 }, { 1, 1, 1, 1 } };
+    static const dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
+    int failed = 0;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int t = 0; t < 4; t++) {
+            const int R = cases[k][0], C = cases[k][1];
+            double *h = malloc(sizeof(double) * (size_t)(R * C)), *got = malloc(sizeof(double) * (size_t)(R * C));
+            int64_t *buf = malloc(sizeof(int64_t) * (size_t)(R * C));
+            random_matrix(h, R, C, 300u + (unsigned)k);
+            for (int i = 0; i < R * C; i++)
+                h[i] = types[t] == DAG_F32 ? (double)(float)(h[i] * 10 + 3) : types[t] >= DAG_I32 ? floor(h[i] * 1000) : h[i] * 10 + 3;
+            to_elems(types[t], h, buf, R * C);
+            dag_array *a = dag_array_from_host(types[t], R, C, dag_blocks(cases[k][2], cases[k][3]), buf, DAG_COL_MAJOR, R);
+            double tol = types[t] == DAG_F32 ? 1e-4 : 1e-9;
+            for (int corrected = 0; corrected < 2; corrected++) {
+                double m = 0, v = 0, sd = 0, want;
+                CHECK_EQ_INT(dag_array_mean(a, &m), DAG_OK);
+                CHECK_EQ_INT(dag_array_var(a, corrected, &v), DAG_OK);
+                CHECK_EQ_INT(dag_array_std(a, corrected, &sd), DAG_OK);
+                want = stat_ref(h, R, C, 0, R, 0, C, 1, corrected);
+                failed += fabs(m - stat_ref(h, R, C, 0, R, 0, C, 0, false)) > tol * fmax(1, fabs(m));
+                failed += isnan(want) ? !isnan(v) : fabs(v - want) > tol * fmax(1, want);
+                failed += isnan(want) ? !isnan(sd) : fabs(sd - sqrt(want)) > tol * fmax(1, sqrt(want));
+                for (int dims = 1; dims <= 2; dims++)
+                    for (int what = 0; what < 3; what++) {
+                        dag_array *s = what == 0 ? dag_array_mean_dims(a, dims) : what == 1 ? dag_array_var_dims(a, dims, corrected)
+                                                                                              : dag_array_std_dims(a, dims, corrected);
+                        int n = dims == 1 ? C : R;
+                        CHECK(s && dag_array_type(s) == DAG_F64 && dag_array_rows(s) == (dims == 1 ? 1 : R) &&
+                              dag_array_cols(s) == (dims == 1 ? C : 1));
+                        if (!s) continue;
+                        CHECK_EQ_INT(dag_array_collect(s, got, DAG_COL_MAJOR, dims == 1 ? 1 : R), DAG_OK);
+                        for (int q = 0; q < n; q++) {
+                            want = dims == 1 ? stat_ref(h, R, C, 0, R, q, 1, what, corrected) : stat_ref(h, R, C, q, 1, 0, C, what, corrected);
+                            bool bad = isnan(want) ? !isnan(got[q]) : fabs(got[q] - want) > tol * fmax(1, fabs(want));
+                            if (bad && failed < 5)
+                                printf("     %d x %d type %d dims %d what %d corrected %d: %g, not %g\n", R, C, (int)types[t], dims,
+                                       what, corrected, got[q], want);
+                            failed += bad;
+                        }
+                        dag_array_free(s);
+                    }
+            }
+            dag_array_free(a);
+            free(h), free(got), free(buf);
+        }
+    CHECK_EQ_INT(failed, 0);
+    dag_array *z = dag_array_zeros(DAG_CF64, 4, 4, dag_blocks(2, 2)), *f = dag_array_ones(DAG_F64, 4, 4, dag_blocks(2, 2));
+    double out = 0;
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_var(z, true, &out), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "dag_array_var") != NULL && strstr(last_error, "complex") != NULL);
+    CHECK(dag_array_mean_dims(f, 0) == NULL);
+    CHECK(strstr(last_error, "dag_array_mean_dims: dims must be 1 (over the rows) or 2 (over the columns)") != NULL);
+    CHECK(dag_array_std_dims(f, 3, true) == NULL);
+    CHECK_EQ_INT(dag_array_mean(f, NULL), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "no out") != NULL);
+    CHECK_EQ_INT(dag_array_mean(NULL, &out), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_free(z), dag_array_free(f);
+}
+
 /* Each bad argument is refused with DAG_ERR_INVALID_ARGUMENT and a log line naming it */
 TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
     dag_array *a = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3)), *b = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3));
@@ -1066,6 +1142,7 @@ int main(void) {
     RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
     RUN(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges);
+    RUN(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
     RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();

@@ -325,6 +325,55 @@ TEST(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank) {
     agree_on_failures();
 }
 
+/* mean, var and std (whole and along dims) of an int array and clamp, reflect and mirror stencils over
+   ranks: every rank gets the loops' values */
+TEST(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { R = 26, C = 19 };
+    static double h[R * C], got[R > C ? R : C];
+    static int32_t buf[R * C];
+    random_matrix(h, R, C, 71);
+    for (int i = 0; i < R * C; i++) h[i] = floor(h[i] * 1000);
+    to_elems(DAG_I32, h, buf, R * C);
+    dag_array *A = dag_array_from_host(DAG_I32, R, C, dag_blocks_grid(7, 5, ranks, 1), buf, DAG_COL_MAJOR, R);
+    double sum = 0, ss = 0, mean = 0, var = 0, sd = 0;
+    for (int i = 0; i < R * C; i++) sum += h[i];
+    for (int i = 0; i < R * C; i++) ss += (h[i] - sum / (R * C)) * (h[i] - sum / (R * C));
+    CHECK_EQ_INT(dag_array_mean(A, &mean), DAG_OK);
+    CHECK_EQ_INT(dag_array_var(A, true, &var), DAG_OK);
+    CHECK_EQ_INT(dag_array_std(A, false, &sd), DAG_OK);
+    CHECK(fabs(mean - sum / (R * C)) < 1e-9 && fabs(var - ss / (R * C - 1)) < 1e-6 * var && fabs(sd - sqrt(ss / (R * C))) < 1e-9 * sd);
+    dag_array *cm = dag_array_mean_dims(A, 1), *rv = dag_array_var_dims(A, 2, true);
+    CHECK(cm && rv);
+    double err = 0;
+    if (cm && rv) {
+        CHECK_EQ_INT(dag_array_collect(cm, got, DAG_COL_MAJOR, 1), DAG_OK);
+        for (int j = 0; j < C; j++) {
+            double m = 0;
+            for (int i = 0; i < R; i++) m += h[i + j * R] / R;
+            err = fmax(err, fabs(got[j] - m));
+        }
+        CHECK_EQ_INT(dag_array_collect(rv, got, DAG_COL_MAJOR, R), DAG_OK);
+        for (int i = 0; i < R; i++) {
+            double m = 0, v = 0;
+            for (int j = 0; j < C; j++) m += h[i + j * R] / C;
+            for (int j = 0; j < C; j++) v += (h[i + j * R] - m) * (h[i + j * R] - m) / (C - 1);
+            err = fmax(err, fabs(got[i] - v) / fmax(1, v));
+        }
+    }
+    CHECK(err < 1e-9);
+    dag_array_free(cm), dag_array_free(rv), dag_array_free(A);
+    random_matrix(h, R, C, 72);
+    const dag_boundary kinds[3] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror() };
+    for (int b = 0; b < 3; b++) {
+        CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, ranks, 1, 1, kinds[b], jacobi_point, 2) <= 1e-12);
+        CHECK(stencil_case(DAG_F64, h, R, C, 9, 8, 6, 7, 0, 0, 2, kinds[b], cross2_point, 2) <= 1e-12);
+    }
+    dag_shutdown();
+    agree_on_failures();
+}
+
 int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
@@ -334,6 +383,7 @@ int main(int argc, char **argv) {
     RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);
     RUN_ALL(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank);
     RUN_ALL(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank);
+    RUN_ALL(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops);
     int failed = test_summary();
     MPI_Finalize();
     return failed;
