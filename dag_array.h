@@ -248,6 +248,9 @@ dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, da
 /* C's lower triangle = alpha * op(A) * op(A)^T + beta * C (C square in
    square tiles; its upper triangle is left as it was). */
 dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c);
+/* A^p for a square A and p >= 0 (Julia's A^p; p = 0: the identity), a
+   new array in A's tiling: by squaring, about 2 log2(p) products (gemm). */
+dag_array *dag_array_pow(dag_array *a, int p);
 /* B = alpha * op(A)^-1 * B (right = 0) or alpha * B * op(A)^-1 (right = 1),
    A triangular (upper = 1: its upper triangle; unit = 1: a unit diagonal). */
 dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b);
@@ -3664,6 +3667,44 @@ dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, d
     return dag__stencil_run(&s, dst, src);
 }
 
+
+/* >>matrix power: binary exponentiation over gemm */
+dag_array *dag_array_pow(dag_array *a, int p) {
+    if (!a || p < 0 || a->rows != a->cols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_pow: %s", !a ? "no array" : p < 0 ?
+                "a negative power (no inverse here)" : "the matrix is not square");
+        return NULL;
+    }
+    if (!dag__array_la(a, "dag_array_pow", "A")) return NULL;
+    dag_array *result = NULL, *base = dag_array_similar(a), *next = NULL;
+    bool ok = base && dag_array_copy(a, base) == DAG_OK;
+    if (ok && p == 0) {   /* the identity */
+        result = dag_array_similar(a);
+        ok = result && dag_array_set(result, 0.0) == DAG_OK;
+        for (int64_t i = 0; ok && i < a->rows; i++) ok = dag_array_put(result, i, i, 1.0) == DAG_OK;
+    }
+    while (ok && p > 0) {
+        if (p & 1) {
+            if (!result) {
+                result = dag_array_similar(a);
+                ok = result && dag_array_copy(base, result) == DAG_OK;
+            } else {
+                ok = (next = dag_array_similar(a)) && dag_array_gemm(0, 0, 1.0, result, base, 0.0, next) == DAG_OK;
+                dag_array_free(result);
+                result = next, next = NULL;
+            }
+        }
+        p >>= 1;
+        if (ok && p > 0) {
+            ok = (next = dag_array_similar(a)) && dag_array_gemm(0, 0, 1.0, base, base, 0.0, next) == DAG_OK;
+            dag_array_free(base);
+            base = next, next = NULL;
+        }
+    }
+    dag_array_free(base);
+    if (!ok) dag_array_free(result), result = NULL;
+    return result;
+}
 
 /* >>statistics: composed of the operations above, so they run wherever
    those do (threads, devices, ranks): a in doubles (a stencil of radius 0

@@ -1020,6 +1020,55 @@ TEST(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops) {
     dag_array_free(z), dag_array_free(f);
 }
 
+/* A^p for p = 0 to 7 against repeated products in loops, two tilings and float; refusals by name */
+TEST(matrix_powers_equal_the_repeated_products_of_the_loops) {
+    enum { N = 23 };
+    static double h[N * N], want[N * N], tmp[N * N], got[N * N];
+    random_matrix(h, N, N, 400);
+    for (int i = 0; i < N * N; i++) h[i] *= 0.3;   /* powers stay near 1 */
+    static const dag_elem types[2] = { DAG_F64, DAG_F32 };
+    for (int t = 0; t < 2; t++)
+        for (int b = 0; b < 2; b++) {
+            float hf[N * N];
+            for (int i = 0; i < N * N; i++) hf[i] = (float)h[i];
+            dag_array *a = types[t] == DAG_F64 ? dag_array_from_host(DAG_F64, N, N, dag_blocks(b ? 5 : 8, b ? 5 : 8), h, DAG_COL_MAJOR, N)
+                                               : dag_array_from_host(DAG_F32, N, N, dag_blocks(b ? 5 : 8, b ? 5 : 8), hf, DAG_COL_MAJOR, N);
+            for (int i = 0; i < N * N; i++) want[i] = i % (N + 1) == 0;   /* the identity */
+            for (int p = 0; p <= 7; p++) {
+                dag_array *x = dag_array_pow(a, p);
+                CHECK(x != NULL);
+                if (!x) break;
+                if (types[t] == DAG_F64) CHECK_EQ_INT(dag_array_collect(x, got, DAG_COL_MAJOR, N), DAG_OK);
+                else {
+                    CHECK_EQ_INT(dag_array_collect(x, hf, DAG_COL_MAJOR, N), DAG_OK);
+                    for (int i = 0; i < N * N; i++) got[i] = hf[i];
+                }
+                double err = 0;
+                for (int i = 0; i < N * N; i++) err = fmax(err, fabs(got[i] - want[i]));
+                CHECK(err < (types[t] == DAG_F64 ? 1e-12 : 1e-4));
+                dag_array_free(x);
+                for (int j = 0; j < N; j++)   /* want = want * h */
+                    for (int i = 0; i < N; i++) {
+                        double s = 0;
+                        for (int k = 0; k < N; k++) s += want[i + k * N] * h[k + j * N];
+                        tmp[i + j * N] = s;
+                    }
+                memcpy(want, tmp, sizeof want);
+            }
+            dag_array_free(a);
+        }
+    dag_array *r = dag_array_zeros(DAG_F64, 4, 5, dag_blocks(2, 2)), *q = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
+    last_error[0] = 0;
+    CHECK(dag_array_pow(r, 2) == NULL);
+    CHECK(strstr(last_error, "dag_array_pow: the matrix is not square") != NULL);
+    CHECK(dag_array_pow(q, 2) == NULL);
+    CHECK(strstr(last_error, "integer array") != NULL);
+    dag_array *sq = dag_array_zeros(DAG_F64, 4, 4, dag_blocks(2, 2));
+    CHECK(dag_array_pow(sq, -1) == NULL);
+    CHECK(strstr(last_error, "a negative power") != NULL);
+    dag_array_free(r), dag_array_free(q), dag_array_free(sq);
+}
+
 /* Each bad argument is refused with DAG_ERR_INVALID_ARGUMENT and a log line naming it */
 TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
     dag_array *a = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3)), *b = dag_array_zeros(DAG_F64, 9, 7, dag_blocks(4, 3));
@@ -1143,6 +1192,7 @@ int main(void) {
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
     RUN(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges);
     RUN(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops);
+    RUN(matrix_powers_equal_the_repeated_products_of_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
     RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
     dag_shutdown();
