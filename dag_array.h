@@ -370,7 +370,9 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    edges (Dagger's Clamp and Reflect): clamp repeats the edge (x[-2] =
    x[-1] = x[0]), reflect mirrors with the edge repeated (x[-1] = x[0],
    x[-2] = x[1]; radius at most the rows and columns), mirror about the
-   edge (x[-1] = x[1]; radius under them). A Jacobi step:
+   edge (x[-1] = x[1]; radius under them); antireflect and antimirror are
+   those with the sign flipped once per dimension crossed (Dagger's
+   AntiReflect: a quantity that vanishes at a wall). A Jacobi step:
 
        double jacobi(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
            return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]);
@@ -386,7 +388,7 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    alternate two arrays). */
 typedef enum dag_boundary_kind {
     DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC, DAG_BOUNDARY_CLAMP, DAG_BOUNDARY_REFLECT,
-    DAG_BOUNDARY_MIRROR
+    DAG_BOUNDARY_MIRROR, DAG_BOUNDARY_ANTIREFLECT, DAG_BOUNDARY_ANTIMIRROR
 } dag_boundary_kind;
 typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_boundary;
 #define dag_boundary_fixed(value) ((dag_boundary){ DAG_BOUNDARY_FIXED, (value) })
@@ -394,6 +396,8 @@ typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_bounda
 #define dag_boundary_clamp() ((dag_boundary){ DAG_BOUNDARY_CLAMP, 0.0 })
 #define dag_boundary_reflect() ((dag_boundary){ DAG_BOUNDARY_REFLECT, 0.0 })
 #define dag_boundary_mirror() ((dag_boundary){ DAG_BOUNDARY_MIRROR, 0.0 })
+#define dag_boundary_antireflect() ((dag_boundary){ DAG_BOUNDARY_ANTIREFLECT, 0.0 })
+#define dag_boundary_antimirror() ((dag_boundary){ DAG_BOUNDARY_ANTIMIRROR, 0.0 })
 typedef double (*dag_stencil_fn)(const double *x, int64_t ld, int64_t row, int64_t col, void *user);
 dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
                              void *user);
@@ -3399,19 +3403,31 @@ typedef struct dag__halo { void *mem; dag_data strip[5]; } dag__halo;   /* top, 
 static int64_t dag__boundary_index(dag_boundary_kind kind, int64_t g, int64_t n) {
     if (g >= 0 && g < n) return g;
     if (kind == DAG_BOUNDARY_CLAMP) return g < 0 ? 0 : n - 1;
-    if (kind == DAG_BOUNDARY_REFLECT) return g < 0 ? -g - 1 : 2 * n - 1 - g;
-    return g < 0 ? -g : 2 * n - 2 - g;   /* DAG_BOUNDARY_MIRROR */
+    if (kind == DAG_BOUNDARY_REFLECT || kind == DAG_BOUNDARY_ANTIREFLECT) return g < 0 ? -g - 1 : 2 * n - 1 - g;
+    return g < 0 ? -g : 2 * n - 2 - g;   /* mirror, antimirror */
 }
+/* x = -x in the element type (an antireflected value) */
+static void dag__elem_negate(dag_elem t, void *p) {
+    for (int k = 0; k < (dag__complex(t) ? 2 : 1); k++) {
+        if (t == DAG_F64 || t == DAG_CF64) ((double *)p)[k] = -((double *)p)[k];
+        else if (t == DAG_F32 || t == DAG_CF32) ((float *)p)[k] = -((float *)p)[k];
+        else if (t == DAG_I32) *(int32_t *)p = (int32_t)(0u - (uint32_t) * (int32_t *)p);
+        else *(int64_t *)p = (int64_t)(0u - (uint64_t) * (int64_t *)p);
+    }
+}
+/* *negate: an antireflecting boundary flipped the value's sign (an odd number of dimensions crossed) */
 static const char *dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
-                                   int64_t c, int64_t pi, int64_t pj) {
+                                   int64_t c, int64_t pi, int64_t pj, bool *negate) {
     const dag_array *a = s->src;
     int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
     dag_boundary_kind kind = s->boundary.kind;
-    bool periodic = kind == DAG_BOUNDARY_PERIODIC, outside = g < 0 || g >= a->rows || h < 0 || h >= a->cols;
-    if (outside && kind >= DAG_BOUNDARY_CLAMP) {   /* the element standing there: in this tile or a strip facing it */
+    bool periodic = kind == DAG_BOUNDARY_PERIODIC, out_g = g < 0 || g >= a->rows, out_h = h < 0 || h >= a->cols;
+    *negate = false;
+    if ((out_g || out_h) && kind >= DAG_BOUNDARY_CLAMP) {   /* the element standing there: in this tile or a strip facing it */
         pi = dag__boundary_index(kind, g, a->rows) - ti * a->brows;
         pj = dag__boundary_index(kind, h, a->cols) - tj * a->bcols;
-    } else if (outside && !periodic) {
+        *negate = kind >= DAG_BOUNDARY_ANTIREFLECT && out_g != out_h;
+    } else if ((out_g || out_h) && !periodic) {
         return NULL;
     }
     int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
@@ -3446,10 +3462,12 @@ static void dag__stencil_pad(const dag__stencil *s, const void *const *nb, int64
     int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
     for (int64_t pj = -rad; pj < c + rad; pj++)
         for (int64_t pi = -rad; pi < r + rad; pi++) {
-            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            bool negate;
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj, &negate);
             char *to = (char *)out + (size_t)((pi + rad) + (pj + rad) * pr) * a->elem;
             if (e) memcpy(to, e, a->elem);
             else dag__elem_put(a->type, to, s->boundary.value);
+            if (negate) dag__elem_negate(a->type, to);
         }
 }
 /* f at each point of the tile, from the tile padded with its halo in doubles, into out (dst's tile) */
@@ -3464,8 +3482,10 @@ static void dag__stencil_apply(const dag__stencil *s, const void *const *nb, int
     }
     for (int64_t pj = -rad; pj < c + rad; pj++)
         for (int64_t pi = -rad; pi < r + rad; pi++) {
-            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
-            x[(pi + rad) + (pj + rad) * pr] = e ? dag__elem_get(a->type, e) : s->boundary.value;
+            bool negate;
+            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj, &negate);
+            double v = e ? dag__elem_get(a->type, e) : s->boundary.value;
+            x[(pi + rad) + (pj + rad) * pr] = negate ? -v : v;
         }
     for (int64_t j = 0; j < c; j++)
         for (int64_t i = 0; i < r; i++)
@@ -3503,7 +3523,7 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
                       : dst == src || (dst->base ? dst->base : dst) == (src->base ? src->base : src)
                           ? "dst and src are one array (each point reads its neighbours' old values: alternate two arrays)"
                       : radius < 0 ? "a negative radius"
-                      : (int)b.kind < 0 || (int)b.kind > (int)DAG_BOUNDARY_MIRROR ? "an unknown boundary kind" : NULL;
+                      : (int)b.kind < 0 || (int)b.kind > (int)DAG_BOUNDARY_ANTIMIRROR ? "an unknown boundary kind" : NULL;
     if (bad) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: %s", bad);
         return false;
@@ -3517,11 +3537,12 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
     int64_t min_rows = dag__imin(dst->brows, dag__tile_rows(dst, dst->mt - 1));
     int64_t min_cols = dag__imin(dst->bcols, dag__tile_cols(dst, dst->nt - 1));
     bool rows_cross = dst->mt > 1 || periodic, cols_cross = dst->nt > 1 || periodic;
-    int64_t past = b.kind == DAG_BOUNDARY_MIRROR ? 1 : 0;   /* mirror leaves the edge out */
-    if ((b.kind == DAG_BOUNDARY_REFLECT || b.kind == DAG_BOUNDARY_MIRROR) &&
+    bool mirror = b.kind == DAG_BOUNDARY_MIRROR || b.kind == DAG_BOUNDARY_ANTIMIRROR;   /* leaves the edge out */
+    int64_t past = mirror ? 1 : 0;
+    if ((b.kind == DAG_BOUNDARY_REFLECT || b.kind == DAG_BOUNDARY_ANTIREFLECT || mirror) &&
         (radius + past > dst->rows || radius + past > dst->cols)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large to %s a %lld x %lld "
-                "array (at most %lld)", radius, b.kind == DAG_BOUNDARY_REFLECT ? "reflect" : "mirror", (long long)dst->rows,
+                "array (at most %lld)", radius, mirror ? "mirror" : "reflect", (long long)dst->rows,
                 (long long)dst->cols, (long long)(dag__imin(dst->rows, dst->cols) - past));
         return false;
     }

@@ -117,7 +117,7 @@ static __attribute__((unused)) int boundary_reference_index(dag_boundary_kind ki
     switch (kind) {
     case DAG_BOUNDARY_PERIODIC: return (g + n) % n;
     case DAG_BOUNDARY_CLAMP: return g < 0 ? 0 : n - 1;           /* ... x0 x0 | x0 x1 */
-    case DAG_BOUNDARY_REFLECT: return g < 0 ? -1 - g : 2 * n - 1 - g;   /* ... x1 x0 | x0 x1 */
+    case DAG_BOUNDARY_REFLECT: case DAG_BOUNDARY_ANTIREFLECT: return g < 0 ? -1 - g : 2 * n - 1 - g;   /* ... x1 x0 | x0 x1 */
     default: return g < 0 ? -g : 2 * n - 2 - g;                  /* mirror: ... x2 x1 | x0 x1 */
     }
 }
@@ -129,7 +129,9 @@ static __attribute__((unused)) void stencil_reference(double *out, const double 
     for (int j = 0; j < pc; j++)
         for (int i = 0; i < pr; i++) {
             int g = i - rad, h = j - rad;
-            if (own) x[i + j * pr] = in[boundary_reference_index(b.kind, g, R) + boundary_reference_index(b.kind, h, C) * R];
+            /* the anti kinds flip the sign once per dimension crossed */
+            int flips = (b.kind == DAG_BOUNDARY_ANTIREFLECT || b.kind == DAG_BOUNDARY_ANTIMIRROR) * ((g < 0 || g >= R) + (h < 0 || h >= C));
+            if (own) x[i + j * pr] = (flips % 2 ? -1 : 1) * in[boundary_reference_index(b.kind, g, R) + boundary_reference_index(b.kind, h, C) * R];
             else x[i + j * pr] = g < 0 || g >= R || h < 0 || h >= C ? b.value : in[g + h * R];
         }
     for (int j = 0; j < C; j++)

@@ -903,21 +903,23 @@ TEST(a_stencil_kernel_gives_the_point_functions_steps) {
     dag_array_free(a), dag_array_free(b), dag_array_free(f);
 }
 
-/* Boundaries of the array's own values (Dagger's Clamp and Reflect): clamp, reflect and mirror, radius
+/* Boundaries of the array's own values (Dagger's Clamp, Reflect and AntiReflect): clamp, reflect and
+   mirror, and the last two with the sign flipped once per dimension crossed, radius
    1 and 2, three steps against the loops, on ragged tiles, one tile, src and dst in two tilings, the C
    function and the kernel; and what is too small to reflect is refused by name */
-TEST(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges) {
+TEST(clamp_reflect_mirror_and_anti_boundaries_take_the_arrays_own_values_past_its_edges) {
     static const int cases[][7] = {   /* R, C, src tiles, dst tiles, radius */
         { 37, 29, 8, 6, 8, 6, 1 }, { 37, 29, 8, 6, 5, 7, 1 }, { 9, 7, 9, 7, 9, 7, 1 }, { 10, 13, 3, 4, 3, 4, 1 }, { 37, 29, 8, 6, 5, 9, 2 },
         { 30, 22, 10, 11, 10, 11, 2 }, { 5, 4, 5, 4, 5, 4, 2 }, { 23, 1, 5, 1, 5, 1, 1 },
     };
-    const dag_boundary kinds[3] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror() };
+    const dag_boundary kinds[5] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror(),
+                                    dag_boundary_antireflect(), dag_boundary_antimirror() };
     int failed = 0;
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
-        for (int b = 0; b < 3; b++)
+        for (int b = 0; b < 5; b++)
             for (int t = 0; t < 2; t++) {
                 const int *c = cases[k];
-                if (c[1] == 1 && (c[6] > 1 || b == 2)) continue;   /* one column: no room to mirror */
+                if (c[1] == 1 && (c[6] > 1 || b == 2 || b == 4)) continue;   /* one column: no room to mirror */
                 double *h = malloc(sizeof(double) * (size_t)(c[0] * c[1]));
                 random_matrix(h, c[0], c[1], 120u + (unsigned)k);
                 dag_elem type = t ? DAG_I64 : DAG_F64;
@@ -938,7 +940,7 @@ TEST(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edg
     CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_mirror(), cross2_point, NULL), DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "radius 3 is too large to mirror a 3 x 8 array (at most 2)") != NULL);
     CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_reflect(), cross2_point, NULL), DAG_OK);
-    CHECK_EQ_INT(dag_array_stencil(d, a, 1, (dag_boundary){ (dag_boundary_kind)9, 0 }, jacobi_point, NULL),
+    CHECK_EQ_INT(dag_array_stencil(d, a, 1, (dag_boundary){ (dag_boundary_kind)(DAG_BOUNDARY_ANTIMIRROR + 2), 0 }, jacobi_point, NULL),
                  DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "an unknown boundary kind") != NULL);
     dag_array_free(a), dag_array_free(d);
@@ -1081,7 +1083,7 @@ TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
         { va, a, 1, dag_boundary_periodic(), jacobi_point, "dst and src are one array" },
         { a, c, 1, dag_boundary_periodic(), jacobi_point, "dst is 9 x 7, src 7 x 9: they need one shape" },
         { a, b, -1, dag_boundary_periodic(), jacobi_point, "a negative radius" },
-        { a, b, 1, { (dag_boundary_kind)7, 0 }, jacobi_point, "an unknown boundary kind" },
+        { a, b, 1, { (dag_boundary_kind)(DAG_BOUNDARY_ANTIMIRROR + 1), 0 }, jacobi_point, "an unknown boundary kind" },
         { a, b, 2, dag_boundary_periodic(), jacobi_point, "radius 2 is too large for the tiles" },   /* a tile of 1 row */
         { a, b, 4, dag_boundary_fixed(0), jacobi_point, "has a tile of 1 rows" },
     };
@@ -1190,7 +1192,7 @@ int main(void) {
     RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);
     RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
-    RUN(clamp_reflect_and_mirror_boundaries_take_the_arrays_own_values_past_its_edges);
+    RUN(clamp_reflect_mirror_and_anti_boundaries_take_the_arrays_own_values_past_its_edges);
     RUN(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops);
     RUN(matrix_powers_equal_the_repeated_products_of_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);

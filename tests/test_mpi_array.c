@@ -325,7 +325,7 @@ TEST(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank) {
     agree_on_failures();
 }
 
-/* mean, var and std (whole and along dims) of an int array and clamp, reflect and mirror stencils over
+/* mean, var and std (whole and along dims) of an int array and clamp, reflect, mirror and anti stencils over
    ranks: every rank gets the loops' values */
 TEST(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops) {
     setup(2);
@@ -365,8 +365,9 @@ TEST(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loo
     CHECK(err < 1e-9);
     dag_array_free(cm), dag_array_free(rv), dag_array_free(A);
     random_matrix(h, R, C, 72);
-    const dag_boundary kinds[3] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror() };
-    for (int b = 0; b < 3; b++) {
+    const dag_boundary kinds[5] = { dag_boundary_clamp(), dag_boundary_reflect(), dag_boundary_mirror(),
+                                    dag_boundary_antireflect(), dag_boundary_antimirror() };
+    for (int b = 0; b < 5; b++) {
         CHECK(stencil_case(DAG_F64, h, R, C, 7, 6, 7, 6, ranks, 1, 1, kinds[b], jacobi_point, 2) <= 1e-12);
         CHECK(stencil_case(DAG_F64, h, R, C, 9, 8, 6, 7, 0, 0, 2, kinds[b], cross2_point, 2) <= 1e-12);
     }
