@@ -3143,7 +3143,7 @@ static void dag__run(dag__worker *w, dag__task *t) {
    not wait for a fulfilment that may come once its spawn has returned
    (see >>detach). */
 static dag__region *dag__events_region(dag__context *ctx);
-static void dag__run_spawned(dag__worker *w, dag__task *t) {
+static DAG__NOINLINE void dag__run_spawned(dag__worker *w, dag__task *t) {
     DAG__COUNT(w->run, 1);
     uint64_t detaches = dag__tls_detaches;
     if (dag__execute(w, t)) {
@@ -5816,6 +5816,7 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     }
     if (ctx->domain) dag__domain_destroy(w, ctx->domain);
     dag__region *root = ctx->root;
+    if (DAG__LIKELY(!root && !ctx->events)) return true;   /* it spawned nothing and detached nothing */
     if (t->flags & DAG__TF_UNDEFERRED) {
         /* a record on the spawner's stack cannot be finished later by its
            last child: wait for the children here instead. Detached events
@@ -5830,7 +5831,6 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
         t->child_root = ctx->events;
         return !ctx->events;
     }
-    if (!root) return true;
     if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) return false;   /* the last child finishes t */
     DAG__HA(&root->count);
     dag__finish_root(w, t);
