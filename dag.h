@@ -688,9 +688,9 @@ dag_result dag_cancel(dag_task t);
 void dag_region_cancel(void);
 bool dag_cancelled(void);                        /* inside a body: was its task cancelled? */
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
-   costs its own bytes plus 32 until then; dag_get_stats counts them). A
-   spent handle (fetched, or released already) returns DAG_ERR_STALE_HANDLE
-   and changes nothing. */
+   costs its own bytes plus 32 until then; dag_get_stats counts them), and a
+   failure kept for dag_wait (a void task's too). A spent handle (fetched,
+   or released already) returns DAG_ERR_STALE_HANDLE and changes nothing. */
 dag_result dag_release(dag_task t);
 /* Detached work (OpenMP's detach clause, omp_fulfill_event): a body that
    hands its work to something outside dag.h (an MPI request, a device's
