@@ -1599,6 +1599,7 @@ struct dag__context {
     int64_t deque_mark;                    /* its thread's deque bottom when the body began (see >>find work) */
     dag__context *next_guest;              /* list of external contexts */
     dag__region *events;                   /* a body run inside its spawn: its dag_detach events (see >>detach) */
+    bool detached;                         /* the body called dag_detach */
 };
 
 /* >>deque: Chase-Lev work-stealing deque (Le, Pop, Cohen, Zappa Nardelli 2013) */
@@ -1748,7 +1749,8 @@ static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
 static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
 static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
 static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
-static DAG__THREAD_LOCAL uint64_t dag__tls_detaches;   /* dag_detach calls of bodies this thread ran (see >>detach) */
+/* the body run inside its spawn whose spawn this thread runs at once now (dag__run_spawned), NULL if none */
+static DAG__THREAD_LOCAL dag__context *dag__tls_inline_spawner;
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -3057,6 +3059,7 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
     ctx.events = NULL;
+    ctx.detached = false;
     ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
     dag__context *saved = dag__tls_ctx;
     dag__tls_ctx = &ctx;
@@ -3138,24 +3141,23 @@ static void dag__run(dag__worker *w, dag__task *t) {
 }
 
 /* A task its spawn runs at once (run_inline through the spawn's general
-   way). One that detaches from a body itself run inside its spawn counts
-   as one more of that body's events, not in its root: the body's end must
-   not wait for a fulfilment that may come once its spawn has returned
-   (see >>detach). */
-static dag__region *dag__events_region(dag__context *ctx);
+   way). One that detaches, spawned by a body itself run inside its spawn,
+   counts as one more of that body's events, not in its root: the body's
+   end must not wait for a fulfilment that may come once its spawn has
+   returned (dag__end_body moves it, before anything can finish it). */
 static DAG__NOINLINE void dag__run_spawned(dag__worker *w, dag__task *t) {
     DAG__COUNT(w->run, 1);
-    uint64_t detaches = dag__tls_detaches;
-    if (dag__execute(w, t)) {
-        dag__run(w, dag__complete(w, t));
-        return;
+    dag__context *ctx = dag__tls_ctx;
+    bool finished;
+    if (DAG__UNLIKELY(ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED))) {
+        dag__context *saved = dag__tls_inline_spawner;   /* (an outer one's root is no region of t's) */
+        dag__tls_inline_spawner = ctx;
+        finished = dag__execute(w, t);
+        dag__tls_inline_spawner = saved;
+    } else {
+        finished = dag__execute(w, t);
     }
-    dag__context *ctx = dag__tls_ctx;   /* unfinished: it, or what it ran inside its spawns, detached? */
-    if (dag__tls_detaches != detaches && ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED) && t->region == ctx->root) {
-        ctx->root->spawned--;   /* counted there by the spawn; nothing has counted it down */
-        t->region = dag__events_region(ctx);
-        t->region->spawned++;
-    }
+    if (finished) dag__run(w, dag__complete(w, t));
 }
 
 /* >>find work */
@@ -5806,6 +5808,17 @@ dag_result dag_region_end(dag_region token) {
 
 dag_result dag_last_region_result(void) { return dag__tls_last_region; }
 
+static dag__region *dag__events_region(dag__context *ctx);
+/* A task that detached, run at once by a body itself run inside its spawn
+   (dag__run_spawned): it counts as one more of that body's events, moved
+   before its end lets anything finish it. */
+static DAG__NOINLINE void dag__detached_of_inline_spawner(dag__task *t) {
+    dag__context *spawner = dag__tls_inline_spawner;
+    if (!spawner || t->region != spawner->root) return;
+    spawner->root->spawned--;   /* counted there by its spawn; nothing has counted it down yet */
+    t->region = dag__events_region(spawner);
+    t->region->spawned++;
+}
 /* Called when a body returns: closes what it left open, forgets its
    dependency state, and says whether the task is finished now. */
 static bool dag__end_body(dag__worker *w, dag__context *ctx) {
@@ -5831,6 +5844,7 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
         t->child_root = ctx->events;
         return !ctx->events;
     }
+    if (DAG__UNLIKELY(ctx->detached)) dag__detached_of_inline_spawner(t);
     if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) return false;   /* the last child finishes t */
     DAG__HA(&root->count);
     dag__finish_root(w, t);
@@ -5988,7 +6002,7 @@ dag_event dag_detach(void) {
     dag_event ev = { e->id };
     dag__mutex_unlock(&dag__g.event_lock);
     root->spawned++;   /* one more child, finished by dag_fulfill */
-    dag__tls_detaches++;
+    ctx->detached = true;
     return ev;
 }
 

@@ -55,7 +55,7 @@
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
    >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR
-   >>sort >>stencil
+   >>sort >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)

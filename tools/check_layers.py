@@ -71,7 +71,7 @@ MAY_USE = {
 # spawn that detached becomes a task like others.
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach '
-             'dag__undeferred_detached dag__events_region',
+             'dag__undeferred_detached',
 }
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
