@@ -4523,6 +4523,23 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
 /* A task run on the spawner's stack failed: keep the failure where
    dag_wait and the region end find it, and where later tasks on its spans
    and in its sequence meet it. */
+/* A task that ran inside its spawn and outlives it (it failed, or it
+   detached), in a pooled record now: its spans and its sequence learn of
+   it as of any spawned task, taking references on it. */
+static void dag__inline_task_known(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                   const dag__span *spans, const int *modes, int num_spans) {
+    dag__spawn_state st;
+    dag__spawn_state_init(&st, w, t);
+    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
+    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
+    if (r->seq) {
+        if (r->bulk) dag__list_push(&r->bulk->step, t);
+        else dag__list_push(&r->seq->prev, t);
+        st.refs++;
+    }
+    atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
+}
+
 static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                                     const dag__span *spans, const int *modes, int num_spans,
                                                     int status) {
@@ -4530,16 +4547,7 @@ static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__contex
     dag__task *f = dag__record_from_stack(w, t, &h.gen);
     atomic_store(&f->succ, DAG__CLOSED);
     dag__region_record_failure(r->counter, f, status);
-    dag__spawn_state st;
-    dag__spawn_state_init(&st, w, f);
-    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
-    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
-    if (r->seq) {
-        if (r->bulk) dag__list_push(&r->bulk->step, f);
-        else dag__list_push(&r->seq->prev, f);
-        st.refs++;
-    }
-    atomic_fetch_add_explicit(&f->refs, st.refs, memory_order_relaxed);
+    dag__inline_task_known(w, ctx, r, f, spans, modes, num_spans);
     dag__decref(w, f);
     h.ptr = f;
     return h;
@@ -5809,13 +5817,13 @@ dag_result dag_region_end(dag_region token) {
 dag_result dag_last_region_result(void) { return dag__tls_last_region; }
 
 static dag__region *dag__events_region(dag__context *ctx);
-/* A task that detached, run at once by a body itself run inside its spawn
-   (dag__run_spawned): it counts as one more of that body's events, moved
-   before its end lets anything finish it. */
-static DAG__NOINLINE void dag__detached_of_inline_spawner(dag__task *t) {
-    dag__context *spawner = dag__tls_inline_spawner;
-    if (!spawner || t->region != spawner->root) return;
-    spawner->root->spawned--;   /* counted there by its spawn; nothing has counted it down yet */
+/* t, detached and counted in the root of a body run inside its spawn
+   (spawner), counts as one more of that body's events instead: the body's
+   end must not wait for a fulfilment that may come once its spawn has
+   returned. Done before anything can finish t. */
+static void dag__as_spawner_event(dag__context *spawner, dag__task *t) {
+    if (t->region != spawner->root) return;   /* an inner region's: its end waits, as the program asked */
+    spawner->root->spawned--;   /* nothing has counted it down yet */
     t->region = dag__events_region(spawner);
     t->region->spawned++;
 }
@@ -5844,7 +5852,7 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
         t->child_root = ctx->events;
         return !ctx->events;
     }
-    if (DAG__UNLIKELY(ctx->detached)) dag__detached_of_inline_spawner(t);
+    if (DAG__UNLIKELY(ctx->detached) && dag__tls_inline_spawner) dag__as_spawner_event(dag__tls_inline_spawner, t);   /* dag__run_spawned's */
     if (dag__region_shut(root, DAG__OWNER) != DAG__OWNER) return false;   /* the last child finishes t */
     DAG__HA(&root->count);
     dag__finish_root(w, t);
@@ -6038,25 +6046,9 @@ static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__cont
     }
     t->child_root = events;
     atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
-    dag__spawn_state st;
-    dag__spawn_state_init(&st, w, t);
-    if (num_spans && !ctx->domain) ctx->domain = dag__domain_new();
-    for (int k = 0; k < num_spans; k++) dag__access(&st, ctx->domain, &spans[k], modes[k]);
-    if (r->seq) {
-        if (r->bulk) dag__list_push(&r->bulk->step, t);
-        else dag__list_push(&r->seq->prev, t);
-        st.refs++;
-    }
-    atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
-    dag__region *counted = r->counter;
-    if (ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED) && counted == ctx->root) {
-        /* its spawner runs inside a spawn too, whose end it must not hold
-           (the fulfilment may come once that spawn has returned): it
-           counts as one more of the spawner's events */
-        counted = dag__events_region(ctx);
-        t->region = counted;
-    }
-    counted->spawned++;
+    dag__inline_task_known(w, ctx, r, t, spans, modes, num_spans);
+    r->counter->spawned++;
+    if (ctx->task && (ctx->task->flags & DAG__TF_UNDEFERRED)) dag__as_spawner_event(ctx, t);
     dag_task h = dag__handle(t, gen, t->desc->result_size != 0);
     if (dag__region_shut(events, DAG__OWNER) == DAG__OWNER) {   /* fulfilled already */
         DAG__HA(&events->count);
