@@ -100,7 +100,9 @@
    most 32). .keep_results = 1 keeps results for any number of fetches
    until dag_release; .discard_results = 1 in a region's options drops its
    tasks' unfetched results when it ends. dag_get_stats() counts records in
-   use (tasks_live) and kept results; void tasks keep nothing.
+   use (tasks_live) and kept results; void tasks keep nothing. A task run
+   inside its spawn (.run_inline, .final) with a result of at most 8 bytes
+   keeps nothing either: its handle holds the result, for every fetch.
    dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
    dependents; a running body sees dag_cancelled() and returns early;
    dag_region_cancel() cancels the innermost waiting region's tasks.
@@ -405,12 +407,16 @@ typedef struct dag_logger {
     void *user_data;
 } dag_logger;
 
-/* >>handles: a record pointer plus a generation, so a reused record is caught */
+/* >>handles: a record pointer plus a generation, so a reused record is
+   caught. A task that ran inside its spawn and returned a result of at
+   most a pointer's size has no record left: its handle carries the result
+   (the bytes where ptr is, their size and type in gen). */
 struct dag__task;
 typedef struct dag_task {
     struct dag__task *ptr;
     uint32_t gen;
-    uint32_t bits;         /* private: has a result (bit 0), set-up cycle (the rest) */
+    uint32_t bits;         /* private: has a result (bit 0), set-up cycle (bits 1-29), carries its result (bit 30),
+                              a rank layer's task (bit 31) */
 } dag_task;
 typedef struct dag_data { uint64_t id; } dag_data;
 
@@ -1451,6 +1457,8 @@ static int dag__core_count(void) {
 #define DAG__CACHE_LINE 64
 #define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
+#define DAG__EPOCH_MASK 0x1fffffffu   /* the set-up cycle a handle notes (dag_task's bits) */
+#define DAG__VALUE_HANDLE 0x40000000u /* a handle that carries its task's result (see >>handles) */
 #define DAG__MAX_PARAMS 16
 #define DAG__GUARD (1 << 30)      /* keeps a task unready while its spawn is in progress */
 
@@ -2500,7 +2508,7 @@ static bool dag__ref_handle(dag_task h) {
     dag__task *t = h.ptr;
     if (!t || !h.gen) return false;
     /* a handle from an earlier set-up cycle points at memory given back */
-    if ((h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu)) return false;
+    if ((h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK)) return false;
     if (atomic_load_explicit(&t->gen, memory_order_acquire) != h.gen) return false;
     int32_t r = atomic_load_explicit(&t->refs, memory_order_relaxed);
     do {
@@ -2849,7 +2857,7 @@ static void dag__keep(dag__task *t) {
 typedef struct dag__kept_view { int status, tag; uint32_t size, keep; } dag__kept_view;
 enum { DAG__KEPT_READ, DAG__KEPT_DROP, DAG__KEPT_TAKE };
 static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, int how) {
-    if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & 0x7fffffffu)) return false;
+    if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & DAG__EPOCH_MASK)) return false;
     bool found = false;
     dag__mutex_lock(&dag__g.kept_lock);
     if (dag__g.kept_buckets_n) {
@@ -2904,7 +2912,7 @@ static void dag__kept_free_all(void) {
 #define DAG__RETAINED_LOOK 32
 static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
     dag__region *r = ctx->top;
-    if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & 0x7fffffffu))
+    if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK))
         return NULL;
     dag__task_list *l = &r->counter->retained;
     size_t n = l->count, lo = n > DAG__RETAINED_LOOK ? n - DAG__RETAINED_LOOK : 0;
@@ -3068,6 +3076,8 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     /* traced before end_body: once it returns false, the last child may
        finish and recycle t on another thread */
     if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
+    /* most bodies (leaves) opened no region, spawned nothing, detached nothing */
+    if (DAG__LIKELY(!ctx.top && !ctx.domain && !ctx.events)) return true;
     return dag__end_body(w, &ctx);
 }
 
@@ -4083,8 +4093,11 @@ static inline dag__context *dag__current_context(void) {
 }
 
 /* On every spawn: plain field tests (the device parts through inlined helpers). */
+/* every field ORed, without a branch: every spawn with options asks */
+#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
 static inline bool dag__scope_empty(const dag_scope *s) {
-    return !(s->thread | s->rank | s->all_threads | s->any_processor | s->threads) && !dag__scope_names_devices(s);
+    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
+             DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
 }
 /* No name, priority, scope or discard_results: a spawn under such options
    needs no extra record for them and may run undeferred. */
@@ -4465,7 +4478,27 @@ static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
     dag_task h;
     h.ptr = t;
     h.gen = gen;
-    h.bits = (uint32_t)has_result | atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) << 1;
+    h.bits = (uint32_t)has_result | (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK) << 1;
+    return h;
+}
+
+/* The handle of a task that ran inside its spawn and returned a result of
+   at most a pointer's size: the result itself, with its size and type, so
+   that neither the task's record nor its region keeps anything (OpenMP's
+   if(0) costs a call; so does this). Every fetch of it gives the result. */
+static inline bool dag__value_handle(dag_task h) { return (h.bits & DAG__VALUE_HANDLE) != 0; }
+static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
+static inline int dag__value_tag(dag_task h) { return (int)(h.gen >> 8); }
+static inline dag_task dag__value_handle_of(const dag__task *t) {
+    dag_task h;
+    h.ptr = NULL;
+    switch (t->desc->result_size) {   /* sizes the compiler knows: a move, not a call */
+    case 8: memcpy(&h.ptr, t->result, 8); break;
+    case 4: memcpy(&h.ptr, t->result, 4); break;
+    default: memcpy(&h.ptr, t->result, t->desc->result_size); break;
+    }
+    h.gen = (uint32_t)t->desc->result_size | (uint32_t)t->desc->result_tag << 8;
+    h.bits = 1u | DAG__VALUE_HANDLE;
     return h;
 }
 
@@ -4543,10 +4576,11 @@ static void dag__inline_task_known(dag__worker *w, dag__context *ctx, dag__regio
 static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                                     const dag__span *spans, const int *modes, int num_spans,
                                                     int status) {
-    dag_task h = dag__handle(&dag__ran_inline, 1, 0);
+    dag_task h = dag__handle(&dag__ran_inline, 1, t->desc->result_size != 0);
     dag__task *f = dag__record_from_stack(w, t, &h.gen);
     atomic_store(&f->succ, DAG__CLOSED);
     dag__region_record_failure(r->counter, f, status);
+    if (f->desc->result_size) dag__retain(w, r->counter, f);   /* dag_fetch finds the failure there */
     dag__inline_task_known(w, ctx, r, f, spans, modes, num_spans);
     dag__decref(w, f);
     h.ptr = f;
@@ -4556,8 +4590,8 @@ static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__contex
 /* Runs a ready task on the spawner's stack. What it wrote is current, so
    the spans it wrote forget their older accesses, and a sequence continues
    from it as from a finished step. */
-static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
-                                                  const dag__span *spans, const int *modes, int num_spans) {
+static DAG__HOT dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                             const dag__span *spans, const int *modes, int num_spans) {
     for (int k = 0; ctx->domain && k < num_spans; k++) {
         if (!(modes[k] & DAG_ACCESS_OUT)) continue;
         dag__entry *e = dag__domain_find(ctx->domain, &spans[k]);
@@ -4582,12 +4616,14 @@ static DAG__NOINLINE dag_task dag__run_undeferred(dag__worker *w, dag__context *
         DAG_FREE(x->message);
         dag__pool_free(x->home, x, &w->extras);
     }
-    return dag__handle(&dag__ran_inline, 1, 0);
+    return t->desc->result_size ? dag__value_handle_of(t) : dag__handle(&dag__ran_inline, 1, 0);
 }
 
-/* Moves a stack record into a pooled one (its extra goes along). */
+/* Moves a stack record into a pooled one (its extra goes along), with the
+   runtime's reference, and for a task with a result its region's, which
+   the caller hands to the region's list (dag__retain). */
 static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint32_t *gen_out) {
-    dag__task *t = dag__task_alloc(w, gen_out, 1);
+    dag__task *t = dag__task_alloc(w, gen_out, 1 + (local->desc->result_size != 0));
     /* field by field: refs and gen of a pooled record may be touched by a
        stale handle's dag__ref_handle at any time, so they are only added to */
     atomic_store_explicit(&t->succ, atomic_load_explicit(&local->succ, memory_order_relaxed), memory_order_relaxed);
@@ -4973,24 +5009,34 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
 
 /* Step 2, a Fut whose producer's result does not fit the parameter (off
    the hot path: it writes the words). */
-static DAG__NOINLINE int dag__future_mismatch(const dag_task_desc *src, const dag__param *p, dag__spawn_args *sa) {
+static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, size_t result_size,
+                                             const dag__param *p, dag__spawn_args *sa) {
     char what[64];
-    if (!src->result_size) snprintf(what, sizeof what, "nothing (void)");
-    else if (src->result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(src->result_tag));
-    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", src->result_size);
-    snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of task '%s', which returns %s, for a parameter %s", src->name,
-             what, !src->result_size ? "(a void task has no result to pass)"
+    if (!result_size) snprintf(what, sizeof what, "nothing (void)");
+    else if (result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(result_tag));
+    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", result_size);
+    snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of %s%s%s, which returns %s, for a parameter %s",
+             name ? "task '" : "a task run inside its spawn", name ? name : "", name ? "'" : "", what, !result_size ? "(a void task has no result to pass)"
                    : p->tag ? "that is a number (only a number converts into one)"
-                   : src->result_tag ? "that is not a number (a number converts only into a number)"
-                                     : "of another size");
+                   : result_tag ? "that is not a number (a number converts only into a number)"
+                                : "of another size");
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
+}
+
+/* A Fut of a handle that carries its result: the result passes as a value. */
+static DAG__NOINLINE int dag__future_value(dag_task h, const dag__param *p, void *slot, dag__spawn_args *sa) {
+    if (!dag__value_fits(p, dag__value_tag(h), dag__value_size(h)))
+        return dag__future_mismatch(NULL, dag__value_tag(h), dag__value_size(h), p, sa);
+    dag__convert(slot, (int)p->tag, p->size, &h.ptr, dag__value_tag(h), dag__value_size(h));
+    return DAG_OK;
 }
 /* Step 2, a Fut: the producing task becomes a dependency, or, when its
    region has ended, its kept result passes as a value. */
 static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *a, const dag__param *p, int i,
                                    void *slot, dag__spawn_args *sa) {
     dag_task h = a->task;
+    if (dag__value_handle(h)) return dag__future_value(h, p, slot, sa);
     if (!h.ptr) return h.gen ? DAG_ERR_DEPENDENCY_FAILED : DAG_ERR_INVALID_HANDLE;
     if (!(h.bits & 1)) {
         sa->detail = "Fut of a task that returns void: it has no result to pass";
@@ -5004,7 +5050,7 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     if (!live) return dag__future_kept(t, h, p, slot);
     dag__task *src = h.ptr;
     if (!src->desc->result_size || !dag__value_fits(p, src->desc->result_tag, src->desc->result_size)) {
-        int e = dag__future_mismatch(src->desc, p, sa);
+        int e = dag__future_mismatch(src->desc->name, src->desc->result_tag, src->desc->result_size, p, sa);
         dag__decref(w, src);
         return e;
     }
@@ -5234,9 +5280,11 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
 
     /* Plenty queued already: a task that can finish here, run here, on the
        stack, with no record, no queue and no entry in the dependency table
-       (libgomp's undeferred tasks). Memory stays bounded, caches warm. */
+       (libgomp's undeferred tasks). Memory stays bounded, caches warm. One
+       asked to run inline does so with a result its handle can carry. */
     bool now = opt->run_inline | opt->final;   /* asked to run inline */
-    bool undeferred = w->index >= 0 && !desc->result_size && !devices &&
+    bool undeferred = w->index >= 0 && !devices &&
+                      (!desc->result_size || (now && desc->result_size <= sizeof(void *) && !opt->discard_results)) &&
                       (plain || (opt->priority <= 0 && (!scoped || !dag__scope_pins_workers(&opt->scope)))) &&
                       desc->args_size <= DAG__INLINE_ARGS && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) &&
                       (!ctx->task || dag__stack_room(w));
@@ -5285,7 +5333,8 @@ static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *
     }
 }
 
-/* A void one with plenty queued: run here, on the stack (as dag__spawn's undeferred). */
+/* A void one with plenty queued, or one asked to run inline whose handle
+   can carry its result: run here, on the stack (as dag__spawn's undeferred). */
 static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
                                                    const dag_task_desc *desc, const dag_arg *args, int num_args) {
     dag__task local;
@@ -5299,7 +5348,8 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
     return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
 }
 
-/* A task with a result asked to run inline (OpenMP's if(0)): its record
+/* A task with a result larger than a handle carries, asked to run inline
+   (OpenMP's if(0)): its record
    from the pool, but nothing else can see it until the spawn returns, so it
    runs at once and finishes with plain stores: no queue, no count in its
    region (only the result kept there for dag_fetch), no successor list to
@@ -5364,7 +5414,7 @@ static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *ar
     if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
-    if (here && !desc->result_size) {
+    if (here && (!desc->result_size || (now && desc->result_size <= sizeof(void *)))) {
         *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
         return true;
     }
@@ -5402,6 +5452,7 @@ static dag_result dag__handle_error(dag_task h) {
 }
 
 dag_result dag_wait(dag_task h) {
+    if (dag__value_handle(h)) return DAG_OK;   /* ran inside its spawn */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -5426,6 +5477,7 @@ dag_result dag_wait(dag_task h) {
 }
 
 bool dag_ready(dag_task h) {
+    if (dag__value_handle(h)) return true;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
     if (!h.ptr || !dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
@@ -5444,6 +5496,7 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
 }
 
 dag_result dag_task_result(dag_task h) {
+    if (dag__value_handle(h)) return DAG_OK;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -5461,6 +5514,7 @@ const char *dag_task_message(dag_task h) {
     static DAG__THREAD_LOCAL unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
+    if (dag__value_handle(h)) return buf;   /* it finished fine */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         dag_task here;
         int status;
@@ -5509,6 +5563,7 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 }
 
 dag_result dag_cancel(dag_task h) {
+    if (dag__value_handle(h)) return DAG_OK;   /* finished: left as it is */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -5540,6 +5595,7 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
+    if (dag__value_handle(h)) return DAG_OK;   /* nothing is kept but the handle itself */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
@@ -5600,7 +5656,25 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
     return (dag_result)s;
 }
 
+/* dag_fetch of a handle that carries its result */
+static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
+    if (DAG__UNLIKELY(size != dag__value_size(h) || !out))
+        return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
+                                    out ? size : 0, dag__value_size(h));
+    switch (size) {   /* sizes the compiler knows: a move, not a call */
+    case 8: memcpy(out, &h.ptr, 8); break;
+    case 4: memcpy(out, &h.ptr, 4); break;
+    default: memcpy(out, &h.ptr, size); break;
+    }
+    return DAG_OK;
+}
+
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size);
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
+    return dag__value_handle(h) ? dag__fetch_value(h, out, size) : dag__fetch_record(h, out, size);
+}
+
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -6040,6 +6114,7 @@ static DAG__NOINLINE dag_task dag__undeferred_detached(dag__worker *w, dag__cont
     dag__region *events = t->child_root;
     if (!gen) {
         t = dag__events_off_stack(w, t, &gen);
+        if (t->desc->result_size) dag__retain(w, r->counter, t);   /* where dag_fetch finds it */
     } else {
         t->flags &= ~(uint32_t)DAG__TF_UNDEFERRED;
         atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);   /* the runtime's, dropped when it finishes */

@@ -387,9 +387,13 @@ TEST(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessor
 }
 
 /* The inline spawns of a result task take a short path (no queue, no count
-   in the region): everything a handle promises still holds. */
+   in the region; a result of at most 8 bytes in the handle itself):
+   everything a handle promises still holds. */
 typedef struct fj_pair { int a, b; } fj_pair;
+typedef struct fj_wide { long a, b; } fj_wide;   /* 16 bytes: more than a handle carries */
 DAG_TASK(int, fj_sum_pair, (fj_pair, p), (const int *, scale)) { return (p.a + p.b) * scale[0]; }
+DAG_TASK(fj_wide, fj_widen, (fj_pair, p)) { return (fj_wide){ p.a, p.b }; }
+DAG_TASK(double, fj_half, (double, x)) { return x / 2; }
 DAG_TASK(int, fj_fails, (int, code)) {
     dag_fail(DAG_USER_ERROR, "inline failure %d", code);
     return 0;
@@ -415,7 +419,30 @@ TEST(an_inline_result_task_keeps_every_promise_of_a_handle) {
         CHECK_EQ_INT(dag_task_result(t), DAG_OK);
         CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
         CHECK_EQ_INT(got, 21);
-        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);   /* fetch spends it, as for any task */
+        got = -1;   /* the handle holds its result: every fetch gives it */
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, 21);
+        long wrong = 0;   /* the size still checked */
+        CHECK_EQ_INT(dag_fetch(t, &wrong), DAG_ERR_FETCH_SIZE);
+        CHECK_EQ_INT(dag_wait(t), DAG_OK);
+        CHECK_EQ_INT(dag_cancel(t), DAG_OK);
+        CHECK_EQ_INT(dag_task_message(t)[0], 0);
+        CHECK_EQ_INT(dag_release(t), DAG_OK);
+        /* a wider result is kept by its region: fetch spends it, as for any task */
+        dag_task w = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_widen, Val(((fj_pair){ 3, 4 })));
+        fj_wide wide = { 0, 0 };
+        CHECK_EQ_INT(dag_fetch(w, &wide), DAG_OK);
+        CHECK(wide.a == 3 && wide.b == 4);
+        CHECK_EQ_INT(dag_fetch(w, &wide), DAG_ERR_STALE_HANDLE);
+        w = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_widen, Val(((fj_pair){ 3, 4 })));
+        CHECK_EQ_INT(dag_release(w), DAG_OK);
+        CHECK_EQ_INT(dag_fetch(w, &wide), DAG_ERR_STALE_HANDLE);
+        /* a Fut of a held result converts as a C call would (an int into a double), or is refused */
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(6));
+        double half = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(fj_half, Fut(t)), &half), DAG_OK);
+        CHECK(half == 3.5);
+        CHECK_EQ_INT(dag_wait(dag_spawn(fj_widen, Fut(t))), DAG_ERR_ARG_TYPE);
         /* a Fut of it, then a fetch */
         t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(40));
         dag_task u = dag_spawn(fj_add_one, Fut(t));
@@ -423,10 +450,6 @@ TEST(an_inline_result_task_keeps_every_promise_of_a_handle) {
         CHECK_EQ_INT(got, 42);
         CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
         CHECK_EQ_INT(got, 41);
-        /* released unfetched, then fetched: stale */
-        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(1));
-        CHECK_EQ_INT(dag_release(t), DAG_OK);
-        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);
         /* a failure: its words, its region's result, a dependent cancelled */
         DAG_DATADEPS {
             t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_fails, Val(7));
@@ -463,6 +486,60 @@ TEST(an_inline_result_task_keeps_every_promise_of_a_handle) {
         /* many never fetched: memory stays bounded (the region's list sweeps) */
         for (int i = 0; i < 100000; i++) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
         CHECK(dag_get_stats().tasks_live < 1000);
+        dag_shutdown();
+    }
+}
+
+/* Every other way a task runs inside its spawn with a small result (named,
+   final, with spans, in a sequence) gives a handle that holds it; one that
+   must first wait for a predecessor, or whose result is discarded, keeps
+   the rules of a recorded task. */
+DAG_TASK(double, fj_read_plus, (const double *, x), (double, add)) { return x[0] + add; }
+DAG_TASK(long, fj_final_sum, (int, n)) {   /* its children run inline too (final) */
+    if (n <= 1) return n;
+    long a = 0, b = 0;
+    dag_task l = dag_spawn(fj_final_sum, Val(n - 1)), r = dag_spawn(fj_final_sum, Val(n - 2));
+    dag_fetch(l, &a);
+    dag_fetch(r, &b);
+    return a + b;
+}
+TEST(small_results_of_tasks_run_inside_their_spawn_live_in_their_handles_on_every_path) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_threads(threads);
+        int got = 0;
+        dag_task t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1, .name = "named"), fj_add_one, Val(1));
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        CHECK_EQ_INT(got, 2);
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_OK);
+        long fib = 0;
+        t = dag_spawn_with(DAG_OPTIONS(.final = 1), fj_final_sum, Val(20));
+        CHECK_EQ_INT(dag_fetch(t, &fib), DAG_OK);
+        CHECK(fib == 6765);
+        double x = 1, y = 0;
+        DAG_DATADEPS {
+            /* ready at once: held in the handle */
+            t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_read_plus, In(&x, 1), Val(1.0));
+            CHECK_EQ_INT(dag_fetch(t, &y), DAG_OK);
+            CHECK(y == 2);
+            /* after a writer still running: it waits, then has a record (fetched once) */
+            dag_spawn(fj_slow_writer, InOut(&x, 1));
+            t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_read_plus, In(&x, 1), Val(1.0));
+            CHECK(dag_ready(t));
+            CHECK_EQ_INT(dag_fetch(t, &y), DAG_OK);
+            CHECK(y == x + 1);
+            CHECK_EQ_INT(dag_fetch(t, &y), DAG_ERR_STALE_HANDLE);
+        }
+        DAG_SEQUENTIAL {
+            t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(5));
+            dag_task u = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Fut(t));
+            CHECK_EQ_INT(dag_fetch(u, &got), DAG_OK);
+            CHECK_EQ_INT(got, 7);
+        }
+        DAG_DATADEPS t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1, .discard_results = 1), fj_add_one, Val(1));
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);   /* dropped with its region */
+        /* a million never fetched, on the main thread and in a task: no record stays */
+        for (int i = 0; i < 1000000; i++) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
+        CHECK(dag_get_stats().tasks_live < 64);
         dag_shutdown();
     }
 }
@@ -1302,6 +1379,7 @@ int main(void) {
     RUN(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline);
     RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
     RUN(an_inline_result_task_keeps_every_promise_of_a_handle);
+    RUN(small_results_of_tasks_run_inside_their_spawn_live_in_their_handles_on_every_path);
     RUN(final_runs_the_task_and_everything_below_it_on_the_spawning_thread);
     RUN(dag_wait_all_in_a_body_waits_for_the_tasks_that_body_spawned);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
