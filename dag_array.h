@@ -54,7 +54,7 @@
 
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
-   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR
    >>sort >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
@@ -172,6 +172,8 @@ dag_array *dag_array_ones(dag_elem type, int64_t rows, int64_t cols, dag_blocks 
 dag_array *dag_array_fill(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, double value);
 dag_array *dag_array_rand(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, uint64_t seed);
 dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, uint64_t seed);
+/* Ones on the diagonal, zeros elsewhere (Julia's Matrix{T}(I, rows, cols)). */
+dag_array *dag_array_identity(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 /* From host memory (elements of `type`), ld elements between columns
    (column-major) or rows (row-major). */
 dag_array *dag_array_from_host(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks, const void *data,
@@ -283,6 +285,15 @@ dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b);
    B in A's tile rows (else a copy). */
 dag_result dag_array_geqrf(dag_array *a, void *tau);
 dag_result dag_array_gels(dag_array *a, dag_array *b);
+/* Q of geqrf's factor a and its tau (LAPACK's ormqr/unmqr and orgqr/ungqr,
+   Q = H_1 ... H_k): ormqr: C = op(Q) C (right = 0, C of a's rows) or
+   C = C op(Q) (right = 1, C of as many columns as a has rows), op(Q) = Q^H
+   when trans is 1 (Q^T for real types). orgqr: Q's first `cols` columns as
+   a new array in a's tiling (cols = min(rows, cols of a): the thin Q;
+   a's rows: the whole square Q), so Q^H, Q * s or collect(Q) are one call
+   more (transpose, scale, collect). On every backend the array runs on. */
+dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c);
+dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols);
 
 /* Views (Dagger's view): rows r0 to r0 + rows - 1 and columns c0 to
    c0 + cols - 1 of a (an array or a view), in place: every operation takes
@@ -914,7 +925,7 @@ static double dag__uniform(uint64_t seed, int64_t r, int64_t c, uint64_t stream)
     return (double)(dag__bits(seed, r, c, stream) >> 11) * (1.0 / 9007199254740992.0);   /* 53 bits in [0, 1) */
 }
 
-enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN };
+enum { DAG__FILL_VALUE = 1, DAG__FILL_RAND, DAG__FILL_RANDN, DAG__FILL_DIAGONAL /* value on the diagonal, 0 off it */ };
 /* randn on the CPU only (its log and cos are not the same bits everywhere);
    fill and rand are dag_array_kernels.h's kernels, on the CPU or a device */
 DAG_TASK(void, dag__array_randn_tile, (void *, t), (int, type), (int64_t, r0), (int64_t, c0), (int64_t, rows),
@@ -948,7 +959,7 @@ DAG_TASK(void, dag__array_fillc_tile, (void *, t), (int64_t, ld), (int, type), (
          (int64_t, r0), (int64_t, c0), (int64_t, rows), (int64_t, cols), (uint64_t, seed)) {
     for (int64_t j = 0; j < cols; j++)
         for (int64_t i = 0; i < rows; i++) {
-            double re = value, im = 0;
+            double re = how == DAG__FILL_DIAGONAL && r0 + i != c0 + j ? 0 : value, im = 0;
             if (how == DAG__FILL_RAND) {
                 re = dag__uniform(seed, r0 + i, c0 + j, 0), im = dag__uniform(seed, r0 + i, c0 + j, 2);
             } else if (how == DAG__FILL_RANDN) {
@@ -1030,6 +1041,9 @@ dag_array *dag_array_rand(dag_elem type, int64_t rows, int64_t cols, dag_blocks 
 }
 dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, uint64_t seed) {
     return dag__array_filled("dag_array_randn", type, rows, cols, b, DAG__FILL_RANDN, 0.0, seed);
+}
+dag_array *dag_array_identity(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
+    return dag__array_filled("dag_array_identity", type, rows, cols, b, DAG__FILL_DIAGONAL, 1.0, 0);
 }
 
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
@@ -3051,9 +3065,10 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
    result is LAPACK's: R on and above the diagonal, V below, tau. */
 
 /* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
-   columnwise T of its reflectors (larft), kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
+   columnwise T of its reflectors (larft, also alone: the Q operations rebuild T from geqrf's V and tau),
+   kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
 #define DAG__QR_LOOPS(T, P, CONJ, RE, ABS2)                                                                       \
-    DAG__UNUSED static void dag__##P##geqrt_loops(int m, int n, T *a, int lda, T *tau, T *t, int ldt) {           \
+    DAG__UNUSED static void dag__##P##geqr2_loops(int m, int n, T *a, int lda, T *tau) {                          \
         int kn = m < n ? m : n;                                                                                    \
         for (int k = 0; k < kn; k++) {                                                                             \
             T alpha = a[k + (size_t)k * lda];                                                                      \
@@ -3073,6 +3088,9 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
                 for (int i = k + 1; i < m; i++) a[i + (size_t)j * lda] -= CONJ(tau[k]) * a[i + (size_t)k * lda] * w; \
             }                                                                                                      \
         }                                                                                                          \
+    }
+#define DAG__LARFT_LOOPS(T, P, CONJ)                                                                               \
+    DAG__UNUSED static void dag__##P##larft_loops(int m, int kn, const T *a, int lda, const T *tau, T *t, int ldt) { \
         for (int c = 0; c < kn; c++) { /* T(0:c, c) = -tau_c T(0:c, 0:c) V(:, 0:c)^H v_c */                        \
             for (int r = 0; r < kn; r++) t[r + (size_t)c * ldt] = 0;                                               \
             for (int r = 0; r < c; r++) {                                                                          \
@@ -3091,52 +3109,79 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
 #define DAG__ABS2_R(x) ((double)(x) * (double)(x))
 #define DAG__ABS2_Z(x) (__builtin_creal(x) * __builtin_creal(x) + __builtin_cimag(x) * __builtin_cimag(x))
 #define DAG__ABS2_C(x) ((double)__builtin_crealf(x) * __builtin_crealf(x) + (double)__builtin_cimagf(x) * __builtin_cimagf(x))
+DAG__LARFT_LOOPS(double, d, DAG__SAME)
+DAG__LARFT_LOOPS(float, s, DAG__SAME)
+DAG__LARFT_LOOPS(dag__cf64, z, __builtin_conj)
+DAG__LARFT_LOOPS(dag__cf32, c, __builtin_conjf)
+#undef DAG__LARFT_LOOPS
 DAG__QR_LOOPS(double, d, DAG__SAME, DAG__SAME, DAG__ABS2_R)
 DAG__QR_LOOPS(float, s, DAG__SAME, DAG__SAME, DAG__ABS2_R)
 DAG__QR_LOOPS(dag__cf64, z, __builtin_conj, __builtin_creal, DAG__ABS2_Z)
 DAG__QR_LOOPS(dag__cf32, c, __builtin_conjf, __builtin_crealf, DAG__ABS2_C)
 #undef DAG__QR_LOOPS
 
-static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
+/* T (kn x kn, ldt) of the panel's first kn reflectors (m x kn, below the diagonal of a, unit diagonal implied) */
+static void dag__larft(int type, int m, int kn, const void *a, int lda, const void *tau, void *t, int ldt) {
 #if defined(DAG_ARRAY_CBLAS)
-    int kn = m < n ? m : n;
-    if (type == DAG_F64) {
-        LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
+    if (type == DAG_F64)
         LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const double *)a, lda, (const double *)tau, (double *)t, ldt);
-    } else if (type == DAG_F32) {
-        LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
+    else if (type == DAG_F32)
         LAPACKE_slarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const float *)a, lda, (const float *)tau, (float *)t, ldt);
-    } else if (type == DAG_CF64) {   /* Q = I - V T V^H, applied as Q^H (dag__qr_apply's trans is ^H) */
-        LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau);
+    else if (type == DAG_CF64)   /* Q = I - V T V^H, applied as Q^H (dag__qr_apply's trans is ^H) */
         LAPACKE_zlarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const lapack_complex_double *)a, lda,
                             (const lapack_complex_double *)tau, (lapack_complex_double *)t, ldt);
-    } else {
-        LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau);
+    else
         LAPACKE_clarft_work(LAPACK_COL_MAJOR, 'F', 'C', m, kn, (const lapack_complex_float *)a, lda,
                             (const lapack_complex_float *)tau, (lapack_complex_float *)t, ldt);
-    }
 #else
-    if (type == DAG_F64) dag__dgeqrt_loops(m, n, (double *)a, lda, (double *)tau, (double *)t, ldt);
-    else if (type == DAG_F32) dag__sgeqrt_loops(m, n, (float *)a, lda, (float *)tau, (float *)t, ldt);
-    else if (type == DAG_CF64) dag__zgeqrt_loops(m, n, (dag__cf64 *)a, lda, (dag__cf64 *)tau, (dag__cf64 *)t, ldt);
-    else dag__cgeqrt_loops(m, n, (dag__cf32 *)a, lda, (dag__cf32 *)tau, (dag__cf32 *)t, ldt);
+    if (type == DAG_F64) dag__dlarft_loops(m, kn, (const double *)a, lda, (const double *)tau, (double *)t, ldt);
+    else if (type == DAG_F32) dag__slarft_loops(m, kn, (const float *)a, lda, (const float *)tau, (float *)t, ldt);
+    else if (type == DAG_CF64) dag__zlarft_loops(m, kn, (const dag__cf64 *)a, lda, (const dag__cf64 *)tau, (dag__cf64 *)t, ldt);
+    else dag__clarft_loops(m, kn, (const dag__cf32 *)a, lda, (const dag__cf32 *)tau, (dag__cf32 *)t, ldt);
 #endif
+}
+
+static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
+#if defined(DAG_ARRAY_CBLAS)
+    if (type == DAG_F64) LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
+    else if (type == DAG_F32) LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
+    else if (type == DAG_CF64) LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau);
+    else LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau);
+#else
+    if (type == DAG_F64) dag__dgeqr2_loops(m, n, (double *)a, lda, (double *)tau);
+    else if (type == DAG_F32) dag__sgeqr2_loops(m, n, (float *)a, lda, (float *)tau);
+    else if (type == DAG_CF64) dag__zgeqr2_loops(m, n, (dag__cf64 *)a, lda, (dag__cf64 *)tau);
+    else dag__cgeqr2_loops(m, n, (dag__cf32 *)a, lda, (dag__cf32 *)tau);
+#endif
+    dag__larft(type, m, m < n ? m : n, a, lda, tau, t, ldt);
 }
 
 /* The panel (m x w, ldp) into R and V, its tau and T (w x w, zeros below, as larft leaves its lower part
    alone), and vtop: V's top tr rows as a tile of their own (ones on the diagonal, zeros above). */
-DAG_TASK(void, dag__qr_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (void *, tau),
-         (void *, t), (int64_t, ldt), (void *, vtop), (int64_t, ldv)) {
+static void dag__qr_vtop(int type, int64_t m, int64_t w, const void *p, int64_t ldp, void *vtop, int64_t ldv) {
     size_t elem = dag__elem_size((dag_elem)type);
     int64_t kn = m < w ? m : w, tr = m < ldv ? m : ldv;
-    for (int64_t j = 0; j < w; j++) memset((char *)t + (size_t)(j * ldt) * elem, 0, (size_t)ldt * elem);
-    dag__geqrt(type, (int)m, (int)w, p, (int)ldp, tau, t, (int)ldt);
     for (int64_t j = 0; j < w; j++)
         for (int64_t i = 0; i < tr; i++) {
             char *v = (char *)vtop + (size_t)(i + j * ldv) * elem;
             if (i > j && j < kn) memcpy(v, (const char *)p + (size_t)(i + j * ldp) * elem, elem);
             else dag__elem_put((dag_elem)type, v, i == j && j < kn ? 1.0 : 0.0);
         }
+}
+DAG_TASK(void, dag__qr_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (void *, tau),
+         (void *, t), (int64_t, ldt), (void *, vtop), (int64_t, ldv)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t j = 0; j < w; j++) memset((char *)t + (size_t)(j * ldt) * elem, 0, (size_t)ldt * elem);
+    dag__geqrt(type, (int)m, (int)w, p, (int)ldp, tau, t, (int)ldt);
+    dag__qr_vtop(type, m, w, p, ldp, vtop, ldv);
+}
+/* The same for a panel geqrf factorised already (its V and tau): T and V's top, for the Q operations. */
+DAG_TASK(void, dag__qr_panel_t, (int, type), (int64_t, m), (int64_t, w), (const void *, p), (int64_t, ldp),
+         (const void *, tau), (void *, t), (int64_t, ldt), (void *, vtop), (int64_t, ldv)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t j = 0; j < w; j++) memset((char *)t + (size_t)(j * ldt) * elem, 0, (size_t)ldt * elem);
+    dag__larft(type, (int)m, (int)(m < w ? m : w), p, (int)ldp, tau, t, (int)ldt);
+    dag__qr_vtop(type, m, w, p, ldp, vtop, ldv);
 }
 /* tau of a step into the host's (every rank's own) */
 DAG_TASK(void, dag__qr_tau, (const void *, src), (int64_t, n), (int, elem), (void *, tau)) {
@@ -3150,8 +3195,9 @@ typedef struct dag__qr {
     int64_t nb, kt, slots;
 } dag__qr;
 
-/* Step k's Q_k^T on tile column j of x (the matrix, or the right-hand sides), w and w2 its workspaces. */
-static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j) {
+/* Step k's Q_k^H (trans 1) or Q_k (0) from the left on tile column j of x (the matrix, or the right-hand
+   sides: x's rows in a's tile rows), w and w2 its workspaces. */
+static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j, int trans) {
     dag_array *a = qr->a;
     int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->mt;
     dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
@@ -3161,7 +3207,7 @@ static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_arr
     dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, k_rows, 1.0, vt, DAG__H(x, k, j), 0.0, wj);   /* W = V^T C */
     for (int64_t i = k + 1; i < x->mt; i++)
         dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, DAG__R(x, i), 1.0, DAG__H(a, i, k), DAG__H(x, i, j), 1.0, wj);
-    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, (int)kw, 1.0, t, wj, 0.0, wj2);                /* W = T^T W */
+    dag__spawn_gemm(at, a->type, trans, 0, (int)kw, cols, (int)kw, 1.0, t, wj, 0.0, wj2);            /* W = op(T) W */
     dag__spawn_gemm(at, a->type, 0, 0, k_rows, cols, (int)kw, -1.0, vt, wj2, 1.0, DAG__H(x, k, j)); /* C -= V W */
     for (int64_t i = k + 1; i < x->mt; i++) {
         o = dag__potrf_on(qr->where, qr->dev, i, j, 1);
@@ -3169,16 +3215,45 @@ static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_arr
     }
 }
 
+/* Step k's Q_k (trans 0) or Q_k^H (1) from the right on tile row j of x (x's columns in a's tile rows):
+   W = C V, W = W op(T), C -= W V^H. */
+static void dag__qr_apply_right(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j,
+                                int trans) {
+    dag_array *a = qr->a;
+    int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->nt;
+    dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, j, wi), wj2 = DAG__H(w2, j, wi);
+    int rows = DAG__R(x, j), k_cols = DAG__C(x, k);
+    dag_options o = dag__potrf_on(qr->where, qr->dev, j, k, 1);
+    dag__tile_place at = { &o, qr->dev };
+    dag__spawn_gemm(at, a->type, 0, 0, rows, (int)kw, k_cols, 1.0, DAG__H(x, j, k), vt, 0.0, wj);     /* W = C V */
+    for (int64_t i = k + 1; i < x->nt; i++)
+        dag__spawn_gemm(at, a->type, 0, 0, rows, (int)kw, DAG__C(x, i), 1.0, DAG__H(x, j, i), DAG__H(a, i, k), 1.0, wj);
+    dag__spawn_gemm(at, a->type, 0, trans, rows, (int)kw, (int)kw, 1.0, wj, t, 0.0, wj2);            /* W = W op(T) */
+    dag__spawn_gemm(at, a->type, 0, 1, rows, k_cols, (int)kw, -1.0, wj2, vt, 1.0, DAG__H(x, j, k));  /* C -= W V^H */
+    for (int64_t i = k + 1; i < x->nt; i++) {
+        o = dag__potrf_on(qr->where, qr->dev, j, i, 1);
+        dag__spawn_gemm(at, a->type, 0, 1, rows, DAG__C(x, i), (int)kw, -1.0, wj2, DAG__H(a, i, k), 1.0, DAG__H(x, j, i));
+    }
+}
+
+/* Step k's panel (tile column k from the diagonal down) into its workspace. */
+static dag_data dag__qr_gather(dag__qr *qr, int64_t k) {
+    dag_array *a = qr->a;
+    int64_t nb = qr->nb, w = DAG__C(a, k);
+    dag_data ws = DAG__H(qr->work, k % qr->slots, 0);
+    for (int64_t i = k; i < a->mt; i++)
+        dag_spawn_with(DAG__NAMED(&qr->where->cpu, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w),
+                       Val((int)a->elem), In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
+                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
+    return ws;
+}
+
 /* Step k's panel: gathered into the workspace, factorised, scattered back (as the LU's). */
 static void dag__qr_panel_step(dag__qr *qr, int64_t k, void *tau) {
     dag_array *a = qr->a;
     int64_t nb = qr->nb, m = a->rows - k * nb, w = DAG__C(a, k);
-    dag_data ws = DAG__H(qr->work, k % qr->slots, 0), tk = DAG__H(qr->taus, k, 0);
+    dag_data ws = dag__qr_gather(qr, k), tk = DAG__H(qr->taus, k, 0);
     dag_options o = qr->where->cpu;
-    for (int64_t i = k; i < a->mt; i++)
-        dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, DAG__R(a, i) * w), Val((int)a->elem),
-                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val(0L), Val(0L), InOut(ws), Ld(ws),
-                       Val((long)((i - k) * nb)), Val(0L), Val((long)DAG__R(a, i)), Val(0));
     dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
                    Out(DAG__H(qr->ts, k, 0)), Val(nb), Out(DAG__H(qr->vtops, k, 0)), Val(nb));
     for (int64_t i = k; i < a->mt; i++)
@@ -3202,6 +3277,20 @@ static void dag__qr_free(dag__qr *qr) {
     dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
 }
 
+/* The steps' workspaces of a (square tiles); false: no memory (what was made is freed). */
+static bool dag__qr_init(dag__qr *qr, dag_array *a, dag__array_where *where) {
+    dag__qr z = { a, NULL, NULL, NULL, NULL, where, where->devices > 0, a->brows, dag__imin(a->mt, a->nt), 0 };
+    *qr = z;
+    qr->slots = dag__ranks() ? qr->kt : dag__imin(qr->kt, 3);
+    qr->work = dag__array_new(a->type, qr->slots * a->rows, qr->nb, dag_blocks_grid(a->rows, qr->nb, a->p, a->q), NULL, 0, true);
+    qr->taus = dag__per_step(a, a->type, qr->kt, qr->nb, 1);
+    qr->ts = dag__per_step(a, a->type, qr->kt, qr->nb, qr->nb);
+    qr->vtops = dag__per_step(a, a->type, qr->kt, qr->nb, qr->nb);
+    if (qr->work && qr->taus && qr->ts && qr->vtops) return true;
+    dag__qr_free(qr);
+    return false;
+}
+
 /* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
 static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
     dag__array_where where = dag__array_where_for(who, a);
@@ -3209,20 +3298,16 @@ static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char 
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
 #endif
-    dag__qr qr = { a, NULL, NULL, NULL, NULL, &where, where.devices > 0, a->brows, dag__imin(a->mt, a->nt), 0 };
-    qr.slots = dag__ranks() ? qr.kt : dag__imin(qr.kt, 3);
-    qr.work = dag__array_new(a->type, qr.slots * a->rows, qr.nb, dag_blocks_grid(a->rows, qr.nb, a->p, a->q), NULL, 0, true);
-    qr.taus = dag__per_step(a, a->type, qr.kt, qr.nb, 1);
-    qr.ts = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
-    qr.vtops = dag__per_step(a, a->type, qr.kt, qr.nb, qr.nb);
+    dag__qr qr;
+    if (!dag__qr_init(&qr, a, &where)) return DAG_ERR_OUT_OF_MEMORY;
     dag_array *w[4] = { dag__qr_rows(&qr, a), dag__qr_rows(&qr, a), b ? dag__qr_rows(&qr, b) : NULL, b ? dag__qr_rows(&qr, b) : NULL };
     dag_result r = DAG_ERR_OUT_OF_MEMORY;
-    if (qr.work && qr.taus && qr.ts && qr.vtops && w[0] && w[1] && (!b || (w[2] && w[3]))) {
+    if (w[0] && w[1] && (!b || (w[2] && w[3]))) {
         DAG_DATADEPS {
             for (int64_t k = 0; k < qr.kt; k++) {
                 dag__qr_panel_step(&qr, k, tau);
-                for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(&qr, a, w[0], w[1], k, j);
-                for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(&qr, b, w[2], w[3], k, j);
+                for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(&qr, a, w[0], w[1], k, j, 1);
+                for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(&qr, b, w[2], w[3], k, j, 1);
             }
         }
         r = dag_last_region_result();
@@ -3236,6 +3321,79 @@ dag_result dag_array_geqrf(dag_array *a, void *tau) {
     if (!dag__array_la(a, "dag_array_geqrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a);
     return a2 ? dag__operand_end(a, a2, true, dag__qr_run(a2, tau, NULL, "dag_array_geqrf")) : DAG_ERR_OUT_OF_MEMORY;
+}
+
+/* >>Q of a QR: dag_array_ormqr and dag_array_orgqr apply or form Q = H_1 ... H_k from geqrf's reflectors
+   and tau. Each step's T and V's top are rebuilt from its panel (larft), and Q_k = I - V T V^H reaches C's
+   tiles as in the factorisation (dag__qr_apply, dag__qr_apply_right); the product runs its steps first to
+   last (Q^H from the left, Q from the right) or last to first. */
+static dag_result dag__qr_q_run(int right, int trans, dag_array *a, const void *tau, dag_array *c, const char *who) {
+    dag__array_where where = dag__array_where_for(who, c);
+    if (where.status) return where.status;
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
+    dag__qr qr;
+    if (!dag__qr_init(&qr, a, &where)) return DAG_ERR_OUT_OF_MEMORY;
+    int64_t kmin = dag__imin(a->rows, a->cols), nb = qr.nb;
+    dag_array *taus = dag_array_from_host(a->type, kmin, 1, dag_blocks_grid(nb, 1, a->p, a->q), tau, DAG_COL_MAJOR, kmin);
+    dag_array *w[2];   /* left: a tile row per grid row of ranks; right: a tile column per grid column */
+    for (int i = 0; i < 2; i++)
+        w[i] = right ? dag__array_new(c->type, c->rows, c->q * nb, dag_blocks_grid(c->brows, nb, c->p, c->q), NULL, 0, false)
+                     : dag__qr_rows(&qr, c);
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (taus && w[0] && w[1]) {
+        DAG_DATADEPS {
+            for (int64_t k = 0; k < qr.kt; k++) {
+                int64_t m = a->rows - k * nb, width = DAG__C(a, k);
+                dag_data ws = dag__qr_gather(&qr, k);
+                dag_spawn_with(DAG__NAMED(&where.cpu, "larft"), dag__qr_panel_t, Val((int)a->type), Val(m), Val(width),
+                               In(ws), Ld(ws), In(DAG__H(taus, k, 0)), Out(DAG__H(qr.ts, k, 0)), Val(nb),
+                               Out(DAG__H(qr.vtops, k, 0)), Val(nb));
+            }
+            bool forward = right != trans;
+            for (int64_t s = 0; s < qr.kt; s++) {
+                int64_t k = forward ? s : qr.kt - 1 - s;
+                if (right)
+                    for (int64_t j = 0; j < c->mt; j++) dag__qr_apply_right(&qr, c, w[0], w[1], k, j, trans);
+                else
+                    for (int64_t j = 0; j < c->nt; j++) dag__qr_apply(&qr, c, w[0], w[1], k, j, trans);
+            }
+        }
+        r = dag_last_region_result();
+    }
+    dag_array_free(taus), dag_array_free(w[0]), dag_array_free(w[1]);
+    dag__qr_free(&qr);
+    return r;
+}
+
+dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c) {
+    const char *who = "dag_array_ormqr";
+    if (!dag__array_la(a, who, "A") || !dag__array_la(c, who, "C")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!tau || c->type != a->type || (right ? c->cols : c->rows) != a->rows) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_ormqr: %s", !tau ? "no tau (geqrf's scalars)"
+                : c->type != a->type ? "C's element type is not A's" : right ? "C's columns are not A's rows (C Q)"
+                : "C's rows are not A's rows (Q C)");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_array *a2 = dag__lu_operand(a), *c2 = NULL;
+    if (a2)   /* C's rows (from the left) or columns (from the right) in A's tile rows */
+        c2 = dag__operand(c, right ? dag_blocks_grid(c->brows, a2->brows, c->p, c->q) : dag_blocks_grid(a2->brows, c->bcols, c->p, c->q),
+                          true);
+    dag_result r = c2 ? dag__qr_q_run(right != 0, trans != 0, a2, tau, c2, who) : DAG_ERR_OUT_OF_MEMORY;
+    r = dag__operand_end(c, c2, true, r);
+    return dag__operand_end(a, a2, false, r);
+}
+
+dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols) {
+    if (!a || cols < 1 || cols > a->rows) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_orgqr: %s", !a ? "no array"
+                : "Q's columns must be 1 to A's rows (min(rows, cols) for the thin Q, rows for the full one)");
+        return NULL;
+    }
+    dag_array *q = dag_array_identity(a->type, a->rows, cols, dag_blocks_grid(a->brows, a->bcols, a->p, a->q));
+    if (q && dag_array_ormqr(0, 0, a, tau, q) != DAG_OK) dag_array_free(q), q = NULL;
+    return q;
 }
 
 /* min ||A X - B|| for A m x n, m >= n, of full rank: A becomes its QR (as geqrf leaves it), B's first n
@@ -3699,11 +3857,7 @@ dag_array *dag_array_pow(dag_array *a, int p) {
     if (!dag__array_la(a, "dag_array_pow", "A")) return NULL;
     dag_array *result = NULL, *base = dag_array_similar(a), *next = NULL;
     bool ok = base && dag_array_copy(a, base) == DAG_OK;
-    if (ok && p == 0) {   /* the identity */
-        result = dag_array_similar(a);
-        ok = result && dag_array_set(result, 0.0) == DAG_OK;
-        for (int64_t i = 0; ok && i < a->rows; i++) ok = dag_array_put(result, i, i, 1.0) == DAG_OK;
-    }
+    if (ok && p == 0) ok = (result = dag_array_identity(a->type, a->rows, a->cols, dag__tiling_of(a))) != NULL;
     while (ok && p > 0) {
         if (p & 1) {
             if (!result) {

@@ -17,7 +17,8 @@
    OpenCL text is the body as written, so no helper macro reaches it), with
    the division skipped when ld == rows, the usual contiguous tile. */
 
-/* fill and rand: the generator of dag_array.h (dag__uniform) in integer
+/* fill, rand and the identity's value on the diagonal (how: dag_array.h's
+   DAG__FILL_*): the generator of dag_array.h (dag__uniform) in integer
    steps and an exact scaling, so every processor gives the same bits
    (randn, which needs log and cos, is a CPU task). */
 #define DAG__FILL_KERNEL(SUFFIX, T)                                                                                  \
@@ -25,6 +26,7 @@
                                           (long, rows), (long, ld), (DAG_GLOBAL T *, t)),                              \
         size_t idx = DAG_INDEX();                                                                                    \
         double v = value;                                                                                            \
+        if (how == 4 && r0 + (long)(idx % (size_t)rows) != c0 + (long)(idx / (size_t)rows)) v = 0; /* identity */      \
         if (how == 2) {                                                                                              \
             unsigned long x = (unsigned long)(r0 + (long)(idx % (size_t)rows)) * 0x9e3779b97f4a7c15UL +              \
                               (unsigned long)(c0 + (long)(idx / (size_t)rows));                                      \

@@ -1341,28 +1341,33 @@ static z64 *q_from_reflectors(const z64 *f, const z64 *tau, int m, int n) {
     return q;
 }
 /* check_qr_residuals: ||A - Q R||_1 / (||A||_1 max(m, n) eps) < 2 and ||I - Q'Q||_1 / (n eps) < 2, R upper
-   triangular; Q here is built on the host from dag_array_geqrf's reflectors and tau (dag_array.h has no Q) */
+   triangular; Q (m x m) formed by dag_array_orgqr from geqrf's reflectors and tau, and equal to the one the
+   host builds from them */
 static void qr_check(dag_elem T, int m, int n, dag_blocks bs, bool wrapped) {
     z64 *a = host_rand(T, m, n);
     int k = m < n ? m : n;
     void *tau_t = malloc(elem_size(T) * (size_t)k);   /* geqrf's tau: elements of the array's type */
-    z64 *f;
+    z64 *f, *q;
+    void *w = wrapped ? typed(T, a, m * n) : NULL;
+    dag_array *DA = wrapped ? dag_array_wrap(T, m, n, bs, w, m) : to_array(T, m, n, bs, a);
+    CHECK_EQ_INT(dag_array_geqrf(DA, tau_t), DAG_OK);
+    dag_array *DQ = dag_array_orgqr(DA, tau_t, m);
+    CHECK(DQ != NULL);
+    q = collect(DQ);
+    dag_array_free(DQ);
     if (wrapped) {
-        void *w = typed(T, a, m * n);
-        dag_array *W = dag_array_wrap(T, m, n, bs, w, m);
-        CHECK_EQ_INT(dag_array_geqrf(W, tau_t), DAG_OK);
-        dag_array_free(W);
+        dag_array_free(DA);
         f = untyped(T, w, m * n);
         free(w);
     } else {
-        dag_array *DA = to_array(T, m, n, bs, a);
-        CHECK_EQ_INT(dag_array_geqrf(DA, tau_t), DAG_OK);
         f = collect(DA);
         dag_array_free(DA);
     }
     z64 *tau = untyped(T, tau_t, k);
     free(tau_t);
-    z64 *q = q_from_reflectors(f, tau, m, n), *r = calloc((size_t)m * (size_t)n, sizeof(z64));
+    z64 *hq = q_from_reflectors(f, tau, m, n), *r = calloc((size_t)m * (size_t)n, sizeof(z64));
+    CHECK(approx(q, hq, m * m, 1e-13));
+    free(hq);
     for (int j = 0; j < n; j++)
         for (int i = 0; i <= j && i < m; i++) r[i + j * m] = f[i + j * m];
     int rr, cc;
@@ -1402,6 +1407,163 @@ TEST(qr_single_tile) {
 /* "Smaller than block QR": 16 x 16 in Blocks(32, 32) */
 TEST(qr_smaller_than_a_block) {
     for (int t = 0; t < 2; t++) qr_check(t ? DAG_CF64 : DAG_F64, 16, 16, dag_blocks(32, 32), false);
+}
+/* geqrf of a random m x n matrix in blocks bs: the array (factorised), its tau (of the array's type) and
+   the host's Q (m x m) built from them, for the Q operations' tests */
+typedef struct qr_case { dag_array *da; void *tau; z64 *q; int m, n; } qr_case;
+static qr_case qr_factor(dag_elem T, int m, int n, dag_blocks bs) {
+    qr_case c = { NULL, NULL, NULL, m, n };
+    z64 *a = host_rand(T, m, n);
+    int k = m < n ? m : n;
+    c.da = to_array(T, m, n, bs, a);
+    c.tau = malloc(elem_size(T) * (size_t)k);
+    CHECK_EQ_INT(dag_array_geqrf(c.da, c.tau), DAG_OK);
+    z64 *f = collect(c.da), *tau = untyped(T, c.tau, k);
+    c.q = q_from_reflectors(f, tau, m, n);
+    free(a), free(f), free(tau);
+    return c;
+}
+static void qr_case_free(qr_case *c) { dag_array_free(c->da), free(c->tau), free(c->q); }
+/* op(Q) C (right 0) or C op(Q) (right 1) on the host */
+static z64 *q_times(const qr_case *c, int right, int trans, const z64 *x, int xm, int xn) {
+    int r, k;
+    return right ? matmul(x, xm, xn, 0, c->q, c->m, c->m, trans, &r, &k) : matmul(c->q, c->m, c->m, trans, x, xm, xn, 0, &r, &k);
+}
+/* "pormqr! side=$side trans=$trans" and "lmul!/rmul!" on a DMatrix: Q C, Q' C (C 128 x 64) and C Q, C Q'
+   (C 64 x 128) for A 128 x 128 in Blocks(32, 32), within res < 2 (pormqr!'s) and rtol sqrt(eps) (lmul!'s) */
+TEST(qr_q_applied_from_either_side_with_and_without_adjoint) {
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        qr_case f = qr_factor(T, 128, 128, dag_blocks(32, 32));
+        for (int right = 0; right < 2; right++)
+            for (int trans = 0; trans < 2; trans++) {
+                int cm = right ? 64 : 128, cn = right ? 128 : 64;
+                z64 *c = host_rand(T, cm, cn), *want = q_times(&f, right, trans, c, cm, cn);
+                dag_array *dc = to_array(T, cm, cn, dag_blocks(32, 32), c);
+                CHECK_EQ_INT(dag_array_ormqr(right, trans, f.da, f.tau, dc), DAG_OK);
+                z64 *got = collect(dc);
+                for (int i = 0; i < cm * cn; i++) got[i] -= want[i];
+                double res = opnorm1(got, cm, cn) / (opnorm1(want, cm, cn) * 128 * DBL_EPSILON);
+                if (res >= 2) printf("     %s right %d trans %d: res %.2f\n", type_name(T), right, trans, res);
+                CHECK(res < 2);
+                free(c), free(want), free(got);
+                dag_array_free(dc);
+            }
+        qr_case_free(&f);
+    }
+}
+/* "lmul!/rmul!" on dense matrices: Q B, Q' B, B Q, B Q' applied to the caller's own matrix (a wrap) */
+TEST(qr_q_applied_to_a_host_matrix_in_place) {
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        qr_case f = qr_factor(T, 128, 128, dag_blocks(32, 32));
+        for (int right = 0; right < 2; right++)
+            for (int trans = 0; trans < 2; trans++) {
+                int cm = right ? 64 : 128, cn = right ? 128 : 64;
+                z64 *b = host_rand(T, cm, cn), *want = q_times(&f, right, trans, b, cm, cn);
+                void *host = typed(T, b, cm * cn);
+                dag_array *w = dag_array_wrap(T, cm, cn, dag_blocks(32, 32), host, cm);
+                CHECK_EQ_INT(dag_array_ormqr(right, trans, f.da, f.tau, w), DAG_OK);
+                dag_array_free(w);
+                z64 *got = untyped(T, host, cm * cn);
+                CHECK(approx(got, want, cm * cn, default_rtol(T)));
+                free(b), free(want), free(host), free(got);
+            }
+        qr_case_free(&f);
+    }
+}
+/* "Scalar * Q": Q s, s Q, Q' s, s Q' for A 64 x 64: op(Q) formed (ormqr of the identity), then scaled */
+TEST(qr_q_times_a_scalar) {
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        qr_case f = qr_factor(T, 64, 64, dag_blocks(32, 32));
+        for (int trans = 0; trans < 2; trans++) {
+            dag_array *q = dag_array_identity(T, 64, 64, dag_blocks(32, 32));
+            CHECK_EQ_INT(dag_array_ormqr(0, trans, f.da, f.tau, q), DAG_OK);   /* op(Q) I */
+            CHECK_EQ_INT(dag_array_scale(3.0, q), DAG_OK);
+            z64 *got = collect(q), *id = calloc(64 * 64, sizeof(z64));
+            for (int i = 0; i < 64; i++) id[i + i * 64] = 3.0;
+            z64 *want = q_times(&f, 0, trans, id, 64, 64);
+            CHECK(approx(got, want, 64 * 64, default_rtol(T)));
+            free(got), free(id), free(want);
+            dag_array_free(q);
+        }
+        qr_case_free(&f);
+    }
+}
+/* "DMatrix(Q) / DMatrix(Q')" for A 128 x 64: the thin Q (128 x 64) has orthonormal columns
+   (||I - Q'Q||_1 / (n eps) < 2), and Q' formed from the left (ormqr of the identity) is its adjoint;
+   "collect(Q) / collect(Q')" for A 64 x 64: the square Q, A's size, and Q' its adjoint */
+TEST(qr_q_formed_as_an_array_and_collected) {
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        for (int square = 0; square < 2; square++) {
+            int m = square ? 64 : 128, n = 64;
+            qr_case f = qr_factor(T, m, n, dag_blocks(32, 32));
+            dag_array *q = dag_array_orgqr(f.da, f.tau, n), *qa = dag_array_identity(T, m, m, dag_blocks(32, 32));
+            CHECK(q != NULL);
+            CHECK_EQ_INT(dag_array_rows(q), m);
+            CHECK_EQ_INT(dag_array_cols(q), n);
+            CHECK_EQ_INT(dag_array_ormqr(0, 1, f.da, f.tau, qa), DAG_OK);   /* Q' */
+            z64 *qh = collect(q), *qah = collect(qa);
+            int r, c;
+            z64 *qtq = matmul(qh, m, n, 1, qh, m, n, 0, &r, &c);
+            for (int i = 0; i < n; i++) qtq[i + i * n] -= 1;
+            CHECK(opnorm1(qtq, n, n) / (n * DBL_EPSILON) < 2);
+            for (int j = 0; j < n; j++)   /* Q's columns: the first n of the host's Q; Q' rows: their adjoints */
+                for (int i = 0; i < m; i++) {
+                    CHECK(cabs(qh[i + j * m] - f.q[i + j * m]) < 1e-12);
+                    CHECK(cabs(qah[j + i * m] - conj(f.q[i + j * m])) < 1e-12);
+                }
+            free(qh), free(qah), free(qtq);
+            dag_array_free(q), dag_array_free(qa);
+            qr_case_free(&f);
+        }
+    }
+}
+/* Beyond Dagger's cases: every type, ragged sizes (tall and wide), A's and C's tilings unlike (C re-tiled),
+   the square Q and the thin one, against the host's Q; and the refusals */
+TEST(qr_q_operations_on_ragged_sizes_types_and_tilings) {
+    static const int shapes[][2] = { { 37, 23 }, { 23, 37 }, { 30, 30 }, { 9, 9 } };
+    dag_elem types[] = { DAG_F64, DAG_F32, DAG_CF64, DAG_CF32 };
+    for (int ti = 0; ti < 4; ti++)
+        for (int s = 0; s < 4; s++) {
+            dag_elem T = types[ti];
+            int m = shapes[s][0], n = shapes[s][1];
+            double tol = T == DAG_F32 || T == DAG_CF32 ? 2e-4 : 1e-11;
+            qr_case f = qr_factor(T, m, n, dag_blocks(8, 8));
+            for (int right = 0; right < 2; right++)
+                for (int trans = 0; trans < 2; trans++) {
+                    int cm = right ? 11 : m, cn = right ? m : 11;
+                    z64 *c = host_rand(T, cm, cn), *want = q_times(&f, right, trans, c, cm, cn);
+                    dag_array *dc = to_array(T, cm, cn, dag_blocks(5, 7), c);
+                    CHECK_EQ_INT(dag_array_ormqr(right, trans, f.da, f.tau, dc), DAG_OK);
+                    z64 *got = collect(dc);
+                    if (!approx(got, want, cm * cn, tol))
+                        printf("     %s %d x %d right %d trans %d differs\n", type_name(T), m, n, right, trans);
+                    CHECK(approx(got, want, cm * cn, tol));
+                    free(c), free(want), free(got);
+                    dag_array_free(dc);
+                }
+            for (int cols = m < n ? m : n; cols <= m; cols += m - (m < n ? m : n) + (m <= n)) {
+                dag_array *q = dag_array_orgqr(f.da, f.tau, cols);
+                z64 *qh = collect(q);
+                CHECK(approx(qh, f.q, m * cols, tol));
+                free(qh);
+                dag_array_free(q);
+            }
+            qr_case_free(&f);
+        }
+    qr_case f = qr_factor(DAG_F64, 16, 16, dag_blocks(8, 8));
+    dag_array *wrong = dag_array_zeros(DAG_F64, 15, 4, dag_blocks(8, 8)), *other = dag_array_zeros(DAG_F32, 16, 4, dag_blocks(8, 8));
+    CHECK_EQ_INT(dag_array_ormqr(0, 0, f.da, f.tau, wrong), DAG_ERR_INVALID_ARGUMENT);   /* rows not A's */
+    CHECK_EQ_INT(dag_array_ormqr(1, 0, f.da, f.tau, other), DAG_ERR_INVALID_ARGUMENT);   /* columns not A's rows */
+    CHECK_EQ_INT(dag_array_ormqr(0, 0, f.da, f.tau, other), DAG_ERR_INVALID_ARGUMENT);   /* another type */
+    CHECK_EQ_INT(dag_array_ormqr(0, 0, f.da, NULL, wrong), DAG_ERR_INVALID_ARGUMENT);    /* no tau */
+    CHECK(dag_array_orgqr(f.da, f.tau, 17) == NULL);
+    CHECK(dag_array_orgqr(f.da, f.tau, 0) == NULL);
+    dag_array_free(wrong), dag_array_free(other);
+    qr_case_free(&f);
 }
 /* "QR least-squares": x solving A x = b = A x_true for A 128 x 64 in Blocks(32, 32) (dag_array_gels) is
    x_true within rtol 1e-8. */
@@ -1696,6 +1858,11 @@ int main(void) {
     RUN(qr_single_tile);
     RUN(qr_smaller_than_a_block);
     RUN(qr_least_squares_recovers_the_solution);
+    RUN(qr_q_applied_from_either_side_with_and_without_adjoint);
+    RUN(qr_q_applied_to_a_host_matrix_in_place);
+    RUN(qr_q_times_a_scalar);
+    RUN(qr_q_formed_as_an_array_and_collected);
+    RUN(qr_q_operations_on_ragged_sizes_types_and_tilings);
     /* permute.jl, random.jl */
     RUN(permute_2d_square_chunks);
     RUN(permute_2d_rectangular_chunks);

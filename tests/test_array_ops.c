@@ -587,7 +587,7 @@ TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
 
 /* ---- on devices ---- */
 
-/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + N * N values). */
+/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + 2 N * N values). */
 enum { DR = 33, DC = 21, DN = 48 };
 static void device_program(double *out) {
     static double h[DR * DC], m[DN * DN], b[DN * 2];
@@ -609,16 +609,21 @@ static void device_program(double *out) {
     CHECK_EQ_INT(dag_array_gesv(M, NULL, B), DAG_OK);                          /* trsm and gemm on the devices */
     CHECK_EQ_INT(dag_array_collect(B, out + DR * DC + 2 * DR, DAG_COL_MAJOR, DN), DAG_OK);
     dag_array *Q = dag_array_from_host(DAG_F64, DN, DN, dag_blocks(16, 16), m, DAG_COL_MAJOR, DN);
-    CHECK_EQ_INT(dag_array_geqrf(Q, NULL), DAG_OK);                            /* its updates on the devices */
+    static double tau[DN];
+    CHECK_EQ_INT(dag_array_geqrf(Q, tau), DAG_OK);                             /* its updates on the devices */
     CHECK_EQ_INT(dag_array_collect(Q, out + DR * DC + 2 * DR + DN * 2 + DC, DAG_COL_MAJOR, DN), DAG_OK);
-    dag_array_free(Q);
+    dag_array *QQ = dag_array_orgqr(Q, tau, DN);                                 /* Q's gemms there too */
+    CHECK(QQ != NULL);
+    CHECK_EQ_INT(dag_array_ormqr(1, 1, Q, tau, QQ), DAG_OK);                   /* Q Q^H = I */
+    CHECK_EQ_INT(dag_array_collect(QQ, out + DR * DC + 2 * DR + DN * 2 + DC + DN * DN, DAG_COL_MAJOR, DN), DAG_OK);
+    dag_array_free(Q), dag_array_free(QQ);
     dag_array_free(V), dag_array_free(W), dag_array_free(col), dag_array_free(row), dag_array_free(sq);
     dag_array_free(A), dag_array_free(M), dag_array_free(B);
 }
 
 TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
-    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + DN * DN };
+    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + 2 * DN * DN };
     static double cpu[LEN], dev[LEN];
     device_program(cpu);
     static dag_trace_record rec[8192];
@@ -638,7 +643,12 @@ TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     CHECK(max_diff(cpu, dev, DR * DC + 2 * DR) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR + DN * 2, dev + DR * DC + 2 * DR + DN * 2, DC) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
-    CHECK(max_diff(cpu + LEN - DN * DN, dev + LEN - DN * DN, DN * DN) < 1e-10);   /* the QR */
+    CHECK(max_diff(cpu + LEN - 2 * DN * DN, dev + LEN - 2 * DN * DN, DN * DN) < 1e-10);   /* the QR */
+    for (int j = 0; j < DN; j++)   /* Q Q^H: the identity on both */
+        for (int i = 0; i < DN; i++) {
+            CHECK(fabs(dev[LEN - DN * DN + i + j * DN] - (i == j)) < 1e-12);
+            CHECK(fabs(cpu[LEN - DN * DN + i + j * DN] - (i == j)) < 1e-12);
+        }
 }
 
 /* ---- QR ---- */

@@ -76,7 +76,8 @@ TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_a
     agree_on_failures();
 }
 
-/* QR over the grids: geqr2's R, V and tau on every rank; gels' solution of a square system */
+/* QR over the grids: geqr2's R, V and tau on every rank, Q formed (orgqr) with Q R = A, and Q applied from
+   the right (ormqr) as the plain product; gels' solution of a square system */
 TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
     setup(2);
     int ranks = dag_num_ranks();
@@ -95,7 +96,31 @@ TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
         for (int i = 0; i < M * N; i++) err = fmax(err, fabs(f[i] - ref[i]));
         for (int i = 0; i < N; i++) err = fmax(err, fabs(tau[i] - tref[i]));
         CHECK(err < 1e-12);
-        dag_array_free(A);
+        static double q[M * M], c[7 * M], cq[7 * M];
+        dag_array *Q = dag_array_orgqr(A, tau, M);
+        CHECK(Q != NULL);
+        CHECK_EQ_INT(dag_array_collect(Q, q, DAG_COL_MAJOR, M), DAG_OK);
+        err = 0;
+        for (int j = 0; j < N; j++)   /* (Q R)(:, j) = A(:, j), R on and above f's diagonal */
+            for (int i = 0; i < M; i++) {
+                double qr = 0;
+                for (int l = 0; l <= j; l++) qr += q[i + l * M] * f[l + j * M];
+                err = fmax(err, fabs(qr - a[i + j * M]));
+            }
+        CHECK(err < 1e-12);
+        random_matrix(c, 7, M, 6);
+        dag_array *C = dag_array_from_host(DAG_F64, 7, M, dag_blocks_grid(4, 9, grids[g][0], grids[g][1]), c, DAG_COL_MAJOR, 7);
+        CHECK_EQ_INT(dag_array_ormqr(1, 0, A, tau, C), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(C, cq, DAG_COL_MAJOR, 7), DAG_OK);
+        err = 0;
+        for (int j = 0; j < M; j++)
+            for (int i = 0; i < 7; i++) {
+                double v = 0;
+                for (int l = 0; l < M; l++) v += c[i + l * 7] * q[l + j * M];
+                err = fmax(err, fabs(v - cq[i + j * 7]));
+            }
+        CHECK(err < 1e-12);
+        dag_array_free(A), dag_array_free(Q), dag_array_free(C);
     }
     static double s[N * N], x[N], b[N];
     random_matrix(s, N, N, 4), random_matrix(x, N, 1, 5);
