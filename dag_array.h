@@ -54,7 +54,7 @@
 
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
-   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>SVD
    >>sort >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
@@ -294,6 +294,13 @@ dag_result dag_array_gels(dag_array *a, dag_array *b);
    more (transpose, scale, collect). On every backend the array runs on. */
 dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c);
 dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols);
+/* The thin SVD (Julia's svd): A = U diag(s) Vt with k = min(rows, cols),
+   s k singular values in descending order (doubles for every type), U
+   rows x k and Vt k x cols new arrays (in square tiles of a's smaller
+   tile side) with orthonormal columns and rows; u or vt NULL: not formed
+   (svdvals). A is left as it is. Through the tiled QR (geqrf, ormqr), with
+   a k x k SVD on the host (LAPACKE's gesdd, else one-sided Jacobi). */
+dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt);
 
 /* Views (Dagger's view): rows r0 to r0 + rows - 1 and columns c0 to
    c0 + cols - 1 of a (an array or a view), in place: every operation takes
@@ -3414,6 +3421,227 @@ dag_result dag_array_gels(dag_array *a, dag_array *b) {
     }
     r = dag__operand_end(a, a2, true, r);
     return dag__operand_end(b, b2, true, r);
+}
+
+/* >>SVD: dag_array_svd, the thin SVD through the tiled QR (as LAPACK's gesvd
+   does for a tall matrix): A = Q R, then R = Ur S Vr^H by an n x n SVD on
+   the host (LAPACKE's gesdd, else one-sided Jacobi in double complex), and
+   U = Q [Ur; 0] (ormqr). A wide A goes through its transpose: A^T = Q R
+   gives A = conj(Vr) S (Q [Ur; 0])^T. The O(m n^2) work is tiled (on the
+   devices in scope, over ranks); the n x n core runs on the host, on every
+   rank its own copy (they agree, as get_slice and from_host do), so n is
+   bounded by one node (some thousands). */
+
+/* Element conversions for the core's double complex buffers (real types: imaginary parts 0) */
+static void dag__to_cf64(dag_elem t, const void *p, dag__cf64 *z, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        z[i] = t == DAG_CF64 ? ((const dag__cf64 *)p)[i] : t == DAG_CF32 ? (dag__cf64)((const dag__cf32 *)p)[i]
+             : (dag__cf64)dag__elem_get(t, (const char *)p + i * dag__elem_size(t));
+}
+static void dag__from_cf64(dag_elem t, const dag__cf64 *z, void *p, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (t == DAG_CF64) ((dag__cf64 *)p)[i] = z[i];
+        else if (t == DAG_CF32) ((dag__cf32 *)p)[i] = (dag__cf32)z[i];
+        else dag__elem_put(t, (char *)p + i * dag__elem_size(t), __builtin_creal(z[i]));
+}
+DAG__UNUSED static double dag__abs_cf64(dag__cf64 z) { return hypot(__builtin_creal(z), __builtin_cimag(z)); }
+
+#if !defined(DAG_ARRAY_CBLAS)
+/* One-sided (Hestenes) Jacobi: w's columns rotated pairwise until orthogonal, v the rotations; then
+   s = the columns' norms, u the columns normalised (a zero column's place taken by a unit vector
+   orthogonal to the others), vh = v^H, all in descending order of s. */
+static void dag__svd_jacobi(int n, dag__cf64 *w, double *s, dag__cf64 *u, dag__cf64 *vh) {
+    dag__cf64 *v = (dag__cf64 *)dag__array_zalloc((size_t)n * (size_t)n, sizeof *v);
+    int *order = (int *)dag__array_zalloc((size_t)n, sizeof *order);
+    if (!v || !order) {
+        DAG_FREE(v), DAG_FREE(order);
+        return;
+    }
+    for (int i = 0; i < n; i++) v[i + (size_t)i * n] = 1;
+    for (int sweep = 0; sweep < 100; sweep++) {
+        bool rotated = false;
+        for (int p = 0; p < n - 1; p++)
+            for (int q = p + 1; q < n; q++) {
+                dag__cf64 *x = w + (size_t)p * n, *y = w + (size_t)q * n, gamma = 0;
+                double alpha = 0, beta = 0;
+                for (int i = 0; i < n; i++) {
+                    alpha += __builtin_creal(__builtin_conj(x[i]) * x[i]);
+                    beta += __builtin_creal(__builtin_conj(y[i]) * y[i]);
+                    gamma += __builtin_conj(x[i]) * y[i];
+                }
+                double g = dag__abs_cf64(gamma);
+                if (g == 0 || g <= 1e-15 * sqrt(alpha * beta)) continue;
+                rotated = true;
+                /* y's phase turned so that x^H y is real (g), then the real rotation that zeroes it */
+                dag__cf64 turn = __builtin_conj(gamma) / g;
+                double zeta = (beta - alpha) / (2 * g), t = (zeta >= 0 ? 1 : -1) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), sn = c * t;
+                for (int k = 0; k < 2; k++) {
+                    dag__cf64 *a = (k ? v : w) + (size_t)p * n, *b = (k ? v : w) + (size_t)q * n;
+                    for (int i = 0; i < n; i++) {
+                        dag__cf64 xi = a[i], yi = b[i] * turn;
+                        a[i] = c * xi - sn * yi;
+                        b[i] = sn * xi + c * yi;
+                    }
+                }
+            }
+        if (!rotated) break;
+    }
+    double *norm = s;
+    for (int j = 0; j < n; j++) {
+        double sum = 0;
+        for (int i = 0; i < n; i++) sum += __builtin_creal(__builtin_conj(w[i + (size_t)j * n]) * w[i + (size_t)j * n]);
+        norm[j] = sqrt(sum);
+        order[j] = j;
+    }
+    for (int i = 1; i < n; i++)   /* insertion sort, descending (n is small) */
+        for (int j = i; j > 0 && norm[order[j]] > norm[order[j - 1]]; j--) {
+            int o = order[j];
+            order[j] = order[j - 1], order[j - 1] = o;
+        }
+    double *sorted = (double *)dag__array_zalloc((size_t)n, sizeof *sorted);
+    for (int k = 0; sorted && k < n; k++) sorted[k] = norm[order[k]];
+    for (int k = 0; u && k < n; k++) {
+        dag__cf64 *col = u + (size_t)k * n;
+        const dag__cf64 *from = w + (size_t)order[k] * n;
+        double len = sorted ? sorted[k] : 0;
+        for (int i = 0; i < n; i++) col[i] = len > 0 ? from[i] / len : 0;
+        for (int e = 0; len == 0 && e < n; e++) {   /* a zero singular value: e_e made orthogonal to u's others */
+            for (int i = 0; i < n; i++) col[i] = i == e;
+            for (int l = 0; l < n; l++) {
+                if (l == k || (l > k && sorted && sorted[l] == 0)) continue;
+                dag__cf64 *o = u + (size_t)l * n, d = 0;
+                for (int i = 0; i < n; i++) d += __builtin_conj(o[i]) * col[i];
+                for (int i = 0; i < n; i++) col[i] -= d * o[i];
+            }
+            double nn = 0;
+            for (int i = 0; i < n; i++) nn += __builtin_creal(__builtin_conj(col[i]) * col[i]);
+            if (nn > 0.25) {
+                for (int i = 0; i < n; i++) col[i] /= sqrt(nn);
+                break;
+            }
+        }
+    }
+    for (int k = 0; vh && k < n; k++)
+        for (int j = 0; j < n; j++) vh[k + (size_t)j * n] = __builtin_conj(v[j + (size_t)order[k] * n]);
+    for (int k = 0; sorted && k < n; k++) s[k] = sorted[k];
+    DAG_FREE(sorted), DAG_FREE(v), DAG_FREE(order);
+}
+#endif
+
+/* The SVD of an n x n matrix r (column-major; overwritten): s descending, u's columns and vh's rows the
+   singular vectors (each NULL when not wanted). */
+static dag_result dag__svd_core(bool cplx, int n, dag__cf64 *r, double *s, dag__cf64 *u, dag__cf64 *vh) {
+#if defined(DAG_ARRAY_CBLAS)
+    size_t nn = (size_t)n * (size_t)n;
+    char job = u || vh ? 'A' : 'N';
+    lapack_int info;
+    if (cplx) {
+        dag__cf64 *uu = u ? u : (dag__cf64 *)dag__array_zalloc(nn, sizeof *uu);
+        dag__cf64 *vv = vh ? vh : (dag__cf64 *)dag__array_zalloc(nn, sizeof *vv);
+        info = uu && vv ? LAPACKE_zgesdd(LAPACK_COL_MAJOR, job, n, n, (lapack_complex_double *)r, n, s, (lapack_complex_double *)uu,
+                                         n, (lapack_complex_double *)vv, n) : -1;
+        if (uu != u) DAG_FREE(uu);
+        if (vv != vh) DAG_FREE(vv);
+    } else {
+        double *d = (double *)dag__array_zalloc(3 * nn, sizeof *d);
+        if (d) {
+            for (size_t i = 0; i < nn; i++) d[i] = __builtin_creal(r[i]);
+            info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, n, n, d, n, s, d + nn, n, d + 2 * nn, n);
+            for (size_t i = 0; u && i < nn; i++) u[i] = d[nn + i];
+            for (size_t i = 0; vh && i < nn; i++) vh[i] = d[2 * nn + i];
+        } else {
+            info = -1;
+        }
+        DAG_FREE(d);
+    }
+    if (info < 0) return DAG_ERR_OUT_OF_MEMORY;
+    if (info > 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: the %d x %d core SVD did not converge (gesdd's info %d)",
+                n, n, (int)info);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+#else
+    (void)cplx;
+    dag__svd_jacobi(n, r, s, u, vh);
+#endif
+    return DAG_OK;
+}
+
+/* The thin SVD: A (m x n) = U diag(s) Vt, k = min(m, n): U m x k, s k values, Vt k x n. */
+dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt) {
+    const char *who = "dag_array_svd";
+    if (u) *u = NULL;
+    if (vt) *vt = NULL;
+    if (!dag__array_la(a, who, "A")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!s) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: s is NULL (it takes min(rows, cols) doubles)");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    bool wide = a->rows < a->cols, cplx = dag__complex(a->type);
+    int64_t m = wide ? a->cols : a->rows, n = wide ? a->rows : a->cols, nb = dag__imin(a->brows, a->bcols);
+    if (n > 46340) {   /* n^2 elements in one host buffer of int-indexed LAPACK */
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: min(rows, cols) = %lld is past the host core's "
+                "reach (46340)", (long long)n);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    dag_blocks square = dag_blocks_grid(nb, nb, a->p, a->q);
+    size_t nn = (size_t)(n * n), elem = a->elem;
+    /* the tall problem B = A (or A^T) = Q R */
+    dag_array *b = dag__array_new(a->type, m, n, square, NULL, 0, false);
+    void *tau = dag__array_zalloc((size_t)n, elem), *host = dag__array_zalloc(nn, elem);
+    dag__cf64 *r = (dag__cf64 *)dag__array_zalloc(nn, sizeof *r);
+    bool want_ur = wide ? vt != NULL : u != NULL, want_vh = wide ? u != NULL : vt != NULL;
+    dag__cf64 *ur = want_ur ? (dag__cf64 *)dag__array_zalloc(nn, sizeof *ur) : NULL;
+    dag__cf64 *vh = want_vh ? (dag__cf64 *)dag__array_zalloc(nn, sizeof *vh) : NULL;
+    dag_result res = DAG_ERR_OUT_OF_MEMORY;
+    if (b && tau && host && r && (!want_ur || ur) && (!want_vh || vh)) {
+        res = wide ? dag_array_transpose(a, b) : dag_array_copy(a, b);
+        if (res == DAG_OK) res = dag_array_geqrf(b, tau);
+        if (res == DAG_OK) res = dag_array_get_slice(b, 0, n, 0, n, host, n);
+        if (res == DAG_OK) {
+            dag__to_cf64(a->type, host, r, nn);
+            for (int64_t j = 0; j < n; j++)   /* R: the upper triangle */
+                for (int64_t i = j + 1; i < n; i++) r[i + j * n] = 0;
+            res = dag__svd_core(cplx, (int)n, r, s, ur, vh);
+        }
+    }
+    dag_array *qu = NULL, *small = NULL;   /* Q [Ur; 0] (m x n), and the n x n factor from the host */
+    if (res == DAG_OK && want_ur) {
+        qu = dag_array_zeros(a->type, m, n, square);
+        dag__from_cf64(a->type, ur, host, nn);
+        res = !qu ? DAG_ERR_OUT_OF_MEMORY : dag_array_put_slice(qu, 0, n, 0, n, host, n);
+        if (res == DAG_OK) res = dag_array_ormqr(0, 0, b, tau, qu);
+    }
+    if (res == DAG_OK && want_vh) {
+        if (wide)   /* U = conj(Vr) = (Vr^H)^T */
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < j; i++) {
+                    dag__cf64 t = vh[i + j * n];
+                    vh[i + j * n] = vh[j + i * n], vh[j + i * n] = t;
+                }
+        dag__from_cf64(a->type, vh, host, nn);
+        small = dag_array_from_host(a->type, n, n, square, host, DAG_COL_MAJOR, n);
+        if (!small) res = DAG_ERR_OUT_OF_MEMORY;
+    }
+    if (res == DAG_OK && wide && qu) {   /* Vt = (Q [Ur; 0])^T */
+        dag_array *t = dag__array_new(a->type, n, m, square, NULL, 0, false);
+        res = t ? dag_array_transpose(qu, t) : DAG_ERR_OUT_OF_MEMORY;
+        dag_array_free(qu);
+        qu = t;
+    }
+    if (res == DAG_OK) {
+        if (wide) {
+            if (u) *u = small, small = NULL;
+            if (vt) *vt = qu, qu = NULL;
+        } else {
+            if (u) *u = qu, qu = NULL;
+            if (vt) *vt = small, small = NULL;
+        }
+    }
+    dag_array_free(qu), dag_array_free(small), dag_array_free(b);
+    DAG_FREE(tau), DAG_FREE(host), DAG_FREE(r), DAG_FREE(ur), DAG_FREE(vh);
+    return res;
 }
 
 /* >>sort: each tile sorted by a task (qsort), then Batcher's bitonic network

@@ -1582,6 +1582,242 @@ TEST(qr_least_squares_recovers_the_solution) {
     }
 }
 
+/* ==== test/array/linalg/svd.jl ==== */
+
+static double real_eps(dag_elem T) { return T == DAG_F32 || T == DAG_CF32 ? FLT_EPSILON : DBL_EPSILON; }
+/* check_svd: U m x k, S k values, Vt k x n; ||A - U S Vt||_1 / (||A||_1 max(m, n) eps) < tol; U'U and Vt Vt'
+   within tol of I (in k eps); S non-negative and descending. (S equal to LAPACK's svdvals follows: a
+   factorisation with orthonormal U and V and sorted non-negative S has the singular values.) */
+static void check_svd(dag_elem T, const z64 *a, int m, int n, dag_array *du, const double *s, dag_array *dvt, double tol) {
+    int k = m < n ? m : n, r, c;
+    double eps = real_eps(T);
+    CHECK(du && dvt);
+    if (!du || !dvt) return;
+    CHECK_EQ_INT(dag_array_rows(du), m);
+    CHECK_EQ_INT(dag_array_cols(du), k);
+    CHECK_EQ_INT(dag_array_rows(dvt), k);
+    CHECK_EQ_INT(dag_array_cols(dvt), n);
+    z64 *u = collect(du), *vt = collect(dvt), *us = malloc(sizeof(z64) * (size_t)m * (size_t)k);
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++) us[i + j * m] = u[i + j * m] * s[j];
+    z64 *recon = matmul(us, m, k, 0, vt, k, n, 0, &r, &c), *utu = matmul(u, m, k, 1, u, m, k, 0, &r, &c);
+    z64 *vvt = matmul(vt, k, n, 0, vt, k, n, 1, &r, &c);
+    for (int i = 0; i < m * n; i++) recon[i] = a[i] - recon[i];
+    for (int i = 0; i < k; i++) utu[i + i * k] -= 1, vvt[i + i * k] -= 1;
+    double res_f = opnorm1(recon, m, n) / (opnorm1(a, m, n) * (m > n ? m : n) * eps);
+    double res_u = opnorm1(utu, k, k) / (k * eps), res_v = opnorm1(vvt, k, k) / (k * eps);
+    if (res_f >= tol || res_u >= tol || res_v >= tol)
+        printf("     %s %d x %d: residuals %.1f, %.1f, %.1f\n", type_name(T), m, n, res_f, res_u, res_v);
+    CHECK(res_f < tol);
+    CHECK(res_u < tol);
+    CHECK(res_v < tol);
+    for (int i = 0; i < k; i++) CHECK(s[i] >= 0 && (i == 0 || s[i] <= s[i - 1]));
+    free(u), free(vt), free(us), free(recon), free(utu), free(vvt);
+}
+/* svd(distribute(rand(T, m, n), Blocks(bs))) checked; the array unchanged after it */
+static void svd_case(dag_elem T, int m, int n, dag_blocks bs) {
+    z64 *a = host_rand(T, m, n);
+    round_to(T, a, m * n);
+    dag_array *da = to_array(T, m, n, bs, a), *u = NULL, *vt = NULL;
+    double *s = malloc(sizeof(double) * (size_t)(m < n ? m : n));
+    CHECK_EQ_INT(dag_array_svd(da, &u, s, &vt), DAG_OK);
+    check_svd(T, a, m, n, u, s, vt, 200);
+    z64 *after = collect(da);
+    CHECK_EQ_INT(count_diff(after, a, m * n), 0);
+    free(a), free(s), free(after);
+    dag_array_free(da), dag_array_free(u), dag_array_free(vt);
+}
+static const dag_elem svd_types[4] = { DAG_F32, DAG_F64, DAG_CF32, DAG_CF64 };
+/* "Tile SVD: Square", blocks (32, 32), (16, 32), (16, 16), every element type */
+TEST(svd_tile_square_every_type_and_blocking) {
+    for (int t = 0; t < 4; t++)
+        svd_case(svd_types[t], 128, 128, dag_blocks(32, 32)), svd_case(svd_types[t], 128, 128, dag_blocks(16, 32)),
+            svd_case(svd_types[t], 128, 128, dag_blocks(16, 16));
+}
+/* "Tile SVD: Tall" (128 x 64 in (32, 32), (16, 32)) and "Wide" (64 x 128 in (32, 32), (32, 16)) */
+TEST(svd_tile_tall_and_wide) {
+    for (int t = 0; t < 4; t++) {
+        svd_case(svd_types[t], 128, 64, dag_blocks(32, 32)), svd_case(svd_types[t], 128, 64, dag_blocks(16, 32));
+        svd_case(svd_types[t], 64, 128, dag_blocks(32, 32)), svd_case(svd_types[t], 64, 128, dag_blocks(32, 16));
+    }
+}
+/* "Tile SVD: Irregular tiling" (100 x 60 in Blocks(24, 16)) and "Single block-column" (48 x 40 in
+   Blocks(48, 64)) */
+TEST(svd_tile_irregular_tiling_and_a_single_block_column) {
+    for (int t = 0; t < 4; t++) svd_case(svd_types[t], 100, 60, dag_blocks(24, 16)), svd_case(svd_types[t], 48, 40, dag_blocks(48, 64));
+}
+/* "In-place svd!": 96 x 96 in Blocks(32, 32), Float64 and ComplexF64, checked against the input (dag_array_svd
+   leaves its input as it is, which svd! may destroy) */
+TEST(svd_in_place_form) {
+    svd_case(DAG_F64, 96, 96, dag_blocks(32, 32)), svd_case(DAG_CF64, 96, 96, dag_blocks(32, 32));
+}
+/* "svdvals": (128, 128), (128, 48), (48, 128): S without U and Vt equals svd's S, its squares sum to
+   ||A||_F^2, and the input is unchanged */
+TEST(svd_values_alone_agree_with_the_full_svd) {
+    static const int shapes[3][2] = { { 128, 128 }, { 128, 48 }, { 48, 128 } };
+    for (int t = 0; t < 2; t++)
+        for (int sh = 0; sh < 3; sh++) {
+            dag_elem T = t ? DAG_CF64 : DAG_F64;
+            int m = shapes[sh][0], n = shapes[sh][1], k = m < n ? m : n;
+            z64 *a = host_rand(T, m, n);
+            dag_array *da = to_array(T, m, n, dag_blocks(32, 32), a), *u = NULL, *vt = NULL;
+            double *s1 = malloc(sizeof(double) * (size_t)k), *s2 = malloc(sizeof(double) * (size_t)k), frob = 0, sum = 0;
+            CHECK_EQ_INT(dag_array_svd(da, NULL, s1, NULL), DAG_OK);
+            CHECK_EQ_INT(dag_array_svd(da, &u, s2, &vt), DAG_OK);
+            for (int i = 0; i < m * n; i++) frob += cabs(a[i]) * cabs(a[i]);
+            for (int i = 0; i < k; i++) {
+                CHECK(fabs(s1[i] - s2[i]) <= 1e-12 * s2[0]);
+                sum += s1[i] * s1[i];
+            }
+            CHECK(fabs(sum - frob) <= 1e-12 * frob);
+            z64 *after = collect(da);
+            CHECK_EQ_INT(count_diff(after, a, m * n), 0);
+            free(a), free(s1), free(s2), free(after);
+            dag_array_free(da), dag_array_free(u), dag_array_free(vt);
+        }
+}
+/* "Prescribed spectrum": A = Q1 diag(10 .. 1) Q2' (n = 64, Q1 and Q2 unitary from QRs of random matrices),
+   in Blocks(16, 16): svdvals are the prescribed values */
+TEST(svd_values_of_a_prescribed_spectrum) {
+    enum { N = 64 };
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        qr_case q1 = qr_factor(T, N, N, dag_blocks(16, 16)), q2 = qr_factor(T, N, N, dag_blocks(16, 16));
+        double want[N], got[N];
+        z64 *qd = malloc(sizeof(z64) * N * N);
+        for (int i = 0; i < N; i++) want[i] = 10.0 - 9.0 * i / (N - 1);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) qd[i + j * N] = q1.q[i + j * N] * want[j];
+        int r, c;
+        z64 *a = matmul(qd, N, N, 0, q2.q, N, N, 1, &r, &c);
+        dag_array *da = to_array(T, N, N, dag_blocks(16, 16), a);
+        CHECK_EQ_INT(dag_array_svd(da, NULL, got, NULL), DAG_OK);
+        for (int i = 0; i < N; i++) CHECK(fabs(got[i] - want[i]) < 1e-12 * 10);
+        free(qd), free(a);
+        dag_array_free(da);
+        qr_case_free(&q1), qr_case_free(&q2);
+    }
+}
+/* x = A \ b for a square, tall or wide A of full rank solved by Gaussian elimination on the host: the
+   normal equations A' A x = A' b (tall, square), or x = A' y with A A' y = b (wide: the least-norm one) */
+static z64 *host_pinv_solve(const z64 *a, int m, int n, const z64 *b, int nrhs) {
+    int r, c, wide = m < n, k = wide ? m : n;
+    z64 *g = wide ? matmul(a, m, n, 0, a, m, n, 1, &r, &c) : matmul(a, m, n, 1, a, m, n, 0, &r, &c);
+    z64 *y = wide ? matmul(b, m, nrhs, 0, b, m, nrhs, 0, &r, &c) : matmul(a, m, n, 1, b, m, nrhs, 0, &r, &c);
+    if (wide) memcpy(y, b, sizeof(z64) * (size_t)m * (size_t)nrhs);
+    for (int col = 0; col < k; col++) {   /* Gauss-Jordan with partial pivoting on g (k x k), y (k x nrhs) */
+        int piv = col;
+        for (int i = col + 1; i < k; i++)
+            if (cabs(g[i + col * k]) > cabs(g[piv + col * k])) piv = i;
+        for (int j = 0; j < k; j++) { z64 t = g[col + j * k]; g[col + j * k] = g[piv + j * k]; g[piv + j * k] = t; }
+        for (int j = 0; j < nrhs; j++) { z64 t = y[col + j * k]; y[col + j * k] = y[piv + j * k]; y[piv + j * k] = t; }
+        for (int i = 0; i < k; i++) {
+            if (i == col) continue;
+            z64 f = g[i + col * k] / g[col + col * k];
+            for (int j = 0; j < k; j++) g[i + j * k] -= f * g[col + j * k];
+            for (int j = 0; j < nrhs; j++) y[i + j * k] -= f * y[col + j * k];
+        }
+    }
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < nrhs; j++) y[i + j * k] /= g[i + i * k];
+    z64 *x = wide ? matmul(a, m, n, 1, y, m, nrhs, 0, &r, &c) : y;
+    if (wide) free(y);
+    free(g);
+    return x;
+}
+/* F \ B through the SVD, with the array operations: X = Vt' (diag(1 / S) (U' B)) */
+static dag_array *svd_solve(dag_elem T, dag_array *u, const double *s, dag_array *vt, dag_array *b, int k, int n) {
+    int nrhs = (int)dag_array_cols(b);
+    double *inv = malloc(sizeof(double) * (size_t)k);
+    for (int i = 0; i < k; i++) inv[i] = 1 / s[i];
+    z64 *invz = untyped(DAG_F64, inv, k);
+    dag_array *w = dag_array_zeros(T, k, nrhs, dag_blocks(16, 16)), *d = to_array(T, k, 1, dag_blocks(16, 1), invz);
+    dag_array *x = dag_array_zeros(T, n, nrhs, dag_blocks(16, 16));
+    CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, u, b, 0.0, w), DAG_OK);
+    CHECK_EQ_INT(dag_array_mul(w, d, w), DAG_OK);   /* the column of 1 / S broadcasts over w's columns */
+    CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, vt, w, 0.0, x), DAG_OK);
+    free(inv), free(invz);
+    dag_array_free(w), dag_array_free(d);
+    return x;
+}
+/* "SVD solve": (64, 64), (96, 48), (48, 96) in Blocks(16, 16), a vector and a 3-column right-hand side,
+   within rtol 1e-10 (1e-8 complex) of the host's A \ B */
+TEST(svd_solves_square_tall_and_wide_systems) {
+    static const int shapes[3][2] = { { 64, 64 }, { 96, 48 }, { 48, 96 } };
+    for (int t = 0; t < 2; t++)
+        for (int sh = 0; sh < 3; sh++)
+            for (int nrhs = 1; nrhs <= 3; nrhs += 2) {
+                dag_elem T = t ? DAG_CF64 : DAG_F64;
+                int m = shapes[sh][0], n = shapes[sh][1], k = m < n ? m : n;
+                z64 *a = host_rand(T, m, n), *b = host_rand(T, m, nrhs);
+                dag_array *da = to_array(T, m, n, dag_blocks(16, 16), a), *db = to_array(T, m, nrhs, dag_blocks(16, nrhs), b);
+                dag_array *u = NULL, *vt = NULL;
+                double *s = malloc(sizeof(double) * (size_t)k);
+                CHECK_EQ_INT(dag_array_svd(da, &u, s, &vt), DAG_OK);
+                dag_array *x = svd_solve(T, u, s, vt, db, k, n);
+                z64 *got = collect(x), *want = host_pinv_solve(a, m, n, b, nrhs);
+                CHECK(approx(got, want, n * nrhs, t ? 1e-8 : 1e-10));
+                free(a), free(b), free(s), free(got), free(want);
+                dag_array_free(da), dag_array_free(db), dag_array_free(u), dag_array_free(vt), dag_array_free(x);
+            }
+}
+/* "SVD solve: inv (square)": P = V diag(1 / S) U' (64 x 64 in Blocks(16, 16)) with P A = I within rtol */
+TEST(svd_inverse_of_a_square_matrix) {
+    for (int t = 0; t < 2; t++) {
+        dag_elem T = t ? DAG_CF64 : DAG_F64;
+        z64 *a = host_rand(T, 64, 64);
+        dag_array *da = to_array(T, 64, 64, dag_blocks(16, 16), a), *u = NULL, *vt = NULL;
+        double s[64];
+        CHECK_EQ_INT(dag_array_svd(da, &u, s, &vt), DAG_OK);
+        z64 inv[64];
+        for (int i = 0; i < 64; i++) inv[i] = 1 / s[i];
+        dag_array *d = to_array(T, 1, 64, dag_blocks(1, 16), inv), *p = dag_array_zeros(T, 64, 64, dag_blocks(16, 16));
+        CHECK_EQ_INT(dag_array_mul(u, d, u), DAG_OK);   /* U diag(1 / S): the row broadcasts over U's rows */
+        CHECK_EQ_INT(dag_array_gemm(1, 1, 1.0, vt, u, 0.0, p), DAG_OK);
+        z64 *ph = collect(p), *id = calloc(64 * 64, sizeof(z64));
+        int r, c;
+        z64 *pa = matmul(ph, 64, 64, 0, a, 64, 64, 0, &r, &c);
+        for (int i = 0; i < 64; i++) id[i + i * 64] = 1;
+        CHECK(approx(pa, id, 64 * 64, t ? 1e-8 : 1e-10));
+        free(a), free(ph), free(id), free(pa);
+        dag_array_free(da), dag_array_free(u), dag_array_free(vt), dag_array_free(d), dag_array_free(p);
+    }
+}
+/* Beyond Dagger's cases: ragged sizes down to 1 x n and n x 1, a rank-deficient matrix (U and Vt still
+   orthonormal, zeros at the end of S), a wrapped matrix, and the refusals */
+TEST(svd_of_vectors_rank_deficient_and_wrapped_matrices_and_refusals) {
+    for (int t = 0; t < 4; t++) {
+        svd_case(svd_types[t], 1, 9, dag_blocks(4, 4)), svd_case(svd_types[t], 9, 1, dag_blocks(4, 4));
+        svd_case(svd_types[t], 23, 17, dag_blocks(5, 7)), svd_case(svd_types[t], 17, 23, dag_blocks(7, 5));
+    }
+    z64 a[12 * 8];   /* rank 2: columns repeat two independent ones */
+    z64 *base = host_rand(DAG_F64, 12, 2);
+    for (int j = 0; j < 8; j++)
+        for (int i = 0; i < 12; i++) a[i + j * 12] = base[i + (j % 2) * 12] * (1 + j / 2);
+    dag_array *da = to_array(DAG_F64, 12, 8, dag_blocks(4, 4), a), *u = NULL, *vt = NULL;
+    double s[8];
+    CHECK_EQ_INT(dag_array_svd(da, &u, s, &vt), DAG_OK);
+    check_svd(DAG_F64, a, 12, 8, u, s, vt, 200);
+    for (int i = 2; i < 8; i++) CHECK(s[i] < 1e-12 * s[0]);
+    dag_array_free(da), dag_array_free(u), dag_array_free(vt);
+    double w[10 * 6];
+    for (int i = 0; i < 60; i++) w[i] = creal(base[i % 24]) + i % 7;
+    z64 *wz = untyped(DAG_F64, w, 60);
+    dag_array *wa = dag_array_wrap(DAG_F64, 10, 6, dag_blocks(4, 4), w, 10);
+    CHECK_EQ_INT(dag_array_svd(wa, &u, s, &vt), DAG_OK);
+    check_svd(DAG_F64, wz, 10, 6, u, s, vt, 200);
+    dag_array_free(wa), dag_array_free(u), dag_array_free(vt);
+    dag_array *ints = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
+    u = vt = (dag_array *)1;   /* set to NULL on every refusal */
+    CHECK_EQ_INT(dag_array_svd(ints, &u, s, &vt), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(u == NULL && vt == NULL);
+    dag_array *f = dag_array_ones(DAG_F64, 4, 4, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_svd(f, NULL, NULL, NULL), DAG_ERR_INVALID_ARGUMENT);   /* no room for S */
+    CHECK_EQ_INT(dag_array_svd(NULL, NULL, s, NULL), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_free(ints), dag_array_free(f);
+    free(base), free(wz);
+}
+
 /* ==== test/array/permute.jl ==== */
 
 /* permutedims(X, (2, 1)) of distribute(x, Blocks(br, bc)) (dag_array_transpose into Blocks(bc, br)) equals
@@ -1863,6 +2099,15 @@ int main(void) {
     RUN(qr_q_times_a_scalar);
     RUN(qr_q_formed_as_an_array_and_collected);
     RUN(qr_q_operations_on_ragged_sizes_types_and_tilings);
+    RUN(svd_tile_square_every_type_and_blocking);
+    RUN(svd_tile_tall_and_wide);
+    RUN(svd_tile_irregular_tiling_and_a_single_block_column);
+    RUN(svd_in_place_form);
+    RUN(svd_values_alone_agree_with_the_full_svd);
+    RUN(svd_values_of_a_prescribed_spectrum);
+    RUN(svd_solves_square_tall_and_wide_systems);
+    RUN(svd_inverse_of_a_square_matrix);
+    RUN(svd_of_vectors_rank_deficient_and_wrapped_matrices_and_refusals);
     /* permute.jl, random.jl */
     RUN(permute_2d_square_chunks);
     RUN(permute_2d_rectangular_chunks);

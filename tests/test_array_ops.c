@@ -587,7 +587,7 @@ TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
 
 /* ---- on devices ---- */
 
-/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + 2 N * N values). */
+/* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + 2 N * N + C values). */
 enum { DR = 33, DC = 21, DN = 48 };
 static void device_program(double *out) {
     static double h[DR * DC], m[DN * DN], b[DN * 2];
@@ -617,13 +617,14 @@ static void device_program(double *out) {
     CHECK_EQ_INT(dag_array_ormqr(1, 1, Q, tau, QQ), DAG_OK);                   /* Q Q^H = I */
     CHECK_EQ_INT(dag_array_collect(QQ, out + DR * DC + 2 * DR + DN * 2 + DC + DN * DN, DAG_COL_MAJOR, DN), DAG_OK);
     dag_array_free(Q), dag_array_free(QQ);
+    CHECK_EQ_INT(dag_array_svd(A, NULL, out + DR * DC + 2 * DR + DN * 2 + DC + 2 * DN * DN, NULL), DAG_OK);   /* its QR there */
     dag_array_free(V), dag_array_free(W), dag_array_free(col), dag_array_free(row), dag_array_free(sq);
     dag_array_free(A), dag_array_free(M), dag_array_free(B);
 }
 
 TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
-    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + 2 * DN * DN };
+    enum { LEN = DR * DC + 2 * DR + DN * 2 + DC + 2 * DN * DN + DC };
     static double cpu[LEN], dev[LEN];
     device_program(cpu);
     static dag_trace_record rec[8192];
@@ -643,12 +644,14 @@ TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     CHECK(max_diff(cpu, dev, DR * DC + 2 * DR) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR + DN * 2, dev + DR * DC + 2 * DR + DN * 2, DC) == 0);
     CHECK(max_diff(cpu + DR * DC + 2 * DR, dev + DR * DC + 2 * DR, DN * 2) < 1e-9);
-    CHECK(max_diff(cpu + LEN - 2 * DN * DN, dev + LEN - 2 * DN * DN, DN * DN) < 1e-10);   /* the QR */
+    double *qr_cpu = cpu + LEN - DC - 2 * DN * DN, *qr_dev = dev + LEN - DC - 2 * DN * DN;
+    CHECK(max_diff(qr_cpu, qr_dev, DN * DN) < 1e-10);   /* the QR */
     for (int j = 0; j < DN; j++)   /* Q Q^H: the identity on both */
         for (int i = 0; i < DN; i++) {
-            CHECK(fabs(dev[LEN - DN * DN + i + j * DN] - (i == j)) < 1e-12);
-            CHECK(fabs(cpu[LEN - DN * DN + i + j * DN] - (i == j)) < 1e-12);
+            CHECK(fabs(qr_dev[DN * DN + i + j * DN] - (i == j)) < 1e-12);
+            CHECK(fabs(qr_cpu[DN * DN + i + j * DN] - (i == j)) < 1e-12);
         }
+    CHECK(max_diff(cpu + LEN - DC, dev + LEN - DC, DC) < 1e-10);   /* the singular values */
 }
 
 /* ---- QR ---- */

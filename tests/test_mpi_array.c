@@ -120,7 +120,22 @@ TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
                 err = fmax(err, fabs(v - cq[i + j * 7]));
             }
         CHECK(err < 1e-12);
-        dag_array_free(A), dag_array_free(Q), dag_array_free(C);
+        dag_array *U = NULL, *Vt = NULL;   /* the SVD of the matrix on the same grid: U diag(s) Vt = a */
+        dag_array *A2 = dag_array_from_host(DAG_F64, M, N, dag_blocks_grid(NB, NB, grids[g][0], grids[g][1]), a, DAG_COL_MAJOR, M);
+        static double sv[N], u[M * N], vt[N * N];
+        CHECK_EQ_INT(dag_array_svd(A2, &U, sv, &Vt), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(U, u, DAG_COL_MAJOR, M), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(Vt, vt, DAG_COL_MAJOR, N), DAG_OK);
+        err = 0;
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < M; i++) {
+                double v = 0;
+                for (int l = 0; l < N; l++) v += u[i + l * M] * sv[l] * vt[l + j * N];
+                err = fmax(err, fabs(v - a[i + j * M]));
+            }
+        CHECK(err < 1e-12);
+        dag_array_free(A2);
+        dag_array_free(A), dag_array_free(Q), dag_array_free(C), dag_array_free(U), dag_array_free(Vt);
     }
     static double s[N * N], x[N], b[N];
     random_matrix(s, N, N, 4), random_matrix(x, N, 1, 5);
