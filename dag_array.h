@@ -390,7 +390,9 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    x[-2] = x[1]; radius at most the rows and columns), mirror about the
    edge (x[-1] = x[1]; radius under them); antireflect and antimirror are
    those with the sign flipped once per dimension crossed (Dagger's
-   AntiReflect: a quantity that vanishes at a wall). A Jacobi step:
+   AntiReflect: a quantity that vanishes at a wall), and linear
+   extrapolates from the edge's slope (Dagger's LinearExtrapolate: x[-k] =
+   x[0] + k (x[0] - x[1]); at least 2 rows and columns). A Jacobi step:
 
        double jacobi(const double *x, int64_t ld, int64_t r, int64_t c, void *user) {
            return 0.25 * (x[-1] + x[1] + x[-ld] + x[ld]);
@@ -406,7 +408,7 @@ dag_result dag_array_sort(dag_array *v, bool descending);
    alternate two arrays). */
 typedef enum dag_boundary_kind {
     DAG_BOUNDARY_DEFAULT = 0, DAG_BOUNDARY_FIXED, DAG_BOUNDARY_PERIODIC, DAG_BOUNDARY_CLAMP, DAG_BOUNDARY_REFLECT,
-    DAG_BOUNDARY_MIRROR, DAG_BOUNDARY_ANTIREFLECT, DAG_BOUNDARY_ANTIMIRROR
+    DAG_BOUNDARY_MIRROR, DAG_BOUNDARY_ANTIREFLECT, DAG_BOUNDARY_ANTIMIRROR, DAG_BOUNDARY_LINEAR
 } dag_boundary_kind;
 typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_boundary;
 #define dag_boundary_fixed(value) ((dag_boundary){ DAG_BOUNDARY_FIXED, (value) })
@@ -416,20 +418,33 @@ typedef struct dag_boundary { dag_boundary_kind kind; double value; } dag_bounda
 #define dag_boundary_mirror() ((dag_boundary){ DAG_BOUNDARY_MIRROR, 0.0 })
 #define dag_boundary_antireflect() ((dag_boundary){ DAG_BOUNDARY_ANTIREFLECT, 0.0 })
 #define dag_boundary_antimirror() ((dag_boundary){ DAG_BOUNDARY_ANTIMIRROR, 0.0 })
+#define dag_boundary_linear() ((dag_boundary){ DAG_BOUNDARY_LINEAR, 0.0 })
 typedef double (*dag_stencil_fn)(const double *x, int64_t ld, int64_t row, int64_t col, void *user);
 dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
                              void *user);
+/* A radius and a boundary per dimension (Dagger's @neighbors(A[idx], (1,
+   2), (Wrap(), Pad(0)))): [0] for the rows (x[+-i]), [1] for the columns
+   (x[+-j * ld]). Past both edges at once (a corner): a fixed boundary's
+   value wins (the rows' first), else each dimension maps its index in
+   turn and each antireflect flips the sign; a linear one extrapolates
+   along the rows (the columns' index clamped) or, if the rows are inside,
+   along the columns. */
+typedef struct dag_stencil_dims { int radius[2]; dag_boundary boundary[2]; } dag_stencil_dims;
+dag_result dag_array_stencil_dims(dag_array *dst, dag_array *src, dag_stencil_dims dims, dag_stencil_fn f, void *user);
 /* The same with a DAG_KERNEL for the points, so they may run on the tile's
    device (as dag_array_map's kernels): ((long, rows), (long, ld), (long,
    r0), (long, c0), (DAG_GLOBAL const T *, x), (DAG_GLOBAL T *, y)), one
    item per point k of a rows-row tile whose corner is (r0, c0): i = k %
    rows, j = k / rows, and src(r0 + i + di, c0 + j + dj) is x[(i + radius
    + di) + (j + radius + dj) * ld], x being the tile padded with its halo
-   (made on the CPU); y[k] is dst's point. dst and src of one type, T. */
+   (made on the CPU); y[k] is dst's point. dst and src of one type, T.
+   With dims: x[(i + radius[0] + di) + (j + radius[1] + dj) * ld]. */
 #define dag_array_stencil_kernel(kernel, dst, src, radius, boundary) \
     dag_array_stencil_desc(&kernel##__desc, (dst), (src), (radius), (boundary))
 dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
                                   dag_boundary boundary);
+#define dag_array_stencil_dims_kernel(kernel, dst, src, dims) dag_array_stencil_dims_desc(&kernel##__desc, (dst), (src), (dims))
+dag_result dag_array_stencil_dims_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, dag_stencil_dims dims);
 
 /* Statistics (Julia's mean, var and std): of the whole array into *out,
    or along dims (1: over the rows, into 1 x cols; 2: over the columns,
@@ -3767,8 +3782,7 @@ typedef struct dag__stencil {
     dag_stencil_fn f;                /* the point function, or NULL for kernel */
     void *user;
     const dag_task_desc *kernel;     /* dag_array_stencil_desc's: it runs on each tile padded with its halo */
-    int radius;
-    dag_boundary boundary;
+    dag_stencil_dims dims;           /* radius and boundary: [0] rows, [1] columns */
     const dag_array *src, *dst;
 } dag__stencil;
 
@@ -3785,43 +3799,90 @@ typedef struct dag__halo { void *mem; dag_data strip[5]; } dag__halo;   /* top, 
 
 /* src's element at (pi, pj) from tile (ti, tj)'s corner (r x c): in the tile (nb[4]), in a strip facing it
    (nb[(di + 1) + 3 (dj + 1)]), or NULL past the array's edge (the boundary's value there) */
-/* Past the edge, a boundary of the array's own values: the row (or column) g of n that stands there */
+/* Past the edge, a boundary of the array's own values: the row (or column) g of n that stands there (linear:
+   the edge's, clamp's) */
 static int64_t dag__boundary_index(dag_boundary_kind kind, int64_t g, int64_t n) {
     if (g >= 0 && g < n) return g;
-    if (kind == DAG_BOUNDARY_CLAMP) return g < 0 ? 0 : n - 1;
+    if (kind == DAG_BOUNDARY_CLAMP || kind == DAG_BOUNDARY_LINEAR) return g < 0 ? 0 : n - 1;
     if (kind == DAG_BOUNDARY_REFLECT || kind == DAG_BOUNDARY_ANTIREFLECT) return g < 0 ? -g - 1 : 2 * n - 1 - g;
     return g < 0 ? -g : 2 * n - 2 - g;   /* mirror, antimirror */
 }
-/* x = -x in the element type (an antireflected value) */
-static void dag__elem_negate(dag_elem t, void *p) {
-    for (int k = 0; k < (dag__complex(t) ? 2 : 1); k++) {
-        if (t == DAG_F64 || t == DAG_CF64) ((double *)p)[k] = -((double *)p)[k];
-        else if (t == DAG_F32 || t == DAG_CF32) ((float *)p)[k] = -((float *)p)[k];
-        else if (t == DAG_I32) *(int32_t *)p = (int32_t)(0u - (uint32_t) * (int32_t *)p);
-        else *(int64_t *)p = (int64_t)(0u - (uint64_t) * (int64_t *)p);
-    }
+static bool dag__boundary_maps(dag_boundary_kind k) {   /* takes the array's own values past its edge */
+    return k >= DAG_BOUNDARY_CLAMP && k <= DAG_BOUNDARY_LINEAR;
 }
-/* *negate: an antireflecting boundary flipped the value's sign (an odd number of dimensions crossed) */
-static const char *dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
-                                   int64_t c, int64_t pi, int64_t pj, bool *negate) {
+/* What stands at (pi, pj) from tile (ti, tj)'s corner (r x c): a weighted sum of one or two of src's
+   elements (a linear boundary: the edge's and the next one's), each in the tile or a strip facing it, or
+   none past a fixed boundary's edge (its value). */
+typedef struct dag__ghost { const char *at[2]; double weight[2]; int terms; double fixed; } dag__ghost;
+/* src's element at (pi, pj) of tile (ti, tj)'s frame, which lies in the tile or a strip facing it */
+static const char *dag__stencil_elem(const dag__stencil *s, const void *const *nb, int64_t tj, int64_t r, int64_t c,
+                                     int64_t pi, int64_t pj) {
     const dag_array *a = s->src;
-    int64_t rad = s->radius, g = ti * a->brows + pi, h = tj * a->bcols + pj;
-    dag_boundary_kind kind = s->boundary.kind;
-    bool periodic = kind == DAG_BOUNDARY_PERIODIC, out_g = g < 0 || g >= a->rows, out_h = h < 0 || h >= a->cols;
-    *negate = false;
-    if ((out_g || out_h) && kind >= DAG_BOUNDARY_CLAMP) {   /* the element standing there: in this tile or a strip facing it */
-        pi = dag__boundary_index(kind, g, a->rows) - ti * a->brows;
-        pj = dag__boundary_index(kind, h, a->cols) - tj * a->bcols;
-        *negate = kind >= DAG_BOUNDARY_ANTIREFLECT && out_g != out_h;
-    } else if ((out_g || out_h) && !periodic) {
-        return NULL;
-    }
+    int64_t rad_r = s->dims.radius[0], rad_c = s->dims.radius[1];
     int di = pi < 0 ? -1 : pi >= r ? 1 : 0, dj = pj < 0 ? -1 : pj >= c ? 1 : 0;
     int64_t nc = dag__tile_cols(a, (tj + dj + a->nt) % a->nt);   /* the columns of the tile it is in */
-    int64_t lr = di < 0 ? pi + rad : di > 0 ? pi - r : pi;
-    int64_t lc = dj < 0 ? (di ? nc + pj : pj + rad) : dj > 0 ? pj - c : pj;
-    int64_t ld = di ? rad : r;   /* a top or bottom strip has radius rows; the tile and side strips r */
+    int64_t lr = di < 0 ? pi + rad_r : di > 0 ? pi - r : pi;
+    int64_t lc = dj < 0 ? (di ? nc + pj : pj + rad_c) : dj > 0 ? pj - c : pj;
+    int64_t ld = di ? rad_r : r;   /* a top or bottom strip has rad_r rows; the tile and side strips r */
     return (const char *)nb[(di + 1) + 3 * (dj + 1)] + (size_t)(lr + lc * ld) * a->elem;
+}
+static dag__ghost dag__stencil_at(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, int64_t r,
+                                  int64_t c, int64_t pi, int64_t pj) {
+    const dag_array *a = s->src;
+    dag_boundary_kind kr = s->dims.boundary[0].kind, kc = s->dims.boundary[1].kind;
+    int64_t r0 = ti * a->brows, c0 = tj * a->bcols, g = r0 + pi, h = c0 + pj;
+    bool out_g = g < 0 || g >= a->rows, out_h = h < 0 || h >= a->cols;
+    dag__ghost x = { { NULL, NULL }, { 1, 0 }, 1, 0 };
+    bool fixed_r = out_g && !dag__boundary_maps(kr) && kr != DAG_BOUNDARY_PERIODIC;
+    bool fixed_c = out_h && !dag__boundary_maps(kc) && kc != DAG_BOUNDARY_PERIODIC;
+    if (fixed_r || fixed_c) {
+        x.terms = 0;
+        x.fixed = fixed_r ? s->dims.boundary[0].value : s->dims.boundary[1].value;
+        return x;
+    }
+    /* periodic: the frame's neighbours are the other side's tiles already (ti +- 1 modulo) */
+    int64_t gi = out_g && kr != DAG_BOUNDARY_PERIODIC ? dag__boundary_index(kr, g, a->rows) : g;
+    int64_t hj = out_h && kc != DAG_BOUNDARY_PERIODIC ? dag__boundary_index(kc, h, a->cols) : h;
+    if (out_g && (kr == DAG_BOUNDARY_ANTIREFLECT || kr == DAG_BOUNDARY_ANTIMIRROR)) x.weight[0] = -x.weight[0];
+    if (out_h && (kc == DAG_BOUNDARY_ANTIREFLECT || kc == DAG_BOUNDARY_ANTIMIRROR)) x.weight[0] = -x.weight[0];
+    x.at[0] = dag__stencil_elem(s, nb, tj, r, c, gi - r0, hj - c0);
+    bool lin_r = out_g && kr == DAG_BOUNDARY_LINEAR, lin_c = out_h && kc == DAG_BOUNDARY_LINEAR && !lin_r;
+    if (lin_r || lin_c) {   /* edge + k (edge - next): the next one inward along that dimension */
+        int64_t k = lin_r ? (g < 0 ? -g : g - (a->rows - 1)) : (h < 0 ? -h : h - (a->cols - 1));
+        int64_t step = lin_r ? (g < 0 ? 1 : -1) : (h < 0 ? 1 : -1);
+        x.at[1] = dag__stencil_elem(s, nb, tj, r, c, gi - r0 + (lin_r ? step : 0), hj - c0 + (lin_c ? step : 0));
+        x.weight[1] = -(double)k * x.weight[0];
+        x.weight[0] *= (double)(1 + k);
+        x.terms = 2;
+    }
+    return x;
+}
+/* The ghost's value into `to`, in the element type (integers exactly, complex numbers by parts) */
+static void dag__ghost_put(dag_elem t, const dag__ghost *x, void *to) {
+    if (!x->terms) {
+        dag__elem_put(t, to, x->fixed);
+    } else if (t == DAG_I32 || t == DAG_I64) {
+        int64_t v = 0;
+        for (int m = 0; m < x->terms; m++)
+            v += (int64_t)x->weight[m] * (t == DAG_I32 ? *(const int32_t *)x->at[m] : *(const int64_t *)x->at[m]);
+        if (t == DAG_I32) *(int32_t *)to = (int32_t)v;
+        else *(int64_t *)to = v;
+    } else {
+        int parts = dag__complex(t) ? 2 : 1;
+        for (int k = 0; k < parts; k++) {
+            double v = 0;
+            for (int m = 0; m < x->terms; m++)
+                v += x->weight[m] * (t == DAG_F64 || t == DAG_CF64 ? ((const double *)x->at[m])[k] : (double)((const float *)x->at[m])[k]);
+            if (t == DAG_F64 || t == DAG_CF64) ((double *)to)[k] = v;
+            else ((float *)to)[k] = (float)v;
+        }
+    }
+}
+/* The ghost's value in double (the point function's) */
+static double dag__ghost_value(dag_elem t, const dag__ghost *x) {
+    double v = x->terms ? 0 : x->fixed;
+    for (int m = 0; m < x->terms; m++) v += x->weight[m] * dag__elem_get(t, x->at[m]);
+    return v;
 }
 
 /* A rows x cols block at (i0, j0) of a tile (ld rows apart) into a packed strip */
@@ -3834,49 +3895,47 @@ static void dag__strip_copy(void *strip, const void *t, int64_t ld, int64_t i0, 
 DAG_TASK(void, dag__stencil_halo, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (const void *, t),
          (void *, top), (void *, bottom), (void *, left), (void *, right)) {
     const dag_array *a = s->src;
-    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
-    if (top) dag__strip_copy(top, t, r, 0, 0, rad, c, a->elem);
-    if (bottom) dag__strip_copy(bottom, t, r, r - rad, 0, rad, c, a->elem);
-    if (left) dag__strip_copy(left, t, r, 0, 0, r, rad, a->elem);
-    if (right) dag__strip_copy(right, t, r, 0, c - rad, r, rad, a->elem);
+    int64_t rad_r = s->dims.radius[0], rad_c = s->dims.radius[1], r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
+    if (top) dag__strip_copy(top, t, r, 0, 0, rad_r, c, a->elem);
+    if (bottom) dag__strip_copy(bottom, t, r, r - rad_r, 0, rad_r, c, a->elem);
+    if (left) dag__strip_copy(left, t, r, 0, 0, r, rad_c, a->elem);
+    if (right) dag__strip_copy(right, t, r, 0, c - rad_c, r, rad_c, a->elem);
 }
 
 /* The tile padded with its halo, (r + 2 radius) x (c + 2 radius) elements of src's type, into out (for a
    kernel) */
 static void dag__stencil_pad(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
     const dag_array *a = s->src;
-    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
-    for (int64_t pj = -rad; pj < c + rad; pj++)
-        for (int64_t pi = -rad; pi < r + rad; pi++) {
-            bool negate;
-            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj, &negate);
-            char *to = (char *)out + (size_t)((pi + rad) + (pj + rad) * pr) * a->elem;
-            if (e) memcpy(to, e, a->elem);
-            else dag__elem_put(a->type, to, s->boundary.value);
-            if (negate) dag__elem_negate(a->type, to);
+    int64_t rad_r = s->dims.radius[0], rad_c = s->dims.radius[1];
+    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad_r;
+    for (int64_t pj = -rad_c; pj < c + rad_c; pj++)
+        for (int64_t pi = -rad_r; pi < r + rad_r; pi++) {
+            dag__ghost x = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            char *to = (char *)out + (size_t)((pi + rad_r) + (pj + rad_c) * pr) * a->elem;
+            if (x.terms == 1 && x.weight[0] == 1) memcpy(to, x.at[0], a->elem);
+            else dag__ghost_put(a->type, &x, to);
         }
 }
 /* f at each point of the tile, from the tile padded with its halo in doubles, into out (dst's tile) */
 static void dag__stencil_apply(const dag__stencil *s, const void *const *nb, int64_t ti, int64_t tj, void *out) {
     const dag_array *a = s->src;
-    int64_t rad = s->radius, r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad;
-    double *x = (double *)DAG_MALLOC(sizeof(double) * (size_t)pr * (size_t)(c + 2 * rad));
+    int64_t rad_r = s->dims.radius[0], rad_c = s->dims.radius[1];
+    int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj), pr = r + 2 * rad_r;
+    double *x = (double *)DAG_MALLOC(sizeof(double) * (size_t)pr * (size_t)(c + 2 * rad_c));
     if (!x) {
         dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory for tile (%lld, %lld) with its halo", (long long)ti,
                  (long long)tj);
         return;
     }
-    for (int64_t pj = -rad; pj < c + rad; pj++)
-        for (int64_t pi = -rad; pi < r + rad; pi++) {
-            bool negate;
-            const char *e = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj, &negate);
-            double v = e ? dag__elem_get(a->type, e) : s->boundary.value;
-            x[(pi + rad) + (pj + rad) * pr] = negate ? -v : v;
+    for (int64_t pj = -rad_c; pj < c + rad_c; pj++)
+        for (int64_t pi = -rad_r; pi < r + rad_r; pi++) {
+            dag__ghost g = dag__stencil_at(s, nb, ti, tj, r, c, pi, pj);
+            x[(pi + rad_r) + (pj + rad_c) * pr] = dag__ghost_value(a->type, &g);
         }
     for (int64_t j = 0; j < c; j++)
         for (int64_t i = 0; i < r; i++)
             dag__elem_put(s->dst->type, (char *)out + (size_t)(i + j * r) * s->dst->elem,
-                          s->f(x + (i + rad) + (j + rad) * pr, pr, ti * a->brows + i, tj * a->bcols + j, s->user));
+                          s->f(x + (i + rad_r) + (j + rad_c) * pr, pr, ti * a->brows + i, tj * a->bcols + j, s->user));
     DAG_FREE(x);
 }
 DAG_TASK(void, dag__stencil_tile, (const dag__stencil *, s), (int64_t, ti), (int64_t, tj), (void *, out),
@@ -3903,13 +3962,15 @@ static dag_array *dag__packed_operand(dag_array *x, dag_blocks want, bool read) 
 }
 
 /* The arguments, or false after a log line naming what is wrong. A halo crosses into the next tile only:
-   radius must not exceed the rows (columns) of any tile where one crosses. */
-static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int radius, dag_boundary b, bool has_f) {
+   a dimension's radius must not exceed the rows (columns) of any tile where one crosses. */
+static bool dag__stencil_check(const dag_array *dst, const dag_array *src, dag_stencil_dims d, bool has_f) {
     const char *bad = !dst ? "no dst array (NULL)" : !src ? "no src array (NULL)" : !has_f ? "no point function (NULL)"
                       : dst == src || (dst->base ? dst->base : dst) == (src->base ? src->base : src)
                           ? "dst and src are one array (each point reads its neighbours' old values: alternate two arrays)"
-                      : radius < 0 ? "a negative radius"
-                      : (int)b.kind < 0 || (int)b.kind > (int)DAG_BOUNDARY_ANTIMIRROR ? "an unknown boundary kind" : NULL;
+                      : d.radius[0] < 0 || d.radius[1] < 0 ? "a negative radius"
+                      : (int)d.boundary[0].kind < 0 || (int)d.boundary[0].kind > (int)DAG_BOUNDARY_LINEAR ||
+                        (int)d.boundary[1].kind < 0 || (int)d.boundary[1].kind > (int)DAG_BOUNDARY_LINEAR
+                          ? "an unknown boundary kind" : NULL;
     if (bad) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: %s", bad);
         return false;
@@ -3919,27 +3980,32 @@ static bool dag__stencil_check(const dag_array *dst, const dag_array *src, int r
                 "need one shape", (long long)dst->rows, (long long)dst->cols, (long long)src->rows, (long long)src->cols);
         return false;
     }
-    bool periodic = b.kind == DAG_BOUNDARY_PERIODIC;
-    int64_t min_rows = dag__imin(dst->brows, dag__tile_rows(dst, dst->mt - 1));
-    int64_t min_cols = dag__imin(dst->bcols, dag__tile_cols(dst, dst->nt - 1));
-    bool rows_cross = dst->mt > 1 || periodic, cols_cross = dst->nt > 1 || periodic;
-    bool mirror = b.kind == DAG_BOUNDARY_MIRROR || b.kind == DAG_BOUNDARY_ANTIMIRROR;   /* leaves the edge out */
-    int64_t past = mirror ? 1 : 0;
-    if ((b.kind == DAG_BOUNDARY_REFLECT || b.kind == DAG_BOUNDARY_ANTIREFLECT || mirror) &&
-        (radius + past > dst->rows || radius + past > dst->cols)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large to %s a %lld x %lld "
-                "array (at most %lld)", radius, mirror ? "mirror" : "reflect", (long long)dst->rows,
-                (long long)dst->cols, (long long)(dag__imin(dst->rows, dst->cols) - past));
-        return false;
-    }
-    if ((rows_cross && radius > min_rows) || (cols_cross && radius > min_cols)) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large for the tiles: dst's "
-                "%lld x %lld in tiles of %lld x %lld has a tile of %lld %s, and a halo comes from the next tile alone "
-                "(larger tiles, or a smaller radius)", radius, (long long)dst->rows, (long long)dst->cols,
-                (long long)dst->brows, (long long)dst->bcols,
-                (long long)(rows_cross && radius > min_rows ? min_rows : min_cols),
-                rows_cross && radius > min_rows ? "rows" : "columns");
-        return false;
+    for (int dim = 0; dim < 2; dim++) {
+        dag_boundary_kind k = d.boundary[dim].kind;
+        int radius = d.radius[dim];
+        const char *name = dim ? "columns" : "rows";
+        int64_t n = dim ? dst->cols : dst->rows, tiles = dim ? dst->nt : dst->mt;
+        int64_t smallest = dim ? dag__imin(dst->bcols, dag__tile_cols(dst, dst->nt - 1))
+                               : dag__imin(dst->brows, dag__tile_rows(dst, dst->mt - 1));
+        bool mirror = k == DAG_BOUNDARY_MIRROR || k == DAG_BOUNDARY_ANTIMIRROR;   /* leaves the edge out */
+        bool reflects = mirror || k == DAG_BOUNDARY_REFLECT || k == DAG_BOUNDARY_ANTIREFLECT;
+        if (reflects && radius + (mirror ? 1 : 0) > n) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large to %s %lld %s "
+                    "(at most %lld)", radius, mirror ? "mirror" : "reflect", (long long)n, name, (long long)(n - (mirror ? 1 : 0)));
+            return false;
+        }
+        if (k == DAG_BOUNDARY_LINEAR && radius > 0 && n < 2) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: a linear boundary extrapolates from two "
+                    "%s, and the array has %lld", name, (long long)n);
+            return false;
+        }
+        if ((tiles > 1 || k == DAG_BOUNDARY_PERIODIC) && radius > smallest) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil: radius %d is too large for the tiles: dst's "
+                    "%lld x %lld in tiles of %lld x %lld has a tile of %lld %s, and a halo comes from the next tile alone "
+                    "(larger tiles, or a smaller radius)", radius, (long long)dst->rows, (long long)dst->cols,
+                    (long long)dst->brows, (long long)dst->bcols, (long long)smallest, name);
+            return false;
+        }
     }
     return true;
 }
@@ -3950,11 +4016,11 @@ static dag_data dag__strip_register(int rank, void *p, int64_t n, size_t elem) {
 }
 /* Tile t's strips: top and bottom when rows, left and right when cols, and for a kernel the tile padded with
    its halo (pad); false when there is no memory */
-static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad, bool rows, bool cols, bool pad,
-                           dag__halo *h) {
+static bool dag__halo_make(const dag_array *a, int64_t ti, int64_t tj, int64_t rad_r, int64_t rad_c, bool rows, bool cols,
+                           bool pad, dag__halo *h) {
     int64_t r = dag__tile_rows(a, ti), c = dag__tile_cols(a, tj);
-    int64_t sizes[5] = { rows ? rad * c : 0, rows ? rad * c : 0, cols ? r * rad : 0, cols ? r * rad : 0,
-                         pad ? (r + 2 * rad) * (c + 2 * rad) : 0 };
+    int64_t sizes[5] = { rows ? rad_r * c : 0, rows ? rad_r * c : 0, cols ? r * rad_c : 0, cols ? r * rad_c : 0,
+                         pad ? (r + 2 * rad_r) * (c + 2 * rad_c) : 0 };
     int64_t n = sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4];
     int owner = dag__tile_rank(a, ti, tj);
     bool here = !dag__ranks() || owner == dag_rank();
@@ -3982,7 +4048,7 @@ static void dag__stencil_launch(const dag__stencil *s, const dag__array_where *w
                                 dag_data padded) {
     const dag_array *d = s->dst;
     int64_t r = dag__tile_rows(d, ti), c = dag__tile_cols(d, tj);
-    dag_arg args[7] = { DAG_VAL((size_t)(r * c)), DAG_VAL((long)r), DAG_VAL((long)(r + 2 * s->radius)),
+    dag_arg args[7] = { DAG_VAL((size_t)(r * c)), DAG_VAL((long)r), DAG_VAL((long)(r + 2 * s->dims.radius[0])),
                         DAG_VAL((long)(ti * d->brows)), DAG_VAL((long)(tj * d->bcols)),
                         dag_arg_data(DAG_ACCESS_IN, padded), dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
     dag_spawn_desc(s->kernel, args, 7, dag__tile_where(where, ti, tj));
@@ -3990,13 +4056,16 @@ static void dag__stencil_launch(const dag__stencil *s, const dag__array_where *w
 
 static dag_result dag__stencil_tiles(const dag__stencil *s, const dag__array_where *where) {
     const dag_array *a = s->src, *d = s->dst;
-    bool periodic = s->boundary.kind == DAG_BOUNDARY_PERIODIC, pad = s->kernel != NULL;
-    bool rows = s->radius > 0 && (a->mt > 1 || periodic), cols = s->radius > 0 && (a->nt > 1 || periodic);
+    bool pad = s->kernel != NULL;
+    int64_t rad_r = s->dims.radius[0], rad_c = s->dims.radius[1];
+    /* strips where a halo crosses tiles: between tile rows (or around, periodic rows), and columns alike */
+    bool rows = rad_r > 0 && (a->mt > 1 || s->dims.boundary[0].kind == DAG_BOUNDARY_PERIODIC);
+    bool cols = rad_c > 0 && (a->nt > 1 || s->dims.boundary[1].kind == DAG_BOUNDARY_PERIODIC);
     int64_t tiles = a->mt * a->nt;
     dag__halo *halo = (dag__halo *)dag__array_zalloc((size_t)tiles, sizeof *halo);
     bool made = halo != NULL;
     for (int64_t t = 0; made && t < tiles; t++)
-        made = dag__halo_make(a, t % a->mt, t / a->mt, s->radius, rows, cols, pad, &halo[t]);
+        made = dag__halo_make(a, t % a->mt, t / a->mt, rad_r, rad_c, rows, cols, pad, &halo[t]);
     if (!made) {
         dag__halo_free(halo, halo ? tiles : 0);
         dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_stencil: no memory (or no registration) for the halo strips");
@@ -4047,31 +4116,42 @@ static dag_result dag__stencil_run(dag__stencil *s, dag_array *dst, dag_array *s
     return dag__operand_end(dst, d2, true, r);
 }
 
-dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
-                             void *user) {
-    if (!dag__stencil_check(dst, src, radius, boundary, f != NULL)) return DAG_ERR_INVALID_ARGUMENT;
+static dag_stencil_dims dag__same_dims(int radius, dag_boundary boundary) {
+    dag_stencil_dims d = { { radius, radius }, { boundary, boundary } };
+    return d;
+}
+
+dag_result dag_array_stencil_dims(dag_array *dst, dag_array *src, dag_stencil_dims dims, dag_stencil_fn f, void *user) {
+    if (!dag__stencil_check(dst, src, dims, f != NULL)) return DAG_ERR_INVALID_ARGUMENT;
     const char *why = "the point function takes and gives doubles (dag_array_stencil_kernel takes complex arrays)";
     if (!dag__not_complex(src, "dag_array_stencil", why) || !dag__not_complex(dst, "dag_array_stencil", why))
         return DAG_ERR_INVALID_ARGUMENT;
-    dag__stencil s = { f, user, NULL, radius, boundary, NULL, NULL };
+    dag__stencil s = { f, user, NULL, dims, NULL, NULL };
     return dag__stencil_run(&s, dst, src);
 }
+dag_result dag_array_stencil(dag_array *dst, dag_array *src, int radius, dag_boundary boundary, dag_stencil_fn f,
+                             void *user) {
+    return dag_array_stencil_dims(dst, src, dag__same_dims(radius, boundary), f, user);
+}
 
-dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
-                                  dag_boundary boundary) {
+dag_result dag_array_stencil_dims_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, dag_stencil_dims dims) {
     if (!kernel || !kernel->kernel || kernel->num_params != 7) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: %s is not a DAG_KERNEL of six parameters "
                 "(rows, ld, r0, c0, x, y)", kernel ? kernel->name : "NULL");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    if (!dag__stencil_check(dst, src, radius, boundary, true)) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__stencil_check(dst, src, dims, true)) return DAG_ERR_INVALID_ARGUMENT;
     if (dst->type != src->type) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_stencil_kernel: dst and src need one element type "
                 "(the kernel's T)");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    dag__stencil s = { NULL, NULL, kernel, radius, boundary, NULL, NULL };
+    dag__stencil s = { NULL, NULL, kernel, dims, NULL, NULL };
     return dag__stencil_run(&s, dst, src);
+}
+dag_result dag_array_stencil_desc(const dag_task_desc *kernel, dag_array *dst, dag_array *src, int radius,
+                                  dag_boundary boundary) {
+    return dag_array_stencil_dims_desc(kernel, dst, src, dag__same_dims(radius, boundary));
 }
 
 

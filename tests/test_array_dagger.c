@@ -2032,6 +2032,142 @@ TEST(stencil_invalid_neighbourhood_distances_are_refused) {
     dag_array_free(A), dag_array_free(B);
 }
 
+/* The sum over the neighbourhood of radius (u[0], u[1]) (rows, columns) */
+static double sum_box(const double *x, int64_t ld, int64_t r, int64_t c, void *u) {
+    (void)r, (void)c;
+    const int *rad = (const int *)u;
+    double s = 0;
+    for (int j = -rad[1]; j <= rad[1]; j++)
+        for (int i = -rad[0]; i <= rad[0]; i++) s += x[i + j * ld];
+    return s;
+}
+/* A 3 x 3 sum over reshape(1:16, 4, 4) in Blocks(2, 2) with a boundary per dimension, against the
+   testset's loop: row index and sign from rows(i), column's from cols(j) (0 index: the padded 0) */
+typedef int (*index_map)(int i, int n, int *sign);
+static int wrap_index(int i, int n, int *sign) { (void)sign; return ((i % n) + n) % n; }
+static int pad_index(int i, int n, int *sign) { (void)sign; return i < 0 || i >= n ? -1 : i; }
+static int clamp_index(int i, int n, int *sign) { (void)sign; return i < 0 ? 0 : i >= n ? n - 1 : i; }
+static int reflect_index(int i, int n, int *sign) { (void)sign; return i < 0 ? -i - 1 : i >= n ? 2 * n - 1 - i : i; }
+static int antireflect_index(int i, int n, int *sign) {
+    if (i < 0 || i >= n) *sign = -*sign;
+    return reflect_index(i, n, sign);
+}
+static void mixed_case(dag_boundary rows_b, dag_boundary cols_b, index_map rows, index_map cols) {
+    z64 a[16];
+    for (int k = 0; k < 16; k++) a[k] = k + 1;
+    dag_array *A = to_array(DAG_I64, 4, 4, dag_blocks(2, 2), a), *B = dag_array_zeros(DAG_I64, 4, 4, dag_blocks(2, 2));
+    int rad[2] = { 1, 1 };
+    CHECK_EQ_INT(dag_array_stencil_dims(B, A, (dag_stencil_dims){ { 1, 1 }, { rows_b, cols_b } }, sum_box, rad), DAG_OK);
+    z64 *b = collect(B);
+    int bad = 0;
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            long want = 0;
+            for (int dj = -1; dj <= 1; dj++)
+                for (int di = -1; di <= 1; di++) {
+                    int sign = 1, ni = rows(i + di, 4, &sign), nj = cols(j + dj, 4, &sign);
+                    want += ni < 0 || nj < 0 ? 0 : sign * (long)creal(a[ni + nj * 4]);
+                }
+            bad += b[i + j * 4] != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+    free(b);
+    dag_array_free(A), dag_array_free(B);
+}
+/* "Mixed boundary conditions": (Wrap(), Pad(0)) */
+TEST(stencil_mixed_boundaries_wrap_and_pad) { mixed_case(dag_boundary_periodic(), dag_boundary_fixed(0), wrap_index, pad_index); }
+/* "Mixed boundary conditions (Clamp, Reflect)": Clamp() along the rows, Reflect(true) along the columns */
+TEST(stencil_mixed_boundaries_clamp_and_reflect) {
+    mixed_case(dag_boundary_clamp(), dag_boundary_reflect(), clamp_index, reflect_index);
+}
+/* "Mixed boundary conditions (Wrap, AntiReflect)": periodic rows, a wall along the columns */
+TEST(stencil_mixed_boundaries_wrap_and_antireflect) {
+    mixed_case(dag_boundary_periodic(), dag_boundary_antireflect(), wrap_index, antireflect_index);
+}
+/* "LinearExtrapolate boundary": [2, 4, 6, 8] (Float32) in Blocks(2), radius 1: [6, 12, 18, 24]; and the
+   commented-out 2-D testset's rule (extrapolation along the rows first, the column clamped) on
+   reshape(1:16, 4, 4) in Blocks(2, 2), with the point function and a DAG_KERNEL alike */
+DAG_KERNEL(box3_f64, ((long, rows), (long, ld), (long, r0), (long, c0), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    size_t k = DAG_INDEX();
+    long i = (long)(k % (size_t)rows), j = (long)(k / (size_t)rows);
+    double s = 0;
+    for (long dj = -1; dj <= 1; dj++)
+        for (long di = -1; di <= 1; di++) s += x[(i + 1 + di) + (j + 1 + dj) * ld];
+    y[k] = s;
+    (void)r0, (void)c0;
+)
+TEST(stencil_linear_extrapolation_boundary) {
+    z64 v[4] = { 2, 4, 6, 8 };
+    dag_array *A = to_array(DAG_F32, 4, 1, dag_blocks(2, 1), v), *B = dag_array_zeros(DAG_F32, 4, 1, dag_blocks(2, 1));
+    int rad[2] = { 1, 0 };
+    CHECK_EQ_INT(dag_array_stencil_dims(B, A, (dag_stencil_dims){ { 1, 0 }, { dag_boundary_linear(), dag_boundary_linear() } },
+                                        sum_box, rad), DAG_OK);
+    z64 *b = collect(B);
+    CHECK(b[0] == 6 && b[1] == 12 && b[2] == 18 && b[3] == 24);
+    free(b);
+    dag_array_free(A), dag_array_free(B);
+    z64 a[16], want[16];
+    for (int k = 0; k < 16; k++) a[k] = k + 1;
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double sum = 0;
+            for (int di = -1; di <= 1; di++)
+                for (int dj = -1; dj <= 1; dj++) {
+                    int ni = i + di, nj = j + dj, cj = nj < 0 ? 0 : nj > 3 ? 3 : nj;
+                    double val;
+                    if (ni < 0) val = creal(a[0 + cj * 4]) + (creal(a[1 + cj * 4]) - creal(a[0 + cj * 4])) * ni;
+                    else if (ni > 3) val = creal(a[3 + cj * 4]) + (creal(a[3 + cj * 4]) - creal(a[2 + cj * 4])) * (ni - 3);
+                    else if (nj < 0) val = creal(a[ni]) + (creal(a[ni + 4]) - creal(a[ni])) * nj;
+                    else if (nj > 3) val = creal(a[ni + 12]) + (creal(a[ni + 12]) - creal(a[ni + 8])) * (nj - 3);
+                    else val = creal(a[ni + nj * 4]);
+                    sum += val;
+                }
+            want[i + j * 4] = sum;
+        }
+    for (int kernel = 0; kernel < 2; kernel++) {
+        A = to_array(DAG_F64, 4, 4, dag_blocks(2, 2), a), B = dag_array_zeros(DAG_F64, 4, 4, dag_blocks(2, 2));
+        int r2[2] = { 1, 1 };
+        CHECK_EQ_INT(kernel ? dag_array_stencil_kernel(box3_f64, B, A, 1, dag_boundary_linear())
+                            : dag_array_stencil(B, A, 1, dag_boundary_linear(), sum_box, r2), DAG_OK);
+        b = collect(B);
+        CHECK_EQ_INT(count_diff(b, want, 16), 0);
+        free(b);
+        dag_array_free(A), dag_array_free(B);
+    }
+}
+/* "Tuple neighborhood distance: 1D with distance (2,)": [1..6] in Blocks(2), radius 2, wrapping:
+   [17, 16, 15, 20, 19, 18]; "2D with distance (1, 2)": reshape(1:12, 3, 4) in Blocks(1, 2), wrapping */
+TEST(stencil_a_radius_per_dimension) {
+    z64 v[6] = { 1, 2, 3, 4, 5, 6 };
+    dag_array *A = to_array(DAG_I64, 6, 1, dag_blocks(2, 1), v), *B = dag_array_zeros(DAG_I64, 6, 1, dag_blocks(2, 1));
+    int rad[2] = { 2, 0 };
+    CHECK_EQ_INT(dag_array_stencil_dims(B, A, (dag_stencil_dims){ { 2, 0 }, { dag_boundary_periodic(), dag_boundary_periodic() } },
+                                        sum_box, rad), DAG_OK);
+    z64 *b = collect(B);
+    static const int want1[6] = { 17, 16, 15, 20, 19, 18 };
+    for (int i = 0; i < 6; i++) CHECK(b[i] == want1[i]);
+    free(b);
+    dag_array_free(A), dag_array_free(B);
+    z64 a[12];
+    for (int k = 0; k < 12; k++) a[k] = k + 1;
+    A = to_array(DAG_I64, 3, 4, dag_blocks(1, 2), a), B = dag_array_zeros(DAG_I64, 3, 4, dag_blocks(1, 2));
+    int rad2[2] = { 1, 2 };
+    CHECK_EQ_INT(dag_array_stencil_dims(B, A, (dag_stencil_dims){ { 1, 2 }, { dag_boundary_periodic(), dag_boundary_periodic() } },
+                                        sum_box, rad2), DAG_OK);
+    b = collect(B);
+    int bad = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+            long want = 0;
+            for (int di = -1; di <= 1; di++)
+                for (int dj = -2; dj <= 2; dj++) want += (long)creal(a[(i + di + 3) % 3 + ((j + dj + 4) % 4) * 3]);
+            bad += b[i + j * 3] != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+    free(b);
+    dag_array_free(A), dag_array_free(B);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -2127,6 +2263,11 @@ int main(void) {
     RUN(stencil_update_operators);
     RUN(stencil_pad_boundary_with_a_non_zero_value);
     RUN(stencil_invalid_neighbourhood_distances_are_refused);
+    RUN(stencil_mixed_boundaries_wrap_and_pad);
+    RUN(stencil_mixed_boundaries_clamp_and_reflect);
+    RUN(stencil_mixed_boundaries_wrap_and_antireflect);
+    RUN(stencil_linear_extrapolation_boundary);
+    RUN(stencil_a_radius_per_dimension);
     dag_shutdown();
     return test_summary();
 }

@@ -916,6 +916,122 @@ TEST(a_stencil_kernel_gives_the_point_functions_steps) {
     dag_array_free(a), dag_array_free(b), dag_array_free(f);
 }
 
+/* A radius and a boundary per dimension against the rules as dag_array.h states them, computed here
+   element by element: random shapes, tilings, radii 0 to 2 per dimension and every boundary kind per
+   dimension (a fixed one's value wins at a corner, rows first; a linear one extrapolates along the rows
+   with the column clamped, else along the columns; each antireflect or antimirror crossed flips the sign),
+   the C function and a DAG_KERNEL of radius (1, 2); a call is refused exactly when the rules say so */
+static double weighted_box(const double *x, int64_t ld, int64_t r, int64_t c, void *u) {
+    (void)r, (void)c;
+    const int *rad = (const int *)u;
+    double s = 0;
+    for (int j = -rad[1]; j <= rad[1]; j++)
+        for (int i = -rad[0]; i <= rad[0]; i++) s += x[i + j * ld] * (1 + 0.25 * (i + 2) + 0.0625 * (j + 2));
+    return s;
+}
+DAG_KERNEL(weighted_box12, ((long, rows), (long, ld), (long, r0), (long, c0), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    size_t k = DAG_INDEX();
+    long i = (long)(k % (size_t)rows), j = (long)(k / (size_t)rows);
+    double s = 0;
+    for (long dj = -2; dj <= 2; dj++)
+        for (long di = -1; di <= 1; di++) s += x[(i + 1 + di) + (j + 2 + dj) * ld] * (1 + 0.25 * (double)(di + 2) + 0.0625 * (double)(dj + 2));
+    y[k] = s;
+    (void)r0, (void)c0;
+)
+static bool maps_kind(dag_boundary_kind k) { return k >= DAG_BOUNDARY_CLAMP && k <= DAG_BOUNDARY_LINEAR; }
+static int ref_index(dag_boundary_kind k, int g, int n) {
+    if (g >= 0 && g < n) return g;
+    switch (k) {
+    case DAG_BOUNDARY_PERIODIC: return ((g % n) + n) % n;
+    case DAG_BOUNDARY_CLAMP: case DAG_BOUNDARY_LINEAR: return g < 0 ? 0 : n - 1;
+    case DAG_BOUNDARY_REFLECT: case DAG_BOUNDARY_ANTIREFLECT: return g < 0 ? -g - 1 : 2 * n - 1 - g;
+    default: return g < 0 ? -g : 2 * n - 2 - g;
+    }
+}
+static double ref_ghost(const double *a, int rows, int cols, const dag_boundary *b, int g, int h) {
+    bool og = g < 0 || g >= rows, oh = h < 0 || h >= cols;
+    if (og && !maps_kind(b[0].kind) && b[0].kind != DAG_BOUNDARY_PERIODIC) return b[0].value;
+    if (oh && !maps_kind(b[1].kind) && b[1].kind != DAG_BOUNDARY_PERIODIC) return b[1].value;
+    int gi = ref_index(b[0].kind, g, rows), hj = ref_index(b[1].kind, h, cols);
+    double sign = 1;
+    if (og && (b[0].kind == DAG_BOUNDARY_ANTIREFLECT || b[0].kind == DAG_BOUNDARY_ANTIMIRROR)) sign = -sign;
+    if (oh && (b[1].kind == DAG_BOUNDARY_ANTIREFLECT || b[1].kind == DAG_BOUNDARY_ANTIMIRROR)) sign = -sign;
+    double edge = a[gi + hj * rows];
+    if (og && b[0].kind == DAG_BOUNDARY_LINEAR) {
+        int k = g < 0 ? -g : g - (rows - 1);
+        return sign * (edge + k * (edge - a[gi + (g < 0 ? 1 : -1) + hj * rows]));
+    }
+    if (oh && b[1].kind == DAG_BOUNDARY_LINEAR) {
+        int k = h < 0 ? -h : h - (cols - 1);
+        return sign * (edge + k * (edge - a[gi + (hj + (h < 0 ? 1 : -1)) * rows]));
+    }
+    return sign * edge;
+}
+TEST(a_radius_and_a_boundary_per_dimension_follow_the_stated_rules) {
+    dag_boundary kinds[9] = { dag_boundary_fixed(0.5), dag_boundary_periodic(), dag_boundary_clamp(), dag_boundary_reflect(),
+                              dag_boundary_mirror(), dag_boundary_antireflect(), dag_boundary_antimirror(),
+                              dag_boundary_linear(), dag_boundary_fixed(-2) };
+    unsigned seed = 7;
+    int ran = 0, refused = 0, wrong = 0;
+    for (int round = 0; round < 400; round++) {
+        seed = seed * 1103515245u + 12345u;
+        int rows = 1 + (int)(seed >> 8) % 9, cols = 1 + (int)(seed >> 14) % 9;
+        int br = 1 + (int)(seed >> 20) % 4, bc = 1 + (int)(seed >> 24) % 4;
+        bool kernel = round % 4 == 3;
+        int rad[2] = { kernel ? 1 : (int)(seed >> 27) % 3, kernel ? 2 : (int)(seed >> 29) % 3 };
+        seed = seed * 1103515245u + 12345u;
+        dag_boundary b[2] = { kinds[(seed >> 10) % 9], kinds[(seed >> 20) % 9] };
+        /* the rules for refusing */
+        bool ok = true;
+        for (int d = 0; d < 2; d++) {
+            int n = d ? cols : rows, bs = d ? bc : br, tiles = (n + bs - 1) / bs, last = n - (tiles - 1) * bs;
+            int smallest = last < bs ? last : bs;
+            dag_boundary_kind k = b[d].kind;
+            bool mirror = k == DAG_BOUNDARY_MIRROR || k == DAG_BOUNDARY_ANTIMIRROR;
+            if ((mirror || k == DAG_BOUNDARY_REFLECT || k == DAG_BOUNDARY_ANTIREFLECT) && rad[d] + mirror > n) ok = false;
+            if (k == DAG_BOUNDARY_LINEAR && rad[d] > 0 && n < 2) ok = false;
+            if ((tiles > 1 || k == DAG_BOUNDARY_PERIODIC) && rad[d] > smallest) ok = false;
+        }
+        double *h = malloc(sizeof(double) * (size_t)(rows * cols)), *got = malloc(sizeof(double) * (size_t)(rows * cols));
+        random_matrix(h, rows, cols, 300u + (unsigned)round);
+        dag_array *src = dag_array_from_host(DAG_F64, rows, cols, dag_blocks(br, bc), h, DAG_COL_MAJOR, rows);
+        dag_array *dst = dag_array_zeros(DAG_F64, rows, cols, dag_blocks(br, bc));
+        dag_stencil_dims dims = { { rad[0], rad[1] }, { b[0], b[1] } };
+        dag_result r = kernel ? dag_array_stencil_dims_kernel(weighted_box12, dst, src, dims)
+                              : dag_array_stencil_dims(dst, src, dims, weighted_box, rad);
+        if (r != (ok ? DAG_OK : DAG_ERR_INVALID_ARGUMENT)) {
+            printf("     %d x %d in %d x %d, radius (%d, %d), boundaries (%d, %d)%s: %s\n", rows, cols, br, bc, rad[0], rad[1],
+                   (int)b[0].kind, (int)b[1].kind, kernel ? ", kernel" : "", dag_result_string(r));
+            wrong++;
+        }
+        if (r == DAG_OK && ok) {
+            ran++;
+            CHECK_EQ_INT(dag_array_collect(dst, got, DAG_COL_MAJOR, rows), DAG_OK);
+            double err = 0;
+            for (int j = 0; j < cols; j++)
+                for (int i = 0; i < rows; i++) {
+                    double want = 0;
+                    for (int dj = -rad[1]; dj <= rad[1]; dj++)
+                        for (int di = -rad[0]; di <= rad[0]; di++)
+                            want += ref_ghost(h, rows, cols, b, i + di, j + dj) * (1 + 0.25 * (di + 2) + 0.0625 * (dj + 2));
+                    err = fmax(err, fabs(want - got[i + j * rows]));
+                }
+            if (err > 1e-12) {
+                printf("     %d x %d in %d x %d, radius (%d, %d), boundaries (%d, %d)%s: differs by %g\n", rows, cols, br, bc,
+                       rad[0], rad[1], (int)b[0].kind, (int)b[1].kind, kernel ? ", kernel" : "", err);
+                wrong++;
+            }
+        } else if (!ok) {
+            refused++;
+        }
+        dag_array_free(src), dag_array_free(dst);
+        free(h), free(got);
+    }
+    printf("     %d stencils ran, %d refused as the rules say\n", ran, refused);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK(ran > 150);
+}
+
 /* Boundaries of the array's own values (Dagger's Clamp, Reflect and AntiReflect): clamp, reflect and
    mirror, and the last two with the sign flipped once per dimension crossed, radius
    1 and 2, three steps against the loops, on ragged tiles, one tile, src and dst in two tilings, the C
@@ -951,9 +1067,9 @@ TEST(clamp_reflect_mirror_and_anti_boundaries_take_the_arrays_own_values_past_it
     dag_array *a = dag_array_zeros(DAG_F64, 3, 8, dag_blocks(3, 4)), *d = dag_array_similar(a);
     last_error[0] = 0;
     CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_mirror(), cross2_point, NULL), DAG_ERR_INVALID_ARGUMENT);
-    CHECK(strstr(last_error, "radius 3 is too large to mirror a 3 x 8 array (at most 2)") != NULL);
+    CHECK(strstr(last_error, "radius 3 is too large to mirror 3 rows (at most 2)") != NULL);
     CHECK_EQ_INT(dag_array_stencil(d, a, 3, dag_boundary_reflect(), cross2_point, NULL), DAG_OK);
-    CHECK_EQ_INT(dag_array_stencil(d, a, 1, (dag_boundary){ (dag_boundary_kind)(DAG_BOUNDARY_ANTIMIRROR + 2), 0 }, jacobi_point, NULL),
+    CHECK_EQ_INT(dag_array_stencil(d, a, 1, (dag_boundary){ (dag_boundary_kind)(DAG_BOUNDARY_LINEAR + 2), 0 }, jacobi_point, NULL),
                  DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "an unknown boundary kind") != NULL);
     dag_array_free(a), dag_array_free(d);
@@ -1096,7 +1212,7 @@ TEST(stencil_arguments_that_cannot_work_are_refused_by_name) {
         { va, a, 1, dag_boundary_periodic(), jacobi_point, "dst and src are one array" },
         { a, c, 1, dag_boundary_periodic(), jacobi_point, "dst is 9 x 7, src 7 x 9: they need one shape" },
         { a, b, -1, dag_boundary_periodic(), jacobi_point, "a negative radius" },
-        { a, b, 1, { (dag_boundary_kind)(DAG_BOUNDARY_ANTIMIRROR + 1), 0 }, jacobi_point, "an unknown boundary kind" },
+        { a, b, 1, { (dag_boundary_kind)(DAG_BOUNDARY_LINEAR + 1), 0 }, jacobi_point, "an unknown boundary kind" },
         { a, b, 2, dag_boundary_periodic(), jacobi_point, "radius 2 is too large for the tiles" },   /* a tile of 1 row */
         { a, b, 4, dag_boundary_fixed(0), jacobi_point, "has a tile of 1 rows" },
     };
@@ -1206,6 +1322,7 @@ int main(void) {
     RUN(a_glider_crosses_a_periodic_boundary_as_the_game_of_life_moves_it);
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
     RUN(clamp_reflect_mirror_and_anti_boundaries_take_the_arrays_own_values_past_its_edges);
+    RUN(a_radius_and_a_boundary_per_dimension_follow_the_stated_rules);
     RUN(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops);
     RUN(matrix_powers_equal_the_repeated_products_of_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
