@@ -54,7 +54,7 @@
 
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
-   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>SVD
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>SVD >>symmetry
    >>sort >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
@@ -236,6 +236,11 @@ dag_result dag_array_sum(dag_array *a, double *out);
 dag_result dag_array_min(dag_array *a, double *out);
 dag_result dag_array_max(dag_array *a, double *out);
 dag_result dag_array_dot(dag_array *a, dag_array *b, double *out);
+/* Julia's issymmetric (A == A^T) and ishermitian (A == A^H: for real
+   types the same), exactly, into *out; a matrix that is not square is
+   neither. Every element type. */
+dag_result dag_array_is_symmetric(dag_array *a, bool *out);
+dag_result dag_array_is_hermitian(dag_array *a, bool *out);
 dag_result dag_array_norm2(dag_array *a, double *out);
 
 /* dst = src (same shape) or dst = src^T (dst is src's shape transposed);
@@ -3658,6 +3663,64 @@ dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt)
     DAG_FREE(tau), DAG_FREE(host), DAG_FREE(r), DAG_FREE(ur), DAG_FREE(vh);
     return res;
 }
+
+/* >>symmetry: a task per pair of tiles (i, j), (j, i) with i <= j (square tiles: a copy where a's are not)
+   compares them element by element and writes 1 where they differ into a flags array of one element per
+   pair; the flags' sum says it (over ranks, on every rank). */
+DAG_TASK(void, dag__tile_mirror_check, (int, type), (int, conj), (int64_t, rows), (int64_t, cols), (const void *, x),
+         (int64_t, ldx), (const void *, y), (int64_t, ldy), (int32_t *, differs)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    bool cplx = dag__complex((dag_elem)type);
+    *differs = 0;
+    for (int64_t j = 0; j < cols && !*differs; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            const char *p = (const char *)x + (size_t)(i + j * ldx) * elem, *q = (const char *)y + (size_t)(j + i * ldy) * elem;
+            bool same;
+            if (!cplx) {
+                same = type == DAG_I32 || type == DAG_I64 ? memcmp(p, q, elem) == 0   /* == as Julia's: NaN differs, -0.0 does not */
+                                                          : dag__elem_get((dag_elem)type, p) == dag__elem_get((dag_elem)type, q);
+            } else {   /* by parts, the imaginary one negated for the conjugate */
+                dag__cf64 u, v;
+                dag__to_cf64((dag_elem)type, p, &u, 1);
+                dag__to_cf64((dag_elem)type, q, &v, 1);
+                same = __builtin_creal(u) == __builtin_creal(v) && __builtin_cimag(u) == (conj ? -1 : 1) * __builtin_cimag(v);
+            }
+            if (!same) {
+                *differs = 1;
+                break;
+            }
+        }
+}
+static dag_result dag__array_mirrored(dag_array *a, int conj, bool *out, const char *who) {
+    if (!out || !a) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !a ? "no array" : "out is NULL");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    *out = false;
+    if (a->rows != a->cols) return DAG_OK;
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+    dag_array *a2 = dag__lu_operand(a);
+    dag_array *flags = a2 ? dag_array_zeros(DAG_I32, a2->mt, a2->nt, dag_blocks_grid(1, 1, a2->p, a2->q)) : NULL;
+    dag_result r = DAG_ERR_OUT_OF_MEMORY;
+    if (flags) {
+        DAG_DATADEPS {
+            for (int64_t j = 0; j < a2->nt; j++)
+                for (int64_t i = 0; i <= j; i++)
+                    dag_spawn_with(DAG__NAMED(&where.cpu, "symmetry"), dag__tile_mirror_check, Val((int)a2->type), Val(conj),
+                                   Val((int64_t)DAG__R(a2, i)), Val((int64_t)DAG__C(a2, j)), In(DAG__H(a2, i, j)),
+                                   Ld(DAG__H(a2, i, j)), In(DAG__H(a2, j, i)), Ld(DAG__H(a2, j, i)), Out(DAG__H(flags, i, j)));
+        }
+        r = dag_last_region_result();
+        double differing = 0;
+        if (r == DAG_OK) r = dag_array_sum(flags, &differing);
+        if (r == DAG_OK) *out = differing == 0;
+    }
+    dag_array_free(flags);
+    return dag__operand_end(a, a2, false, r);
+}
+dag_result dag_array_is_symmetric(dag_array *a, bool *out) { return dag__array_mirrored(a, 0, out, "dag_array_is_symmetric"); }
+dag_result dag_array_is_hermitian(dag_array *a, bool *out) { return dag__array_mirrored(a, 1, out, "dag_array_is_hermitian"); }
 
 /* >>sort: each tile sorted by a task (qsort), then Batcher's bitonic network
    over the tiles with merge-split for compare-exchange: a merge-split of

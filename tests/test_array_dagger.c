@@ -855,9 +855,51 @@ TEST(mapreduce_sum_over_all_dims_and_the_scalar_sum) {
         dag_array_free(X);
     }
 }
-/* "prod": prod(X; dims, init) of rand, Float32 and Float64. (Not ported: Int32 and Int64, whose products
-   of rand overflow: Julia's wrap around modulo 2^32 or 2^64, dag_array_reduce_dims multiplies in double.) */
-TEST(mapreduce_prod_of_rand_floats_over_all_dims) { reduce_all_types(R_PROD, false, false); }
+/* "prod": prod(X; dims, init) of rand: Float32 and Float64 as the loops; Int32 and Int64, whose products of
+   rand overflow, wrap around modulo 2^32 or 2^64 exactly as Julia's */
+static int prod_wraps(dag_elem T, bool odd) {
+    int bad = 0;
+    dag_array *X = dag_array_rand(T, 100, 100, dag_blocks(10, 10), 13);
+    void *h = malloc(8 * 100 * 100);
+    CHECK_EQ_INT(dag_array_collect(X, h, DAG_COL_MAJOR, 100), DAG_OK);
+    if (odd) {   /* most products of rand are 0 modulo 2^32 (their factors of 2): odd ones wrap to other values */
+        for (int k = 0; k < 10000; k++)
+            if (T == DAG_I32) ((int32_t *)h)[k] |= 1;
+            else ((int64_t *)h)[k] |= 1;
+        dag_array_free(X);
+        X = dag_array_from_host(T, 100, 100, dag_blocks(10, 10), h, DAG_COL_MAJOR, 100);
+    }
+    int nonzero = 0;
+    for (int dims = 0; dims <= 2; dims++) {
+        dag_array *r = dag_array_reduce_dims(DAG_OP_PROD, X, dims, 1.0);
+        if (!r) { bad++; continue; }
+        int n = dims == 0 ? 1 : 100;
+        void *got = malloc(8 * (size_t)n);
+        CHECK_EQ_INT(dag_array_collect(r, got, DAG_COL_MAJOR, dims == 2 ? 100 : 1), DAG_OK);
+        for (int o = 0; o < n; o++) {
+            uint64_t want = 1;
+            for (int e = 0; e < (dims == 0 ? 10000 : 100); e++) {
+                int at = dims == 0 ? e : dims == 1 ? e + o * 100 : o + e * 100;
+                want *= T == DAG_I32 ? (uint64_t)(uint32_t)((int32_t *)h)[at] : (uint64_t)((int64_t *)h)[at];
+            }
+            bad += T == DAG_I32 ? ((int32_t *)got)[o] != (int32_t)(uint32_t)want : ((int64_t *)got)[o] != (int64_t)want;
+            nonzero += (T == DAG_I32 ? (uint32_t)want : want) != 0;
+        }
+        free(got);
+        dag_array_free(r);
+    }
+    if (odd) CHECK_EQ_INT(nonzero, 201);
+    free(h);
+    dag_array_free(X);
+    return bad;
+}
+TEST(mapreduce_prod_of_rand_over_all_dims_floats_and_wrapping_integers) {
+    reduce_all_types(R_PROD, false, false);
+    for (int odd = 0; odd < 2; odd++) {
+        CHECK_EQ_INT(prod_wraps(DAG_I32, odd), 0);
+        CHECK_EQ_INT(prod_wraps(DAG_I64, odd), 0);
+    }
+}
 /* "minimum": minimum(X; dims, init) of rand; dims=: also as dag_array_min */
 TEST(mapreduce_minimum_over_all_dims_and_the_scalar_min) {
     reduce_all_types(R_MIN, false, true);
@@ -1142,13 +1184,34 @@ static z64 *hpd(dag_elem T, int n) {
    (dag_array_potrf of a copy) has L (and so U = L') isapprox the host's, leaving A and DA as they were;
    cholesky!(DA) with DA = view(A, Blocks(32, 32)) (dag_array_wrap) writes the factor into A; and with
    A[1, 1] = -100 it fails (Dagger: @test_broken, meant as PosDefException; here
-   DAG_ERR_NOT_POSITIVE_DEFINITE). (Not ported: issymmetric and ishermitian.) */
+   DAG_ERR_NOT_POSITIVE_DEFINITE). issymmetric (real types) and ishermitian: false for rand(Blocks(4, 4), T,
+   32, 32), true for A and for the wrapped A. */
 TEST(cholesky_factor_is_the_loops_and_the_wrapped_matrix_holds_it) {
     for (int t = 0; t < 4; t++) {
         dag_elem T = lin_types[t];
         const int n = 128;
+        bool sym = true, herm = true;
+        dag_array *D = dag_array_rand(T, 32, 32, dag_blocks(4, 4), 5);
+        CHECK_EQ_INT(dag_array_is_hermitian(D, &herm), DAG_OK);
+        CHECK(!herm);
+        if (!is_complex(T)) {
+            CHECK_EQ_INT(dag_array_is_symmetric(D, &sym), DAG_OK);
+            CHECK(!sym);
+        }
+        dag_array_free(D);
         z64 *a = hpd(T, n), *lref = cholesky_ref(a, n);
         dag_array *DA = to_array(T, n, n, dag_blocks(32, 32), a), *F = dag_array_similar(DA);
+        void *wa = typed(T, a, n * n);
+        dag_array *WA = dag_array_wrap(T, n, n, dag_blocks(32, 32), wa, n);
+        for (int k = 0; k < 2; k++) {
+            herm = sym = false;
+            CHECK_EQ_INT(dag_array_is_hermitian(k ? WA : DA, &herm), DAG_OK);
+            CHECK(herm);
+            CHECK_EQ_INT(dag_array_is_symmetric(k ? WA : DA, &sym), DAG_OK);
+            CHECK(sym == !is_complex(T));   /* a complex Hermitian matrix with non-real off-diagonals is not symmetric */
+        }
+        dag_array_free(WA);
+        free(wa);
         CHECK_EQ_INT(dag_array_copy(DA, F), DAG_OK);
         CHECK_EQ_INT(dag_array_potrf(F), DAG_OK);
         z64 *f = collect(F), *da = collect(DA);
@@ -2203,7 +2266,7 @@ int main(void) {
     RUN(mapreduce_reduce_plus_over_all_dims_from_no_init_and_zero);
     RUN(mapreduce_x_plus_one_then_plus_over_all_dims);
     RUN(mapreduce_sum_over_all_dims_and_the_scalar_sum);
-    RUN(mapreduce_prod_of_rand_floats_over_all_dims);
+    RUN(mapreduce_prod_of_rand_over_all_dims_floats_and_wrapping_integers);
     RUN(mapreduce_minimum_over_all_dims_and_the_scalar_min);
     RUN(mapreduce_maximum_over_all_dims_and_the_scalar_max);
     RUN(mapreduce_extrema_as_a_minimum_and_a_maximum);

@@ -1032,6 +1032,70 @@ TEST(a_radius_and_a_boundary_per_dimension_follow_the_stated_rules) {
     CHECK(ran > 150);
 }
 
+/* is_symmetric and is_hermitian: exact, on ragged sizes in tiles that are not square (a copy in square
+   ones), integers that differ in their lowest bit only, NaN (never equal) and -0.0 (equal to 0), a
+   complex diagonal that is not real, a view, a matrix that is not square */
+TEST(symmetry_is_exact_on_every_type_and_tiling) {
+    enum { N = 11 };
+    double h[N * N];
+    random_matrix(h, N, N, 77);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < j; i++) h[j + i * N] = h[i + j * N];
+    bool yes = false, no = true;
+    dag_elem types[3] = { DAG_F64, DAG_F32, DAG_I64 };
+    for (int t = 0; t < 3; t++) {
+        int64_t big[N * N];
+        float f[N * N];
+        for (int k = 0; k < N * N; k++) big[k] = (int64_t)(h[k] * 1e6) * 1000003 + ((int64_t)1 << 60), f[k] = (float)h[k];
+        const void *src = types[t] == DAG_F64 ? (const void *)h : types[t] == DAG_F32 ? (const void *)f : (const void *)big;
+        dag_array *a = dag_array_from_host(types[t], N, N, dag_blocks(4, 3), src, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_is_symmetric(a, &yes), DAG_OK);
+        CHECK(yes);
+        CHECK_EQ_INT(dag_array_is_hermitian(a, &yes), DAG_OK);
+        CHECK(yes);
+        dag_array_free(a);
+        if (types[t] == DAG_I64) big[2 + 7 * N] ^= 1;   /* one bit off, where a double could not tell */
+        else if (types[t] == DAG_F64) h[2 + 7 * N] = NAN, h[7 + 2 * N] = NAN;
+        else f[3 + 3 * N] = NAN;
+        a = dag_array_from_host(types[t], N, N, dag_blocks(4, 3), src, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_is_symmetric(a, &no), DAG_OK);
+        CHECK(!no);
+        dag_array_free(a);
+        if (types[t] == DAG_F64) h[2 + 7 * N] = 0.0, h[7 + 2 * N] = -0.0;
+    }
+    dag_array *a = dag_array_from_host(DAG_F64, N, N, dag_blocks(5, 5), h, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_is_symmetric(a, &yes), DAG_OK);
+    CHECK(yes);   /* -0.0 == 0.0 */
+    dag_array *v = dag_array_view(a, 1, 6, 1, 6), *w = dag_array_view(a, 1, 6, 2, 6), *r = dag_array_view(a, 0, 4, 0, 6);
+    CHECK_EQ_INT(dag_array_is_symmetric(v, &yes), DAG_OK);
+    CHECK(yes);
+    CHECK_EQ_INT(dag_array_is_symmetric(w, &no), DAG_OK);
+    CHECK(!no);
+    no = true;
+    CHECK_EQ_INT(dag_array_is_hermitian(r, &no), DAG_OK);   /* 4 x 6: neither */
+    CHECK(!no);
+    dag_array_free(v), dag_array_free(w), dag_array_free(r), dag_array_free(a);
+    double c[2 * N * N];   /* Hermitian: c(j, i) = conj(c(i, j)), a real diagonal */
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i <= j; i++) {
+            c[2 * (i + j * N)] = c[2 * (j + i * N)] = h[i + j * N];
+            c[2 * (i + j * N) + 1] = i == j ? 0 : h[j + i * N] + 1;
+            c[2 * (j + i * N) + 1] = i == j ? 0 : -(h[j + i * N] + 1);
+        }
+    dag_array *z = dag_array_from_host(DAG_CF64, N, N, dag_blocks(3, 4), c, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_is_hermitian(z, &yes), DAG_OK);
+    CHECK(yes);
+    CHECK_EQ_INT(dag_array_is_symmetric(z, &no), DAG_OK);
+    CHECK(!no);
+    dag_array_free(z);
+    c[2 * (4 + 4 * N) + 1] = 0.5;   /* a diagonal that is not real */
+    z = dag_array_from_host(DAG_CF64, N, N, dag_blocks(3, 4), c, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_is_hermitian(z, &no), DAG_OK);
+    CHECK(!no);
+    dag_array_free(z);
+    CHECK_EQ_INT(dag_array_is_hermitian(NULL, &no), DAG_ERR_INVALID_ARGUMENT);
+}
+
 /* Boundaries of the array's own values (Dagger's Clamp, Reflect and AntiReflect): clamp, reflect and
    mirror, and the last two with the sign flipped once per dimension crossed, radius
    1 and 2, three steps against the loops, on ragged tiles, one tile, src and dst in two tilings, the C
@@ -1323,6 +1387,7 @@ int main(void) {
     RUN(a_stencil_kernel_gives_the_point_functions_steps);
     RUN(clamp_reflect_mirror_and_anti_boundaries_take_the_arrays_own_values_past_its_edges);
     RUN(a_radius_and_a_boundary_per_dimension_follow_the_stated_rules);
+    RUN(symmetry_is_exact_on_every_type_and_tiling);
     RUN(mean_var_and_std_of_the_whole_array_and_along_dims_equal_the_loops);
     RUN(matrix_powers_equal_the_repeated_products_of_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
