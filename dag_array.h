@@ -3318,15 +3318,22 @@ static bool dag__qr_init(dag__qr *qr, dag_array *a, dag__array_where *where) {
     return false;
 }
 
-/* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
-static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
-    dag__array_where where = dag__array_where_for(who, a);
-    if (where.status) return where.status;
+/* Where the tasks run (placed by `placed`'s tiles) and the steps' workspaces of a: both QR drivers' start. */
+static dag_result dag__qr_start(dag__qr *qr, dag__array_where *where, dag_array *a, const dag_array *placed, const char *who) {
+    *where = dag__array_where_for(who, placed);
+    if (where->status) return where->status;
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
 #endif
+    return dag__qr_init(qr, a, where) ? DAG_OK : DAG_ERR_OUT_OF_MEMORY;
+}
+
+/* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
+static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
+    dag__array_where where;
     dag__qr qr;
-    if (!dag__qr_init(&qr, a, &where)) return DAG_ERR_OUT_OF_MEMORY;
+    dag_result started = dag__qr_start(&qr, &where, a, a, who);
+    if (started != DAG_OK) return started;
     dag_array *w[4] = { dag__qr_rows(&qr, a), dag__qr_rows(&qr, a), b ? dag__qr_rows(&qr, b) : NULL, b ? dag__qr_rows(&qr, b) : NULL };
     dag_result r = DAG_ERR_OUT_OF_MEMORY;
     if (w[0] && w[1] && (!b || (w[2] && w[3]))) {
@@ -3355,13 +3362,10 @@ dag_result dag_array_geqrf(dag_array *a, void *tau) {
    tiles as in the factorisation (dag__qr_apply, dag__qr_apply_right); the product runs its steps first to
    last (Q^H from the left, Q from the right) or last to first. */
 static dag_result dag__qr_q_run(int right, int trans, dag_array *a, const void *tau, dag_array *c, const char *who) {
-    dag__array_where where = dag__array_where_for(who, c);
-    if (where.status) return where.status;
-#if defined(DAG_ARRAY_CBLAS)
-    DAG__BLAS_ONE_THREAD();
-#endif
+    dag__array_where where;
     dag__qr qr;
-    if (!dag__qr_init(&qr, a, &where)) return DAG_ERR_OUT_OF_MEMORY;
+    dag_result started = dag__qr_start(&qr, &where, a, c, who);
+    if (started != DAG_OK) return started;
     int64_t kmin = dag__imin(a->rows, a->cols), nb = qr.nb;
     dag_array *taus = dag_array_from_host(a->type, kmin, 1, dag_blocks_grid(nb, 1, a->p, a->q), tau, DAG_COL_MAJOR, kmin);
     dag_array *w[2];   /* left: a tile row per grid row of ranks; right: a tile column per grid column */

@@ -1492,49 +1492,36 @@ static z64 *q_times(const qr_case *c, int right, int trans, const z64 *x, int xm
     int r, k;
     return right ? matmul(x, xm, xn, 0, c->q, c->m, c->m, trans, &r, &k) : matmul(c->q, c->m, c->m, trans, x, xm, xn, 0, &r, &k);
 }
-/* "pormqr! side=$side trans=$trans" and "lmul!/rmul!" on a DMatrix: Q C, Q' C (C 128 x 64) and C Q, C Q'
-   (C 64 x 128) for A 128 x 128 in Blocks(32, 32), within res < 2 (pormqr!'s) and rtol sqrt(eps) (lmul!'s) */
-TEST(qr_q_applied_from_either_side_with_and_without_adjoint) {
+/* Q C, Q' C (C 128 x 64) and C Q, C Q' (C 64 x 128) for A 128 x 128 in Blocks(32, 32), C an array of its
+   own or the caller's matrix (a wrap): within res < 2 (pormqr!'s measure) and rtol sqrt(eps) (lmul!'s) */
+static void q_applied_cases(bool host_matrix) {
     for (int t = 0; t < 2; t++) {
         dag_elem T = t ? DAG_CF64 : DAG_F64;
         qr_case f = qr_factor(T, 128, 128, dag_blocks(32, 32));
         for (int right = 0; right < 2; right++)
             for (int trans = 0; trans < 2; trans++) {
                 int cm = right ? 64 : 128, cn = right ? 128 : 64;
-                z64 *c = host_rand(T, cm, cn), *want = q_times(&f, right, trans, c, cm, cn);
-                dag_array *dc = to_array(T, cm, cn, dag_blocks(32, 32), c);
+                z64 *c = host_rand(T, cm, cn), *want = q_times(&f, right, trans, c, cm, cn), *got;
+                void *host = typed(T, c, cm * cn);
+                dag_array *dc = host_matrix ? dag_array_wrap(T, cm, cn, dag_blocks(32, 32), host, cm)
+                                            : to_array(T, cm, cn, dag_blocks(32, 32), c);
                 CHECK_EQ_INT(dag_array_ormqr(right, trans, f.da, f.tau, dc), DAG_OK);
-                z64 *got = collect(dc);
+                got = host_matrix ? untyped(T, host, cm * cn) : collect(dc);
+                dag_array_free(dc);
+                CHECK(approx(got, want, cm * cn, default_rtol(T)));
                 for (int i = 0; i < cm * cn; i++) got[i] -= want[i];
                 double res = opnorm1(got, cm, cn) / (opnorm1(want, cm, cn) * 128 * DBL_EPSILON);
                 if (res >= 2) printf("     %s right %d trans %d: res %.2f\n", type_name(T), right, trans, res);
                 CHECK(res < 2);
-                free(c), free(want), free(got);
-                dag_array_free(dc);
+                free(c), free(want), free(got), free(host);
             }
         qr_case_free(&f);
     }
 }
-/* "lmul!/rmul!" on dense matrices: Q B, Q' B, B Q, B Q' applied to the caller's own matrix (a wrap) */
-TEST(qr_q_applied_to_a_host_matrix_in_place) {
-    for (int t = 0; t < 2; t++) {
-        dag_elem T = t ? DAG_CF64 : DAG_F64;
-        qr_case f = qr_factor(T, 128, 128, dag_blocks(32, 32));
-        for (int right = 0; right < 2; right++)
-            for (int trans = 0; trans < 2; trans++) {
-                int cm = right ? 64 : 128, cn = right ? 128 : 64;
-                z64 *b = host_rand(T, cm, cn), *want = q_times(&f, right, trans, b, cm, cn);
-                void *host = typed(T, b, cm * cn);
-                dag_array *w = dag_array_wrap(T, cm, cn, dag_blocks(32, 32), host, cm);
-                CHECK_EQ_INT(dag_array_ormqr(right, trans, f.da, f.tau, w), DAG_OK);
-                dag_array_free(w);
-                z64 *got = untyped(T, host, cm * cn);
-                CHECK(approx(got, want, cm * cn, default_rtol(T)));
-                free(b), free(want), free(host), free(got);
-            }
-        qr_case_free(&f);
-    }
-}
+/* "pormqr! side=$side trans=$trans" and "lmul!/rmul!" on a DMatrix */
+TEST(qr_q_applied_from_either_side_with_and_without_adjoint) { q_applied_cases(false); }
+/* "lmul!/rmul!" on dense matrices: Q B, Q' B, B Q, B Q' applied to the caller's own matrix in place */
+TEST(qr_q_applied_to_a_host_matrix_in_place) { q_applied_cases(true); }
 /* "Scalar * Q": Q s, s Q, Q' s, s Q' for A 64 x 64: op(Q) formed (ormqr of the identity), then scaled */
 TEST(qr_q_times_a_scalar) {
     for (int t = 0; t < 2; t++) {
