@@ -4498,8 +4498,12 @@ static inline dag_task dag__value_handle_of(const dag__task *t) {
     default: memcpy(&h.ptr, t->result, t->desc->result_size); break;
     }
     h.gen = (uint32_t)t->desc->result_size | (uint32_t)t->desc->result_tag << 8;
-    h.bits = 1u | DAG__VALUE_HANDLE;
+    h.bits = 1u | DAG__VALUE_HANDLE | (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK) << 1;
     return h;
+}
+/* A held result from an earlier set-up is stale, as every handle of one is */
+static inline bool dag__value_current(dag_task h) {
+    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK);
 }
 
 /* >>undeferred: tasks that run inside their spawn */
@@ -5026,6 +5030,7 @@ static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, 
 
 /* A Fut of a handle that carries its result: the result passes as a value. */
 static DAG__NOINLINE int dag__future_value(dag_task h, const dag__param *p, void *slot, dag__spawn_args *sa) {
+    if (!dag__value_current(h)) return DAG_ERR_STALE_HANDLE;
     if (!dag__value_fits(p, dag__value_tag(h), dag__value_size(h)))
         return dag__future_mismatch(NULL, dag__value_tag(h), dag__value_size(h), p, sa);
     dag__convert(slot, (int)p->tag, p->size, &h.ptr, dag__value_tag(h), dag__value_size(h));
@@ -5657,7 +5662,9 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
 }
 
 /* dag_fetch of a handle that carries its result */
+static dag_result dag__stale(const char *call);
 static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
+    if (DAG__UNLIKELY(!dag__value_current(h))) return dag__stale("dag_fetch");
     if (DAG__UNLIKELY(size != dag__value_size(h) || !out))
         return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
                                     out ? size : 0, dag__value_size(h));

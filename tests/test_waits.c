@@ -540,6 +540,11 @@ TEST(small_results_of_tasks_run_inside_their_spawn_live_in_their_handles_on_ever
         /* a million never fetched, on the main thread and in a task: no record stays */
         for (int i = 0; i < 1000000; i++) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
         CHECK(dag_get_stats().tasks_live < 64);
+        t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(2));
+        dag_shutdown();
+        setup_threads(threads);   /* a held result from an earlier set-up is stale, as any handle of one */
+        CHECK_EQ_INT(dag_fetch(t, &got), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_wait(dag_spawn(fj_add_one, Fut(t))), DAG_ERR_STALE_HANDLE);
         dag_shutdown();
     }
 }
