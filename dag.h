@@ -658,6 +658,7 @@ typedef struct dag_task_desc {
     size_t result_size;     /* 0 for void */
     int result_tag;
     const dag_kernel_source *kernel;   /* DAG_KERNEL launches: may run on a device */
+    uint32_t result_pointee;           /* a pointer result: what it points to (a parameter's pointee); 0 otherwise */
 } dag_task_desc;
 
 typedef enum dag_region_kind {
@@ -874,8 +875,20 @@ static inline dag_arg dag__arg_future(dag_task t) {
 
 /* >>macros */
 #define DAG__EXPAND(...) __VA_ARGS__
-#define DAG__PROBE_void ~, 1,
-#define DAG__IS_VOID(t) DAG__SECOND_X(DAG__PROBE_##t, 0, ~)
+/* Whether a return type is void itself (1) and not void *, void const * or another type (0): its first
+   token pasted onto DAG__VOID_ERASED_ leaves nothing of `void` alone (Gustedt's test for an empty
+   argument, which holds for any tokens a type can have after it). */
+#define DAG__VOID_ERASED_void
+#define DAG__IS_VOID(t) DAG__IS_EMPTY(DAG__CAT(DAG__VOID_ERASED_, t))
+#define DAG__ARG16(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, ...) _15
+#define DAG__HAS_COMMA(...) DAG__ARG16(__VA_ARGS__, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, ~)
+#define DAG__COMMA_IF_CALLED(...) ,
+#define DAG__IS_EMPTY(...) \
+    DAG__IS_EMPTY_(DAG__HAS_COMMA(__VA_ARGS__), DAG__HAS_COMMA(DAG__COMMA_IF_CALLED __VA_ARGS__), \
+                   DAG__HAS_COMMA(__VA_ARGS__()), DAG__HAS_COMMA(DAG__COMMA_IF_CALLED __VA_ARGS__()))
+#define DAG__IS_EMPTY_(a, b, c, d) DAG__HAS_COMMA(DAG__PASTE5(DAG__EMPTY_CASE_, a, b, c, d))
+#define DAG__PASTE5(a, b, c, d, e) a##b##c##d##e
+#define DAG__EMPTY_CASE_0001 ,
 #define DAG__IF_0(a, b) b
 #define DAG__IF_1(a, b) a
 #define DAG__IF_VOID(t) DAG__CAT(DAG__IF_, DAG__IS_VOID(t))
@@ -978,7 +991,8 @@ extern "C" {
     static const dag__param name##__params[] = DAG__EXPAND params; \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
         #name, name##__run, n, name##__params, sizeof(name##__args), \
-        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)), 0 }; \
+        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)), 0, \
+        DAG__IF_VOID(ret)(0u, (uint32_t)DAG__POINTEE_OF_TYPE(ret)) }; \
     static ret name(DAG__EXPAND proto)
 
 #ifdef __cplusplus
@@ -2805,8 +2819,9 @@ typedef struct dag__kept {
     uintptr_t key;            /* the record's address; its low 6 bits (records are
                                  64-byte aligned): the result's type tag, and 32 if it failed */
     uint32_t gen;
-    uint32_t size : 31;       /* the result's bytes (an int status if it failed) */
+    uint32_t size : 30;       /* the result's bytes (an int status if it failed) */
     uint32_t keep : 1;        /* keep_results: dag_fetch leaves it */
+    uint32_t pointer : 1;     /* the result is a pointer (Fut passes it only into a pointer) */
     unsigned char bytes[];
 } dag__kept;
 enum { DAG__KEPT_FAILED = 32, DAG__KEPT_TAG = 31 };
@@ -2822,8 +2837,9 @@ static void dag__keep(dag__task *t) {
     dag__kept *k = (dag__kept *)dag__xmalloc(sizeof *k + size);
     k->key = (uintptr_t)t | (uintptr_t)(t->desc->result_tag & DAG__KEPT_TAG) | (status ? DAG__KEPT_FAILED : 0);
     k->gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
-    k->size = size & 0x7fffffffu;
+    k->size = size & 0x3fffffffu;
     k->keep = (t->flags & DAG__TF_KEEP) != 0;
+    k->pointer = t->desc->result_pointee != 0;
     if (status) memcpy(k->bytes, &status, sizeof status);
     else memcpy(k->bytes, dag__result_of(t), size);
     dag__mutex_lock(&dag__g.kept_lock);
@@ -2854,7 +2870,7 @@ static void dag__keep(dag__task *t) {
    (DAG__KEPT_READ), removed (DAG__KEPT_DROP: dag_release), or removed when
    it was a value fetched whole without keep_results (DAG__KEPT_TAKE:
    dag_fetch). Returns false when the handle's result is not kept. */
-typedef struct dag__kept_view { int status, tag; uint32_t size, keep; } dag__kept_view;
+typedef struct dag__kept_view { int status, tag; uint32_t size, keep, pointer; } dag__kept_view;
 enum { DAG__KEPT_READ, DAG__KEPT_DROP, DAG__KEPT_TAKE };
 static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, int how) {
     if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & DAG__EPOCH_MASK)) return false;
@@ -2869,6 +2885,7 @@ static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_
             v->tag = (int)(k->key & DAG__KEPT_TAG);
             v->size = k->size;
             v->keep = k->keep;
+            v->pointer = k->pointer;
             v->status = 0;
             if (k->key & DAG__KEPT_FAILED) memcpy(&v->status, k->bytes, sizeof v->status);
             else if (out && out_size <= k->size) memcpy(out, k->bytes, out_size);
@@ -4488,7 +4505,8 @@ static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
    if(0) costs a call; so does this). Every fetch of it gives the result. */
 static inline bool dag__value_handle(dag_task h) { return (h.bits & DAG__VALUE_HANDLE) != 0; }
 static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
-static inline int dag__value_tag(dag_task h) { return (int)(h.gen >> 8); }
+static inline int dag__value_tag(dag_task h) { return (int)((h.gen >> 8) & 0xffu); }
+static inline uint32_t dag__value_pointee(dag_task h) { return h.gen >> 16 ? DAG__ANY_POINTEE : 0; }
 static inline dag_task dag__value_handle_of(const dag__task *t) {
     dag_task h;
     h.ptr = NULL;
@@ -4497,7 +4515,7 @@ static inline dag_task dag__value_handle_of(const dag__task *t) {
     case 4: memcpy(&h.ptr, t->result, 4); break;
     default: memcpy(&h.ptr, t->result, t->desc->result_size); break;
     }
-    h.gen = (uint32_t)t->desc->result_size | (uint32_t)t->desc->result_tag << 8;
+    h.gen = (uint32_t)t->desc->result_size | (uint32_t)t->desc->result_tag << 8 | (uint32_t)(t->desc->result_pointee != 0) << 16;
     h.bits = 1u | DAG__VALUE_HANDLE | (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK) << 1;
     return h;
 }
@@ -4772,8 +4790,11 @@ static const char *dag__tag_name(int tag) {
 }
 /* A number converts into a number, as in a C call; anything else (a struct,
    a pointer) only into a parameter that is no number either, of its size. */
-static bool dag__value_fits(const dag__param *p, int tag, size_t size) {
-    return p->tag && tag ? true : !p->tag && !tag && p->size == size;
+/* A result of type tag and size (pointee: it is a pointer, 0: it is not) passed for p: a number converts
+   into a number; else the bytes go as they are, a pointer's into a pointer, a struct's into a struct of
+   its size (a struct's bytes are no address) */
+static bool dag__value_fits(const dag__param *p, int tag, size_t size, uint32_t pointee) {
+    return p->tag && tag ? true : !p->tag && !tag && p->size == size && !p->pointee == !pointee;
 }
 
 /* Fut of a task whose region has ended: its kept result, converted into the
@@ -4787,7 +4808,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
         atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
         return DAG_OK;
     }
-    if (!dag__value_fits(p, v.tag, v.size)) return DAG_ERR_ARG_TYPE;
+    if (!dag__value_fits(p, v.tag, v.size, v.pointer ? DAG__ANY_POINTEE : 0)) return DAG_ERR_ARG_TYPE;
     void *buf = v.size <= sizeof bytes ? bytes : dag__xmalloc(v.size);
     int e = dag__kept_read(h, &v, buf, v.size, DAG__KEPT_READ) ? DAG_OK : DAG_ERR_STALE_HANDLE;
     if (!e) dag__convert(slot, (int)p->tag, p->size, buf, v.tag, v.size);
@@ -5013,16 +5034,17 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
 
 /* Step 2, a Fut whose producer's result does not fit the parameter (off
    the hot path: it writes the words). */
-static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, size_t result_size,
+static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, size_t result_size, uint32_t pointee,
                                              const dag__param *p, dag__spawn_args *sa) {
     char what[64];
     if (!result_size) snprintf(what, sizeof what, "nothing (void)");
     else if (result_tag) snprintf(what, sizeof what, "%s", dag__tag_name(result_tag));
-    else snprintf(what, sizeof what, "%zu bytes (a struct or pointer)", result_size);
+    else snprintf(what, sizeof what, "%zu bytes (a %s)", result_size, pointee ? "pointer" : "struct");
     snprintf(sa->detail_buf, sizeof sa->detail_buf, "Fut of %s%s%s, which returns %s, for a parameter %s",
              name ? "task '" : "a task run inside its spawn", name ? name : "", name ? "'" : "", what, !result_size ? "(a void task has no result to pass)"
                    : p->tag ? "that is a number (only a number converts into one)"
                    : result_tag ? "that is not a number (a number converts only into a number)"
+                   : !p->pointee != !pointee ? (pointee ? "that is not a pointer" : "that is a pointer (a struct's bytes are no address)")
                                 : "of another size");
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
@@ -5031,8 +5053,8 @@ static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, 
 /* A Fut of a handle that carries its result: the result passes as a value. */
 static DAG__NOINLINE int dag__future_value(dag_task h, const dag__param *p, void *slot, dag__spawn_args *sa) {
     if (!dag__value_current(h)) return DAG_ERR_STALE_HANDLE;
-    if (!dag__value_fits(p, dag__value_tag(h), dag__value_size(h)))
-        return dag__future_mismatch(NULL, dag__value_tag(h), dag__value_size(h), p, sa);
+    if (!dag__value_fits(p, dag__value_tag(h), dag__value_size(h), dag__value_pointee(h)))
+        return dag__future_mismatch(NULL, dag__value_tag(h), dag__value_size(h), dag__value_pointee(h), p, sa);
     dag__convert(slot, (int)p->tag, p->size, &h.ptr, dag__value_tag(h), dag__value_size(h));
     return DAG_OK;
 }
@@ -5054,8 +5076,10 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
     }
     if (!live) return dag__future_kept(t, h, p, slot);
     dag__task *src = h.ptr;
-    if (!src->desc->result_size || !dag__value_fits(p, src->desc->result_tag, src->desc->result_size)) {
-        int e = dag__future_mismatch(src->desc->name, src->desc->result_tag, src->desc->result_size, p, sa);
+    if (!src->desc->result_size ||
+        !dag__value_fits(p, src->desc->result_tag, src->desc->result_size, src->desc->result_pointee)) {
+        int e = dag__future_mismatch(src->desc->name, src->desc->result_tag, src->desc->result_size,
+                                     src->desc->result_pointee, p, sa);
         dag__decref(w, src);
         return e;
     }
@@ -5750,7 +5774,7 @@ static const char *dag__region_name(int kind) {
 /* A waiting region inside a sequence is one step of it: when the step
    failed, a finished, failed record stands in for it, so the next step is
    cancelled exactly as after a failed task. */
-static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0, NULL };
+static const dag_task_desc dag__failed_step = { "a region in DAG_SEQUENTIAL", NULL, 0, NULL, 0, 0, 0, NULL, 0 };
 static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char *cause) {
     uint32_t gen;
     dag__task *m = dag__task_alloc(w, &gen, 1);

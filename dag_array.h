@@ -3094,16 +3094,20 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
 /* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
    columnwise T of its reflectors (larft, also alone: the Q operations rebuild T from geqrf's V and tau),
    kn = min(m, n) of them, t kn x kn (ldt) with zeros below. */
-#define DAG__QR_LOOPS(T, P, CONJ, RE, ABS2)                                                                       \
+#define DAG__QR_LOOPS(T, P, CONJ, RE, ABS2, MAG)                                                                       \
     DAG__UNUSED static void dag__##P##geqr2_loops(int m, int n, T *a, int lda, T *tau) {                          \
         int kn = m < n ? m : n;                                                                                    \
         for (int k = 0; k < kn; k++) {                                                                             \
             T alpha = a[k + (size_t)k * lda];                                                                      \
-            double xnorm = 0; /* |x|^2 below the diagonal */                                                       \
-            for (int i = k + 1; i < m; i++) xnorm += ABS2(a[i + (size_t)k * lda]);                                 \
+            /* |x|^2 below the diagonal and |alpha|^2, each over scale^2 (the largest part's magnitude), so that \
+               neither overflows nor underflows (LAPACK's dnrm2 scales likewise) */                                \
+            double scale = MAG(alpha), xnorm = 0;                                                                  \
+            for (int i = k + 1; i < m; i++) scale = fmax(scale, MAG(a[i + (size_t)k * lda]));                     \
+            for (int i = k + 1; scale > 0 && i < m; i++) xnorm += ABS2(a[i + (size_t)k * lda] / (T)scale);         \
             tau[k] = 0;                                                                                            \
-            if (xnorm > 0 || ABS2(alpha - CONJ(alpha)) > 0) { /* complex: an imaginary alpha alone counts */       \
-                double beta = (RE(alpha) >= 0 ? -1 : 1) * sqrt(ABS2(alpha) + xnorm);                               \
+            if (xnorm != 0 || ABS2(alpha - CONJ(alpha)) > 0) { /* complex: an imaginary alpha alone counts; a NaN \
+                                                                  reaches R as LAPACK's does */                    \
+                double beta = (RE(alpha) >= 0 ? -1 : 1) * scale * sqrt(ABS2(alpha / (T)scale) + xnorm);            \
                 tau[k] = ((T)beta - alpha) / (T)beta;                                                              \
                 for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - (T)beta;                         \
                 a[k + (size_t)k * lda] = (T)beta;                                                                  \
@@ -3141,10 +3145,13 @@ DAG__LARFT_LOOPS(float, s, DAG__SAME)
 DAG__LARFT_LOOPS(dag__cf64, z, __builtin_conj)
 DAG__LARFT_LOOPS(dag__cf32, c, __builtin_conjf)
 #undef DAG__LARFT_LOOPS
-DAG__QR_LOOPS(double, d, DAG__SAME, DAG__SAME, DAG__ABS2_R)
-DAG__QR_LOOPS(float, s, DAG__SAME, DAG__SAME, DAG__ABS2_R)
-DAG__QR_LOOPS(dag__cf64, z, __builtin_conj, __builtin_creal, DAG__ABS2_Z)
-DAG__QR_LOOPS(dag__cf32, c, __builtin_conjf, __builtin_crealf, DAG__ABS2_C)
+#define DAG__MAG_R(x) fabs((double)(x))
+#define DAG__MAG_Z(x) hypot(__builtin_creal(x), __builtin_cimag(x))
+#define DAG__MAG_C(x) hypot((double)__builtin_crealf(x), (double)__builtin_cimagf(x))
+DAG__QR_LOOPS(double, d, DAG__SAME, DAG__SAME, DAG__ABS2_R, DAG__MAG_R)
+DAG__QR_LOOPS(float, s, DAG__SAME, DAG__SAME, DAG__ABS2_R, DAG__MAG_R)
+DAG__QR_LOOPS(dag__cf64, z, __builtin_conj, __builtin_creal, DAG__ABS2_Z, DAG__MAG_Z)
+DAG__QR_LOOPS(dag__cf32, c, __builtin_conjf, __builtin_crealf, DAG__ABS2_C, DAG__MAG_C)
 #undef DAG__QR_LOOPS
 
 /* T (kn x kn, ldt) of the panel's first kn reflectors (m x kn, below the diagonal of a, unit diagonal implied) */
@@ -3170,10 +3177,33 @@ static void dag__larft(int type, int m, int kn, const void *a, int lda, const vo
 
 static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
 #if defined(DAG_ARRAY_CBLAS)
-    if (type == DAG_F64) LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau);
-    else if (type == DAG_F32) LAPACKE_sgeqrf(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau);
-    else if (type == DAG_CF64) LAPACKE_zgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau);
-    else LAPACKE_cgeqrf(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau);
+    /* the _work forms: LAPACKE's others refuse a NaN and leave the panel as it was (a NaN reaches R instead,
+       as in LAPACK itself, and the loops) */
+    union { double d; float f; dag__cf64 z; dag__cf32 c; } query;   /* the workspace's length in elements */
+    memset(&query, 0, sizeof query);
+    if (type == DAG_F64) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau, &query.d, -1);
+    else if (type == DAG_F32) LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau, &query.f, -1);
+    else if (type == DAG_CF64)
+        LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau,
+                            &query.z, -1);
+    else LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau,
+                             &query.c, -1);
+    int lwork = type == DAG_F64 ? (int)query.d : type == DAG_F32 ? (int)query.f
+              : type == DAG_CF64 ? (int)__builtin_creal(query.z) : (int)__builtin_crealf(query.c);
+    if (lwork < n) lwork = n > 0 ? n : 1;
+    void *work = dag__array_zalloc((size_t)lwork, dag__elem_size((dag_elem)type));
+    if (!work) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_geqrf: no memory for the panel's workspace");
+        return;
+    }
+    if (type == DAG_F64) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau, (double *)work, lwork);
+    else if (type == DAG_F32) LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau, (float *)work, lwork);
+    else if (type == DAG_CF64)
+        LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau,
+                            (lapack_complex_double *)work, lwork);
+    else LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau,
+                             (lapack_complex_float *)work, lwork);
+    DAG_FREE(work);
 #else
     if (type == DAG_F64) dag__dgeqr2_loops(m, n, (double *)a, lda, (double *)tau);
     else if (type == DAG_F32) dag__sgeqr2_loops(m, n, (float *)a, lda, (float *)tau);
@@ -3494,7 +3524,7 @@ static void dag__svd_jacobi(int n, dag__cf64 *w, double *s, dag__cf64 *u, dag__c
                     gamma += __builtin_conj(x[i]) * y[i];
                 }
                 double g = dag__abs_cf64(gamma);
-                if (g == 0 || g <= 1e-15 * sqrt(alpha * beta)) continue;
+                if (g == 0 || g <= 1e-15 * sqrt(alpha) * sqrt(beta)) continue;
                 rotated = true;
                 /* y's phase turned so that x^H y is real (g), then the real rotation that zeroes it */
                 dag__cf64 turn = __builtin_conj(gamma) / g;
@@ -3579,7 +3609,11 @@ static dag_result dag__svd_core(bool cplx, int n, dag__cf64 *r, double *s, dag__
         }
         DAG_FREE(d);
     }
-    if (info < 0) return DAG_ERR_OUT_OF_MEMORY;
+    if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR || info == -1) return DAG_ERR_OUT_OF_MEMORY;
+    if (info < 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: gesdd refused argument %d", (int)-info);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
     if (info > 0) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: the %d x %d core SVD did not converge (gesdd's info %d)",
                 n, n, (int)info);
@@ -3587,7 +3621,11 @@ static dag_result dag__svd_core(bool cplx, int n, dag__cf64 *r, double *s, dag__
     }
 #else
     (void)cplx;
+    double scale = 0;   /* the rotations square the columns' norms: on a matrix of at most 1, nothing overflows */
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) scale = fmax(scale, hypot(__builtin_creal(r[i]), __builtin_cimag(r[i])));
+    for (size_t i = 0; scale > 0 && i < (size_t)n * (size_t)n; i++) r[i] /= scale;
     dag__svd_jacobi(n, r, s, u, vh);
+    for (int i = 0; i < n; i++) s[i] *= scale;
 #endif
     return DAG_OK;
 }
@@ -3625,9 +3663,18 @@ dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt)
         if (res == DAG_OK) res = dag_array_get_slice(b, 0, n, 0, n, host, n);
         if (res == DAG_OK) {
             dag__to_cf64(a->type, host, r, nn);
-            for (int64_t j = 0; j < n; j++)   /* R: the upper triangle */
-                for (int64_t i = j + 1; i < n; i++) r[i + j * n] = 0;
-            res = dag__svd_core(cplx, (int)n, r, s, ur, vh);
+            bool finite = true;
+            for (int64_t j = 0; j < n; j++)   /* R: the upper triangle (a NaN or an infinity of A's reaches it) */
+                for (int64_t i = 0; i < n; i++) {
+                    if (i > j) r[i + j * n] = 0;
+                    else finite = finite && isfinite(__builtin_creal(r[i + j * n])) && isfinite(__builtin_cimag(r[i + j * n]));
+                }
+            if (!finite) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: A has a NaN or an infinite element");
+                res = DAG_ERR_INVALID_ARGUMENT;
+            } else {
+                res = dag__svd_core(cplx, (int)n, r, s, ur, vh);
+            }
         }
     }
     dag_array *qu = NULL, *small = NULL;   /* Q [Ur; 0] (m x n), and the n x n factor from the host */

@@ -177,7 +177,7 @@ static inline size_t dag__kernel_chunks(size_t n) {
     } \
     enum { name##__nparams = name##__cpu__nparams }; \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
-        #name, name##__cpu__run, name##__cpu__nparams, name##__cpu__params, sizeof(name##__cpu__args), 0, 0, &name##__cl };
+        #name, name##__cpu__run, name##__cpu__nparams, name##__cpu__params, sizeof(name##__cpu__args), 0, 0, &name##__cl, 0 };
 
 /* dag_spawn(DAG_LAUNCH(name, n), args...): the kernel over [0, n). */
 #define DAG_LAUNCH(name, n) name, DAG_VAL((size_t)(n))

@@ -872,13 +872,16 @@ static void dag__mpi_receive_value_run(void *args, void *result) {
 }
 static const dag_task_desc *dag__mpi_value_desc(const dag_task_desc *producer) {
     dag__mpi_value_kind *k = dag__mpi.value_kinds;
-    while (k && (k->desc.result_size != producer->result_size || k->desc.result_tag != producer->result_tag)) k = k->next;
+    while (k && (k->desc.result_size != producer->result_size || k->desc.result_tag != producer->result_tag ||
+                 k->desc.result_pointee != producer->result_pointee))
+        k = k->next;
     if (k) return &k->desc;
     k = (dag__mpi_value_kind *)dag__xmalloc(sizeof *k);
     k->desc = mpi_receive_value__desc;
     k->desc.run = dag__mpi_receive_value_run;
     k->desc.result_size = producer->result_size;
     k->desc.result_tag = producer->result_tag;
+    k->desc.result_pointee = producer->result_pointee;
     k->next = dag__mpi.value_kinds;
     dag__mpi.value_kinds = k;
     return &k->desc;

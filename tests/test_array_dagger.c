@@ -1857,6 +1857,26 @@ TEST(svd_of_vectors_rank_deficient_and_wrapped_matrices_and_refusals) {
     CHECK_EQ_INT(dag_array_svd(wa, &u, s, &vt), DAG_OK);
     check_svd(DAG_F64, wz, 10, 6, u, s, vt, 200);
     dag_array_free(wa), dag_array_free(u), dag_array_free(vt);
+    /* entries near the ends of double's range: the same singular values, scaled, and the same Q (the
+       built-in QR and Jacobi scale their norms as LAPACK does) */
+    double m6[12], s1[3], s2[3], q1[16], q2[16];
+    for (int i = 0; i < 12; i++) m6[i] = 1 + i * (i % 3) + 0.5 * (i % 5);
+    for (int k = 0; k < 3; k++) {
+        double scale = k == 0 ? 1 : k == 1 ? 1e160 : 1e-200, b6[12], tau[3];
+        for (int i = 0; i < 12; i++) b6[i] = m6[i] * scale;
+        dag_array *x = dag_array_from_host(DAG_F64, 4, 3, dag_blocks(2, 2), b6, DAG_COL_MAJOR, 4);
+        CHECK_EQ_INT(dag_array_svd(x, NULL, k ? s2 : s1, NULL), DAG_OK);
+        CHECK_EQ_INT(dag_array_geqrf(x, tau), DAG_OK);
+        dag_array *q = dag_array_orgqr(x, tau, 4);
+        CHECK_EQ_INT(dag_array_collect(q, k ? q2 : q1, DAG_COL_MAJOR, 4), DAG_OK);
+        for (int i = 0; k && i < 3; i++) CHECK(fabs(s2[i] / scale - s1[i]) <= 1e-12 * s1[0]);
+        for (int i = 0; k && i < 16; i++) CHECK(fabs(q2[i] - q1[i]) <= 1e-12);
+        dag_array_free(x), dag_array_free(q);
+    }
+    double bad[4] = { 1, NAN, 2, 3 };   /* a NaN (or an infinity): refused by name, in both builds */
+    dag_array *nan_array = dag_array_from_host(DAG_F64, 2, 2, dag_blocks(2, 2), bad, DAG_COL_MAJOR, 2);
+    CHECK_EQ_INT(dag_array_svd(nan_array, NULL, s, NULL), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_free(nan_array);
     dag_array *ints = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
     u = vt = (dag_array *)1;   /* set to NULL on every refusal */
     CHECK_EQ_INT(dag_array_svd(ints, &u, s, &vt), DAG_ERR_INVALID_ARGUMENT);

@@ -255,6 +255,62 @@ DAG_TASK(void, trace_plain_task, (int *, x)) { *x += 1; }
 /* data dependencies                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* Results whose type starts with the word void but is a pointer (void *, void const *, void **) are
+   results, not void: fetched, passed by Fut, and run inline into a handle that holds them */
+static int vp_target = 42;
+DAG_TASK(void *, vp_get, (int, k)) { return k ? &vp_target : NULL; }
+DAG_TASK(void const *, vp_get_const, (int, k)) { return k ? &vp_target : NULL; }
+DAG_TASK(void **, vp_get_pp, (int, k)) {
+    static void *p = &vp_target;
+    return k ? &p : NULL;
+}
+DAG_TASK(int, vp_deref, (void *, p)) { return *(int *)p; }
+TEST(results_of_pointer_types_that_start_with_void_are_results) {
+    CHECK_EQ_INT((int)vp_get__desc.result_size, (int)sizeof(void *));
+    CHECK_EQ_INT((int)vp_get_const__desc.result_size, (int)sizeof(void *));
+    CHECK_EQ_INT((int)vp_get_pp__desc.result_size, (int)sizeof(void *));
+    void *p = NULL, **pp = NULL;
+    const void *cp = NULL;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_get, Val(1)), &p), DAG_OK);
+    CHECK(p == &vp_target);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_get_const, Val(1)), &cp), DAG_OK);
+    CHECK(cp == &vp_target);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_get_pp, Val(1)), &pp), DAG_OK);
+    CHECK(pp && *pp == &vp_target);
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_deref, Fut(dag_spawn(vp_get, Val(1)))), &v), DAG_OK);
+    CHECK_EQ_INT(v, 42);
+    dag_task h = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_get, Val(1));
+    p = NULL;
+    CHECK_EQ_INT(dag_fetch(h, &p), DAG_OK);
+    CHECK(p == &vp_target);
+}
+/* A struct's bytes are no address: Fut of an 8-byte struct result for a pointer parameter (and of a pointer
+   for a struct) is refused, from a live task, a held result and a result kept past its region */
+typedef struct vp_pair { int a, b; } vp_pair;
+DAG_TASK(vp_pair, vp_make, (int, x)) { return (vp_pair){ x, -x }; }
+DAG_TASK(int, vp_deref_int, (int *, p)) { return *p; }
+DAG_TASK(int, vp_first, (vp_pair, q)) { return q.a; }
+TEST(fut_never_passes_a_structs_bytes_as_a_pointer) {
+    dag_task live = dag_spawn(vp_make, Val(7)), held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_make, Val(7)), kept = { 0 };
+    DAG_DATADEPS kept = dag_spawn(vp_make, Val(7));
+    dag_task ptr = dag_spawn(vp_get, Val(1));
+    int v = 0;
+    DAG_DATADEPS {   /* the refused spawns' region says so, not the program's */
+        CHECK_EQ_INT(dag_wait(dag_spawn(vp_deref_int, Fut(live))), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(dag_wait(dag_spawn(vp_deref_int, Fut(held))), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(dag_wait(dag_spawn(vp_deref_int, Fut(kept))), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(dag_wait(dag_spawn(vp_first, Fut(ptr))), DAG_ERR_ARG_TYPE);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);
+    /* into a struct parameter of its size, they go as they are */
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_first, Fut(live)), &v), DAG_OK);
+    CHECK_EQ_INT(v, 7);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_first, Fut(held)), &v), DAG_OK);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(vp_first, Fut(kept)), &v), DAG_OK);
+    CHECK_EQ_INT(v, 7);
+    dag_release(ptr);
+}
 TEST(a_reader_spawned_after_a_slow_writer_sees_its_values) {
     int x = 0, seen = -1;
     int a[8] = {0}, copy[8] = {0};
@@ -1173,6 +1229,8 @@ int main(void) {
     watchdog_start();
     setup_or_note(4);
     RUN(the_setup_thread_is_worker_1);
+    RUN(results_of_pointer_types_that_start_with_void_are_results);
+    RUN(fut_never_passes_a_structs_bytes_as_a_pointer);
     RUN(a_reader_spawned_after_a_slow_writer_sees_its_values);
     RUN(a_writer_spawned_after_a_slow_reader_waits_for_it);
     RUN(two_writers_land_in_spawn_order);
@@ -1233,6 +1291,8 @@ int main(void) {
 
     /* set up again with two workers: the runtime comes back after a shutdown */
     setup_or_note(2);
+    RUN(results_of_pointer_types_that_start_with_void_are_results);
+    RUN(fut_never_passes_a_structs_bytes_as_a_pointer);
     RUN(a_reader_spawned_after_a_slow_writer_sees_its_values);
     RUN(two_readers_run_at_the_same_time);
     RUN(disjoint_tiles_of_one_matrix_run_at_the_same_time);

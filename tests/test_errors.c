@@ -723,8 +723,8 @@ TEST(a_fut_passes_a_number_into_a_number_and_nothing_else) {
         dag_task p = dag_spawn(a_pointer, Val(0));
         dag_task h = dag_spawn(take_int, Fut(p));      /* a pointer result into an int */
         CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
-        CHECK(logged_text_since(mark, "argument 1 (int v): Fut of task 'a_pointer', which returns 8 bytes (a struct "
-                                      "or pointer), for a parameter that is a number"));
+        CHECK(logged_text_since(mark, "argument 1 (int v): Fut of task 'a_pointer', which returns 8 bytes (a pointer), "
+                                      "for a parameter that is a number"));
         dag_task d = dag_spawn(take_double, Val(2.5));
         h = dag_spawn(read_through, Fut(d));           /* a double result into a double *: 8 bytes too */
         CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
