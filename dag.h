@@ -101,8 +101,9 @@
    until dag_release; .discard_results = 1 in a region's options drops its
    tasks' unfetched results when it ends. dag_get_stats() counts records in
    use (tasks_live) and kept results; void tasks keep nothing. A task run
-   inside its spawn (.run_inline, .final) with a result of at most 8 bytes
-   keeps nothing either: its handle holds the result, for every fetch.
+   inside its spawn (.run_inline, .final) on the main thread or in a body,
+   with at most 64 bytes of arguments and 8 of result, keeps nothing
+   either: its handle holds the result, for every fetch.
    dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
    dependents; a running body sees dag_cancelled() and returns early;
    dag_region_cancel() cancels the innermost waiting region's tasks.
@@ -1519,6 +1520,8 @@ typedef struct dag__extra {
     int has_options;
     dag_options inherited;                /* options its children start from */
     int priority;
+    uint32_t discard_owner;               /* discard_results from a DAG_WITH_OPTIONS block: its serial (its end
+                                             drops the result), else 0 */
     uint64_t trace_id;
     dag__plan *plan;                      /* its spans, while devices are in use */
     dag__pool *home;
@@ -1602,6 +1605,7 @@ struct dag__region {
                                               (dag__options_plain): read by every spawn */
     int kind;                              /* dag_region_kind, 0 for a root */
     uint32_t depth, serial;
+    uint32_t discard_owner;                /* the serial of the block whose options set discard_results, or 0 */
     int spawn_error;                       /* first spawn that failed inside */
     int spawn_failures;                    /* how many: only the first is logged (see dag__spawn_err) */
     dag_options options;                   /* options in force inside (dag__region_set_options); a
@@ -2701,7 +2705,7 @@ static dag__region *dag__region_new(int kind) {
     r->scoped = false;
     r->plain = true;
     r->kind = kind;
-    r->depth = r->serial = 0;
+    r->depth = r->serial = r->discard_owner = 0;
     r->spawn_error = 0;
     r->spawn_failures = 0;
     r->cancel = NULL;
@@ -5219,9 +5223,11 @@ static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, d
                                           dag__after_spawn *after) {
     const dag_task_desc *desc = t->desc;
     if (desc->result_size) {
-        if (DAG__UNLIKELY(opt->discard_results | opt->keep_results))
+        if (DAG__UNLIKELY(opt->discard_results | opt->keep_results)) {
             t->flags |= (opt->discard_results ? (uint32_t)DAG__TF_DISCARD : 0u) |
                         (opt->keep_results ? (uint32_t)DAG__TF_KEEP : 0u);
+            if (opt->discard_results && t->extra) t->extra->discard_owner = r->discard_owner;
+        }
         dag__retain(w, r->counter, t);   /* its reference came with the record */
     }
     if (st->refs) atomic_fetch_add_explicit(&t->refs, st->refs, memory_order_relaxed);
@@ -5624,7 +5630,7 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
-    if (dag__value_handle(h)) return DAG_OK;   /* nothing is kept but the handle itself */
+    if (dag__value_handle(h)) return dag__value_current(h) ? DAG_OK : DAG_ERR_STALE_HANDLE;   /* nothing kept but itself */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
@@ -5872,6 +5878,8 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     r->depth = ++ctx->depth;
     r->serial = ++ctx->serial;
     dag__region_set_options(r, dag__merge_options(outer->options, options));
+    r->discard_owner = options && options->discard_results && !outer->options.discard_results ? r->serial
+                                                                                              : outer->discard_owner;
     r->counter = waits ? r : outer->counter;
     switch (kind) {
     case DAG_REGION_DATADEPS: r->seq = r->bulk = NULL; break;
@@ -5889,6 +5897,18 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     return token;
 }
 
+/* A DAG_WITH_OPTIONS(.discard_results = 1) block ends: its tasks' results go now (a task still running
+   drops its own when it finishes), from the list of the region that counts them. */
+static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *block) {
+    dag__region *r = block->counter;
+    for (size_t i = 0; i < r->retained.count; i++) {
+        dag__task *t = r->retained.items[i];
+        if ((t->flags & DAG__TF_DISCARD) && t->extra && t->extra->discard_owner == block->serial)
+            atomic_fetch_or(&t->ended, 2);
+    }
+    dag__retained_sweep(w, r);
+}
+
 dag_result dag_region_end(dag_region token) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
@@ -5902,6 +5922,7 @@ dag_result dag_region_end(dag_region token) {
         return dag__tls_last_region;
     }
     int unbalanced = dag__close_abandoned(w, ctx, r, "dag_region_end");
+    if (r->kind == DAG_REGION_OPTIONS && r->discard_owner == r->serial) dag__discard_block_end(w, r);
     bool datadeps = r->kind == DAG_REGION_DATADEPS;
     if (r->spawn_failures > 1)
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "

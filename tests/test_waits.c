@@ -549,6 +549,39 @@ TEST(small_results_of_tasks_run_inside_their_spawn_live_in_their_handles_on_ever
     }
 }
 
+/* DAG_WITH_OPTIONS(.discard_results = 1) { } drops its tasks' results when it ends, on the main thread
+   (whose region never ends) and in a body alike: fetched inside it they are there, after it stale; a
+   loop of such blocks holds no records; a nested block's tasks belong to the block that set it */
+DAG_TASK(int, dr_block_in_body, (int, n)) {
+    dag_task t;
+    DAG_WITH_OPTIONS(.discard_results = 1) t = dag_spawn(fj_add_one, Val(n));
+    int v = 0;
+    return dag_fetch(t, &v) == DAG_ERR_STALE_HANDLE ? 1 : 0;
+}
+TEST(a_discard_results_block_drops_its_results_when_it_ends) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_threads(threads);
+        dag_task t, inner, outer;
+        int v = 0;
+        DAG_WITH_OPTIONS(.discard_results = 1) {
+            t = dag_spawn(fj_add_one, Val(1));
+            outer = dag_spawn(fj_add_one, Val(2));
+            DAG_WITH_OPTIONS(.priority = 1) inner = dag_spawn(fj_add_one, Val(3));
+            CHECK_EQ_INT(dag_fetch(inner, &v), DAG_OK);   /* the inner block's end drops nothing of it */
+            CHECK_EQ_INT(v, 4);
+            CHECK_EQ_INT(dag_fetch(outer, &v), DAG_OK);
+            CHECK_EQ_INT(v, 3);
+        }
+        CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
+        for (int i = 0; i < 20000; i++)
+            DAG_WITH_OPTIONS(.discard_results = 1) dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fj_add_one, Val(i));
+        CHECK(dag_get_stats().tasks_live < 200);
+        CHECK_EQ_INT(dag_fetch(dag_spawn(dr_block_in_body, Val(5)), &v), DAG_OK);
+        CHECK_EQ_INT(v, 1);
+        dag_shutdown();
+    }
+}
+
 enum { FJ_LEAVES = 64 };
 static int fj_where[FJ_LEAVES];
 DAG_TASK(void, fj_tree, (int, lo), (int, hi)) {
@@ -1385,6 +1418,7 @@ int main(void) {
     RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
     RUN(an_inline_result_task_keeps_every_promise_of_a_handle);
     RUN(small_results_of_tasks_run_inside_their_spawn_live_in_their_handles_on_every_path);
+    RUN(a_discard_results_block_drops_its_results_when_it_ends);
     RUN(final_runs_the_task_and_everything_below_it_on_the_spawning_thread);
     RUN(dag_wait_all_in_a_body_waits_for_the_tasks_that_body_spawned);
     RUN(a_failed_task_fetched_after_its_region_gives_its_error);
