@@ -3099,14 +3099,14 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
         int kn = m < n ? m : n;                                                                                    \
         for (int k = 0; k < kn; k++) {                                                                             \
             T alpha = a[k + (size_t)k * lda];                                                                      \
-            /* |x|^2 below the diagonal and |alpha|^2, each over scale^2 (the largest part's magnitude), so that \
-               neither overflows nor underflows (LAPACK's dnrm2 scales likewise) */                                \
+            /* |x|^2 below the diagonal and |alpha|^2 over scale^2 (the largest magnitude): no overflow */         \
+            /* nor underflow (LAPACK's dnrm2 scales likewise) */                                                   \
             double scale = MAG(alpha), xnorm = 0;                                                                  \
             for (int i = k + 1; i < m; i++) scale = fmax(scale, MAG(a[i + (size_t)k * lda]));                     \
             for (int i = k + 1; scale > 0 && i < m; i++) xnorm += ABS2(a[i + (size_t)k * lda] / (T)scale);         \
             tau[k] = 0;                                                                                            \
-            if (xnorm != 0 || ABS2(alpha - CONJ(alpha)) > 0) { /* complex: an imaginary alpha alone counts; a NaN \
-                                                                  reaches R as LAPACK's does */                    \
+            /* complex: an imaginary alpha alone counts; a NaN reaches R as LAPACK's does */                       \
+            if (xnorm != 0 || ABS2(alpha - CONJ(alpha)) > 0) {                                                     \
                 double beta = (RE(alpha) >= 0 ? -1 : 1) * scale * sqrt(ABS2(alpha / (T)scale) + xnorm);            \
                 tau[k] = ((T)beta - alpha) / (T)beta;                                                              \
                 for (int i = k + 1; i < m; i++) a[i + (size_t)k * lda] /= alpha - (T)beta;                         \
@@ -3630,6 +3630,21 @@ static dag_result dag__svd_core(bool cplx, int n, dag__cf64 *r, double *s, dag__
     return DAG_OK;
 }
 
+/* The SVD of R, the upper triangle of the n x n host block (elements of type), through r (double complex) */
+static dag_result dag__svd_of_r(dag_elem type, int n, const void *host, dag__cf64 *r, double *s, dag__cf64 *ur,
+                                dag__cf64 *vh) {
+    dag__to_cf64(type, host, r, (size_t)n * (size_t)n);
+    bool finite = true;
+    for (int64_t j = 0; j < n; j++)   /* a NaN or an infinity of A's reaches R */
+        for (int64_t i = 0; i < n; i++) {
+            if (i > j) r[i + j * n] = 0;
+            else finite = finite && isfinite(__builtin_creal(r[i + j * n])) && isfinite(__builtin_cimag(r[i + j * n]));
+        }
+    if (finite) return dag__svd_core(dag__complex(type), n, r, s, ur, vh);
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: A has a NaN or an infinite element");
+    return DAG_ERR_INVALID_ARGUMENT;
+}
+
 /* The thin SVD: A (m x n) = U diag(s) Vt, k = min(m, n): U m x k, s k values, Vt k x n. */
 dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt) {
     const char *who = "dag_array_svd";
@@ -3640,7 +3655,7 @@ dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt)
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: s is NULL (it takes min(rows, cols) doubles)");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    bool wide = a->rows < a->cols, cplx = dag__complex(a->type);
+    bool wide = a->rows < a->cols;
     int64_t m = wide ? a->cols : a->rows, n = wide ? a->rows : a->cols, nb = dag__imin(a->brows, a->bcols);
     if (n > 46340) {   /* n^2 elements in one host buffer of int-indexed LAPACK */
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: min(rows, cols) = %lld is past the host core's "
@@ -3661,21 +3676,7 @@ dag_result dag_array_svd(dag_array *a, dag_array **u, double *s, dag_array **vt)
         res = wide ? dag_array_transpose(a, b) : dag_array_copy(a, b);
         if (res == DAG_OK) res = dag_array_geqrf(b, tau);
         if (res == DAG_OK) res = dag_array_get_slice(b, 0, n, 0, n, host, n);
-        if (res == DAG_OK) {
-            dag__to_cf64(a->type, host, r, nn);
-            bool finite = true;
-            for (int64_t j = 0; j < n; j++)   /* R: the upper triangle (a NaN or an infinity of A's reaches it) */
-                for (int64_t i = 0; i < n; i++) {
-                    if (i > j) r[i + j * n] = 0;
-                    else finite = finite && isfinite(__builtin_creal(r[i + j * n])) && isfinite(__builtin_cimag(r[i + j * n]));
-                }
-            if (!finite) {
-                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_svd: A has a NaN or an infinite element");
-                res = DAG_ERR_INVALID_ARGUMENT;
-            } else {
-                res = dag__svd_core(cplx, (int)n, r, s, ur, vh);
-            }
-        }
+        if (res == DAG_OK) res = dag__svd_of_r(a->type, (int)n, host, r, s, ur, vh);
     }
     dag_array *qu = NULL, *small = NULL;   /* Q [Ur; 0] (m x n), and the n x n factor from the host */
     if (res == DAG_OK && want_ur) {
