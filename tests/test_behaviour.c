@@ -292,7 +292,7 @@ DAG_TASK(vp_pair, vp_make, (int, x)) { return (vp_pair){ x, -x }; }
 DAG_TASK(int, vp_deref_int, (int *, p)) { return *p; }
 DAG_TASK(int, vp_first, (vp_pair, q)) { return q.a; }
 TEST(fut_never_passes_a_structs_bytes_as_a_pointer) {
-    dag_task live = dag_spawn(vp_make, Val(7)), held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_make, Val(7)), kept = { 0 };
+    dag_task live = dag_spawn(vp_make, Val(7)), held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_make, Val(7)), kept = { NULL, 0, 0 };
     DAG_DATADEPS kept = dag_spawn(vp_make, Val(7));
     dag_task ptr = dag_spawn(vp_get, Val(1));
     int v = 0;
