@@ -2522,11 +2522,14 @@ static inline void dag__decref(dag__worker *w, dag__task *t) {
 /* Takes a reference only if the record still holds the task of that
    generation. Records are never handed back to the system while the runtime
    runs, so reading a recycled one is safe. */
+/* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
+   result of a run that is over) */
+static inline bool dag__handle_current(dag_task h) {
+    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK);
+}
 static bool dag__ref_handle(dag_task h) {
     dag__task *t = h.ptr;
-    if (!t || !h.gen) return false;
-    /* a handle from an earlier set-up cycle points at memory given back */
-    if ((h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK)) return false;
+    if (!t || !h.gen || !dag__handle_current(h)) return false;
     if (atomic_load_explicit(&t->gen, memory_order_acquire) != h.gen) return false;
     int32_t r = atomic_load_explicit(&t->refs, memory_order_relaxed);
     do {
@@ -2877,7 +2880,7 @@ static void dag__keep(dag__task *t) {
 typedef struct dag__kept_view { int status, tag; uint32_t size, keep, pointer; } dag__kept_view;
 enum { DAG__KEPT_READ, DAG__KEPT_DROP, DAG__KEPT_TAKE };
 static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_size, int how) {
-    if (!h.ptr || (h.bits >> 1) != (atomic_load(&dag__g.live_epoch) & DAG__EPOCH_MASK)) return false;
+    if (!h.ptr || !dag__handle_current(h)) return false;
     bool found = false;
     dag__mutex_lock(&dag__g.kept_lock);
     if (dag__g.kept_buckets_n) {
@@ -2933,8 +2936,7 @@ static void dag__kept_free_all(void) {
 #define DAG__RETAINED_LOOK 32
 static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
     dag__region *r = ctx->top;
-    if (!r || (h.bits >> 1) != (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK))
-        return NULL;
+    if (!r || !dag__handle_current(h)) return NULL;
     dag__task_list *l = &r->counter->retained;
     size_t n = l->count, lo = n > DAG__RETAINED_LOOK ? n - DAG__RETAINED_LOOK : 0;
     for (size_t i = n; i-- > lo;) {
@@ -4113,8 +4115,7 @@ static inline dag__context *dag__current_context(void) {
     return dag__current_context_slow();
 }
 
-/* On every spawn: plain field tests (the device parts through inlined helpers). */
-/* every field ORed, without a branch: every spawn with options asks */
+/* On every spawn with options: every field ORed, without a branch. */
 #define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
 static inline bool dag__scope_empty(const dag_scope *s) {
     return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
@@ -4503,6 +4504,12 @@ static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
     return h;
 }
 
+/* A task its spawner may run on its own stack and be done with: a void one, or one asked to run inline
+   whose result a handle carries */
+static inline bool dag__stack_runnable(const dag_task_desc *desc, bool now) {
+    return !desc->result_size || (now && desc->result_size <= sizeof(void *));
+}
+
 /* The handle of a task that ran inside its spawn and returned a result of
    at most a pointer's size: the result itself, with its size and type, so
    that neither the task's record nor its region keeps anything (OpenMP's
@@ -4512,20 +4519,16 @@ static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
 static inline int dag__value_tag(dag_task h) { return (int)((h.gen >> 8) & 0xffu); }
 static inline uint32_t dag__value_pointee(dag_task h) { return h.gen >> 16 ? DAG__ANY_POINTEE : 0; }
 static inline dag_task dag__value_handle_of(const dag__task *t) {
-    dag_task h;
-    h.ptr = NULL;
-    switch (t->desc->result_size) {   /* sizes the compiler knows: a move, not a call */
+    const dag_task_desc *d = t->desc;
+    dag_task h = dag__handle(NULL, (uint32_t)d->result_size | (uint32_t)d->result_tag << 8 | (uint32_t)(d->result_pointee != 0) << 16,
+                             true);
+    h.bits |= DAG__VALUE_HANDLE;
+    switch (d->result_size) {   /* sizes the compiler knows: a move, not a call */
     case 8: memcpy(&h.ptr, t->result, 8); break;
     case 4: memcpy(&h.ptr, t->result, 4); break;
-    default: memcpy(&h.ptr, t->result, t->desc->result_size); break;
+    default: memcpy(&h.ptr, t->result, d->result_size); break;
     }
-    h.gen = (uint32_t)t->desc->result_size | (uint32_t)t->desc->result_tag << 8 | (uint32_t)(t->desc->result_pointee != 0) << 16;
-    h.bits = 1u | DAG__VALUE_HANDLE | (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK) << 1;
     return h;
-}
-/* A held result from an earlier set-up is stale, as every handle of one is */
-static inline bool dag__value_current(dag_task h) {
-    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK);
 }
 
 /* >>undeferred: tasks that run inside their spawn */
@@ -4579,9 +4582,6 @@ static bool dag__ready_now(dag__context *ctx, dag__region *r, dag__task *t, cons
     return true;
 }
 
-/* A task run on the spawner's stack failed: keep the failure where
-   dag_wait and the region end find it, and where later tasks on its spans
-   and in its sequence meet it. */
 /* A task that ran inside its spawn and outlives it (it failed, or it
    detached), in a pooled record now: its spans and its sequence learn of
    it as of any spawned task, taking references on it. */
@@ -4599,6 +4599,9 @@ static void dag__inline_task_known(dag__worker *w, dag__context *ctx, dag__regio
     atomic_fetch_add_explicit(&t->refs, st.refs, memory_order_relaxed);
 }
 
+/* A task run on the spawner's stack failed: keep the failure where
+   dag_wait and the region end find it, and where later tasks on its spans
+   and in its sequence meet it. */
 static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                                     const dag__span *spans, const int *modes, int num_spans,
                                                     int status) {
@@ -4792,8 +4795,6 @@ static const char *dag__tag_name(int tag) {
     default: return "a struct or pointer";
     }
 }
-/* A number converts into a number, as in a C call; anything else (a struct,
-   a pointer) only into a parameter that is no number either, of its size. */
 /* A result of type tag and size (pointee: it is a pointer, 0: it is not) passed for p: a number converts
    into a number; else the bytes go as they are, a pointer's into a pointer, a struct's into a struct of
    its size (a struct's bytes are no address) */
@@ -5056,7 +5057,7 @@ static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, 
 
 /* A Fut of a handle that carries its result: the result passes as a value. */
 static DAG__NOINLINE int dag__future_value(dag_task h, const dag__param *p, void *slot, dag__spawn_args *sa) {
-    if (!dag__value_current(h)) return DAG_ERR_STALE_HANDLE;
+    if (!dag__handle_current(h)) return DAG_ERR_STALE_HANDLE;
     if (!dag__value_fits(p, dag__value_tag(h), dag__value_size(h), dag__value_pointee(h)))
         return dag__future_mismatch(NULL, dag__value_tag(h), dag__value_size(h), dag__value_pointee(h), p, sa);
     dag__convert(slot, (int)p->tag, p->size, &h.ptr, dag__value_tag(h), dag__value_size(h));
@@ -5319,7 +5320,7 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
        asked to run inline does so with a result its handle can carry. */
     bool now = opt->run_inline | opt->final;   /* asked to run inline */
     bool undeferred = w->index >= 0 && !devices &&
-                      (!desc->result_size || (now && desc->result_size <= sizeof(void *) && !opt->discard_results)) &&
+                      dag__stack_runnable(desc, now) && !(desc->result_size && opt->discard_results) &&
                       (plain || (opt->priority <= 0 && (!scoped || !dag__scope_pins_workers(&opt->scope)))) &&
                       desc->args_size <= DAG__INLINE_ARGS && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) &&
                       (!ctx->task || dag__stack_room(w));
@@ -5449,7 +5450,7 @@ static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *ar
     if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
-    if (here && (!desc->result_size || (now && desc->result_size <= sizeof(void *)))) {
+    if (here && dag__stack_runnable(desc, now)) {
         *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
         return true;
     }
@@ -5630,7 +5631,7 @@ bool dag_cancelled(void) {
 }
 
 dag_result dag_release(dag_task h) {
-    if (dag__value_handle(h)) return dag__value_current(h) ? DAG_OK : DAG_ERR_STALE_HANDLE;   /* nothing kept but itself */
+    if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : DAG_ERR_STALE_HANDLE;   /* nothing kept but itself */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return dag__handle_error(h);
     dag__context *ctx = dag__current_context();
@@ -5691,13 +5692,16 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
     return (dag_result)s;
 }
 
-/* dag_fetch of a handle that carries its result */
+/* dag_fetch of a handle that carries its result: the copy inline, a refusal out of line */
 static dag_result dag__stale(const char *call);
+static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, size_t size) {
+    if (!dag__handle_current(h)) return dag__stale("dag_fetch");
+    return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
+                                out ? size : 0, dag__value_size(h));
+}
 static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
-    if (DAG__UNLIKELY(!dag__value_current(h))) return dag__stale("dag_fetch");
-    if (DAG__UNLIKELY(size != dag__value_size(h) || !out))
-        return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
-                                    out ? size : 0, dag__value_size(h));
+    if (DAG__UNLIKELY(size != dag__value_size(h) || !out || !dag__handle_current(h)))
+        return dag__fetch_value_refused(h, out, size);
     switch (size) {   /* sizes the compiler knows: a move, not a call */
     case 8: memcpy(out, &h.ptr, 8); break;
     case 4: memcpy(out, &h.ptr, 4); break;
@@ -5901,12 +5905,15 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
    drops its own when it finishes), from the list of the region that counts them. */
 static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *block) {
     dag__region *r = block->counter;
+    bool dropped = false;
     for (size_t i = 0; i < r->retained.count; i++) {
         dag__task *t = r->retained.items[i];
-        if ((t->flags & DAG__TF_DISCARD) && t->extra && t->extra->discard_owner == block->serial)
+        if ((t->flags & DAG__TF_DISCARD) && t->extra && t->extra->discard_owner == block->serial) {
             atomic_fetch_or(&t->ended, 2);
+            dropped = true;
+        }
     }
-    dag__retained_sweep(w, r);
+    if (dropped) dag__retained_sweep(w, r);
 }
 
 dag_result dag_region_end(dag_region token) {

@@ -2847,6 +2847,7 @@ DAG_TASK(void, dag__dimcomb_fn, (dag__fn_ops, f), (int, type), (int, first), (in
 static dag__cf64 dag__elem_z(int type, const void *x, size_t at) {
     return type == DAG_CF64 ? ((const dag__cf64 *)x)[at] : (dag__cf64)((const dag__cf32 *)x)[at];
 }
+static double dag__abs_cf64(dag__cf64 z) { return hypot(__builtin_creal(z), __builtin_cimag(z)); }
 DAG_TASK(void, dag__dimred_c, (int, op), (int, type), (int, dim), (int64_t, rows), (int64_t, cols), (const void *, x),
          (int64_t, xld), (void *, part)) {
     dag__cf64 *p = (dag__cf64 *)part;
@@ -3146,8 +3147,8 @@ DAG__LARFT_LOOPS(dag__cf64, z, __builtin_conj)
 DAG__LARFT_LOOPS(dag__cf32, c, __builtin_conjf)
 #undef DAG__LARFT_LOOPS
 #define DAG__MAG_R(x) fabs((double)(x))
-#define DAG__MAG_Z(x) hypot(__builtin_creal(x), __builtin_cimag(x))
-#define DAG__MAG_C(x) hypot((double)__builtin_crealf(x), (double)__builtin_cimagf(x))
+#define DAG__MAG_Z(x) dag__abs_cf64(x)
+#define DAG__MAG_C(x) dag__abs_cf64((dag__cf64)(x))
 DAG__QR_LOOPS(double, d, DAG__SAME, DAG__SAME, DAG__ABS2_R, DAG__MAG_R)
 DAG__QR_LOOPS(float, s, DAG__SAME, DAG__SAME, DAG__ABS2_R, DAG__MAG_R)
 DAG__QR_LOOPS(dag__cf64, z, __builtin_conj, __builtin_creal, DAG__ABS2_Z, DAG__MAG_Z)
@@ -3397,19 +3398,20 @@ static dag_result dag__qr_q_run(int right, int trans, dag_array *a, const void *
     dag_result started = dag__qr_start(&qr, &where, a, c, who);
     if (started != DAG_OK) return started;
     int64_t kmin = dag__imin(a->rows, a->cols), nb = qr.nb;
-    dag_array *taus = dag_array_from_host(a->type, kmin, 1, dag_blocks_grid(nb, 1, a->p, a->q), tau, DAG_COL_MAJOR, kmin);
+    /* geqrf's tau into the steps' tau tiles, where the factorisation would have left it (every rank's own) */
+    dag_result r = dag_array_put_slice(qr.taus, 0, kmin, 0, 1, tau, kmin);
     dag_array *w[2];   /* left: a tile row per grid row of ranks; right: a tile column per grid column */
     for (int i = 0; i < 2; i++)
         w[i] = right ? dag__array_new(c->type, c->rows, c->q * nb, dag_blocks_grid(c->brows, nb, c->p, c->q), NULL, 0, false)
                      : dag__qr_rows(&qr, c);
-    dag_result r = DAG_ERR_OUT_OF_MEMORY;
-    if (taus && w[0] && w[1]) {
+    if (r == DAG_OK && !(w[0] && w[1])) r = DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) {
         DAG_DATADEPS {
             for (int64_t k = 0; k < qr.kt; k++) {
                 int64_t m = a->rows - k * nb, width = DAG__C(a, k);
                 dag_data ws = dag__qr_gather(&qr, k);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "larft"), dag__qr_panel_t, Val((int)a->type), Val(m), Val(width),
-                               In(ws), Ld(ws), In(DAG__H(taus, k, 0)), Out(DAG__H(qr.ts, k, 0)), Val(nb),
+                               In(ws), Ld(ws), In(DAG__H(qr.taus, k, 0)), Out(DAG__H(qr.ts, k, 0)), Val(nb),
                                Out(DAG__H(qr.vtops, k, 0)), Val(nb));
             }
             bool forward = right != trans;
@@ -3423,7 +3425,7 @@ static dag_result dag__qr_q_run(int right, int trans, dag_array *a, const void *
         }
         r = dag_last_region_result();
     }
-    dag_array_free(taus), dag_array_free(w[0]), dag_array_free(w[1]);
+    dag_array_free(w[0]), dag_array_free(w[1]);
     dag__qr_free(&qr);
     return r;
 }
@@ -3489,8 +3491,7 @@ dag_result dag_array_gels(dag_array *a, dag_array *b) {
 /* Element conversions for the core's double complex buffers (real types: imaginary parts 0) */
 static void dag__to_cf64(dag_elem t, const void *p, dag__cf64 *z, size_t n) {
     for (size_t i = 0; i < n; i++)
-        z[i] = t == DAG_CF64 ? ((const dag__cf64 *)p)[i] : t == DAG_CF32 ? (dag__cf64)((const dag__cf32 *)p)[i]
-             : (dag__cf64)dag__elem_get(t, (const char *)p + i * dag__elem_size(t));
+        z[i] = dag__complex(t) ? dag__elem_z(t, p, i) : (dag__cf64)dag__elem_get(t, (const char *)p + i * dag__elem_size(t));
 }
 static void dag__from_cf64(dag_elem t, const dag__cf64 *z, void *p, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -3498,7 +3499,6 @@ static void dag__from_cf64(dag_elem t, const dag__cf64 *z, void *p, size_t n) {
         else if (t == DAG_CF32) ((dag__cf32 *)p)[i] = (dag__cf32)z[i];
         else dag__elem_put(t, (char *)p + i * dag__elem_size(t), __builtin_creal(z[i]));
 }
-DAG__UNUSED static double dag__abs_cf64(dag__cf64 z) { return hypot(__builtin_creal(z), __builtin_cimag(z)); }
 
 #if !defined(DAG_ARRAY_CBLAS)
 /* One-sided (Hestenes) Jacobi: w's columns rotated pairwise until orthogonal, v the rotations; then
@@ -3622,7 +3622,7 @@ static dag_result dag__svd_core(bool cplx, int n, dag__cf64 *r, double *s, dag__
 #else
     (void)cplx;
     double scale = 0;   /* the rotations square the columns' norms: on a matrix of at most 1, nothing overflows */
-    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) scale = fmax(scale, hypot(__builtin_creal(r[i]), __builtin_cimag(r[i])));
+    for (size_t i = 0; i < (size_t)n * (size_t)n; i++) scale = fmax(scale, dag__abs_cf64(r[i]));
     for (size_t i = 0; scale > 0 && i < (size_t)n * (size_t)n; i++) r[i] /= scale;
     dag__svd_jacobi(n, r, s, u, vh);
     for (int i = 0; i < n; i++) s[i] *= scale;
