@@ -345,10 +345,11 @@ test-tsan-run: $(SUITES:%=$(B)/tsan/test_%)
 
 test-helgrind:
 	@$(call need,helgrind,$(VALGRIND),,apt-get install valgrind) $(MAKE) --no-print-directory test-helgrind-run
+HELGRIND := --tool=helgrind --error-exitcode=9 -q --suppressions=tests/helgrind.supp
 test-helgrind-run: $(B)/helgrind/test_errors $(B)/helgrind/test_fuzz
 	@bash tests/run.sh helgrind -- \
-	    $(VALGRIND) --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_errors ";" \
-	    $(VALGRIND) --tool=helgrind --error-exitcode=9 -q ./$(B)/helgrind/test_fuzz 40 \
+	    $(VALGRIND) $(HELGRIND) ./$(B)/helgrind/test_errors ";" \
+	    $(VALGRIND) $(HELGRIND) ./$(B)/helgrind/test_fuzz 40 \
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
 	    grep -Eq ' 0 failed(, [0-9]+ skipped)?(, [0-9]+ not applicable)?$$' $(B)/results-helgrind
 

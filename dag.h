@@ -3516,7 +3516,9 @@ static bool dag__needs(dag__task *t, dag__task *s) {
         dag__task *x = todo.items[--todo.count];
         if (!dag__seen_add(&seen, x)) continue;
         if (x == t) { found = true; break; }
-        for (dag__edge *e = atomic_load(&x->succ); e && e != DAG__CLOSED; e = e->next) dag__list_push(&todo, e->succ);
+        dag__edge *first = atomic_load(&x->succ);
+        DAG__HA(&x->succ);   /* the edges' fields were written before their publishing CAS */
+        for (dag__edge *e = first; e && e != DAG__CLOSED; e = e->next) dag__list_push(&todo, e->succ);
         if (x->region && x->region->parent) dag__list_push(&todo, x->region->parent);
         int n = dag__slots();
         for (int i = 0; i < n; i++)
@@ -6418,6 +6420,9 @@ static void dag__worker_init(dag__worker *w, int index) {
     dag__pool_init(&w->tasks, sizeof(dag__task));
     dag__pool_init(&w->edges, sizeof(dag__edge));
     dag__pool_init(&w->extras, sizeof(dag__extra));
+    /* its counts (DAG__COUNT): only its thread adds, dag_get_stats reads them relaxed */
+    DAG__HG_IGNORE(&w->spawned, (size_t)((char *)(&w->records_back + 1) - (char *)&w->spawned));
+    DAG__HG_IGNORE(&w->tasks.objects, sizeof w->tasks.objects);
 }
 
 static void dag__worker_destroy(dag__worker *w) {
