@@ -55,7 +55,7 @@
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
    >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>SVD >>symmetry
-   >>sort >>stencil >>matrix power >>statistics
+   >>sort >>FFT >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
 #if defined(__has_include)
@@ -382,6 +382,22 @@ dag_array *dag_array_scalar(dag_elem type, double value);
    coming to it and going home after, and every rank's call returns the
    same. DAG_ERR_INVALID_ARGUMENT (logged) for NULL or more than one column. */
 dag_result dag_array_sort(dag_array *v, bool descending);
+
+/* The discrete Fourier transform of a complex array (DAG_CF64, DAG_CF32)
+   into dst: src itself (in place, Julia's fft!) or an array of its type
+   and shape in any tiling (fft). Along dims 1 (each column), 2 (each row)
+   or 0 (both: the 2-D transform, and a vector's 1-D one). fft is
+   X[k] = sum_j x[j] e^{-2 pi i jk / n}, unscaled; ifft the inverse, with
+   e^{+2 pi i jk / n} and divided by n, so ifft(fft(x)) is x (FFTW's and
+   Julia's conventions). Any length: a power of two directly, any other
+   through Bluestein's transform of a power of two, in double for both
+   types. Each pass copies the array into slabs of whole columns (or
+   rows), a few per worker, and a task per slab transforms its lines:
+   the tasks run on the CPU, under a device scope too; over MPI ranks the
+   slabs are dealt over every rank. DAG_ERR_INVALID_ARGUMENT (logged) for
+   NULL, a real type, another shape or type, or dims not 0, 1 or 2. */
+dag_result dag_array_fft(dag_array *src, dag_array *dst, int dims);
+dag_result dag_array_ifft(dag_array *src, dag_array *dst, int dims);
 
 /* Stencils (Dagger's @stencil): dst(r, c) = f of src's elements within
    radius rows and columns of (r, c). f gets x pointing at src(r, c) in a
@@ -3885,6 +3901,189 @@ dag_result dag_array_sort(dag_array *v, bool descending) {
     if (!v2) return DAG_ERR_OUT_OF_MEMORY;
     return dag__operand_end(v, v2, true, dag__sort_tiles(v2, descending, &where));
 }
+
+/* >>FFT: dag_array_fft and ifft. A line of n complex numbers is transformed
+   in double: at a power of two m = n by the iterative radix-2 FFT; else by
+   Bluestein's identity jk = (j^2 + k^2 - (k - j)^2) / 2, which makes the
+   transform a convolution with the chirp e^{-pi i k^2 / n}, done by FFTs
+   of a power of two m >= 2n - 1. The inverse is the forward one of the
+   conjugate, conjugated and divided by n. Complex numbers are pairs of
+   doubles (re, im) throughout. */
+typedef struct dag__fft_plan {
+    int64_t n, m;
+    double *twiddle;   /* m / 2 of them: e^{-2 pi i k / m} */
+    double *chirp;     /* Bluestein: n of them, e^{-pi i (k^2 mod 2n) / n} (the square reduced: exact angles) */
+    double *kernel;    /* Bluestein: the FFT of the conjugate chirp, wrapped around (b[m - k] = b[k]) */
+    double *line;      /* the line being transformed: m of them */
+} dag__fft_plan;
+
+static void dag__fft_pow2(double *x, int64_t m, const double *twiddle) {
+    for (int64_t i = 1, j = 0; i < m; i++) {   /* bit-reversed order */
+        int64_t bit = m >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            double re = x[2 * i], im = x[2 * i + 1];
+            x[2 * i] = x[2 * j], x[2 * i + 1] = x[2 * j + 1], x[2 * j] = re, x[2 * j + 1] = im;
+        }
+    }
+    for (int64_t len = 2; len <= m; len <<= 1) {
+        int64_t half = len >> 1, step = m / len;
+        for (int64_t s = 0; s < m; s += len)
+            for (int64_t k = 0; k < half; k++) {
+                double wr = twiddle[2 * k * step], wi = twiddle[2 * k * step + 1];
+                double *u = x + 2 * (s + k), *v = x + 2 * (s + k + half);
+                double vr = v[0] * wr - v[1] * wi, vi = v[0] * wi + v[1] * wr;
+                v[0] = u[0] - vr, v[1] = u[1] - vi, u[0] += vr, u[1] += vi;
+            }
+    }
+}
+static void dag__fft_conj(double *x, int64_t n) {
+    for (int64_t k = 0; k < n; k++) x[2 * k + 1] = -x[2 * k + 1];
+}
+
+static void dag__fft_plan_free(dag__fft_plan *p) {
+    DAG_FREE(p->twiddle), DAG_FREE(p->chirp), DAG_FREE(p->kernel), DAG_FREE(p->line);
+}
+static bool dag__fft_plan_init(dag__fft_plan *p, int64_t n) {
+    memset(p, 0, sizeof *p);
+    bool pow2 = (n & (n - 1)) == 0;
+    p->n = n, p->m = 1;
+    while (p->m < (pow2 ? n : 2 * n - 1)) p->m *= 2;
+    int64_t m = p->m;
+    p->twiddle = (double *)DAG_MALLOC(sizeof(double) * (size_t)(m > 1 ? m : 2));
+    p->line = (double *)DAG_MALLOC(sizeof(double) * 2 * (size_t)m);
+    if (!pow2) {
+        p->chirp = (double *)DAG_MALLOC(sizeof(double) * 2 * (size_t)n);
+        p->kernel = (double *)DAG_MALLOC(sizeof(double) * 2 * (size_t)m);
+    }
+    if (!p->twiddle || !p->line || (!pow2 && (!p->chirp || !p->kernel))) {
+        dag__fft_plan_free(p);
+        return false;
+    }
+    for (int64_t k = 0; k < m / 2; k++)
+        p->twiddle[2 * k] = cos(6.283185307179586 * (double)k / (double)m),
+        p->twiddle[2 * k + 1] = -sin(6.283185307179586 * (double)k / (double)m);
+    if (pow2) return true;
+    memset(p->kernel, 0, sizeof(double) * 2 * (size_t)m);
+    for (int64_t k = 0; k < n; k++) {
+        double angle = 3.141592653589793 * (double)((k * k) % (2 * n)) / (double)n;
+        p->chirp[2 * k] = cos(angle), p->chirp[2 * k + 1] = -sin(angle);
+        p->kernel[2 * k] = cos(angle), p->kernel[2 * k + 1] = sin(angle);
+        if (k) p->kernel[2 * (m - k)] = cos(angle), p->kernel[2 * (m - k) + 1] = sin(angle);
+    }
+    dag__fft_pow2(p->kernel, m, p->twiddle);
+    return true;
+}
+/* the forward transform of p->line's first n numbers, in place */
+static void dag__fft_forward(dag__fft_plan *p) {
+    int64_t n = p->n, m = p->m;
+    double *x = p->line;
+    if (!p->chirp) {
+        dag__fft_pow2(x, m, p->twiddle);
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) {   /* x c, then zeros up to m */
+        double re = x[2 * k] * p->chirp[2 * k] - x[2 * k + 1] * p->chirp[2 * k + 1];
+        x[2 * k + 1] = x[2 * k] * p->chirp[2 * k + 1] + x[2 * k + 1] * p->chirp[2 * k];
+        x[2 * k] = re;
+    }
+    memset(x + 2 * n, 0, sizeof(double) * 2 * (size_t)(m - n));
+    dag__fft_pow2(x, m, p->twiddle);
+    for (int64_t k = 0; k < m; k++) {   /* times the kernel's transform, then the inverse (conjugated) */
+        double re = x[2 * k] * p->kernel[2 * k] - x[2 * k + 1] * p->kernel[2 * k + 1];
+        double im = x[2 * k] * p->kernel[2 * k + 1] + x[2 * k + 1] * p->kernel[2 * k];
+        x[2 * k] = re, x[2 * k + 1] = -im;
+    }
+    dag__fft_pow2(x, m, p->twiddle);
+    for (int64_t k = 0; k < n; k++) {   /* conjugated back, divided by m, times c */
+        double re = x[2 * k] / (double)m, im = -x[2 * k + 1] / (double)m;
+        x[2 * k] = re * p->chirp[2 * k] - im * p->chirp[2 * k + 1];
+        x[2 * k + 1] = re * p->chirp[2 * k + 1] + im * p->chirp[2 * k];
+    }
+}
+
+/* Every line of a tile (rows x cols, packed): its columns (along_rows 0) or its rows, each gathered into
+   the plan's line in double, transformed, and put back. */
+DAG_TASK(void, dag__fft_tile, (void *, t), (int64_t, rows), (int64_t, cols), (int, type), (int, along_rows),
+         (int, inverse)) {
+    int64_t n = along_rows ? cols : rows, lines = along_rows ? rows : cols;
+    int64_t step = along_rows ? rows : 1, next = along_rows ? 1 : rows;   /* elements between a line's numbers, lines */
+    dag__fft_plan p;
+    if (!dag__fft_plan_init(&p, n)) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_fft: no memory to transform lines of %lld", (long long)n);
+        return;
+    }
+    for (int64_t l = 0; l < lines; l++) {
+        for (int64_t k = 0; k < n; k++) {
+            int64_t e = 2 * (l * next + k * step);
+            p.line[2 * k] = type == DAG_CF64 ? ((double *)t)[e] : (double)((float *)t)[e];
+            p.line[2 * k + 1] = type == DAG_CF64 ? ((double *)t)[e + 1] : (double)((float *)t)[e + 1];
+        }
+        if (inverse) dag__fft_conj(p.line, n);
+        dag__fft_forward(&p);
+        double scale = inverse ? 1.0 / (double)n : 1.0, sign = inverse ? -1.0 : 1.0;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t e = 2 * (l * next + k * step);
+            if (type == DAG_CF64)
+                ((double *)t)[e] = p.line[2 * k] * scale, ((double *)t)[e + 1] = sign * p.line[2 * k + 1] * scale;
+            else
+                ((float *)t)[e] = (float)(p.line[2 * k] * scale),
+                ((float *)t)[e + 1] = (float)(sign * p.line[2 * k + 1] * scale);
+        }
+    }
+    dag__fft_plan_free(&p);
+}
+
+static dag_result dag__fft_slabs(dag_array *s, int along_rows, int inverse, const dag__array_where *where) {
+    DAG_DATADEPS {
+        for (int64_t i = 0; i < s->mt; i++)
+            for (int64_t j = 0; j < s->nt; j++)
+                dag_spawn_with(DAG__NAMED(&where->cpu, inverse ? "ifft" : "fft"), dag__fft_tile, InOut(DAG__H(s, i, j)),
+                               Val(dag__tile_rows(s, i)), Val(dag__tile_cols(s, j)), Val((int)s->type), Val(along_rows),
+                               Val(inverse));
+    }
+    return dag_last_region_result();
+}
+
+static bool dag__fft_args(dag_array *src, dag_array *dst, int dims, const char *who) {
+    const char *why = !src || !dst ? "no array (NULL)"
+                      : dims < 0 || dims > 2 ? "dims is 1 (each column), 2 (each row) or 0 (both)"
+                      : !dag__complex(src->type) ? "it transforms complex arrays (DAG_CF64, DAG_CF32): copy a real "
+                                                   "one into a complex array first"
+                      : dst->type != src->type || dst->rows != src->rows || dst->cols != src->cols
+                          ? "dst must have src's element type and shape"
+                          : NULL;
+    if (why) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, why);
+    return !why;
+}
+
+/* Pass 0 transforms the columns in slabs of whole columns (a grid of one rank row: every rank gets some),
+   pass 1 the rows in slabs of whole rows; each pass copies into its slabs, the last copies into dst. */
+static dag_result dag__fft(dag_array *src, dag_array *dst, int dims, int inverse, const char *who) {
+    dag__array_where where = dag__array_where_now(who);
+    if (where.status) return where.status;
+    if (!dag__fft_args(src, dst, dims, who)) return DAG_ERR_INVALID_ARGUMENT;
+    int ranks = dag_num_ranks();
+    int64_t parts = 2 * (int64_t)dag_device_count(DAG_CPU) * ranks;
+    dag_array *from = src, *slabs[2] = { NULL, NULL };
+    dag_result r = DAG_OK;
+    for (int pass = 0; pass < 2 && r == DAG_OK; pass++) {
+        if (dims && dims != pass + 1) continue;
+        int64_t across = pass ? src->rows : src->cols, w = (across + parts - 1) / parts;
+        dag_blocks b = pass ? dag_blocks_grid(w, src->cols, ranks, 1) : dag_blocks_grid(src->rows, w, 1, ranks);
+        slabs[pass] = dag_array_undef(src->type, src->rows, src->cols, b);
+        r = !slabs[pass] ? DAG_ERR_OUT_OF_MEMORY : dag__array_copy_any(from, slabs[pass], 0, who);
+        if (r == DAG_OK) r = dag__fft_slabs(slabs[pass], pass, inverse, &where);
+        from = slabs[pass];
+    }
+    if (r == DAG_OK) r = dag__array_copy_any(from, dst, 0, who);
+    dag_array_free(slabs[0]);
+    dag_array_free(slabs[1]);
+    return r;
+}
+dag_result dag_array_fft(dag_array *src, dag_array *dst, int dims) { return dag__fft(src, dst, dims, 0, "dag_array_fft"); }
+dag_result dag_array_ifft(dag_array *src, dag_array *dst, int dims) { return dag__fft(src, dst, dims, 1, "dag_array_ifft"); }
 
 /* >>stencil: a task per tile of dst, reading src's tile there and the
    strips of its eight neighbours that face it (their halos, below), into

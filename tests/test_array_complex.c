@@ -587,6 +587,115 @@ TEST(operations_with_no_complex_meaning_refuse_complex_arrays_by_name) {
     }
 }
 
+/* The DFT of the n numbers x[0], x[s], ..., x[(n - 1) s] by its definition, in long double: sign -1 (fft) or
+   +1 (ifft, then divided by n) */
+static void dft_loop(const z64 *x, int n, int s, int sign, z64 *out) {
+    for (int k = 0; k < n; k++) {
+        long double re = 0, im = 0;
+        for (int j = 0; j < n; j++) {
+            long double angle = sign * 6.283185307179586476925L * (long double)(((long long)j * k) % n) / n;
+            long double xr = creal(x[j * s]), xi = cimag(x[j * s]);
+            re += xr * cosl(angle) - xi * sinl(angle);
+            im += xr * sinl(angle) + xi * cosl(angle);
+        }
+        out[k * s] = sign > 0 ? (double)(re / n) + I * (double)(im / n) : (double)re + I * (double)im;
+    }
+}
+/* a host m x n matrix transformed along dims (0: both) by the loop above */
+static z64 *dft_dims(const z64 *h, int m, int n, int dims, int sign) {
+    z64 *x = (z64 *)malloc(sizeof *x * (size_t)m * (size_t)n), *y = (z64 *)malloc(sizeof *y * (size_t)m * (size_t)n);
+    memcpy(x, h, sizeof *x * (size_t)m * (size_t)n);
+    if (dims != 2) {
+        for (int j = 0; j < n; j++) dft_loop(x + j * m, m, 1, sign, y + j * m);
+        memcpy(x, y, sizeof *x * (size_t)m * (size_t)n);
+    }
+    if (dims != 1) {
+        for (int i = 0; i < m; i++) dft_loop(x + i, n, m, sign, y + i);
+        memcpy(x, y, sizeof *x * (size_t)m * (size_t)n);
+    }
+    free(y);
+    return x;
+}
+
+/* Dagger's fft.jl (1D and 2D, out of place and in place, ComplexF64 and ComplexF32, sizes 100 and
+   100 x 100), then ragged sizes, lengths that are powers of two and primes, each dims, views, other
+   tilings for dst, and ifft(fft(x)) = x. */
+TEST(fft_and_ifft_equal_the_dft_by_its_definition_along_every_dims) {
+    static const int shapes[][4] = {   /* m, n, tile rows, tile cols */
+        { 100, 1, 30, 1 }, { 100, 100, 32, 48 }, { 1, 1, 1, 1 }, { 64, 1, 64, 1 }, { 1, 97, 1, 40 },
+        { 17, 12, 5, 7 }, { 16, 31, 16, 8 }, { 2, 3, 1, 2 },
+    };
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+            for (int dims = 0; dims <= 2; dims++)
+                for (int inverse = 0; inverse < 2; inverse++) {
+                    dag_elem t = types[ti];
+                    int m = shapes[si][0], n = shapes[si][1];
+                    z64 *h = host(m, n, (int)si + 3 * dims), *want = dft_dims(h, m, n, dims, inverse ? 1 : -1);
+                    dag_array *a = to_array(t, m, n, dag_blocks(shapes[si][2], shapes[si][3]), h);
+                    dag_array *b = dag_array_zeros(t, m, n, dag_blocks(shapes[si][3], shapes[si][2] + 1));
+                    dag_result (*f)(dag_array *, dag_array *, int) = inverse ? dag_array_ifft : dag_array_fft;
+                    z64 *orig = from_array(a);   /* h in the array's type */
+                    CHECK_EQ_INT(f(a, b, dims), DAG_OK);   /* out of place, into another tiling */
+                    z64 *got = from_array(b), *kept = from_array(a);
+                    CHECK(rel_diff(got, want, m * n) < (t == DAG_CF64 ? 1e-12 : 1e-5));
+                    CHECK(memcmp(kept, orig, sizeof *kept * (size_t)(m * n)) == 0);   /* src as it was */
+                    CHECK_EQ_INT(f(a, a, dims), DAG_OK);   /* in place */
+                    z64 *same = from_array(a);
+                    CHECK(rel_diff(same, got, m * n) == 0);
+                    CHECK_EQ_INT((inverse ? dag_array_fft : dag_array_ifft)(a, a, dims), DAG_OK);   /* and back */
+                    z64 *back = from_array(a);
+                    CHECK(rel_diff(back, h, m * n) < (t == DAG_CF64 ? 1e-12 : 1e-5));
+                    free(h), free(want), free(got), free(kept), free(same), free(back), free(orig);
+                    dag_array_free(a), dag_array_free(b);
+                }
+}
+
+TEST(fft_of_a_view_transforms_the_block_and_leaves_the_rest) {
+    int m = 20, n = 18;
+    z64 *h = host(m, n, 7);
+    dag_array *a = to_array(DAG_CF64, m, n, dag_blocks(6, 5), h);
+    dag_array *v = dag_array_view(a, 3, 11, 4, 9);
+    CHECK_EQ_INT(dag_array_fft(v, v, 0), DAG_OK);
+    z64 *got = from_array(a), *block = (z64 *)malloc(sizeof *block * 11 * 9);
+    for (int j = 0; j < 9; j++)
+        for (int i = 0; i < 11; i++) block[i + j * 11] = h[(3 + i) + (4 + j) * m];
+    z64 *want = dft_dims(block, 11, 9, 0, -1);
+    double d = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            bool in = i >= 3 && i < 14 && j >= 4 && j < 13;
+            z64 w = in ? want[(i - 3) + (j - 4) * 11] : h[i + j * m];
+            d = fmax(d, cabs(got[i + j * m] - w) / (in ? 100.0 : 1e-300));
+        }
+    CHECK(d < 1e-12);
+    free(h), free(got), free(block), free(want);
+    dag_array_free(v), dag_array_free(a);
+}
+
+static void check_fft_refused(dag_result r, const char *who, const char *why) {
+    CHECK_EQ_INT(r, DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, who) != NULL && strstr(last_error, why) != NULL);
+    if (!strstr(last_error, who) || !strstr(last_error, why)) fprintf(stderr, "  the message: %s\n", last_error);
+    last_error[0] = 0;
+}
+TEST(fft_refuses_real_arrays_other_shapes_and_bad_dims_by_name) {
+    dag_array *r = dag_array_rand(DAG_F64, 8, 8, dag_blocks(4, 4), 1), *z = dag_array_rand(DAG_CF64, 8, 8, dag_blocks(4, 4), 2);
+    dag_array *w = dag_array_zeros(DAG_CF64, 8, 7, dag_blocks(4, 4)), *f = dag_array_zeros(DAG_CF32, 8, 8, dag_blocks(4, 4));
+    z64 before[64], after[64];
+    CHECK_EQ_INT(dag_array_collect(z, before, DAG_COL_MAJOR, 8), DAG_OK);
+    check_fft_refused(dag_array_fft(r, r, 0), "dag_array_fft", "complex arrays");
+    check_fft_refused(dag_array_ifft(z, w, 0), "dag_array_ifft", "shape");
+    check_fft_refused(dag_array_fft(z, f, 0), "dag_array_fft", "element type");
+    check_fft_refused(dag_array_fft(z, z, 3), "dag_array_fft", "dims");
+    check_fft_refused(dag_array_fft(z, z, -1), "dag_array_fft", "dims");
+    check_fft_refused(dag_array_fft(NULL, z, 0), "dag_array_fft", "NULL");
+    check_fft_refused(dag_array_fft(z, NULL, 0), "dag_array_fft", "NULL");
+    CHECK_EQ_INT(dag_array_collect(z, after, DAG_COL_MAJOR, 8), DAG_OK);
+    CHECK(memcmp(before, after, sizeof before) == 0);
+    dag_array_free(r), dag_array_free(z), dag_array_free(w), dag_array_free(f);
+}
+
 /* A program of complex operations: its results into out (n * n + n * 2 + n * n values). */
 static void complex_program(z64 *out) {
     int n = 24;
@@ -596,6 +705,7 @@ static void complex_program(z64 *out) {
     CHECK_EQ_INT(dag_array_gemm(1, 0, 1.0, C, C, 0.0, D), DAG_OK);
     CHECK_EQ_INT(dag_array_add(D, C, D), DAG_OK);
     CHECK_EQ_INT(dag_array_posv(A, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_fft(D, D, 0), DAG_OK);
     CHECK_EQ_INT(dag_array_collect(D, out, DAG_COL_MAJOR, n), DAG_OK);
     CHECK_EQ_INT(dag_array_collect(B, out + n * n, DAG_COL_MAJOR, n), DAG_OK);
     CHECK_EQ_INT(dag_array_collect(A, out + n * n + 2 * n, DAG_COL_MAJOR, n), DAG_OK);
@@ -638,6 +748,9 @@ int main(void) {
     RUN(complex_element_wise_operations_reductions_and_maps_equal_the_plain_loops);
     RUN(a_complex_stencil_kernel_equals_the_plain_loop_on_periodic_and_fixed_boundaries);
     RUN(operations_with_no_complex_meaning_refuse_complex_arrays_by_name);
+    RUN(fft_and_ifft_equal_the_dft_by_its_definition_along_every_dims);
+    RUN(fft_of_a_view_transforms_the_block_and_leaves_the_rest);
+    RUN(fft_refuses_real_arrays_other_shapes_and_bad_dims_by_name);
     RUN(complex_operations_under_a_device_scope_run_on_the_cpu_with_the_cpus_results);
     dag_shutdown();
     return test_summary();

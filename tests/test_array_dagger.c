@@ -2238,6 +2238,60 @@ TEST(stencil_a_radius_per_dimension) {
     dag_array_free(A), dag_array_free(B);
 }
 
+/* ==== test/array/fft.jl (1D and 2D; 3D has no counterpart: arrays are 2-D) ==== */
+
+/* FFTW's fft (sign -1) or ifft (sign +1, divided by n) of an m x n matrix along both dimensions, by the
+   DFT's definition in long double: the value Dagger's test gets from FFTW on the collected array */
+static z64 *dft2(const z64 *a, int m, int n, int sign) {
+    z64 *x = (z64 *)malloc(sizeof *x * (size_t)(m * n)), *y = (z64 *)malloc(sizeof *y * (size_t)(m * n));
+    memcpy(x, a, sizeof *x * (size_t)(m * n));
+    for (int pass = 0; pass < 2; pass++) {
+        int len = pass ? n : m, lines = pass ? m : n, step = pass ? m : 1, next = pass ? 1 : m;
+        for (int l = 0; l < lines; l++)
+            for (int k = 0; k < len; k++) {
+                long double re = 0, im = 0;
+                for (int j = 0; j < len; j++) {
+                    long double w = sign * 6.283185307179586476925L * (long double)((j * k) % len) / len;
+                    z64 v = x[l * next + j * step];
+                    re += creal(v) * cosl(w) - cimag(v) * sinl(w), im += creal(v) * sinl(w) + cimag(v) * cosl(w);
+                }
+                if (sign > 0) re /= len, im /= len;
+                y[l * next + k * step] = (double)re + I * (double)im;
+            }
+        memcpy(x, y, sizeof *x * (size_t)(m * n));
+    }
+    free(y);
+    return x;
+}
+/* fft(DA) and fft!(DA) (or ifft) of rand(T, m, n) for T in ComplexF64, ComplexF32: the result is a new
+   array of T, approximately FFTW's of the collected array */
+static void fft_case(int m, int n, int inverse) {
+    static const dag_elem ts[2] = { DAG_CF64, DAG_CF32 };
+    dag_result (*f)(dag_array *, dag_array *, int) = inverse ? dag_array_ifft : dag_array_fft;
+    for (int ti = 0; ti < 2; ti++) {
+        dag_elem t = ts[ti];
+        z64 *h = host_rand(t, m, n), *want = dft2(h, m, n, inverse ? 1 : -1);
+        dag_array *DA = to_array(t, m, n, dag_blocks_auto(), h), *DB = dag_array_similar(DA);   /* out of place */
+        CHECK_EQ_INT(f(DA, DB, 0), DAG_OK);
+        CHECK(dag_array_type(DB) == t && dag_array_rows(DB) == m && dag_array_cols(DB) == n);
+        z64 *b = collect(DB);
+        CHECK(approx(b, want, m * n, default_rtol(t)));
+        CHECK_EQ_INT(f(DA, DA, 0), DAG_OK);   /* in place */
+        z64 *a = collect(DA);
+        CHECK(approx(a, want, m * n, default_rtol(t)));
+        free(h), free(want), free(b), free(a);
+        dag_array_free(DA), dag_array_free(DB);
+    }
+}
+/* fft.jl "FFT": 1D */
+TEST(fft_1d_out_of_place_and_in_place) { fft_case(100, 1, 0); }
+/* fft.jl "FFT": 2D */
+TEST(fft_2d_out_of_place_and_in_place) { fft_case(100, 100, 0); }
+/* fft.jl "IFFT": 1D */
+TEST(ifft_1d_out_of_place_and_in_place) { fft_case(100, 1, 1); }
+/* fft.jl "IFFT": 2D */
+TEST(ifft_2d_out_of_place_and_in_place) { fft_case(100, 100, 1); }
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -2338,6 +2392,11 @@ int main(void) {
     RUN(stencil_mixed_boundaries_wrap_and_antireflect);
     RUN(stencil_linear_extrapolation_boundary);
     RUN(stencil_a_radius_per_dimension);
+    /* fft.jl */
+    RUN(fft_1d_out_of_place_and_in_place);
+    RUN(fft_2d_out_of_place_and_in_place);
+    RUN(ifft_1d_out_of_place_and_in_place);
+    RUN(ifft_2d_out_of_place_and_in_place);
     dag_shutdown();
     return test_summary();
 }

@@ -367,6 +367,51 @@ TEST(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank) {
     agree_on_failures();
 }
 
+/* The DFT along dims (0: both) by its definition, of an m x n column-major matrix */
+static void cx_dft(const double _Complex *x, int m, int n, int dims, double _Complex *out) {
+    static double _Complex tmp[64 * 64];
+    memcpy(tmp, x, sizeof *x * (size_t)(m * n));
+    for (int pass = 1; pass <= 2; pass++) {
+        if (dims && dims != pass) continue;
+        int len = pass == 1 ? m : n, lines = pass == 1 ? n : m, step = pass == 1 ? 1 : m, next = pass == 1 ? m : 1;
+        for (int l = 0; l < lines; l++)
+            for (int k = 0; k < len; k++) {
+                double _Complex s = 0;
+                for (int j = 0; j < len; j++)
+                    s += tmp[l * next + j * step] * cexp(-6.283185307179586 * I * (double)((j * k) % len) / len);
+                out[l * next + k * step] = s;
+            }
+        memcpy(tmp, out, sizeof *x * (size_t)(m * n));
+    }
+    memcpy(out, tmp, sizeof *x * (size_t)(m * n));
+}
+/* fft along each dims, out of place into another tiling and back through ifft in place, on the squarest
+   grid and a row of ranks: every rank gets the definition's values */
+TEST(fft_over_ranks_equals_the_dft_on_every_rank) {
+    setup(2);
+    enum { M = 13, N = 10 };
+    static double _Complex a[M * N], want[M * N], got[M * N];
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < M; i++) a[i + j * M] = cx_val(i, j, 3);
+    int grids[2][2] = { { 0, 0 }, { 1, dag_num_ranks() } };
+    for (int g = 0; g < 2; g++)
+        for (int dims = 0; dims <= 2; dims++) {
+            dag_array *A = dag_array_from_host(DAG_CF64, M, N, dag_blocks_grid(4, 3, grids[g][0], grids[g][1]), a,
+                                               DAG_COL_MAJOR, M);
+            dag_array *B = dag_array_zeros(DAG_CF64, M, N, dag_blocks(5, 5));
+            CHECK_EQ_INT(dag_array_fft(A, B, dims), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, M), DAG_OK);
+            cx_dft(a, M, N, dims, want);
+            CHECK(cx_diff(got, want, M * N) < 1e-10);
+            CHECK_EQ_INT(dag_array_ifft(B, B, dims), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(B, got, DAG_COL_MAJOR, M), DAG_OK);
+            CHECK(cx_diff(got, a, M * N) < 1e-12);
+            dag_array_free(A), dag_array_free(B);
+        }
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* mean, var and std (whole and along dims) of an int array and clamp, reflect, mirror and anti stencils over
    ranks: every rank gets the loops' values */
 TEST(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops) {
@@ -426,6 +471,7 @@ int main(int argc, char **argv) {
     RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);
     RUN_ALL(stencil_steps_over_ranks_equal_the_plain_loops_on_every_rank);
     RUN_ALL(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank);
+    RUN_ALL(fft_over_ranks_equals_the_dft_on_every_rank);
     RUN_ALL(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops);
     int failed = test_summary();
     MPI_Finalize();
