@@ -120,7 +120,9 @@
    Leaving a block by return, goto or break skips its end: blocks opened
    after it nest inside it until the end of an enclosing region, dag_wait_all,
    the end of the task body or dag_shutdown reports DAG_ERR_UNBALANCED_REGION
-   and closes it.
+   and closes it. A block is a one-turn loop: continue inside it ends the
+   block (its end runs, as at its closing brace) and goes on after the block,
+   not to the next turn of a loop around it; test before the block instead.
 
    SCOPES
    ======
@@ -537,6 +539,8 @@ typedef struct dag_stats {
     int blocked_waits;            /* threads blocked in a wait right now */
     uint64_t sleeps;              /* times an idle thread went to sleep (each costs a wake-up later) */
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
+    size_t failures_described;    /* failure descriptions held (what dag_task_message and the logs say): one
+                                     per failure that a task record or region can still report */
     size_t result_bytes;          /* bytes they hold, headers included */
     size_t events_pending;        /* dag_detach events not yet fulfilled */
     uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): messages this rank sent to others (dag_rank_stats) */
@@ -1740,7 +1744,7 @@ typedef struct dag__state {
     dag__mutex guest_lock;
     dag__tss guest_key;
     int guest_key_ok;
-    dag__worker *guests;
+    DAG__ATOMIC(dag__worker *) guests;         /* only ever grows at its head: walked without a lock (dag__guests) */
     dag__context *guest_contexts;
     DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
     DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
@@ -1858,7 +1862,7 @@ static inline void dag__devices_trace_clear(void) {}
 /* The calls after which data is current on each owner, collective over ranks */
 enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
 /* The core's calls for the rank layer, defined in the core's layers (with
-   dag__cancel_asked, dag__cause_new and dag__cause_what; task records are
+   dag__cancel_asked, dag__cause_new, dag__cause_drop and dag__cause_what; task records are
    only passed by pointer). The main context is the program's: that of
    the thread that set up, outside any task. */
 static inline bool dag__is_main(const dag__context *ctx);
@@ -1868,7 +1872,8 @@ static inline dag_task dag__main_refuse(int code, const char *fmt, ...);   /* a 
 static inline dag__task *dag__body_task(void);   /* the task whose body this thread runs */
 static inline const char *dag__task_cause(dag__task *t);   /* why its input failed ("name\0what"); NULL: it did not */
 static inline void dag__task_fail(dag__task *t, int status, const char *cause);   /* quietly, unless already failed */
-static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of h's record; NULL once it has gone */
+static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of h's record, held (dag__cause_drop it);
+                                                             NULL once it has gone */
 static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride);   /* false: none */
 static inline void dag__data_place(dag_data h, void *memory);   /* this rank's packed copy of h (NULL: none) */
 #if defined(DAG_BACKEND_MPI)
@@ -2222,6 +2227,13 @@ static bool dag__would_take(dag__worker *w, const dag_scope *s) {
 /* Workers started so far (reserve threads join while others scan): the
    acquire pairs with dag__reserve_top_up's release, so a counted worker's
    record is initialised. */
+/* The threads outside the pool that came to dag.h: a list that only grows at its head, each record
+   complete before it is published, so it is walked without a lock. */
+static inline dag__worker *dag__guests(void) {
+    dag__worker *g = atomic_load_explicit(&dag__g.guests, memory_order_acquire);
+    DAG__HA(&dag__g.guests);
+    return g;
+}
 static inline int dag__slots(void) {
     int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
     DAG__HA(&dag__g.num_slots);
@@ -2237,7 +2249,7 @@ static void dag__wake_one_for(const dag_scope *s) {
         if (dag__would_take(&dag__g.workers[i], s) && dag__wake_claim(&dag__g.workers[i])) return;
     if (s) return;
     dag__mutex_lock(&dag__g.sleep_lock);   /* threads waiting outside the pool */
-    for (dag__worker *w = dag__g.guests; w; w = w->next_guest)
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest)
         if (dag__would_take(w, NULL) && dag__wake_claim(w)) break;
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
@@ -2252,7 +2264,7 @@ static void dag__wake_waiters(const void *what) {
         if (atomic_load(&w->waiting_for) == what) dag__wake_claim(w);
     }
     dag__mutex_lock(&dag__g.sleep_lock);
-    for (dag__worker *w = dag__g.guests; w; w = w->next_guest)
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest)
         if (atomic_load(&w->waiting_for) == what) dag__wake_claim(w);
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
@@ -2271,7 +2283,7 @@ static void dag__wake_all(void) {
     dag__mutex_lock(&dag__g.sleep_lock);
     int n = dag__slots();
     for (int i = 0; i < n; i++) dag__wake_one_up(&dag__g.workers[i]);
-    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) dag__wake_one_up(w);
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest) dag__wake_one_up(w);
     dag__mutex_unlock(&dag__g.sleep_lock);
 }
 
@@ -2491,9 +2503,12 @@ static inline bool dag__poisons(dag__task *p) {
            !(atomic_load_explicit(&p->ended, memory_order_relaxed) & 1);
 }
 
+static void dag__cause_drop(const char *cause);               /* see >>causes */
+static void dag__cause_clear(DAG__ATOMIC(const char *) *at);
 static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
     uint32_t gen = atomic_load_explicit(&t->gen, memory_order_relaxed) + 1;
     atomic_store_explicit(&t->gen, gen ? gen : 1, memory_order_release);
+    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_relaxed) != NULL)) dag__cause_clear(&t->failed_dep);
     dag__extra *x = t->extra;
     if (x) {
         for (int i = 0; x->has_futures && i < DAG__MAX_PARAMS; i++)
@@ -2717,6 +2732,9 @@ static dag__region *dag__region_new(int kind) {
 
 static void dag__region_recycle(dag__region *r) {
     dag__worker *w = dag__region_cache_owner();
+    dag__cause_clear(&r->failed_name);
+    dag__cause_drop(r->cancel);
+    r->cancel = NULL;
     if (w && w->num_free_regions < 2 * DAG__REGION_BATCH) {
         r->outer = w->free_regions;
         w->free_regions = r;
@@ -2739,21 +2757,73 @@ static void dag__region_recycle(dag__region *r) {
 /* >>causes: why a task did not run or failed, as "name\0what happened"
    (e.g. "root_task\0failed: Test"); a failed task's failed_dep is its own
    cause, a cancelled dependent's the cause it inherits, so dependents and
-   regions repeat the root's own words. Causes live until dag_shutdown. */
-typedef struct dag__cause_node { struct dag__cause_node *next; char text[]; } dag__cause_node;
+   regions repeat the root's own words. A cause is counted: each holder (a
+   task record's failed_dep, a region's failed_name and cancel) takes a
+   reference when it takes the cause (dag__cause_set, dag__cause_hold) and
+   gives it back when it lets go (dag__cause_drop): the last one frees it,
+   so a loop whose tasks fail keeps none. dag__cause_new gives its caller
+   one reference. The fixed causes below are static text, never counted;
+   the list of every live cause frees what is left at dag_shutdown. */
+typedef struct dag__cause_node {
+    struct dag__cause_node *prev, *next;   /* under dag__cause_lock */
+    DAG__ATOMIC(int32_t) refs;
+    char text[];
+} dag__cause_node;
 static dag__mutex dag__cause_lock;
 static dag__cause_node *dag__causes;
+static size_t dag__num_causes;   /* under the lock: dag_stats' failures_described */
+static const char dag__cause_region_ended[] = "a task whose region has ended\0failed";
+static const char dag__cause_child_failed[] = "a child task\0failed";
+static const char dag__cause_nested_failed[] = "a task in a nested region\0failed";
 
 static const char *dag__cause_new(const char *name, const char *what) {
     size_t n = strlen(name) + 1, m = strlen(what) + 1;
     dag__cause_node *c = (dag__cause_node *)dag__xmalloc(sizeof *c + n + m);
     memcpy(c->text, name, n);
     memcpy(c->text + n, what, m);
+    atomic_init(&c->refs, 1);
     dag__mutex_lock(&dag__cause_lock);
+    c->prev = NULL;
     c->next = dag__causes;
+    if (dag__causes) dag__causes->prev = c;
     dag__causes = c;
+    dag__num_causes++;
     dag__mutex_unlock(&dag__cause_lock);
     return c->text;
+}
+static dag__cause_node *dag__cause_node_of(const char *cause) {
+    if (!cause || cause == dag__cause_region_ended || cause == dag__cause_child_failed || cause == dag__cause_nested_failed)
+        return NULL;
+    return (dag__cause_node *)(void *)((char *)(uintptr_t)cause - offsetof(dag__cause_node, text));
+}
+static void dag__cause_hold(const char *cause) {
+    dag__cause_node *c = dag__cause_node_of(cause);
+    if (c) atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
+}
+static void dag__cause_drop(const char *cause) {
+    dag__cause_node *c = dag__cause_node_of(cause);
+    if (!c || atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1) return;
+    dag__mutex_lock(&dag__cause_lock);
+    if (c->prev) c->prev->next = c->next;
+    else dag__causes = c->next;
+    if (c->next) c->next->prev = c->prev;
+    dag__num_causes--;
+    dag__mutex_unlock(&dag__cause_lock);
+    DAG_FREE(c);
+}
+/* *at takes cause (and a reference) when it holds none; true when it did. The caller keeps cause alive
+   meanwhile (its own reference, or the holder it read it from). */
+static bool dag__cause_set(DAG__ATOMIC(const char *) *at, const char *cause) {
+    const char *none = NULL;
+    if (!cause) return false;
+    dag__cause_hold(cause);
+    if (atomic_compare_exchange_strong(at, &none, cause)) return true;
+    dag__cause_drop(cause);
+    return false;
+}
+/* a holder lets go of what it holds */
+static void dag__cause_clear(DAG__ATOMIC(const char *) *at) {
+    dag__cause_drop(atomic_exchange_explicit(at, NULL, memory_order_acq_rel));
 }
 static const char *dag__cause_what(const char *cause) { return cause + strlen(cause) + 1; }
 
@@ -2762,15 +2832,15 @@ static const char *dag__cause_what(const char *cause) { return cause + strlen(ca
    do, but logs nothing: the rank where it failed has said it. */
 static inline const char *dag__task_cause(dag__task *t) { return atomic_load(&t->failed_dep); }
 static inline void dag__task_fail(dag__task *t, int status, const char *cause) {
-    const char *none = NULL;
     int32_t ok = 0;
-    if (cause) atomic_compare_exchange_strong(&t->failed_dep, &none, cause);
+    dag__cause_set(&t->failed_dep, cause);
     if (status) atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
 }
 static inline const char *dag__handle_cause(dag_task h) {
     const char *cause = NULL;
     if (h.ptr && dag__ref_handle(h)) {
         cause = dag__task_cause(h.ptr);
+        dag__cause_hold(cause);   /* the caller's, past the record's end */
         dag__decref(dag__tls_worker, h.ptr);
     }
     return cause;
@@ -2787,15 +2857,18 @@ static const char *dag__own_cause(dag__task *t, int status) {
 
 static void dag__region_record_failure(dag__region *r, dag__task *t, int status) {
     int32_t none = 0;
-    if (!atomic_load(&t->failed_dep)) atomic_store(&t->failed_dep, dag__own_cause(t, status));
-    const char *cause = atomic_load(&t->failed_dep), *n = NULL;
+    if (!atomic_load(&t->failed_dep)) {
+        const char *own = dag__own_cause(t, status);
+        dag__cause_set(&t->failed_dep, own);
+        dag__cause_drop(own);
+    }
+    const char *cause = atomic_load(&t->failed_dep);   /* t holds it while it is here */
     if (status == DAG_ERR_DEPENDENCY_FAILED) {
         atomic_compare_exchange_strong(&r->first_cancel, &none, status);
     } else if (atomic_compare_exchange_strong(&r->first_error, &none, status)) {
-        atomic_compare_exchange_strong(&r->failed_name, &n, cause);
+        dag__cause_set(&r->failed_name, cause);
     }
-    n = NULL;
-    atomic_compare_exchange_strong(&r->failed_name, &n, cause);
+    dag__cause_set(&r->failed_name, cause);
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -2956,6 +3029,19 @@ static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, siz
     return NULL;
 }
 
+/* t's region lets go of it: its result kept when asked (finished fine, not fetched when looked at), then
+   the mark that sends later fetches to the copy; a fetch that took the result between the look and the
+   mark (ended & 2) drops the copy again, as one after the mark does. */
+static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result);
+static void dag__retained_end(dag__task *t, bool keep) {
+    if (keep) dag__keep(t);
+    int before = atomic_fetch_or_explicit(&t->ended, 1, memory_order_acq_rel);
+    if (keep && (before & 2)) {
+        dag__kept_view v;
+        dag__kept_read(dag__handle(t, atomic_load_explicit(&t->gen, memory_order_relaxed), 1), &v, NULL, 0, DAG__KEPT_DROP);
+    }
+}
+
 static DAG__NOINLINE void dag__retained_sweep(dag__worker *w, dag__region *r) {
     dag__task_list *l = &r->retained;
     size_t kept = 0;
@@ -2967,10 +3053,7 @@ static DAG__NOINLINE void dag__retained_sweep(dag__worker *w, dag__region *r) {
             l->items[kept++] = t;
             continue;
         }
-        if (!(ended & 2)) {   /* finished, nobody fetched it yet: its result alone stays */
-            dag__keep(t);
-            atomic_store_explicit(&t->ended, 1, memory_order_release);
-        }
+        if (!(ended & 2)) dag__retained_end(t, true);   /* finished, nobody fetched it yet: its result alone stays */
         dag__decref(w, t);
     }
     l->count = kept;
@@ -2985,9 +3068,8 @@ static inline void dag__retain(dag__worker *w, dag__region *r, dag__task *t) {
 static void dag__region_release(dag__worker *w, dag__region *r) {
     for (size_t i = 0; i < r->retained.count; i++) {
         dag__task *t = r->retained.items[i];
-        if (!(t->flags & DAG__TF_DISCARD) && !(atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) && dag__done(t))
-            dag__keep(t);
-        atomic_store_explicit(&t->ended, 1, memory_order_release);   /* after the keep: a fetch that sees it finds the block */
+        dag__retained_end(t, !(t->flags & DAG__TF_DISCARD) && !(atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) &&
+                                 dag__done(t));
         dag__decref(w, t);
     }
     r->retained.count = 0;
@@ -3141,10 +3223,7 @@ static DAG__HOT dag__task *dag__complete(dag__worker *w, dag__task *t) {
         while (e) {
             dag__task *s = e->succ;
             dag__edge *n = e->next;
-            if (DAG__UNLIKELY(root_cause)) {
-                const char *none = NULL;
-                atomic_compare_exchange_strong(&s->failed_dep, &none, root_cause);
-            }
+            if (DAG__UNLIKELY(root_cause)) dag__cause_set(&s->failed_dep, root_cause);
             DAG__HB(&s->pending);
             if (atomic_fetch_sub_explicit(&s->pending, 1, memory_order_acq_rel) == 1) {
                 DAG__HA(&s->pending);
@@ -3524,7 +3603,7 @@ static bool dag__needs(dag__task *t, dag__task *s) {
         for (int i = 0; i < n; i++)
             if (dag__g.workers[i].blocked_on == x && dag__g.workers[i].blocked_task)
                 dag__list_push(&todo, dag__g.workers[i].blocked_task);
-        for (dag__worker *g = dag__g.guests; g; g = g->next_guest)
+        for (dag__worker *g = dag__guests(); g; g = g->next_guest)
             if (g->blocked_on == x && g->blocked_task) dag__list_push(&todo, g->blocked_task);
     }
     DAG_FREE(todo.items);
@@ -4001,8 +4080,7 @@ static void dag__add_dep(dag__spawn_state *st, dag__task *p) {
     }
     DAG__HA(&p->succ);   /* p has finished: what it wrote is visible to t */
     if (DAG__UNLIKELY(dag__poisons(p))) {
-        const char *none = NULL;   /* a failed task holds its cause (dag__region_record_failure) */
-        atomic_compare_exchange_strong(&t->failed_dep, &none, atomic_load(&p->failed_dep));
+        dag__cause_set(&t->failed_dep, atomic_load(&p->failed_dep));   /* p holds its cause (dag__region_record_failure) */
     }
 }
 
@@ -4549,8 +4627,7 @@ static bool dag__quiet_pred(dag__task *t, dag__task *p) {
     if (DAG__UNLIKELY(atomic_load_explicit(&dag__g.tracing, memory_order_relaxed)) && dag__tls_worker)
         dag__trace_add_edge(dag__tls_worker, dag__trace_id(p), dag__trace_id(t));
     if (DAG__UNLIKELY(dag__poisons(p))) {
-        const char *none = NULL;   /* a failed task holds its cause (dag__region_record_failure) */
-        atomic_compare_exchange_strong(&t->failed_dep, &none, atomic_load(&p->failed_dep));
+        dag__cause_set(&t->failed_dep, atomic_load(&p->failed_dep));   /* p holds its cause (dag__region_record_failure) */
     }
     return true;
 }
@@ -4608,6 +4685,10 @@ static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__contex
                                                     const dag__span *spans, const int *modes, int num_spans,
                                                     int status) {
     dag_task h = dag__handle(&dag__ran_inline, 1, t->desc->result_size != 0);
+    /* inline spawns skip dag__backpressure, where the failed list is swept: a loop of them that
+       sometimes fails would keep every failure */
+    if (DAG__UNLIKELY(atomic_load_explicit(&r->counter->failed_count, memory_order_relaxed) > r->counter->failed_sweep_at))
+        dag__failed_sweep(w, r->counter);
     dag__task *f = dag__record_from_stack(w, t, &h.gen);
     atomic_store(&f->succ, DAG__CLOSED);
     dag__region_record_failure(r->counter, f, status);
@@ -4642,6 +4723,8 @@ static DAG__HOT dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, 
     if (DAG__UNLIKELY(!dag__execute(w, t))) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
+    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_relaxed) != NULL))
+        dag__cause_clear(&t->failed_dep);   /* one that runs whatever failed before it: its stack record goes now */
     if (t->extra) {
         dag__extra *x = t->extra;
         DAG_FREE(x->message);
@@ -4662,7 +4745,7 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     atomic_store_explicit(&t->status, atomic_load_explicit(&local->status, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, atomic_load_explicit(&local->cancel, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);
+    atomic_store_explicit(&t->failed_dep, atomic_load(&local->failed_dep), memory_order_relaxed);   /* local's reference */
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);
     atomic_store_explicit(&t->parent, atomic_load_explicit(&local->parent, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&t->level, atomic_load_explicit(&local->level, memory_order_relaxed), memory_order_relaxed);
@@ -4811,8 +4894,7 @@ static DAG__NOINLINE int dag__future_kept(dag__task *t, dag_task h, const dag__p
     dag__kept_view v;
     if (!dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) return DAG_ERR_STALE_HANDLE;
     if (v.status) {
-        const char *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, "a task whose region has ended\0failed");
+        dag__cause_set(&t->failed_dep, dag__cause_region_ended);
         return DAG_OK;
     }
     if (!dag__value_fits(p, v.tag, v.size, v.pointer ? DAG__ANY_POINTEE : 0)) return DAG_ERR_ARG_TYPE;
@@ -4885,6 +4967,7 @@ static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
     atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
+    if (DAG__UNLIKELY(r->cancel != NULL)) dag__cause_hold(r->cancel);
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
@@ -5489,11 +5572,18 @@ static dag_result dag__handle_error(dag_task h) {
     return (dag_result)(h.gen ? (int)h.gen : (int)DAG_ERR_INVALID_HANDLE);
 }
 
+/* A handle of a task (a value handle too) from an earlier set-up, or with none running. */
+static dag_result dag__stale(const char *call);
+static DAG__NOINLINE dag_result dag__not_current(const char *call) {
+    return dag__current_context() ? dag__stale(call) : DAG_ERR_SHUT_DOWN;
+}
+
 dag_result dag_wait(dag_task h) {
-    if (dag__value_handle(h)) return DAG_OK;   /* ran inside its spawn */
+    if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__handle_current(h)) return dag__stale("dag_wait");
     if (!dag__ref_handle(h)) {   /* finished, and its region has ended: a kept result says how */
         dag__kept_view v;
         return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
@@ -5534,10 +5624,11 @@ static dag_result dag__on_rank_task(dag_task h, dag_result (*call)(dag_task), bo
 }
 
 dag_result dag_task_result(dag_task h) {
-    if (dag__value_handle(h)) return DAG_OK;
+    if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_task_result");
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__handle_current(h)) return dag__stale("dag_task_result");
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
     int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
@@ -5552,7 +5643,10 @@ const char *dag_task_message(dag_task h) {
     static DAG__THREAD_LOCAL unsigned turn;
     char *buf = bufs[turn++ % 8];
     buf[0] = 0;
-    if (dag__value_handle(h)) return buf;   /* it finished fine */
+    if (dag__value_handle(h)) {   /* it finished fine, in this set-up or an earlier one */
+        if (!dag__handle_current(h)) snprintf(buf, sizeof bufs[0], "%s", dag_result_string(DAG_ERR_STALE_HANDLE));
+        return buf;
+    }
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         dag_task here;
         int status;
@@ -5563,6 +5657,10 @@ const char *dag_task_message(dag_task h) {
         return buf;
     }
     if (!dag__current_context()) return buf;
+    if (!dag__handle_current(h)) {
+        snprintf(buf, sizeof bufs[0], "%s", dag_result_string(DAG_ERR_STALE_HANDLE));
+        return buf;
+    }
     if (!dag__ref_handle(h)) {
         dag__kept_view v;
         if ((h.bits & 1) && dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) && v.status)
@@ -5601,15 +5699,16 @@ static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t si
 }
 
 dag_result dag_cancel(dag_task h) {
-    if (dag__value_handle(h)) return DAG_OK;   /* finished: left as it is */
+    if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_cancel");   /* finished */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    if (!dag__handle_current(h)) return dag__stale("dag_cancel");
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
     if (!dag__done(h.ptr) && !atomic_exchange(&h.ptr->cancel, 1)) {
-        const char *none = NULL;   /* what its dependents and region will say */
-        atomic_compare_exchange_strong(&h.ptr->failed_dep, &none,
-                                       dag__cause_new(dag__task_name(h.ptr), "was cancelled"));
+        const char *cause = dag__cause_new(dag__task_name(h.ptr), "was cancelled");   /* what its dependents and region will say */
+        dag__cause_set(&h.ptr->failed_dep, cause);
+        dag__cause_drop(cause);
     }
     dag__decref(dag__tls_worker, h.ptr);
     return DAG_OK;
@@ -5671,6 +5770,16 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
                                   size_t size) {
     int s = dag__wait_task(w, t);
     if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (held && s) {
+        dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
+        return (dag_result)s;
+    }
+    int before = 0;   /* the fetch takes the result: of two at once (two threads, one handle), one wins */
+    if (!s && !(t->flags & DAG__TF_KEEP)) before = atomic_fetch_or_explicit(&t->ended, 2, memory_order_acq_rel);
+    if (before & 2) {
+        dag__decref(w, t);
+        return dag__stale("dag_fetch");
+    }
     if (!s) {
         const void *result = dag__result_of(t);
         switch (size) {   /* sizes the compiler knows: a move, not a call */
@@ -5680,13 +5789,7 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
         }
         if (!ctx->task) s = dag__devices_settle(false, true);
     }
-    if (held && s) {
-        dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
-        return (dag_result)s;
-    }
-    if (held) {   /* in no list now and finished fine: nothing else writes `ended` */
-        atomic_store_explicit(&t->ended, 2, memory_order_relaxed);
-    } else if (!s && !(t->flags & DAG__TF_KEEP) && (atomic_fetch_or(&t->ended, 2) & 1)) {
+    if (before & 1) {   /* its region kept a copy meanwhile: the copy goes too */
         dag__kept_view v;
         dag__kept_read(h, &v, NULL, 0, DAG__KEPT_DROP);
     }
@@ -5695,7 +5798,6 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
 }
 
 /* dag_fetch of a handle that carries its result: the copy inline, a refusal out of line */
-static dag_result dag__stale(const char *call);
 static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, size_t size) {
     if (!dag__handle_current(h)) return dag__stale("dag_fetch");
     return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
@@ -5732,9 +5834,12 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
     if (!dag__ref_handle(h)) return dag__fetch_kept(h, out, size);
     t = h.ptr;
     int ended = atomic_load_explicit(&t->ended, memory_order_acquire);
-    if (ended) {
+    if (ended) {   /* its region kept the result: this fetch takes the copy, unless another took the result */
+        bool takes = ended == 1 && !(t->flags & DAG__TF_KEEP) && !atomic_load(&t->status) && out &&
+                     size == t->desc->result_size;
+        if (takes) ended = atomic_fetch_or_explicit(&t->ended, 2, memory_order_acq_rel);
         dag__decref(w, t);
-        return ended & 1 ? dag__fetch_kept(h, out, size) : dag__stale("dag_fetch");
+        return ended == 1 ? dag__fetch_kept(h, out, size) : dag__stale("dag_fetch");
     }
     if (size != t->desc->result_size || !out) {
         int s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
@@ -5797,6 +5902,7 @@ static void dag__mark_step_failed(dag__worker *w, dag__region *outer, const char
     atomic_store_explicit(&m->parent, NULL, memory_order_relaxed);
     atomic_store_explicit(&m->level, 0, memory_order_relaxed);
     atomic_store(&m->status, DAG_ERR_DEPENDENCY_FAILED);
+    dag__cause_hold(cause);
     atomic_store(&m->failed_dep, cause);
     atomic_store(&m->ended, 0);
     atomic_store(&m->waiters, 0);
@@ -5820,7 +5926,7 @@ static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) 
         err = dag__region_error(r);
         if (err && r->outer && r->outer->seq) {
             const char *cause = atomic_load(&r->failed_name);
-            dag__mark_step_failed(w, r->outer, cause ? cause : "a task in a nested region\0failed");
+            dag__mark_step_failed(w, r->outer, cause ? cause : dag__cause_nested_failed);
         }
         dag__region_release(w, r);
     } else if (r->kind == DAG_REGION_BULK && r->bulk == r && r->step.count) {
@@ -5878,6 +5984,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
         }
     }
     dag__region *r = dag__region_new(kind);
+    dag__cause_hold(cancel);   /* its own: the step it came from may go first */
     r->cancel = cancel;
     r->parent = ctx->task;
     r->outer = outer;
@@ -5999,8 +6106,8 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
     dag__region *r = t->child_root;
     int err = dag__region_error(r);
     if (err && !atomic_load(&t->status)) {
-        const char *name = atomic_load(&r->failed_name), *none = NULL;
-        atomic_compare_exchange_strong(&t->failed_dep, &none, name ? name : "a child task\0failed");
+        const char *name = atomic_load(&r->failed_name);
+        dag__cause_set(&t->failed_dep, name ? name : dag__cause_child_failed);
         atomic_store(&t->status, DAG_ERR_DEPENDENCY_FAILED);
     }
     dag__region_release(w, r);
@@ -6025,7 +6132,7 @@ dag_result dag_wait_all(void) {
         atomic_store(&root->first_error, 0);
         atomic_store(&root->cancelled, 0);
         atomic_store(&root->first_cancel, 0);
-        atomic_store(&root->failed_name, NULL);
+        dag__cause_clear(&root->failed_name);
         root->spawn_error = 0;
     }
     if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
@@ -6232,9 +6339,10 @@ static dag_result dag__fulfill(dag_event event, int status) {
     const char *name = dag__task_name(t);   /* t is alive until its last event below */
     if (status != DAG_OK) {   /* under the lock: the task's record may be moving off its spawner's stack */
         snprintf(what, sizeof what, "failed: its detached work reported %s", dag_result_string(status));
-        const char *cause = dag__cause_new(name, what), *no_cause = NULL;
+        const char *cause = dag__cause_new(name, what);
         int32_t ok = 0;
-        atomic_compare_exchange_strong(&t->failed_dep, &no_cause, cause);
+        dag__cause_set(&t->failed_dep, cause);
+        dag__cause_drop(cause);
         atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
     }
     dag__mutex_unlock(&dag__g.event_lock);
@@ -6448,7 +6556,7 @@ static void dag__context_init(dag__context *c) {
    record (no deque: its ready tasks go to the shared injection queue). */
 static void dag__guest_attach(void) {
     dag__mutex_lock(&dag__g.guest_lock);
-    dag__worker *w = dag__g.guests;
+    dag__worker *w = dag__guests();
     while (w && !w->retired) w = w->next_guest;
     if (w) {   /* the records of a thread that exited */
         w->retired = 0;
@@ -6459,8 +6567,9 @@ static void dag__guest_attach(void) {
         dag__context_init(c);
         w->guest_ctx = c;
         dag__mutex_lock(&dag__g.sleep_lock);   /* wakers walk the guest list under it */
-        w->next_guest = dag__g.guests;
-        dag__g.guests = w;
+        w->next_guest = atomic_load_explicit(&dag__g.guests, memory_order_relaxed);
+        DAG__HB(&dag__g.guests);
+        atomic_store_explicit(&dag__g.guests, w, memory_order_release);   /* its record complete first */
         dag__mutex_unlock(&dag__g.sleep_lock);
         c->next_guest = dag__g.guest_contexts;
         dag__g.guest_contexts = c;
@@ -6494,7 +6603,7 @@ static void dag__guest_exit(void *p) {
     dag__region_release(w, c->root);
     atomic_store(&c->root->first_error, 0);
     atomic_store(&c->root->first_cancel, 0);
-    atomic_store(&c->root->failed_name, NULL);
+    dag__cause_clear(&c->root->failed_name);
     c->root->spawn_error = 0;
     if (c->domain) dag__domain_destroy(w, c->domain);
     c->domain = NULL;
@@ -6620,7 +6729,7 @@ static void dag__state_init(void) {
     dag__g.reserve_peak = 0;
     dag__g.inject_head = dag__g.inject_tail = NULL;
     dag__g.heap_count = 0;
-    dag__g.guests = NULL;
+    atomic_store(&dag__g.guests, NULL);
     dag__g.guest_contexts = NULL;
     dag__mutex_init(&dag__g.sleep_lock);
     dag__mutex_init(&dag__g.inject_lock);
@@ -6723,7 +6832,7 @@ static dag_result dag__shutdown_drain(dag__worker *w) {
         dag__drain(w, dag__main_ctx.root);
         res = (dag_result)dag__region_error(dag__main_ctx.root);
     }
-    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+    for (dag__worker *g = dag__guests(); g; g = g->next_guest) {
         dag__mutex_lock(&dag__g.guest_lock);
         int retired = g->retired;   /* its thread exited and drained it (the lock orders that before this) */
         dag__mutex_unlock(&dag__g.guest_lock);
@@ -6773,7 +6882,7 @@ static void dag__contexts_free(dag__worker *w, int slots) {
     dag__free_regions = NULL;
     dag__num_all_regions = dag__cap_all_regions = 0;
     for (int i = 0; i < slots; i++) dag__worker_destroy(&dag__g.workers[i]);
-    dag__worker *gw = dag__g.guests;
+    dag__worker *gw = dag__guests();
     while (gw) {
         dag__worker *n = gw->next_guest;
         dag__worker_destroy(gw);
@@ -6815,6 +6924,7 @@ static void dag__state_free(void) {
         DAG_FREE(dag__causes);
         dag__causes = next;
     }
+    dag__num_causes = 0;
     dag__mutex_destroy(&dag__cause_lock);
     dag__mutex_destroy(&dag__region_lock);
     dag__devices_shutdown();
@@ -6908,6 +7018,9 @@ dag_stats dag_get_stats(void) {
     s.results_kept = dag__g.kept_count;
     s.result_bytes = dag__g.kept_bytes + dag__g.kept_buckets_n * sizeof(void *);
     dag__mutex_unlock(&dag__g.kept_lock);
+    dag__mutex_lock(&dag__cause_lock);
+    s.failures_described = dag__num_causes;
+    dag__mutex_unlock(&dag__cause_lock);
     for (int i = 0; i < dag__slots(); i++) {
         dag__worker *w = &dag__g.workers[i];
         s.tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed);
@@ -6926,7 +7039,7 @@ dag_stats dag_get_stats(void) {
         back += atomic_load_explicit(&dag__g.workers[i].records_back, memory_order_relaxed);
     }
     dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
-    for (dag__worker *g = dag__g.guests; g; g = g->next_guest) {
+    for (dag__worker *g = dag__guests(); g; g = g->next_guest) {
         s.sleeps += atomic_load(&g->sleeps);
         out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
         back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
@@ -6953,7 +7066,7 @@ void dag_trace_enable(int on) {
 
 static void dag__for_each_worker(void (*fn)(dag__worker *, void *), void *arg) {
     for (int i = 0; i < dag__slots(); i++) fn(&dag__g.workers[i], arg);
-    for (dag__worker *w = dag__g.guests; w; w = w->next_guest) fn(w, arg);
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest) fn(w, arg);
 }
 
 static void dag__trace_reset(dag__worker *w, void *arg) {

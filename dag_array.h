@@ -323,6 +323,16 @@ dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value);
 dag_result dag_array_get_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *out, int64_t ld);
 dag_result dag_array_put_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const void *in,
                                int64_t ld);
+/* Julia's A[rows, cols] with vectors of indices: a new nr x nc array whose
+   (i, j) is a(rows[i], cols[j]), 0-based, in any order, repeats allowed;
+   rows NULL takes every row (nr is then ignored), cols likewise, so
+   X[idx, 5] is dag_array_index(x, idx, n, (int64_t[]){ 5 }, 1), an n x 1
+   vector. In a's tile sizes; a run of consecutive indices moves as one
+   block, so a range costs what a copy does (one task per pair of tiles
+   that meet), and scattered indices a task per element at worst. NULL
+   (and a logged error naming the index) for an index out of range, an
+   empty list or a NULL array. */
+dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const int64_t *cols, int64_t nc);
 /* n arrays side by side (hcat: as many rows each) or one above the other
    (vcat: as many columns), into a new array in the first one's tiling. */
 dag_array *dag_array_hcat(int n, dag_array *const *arrays);
@@ -2796,6 +2806,60 @@ dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
     int64_t x[2] = { 0, 0 };   /* room for any element (complex: value + 0i) */
     if (a) dag__elem_put(a->type, x, value);
     return dag__array_slice(a, r, 1, c, 1, x, 1, 1, "dag_array_put");
+}
+
+/* Index vectors as runs of consecutive indices: run k takes len of a's indices from `from` into the
+   result's from `to`. Returns the count, or -1 (logged) for an index out of range. */
+typedef struct dag__index_run { int64_t from, to, len; } dag__index_run;
+static int64_t dag__index_runs(const int64_t *idx, int64_t n, int64_t limit, dag__index_run *runs, const char *dim) {
+    if (!idx) {
+        runs[0] = (dag__index_run){ 0, 0, limit };
+        return 1;
+    }
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (idx[i] < 0 || idx[i] >= limit) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_index: %s[%lld] is %lld, outside 0 to %lld", dim,
+                    (long long)i, (long long)idx[i], (long long)(limit - 1));
+            return -1;
+        }
+        if (count && runs[count - 1].from + runs[count - 1].len == idx[i]) runs[count - 1].len++;
+        else runs[count++] = (dag__index_run){ idx[i], i, 1 };
+    }
+    return count;
+}
+
+dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const int64_t *cols, int64_t nc) {
+    dag__array_where where = dag__array_where_now("dag_array_index");
+    if (where.status) return NULL;
+    if (!a || (rows && nr <= 0) || (cols && nc <= 0)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_index: %s", !a ? "no array (NULL)"
+                : "an empty list of indices (arrays have at least one row and one column)");
+        return NULL;
+    }
+    nr = rows ? nr : a->rows, nc = cols ? nc : a->cols;
+    dag__index_run *rr = (dag__index_run *)DAG_MALLOC(sizeof *rr * (size_t)(rows ? nr : 1));
+    dag__index_run *cr = (dag__index_run *)DAG_MALLOC(sizeof *cr * (size_t)(cols ? nc : 1));
+    int64_t nrr = rr ? dag__index_runs(rows, nr, a->rows, rr, "rows") : -1;
+    int64_t ncr = cr && nrr >= 0 ? dag__index_runs(cols, nc, a->cols, cr, "cols") : -1;
+    dag_array *out = ncr < 0 ? NULL : dag_array_undef(a->type, nr, nc, dag__tiling_of(a));
+    if (out) {
+        dag__rect base = dag__rect_of(a);
+        DAG_DATADEPS {
+            for (int64_t j = 0; j < ncr; j++)
+                for (int64_t i = 0; i < nrr; i++) {
+                    dag__rect s = { base.a, base.r0 + rr[i].from, base.c0 + cr[j].from, rr[i].len, cr[j].len };
+                    dag__rect d = { out, rr[i].to, cr[j].to, rr[i].len, cr[j].len };
+                    for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
+                        for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
+                            dag__copy_from_tile(&where, s, d, 0, si, sj);
+                }
+        }
+        if (dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    }
+    if ((!rr || !cr) && !out) dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_index: no memory for the indices");
+    DAG_FREE(rr), DAG_FREE(cr);
+    return out;
 }
 
 /* The parts side by side (across) or one above the other, into a new array in the first one's tiles. */

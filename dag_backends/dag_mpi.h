@@ -599,7 +599,9 @@ static void dag__mpi_take_words(dag__task *t, char *words, int bytes) {
     if (bytes < 1 || bytes > DAG__MPI_WORDS) return;
     words[bytes - 1] = 0;
     size_t n = strlen(words);
-    dag__task_fail(t, DAG_OK, dag__cause_new(words, (int)n + 1 < bytes ? words + n + 1 : "failed"));
+    const char *cause = dag__cause_new(words, (int)n + 1 < bytes ? words + n + 1 : "failed");
+    dag__task_fail(t, DAG_OK, cause);
+    dag__cause_drop(cause);
 }
 
 /* A message's tag: a number every rank advances alike per message, and in
@@ -844,7 +846,9 @@ DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), 
     int status = dag_fetch_bytes(t, buf, result_size);
     if (status) {
         DAG_FREE(buf);
-        dag__mpi_send_failure(to, tag, dag__handle_cause(t), status, DAG_OK);   /* NULL: its record has gone */
+        const char *cause = dag__handle_cause(t);   /* NULL: its record has gone */
+        dag__mpi_send_failure(to, tag, cause, status, DAG_OK);
+        dag__cause_drop(cause);
         return;
     }
     MPI_Request request;
@@ -1322,7 +1326,11 @@ static void dag__mpi_outcome_of(dag__mpi_task *e, unsigned char *outcome) {
     memcpy(outcome, &status, sizeof status);
     memcpy(words - sizeof e->history, &e->history, sizeof e->history);
     memset(words, 0, DAG__MPI_WORDS);
-    if (status) dag__mpi_words(dag__handle_cause(e->local), status, (char *)words);
+    if (status) {
+        const char *cause = dag__handle_cause(e->local);
+        dag__mpi_words(cause, status, (char *)words);
+        dag__cause_drop(cause);
+    }
 }
 
 static int dag__mpi_outcome(dag_task h, void *out, size_t size);

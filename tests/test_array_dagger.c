@@ -602,9 +602,23 @@ TEST(indexing_get_and_put_read_and_write_a_wrapped_host_array) {
     }
 }
 
-/* "getindex": X[3:8, 2:7] of distribute(x, Blocks(3, 3)) equals x[3:8, 2:7]; xs[i:i, i:i] of Blocks(2, 2)
-   equals y[i:i, i:i]. (Not ported: index vectors such as [1,2,9,7,6,2,4,5] and [2,7,10], empty ranges,
-   sparse matrices: get_slice takes one rectangle of at least one element.) */
+/* x[rows, cols] on the host (0-based; NULL: every index of an n x n matrix's dimension) */
+static bool index_equals(dag_array *X, const z64 *x, int n, const int64_t *rows, int nr, const int64_t *cols, int nc) {
+    dag_array *Y = dag_array_index(X, rows, nr, cols, nc);
+    if (!Y) return false;
+    int m = rows ? nr : n, k = cols ? nc : n, bad = dag_array_rows(Y) != m || dag_array_cols(Y) != k;
+    z64 *y = bad ? NULL : collect(Y);
+    for (int j = 0; !bad && j < k; j++)
+        for (int i = 0; i < m; i++) bad += y[i + j * m] != x[(rows ? rows[i] : i) + (cols ? cols[j] : j) * n];
+    free(y);
+    dag_array_free(Y);
+    return !bad;
+}
+static const int64_t ragged_idx[8] = { 0, 1, 8, 6, 5, 1, 3, 4 };   /* [1,2,9,7,6,2,4,5] */
+
+/* "getindex": X[3:8, 2:7] of distribute(x, Blocks(3, 3)) equals x[3:8, 2:7], and so do X[ragged_idx, 2:7],
+   X[ragged_idx, reverse(ragged_idx)] and X[[2,7,10], :] (dag_array_index); xs[i:i, i:i] of Blocks(2, 2)
+   equals y[i:i, i:i]. (Not ported: empty index sets, which no array holds, and sparse matrices.) */
 TEST(indexing_getindex_of_ranges_equals_the_host_slice) {
     z64 *x = host_rand(DAG_F64, 10, 10);
     dag_array *X = to_array(DAG_F64, 10, 10, dag_blocks(3, 3), x);
@@ -616,6 +630,11 @@ TEST(indexing_getindex_of_ranges_equals_the_host_slice) {
     for (int j = 0; j < 6; j++)
         for (int i = 0; i < 6; i++) bad += s[i + j * 6] != x[2 + i + (1 + j) * 10] || cv[i + j * 6] != x[2 + i + (1 + j) * 10];
     CHECK_EQ_INT(bad, 0);
+    int64_t cols27[6] = { 1, 2, 3, 4, 5, 6 }, reversed[8], some[3] = { 1, 6, 9 };
+    for (int i = 0; i < 8; i++) reversed[i] = ragged_idx[7 - i];
+    CHECK(index_equals(X, x, 10, ragged_idx, 8, cols27, 6));
+    CHECK(index_equals(X, x, 10, ragged_idx, 8, reversed, 8));
+    CHECK(index_equals(X, x, 10, some, 3, NULL, 0));
     dag_array *xs = to_array(DAG_F64, 10, 10, dag_blocks(2, 2), x);
     bad = 0;
     for (int i = 0; i < 10; i++) {
@@ -628,12 +647,15 @@ TEST(indexing_getindex_of_ranges_equals_the_host_slice) {
     dag_array_free(V), dag_array_free(X), dag_array_free(xs);
 }
 
-/* "dimensionality reduction": X[5, 5] == x[5, 5]. (Not ported: X[ragged_idx, 5] and X[5, ragged_idx],
-   index vectors.) */
+/* "dimensionality reduction": X[ragged_idx, 5] and X[5, ragged_idx] (an 8 x 1 and a 1 x 8 array) equal
+   x's, and X[5, 5] == x[5, 5]. */
 TEST(indexing_one_element_of_a_distributed_matrix) {
     z64 *x = host_rand(DAG_F64, 10, 10);
     dag_array *X = to_array(DAG_F64, 10, 10, dag_blocks(3, 3), x);
     double v;
+    int64_t five[1] = { 4 };
+    CHECK(index_equals(X, x, 10, ragged_idx, 8, five, 1));
+    CHECK(index_equals(X, x, 10, five, 1, ragged_idx, 8));
     CHECK_EQ_INT(dag_array_get(X, 4, 4, &v), DAG_OK);
     CHECK(v == x[4 + 4 * 10]);
     free(x);

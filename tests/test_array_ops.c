@@ -266,6 +266,83 @@ TEST(copies_between_views_of_different_tilings_move_exactly_their_elements) {
     dag_array_free(from), dag_array_free(to), dag_array_free(tt), dag_array_free(X), dag_array_free(Y);
 }
 
+/* A[rows, cols] with index vectors (dag_array_index): random lists with repeats and runs, every element
+   type, of an array and of a view, against the host loop; bad lists are refused by name. */
+/* element k of a host buffer of type t, and a buffer of type t holding n doubles (integers here: every type
+   holds them exactly) */
+static double typed_at(dag_elem t, const void *p, int64_t k) {
+    return t == DAG_F64 ? ((const double *)p)[k] : t == DAG_F32 ? ((const float *)p)[k]
+           : t == DAG_I32 ? ((const int32_t *)p)[k] : (double)((const int64_t *)p)[k];
+}
+static void *typed_of(dag_elem t, const double *h, int64_t n) {
+    char *p = malloc(8 * (size_t)n);
+    for (int64_t k = 0; k < n; k++) {
+        if (t == DAG_F64) ((double *)p)[k] = h[k];
+        else if (t == DAG_F32) ((float *)p)[k] = (float)h[k];
+        else if (t == DAG_I32) ((int32_t *)p)[k] = (int32_t)h[k];
+        else ((int64_t *)p)[k] = (int64_t)h[k];
+    }
+    return p;
+}
+
+/* A[rows, cols] with index vectors (dag_array_index): random lists with repeats and runs, every real
+   element type, of an array and of a view, against the host loop; bad lists are refused by name. */
+TEST(index_vectors_pick_rows_and_columns_in_any_order_with_repeats) {
+    enum { R = 23, C = 19 };
+    static double h[R * C];
+    for (int k = 0; k < R * C; k++) h[k] = (double)((k * 37) % 211) - 100;
+    static const dag_elem types[4] = { DAG_F64, DAG_F32, DAG_I32, DAG_I64 };
+    uint64_t seed = 7;
+    for (int ti = 0; ti < 4; ti++)
+        for (int trial = 0; trial < 6; trial++) {
+            void *typed = typed_of(types[ti], h, R * C);
+            dag_array *T = dag_array_from_host(types[ti], R, C, dag_blocks(4 + trial, 3 + trial), typed, DAG_COL_MAJOR, R);
+            bool view = trial % 2;   /* rows 2.., columns 3.. of T */
+            dag_array *S = view ? dag_array_view(T, 2, R - 2, 3, C - 3) : T;
+            int64_t sr = view ? R - 2 : R, sc = view ? C - 3 : C, rows[40], cols[40];
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            int nr = 1 + (int)((seed >> 20) % 39), nc = 1 + (int)((seed >> 40) % 39);
+            for (int i = 0; i < nr; i++) {   /* runs of consecutive indices and random jumps */
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                rows[i] = i && (seed >> 40) % 3 ? (rows[i - 1] + 1) % sr : (int64_t)((seed >> 33) % (uint64_t)sr);
+            }
+            for (int j = 0; j < nc; j++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                cols[j] = j && (seed >> 40) % 3 ? (cols[j - 1] + 1) % sc : (int64_t)((seed >> 33) % (uint64_t)sc);
+            }
+            bool all_rows = trial == 4, all_cols = trial == 5;
+            dag_array *X = dag_array_index(S, all_rows ? NULL : rows, nr, all_cols ? NULL : cols, nc);
+            CHECK(X != NULL);
+            int64_t m = all_rows ? sr : nr, n = all_cols ? sc : nc;
+            CHECK(X && dag_array_rows(X) == m && dag_array_cols(X) == n && dag_array_type(X) == types[ti]);
+            char *got = calloc((size_t)(m * n), 8);
+            if (X) CHECK_EQ_INT(dag_array_collect(X, got, DAG_COL_MAJOR, m), DAG_OK);
+            int bad = 0;
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < m; i++) {
+                    int64_t r = (all_rows ? i : rows[i]) + (view ? 2 : 0), c = (all_cols ? j : cols[j]) + (view ? 3 : 0);
+                    bad += typed_at(types[ti], got, i + j * m) != h[r + c * R];
+                }
+            CHECK_EQ_INT(bad, 0);
+            free(got), free(typed);
+            dag_array_free(X);
+            if (view) dag_array_free(S);
+            dag_array_free(T);
+        }
+    dag_array *A = dag_array_zeros(DAG_F64, 5, 4, dag_blocks(2, 2));
+    int64_t out_of_range[3] = { 0, 5, 1 }, negative[1] = { -1 }, fine[2] = { 0, 3 };
+    last_error[0] = 0;
+    CHECK(dag_array_index(A, out_of_range, 3, NULL, 0) == NULL);
+    CHECK(strstr(last_error, "dag_array_index") && strstr(last_error, "rows[1] is 5"));
+    CHECK(dag_array_index(A, fine, 2, negative, 1) == NULL);
+    CHECK(strstr(last_error, "cols[0] is -1"));
+    CHECK(dag_array_index(A, fine, 0, NULL, 0) == NULL);
+    CHECK(strstr(last_error, "empty"));
+    CHECK(dag_array_index(NULL, fine, 2, NULL, 0) == NULL);
+    CHECK(strstr(last_error, "NULL"));
+    dag_array_free(A);
+}
+
 TEST(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays) {
     enum { R = 23, C = 19 };
     static double h[R * C];
@@ -599,6 +676,12 @@ static void device_program(double *out) {
     dag_array *row = dag_array_reduce_dims(DAG_OP_SUM, A, 1, 0.5);             /* 1 x cols */
     dag_array *sq = dag_array_mapreduce(square_it, keep_max, A, 2, 0.0);
     CHECK_EQ_INT(dag_array_map3(axpbyz, A, col, row, A), DAG_OK);             /* broadcasts */
+    int64_t perm[DR];
+    for (int i = 0; i < DR; i++) perm[i] = (i * 7 + 3) % DR;
+    dag_array *P = dag_array_index(A, perm, DR, NULL, 0);                      /* A's rows permuted, */
+    CHECK(P != NULL);
+    CHECK_EQ_INT(dag_array_copy(P, A), DAG_OK);                                 /* back into A */
+    dag_array_free(P);
     CHECK(col && row && sq);
     CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, DR), DAG_OK);
     CHECK_EQ_INT(dag_array_collect(col, out + DR * DC, DAG_COL_MAJOR, DR), DAG_OK);
@@ -1370,6 +1453,7 @@ int main(void) {
     RUN(a_singular_matrix_and_bad_arguments_are_refused_by_name);
     RUN(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place);
     RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
+    RUN(index_vectors_pick_rows_and_columns_in_any_order_with_repeats);
     RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
     RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
     RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);

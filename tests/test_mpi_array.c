@@ -184,6 +184,16 @@ TEST(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops) {
     int bad = 0;
     for (int i = 0; i < R * C; i++) bad += got[i] != want[i];
     CHECK_EQ_INT(bad, 0);
+    /* A[rows, cols] with index vectors (runs and repeats), from a view on another grid */
+    static const int64_t ri[9] = { 19, 3, 4, 5, 0, 0, 11, 10, 9 }, ci[5] = { 14, 2, 3, 7, 7 };
+    dag_array *X = dag_array_index(W, ri, 9, ci, 5);
+    static double gx[9 * 5];
+    CHECK(X != NULL);
+    if (X) CHECK_EQ_INT(dag_array_collect(X, gx, DAG_COL_MAJOR, 9), DAG_OK);
+    for (int j = 0; j < 5; j++)
+        for (int i = 0; i < 9; i++) bad += gx[i + j * 9] != h[3 + ri[i] + (5 + ci[j]) * R];
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(X);
     /* column maxima and row sums, then A .= 2 A - rowsums (a column broadcast across the columns) */
     dag_array *mx = dag_array_reduce_dims(DAG_OP_MAX, A, 1, -10.0), *rs = dag_array_reduce_dims(DAG_OP_SUM, A, 2, 0.0);
     CHECK(mx && rs);

@@ -1401,6 +1401,128 @@ TEST(failed_tasks_fetched_and_released_in_a_long_loop_leave_no_records_behind) {
     dag_shutdown();
 }
 
+/* The same loop with the tasks run inside their spawns (.run_inline), half of them failing: their
+   failures are swept as the plain spawns' are; and neither keeps a description of each failure. */
+DAG_TASK(long, fails_when_odd, (int, i)) {
+    if (i % 2) dag_fail(DAG_USER_ERROR + 3, "odd input %d", i);
+    return i;
+}
+TEST(failures_of_tasks_run_inside_their_spawns_are_let_go_and_their_words_too) {
+    setup_quiet(2);
+    size_t most = 0, most_words = 0;
+    for (int i = 0; i < test_scaled(40000, 6000); i++) {
+        dag_task t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fails_when_odd, Val(i));
+        long r = -1;
+        CHECK_EQ_INT(dag_fetch(t, &r), i % 2 ? DAG_USER_ERROR + 3 : DAG_OK);
+        if (i % 2) CHECK_EQ_INT(dag_release(t), DAG_OK);
+        else CHECK(r == i);
+        dag_task u = dag_spawn(fails_every_time, Val(i));   /* a plain one: its words go with it */
+        CHECK_EQ_INT(dag_fetch(u, &r), DAG_USER_ERROR + 1);
+        CHECK_EQ_INT(dag_release(u), DAG_OK);
+        dag_stats st = dag_get_stats();
+        if (st.tasks_live > most) most = st.tasks_live;
+        if (st.failures_described > most_words) most_words = st.failures_described;
+    }
+    printf("     at most %zu live task records, %zu failure descriptions\n", most, most_words);
+    CHECK(most < 1000);
+    CHECK(most_words < 1000);
+    dag_wait_all();
+    dag_shutdown();
+}
+
+/* Two program threads fetch one unfinished task at once: one gets its result, the other
+   DAG_ERR_STALE_HANDLE (a fetch takes the result), round after round. */
+static dag_task fetched_twice;
+static atomic_int fetch_wins, fetch_go;
+DAG_TASK(long, slow_value, (long, x)) {
+    for (volatile int spin = 0; spin < 2000; spin++) {}
+    return x;
+}
+static void *fetch_racer(void *arg) {
+    (void)arg;
+    while (!atomic_load(&fetch_go)) {}
+    long v = 0;
+    dag_result r = dag_fetch(fetched_twice, &v);
+    if (r == DAG_OK && v == 7) atomic_fetch_add(&fetch_wins, 1);
+    else if (r != DAG_ERR_STALE_HANDLE) atomic_fetch_add(&fetch_wins, 100);
+    return NULL;
+}
+TEST(two_threads_fetching_one_task_at_once_get_its_result_once) {
+    setup_quiet(2);
+    int bad = 0;
+    for (int round = 0; round < test_scaled(400, 60); round++) {
+        atomic_store(&fetch_wins, 0);
+        atomic_store(&fetch_go, 0);
+        fetched_twice = dag_spawn(slow_value, Val(7L));
+        pthread_t a, b;
+        pthread_create(&a, NULL, fetch_racer, NULL);
+        pthread_create(&b, NULL, fetch_racer, NULL);
+        atomic_store(&fetch_go, 1);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        bad += atomic_load(&fetch_wins) != 1;
+    }
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+}
+
+/* Handles from an earlier set-up: every call that takes a handle says DAG_ERR_STALE_HANDLE (a value
+   handle's too), and with no runtime DAG_ERR_SHUT_DOWN. */
+TEST(handles_from_an_earlier_set_up_are_stale_to_every_call) {
+    setup_quiet(2);
+    dag_task held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), twice, Val(2.0));   /* a value handle */
+    dag_task rec = dag_spawn(twice, Val(3.0));
+    CHECK_EQ_INT(dag_wait(rec), DAG_OK);
+    dag_shutdown();
+    CHECK_EQ_INT(dag_wait(held), DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(dag_wait(rec), DAG_ERR_SHUT_DOWN);
+    setup_quiet(2);
+    dag_task hs[2] = { held, rec };
+    for (int k = 0; k < 2; k++) {
+        double v = 0;
+        CHECK_EQ_INT(dag_fetch(hs[k], &v), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_wait(hs[k]), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_task_result(hs[k]), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_cancel(hs[k]), DAG_ERR_STALE_HANDLE);
+        CHECK_EQ_INT(dag_release(hs[k]), DAG_ERR_STALE_HANDLE);
+        CHECK(strstr(dag_task_message(hs[k]), "stale") != NULL);
+        CHECK(v == 0);
+    }
+    dag_shutdown();
+}
+
+/* Program threads make their first call while bodies block in waits (their walk of the guest list
+   meets a list that grows): no race (the TSan build), no hang, every answer right. */
+DAG_TASK(long, waits_for_slow, (long, x)) {
+    long v = 0;
+    dag_fetch(dag_spawn(slow_value, Val(x)), &v);
+    return v + 1;
+}
+static void *first_call_while_waiting(void *arg) {
+    long x = (long)(intptr_t)arg, v = 0;
+    if (dag_fetch(dag_spawn(waits_for_slow, Val(x)), &v) != DAG_OK || v != x + 1) return (void *)1;
+    return NULL;
+}
+TEST(threads_arriving_while_bodies_wait_join_the_guest_list_safely) {
+    int bad = 0;
+    for (int round = 0; round < test_scaled(20, 5); round++) {
+        setup_quiet(2);
+        dag_task w[4];
+        for (int i = 0; i < 4; i++) w[i] = dag_spawn(waits_for_slow, Val((long)i));
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, first_call_while_waiting, (void *)(intptr_t)(10 + i));
+        for (int i = 0; i < 4; i++) {
+            void *r = NULL;
+            pthread_join(th[i], &r);
+            bad += r != NULL;
+            long v = 0;
+            bad += dag_fetch(w[i], &v) != DAG_OK || v != i + 1;
+        }
+        dag_shutdown();
+    }
+    CHECK_EQ_INT(bad, 0);
+}
+
 int main(void) {
     watchdog_start();
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
@@ -1439,5 +1561,9 @@ int main(void) {
     RUN(dag_shutdown_waits_for_a_fulfilment_from_a_program_thread_and_frees_nothing_it_touches);
     RUN(program_threads_whose_tasks_wait_in_their_bodies_never_hang);
     RUN(failed_tasks_fetched_and_released_in_a_long_loop_leave_no_records_behind);
+    RUN(failures_of_tasks_run_inside_their_spawns_are_let_go_and_their_words_too);
+    RUN(two_threads_fetching_one_task_at_once_get_its_result_once);
+    RUN(handles_from_an_earlier_set_up_are_stale_to_every_call);
+    RUN(threads_arriving_while_bodies_wait_join_the_guest_list_safely);
     return test_summary();
 }

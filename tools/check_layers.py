@@ -42,7 +42,8 @@ SEAMS = {'dag_backends/dag_device.h': 'device seam', 'dag_backends/dag_mpi.h': '
 MAY_USE = {
     'dag.h': '',   # the core: its seams are its own declarations
     'dag_backends/dag_mpi.h':   # the rank layer: task records only by pointer, the words of a failure
-        'DAG__MAX_PARAMS DAG__TF_ALWAYS_RUNS dag__task dag__context dag__cancel_asked dag__cause_new dag__cause_what',
+        'DAG__MAX_PARAMS DAG__TF_ALWAYS_RUNS dag__task dag__context dag__cancel_asked dag__cause_new dag__cause_drop '
+        'dag__cause_what',
     'dag_backends/dag_device.h':   # the device layer: task records, spans and their slots, the trace
         'DAG__CACHE_LINE DAG__MAX_PARAMS dag__args_of dag__backend_name dag__convert dag__data_slot '
         'dag__data_span dag__device_word dag__extra dag__extra_of dag__g dag__json_string dag__scope_has_cpu '
@@ -71,7 +72,7 @@ MAY_USE = {
 # spawn that detached becomes a task like others.
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach '
-             'dag__undeferred_detached',
+             'dag__undeferred_detached dag__handle',
 }
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
