@@ -94,7 +94,8 @@
         A s = (A)x[at];                                                                                              \
         for (long t = 1; t < n; t++) {                                                                               \
             A v = (A)x[at + (size_t)t * step];                                                                       \
-            s = op == 1 ? (A)((U)s + (U)v) : op == 2 ? (A)((U)s * (U)v) : op == 3 ? (v < s ? v : s) : (v > s ? v : s); \
+            s = op == 1 ? (A)((U)s + (U)v) : op == 2 ? (A)((U)s * (U)v)                                             \
+                : op == 3 ? (v < s || v != v ? v : s) : (v > s || v != v ? v : s); /* a NaN wins, as Julia's */      \
         }                                                                                                            \
         part[k] = s;                                                                                                 \
     )                                                                                                                \
@@ -102,7 +103,7 @@
         size_t k = DAG_INDEX();                                                                                      \
         A s = (A)acc[k], v = part[k];                                                                                \
         acc[k] = (T)(op == 0 ? v : op == 1 ? (A)((U)s + (U)v) : op == 2 ? (A)((U)s * (U)v)                          \
-                     : op == 3 ? (v < s ? v : s) : (v > s ? v : s));                                                 \
+                     : op == 3 ? (v < s || v != v ? v : s) : (v > s || v != v ? v : s));                             \
     )
 #define DAG__ARRAY_OPS_KERNELS()                                                                                     \
     DAG__ARRAY_BYTE_KERNELS()                                                                                        \
@@ -230,8 +231,9 @@ dag_result dag_array_set(dag_array *a, double value);
 #define dag_array_map(kernel, in, out) dag_array_map_desc(&kernel##__desc, (in), (out))
 dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out);
 
-/* Reductions, in double: per tile, then a tree of tasks. Complex arrays: norm2 alone (sum and dot
-   would be complex: dag_array_reduce_dims; min and max have no order). */
+/* Reductions, in double: per tile, then a tree of tasks. A NaN wins min and max (Julia's minimum and
+   maximum). Complex arrays: norm2 alone (sum and dot would be complex: dag_array_reduce_dims; min and
+   max have no order). */
 dag_result dag_array_sum(dag_array *a, double *out);
 dag_result dag_array_min(dag_array *a, double *out);
 dag_result dag_array_max(dag_array *a, double *out);
@@ -249,8 +251,9 @@ dag_result dag_array_copy(dag_array *src, dag_array *dst);
 dag_result dag_array_transpose(dag_array *src, dag_array *dst);
 
 /* C = alpha * op(A) * op(B) + beta * C, op = transpose when trans is 1 (complex: the conjugate
-   transpose; so for every operation below, and syrk is herk, potrf A = L L^H). The
-   tilings must conform (op(A)'s tile columns are op(B)'s tile rows). */
+   transpose; so for every operation below, and syrk is herk, potrf A = L L^H). Other tilings are
+   re-tiled to conform. C may be (part of) A or B: they then go in as copies (so for syrk's A and trsm's
+   A, and a copy or transpose between overlapping views). */
 dag_result dag_array_gemm(int transa, int transb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c);
 /* C's lower triangle = alpha * op(A) * op(A)^T + beta * C (C square in
    square tiles; its upper triangle is left as it was). */
@@ -559,8 +562,9 @@ static int64_t dag__ld(const dag_array *a, int64_t i) {
     return a->ld ? a->ld : dag__tile_rows(a, i);
 }
 void dag_array_tile_size(const dag_array *a, int64_t i, int64_t j, int64_t *rows, int64_t *cols) {
-    *rows = dag__tile_rows(a, i);
-    *cols = dag__tile_cols(a, j);
+    bool in = a && i >= 0 && j >= 0 && i < a->mt && j < a->nt;
+    if (rows) *rows = in ? dag__tile_rows(a, i) : 0;
+    if (cols) *cols = in ? dag__tile_cols(a, j) : 0;
 }
 int64_t dag_array_tile_ld(const dag_array *a, int64_t i, int64_t j) {
     return a && i >= 0 && j >= 0 && i < a->mt && j < a->nt ? dag__ld(a, i) : 0;
@@ -652,6 +656,8 @@ static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, voi
    with_diagonal: tile (i, j) lives with tile (i, i) of a square array on
    b's grid (potrf's inverses of the diagonal tiles, made where those are). */
 static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b);   /* in "more constructors", below */
+/* a / b rounded up, for any positive a and b (a + b - 1 would overflow near INT64_MAX) */
+static int64_t dag__ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_blocks b, void *wrap, int64_t ld,
                                  bool with_diagonal) {
     size_t elem = dag__elem_size(type);
@@ -673,8 +679,16 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
     a->cols = cols;
     a->brows = b.rows < rows ? b.rows : rows;
     a->bcols = b.cols < cols ? b.cols : cols;
-    a->mt = (rows + a->brows - 1) / a->brows;
-    a->nt = (cols + a->bcols - 1) / a->bcols;
+    a->mt = dag__ceil_div(rows, a->brows);
+    a->nt = dag__ceil_div(cols, a->bcols);
+    if (a->mt > (int64_t)DAG_MAX_REGISTERED / a->nt || a->brows > (int64_t)(SIZE_MAX / 2 / elem) / a->bcols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array: %lld x %lld in %lld x %lld blocks: %s", (long long)rows,
+                (long long)cols, (long long)a->brows, (long long)a->bcols,
+                a->mt > (int64_t)DAG_MAX_REGISTERED / a->nt ? "more tiles than DAG_MAX_REGISTERED spans can be registered"
+                                                            : "a tile larger than memory can hold");
+        DAG_FREE(a);
+        return NULL;
+    }
     a->ld = wrap ? ld : 0;
     a->p = p;
     a->q = q;
@@ -853,6 +867,9 @@ static dag__rect dag__rect_of(dag_array *x) {
     dag__rect r = { x->base ? x->base : x, x->base ? x->r0 : 0, x->base ? x->c0 : 0, x->rows, x->cols };
     return r;
 }
+static bool dag__rects_overlap(dag__rect x, dag__rect y) {
+    return x.a == y.a && x.r0 < y.r0 + y.rows && y.r0 < x.r0 + x.rows && x.c0 < y.c0 + y.cols && y.c0 < x.c0 + x.cols;
+}
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
@@ -893,6 +910,13 @@ static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transp
         return DAG_ERR_INVALID_ARGUMENT;
     }
     dag__rect s = dag__rect_of(src), d = dag__rect_of(dst);
+    if (dag__rects_overlap(s, d) && (transpose || s.r0 != d.r0 || s.c0 != d.c0)) {   /* through a copy of src */
+        dag_array *tmp = dag_array_undef(src->type, src->rows, src->cols, dag_blocks_grid(s.a->brows, s.a->bcols, s.a->p, s.a->q));
+        dag_result r = !tmp ? DAG_ERR_OUT_OF_MEMORY : dag__array_copy_any(src, tmp, 0, name);
+        if (r == DAG_OK) r = dag__array_copy_any(tmp, dst, transpose, name);
+        dag_array_free(tmp);
+        return r;
+    }
     DAG_DATADEPS {
         for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
             for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
@@ -903,6 +927,24 @@ static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transp
 
 /* x's tiling, to ask for it (dag__operand). */
 static dag_blocks dag__tiling_of(const dag_array *x) { return dag_blocks_grid(x->brows, x->bcols, x->p, x->q); }
+
+/* An input that shares elements with the operation's output (the same array, or views of one that
+   overlap; `same_ok`: unless it is exactly the output's elements, which an element-wise operation reads
+   before it writes them): a copy of it, which the caller frees; else x itself. NULL: no memory. Tasks
+   that write the output would otherwise change what later tasks read as input (gemm(A, B, A), a copy
+   between overlapping views). */
+static dag_array *dag__unaliased(dag_array *x, dag_array *out, bool same_ok, const char *who) {
+    if (!x || !out) return x;
+    dag__rect a = dag__rect_of(x), b = dag__rect_of(out);
+    if (!dag__rects_overlap(a, b) || (same_ok && a.r0 == b.r0 && a.c0 == b.c0 && a.rows == b.rows && a.cols == b.cols))
+        return x;
+    dag_array *c = dag_array_undef(x->type, x->rows, x->cols, dag_blocks_grid(a.a->brows, a.a->bcols, a.a->p, a.a->q));
+    if (c && dag__array_copy_any(x, c, 0, who) != DAG_OK) dag_array_free(c), c = NULL;
+    return c;
+}
+static void dag__unaliased_end(dag_array *x, dag_array *copy) {
+    if (copy != x) dag_array_free(copy);
+}
 static const dag_blocks dag__any_tiling = { 0, 0, 0, 0 };
 
 /* x as an operation takes it: x itself when it has tiles (an array, or a view with its corner on a tile
@@ -1067,10 +1109,21 @@ static dag_result dag__fill_tiles(const dag__array_where *where, dag_array *a, i
     return dag_last_region_result();
 }
 
+/* A value the program gives for an element: an integer type takes it rounded toward zero, and refuses
+   (logged) what it cannot hold, NaN included (Julia's InexactError; C's conversion would be undefined). */
+static bool dag__elem_holds(dag_elem type, double v, const char *who) {
+    bool fits = type == DAG_I32   ? v > -2147483649.0 && v < 2147483648.0
+                : type == DAG_I64 ? v >= -9223372036854775808.0 && v < 9223372036854775808.0
+                                  : true;
+    if (!fits)
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %g does not fit in %s", who, v,
+                type == DAG_I32 ? "DAG_I32" : "DAG_I64");
+    return fits;
+}
 static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
                                     double value, uint64_t seed) {
     dag__array_where where = dag__array_where_now(who);
-    if (where.status) return NULL;
+    if (where.status || (how == DAG__FILL_VALUE && !dag__elem_holds(type, value, who))) return NULL;
     if (dag__complex(type)) where.devices = 0;   /* dag__array_where_for */
     dag_array *a = dag__array_new(type, rows, cols, b, NULL, 0, false);
     if (a && dag__fill_tiles(&where, a, how, value, seed) != DAG_OK) {
@@ -1289,6 +1342,13 @@ static dag_result dag__elementwise_tiles(int op, const char *name, double alpha,
 static bool dag__fits(const dag_array *x, const dag_array *like);
 static dag_array *dag__broadcast(dag_array *x, dag_array *like);
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    dag_array *a1 = dag__unaliased(a, c, true, name), *b1 = b == a ? a1 : dag__unaliased(b, c, true, name);
+    if (a1 != a || b1 != b) {   /* an input overlaps c without being it: as a copy */
+        dag_result r = (a && !a1) || (b && !b1) ? DAG_ERR_OUT_OF_MEMORY : dag__array_elementwise(op, name, alpha, a1, b1, c);
+        dag__unaliased_end(a, a1);
+        if (b != a) dag__unaliased_end(b, b1);
+        return r;
+    }
     dag_array **repeat = a && a != c && dag__fits(a, c) && (a->rows != c->rows || a->cols != c->cols) ? &a
                          : b && b != c && dag__fits(b, c) && (b->rows != c->rows || b->cols != c->cols) ? &b : NULL;
     if (repeat) {
@@ -1327,6 +1387,7 @@ dag_result dag_array_axpy(double alpha, dag_array *x, dag_array *y) {
     return dag__array_elementwise(DAG__EW_AXPY, "dag_array_axpy", alpha, x, NULL, y);
 }
 dag_result dag_array_set(dag_array *a, double value) {
+    if (a && !dag__elem_holds(a->type, value, "dag_array_set")) return DAG_ERR_INVALID_ARGUMENT;
     return dag__array_elementwise(DAG__EW_SET, "dag_array_set", value, NULL, NULL, a);
 }
 
@@ -1383,15 +1444,16 @@ enum { DAG__RED_SUM = 1, DAG__RED_MIN, DAG__RED_MAX, DAG__RED_DOT, DAG__RED_SQUA
 /* A tile's DAG__PARTS parts (made by dag_array_kernels.h's kernels, on the
    CPU or a device) reduced into the tree's leaf. */
 #define DAG__PARTS 64
+/* min, max (a NaN wins, as in Julia's minimum and maximum) or sum of x and y */
+static double dag__reduce_pair(int op, double x, double y) {
+    return op == DAG__RED_MIN ? (y < x || y != y ? y : x) : op == DAG__RED_MAX ? (y > x || y != y ? y : x) : x + y;
+}
 DAG_TASK(double, dag__parts_reduce, (int, op), (const double *, part)) {
     double s = part[0];
-    for (int k = 1; k < DAG__PARTS; k++)
-        s = op == DAG__RED_MIN ? (part[k] < s ? part[k] : s) : op == DAG__RED_MAX ? (part[k] > s ? part[k] : s) : s + part[k];
+    for (int k = 1; k < DAG__PARTS; k++) s = dag__reduce_pair(op, s, part[k]);
     return s;
 }
-DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) {
-    return op == DAG__RED_MIN ? (x < y ? x : y) : op == DAG__RED_MAX ? (x > y ? x : y) : x + y;
-}
+DAG_TASK(double, dag__combine, (int, op), (double, x), (double, y)) { return dag__reduce_pair(op, x, y); }
 
 /* norm2's part of a complex tile, on the CPU: the sum of |x|^2 in part[0], the other parts 0 */
 DAG_TASK(void, dag__array_redc_tile, (int, type), (int64_t, rows), (int64_t, cols), (const void *, x), (int64_t, xld),
@@ -1492,7 +1554,19 @@ dag_result dag_array_dot(dag_array *a, dag_array *b, double *out) {
     return dag__array_reduce(DAG__RED_DOT, "dag_array_dot", a, b, out);
 }
 dag_result dag_array_norm2(dag_array *a, double *out) {
-    return dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", a, NULL, out);
+    dag_result r = dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", a, NULL, out);
+    if (r != DAG_OK || (a->type != DAG_F64 && a->type != DAG_CF64) || !(isinf(*out) || *out < ldexp(1.0, -500))) return r;
+    /* The squares of doubles overflowed, or went below the normal range (floats' squares, summed in double,
+       never do): again on a copy scaled by a power of two (exact), then scaled back, as LAPACK's dnrm2
+       scales. What a scaling down flushes to zero is below the result's last digit. */
+    double scale = isinf(*out) ? ldexp(1.0, -600) : ldexp(1.0, 600);
+    dag_array *c = dag_array_similar(a);
+    r = !c ? DAG_ERR_OUT_OF_MEMORY : dag_array_copy(a, c);
+    if (r == DAG_OK) r = dag_array_scale(scale, c);
+    if (r == DAG_OK) r = dag__array_reduce(DAG__RED_SQUARES, "dag_array_norm2", c, NULL, out);
+    if (r == DAG_OK) *out /= scale;
+    dag_array_free(c);
+    return r;
 }
 
 /* >>copy and transpose between tilings (and views): dag__array_copy_any, a task per pair of overlapping tiles */
@@ -1546,8 +1620,9 @@ dag_result dag_array_transpose(dag_array *src, dag_array *dst) {
     /* b = alpha op(a)^-1 b (left) or alpha b op(a)^-1 (right); b m x n */                                          \
     DAG__UNUSED static void dag__##P##trsm_loops(int right, int upper, int trans, int unit, int m, int n, T alpha, const T *a,  \
                                      int lda, T *b, int ldb) {                                                      \
-        for (int j = 0; j < n; j++)                                                                                 \
-            for (int r = 0; r < m; r++) b[r + (size_t)j * ldb] *= alpha;                                            \
+        for (int j = 0; j < n; j++) /* alpha 0: B = 0, not read (BLAS's rule: NaNs there go) */                  \
+            for (int r = 0; r < m; r++) b[r + (size_t)j * ldb] = alpha == (T)0 ? (T)0 : b[r + (size_t)j * ldb] * alpha; \
+        if (alpha == (T)0) return;                                                                                  \
         if (!right)                                                                                                 \
             for (int j = 0; j < n; j++) dag__##P##trsv(upper, trans, unit, m, a, lda, b + (size_t)j * ldb, 1);      \
         else /* x op(a) = b: op(a)^H conj(x)^T = conj(b)^T (op(a)^T x^T = b^T for reals), a row at a time */       \
@@ -1915,6 +1990,13 @@ static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, da
    columns, A's inner tiles). */
 dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     if (!a || !b || !c) return dag__gemm_tiles(ta, tb, alpha, a, b, beta, c);
+    dag_array *a1 = dag__unaliased(a, c, false, "dag_array_gemm"), *b1 = b == a ? a1 : dag__unaliased(b, c, false, "dag_array_gemm");
+    if (a1 != a || b1 != b) {   /* C is (part of) A or B: they go in as copies */
+        dag_result r = !a1 || !b1 ? DAG_ERR_OUT_OF_MEMORY : dag_array_gemm(ta, tb, alpha, a1, b1, beta, c);
+        dag__unaliased_end(a, a1);
+        if (b != a) dag__unaliased_end(b, b1);
+        return r;
+    }
     dag_array *c2 = dag__operand(c, dag__any_tiling, beta != 0.0);
     if (!c2) return DAG_ERR_OUT_OF_MEMORY;
     int64_t k = ta ? a->brows : a->bcols;   /* op(A) m x k in C's tile rows, op(B) k x n in its tile columns */
@@ -1960,6 +2042,12 @@ static dag_result dag__syrk_tiles(int trans, double alpha, dag_array *a, double 
 /* The same on any arrays or views: C in square tiles, A in C's along its outer dimension. */
 dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, dag_array *c) {
     if (!a || !c) return dag__syrk_tiles(trans, alpha, a, beta, c);
+    dag_array *a1 = dag__unaliased(a, c, false, "dag_array_syrk");
+    if (a1 != a) {   /* C is (part of) A: A goes in as a copy */
+        dag_result r = a1 ? dag_array_syrk(trans, alpha, a1, beta, c) : DAG_ERR_OUT_OF_MEMORY;
+        dag__unaliased_end(a, a1);
+        return r;
+    }
     int64_t nb = c->brows;
     dag_array *c2 = dag__operand(c, dag_blocks_grid(nb, nb, c->p, c->q), true);
     dag_array *a2 = dag__operand(a, dag_blocks_grid(trans ? a->brows : nb, trans ? nb : a->bcols, a->p, a->q), true);
@@ -2021,6 +2109,12 @@ static dag_result dag__trsm_tiles(int right, int upper, int trans, int unit, dou
 /* The same on any arrays or views: A in square tiles of B's rows (left) or columns (right). */
 dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alpha, dag_array *a, dag_array *b) {
     if (!a || !b) return dag__trsm_tiles(right, upper, trans, unit, alpha, a, b);
+    dag_array *a1 = dag__unaliased(a, b, false, "dag_array_trsm");
+    if (a1 != a) {   /* B is (part of) A: A goes in as a copy */
+        dag_result r = a1 ? dag_array_trsm(right, upper, trans, unit, alpha, a1, b) : DAG_ERR_OUT_OF_MEMORY;
+        dag__unaliased_end(a, a1);
+        return r;
+    }
     dag_array *b2 = dag__operand(b, dag__any_tiling, true);
     if (!b2) return DAG_ERR_OUT_OF_MEMORY;
     int64_t nb = right ? b2->bcols : b2->brows;
@@ -2737,12 +2831,14 @@ static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols,
     int64_t most = (w.devices ? (int64_t)32 << 20 : (int64_t)2 << 20) / (int64_t)elem;
     if (rows == 1 || cols == 1) {
         int64_t n = rows * cols, t = most;
-        while (t > 4096 && (n + t - 1) / t < want) t /= 2;
+        while (t > 4096 && dag__ceil_div(n, t) < want) t /= 2;
         return dag_blocks_grid(rows == 1 ? 1 : t, rows == 1 ? t : 1, b.grid_rows, b.grid_cols);
     }
     int64_t t = 32;
     while ((t + 32) * (t + 32) <= most) t += 32;
-    while (t > 64 && ((rows + t - 1) / t) * ((cols + t - 1) / t) < want) t = dag__imax(64, t / 2 / 32 * 32);
+    while (t > 64 && dag__ceil_div(rows, t) < want && dag__ceil_div(cols, t) < want &&
+           dag__ceil_div(rows, t) * dag__ceil_div(cols, t) < want)   /* each under want: no overflow */
+        t = dag__imax(64, t / 2 / 32 * 32);
     return dag_blocks_grid(t, t, b.grid_rows, b.grid_cols);
 }
 
@@ -2804,6 +2900,7 @@ dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value) {
 }
 dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
     int64_t x[2] = { 0, 0 };   /* room for any element (complex: value + 0i) */
+    if (a && !dag__elem_holds(a->type, value, "dag_array_put")) return DAG_ERR_INVALID_ARGUMENT;
     if (a) dag__elem_put(a->type, x, value);
     return dag__array_slice(a, r, 1, c, 1, x, 1, 1, "dag_array_put");
 }
@@ -3008,6 +3105,7 @@ static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *h
 
 /* dims 0 (over both: 1 x 1), 1 or 2, checked; dims 0 reduces rows, then that column (the map only once). */
 static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, double init, const char *who) {
+    if (a && !dag__elem_holds(a->type, init, who)) return NULL;
     if (!a || dims < 0 || dims > 2 || (how.op == 0 && !how.fn.reduce)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !a ? "no array" : dims < 0 || dims > 2 ?
                 "dims must be 1 (over rows), 2 (over columns) or 0 (over both)" : "no reduce function");

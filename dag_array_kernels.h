@@ -77,7 +77,8 @@ DAG__EW_KERNELS(i64, long)
         double s = op == 2 ? INFINITY : op == 3 ? -INFINITY : 0.0;                                                   \
         for (size_t i = k; i < (size_t)n; i += 64) {                                                                 \
             double v = (double)x[xld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)xld];               \
-            s = op == 2 ? (v < s ? v : s) : op == 3 ? (v > s ? v : s) : op == 5 ? s + v * v : s + v;                \
+            s = op == 2 ? (v < s || v != v ? v : s) : op == 3 ? (v > s || v != v ? v : s) /* a NaN wins */        \
+                : op == 5 ? s + v * v : s + v;                                                                       \
         }                                                                                                            \
         part[k] = s;                                                                                                 \
     )                                                                                                                \

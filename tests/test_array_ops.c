@@ -268,6 +268,122 @@ TEST(copies_between_views_of_different_tilings_move_exactly_their_elements) {
 
 /* A[rows, cols] with index vectors (dag_array_index): random lists with repeats and runs, every element
    type, of an array and of a view, against the host loop; bad lists are refused by name. */
+/* An operation whose output is (part of) one of its inputs gets the answer it would get from a copy:
+   transpose(A, A), copies between overlapping views, gemm(A, B, A) and gemm(A, A, A), syrk and trsm
+   with C or B inside A, element-wise operations on shifted views. */
+TEST(outputs_that_overlap_their_inputs_give_the_answer_of_separate_arrays) {
+    enum { N = 12 };
+    static double h[N * N], g[N * N], want[N * N], got[N * N];
+    random_matrix(h, N, N, 21), random_matrix(g, N, N, 22);
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(5, 5), h, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_transpose(A, A), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, N), DAG_OK);
+    int bad = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) bad += got[i + j * N] != h[j + i * N];
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(A);
+    /* a[0:10, :] into a[2:12, :] (tiles of 5: every tile task meets another's) */
+    A = dag_array_from_host(DAG_F64, N, N, dag_blocks(5, 5), h, DAG_COL_MAJOR, N);
+    dag_array *V = dag_array_view(A, 0, 10, 0, N), *W = dag_array_view(A, 2, 10, 0, N);
+    CHECK_EQ_INT(dag_array_copy(V, W), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, N), DAG_OK);
+    bad = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) bad += got[i + j * N] != h[(i < 2 ? i : i - 2) + j * N];
+    CHECK_EQ_INT(bad, 0);
+    /* W = V + W on the same shifted views (each reads its inputs before any is written) */
+    memcpy(want, got, sizeof want);
+    CHECK_EQ_INT(dag_array_add(V, W, W), DAG_OK);
+    for (int j = 0; j < N; j++)
+        for (int i = 9; i >= 0; i--) want[i + 2 + j * N] = got[i + j * N] + got[i + 2 + j * N];
+    CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, N), DAG_OK);
+    CHECK(max_diff(got, want, N * N) < 1e-14);
+    dag_array_free(V), dag_array_free(W), dag_array_free(A);
+    /* gemm(A, B, A) and gemm(A, A, A) against the plain product */
+    for (int same = 0; same < 2; same++) {
+        dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(4, 4), h, DAG_COL_MAJOR, N);
+        dag_array *Y = dag_array_from_host(DAG_F64, N, N, dag_blocks(4, 4), same ? h : g, DAG_COL_MAJOR, N);
+        CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, X, same ? X : Y, 0.5, X), DAG_OK);
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                double sum = 0;
+                for (int l = 0; l < N; l++) sum += h[i + l * N] * (same ? h : g)[l + j * N];
+                want[i + j * N] = sum + 0.5 * h[i + j * N];
+            }
+        CHECK_EQ_INT(dag_array_collect(X, got, DAG_COL_MAJOR, N), DAG_OK);
+        CHECK(max_diff(got, want, N * N) < 1e-12);
+        dag_array_free(X), dag_array_free(Y);
+    }
+    /* syrk with C the lower-right block of A itself, A's first 6 columns as input */
+    dag_array *S = dag_array_from_host(DAG_F64, N, N, dag_blocks(6, 6), h, DAG_COL_MAJOR, N);
+    dag_array *In = dag_array_view(S, 0, N, 0, 6), *C = dag_array_view(S, 0, N, 0, N);
+    CHECK_EQ_INT(dag_array_syrk(0, 1.0, In, 0.0, C), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(S, got, DAG_COL_MAJOR, N), DAG_OK);
+    bad = 0;
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++) {
+            double sum = 0;
+            for (int l = 0; l < 6; l++) sum += h[i + l * N] * h[j + l * N];
+            bad += fabs(got[i + j * N] - sum) > 1e-12;
+        }
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(In), dag_array_free(C), dag_array_free(S);
+}
+
+/* Values past the edge of what the arithmetic holds: NaN wins min and max whatever the tiling (Julia's
+   minimum); norm2 of huge and tiny doubles; trsm with alpha 0 zeroes B (NaNs too, as BLAS does);
+   tile_size outside the array is 0; integer arrays refuse values they cannot hold; an array of more tiles
+   than can be registered is refused. */
+TEST(nan_huge_and_tiny_values_and_impossible_sizes_get_the_documented_answers) {
+    double v[4] = { NAN, -5, 3, 4 };
+    for (int nb = 1; nb <= 4; nb *= 2) {
+        dag_array *x = dag_array_from_host(DAG_F64, 4, 1, dag_blocks(nb, 1), v, DAG_COL_MAJOR, 4);
+        double mn = 0, mx = 0, rd = 0;
+        CHECK_EQ_INT(dag_array_min(x, &mn), DAG_OK);
+        CHECK_EQ_INT(dag_array_max(x, &mx), DAG_OK);
+        dag_array *r = dag_array_reduce_dims(DAG_OP_MIN, x, 1, INFINITY);
+        CHECK(r != NULL);
+        if (r) CHECK_EQ_INT(dag_array_collect(r, &rd, DAG_COL_MAJOR, 1), DAG_OK);
+        CHECK(isnan(mn) && isnan(mx) && isnan(rd));
+        dag_array_free(r), dag_array_free(x);
+    }
+    double big[4] = { 1e200, 1e200, 1e200, 1e200 }, tiny[4] = { 1e-200, 1e-200, 1e-200, 1e-200 }, n2 = 0;
+    dag_array *b = dag_array_from_host(DAG_F64, 4, 1, dag_blocks(2, 1), big, DAG_COL_MAJOR, 4);
+    CHECK_EQ_INT(dag_array_norm2(b, &n2), DAG_OK);
+    CHECK(fabs(n2 / 2e200 - 1) < 1e-14);
+    dag_array_free(b);
+    b = dag_array_from_host(DAG_F64, 4, 1, dag_blocks(2, 1), tiny, DAG_COL_MAJOR, 4);
+    CHECK_EQ_INT(dag_array_norm2(b, &n2), DAG_OK);
+    CHECK(fabs(n2 / 2e-200 - 1) < 1e-14);
+    dag_array_free(b);
+    double ta[4] = { 2, 1, 0, 3 }, tb[4] = { NAN, NAN, 1, 2 }, out[4];
+    dag_array *T = dag_array_from_host(DAG_F64, 2, 2, dag_blocks(2, 2), ta, DAG_COL_MAJOR, 2);
+    dag_array *B = dag_array_from_host(DAG_F64, 2, 2, dag_blocks(2, 2), tb, DAG_COL_MAJOR, 2);
+    CHECK_EQ_INT(dag_array_trsm(0, 0, 0, 0, 0.0, T, B), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(B, out, DAG_COL_MAJOR, 2), DAG_OK);
+    CHECK(out[0] == 0 && out[1] == 0 && out[2] == 0 && out[3] == 0);
+    int64_t tr = -1, tc = -1;
+    dag_array_tile_size(T, 3, 0, &tr, &tc);
+    CHECK(tr == 0 && tc == 0);
+    dag_array_tile_size(NULL, 0, 0, &tr, &tc);
+    CHECK(tr == 0 && tc == 0);
+    dag_array_free(T), dag_array_free(B);
+    dag_array *Ints = dag_array_zeros(DAG_I32, 3, 3, dag_blocks(2, 2));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_put(Ints, 0, 0, NAN), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "does not fit in DAG_I32") != NULL);
+    CHECK_EQ_INT(dag_array_set(Ints, 1e20), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_array_fill(DAG_I64, 2, 2, dag_blocks(2, 2), 1e19) == NULL);
+    CHECK(dag_array_reduce_dims(DAG_OP_MIN, Ints, 1, INFINITY) == NULL);
+    CHECK_EQ_INT(dag_array_put(Ints, 0, 0, -2147483648.0), DAG_OK);
+    dag_array_free(Ints);
+    CHECK(dag_array_zeros(DAG_F64, (int64_t)1 << 32, (int64_t)1 << 32, dag_blocks(1, 1)) == NULL);
+    CHECK(strstr(last_error, "DAG_MAX_REGISTERED") != NULL);
+    CHECK(dag_array_zeros(DAG_F64, (int64_t)3 << 61, 2, dag_blocks((int64_t)3 << 61, 2)) == NULL);
+    CHECK(dag_array_zeros(DAG_F64, INT64_MAX, INT64_MAX, dag_blocks_auto()) == NULL);
+}
+
 /* element k of a host buffer of type t, and a buffer of type t holding n doubles (integers here: every type
    holds them exactly) */
 static double typed_at(dag_elem t, const void *p, int64_t k) {
@@ -1454,6 +1570,8 @@ int main(void) {
     RUN(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place);
     RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
     RUN(index_vectors_pick_rows_and_columns_in_any_order_with_repeats);
+    RUN(outputs_that_overlap_their_inputs_give_the_answer_of_separate_arrays);
+    RUN(nan_huge_and_tiny_values_and_impossible_sizes_get_the_documented_answers);
     RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
     RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
     RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);
