@@ -5770,6 +5770,7 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
                                   size_t size) {
     int s = dag__wait_task(w, t);
     if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (!s && !ctx->task) s = dag__devices_settle(false, true);   /* before the claim: its error leaves the result */
     if (held && s) {
         dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
         return (dag_result)s;
@@ -5787,7 +5788,6 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
         case 4: memcpy(out, result, 4); break;
         default: memcpy(out, result, size); break;
         }
-        if (!ctx->task) s = dag__devices_settle(false, true);
     }
     if (before & 1) {   /* its region kept a copy meanwhile: the copy goes too */
         dag__kept_view v;
