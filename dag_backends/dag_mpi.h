@@ -168,6 +168,8 @@ typedef struct dag__mpi_request {
                                   input failed, and the words of that failure follow (DAG__MPI_WORDS) */
     int expect;                  /* such a receive: its bytes (a message of another size is from a diverged call) */
     int from, tag;               /* such a receive: where the words come from */
+    void *span;                  /* a receive of a span: where its bytes go (rows of width, stride apart), which */
+    size_t rows, width, stride;  /* after a failure's words come on their tag too (dag__mpi_completed) */
     int incoming;                /* any receive: cancelled when the ranks diverge */
     int cancelled;               /* MPI_Cancel was called on it */
     int status;                  /* what the event is fulfilled with (unless the message says worse) */
@@ -568,7 +570,8 @@ static void dag__mpi_fulfil(dag__mpi_request *finished, int count) {
     for (int k = 0; k < count; k++) {
         dag__mpi_request *f = &finished[k];
         dag_result status = (dag_result)f->status;
-        if (f->expect < 0 && status == DAG_ERR_DEPENDENCY_FAILED && dag__task_cause(f->task)) {
+        bool words = f->incoming && f->task && (f->expect < 0 || f->free_after);   /* the sender's failure came */
+        if (words && status == DAG_ERR_DEPENDENCY_FAILED && dag__task_cause(f->task)) {
             dag__task_fail(f->task, status, NULL);
             status = DAG_OK;
         }
@@ -614,6 +617,7 @@ static int dag__mpi_next_tag(int kind) {
 }
 static int dag__mpi_words_tag(int tag) { return tag - tag % 4 + DAG__MPI_TAG_WORDS; }
 
+static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count);   /* >>messages */
 /* A request MPI completed (rc: what MPI_Testany returned): what its task
    is told. A cancelled receive, or a message that did not fit or was of
    another size: the ranks diverged (a message meant for another call). An
@@ -629,6 +633,20 @@ static bool dag__mpi_completed(dag__mpi_request *f, MPI_Status *status, int rc) 
     } else if (f->expect < 0) {   /* the words came */
         dag__mpi_take_words(f->task, (char *)f->free_after, bytes);
         if (!f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
+        if (f->span) {   /* a span's bytes follow on the same tag: this request becomes their receive */
+            MPI_Datatype type;
+            int count;
+            dag__mpi_type(f->rows, f->width, f->stride, &type, &count);   /* fitted when the receive was posted */
+            MPI_Irecv(f->span, count, type, f->from, dag__mpi_words_tag(f->tag), dag__mpi.comm, &f->request);
+            if (type != MPI_BYTE) MPI_Type_free(&type);
+            f->expect = (int)(f->rows * f->width);
+            f->span = NULL;
+            if (atomic_load(&dag__mpi.diverged)) MPI_Cancel(&f->request);
+            f->cancelled = atomic_load(&dag__mpi.diverged);
+            return true;
+        }
+    } else if (f->free_after) {   /* the bytes that followed a failure's words: the span holds the sender's */
+        if (bytes != f->expect) f->status = DAG_ERR_DIVERGED;
     } else if (bytes == 0 && f->task) {
         f->free_after = dag__xmalloc(DAG__MPI_WORDS);
         f->expect = -1;
@@ -756,7 +774,10 @@ static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype 
    cancelled (DAG__TF_ALWAYS_RUNS): the other rank waits for the message.
    A send whose input failed sends an empty one, then the failure's words,
    and the receive then fails its task with them, so the failure reaches
-   the dependents there, named as on its own rank. */
+   the dependents there, named as on its own rank. A span's send then sends
+   its bytes as well, on the words' tag after them: the receiver's copy is
+   the sender's, as every rank's records of the copies say (what a failed
+   task wrote stays, as in one node's memory). */
 static bool dag__mpi_input_failed(void) {
     dag__task *t = dag__body_task();
     return dag__task_cause(t) || dag__cancel_asked(t);
@@ -796,16 +817,15 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
     MPI_Datatype type;
     int count;
     if (dag__mpi_gave_up(epoch)) return;
-    if (dag__mpi_input_failed()) {
-        dag__mpi_send_failure(to, tag, dag__task_cause(dag__body_task()), DAG_ERR_CANCELLED, DAG_ERR_DEPENDENCY_FAILED);
-        return;
-    }
     if (dag__mpi_type(rows, width, stride, &type, &count)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
     }
+    bool failed = dag__mpi_input_failed();
+    if (failed)   /* the words first, then the bytes on their tag (the receive takes them in that order) */
+        dag__mpi_send_failure(to, tag, dag__task_cause(dag__body_task()), DAG_ERR_CANCELLED, DAG_ERR_DEPENDENCY_FAILED);
     MPI_Request request;
-    MPI_Isend(p, count, type, to, tag, dag__mpi.comm, &request);
+    MPI_Isend(p, count, type, to, failed ? dag__mpi_words_tag(tag) : tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);   /* MPI keeps it until the send completes */
     dag__mpi_track(request, dag__mpi_sending(dag_detach(), NULL));
 }
@@ -822,8 +842,10 @@ DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_
     MPI_Request request;
     MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
     if (type != MPI_BYTE) MPI_Type_free(&type);
-    dag__mpi_track(request, dag__mpi_receiving(dag_detach(), dag__body_task(), (int)(rows * width), from, tag,
-                                              dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK));
+    dag__mpi_request q = dag__mpi_receiving(dag_detach(), dag__body_task(), (int)(rows * width), from, tag,
+                                            dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
+    q.span = p, q.rows = rows, q.width = width, q.stride = stride;
+    dag__mpi_track(request, q);
 }
 
 /* A task's outcome to another rank (dag__mpi_wait lays it out): a copy
@@ -1464,6 +1486,10 @@ static void dag__mpi_region_ending(const dag__context *ctx, int end) {
         dag__mpi_span *m = &dag__mpi.spans[i];
         if (!m->id) continue;
         if (!dag__mpi_shape_of((dag_data){ m->id }).registered) {   /* unregistered meanwhile: its tasks are done */
+            if (!dag__mpi_has(&m->current, m->owner) && dag__mpi.rank == m->owner)   /* said once, by its owner */
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_data_unregister of a span of rank %d came before "
+                        "the collective end that would bring its last write (on another rank) home: that write is "
+                        "lost; unregister after a region's end or dag_wait_all", m->owner);
             dag__mpi_forget_span(m);
             continue;
         }

@@ -261,6 +261,49 @@ TEST(owner_data_is_current_after_a_sequential_block_and_after_dag_wait_all) {
     agree_on_failures();
 }
 
+/* After a failure the ranks still agree on the data: a span owned by rank 0 written on the last rank
+   (+10, fine), then a task there that takes it InOut fails without writing; another written on rank 0
+   by a task that fails after writing, whose reader on the last rank is cancelled. Every rank then reads
+   what one node's memory would hold (11, and 5: a failed task's write stays), and the first region's
+   failure does not leak into the next. */
+DAG_TASK(void, fails_untouched, (double *, a)) { (void)a; dag_fail(DAG_USER_ERROR + 4, "touches nothing"); }
+DAG_TASK(void, writes_then_fails, (double *, a)) {
+    for (int i = 0; i < LEN; i++) a[i] = 5;
+    dag_fail(DAG_USER_ERROR + 5, "wrote, then failed");
+}
+DAG_TASK(double, first_of, (const double *, a)) { return a[0]; }
+TEST(after_a_failure_every_rank_reads_what_one_nodes_memory_holds) {
+    setup(2);
+    int me = dag_rank(), last = dag_num_ranks() - 1;
+    static double x[LEN], y[LEN];
+    dag_data hx = owned(0, x, 1.0), hy = owned(0, y, 0.0);
+    dag_options on_last = on_rank(last), on_first = on_rank(0);
+    DAG_DATADEPS {
+        dag_spawn_with(&on_last, add_to, InOut(hx), Val(10.0));
+        dag_spawn_with(&on_last, fails_untouched, InOut(hx));
+        dag_spawn_with(&on_first, writes_then_fails, InOut(hy));
+        dag_spawn_with(&on_last, add_to, InOut(hy), Val(1.0));   /* cancelled: its input failed */
+    }
+    int first = dag_last_region_result();
+    CHECK(first == DAG_USER_ERROR + 4 || first == DAG_USER_ERROR + 5);
+    if (me == 0) CHECK(x[0] == 11.0 && y[0] == 5.0);
+    for (int r = 0; r <= last; r++) {   /* read on every rank, fetched on every rank */
+        dag_options on_r = on_rank(r);
+        double vx = 0, vy = 0;
+        DAG_DATADEPS {
+            CHECK_EQ_INT(dag_fetch(dag_spawn_with(&on_r, first_of, In(hx)), &vx), DAG_OK);
+            CHECK_EQ_INT(dag_fetch(dag_spawn_with(&on_r, first_of, In(hy)), &vy), DAG_OK);
+        }
+        CHECK_ON_EVERY_RANK(dag_last_region_result(), DAG_OK);
+        CHECK(vx == 11.0 && vy == 5.0);
+        if (vx != 11.0 || vy != 5.0) fprintf(stderr, "  rank %d read on rank %d: x %g (11), y %g (5)\n", me, r, vx, vy);
+    }
+    dag_data_unregister(hx);
+    dag_data_unregister(hy);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* ---- 7. what differs is named, and a skipped reduction is a divergence ------------------------- */
 DAG_TASK(void, sized, (const double *, a)) { (void)a; }
 TEST(a_divergence_in_span_size_names_the_size_of_each_rank) {
@@ -583,6 +626,7 @@ int main(int argc, char **argv) {
         RUN_CASE(a_failing_factorisation_returns_not_positive_definite_on_every_rank_and_the_program_goes_on);
         RUN_CASE(a_dependent_on_another_rank_names_the_failed_task_its_rank_and_its_words);
         RUN_CASE(owner_data_is_current_after_a_sequential_block_and_after_dag_wait_all);
+        RUN_CASE(after_a_failure_every_rank_reads_what_one_nodes_memory_holds);
         RUN_CASE(a_divergence_in_span_size_names_the_size_of_each_rank);
         RUN_CASE(a_reduction_skipped_by_one_rank_is_a_divergence_on_every_rank);
         RUN_CASE(random_programs_with_one_deviating_rank_diverge_on_every_rank_and_the_others_give_the_serial_answer);
