@@ -617,7 +617,7 @@ static int dag__mpi_next_tag(int kind) {
 }
 static int dag__mpi_words_tag(int tag) { return tag - tag % 4 + DAG__MPI_TAG_WORDS; }
 
-static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count);   /* >>messages */
+static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count);   /* with the message tasks */
 /* A request MPI completed (rc: what MPI_Testany returned): what its task
    is told. A cancelled receive, or a message that did not fit or was of
    another size: the ranks diverged (a message meant for another call). An
