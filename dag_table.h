@@ -267,7 +267,8 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
 /* Equi-join on key columns (integers of either width match, floats
    likewise, strings bytewise; a missing key never matches). The result:
    the left's columns, then the right's other than its keys (a name
-   already taken gets "_right"); a left join keeps each unmatched left row
+   already taken gets "_right", or "_right_2" and on when that is taken
+   too); a left join keeps each unmatched left row
    once, the right's columns missing. The right table is hash partitioned
    and indexed; the left probes in place where it can (one rank, or a
    right table small enough to send to every rank), else both are dealt by
@@ -290,11 +291,12 @@ dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *
 #include <string.h>
 
 /* >>storage. A chunk is one column of one partition; tables share chunks
-   (select, drop and map take the input's), so each counts its tables. Only
-   the thread that calls the operations touches the counts. */
+   (select, drop and map take the input's), so each counts its tables:
+   atomically, since operations on one table may come from several
+   threads or task bodies at once. */
 enum { DAG__TABLE_OWN_VALUES = 1, DAG__TABLE_OWN_CHARS = 2, DAG__TABLE_OWN_VALID = 4 };
 typedef struct dag__table_chunk {
-    int refs;
+    _Atomic int refs;
     unsigned own;                /* which buffers are the table's to free (DAG__TABLE_OWN_*) */
     int64_t rows, nchars;        /* known on every rank */
     void *values;                /* NULL on the ranks that do not own the partition */
@@ -336,6 +338,21 @@ static char *dag__table_strdup(const char *s) {
     if (d) memcpy(d, s, n);
     return d;
 }
+/* base, else base with suffix, else base with suffix and _2, _3, ...: the first that none of names[0..n) is
+   (a join's right columns, a CSV header's repeated names); NULL without memory */
+static char *dag__table_fresh_name(char *const *names, int n, const char *base, const char *suffix) {
+    size_t len = strlen(base) + strlen(suffix) + 24;
+    char *s = (char *)dag__table_alloc(len);
+    for (int k = 0; s; k++) {
+        if (k == 0) snprintf(s, len, "%s", base);
+        else if (k == 1 && *suffix) snprintf(s, len, "%s%s", base, suffix);
+        else snprintf(s, len, "%s%s_%d", base, suffix, k + !*suffix);
+        bool taken = false;
+        for (int i = 0; i < n && !taken; i++) taken = names[i] && !strcmp(names[i], s);
+        if (!taken) break;
+    }
+    return s;
+}
 static int64_t dag__table_valid_bytes(int64_t rows) { return (rows + 7) / 8; }
 static bool dag__table_bit(const uint8_t *v, int64_t i) { return (v[i >> 3] >> (i & 7)) & 1; }
 static void dag__table_set_bit(uint8_t *v, int64_t i, bool on) {
@@ -350,7 +367,7 @@ static const char *dag__table_str(const dag_table_column *c, int64_t i, int64_t 
 }
 
 static void dag__table_chunk_release(dag__table_chunk *k) {
-    if (!k || --k->refs > 0) return;
+    if (!k || atomic_fetch_sub_explicit(&k->refs, 1, memory_order_acq_rel) > 1) return;
     if (k->values_h.id) dag_data_unregister(k->values_h);
     if (k->valid_h.id) dag_data_unregister(k->valid_h);
     if (k->chars_h.id) dag_data_unregister(k->chars_h);
@@ -435,7 +452,7 @@ static bool dag__table_adopt_chunk(dag_table *t, int64_t p, int c, int64_t rows,
         if (str && !chars && (chars = (char *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_CHARS;
         if (!valid && (valid = (uint8_t *)dag__table_zalloc(8))) own |= DAG__TABLE_OWN_VALID;
     }
-    k->refs = 1;
+    atomic_init(&k->refs, 1);
     k->own = own;
     k->rows = rows;
     k->nchars = nchars;
@@ -452,7 +469,7 @@ static bool dag__table_adopt_chunk(dag_table *t, int64_t p, int c, int64_t rows,
     return true;
 }
 static void dag__table_share_chunk(dag_table *t, int64_t p, int c, dag__table_chunk *k) {
-    k->refs++;
+    atomic_fetch_add_explicit(&k->refs, 1, memory_order_relaxed);
     t->chunk[p * t->ncols + c] = k;
 }
 
@@ -710,7 +727,7 @@ static void dag__builder_meta(const dag__table_builder *b, int64_t *meta) {
    move as one span (a shuffle's unit). Header: rows, columns, then each
    column's type and string bytes; then per column its validity, values
    and chars, each rounded up to 8 bytes. */
-static int64_t dag__table_pad8(int64_t n) { return (n + 7) / 8 * 8; }
+static int64_t dag__table_pad8(int64_t n) { return n > INT64_MAX - 7 ? INT64_MAX / 8 * 8 : (n + 7) / 8 * 8; }
 static int64_t dag__piece_bytes(int ncols, const int *types, int64_t rows, const int64_t *nchars) {
     int64_t s = 8 * (2 + 2 * (int64_t)ncols);
     for (int c = 0; c < ncols; c++)
@@ -945,6 +962,11 @@ static bool dag__table_check_columns(const dag_table_column *cols, int ncols, in
         bool str = cols[c].type == DAG_TABLE_STR;
         if (!cols[c].name || cols[c].type < DAG_TABLE_I32 || cols[c].type > DAG_TABLE_STR) why = "a column without a name or a type";
         else if (dag__table_ranks() ? false : rows && (!cols[c].values || (str && !cols[c].chars))) why = "a column without its values";
+        else if (str && cols[c].values && rows) {   /* its rows + 1 offsets into chars: from 0 up, never down */
+            const int64_t *off = (const int64_t *)cols[c].values;
+            for (int64_t r = 0; !why && r < rows; r++)
+                if (off[r] < 0 || off[r + 1] < off[r]) why = "a string column whose offsets go below 0 or down";
+        }
         for (int d = 0; !why && d < c; d++)
             if (!strcmp(cols[c].name, cols[d].name)) why = "two columns of one name";
     }
@@ -963,7 +985,7 @@ static dag_table *dag__table_new_like(const dag_table_column *cols, int ncols, i
     DAG_FREE(names), DAG_FREE(types);
     return t;
 }
-static int64_t dag__table_parts_for(int64_t rows, int64_t prows) { return rows ? (rows + prows - 1) / prows : 1; }
+static int64_t dag__table_parts_for(int64_t rows, int64_t prows) { return rows ? rows / prows + (rows % prows != 0) : 1; }
 
 static bool dag__table_copy_rows(dag__table_build *b, int64_t p, dag__table_builder *into) {
     const dag_table_column *host = (const dag_table_column *)b->op;
@@ -1026,7 +1048,7 @@ static bool dag__table_wrap_part(dag_table *t, const dag_table_column *cols, int
 dag_table *dag_table_wrap_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
     dag_wait_all();
     if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
-    prows = (prows + 7) / 8 * 8;
+    prows = dag__table_pad8(prows);
     if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_wrap_columns")) return NULL;
     for (int c = 0; c < ncols; c++)
         if (rows && (!cols[c].values || (cols[c].type == DAG_TABLE_STR && !cols[c].chars))) {
@@ -1427,7 +1449,11 @@ static int64_t dag__csv_record(const dag__csv_buffer *x, int64_t pos, char delim
                 return -2;
             }
         } else {
-            while (pos < n && b[pos] != delim && b[pos] != '\n') pos++;
+            while (pos < n && b[pos] != delim && b[pos] != '\n' && b[pos] != '"') pos++;
+            if (pos < n && b[pos] == '"') {   /* the chunks find their first records by the quotes' parity */
+                *why = "a quote inside an unquoted field (quote the whole field and double its quotes)";
+                return -2;
+            }
             fd.end = pos > fd.start && b[pos - 1] == '\r' ? pos - 1 : pos;
         }
         if (*nfields < max) f[*nfields] = fd;
@@ -1444,15 +1470,16 @@ static int64_t dag__csv_record(const dag__csv_buffer *x, int64_t pos, char delim
    exponent take the fast way (exact: a 53-bit integer over an exact power
    of ten), the rest strtod. */
 static bool dag__csv_int(const char *s, int64_t n, int64_t *out) {
-    int64_t i = 0, v = 0;
+    int64_t i = 0;
     bool neg = n > 0 && s[0] == '-';
+    uint64_t v = 0, most = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;   /* INT64_MIN's magnitude too */
     if (n > 0 && (s[0] == '-' || s[0] == '+')) i = 1;
     if (i == n) return false;
     for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - (s[i] - '0')) / 10) return false;
-        v = v * 10 + (s[i] - '0');
+        if (s[i] < '0' || s[i] > '9' || v > (most - (uint64_t)(s[i] - '0')) / 10) return false;
+        v = v * 10 + (uint64_t)(s[i] - '0');
     }
-    *out = neg ? -v : v;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;   /* 0 - v in unsigned: INT64_MIN without overflow */
     return true;
 }
 static bool dag__csv_real(const char *s, int64_t n, double *out) {
@@ -1565,6 +1592,11 @@ static int64_t dag__csv_first_record(const dag__csv *csv, const dag__csv_buffer 
     }
     return -1;
 }
+/* Where a file's first record starts: after a UTF-8 byte order mark (Excel's "CSV UTF-8" writes one), or at 0. */
+static int64_t dag__csv_bom(const dag__csv_buffer *x) {
+    return x->lo == 0 && x->n >= 3 && (unsigned char)x->b[0] == 0xEF && (unsigned char)x->b[1] == 0xBB &&
+                   (unsigned char)x->b[2] == 0xBF ? 3 : 0;
+}
 static bool dag__csv_parse(dag__csv *csv, int64_t k, dag__table_builder *into) {
     int64_t start = k * csv->chunk, end = start + csv->chunk < csv->size ? start + csv->chunk : csv->size, line = 1;
     for (int64_t j = 0; j < k; j++) line += csv->scan[2 * j + 1];
@@ -1576,6 +1608,7 @@ static bool dag__csv_parse(dag__csv *csv, int64_t k, dag__table_builder *into) {
     bool ok = f && dag__csv_load(&x, csv->path, lo, end - lo + more, csv->size);
     if (!ok) why = f ? "could not be read" : "no memory";
     pos = ok ? dag__csv_first_record(csv, &x, k, end, &line) : -1;
+    if (pos == 0) pos = dag__csv_bom(&x);
     bool skip = k == 0 && csv->header;   /* the header: read already */
     while (ok && pos >= 0 && pos < end) {
         int nf;
@@ -1639,17 +1672,26 @@ static dag_table *dag__csv_head(dag__csv *csv, const dag_table_csv_options *o, i
         dag_log(DAG_LOG_ERROR, DAG_ERR_IO, "dag_table_read_csv: could not read %s", csv->path);
         goto done;
     }
+    pos = dag__csv_bom(&x);
     for (int64_t row = 0; row <= DAG__CSV_SNIFF_ROWS && pos < x.n; row++) {
         int64_t next = dag__csv_record(&x, pos, csv->delim, f, DAG__CSV_MAX_COLUMNS, &nf, &lines, &why);
         if (next < 0) break;   /* past the sample, or a bad row: the parse names its line */
+        if (row == 0 && nf > DAG__CSV_MAX_COLUMNS) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: its first line has %d fields; a "
+                    "table reads at most %d columns", csv->path, nf, (int)DAG__CSV_MAX_COLUMNS);
+            goto done;
+        }
         if (row == 0) {
-            ncols = nf < DAG__CSV_MAX_COLUMNS ? nf : DAG__CSV_MAX_COLUMNS;
+            ncols = nf;
             for (int c = 0; c < ncols; c++) {
                 int64_t len;
                 const char *s = csv->header ? dag__csv_text(&x, &f[c], &scratch, &len) : NULL;
                 char made[32];
                 if (!s) len = snprintf(made, sizeof made, "column%d", c + 1), s = made;
-                if ((names[c] = (char *)dag__table_alloc((size_t)len + 1))) memcpy(names[c], s, (size_t)len), names[c][len] = 0;
+                char *name = (char *)dag__table_alloc((size_t)len + 1);
+                if (name) memcpy(name, s, (size_t)len), name[len] = 0;
+                names[c] = name ? dag__table_fresh_name(names, c, name, "") : NULL;   /* a repeated name: name_2, ... */
+                DAG_FREE(name);
                 maybe[c] = 3;
             }
         }
@@ -1696,7 +1738,7 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
         return NULL;
     }
     fclose(f);
-    int64_t nparts = csv.size ? (csv.size + csv.chunk - 1) / csv.chunk : 1;
+    int64_t nparts = csv.size ? csv.size / csv.chunk + (csv.size % csv.chunk != 0) : 1;   /* no overflow near INT64_MAX */
     if (!(csv.t = dag__csv_head(&csv, o, nparts))) return NULL;
     csv.ncols = csv.t->ncols;
     csv.types = dag__table_types_of(csv.t);
@@ -2059,6 +2101,7 @@ dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp o
     w.value.type = DAG_TABLE_STR;
     w.value.values = off;
     w.value.chars = (char *)(uintptr_t)value;
+    if (!value) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_where_str: no value (NULL) to compare with");
     return value ? dag__table_where(t, column, op, &w, true, "dag_table_where_str") : NULL;
 }
 
@@ -2560,7 +2603,8 @@ static bool dag__table_rows_by_group(const int64_t *gid, int64_t n, int64_t grou
 typedef struct dag__table_state {
     int64_t n;                                       /* values seen (COUNT_ALL: rows; CORR: pairs) */
     union {
-        union { int64_t i; double d; } v;            /* SUM, MEAN: the sum; MIN, MAX: the value so far (the column's kind) */
+        union { int64_t i; double d; } v;            /* SUM, MEAN of reals: the sum; MIN, MAX: the value so far (the column's kind) */
+        struct { uint64_t lo; int64_t hi; } s;       /* SUM, MEAN of integers: the sum in 128 bits, which no int64 column overflows */
         struct { double mean, m2; } w;               /* VAR, SD: the running mean and squares (Welford) */
         struct { double mx, my, m2x, m2y, cxy; } c;  /* CORR: the means, squares and co-moment */
         unsigned char user[DAG_TABLE_USER_STATE];
@@ -2581,6 +2625,7 @@ static int64_t dag__table_state_size(const dag__table_agg *a) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: return (int64_t)head;
     case DAG_TABLE_VAR: case DAG_TABLE_SD: return (int64_t)(head + sizeof s.u.w);
     case DAG_TABLE_CORR: return (int64_t)(head + sizeof s.u.c);
+    case DAG_TABLE_SUM: case DAG_TABLE_MEAN: return (int64_t)(head + sizeof s.u.s);   /* a real's sum fits too */
     case DAG_TABLE_USER: return (int64_t)sizeof s;
     default: return (int64_t)(head + sizeof s.u.v);
     }
@@ -2639,6 +2684,20 @@ static void dag__table_state_init(dag__table_state *s, const dag__table_agg *a) 
 }
 /* NaN is the largest value for min and max */
 static bool dag__table_real_above(double x, double y) { return dag__table_cmp_real(x, y) > 0; }
+/* (hi, lo) += (xhi, xlo), 128-bit two's complement: an int64 sign-extended is (v < 0 ? -1 : 0, v) */
+static void dag__table_sum128_add(uint64_t *lo, int64_t *hi, uint64_t xlo, int64_t xhi) {
+    uint64_t before = *lo;
+    *lo += xlo;
+    *hi = (int64_t)((uint64_t)*hi + (uint64_t)xhi + (*lo < before));
+}
+/* such a sum as a double: its magnitude's two halves (a negative one's low half alone would cancel) */
+static double dag__table_sum128_real(uint64_t lo, int64_t hi) {
+    if (hi == ((int64_t)lo < 0 ? -1 : 0)) return (double)(int64_t)lo;   /* it fits int64 */
+    bool neg = hi < 0;
+    uint64_t mlo = neg ? 0 - lo : lo, mhi = neg ? ~(uint64_t)hi + (lo == 0) : (uint64_t)hi;
+    double m = (double)mhi * 18446744073709551616.0 + (double)mlo;
+    return neg ? -m : m;
+}
 /* adds row i (its value present; CORR: both) to state s */
 static void dag__table_state_add(dag__table_state *s, const dag__table_agg *a, const dag_table_column *c, const dag_table_column *c2,
                                  int64_t i) {
@@ -2646,7 +2705,7 @@ static void dag__table_state_add(dag__table_state *s, const dag__table_agg *a, c
     switch (a->op) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: break;
     case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
-        if (ints) s->u.v.i += dag__table_get_int(c, i);
+        if (ints) dag__table_sum128_add(&s->u.s.lo, &s->u.s.hi, (uint64_t)dag__table_get_int(c, i), dag__table_get_int(c, i) < 0 ? -1 : 0);
         else s->u.v.d += dag__table_get_real(c, i);
         break;
     case DAG_TABLE_USER: a->user->step(s->u.user, dag__table_get_real(c, i)); break;
@@ -2709,7 +2768,7 @@ static void dag__table_state_merge(dag__table_state *s, const dag__table_state *
         break;
     }
     case DAG_TABLE_SUM: case DAG_TABLE_MEAN:
-        if (dag__table_is_int(a->type)) s->u.v.i += o->u.v.i;
+        if (dag__table_is_int(a->type)) dag__table_sum128_add(&s->u.s.lo, &s->u.s.hi, o->u.s.lo, o->u.s.hi);
         else s->u.v.d += o->u.v.d;
         break;
     case DAG_TABLE_VAR: case DAG_TABLE_SD: {   /* Chan's merge */
@@ -2745,12 +2804,26 @@ static dag_table_value dag__table_state_value(const dag__table_state *s, const d
     bool ints = dag__table_is_int(a->type);
     switch (a->op) {
     case DAG_TABLE_COUNT: case DAG_TABLE_COUNT_ALL: v.i = s->n; break;
-    case DAG_TABLE_SUM: case DAG_TABLE_MIN: case DAG_TABLE_MAX:
+    case DAG_TABLE_SUM:
+        v.present = s->n > 0;
+        if (ints && s->u.s.hi != ((int64_t)s->u.s.lo < 0 ? -1 : 0)) {   /* past int64: missing, and said */
+            v.present = 0;
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table: a SUM of integers is %g, past int64's range: "
+                    "it is missing (a MEAN, or a SUM of the column converted to f64, holds it)",
+                    dag__table_sum128_real(s->u.s.lo, s->u.s.hi));
+        }
+        if (ints) v.i = (int64_t)s->u.s.lo, v.d = (double)v.i;
+        else v.d = s->u.v.d;
+        break;
+    case DAG_TABLE_MIN: case DAG_TABLE_MAX:
         v.present = s->n > 0;
         if (ints) v.i = s->u.v.i, v.d = (double)v.i;
         else v.d = s->u.v.d;
         break;
-    case DAG_TABLE_MEAN: v.present = s->n > 0, v.d = ints ? (double)s->u.v.i / (double)s->n : s->u.v.d / (double)s->n; break;
+    case DAG_TABLE_MEAN:
+        v.present = s->n > 0;
+        v.d = (ints ? dag__table_sum128_real(s->u.s.lo, s->u.s.hi) : s->u.v.d) / (double)s->n;
+        break;
     case DAG_TABLE_VAR: case DAG_TABLE_SD:
         v.present = s->n > 1, v.d = v.present ? s->u.w.m2 / (double)(s->n - 1) : 0;
         if (a->op == DAG_TABLE_SD) v.d = sqrt(v.d);
@@ -2772,9 +2845,10 @@ static void dag__table_put_value(dag_table_column *c, int type, int64_t i, dag_t
 
 /* >>holistic aggregates: over the rows rows[0..m) of one group */
 /* The row of the n-th largest present value (SMALLEST, MIN: smallest), the
-   first such row on ties; -1 when fewer are present. top: room for nth. */
+   first such row on ties; -1 when fewer are present. top: room for the group's m rows. */
 static int64_t dag__table_nth_row(const dag__table_agg *a, const dag_table_column *c, const int64_t *rows, int64_t m, int64_t *top) {
     int64_t k = 0, nth = a->nth;
+    if (nth > m) return -1;   /* fewer rows than n: top needs room for at most the group's rows */
     int sign = a->op == DAG_TABLE_LARGEST || a->op == DAG_TABLE_MAX ? 1 : -1;
     for (int64_t r = 0; r < m; r++) {
         int64_t row = rows[r];
@@ -2840,7 +2914,7 @@ static bool dag__table_holistic_results(dag__table_builder *out, int at, const d
     int64_t most = 1;
     for (int64_t e = 0; e < ngroups; e++) most = start[e + 1] - start[e] > most ? start[e + 1] - start[e] : most;
     int64_t *pick = (int64_t *)dag__table_alloc(sizeof(int64_t) * (size_t)(ngroups + 1));
-    void *scratch = dag__table_alloc(8 * (size_t)(dag__table_picks_row(a) ? a->nth : most));
+    void *scratch = dag__table_alloc(8 * (size_t)most);   /* a median's values, or the n largest (n <= the group's rows) */
     bool ok = pick && scratch;
     for (int64_t e = 0; ok && e < ngroups; e++) {
         const int64_t *rows = order + start[e];
@@ -3409,7 +3483,8 @@ static dag_table *dag__table_join_run(dag__table_joining *o, dag_table *d, const
     DAG_FREE(built), DAG_FREE(same);
     return d;
 }
-/* the result's columns: the left's, then the right's other than its keys ("_right" on a clash); false without memory */
+/* the result's columns: the left's, then the right's other than its keys ("_right", then "_right_2", ... on a
+   clash); false without memory */
 static bool dag__table_join_columns(dag__table_joining *o, char **names, dag_table_type *types) {
     const dag_table *left = o->left, *right = o->right;
     for (int c = 0; c < left->ncols; c++) names[c] = dag__table_strdup(left->names[c]), types[c] = left->types[c];
@@ -3419,9 +3494,7 @@ static bool dag__table_join_columns(dag__table_joining *o, char **names, dag_tab
         if (key) continue;
         int at = left->ncols + o->nright;
         o->right_out[o->nright++] = c;
-        size_t len = strlen(right->names[c]) + 7;
-        if ((names[at] = (char *)dag__table_alloc(len)))
-            snprintf(names[at], len, dag_table_column_index(left, right->names[c]) >= 0 ? "%s_right" : "%s", right->names[c]);
+        names[at] = dag__table_fresh_name(names, at, right->names[c], "_right");
         types[at] = right->types[c];
     }
     for (int c = 0; c < left->ncols + o->nright; c++)

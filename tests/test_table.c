@@ -894,6 +894,84 @@ TEST(bad_arguments_are_refused_by_name) {
     AGREE();
 }
 
+/* What a demanding user's files and numbers meet: a quote inside an unquoted field is a bad row (every
+   chunk size would otherwise see other records), a UTF-8 byte order mark and a repeated header name, int64's
+   extremes through a CSV, a chunk size past the file, integer sums past int64, LARGEST of a huge n, a join
+   whose right names clash twice, NULL and malformed input refused by name; and selects of one table from
+   several task bodies at once. */
+DAG_TASK(int, selects_and_frees, (dag_table *, t)) {
+    const char *names[1] = { "v" };
+    for (int i = 0; i < 200; i++) {
+        dag_table *u = dag_table_select(t, names, 1);
+        if (!u) return 1;
+        dag_table_free(u);
+    }
+    return 0;
+}
+TEST(csv_and_aggregate_edges_a_demanding_user_meets) {
+    const char *path = tmp_csv("edges");
+    write_text(path, "a,h\n1,5'10\"\n2,x\n");
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_read_csv(path, NULL) == NULL);
+    CHECK(dag_num_ranks() > 1 || (strstr(LAST_ERROR, "line 2") && strstr(LAST_ERROR, "quote inside an unquoted field")));
+    write_text(path, "\xEF\xBB\xBFid,a,a\n1,2,3\n");
+    dag_table *t = dag_table_read_csv(path, NULL);
+    CHECK(t && dag_table_column_index(t, "id") == 0 && !strcmp(dag_table_column_name(t, 2), "a_2"));
+    dag_table_free(t);
+    write_text(path, "w\n-9223372036854775808\n9223372036854775807\n");
+    dag_table_csv_options big = { 0, 0, NULL, 0, INT64_MAX };
+    t = dag_table_read_csv(path, &big);
+    CHECK(t && dag_table_column_type(t, 0) == DAG_TABLE_I64 && dag_table_rows(t) == 2 && dag_table_num_partitions(t) == 1);
+    dag_table_value lo, hi;
+    dag_table_aggregate mn = { .op = DAG_TABLE_MIN, .column = "w" }, mx = { .op = DAG_TABLE_MAX, .column = "w" };
+    CHECK(t && dag_table_reduce(t, &mn, &lo) == DAG_OK && lo.i == INT64_MIN);
+    CHECK(t && dag_table_reduce(t, &mx, &hi) == DAG_OK && hi.i == INT64_MAX);
+    dag_table_free(t);
+    int64_t ints[2] = { INT64_MAX, 1 }, keys[2] = { 1, 1 };
+    dag_table_column cols[2] = { { "k", DAG_TABLE_I64, keys, NULL, NULL }, { "v", DAG_TABLE_I64, ints, NULL, NULL } };
+    t = dag_table_from_columns(cols, 2, 2, INT64_MAX);
+    dag_table_value mean, sum;
+    dag_table_aggregate am = { .op = DAG_TABLE_MEAN, .column = "v" }, as = { .op = DAG_TABLE_SUM, .column = "v" };
+    CHECK(t && dag_table_reduce(t, &am, &mean) == DAG_OK && mean.present && mean.d == 4611686018427387904.0);
+    LAST_ERROR[0] = 0;
+    CHECK(t && dag_table_reduce(t, &as, &sum) == DAG_OK && !sum.present);
+    CHECK(strstr(LAST_ERROR, "past int64's range") != NULL);
+    const char *k[1] = { "k" };
+    dag_table_aggregate huge = { .op = DAG_TABLE_LARGEST, .column = "v", .n = (int64_t)1 << 61 };
+    dag_table *g = t ? dag_table_groupby(t, k, 1, &huge, 1) : NULL;
+    dag_table_column *got = NULL;
+    CHECK(g && dag_table_rows(g) == 1 && dag_table_collect(g, &got) == DAG_OK);
+    CHECK(got && !(got[1].valid[0] & 1));   /* fewer rows than n: missing */
+    dag_table_columns_free(got, g ? 2 : 0);
+    dag_table_free(g);
+#ifndef DAG_BACKEND_MPI
+    dag_task sel[4];
+    for (int i = 0; i < 4; i++) sel[i] = dag_spawn(selects_and_frees, Val(t));
+    for (int i = 0; i < 4; i++) {
+        int bad = 1;
+        CHECK(dag_fetch(sel[i], &bad) == DAG_OK && bad == 0);
+    }
+#endif
+    dag_table_column l3[3] = { cols[0], cols[1], { "v_right", DAG_TABLE_I64, ints, NULL, NULL } };
+    dag_table *l = dag_table_from_columns(l3, 3, 2, 0);   /* left: k, v, v_right; right: k, v */
+    dag_table *r = dag_table_from_columns(cols, 2, 2, 0);
+    dag_table *j = l && r ? dag_table_join(l, r, k, k, 1, DAG_TABLE_INNER) : NULL;
+    CHECK(j && dag_table_num_columns(j) == 4 && !strcmp(dag_table_column_name(j, 2), "v_right") &&
+          !strcmp(dag_table_column_name(j, 3), "v_right_2"));
+    dag_table_free(j), dag_table_free(l), dag_table_free(r);
+    LAST_ERROR[0] = 0;
+    CHECK(t && dag_table_where_str(t, "k", DAG_TABLE_EQ, NULL) == NULL);
+    CHECK(strstr(LAST_ERROR, "dag_table_where_str") != NULL);
+    int64_t off[3] = { 0, 5, 2 };
+    char chars[8] = "abcdefg";
+    dag_table_column bad = { "s", DAG_TABLE_STR, off, chars, NULL };
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_from_columns(&bad, 1, 2, 0) == NULL);
+    CHECK(strstr(LAST_ERROR, "offsets") != NULL);
+    dag_table_free(t);
+    AGREE();
+}
+
 static void run_all(void) {
     RUN_TEST(host_columns_round_trip_through_a_table_with_their_missing_values);
     RUN_TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing);
@@ -910,6 +988,7 @@ static void run_all(void) {
     RUN_TEST(a_left_join_on_unique_keys_keeps_the_left_columns_as_they_are);
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
     RUN_TEST(bad_arguments_are_refused_by_name);
+    RUN_TEST(csv_and_aggregate_edges_a_demanding_user_meets);
 }
 
 int main(void) {
