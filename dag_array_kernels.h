@@ -49,23 +49,32 @@ DAG__FILL_KERNEL(i64, long)
 /* The element-wise operations, one pair per element type (OpenCL C has no
    int64_t: long is 64 bits in both): the binary form z = x op z (op 7
    copies), the unary z = op(z). */
-#define DAG__EW_KERNELS(SUFFIX, T)                                                                              \
+#define DAG__EW_KERNELS(SUFFIX, T, U, LOCUT, LOVAL, HICUT, HIVAL, NANV)                                      \
     DAG_KERNEL(dag__array_ew2_##SUFFIX, ((int, op), (double, alpha), (long, rows), (DAG_GLOBAL const T *, x),   \
                                          (long, xld), (DAG_GLOBAL T *, z), (long, zld)),                        \
         size_t i = DAG_INDEX(), q = (size_t)rows;                                                               \
         size_t xi = xld == rows ? i : i % q + i / q * (size_t)xld, zi = zld == rows ? i : i % q + i / q * (size_t)zld; \
         T a = x[xi], c = z[zi];                                                                                 \
-        z[zi] = op == 1 ? (T)(a + c) : op == 2 ? (T)(a - c) : op == 3 ? (T)(a * c)                              \
-              : op == 4 ? (T)(alpha * (double)a + (double)c) : a;                                               \
+        if (op == 4) {                                                                                          \
+            double v = alpha * (double)a + (double)c;                                                           \
+            z[zi] = v != v ? (T)NANV : v < LOCUT ? (T)LOVAL : v >= HICUT ? (T)HIVAL : (T)v;                     \
+        } else {                                                                                                \
+            z[zi] = op == 1 ? (T)((U)a + (U)c) : op == 2 ? (T)((U)a - (U)c) : op == 3 ? (T)((U)a * (U)c) : a;   \
+        }                                                                                                       \
     )                                                                                                           \
     DAG_KERNEL(dag__array_ew1_##SUFFIX, ((int, op), (double, alpha), (long, rows), (DAG_GLOBAL T *, z), (long, zld)), \
         size_t i = DAG_INDEX(), zi = zld == rows ? i : i % (size_t)rows + i / (size_t)rows * (size_t)zld;         \
-        z[zi] = op == 5 ? (T)(alpha * (double)z[zi]) : (T)alpha;                                                \
+        double v = op == 5 ? alpha * (double)z[zi] : alpha;                                                     \
+        z[zi] = v != v ? (T)NANV : v < LOCUT ? (T)LOVAL : v >= HICUT ? (T)HIVAL : (T)v;                         \
     )
-DAG__EW_KERNELS(f64, double)
-DAG__EW_KERNELS(f32, float)
-DAG__EW_KERNELS(i32, int)
-DAG__EW_KERNELS(i64, long)
+/* Integers add, subtract and multiply in their unsigned type, wrapping around as Julia's do (C's signed
+   overflow is undefined); a double going into an integer (axpy, scale, set) saturates, NaN to 0, where C's
+   conversion would be undefined. Floating types take them as they are. */
+DAG__EW_KERNELS(f64, double, double, -INFINITY, -INFINITY, INFINITY, INFINITY, v)
+DAG__EW_KERNELS(f32, float, float, -INFINITY, -INFINITY, INFINITY, INFINITY, v)
+DAG__EW_KERNELS(i32, int, unsigned int, -2147483648.0, (-2147483647 - 1), 2147483648.0, 2147483647, 0)
+DAG__EW_KERNELS(i64, long, unsigned long, -9223372036854775808.0, (-9223372036854775807L - 1), 9223372036854775808.0,
+                9223372036854775807L, 0)
 #undef DAG__EW_KERNELS
 
 /* A tile's reduction on a device: item k takes the elements k, k + 64,

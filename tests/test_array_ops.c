@@ -377,6 +377,20 @@ TEST(nan_huge_and_tiny_values_and_impossible_sizes_get_the_documented_answers) {
     CHECK(dag_array_fill(DAG_I64, 2, 2, dag_blocks(2, 2), 1e19) == NULL);
     CHECK(dag_array_reduce_dims(DAG_OP_MIN, Ints, 1, INFINITY) == NULL);
     CHECK_EQ_INT(dag_array_put(Ints, 0, 0, -2147483648.0), DAG_OK);
+    /* integer arithmetic wraps as Julia's; a double past the type saturates (NaN: 0) */
+    int32_t near[4] = { 2147483647, 5, -7, 100 }, got32[4];
+    dag_array *W = dag_array_from_host(DAG_I32, 4, 1, dag_blocks(2, 1), near, DAG_COL_MAJOR, 4);
+    dag_array *W2 = dag_array_from_host(DAG_I32, 4, 1, dag_blocks(2, 1), near, DAG_COL_MAJOR, 4);
+    CHECK_EQ_INT(dag_array_add(W, W2, W2), DAG_OK);   /* 2^31 - 1 twice: -2 */
+    CHECK_EQ_INT(dag_array_collect(W2, got32, DAG_COL_MAJOR, 4), DAG_OK);
+    CHECK(got32[0] == -2 && got32[1] == 10 && got32[2] == -14 && got32[3] == 200);
+    CHECK_EQ_INT(dag_array_scale(1e20, W), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(W, got32, DAG_COL_MAJOR, 4), DAG_OK);
+    CHECK(got32[0] == 2147483647 && got32[1] == 2147483647 && got32[2] == -2147483647 - 1 && got32[3] == 2147483647);
+    CHECK_EQ_INT(dag_array_axpy(NAN, W2, W), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(W, got32, DAG_COL_MAJOR, 4), DAG_OK);
+    CHECK(got32[0] == 0 && got32[1] == 0 && got32[2] == 0 && got32[3] == 0);
+    dag_array_free(W), dag_array_free(W2);
     dag_array_free(Ints);
     CHECK(dag_array_zeros(DAG_F64, (int64_t)1 << 32, (int64_t)1 << 32, dag_blocks(1, 1)) == NULL);
     CHECK(strstr(last_error, "DAG_MAX_REGISTERED") != NULL);
