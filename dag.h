@@ -2224,9 +2224,6 @@ static bool dag__would_take(dag__worker *w, const dag_scope *s) {
            !atomic_load_explicit(&w->blocked, memory_order_relaxed) && (!s || dag__scope_allows(s, w->index));
 }
 
-/* Workers started so far (reserve threads join while others scan): the
-   acquire pairs with dag__reserve_top_up's release, so a counted worker's
-   record is initialised. */
 /* The threads outside the pool that came to dag.h: a list that only grows at its head, each record
    complete before it is published, so it is walked without a lock. */
 static inline dag__worker *dag__guests(void) {
@@ -2234,6 +2231,9 @@ static inline dag__worker *dag__guests(void) {
     DAG__HA(&dag__g.guests);
     return g;
 }
+/* Workers started so far (reserve threads join while others scan): the
+   acquire pairs with dag__reserve_top_up's release, so a counted worker's
+   record is initialised. */
 static inline int dag__slots(void) {
     int n = atomic_load_explicit(&dag__g.num_slots, memory_order_acquire);
     DAG__HA(&dag__g.num_slots);
@@ -2534,14 +2534,14 @@ static inline void dag__decref(dag__worker *w, dag__task *t) {
     }
 }
 
-/* Takes a reference only if the record still holds the task of that
-   generation. Records are never handed back to the system while the runtime
-   runs, so reading a recycled one is safe. */
 /* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
    result of a run that is over) */
 static inline bool dag__handle_current(dag_task h) {
     return ((h.bits >> 1) & DAG__EPOCH_MASK) == (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK);
 }
+/* Takes a reference only if the record still holds the task of that
+   generation. Records are never handed back to the system while the runtime
+   runs, so reading a recycled one is safe. */
 static bool dag__ref_handle(dag_task h) {
     dag__task *t = h.ptr;
     if (!t || !h.gen || !dag__handle_current(h)) return false;
@@ -2863,12 +2863,9 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
         dag__cause_drop(own);
     }
     const char *cause = atomic_load(&t->failed_dep);   /* t holds it while it is here */
-    if (status == DAG_ERR_DEPENDENCY_FAILED) {
-        atomic_compare_exchange_strong(&r->first_cancel, &none, status);
-    } else if (atomic_compare_exchange_strong(&r->first_error, &none, status)) {
-        dag__cause_set(&r->failed_name, cause);
-    }
-    dag__cause_set(&r->failed_name, cause);
+    if (status == DAG_ERR_DEPENDENCY_FAILED) atomic_compare_exchange_strong(&r->first_cancel, &none, status);
+    else atomic_compare_exchange_strong(&r->first_error, &none, status);
+    dag__cause_set(&r->failed_name, cause);   /* the first failure's, whichever kind */
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -3092,6 +3089,11 @@ static void dag__region_release(dag__worker *w, dag__region *r) {
    every failed task: its owner lets go of those whose handles are spent
    (fetched and released: nothing can ask them any more), now and then
    (dag__backpressure's turn), keeping the others. */
+static DAG__NOINLINE void dag__failed_sweep(dag__worker *w, dag__region *r);
+/* the owner's turn to sweep, when more failures are held than at the last sweep allowed */
+static inline void dag__failed_sweep_if_due(dag__worker *w, dag__region *r) {
+    if (DAG__UNLIKELY(atomic_load_explicit(&r->failed_count, memory_order_relaxed) > r->failed_sweep_at)) dag__failed_sweep(w, r);
+}
 static DAG__NOINLINE void dag__failed_sweep(dag__worker *w, dag__region *r) {
     dag__task *f = atomic_exchange(&r->failed, NULL), *keep = NULL, *last = NULL;
     DAG__HA(&r->failed);
@@ -4685,10 +4687,7 @@ static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__contex
                                                     const dag__span *spans, const int *modes, int num_spans,
                                                     int status) {
     dag_task h = dag__handle(&dag__ran_inline, 1, t->desc->result_size != 0);
-    /* inline spawns skip dag__backpressure, where the failed list is swept: a loop of them that
-       sometimes fails would keep every failure */
-    if (DAG__UNLIKELY(atomic_load_explicit(&r->counter->failed_count, memory_order_relaxed) > r->counter->failed_sweep_at))
-        dag__failed_sweep(w, r->counter);
+    dag__failed_sweep_if_due(w, r->counter);   /* inline spawns skip dag__backpressure, which sweeps too */
     dag__task *f = dag__record_from_stack(w, t, &h.gen);
     atomic_store(&f->succ, DAG__CLOSED);
     dag__region_record_failure(r->counter, f, status);
@@ -4765,8 +4764,7 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
    live tasks. It never blocks: with nothing ready it spawns on. */
 #define DAG__WINDOW 256
 static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
-    if (DAG__UNLIKELY(atomic_load_explicit(&r->failed_count, memory_order_relaxed) > r->failed_sweep_at))
-        dag__failed_sweep(w, r);
+    dag__failed_sweep_if_due(w, r);
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
     if (live <= limit || !dag__stack_room(w)) return;

@@ -899,6 +899,14 @@ static void dag__copy_from_tile(const dag__array_where *w, dag__rect s, dag__rec
         }
 }
 
+/* Rectangle s into rectangle d (d = s, or d = s^T): each of s's base tiles it meets, a task per tile of d it
+   lands in; in the region open. */
+static void dag__copy_rect(const dag__array_where *w, dag__rect s, dag__rect d, int transpose) {
+    for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
+        for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
+            dag__copy_from_tile(w, s, d, transpose, si, sj);
+}
+
 /* dst = src or src^T, any two arrays or views of one element type. */
 static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transpose, const char *name) {
     dag__array_where where = dag__array_where_now(name);
@@ -917,11 +925,7 @@ static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transp
         dag_array_free(tmp);
         return r;
     }
-    DAG_DATADEPS {
-        for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
-            for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
-                dag__copy_from_tile(&where, s, d, transpose, si, sj);
-    }
+    DAG_DATADEPS { dag__copy_rect(&where, s, d, transpose); }
     return dag_last_region_result();
 }
 
@@ -2947,9 +2951,7 @@ dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const 
                 for (int64_t i = 0; i < nrr; i++) {
                     dag__rect s = { base.a, base.r0 + rr[i].from, base.c0 + cr[j].from, rr[i].len, cr[j].len };
                     dag__rect d = { out, rr[i].to, cr[j].to, rr[i].len, cr[j].len };
-                    for (int64_t sj = s.c0 / s.a->bcols; sj * s.a->bcols < s.c0 + s.cols; sj++)
-                        for (int64_t si = s.r0 / s.a->brows; si * s.a->brows < s.r0 + s.rows; si++)
-                            dag__copy_from_tile(&where, s, d, 0, si, sj);
+                    dag__copy_rect(&where, s, d, 0);
                 }
         }
         if (dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;

@@ -617,7 +617,7 @@ static int dag__mpi_next_tag(int kind) {
 }
 static int dag__mpi_words_tag(int tag) { return tag - tag % 4 + DAG__MPI_TAG_WORDS; }
 
-static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype *type, int *count);   /* with the message tasks */
+static int dag__mpi_recv_span(void *p, size_t rows, size_t width, size_t stride, int from, int tag, MPI_Request *request);
 /* A request MPI completed (rc: what MPI_Testany returned): what its task
    is told. A cancelled receive, or a message that did not fit or was of
    another size: the ranks diverged (a message meant for another call). An
@@ -634,11 +634,7 @@ static bool dag__mpi_completed(dag__mpi_request *f, MPI_Status *status, int rc) 
         dag__mpi_take_words(f->task, (char *)f->free_after, bytes);
         if (!f->status) f->status = DAG_ERR_DEPENDENCY_FAILED;
         if (f->span) {   /* a span's bytes follow on the same tag: this request becomes their receive */
-            MPI_Datatype type;
-            int count;
-            dag__mpi_type(f->rows, f->width, f->stride, &type, &count);   /* fitted when the receive was posted */
-            MPI_Irecv(f->span, count, type, f->from, dag__mpi_words_tag(f->tag), dag__mpi.comm, &f->request);
-            if (type != MPI_BYTE) MPI_Type_free(&type);
+            dag__mpi_recv_span(f->span, f->rows, f->width, f->stride, f->from, dag__mpi_words_tag(f->tag), &f->request);
             f->expect = (int)(f->rows * f->width);
             f->span = NULL;
             if (atomic_load(&dag__mpi.diverged)) MPI_Cancel(&f->request);
@@ -769,6 +765,16 @@ static int dag__mpi_type(size_t rows, size_t width, size_t stride, MPI_Datatype 
     *count = 1;
     return DAG_OK;
 }
+/* A receive of such a span posted (its type MPI keeps until it completes); an error when it does not fit
+   one message. */
+static int dag__mpi_recv_span(void *p, size_t rows, size_t width, size_t stride, int from, int tag, MPI_Request *request) {
+    MPI_Datatype type;
+    int count, e = dag__mpi_type(rows, width, stride, &type, &count);
+    if (e) return e;
+    MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, request);
+    if (type != MPI_BYTE) MPI_Type_free(&type);
+    return DAG_OK;
+}
 
 /* The message tasks run even when what they wait for failed or was
    cancelled (DAG__TF_ALWAYS_RUNS): the other rank waits for the message.
@@ -832,16 +838,12 @@ DAG_TASK(void, mpi_send, (const void *, p), (size_t, rows), (size_t, width), (si
 
 DAG_TASK(void, mpi_receive, (void *, p), (size_t, rows), (size_t, width), (size_t, stride), (int, from), (int, tag),
          (unsigned, epoch)) {
-    MPI_Datatype type;
-    int count;
     if (dag__mpi_gave_up(epoch)) return;
-    if (dag__mpi_type(rows, width, stride, &type, &count)) {
+    MPI_Request request;
+    if (dag__mpi_recv_span(p, rows, width, stride, from, tag, &request)) {
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "a span of %zu rows of %zu bytes is more than one MPI message takes", rows, width);
         return;
     }
-    MPI_Request request;
-    MPI_Irecv(p, count, type, from, tag, dag__mpi.comm, &request);
-    if (type != MPI_BYTE) MPI_Type_free(&type);
     dag__mpi_request q = dag__mpi_receiving(dag_detach(), dag__body_task(), (int)(rows * width), from, tag,
                                             dag__mpi_input_failed() ? DAG_ERR_DEPENDENCY_FAILED : DAG_OK);
     q.span = p, q.rows = rows, q.width = width, q.stride = stride;
