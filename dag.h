@@ -740,6 +740,10 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size);
    is (its columns, its rows, the matrix's ld). */
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it */
+/* dag_data_unregister for scratch: what devices hold of it is dropped, not
+   brought home (its host bytes are left as they were before its tasks on
+   devices; StarPU's starpu_data_unregister_no_coherency). */
+dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
 
 /* Many nodes (-DDAG_BACKEND_MPI, run under mpirun; see dag_backends/dag_mpi.h):
@@ -1788,6 +1792,7 @@ static dag__context dag__main_ctx;
    when a backend is compiled in; a CPU-only build gets the answers below,
    which the compiler folds away. */
 #define DAG__NONE(x) ((void)(x))   /* a stub's unused argument */
+enum { DAG__HOME_KEEP, DAG__HOME_FORGET, DAG__HOME_DISCARD };   /* dag__data_home's how */
 #define DAG__BACKEND_ON(e, field, name, word, device, flag, ...) DAG__ON(flag) ||
 #if DAG__DEVICE_BACKENDS(DAG__BACKEND_ON) 0   /* some -DDAG_BACKEND_X of the list */
 #ifdef __cplusplus
@@ -1810,7 +1815,7 @@ static bool dag__device_prepare(dag__worker *w, dag__task *t);   /* true: queued
 static void dag__plan_finished(dag__plan *p);
 static void dag__trace_plan(dag__trace_event *e, const dag__plan *p);   /* where it ran, and why */
 static int dag__devices_settle(bool all, bool forget);   /* host memory current again */
-static int dag__data_home(const dag__data_slot *s, bool forget);
+static int dag__data_home(const dag__data_slot *s, int how);
 static void dag__data_keep_on_device(const dag__data_slot *s);
 static void dag__device_memory(int d, dag_memory_info *out);
 static int dag__devices_synchronize(dag_backend b);
@@ -1842,7 +1847,7 @@ static inline bool dag__device_prepare(dag__worker *w, dag__task *t) { DAG__NONE
 static inline void dag__plan_finished(dag__plan *p) { DAG__NONE(p); }
 static inline void dag__trace_plan(dag__trace_event *e, const dag__plan *p) { DAG__NONE(e); DAG__NONE(p); }
 static inline int dag__devices_settle(bool all, bool forget) { DAG__NONE(all); DAG__NONE(forget); return 0; }
-static inline int dag__data_home(const dag__data_slot *s, bool forget) { DAG__NONE(s); DAG__NONE(forget); return 0; }
+static inline int dag__data_home(const dag__data_slot *s, int how) { DAG__NONE(s); DAG__NONE(how); return 0; }
 static inline void dag__data_keep_on_device(const dag__data_slot *s) { DAG__NONE(s); }
 static inline void dag__device_memory(int d, dag_memory_info *out) { DAG__NONE(d); DAG__NONE(out); }
 static inline int dag__devices_synchronize(dag_backend b) { DAG__NONE(b); return 0; }
@@ -4532,7 +4537,7 @@ static dag__span dag__data_span(const dag__data_slot *s) {
 }
 void *dag_data_pointer(dag_data h) {
     dag__data_slot *s = dag__data_slot_of(h);
-    if (s && dag__data_home(s, false)) return NULL;
+    if (s && dag__data_home(s, DAG__HOME_KEEP)) return NULL;
     return s ? s->ptr : NULL;
 }
 
@@ -6137,11 +6142,11 @@ dag_result dag_wait_all(void) {
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
-dag_result dag_data_unregister(dag_data h) {
+static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__data_slot *s = dag__data_slot_of(h);
-    if (!s) return (dag_result)dag__err(DAG_ERR_BAD_DATA, "dag_data_unregister: unknown handle");
+    if (!s) return (dag_result)dag__err(DAG_ERR_BAD_DATA, "%s: unknown handle", call);
     if (ctx->domain) {
         /* wait for every task of this context that touches the span */
         dag__domain *d = ctx->domain;
@@ -6154,7 +6159,7 @@ dag_result dag_data_unregister(dag_data h) {
             for (uint32_t k = 0; k < e->num_readers; k++) dag__wait_task(dag__tls_worker, e->readers[k]);
         }
     }
-    int e = dag__data_home(s, true);
+    int e = dag__data_home(s, how);
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index = (uint32_t)(h.id & 0xffffffffu) - 1;
     s->live = 0;
@@ -6163,6 +6168,8 @@ dag_result dag_data_unregister(dag_data h) {
     dag__mutex_unlock(&dag__g.data_lock);
     return (dag_result)e;
 }
+dag_result dag_data_unregister(dag_data h) { return dag__data_unregister(h, DAG__HOME_FORGET, "dag_data_unregister"); }
+dag_result dag_data_discard(dag_data h) { return dag__data_unregister(h, DAG__HOME_DISCARD, "dag_data_discard"); }
 
 /* >>fail */
 void dag_fail(int code, const char *fmt, ...) {

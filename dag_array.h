@@ -500,6 +500,7 @@ dag_array *dag_array_std_dims(dag_array *a, int dims, bool corrected);
 
 #if defined(DAG_IMPLEMENTATION) && !defined(DAG_ARRAY_IMPLEMENTATION_INCLUDED)
 #define DAG_ARRAY_IMPLEMENTATION_INCLUDED
+#include <limits.h>   /* INT_MAX */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,17 +604,20 @@ static void *dag__array_zalloc(size_t n, size_t size) {
     return p;
 }
 
-void dag_array_free(dag_array *a) {
+static void dag__array_release(dag_array *a, dag_result (*unregister)(dag_data)) {
     if (!a) return;
     if (a->base) a->mt = a->nt = 0;   /* a view: its lists, not base's tiles */
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
-        if (a->handle[t].id) dag_data_unregister(a->handle[t]);
+        if (a->handle[t].id) unregister(a->handle[t]);
         if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's; another rank's tile: NULL */
     }
     DAG_FREE(a->tile);
     DAG_FREE(a->handle);
     DAG_FREE(a);
 }
+void dag_array_free(dag_array *a) { dag__array_release(a, dag_data_unregister); }
+/* Scratch of an operation: what devices hold of it is dropped where it is, not brought home. */
+static void dag__array_discard(dag_array *a) { dag__array_release(a, dag_data_discard); }
 
 /* The grid of ranks blocks names, or the squarest of every rank (p <= q,
    p q = ranks, as ScaLAPACK's benchmarks pick); false for a bad one. */
@@ -1930,18 +1934,27 @@ static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, i
         dag_spawn_with(DAG__NAMED(at.o, "gemm"), dag__tile_gemm, Val((int)type), Val(ta), Val(tb), Val(m), Val(n), Val(k), Val(alpha), In(a),
                        Ld(a), In(b), Ld(b), Val(beta), InOut(c), Ld(c));
 }
-static void dag__spawn_trsm(dag__tile_place at, dag_elem type, int right, int upper, int trans, int unit,
-                            int m, int n, double alpha, dag_data a, dag_data b) {
+/* B = alpha op(A)^-1 B (multiply 0: trsm) or alpha op(A) B (multiply 1: trmm, which only the device
+   Cholesky asks for: complex types, the only ones kept off devices, never come here with it), or the
+   same from the right */
+static void dag__spawn_tri(dag__tile_place at, dag_elem type, int multiply, int right, int upper, int trans, int unit,
+                           int m, int n, double alpha, dag_data a, dag_data b) {
     if (at.dev && dag__complex(type)) at.dev = false;   /* never: dag__array_where_for keeps complex on the CPU */
-    if (at.dev && type == DAG_F64)
-        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag_dtrsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
-                       Val(m), Val(n), Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
-    else if (at.dev)
-        dag_spawn_with(DAG__NAMED(at.o, "trsm"), DAG_LAUNCH(dag_strsm, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit),
-                       Val(m), Val(n), Val((float)alpha), In(a), Ld(a), InOut(b), Ld(b));
-    else
-        dag_spawn_with(DAG__NAMED(at.o, "trsm"), dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
+    dag_options named = dag__named(at.o, multiply ? "trmm" : "trsm");
+    const dag_options *o = &named;
+#define DAG__TRI_SPAWN(kernel, T)                                                                                    \
+    dag_spawn_with(o, DAG_LAUNCH(kernel, right ? m : n), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n), \
+                   Val((T)alpha), In(a), Ld(a), InOut(b), Ld(b))
+    if (at.dev && type == DAG_F64) {
+        if (multiply) DAG__TRI_SPAWN(dag_dtrmm, double);
+        else DAG__TRI_SPAWN(dag_dtrsm, double);
+    } else if (at.dev) {
+        if (multiply) DAG__TRI_SPAWN(dag_strmm, float);
+        else DAG__TRI_SPAWN(dag_strsm, float);
+    } else
+        dag_spawn_with(o, dag__tile_trsm, Val((int)type), Val(right), Val(upper), Val(trans), Val(unit), Val(m), Val(n),
                        Val(alpha), In(a), Ld(a), InOut(b), Ld(b));
+#undef DAG__TRI_SPAWN
 }
 static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n, int k, double alpha,
                             dag_data a, double beta, dag_data c) {
@@ -1957,6 +1970,27 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
                        Val(beta), InOut(c), Ld(c));
 }
 
+/* The side, in tiles of C, of the blocks a gemm on devices goes by: where the smallest device in scope
+   holds fewer tiles (of tile_bytes) than the operands have, a block of C and, twice over (this step's
+   and the next's, moving while this one computes), a tile column of A and a tile row of B for it fit
+   (side^2 + 4 side tiles), so that each tile of A and B moves once per block, not once per tile of C
+   (in the order of C's tiles, eviction would move every tile of A for each column of C). Blocks go in
+   turn by priority. No limit (the CPU; a device with room): C's tiles at once (INT64_MAX). */
+static int64_t dag__gemm_block(const dag__array_where *w, int64_t tile_bytes) {
+    double tiles = 0;
+    for (int k = 0; k < w->devices; k++)
+        for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
+            int d = dag_scope_part(&w->dev[k].scope, (dag_backend)b)->one;
+            dag_memory_info m;
+            if (d > 0 && dag_memory_stats((dag_backend)b, d, &m) == DAG_OK && m.total) {
+                double t = (double)m.total / (double)tile_bytes;
+                tiles = tiles == 0 || t < tiles ? t : tiles;
+            }
+        }
+    if (tiles == 0) return INT64_MAX;
+    int64_t side = (int64_t)(sqrt(4.0 + tiles) - 2.0);   /* side^2 + 4 side <= tiles */
+    return side < 1 ? 1 : side;
+}
 static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_for("dag_array_gemm", c);
     if (where.status) return where.status;
@@ -1976,16 +2010,26 @@ static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, da
                 (long long)c->cols, (long long)c->brows, (long long)c->bcols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    int64_t kt = (ka + ak - 1) / ak;
+    int64_t kt = (ka + ak - 1) / ak, edge = c->brows > c->bcols ? c->brows : c->bcols, most = c->mt > c->nt ? c->mt : c->nt;
+    edge = edge > ak ? edge : ak;   /* the largest tile of the three, squared: bytes a tile may take */
+    int64_t side = dag__gemm_block(&where, edge * edge * (int64_t)c->elem);
+    side = side < most ? side : most;
+    int64_t blocks_down = (c->mt + side - 1) / side, blocks = blocks_down * ((c->nt + side - 1) / side);
     DAG_DATADEPS {
-        for (int64_t j = 0; j < c->nt; j++)
-            for (int64_t i = 0; i < c->mt; i++)
-                for (int64_t l = 0; l < kt; l++) {
-                    int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                    dag__spawn_gemm(dag__at(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
-                                    ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj),
-                                    l == 0 ? beta : 1.0, DAG__H(c, i, j));
-                }
+        for (int64_t blk = 0; blk < blocks; blk++) {   /* C by blocks of side x side tiles, in order */
+            int64_t i0 = blk % blocks_down * side, j0 = blk / blocks_down * side;
+            for (int64_t l = 0; l < kt; l++)
+                for (int64_t j = j0; j < j0 + side && j < c->nt; j++)
+                    for (int64_t i = i0; i < i0 + side && i < c->mt; i++) {
+                        int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
+                        int64_t rank = (blocks - blk) * (kt + 1) - l;   /* a block's steps in turn, then the next block */
+                        dag_options o = blocks > 1 ? dag__with_priority(dag__tile_where(&where, i, j), (int)(rank < INT_MAX ? rank : INT_MAX))
+                                                   : *dag__tile_where(&where, i, j);
+                        dag__spawn_gemm((dag__tile_place){ &o, where.devices > 0 }, c->type, ta, tb, DAG__R(c, i),
+                                        DAG__C(c, j), ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj),
+                                        DAG__H(b, bi, bj), l == 0 ? beta : 1.0, DAG__H(c, i, j));
+                    }
+        }
     }
     return dag_last_region_result();
 }
@@ -2089,7 +2133,7 @@ static dag_result dag__trsm_tiles(int right, int upper, int trans, int unit, dou
             int64_t k = forward ? s : nt - 1 - s;
             for (int64_t o = 0; o < other; o++) {
                 int64_t bi = right ? o : k, bj = right ? k : o;
-                dag__spawn_trsm(dag__at(&where, bi, bj), b->type, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
+                dag__spawn_tri(dag__at(&where, bi, bj), b->type, 0, right, upper, trans, unit, DAG__R(b, bi), DAG__C(b, bj),
                                 s == 0 ? alpha : 1.0, DAG__H(a, k, k), DAG__H(b, bi, bj));
             }
             /* the tiles still to solve lose what tile k contributes */
@@ -2163,8 +2207,12 @@ static dag_arg dag__blocks(dag_array *a, const int64_t *edge, bool panels, int64
 
 /* The Cholesky on the devices in scope, tile (i, j)'s tasks on its device,
    the diagonal's too (dag_blas.h's potrf: cuSOLVER's or rocSOLVER's where
-   they load), the panel by trsm against it: no tile comes back to the host
-   on the way. Each diagonal task writes its info into a span of its own,
+   they load): no tile comes back to the host on the way. As on the CPU,
+   the panel multiplies by the diagonal tile's inverse: one trsm per step
+   makes it (of the identity, filled on the device), then a trmm per panel
+   tile. On an H200 cuBLAS's dtrsm of a 1024 tile costs 240 us of host time
+   per call (its launches), its trmm 16 us: solving the panel tile by tile
+   kept the device waiting on the host (bench/README.md). Each diagonal task writes its info into a span of its own,
    which the host reads once the region is over: a tile that was not
    positive definite is said then (the tiles after it hold what the
    arithmetic gave, as LAPACK's do). Over ranks only the diagonal tile's
@@ -2176,10 +2224,29 @@ DAG_TASK(void, dag__potrf_info, (const int *, info), (int64_t, tile), (int64_t, 
         dag_fail(DAG_ERR_NOT_POSITIVE_DEFINITE, "not positive definite: tile (%lld, %lld), column %lld (global)",
                  (long long)tile, (long long)tile, (long long)(col0 + info[0] - 1));
 }
+/* On the device `o` names: W = L^-1 (W the identity first), then each tile of the panel below,
+   A_ik = A_ik W^T. W is the top-left w x w of an nb x nb tile. */
+static void dag__panel_by_inverse(dag_array *a, int64_t k, const dag_options *o, dag__array_where *where, dag_data inv,
+                                  int64_t top) {
+    int w = DAG__R(a, k), nb = (int)a->brows;
+    dag__tile_fill(o, a->type, DAG__FILL_DIAGONAL, 1.0, 0, 0, 0, nb, nb, inv);
+    dag__spawn_tri((dag__tile_place){ o, true }, a->type, 0, 0, 0, 0, 0, w, w, 1.0, DAG__H(a, k, k), inv);
+    for (int64_t i = k + 1; i < a->nt; i++) {
+        dag_options oi = dag__with_priority(dag__tile_where(where, i, k), (int)(top - 2 * k - i));
+        dag__spawn_tri((dag__tile_place){ &oi, true }, a->type, 1, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, inv, DAG__H(a, i, k));
+    }
+}
 static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
     int64_t nt = a->nt, top = 4 * nt + 1;
+    /* the inverses rotate through three tiles as on the CPU (dag__potrf_tiles), one per step over ranks */
+    int64_t slots = dag__ranks() ? nt : nt < 3 ? nt : 3;
     int *info = (int *)dag__array_zalloc((size_t)nt, sizeof *info);
-    if (!info) return DAG_ERR_OUT_OF_MEMORY;
+    dag_array *inv = info ? dag__array_new(a->type, slots * a->brows, a->brows, dag_blocks_grid(a->brows, a->brows, a->p, a->q),
+                                           NULL, 0, true) : NULL;
+    if (!inv) {
+        DAG_FREE(info);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
     bool f64 = a->type == DAG_F64;
     DAG_DATADEPS {
         for (int64_t k = 0; k < nt; k++) {
@@ -2191,11 +2258,7 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
             else
                 dag_spawn_with(DAG__NAMED(&o, "potrf"), DAG_LAUNCH(dag_spotrf, 1), Val(0), Val(w), InOut(DAG__H(a, k, k)),
                                Ld(DAG__H(a, k, k)), Out(&info[k], 1));
-            for (int64_t i = k + 1; i < nt; i++) {   /* A_ik = A_ik L_kk^-T */
-                o = dag__with_priority(dag__tile_where(where, i, k), (int)(top - 2 * k - i));
-                dag__spawn_trsm((dag__tile_place){ &o, true }, a->type, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, DAG__H(a, k, k),
-                                DAG__H(a, i, k));
-            }
+            if (k + 1 < nt) dag__panel_by_inverse(a, k, &o, where, inv->handle[k % slots], top);   /* A_ik = A_ik L_kk^-T */
             for (int64_t j = k + 1; j < nt; j++) {
                 o = dag__with_priority(dag__tile_where(where, j, j), (int)(top - 3 * j));
                 dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, DAG__R(a, j), w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));
@@ -2219,6 +2282,7 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
                     "column %lld (global)", (long long)k, (long long)k, (long long)(k * a->brows + info[k] - 1));
             r = DAG_ERR_NOT_POSITIVE_DEFINITE;
         }
+    dag__array_discard(inv);
     DAG_FREE(info);
     return r;
 }
@@ -2352,10 +2416,10 @@ static dag_result dag__getrf_nopiv_tiles(dag_array *a) {
             dag_spawn_with(DAG__NAMED(&where.cpu, "getrf"), dag__tile_getrf, Val(type), Val(DAG__R(a, k)), InOut(DAG__H(a, k, k)),
                            Val(DAG__LD(a, k)), Val(k), Val(k * nb));
             for (int64_t j = k + 1; j < nt; j++)   /* U's row: L_kk^-1 A_kj */
-                dag__spawn_trsm(dag__at(&where, k, j), a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
+                dag__spawn_tri(dag__at(&where, k, j), a->type, 0, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0, DAG__H(a, k, k),
                                 DAG__H(a, k, j));
             for (int64_t i = k + 1; i < nt; i++)   /* L's column: A_ik U_kk^-1 */
-                dag__spawn_trsm(dag__at(&where, i, k), a->type, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
+                dag__spawn_tri(dag__at(&where, i, k), a->type, 0, 1, 1, 0, 0, DAG__R(a, i), DAG__C(a, k), 1.0, DAG__H(a, k, k),
                                 DAG__H(a, i, k));
             for (int64_t j = k + 1; j < nt; j++)
                 for (int64_t i = k + 1; i < nt; i++)
@@ -2648,7 +2712,7 @@ static void dag__lu_update_col(dag__lu *lu, int64_t k, int64_t j, int64_t j2) {
     int64_t priority = lu->top - 3 * j - 1;
     dag_options o = dag__potrf_on(lu->where, lu->dev, k, j, priority);
     if (!lu->panels) {
-        dag__spawn_trsm((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0,
+        dag__spawn_tri((dag__tile_place){ &o, lu->dev }, a->type, 0, 0, 0, 0, 1, DAG__R(a, k), DAG__C(a, j), 1.0,
                         DAG__H(a, k, k), DAG__H(a, k, j));
         for (int64_t i = k + 1; i < a->mt; i++) {
             o = dag__potrf_on(lu->where, lu->dev, i, j, priority - 1);

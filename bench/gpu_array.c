@@ -21,7 +21,8 @@
    checked against the vendor's (largest relative difference printed).
 
    Usage: gpu_array [N ...] (default 8192 16384); the tiles: NB_GEMM (2048),
-   NB_POTRF (1024) and ROUNDS (3) from the environment. Where no CUDA device
+   NB_POTRF (1024) and ROUNDS (3) from the environment; TRACE=dir writes the
+   last round's trace of each size there (gpu_array_N.json, for Perfetto). Where no CUDA device
    exists it prints "skipped:" and why.
 
    Run: make bench-gpu-array [ARGS="4096"] */
@@ -211,8 +212,10 @@ static double run_size(int n, int rounds) {
                     { "potrf, from host memory and back", potrf_flops, { 0 }, { 0 }, rounds, 0 },
                     { "posv, from host memory and back", potrf_flops + 2.0 * n * n * (double)nrhs, { 0 }, { 0 }, rounds, 0 } };
     printf("N = %d (gemm tiles %d, potrf tiles %d, posv %d right-hand sides), %d rounds\n", n, nb_gemm, nb_potrf, nrhs, rounds);
+    const char *trace = getenv("TRACE");   /* a directory: the last round's trace goes there */
     for (int r = -1; r < rounds; r++) {   /* round -1 warms both sides up (and pins the tiles) */
         int k = r < 0 ? 0 : r;
+        if (trace && r == rounds - 1) dag_trace_clear(), dag_trace_enable(1);
         double t0;
         dag_result res = DAG_OK;
         /* gemm on the GPU: A, B and C already there */
@@ -251,6 +254,13 @@ static double run_size(int n, int rounds) {
         rows[4].dag[k] = dag_time(res, "posv", t0, true);
         dag_array_collect(R, dres, DAG_COL_MAJOR, n);
         rows[4].err = max_diff(dres, vx, (size_t)n * nrhs, false, n);
+    }
+    if (trace) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/gpu_array_%d.json", trace, n);
+        dag_trace_enable(0);
+        dag_trace_write_json(path);
+        dag_trace_clear();
     }
     for (int i = 0; i < 5; i++) print_row(&rows[i]), worst = fmax(worst, rows[i].err);
     dag_array *all[] = { A0, B0, A, B, C, S0, S, R0, R };

@@ -1336,15 +1336,18 @@ static dag__replica *dag__data_replica(const dag__data_slot *s) {
     return dag__rep_find(&sp);
 }
 
-/* Brings a registered span home; `forget` also drops its device copies. */
-static int dag__data_home(const dag__data_slot *s, bool forget) {
+/* Brings a registered span home (how: DAG__HOME_KEEP), and drops its device copies too
+   (DAG__HOME_FORGET); or drops them without bringing it home (DAG__HOME_DISCARD: the host bytes
+   are the truth again, as they were). */
+static int dag__data_home(const dag__data_slot *s, int how) {
     if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
     dag__mutex_lock(&dag__dv.lock);
     dag__replica *r = dag__data_replica(s);
-    int e = r ? dag__rep_write_back(r) : 0;
-    if (r && forget && !e) {
+    int e = r && how != DAG__HOME_DISCARD ? dag__rep_write_back(r) : 0;
+    if (r && how != DAG__HOME_KEEP && !e) {
         dag__rep_wait_readers(r);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
+        r->valid = 1u;
         dag__rep_unpin(r);   /* the program may free the memory now */
         r->resident = 0;     /* an ordinary record now: the next settle drops it */
     }

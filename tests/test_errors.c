@@ -881,6 +881,13 @@ TEST(an_unknown_data_handle_is_rejected) {
     CHECK_SPAWN_FAILED(h, DAG_ERR_BAD_DATA);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
     CHECK_EQ_INT(dag_data_unregister(d), DAG_ERR_BAD_DATA);
+    mark = log_mark();
+    CHECK_EQ_INT(dag_data_discard(d), DAG_ERR_BAD_DATA);   /* the scratch form says the same */
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_BAD_DATA);
+    dag_data s = dag_register(arr, 4);   /* without devices, discarding is unregistering */
+    DAG_DATADEPS { dag_spawn(take_pointer, InOut(s)); }
+    CHECK_EQ_INT(dag_data_discard(s), DAG_OK);
+    CHECK(dag_data_pointer(s) == NULL);
 
     /* and a new registration in the recycled slot does not revive it */
     dag_data e = dag_register(arr + 1, 2);

@@ -163,8 +163,10 @@ static void run_tri(const op *o) {
             y[base + i * step] = acc / t[i + (size_t)i * na];
         }
     }
+    void *out = o->kind == OP_TRMM ? o->c : o->b;   /* trmm out of place: C */
+    int ld = o->kind == OP_TRMM ? o->ldc : o->ldb;
     for (int j = 0; j < o->n; j++)
-        for (int i = 0; i < o->m; i++) put(o, o->b, (size_t)i + (size_t)j * o->ldb, y[i + (size_t)j * o->m]);
+        for (int i = 0; i < o->m; i++) put(o, out, (size_t)i + (size_t)j * ld, y[i + (size_t)j * o->m]);
     free(t), free(x), free(y);
 }
 static void run_potrf(const op *o) {   /* A n x n, in place; L's (i, j) is U's (j, i) */
@@ -211,6 +213,15 @@ static void check_handle(const mock_handle *h, const char *routine, int (*curren
         MOCK_BLAS_FAIL("%s: a handle of device %d used while device %d is current", routine, h->dev, d);
     if (!h->stream) MOCK_BLAS_FAIL("%s: no stream set: dag.h passes the device's own", routine);
 }
+/* Whether two m x n matrices (leading dimensions ldx, ldy) share bytes: their extents, first to last
+   element, meet. */
+MOCK_HELPER int overlap(const void *x, int ldx, const void *y, int ldy, int m, int n, int single) {
+    size_t elem = single ? sizeof(float) : sizeof(double);
+    if (m <= 0 || n <= 0) return 0;
+    const char *xa = x, *ya = y, *xe = xa + ((size_t)(n - 1) * (size_t)ldx + (size_t)m) * elem,
+               *ye = ya + ((size_t)(n - 1) * (size_t)ldy + (size_t)m) * elem;
+    return xa < ye && ya < xe;
+}
 /* What the library refuses (its INVALID_VALUE): a negative size, a leading dimension under the rows. */
 static int bad_sizes(const op *o) {
     int ar, br = o->kind == OP_GEMM ? (o->tb ? o->n : o->k) : o->m, cr = o->kind == OP_SYRK ? o->n : o->m;
@@ -223,7 +234,7 @@ static int bad_sizes(const op *o) {
     if (o->m < 0 || o->n < 0 || o->k < 0) return 1;
     if (o->lda < (ar > 1 ? ar : 1)) return 1;
     if ((o->kind == OP_GEMM || o->kind == OP_TRSM || o->kind == OP_TRMM) && o->ldb < (br > 1 ? br : 1)) return 1;
-    return (o->kind == OP_GEMM || o->kind == OP_SYRK) && o->ldc < (cr > 1 ? cr : 1);
+    return (o->kind == OP_GEMM || o->kind == OP_SYRK || o->kind == OP_TRMM) && o->ldc < (cr > 1 ? cr : 1);
 }
 /* Queues o on the handle's stream, its matrices checked against device memory (and the extra
    buffer, a workspace, given). */
@@ -249,6 +260,7 @@ static void queue_op(const mock_handle *h, const char *routine, const op *o, con
         int na = o->right ? o->n : o->m;
         p[n] = o->a, bytes[n++] = matrix_bytes(o, na, na, o->lda);
         p[n] = o->b, bytes[n++] = matrix_bytes(o, o->m, o->n, o->ldb);
+        if (o->kind == OP_TRMM && o->c != o->b) p[n] = o->c, bytes[n++] = matrix_bytes(o, o->m, o->n, o->ldc);
     }
     }
     if (extra) p[n] = extra, bytes[n++] = extra_bytes;
@@ -266,7 +278,7 @@ MOCK_HELPER int blas_call(mock_handle *h, const char *routine, op *o, int (*curr
    IS_T(x), IS_UPPER(x), IS_RIGHT(x), IS_UNIT(x) (whether its enum value x means a transpose, the
    upper triangle, the right side, a unit diagonal), FAILED (the status of an injected failure),
    INVALID (of bad sizes) and CURRENT_DEVICE (its runtime's cudaGetDevice or hipGetDevice). trmm
-   is out of place (cuBLAS's _v2, rocBLAS 4's: C = alpha op(A) B); the mock does C = B alone. */
+   is out of place (cuBLAS's _v2, rocBLAS 4's: C = alpha op(A) B), C = B in place or apart from B. */
 #define MOCK_GEMM(NAME, T, SINGLE)                                                                                  \
     MOCK_EXPORT int NAME(mock_handle *h, int ta, int tb, int m, int n, int k, const T *alpha, const T *a, int lda,   \
                          const T *b, int ldb, const T *beta, T *c, int ldc) {                                        \
@@ -297,10 +309,11 @@ MOCK_HELPER int blas_call(mock_handle *h, const char *routine, op *o, int (*curr
     MOCK_EXPORT int NAME(mock_handle *h, int side, int uplo, int trans, int diag, int m, int n, const T *alpha,     \
                          const T *a, int lda, const T *b, int ldb, T *c, int ldc) {                                 \
         INJECT(FAILED);                                                                                             \
-        if (c != b || ldc != ldb) MOCK_BLAS_FAIL(#NAME ": out of place (the mock does in place only)");              \
+        if (c == b ? ldc != ldb : overlap(b, ldb, c, ldc, m, n, SINGLE))                                            \
+            MOCK_BLAS_FAIL(#NAME ": C overlaps B other than in place (cuBLAS allows C = B only)");                      \
         op o = { .kind = OP_TRMM, .single = SINGLE, .right = IS_RIGHT(side), .upper = IS_UPPER(uplo),               \
-                 .ta = IS_T(trans), .unit = IS_UNIT(diag), .m = m, .n = n, .lda = lda, .ldb = ldb, .alpha = *alpha, \
-                 .a = (void *)a, .b = c };                                                                          \
+                 .ta = IS_T(trans), .unit = IS_UNIT(diag), .m = m, .n = n, .lda = lda, .ldb = ldb, .ldc = ldc,      \
+                 .alpha = *alpha, .a = (void *)a, .b = (void *)b, .c = c };                                         \
         return blas_call(h, #NAME, &o, CURRENT_DEVICE, INVALID);                                                    \
     }
 #endif

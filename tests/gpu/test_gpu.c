@@ -726,6 +726,39 @@ TEST(an_array_past_the_devices_memory_limit_runs_through_eviction) {
     dag_shutdown();
 }
 
+/* A gemm whose three matrices are 4.5 times a device's limit goes by blocks of C that fit with a tile
+   column of A and row of B per step (dag_array.h's dag__gemm_block): each tile of A and B comes in
+   about once per block (256 tiles here, C's 64 besides), not once per tile of C's columns (576 in C's
+   order); the result is the CPU's. */
+TEST(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block) {
+    enum { N = 256, NB = 32, NT = N / NB, TILE = NB * NB * sizeof(double) };
+    NEED_DEVICES(1, 42 * TILE, 0);
+    static double x[N * N], y[N * N], c[N * N], want[N * N];
+    for (int i = 0; i < N * N; i++) x[i] = (double)((i * 7) % 11) - 5.0, y[i] = (double)((i * 5) % 13) - 6.0;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int l = 0; l < N; l++) s += x[i + l * N] * y[l + j * N];
+            want[i + j * N] = s;
+        }
+    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
+    dag_array *Y = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), y, DAG_COL_MAJOR, N);
+    dag_array *C = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
+    dag_memory_info before, after;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &before), DAG_OK);
+    DAG_WITH_OPTIONS(.scope = device_scope(1)) { CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, X, Y, 0.0, C), DAG_OK); }
+    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &after), DAG_OK);
+    size_t tiles_in = (size_t)(after.bytes_to_device - before.bytes_to_device) / TILE;
+    printf("     %zu tiles moved in, %llu evictions\n", tiles_in, (unsigned long long)(after.evictions - before.evictions));
+    CHECK(tiles_in >= 2 * NT * NT);   /* A and B each came at least once */
+    CHECK(tiles_in <= 480);           /* C's order would move 640 */
+    dag_array_collect(C, c, DAG_COL_MAJOR, N);
+    CHECK(max_diff(c, want, (size_t)N * N) == 0.0);   /* small integers: exact */
+    dag_array_free(X), dag_array_free(Y), dag_array_free(C);
+    dag_shutdown();
+}
+
 /* An array's tiles go block-cyclically over every device in scope (tile (i, j) on device (i + j) mod
    count) with the vendors' routines: on two GPUs, and on the mock runtimes on four too (their
    MOCK_HIP_DEVICES), every device runs tiles and the results are the CPU's. */
@@ -894,6 +927,35 @@ TEST(a_resident_span_is_pinned_while_registered_and_copied_straight) {
     CHECK_EQ_INT(pinned_ranges() - before, 0);   /* unpinned: the program may free it now */
     dag_shutdown();
     free(kept), free(plain);
+}
+
+/* Scratch on a device (dag_data_discard): its device copy is dropped, not brought home, so the host
+   bytes are what they were and nothing moves; the same span unregistered comes home; the memory
+   the discarded copy held is free again. */
+TEST(a_discarded_span_leaves_the_device_without_coming_home) {
+    NEED_DEVICES(1, 0, 0);
+    enum { N = 1 << 16 };
+    static float scratch[N], kept[N];
+    for (int i = 0; i < N; i++) scratch[i] = kept[i] = 5.0f;
+    dag_data s = dag_data_register_resident(scratch, N, sizeof(float)), k = dag_data_register_resident(kept, N, sizeof(float));
+    dag_options o = on_device(1);
+    DAG_DATADEPS {
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(s));
+        dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(k));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    dag_memory_info before, after;
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &before), DAG_OK);
+    CHECK_EQ_INT(dag_data_discard(s), DAG_OK);
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &after), DAG_OK);
+    CHECK_EQ_INT(after.bytes_to_host - before.bytes_to_host, 0);
+    CHECK_EQ_INT(before.used - after.used, N * sizeof(float));
+    CHECK(scratch[0] == 5.0f && scratch[N - 1] == 5.0f);   /* as they were: the device's 6s are gone */
+    CHECK_EQ_INT(dag_data_unregister(k), DAG_OK);
+    CHECK_EQ_INT(dag_memory_stats(backend, 1, &after), DAG_OK);
+    CHECK_EQ_INT(after.bytes_to_host - before.bytes_to_host, N * sizeof(float));
+    CHECK(kept[0] == 6.0f && kept[N - 1] == 6.0f);
+    dag_shutdown();
 }
 
 /* A chain of kernel tasks on resident data (nothing moves) costs the runtime a launch per task and
@@ -1620,6 +1682,8 @@ int main(int argc, char **argv) {
     RUN(an_arrays_tiles_spread_over_two_and_four_gpus_and_give_the_cpus_results);
     RUN(each_lane_is_a_track_and_kernels_follow_the_copies_they_need);
     RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
+    RUN(a_discarded_span_leaves_the_device_without_coming_home);
+    RUN(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block);
     RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
