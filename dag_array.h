@@ -1975,7 +1975,7 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
    and the next's, moving while this one computes), a tile column of A and a tile row of B for it fit
    (side^2 + 4 side tiles), so that each tile of A and B moves once per block, not once per tile of C
    (in the order of C's tiles, eviction would move every tile of A for each column of C). Blocks go in
-   turn by priority. No limit (the CPU; a device with room): C's tiles at once (INT64_MAX). */
+   turn. No limit (the CPU; a device with room): C's tiles at once (INT64_MAX). */
 static int64_t dag__gemm_block(const dag__array_where *w, int64_t tile_bytes) {
     double tiles = 0;
     for (int k = 0; k < w->devices; k++)
@@ -2015,23 +2015,26 @@ static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, da
     int64_t side = dag__gemm_block(&where, edge * edge * (int64_t)c->elem);
     side = side < most ? side : most;
     int64_t blocks_down = (c->mt + side - 1) / side, blocks = blocks_down * ((c->nt + side - 1) / side);
-    DAG_DATADEPS {
-        for (int64_t blk = 0; blk < blocks; blk++) {   /* C by blocks of side x side tiles, in order */
-            int64_t i0 = blk % blocks_down * side, j0 = blk / blocks_down * side;
-            for (int64_t l = 0; l < kt; l++)
-                for (int64_t j = j0; j < j0 + side && j < c->nt; j++)
-                    for (int64_t i = i0; i < i0 + side && i < c->mt; i++) {
-                        int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                        int64_t rank = (blocks - blk) * (kt + 1) - l;   /* a block's steps in turn, then the next block */
-                        dag_options o = blocks > 1 ? dag__with_priority(dag__tile_where(&where, i, j), (int)(rank < INT_MAX ? rank : INT_MAX))
-                                                   : *dag__tile_where(&where, i, j);
-                        dag__spawn_gemm((dag__tile_place){ &o, where.devices > 0 }, c->type, ta, tb, DAG__R(c, i),
-                                        DAG__C(c, j), ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj),
-                                        DAG__H(b, bi, bj), l == 0 ? beta : 1.0, DAG__H(c, i, j));
-                    }
+    /* By blocks, a region per step of a block: a region ends once its tasks are queued on their devices,
+       so no task goes ahead of an earlier step's, whatever the workers do (priorities alone did not hold
+       the order on 16 of them, and a step running ahead needs its own tiles of A and B there at once). */
+    int64_t steps = blocks > 1 ? 1 : kt;
+    dag_result r = DAG_OK;
+    for (int64_t blk = 0; blk < blocks; blk++)
+        for (int64_t l0 = 0, i0 = blk % blocks_down * side, j0 = blk / blocks_down * side; l0 < kt && r == DAG_OK; l0 += steps) {
+            DAG_DATADEPS {
+                for (int64_t l = l0; l < l0 + steps && l < kt; l++)
+                    for (int64_t j = j0; j < j0 + side && j < c->nt; j++)
+                        for (int64_t i = i0; i < i0 + side && i < c->mt; i++) {
+                            int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
+                            dag__spawn_gemm(dag__at(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
+                                            ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj),
+                                            l == 0 ? beta : 1.0, DAG__H(c, i, j));
+                        }
+            }
+            r = dag_last_region_result();
         }
-    }
-    return dag_last_region_result();
+    return r;
 }
 
 /* The same on any arrays or views: A and B re-tiled to conform with C where they do not (C's tile rows and

@@ -31,7 +31,8 @@
    OpenCL). Where a backend's vendor library loads, its routine stands in,
    queued on the device's queue (stream) with the device current:
    - CUDA: cuBLAS (cublasDgemm_v2, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
-     ones; libcublas of the CUDA runtime's own major version) and cuSOLVER
+     ones; libcublas of the CUDA runtime's own major version; trmm out of
+     place into cudaMallocAsync memory, then copied back) and cuSOLVER
      (cusolverDnDpotrf / Spotrf, its workspace from cudaMallocAsync on the
      same stream, so it needs no host wait; libcusolver.so.12 for CUDA 13,
      .so.11 for CUDA 12);

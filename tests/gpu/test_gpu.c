@@ -727,9 +727,9 @@ TEST(an_array_past_the_devices_memory_limit_runs_through_eviction) {
 }
 
 /* A gemm whose three matrices are 4.5 times a device's limit goes by blocks of C that fit with a tile
-   column of A and row of B per step (dag_array.h's dag__gemm_block): each tile of A and B comes in
-   about once per block (256 tiles here, C's 64 besides), not once per tile of C's columns (576 in C's
-   order); the result is the CPU's. */
+   column of A and row of B per step (dag_array.h's dag__gemm_block), step by step: each tile of A and
+   B comes in once per block (256 tiles here, C's 64 besides: 320, with 2 workers or 16), not once per
+   tile of C's columns (640 in C's order); the result is the CPU's. */
 TEST(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block) {
     enum { N = 256, NB = 32, NT = N / NB, TILE = NB * NB * sizeof(double) };
     NEED_DEVICES(1, 42 * TILE, 0);
@@ -752,7 +752,7 @@ TEST(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block) {
     size_t tiles_in = (size_t)(after.bytes_to_device - before.bytes_to_device) / TILE;
     printf("     %zu tiles moved in, %llu evictions\n", tiles_in, (unsigned long long)(after.evictions - before.evictions));
     CHECK(tiles_in >= 2 * NT * NT);   /* A and B each came at least once */
-    CHECK(tiles_in <= 480);           /* C's order would move 640 */
+    CHECK(tiles_in <= 360);           /* C's order would move 640 */
     dag_array_collect(C, c, DAG_COL_MAJOR, N);
     CHECK(max_diff(c, want, (size_t)N * N) == 0.0);   /* small integers: exact */
     dag_array_free(X), dag_array_free(Y), dag_array_free(C);
