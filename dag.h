@@ -741,8 +741,9 @@ dag_data dag_data_register(void *ptr, size_t count, size_t elem_size);
 dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, size_t elem_size);
 dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it */
 /* dag_data_unregister for scratch: what devices hold of it is dropped, not
-   brought home (its host bytes are left as they were before its tasks on
-   devices; StarPU's starpu_data_unregister_no_coherency). */
+   brought home (its host bytes are left as they are at the call: what was
+   last brought home, by a region's end for an ordinary span; StarPU's
+   starpu_data_unregister_no_coherency). */
 dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
 

@@ -1940,6 +1940,10 @@ static void dag__spawn_gemm(dag__tile_place at, dag_elem type, int ta, int tb, i
 static void dag__spawn_tri(dag__tile_place at, dag_elem type, int multiply, int right, int upper, int trans, int unit,
                            int m, int n, double alpha, dag_data a, dag_data b) {
     if (at.dev && dag__complex(type)) at.dev = false;   /* never: dag__array_where_for keeps complex on the CPU */
+    if (multiply && !at.dev) {   /* no CPU task does it: a caller's bug, said rather than solved */
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array.h: a trmm tile task asked of the CPU");
+        return;
+    }
     dag_options named = dag__named(at.o, multiply ? "trmm" : "trsm");
     const dag_options *o = &named;
 #define DAG__TRI_SPAWN(kernel, T)                                                                                    \
@@ -1970,26 +1974,70 @@ static void dag__spawn_syrk(dag__tile_place at, dag_elem type, int trans, int n,
                        Val(beta), InOut(c), Ld(c));
 }
 
-/* The side, in tiles of C, of the blocks a gemm on devices goes by: where the smallest device in scope
-   holds fewer tiles (of tile_bytes) than the operands have, a block of C and, twice over (this step's
-   and the next's, moving while this one computes), a tile column of A and a tile row of B for it fit
-   (side^2 + 4 side tiles), so that each tile of A and B moves once per block, not once per tile of C
-   (in the order of C's tiles, eviction would move every tile of A for each column of C). Blocks go in
-   turn. No limit (the CPU; a device with room): C's tiles at once (INT64_MAX). */
-static int64_t dag__gemm_block(const dag__array_where *w, int64_t tile_bytes) {
-    double tiles = 0;
-    for (int k = 0; k < w->devices; k++)
-        for (int b = 1; b < DAG_BACKEND_COUNT; b++) {
-            int d = dag_scope_part(&w->dev[k].scope, (dag_backend)b)->one;
+/* The side, in tiles of C, of the blocks a gemm on devices goes by. Where A, B and C together do not fit
+   on the smallest device in scope, a block of C and, twice over (this step's and the next's, moving
+   while this one computes), a tile column of A and a tile row of B for it fit there (side^2 + 4 side
+   tiles of the largest of the three tile shapes), so that each tile of A and B moves once per block,
+   not once per tile of C (in C's order, eviction would move every tile of A for each column of C).
+   Where they fit, on the CPU, or over ranks (each rank's devices may differ, and every rank must spawn
+   the same tasks): INT64_MAX, C at once. */
+static int64_t dag__gemm_block(const dag__array_where *w, const dag_array *a, const dag_array *b, const dag_array *c,
+                               int64_t ak) {
+    double room = 0, elem = (double)c->elem, br = (double)c->brows, bc = (double)c->bcols, bk = (double)ak;
+    for (int k = 0; k < w->devices && !dag__ranks(); k++)
+        for (int be = 1; be < DAG_BACKEND_COUNT; be++) {
+            int d = dag_scope_part(&w->dev[k].scope, (dag_backend)be)->one;
             dag_memory_info m;
-            if (d > 0 && dag_memory_stats((dag_backend)b, d, &m) == DAG_OK && m.total) {
-                double t = (double)m.total / (double)tile_bytes;
-                tiles = tiles == 0 || t < tiles ? t : tiles;
-            }
+            if (d > 0 && dag_memory_stats((dag_backend)be, d, &m) == DAG_OK && m.total && (room == 0 || (double)m.total < room))
+                room = (double)m.total;
         }
-    if (tiles == 0) return INT64_MAX;
-    int64_t side = (int64_t)(sqrt(4.0 + tiles) - 2.0);   /* side^2 + 4 side <= tiles */
-    return side < 1 ? 1 : side;
+    double need = ((double)a->rows * (double)a->cols + (double)b->rows * (double)b->cols + (double)c->rows * (double)c->cols) * elem;
+    if (room == 0 || need <= room) return INT64_MAX;
+    double tile = fmax(br * bk, fmax(bk * bc, br * bc)) * elem, tiles = room / tile;
+    double side = floor(sqrt(4.0 + tiles) - 2.0);   /* side^2 + 4 side <= tiles */
+    return side < 1 ? 1 : side > 1e9 ? INT64_MAX : (int64_t)side;
+}
+/* C_ij (+)= op(A)_il op(B)_lj: step l of tile (i, j) of a gemm */
+static void dag__gemm_step(dag__array_where *where, int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta,
+                           dag_array *c, int64_t i, int64_t j, int64_t l) {
+    int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
+    dag__spawn_gemm(dag__at(where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j), ta ? DAG__R(a, ai) : DAG__C(a, aj),
+                    alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj), l == 0 ? beta : 1.0, DAG__H(c, i, j));
+}
+/* Past the devices' memory (side from dag__gemm_block): block by block, a region per step of a block. A
+   region ends once its tasks are queued on their devices, so no task goes ahead of an earlier step's,
+   whatever the workers do (priorities did not hold the order on 16 of them, and a step run ahead needs
+   its own tiles of A and B there too). The operands are tiles of their own here (dag__gemm_tiles), which
+   stay on the device across regions; a wrapped matrix's would go home at each region's end. */
+static dag_result dag__gemm_blocks(dag__array_where *where, int ta, int tb, double alpha, dag_array *a, dag_array *b,
+                                   double beta, dag_array *c, int64_t kt, int64_t side) {
+    int64_t blocks_down = (c->mt + side - 1) / side, blocks = blocks_down * ((c->nt + side - 1) / side);
+    dag_result r = DAG_OK;
+    for (int64_t blk = 0; blk < blocks; blk++)
+        for (int64_t l = 0, i0 = blk % blocks_down * side, j0 = blk / blocks_down * side; l < kt && r == DAG_OK; l++) {
+            DAG_DATADEPS {
+                for (int64_t j = j0; j < j0 + side && j < c->nt; j++)
+                    for (int64_t i = i0; i < i0 + side && i < c->mt; i++) dag__gemm_step(where, ta, tb, alpha, a, b, beta, c, i, j, l);
+            }
+            r = dag_last_region_result();
+        }
+    return r;
+}
+/* A tiles of its own for x where x wraps the program's matrix (read: with its values), else x itself */
+static dag_array *dag__own_tiles(const dag__array_where *where, dag_array *x, bool read) {
+    if (!x->ld) return x;
+    dag_array *y = dag__array_new(x->type, x->rows, x->cols, dag_blocks_grid(x->brows, x->bcols, x->p, x->q), NULL, 0, false);
+    dag_result r = DAG_OK;
+    if (y && read) {   /* on the CPU: host memory holds a wrapped matrix between regions, and the tiles are new */
+        dag_region on_cpu = dag_region_begin(DAG_REGION_OPTIONS, &where->cpu);
+        r = dag__array_copy_any(x, y, 0, "dag_array_gemm (tiles of its own past the devices' memory)");
+        dag_region_end(on_cpu);
+    }
+    if (r != DAG_OK) {
+        dag_array_free(y);
+        return NULL;
+    }
+    return y;
 }
 static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, dag_array *b, double beta, dag_array *c) {
     dag__array_where where = dag__array_where_for("dag_array_gemm", c);
@@ -2010,31 +2058,24 @@ static dag_result dag__gemm_tiles(int ta, int tb, double alpha, dag_array *a, da
                 (long long)c->cols, (long long)c->brows, (long long)c->bcols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    int64_t kt = (ka + ak - 1) / ak, edge = c->brows > c->bcols ? c->brows : c->bcols, most = c->mt > c->nt ? c->mt : c->nt;
-    edge = edge > ak ? edge : ak;   /* the largest tile of the three, squared: bytes a tile may take */
-    int64_t side = dag__gemm_block(&where, edge * edge * (int64_t)c->elem);
-    side = side < most ? side : most;
-    int64_t blocks_down = (c->mt + side - 1) / side, blocks = blocks_down * ((c->nt + side - 1) / side);
-    /* By blocks, a region per step of a block: a region ends once its tasks are queued on their devices,
-       so no task goes ahead of an earlier step's, whatever the workers do (priorities alone did not hold
-       the order on 16 of them, and a step running ahead needs its own tiles of A and B there at once). */
-    int64_t steps = blocks > 1 ? 1 : kt;
-    dag_result r = DAG_OK;
-    for (int64_t blk = 0; blk < blocks; blk++)
-        for (int64_t l0 = 0, i0 = blk % blocks_down * side, j0 = blk / blocks_down * side; l0 < kt && r == DAG_OK; l0 += steps) {
-            DAG_DATADEPS {
-                for (int64_t l = l0; l < l0 + steps && l < kt; l++)
-                    for (int64_t j = j0; j < j0 + side && j < c->nt; j++)
-                        for (int64_t i = i0; i < i0 + side && i < c->mt; i++) {
-                            int64_t ai = ta ? l : i, aj = ta ? i : l, bi = tb ? j : l, bj = tb ? l : j;
-                            dag__spawn_gemm(dag__at(&where, i, j), c->type, ta, tb, DAG__R(c, i), DAG__C(c, j),
-                                            ta ? DAG__R(a, ai) : DAG__C(a, aj), alpha, DAG__H(a, ai, aj), DAG__H(b, bi, bj),
-                                            l == 0 ? beta : 1.0, DAG__H(c, i, j));
-                        }
-            }
-            r = dag_last_region_result();
-        }
-    return r;
+    int64_t kt = (ka + ak - 1) / ak, side = dag__gemm_block(&where, a, b, c, ak);
+    if (side < c->mt || side < c->nt) {
+        dag_array *a1 = dag__own_tiles(&where, a, true), *b1 = b == a ? a1 : dag__own_tiles(&where, b, true),
+                  *c1 = dag__own_tiles(&where, c, beta != 0.0);
+        dag_result r = !a1 || !b1 || !c1 ? DAG_ERR_OUT_OF_MEMORY : dag__gemm_blocks(&where, ta, tb, alpha, a1, b1, beta, c1, kt, side);
+        if (a1 != a) dag_array_free(a1);
+        if (b1 != b && b1 != a1) dag_array_free(b1);
+        dag_region on_cpu = dag_region_begin(DAG_REGION_OPTIONS, &where.cpu);   /* as dag__own_tiles */
+        r = dag__operand_end(c, c1, true, r);
+        dag_region_end(on_cpu);
+        return r;
+    }
+    DAG_DATADEPS {
+        for (int64_t j = 0; j < c->nt; j++)
+            for (int64_t i = 0; i < c->mt; i++)
+                for (int64_t l = 0; l < kt; l++) dag__gemm_step(&where, ta, tb, alpha, a, b, beta, c, i, j, l);
+    }
+    return dag_last_region_result();
 }
 
 /* The same on any arrays or views: A and B re-tiled to conform with C where they do not (C's tile rows and
@@ -2239,6 +2280,18 @@ static void dag__panel_by_inverse(dag_array *a, int64_t k, const dag_options *o,
         dag__spawn_tri((dag__tile_place){ &oi, true }, a->type, 1, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, inv, DAG__H(a, i, k));
     }
 }
+/* Whether the device o names has a build of the fill kernel for type (the identity above): the program's
+   kernels carry it ahead of time (nvcc, hipcc, SPIR-V), or the backend builds kernels from their text
+   (OpenCL). A program whose device kernels leave out dag_array.h's solves the panel tile by tile. */
+static bool dag__fill_builds(const dag_options *o, dag_elem type) {
+    const dag_kernel_source *k = NULL;
+#define DAG__FILL_SOURCE(T, SUFFIX) k = &dag__array_fill_##SUFFIX##__cl
+    DAG__BY_ELEM(type, DAG__FILL_SOURCE);
+#undef DAG__FILL_SOURCE
+    for (int b = 1; k && b < DAG_BACKEND_COUNT; b++)
+        if (dag_scope_part(&o->scope, (dag_backend)b)->one > 0) return b == DAG_OPENCL || k->native[b] != NULL;
+    return false;
+}
 static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
     int64_t nt = a->nt, top = 4 * nt + 1;
     /* the inverses rotate through three tiles as on the CPU (dag__potrf_tiles), one per step over ranks */
@@ -2261,7 +2314,13 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
             else
                 dag_spawn_with(DAG__NAMED(&o, "potrf"), DAG_LAUNCH(dag_spotrf, 1), Val(0), Val(w), InOut(DAG__H(a, k, k)),
                                Ld(DAG__H(a, k, k)), Out(&info[k], 1));
-            if (k + 1 < nt) dag__panel_by_inverse(a, k, &o, where, inv->handle[k % slots], top);   /* A_ik = A_ik L_kk^-T */
+            if (k + 1 < nt && dag__fill_builds(&o, a->type))   /* A_ik = A_ik L_kk^-T */
+                dag__panel_by_inverse(a, k, &o, where, inv->handle[k % slots], top);
+            for (int64_t i = k + 1; i < nt && !dag__fill_builds(&o, a->type); i++) {
+                dag_options oi = dag__with_priority(dag__tile_where(where, i, k), (int)(top - 2 * k - i));
+                dag__spawn_tri((dag__tile_place){ &oi, true }, a->type, 0, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, DAG__H(a, k, k),
+                               DAG__H(a, i, k));
+            }
             for (int64_t j = k + 1; j < nt; j++) {
                 o = dag__with_priority(dag__tile_where(where, j, j), (int)(top - 3 * j));
                 dag__spawn_syrk((dag__tile_place){ &o, true }, a->type, 0, DAG__R(a, j), w, -1.0, DAG__H(a, j, k), 1.0, DAG__H(a, j, j));

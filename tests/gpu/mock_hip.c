@@ -95,8 +95,8 @@ static uint64_t gemm_extent(int arg, uint64_t n, unsigned char args[][16]) {
 }
 static uint64_t fill_extent(int arg, uint64_t n, unsigned char args[][16]) {
     long rows = ARG(long, 6), ld = ARG(long, 7);
-    if (ARG(int, 1) != 1 && ARG(int, 1) != 4) FAIL("dag__array_fill_f64: how %d is not the mock's", ARG(int, 1));
-    if (rows <= 0 || ld < rows || arg != 8) FAIL("dag__array_fill_f64: rows %ld ld %ld", rows, ld);
+    if (ARG(int, 1) != 1 && ARG(int, 1) != 4) FAIL("dag__array_fill: how %d is not the mock's", ARG(int, 1));
+    if (rows <= 0 || ld < rows || arg != 8) FAIL("dag__array_fill: rows %ld ld %ld", rows, ld);
     return (n - 1) % (uint64_t)rows + (n - 1) / (uint64_t)rows * (uint64_t)ld + 1;
 }
 /* sig: one letter per argument after n; d f i are values (double, float,
@@ -111,6 +111,7 @@ static const struct kernel {
     { "gpu_count__gpu", k_count, "I", NULL }, { "gpu_tile_add__gpu", k_tile_add, "iidD", tile_extent },
     { "gpu_inc__gpu", k_inc, "F", NULL }, { "dag_dgemm__gpu", k_dgemm, "iiiiidDiDidDi", gemm_extent },
     { "dag__array_fill_f64__gpu", k_fill_f64, "iddddddD", fill_extent },
+    { "dag__array_fill_f32__gpu", k_fill_f32, "iddddddF", fill_extent },
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 static size_t value_size(char c) { return c == 'f' || c == 'i' ? 4 : 8; }   /* a pointer's value is 8 bytes */

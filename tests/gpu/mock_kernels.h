@@ -27,12 +27,22 @@ static void k_dgemm(uint64_t idx, unsigned char args[][16]) {   /* dag_blas.h's 
         s += (ta ? a[l + i * lda] : a[i + (size_t)l * lda]) * (tb ? b[j + (size_t)l * ldb] : b[l + j * ldb]);
     c[i + j * ldc] = ARG(double, 6) * s + (beta == 0.0 ? 0.0 : beta * c[i + j * ldc]);
 }
-/* dag_array_kernels.h's dag__array_fill_f64 for a value (how 1) or the identity's diagonal (how 4), as
+/* dag_array_kernels.h's dag__array_fill_f64 and _f32 for a value (how 1) or the identity's diagonal (how 4), as
    written there; the random fill (how 2) is not the mock's (its caller aborts on it) */
-static void k_fill_f64(uint64_t idx, unsigned char args[][16]) {
+static double fill_value(uint64_t idx, unsigned char args[][16], uint64_t *at) {
     int how = ARG(int, 1);
     long r0 = ARG(long, 4), c0 = ARG(long, 5), rows = ARG(long, 6), ld = ARG(long, 7);
-    double v = how == 4 && r0 + (long)(idx % (uint64_t)rows) != c0 + (long)(idx / (uint64_t)rows) ? 0 : ARG(double, 2);
-    ARG(double *, 8)[ld == rows ? idx : idx % (uint64_t)rows + idx / (uint64_t)rows * (uint64_t)ld] = v;
+    *at = ld == rows ? idx : idx % (uint64_t)rows + idx / (uint64_t)rows * (uint64_t)ld;
+    return how == 4 && r0 + (long)(idx % (uint64_t)rows) != c0 + (long)(idx / (uint64_t)rows) ? 0 : ARG(double, 2);
+}
+static void k_fill_f64(uint64_t idx, unsigned char args[][16]) {
+    uint64_t at;
+    double v = fill_value(idx, args, &at);
+    ARG(double *, 8)[at] = v;
+}
+static void k_fill_f32(uint64_t idx, unsigned char args[][16]) {
+    uint64_t at;
+    double v = fill_value(idx, args, &at);
+    ARG(float *, 8)[at] = (float)v;
 }
 #endif

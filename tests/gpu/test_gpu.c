@@ -726,13 +726,38 @@ TEST(an_array_past_the_devices_memory_limit_runs_through_eviction) {
     dag_shutdown();
 }
 
+/* A float Cholesky on a device (its panel by the diagonal tile's inverse: the float fill, trsm and trmm),
+   a partial last tile, on one device and on every device, gives the CPU's float factor. */
+TEST(a_float_cholesky_on_the_devices_gives_the_cpus_factor) {
+    vendor v;
+    NEED_VENDOR(v);
+    enum { N = 100, NB = 32 };
+    static double a[N * N];
+    static float af[N * N], cpu[N * N], dev[N * N];
+    spd_matrix(a, N, 5);
+    for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+    for (int on = 0; on < 3; on++) {   /* the CPU, one device, every device */
+        dag_array *A = dag_array_from_host(DAG_F32, N, N, dag_blocks(NB, NB), af, DAG_COL_MAJOR, N);
+        dag_scope scope = on == 0 ? dag_scope(.all_threads = 1) : device_scope(on == 1 ? 1 : 0);
+        DAG_WITH_OPTIONS(.scope = scope) { CHECK_EQ_INT(dag_array_potrf(A), DAG_OK); }
+        dag_array_collect(A, on ? dev : cpu, DAG_COL_MAJOR, N);
+        dag_array_free(A);
+        double err = 0;
+        for (int j = 0; on && j < N; j++)
+            for (int i = j; i < N; i++) err = fmax(err, fabs((double)dev[i + j * N] - (double)cpu[i + j * N]));
+        if (on) printf("     %s: largest difference from the CPU %.1e\n", on == 1 ? "one device" : "every device", err);
+        CHECK(err < 1e-4);
+    }
+    dag_shutdown();
+}
+
 /* A gemm whose three matrices are 4.5 times a device's limit goes by blocks of C that fit with a tile
    column of A and row of B per step (dag_array.h's dag__gemm_block), step by step: each tile of A and
    B comes in once per block (256 tiles here, C's 64 besides: 320, with 2 workers or 16), not once per
-   tile of C's columns (640 in C's order); the result is the CPU's. */
+   tile of C's columns (640 in C's order); the same with the program's own matrices wrapped (tiles the
+   gemm makes its own: a wrapped tile would go home at each step's end); the result is the CPU's. */
 TEST(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block) {
     enum { N = 256, NB = 32, NT = N / NB, TILE = NB * NB * sizeof(double) };
-    NEED_DEVICES(1, 42 * TILE, 0);
     static double x[N * N], y[N * N], c[N * N], want[N * N];
     for (int i = 0; i < N * N; i++) x[i] = (double)((i * 7) % 11) - 5.0, y[i] = (double)((i * 5) % 13) - 6.0;
     for (int j = 0; j < N; j++)
@@ -741,22 +766,28 @@ TEST(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block) {
             for (int l = 0; l < N; l++) s += x[i + l * N] * y[l + j * N];
             want[i + j * N] = s;
         }
-    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
-    dag_array *Y = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), y, DAG_COL_MAJOR, N);
-    dag_array *C = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
-    dag_memory_info before, after;
-    CHECK_EQ_INT(dag_memory_stats(backend, 1, &before), DAG_OK);
-    DAG_WITH_OPTIONS(.scope = device_scope(1)) { CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, X, Y, 0.0, C), DAG_OK); }
-    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
-    CHECK_EQ_INT(dag_memory_stats(backend, 1, &after), DAG_OK);
-    size_t tiles_in = (size_t)(after.bytes_to_device - before.bytes_to_device) / TILE;
-    printf("     %zu tiles moved in, %llu evictions\n", tiles_in, (unsigned long long)(after.evictions - before.evictions));
-    CHECK(tiles_in >= 2 * NT * NT);   /* A and B each came at least once */
-    CHECK(tiles_in <= 360);           /* C's order would move 640 */
-    dag_array_collect(C, c, DAG_COL_MAJOR, N);
-    CHECK(max_diff(c, want, (size_t)N * N) == 0.0);   /* small integers: exact */
-    dag_array_free(X), dag_array_free(Y), dag_array_free(C);
-    dag_shutdown();
+    for (int wrapped = 0; wrapped < 2; wrapped++) {
+        NEED_DEVICES(1, 42 * TILE, 0);
+        memset(c, 0, sizeof c);
+        dag_blocks t = dag_blocks(NB, NB);
+        dag_array *X = wrapped ? dag_array_wrap(DAG_F64, N, N, t, x, N) : dag_array_from_host(DAG_F64, N, N, t, x, DAG_COL_MAJOR, N);
+        dag_array *Y = wrapped ? dag_array_wrap(DAG_F64, N, N, t, y, N) : dag_array_from_host(DAG_F64, N, N, t, y, DAG_COL_MAJOR, N);
+        dag_array *C = wrapped ? dag_array_wrap(DAG_F64, N, N, t, c, N) : dag_array_zeros(DAG_F64, N, N, t);
+        dag_memory_info before, after;
+        CHECK_EQ_INT(dag_memory_stats(backend, 1, &before), DAG_OK);
+        DAG_WITH_OPTIONS(.scope = device_scope(1)) { CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, X, Y, 0.0, C), DAG_OK); }
+        CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
+        CHECK_EQ_INT(dag_memory_stats(backend, 1, &after), DAG_OK);
+        size_t tiles_in = (size_t)(after.bytes_to_device - before.bytes_to_device) / TILE;
+        printf("     %s: %zu tiles moved in, %llu evictions\n", wrapped ? "wrapped" : "own tiles", tiles_in,
+               (unsigned long long)(after.evictions - before.evictions));
+        CHECK(tiles_in >= 2 * NT * NT);   /* A and B each came at least once */
+        CHECK(tiles_in <= 360);           /* C's order would move 640 */
+        if (!wrapped) dag_array_collect(C, c, DAG_COL_MAJOR, N);
+        CHECK(max_diff(c, want, (size_t)N * N) == 0.0);   /* small integers: exact */
+        dag_array_free(X), dag_array_free(Y), dag_array_free(C);
+        dag_shutdown();
+    }
 }
 
 /* An array's tiles go block-cyclically over every device in scope (tile (i, j) on device (i + j) mod
@@ -1684,6 +1715,7 @@ int main(int argc, char **argv) {
     RUN(a_resident_span_is_pinned_while_registered_and_copied_straight);
     RUN(a_discarded_span_leaves_the_device_without_coming_home);
     RUN(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block);
+    RUN(a_float_cholesky_on_the_devices_gives_the_cpus_factor);
     RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
