@@ -500,7 +500,6 @@ dag_array *dag_array_std_dims(dag_array *a, int dims, bool corrected);
 
 #if defined(DAG_IMPLEMENTATION) && !defined(DAG_ARRAY_IMPLEMENTATION_INCLUDED)
 #define DAG_ARRAY_IMPLEMENTATION_INCLUDED
-#include <limits.h>   /* INT_MAX */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2314,9 +2313,9 @@ static dag_result dag__potrf_devices(dag_array *a, dag__array_where *where) {
             else
                 dag_spawn_with(DAG__NAMED(&o, "potrf"), DAG_LAUNCH(dag_spotrf, 1), Val(0), Val(w), InOut(DAG__H(a, k, k)),
                                Ld(DAG__H(a, k, k)), Out(&info[k], 1));
-            if (k + 1 < nt && dag__fill_builds(&o, a->type))   /* A_ik = A_ik L_kk^-T */
-                dag__panel_by_inverse(a, k, &o, where, inv->handle[k % slots], top);
-            for (int64_t i = k + 1; i < nt && !dag__fill_builds(&o, a->type); i++) {
+            bool by_inverse = k + 1 < nt && dag__fill_builds(&o, a->type);   /* A_ik = A_ik L_kk^-T */
+            if (by_inverse) dag__panel_by_inverse(a, k, &o, where, inv->handle[k % slots], top);
+            for (int64_t i = k + 1; i < nt && !by_inverse; i++) {
                 dag_options oi = dag__with_priority(dag__tile_where(where, i, k), (int)(top - 2 * k - i));
                 dag__spawn_tri((dag__tile_place){ &oi, true }, a->type, 0, 1, 0, 1, 0, DAG__R(a, i), w, 1.0, DAG__H(a, k, k),
                                DAG__H(a, i, k));

@@ -1337,8 +1337,8 @@ static dag__replica *dag__data_replica(const dag__data_slot *s) {
 }
 
 /* Brings a registered span home (how: DAG__HOME_KEEP), and drops its device copies too
-   (DAG__HOME_FORGET); or drops them without bringing it home (DAG__HOME_DISCARD: the host bytes
-   are the truth again, as they were). */
+   (DAG__HOME_FORGET); or drops them without bringing it home (DAG__HOME_DISCARD: the host bytes,
+   as they are, are the truth again). */
 static int dag__data_home(const dag__data_slot *s, int how) {
     if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
     dag__mutex_lock(&dag__dv.lock);
