@@ -1014,6 +1014,64 @@ extern "C" {
         "dag_spawn: wrong number of arguments for this task"); int dag__x; }))
 #endif
 
+/* >>spawn front. What every spawn's arguments and options are checked with first (the library's
+   dag__spawn_plain too), here so that a spawn site can see them: */
+#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
+static inline bool dag__scope_empty(const dag_scope *s) {
+    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
+             DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
+}
+/* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
+   written at every spawn of a recursion): 1; none set at all: 0 (a plain
+   spawn); anything else: -1 (dag__spawn merges them). */
+static inline int dag__options_run_inline_only(const dag_options *o) {
+    if (o->name || o->priority || o->discard_results || o->keep_results || o->final || !dag__scope_empty(&o->scope))
+        return -1;
+    return o->run_inline != 0;
+}
+/* A Val that the spawn would take as it is: a number of the parameter's own
+   type, a struct of its size, or a pointer to what the parameter points to
+   (or to anything, for void * and char *). */
+static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
+    if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
+    if (a->tag) return true;
+    if (a->size != p->size || !a->elem != !p->pointee) return false;
+    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
+}
+#define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
+/* No options but run_inline, and arguments that are all plain Vals of a record's size. */
+static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+    if ((o && dag__options_run_inline_only(o) < 0) || n != d->num_params || d->args_size > DAG__FRONT_ARGS) return false;
+#pragma GCC unroll 16
+    for (int i = 0; i < n; i++)
+        if (!dag__plain_value(&args[i], &d->params[i])) return false;
+    return true;
+}
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__cplusplus) && !defined(DAG_NO_SPAWN_FRONT)
+/* Where the compiler sees that those checks hold whatever the values are
+   (the task's description and the Vals' types are constants at the spawn
+   site), the spawn packs its arguments here, in a few stores, and the
+   argument array and the options are never built: the common spawn, and
+   OpenMP's if(0), at about a call's cost. Anywhere else (another compiler,
+   -O0, arguments known only at run time) this is dag_spawn_desc. */
+static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+    bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
+    if (__builtin_constant_p(plain) && plain) {
+        union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } packed;
+#pragma GCC unroll 16
+        for (int i = 0; i < n; i++)
+            __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
+                             d->params[i].size);
+        return dag__spawn_packed(d, packed.bytes, o && o->run_inline);
+    }
+    return dag_spawn_desc(d, args, n, o);
+}
+#define DAG__SPAWN_FRONT dag__spawn_front
+#else
+#define DAG__SPAWN_FRONT dag_spawn_desc
+#endif
+
 /* >>generated tables (argument counting, per-arity expansions) */
 #define DAG__NARG(...) DAG__NARG_(__VA_ARGS__, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define DAG__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, _17, _18, n, ...) n
@@ -1102,23 +1160,23 @@ extern "C" {
 #define DAG__TASK_16(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__TASK_DEF(ret, name, 14, (DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__CALL_14), (DAG__PARAMS_14(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)))
 #define DAG__TASK_17(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__TASK_DEF(ret, name, 15, (DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__CALL_15), (DAG__PARAMS_15(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)))
 #define DAG__TASK_18(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__TASK_DEF(ret, name, 16, (DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__CALL_16), (DAG__PARAMS_16(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)))
-#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), dag_spawn_desc(&name##__desc, NULL, 0, (opts)))
-#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 1, (opts)))
-#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 2, (opts)))
-#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 3, (opts)))
-#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 4, (opts)))
-#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 5, (opts)))
-#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 6, (opts)))
-#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 7, (opts)))
-#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 8, (opts)))
-#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 9, (opts)))
-#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 10, (opts)))
-#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 11, (opts)))
-#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 12, (opts)))
-#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 13, (opts)))
-#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 14, (opts)))
-#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 15, (opts)))
-#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), dag_spawn_desc(&name##__desc, DAG__ARGS(__VA_ARGS__), 16, (opts)))
+#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, NULL, 0, (opts)))
+#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 1, (opts)))
+#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 2, (opts)))
+#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 3, (opts)))
+#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 4, (opts)))
+#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 5, (opts)))
+#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 6, (opts)))
+#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 7, (opts)))
+#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 8, (opts)))
+#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 9, (opts)))
+#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 10, (opts)))
+#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 11, (opts)))
+#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 12, (opts)))
+#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 13, (opts)))
+#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 14, (opts)))
+#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 15, (opts)))
+#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 16, (opts)))
 #define DAG__MAP(m, ...) DAG__CAT(DAG__MAP_, DAG__NARG(__VA_ARGS__))(m, __VA_ARGS__)
 #define DAG__MAP_1(m, p0) m(p0)
 #define DAG__MAP_2(m, p0, p1) m(p0), m(p1)
@@ -4204,11 +4262,6 @@ static inline dag__context *dag__current_context(void) {
 }
 
 /* On every spawn with options: every field ORed, without a branch. */
-#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
-static inline bool dag__scope_empty(const dag_scope *s) {
-    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
-             DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
-}
 /* No name, priority, scope or discard_results: a spawn under such options
    needs no extra record for them and may run undeferred. */
 static inline bool dag__options_plain(const dag_options *o, bool scoped) {
@@ -5457,11 +5510,20 @@ static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *
         }
     }
 }
+/* A record's argument bytes: from the spawn's Vals, or as the spawn front packed them (`packed`:
+   all of its DAG__FRONT_ARGS bytes, a few moves, rather than a call for args_size of them). */
+_Static_assert(DAG__FRONT_ARGS == DAG__INLINE_ARGS, "the spawn front packs a record's argument bytes");
+static inline void dag__fill_args(unsigned char *to, const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                  const void *packed) {
+    if (packed) memcpy(to, packed, DAG__FRONT_ARGS);
+    else dag__pack_values(to, desc, args, num_args);
+}
 
 /* A void one with plenty queued, or one asked to run inline whose handle
    can carry its result: run here, on the stack (as dag__spawn's undeferred). */
 static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
-                                                   const dag_task_desc *desc, const dag_arg *args, int num_args) {
+                                                   const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                                   const void *packed) {
     dag__task local;
     atomic_init(&local.gen, 0);
     atomic_init(&local.refs, 1);
@@ -5469,7 +5531,7 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
     local.child_root = NULL;
     local.flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     dag__record_init(&local, r, desc);
-    dag__pack_values(local.args, desc, args, num_args);
+    dag__fill_args(local.args, desc, args, num_args, packed);
     return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
 }
 
@@ -5481,12 +5543,12 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
    close, no reference but its region's. Children its body leaves running
    are waited for at its end, as for a task run on the spawner's stack. */
 static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *r, const dag_task_desc *desc,
-                                                  const dag_arg *args, int num_args) {
+                                                  const dag_arg *args, int num_args, const void *packed) {
     uint32_t gen;
     dag__task *t = dag__task_alloc(w, &gen, 1);
     t->flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     dag__record_init(t, r, desc);
-    dag__pack_values(t->args, desc, args, num_args);
+    dag__fill_args(t->args, desc, args, num_args, packed);
     DAG__COUNT(w->spawned, 1);
     DAG__COUNT(w->inlined, 1);
     DAG__COUNT(w->run, 1);
@@ -5502,72 +5564,91 @@ static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *
     return dag__handle(t, gen, true);
 }
 
-/* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
-   written at every spawn of a recursion): 1; none set at all: 0 (a plain
-   spawn); anything else: -1 (dag__spawn merges them). */
-static inline int dag__options_run_inline_only(const dag_options *o) {
-    if (o->name || o->priority || o->discard_results || o->keep_results || o->final || !dag__scope_empty(&o->scope))
-        return -1;
-    return o->run_inline != 0;
-}
-
-/* A Val that dag__pack_value would take as it is: a number of the
-   parameter's own type, a struct of its size, or a pointer to what the
-   parameter points to (or to anything, for void * and char *). */
-static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
-    if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
-    if (a->tag) return true;
-    if (a->size != p->size || !a->elem != !p->pointee) return false;
-    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
-}
-
-/* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). */
-static inline bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, bool now, dag_task *h,
-                                    dag__after_spawn *after) {
-    dag__context *ctx = dag__tls_ctx;
-    dag__worker *w = dag__tls_worker;
-    if (DAG__UNLIKELY(!ctx || !w || !desc || num_args != desc->num_params || (num_args && !args)))
-        return false;
-    for (int i = 0; i < num_args; i++)
-        if (!dag__plain_value(&args[i], &desc->params[i])) return false;
-    if (DAG__UNLIKELY(dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
+/* Where a spawn of plain Vals (checked by the caller) goes: DAG__PLAIN_HERE
+   (on the stack, dag__spawn_plain_here), DAG__PLAIN_NOW (a pooled record run
+   at once, dag__spawn_plain_now), DAG__PLAIN_QUEUE (a pooled record queued),
+   or DAG__PLAIN_NO: not a plain spawn after all (options, a sequence, the
+   device layer, a trace, backpressure's turn: dag__spawn takes it). */
+enum { DAG__PLAIN_NO, DAG__PLAIN_HERE, DAG__PLAIN_NOW, DAG__PLAIN_QUEUE };
+static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, dag__worker **wp, dag__context **ctxp,
+                                   dag__region **rp) {
+    dag__context *ctx = *ctxp = dag__tls_ctx;
+    dag__worker *w = *wp = dag__tls_worker;
+    if (DAG__UNLIKELY(!ctx || !w || !desc || dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
                       (DAG__HAS_MPI && dag__mpi_collective(ctx))))
-        return false;
-    dag__region *r = dag__ctx_top(w, ctx);
-    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return false;   /* options, a sequence, backpressure's turn */
+        return DAG__PLAIN_NO;
+    dag__region *r = *rp = dag__ctx_top(w, ctx);
+    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
-    if (here && dag__stack_runnable(desc, now)) {
-        *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args);
-        return true;
+    if (here && dag__stack_runnable(desc, now)) return DAG__PLAIN_HERE;
+    return here && now ? DAG__PLAIN_NOW : DAG__PLAIN_QUEUE;
+}
+
+/* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). The arguments
+   are `args`, or when `packed` is set, the bytes the spawn front packed of plain Vals. */
+static DAG__HOT bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *args, int num_args, const void *packed,
+                                    bool now, dag_task *h, dag__after_spawn *after) {
+    if (!packed) {
+        if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args))) return false;
+        for (int i = 0; i < num_args; i++)
+            if (!dag__plain_value(&args[i], &desc->params[i])) return false;
     }
-    if (here && now) {
-        *h = dag__spawn_plain_now(w, r, desc, args, num_args);
-        return true;
+    dag__worker *w;
+    dag__context *ctx;
+    dag__region *r;
+    switch (dag__plain_where(desc, now, &w, &ctx, &r)) {
+    case DAG__PLAIN_HERE: *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args, packed); return true;
+    case DAG__PLAIN_NOW: *h = dag__spawn_plain_now(w, r, desc, args, num_args, packed); return true;
+    case DAG__PLAIN_QUEUE: break;
+    default: return false;
     }
     uint32_t gen;
     dag__task *t = dag__task_alloc(w, &gen, 1 + (desc->result_size != 0));   /* the runtime's, and its region's */
     t->flags = dag__mpi_spawn_flags;
     dag__record_init(t, r, desc);
-    dag__pack_values(t->args, desc, args, num_args);
+    dag__fill_args(t->args, desc, args, num_args, packed);
     dag__spawn_state st;
     st.added = st.refs = 0;
     *h = dag__spawn_publish(w, ctx, r, t, &st, gen, &r->options, now, after);
     return true;
 }
 
-dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
-    dag__after_spawn after = DAG__AFTER_NOTHING;
-    dag_task h;
-    int now = options ? dag__options_run_inline_only(options) : 0;
-    if (now < 0 || !dag__spawn_plain(desc, args, num_args, now, &h, &after))
-        h = dag__spawn(desc, args, num_args, options, &after);
+/* What a spawn leaves its caller to do (dag__spawn_publish's `after`) once the handle is made. */
+static inline dag_task dag__spawn_after(dag_task h, dag__after_spawn after) {
     if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
     if (after == DAG__AFTER_RUN) dag__run_spawned(dag__tls_worker, h.ptr);
     else dag_wait(h);
     return h;
+}
+
+dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options) {
+    dag__after_spawn after = DAG__AFTER_NOTHING;
+    dag_task h;
+    int now = options ? dag__options_run_inline_only(options) : 0;
+    if (now < 0 || !dag__spawn_plain(desc, args, num_args, NULL, now, &h, &after))
+        h = dag__spawn(desc, args, num_args, options, &after);
+    return dag__spawn_after(h, after);
+}
+
+/* The spawn front's (dag__spawn_front, in the public part): a spawn of plain
+   Vals, packed by the front already, whose only option is run_inline. One
+   that is not a plain spawn after all (see dag__plain_where) goes to
+   dag_spawn_desc with Vals made again of the packed bytes. */
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
+    dag__after_spawn after = DAG__AFTER_NOTHING;
+    dag_task h;
+    if (DAG__LIKELY(dag__spawn_plain(desc, NULL, 0, packed, run_inline, &h, &after))) return dag__spawn_after(h, after);
+    static const dag_options inline_options = { .run_inline = 1 };
+    dag_arg args[DAG__MAX_PARAMS];
+    for (int i = 0; i < desc->num_params && i < DAG__MAX_PARAMS; i++) {
+        const dag__param *p = &desc->params[i];
+        args[i] = dag__arg_value((int)p->tag, p->size, (const unsigned char *)packed + p->offset);
+        args[i].elem = (uint8_t)(!p->pointee ? 0 : p->pointee == DAG__ANY_POINTEE ? DAG__TAG_VOID : p->pointee >> 24);
+    }
+    return dag_spawn_desc(desc, args, desc->num_params, run_inline ? &inline_options : NULL);
 }
 
 /* >>waiting */

@@ -299,7 +299,7 @@ int main(int argc, char **argv) {
     double worst = 0;
     for (int i = 0; i < count; i++) worst = fmax(worst, run_size(sizes[i], rounds));
     printf("the kernel chain:\n");
-    if (!gpu_chain_run(DAG_CUDA, 1000, 7)) worst = 1;
+    if (!gpu_chain_run(DAG_CUDA, 1000, 25)) worst = 1;
     cudaFree(v.a), cudaFree(v.b), cudaFree(v.c), cudaFree(v.info), cudaFree(v.work);
     cublasDestroy(v.blas);
     cusolverDnDestroy(v.solver);

@@ -15,7 +15,7 @@
 #include "gpu_chain.h"
 
 int main(int argc, char **argv) {
-    int k = 1000, rounds = 7, ok = 1;
+    int k = 1000, rounds = 25, ok = 1;
     dag_setup(&(dag_desc){ .num_threads = 2 });
     static const struct { const char *arg; dag_backend b; } all[] = { { "cuda", DAG_CUDA }, { "hip", DAG_HIP } };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {

@@ -291,6 +291,48 @@ typedef struct vp_pair { int a, b; } vp_pair;
 DAG_TASK(vp_pair, vp_make, (int, x)) { return (vp_pair){ x, -x }; }
 DAG_TASK(int, vp_deref_int, (int *, p)) { return *p; }
 DAG_TASK(int, vp_first, (vp_pair, q)) { return q.a; }
+/* Every way a spawn of Vals can go (queued, run on the spawner's stack, run inline, and handed back
+   from the spawn front of an optimised build to the full spawn: every 64th spawn, in a sequence,
+   under options, while tracing) gives the task each argument as it was: a number of each width, a
+   struct, and pointers to a number, to void and to a struct */
+typedef struct vp_triple { short s; double d; char c; } vp_triple;
+DAG_TASK(double, vp_mix, (char, c), (short, s), (float, f), (long long, ll), (vp_triple, t), (const double *, pd),
+         (void *, pv), (vp_pair *, pp)) {
+    return c + s + f + (double)ll + t.s + t.d + t.c + *pd + *(int *)pv + pp->a + pp->b;
+}
+static double vp_mix_want(int i, const double *pd, const void *pv, const vp_pair *pp) {
+    return (char)(i % 100) + (short)(-i) + (float)i * 0.5f + (double)(1000000000000LL + i) + (short)(3 * i) + i * 0.25 +
+           (char)(i % 7) + *pd + *(const int *)pv + pp->a + pp->b;
+}
+static int vp_mix_spawn_all(int n, int run_inline) {
+    static const double d = 1.5;
+    static int k = 11;
+    static vp_pair pair = { 5, 8 };
+    int wrong = 0;
+    dag_task h[300];
+    for (int i = 0; i < n; i++) {
+        vp_triple t = { (short)(3 * i), i * 0.25, (char)(i % 7) };
+        h[i] = dag_spawn_with(DAG_OPTIONS(.run_inline = run_inline), vp_mix, Val((char)(i % 100)), Val((short)(-i)),
+                              Val((float)i * 0.5f), Val(1000000000000LL + i), Val(t), Val(&d), Val((void *)&k), Val(&pair));
+    }
+    for (int i = 0; i < n; i++) {
+        double got = -1;
+        wrong += dag_fetch(h[i], &got) != DAG_OK || got != vp_mix_want(i, &d, &k, &pair);
+    }
+    return wrong;
+}
+TEST(spawns_of_values_give_each_argument_whichever_way_they_go) {
+    for (int run_inline = 0; run_inline < 2; run_inline++) {
+        CHECK_EQ_INT(vp_mix_spawn_all(300, run_inline), 0);
+        DAG_SEQUENTIAL CHECK_EQ_INT(vp_mix_spawn_all(100, run_inline), 0);
+        DAG_WITH_OPTIONS(.name = "named") CHECK_EQ_INT(vp_mix_spawn_all(100, run_inline), 0);
+        dag_trace_enable(1);
+        CHECK_EQ_INT(vp_mix_spawn_all(100, run_inline), 0);
+        dag_trace_enable(0);
+        dag_trace_clear();
+        DAG_DATADEPS CHECK_EQ_INT(vp_mix_spawn_all(100, run_inline), 0);
+    }
+}
 TEST(fut_never_passes_a_structs_bytes_as_a_pointer) {
     dag_task live = dag_spawn(vp_make, Val(7)), held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_make, Val(7)), kept = { NULL, 0, 0 };
     DAG_DATADEPS kept = dag_spawn(vp_make, Val(7));
@@ -1231,6 +1273,7 @@ int main(void) {
     RUN(the_setup_thread_is_worker_1);
     RUN(results_of_pointer_types_that_start_with_void_are_results);
     RUN(fut_never_passes_a_structs_bytes_as_a_pointer);
+    RUN(spawns_of_values_give_each_argument_whichever_way_they_go);
     RUN(a_reader_spawned_after_a_slow_writer_sees_its_values);
     RUN(a_writer_spawned_after_a_slow_reader_waits_for_it);
     RUN(two_writers_land_in_spawn_order);
@@ -1293,6 +1336,7 @@ int main(void) {
     setup_or_note(2);
     RUN(results_of_pointer_types_that_start_with_void_are_results);
     RUN(fut_never_passes_a_structs_bytes_as_a_pointer);
+    RUN(spawns_of_values_give_each_argument_whichever_way_they_go);
     RUN(a_reader_spawned_after_a_slow_writer_sees_its_values);
     RUN(two_readers_run_at_the_same_time);
     RUN(disjoint_tiles_of_one_matrix_run_at_the_same_time);
