@@ -307,8 +307,16 @@ $(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas): $(B)/gcc/test_%_cblas: tests/test_%.c $
 
 # (the OpenBLAS build is a skip of its own where LAPACKE or OpenBLAS is missing)
 HAVE_CBLAS = $(and $(wildcard $(LAPACKE_H)),$(wildcard $(OPENBLAS)))
-test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(if $(HAVE_CBLAS),$(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas))
-	$(call run_suites,gcc,FUZZ_SEEDS=3000,$(if $(HAVE_CBLAS),$(foreach s,$(CBLAS_SUITES),./$(B)/gcc/test_$(s)_cblas ";"),\
+# The suites of spawns and waits once more without the spawn front (dag.h's dag__spawn_front): every
+# spawn through dag_spawn_desc, as -O0 builds and other compilers make them.
+NOFRONT_SUITES := behaviour errors waits
+$(NOFRONT_SUITES:%=$(B)/gcc/test_%_nofront): $(B)/gcc/test_%_nofront: tests/test_%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) -O2 -g -DDAG_NO_SPAWN_FRONT -I. -Itests $< -o $@ -pthread -lm
+
+test-gcc: $(SUITES:%=$(B)/gcc/test_%) $(NOFRONT_SUITES:%=$(B)/gcc/test_%_nofront) $(if $(HAVE_CBLAS),$(CBLAS_SUITES:%=$(B)/gcc/test_%_cblas))
+	$(call run_suites,gcc,FUZZ_SEEDS=3000,$(foreach s,$(NOFRONT_SUITES),./$(B)/gcc/test_$(s)_nofront ";") \
+	  $(if $(HAVE_CBLAS),$(foreach s,$(CBLAS_SUITES),./$(B)/gcc/test_$(s)_cblas ";"),\
 	  bash tests/skip.sh "$(STRICT)" "test_array on OpenBLAS: not found:$(if $(wildcard $(LAPACKE_H)),, $(LAPACKE_H))$(if \
 	  $(wildcard $(OPENBLAS)),, $(OPENBLAS)) (apt-get install liblapacke-dev libopenblas-dev)"))
 

@@ -243,7 +243,7 @@
    order, under the layer each belongs to (tools/check_layers.py checks this
    list, and that a function calls no later layer but for a named few):
      public:     >>flags >>results >>handles >>backends >>scopes >>args >>api
-                 >>arg-constructors >>macros >>generated tables
+                 >>arg-constructors >>spawn-site checks >>macros >>generated tables
      platform:   >>language >>customisation >>build options >>threads >>hints
      records:    >>records >>pool >>task >>regions >>context >>deque >>worker
                  >>data >>state
@@ -881,6 +881,64 @@ static inline dag_arg dag__arg_future(dag_task t) {
     return a;
 }
 
+/* >>spawn-site checks. What every spawn's arguments and options are checked with first (the library's
+   dag__spawn_plain too), here so that a spawn site can see them: */
+#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
+static inline bool dag__scope_empty(const dag_scope *s) {
+    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
+             DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
+}
+/* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
+   written at every spawn of a recursion): 1; none set at all: 0 (a plain
+   spawn); anything else: -1 (dag__spawn merges them). */
+static inline int dag__options_run_inline_only(const dag_options *o) {
+    if (o->name || o->priority || o->discard_results || o->keep_results || o->final || !dag__scope_empty(&o->scope))
+        return -1;
+    return o->run_inline != 0;
+}
+/* A Val that the spawn would take as it is: a number of the parameter's own
+   type, a struct of its size, or a pointer to what the parameter points to
+   (or to anything, for void * and char *). */
+static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
+    if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
+    if (a->tag) return true;
+    if (a->size != p->size || !a->elem != !p->pointee) return false;
+    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
+}
+#define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
+/* No options but run_inline, and arguments that are all plain Vals of a record's size. */
+static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+    if ((o && dag__options_run_inline_only(o) < 0) || n != d->num_params || d->args_size > DAG__FRONT_ARGS) return false;
+#pragma GCC unroll 16
+    for (int i = 0; i < n; i++)
+        if (!dag__plain_value(&args[i], &d->params[i])) return false;
+    return true;
+}
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(DAG_NO_SPAWN_FRONT)
+/* Where the compiler sees that those checks hold whatever the values are
+   (the task's description and the Vals' types are constants at the spawn
+   site), the spawn packs its arguments here, in a few stores, and the
+   argument array and the options are never built: the common spawn, and
+   OpenMP's if(0), at about a call's cost. Anywhere else (another compiler,
+   -O0, arguments known only at run time) this is dag_spawn_desc. */
+static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+    bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
+    if (__builtin_constant_p(plain) && plain) {
+        union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } packed;
+#pragma GCC unroll 16
+        for (int i = 0; i < n; i++)
+            __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
+                             d->params[i].size);
+        return dag__spawn_packed(d, packed.bytes, o && o->run_inline);
+    }
+    return dag_spawn_desc(d, args, n, o);
+}
+#define DAG__SPAWN_FRONT dag__spawn_front
+#else
+#define DAG__SPAWN_FRONT dag_spawn_desc
+#endif
+
 #endif /* !__OPENCL_C_VERSION__ */
 
 /* >>macros */
@@ -1012,64 +1070,6 @@ extern "C" {
 #define DAG__CHECK_COUNT(name, n) \
     ((void)sizeof(struct { _Static_assert((n) == name##__nparams, \
         "dag_spawn: wrong number of arguments for this task"); int dag__x; }))
-#endif
-
-/* >>spawn front. What every spawn's arguments and options are checked with first (the library's
-   dag__spawn_plain too), here so that a spawn site can see them: */
-#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
-static inline bool dag__scope_empty(const dag_scope *s) {
-    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
-             DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
-}
-/* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
-   written at every spawn of a recursion): 1; none set at all: 0 (a plain
-   spawn); anything else: -1 (dag__spawn merges them). */
-static inline int dag__options_run_inline_only(const dag_options *o) {
-    if (o->name || o->priority || o->discard_results || o->keep_results || o->final || !dag__scope_empty(&o->scope))
-        return -1;
-    return o->run_inline != 0;
-}
-/* A Val that the spawn would take as it is: a number of the parameter's own
-   type, a struct of its size, or a pointer to what the parameter points to
-   (or to anything, for void * and char *). */
-static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
-    if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
-    if (a->tag) return true;
-    if (a->size != p->size || !a->elem != !p->pointee) return false;
-    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
-}
-#define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
-/* No options but run_inline, and arguments that are all plain Vals of a record's size. */
-static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
-    if ((o && dag__options_run_inline_only(o) < 0) || n != d->num_params || d->args_size > DAG__FRONT_ARGS) return false;
-#pragma GCC unroll 16
-    for (int i = 0; i < n; i++)
-        if (!dag__plain_value(&args[i], &d->params[i])) return false;
-    return true;
-}
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
-#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__cplusplus) && !defined(DAG_NO_SPAWN_FRONT)
-/* Where the compiler sees that those checks hold whatever the values are
-   (the task's description and the Vals' types are constants at the spawn
-   site), the spawn packs its arguments here, in a few stores, and the
-   argument array and the options are never built: the common spawn, and
-   OpenMP's if(0), at about a call's cost. Anywhere else (another compiler,
-   -O0, arguments known only at run time) this is dag_spawn_desc. */
-static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
-    bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
-    if (__builtin_constant_p(plain) && plain) {
-        union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } packed;
-#pragma GCC unroll 16
-        for (int i = 0; i < n; i++)
-            __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
-                             d->params[i].size);
-        return dag__spawn_packed(d, packed.bytes, o && o->run_inline);
-    }
-    return dag_spawn_desc(d, args, n, o);
-}
-#define DAG__SPAWN_FRONT dag__spawn_front
-#else
-#define DAG__SPAWN_FRONT dag_spawn_desc
 #endif
 
 /* >>generated tables (argument counting, per-arity expansions) */
@@ -5512,7 +5512,7 @@ static inline void dag__pack_values(unsigned char *packed, const dag_task_desc *
 }
 /* A record's argument bytes: from the spawn's Vals, or as the spawn front packed them (`packed`:
    all of its DAG__FRONT_ARGS bytes, a few moves, rather than a call for args_size of them). */
-_Static_assert(DAG__FRONT_ARGS == DAG__INLINE_ARGS, "the spawn front packs a record's argument bytes");
+DAG__STATIC_ASSERT(DAG__FRONT_ARGS == DAG__INLINE_ARGS, "the spawn front packs a record's argument bytes");
 static inline void dag__fill_args(unsigned char *to, const dag_task_desc *desc, const dag_arg *args, int num_args,
                                   const void *packed) {
     if (packed) memcpy(to, packed, DAG__FRONT_ARGS);
@@ -5641,12 +5641,14 @@ dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool r
     dag__after_spawn after = DAG__AFTER_NOTHING;
     dag_task h;
     if (DAG__LIKELY(dag__spawn_plain(desc, NULL, 0, packed, run_inline, &h, &after))) return dag__spawn_after(h, after);
-    static const dag_options inline_options = { .run_inline = 1 };
+    dag_options inline_options;
+    memset(&inline_options, 0, sizeof inline_options);
+    inline_options.run_inline = 1;
     dag_arg args[DAG__MAX_PARAMS];
     for (int i = 0; i < desc->num_params && i < DAG__MAX_PARAMS; i++) {
         const dag__param *p = &desc->params[i];
         args[i] = dag__arg_value((int)p->tag, p->size, (const unsigned char *)packed + p->offset);
-        args[i].elem = (uint8_t)(!p->pointee ? 0 : p->pointee == DAG__ANY_POINTEE ? DAG__TAG_VOID : p->pointee >> 24);
+        args[i].elem = (uint8_t)(!p->pointee ? 0u : p->pointee == DAG__ANY_POINTEE ? (uint32_t)DAG__TAG_VOID : p->pointee >> 24);
     }
     return dag_spawn_desc(desc, args, desc->num_params, run_inline ? &inline_options : NULL);
 }

@@ -68,11 +68,12 @@ MAY_USE = {
 }
 # Calls from a layer to a later one: the body's end closes its regions, a
 # finished root task ends its region, a reserve thread gets a worker record,
-# a thread that first spawns gets a context, and a body run inside its
-# spawn that detached becomes a task like others.
+# a thread that first spawns gets a context, a body run inside its
+# spawn that detached becomes a task like others, and a spawn's public
+# front (dag__spawn_front) hands the arguments it packed to the library.
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach '
-             'dag__undeferred_detached dag__handle',
+             'dag__undeferred_detached dag__handle dag__spawn_packed',
 }
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
