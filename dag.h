@@ -5633,14 +5633,10 @@ dag_task dag_spawn_desc(const dag_task_desc *desc, const dag_arg *args, int num_
     return dag__spawn_after(h, after);
 }
 
-/* The spawn front's (dag__spawn_front, in the public part): a spawn of plain
-   Vals, packed by the front already, whose only option is run_inline. One
-   that is not a plain spawn after all (see dag__plain_where) goes to
-   dag_spawn_desc with Vals made again of the packed bytes. */
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
-    dag__after_spawn after = DAG__AFTER_NOTHING;
-    dag_task h;
-    if (DAG__LIKELY(dag__spawn_plain(desc, NULL, 0, packed, run_inline, &h, &after))) return dag__spawn_after(h, after);
+/* A spawn the front packed that is not a plain spawn after all (see dag__plain_where): the general
+   path, with Vals made again of the packed bytes. Out of line: its argument array would otherwise
+   sit in the frame of every spawn the front makes, a recursion's stack among them. */
+static DAG__NOINLINE dag_task dag__spawn_unpacked(const dag_task_desc *desc, const void *packed, bool run_inline) {
     dag_options inline_options;
     memset(&inline_options, 0, sizeof inline_options);
     inline_options.run_inline = 1;
@@ -5651,6 +5647,15 @@ dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool r
         args[i].elem = (uint8_t)(!p->pointee ? 0u : p->pointee == DAG__ANY_POINTEE ? (uint32_t)DAG__TAG_VOID : p->pointee >> 24);
     }
     return dag_spawn_desc(desc, args, desc->num_params, run_inline ? &inline_options : NULL);
+}
+
+/* The spawn front's (dag__spawn_front, in the public part): a spawn of plain
+   Vals, packed by the front already, whose only option is run_inline. */
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
+    dag__after_spawn after = DAG__AFTER_NOTHING;
+    dag_task h;
+    if (DAG__LIKELY(dag__spawn_plain(desc, NULL, 0, packed, run_inline, &h, &after))) return dag__spawn_after(h, after);
+    return dag__spawn_unpacked(desc, packed, run_inline);
 }
 
 /* >>waiting */
