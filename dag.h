@@ -906,6 +906,8 @@ static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
     return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
 }
 #define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
+#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__CUDACC__) && !defined(DAG_NO_SPAWN_FRONT)
 /* No options but run_inline, and arguments that are all plain Vals of a record's size. */
 static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
     if ((o && dag__options_run_inline_only(o) < 0) || n != d->num_params || d->args_size > DAG__FRONT_ARGS) return false;
@@ -914,14 +916,12 @@ static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args,
         if (!dag__plain_value(&args[i], &d->params[i])) return false;
     return true;
 }
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
-#if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(DAG_NO_SPAWN_FRONT)
 /* Where the compiler sees that those checks hold whatever the values are
    (the task's description and the Vals' types are constants at the spawn
    site), the spawn packs its arguments here, in a few stores, and the
    argument array and the options are never built: the common spawn, and
    OpenMP's if(0), at about a call's cost. Anywhere else (another compiler,
-   -O0, arguments known only at run time) this is dag_spawn_desc. */
+   -O0, nvcc, arguments known only at run time) this is dag_spawn_desc. */
 static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
     bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
     if (__builtin_constant_p(plain) && plain) {
