@@ -179,6 +179,8 @@
                              <threads.h> (automatic where <threads.h> is
                              missing, and as C++; ThreadSanitizer builds need it)
    DAG_NO_SHORT_NAMES        no In/Out/InOut/Val/Fut/Ld
+   DAG_NO_SPAWN_FRONT        every spawn through dag_spawn_desc, none packed
+                             where it is written (>>spawn-site checks)
    DAG_VALIDATE              keep span validation under NDEBUG
    DAG_MALLOC(n), DAG_FREE(p), DAG_REALLOC(p, n)   the allocator: all three or
                              none (malloc, free, realloc)
