@@ -193,6 +193,8 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
+	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_behaviour.c -o $(B)/compile/behaviour_o3.o; \
+	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_waits.c -o $(B)/compile/waits_o3.o; \
 	if [ -z "$$(missing $(CLANG) $(CLANGXX))" ]; then \
 	  run $(CLANG) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang.o; \
 	  run $(CLANG) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_clang_pthreads.o; \

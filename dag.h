@@ -910,8 +910,12 @@ static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
 #define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
 dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__CUDACC__) && !defined(DAG_NO_SPAWN_FRONT)
-/* No options but run_inline, and arguments that are all plain Vals of a record's size. */
-static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+/* No options but run_inline, and arguments that are all plain Vals of a
+   record's size. (This and the front are always inline: a copy out of
+   line, which a compiler may make of a function spawned from in many
+   places, would check at run time and then again in dag_spawn_desc.) */
+static inline __attribute__((always_inline)) bool dag__front_plain(const dag_task_desc *d, const dag_arg *args, int n,
+                                                                   const dag_options *o) {
     if ((o && dag__options_run_inline_only(o) < 0) || n != d->num_params || d->args_size > DAG__FRONT_ARGS) return false;
 #pragma GCC unroll 16
     for (int i = 0; i < n; i++)
@@ -924,7 +928,8 @@ static inline bool dag__front_plain(const dag_task_desc *d, const dag_arg *args,
    argument array and the options are never built: the common spawn, and
    OpenMP's if(0), at about a call's cost. Anywhere else (another compiler,
    -O0, nvcc, arguments known only at run time) this is dag_spawn_desc. */
-static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n, const dag_options *o) {
+static inline __attribute__((always_inline)) dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *args, int n,
+                                                                        const dag_options *o) {
     bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
     if (__builtin_constant_p(plain) && plain) {
         union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } packed;
@@ -932,7 +937,7 @@ static inline dag_task dag__spawn_front(const dag_task_desc *d, const dag_arg *a
         for (int i = 0; i < n; i++)
             __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
                              d->params[i].size);
-        return dag__spawn_packed(d, packed.bytes, o && o->run_inline);
+        return dag__spawn_packed(d, n ? packed.bytes : NULL, o && o->run_inline);   /* (no bytes: none to read) */
     }
     return dag_spawn_desc(d, args, n, o);
 }
@@ -5903,7 +5908,7 @@ static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
     switch (size) {   /* sizes the compiler knows: a move, not a call */
     case 8: memcpy(out, &h.ptr, 8); break;
     case 4: memcpy(out, &h.ptr, 4); break;
-    default: memcpy(out, &h.ptr, size); break;
+    default: memcpy(out, &h.ptr, size < sizeof h.ptr ? size : sizeof h.ptr); break;   /* (at most 8: gcc -O3 cannot tell) */
     }
     return DAG_OK;
 }

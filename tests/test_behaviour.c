@@ -321,7 +321,19 @@ static int vp_mix_spawn_all(int n, int run_inline) {
     }
     return wrong;
 }
+/* A task of no parameters through the front: nothing to pack (gcc once warned of the unwritten bytes
+   where the spawn sat in a function of its own) */
+static atomic_int vp_ticks;
+DAG_TASK(void, vp_tick) { atomic_fetch_add(&vp_ticks, 1); }
+static dag_task vp_one_tick(void) { return dag_spawn(vp_tick); }
+static dag_task vp_one_tick_inline(void) { return dag_spawn_with(DAG_OPTIONS(.run_inline = 1), vp_tick); }
 TEST(spawns_of_values_give_each_argument_whichever_way_they_go) {
+    atomic_store(&vp_ticks, 0);
+    for (int i = 0; i < 100; i++) {
+        CHECK_EQ_INT(dag_wait(vp_one_tick()), DAG_OK);
+        CHECK_EQ_INT(dag_wait(vp_one_tick_inline()), DAG_OK);
+    }
+    CHECK_EQ_INT(atomic_load(&vp_ticks), 200);
     for (int run_inline = 0; run_inline < 2; run_inline++) {
         CHECK_EQ_INT(vp_mix_spawn_all(300, run_inline), 0);
         DAG_SEQUENTIAL CHECK_EQ_INT(vp_mix_spawn_all(100, run_inline), 0);
