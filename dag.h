@@ -2804,7 +2804,7 @@ static dag__region *dag__region_new(int kind) {
 static void dag__region_recycle(dag__region *r) {
     dag__worker *w = dag__region_cache_owner();
     dag__cause_clear(&r->failed_name);
-    dag__cause_drop(r->cancel);
+    if (r->cancel) dag__cause_drop(r->cancel);
     r->cancel = NULL;
     if (w && w->num_free_regions < 2 * DAG__REGION_BATCH) {
         r->outer = w->free_regions;
@@ -2894,7 +2894,8 @@ static bool dag__cause_set(DAG__ATOMIC(const char *) *at, const char *cause) {
 }
 /* a holder lets go of what it holds */
 static void dag__cause_clear(DAG__ATOMIC(const char *) *at) {
-    dag__cause_drop(atomic_exchange_explicit(at, NULL, memory_order_acq_rel));
+    /* (most holders hold none: a load, not a read-modify-write, for them; one set meanwhile comes after) */
+    if (atomic_load_explicit(at, memory_order_relaxed)) dag__cause_drop(atomic_exchange_explicit(at, NULL, memory_order_acq_rel));
 }
 static const char *dag__cause_what(const char *cause) { return cause + strlen(cause) + 1; }
 
