@@ -1220,6 +1220,29 @@ TEST(with_options_priority_applies_to_every_spawn_inside) {
     CHECK_EQ_INT(log_v[4], 0);
 }
 
+/* A recursion of inline spawns 1,500 deep fits one worker's stack budget (DAG_STACK_BUDGET, 2 MiB:
+   under 1.4 KiB a level) with no reserve thread standing in: a spawn's frames stay small. (Sanitizers'
+   frames are larger by design.) */
+DAG_TASK(long, deep_inline, (int, n)) {
+    if (n == 0) return 0;
+    long below = -1;
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), deep_inline, Val(n - 1)), &below);
+    return below + 1;
+}
+TEST(a_recursion_of_inline_spawns_fits_one_workers_stack_budget) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__OPTIMIZE__)
+    NOT_APPLICABLE("a sanitizer's or an unoptimised build's frames are larger than the budget assumes");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    NOT_APPLICABLE("a sanitizer's frames are larger than the budget assumes");
+#endif
+#endif
+    int before = dag_get_stats().reserve_threads;
+    long depth = -1;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(deep_inline, Val(1500)), &depth), DAG_OK);
+    CHECK_EQ_INT((int)depth, 1500);
+    CHECK_EQ_INT(dag_get_stats().reserve_threads - before, 0);
+}
 TEST(a_single_worker_still_keeps_data_order) {
     int x = 0, seen = -1;
     DAG_DATADEPS {
@@ -1331,6 +1354,7 @@ int main(void) {
     RUN(higher_priority_ready_tasks_run_first);
     RUN(with_options_priority_applies_to_every_spawn_inside);
     RUN(a_single_worker_still_keeps_data_order);
+    RUN(a_recursion_of_inline_spawns_fits_one_workers_stack_budget);
     shutdown_or_note();
 
     /* three workers: scopes that exclude the spawning worker */
