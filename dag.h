@@ -885,6 +885,7 @@ static inline dag_arg dag__arg_future(dag_task t) {
 
 /* >>spawn-site checks. What every spawn's arguments and options are checked with first (the library's
    dag__spawn_plain too), here so that a spawn site can see them: */
+/* On every spawn with options: every field ORed, without a branch. */
 #define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
 static inline bool dag__scope_empty(const dag_scope *s) {
     return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
@@ -4269,7 +4270,6 @@ static inline dag__context *dag__current_context(void) {
     return dag__current_context_slow();
 }
 
-/* On every spawn with options: every field ORed, without a branch. */
 /* No name, priority, scope or discard_results: a spawn under such options
    needs no extra record for them and may run undeferred. */
 static inline bool dag__options_plain(const dag_options *o, bool scoped) {
