@@ -1728,6 +1728,7 @@ struct dag__worker {
     DAG__ATOMIC(uint64_t) sleeps;               /* read by dag_get_stats while it runs */
     dag__pool tasks, edges, extras;
     DAG__ATOMIC(uint64_t) spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
+    DAG__ATOMIC(uint64_t) ran_at_spawn;                     /* spawned, run and inlined at once: one count for three */
     DAG__ATOMIC(uint64_t) records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
@@ -2868,7 +2869,7 @@ static dag__cause_node *dag__cause_node_of(const char *cause) {
         return NULL;
     return (dag__cause_node *)(void *)((char *)(uintptr_t)cause - offsetof(dag__cause_node, text));
 }
-static void dag__cause_hold(const char *cause) {
+static DAG__NOINLINE void dag__cause_hold(const char *cause) {   /* (out of line: spawns test only for a cause) */
     dag__cause_node *c = dag__cause_node_of(cause);
     if (c) atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
 }
@@ -3206,8 +3207,35 @@ static inline bool dag__cancel_asked(dag__task *t) {
 static bool dag__end_body(dag__worker *w, dag__context *ctx);
 static void dag__finish_root(dag__worker *w, dag__task *t);
 
-/* Runs the body. Returns true when the task is finished now; false when
-   tasks it spawned still run (the last of them finishes it). */
+/* Runs t's body in a context of its own (what it spawns goes into regions
+   of its own). Returns true when the task is finished now; false when tasks
+   it spawned still run (the last of them finishes it). */
+static inline bool dag__run_body(dag__worker *w, dag__task *t, void *args, void *result, int tracing, uint64_t start) {
+    dag__context ctx;
+    ctx.task = t;
+    ctx.domain = NULL;
+    ctx.root = ctx.top = NULL;
+    ctx.depth = ctx.serial = 0;
+    ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
+    ctx.next_guest = NULL;
+    ctx.events = NULL;
+    ctx.detached = false;
+    ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
+    dag__context *saved = dag__tls_ctx;
+    dag__tls_ctx = &ctx;
+    t->desc->run(args, result);
+    dag__tls_ctx = saved;
+    /* traced before end_body: once it returns false, the last child may
+       finish and recycle t on another thread */
+    if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
+    /* most bodies (leaves) opened no region, spawned nothing, detached nothing */
+    if (DAG__LIKELY(!ctx.top && !ctx.domain && !ctx.events)) return true;
+    return dag__end_body(w, &ctx);
+}
+
+/* Runs the body, unless the task was cancelled or what it depends on
+   failed, after giving it its futures' values and, for a device task, its
+   data (dag__run_body's return). */
 static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     int tracing = atomic_load_explicit(&dag__g.tracing, memory_order_relaxed);
     uint64_t start = tracing ? dag__now_ns() : 0;
@@ -3239,26 +3267,7 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
         if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
         return true;   /* queued on a device, or failed */
     }
-    dag__context ctx;
-    ctx.task = t;
-    ctx.domain = NULL;
-    ctx.root = ctx.top = NULL;
-    ctx.depth = ctx.serial = 0;
-    ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
-    ctx.next_guest = NULL;
-    ctx.events = NULL;
-    ctx.detached = false;
-    ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
-    dag__context *saved = dag__tls_ctx;
-    dag__tls_ctx = &ctx;
-    t->desc->run(args, dag__result_of(t));
-    dag__tls_ctx = saved;
-    /* traced before end_body: once it returns false, the last child may
-       finish and recycle t on another thread */
-    if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
-    /* most bodies (leaves) opened no region, spawned nothing, detached nothing */
-    if (DAG__LIKELY(!ctx.top && !ctx.domain && !ctx.events)) return true;
-    return dag__end_body(w, &ctx);
+    return dag__run_body(w, t, args, dag__result_of(t), tracing, start);
 }
 
 /* One task counted in r is over (or one detached event fulfilled, see
@@ -3525,11 +3534,14 @@ static void dag__run_found(dag__worker *w, dag__task *t) {
     }
     bool far_ahead = w->just_stole == 2;
     w->just_stole = 0;
-    uint64_t start = dag__now_ns(), ran = atomic_load_explicit(&w->run, memory_order_relaxed),
-             spawned = atomic_load_explicit(&w->spawned, memory_order_relaxed);
+    /* (tasks run at their spawn count as spawned and run) */
+    uint64_t at_spawn = atomic_load_explicit(&w->ran_at_spawn, memory_order_relaxed);
+    uint64_t start = dag__now_ns(), ran = atomic_load_explicit(&w->run, memory_order_relaxed) + at_spawn,
+             spawned = atomic_load_explicit(&w->spawned, memory_order_relaxed) + at_spawn;
     dag__run(w, t);
-    uint64_t end = dag__now_ns(), tasks = atomic_load_explicit(&w->run, memory_order_relaxed) - ran;
-    bool spawned_none = atomic_load_explicit(&w->spawned, memory_order_relaxed) == spawned;
+    at_spawn = atomic_load_explicit(&w->ran_at_spawn, memory_order_relaxed);
+    uint64_t end = dag__now_ns(), tasks = atomic_load_explicit(&w->run, memory_order_relaxed) + at_spawn - ran;
+    bool spawned_none = atomic_load_explicit(&w->spawned, memory_order_relaxed) + at_spawn == spawned;
     if ((far_ahead && end - start < DAG__TINY_NS) || (spawned_none && end - start < DAG__TINY_NS * tasks)) {
         w->steal_pause_ns = w->steal_pause_ns ? w->steal_pause_ns * 2 : 1000;
         if (w->steal_pause_ns > DAG__STEAL_PAUSE_MAX_NS) w->steal_pause_ns = DAG__STEAL_PAUSE_MAX_NS;
@@ -4765,6 +4777,28 @@ static DAG__NOINLINE dag_task dag__undeferred_failed(dag__worker *w, dag__contex
     return h;
 }
 
+/* A task its spawn runs at once: spawned, run, and inline, as the stats count. */
+static inline void dag__count_inlined(dag__worker *w) { DAG__COUNT(w->ran_at_spawn, 1); }
+
+/* What a task run on the spawner's stack leaves: its handle (the result
+   itself, see dag__value_handle, or the mark of a task that ran inline), or
+   a record of its own when it failed or its body left work behind (`done`
+   false: dag__run_body's). */
+static DAG__HOT dag_task dag__undeferred_ended(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
+                                              const dag__span *spans, const int *modes, int num_spans, bool done) {
+    if (DAG__UNLIKELY(!done)) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
+    int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
+    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_relaxed) != NULL))
+        dag__cause_clear(&t->failed_dep);   /* one that runs whatever failed before it: its stack record goes now */
+    if (t->extra) {
+        dag__extra *x = t->extra;
+        DAG_FREE(x->message);
+        dag__pool_free(x->home, x, &w->extras);
+    }
+    return t->desc->result_size ? dag__value_handle_of(t) : dag__handle(&dag__ran_inline, 1, 0);
+}
+
 /* Runs a ready task on the spawner's stack. What it wrote is current, so
    the spans it wrote forget their older accesses, and a sequence continues
    from it as from a finished step. */
@@ -4783,20 +4817,8 @@ static DAG__HOT dag_task dag__run_undeferred(dag__worker *w, dag__context *ctx, 
         for (size_t i = 0; i < r->seq->prev.count; i++) dag__decref(w, r->seq->prev.items[i]);
         r->seq->prev.count = 0;
     }
-    DAG__COUNT(w->spawned, 1);
-    DAG__COUNT(w->inlined, 1);
-    DAG__COUNT(w->run, 1);
-    if (DAG__UNLIKELY(!dag__execute(w, t))) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
-    int status = atomic_load_explicit(&t->status, memory_order_relaxed);
-    if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
-    if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_relaxed) != NULL))
-        dag__cause_clear(&t->failed_dep);   /* one that runs whatever failed before it: its stack record goes now */
-    if (t->extra) {
-        dag__extra *x = t->extra;
-        DAG_FREE(x->message);
-        dag__pool_free(x->home, x, &w->extras);
-    }
-    return t->desc->result_size ? dag__value_handle_of(t) : dag__handle(&dag__ran_inline, 1, 0);
+    dag__count_inlined(w);
+    return dag__undeferred_ended(w, ctx, r, t, spans, modes, num_spans, dag__execute(w, t));
 }
 
 /* Moves a stack record into a pooled one (its extra goes along), with the
@@ -5529,9 +5551,8 @@ static inline void dag__fill_args(unsigned char *to, const dag_task_desc *desc, 
 
 /* A void one with plenty queued, or one asked to run inline whose handle
    can carry its result: run here, on the stack (as dag__spawn's undeferred). */
-static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
-                                                   const dag_task_desc *desc, const dag_arg *args, int num_args,
-                                                   const void *packed) {
+static DAG__HOT dag_task dag__run_here(dag__worker *w, dag__context *ctx, dag__region *r, const dag_task_desc *desc,
+                                       const dag_arg *args, int num_args, const void *packed) {
     dag__task local;
     atomic_init(&local.gen, 0);
     atomic_init(&local.refs, 1);
@@ -5539,8 +5560,26 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
     local.child_root = NULL;
     local.flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     dag__record_init(&local, r, desc);
-    dag__fill_args(local.args, desc, args, num_args, packed);
-    return dag__run_undeferred(w, ctx, r, &local, NULL, NULL, 0);
+    dag__count_inlined(w);   /* (dag__run_undeferred's, with no spans and no sequence) */
+    /* Nothing else knows this record: unless a failed step or a cancelled
+       region stops it (dag__execute's case), it has nothing to look at before
+       its body, and the bytes the front packed (in its caller's frame, a
+       writable buffer) serve the body as they are: copied, they would be read
+       back in wider loads than they were stored in, which stalls. */
+    bool runs = DAG__LIKELY(!r->cancel && !atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed));
+    void *body_args = (void *)(uintptr_t)packed;
+    if (!runs || !packed) {
+        dag__fill_args(local.args, desc, args, num_args, packed);
+        body_args = local.args;
+    }
+    bool done = runs ? dag__run_body(w, &local, body_args, local.result, 0, 0) : dag__execute(w, &local);
+    return dag__undeferred_ended(w, ctx, r, &local, NULL, NULL, 0, done);
+}
+/* (out of line: the record on its stack stays out of the frame of every spawn) */
+static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context *ctx, dag__region *r,
+                                                   const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                                   const void *packed) {
+    return dag__run_here(w, ctx, r, desc, args, num_args, packed);
 }
 
 /* A task with a result larger than a handle carries, asked to run inline
@@ -5557,9 +5596,7 @@ static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *
     t->flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
     dag__record_init(t, r, desc);
     dag__fill_args(t->args, desc, args, num_args, packed);
-    DAG__COUNT(w->spawned, 1);
-    DAG__COUNT(w->inlined, 1);
-    DAG__COUNT(w->run, 1);
+    dag__count_inlined(w);
     if (DAG__UNLIKELY(!dag__execute(w, t))) {
         dag__retain(w, r->counter, t);
         return dag__undeferred_detached(w, dag__tls_ctx, r, t, NULL, NULL, 0, gen);
@@ -5588,10 +5625,11 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, dag__w
                       (DAG__HAS_MPI && dag__mpi_collective(ctx))))
         return DAG__PLAIN_NO;
     dag__region *r = *rp = dag__ctx_top(w, ctx);
-    if (!r->plain || r->seq || (r->counter->spawned & 63) == 63) return DAG__PLAIN_NO;
+    if (!r->plain || r->seq) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
-    if (here && dag__stack_runnable(desc, now)) return DAG__PLAIN_HERE;
+    if (here && dag__stack_runnable(desc, now)) return DAG__PLAIN_HERE;   /* (counted nowhere: no turn to take) */
+    if ((r->counter->spawned & 63) == 63) return DAG__PLAIN_NO;
     return here && now ? DAG__PLAIN_NOW : DAG__PLAIN_QUEUE;
 }
 
@@ -5657,13 +5695,28 @@ static DAG__NOINLINE dag_task dag__spawn_unpacked(const dag_task_desc *desc, con
     return dag_spawn_desc(desc, args, desc->num_params, run_inline ? &inline_options : NULL);
 }
 
-/* The spawn front's (dag__spawn_front, in the public part): a spawn of plain
-   Vals, packed by the front already, whose only option is run_inline. */
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
+/* A spawn of plain Vals the front packed (see dag__spawn_packed). */
+static DAG__NOINLINE dag_task dag__spawn_packed_plain(const dag_task_desc *desc, const void *packed, bool run_inline) {
     dag__after_spawn after = DAG__AFTER_NOTHING;
     dag_task h;
     if (DAG__LIKELY(dag__spawn_plain(desc, NULL, 0, packed, run_inline, &h, &after))) return dag__spawn_after(h, after);
     return dag__spawn_unpacked(desc, packed, run_inline);
+}
+
+/* The spawn front's (dag__spawn_front, in the public part): a spawn of plain
+   Vals, packed by the front already, whose only option is run_inline. One
+   asked to run inline that can run on this stack (OpenMP's if(0), written at
+   every step of a recursion below its cut-off) goes there in this one frame. */
+static DAG__NOINLINE dag_task dag__spawn_packed_now(const dag_task_desc *desc, const void *packed) {
+    dag__worker *w;
+    dag__context *ctx;
+    dag__region *r;
+    if (DAG__LIKELY(dag__plain_where(desc, true, &w, &ctx, &r) == DAG__PLAIN_HERE))
+        return dag__run_here(w, ctx, r, desc, NULL, 0, packed);
+    return dag__spawn_packed_plain(desc, packed, true);
+}
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
+    return run_inline ? dag__spawn_packed_now(desc, packed) : dag__spawn_packed_plain(desc, packed, false);
 }
 
 /* >>waiting */
@@ -7125,10 +7178,11 @@ dag_stats dag_get_stats(void) {
     dag__mutex_unlock(&dag__cause_lock);
     for (int i = 0; i < dag__slots(); i++) {
         dag__worker *w = &dag__g.workers[i];
-        s.tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed);
-        s.tasks_run += atomic_load_explicit(&w->run, memory_order_relaxed);
+        uint64_t ran_at_spawn = atomic_load_explicit(&w->ran_at_spawn, memory_order_relaxed);
+        s.tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed) + ran_at_spawn;
+        s.tasks_run += atomic_load_explicit(&w->run, memory_order_relaxed) + ran_at_spawn;
         s.tasks_stolen += atomic_load_explicit(&w->stolen, memory_order_relaxed);
-        s.tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed);
+        s.tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed) + ran_at_spawn;
         size_t records = atomic_load_explicit(&w->tasks.objects, memory_order_relaxed);
         s.records_allocated += records;
         s.record_bytes += records * w->tasks.object_size;

@@ -939,6 +939,47 @@ TEST(a_cancelled_region_runs_none_of_its_unstarted_tasks) {
     dag_shutdown();
 }
 
+/* An inline spawn (OpenMP's if(0)) in a cancelled region: not run, and its
+   handle says so; in the next region the same spawn runs with its arguments.
+   In a body's own region (where spawns take their shortest way) and in a
+   region of the program's. */
+DAG_TASK(long, counts_inline, (long, a), (int, b)) {
+    atomic_fetch_add(&body_ran, 1);
+    return a * 10 + b;
+}
+static int spawn_inline_and_fetch(long *v) {
+    return dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), counts_inline, Val(4L), Val(2)), v);
+}
+static atomic_int inline_fetched;   /* what the body's fetch gave (its value when fine) */
+DAG_TASK(void, cancels_then_spawns_inline, (int, cancel)) {
+    if (cancel) dag_region_cancel();
+    long v = -1;
+    int r = spawn_inline_and_fetch(&v);
+    atomic_store(&inline_fetched, r ? r : (int)v);
+}
+TEST(an_inline_spawn_in_a_cancelled_region_does_not_run) {
+    setup_quiet(2);
+    atomic_store(&body_ran, 0);
+    /* the body's region ends cancelled, and the body with it */
+    CHECK(dag_wait(dag_spawn(cancels_then_spawns_inline, Val(1))) != DAG_OK);
+    CHECK_EQ_INT(atomic_load(&inline_fetched), DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(atomic_load(&body_ran), 0);
+    CHECK_EQ_INT(dag_wait(dag_spawn(cancels_then_spawns_inline, Val(0))), DAG_OK);
+    CHECK_EQ_INT(atomic_load(&inline_fetched), 42);
+    CHECK_EQ_INT(atomic_load(&body_ran), 1);
+    long v = -1;
+    DAG_DATADEPS {
+        dag_region_cancel();
+        CHECK_EQ_INT(spawn_inline_and_fetch(&v), DAG_ERR_CANCELLED);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(atomic_load(&body_ran), 1);
+    DAG_DATADEPS CHECK_EQ_INT(spawn_inline_and_fetch(&v), DAG_OK);
+    CHECK_EQ_INT(v, 42);
+    CHECK_EQ_INT(atomic_load(&body_ran), 2);
+    dag_shutdown();
+}
+
 /* ---- 6. errors say what happened ------------------------------------------ */
 DAG_TASK(void, root_task, (double *, x)) { (void)x; dag_fail(DAG_USER_ERROR, "Test"); }
 DAG_TASK(void, other_root, (double *, x)) { (void)x; dag_fail(DAG_USER_ERROR + 1, "Other"); }
@@ -1552,6 +1593,7 @@ int main(void) {
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
+    RUN(an_inline_spawn_in_a_cancelled_region_does_not_run);
     RUN(a_dependents_message_carries_the_root_failures_own_words);
     RUN(a_detached_task_finishes_and_frees_its_dependents_only_once_fulfilled);
     RUN(a_failed_fulfilment_fails_its_task_and_cancels_its_dependents);
