@@ -561,6 +561,48 @@ TEST(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose) {
             }
 }
 
+/* A triangle in one tile of 150, more than DAG__TRSM_LEAF rows (32): its solve goes by halves, mostly as gemm;
+   every side, triangle, op and unit diagonal, double and float, with alpha */
+TEST(a_triangle_bigger_than_the_solves_leaf_is_solved_by_halves_for_every_case) {
+    enum { N = 150, M = 37 };
+    static double a[N * N], b[N * M], x[N * M];
+    static float af[N * N], bf[N * M];
+    for (int c = 0; c < 32; c++) {
+        int right = c & 1, upper = (c >> 1) & 1, trans = (c >> 2) & 1, unit = (c >> 3) & 1, single = c >> 4;
+        int br = right ? M : N, bc = right ? N : M;
+        triangle(a, N, upper);
+        for (int i = 0; i < br * bc; i++) b[i] = ((i * 7) % 13) - 6.0;
+        for (int i = 0; i < N * N; i++) af[i] = (float)a[i];
+        for (int i = 0; i < br * bc; i++) bf[i] = (float)b[i];
+        dag_elem t = single ? DAG_F32 : DAG_F64;
+        dag_array *A = dag_array_from_host(t, N, N, dag_blocks(N, N), single ? (void *)af : (void *)a, DAG_COL_MAJOR, N);
+        dag_array *B = dag_array_from_host(t, br, bc, dag_blocks(br, bc), single ? (void *)bf : (void *)b, DAG_COL_MAJOR, br);
+        CHECK_EQ_INT(dag_array_trsm(right, upper, trans, unit, 1.5, A, B), DAG_OK);
+        if (single) {
+            dag_array_collect(B, bf, DAG_COL_MAJOR, br);
+            for (int i = 0; i < br * bc; i++) x[i] = bf[i];
+        } else {
+            dag_array_collect(B, x, DAG_COL_MAJOR, br);
+        }
+        double err = 0;   /* op(A) X (or X op(A)) must give 1.5 B */
+        for (int j = 0; j < bc; j++)
+            for (int i = 0; i < br; i++) {
+                double s = 0;
+                for (int p = 0; p < N; p++) {
+                    int r = right ? p : i, cc = right ? j : p;   /* op(A)(r, cc) */
+                    double op = trans ? a[cc + r * N] : a[r + cc * N];
+                    if (r == cc && unit) op = 1.0;
+                    s += right ? x[i + p * br] * op : op * x[p + j * br];
+                }
+                err = fmax(err, fabs(s - 1.5 * b[i + j * br]));
+            }
+        if (err >= (single ? 1e-3 : 1e-11))
+            printf("     trsm right %d upper %d trans %d unit %d float %d: error %.2e\n", right, upper, trans, unit, single, err);
+        CHECK(err < (single ? 1e-3 : 1e-11));
+        dag_array_free(A), dag_array_free(B);
+    }
+}
+
 TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
     enum { N = 150, NB = 32, K = 3 };
     static double a[N * N], f[N * N], b[N * K], x[N * K];
@@ -1112,6 +1154,7 @@ int main(void) {
     RUN(reductions_match_a_plain_loop_and_the_tree_covers_every_tile);
     RUN(copy_and_transpose_between_different_tilings_move_every_element);
     RUN(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose);
+    RUN(a_triangle_bigger_than_the_solves_leaf_is_solved_by_halves_for_every_case);
     RUN(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals);
     RUN(a_scope_naming_devices_spreads_the_tiles_kernels_over_them);
     RUN(element_wise_operations_run_on_the_devices_for_every_type);

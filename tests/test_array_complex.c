@@ -225,17 +225,20 @@ TEST(complex_syrk_is_herk_on_the_lower_triangle) {
         }
 }
 
-/* trsm, each side, triangle and op: op(A) X = alpha B (or X op(A)) holds for the result */
+/* trsm, each side, triangle and op: op(A) X = alpha B (or X op(A)) holds for the result; in small tiles,
+   and in one of 150, whose solve splits the triangle in halves (more than DAG__TRSM_LEAF rows) */
 TEST(complex_triangular_solves_satisfy_their_equations_on_every_side_and_op) {
     for (int ti = 0; ti < 2; ti++)
-        for (int c = 0; c < 8; c++) {
+        for (int c = 0; c < 16; c++) {
             dag_elem t = types[ti];
-            int right = c & 1, upper = (c >> 1) & 1, trans = (c >> 2) & 1, n = 9, m = 7, nb = c % 3 == 0 ? 4 : 3;
+            int right = c & 1, upper = (c >> 1) & 1, trans = (c >> 2) & 1, big = c >> 3;
+            int n = big ? 150 : 9, m = 7, nb = big ? 150 : c % 3 == 0 ? 4 : 3;
             z64 *a = host(n, n, 7), *b = host(right ? m : n, right ? n : m, 8);
             for (int j = 0; j < n; j++)
                 for (int i = 0; i < n; i++)
                     if (upper ? i > j : i < j) a[i + j * n] = 0;
                     else if (i == j) a[i + j * n] += 4.0;
+                    else if (big) a[i + j * n] *= 0.02;   /* diagonally dominant, so that the check measures the solve */
             int br = right ? m : n, bc = right ? n : m;
             dag_array *A = to_array(t, n, n, dag_blocks(nb, nb), a), *B = to_array(t, br, bc, right ? dag_blocks(5, nb) : dag_blocks(nb, 5), b);
             CHECK_EQ_INT(dag_array_trsm(right, upper, trans, 0, 2.0, A, B), DAG_OK);
