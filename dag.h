@@ -1787,6 +1787,7 @@ typedef struct dag__state {
     DAG__ATOMIC(int) stop;
     dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
     DAG__ATOMIC(int) sleepers;
+    DAG__ATOMIC(int) asymmetric_fence;      /* see >>sleep: set once, at the first set-up */
     uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
     int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
@@ -2265,8 +2266,42 @@ static dag__task *dag__deque_steal(dag__deque *d) { return dag__deque_steal_if(d
    always sees the other (no lost wake-up). A waker claims a sleeper by
    moving it from DAG__ASLEEP to DAG__WOKEN, so two producers wake two
    different sleepers, and signals it under the sleeper's own lock: no lock
-   is shared by every producer. */
+   is shared by every producer.
+
+   The producer's fence is on every spawn (a twentieth of a fork-join
+   task's time), the sleeper's on every sleep. Where the system can make
+   every running thread of the process pass a full fence at once (Linux's
+   membarrier, registered at set-up), the sleeper does that and a spawn
+   needs only the compiler's: an asymmetric fence, as liburcu's. Elsewhere,
+   or when registering fails (valgrind), both sides fence. */
 enum { DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN };
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
+#if defined(__linux__) && defined(SYS_membarrier)
+#if !defined(__USE_MISC)   /* strict C11 hides syscall's declaration */
+long syscall(long number, ...);
+#endif
+enum { DAG__MEMBARRIER_PRIVATE_EXPEDITED = 1 << 3, DAG__MEMBARRIER_REGISTER_PRIVATE_EXPEDITED = 1 << 4 };
+static bool dag__membarrier_register(void) {
+    return syscall(SYS_membarrier, (long)DAG__MEMBARRIER_REGISTER_PRIVATE_EXPEDITED, 0L) == 0;
+}
+static bool dag__membarrier(void) { return syscall(SYS_membarrier, (long)DAG__MEMBARRIER_PRIVATE_EXPEDITED, 0L) == 0; }
+#else
+static bool dag__membarrier_register(void) { return false; }
+static bool dag__membarrier(void) { return false; }
+#endif
+/* the sleeper's side: every thread's fence, or its own */
+static void dag__sleeper_fence(void) {
+    if (!atomic_load_explicit(&dag__g.asymmetric_fence, memory_order_relaxed) || !dag__membarrier())
+        atomic_thread_fence(memory_order_seq_cst);
+}
+/* the producer's side: the compiler's alone where the sleeper's fences every thread */
+static inline void dag__producer_fence(void) {
+    if (DAG__LIKELY(atomic_load_explicit(&dag__g.asymmetric_fence, memory_order_relaxed))) atomic_signal_fence(memory_order_seq_cst);
+    else atomic_thread_fence(memory_order_seq_cst);
+}
 
 static bool dag__wake_claim(dag__worker *w) {
     int asleep = DAG__ASLEEP;
@@ -2315,7 +2350,7 @@ static inline int dag__slots(void) {
 
 /* Wakes one sleeper that would take work of scope s (NULL: any work). */
 static void dag__wake_one_for(const dag_scope *s) {
-    atomic_thread_fence(memory_order_seq_cst);
+    dag__producer_fence();
     if (DAG__LIKELY(atomic_load_explicit(&dag__g.sleepers, memory_order_relaxed) == 0)) return;
     int n = dag__slots();
     for (int i = 0; i < n; i++)
@@ -3558,7 +3593,7 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     atomic_store(&w->waiting_for, arg);
     atomic_store(&w->sleep_state, DAG__ASLEEP);
     atomic_fetch_add(&dag__g.sleepers, 1);
-    atomic_thread_fence(memory_order_seq_cst);
+    dag__sleeper_fence();
     if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
         atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
         uint64_t deadline = dag__now_ns() + (uint64_t)DAG_SLEEP_SAFETY_MS * 1000000u;
@@ -6953,6 +6988,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__g.throttle = d.throttle;
     dag__state_init();
     dag__workers_init(d.num_threads);
+    if (!atomic_load(&dag__g.asymmetric_fence)) atomic_store(&dag__g.asymmetric_fence, dag__membarrier_register());
     dag__trace_setup(&d);
     dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
     dag__workers_start(d.num_threads);

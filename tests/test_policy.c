@@ -424,6 +424,39 @@ TEST(producers_and_sleepers_racing_never_lose_a_wake_up) {
     }
 }
 
+/* A body spawns a child and waits for it spinning on a flag (it runs
+   nothing else meanwhile), as the main thread (worker 1) waits for the body,
+   while the third worker falls asleep, at random moments: only the spawn's
+   wake-up can get the child run. The spawn's side of that wake-up has no fence of its
+   own where the sleeper's makes every thread pass one (see >>sleep in
+   dag.h), so this is where a mistake there would hang. */
+static atomic_int child_ran, body_done;
+DAG_TASK(void, sets_child_ran, (int, unused)) {
+    (void)unused;
+    atomic_store(&child_ran, 1);
+}
+DAG_TASK(void, spawns_and_spins, (int, delay_us)) {
+    test_spin_us((unsigned)delay_us);   /* the other worker may be falling asleep */
+    atomic_store(&child_ran, 0);
+    dag_spawn(sets_child_ran, Val(0));
+    while (!atomic_load(&child_ran)) thrd_yield();
+    atomic_store(&body_done, 1);
+}
+TEST(a_body_that_spins_for_its_child_gets_it_run_by_the_worker_its_spawn_wakes) {
+    dag_wait_policy policies[] = { DAG_WAIT_PASSIVE, DAG_WAIT_DEFAULT };
+    for (int p = 0; p < 2; p++) {
+        setup_with(3, policies[p], 3);   /* the main thread and two workers: the body's, and the child's */
+        int rounds = test_scaled(3000, 300);
+        for (int r = 0; r < rounds; r++) {
+            atomic_store(&body_done, 0);
+            dag_release(dag_spawn(spawns_and_spins, Val(r * 7 % 23)));
+            while (!atomic_load(&body_done)) thrd_yield();   /* not dag_wait: the main thread runs no task */
+        }
+        CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+        dag_shutdown();
+    }
+}
+
 /* The main thread sleeps in a region's end while the region's last task
    finishes on another worker. */
 DAG_TASK(void, slow_cell, (double *, x), (int, us)) { test_spin_us((unsigned)us); *x += 1; }
@@ -456,5 +489,6 @@ int main(int argc, char **argv) {
     RUN(a_task_handed_to_a_sleeping_worker_wakes_it_every_time);
     RUN(producers_and_sleepers_racing_never_lose_a_wake_up);
     RUN(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter);
+    RUN(a_body_that_spins_for_its_child_gets_it_run_by_the_worker_its_spawn_wakes);
     return test_summary();
 }
