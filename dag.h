@@ -933,7 +933,8 @@ static inline __attribute__((always_inline)) dag_task dag__spawn_front(const dag
                                                                         const dag_options *o) {
     bool plain = dag__front_plain(d, args, n, o);   /* (a variable: a call in __builtin_constant_p counts as unknown) */
     if (__builtin_constant_p(plain) && plain) {
-        union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } packed;
+        /* as aligned as a record's argument bytes: the body may read them here (dag__run_here) */
+        union { unsigned char bytes[DAG__FRONT_ARGS]; long double align; } __attribute__((aligned(16))) packed;
 #pragma GCC unroll 16
         for (int i = 0; i < n; i++)
             __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
@@ -1332,6 +1333,7 @@ using std::atomic_compare_exchange_weak; using std::atomic_compare_exchange_weak
 using std::atomic_fetch_add; using std::atomic_fetch_add_explicit; using std::atomic_fetch_sub;
 using std::atomic_fetch_sub_explicit; using std::atomic_fetch_or; using std::atomic_fetch_or_explicit;
 using std::atomic_fetch_and; using std::atomic_fetch_and_explicit; using std::atomic_thread_fence;
+using std::atomic_signal_fence;
 #ifndef DAG_USE_PTHREADS
 #define DAG_USE_PTHREADS   /* <threads.h> is C's */
 #endif
@@ -1787,7 +1789,7 @@ typedef struct dag__state {
     DAG__ATOMIC(int) stop;
     dag__mutex sleep_lock;                 /* reserve threads' service, the guest list's growth */
     DAG__ATOMIC(int) sleepers;
-    DAG__ATOMIC(int) asymmetric_fence;      /* see >>sleep: set once, at the first set-up */
+    DAG__ATOMIC(int) asymmetric_fence;      /* see >>sleep: set by the first set-up that registers */
     uint64_t spin_ns;                      /* an idle worker's spin before it sleeps (UINT64_MAX: always) */
     int cores;                             /* more threads than this: spinners yield */
     /* ready tasks from threads outside the pool */
@@ -2280,8 +2282,12 @@ enum { DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN };
 #include <sys/syscall.h>
 #endif
 #if defined(__linux__) && defined(SYS_membarrier)
-#if !defined(__USE_MISC)   /* strict C11 hides syscall's declaration */
+#if !defined(__USE_MISC)   /* glibc under strict C11 hides syscall's declaration */
+#ifdef __cplusplus
+extern "C" long syscall(long number, ...);
+#else
 long syscall(long number, ...);
+#endif
 #endif
 enum { DAG__MEMBARRIER_PRIVATE_EXPEDITED = 1 << 3, DAG__MEMBARRIER_REGISTER_PRIVATE_EXPEDITED = 1 << 4 };
 static bool dag__membarrier_register(void) {
@@ -2292,10 +2298,15 @@ static bool dag__membarrier(void) { return syscall(SYS_membarrier, (long)DAG__ME
 static bool dag__membarrier_register(void) { return false; }
 static bool dag__membarrier(void) { return false; }
 #endif
-/* the sleeper's side: every thread's fence, or its own */
+/* the sleeper's side: every thread's fence, or its own. Should membarrier
+   fail after registering (the kernel out of memory, a sandbox installed
+   since), both sides fence from then on; a spawn already past its compiler
+   fence may go unseen once, until the sleep's safety timeout. */
 static void dag__sleeper_fence(void) {
-    if (!atomic_load_explicit(&dag__g.asymmetric_fence, memory_order_relaxed) || !dag__membarrier())
-        atomic_thread_fence(memory_order_seq_cst);
+    bool asymmetric = atomic_load_explicit(&dag__g.asymmetric_fence, memory_order_relaxed);
+    if (asymmetric && dag__membarrier()) return;
+    if (asymmetric) atomic_store_explicit(&dag__g.asymmetric_fence, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
 }
 /* the producer's side: the compiler's alone where the sleeper's fences every thread */
 static inline void dag__producer_fence(void) {

@@ -1787,7 +1787,7 @@ static void dag__trsm_leaf(int type, int right, int upper, int trans, int unit, 
 static void dag__trsm(int type, int right, int upper, int trans, int unit, int m, int n, double alpha, const void *a,
                       int lda, void *b, int ldb) {
     int t = right ? n : m, t1 = t / 2, t2 = t - t1;   /* the triangle's order, and its halves */
-    if (t <= DAG__TRSM_LEAF) {
+    if (t <= DAG__TRSM_LEAF || alpha == 0.0) {   /* (alpha 0: B = 0, A unread, as BLAS has it) */
         dag__trsm_leaf(type, right, upper, trans, unit, m, n, alpha, a, lda, b, ldb);
         return;
     }

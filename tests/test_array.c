@@ -601,6 +601,18 @@ TEST(a_triangle_bigger_than_the_solves_leaf_is_solved_by_halves_for_every_case) 
         CHECK(err < (single ? 1e-3 : 1e-11));
         dag_array_free(A), dag_array_free(B);
     }
+    /* alpha 0: B = 0 without reading A (BLAS's rule), an infinity in the triangle included */
+    triangle(a, N, 0);
+    a[100 + 10 * N] = INFINITY;
+    for (int i = 0; i < N * M; i++) b[i] = 1.0;
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, dag_blocks(N, N), a, DAG_COL_MAJOR, N);
+    dag_array *B = dag_array_from_host(DAG_F64, N, M, dag_blocks(N, M), b, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_trsm(0, 0, 0, 0, 0.0, A, B), DAG_OK);
+    dag_array_collect(B, x, DAG_COL_MAJOR, N);
+    int nonzero = 0;
+    for (int i = 0; i < N * M; i++) nonzero += x[i] != 0.0;
+    CHECK_EQ_INT(nonzero, 0);
+    dag_array_free(A), dag_array_free(B);
 }
 
 TEST(lu_without_pivoting_posv_and_float_cholesky_reach_their_residuals) {
