@@ -509,6 +509,24 @@ static void triangle(double *t, int n, int upper) {
             t[i + j * n] = i == j ? 4.0 + (i % 3) : ((upper ? i < j : i > j) ? ((i * 3 + j) % 7 - 3) * 0.05 : 0.0);
 }
 
+/* How far op(A) X (or X op(A)) is from alpha B, A n x n, X and B br x bc: the largest difference. */
+static double trsm_error(const double *a, int n, const double *x, const double *b, int br, int bc, int right, int trans,
+                         int unit, double alpha) {
+    double err = 0;
+    for (int j = 0; j < bc; j++)
+        for (int i = 0; i < br; i++) {
+            double s = 0;
+            for (int p = 0; p < n; p++) {
+                int r = right ? p : i, c = right ? j : p;   /* op(A)(r, c) */
+                double op = trans ? a[c + r * n] : a[r + c * n];
+                if (r == c && unit) op = 1.0;
+                s += right ? x[i + p * br] * op : op * x[p + j * br];
+            }
+            err = fmax(err, fabs(s - alpha * b[i + j * br]));
+        }
+    return err;
+}
+
 TEST(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose) {
     enum { N = 45, M = 29, T = 8 };
     static double a[N * N], b[N * N], x[N * N], ref[N * N];
@@ -543,18 +561,7 @@ TEST(syrk_and_trsm_match_plain_loops_for_every_side_triangle_and_transpose) {
                 dag_array *B = dag_array_from_host(DAG_F64, br, bc, dag_blocks(T, T), b, DAG_COL_MAJOR, br);
                 CHECK_EQ_INT(dag_array_trsm(right, upper, trans, unit, 1.5, A, B), DAG_OK);
                 dag_array_collect(B, x, DAG_COL_MAJOR, br);
-                double err = 0;   /* op(A) X (or X op(A)) must give 1.5 B */
-                for (int j = 0; j < bc; j++)
-                    for (int i = 0; i < br; i++) {
-                        double s = 0;
-                        for (int p = 0; p < N; p++) {
-                            int r = right ? p : i, c = right ? j : p;   /* op(A)(r, c) */
-                            double op = trans ? a[c + r * N] : a[r + c * N];
-                            if (r == c && unit) op = 1.0;
-                            s += right ? x[i + p * br] * op : op * x[p + j * br];
-                        }
-                        err = fmax(err, fabs(s - 1.5 * b[i + j * br]));
-                    }
+                double err = trsm_error(a, N, x, b, br, bc, right, trans, unit, 1.5);
                 if (err >= 1e-12) printf("     trsm right %d upper %d trans %d unit %d: error %.2e\n", right, upper, trans, unit, err);
                 CHECK(err < 1e-12);
                 dag_array_free(A), dag_array_free(B);
@@ -584,18 +591,7 @@ TEST(a_triangle_bigger_than_the_solves_leaf_is_solved_by_halves_for_every_case) 
         } else {
             dag_array_collect(B, x, DAG_COL_MAJOR, br);
         }
-        double err = 0;   /* op(A) X (or X op(A)) must give 1.5 B */
-        for (int j = 0; j < bc; j++)
-            for (int i = 0; i < br; i++) {
-                double s = 0;
-                for (int p = 0; p < N; p++) {
-                    int r = right ? p : i, cc = right ? j : p;   /* op(A)(r, cc) */
-                    double op = trans ? a[cc + r * N] : a[r + cc * N];
-                    if (r == cc && unit) op = 1.0;
-                    s += right ? x[i + p * br] * op : op * x[p + j * br];
-                }
-                err = fmax(err, fabs(s - 1.5 * b[i + j * br]));
-            }
+        double err = trsm_error(a, N, x, b, br, bc, right, trans, unit, 1.5);
         if (err >= (single ? 1e-3 : 1e-11))
             printf("     trsm right %d upper %d trans %d unit %d float %d: error %.2e\n", right, upper, trans, unit, single, err);
         CHECK(err < (single ? 1e-3 : 1e-11));
