@@ -876,6 +876,27 @@ static bool dag__rects_overlap(dag__rect x, dag__rect y) {
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* One element of elem bytes moved or swapped: 8 and 4 bytes as one move (a memcpy of a constant size),
+   not a call per element. */
+static inline void dag__elem_move(char *dst, const char *src, int elem) {
+    if (elem == 8) memcpy(dst, src, 8);
+    else if (elem == 4) memcpy(dst, src, 4);
+    else memcpy(dst, src, (size_t)elem);
+}
+static inline void dag__elem_swap(char *u, char *v, int elem) {
+    char t[16];
+    dag__elem_move(t, u, elem), dag__elem_move(u, v, elem), dag__elem_move(v, t, elem);
+}
+/* dag__array_copy_part's copy, not transposed, on the CPU: rows x cols elements of a column-major block
+   from (sr, sc) into another at (dr, dc), a column at a time (the portable kernel pays a division per
+   element: a fifth of the speed; transposed, it ran faster than a task per tile doing the same). */
+DAG_TASK(void, dag__copy_block, (int, elem), (const void *, src), (int64_t, lds), (int64_t, sr), (int64_t, sc),
+         (void *, dst), (int64_t, ldd), (int64_t, dr), (int64_t, dc), (int64_t, rows), (int64_t, cols)) {
+    const char *s = (const char *)src + (size_t)(sr + sc * lds) * (size_t)elem;
+    char *d = (char *)dst + (size_t)(dr + dc * ldd) * (size_t)elem;
+    for (int64_t j = 0; j < cols; j++)
+        memcpy(d + (size_t)(j * ldd) * (size_t)elem, s + (size_t)(j * lds) * (size_t)elem, (size_t)(rows * elem));
+}
 /* The part of s in its base's tile (si, sj) into d's base tiles (d = s, or d = s^T): a task per tile it
    lands in. */
 static void dag__copy_from_tile(const dag__array_where *w, dag__rect s, dag__rect d, int transpose, int64_t si,
@@ -895,10 +916,14 @@ static void dag__copy_from_tile(const dag__array_where *w, dag__rect s, dag__rec
             int64_t sr = (transpose ? uc : ur) + s.r0 - si * sa->brows, sc = (transpose ? ur : uc) + s.c0 - sj * sa->bcols;
             int64_t rows = transpose ? hc - lc : hr - lr, cols = transpose ? hr - lr : hc - lc;
             dag_data dt = da->handle[di + dj * da->mt];
-            dag_spawn_with(DAG__NAMED(dag__tile_where(w, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
-                           Val((int)sa->elem), In(st), Ld(st), Val((long)sr), Val((long)sc), InOut(dt), Ld(dt),
-                           Val((long)(lr - di * da->brows)), Val((long)(lc - dj * da->bcols)), Val((long)rows),
-                           Val(transpose));
+            int64_t tr = lr - di * da->brows, tc = lc - dj * da->bcols;   /* in d's tile */
+            if (!w->devices && !transpose)   /* the CPU alone: a copy a column at a time */
+                dag_spawn_with(DAG__NAMED(&w->cpu, "copy"), dag__copy_block, Val((int)sa->elem), In(st), Ld(st), Val(sr), Val(sc),
+                               InOut(dt), Ld(dt), Val(tr), Val(tc), Val(rows), Val(cols));
+            else
+                dag_spawn_with(DAG__NAMED(dag__tile_where(w, di, dj), "copy"), DAG_LAUNCH(dag__array_copy_part, rows * cols),
+                               Val((int)sa->elem), In(st), Ld(st), Val((long)sr), Val((long)sc), InOut(dt), Ld(dt),
+                               Val((long)tr), Val((long)tc), Val((long)rows), Val(transpose));
         }
 }
 
@@ -1159,14 +1184,6 @@ dag_array *dag_array_identity(dag_elem type, int64_t rows, int64_t cols, dag_blo
     return dag__array_filled("dag_array_identity", type, rows, cols, b, DAG__FILL_DIAGONAL, 1.0, 0);
 }
 
-/* Rows sr.. of a column-major block into rows dr.. of another, rows x cols elements, on the CPU: a copy
-   per column (the portable kernel dag__array_copy_part pays a division per element, a tenth of the speed). */
-DAG_TASK(void, dag__copy_rows, (int, elem), (int64_t, rows), (int64_t, cols), (const void *, src), (int64_t, lds),
-         (int64_t, sr), (void *, dst), (int64_t, ldd), (int64_t, dr)) {
-    for (int64_t j = 0; j < cols; j++)
-        memcpy((char *)dst + (size_t)(dr + j * ldd) * (size_t)elem, (const char *)src + (size_t)(sr + j * lds) * (size_t)elem,
-               (size_t)(rows * elem));
-}
 
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
 DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host), (int64_t, rows), (int64_t, cols),
@@ -2548,6 +2565,19 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
+/* Tile column k of a from its diagonal tile down into a panel's workspace ws (nb rows a tile), or back,
+   a CPU task per tile (the LU's and the QR's panels on an array of tiles). */
+static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64_t nb, dag_data ws, bool back) {
+    for (int64_t i = k; i < a->mt; i++) {
+        dag_data t = DAG__H(a, i, k);
+        dag_arg from = dag_arg_data(DAG_ACCESS_IN, back ? ws : t), to = dag_arg_data(DAG_ACCESS_INOUT, back ? t : ws);
+        int64_t at = (i - k) * nb, zero = 0;
+        dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), from, Ld(back ? ws : t),
+                       Val(back ? at : zero), Val(zero), to, Ld(back ? t : ws), Val(back ? zero : at), Val(zero),
+                       Val((int64_t)DAG__R(a, i)), Val((int64_t)DAG__C(a, k)));
+    }
+}
+
 /* >>pivoted LU: dag_array_getrf, getrs and gesv, LAPACK's right-looking
    blocked algorithm on tiles. Step k factorises the panel (tile column k,
    from the diagonal down) with partial pivoting in one task on the CPU
@@ -2660,17 +2690,6 @@ DAG_TASK(void, dag__lu_panel, (int, type), (int64_t, m), (int64_t, w), (void *, 
     if (bad)
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf: the matrix is singular: U(%lld, %lld) is exactly 0",
                  (long long)(col0 + bad - 1), (long long)(col0 + bad - 1));
-}
-/* One element of elem bytes moved or swapped: 8 and 4 bytes as one move (a memcpy of a constant size),
-   not a call per element. */
-static inline void dag__elem_move(char *dst, const char *src, int elem) {
-    if (elem == 8) memcpy(dst, src, 8);
-    else if (elem == 4) memcpy(dst, src, 4);
-    else memcpy(dst, src, (size_t)elem);
-}
-static inline void dag__elem_swap(char *u, char *v, int elem) {
-    char t[16];
-    dag__elem_move(t, u, elem), dag__elem_move(u, v, elem), dag__elem_move(v, t, elem);
 }
 /* The moves go a column at a time: a column is contiguous, so the elements a column's moves touch share
    a few cache lines, where a row's lie a page apart each (a row at a time, as LAPACK's laswp goes, ran
@@ -2788,14 +2807,10 @@ static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
         return;
     }
     dag_data ws = DAG__H(lu->work, k % lu->slots, 0);
-    for (int64_t i = k; i < a->mt; i++)
-        dag_spawn_with(DAG__NAMED(&o, "copy"), dag__copy_rows, Val((int)a->elem), Val((int64_t)DAG__R(a, i)), Val(w),
-                       In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val((int64_t)0), InOut(ws), Ld(ws), Val((i - k) * nb));
+    dag__panel_copy(&o, a, k, nb, ws, false);
     dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
                    Val(nb), Val(k * nb));
-    for (int64_t i = k; i < a->mt; i++)
-        dag_spawn_with(DAG__NAMED(&o, "copy"), dag__copy_rows, Val((int)a->elem), Val((int64_t)DAG__R(a, i)), Val(w),
-                       In(ws), Ld(ws), Val((i - k) * nb), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val((int64_t)0));
+    dag__panel_copy(&o, a, k, nb, ws, true);
 }
 
 /* Step k's row moves in tile column j of x (the matrix, or the right-hand sides), s its saved rows. */
@@ -3661,12 +3676,8 @@ static void dag__qr_apply_right(const dag__qr *qr, dag_array *x, dag_array *w, d
 
 /* Step k's panel (tile column k from the diagonal down) into its workspace. */
 static dag_data dag__qr_gather(dag__qr *qr, int64_t k) {
-    dag_array *a = qr->a;
-    int64_t nb = qr->nb, w = DAG__C(a, k);
     dag_data ws = DAG__H(qr->work, k % qr->slots, 0);
-    for (int64_t i = k; i < a->mt; i++)
-        dag_spawn_with(DAG__NAMED(&qr->where->cpu, "copy"), dag__copy_rows, Val((int)a->elem), Val((int64_t)DAG__R(a, i)),
-                       Val(w), In(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val((int64_t)0), InOut(ws), Ld(ws), Val((i - k) * nb));
+    dag__panel_copy(&qr->where->cpu, qr->a, k, qr->nb, ws, false);
     return ws;
 }
 
@@ -3678,9 +3689,7 @@ static void dag__qr_panel_step(dag__qr *qr, int64_t k, void *tau) {
     dag_options o = qr->where->cpu;
     dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
                    Out(DAG__H(qr->ts, k, 0)), Val(nb), Out(DAG__H(qr->vtops, k, 0)), Val(nb));
-    for (int64_t i = k; i < a->mt; i++)
-        dag_spawn_with(DAG__NAMED(&o, "copy"), dag__copy_rows, Val((int)a->elem), Val((int64_t)DAG__R(a, i)), Val(w),
-                       In(ws), Ld(ws), Val((i - k) * nb), InOut(DAG__H(a, i, k)), Ld(DAG__H(a, i, k)), Val((int64_t)0));
+    dag__panel_copy(&o, a, k, nb, ws, true);
     if (tau)   /* every rank's own */
         dag_spawn_with(DAG__NAMED(&o, "tau"), dag__qr_tau, In(tk), Val(dag__imin(m, w)), Val((int)a->elem),
                        dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
