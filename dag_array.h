@@ -876,16 +876,12 @@ static bool dag__rects_overlap(dag__rect x, dag__rect y) {
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One element of elem bytes moved or swapped: 8 and 4 bytes as one move (a memcpy of a constant size),
-   not a call per element. */
+/* One element of elem bytes moved: 8 and 4 bytes as one move (a memcpy of a constant size), not a call
+   per element. */
 static inline void dag__elem_move(char *dst, const char *src, int elem) {
     if (elem == 8) memcpy(dst, src, 8);
     else if (elem == 4) memcpy(dst, src, 4);
     else memcpy(dst, src, (size_t)elem);
-}
-static inline void dag__elem_swap(char *u, char *v, int elem) {
-    char t[16];
-    dag__elem_move(t, u, elem), dag__elem_move(u, v, elem), dag__elem_move(v, t, elem);
 }
 /* dag__array_copy_part's copy, not transposed, on the CPU: rows x cols elements of a column-major block
    from (sr, sc) into another at (dr, dc), a column at a time (the portable kernel pays a division per
@@ -1183,7 +1179,6 @@ dag_array *dag_array_randn(dag_elem type, int64_t rows, int64_t cols, dag_blocks
 dag_array *dag_array_identity(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
     return dag__array_filled("dag_array_identity", type, rows, cols, b, DAG__FILL_DIAGONAL, 1.0, 0);
 }
-
 
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
 DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host), (int64_t, rows), (int64_t, cols),
@@ -2569,12 +2564,11 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
    a CPU task per tile (the LU's and the QR's panels on an array of tiles). */
 static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64_t nb, dag_data ws, bool back) {
     for (int64_t i = k; i < a->mt; i++) {
-        dag_data t = DAG__H(a, i, k);
-        dag_arg from = dag_arg_data(DAG_ACCESS_IN, back ? ws : t), to = dag_arg_data(DAG_ACCESS_INOUT, back ? t : ws);
-        int64_t at = (i - k) * nb, zero = 0;
-        dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), from, Ld(back ? ws : t),
-                       Val(back ? at : zero), Val(zero), to, Ld(back ? t : ws), Val(back ? zero : at), Val(zero),
-                       Val((int64_t)DAG__R(a, i)), Val((int64_t)DAG__C(a, k)));
+        dag_data from = back ? ws : DAG__H(a, i, k), to = back ? DAG__H(a, i, k) : ws;
+        int64_t at = (i - k) * nb, none = 0;   /* the tile's rows in the workspace; no column offset */
+        dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), In(from), Ld(from), Val(back ? at : none),
+                       Val(none), InOut(to), Ld(to), Val(back ? none : at), Val(none), Val((int64_t)DAG__R(a, i)),
+                       Val((int64_t)DAG__C(a, k)));
     }
 }
 
