@@ -302,6 +302,23 @@ dag_result dag_array_gels(dag_array *a, dag_array *b);
    more (transpose, scale, collect). On every backend the array runs on. */
 dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c);
 dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols);
+/* Communication-avoiding QR (CAQR; Dagger's qr!(A; p)): A's tile rows go
+   in `domains` domains of ceil(tile rows / domains) tile rows each, the
+   domains of every panel are factorised at once and their triangles merged
+   in a binary tree, so a tall panel is not one task. A becomes R on and
+   above its diagonal (reflectors below it); the factor returned holds the
+   rest of Q for qr_ormqr (op(Q) C or C op(Q), as ormqr), qr_orgqr (Q's
+   first cols columns, as orgqr) and qr_gels (B's first n rows become the
+   least-squares X, as gels). domains 1 is geqrf's tiled QR. Square tiles,
+   else a copy in square tiles that the factor keeps; else the factor reads
+   A's reflectors: leave A as caqr left it until dag_array_qr_free. NULL:
+   bad arguments or no memory (logged). On every backend the array runs on. */
+typedef struct dag_array_qr dag_array_qr;
+dag_array_qr *dag_array_caqr(dag_array *a, int domains);
+dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_array *c);
+dag_array *dag_array_qr_orgqr(const dag_array_qr *f, int64_t cols);
+dag_result dag_array_qr_gels(const dag_array_qr *f, dag_array *b);
+void dag_array_qr_free(dag_array_qr *f);
 /* The thin SVD (Julia's svd): A = U diag(s) Vt with k = min(rows, cols),
    s k singular values in descending order (doubles for every type), U
    rows x k and Vt k x cols new arrays (in square tiles of a's smaller
@@ -2560,12 +2577,13 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
-/* Tile column k of a from its diagonal tile down into a panel's workspace ws (nb rows a tile), or back,
+/* Tile column k of a, tile rows i0 to i1 - 1, into a panel's workspace ws (nb rows a tile), or back,
    a CPU task per tile (the LU's and the QR's panels on an array of tiles). */
-static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64_t nb, dag_data ws, bool back) {
-    for (int64_t i = k; i < a->mt; i++) {
+static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64_t i0, int64_t i1, int64_t nb, dag_data ws,
+                            bool back) {
+    for (int64_t i = i0; i < i1; i++) {
         dag_data from = back ? ws : DAG__H(a, i, k), to = back ? DAG__H(a, i, k) : ws;
-        int64_t at = (i - k) * nb, none = 0;   /* the tile's rows in the workspace; no column offset */
+        int64_t at = (i - i0) * nb, none = 0;   /* the tile's rows in the workspace; no column offset */
         dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), In(from), Ld(from), Val(back ? at : none),
                        Val(none), InOut(to), Ld(to), Val(back ? none : at), Val(none), Val((int64_t)DAG__R(a, i)),
                        Val((int64_t)DAG__C(a, k)));
@@ -2801,10 +2819,10 @@ static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
         return;
     }
     dag_data ws = DAG__H(lu->work, k % lu->slots, 0);
-    dag__panel_copy(&o, a, k, nb, ws, false);
+    dag__panel_copy(&o, a, k, k, a->mt, nb, ws, false);
     dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
                    Val(nb), Val(k * nb));
-    dag__panel_copy(&o, a, k, nb, ws, true);
+    dag__panel_copy(&o, a, k, k, a->mt, nb, ws, true);
 }
 
 /* Step k's row moves in tile column j of x (the matrix, or the right-hand sides), s its saved rows. */
@@ -3551,41 +3569,34 @@ static void dag__larft(int type, int m, int kn, const void *a, int lda, const vo
 }
 
 static void dag__geqrt(int type, int m, int n, void *a, int lda, void *tau, void *t, int ldt) {
+    int kn = m < n ? m : n;
 #if defined(DAG_ARRAY_CBLAS)
-    /* the _work forms: LAPACKE's others refuse a NaN and leave the panel as it was (a NaN reaches R instead,
-       as in LAPACK itself, and the loops) */
-    union { double d; float f; dag__cf64 z; dag__cf32 c; } query;   /* the workspace's length in elements */
-    memset(&query, 0, sizeof query);
-    if (type == DAG_F64) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau, &query.d, -1);
-    else if (type == DAG_F32) LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau, &query.f, -1);
-    else if (type == DAG_CF64)
-        LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau,
-                            &query.z, -1);
-    else LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau,
-                             &query.c, -1);
-    int lwork = type == DAG_F64 ? (int)query.d : type == DAG_F32 ? (int)query.f
-              : type == DAG_CF64 ? (int)__builtin_creal(query.z) : (int)__builtin_crealf(query.c);
-    if (lwork < n) lwork = n > 0 ? n : 1;
-    void *work = dag__array_zalloc((size_t)lwork, dag__elem_size((dag_elem)type));
+    /* LAPACK's geqrt with one block of all kn columns: T comes with the factorisation (geqrt3's recursion:
+       twice as fast on a tall panel as geqrf and then larft), and tau is T's diagonal. The _work form:
+       LAPACKE's other refuses a NaN and leaves the panel as it was (a NaN reaches R instead, as in LAPACK
+       itself, and the loops). */
+    size_t elem = dag__elem_size((dag_elem)type);
+    void *work = dag__array_zalloc((size_t)kn * (size_t)n, elem);
     if (!work) {
         dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_geqrf: no memory for the panel's workspace");
         return;
     }
-    if (type == DAG_F64) LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, (double *)a, lda, (double *)tau, (double *)work, lwork);
-    else if (type == DAG_F32) LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, (float *)a, lda, (float *)tau, (float *)work, lwork);
+    if (type == DAG_F64) LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, m, n, kn, (double *)a, lda, (double *)t, ldt, (double *)work);
+    else if (type == DAG_F32) LAPACKE_sgeqrt_work(LAPACK_COL_MAJOR, m, n, kn, (float *)a, lda, (float *)t, ldt, (float *)work);
     else if (type == DAG_CF64)
-        LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_double *)a, lda, (lapack_complex_double *)tau,
-                            (lapack_complex_double *)work, lwork);
-    else LAPACKE_cgeqrf_work(LAPACK_COL_MAJOR, m, n, (lapack_complex_float *)a, lda, (lapack_complex_float *)tau,
-                             (lapack_complex_float *)work, lwork);
+        LAPACKE_zgeqrt_work(LAPACK_COL_MAJOR, m, n, kn, (lapack_complex_double *)a, lda, (lapack_complex_double *)t, ldt,
+                            (lapack_complex_double *)work);
+    else LAPACKE_cgeqrt_work(LAPACK_COL_MAJOR, m, n, kn, (lapack_complex_float *)a, lda, (lapack_complex_float *)t, ldt,
+                             (lapack_complex_float *)work);
     DAG_FREE(work);
+    for (int i = 0; i < kn; i++) memcpy((char *)tau + (size_t)i * elem, (const char *)t + ((size_t)i + (size_t)i * (size_t)ldt) * elem, elem);
 #else
     if (type == DAG_F64) dag__dgeqr2_loops(m, n, (double *)a, lda, (double *)tau);
     else if (type == DAG_F32) dag__sgeqr2_loops(m, n, (float *)a, lda, (float *)tau);
     else if (type == DAG_CF64) dag__zgeqr2_loops(m, n, (dag__cf64 *)a, lda, (dag__cf64 *)tau);
     else dag__cgeqr2_loops(m, n, (dag__cf32 *)a, lda, (dag__cf32 *)tau);
+    dag__larft(type, m, kn, a, lda, tau, t, ldt);
 #endif
-    dag__larft(type, m, m < n ? m : n, a, lda, tau, t, ldt);
 }
 
 /* The panel (m x w, ldp) into R and V, its tau and T (w x w, zeros below, as larft leaves its lower part
@@ -3620,196 +3631,343 @@ DAG_TASK(void, dag__qr_tau, (const void *, src), (int64_t, n), (int, elem), (voi
     memcpy(tau, src, (size_t)(n * elem));
 }
 
+/* The merge of two domains' R triangles in a CAQR step (dag_array_caqr): R1 (the upper triangle of top's
+   first w rows) over R2 (low's first r2 rows, upper trapezoidal), factorised as one (w + r2) x w panel.
+   Its reflectors are [I; V2] with V2 upper trapezoidal (a column's zeros below R1's diagonal stay zeros):
+   R1 becomes the merged R, V2 takes R2's place in low (below it, the low domain's own reflectors stay)
+   and, with zeros below, fills the tile v2 (ldv rows) that the updates multiply by; t gets T (w x w).
+   LAPACK's triangle-pentagon QR (tpqrt, one block of w columns) does it in place in half the flops of
+   the dense stack's QR, which the build without LAPACKE runs. */
+DAG_TASK(void, dag__qr_merge, (int, type), (int64_t, w), (int64_t, r2), (void *, top), (int64_t, ldtop), (void *, low),
+         (int64_t, ldlow), (void *, t), (int64_t, ldt), (void *, v2), (int64_t, ldv)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+#define DAG__AT(x, ld, i, j) ((char *)(x) + (size_t)((i) + (j) * (ld)) * elem)
+    for (int64_t j = 0; j < w; j++) memset(DAG__AT(t, ldt, 0, j), 0, (size_t)ldt * elem);
+#if defined(DAG_ARRAY_CBLAS)
+    void *work = dag__array_zalloc((size_t)(w * w), elem);
+    if (!work) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_caqr: no memory to merge two domains' triangles");
+        return;
+    }
+    lapack_int m = (lapack_int)r2, n = (lapack_int)w, lt = (lapack_int)ldtop, ll = (lapack_int)ldlow, lT = (lapack_int)ldt;
+    if (type == DAG_F64) LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m, n, m, n, (double *)top, lt, (double *)low, ll, (double *)t, lT, (double *)work);
+    else if (type == DAG_F32) LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, m, n, m, n, (float *)top, lt, (float *)low, ll, (float *)t, lT, (float *)work);
+    else if (type == DAG_CF64)
+        LAPACKE_ztpqrt_work(LAPACK_COL_MAJOR, m, n, m, n, (lapack_complex_double *)top, lt, (lapack_complex_double *)low, ll,
+                            (lapack_complex_double *)t, lT, (lapack_complex_double *)work);
+    else
+        LAPACKE_ctpqrt_work(LAPACK_COL_MAJOR, m, n, m, n, (lapack_complex_float *)top, lt, (lapack_complex_float *)low, ll,
+                            (lapack_complex_float *)t, lT, (lapack_complex_float *)work);
+    DAG_FREE(work);
+#else
+    int64_t m = w + r2;
+    char *s = (char *)dag__array_zalloc((size_t)(m * w), elem), *tau = (char *)dag__array_zalloc((size_t)w, elem);
+    if (!s || !tau) {
+        DAG_FREE(s), DAG_FREE(tau);
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_caqr: no memory to merge two domains' triangles");
+        return;
+    }
+    for (int64_t j = 0; j < w; j++) {
+        memcpy(DAG__AT(s, m, 0, j), DAG__AT(top, ldtop, 0, j), (size_t)(j + 1) * elem);
+        memcpy(DAG__AT(s, m, w, j), DAG__AT(low, ldlow, 0, j), (size_t)dag__imin(j + 1, r2) * elem);
+    }
+    dag__geqrt(type, (int)m, (int)w, s, (int)m, tau, t, (int)ldt);
+    for (int64_t j = 0; j < w; j++) {
+        memcpy(DAG__AT(top, ldtop, 0, j), DAG__AT(s, m, 0, j), (size_t)(j + 1) * elem);
+        memcpy(DAG__AT(low, ldlow, 0, j), DAG__AT(s, m, w, j), (size_t)dag__imin(j + 1, r2) * elem);
+    }
+    DAG_FREE(s), DAG_FREE(tau);
+#endif
+    for (int64_t j = 0; j < w; j++) {
+        memset(DAG__AT(v2, ldv, 0, j), 0, (size_t)ldv * elem);
+        memcpy(DAG__AT(v2, ldv, 0, j), DAG__AT(low, ldlow, 0, j), (size_t)dag__imin(j + 1, r2) * elem);
+    }
+#undef DAG__AT
+}
+
+/* A QR's steps: step k's Q_k is a product of block reflectors I - V T V^H. The tiled QR (one domain) has
+   one per step, over tile column k from the diagonal down. CAQR splits the tile rows into domains of h
+   tile rows: one block per domain (from the diagonal's domain down, each from its head: its first tile
+   row, or k), then the merges of the domains' heads in a binary tree. Each block keeps its T and V's top
+   (or a merge's V2) in tiles of its own, `per_step` of them per step. */
 typedef struct dag__qr {
-    dag_array *a, *work, *taus, *ts, *vtops;   /* the matrix; the panel's workspace; per step: tau, T, V's top */
+    dag_array *a, *work, *taus, *ts, *vtops;   /* the matrix; the panels' workspaces; per block: tau, T, V's top */
+    dag_array *eye;                             /* CAQR: an identity tile, a merge's V's top */
     dag__array_where *where;
     bool dev;
-    int64_t nb, kt, slots;
+    int64_t nb, kt, slots, h, ndom, per_step;
 } dag__qr;
 
-/* Step k's Q_k^H (trans 1) or Q_k (0) from the left on tile column j of x (the matrix, or the right-hand
-   sides: x's rows in a's tile rows), w and w2 its workspaces. */
-static void dag__qr_apply(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j, int trans) {
-    dag_array *a = qr->a;
-    int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->mt;
-    dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
-    int cols = DAG__C(x, j), k_rows = DAG__R(x, k);
-    dag_options o = dag__potrf_on(qr->where, qr->dev, k, j, 1);
+/* One block reflector of step k: V's top (ones on its diagonal) over tile row `top`, then a's tiles (i, k)
+   for the rows below it up to `end`; a merge's V is the identity over `top` and V2 over tile row `low`
+   (-1: none). `slot`: its T and V's top among the step's (a merge: the one of its low domain); `dom`: the
+   domain whose workspaces it uses; kw: its reflectors. */
+typedef struct dag__qr_block { int64_t k, top, end, low, slot, dom; int kw; } dag__qr_block;
+
+static int64_t dag__qr_index(const dag__qr *qr, const dag__qr_block *b) { return b->k * qr->per_step + b->slot; }
+/* The block's tiles of V, n = 0 to dag__qr_count - 1 (V's top first), each over tile row *row of the operand. */
+static int64_t dag__qr_count(const dag__qr_block *b) { return b->end - b->top + (b->low >= 0); }
+static dag_data dag__qr_v(const dag__qr *qr, const dag__qr_block *b, int64_t n, int64_t *row) {
+    dag_data mine = DAG__H(qr->vtops, dag__qr_index(qr, b), 0);
+    if (n == 0) return *row = b->top, b->low >= 0 ? DAG__H(qr->eye, 0, 0) : mine;
+    if (b->top + n < b->end) return *row = b->top + n, DAG__H(qr->a, b->top + n, b->k);
+    return *row = b->low, mine;
+}
+
+/* Step k's blocks in the order the factorisation makes them (Q_k is their product in this order). Returns
+   their count, at most 2 ndom - 1. */
+static int dag__qr_blocks(const dag__qr *qr, int64_t k, dag__qr_block *out) {
+    const dag_array *a = qr->a;
+    int64_t d0 = k / qr->h, w = DAG__C(a, k);
+    int n = 0;
+    for (int64_t d = d0; d < qr->ndom; d++) {
+        int64_t top = d == d0 ? k : d * qr->h, end = dag__imin((d + 1) * qr->h, a->mt);
+        int64_t rows = dag__imin(end * qr->nb, a->rows) - top * qr->nb;
+        dag__qr_block b = { k, top, end, -1, d, d, (int)dag__imin(w, rows) };
+        out[n++] = b;
+    }
+    for (int64_t step = 1; d0 + step < qr->ndom; step *= 2)
+        for (int64_t d1 = d0; d1 + step < qr->ndom; d1 += 2 * step) {
+            int64_t top = d1 == d0 ? k : d1 * qr->h, d2 = d1 + step;
+            dag__qr_block b = { k, top, top + 1, d2 * qr->h, qr->ndom + d2, d1, (int)w };
+            out[n++] = b;
+        }
+    return n;
+}
+
+/* Block b's Q_b^H (trans 1) or Q_b (0) from the left on tile column j of x (the matrix, or the right-hand
+   sides: x's rows in a's tile rows), w and w2 its workspaces (a tile row per domain and grid row of ranks):
+   W = V^H C, W = op(T) W, C -= V W. */
+static void dag__qr_apply(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
+                          int64_t j, int trans) {
+    int64_t wi = b->dom * x->p + b->top % x->p, row, count = dag__qr_count(b);
+    dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
+    int cols = DAG__C(x, j), kw = b->kw;
+    dag_options o = dag__potrf_on(qr->where, qr->dev, b->top, j, 1);
     dag__tile_place at = { &o, qr->dev };
-    dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, k_rows, 1.0, vt, DAG__H(x, k, j), 0.0, wj);   /* W = V^T C */
-    for (int64_t i = k + 1; i < x->mt; i++)
-        dag__spawn_gemm(at, a->type, 1, 0, (int)kw, cols, DAG__R(x, i), 1.0, DAG__H(a, i, k), DAG__H(x, i, j), 1.0, wj);
-    dag__spawn_gemm(at, a->type, trans, 0, (int)kw, cols, (int)kw, 1.0, t, wj, 0.0, wj2);            /* W = op(T) W */
-    dag__spawn_gemm(at, a->type, 0, 0, k_rows, cols, (int)kw, -1.0, vt, wj2, 1.0, DAG__H(x, k, j)); /* C -= V W */
-    for (int64_t i = k + 1; i < x->mt; i++) {
-        o = dag__potrf_on(qr->where, qr->dev, i, j, 1);
-        dag__spawn_gemm(at, a->type, 0, 0, DAG__R(x, i), cols, (int)kw, -1.0, DAG__H(a, i, k), wj2, 1.0, DAG__H(x, i, j));
+    for (int64_t n = 0; n < count; n++) {
+        dag_data v = dag__qr_v(qr, b, n, &row);
+        dag__spawn_gemm(at, x->type, 1, 0, kw, cols, DAG__R(x, row), 1.0, v, DAG__H(x, row, j), n ? 1.0 : 0.0, wj);
+    }
+    dag__spawn_gemm(at, x->type, trans, 0, kw, cols, kw, 1.0, t, wj, 0.0, wj2);
+    for (int64_t n = 0; n < count; n++) {
+        dag_data v = dag__qr_v(qr, b, n, &row);
+        o = dag__potrf_on(qr->where, qr->dev, row, j, 1);
+        dag__spawn_gemm(at, x->type, 0, 0, DAG__R(x, row), cols, kw, -1.0, v, wj2, 1.0, DAG__H(x, row, j));
     }
 }
 
-/* Step k's Q_k (trans 0) or Q_k^H (1) from the right on tile row j of x (x's columns in a's tile rows):
-   W = C V, W = W op(T), C -= W V^H. */
-static void dag__qr_apply_right(const dag__qr *qr, dag_array *x, dag_array *w, dag_array *w2, int64_t k, int64_t j,
-                                int trans) {
-    dag_array *a = qr->a;
-    int64_t kw = dag__imin(DAG__C(a, k), a->rows - k * qr->nb), wi = k % w->nt;
-    dag_data vt = DAG__H(qr->vtops, k, 0), t = DAG__H(qr->ts, k, 0), wj = DAG__H(w, j, wi), wj2 = DAG__H(w2, j, wi);
-    int rows = DAG__R(x, j), k_cols = DAG__C(x, k);
-    dag_options o = dag__potrf_on(qr->where, qr->dev, j, k, 1);
+/* Block b's Q_b (trans 0) or Q_b^H (1) from the right on tile row j of x (x's columns in a's tile rows),
+   w and w2 a tile column per domain and grid column of ranks: W = C V, W = W op(T), C -= W V^H. */
+static void dag__qr_apply_right(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
+                                int64_t j, int trans) {
+    int64_t wi = b->dom * x->q + b->top % x->q, col, count = dag__qr_count(b);
+    dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, j, wi), wj2 = DAG__H(w2, j, wi);
+    int rows = DAG__R(x, j), kw = b->kw;
+    dag_options o = dag__potrf_on(qr->where, qr->dev, j, b->top, 1);
     dag__tile_place at = { &o, qr->dev };
-    dag__spawn_gemm(at, a->type, 0, 0, rows, (int)kw, k_cols, 1.0, DAG__H(x, j, k), vt, 0.0, wj);     /* W = C V */
-    for (int64_t i = k + 1; i < x->nt; i++)
-        dag__spawn_gemm(at, a->type, 0, 0, rows, (int)kw, DAG__C(x, i), 1.0, DAG__H(x, j, i), DAG__H(a, i, k), 1.0, wj);
-    dag__spawn_gemm(at, a->type, 0, trans, rows, (int)kw, (int)kw, 1.0, wj, t, 0.0, wj2);            /* W = W op(T) */
-    dag__spawn_gemm(at, a->type, 0, 1, rows, k_cols, (int)kw, -1.0, wj2, vt, 1.0, DAG__H(x, j, k));  /* C -= W V^H */
-    for (int64_t i = k + 1; i < x->nt; i++) {
-        o = dag__potrf_on(qr->where, qr->dev, j, i, 1);
-        dag__spawn_gemm(at, a->type, 0, 1, rows, DAG__C(x, i), (int)kw, -1.0, wj2, DAG__H(a, i, k), 1.0, DAG__H(x, j, i));
+    for (int64_t n = 0; n < count; n++) {
+        dag_data v = dag__qr_v(qr, b, n, &col);
+        dag__spawn_gemm(at, x->type, 0, 0, rows, kw, DAG__C(x, col), 1.0, DAG__H(x, j, col), v, n ? 1.0 : 0.0, wj);
+    }
+    dag__spawn_gemm(at, x->type, 0, trans, rows, kw, kw, 1.0, wj, t, 0.0, wj2);
+    for (int64_t n = 0; n < count; n++) {
+        dag_data v = dag__qr_v(qr, b, n, &col);
+        o = dag__potrf_on(qr->where, qr->dev, j, col, 1);
+        dag__spawn_gemm(at, x->type, 0, 1, rows, DAG__C(x, col), kw, -1.0, wj2, v, 1.0, DAG__H(x, j, col));
     }
 }
 
-/* Step k's panel (tile column k from the diagonal down) into its workspace. */
-static dag_data dag__qr_gather(dag__qr *qr, int64_t k) {
-    dag_data ws = DAG__H(qr->work, k % qr->slots, 0);
-    dag__panel_copy(&qr->where->cpu, qr->a, k, qr->nb, ws, false);
+/* A domain block's panel (tile column k, its tile rows) into its workspace, and its rows in it. */
+static dag_data dag__qr_gather(const dag__qr *qr, const dag__qr_block *b, int64_t *rows) {
+    dag_data ws = DAG__H(qr->work, (b->k % qr->slots) * qr->ndom + b->dom, 0);
+    *rows = dag__imin(b->end * qr->nb, qr->a->rows) - b->top * qr->nb;
+    dag__panel_copy(&qr->where->cpu, qr->a, b->k, b->top, b->end, qr->nb, ws, false);
     return ws;
 }
 
-/* Step k's panel: gathered into the workspace, factorised, scattered back (as the LU's). */
-static void dag__qr_panel_step(dag__qr *qr, int64_t k, void *tau) {
+/* Block b's factorisation: a domain's panel gathered, factorised, scattered back (as the LU's), its tau
+   (the tiled QR's, one domain) into the host's; a merge of two heads' triangles. */
+static void dag__qr_panel_step(const dag__qr *qr, const dag__qr_block *b, void *tau) {
     dag_array *a = qr->a;
-    int64_t nb = qr->nb, m = a->rows - k * nb, w = DAG__C(a, k);
-    dag_data ws = dag__qr_gather(qr, k), tk = DAG__H(qr->taus, k, 0);
+    int64_t nb = qr->nb, k = b->k, w = DAG__C(a, k), at = dag__qr_index(qr, b), m;
+    dag_data t = DAG__H(qr->ts, at, 0), v = DAG__H(qr->vtops, at, 0), top = DAG__H(a, b->top, k);
     dag_options o = qr->where->cpu;
+    if (b->low >= 0) {
+        dag_data low = DAG__H(a, b->low, k);
+        dag_spawn_with(DAG__NAMED(&o, "qr merge"), dag__qr_merge, Val((int)a->type), Val(w),
+                       Val(dag__imin(DAG__R(a, b->low), w)), InOut(top), Ld(top), InOut(low), Ld(low), Out(t), Val(nb),
+                       Out(v), Val(nb));
+        return;
+    }
+    dag_data ws = dag__qr_gather(qr, b, &m), tk = DAG__H(qr->taus, at, 0);
     dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
-                   Out(DAG__H(qr->ts, k, 0)), Val(nb), Out(DAG__H(qr->vtops, k, 0)), Val(nb));
-    dag__panel_copy(&o, a, k, nb, ws, true);
+                   Out(t), Val(nb), Out(v), Val(nb));
+    dag__panel_copy(&o, a, k, b->top, b->end, nb, ws, true);
     if (tau)   /* every rank's own */
         dag_spawn_with(DAG__NAMED(&o, "tau"), dag__qr_tau, In(tk), Val(dag__imin(m, w)), Val((int)a->elem),
                        dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
 }
 
-/* An array of one tile per step (kt of rows x cols) living with the diagonal tile's rank. */
-static dag_array *dag__per_step(const dag_array *a, dag_elem type, int64_t kt, int64_t rows, int64_t cols) {
-    return dag__array_new(type, kt * rows, cols, dag_blocks_grid(rows, cols, a->p, a->q), NULL, 0, true);
+/* An array of one tile per block (kt per_step of rows x cols) living with the diagonal tile's rank. */
+static dag_array *dag__per_step(const dag__qr *qr, int64_t rows, int64_t cols) {
+    return dag__array_new(qr->a->type, qr->kt * qr->per_step * rows, cols, dag_blocks_grid(rows, cols, qr->a->p, qr->a->q),
+                          NULL, 0, true);
 }
-/* Workspaces of a tile row per grid row of ranks, for x's tile columns (as the LU's saved rows). */
+/* Workspaces of a tile row per domain and grid row of ranks, for x's tile columns (as the LU's saved rows). */
 static dag_array *dag__qr_rows(const dag__qr *qr, const dag_array *x) {
-    return dag__array_new(x->type, x->p * qr->nb, x->cols, dag_blocks_grid(qr->nb, x->bcols, x->p, x->q), NULL, 0, false);
+    return dag__array_new(x->type, qr->ndom * x->p * qr->nb, x->cols, dag_blocks_grid(qr->nb, x->bcols, x->p, x->q), NULL, 0, false);
 }
 static void dag__qr_free(dag__qr *qr) {
     dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
+    dag_array_free(qr->eye);
 }
 
-/* The steps' workspaces of a (square tiles); false: no memory (what was made is freed). */
-static bool dag__qr_init(dag__qr *qr, dag_array *a, dag__array_where *where) {
-    dag__qr z = { a, NULL, NULL, NULL, NULL, where, where->devices > 0, a->brows, dag__imin(a->mt, a->nt), 0 };
+/* The blocks' tiles and the panels' workspaces of a (square tiles) in `domains` domains (1: the tiled
+   QR); false: no memory (what was made is freed). */
+static bool dag__qr_init(dag__qr *qr, dag_array *a, dag__array_where *where, int64_t domains) {
+    int64_t nb = a->brows, h = dag__ceil_div(a->mt, domains), ndom = dag__ceil_div(a->mt, h);
+    dag__qr z = { a, NULL, NULL, NULL, NULL, NULL, where, where->devices > 0, nb, dag__imin(a->mt, a->nt), 0, h, ndom,
+                  ndom == 1 ? 1 : 2 * ndom };
     *qr = z;
     qr->slots = dag__ranks() ? qr->kt : dag__imin(qr->kt, 3);
-    qr->work = dag__array_new(a->type, qr->slots * a->rows, qr->nb, dag_blocks_grid(a->rows, qr->nb, a->p, a->q), NULL, 0, true);
-    qr->taus = dag__per_step(a, a->type, qr->kt, qr->nb, 1);
-    qr->ts = dag__per_step(a, a->type, qr->kt, qr->nb, qr->nb);
-    qr->vtops = dag__per_step(a, a->type, qr->kt, qr->nb, qr->nb);
-    if (qr->work && qr->taus && qr->ts && qr->vtops) return true;
+    int64_t panel_rows = dag__imin(h * nb, a->rows);
+    qr->work = dag__array_new(a->type, qr->slots * ndom * panel_rows, nb, dag_blocks_grid(panel_rows, nb, a->p, a->q), NULL, 0,
+                              true);
+    qr->taus = dag__per_step(qr, nb, 1);
+    qr->ts = dag__per_step(qr, nb, nb);
+    qr->vtops = dag__per_step(qr, nb, nb);
+    qr->eye = ndom > 1 ? dag_array_identity(a->type, nb, nb, dag_blocks_grid(nb, nb, a->p, a->q)) : NULL;
+    if (qr->work && qr->taus && qr->ts && qr->vtops && (ndom == 1 || qr->eye)) return true;
     dag__qr_free(qr);
     return false;
 }
 
-/* Where the tasks run (placed by `placed`'s tiles) and the steps' workspaces of a: both QR drivers' start. */
-static dag_result dag__qr_start(dag__qr *qr, dag__array_where *where, dag_array *a, const dag_array *placed, const char *who) {
+/* Where the tasks run (placed by `placed`'s tiles) and the blocks' tiles of a: every QR driver's start. */
+static dag_result dag__qr_start(dag__qr *qr, dag__array_where *where, dag_array *a, int64_t domains, const dag_array *placed,
+                                const char *who) {
     *where = dag__array_where_for(who, placed);
     if (where->status) return where->status;
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
 #endif
-    return dag__qr_init(qr, a, where) ? DAG_OK : DAG_ERR_OUT_OF_MEMORY;
+    return dag__qr_init(qr, a, where, domains) ? DAG_OK : DAG_ERR_OUT_OF_MEMORY;
 }
 
-/* The factorisation of a (square tiles), and Q^T applied to b's columns too when b is given. */
-static dag_result dag__qr_run(dag_array *a, void *tau, dag_array *b, const char *who) {
-    dag__array_where where;
-    dag__qr qr;
-    dag_result started = dag__qr_start(&qr, &where, a, a, who);
+/* The factorisation of a (square tiles) in `domains` domains, and Q^H applied to b's columns too when b is
+   given; tau: the tiled QR's scalars, or NULL. qr keeps the blocks' tiles (the caller frees them). */
+static dag_result dag__qr_run(dag__qr *qr, dag__array_where *where, dag_array *a, int64_t domains, void *tau, dag_array *b,
+                              const char *who) {
+    dag_result started = dag__qr_start(qr, where, a, domains, a, who);
     if (started != DAG_OK) return started;
-    dag_array *w[4] = { dag__qr_rows(&qr, a), dag__qr_rows(&qr, a), b ? dag__qr_rows(&qr, b) : NULL, b ? dag__qr_rows(&qr, b) : NULL };
+    dag_array *w[4] = { dag__qr_rows(qr, a), dag__qr_rows(qr, a), b ? dag__qr_rows(qr, b) : NULL, b ? dag__qr_rows(qr, b) : NULL };
+    dag__qr_block *blocks = (dag__qr_block *)dag__array_zalloc((size_t)(2 * qr->ndom), sizeof *blocks);
     dag_result r = DAG_ERR_OUT_OF_MEMORY;
-    if (w[0] && w[1] && (!b || (w[2] && w[3]))) {
+    if (blocks && w[0] && w[1] && (!b || (w[2] && w[3]))) {
         DAG_DATADEPS {
-            for (int64_t k = 0; k < qr.kt; k++) {
-                dag__qr_panel_step(&qr, k, tau);
-                for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(&qr, a, w[0], w[1], k, j, 1);
-                for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(&qr, b, w[2], w[3], k, j, 1);
-            }
+            for (int64_t k = 0; k < qr->kt; k++)
+                for (int i = 0, n = dag__qr_blocks(qr, k, blocks); i < n; i++) {
+                    dag__qr_panel_step(qr, &blocks[i], tau);
+                    for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(qr, &blocks[i], a, w[0], w[1], j, 1);
+                    for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(qr, &blocks[i], b, w[2], w[3], j, 1);
+                }
         }
         r = dag_last_region_result();
     }
     for (int i = 0; i < 4; i++) dag_array_free(w[i]);
-    dag__qr_free(&qr);
+    DAG_FREE(blocks);
+    if (r != DAG_OK) dag__qr_free(qr);
     return r;
 }
 
 dag_result dag_array_geqrf(dag_array *a, void *tau) {
     if (!dag__array_la(a, "dag_array_geqrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a);
-    return a2 ? dag__operand_end(a, a2, true, dag__qr_run(a2, tau, NULL, "dag_array_geqrf")) : DAG_ERR_OUT_OF_MEMORY;
-}
-
-/* >>Q of a QR: dag_array_ormqr and dag_array_orgqr apply or form Q = H_1 ... H_k from geqrf's reflectors
-   and tau. Each step's T and V's top are rebuilt from its panel (larft), and Q_k = I - V T V^H reaches C's
-   tiles as in the factorisation (dag__qr_apply, dag__qr_apply_right); the product runs its steps first to
-   last (Q^H from the left, Q from the right) or last to first. */
-static dag_result dag__qr_q_run(int right, int trans, dag_array *a, const void *tau, dag_array *c, const char *who) {
+    if (!a2) return DAG_ERR_OUT_OF_MEMORY;
     dag__array_where where;
     dag__qr qr;
-    dag_result started = dag__qr_start(&qr, &where, a, c, who);
-    if (started != DAG_OK) return started;
-    int64_t kmin = dag__imin(a->rows, a->cols), nb = qr.nb;
+    dag_result r = dag__qr_run(&qr, &where, a2, 1, tau, NULL, "dag_array_geqrf");
+    if (r == DAG_OK) dag__qr_free(&qr);
+    return dag__operand_end(a, a2, true, r);
+}
+
+/* >>Q of a QR: dag_array_ormqr and dag_array_orgqr apply or form Q from geqrf's reflectors and tau (each
+   step's T and V's top rebuilt from its panel: larft), dag_array_qr_ormqr and dag_array_qr_orgqr from a
+   factor of dag_array_caqr (which keeps them). Q's blocks reach C's tiles as in the factorisation
+   (dag__qr_apply, dag__qr_apply_right): Q^H from the left and Q from the right take them in the
+   factorisation's order, the other two in reverse. */
+static dag_result dag__qr_q_run(const dag__qr *qr, int right, int trans, const void *tau, dag_array *c) {
+    dag_array *a = qr->a;
+    int64_t kmin = dag__imin(a->rows, a->cols), nb = qr->nb;
     /* geqrf's tau into the steps' tau tiles, where the factorisation would have left it (every rank's own) */
-    dag_result r = dag_array_put_slice(qr.taus, 0, kmin, 0, 1, tau, kmin);
-    dag_array *w[2];   /* left: a tile row per grid row of ranks; right: a tile column per grid column */
+    dag_result r = tau ? dag_array_put_slice(qr->taus, 0, kmin, 0, 1, tau, kmin) : DAG_OK;
+    dag_array *w[2];   /* left: a tile row per domain and grid row of ranks; right: a tile column per domain and grid column */
     for (int i = 0; i < 2; i++)
-        w[i] = right ? dag__array_new(c->type, c->rows, c->q * nb, dag_blocks_grid(c->brows, nb, c->p, c->q), NULL, 0, false)
-                     : dag__qr_rows(&qr, c);
-    if (r == DAG_OK && !(w[0] && w[1])) r = DAG_ERR_OUT_OF_MEMORY;
+        w[i] = right ? dag__array_new(c->type, c->rows, qr->ndom * c->q * nb, dag_blocks_grid(c->brows, nb, c->p, c->q), NULL, 0,
+                                      false)
+                     : dag__qr_rows(qr, c);
+    dag__qr_block *blocks = (dag__qr_block *)dag__array_zalloc((size_t)(2 * qr->ndom), sizeof *blocks);
+    if (r == DAG_OK && !(w[0] && w[1] && blocks)) r = DAG_ERR_OUT_OF_MEMORY;
     if (r == DAG_OK) {
         DAG_DATADEPS {
-            for (int64_t k = 0; k < qr.kt; k++) {
-                int64_t m = a->rows - k * nb, width = DAG__C(a, k);
-                dag_data ws = dag__qr_gather(&qr, k);
-                dag_spawn_with(DAG__NAMED(&where.cpu, "larft"), dag__qr_panel_t, Val((int)a->type), Val(m), Val(width),
-                               In(ws), Ld(ws), In(DAG__H(qr.taus, k, 0)), Out(DAG__H(qr.ts, k, 0)), Val(nb),
-                               Out(DAG__H(qr.vtops, k, 0)), Val(nb));
+            for (int64_t k = 0; tau && k < qr->kt; k++) {
+                dag__qr_block b = { k, k, a->mt, -1, 0, 0, 0 };
+                int64_t m, width = DAG__C(a, k), at = dag__qr_index(qr, &b);
+                dag_data ws = dag__qr_gather(qr, &b, &m);
+                dag_spawn_with(DAG__NAMED(&qr->where->cpu, "larft"), dag__qr_panel_t, Val((int)a->type), Val(m), Val(width),
+                               In(ws), Ld(ws), In(DAG__H(qr->taus, at, 0)), Out(DAG__H(qr->ts, at, 0)), Val(nb),
+                               Out(DAG__H(qr->vtops, at, 0)), Val(nb));
             }
             bool forward = right != trans;
-            for (int64_t s = 0; s < qr.kt; s++) {
-                int64_t k = forward ? s : qr.kt - 1 - s;
-                if (right)
-                    for (int64_t j = 0; j < c->mt; j++) dag__qr_apply_right(&qr, c, w[0], w[1], k, j, trans);
-                else
-                    for (int64_t j = 0; j < c->nt; j++) dag__qr_apply(&qr, c, w[0], w[1], k, j, trans);
+            for (int64_t s = 0; s < qr->kt; s++) {
+                int64_t k = forward ? s : qr->kt - 1 - s;
+                int n = dag__qr_blocks(qr, k, blocks);
+                for (int i = 0; i < n; i++) {
+                    const dag__qr_block *b = &blocks[forward ? i : n - 1 - i];
+                    for (int64_t j = 0; j < (right ? c->mt : c->nt); j++)
+                        if (right) dag__qr_apply_right(qr, b, c, w[0], w[1], j, trans);
+                        else dag__qr_apply(qr, b, c, w[0], w[1], j, trans);
+                }
             }
         }
         r = dag_last_region_result();
     }
     dag_array_free(w[0]), dag_array_free(w[1]);
-    dag__qr_free(&qr);
+    DAG_FREE(blocks);
     return r;
+}
+
+/* C (checked by the caller) in the tiles Q's operations take: its rows (from the left) or columns (from the
+   right) in a's tile rows. */
+static dag_array *dag__q_operand(int right, dag_array *c, const dag_array *a) {
+    return dag__operand(c, right ? dag_blocks_grid(c->brows, a->brows, c->p, c->q) : dag_blocks_grid(a->brows, c->bcols, c->p, c->q),
+                        true);
+}
+/* C's checks for op(Q) C or C op(Q) with Q of a's rows: its element type and size. */
+static bool dag__q_operand_fits(int right, const dag_array *a, const dag_array *c, const char *who) {
+    if (!dag__array_la(c, who, "C")) return false;
+    if (c->type == a->type && (right ? c->cols : c->rows) == a->rows) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, c->type != a->type ? "C's element type is not A's"
+            : right ? "C's columns are not A's rows (C Q)" : "C's rows are not A's rows (Q C)");
+    return false;
 }
 
 dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c) {
     const char *who = "dag_array_ormqr";
-    if (!dag__array_la(a, who, "A") || !dag__array_la(c, who, "C")) return DAG_ERR_INVALID_ARGUMENT;
-    if (!tau || c->type != a->type || (right ? c->cols : c->rows) != a->rows) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_ormqr: %s", !tau ? "no tau (geqrf's scalars)"
-                : c->type != a->type ? "C's element type is not A's" : right ? "C's columns are not A's rows (C Q)"
-                : "C's rows are not A's rows (Q C)");
+    if (!dag__array_la(a, who, "A")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!tau) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_ormqr: no tau (geqrf's scalars)");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    dag_array *a2 = dag__lu_operand(a), *c2 = NULL;
-    if (a2)   /* C's rows (from the left) or columns (from the right) in A's tile rows */
-        c2 = dag__operand(c, right ? dag_blocks_grid(c->brows, a2->brows, c->p, c->q) : dag_blocks_grid(a2->brows, c->bcols, c->p, c->q),
-                          true);
-    dag_result r = c2 ? dag__qr_q_run(right != 0, trans != 0, a2, tau, c2, who) : DAG_ERR_OUT_OF_MEMORY;
+    if (!dag__q_operand_fits(right, a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *a2 = dag__lu_operand(a), *c2 = a2 ? dag__q_operand(right, c, a2) : NULL;
+    dag__array_where where;
+    dag__qr qr;
+    dag_result r = c2 ? dag__qr_start(&qr, &where, a2, 1, c2, who) : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) {
+        r = dag__qr_q_run(&qr, right != 0, trans != 0, tau, c2);
+        dag__qr_free(&qr);
+    }
     r = dag__operand_end(c, c2, true, r);
     return dag__operand_end(a, a2, false, r);
 }
@@ -3825,23 +3983,117 @@ dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols) {
     return q;
 }
 
+/* gels' checks: A m x n, m >= n, B of A's rows and type. */
+static bool dag__gels_fits(const dag_array *a, const dag_array *b, const char *who) {
+    if (!dag__array_la(a, who, "A") || !dag__array_la(b, who, "B")) return false;
+    if (a->rows >= a->cols && b->rows == a->rows && b->type == a->type) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: A (%lld x %lld) needs rows >= columns, B (%lld x %lld) A's rows "
+            "and type", who, (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
+    return false;
+}
+/* The least-squares solve's end, after Q^H B: R X = its first n rows (R: the top of a's factor). */
+static dag_result dag__gels_solve_r(dag_array *a, dag_array *b) {
+    dag_array *rr = dag_array_view(a, 0, a->cols, 0, a->cols), *top = dag_array_view(b, 0, a->cols, 0, b->cols);
+    dag_result r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
+    dag_array_free(rr), dag_array_free(top);
+    return r;
+}
+
 /* min ||A X - B|| for A m x n, m >= n, of full rank: A becomes its QR (as geqrf leaves it), B's first n
    rows X (the rest: the residual's parts, as LAPACK's gels). */
 dag_result dag_array_gels(dag_array *a, dag_array *b) {
-    if (!dag__array_la(a, "dag_array_gels", "A") || !dag__array_la(b, "dag_array_gels", "B")) return DAG_ERR_INVALID_ARGUMENT;
-    if (a->rows < a->cols || b->rows != a->rows || b->type != a->type) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_gels: A (%lld x %lld) needs rows >= columns, B (%lld "
-                "x %lld) A's rows and type", (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
+    if (!dag__gels_fits(a, b, "dag_array_gels")) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
-    dag_result r = b2 ? dag__qr_run(a2, NULL, b2, "dag_array_gels") : DAG_ERR_OUT_OF_MEMORY;
-    if (r == DAG_OK) {   /* R X = (Q^T B)'s first n rows */
-        dag_array *rr = dag_array_view(a2, 0, a2->cols, 0, a2->cols), *top = dag_array_view(b2, 0, a2->cols, 0, b2->cols);
-        r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
-        dag_array_free(rr), dag_array_free(top);
+    dag__array_where where;
+    dag__qr qr;
+    dag_result r = b2 ? dag__qr_run(&qr, &where, a2, 1, NULL, b2, "dag_array_gels") : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) {
+        dag__qr_free(&qr);
+        r = dag__gels_solve_r(a2, b2);
     }
     r = dag__operand_end(a, a2, true, r);
+    return dag__operand_end(b, b2, true, r);
+}
+
+/* >>CAQR: dag_array_caqr and its factor's Q operations and solve (Dagger's qr!(A; p), cageqrf!, porgqr!,
+   pormqr!): the blocks of dag__qr_blocks with domains, their tiles kept in the factor. */
+struct dag_array_qr {
+    dag__qr qr;       /* the blocks' tiles; qr.a: the reflectors (the caller's array, or own) */
+    dag_array *own;   /* a copy of the caller's array in square tiles, or NULL */
+};
+
+dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
+    const char *who = "dag_array_caqr";
+    if (!dag__array_la(a, who, "A")) return NULL;
+    dag_array *a2 = dag__lu_operand(a);
+    if (!a2) return NULL;
+    if (domains < 1 || domains > a2->mt) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d domains for A's %lld tile rows (in square tiles of %lld): "
+                "1 to one per tile row", who, domains, (long long)a2->mt, (long long)a2->brows);
+        dag__operand_end(a, a2, false, DAG_OK);
+        return NULL;
+    }
+    dag_array_qr *f = (dag_array_qr *)dag__array_zalloc(1, sizeof *f);
+    dag__array_where where;
+    dag_result r = f ? dag__qr_run(&f->qr, &where, a2, domains, NULL, NULL, who) : DAG_ERR_OUT_OF_MEMORY;
+    bool made = r == DAG_OK;   /* (a failed dag__qr_run keeps nothing) */
+    if (made && a2 != a) r = dag__array_copy_any(a2, a, 0, "dag_array_caqr (R back into A)");
+    if (r != DAG_OK) {
+        if (made) dag__qr_free(&f->qr);
+        DAG_FREE(f);
+        dag__operand_end(a, a2, false, r);
+        return NULL;
+    }
+    f->qr.where = NULL;   /* each operation's own */
+    f->own = a2 != a ? a2 : NULL;
+    return f;
+}
+
+void dag_array_qr_free(dag_array_qr *f) {
+    if (!f) return;
+    dag__qr_free(&f->qr);
+    dag_array_free(f->own);
+    DAG_FREE(f);
+}
+
+dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_array *c) {
+    const char *who = "dag_array_qr_ormqr";
+    if (!f) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no factor (dag_array_caqr's)", who);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (!dag__q_operand_fits(right, f->qr.a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *c2 = dag__q_operand(right, c, f->qr.a);
+    dag__array_where where = dag__array_where_for(who, c2);
+    dag__qr qr = f->qr;
+    qr.where = &where;
+    qr.dev = where.devices > 0;
+    dag_result r = !c2 ? DAG_ERR_OUT_OF_MEMORY : where.status ? where.status : dag__qr_q_run(&qr, right != 0, trans != 0, NULL, c2);
+    return dag__operand_end(c, c2, true, r);
+}
+
+dag_array *dag_array_qr_orgqr(const dag_array_qr *f, int64_t cols) {
+    const dag_array *a = f ? f->qr.a : NULL;
+    if (!a || cols < 1 || cols > a->rows) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_qr_orgqr: %s", !a ? "no factor (dag_array_caqr's)"
+                : "Q's columns must be 1 to A's rows (min(rows, cols) for the thin Q, rows for the full one)");
+        return NULL;
+    }
+    dag_array *q = dag_array_identity(a->type, a->rows, cols, dag_blocks_grid(a->brows, a->bcols, a->p, a->q));
+    if (q && dag_array_qr_ormqr(0, 0, f, q) != DAG_OK) dag_array_free(q), q = NULL;
+    return q;
+}
+
+dag_result dag_array_qr_gels(const dag_array_qr *f, dag_array *b) {
+    const char *who = "dag_array_qr_gels";
+    if (!f) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no factor (dag_array_caqr's)", who);
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
+    if (!dag__gels_fits(f->qr.a, b, who)) return DAG_ERR_INVALID_ARGUMENT;
+    dag_array *b2 = dag__rhs_operand(b, f->qr.a);
+    dag_result r = b2 ? dag_array_qr_ormqr(0, 1, f, b2) : DAG_ERR_OUT_OF_MEMORY;
+    if (r == DAG_OK) r = dag__gels_solve_r(f->qr.a, b2);
     return dag__operand_end(b, b2, true, r);
 }
 

@@ -22,16 +22,17 @@
 #include "bench_common.h"
 #include <math.h>
 
-/* A random matrix, the same on every side (uniform in [-1, 1)). */
-static double *lu_matrix(long n) {
-    double *m = (double *)malloc(sizeof(double) * (size_t)(n * n));
+/* count random values, the same on every side (uniform in [-1, 1)): a matrix */
+static double *lu_values(long count) {
+    double *m = (double *)malloc(sizeof(double) * (size_t)count);
     uint64_t x = 88172645463325252u;
-    for (long i = 0; i < n * n; i++) {
+    for (long i = 0; i < count; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         m[i] = (double)(x >> 11) / 4503599627370496.0 - 1.0;
     }
     return m;
 }
+static double *lu_matrix(long n) { return lu_values(n * n); }
 static void lu_report(long n, double seconds, const double *f, const int64_t *ipiv) {
     double sum = 0;
     int64_t psum = 0;
@@ -99,6 +100,46 @@ static int openblas_qr_side(long n) {
     return 0;
 }
 
+/* A tall m x n QR (m >= n): 2 m n^2 - 2/3 n^3 flops; the checksum as qr_report's. */
+static void tall_qr_report(long m, long n, double seconds, const double *f) {
+    double sum = 0;
+    for (long i = 0; i < n; i++) sum += fabs(f[i + i * m]);
+    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=0 core=%s\n",
+           (2.0 * m * (double)n * n - 2.0 * n * (double)n * n / 3.0) / seconds * 1e-9, seconds, sum, openblas_get_corename());
+}
+/* dag_array_geqrf (domains 0) or dag_array_caqr with that many domains, on an m x n array of nb tiles */
+static int dag_tall_qr_side(long m, long n, long nb, int domains) {
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    double *h = lu_values(m * n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
+    dag_array *a = dag_array_from_host(DAG_F64, m, n, dag_blocks(nb, nb), h, DAG_COL_MAJOR, m);
+    double t0 = now_s();
+    dag_array_qr *f = NULL;
+    dag_result r = domains ? ((f = dag_array_caqr(a, domains)) ? DAG_OK : DAG_ERR_INVALID_ARGUMENT) : dag_array_geqrf(a, tau);
+    double s = now_s() - t0;
+    if (r != DAG_OK) {
+        fprintf(stderr, "%s: %s\n", domains ? "dag_array_caqr" : "dag_array_geqrf", dag_result_string(r));
+        return 1;
+    }
+    dag_array_collect(a, h, DAG_COL_MAJOR, m);
+    tall_qr_report(m, n, s, h);
+    dag_array_qr_free(f);
+    dag_array_free(a);
+    free(h), free(tau);
+    dag_shutdown();
+    return 0;
+}
+static int openblas_tall_qr_side(long m, long n) {
+    openblas_set_num_threads(2);
+    double *h = lu_values(m * n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
+    double t0 = now_s();
+    int info = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, h, (lapack_int)m, tau);
+    double s = now_s() - t0;
+    if (info) return 1;
+    tall_qr_report(m, n, s, h);
+    free(h), free(tau);
+    return 0;
+}
+
 static int openblas_side(long n) {
     openblas_set_num_threads(2);
     double *m = lu_matrix(n);
@@ -120,6 +161,8 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "qrdag") == 0) return dag_qr_side(atol(argv[2]), atol(argv[3]));
     if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]));
-    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N\n", argv[0]);
+    if (argc >= 6 && strcmp(argv[1], "tallqrdag") == 0) return dag_tall_qr_side(atol(argv[2]), atol(argv[3]), atol(argv[4]), atoi(argv[5]));
+    if (argc >= 4 && strcmp(argv[1], "tallqropenblas") == 0) return openblas_tall_qr_side(atol(argv[2]), atol(argv[3]));
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS | tallqropenblas M N\n", argv[0]);
     return 2;
 }

@@ -1654,9 +1654,218 @@ TEST(qr_least_squares_recovers_the_solution) {
     }
 }
 
-/* ==== test/array/linalg/svd.jl ==== */
+/* ---- CAQR: qr!(A; p), cageqrf!, porgqr! and pormqr! with p domains (dag_array_caqr and its factor) ---- */
 
 static double real_eps(dag_elem T) { return T == DAG_F32 || T == DAG_CF32 ? FLT_EPSILON : DBL_EPSILON; }
+/* dag_array_caqr of a random m x n matrix (rounded to T) in blocks bs with p domains: A (the host's), the
+   array (R on and above its diagonal), the factor, Q (m x m, qr_orgqr) and R (A's upper triangle) */
+typedef struct caqr_case { z64 *a, *q, *r; dag_array *da; dag_array_qr *f; int m, n; } caqr_case;
+static caqr_case caqr_factor(dag_elem T, int m, int n, dag_blocks bs, int p) {
+    caqr_case c = { host_rand(T, m, n), NULL, calloc((size_t)m * (size_t)n, sizeof(z64)), NULL, NULL, m, n };
+    round_to(T, c.a, m * n);
+    c.da = to_array(T, m, n, bs, c.a);
+    c.f = dag_array_caqr(c.da, p);
+    CHECK(c.f != NULL);
+    dag_array *dq = dag_array_qr_orgqr(c.f, m);
+    CHECK(dq != NULL);
+    c.q = dq ? collect(dq) : calloc((size_t)m * (size_t)m, sizeof(z64));
+    dag_array_free(dq);
+    z64 *fa = collect(c.da);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j && i < m; i++) c.r[i + j * m] = fa[i + j * m];
+    free(fa);
+    return c;
+}
+static void caqr_case_free(caqr_case *c) {
+    free(c->a), free(c->q), free(c->r);
+    dag_array_qr_free(c->f);
+    dag_array_free(c->da);
+}
+/* Dagger's check: ||A - Q R||_1 / (||A||_1 max(m, n) eps) < 2 and ||I - Q'Q||_1 / (n eps) < 2, Q the thin
+   one (DMatrix(F.Q): its first min(m, n) columns) */
+static void caqr_residuals(dag_elem T, int m, int n, dag_blocks bs, int p) {
+    caqr_case c = caqr_factor(T, m, n, bs, p);
+    int rr, cc, kn = m < n ? m : n;
+    z64 *qr = matmul(c.q, m, m, 0, c.r, m, n, 0, &rr, &cc), *qtq = matmul(c.q, m, kn, 1, c.q, m, kn, 0, &rr, &cc);
+    for (int i = 0; i < m * n; i++) qr[i] = c.a[i] - qr[i];
+    for (int i = 0; i < kn; i++) qtq[i + i * kn] -= 1;
+    double eps = real_eps(T), res1 = opnorm1(qr, m, n) / (opnorm1(c.a, m, n) * (m > n ? m : n) * eps);
+    double res2 = opnorm1(qtq, kn, kn) / (n * eps);
+    if (res1 >= 2 || res2 >= 2)
+        printf("     %s %d x %d in Blocks(%lld, %lld), %d domains: res1 %.2f, res2 %.2f\n", type_name(T), m, n,
+               (long long)bs.rows, (long long)bs.cols, p, res1, res2);
+    CHECK(res1 < 2);
+    CHECK(res2 < 2);
+    free(qr), free(qtq);
+    caqr_case_free(&c);
+}
+/* "CAQR p=$p" (Float64, ComplexF64; p 2 and 4; 128 x 64 in Blocks(32, 32)) and "cageqrf! direct" (the
+   same call here: caqr, then Q formed) */
+TEST(caqr_factor_and_orthogonality_residuals_with_2_and_4_domains) {
+    for (int t = 0; t < 2; t++)
+        for (int p = 2; p <= 4; p += 2) caqr_residuals(t ? DAG_CF64 : DAG_F64, 128, 64, dag_blocks(32, 32), p);
+}
+/* "CAQR single-precision p=$p": Float32, ComplexF32 */
+TEST(caqr_in_single_precision) {
+    for (int t = 0; t < 2; t++)
+        for (int p = 2; p <= 4; p += 2) caqr_residuals(t ? DAG_CF32 : DAG_F32, 128, 64, dag_blocks(32, 32), p);
+}
+/* "CAQR shapes: Square 128x128" (p 2 and 4) and "CAQR p=mt" (128 x 32: one tile per domain) */
+TEST(caqr_of_a_square_matrix_and_with_a_domain_per_tile_row) {
+    for (int p = 2; p <= 4; p += 2) caqr_residuals(DAG_F64, 128, 128, dag_blocks(32, 32), p);
+    for (int t = 0; t < 2; t++) caqr_residuals(t ? DAG_CF64 : DAG_F64, 128, 32, dag_blocks(32, 32), 4);
+}
+/* Beyond Dagger's cases: domains that do not divide the tile rows (the last one shorter), ragged tiles,
+   wide matrices, one domain, every type, A in tiles that are not square (Dagger refuses them; here the
+   factor keeps a copy in square tiles and A gets R); R is geqrf's R up to the signs of its rows (the
+   same triangle: R^H R = A^H A), and the tiles below A's diagonal hold reflectors, not R */
+TEST(caqr_on_ragged_sizes_uneven_domains_and_tiles_that_are_not_square_gives_geqrfs_r) {
+    static const struct { int m, n, br, bc, p; } cases[] = {
+        { 130, 70, 32, 32, 3 }, { 100, 60, 30, 20, 2 }, { 64, 128, 32, 32, 2 }, { 97, 41, 16, 16, 5 }, { 128, 64, 32, 32, 1 },
+    };
+    dag_elem types[] = { DAG_F64, DAG_F32, DAG_CF64, DAG_CF32 };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int t = 0; t < 4; t++) {
+            int m = cases[k].m, n = cases[k].n, kn = m < n ? m : n;
+            dag_blocks bs = dag_blocks(cases[k].br, cases[k].bc);
+            caqr_residuals(types[t], m, n, bs, cases[k].p);
+            caqr_case c = caqr_factor(types[t], m, n, bs, cases[k].p);
+            dag_array *g = to_array(types[t], m, n, bs, c.a);
+            void *tau = malloc(elem_size(types[t]) * (size_t)kn);
+            CHECK_EQ_INT(dag_array_geqrf(g, tau), DAG_OK);
+            z64 *gr = collect(g);
+            double worst = 0, scale = opnorm1(c.a, m, n);
+            for (int i = 0; i < kn; i++) {
+                /* row i of R is geqrf's times a unit scalar: the diagonal's ratio */
+                z64 unit = gr[i + i * m] != 0 ? c.r[i + i * m] / gr[i + i * m] : 1;
+                for (int j = i; j < n; j++) worst = fmax(worst, cabs(c.r[i + j * m] - unit * gr[i + j * m]));
+            }
+            if (worst > 100 * real_eps(types[t]) * scale)
+                printf("     %s %d x %d, %d domains: R differs from geqrf's by %.3g\n", type_name(types[t]), m, n, cases[k].p, worst);
+            CHECK(worst <= 100 * real_eps(types[t]) * scale);
+            free(tau), free(gr);
+            dag_array_free(g);
+            caqr_case_free(&c);
+        }
+}
+/* "CAQR pormqr! p=$p side trans" and "CAQR lmul!/rmul!" (the four array cases): Q C, Q' C (C 128 x 64),
+   C Q, C Q' (C 64 x 128) for A 128 x 128 in Blocks(32, 32), p 2 and 4, as the product with the factor's
+   Q (checked above as Q R = A, Q'Q = I): res < 2 (pormqr!'s measure) and rtol sqrt(eps) (lmul!'s); C an
+   array of its own or the caller's matrix (a wrap, lmul! on a dense matrix) */
+TEST(caqr_q_applied_from_either_side_with_and_without_adjoint) {
+    for (int t = 0; t < 2; t++)
+        for (int p = 2; p <= 4; p += 2) {
+            dag_elem T = t ? DAG_CF64 : DAG_F64;
+            caqr_case f = caqr_factor(T, 128, 128, dag_blocks(32, 32), p);
+            for (int right = 0; right < 2; right++)
+                for (int trans = 0; trans < 2; trans++)
+                    for (int host_matrix = 0; host_matrix < 2; host_matrix++) {
+                        int cm = right ? 64 : 128, cn = right ? 128 : 64, r, k;
+                        z64 *c = host_rand(T, cm, cn), *got;
+                        z64 *want = right ? matmul(c, cm, cn, 0, f.q, 128, 128, trans, &r, &k) : matmul(f.q, 128, 128, trans, c, cm, cn, 0, &r, &k);
+                        void *host = typed(T, c, cm * cn);
+                        dag_array *dc = host_matrix ? dag_array_wrap(T, cm, cn, dag_blocks(32, 32), host, cm)
+                                                    : to_array(T, cm, cn, dag_blocks(32, 32), c);
+                        CHECK_EQ_INT(dag_array_qr_ormqr(right, trans, f.f, dc), DAG_OK);
+                        got = host_matrix ? untyped(T, host, cm * cn) : collect(dc);
+                        dag_array_free(dc);
+                        CHECK(approx(got, want, cm * cn, default_rtol(T)));
+                        for (int i = 0; i < cm * cn; i++) got[i] -= want[i];
+                        double res = opnorm1(got, cm, cn) / (opnorm1(want, cm, cn) * 128 * DBL_EPSILON);
+                        if (res >= 2) printf("     %s p %d right %d trans %d: res %.2f\n", type_name(T), p, right, trans, res);
+                        CHECK(res < 2);
+                        free(c), free(want), free(got), free(host);
+                    }
+            caqr_case_free(&f);
+        }
+}
+/* "CAQR porgqr! direct p=$p trans": Q (trans 'N', the thin one: its columns orthonormal) and Q' (trans
+   'T'/'C': Q' I from the left) for A 128 x 64, p 2 and 4: Q's columns are the factor's, Q' its adjoint */
+TEST(caqr_q_and_its_adjoint_formed) {
+    for (int t = 0; t < 2; t++)
+        for (int p = 2; p <= 4; p += 2) {
+            dag_elem T = t ? DAG_CF64 : DAG_F64;
+            int m = 128, n = 64;
+            caqr_case f = caqr_factor(T, m, n, dag_blocks(32, 32), p);
+            dag_array *q = dag_array_qr_orgqr(f.f, n), *qa = dag_array_identity(T, m, m, dag_blocks(32, 32));
+            CHECK(q != NULL);
+            CHECK_EQ_INT(dag_array_qr_ormqr(0, 1, f.f, qa), DAG_OK);
+            z64 *qh = collect(q), *qah = collect(qa);
+            int r, c;
+            z64 *qtq = matmul(qh, m, n, 1, qh, m, n, 0, &r, &c);
+            for (int i = 0; i < n; i++) qtq[i + i * n] -= 1;
+            CHECK(opnorm1(qtq, n, n) / (n * DBL_EPSILON) < 2);
+            for (int j = 0; j < m; j++)
+                for (int i = 0; i < m; i++) {
+                    if (j < n) CHECK(cabs(qh[i + j * m] - f.q[i + j * m]) < 1e-12);
+                    CHECK(cabs(qah[j + i * m] - conj(f.q[i + j * m])) < 1e-12);
+                }
+            free(qh), free(qah), free(qtq);
+            dag_array_free(q), dag_array_free(qa);
+            caqr_case_free(&f);
+        }
+}
+/* "CAQR least-squares p=$p": x solving A x = b = A x_true for A 128 x 64 (p 2 and 4) is x_true within rtol
+   1e-8; with a residual orthogonal to A's columns too (b = A x_true + r, A' r = 0: x is still x_true) */
+TEST(caqr_least_squares_recovers_the_solution) {
+    for (int t = 0; t < 2; t++)
+        for (int p = 2; p <= 4; p += 2) {
+            dag_elem T = t ? DAG_CF64 : DAG_F64;
+            caqr_case f = caqr_factor(T, 128, 64, dag_blocks(32, 32), p);
+            z64 *xt = host_rand(T, 64, 2), *r0 = host_rand(T, 128, 1);
+            int m, n;
+            z64 *b = matmul(f.a, 128, 64, 0, xt, 64, 2, 0, &m, &n);
+            /* column 2: + r0 minus its part in A's range (Q's first 64 columns) */
+            z64 *qtr = matmul(f.q, 128, 64, 1, r0, 128, 1, 0, &m, &n), *pr = matmul(f.q, 128, 64, 0, qtr, 64, 1, 0, &m, &n);
+            for (int i = 0; i < 128; i++) b[128 + i] += r0[i] - pr[i];
+            dag_array *DB = to_array(T, 128, 2, dag_blocks(32, 1), b);
+            CHECK_EQ_INT(dag_array_qr_gels(f.f, DB), DAG_OK);
+            z64 *x = collect(DB), *xs = malloc(sizeof(z64) * 128);
+            for (int j = 0; j < 2; j++) {
+                for (int i = 0; i < 64; i++) xs[i] = x[i + j * 128];
+                CHECK(approx(xs, xt + j * 64, 64, 1e-8));
+            }
+            free(xt), free(r0), free(b), free(qtr), free(pr), free(x), free(xs);
+            dag_array_free(DB);
+            caqr_case_free(&f);
+        }
+}
+/* "cageqrf! rejects irregular tiling" has no refusal here (tiles that are not square are copied, above);
+   what is refused: domains below 1 or above the tile rows, integer arrays, no array, no factor, C or B
+   not of A's rows or type, a least-squares solve of a wide A. Each says why and changes nothing. */
+TEST(caqr_refuses_what_it_cannot_factor_or_apply) {
+    z64 *a = host_rand(DAG_F64, 64, 32);
+    dag_array *A = to_array(DAG_F64, 64, 32, dag_blocks(16, 16), a), *ints = dag_array_fill(DAG_I32, 64, 32, dag_blocks(16, 16), 1.0);
+    CHECK(dag_array_caqr(A, 0) == NULL);
+    CHECK(dag_array_caqr(A, 5) == NULL);   /* 4 tile rows */
+    CHECK(dag_array_caqr(ints, 2) == NULL);
+    CHECK(dag_array_caqr(NULL, 2) == NULL);
+    z64 *same = collect(A);
+    CHECK(count_diff(same, a, 64 * 32) == 0);
+    dag_array *C = dag_array_fill(DAG_F64, 63, 4, dag_blocks(16, 4), 1.0), *C32 = dag_array_fill(DAG_F32, 64, 4, dag_blocks(16, 4), 1.0);
+    CHECK_EQ_INT(dag_array_qr_ormqr(0, 0, NULL, C), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_array_qr_orgqr(NULL, 4) == NULL);
+    CHECK_EQ_INT(dag_array_qr_gels(NULL, C), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_qr *f = dag_array_caqr(A, 4);
+    CHECK(f != NULL);
+    CHECK_EQ_INT(dag_array_qr_ormqr(0, 0, f, C), DAG_ERR_INVALID_ARGUMENT);     /* 63 rows */
+    CHECK_EQ_INT(dag_array_qr_ormqr(1, 0, f, C32), DAG_ERR_INVALID_ARGUMENT);   /* float, and 4 columns */
+    CHECK_EQ_INT(dag_array_qr_gels(f, C32), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_array_qr_orgqr(f, 0) == NULL);
+    CHECK(dag_array_qr_orgqr(f, 65) == NULL);
+    dag_array_qr_free(f);
+    dag_array_qr_free(NULL);
+    dag_array *W = dag_array_fill(DAG_F64, 32, 64, dag_blocks(16, 16), 1.0), *BW = dag_array_fill(DAG_F64, 32, 1, dag_blocks(16, 1), 1.0);
+    dag_array_qr *fw = dag_array_caqr(W, 2);
+    CHECK(fw != NULL);
+    CHECK_EQ_INT(dag_array_qr_gels(fw, BW), DAG_ERR_INVALID_ARGUMENT);   /* wide: not a least-squares problem */
+    dag_array_qr_free(fw);
+    free(a), free(same);
+    dag_array_free(A), dag_array_free(ints), dag_array_free(C), dag_array_free(C32), dag_array_free(W), dag_array_free(BW);
+}
+
+/* ==== test/array/linalg/svd.jl ==== */
+
 /* check_svd: U m x k, S k values, Vt k x n; ||A - U S Vt||_1 / (||A||_1 max(m, n) eps) < tol; U'U and Vt Vt'
    within tol of I (in k eps); S non-negative and descending. (S equal to LAPACK's svdvals follows: a
    factorisation with orthonormal U and V and sorted non-negative S has the singular values.) */
@@ -2381,6 +2590,14 @@ int main(void) {
     RUN(qr_q_times_a_scalar);
     RUN(qr_q_formed_as_an_array_and_collected);
     RUN(qr_q_operations_on_ragged_sizes_types_and_tilings);
+    RUN(caqr_factor_and_orthogonality_residuals_with_2_and_4_domains);
+    RUN(caqr_in_single_precision);
+    RUN(caqr_of_a_square_matrix_and_with_a_domain_per_tile_row);
+    RUN(caqr_on_ragged_sizes_uneven_domains_and_tiles_that_are_not_square_gives_geqrfs_r);
+    RUN(caqr_q_applied_from_either_side_with_and_without_adjoint);
+    RUN(caqr_q_and_its_adjoint_formed);
+    RUN(caqr_least_squares_recovers_the_solution);
+    RUN(caqr_refuses_what_it_cannot_factor_or_apply);
     RUN(svd_tile_square_every_type_and_blocking);
     RUN(svd_tile_tall_and_wide);
     RUN(svd_tile_irregular_tiling_and_a_single_block_column);

@@ -867,6 +867,44 @@ TEST(the_new_operations_under_a_device_scope_give_the_cpus_results) {
     CHECK(max_diff(cpu + LEN - DC, dev + LEN - DC, DC) < 1e-10);   /* the singular values */
 }
 
+/* CAQR's factor (3 domains of 5 tile rows) and Q, into out (M x N, then M x M) */
+enum { CQM = 70, CQN = 40 };
+static void caqr_program(double *out) {
+    static double h[CQM * CQN];
+    random_matrix(h, CQM, CQN, 51);
+    dag_array *A = dag_array_from_host(DAG_F64, CQM, CQN, dag_blocks(16, 16), h, DAG_COL_MAJOR, CQM);
+    dag_array_qr *f = dag_array_caqr(A, 3);
+    CHECK(f != NULL);
+    dag_array *Q = dag_array_qr_orgqr(f, CQM);
+    CHECK(Q != NULL);
+    CHECK_EQ_INT(dag_array_collect(A, out, DAG_COL_MAJOR, CQM), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(Q, out + CQM * CQN, DAG_COL_MAJOR, CQM), DAG_OK);
+    dag_array_qr_free(f);
+    dag_array_free(A), dag_array_free(Q);
+}
+/* Under a device scope CAQR's updates (gemms) run on the devices, its panels and merges on the CPU, and
+   the factor and Q equal the CPU's to rounding */
+TEST(caqr_under_a_device_scope_gives_the_cpus_factor_and_q) {
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
+    static double cpu[CQM * CQN + CQM * CQM], dev[CQM * CQN + CQM * CQM];
+    caqr_program(cpu);
+    static dag_trace_record rec[8192];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { caqr_program(dev); }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 8192), gemms = 0, merges = 0;
+    for (size_t i = 0; i < n && i < 8192; i++) {
+        gemms += rec[i].backend == DAG_OPENCL && !strcmp(rec[i].name, "gemm");
+        merges += !strcmp(rec[i].name, "qr merge");
+    }
+    CHECK(gemms > 0);
+    CHECK(merges > 0);
+    double err = max_diff(cpu, dev, CQM * CQN + CQM * CQM);
+    if (err >= 1e-10) printf("     the device's CAQR differs from the CPU's by %.3g\n", err);
+    CHECK(err < 1e-10);
+}
+
 /* ---- QR ---- */
 
 /* geqrf gives geqr2's R, V and tau (LAPACKE's too in the OpenBLAS build) on ragged sizes, tall and wide,
@@ -1596,6 +1634,7 @@ int main(void) {
     RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);
     RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
     RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
+    RUN(caqr_under_a_device_scope_gives_the_cpus_factor_and_q);
     RUN(sort_orders_vectors_of_every_type_as_qsort_does_on_ragged_sizes_and_tilings);
     RUN(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused);
     RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);

@@ -155,6 +155,75 @@ TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
     agree_on_failures();
 }
 
+/* CAQR over the grids (2 and 3 domains of the 6 tile rows): Q (qr_orgqr) R = A, R's rows geqrf's up to
+   sign, Q applied from the right (qr_ormqr) as the plain product, and the least-squares solve of a
+   consistent tall system; every rank the same */
+TEST(a_distributed_caqr_gives_q_r_equal_to_a_on_several_grids) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { M = 61, N = 37, NB = 12 };
+    static double a[M * N], ref[M * N], f[M * N], tref[N], q[M * M], c[7 * M], cq[7 * M], x[N], b[M];
+    int grids[3][2] = { { 0, 0 }, { ranks, 1 }, { 2, 2 } };
+    random_matrix(a, M, N, 3);
+    memcpy(ref, a, sizeof a);
+    qr_reference(ref, M, N, tref);
+    for (int g = 0; g < 3; g++)
+        for (int domains = 2; domains <= 3; domains++) {
+            dag_blocks bs = dag_blocks_grid(NB, NB, grids[g][0], grids[g][1]);
+            dag_array *A = dag_array_from_host(DAG_F64, M, N, bs, a, DAG_COL_MAJOR, M);
+            dag_array_qr *fa = dag_array_caqr(A, domains);
+            CHECK(fa != NULL);
+            if (!fa) {
+                dag_array_free(A);
+                continue;
+            }
+            CHECK_EQ_INT(dag_array_collect(A, f, DAG_COL_MAJOR, M), DAG_OK);
+            double err = 0;
+            for (int i = 0; i < N; i++)   /* R's row i: the reference's times the diagonal's sign */
+                for (int j = i; j < N; j++)
+                    err = fmax(err, fabs(f[i + j * M] - copysign(1.0, f[i + i * M] * ref[i + i * M]) * ref[i + j * M]));
+            CHECK(err < 1e-12);
+            dag_array *Q = dag_array_qr_orgqr(fa, M);
+            CHECK(Q != NULL);
+            CHECK_EQ_INT(dag_array_collect(Q, q, DAG_COL_MAJOR, M), DAG_OK);
+            err = 0;
+            for (int j = 0; j < N; j++)
+                for (int i = 0; i < M; i++) {
+                    double qr = 0;
+                    for (int l = 0; l <= j; l++) qr += q[i + l * M] * f[l + j * M];
+                    err = fmax(err, fabs(qr - a[i + j * M]));
+                }
+            CHECK(err < 1e-12);
+            random_matrix(c, 7, M, 6);
+            dag_array *C = dag_array_from_host(DAG_F64, 7, M, dag_blocks_grid(4, 9, grids[g][0], grids[g][1]), c, DAG_COL_MAJOR, 7);
+            CHECK_EQ_INT(dag_array_qr_ormqr(1, 0, fa, C), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(C, cq, DAG_COL_MAJOR, 7), DAG_OK);
+            err = 0;
+            for (int j = 0; j < M; j++)
+                for (int i = 0; i < 7; i++) {
+                    double v = 0;
+                    for (int l = 0; l < M; l++) v += c[i + l * 7] * q[l + j * M];
+                    err = fmax(err, fabs(v - cq[i + j * 7]));
+                }
+            CHECK(err < 1e-12);
+            random_matrix(x, N, 1, 5);
+            for (int i = 0; i < M; i++) {
+                b[i] = 0;
+                for (int l = 0; l < N; l++) b[i] += a[i + l * M] * x[l];
+            }
+            dag_array *B = dag_array_from_host(DAG_F64, M, 1, dag_blocks_grid(5, 1, grids[g][0], grids[g][1]), b, DAG_COL_MAJOR, M);
+            CHECK_EQ_INT(dag_array_qr_gels(fa, B), DAG_OK);
+            CHECK_EQ_INT(dag_array_collect(B, b, DAG_COL_MAJOR, M), DAG_OK);
+            err = 0;
+            for (int i = 0; i < N; i++) err = fmax(err, fabs(b[i] - x[i]));
+            CHECK(err < 1e-10);
+            dag_array_qr_free(fa);
+            dag_array_free(A), dag_array_free(Q), dag_array_free(C), dag_array_free(B);
+        }
+    dag_shutdown();
+    agree_on_failures();
+}
+
 DAG_KERNEL(twice_minus, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL const double *, v), (DAG_GLOBAL double *, y)),
     size_t i = DAG_INDEX();
     y[i] = 2.0 * x[i] - v[i];
@@ -476,6 +545,7 @@ int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids);
+    RUN_ALL(a_distributed_caqr_gives_q_r_equal_to_a_on_several_grids);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
     RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);

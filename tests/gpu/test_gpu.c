@@ -751,6 +751,41 @@ TEST(a_float_cholesky_on_the_devices_gives_the_cpus_factor) {
     dag_shutdown();
 }
 
+/* The factorisations whose updates go to the devices and whose panels stay on the CPU (pivoted LU, tiled
+   QR, CAQR with 3 domains) give the CPU's factors on one device and on every device. */
+TEST(lu_qr_and_caqr_on_the_devices_give_the_cpus_factors) {
+    vendor v;
+    NEED_VENDOR(v);
+    enum { N = 100, NB = 16, SIZE = N * N };
+    static double a[SIZE], out[3][3 * SIZE];
+    for (int i = 0; i < SIZE; i++) a[i] = (double)((i * 37) % 101) / 50.0 - 1.0 + (i % (N + 1) == 0 ? 4.0 : 0.0);
+    for (int on = 0; on < 3; on++) {   /* the CPU, one device, every device */
+        dag_array *L = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        dag_array *Q = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        dag_array *C = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), a, DAG_COL_MAJOR, N);
+        static int64_t ipiv[N];
+        static double tau[N];
+        dag_array_qr *f = NULL;
+        dag_scope scope = on == 0 ? dag_scope(.all_threads = 1) : device_scope(on == 1 ? 1 : 0);
+        DAG_WITH_OPTIONS(.scope = scope) {
+            CHECK_EQ_INT(dag_array_getrf(L, ipiv), DAG_OK);
+            CHECK_EQ_INT(dag_array_geqrf(Q, tau), DAG_OK);
+            f = dag_array_caqr(C, 3);
+        }
+        CHECK(f != NULL);
+        dag_array_collect(L, out[on], DAG_COL_MAJOR, N);
+        dag_array_collect(Q, out[on] + SIZE, DAG_COL_MAJOR, N);
+        dag_array_collect(C, out[on] + 2 * SIZE, DAG_COL_MAJOR, N);
+        dag_array_qr_free(f);
+        dag_array_free(L), dag_array_free(Q), dag_array_free(C);
+        if (!on) continue;
+        double err = max_diff(out[on], out[0], 3 * (size_t)SIZE);
+        printf("     %s: largest difference from the CPU %.1e\n", on == 1 ? "one device" : "every device", err);
+        CHECK(err < 1e-10);
+    }
+    dag_shutdown();
+}
+
 /* A gemm whose three matrices are 4.5 times a device's limit goes by blocks of C that fit with a tile
    column of A and row of B per step (dag_array.h's dag__gemm_block), step by step: each tile of A and
    B comes in once per block (256 tiles here, C's 64 besides: 320, with 2 workers or 16), not once per
@@ -1716,6 +1751,7 @@ int main(int argc, char **argv) {
     RUN(a_discarded_span_leaves_the_device_without_coming_home);
     RUN(a_gemm_past_the_devices_limit_moves_each_tile_once_per_block);
     RUN(a_float_cholesky_on_the_devices_gives_the_cpus_factor);
+    RUN(lu_qr_and_caqr_on_the_devices_give_the_cpus_factors);
     RUN(a_chain_of_kernel_tasks_costs_a_launch_each_and_makes_no_event_per_task);
     RUN(a_launch_larger_than_the_runtime_takes_is_refused_by_name);
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
