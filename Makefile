@@ -655,6 +655,7 @@ $(B)/bench/lu: bench/lu.c bench/bench_common.h $(HEADERS)
 
 bench-lu: $(B)/bench/lu
 	$(PYTHON) bench/lu.py --qr $(if $(QUICK),--quick)
+	$(PYTHON) bench/lu.py --tall $(if $(QUICK),--quick)
 
 # The distributed Cholesky over MPI: dag.h on 2 ranks x 1 thread (and 1 rank x 2 threads) against
 # ScaLAPACK's pdpotrf and StarPU-MPI, with the traffic against its lower bound (bench/cholesky_mpi.py)

@@ -3685,6 +3685,40 @@ DAG_TASK(void, dag__qr_merge, (int, type), (int64_t, w), (int64_t, r2), (void *,
 #undef DAG__AT
 }
 
+#if defined(DAG_ARRAY_CBLAS)
+/* A merge's Q (trans 0) or Q^H (1) applied on the CPU to its two tiles of C at once (LAPACK's tpmqrt):
+   from the left, c1's first w rows over c2's first r2 rows, `other` columns; from the right, c1's first
+   w columns beside c2's first r2 columns, `other` rows. Half the flops of the gemms' form (V2 and T are
+   triangles), and no identity. */
+DAG_TASK(void, dag__qr_merge_apply, (int, type), (int, right), (int, trans), (int64_t, w), (int64_t, r2), (int64_t, other),
+         (const void *, v2), (int64_t, ldv), (const void *, t), (int64_t, ldt), (void *, c1), (int64_t, ld1), (void *, c2),
+         (int64_t, ld2)) {
+    void *work = dag__array_zalloc((size_t)(w * other), dag__elem_size((dag_elem)type));
+    if (!work) {
+        dag_fail(DAG_ERR_OUT_OF_MEMORY, "dag_array_caqr: no memory to apply a merge");
+        return;
+    }
+    char side = right ? 'R' : 'L', op = !trans ? 'N' : dag__complex((dag_elem)type) ? 'C' : 'T';
+    lapack_int m = (lapack_int)(right ? other : r2), n = (lapack_int)(right ? r2 : other), k = (lapack_int)w, l = (lapack_int)r2;
+    lapack_int lv = (lapack_int)ldv, lt = (lapack_int)ldt, l1 = (lapack_int)ld1, l2 = (lapack_int)ld2;
+    if (type == DAG_F64)
+        LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, side, op, m, n, k, l, k, (const double *)v2, lv, (const double *)t, lt,
+                             (double *)c1, l1, (double *)c2, l2, (double *)work);
+    else if (type == DAG_F32)
+        LAPACKE_stpmqrt_work(LAPACK_COL_MAJOR, side, op, m, n, k, l, k, (const float *)v2, lv, (const float *)t, lt,
+                             (float *)c1, l1, (float *)c2, l2, (float *)work);
+    else if (type == DAG_CF64)
+        LAPACKE_ztpmqrt_work(LAPACK_COL_MAJOR, side, op, m, n, k, l, k, (const lapack_complex_double *)v2, lv,
+                             (const lapack_complex_double *)t, lt, (lapack_complex_double *)c1, l1, (lapack_complex_double *)c2,
+                             l2, (lapack_complex_double *)work);
+    else
+        LAPACKE_ctpmqrt_work(LAPACK_COL_MAJOR, side, op, m, n, k, l, k, (const lapack_complex_float *)v2, lv,
+                             (const lapack_complex_float *)t, lt, (lapack_complex_float *)c1, l1, (lapack_complex_float *)c2,
+                             l2, (lapack_complex_float *)work);
+    DAG_FREE(work);
+}
+#endif
+
 /* A QR's steps: step k's Q_k is a product of block reflectors I - V T V^H. The tiled QR (one domain) has
    one per step, over tile column k from the diagonal down. CAQR splits the tile rows into domains of h
    tile rows: one block per domain (from the diagonal's domain down, each from its head: its first tile
@@ -3735,11 +3769,31 @@ static int dag__qr_blocks(const dag__qr *qr, int64_t k, dag__qr_block *out) {
     return n;
 }
 
+/* A merge block on the CPU with LAPACKE: its Q (op by trans) on tile column j of x (tile row j from the right)
+   as one task (dag__qr_merge_apply); false: the gemms' form, which every backend runs, does it. */
+static bool dag__qr_merge_on_cpu(const dag__qr *qr, const dag__qr_block *b, dag_array *x, int64_t j, int trans, bool right) {
+#if defined(DAG_ARRAY_CBLAS)
+    if (b->low < 0 || qr->dev) return false;
+    int64_t at = dag__qr_index(qr, b), r2 = right ? DAG__C(x, b->low) : DAG__R(x, b->low);
+    dag_data v2 = DAG__H(qr->vtops, at, 0), t = DAG__H(qr->ts, at, 0);
+    dag_data c1 = right ? DAG__H(x, j, b->top) : DAG__H(x, b->top, j), c2 = right ? DAG__H(x, j, b->low) : DAG__H(x, b->low, j);
+    dag_options o = right ? dag__potrf_on(qr->where, false, j, b->low, 1) : dag__potrf_on(qr->where, false, b->low, j, 1);
+    dag_spawn_with(DAG__NAMED(&o, "qr merge apply"), dag__qr_merge_apply, Val((int)x->type), Val((int)right), Val(trans),
+                   Val((int64_t)b->kw), Val(dag__imin(r2, b->kw)), Val((int64_t)(right ? DAG__R(x, j) : DAG__C(x, j))), In(v2),
+                   Ld(v2), In(t), Ld(t), InOut(c1), Ld(c1), InOut(c2), Ld(c2));
+    return true;
+#else
+    (void)qr, (void)b, (void)x, (void)j, (void)trans, (void)right;
+    return false;
+#endif
+}
+
 /* Block b's Q_b^H (trans 1) or Q_b (0) from the left on tile column j of x (the matrix, or the right-hand
    sides: x's rows in a's tile rows), w and w2 its workspaces (a tile row per domain and grid row of ranks):
    W = V^H C, W = op(T) W, C -= V W. */
 static void dag__qr_apply(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
                           int64_t j, int trans) {
+    if (dag__qr_merge_on_cpu(qr, b, x, j, trans, false)) return;
     int64_t wi = b->dom * x->p + b->top % x->p, row, count = dag__qr_count(b);
     dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
     int cols = DAG__C(x, j), kw = b->kw;
@@ -3761,6 +3815,7 @@ static void dag__qr_apply(const dag__qr *qr, const dag__qr_block *b, dag_array *
    w and w2 a tile column per domain and grid column of ranks: W = C V, W = W op(T), C -= W V^H. */
 static void dag__qr_apply_right(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
                                 int64_t j, int trans) {
+    if (dag__qr_merge_on_cpu(qr, b, x, j, trans, true)) return;
     int64_t wi = b->dom * x->q + b->top % x->q, col, count = dag__qr_count(b);
     dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, j, wi), wj2 = DAG__H(w2, j, wi);
     int rows = DAG__R(x, j), kw = b->kw;

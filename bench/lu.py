@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Pivoted LU: dag_array_getrf against OpenBLAS's own dgetrf (LAPACKE), in one run;
-with --qr, QR: dag_array_geqrf against dgeqrf too.
+with --qr, QR: dag_array_geqrf against dgeqrf too; with --tall, the QR of tall
+matrices: dag_array_geqrf and dag_array_caqr (communication-avoiding, in domains)
+against dgeqrf.
 
-    python3 bench/lu.py [--rounds 3] [--quick] [--n 4096 ...] [--qr]
+    python3 bench/lu.py [--rounds 3] [--quick] [--n 4096 ...] [--qr] [--tall]
 
 Each contender runs as its own process, interleaved round by round (this
 machine's speed drifts within minutes); each figure is the best and the
@@ -39,7 +41,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one round, N=4096 only")
     ap.add_argument("--n", type=int, action="append", help="only this N (repeatable)")
     ap.add_argument("--qr", action="store_true", help="also QR: dag_array_geqrf (wrapped) against LAPACKE_dgeqrf")
+    ap.add_argument("--tall", action="store_true", help="only tall QR: dag_array_geqrf and dag_array_caqr against dgeqrf")
     a = ap.parse_args()
+    if a.tall:
+        return tall(a)
     rounds = 1 if a.quick else a.rounds
     configs = [(4096, 256), (4096, 512)] + ([] if a.quick else [(8192, 256), (8192, 512)])
     configs = [(n, nb) for n, nb in configs if not a.n or n in a.n]
@@ -82,6 +87,40 @@ def main():
     agree = all(len(v) == 1 for v in sums.values()) and all(
         max(v) - min(v) <= 1e-9 * max(v) for v in qr_sums.values())
     print("(the factors and pivots of every contender agree)" if agree else "THE FACTORS DIFFER: " + repr(sums))
+    return 0 if agree else 1
+
+
+# Tall QR: (m, n, tile, CAQR's domains); 2 m n^2 - 2/3 n^3 flops
+TALL = [(65536, 256, 256, 16), (65536, 1024, 256, 32), (16384, 2048, 256, 8)]
+
+
+def tall(a):
+    rounds = 1 if a.quick else a.rounds
+    ct = coretype()
+    env = {"OPENBLAS_CORETYPE": ct} if ct else {}
+    env.update({"DAG_NUM_THREADS": "2"})
+    gf, sums = {}, {}
+    print(f"Tall QR, 2 cores, {rounds} interleaved rounds, OPENBLAS_CORETYPE={ct or '(unset)'}", flush=True)
+    for rnd in range(rounds):
+        for m, n, nb, p in TALL:
+            sides = [("OpenBLAS", [f"{B}/lu", "tallqropenblas", str(m), str(n)]),
+                     ("geqrf", [f"{B}/lu", "tallqrdag", str(m), str(n), str(nb), "0"]),
+                     ("caqr", [f"{B}/lu", "tallqrdag", str(m), str(n), str(nb), str(p)])]
+            for name, cmd in sides:
+                r = run(cmd, env)
+                gf.setdefault((name, m, n), []).append(float(r["gflops"]))
+                sums.setdefault((m, n), []).append(float(r["checksum"]))
+        print(f"  round {rnd + 1}/{rounds} done", flush=True)
+    fmt = lambda k: f"{max(gf[k]):6.1f} / {statistics.median(gf[k]):6.1f}"
+    print("\nGFLOP/s (best / median), 2 m n^2 - 2/3 n^3 flops; dag.h on arrays of its own tiles")
+    print(f"{'m':>6} {'n':>5} {'tile':>5} {'domains':>7}  {'dag_array_geqrf':>15}  {'dag_array_caqr':>15}  {'OpenBLAS dgeqrf':>15}"
+          "  caqr / OpenBLAS (medians)")
+    for m, n, nb, p in TALL:
+        ob, g, c = ("OpenBLAS", m, n), ("geqrf", m, n), ("caqr", m, n)
+        print(f"{m:>6} {n:>5} {nb:>5} {p:>7}  {fmt(g)}  {fmt(c)}  {fmt(ob)}  "
+              f"{statistics.median(gf[c]) / statistics.median(gf[ob]):.2f}x")
+    agree = all(max(v) - min(v) <= 1e-9 * max(v) for v in sums.values())
+    print("(R's |diagonal| agrees on every side)" if agree else "R DIFFERS: " + repr(sums))
     return 0 if agree else 1
 
 
