@@ -54,7 +54,7 @@
 
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
-   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>SVD >>symmetry
+   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>CAQR >>SVD >>symmetry
    >>sort >>FFT >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
@@ -3476,13 +3476,15 @@ dag_result dag_array_map_desc_n(const dag_task_desc *kernel, dag_array *out, int
 /* >>tiled QR: dag_array_geqrf and the least-squares solve dag_array_gels,
    LAPACK's blocked Householder QR on tiles. Step k factorises the panel
    (tile column k from the diagonal down, gathered into a workspace column
-   as the LU's is, on the CPU: LAPACKE's geqrf and larft, else loops) into
-   R, the reflectors V below the diagonal and the block's triangular T;
-   each tile column j to its right then gets Q_k^T: W = V^T C_j (a chain of
-   gemms down the column), W = T^T W, C_j -= V W (a gemm per tile). Every
-   update is a tile gemm on the tiles' handles, so it runs on the tile's
-   device under a device scope and on the tile's owner over ranks. The
-   result is LAPACK's: R on and above the diagonal, V below, tau. */
+   as the LU's is, on the CPU: LAPACKE's geqrt in one block, else loops)
+   into R, the reflectors V below the diagonal and the block's triangular
+   T; each tile column j to its right then gets Q_k^T: W = V^T C_j (a chain
+   of gemms down the column), W = T^T W, C_j -= V W (a gemm per tile).
+   Every update is a tile gemm on the tiles' handles, so it runs on the
+   tile's device under a device scope and on the tile's owner over ranks.
+   The result is LAPACK's: R on and above the diagonal, V below, tau.
+   dag_array_caqr (>>CAQR) factorises each panel in domains and merges
+   them: more block reflectors per step, applied the same way. */
 
 /* Householder QR of an m x n panel in place (LAPACK's geqr2: beta = -sign(alpha) |x|), and the forward,
    columnwise T of its reflectors (larft, also alone: the Q operations rebuild T from geqrf's V and tau),
