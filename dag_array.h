@@ -54,7 +54,7 @@
 
    Parts: >>kernels of the newer operations >>where tiles run >>views >>element values >>host copies
    >>element-wise >>reductions >>copy and transpose between tilings >>tile kernels >>tile tasks
-   >>pivoted LU >>more constructors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>CAQR >>SVD >>symmetry
+   >>pivoted LU >>more constructors >>vectors >>indexing >>reductions along a dimension >>broadcasting >>tiled QR >>Q of a QR >>CAQR >>SVD >>symmetry
    >>sort >>FFT >>stencil >>matrix power >>statistics
 */
 /* one error that names the files to copy, not the compiler's about the first one missing */
@@ -362,6 +362,29 @@ dag_array *dag_array_vcat(int n, dag_array *const *arrays);
 dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks blocks);
 dag_array *dag_array_similar(const dag_array *a);
 dag_elem dag_array_type(const dag_array *a);
+/* Vectors: 1-D arrays (Dagger's DVector: zeros(Blocks(32), n),
+   distribute(v, Blocks(32)), collect(v), v[i]) of n elements in tiles of
+   `block` elements (0: dag_blocks_auto's), dealt over every rank. A vector
+   is stored as an n x 1 column, so every operation takes it as one (gemm
+   into a vector is A * v, sort, fft, reductions, element-wise maps and
+   broadcasts across a matrix's columns); dag_array_ndims says 1, and what
+   an operation makes of a vector is a vector: similar, index by rows,
+   vcat of vectors, view, a reduction along dims (a 1-element vector for
+   dims 1 or 0, as Julia's sum(v; dims = 1)). Elements by one index. */
+dag_array *dag_vector_zeros(dag_elem type, int64_t n, int64_t block);
+dag_array *dag_vector_ones(dag_elem type, int64_t n, int64_t block);
+dag_array *dag_vector_fill(dag_elem type, int64_t n, int64_t block, double value);
+dag_array *dag_vector_rand(dag_elem type, int64_t n, int64_t block, uint64_t seed);
+dag_array *dag_vector_randn(dag_elem type, int64_t n, int64_t block, uint64_t seed);
+dag_array *dag_vector_undef(dag_elem type, int64_t n, int64_t block);
+dag_array *dag_vector_from_host(dag_elem type, int64_t n, int64_t block, const void *data);
+dag_array *dag_vector_wrap(dag_elem type, int64_t n, int64_t block, void *data);
+dag_array *dag_vector_view(dag_array *v, int64_t i0, int64_t n);
+dag_result dag_vector_collect(dag_array *v, void *out);
+dag_result dag_vector_get(dag_array *v, int64_t i, double *value);
+dag_result dag_vector_put(dag_array *v, int64_t i, double value);
+int dag_array_ndims(const dag_array *a);      /* 1 for a vector, 2 for any other array, 0 for NULL */
+int64_t dag_array_length(const dag_array *a);   /* its element count */
 /* rand! and randn!: a's values as dag_array_rand and dag_array_randn give
    an array of its shape (a view counts from its own corner). */
 dag_result dag_array_fill_rand(dag_array *a, uint64_t seed);
@@ -546,6 +569,7 @@ struct dag_array {
     dag_data *handle;
     int p, q;                    /* the grid of ranks the tiles are dealt over (1 x 1 on one rank) */
     bool with_diagonal;          /* tile (i, j) lives with the square grid's tile (i, i) (potrf's inverses) */
+    bool vector;                 /* a 1-D array (an n x 1 column): dag_vector_* made it, or an operation on one */
     /* a view (dag_array_view) of base, an array of its own tiles or a wrapped matrix, from its row r0 and
        column c0, in base's tiles. With its corner on a tile boundary, its tiles are base's (tile and handle
        list them); else it has none (NULL), and each operation copies it to tiles of its own and back. */
@@ -892,6 +916,11 @@ static bool dag__rects_overlap(dag__rect x, dag__rect y) {
 }
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
+/* out, made by an operation from a: a vector (1-D) when a is one and out is a column */
+static dag_array *dag__keeps_1d(const dag_array *a, dag_array *out) {
+    if (out && a && a->vector && out->cols == 1) out->vector = true;
+    return out;
+}
 
 /* One element of elem bytes moved: 8 and 4 bytes as one move (a memcpy of a constant size), not a call
    per element. */
@@ -3062,11 +3091,64 @@ dag_array *dag_array_undef(dag_elem type, int64_t rows, int64_t cols, dag_blocks
     return dag__array_new(type, rows, cols, b, NULL, 0, false);
 }
 dag_array *dag_array_similar(const dag_array *a) {
-    if (a) return dag__array_new(a->type, a->rows, a->cols, dag__tiling_of(a), NULL, 0, false);
+    if (a) return dag__keeps_1d(a, dag__array_new(a->type, a->rows, a->cols, dag__tiling_of(a), NULL, 0, false));
     dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_similar: no array");
     return NULL;
 }
 dag_elem dag_array_type(const dag_array *a) { return a ? a->type : (dag_elem)0; }
+
+/* >>vectors: 1-D arrays, stored as n x 1 columns; the flag `vector` is what makes them 1-D */
+/* n x 1 in tiles of block rows (auto: block 0), dealt over every rank (a grid of ranks x 1) */
+static dag_blocks dag__vector_blocks(int64_t block) {
+    int ranks = dag_num_ranks();
+    dag_blocks b = { block > 0 ? block : -1, block > 0 ? 1 : -1, ranks > 1 ? ranks : 0, ranks > 1 ? 1 : 0 };
+    return b;
+}
+static dag_array *dag__as_vector(dag_array *a) {
+    if (a) a->vector = true;
+    return a;
+}
+dag_array *dag_vector_zeros(dag_elem type, int64_t n, int64_t block) { return dag__as_vector(dag_array_zeros(type, n, 1, dag__vector_blocks(block))); }
+dag_array *dag_vector_ones(dag_elem type, int64_t n, int64_t block) { return dag__as_vector(dag_array_ones(type, n, 1, dag__vector_blocks(block))); }
+dag_array *dag_vector_fill(dag_elem type, int64_t n, int64_t block, double value) {
+    return dag__as_vector(dag_array_fill(type, n, 1, dag__vector_blocks(block), value));
+}
+dag_array *dag_vector_rand(dag_elem type, int64_t n, int64_t block, uint64_t seed) {
+    return dag__as_vector(dag_array_rand(type, n, 1, dag__vector_blocks(block), seed));
+}
+dag_array *dag_vector_randn(dag_elem type, int64_t n, int64_t block, uint64_t seed) {
+    return dag__as_vector(dag_array_randn(type, n, 1, dag__vector_blocks(block), seed));
+}
+dag_array *dag_vector_undef(dag_elem type, int64_t n, int64_t block) { return dag__as_vector(dag_array_undef(type, n, 1, dag__vector_blocks(block))); }
+dag_array *dag_vector_from_host(dag_elem type, int64_t n, int64_t block, const void *data) {
+    return dag__as_vector(dag__array_from_host(-1, type, n, 1, dag__vector_blocks(block), data, DAG_COL_MAJOR, n, "dag_vector_from_host"));
+}
+dag_array *dag_vector_wrap(dag_elem type, int64_t n, int64_t block, void *data) {
+    return dag__as_vector(dag_array_wrap(type, n, 1, dag__vector_blocks(block), data, n));
+}
+/* v's elements as a line (an n x 1 column or a 1 x n row): true, else logged */
+static bool dag__is_line(const dag_array *v, const char *who) {
+    if (v && (v->cols == 1 || v->rows == 1)) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !v ? "no vector" : "not a vector (more than one row and column)");
+    return false;
+}
+dag_array *dag_vector_view(dag_array *v, int64_t i0, int64_t n) {
+    if (!dag__is_line(v, "dag_vector_view")) return NULL;
+    return dag__keeps_1d(v, v->cols == 1 ? dag_array_view(v, i0, n, 0, 1) : dag_array_view(v, 0, 1, i0, n));
+}
+dag_result dag_vector_collect(dag_array *v, void *out) {
+    return dag__is_line(v, "dag_vector_collect") ? dag_array_collect(v, out, DAG_COL_MAJOR, v->rows) : DAG_ERR_INVALID_ARGUMENT;
+}
+dag_result dag_vector_get(dag_array *v, int64_t i, double *value) {
+    if (!dag__is_line(v, "dag_vector_get")) return DAG_ERR_INVALID_ARGUMENT;
+    return v->cols == 1 ? dag_array_get(v, i, 0, value) : dag_array_get(v, 0, i, value);
+}
+dag_result dag_vector_put(dag_array *v, int64_t i, double value) {
+    if (!dag__is_line(v, "dag_vector_put")) return DAG_ERR_INVALID_ARGUMENT;
+    return v->cols == 1 ? dag_array_put(v, i, 0, value) : dag_array_put(v, 0, i, value);
+}
+int dag_array_ndims(const dag_array *a) { return !a ? 0 : a->vector ? 1 : 2; }
+int64_t dag_array_length(const dag_array *a) { return a ? a->rows * a->cols : 0; }
 
 /* rand or randn into a, the values dag_array_rand gives an array of its shape (a view's from its own
    corner); through tiles of its own where a's are not (a view, a wrapped matrix). */
@@ -3170,7 +3252,7 @@ dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const 
     }
     if ((!rr || !cr) && !out) dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_index: no memory for the indices");
     DAG_FREE(rr), DAG_FREE(cr);
-    return out;
+    return dag__keeps_1d(a, out);
 }
 
 /* The parts side by side (across) or one above the other, into a new array in the first one's tiles. */
@@ -3198,7 +3280,13 @@ static dag_array *dag__array_cat(int n, dag_array *const *parts, bool across, co
     return out;
 }
 dag_array *dag_array_hcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, true, "dag_array_hcat"); }
-dag_array *dag_array_vcat(int n, dag_array *const *parts) { return dag__array_cat(n, parts, false, "dag_array_vcat"); }
+dag_array *dag_array_vcat(int n, dag_array *const *parts) {
+    dag_array *out = dag__array_cat(n, parts, false, "dag_array_vcat");
+    bool vectors = out != NULL;   /* (out: every part was there) */
+    for (int i = 0; vectors && i < n; i++) vectors = parts[i]->vector;
+    if (vectors) out->vector = true;
+    return out;
+}
 
 /* >>reductions along a dimension: each tile's columns (dims 1) or rows
    (dims 2) reduced into a part (a kernel per tile, on the CPU or the
@@ -3338,14 +3426,14 @@ static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, dou
 }
 dag_array *dag_array_reduce_dims(dag_array_op op, dag_array *a, int dims, double init) {
     dag__reducer how = { (int)op, { NULL, NULL } };
-    if (op >= DAG_OP_SUM && op <= DAG_OP_MAX) return dag__reduce_dims(a, dims, how, init, "dag_array_reduce_dims");
+    if (op >= DAG_OP_SUM && op <= DAG_OP_MAX) return dag__keeps_1d(a, dag__reduce_dims(a, dims, how, init, "dag_array_reduce_dims"));
     dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_reduce_dims: op %d is not a dag_array_op", (int)op);
     return NULL;
 }
 dag_array *dag_array_mapreduce_fn(double (*map)(double), double (*reduce)(double, double), dag_array *a, int dims,
                                   double init) {
     dag__reducer how = { 0, { map, reduce } };
-    return dag__reduce_dims(a, dims, how, init, "dag_array_mapreduce_fn");
+    return dag__keeps_1d(a, dag__reduce_dims(a, dims, how, init, "dag_array_mapreduce_fn"));
 }
 
 /* With DAG_KERNELs: x's columns combined, whole tiles of one column each (a copy of x so tiled), into a
@@ -3389,7 +3477,7 @@ dag_array *dag_array_mapreduce_desc(const dag_task_desc *map, const dag_task_des
     if (r != out) dag_array_free(r);
     if (x != m) dag_array_free(x);
     if (m != a) dag_array_free(m);
-    return out;
+    return dag__keeps_1d(a, out);
 }
 
 /* >>broadcasting: an operand of one row, one column or one element
@@ -5251,13 +5339,13 @@ dag_array *dag_array_mean_dims(dag_array *a, int dims) {
     dag_array *x = dag__stat_doubles(a, dims ? dims : -1, "dag_array_mean_dims");
     dag_array *m = x ? dag__stat_along(x, dims, false, 0) : NULL;
     dag__stat_done(a, x);
-    return m;
+    return dag__keeps_1d(a, m);
 }
 dag_array *dag_array_var_dims(dag_array *a, int dims, bool corrected) {
     dag_array *x = dag__stat_doubles(a, dims ? dims : -1, "dag_array_var_dims");
     dag_array *v = x ? dag__stat_along(x, dims, true, corrected ? 1 : 0) : NULL;
     dag__stat_done(a, x);
-    return v;
+    return dag__keeps_1d(a, v);
 }
 dag_array *dag_array_std_dims(dag_array *a, int dims, bool corrected) {
     dag_array *v = dag_array_var_dims(a, dims, corrected), *s = v ? dag_array_similar(v) : NULL;

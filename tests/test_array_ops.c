@@ -792,6 +792,132 @@ TEST(maps_of_several_inputs_broadcast_columns_rows_and_scalars) {
     dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(O);
 }
 
+/* ---- vectors: 1-D arrays (Dagger's DVector) ---- */
+
+/* A vector from the host and back, one element read and written by one index, ndims 1 and its length;
+   the constructors (a rand vector the same for any block size); what operations make of a vector stays
+   1-D (similar, index, vcat of vectors, view, reductions along dims) while a matrix's results stay 2-D;
+   gemm into a vector is A * v; a vector broadcasts across a matrix's columns and sorts; a wrap is the
+   caller's memory; misuse is refused */
+TEST(vectors_are_one_dimensional_arrays_that_every_operation_takes) {
+    enum { N = 37, M = 23 };
+    static double h[N], out[N], a[M * N], y[M], w[N];
+    random_matrix(h, N, 1, 81), random_matrix(a, M, N, 82);
+    dag_array *v = dag_vector_from_host(DAG_F64, N, 8, h);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(dag_array_ndims(v), 1);
+    CHECK_EQ_INT(dag_array_length(v), N);
+    CHECK_EQ_INT(dag_array_rows(v), N);
+    CHECK_EQ_INT(dag_array_cols(v), 1);
+    CHECK_EQ_INT(dag_array_tile_rows(v), 5);
+    CHECK_EQ_INT(dag_vector_collect(v, out), DAG_OK);
+    CHECK(max_diff(out, h, N) == 0);
+    double x = 0;
+    CHECK_EQ_INT(dag_vector_get(v, N - 1, &x), DAG_OK);
+    CHECK(x == h[N - 1]);
+    CHECK_EQ_INT(dag_vector_put(v, 3, 7.5), DAG_OK);
+    CHECK_EQ_INT(dag_vector_get(v, 3, &x), DAG_OK);
+    CHECK(x == 7.5);
+    h[3] = 7.5;
+    CHECK_EQ_INT(dag_vector_get(v, N, &x), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_vector_get(v, -1, &x), DAG_ERR_INVALID_ARGUMENT);
+
+    /* constructors */
+    dag_array *z = dag_vector_zeros(DAG_F64, N, 8), *o = dag_vector_ones(DAG_I32, N, 8), *f = dag_vector_fill(DAG_F32, N, 8, 2.5);
+    dag_array *r1 = dag_vector_rand(DAG_F64, N, 8, 5), *r2 = dag_vector_rand(DAG_F64, N, 16, 5), *rn = dag_vector_randn(DAG_F64, N, 0, 6);
+    dag_array *u = dag_vector_undef(DAG_CF64, N, 0);
+    dag_array *all[] = { z, o, f, r1, r2, rn, u };
+    for (int k = 0; k < 7; k++) {
+        CHECK(all[k] != NULL);
+        CHECK_EQ_INT(dag_array_ndims(all[k]), 1);
+        CHECK_EQ_INT(dag_array_length(all[k]), N);
+    }
+    double sz = 1, so = 0, sf = 0;
+    static double v1[N], v2[N];
+    CHECK_EQ_INT(dag_vector_collect(r1, v1), DAG_OK);
+    CHECK_EQ_INT(dag_vector_collect(r2, v2), DAG_OK);
+    CHECK(max_diff(v1, v2, N) == 0 && v1[0] != v1[1]);   /* the same values in blocks of 8 and of 16 */
+    CHECK_EQ_INT(dag_array_sum(z, &sz), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(o, &so), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(f, &sf), DAG_OK);
+    CHECK(sz == 0 && so == N && sf == 2.5 * N);
+
+    /* what operations make of a vector */
+    dag_array *s = dag_array_similar(v);
+    int64_t idx[3] = { 5, 0, N - 1 };
+    dag_array *iv = dag_array_index(v, idx, 3, NULL, 0);
+    dag_array *two[2] = { v, z };
+    dag_array *cat = dag_array_vcat(2, two);
+    dag_array *vw = dag_vector_view(v, 10, 20);
+    dag_array *sum1 = dag_array_reduce_dims(DAG_OP_SUM, v, 1, 0.0), *plus1 = dag_array_reduce_dims(DAG_OP_SUM, v, 2, 1.0);
+    dag_array *mean = dag_array_mean_dims(v, 1);
+    dag_array *made[] = { s, iv, cat, vw, sum1, plus1, mean };
+    int64_t lengths[] = { N, 3, 2 * N, 20, 1, N, 1 };
+    for (int k = 0; k < 7; k++) {
+        CHECK(made[k] != NULL);
+        CHECK_EQ_INT(dag_array_ndims(made[k]), 1);
+        CHECK_EQ_INT(dag_array_length(made[k]), lengths[k]);
+    }
+    double want = 0;
+    for (int i = 0; i < N; i++) want += h[i];
+    CHECK_EQ_INT(dag_vector_get(sum1, 0, &x), DAG_OK);
+    CHECK(fabs(x - want) < 1e-12);
+    CHECK_EQ_INT(dag_vector_get(mean, 0, &x), DAG_OK);
+    CHECK(fabs(x - want / N) < 1e-12);
+    CHECK_EQ_INT(dag_vector_get(plus1, 7, &x), DAG_OK);
+    CHECK(x == h[7] + 1.0);
+    CHECK_EQ_INT(dag_vector_get(iv, 0, &x), DAG_OK);
+    CHECK(x == h[5]);
+    CHECK_EQ_INT(dag_vector_get(vw, 0, &x), DAG_OK);
+    CHECK(x == h[10]);
+    CHECK_EQ_INT(dag_vector_get(cat, N + 4, &x), DAG_OK);
+    CHECK(x == 0);
+
+    /* a matrix's results stay 2-D, and A * v is a vector */
+    dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks(8, 8), a, DAG_COL_MAJOR, M);
+    dag_array *col = dag_array_reduce_dims(DAG_OP_SUM, A, 2, 0.0), *Y = dag_vector_undef(DAG_F64, M, 8);
+    dag_array *mixed[2] = { v, dag_array_view(A, 0, M, 0, 1) };
+    dag_array *cat2 = dag_array_vcat(2, mixed);
+    CHECK_EQ_INT(dag_array_ndims(A), 2);
+    CHECK_EQ_INT(dag_array_ndims(col), 2);
+    CHECK_EQ_INT(dag_array_ndims(cat2), 2);   /* a vector over a matrix's column: a column, not a vector */
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, A, v, 0.0, Y), DAG_OK);
+    CHECK_EQ_INT(dag_array_ndims(Y), 1);
+    CHECK_EQ_INT(dag_vector_collect(Y, y), DAG_OK);
+    double err = 0;
+    for (int i = 0; i < M; i++) {
+        double t = 0;
+        for (int l = 0; l < N; l++) t += a[i + l * M] * h[l];
+        err = fmax(err, fabs(t - y[i]));
+    }
+    CHECK(err < 1e-12);
+    CHECK_EQ_INT(dag_array_add(A, Y, A), DAG_OK);   /* A .+ y: y across A's columns */
+    CHECK_EQ_INT(dag_array_get(A, 4, 9, &x), DAG_OK);
+    CHECK(fabs(x - (a[4 + 9 * M] + y[4])) < 1e-15);
+    CHECK_EQ_INT(dag_array_sort(v, false), DAG_OK);
+    CHECK_EQ_INT(dag_vector_collect(v, out), DAG_OK);
+    for (int i = 1; i < N; i++) CHECK(out[i - 1] <= out[i]);
+
+    /* a wrap: the caller's memory */
+    dag_array *wv = dag_vector_wrap(DAG_F64, N, 8, w);
+    CHECK_EQ_INT(dag_array_ndims(wv), 1);
+    CHECK_EQ_INT(dag_array_set(wv, 3.0), DAG_OK);
+    for (int i = 0; i < N; i++) CHECK(w[i] == 3.0);
+
+    /* misuse */
+    CHECK(dag_vector_zeros(DAG_F64, 0, 8) == NULL);
+    CHECK(dag_vector_from_host(DAG_F64, N, 8, NULL) == NULL);
+    CHECK(dag_vector_view(A, 0, 3) == NULL);                  /* a matrix is not a vector */
+    CHECK_EQ_INT(dag_vector_get(A, 0, &x), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_vector_collect(NULL, out), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_vector_view(v, 30, 20) == NULL);               /* past its end */
+    CHECK_EQ_INT(dag_array_ndims(NULL), 0);
+    CHECK_EQ_INT(dag_array_length(NULL), 0);
+
+    dag_array *frees[] = { v, z, o, f, r1, r2, rn, u, s, iv, cat, vw, sum1, plus1, mean, A, col, Y, mixed[1], cat2, wv };
+    for (size_t k = 0; k < sizeof frees / sizeof frees[0]; k++) dag_array_free(frees[k]);
+}
+
 /* ---- on devices ---- */
 
 /* A program of the new operations; its results into out (R * C + 2 R + N * 2 + C + 2 N * N + C values). */
@@ -903,6 +1029,40 @@ TEST(caqr_under_a_device_scope_gives_the_cpus_factor_and_q) {
     double err = max_diff(cpu, dev, CQM * CQN + CQM * CQM);
     if (err >= 1e-10) printf("     the device's CAQR differs from the CPU's by %.3g\n", err);
     CHECK(err < 1e-10);
+}
+
+/* A * v, v .* v and a sum along dims of vectors, into out (VM, then VN, then 1) */
+enum { VM = 40, VN = 33 };
+static void vector_program(double *out) {
+    static double a[VM * VN];
+    random_matrix(a, VM, VN, 61);
+    dag_array *A = dag_array_from_host(DAG_F64, VM, VN, dag_blocks(16, 16), a, DAG_COL_MAJOR, VM);
+    dag_array *v = dag_vector_rand(DAG_F64, VN, 16, 62), *y = dag_vector_zeros(DAG_F64, VM, 16);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, A, v, 0.0, y), DAG_OK);
+    CHECK_EQ_INT(dag_array_mul(v, v, v), DAG_OK);
+    dag_array *s = dag_array_reduce_dims(DAG_OP_SUM, v, 1, 0.0);
+    CHECK(s != NULL && dag_array_ndims(s) == 1 && dag_array_ndims(y) == 1);
+    CHECK_EQ_INT(dag_vector_collect(y, out), DAG_OK);
+    CHECK_EQ_INT(dag_vector_collect(v, out + VM), DAG_OK);
+    CHECK_EQ_INT(dag_vector_collect(s, out + VM + VN), DAG_OK);
+    dag_array_free(A), dag_array_free(v), dag_array_free(y), dag_array_free(s);
+}
+/* Vectors under a device scope: their gemm and element-wise kernels on the devices, the CPU's results */
+TEST(vectors_under_a_device_scope_give_the_cpus_results) {
+    if (dag_device_count(DAG_OPENCL) < 1) NOT_APPLICABLE("no OpenCL device in this build or run (%s)", dag_backend_status(DAG_OPENCL));
+    static double cpu[VM + VN + 1], dev[VM + VN + 1];
+    vector_program(cpu);
+    static dag_trace_record rec[4096];
+    dag_trace_enable(1);
+    dag_trace_clear();
+    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) { vector_program(dev); }
+    dag_trace_enable(0);
+    size_t n = dag_trace_records(rec, 4096), on = 0;
+    for (size_t i = 0; i < n && i < 4096; i++) on += rec[i].backend == DAG_OPENCL;
+    CHECK(on > 0);
+    CHECK(max_diff(cpu + VM, dev + VM, VN) == 0);            /* rand and v .* v: bit for bit */
+    CHECK(max_diff(cpu, dev, VM) < 1e-12);                   /* the gemm and the sum: to rounding */
+    CHECK(max_diff(cpu + VM + VN, dev + VM + VN, 1) < 1e-12);
 }
 
 /* ---- QR ---- */
@@ -1633,8 +1793,10 @@ int main(void) {
     RUN(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes);
     RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);
     RUN(random_array_programs_equal_the_same_steps_as_plain_loops);
+    RUN(vectors_are_one_dimensional_arrays_that_every_operation_takes);
     RUN(the_new_operations_under_a_device_scope_give_the_cpus_results);
     RUN(caqr_under_a_device_scope_gives_the_cpus_factor_and_q);
+    RUN(vectors_under_a_device_scope_give_the_cpus_results);
     RUN(sort_orders_vectors_of_every_type_as_qsort_does_on_ragged_sizes_and_tilings);
     RUN(sort_of_a_view_sorts_its_rows_alone_and_bad_vectors_are_refused);
     RUN(stencils_take_jacobi_and_radius_two_steps_of_the_plain_loops_on_fixed_and_periodic_boundaries);

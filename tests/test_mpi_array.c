@@ -1,7 +1,7 @@
 /* test_mpi_array.c: dag_array.h's newer operations over MPI ranks (issue 31):
    pivoted LU (the panel's pivot search crosses the ranks of its tile
    column), views, copies between tilings and grids, indexing, reductions
-   along a dimension, broadcasts, sorts, stencils. Every rank runs the same calls and checks
+   along a dimension, broadcasts, sorts, stencils, CAQR, vectors. Every rank runs the same calls and checks
    the result against the same plain loop.
 
        make test-mpi      (mpirun -np 1, 2 and 4)  */
@@ -220,6 +220,45 @@ TEST(a_distributed_caqr_gives_q_r_equal_to_a_on_several_grids) {
             dag_array_qr_free(fa);
             dag_array_free(A), dag_array_free(Q), dag_array_free(C), dag_array_free(B);
         }
+    dag_shutdown();
+    agree_on_failures();
+}
+
+/* Vectors over ranks: dealt over every rank (tile i on rank i mod ranks), from the host and back on every
+   rank, one element read by one index, A * v and a sum along dims as the loops give them */
+TEST(vectors_over_ranks_are_dealt_over_every_rank_and_equal_the_loops) {
+    setup(2);
+    int ranks = dag_num_ranks();
+    enum { N = 45, M = 19 };
+    static double h[N], a[M * N], y[M], out[N];
+    random_matrix(h, N, 1, 91), random_matrix(a, M, N, 92);
+    dag_array *v = dag_vector_from_host(DAG_F64, N, 7, h);
+    CHECK(v != NULL);
+    CHECK_EQ_INT(dag_array_ndims(v), 1);
+    for (int64_t i = 0; i < dag_array_tile_rows(v); i++) CHECK_EQ_INT(dag_array_tile_rank(v, i, 0), (int)(i % ranks));
+    CHECK_EQ_INT(dag_vector_collect(v, out), DAG_OK);
+    double err = 0, x = 0;
+    for (int i = 0; i < N; i++) err = fmax(err, fabs(out[i] - h[i]));
+    CHECK(err == 0);
+    CHECK_EQ_INT(dag_vector_get(v, N - 1, &x), DAG_OK);
+    CHECK(x == h[N - 1]);
+    dag_array *A = dag_array_from_host(DAG_F64, M, N, dag_blocks(5, 7), a, DAG_COL_MAJOR, M);
+    dag_array *Y = dag_vector_zeros(DAG_F64, M, 5);
+    CHECK_EQ_INT(dag_array_gemm(0, 0, 1.0, A, v, 0.0, Y), DAG_OK);
+    CHECK_EQ_INT(dag_vector_collect(Y, y), DAG_OK);
+    for (int i = 0; i < M; i++) {
+        double t = 0;
+        for (int l = 0; l < N; l++) t += a[i + l * M] * h[l];
+        err = fmax(err, fabs(t - y[i]));
+    }
+    CHECK(err < 1e-12);
+    dag_array *s = dag_array_reduce_dims(DAG_OP_SUM, v, 1, 0.0);
+    CHECK_EQ_INT(dag_array_ndims(s), 1);
+    CHECK_EQ_INT(dag_vector_get(s, 0, &x), DAG_OK);
+    double want = 0;
+    for (int i = 0; i < N; i++) want += h[i];
+    CHECK(fabs(x - want) < 1e-12);
+    dag_array_free(v), dag_array_free(A), dag_array_free(Y), dag_array_free(s);
     dag_shutdown();
     agree_on_failures();
 }
@@ -546,6 +585,7 @@ int main(int argc, char **argv) {
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids);
     RUN_ALL(a_distributed_caqr_gives_q_r_equal_to_a_on_several_grids);
+    RUN_ALL(vectors_over_ranks_are_dealt_over_every_rank_and_equal_the_loops);
     RUN_ALL(views_indexing_reductions_and_broadcasts_over_ranks_equal_plain_loops);
     RUN_ALL(random_array_programs_over_ranks_equal_the_same_steps_as_plain_loops);
     RUN_ALL(a_vector_sorted_over_ranks_is_in_qsorts_order_on_every_rank);
