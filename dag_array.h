@@ -303,16 +303,21 @@ dag_result dag_array_gels(dag_array *a, dag_array *b);
 dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c);
 dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols);
 /* Communication-avoiding QR (CAQR; Dagger's qr!(A; p)): A's tile rows go
-   in `domains` domains of ceil(tile rows / domains) tile rows each, the
-   domains of every panel are factorised at once and their triangles merged
-   in a binary tree, so a tall panel is not one task. A becomes R on and
-   above its diagonal (reflectors below it); the factor returned holds the
-   rest of Q for qr_ormqr (op(Q) C or C op(Q), as ormqr), qr_orgqr (Q's
-   first cols columns, as orgqr) and qr_gels (B's first n rows become the
-   least-squares X, as gels). domains 1 is geqrf's tiled QR. Square tiles,
-   else a copy in square tiles that the factor keeps; else the factor reads
-   A's reflectors: leave A as caqr left it until dag_array_qr_free. NULL:
-   bad arguments or no memory (logged). On every backend the array runs on. */
+   in `domains` domains of consecutive tile rows (their sizes differ by one
+   at most; 1 to one domain per tile row), the domains of every panel are
+   factorised at once and their triangles merged in a binary tree, so a tall
+   panel is not one task. A becomes R on and above its diagonal (reflectors
+   below it); the factor returned holds the rest of Q for qr_ormqr (op(Q) C
+   or C op(Q), as ormqr), qr_orgqr (Q's first cols columns in A's tiling, as
+   orgqr) and qr_gels (B's first n rows become the least-squares X, as
+   gels). domains 1 is geqrf's tiled QR. The factor holds a T and a V tile
+   per domain and merge of each step (up to 2 domains - 1 tiles a step). It
+   works on A in square tiles (the smaller side of A's): an array whose
+   tiles are not square, or a view whose corner is off a tile boundary, is
+   copied into such tiles, which the factor keeps; else the factor reads
+   A's own reflectors, so leave A as caqr left it until dag_array_qr_free.
+   NULL: bad arguments or no memory (logged). On every backend the array
+   runs on. */
 typedef struct dag_array_qr dag_array_qr;
 dag_array_qr *dag_array_caqr(dag_array *a, int domains);
 dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_array *c);
@@ -3810,16 +3815,18 @@ DAG_TASK(void, dag__qr_merge_apply, (int, type), (int, right), (int, trans), (in
 #endif
 
 /* A QR's steps: step k's Q_k is a product of block reflectors I - V T V^H. The tiled QR (one domain) has
-   one per step, over tile column k from the diagonal down. CAQR splits the tile rows into domains of h
-   tile rows: one block per domain (from the diagonal's domain down, each from its head: its first tile
-   row, or k), then the merges of the domains' heads in a binary tree. Each block keeps its T and V's top
-   (or a merge's V2) in tiles of its own, `per_step` of them per step. */
+   one per step, over tile column k from the diagonal down. CAQR splits the tile rows into ndom domains of
+   consecutive tile rows (their sizes differ by one at most): one block per domain from the diagonal's
+   down (each from its head: its first tile row, or k), then the merges of the domains' heads in a binary
+   tree. Each block keeps its T and V's top (or a merge's V2) in tiles of its own: step k's from tile
+   first[k] of the per-block arrays. */
 typedef struct dag__qr {
     dag_array *a, *work, *taus, *ts, *vtops;   /* the matrix; the panels' workspaces; per block: tau, T, V's top */
     dag_array *eye;                             /* CAQR: an identity tile, a merge's V's top */
     dag__array_where *where;
     bool dev;
-    int64_t nb, kt, slots, h, ndom, per_step;
+    int64_t nb, kt, slots, ndom;
+    int64_t *first;                             /* kt + 1: step k's blocks' first tile, and the count at the end */
 } dag__qr;
 
 /* One block reflector of step k: V's top (ones on its diagonal) over tile row `top`, then a's tiles (i, k)
@@ -3828,7 +3835,16 @@ typedef struct dag__qr {
    domain whose workspaces it uses; kw: its reflectors. */
 typedef struct dag__qr_block { int64_t k, top, end, low, slot, dom; int kw; } dag__qr_block;
 
-static int64_t dag__qr_index(const dag__qr *qr, const dag__qr_block *b) { return b->k * qr->per_step + b->slot; }
+static int64_t dag__qr_index(const dag__qr *qr, const dag__qr_block *b) { return qr->first[b->k] + b->slot; }
+/* Domain d's first tile row; the domain of tile row k */
+static int64_t dag__qr_head(const dag__qr *qr, int64_t d) { return d * qr->a->mt / qr->ndom; }
+static int64_t dag__qr_domain(const dag__qr *qr, int64_t k) {
+    int64_t d = 0;
+    while (d + 1 < qr->ndom && dag__qr_head(qr, d + 1) <= k) d++;
+    return d;
+}
+/* Step k's blocks: its domains from the diagonal's down and their merges */
+static int64_t dag__qr_step_blocks(const dag__qr *qr, int64_t k) { return 2 * (qr->ndom - dag__qr_domain(qr, k)) - 1; }
 /* The block's tiles of V, n = 0 to dag__qr_count - 1 (V's top first), each over tile row *row of the operand. */
 static int64_t dag__qr_count(const dag__qr_block *b) { return b->end - b->top + (b->low >= 0); }
 static dag_data dag__qr_v(const dag__qr *qr, const dag__qr_block *b, int64_t n, int64_t *row) {
@@ -3838,22 +3854,22 @@ static dag_data dag__qr_v(const dag__qr *qr, const dag__qr_block *b, int64_t n, 
     return *row = b->low, mine;
 }
 
-/* Step k's blocks in the order the factorisation makes them (Q_k is their product in this order). Returns
-   their count, at most 2 ndom - 1. */
+/* Step k's blocks in the order the factorisation makes them (Q_k is their product in this order); their
+   slots: the domains' first, then each merge's by its low domain. Returns their count (dag__qr_step_blocks). */
 static int dag__qr_blocks(const dag__qr *qr, int64_t k, dag__qr_block *out) {
     const dag_array *a = qr->a;
-    int64_t d0 = k / qr->h, w = DAG__C(a, k);
+    int64_t d0 = dag__qr_domain(qr, k), w = DAG__C(a, k), domains = qr->ndom - d0;
     int n = 0;
     for (int64_t d = d0; d < qr->ndom; d++) {
-        int64_t top = d == d0 ? k : d * qr->h, end = dag__imin((d + 1) * qr->h, a->mt);
+        int64_t top = d == d0 ? k : dag__qr_head(qr, d), end = d + 1 < qr->ndom ? dag__qr_head(qr, d + 1) : a->mt;
         int64_t rows = dag__imin(end * qr->nb, a->rows) - top * qr->nb;
-        dag__qr_block b = { k, top, end, -1, d, d, (int)dag__imin(w, rows) };
+        dag__qr_block b = { k, top, end, -1, d - d0, d, (int)dag__imin(w, rows) };
         out[n++] = b;
     }
     for (int64_t step = 1; d0 + step < qr->ndom; step *= 2)
         for (int64_t d1 = d0; d1 + step < qr->ndom; d1 += 2 * step) {
-            int64_t top = d1 == d0 ? k : d1 * qr->h, d2 = d1 + step;
-            dag__qr_block b = { k, top, top + 1, d2 * qr->h, qr->ndom + d2, d1, (int)w };
+            int64_t top = d1 == d0 ? k : dag__qr_head(qr, d1), d2 = d1 + step;
+            dag__qr_block b = { k, top, top + 1, dag__qr_head(qr, d2), domains + d2 - d0 - 1, d1, (int)w };
             out[n++] = b;
         }
     return n;
@@ -3954,9 +3970,10 @@ static void dag__qr_panel_step(const dag__qr *qr, const dag__qr_block *b, void *
                        dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
 }
 
-/* An array of one tile per block (kt per_step of rows x cols) living with the diagonal tile's rank. */
+/* An array of one tile (rows x cols) per block, dealt over the grid's rows of ranks (the tiled QR's step k:
+   with the diagonal tile's rank row). */
 static dag_array *dag__per_step(const dag__qr *qr, int64_t rows, int64_t cols) {
-    return dag__array_new(qr->a->type, qr->kt * qr->per_step * rows, cols, dag_blocks_grid(rows, cols, qr->a->p, qr->a->q),
+    return dag__array_new(qr->a->type, qr->first[qr->kt] * rows, cols, dag_blocks_grid(rows, cols, qr->a->p, qr->a->q),
                           NULL, 0, true);
 }
 /* Workspaces of a tile row per domain and grid row of ranks, for x's tile columns (as the LU's saved rows). */
@@ -3966,17 +3983,20 @@ static dag_array *dag__qr_rows(const dag__qr *qr, const dag_array *x) {
 static void dag__qr_free(dag__qr *qr) {
     dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
     dag_array_free(qr->eye);
+    DAG_FREE(qr->first);
 }
 
 /* The blocks' tiles and the panels' workspaces of a (square tiles) in `domains` domains (1: the tiled
    QR); false: no memory (what was made is freed). */
 static bool dag__qr_init(dag__qr *qr, dag_array *a, dag__array_where *where, int64_t domains) {
-    int64_t nb = a->brows, h = dag__ceil_div(a->mt, domains), ndom = dag__ceil_div(a->mt, h);
-    dag__qr z = { a, NULL, NULL, NULL, NULL, NULL, where, where->devices > 0, nb, dag__imin(a->mt, a->nt), 0, h, ndom,
-                  ndom == 1 ? 1 : 2 * ndom };
+    int64_t nb = a->brows, ndom = dag__imin(domains, a->mt);
+    dag__qr z = { a, NULL, NULL, NULL, NULL, NULL, where, where->devices > 0, nb, dag__imin(a->mt, a->nt), 0, ndom, NULL };
     *qr = z;
     qr->slots = dag__ranks() ? qr->kt : dag__imin(qr->kt, 3);
-    int64_t panel_rows = dag__imin(h * nb, a->rows);
+    qr->first = (int64_t *)dag__array_zalloc((size_t)(qr->kt + 1), sizeof *qr->first);
+    if (!qr->first) return false;
+    for (int64_t k = 0; k < qr->kt; k++) qr->first[k + 1] = qr->first[k] + dag__qr_step_blocks(qr, k);
+    int64_t panel_rows = dag__imin(dag__ceil_div(a->mt, ndom) * nb, a->rows);   /* the tallest domain */
     qr->work = dag__array_new(a->type, qr->slots * ndom * panel_rows, nb, dag_blocks_grid(panel_rows, nb, a->p, a->q), NULL, 0,
                               true);
     qr->taus = dag__per_step(qr, nb, 1);
@@ -4163,8 +4183,9 @@ dag_result dag_array_gels(dag_array *a, dag_array *b) {
 /* >>CAQR: dag_array_caqr and its factor's Q operations and solve (Dagger's qr!(A; p), cageqrf!, porgqr!,
    pormqr!): the blocks of dag__qr_blocks with domains, their tiles kept in the factor. */
 struct dag_array_qr {
-    dag__qr qr;       /* the blocks' tiles; qr.a: the reflectors (the caller's array, or own) */
-    dag_array *own;   /* a copy of the caller's array in square tiles, or NULL */
+    dag__qr qr;         /* the blocks' tiles; qr.a: the reflectors (the caller's array, or own) */
+    dag_array *own;     /* a copy of the caller's array in square tiles, or NULL */
+    dag_blocks tiling;  /* the caller's array's: qr_orgqr's Q's, as orgqr's */
 };
 
 dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
@@ -4173,8 +4194,8 @@ dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
     dag_array *a2 = dag__lu_operand(a);
     if (!a2) return NULL;
     if (domains < 1 || domains > a2->mt) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d domains for A's %lld tile rows (in square tiles of %lld): "
-                "1 to one per tile row", who, domains, (long long)a2->mt, (long long)a2->brows);
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d domains for A's %lld tile rows (in square tiles of %lld, "
+                "its tiles' smaller side): 1 to one per tile row", who, domains, (long long)a2->mt, (long long)a2->brows);
         dag__operand_end(a, a2, false, DAG_OK);
         return NULL;
     }
@@ -4189,8 +4210,11 @@ dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
         dag__operand_end(a, a2, false, r);
         return NULL;
     }
+    dag_array_free(f->qr.work), dag_array_free(f->qr.taus);   /* the panels' workspaces and tau: the factorisation's alone */
+    f->qr.work = f->qr.taus = NULL;
     f->qr.where = NULL;   /* each operation's own */
     f->own = a2 != a ? a2 : NULL;
+    f->tiling = dag__tiling_of(a);
     return f;
 }
 
@@ -4224,7 +4248,7 @@ dag_array *dag_array_qr_orgqr(const dag_array_qr *f, int64_t cols) {
                 : "Q's columns must be 1 to A's rows (min(rows, cols) for the thin Q, rows for the full one)");
         return NULL;
     }
-    dag_array *q = dag_array_identity(a->type, a->rows, cols, dag_blocks_grid(a->brows, a->bcols, a->p, a->q));
+    dag_array *q = dag_array_identity(a->type, a->rows, cols, f->tiling);
     if (q && dag_array_qr_ormqr(0, 0, f, q) != DAG_OK) dag_array_free(q), q = NULL;
     return q;
 }

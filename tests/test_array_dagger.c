@@ -1830,6 +1830,40 @@ TEST(caqr_least_squares_recovers_the_solution) {
             caqr_case_free(&f);
         }
 }
+/* Exactly the domains asked for (as even as the tile rows allow: 5 tile rows in 4 domains are 2, 1, 1 and 1),
+   counted in the trace: a panel task per domain and a merge per domain but one; Q comes in A's own tiling
+   (as orgqr's), also when the factorisation worked on a copy in square tiles */
+TEST(caqr_uses_the_domains_asked_for_and_gives_q_in_as_tiling) {
+    static dag_trace_record rec[256];
+    for (int domains = 1; domains <= 5; domains++) {
+        z64 *a = host_rand(DAG_F64, 80, 16);
+        dag_array *A = to_array(DAG_F64, 80, 16, dag_blocks(16, 16), a);
+        dag_trace_enable(1);
+        dag_trace_clear();
+        dag_array_qr *f = dag_array_caqr(A, domains);
+        dag_trace_enable(0);
+        CHECK(f != NULL);
+        size_t n = dag_trace_records(rec, 256), panels = 0, merges = 0;
+        for (size_t i = 0; i < n && i < 256; i++) panels += !strcmp(rec[i].name, "geqrf"), merges += !strcmp(rec[i].name, "qr merge");
+        CHECK_EQ_INT((int)panels, domains);
+        CHECK_EQ_INT((int)merges, domains - 1);
+        dag_array_qr_free(f);
+        dag_array_free(A);
+        free(a);
+    }
+    z64 *a = host_rand(DAG_F64, 600, 100);
+    dag_array *A = to_array(DAG_F64, 600, 100, dag_blocks(200, 100), a);   /* 3 x 1 tiles, factorised in 6 x 1 */
+    dag_array_qr *f = dag_array_caqr(A, 6);
+    CHECK(f != NULL);
+    dag_array *q = f ? dag_array_qr_orgqr(f, 100) : NULL;
+    CHECK(q != NULL);
+    CHECK_EQ_INT(dag_array_tile_rows(q), 3);
+    CHECK_EQ_INT(dag_array_tile_cols(q), 1);
+    dag_array_free(q);
+    dag_array_qr_free(f);
+    dag_array_free(A);
+    free(a);
+}
 /* "cageqrf! rejects irregular tiling" has no refusal here (tiles that are not square are copied, above);
    what is refused: domains below 1 or above the tile rows, integer arrays, no array, no factor, C or B
    not of A's rows or type, a least-squares solve of a wide A. Each says why and changes nothing. */
@@ -2597,6 +2631,7 @@ int main(void) {
     RUN(caqr_q_applied_from_either_side_with_and_without_adjoint);
     RUN(caqr_q_and_its_adjoint_formed);
     RUN(caqr_least_squares_recovers_the_solution);
+    RUN(caqr_uses_the_domains_asked_for_and_gives_q_in_as_tiling);
     RUN(caqr_refuses_what_it_cannot_factor_or_apply);
     RUN(svd_tile_square_every_type_and_blocking);
     RUN(svd_tile_tall_and_wide);
