@@ -3894,49 +3894,36 @@ static bool dag__qr_merge_on_cpu(const dag__qr *qr, const dag__qr_block *b, dag_
 #endif
 }
 
-/* Block b's Q_b^H (trans 1) or Q_b (0) from the left on tile column j of x (the matrix, or the right-hand
-   sides: x's rows in a's tile rows), w and w2 its workspaces (a tile row per domain and grid row of ranks):
-   W = V^H C, W = op(T) W, C -= V W. */
+/* Block b's op(Q_b) on x: from the left (Q_b^H for trans 1, Q_b for 0) on tile column j of x (the matrix,
+   or the right-hand sides: x's rows in a's tile rows), W = V^H C, W = op(T) W, C -= V W; from the right
+   (Q_b for trans 0, Q_b^H for 1) on tile row j of x (x's columns in a's tile rows), W = C V, W = W op(T),
+   C -= W V^H. w and w2 are its workspaces: a tile row (left) or column (right) per domain and grid row
+   (column) of ranks. */
 static void dag__qr_apply(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
-                          int64_t j, int trans) {
-    if (dag__qr_merge_on_cpu(qr, b, x, j, trans, false)) return;
-    int64_t wi = b->dom * x->p + b->top % x->p, row, count = dag__qr_count(b);
-    dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, wi, j), wj2 = DAG__H(w2, wi, j);
-    int cols = DAG__C(x, j), kw = b->kw;
-    dag_options o = dag__potrf_on(qr->where, qr->dev, b->top, j, 1);
-    dag__tile_place at = { &o, qr->dev };
+                          int64_t j, int trans, bool right) {
+    if (dag__qr_merge_on_cpu(qr, b, x, j, trans, right)) return;
+#define DAG__QR_TILE(y, i, j) (right ? DAG__H(y, j, i) : DAG__H(y, i, j))   /* tile (i, j) of the left case */
+    int64_t ranks = right ? x->q : x->p, wi = b->dom * ranks + b->top % ranks, at, count = dag__qr_count(b);
+    dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__QR_TILE(w, wi, j), wj2 = DAG__QR_TILE(w2, wi, j);
+    int len = right ? DAG__R(x, j) : DAG__C(x, j), kw = b->kw;   /* C's tiles' other side */
+    dag_options o = right ? dag__potrf_on(qr->where, qr->dev, j, b->top, 1) : dag__potrf_on(qr->where, qr->dev, b->top, j, 1);
+    dag__tile_place place = { &o, qr->dev };
     for (int64_t n = 0; n < count; n++) {
-        dag_data v = dag__qr_v(qr, b, n, &row);
-        dag__spawn_gemm(at, x->type, 1, 0, kw, cols, DAG__R(x, row), 1.0, v, DAG__H(x, row, j), n ? 1.0 : 0.0, wj);
+        dag_data v = dag__qr_v(qr, b, n, &at), c = DAG__QR_TILE(x, at, j);
+        int span = right ? DAG__C(x, at) : DAG__R(x, at);
+        if (right) dag__spawn_gemm(place, x->type, 0, 0, len, kw, span, 1.0, c, v, n ? 1.0 : 0.0, wj);
+        else dag__spawn_gemm(place, x->type, 1, 0, kw, len, span, 1.0, v, c, n ? 1.0 : 0.0, wj);
     }
-    dag__spawn_gemm(at, x->type, trans, 0, kw, cols, kw, 1.0, t, wj, 0.0, wj2);
+    if (right) dag__spawn_gemm(place, x->type, 0, trans, len, kw, kw, 1.0, wj, t, 0.0, wj2);
+    else dag__spawn_gemm(place, x->type, trans, 0, kw, len, kw, 1.0, t, wj, 0.0, wj2);
     for (int64_t n = 0; n < count; n++) {
-        dag_data v = dag__qr_v(qr, b, n, &row);
-        o = dag__potrf_on(qr->where, qr->dev, row, j, 1);
-        dag__spawn_gemm(at, x->type, 0, 0, DAG__R(x, row), cols, kw, -1.0, v, wj2, 1.0, DAG__H(x, row, j));
+        dag_data v = dag__qr_v(qr, b, n, &at), c = DAG__QR_TILE(x, at, j);
+        int span = right ? DAG__C(x, at) : DAG__R(x, at);
+        o = right ? dag__potrf_on(qr->where, qr->dev, j, at, 1) : dag__potrf_on(qr->where, qr->dev, at, j, 1);
+        if (right) dag__spawn_gemm(place, x->type, 0, 1, len, span, kw, -1.0, wj2, v, 1.0, c);
+        else dag__spawn_gemm(place, x->type, 0, 0, span, len, kw, -1.0, v, wj2, 1.0, c);
     }
-}
-
-/* Block b's Q_b (trans 0) or Q_b^H (1) from the right on tile row j of x (x's columns in a's tile rows),
-   w and w2 a tile column per domain and grid column of ranks: W = C V, W = W op(T), C -= W V^H. */
-static void dag__qr_apply_right(const dag__qr *qr, const dag__qr_block *b, dag_array *x, dag_array *w, dag_array *w2,
-                                int64_t j, int trans) {
-    if (dag__qr_merge_on_cpu(qr, b, x, j, trans, true)) return;
-    int64_t wi = b->dom * x->q + b->top % x->q, col, count = dag__qr_count(b);
-    dag_data t = DAG__H(qr->ts, dag__qr_index(qr, b), 0), wj = DAG__H(w, j, wi), wj2 = DAG__H(w2, j, wi);
-    int rows = DAG__R(x, j), kw = b->kw;
-    dag_options o = dag__potrf_on(qr->where, qr->dev, j, b->top, 1);
-    dag__tile_place at = { &o, qr->dev };
-    for (int64_t n = 0; n < count; n++) {
-        dag_data v = dag__qr_v(qr, b, n, &col);
-        dag__spawn_gemm(at, x->type, 0, 0, rows, kw, DAG__C(x, col), 1.0, DAG__H(x, j, col), v, n ? 1.0 : 0.0, wj);
-    }
-    dag__spawn_gemm(at, x->type, 0, trans, rows, kw, kw, 1.0, wj, t, 0.0, wj2);
-    for (int64_t n = 0; n < count; n++) {
-        dag_data v = dag__qr_v(qr, b, n, &col);
-        o = dag__potrf_on(qr->where, qr->dev, j, col, 1);
-        dag__spawn_gemm(at, x->type, 0, 1, rows, DAG__C(x, col), kw, -1.0, wj2, v, 1.0, DAG__H(x, j, col));
-    }
+#undef DAG__QR_TILE
 }
 
 /* A domain block's panel (tile column k, its tile rows) into its workspace, and its rows in it. */
@@ -4033,8 +4020,8 @@ static dag_result dag__qr_run(dag__qr *qr, dag__array_where *where, dag_array *a
             for (int64_t k = 0; k < qr->kt; k++)
                 for (int i = 0, n = dag__qr_blocks(qr, k, blocks); i < n; i++) {
                     dag__qr_panel_step(qr, &blocks[i], tau);
-                    for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(qr, &blocks[i], a, w[0], w[1], j, 1);
-                    for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(qr, &blocks[i], b, w[2], w[3], j, 1);
+                    for (int64_t j = k + 1; j < a->nt; j++) dag__qr_apply(qr, &blocks[i], a, w[0], w[1], j, 1, false);
+                    for (int64_t j = 0; b && j < b->nt; j++) dag__qr_apply(qr, &blocks[i], b, w[2], w[3], j, 1, false);
                 }
         }
         r = dag_last_region_result();
@@ -4059,7 +4046,7 @@ dag_result dag_array_geqrf(dag_array *a, void *tau) {
 /* >>Q of a QR: dag_array_ormqr and dag_array_orgqr apply or form Q from geqrf's reflectors and tau (each
    step's T and V's top rebuilt from its panel: larft), dag_array_qr_ormqr and dag_array_qr_orgqr from a
    factor of dag_array_caqr (which keeps them). Q's blocks reach C's tiles as in the factorisation
-   (dag__qr_apply, dag__qr_apply_right): Q^H from the left and Q from the right take them in the
+   (dag__qr_apply): Q^H from the left and Q from the right take them in the
    factorisation's order, the other two in reverse. */
 static dag_result dag__qr_q_run(const dag__qr *qr, int right, int trans, const void *tau, dag_array *c) {
     dag_array *a = qr->a;
@@ -4089,9 +4076,7 @@ static dag_result dag__qr_q_run(const dag__qr *qr, int right, int trans, const v
                 int n = dag__qr_blocks(qr, k, blocks);
                 for (int i = 0; i < n; i++) {
                     const dag__qr_block *b = &blocks[forward ? i : n - 1 - i];
-                    for (int64_t j = 0; j < (right ? c->mt : c->nt); j++)
-                        if (right) dag__qr_apply_right(qr, b, c, w[0], w[1], j, trans);
-                        else dag__qr_apply(qr, b, c, w[0], w[1], j, trans);
+                    for (int64_t j = 0; j < (right ? c->mt : c->nt); j++) dag__qr_apply(qr, b, c, w[0], w[1], j, trans, right);
                 }
             }
         }

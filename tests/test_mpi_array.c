@@ -76,6 +76,28 @@ TEST(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_a
     agree_on_failures();
 }
 
+/* The largest error of Q R against A (M x N, R on and above f's diagonal) and of C Q against cq (C 7 x M) */
+static double qr_error(const double *q, const double *f, const double *a, int m, int n) {
+    double err = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            double qr = 0;
+            for (int l = 0; l <= j; l++) qr += q[i + l * m] * f[l + j * m];
+            err = fmax(err, fabs(qr - a[i + j * m]));
+        }
+    return err;
+}
+static double right_product_error(const double *c, const double *q, const double *cq, int m) {
+    double err = 0;
+    for (int j = 0; j < m; j++)
+        for (int i = 0; i < 7; i++) {
+            double v = 0;
+            for (int l = 0; l < m; l++) v += c[i + l * 7] * q[l + j * m];
+            err = fmax(err, fabs(v - cq[i + j * 7]));
+        }
+    return err;
+}
+
 /* QR over the grids: geqr2's R, V and tau on every rank, Q formed (orgqr) with Q R = A, and Q applied from
    the right (ormqr) as the plain product; gels' solution of a square system */
 TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
@@ -100,26 +122,12 @@ TEST(a_distributed_qr_matches_the_plain_householder_loop_on_several_grids) {
         dag_array *Q = dag_array_orgqr(A, tau, M);
         CHECK(Q != NULL);
         CHECK_EQ_INT(dag_array_collect(Q, q, DAG_COL_MAJOR, M), DAG_OK);
-        err = 0;
-        for (int j = 0; j < N; j++)   /* (Q R)(:, j) = A(:, j), R on and above f's diagonal */
-            for (int i = 0; i < M; i++) {
-                double qr = 0;
-                for (int l = 0; l <= j; l++) qr += q[i + l * M] * f[l + j * M];
-                err = fmax(err, fabs(qr - a[i + j * M]));
-            }
-        CHECK(err < 1e-12);
+        CHECK(qr_error(q, f, a, M, N) < 1e-12);
         random_matrix(c, 7, M, 6);
         dag_array *C = dag_array_from_host(DAG_F64, 7, M, dag_blocks_grid(4, 9, grids[g][0], grids[g][1]), c, DAG_COL_MAJOR, 7);
         CHECK_EQ_INT(dag_array_ormqr(1, 0, A, tau, C), DAG_OK);
         CHECK_EQ_INT(dag_array_collect(C, cq, DAG_COL_MAJOR, 7), DAG_OK);
-        err = 0;
-        for (int j = 0; j < M; j++)
-            for (int i = 0; i < 7; i++) {
-                double v = 0;
-                for (int l = 0; l < M; l++) v += c[i + l * 7] * q[l + j * M];
-                err = fmax(err, fabs(v - cq[i + j * 7]));
-            }
-        CHECK(err < 1e-12);
+        CHECK(right_product_error(c, q, cq, M) < 1e-12);
         dag_array *U = NULL, *Vt = NULL;   /* the SVD of the matrix on the same grid: U diag(s) Vt = a */
         dag_array *A2 = dag_array_from_host(DAG_F64, M, N, dag_blocks_grid(NB, NB, grids[g][0], grids[g][1]), a, DAG_COL_MAJOR, M);
         static double sv[N], u[M * N], vt[N * N];
@@ -186,26 +194,12 @@ TEST(a_distributed_caqr_gives_q_r_equal_to_a_on_several_grids) {
             dag_array *Q = dag_array_qr_orgqr(fa, M);
             CHECK(Q != NULL);
             CHECK_EQ_INT(dag_array_collect(Q, q, DAG_COL_MAJOR, M), DAG_OK);
-            err = 0;
-            for (int j = 0; j < N; j++)
-                for (int i = 0; i < M; i++) {
-                    double qr = 0;
-                    for (int l = 0; l <= j; l++) qr += q[i + l * M] * f[l + j * M];
-                    err = fmax(err, fabs(qr - a[i + j * M]));
-                }
-            CHECK(err < 1e-12);
+            CHECK(qr_error(q, f, a, M, N) < 1e-12);
             random_matrix(c, 7, M, 6);
             dag_array *C = dag_array_from_host(DAG_F64, 7, M, dag_blocks_grid(4, 9, grids[g][0], grids[g][1]), c, DAG_COL_MAJOR, 7);
             CHECK_EQ_INT(dag_array_qr_ormqr(1, 0, fa, C), DAG_OK);
             CHECK_EQ_INT(dag_array_collect(C, cq, DAG_COL_MAJOR, 7), DAG_OK);
-            err = 0;
-            for (int j = 0; j < M; j++)
-                for (int i = 0; i < 7; i++) {
-                    double v = 0;
-                    for (int l = 0; l < M; l++) v += c[i + l * 7] * q[l + j * M];
-                    err = fmax(err, fabs(v - cq[i + j * 7]));
-                }
-            CHECK(err < 1e-12);
+            CHECK(right_product_error(c, q, cq, M) < 1e-12);
             random_matrix(x, N, 1, 5);
             for (int i = 0; i < M; i++) {
                 b[i] = 0;
