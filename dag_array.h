@@ -4063,9 +4063,9 @@ static dag_result dag__qr_q_run(const dag__qr *qr, int right, int trans, const v
     if (r == DAG_OK) {
         DAG_DATADEPS {
             for (int64_t k = 0; tau && k < qr->kt; k++) {
-                dag__qr_block b = { k, k, a->mt, -1, 0, 0, 0 };
-                int64_t m, width = DAG__C(a, k), at = dag__qr_index(qr, &b);
-                dag_data ws = dag__qr_gather(qr, &b, &m);
+                dag__qr_blocks(qr, k, blocks);   /* geqrf's: one domain, one block a step */
+                int64_t m, width = DAG__C(a, k), at = dag__qr_index(qr, &blocks[0]);
+                dag_data ws = dag__qr_gather(qr, &blocks[0], &m);
                 dag_spawn_with(DAG__NAMED(&qr->where->cpu, "larft"), dag__qr_panel_t, Val((int)a->type), Val(m), Val(width),
                                In(ws), Ld(ws), In(DAG__H(qr->taus, at, 0)), Out(DAG__H(qr->ts, at, 0)), Val(nb),
                                Out(DAG__H(qr->vtops, at, 0)), Val(nb));
@@ -4122,13 +4122,19 @@ dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, 
     return dag__operand_end(a, a2, false, r);
 }
 
-dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols) {
+/* The identity that orgqr and qr_orgqr apply Q to: a->rows x cols in `tiling`; NULL (logged) for no A
+   (`missing` says which) or cols outside 1 to A's rows. */
+static dag_array *dag__q_identity(const dag_array *a, int64_t cols, dag_blocks tiling, const char *who, const char *missing) {
     if (!a || cols < 1 || cols > a->rows) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_orgqr: %s", !a ? "no array"
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !a ? missing
                 : "Q's columns must be 1 to A's rows (min(rows, cols) for the thin Q, rows for the full one)");
         return NULL;
     }
-    dag_array *q = dag_array_identity(a->type, a->rows, cols, dag_blocks_grid(a->brows, a->bcols, a->p, a->q));
+    return dag_array_identity(a->type, a->rows, cols, tiling);
+}
+dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols) {
+    dag_array *q = dag__q_identity(a, cols, a ? dag_blocks_grid(a->brows, a->bcols, a->p, a->q) : dag_blocks(1, 1),
+                                   "dag_array_orgqr", "no array");
     if (q && dag_array_ormqr(0, 0, a, tau, q) != DAG_OK) dag_array_free(q), q = NULL;
     return q;
 }
@@ -4210,13 +4216,15 @@ void dag_array_qr_free(dag_array_qr *f) {
     DAG_FREE(f);
 }
 
+/* f given (else logged): the factor's operations' first check */
+static bool dag__qr_factor_given(const dag_array_qr *f, const char *who) {
+    if (!f) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no factor (dag_array_caqr's)", who);
+    return f != NULL;
+}
+
 dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_array *c) {
     const char *who = "dag_array_qr_ormqr";
-    if (!f) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no factor (dag_array_caqr's)", who);
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
-    if (!dag__q_operand_fits(right, f->qr.a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__qr_factor_given(f, who) || !dag__q_operand_fits(right, f->qr.a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *c2 = dag__q_operand(right, c, f->qr.a);
     dag__array_where where = dag__array_where_for(who, c2);
     dag__qr qr = f->qr;
@@ -4227,24 +4235,15 @@ dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_a
 }
 
 dag_array *dag_array_qr_orgqr(const dag_array_qr *f, int64_t cols) {
-    const dag_array *a = f ? f->qr.a : NULL;
-    if (!a || cols < 1 || cols > a->rows) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_qr_orgqr: %s", !a ? "no factor (dag_array_caqr's)"
-                : "Q's columns must be 1 to A's rows (min(rows, cols) for the thin Q, rows for the full one)");
-        return NULL;
-    }
-    dag_array *q = dag_array_identity(a->type, a->rows, cols, f->tiling);
+    dag_array *q = dag__q_identity(f ? f->qr.a : NULL, cols, f ? f->tiling : dag_blocks(1, 1), "dag_array_qr_orgqr",
+                                   "no factor (dag_array_caqr's)");
     if (q && dag_array_qr_ormqr(0, 0, f, q) != DAG_OK) dag_array_free(q), q = NULL;
     return q;
 }
 
 dag_result dag_array_qr_gels(const dag_array_qr *f, dag_array *b) {
     const char *who = "dag_array_qr_gels";
-    if (!f) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no factor (dag_array_caqr's)", who);
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
-    if (!dag__gels_fits(f->qr.a, b, who)) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__qr_factor_given(f, who) || !dag__gels_fits(f->qr.a, b, who)) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *b2 = dag__rhs_operand(b, f->qr.a);
     dag_result r = b2 ? dag_array_qr_ormqr(0, 1, f, b2) : DAG_ERR_OUT_OF_MEMORY;
     if (r == DAG_OK) r = dag__gels_solve_r(f->qr.a, b2);
