@@ -11,8 +11,11 @@
      lu qrdag N NB      dag_array_geqrf in place on the wrapped matrix (QR, LAPACK's
                         layout: R above the diagonal, the reflectors below, tau)
      lu qropenblas N    LAPACKE_dgeqrf, OpenBLAS with 2 threads
+     lu tallqrdag M N NB D  dag_array_caqr with D domains (0: dag_array_geqrf) on an M x N array
+                        of its own NB tiles
+     lu tallqropenblas M N  LAPACKE_dgeqrf of M x N, OpenBLAS with 2 threads
 
-   Each prints gflops (2/3 N^3 over the seconds for LU, 4/3 N^3 for QR), the
+   Each prints gflops (2/3 N^3 over the seconds for LU, 2 M N^2 - 2/3 N^3 for QR), the
    seconds, a checksum of the factor (every side's must agree: for QR, the
    sum of R's |diagonal|, whose signs LAPACK leaves to the reflectors) and
    the pivots' sum (0 for QR). */
@@ -63,11 +66,13 @@ static int dag_side(long n, long nb, bool tiles) {
     return 0;
 }
 
-static void qr_report(long n, double seconds, const double *f) {
+/* A QR of m x n (m >= n): 2 m n^2 - 2/3 n^3 flops (4/3 N^3 when square), and the checksum: the sum of R's
+   |diagonal|, whose signs LAPACK leaves to the reflectors. */
+static void qr_report(long m, long n, double seconds, const double *f) {
     double sum = 0;
-    for (long i = 0; i < n; i++) sum += fabs(f[i + i * n]);
-    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=0 core=%s\n", 4.0 * n * n * (double)n / 3.0 / seconds * 1e-9,
-           seconds, sum, openblas_get_corename());
+    for (long i = 0; i < n; i++) sum += fabs(f[i + i * m]);
+    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=0 core=%s\n",
+           (2.0 * m * (double)n * n - 2.0 * n * (double)n * n / 3.0) / seconds * 1e-9, seconds, sum, openblas_get_corename());
 }
 
 static int dag_qr_side(long n, long nb) {
@@ -81,32 +86,13 @@ static int dag_qr_side(long n, long nb) {
         fprintf(stderr, "dag_array_geqrf: %s\n", dag_result_string(r));
         return 1;
     }
-    qr_report(n, s, m);
+    qr_report(n, n, s, m);
     dag_array_free(a);
     free(m), free(tau);
     dag_shutdown();
     return 0;
 }
 
-static int openblas_qr_side(long n) {
-    openblas_set_num_threads(2);
-    double *m = lu_matrix(n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
-    double t0 = now_s();
-    int info = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)n, (lapack_int)n, m, (lapack_int)n, tau);
-    double s = now_s() - t0;
-    if (info) return 1;
-    qr_report(n, s, m);
-    free(m), free(tau);
-    return 0;
-}
-
-/* A tall m x n QR (m >= n): 2 m n^2 - 2/3 n^3 flops; the checksum as qr_report's. */
-static void tall_qr_report(long m, long n, double seconds, const double *f) {
-    double sum = 0;
-    for (long i = 0; i < n; i++) sum += fabs(f[i + i * m]);
-    printf("gflops=%.3f seconds=%.4f checksum=%.9e pivots=0 core=%s\n",
-           (2.0 * m * (double)n * n - 2.0 * n * (double)n * n / 3.0) / seconds * 1e-9, seconds, sum, openblas_get_corename());
-}
 /* dag_array_geqrf (domains 0) or dag_array_caqr with that many domains, on an m x n array of nb tiles */
 static int dag_tall_qr_side(long m, long n, long nb, int domains) {
     dag_setup(&(dag_desc){ .num_threads = 2 });
@@ -121,21 +107,21 @@ static int dag_tall_qr_side(long m, long n, long nb, int domains) {
         return 1;
     }
     dag_array_collect(a, h, DAG_COL_MAJOR, m);
-    tall_qr_report(m, n, s, h);
+    qr_report(m, n, s, h);
     dag_array_qr_free(f);
     dag_array_free(a);
     free(h), free(tau);
     dag_shutdown();
     return 0;
 }
-static int openblas_tall_qr_side(long m, long n) {
+static int openblas_qr_side(long m, long n) {
     openblas_set_num_threads(2);
     double *h = lu_values(m * n), *tau = (double *)malloc(sizeof(double) * (size_t)n);
     double t0 = now_s();
     int info = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, h, (lapack_int)m, tau);
     double s = now_s() - t0;
     if (info) return 1;
-    tall_qr_report(m, n, s, h);
+    qr_report(m, n, s, h);
     free(h), free(tau);
     return 0;
 }
@@ -160,9 +146,9 @@ int main(int argc, char **argv) {
     if (argc >= 4 && strcmp(argv[1], "dagtiles") == 0) return dag_side(atol(argv[2]), atol(argv[3]), true);
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "qrdag") == 0) return dag_qr_side(atol(argv[2]), atol(argv[3]));
-    if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]));
+    if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[2]));
     if (argc >= 6 && strcmp(argv[1], "tallqrdag") == 0) return dag_tall_qr_side(atol(argv[2]), atol(argv[3]), atol(argv[4]), atoi(argv[5]));
-    if (argc >= 4 && strcmp(argv[1], "tallqropenblas") == 0) return openblas_tall_qr_side(atol(argv[2]), atol(argv[3]));
+    if (argc >= 4 && strcmp(argv[1], "tallqropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[3]));
     fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS | tallqropenblas M N\n", argv[0]);
     return 2;
 }
