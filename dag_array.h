@@ -2634,7 +2634,9 @@ static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64
    tile by tile: the diagonal row's tile saves its rows (S) and takes its
    new ones from itself, then from each tile below (pull), then each tile
    below takes the rows it receives from S (push), so every task touches
-   two tiles at most and over ranks runs where the tile it writes lives.
+   two tiles at most and over ranks runs where the tile it writes lives;
+   under a device scope these moves are kernels on the tiles' devices
+   (dag__array_lu_rows), so that only the panel comes to the host.
    On a wrapped matrix on the CPU (one rank) the panel and each column
    block's swaps are spans of the matrix itself, as LAPACK works, and the
    updates go a chunk of rows at a time (dag__panel_chunk). */
@@ -2877,6 +2879,26 @@ static void dag__lu_swap_col(const dag__lu *lu, dag_array *x, dag_array *s, int6
         return;
     }
     dag_data t = DAG__H(x, k, j), sv = DAG__H(s, k % s->mt, j);
+    if (lu->dev) {   /* on the tiles' devices: the matrix never goes to the host for its rows */
+        dag_options on = dag__potrf_on(lu->where, true, k, j, priority);
+        size_t items = (size_t)(nb * cols);
+        long top_rows = (long)DAG__R(x, k);   /* how 0 and 1 read no rows argument: it bounds a mock's checks */
+        dag_spawn_with(DAG__NAMED(&on, "laswp"), DAG_LAUNCH(dag__array_lu_rows, items), Val(0), Val(elem), Val((long)nb),
+                       In(mv), In(t), Ld(t), Val(0L), Val(top_rows), Out(sv), Ld(sv));
+        dag_spawn_with(DAG__NAMED(&on, "laswp"), DAG_LAUNCH(dag__array_lu_rows, items), Val(1), Val(elem), Val((long)nb),
+                       In(mv), In(sv), Ld(sv), Val(0L), Val(top_rows), InOut(t), Ld(t));
+        for (int64_t i = k + 1; i < x->mt; i++)   /* pull */
+            dag_spawn_with(DAG__NAMED(&on, "laswp"), DAG_LAUNCH(dag__array_lu_rows, items), Val(2), Val(elem), Val((long)nb),
+                           In(mv), In(DAG__H(x, i, j)), Ld(DAG__H(x, i, j)), Val((long)((i - k) * nb)),
+                           Val((long)DAG__R(x, i)), InOut(t), Ld(t));
+        for (int64_t i = k + 1; i < x->mt; i++) {   /* push */
+            on = dag__potrf_on(lu->where, true, i, j, priority);
+            dag_spawn_with(DAG__NAMED(&on, "laswp"), DAG_LAUNCH(dag__array_lu_rows, items), Val(3), Val(elem), Val((long)nb),
+                           In(mv), In(sv), Ld(sv), Val((long)((i - k) * nb)), Val((long)DAG__R(x, i)), InOut(DAG__H(x, i, j)),
+                           Ld(DAG__H(x, i, j)));
+        }
+        return;
+    }
     dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_save, In(mv), Val(elem), Val(cols), InOut(t), Ld(t), Out(sv), Ld(sv));
     for (int64_t i = k + 1; i < x->mt; i++)   /* pull */
         dag_spawn_with(DAG__NAMED(&o, "laswp"), dag__lu_pull_push, In(mv), Val(0), Val(elem), Val(cols), In(DAG__H(x, i, j)),
@@ -2984,7 +3006,7 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
     dag__array_where where = dag__array_where_for("dag_array_getrs", b);
     if (where.status) return where.status;
-    dag__lu lu = { b, NULL, moves, &where, false, false, a->brows, 0, 0, 0, 0, 0 };
+    dag__lu lu = { b, NULL, moves, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0 };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
     dag_array *saved = dag__lu_saved(b, false);
     if (!saved) return DAG_ERR_OUT_OF_MEMORY;

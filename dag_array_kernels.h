@@ -117,3 +117,29 @@ DAG_KERNEL(dag__array_copy_part, ((int, elem), (DAG_GLOBAL const unsigned char *
     for (int b = 0; b < elem; b++)
         dst[(size_t)(di + dj * dst_ld) * (size_t)elem + (size_t)b] = src[(size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem + (size_t)b];
 )
+
+/* A pivoted LU step's row moves on a device (dag_array.h's dag__lu_swap_col,
+   whose CPU tasks do the same a column at a time): mv is the step's moves
+   tile (dag_array.h's DAG__MV_*, written out here: 0 kw, 1 tr, 2 the moves
+   below, 3 nb, then ipiv, top, dest and src, nb each). An item per (row of
+   the moves, column), nb x cols in all; items past the moves do nothing.
+   how 0: y (S) saves x's top rows; 1: x is S, y's top row r takes S's row
+   top[r] where that is in the top block; 2: y's top row r takes x's row
+   top[r] - lo where that is in x (a tile below: panel rows lo to lo + rows
+   - 1); 3: x is S, y (a tile below) takes S's row src[e] into its row
+   dest[e] - lo. */
+DAG_KERNEL(dag__array_lu_rows, ((int, how), (int, elem), (long, nb), (DAG_GLOBAL const long *, mv),
+                                (DAG_GLOBAL const unsigned char *, x), (long, ldx), (long, lo), (long, rows),
+                                (DAG_GLOBAL unsigned char *, y), (long, ldy)),
+    size_t idx = DAG_INDEX();
+    long tr = mv[1], e = (long)(idx % (size_t)nb), j = (long)(idx / (size_t)nb), from = -1, to = -1;
+    long top = e < tr ? mv[4 + nb + e] : -1;
+    if (how == 0 && e < tr) from = e, to = e;
+    if (how == 1 && e < tr && top < tr && top != e) from = top, to = e;
+    if (how == 2 && e < tr && top >= lo && top < lo + rows) from = top - lo, to = e;
+    if (how == 3 && e < mv[2] && mv[4 + 2 * nb + e] >= lo && mv[4 + 2 * nb + e] < lo + rows)
+        from = mv[4 + 3 * nb + e], to = mv[4 + 2 * nb + e] - lo;
+    if (from >= 0)
+        for (int b = 0; b < elem; b++)
+            y[(size_t)(to + j * ldy) * (size_t)elem + (size_t)b] = x[(size_t)(from + j * ldx) * (size_t)elem + (size_t)b];
+)

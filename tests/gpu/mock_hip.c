@@ -99,6 +99,20 @@ static uint64_t fill_extent(int arg, uint64_t n, unsigned char args[][16]) {
     if (rows <= 0 || ld < rows || arg != 8) FAIL("dag__array_fill: rows %ld ld %ld", rows, ld);
     return (n - 1) % (uint64_t)rows + (n - 1) / (uint64_t)rows * (uint64_t)ld + 1;
 }
+/* dag__array_lu_rows: mv's 4 + 4 nb longs; x and y (counted in 8-byte units, as their D says) a rows x
+   cols block at their ld, where cols = n / nb and rows is the rows argument for the tile below (x in a
+   pull, y in a push) and for the top tile (how 0 and 1), nb for the top tile of a pull and S of a push */
+static uint64_t lu_rows_extent(int arg, uint64_t n, unsigned char args[][16]) {
+    int how = ARG(int, 1), elem = ARG(int, 2);
+    long nb = ARG(long, 3), rows = ARG(long, 8), ld = ARG(long, arg == 5 ? 6 : 10);
+    if (how < 0 || how > 3 || nb <= 0 || n % (uint64_t)nb || (elem != 4 && elem != 8 && elem != 16))
+        FAIL("dag__array_lu_rows: how %d nb %ld elem %d for %llu items", how, nb, elem, (unsigned long long)n);
+    if (arg == 4) return 4 + 4 * (uint64_t)nb;
+    long r = (how == 2 && arg == 9) || (how == 3 && arg == 5) ? nb : rows;
+    if (r <= 0 || ld < r) FAIL("dag__array_lu_rows: rows %ld ld %ld", r, ld);
+    uint64_t bytes = ((uint64_t)(r - 1) + (n / (uint64_t)nb - 1) * (uint64_t)ld + 1) * (uint64_t)elem;
+    return (bytes + 7) / 8;
+}
 /* sig: one letter per argument after n; d f i are values (double, float,
    int), D F I pointers to them (checked against device memory). */
 static const struct kernel {
@@ -112,6 +126,7 @@ static const struct kernel {
     { "gpu_inc__gpu", k_inc, "F", NULL }, { "dag_dgemm__gpu", k_dgemm, "iiiiidDiDidDi", gemm_extent },
     { "dag__array_fill_f64__gpu", k_fill_f64, "iddddddD", fill_extent },
     { "dag__array_fill_f32__gpu", k_fill_f32, "iddddddF", fill_extent },
+    { "dag__array_lu_rows__gpu", k_lu_rows, "iidDDdddDd", lu_rows_extent },
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 static size_t value_size(char c) { return c == 'f' || c == 'i' ? 4 : 8; }   /* a pointer's value is 8 bytes */

@@ -6,6 +6,7 @@
 #define MOCK_KERNELS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef void (*kfn)(uint64_t i, unsigned char args[][16]);
 #define ARG(T, k) (*(T *)args[k])
@@ -44,5 +45,21 @@ static void k_fill_f32(uint64_t idx, unsigned char args[][16]) {
     uint64_t at;
     double v = fill_value(idx, args, &at);
     ARG(float *, 8)[at] = (float)v;
+}
+/* dag_array_kernels.h's dag__array_lu_rows (a pivoted LU's row moves), as written there */
+static void k_lu_rows(uint64_t idx, unsigned char args[][16]) {
+    int how = ARG(int, 1), elem = ARG(int, 2);
+    long nb = ARG(long, 3), ldx = ARG(long, 6), lo = ARG(long, 7), rows = ARG(long, 8), ldy = ARG(long, 10);
+    const long *mv = ARG(const long *, 4);
+    const unsigned char *x = ARG(const unsigned char *, 5);
+    unsigned char *y = ARG(unsigned char *, 9);
+    long tr = mv[1], e = (long)(idx % (uint64_t)nb), j = (long)(idx / (uint64_t)nb), from = -1, to = -1;
+    long top = e < tr ? mv[4 + nb + e] : -1;
+    if (how == 0 && e < tr) from = e, to = e;
+    if (how == 1 && e < tr && top < tr && top != e) from = top, to = e;
+    if (how == 2 && e < tr && top >= lo && top < lo + rows) from = top - lo, to = e;
+    if (how == 3 && e < mv[2] && mv[4 + 2 * nb + e] >= lo && mv[4 + 2 * nb + e] < lo + rows)
+        from = mv[4 + 3 * nb + e], to = mv[4 + 2 * nb + e] - lo;
+    if (from >= 0) memcpy(y + (size_t)(to + j * ldy) * (size_t)elem, x + (size_t)(from + j * ldx) * (size_t)elem, (size_t)elem);
 }
 #endif
