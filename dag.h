@@ -1873,6 +1873,7 @@ enum { DAG__HOME_KEEP, DAG__HOME_FORGET, DAG__HOME_DISCARD };   /* dag__data_hom
 static bool dag__devices_used(void);   /* a task may run on a device: spawns record their spans */
 static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s);
 static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k);   /* bit d: device d */
+static bool dag__library_stands_in(const dag_kernel_source *k, const dag_scope *s);
 static int dag__devices_num(void);
 static dag_backend dag__device_backend(int d);
 static int dag__device_ordinal(int d);   /* within its backend, from 0 */
@@ -1898,6 +1899,7 @@ static void dag__devices_trace_clear(void);
 #define DAG__HAS_DEVICES 0
 static inline bool dag__devices_used(void) { return false; }
 static inline void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope *s) { DAG__NONE(desc); DAG__NONE(s); }
+static inline bool dag__library_stands_in(const dag_kernel_source *k, const dag_scope *s) { DAG__NONE(k); DAG__NONE(s); return false; }
 static inline uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *k) {
     DAG__NONE(s); DAG__NONE(k);
     return 0;

@@ -2624,6 +2624,23 @@ static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64
     }
 }
 
+/* The same on devices, for the LU's panels from the diagonal down: each copy a kernel, into the
+   workspace on its device (od's), back on the device of the tile it writes. */
+static void dag__panel_copy_on(const dag__array_where *where, const dag_options *od, dag_array *a, int64_t k, int64_t nb,
+                               dag_data ws, bool back) {
+    for (int64_t i = k; i < a->mt; i++) {
+        dag_data tile = DAG__H(a, i, k);
+        long rows = (long)DAG__R(a, i), cols = (long)DAG__C(a, k), at = (long)((i - k) * nb), none = 0;
+        dag_options o = back ? dag__with_priority(dag__tile_where(where, i, k), od->priority) : *od;
+        if (back)
+            dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, (size_t)(rows * cols)), Val((int)a->elem),
+                           In(ws), Ld(ws), Val(at), Val(none), InOut(tile), Ld(tile), Val(none), Val(none), Val(rows), Val(0));
+        else
+            dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, (size_t)(rows * cols)), Val((int)a->elem),
+                           In(tile), Ld(tile), Val(none), Val(none), InOut(ws), Ld(ws), Val(at), Val(none), Val(rows), Val(0));
+    }
+}
+
 /* >>pivoted LU: dag_array_getrf, getrs and gesv, LAPACK's right-looking
    blocked algorithm on tiles. Step k factorises the panel (tile column k,
    from the diagonal down) with partial pivoting in one task on the CPU
@@ -2730,14 +2747,24 @@ static int dag__getrf_piv(int type, int m, int n, void *a, int lda, int64_t *ipi
 #endif
 }
 
-/* The panel: m x w from the diagonal down (ld ldp), its moves into mv. */
-DAG_TASK(void, dag__lu_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (int64_t *, mv),
-         (int64_t, nb), (int64_t, col0)) {
-    int bad = dag__getrf_piv(type, (int)m, (int)w, p, (int)ldp, DAG__MV_IPIV(mv));
+/* A factorised panel (m x w, the first of its columns the matrix's col0): its moves into mv from its
+   0-based pivots there, and the failure of a zero pivot (bad: its 1-based column in the panel). */
+static void dag__lu_panel_done(int64_t *mv, int64_t m, int64_t w, int64_t nb, int64_t col0, int bad) {
     dag__lu_moves(mv, m < w ? m : w, m < nb ? m : nb, nb);
     if (bad)
         dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array_getrf: the matrix is singular: U(%lld, %lld) is exactly 0",
                  (long long)(col0 + bad - 1), (long long)(col0 + bad - 1));
+}
+/* The panel: m x w from the diagonal down (ld ldp), its moves into mv. */
+DAG_TASK(void, dag__lu_panel, (int, type), (int64_t, m), (int64_t, w), (void *, p), (int64_t, ldp), (int64_t *, mv),
+         (int64_t, nb), (int64_t, col0)) {
+    dag__lu_panel_done(mv, m, w, nb, col0, dag__getrf_piv(type, (int)m, (int)w, p, (int)ldp, DAG__MV_IPIV(mv)));
+}
+/* The same from a panel a device factorised (dag_blas.h's getrf): its 1-based pivots and info. */
+DAG_TASK(void, dag__lu_panel_pivots, (const int *, piv), (const int *, info), (int64_t, m), (int64_t, w),
+         (int64_t *, mv), (int64_t, nb), (int64_t, col0)) {
+    for (int64_t r = 0; r < (m < w ? m : w); r++) DAG__MV_IPIV(mv)[r] = piv[r] - 1;
+    dag__lu_panel_done(mv, m, w, nb, col0, info[0]);
 }
 /* The moves go a column at a time: a column is contiguous, so the elements a column's moves touch share
    a few cache lines, where a row's lie a page apart each (a row at a time, as LAPACK's laswp goes, ran
@@ -2828,9 +2855,19 @@ DAG_TASK(void, dag__lu_ipiv, (const int64_t *, mv), (int64_t, row0), (int64_t *,
 typedef struct dag__lu {
     dag_array *a, *work, *moves;   /* the matrix, the panel's workspace (own tiles), a tile of moves per step */
     dag__array_where *where;
-    bool panels, dev;              /* spans of a wrapped matrix; the trsm and gemm on the tiles' devices */
+    bool panels, dev;              /* spans of a wrapped matrix; the moves, trsm and gemm on the tiles' devices */
     int64_t nb, kt, slots, top, chunk, group;   /* chunk: tile rows per update task, group: tile columns */
-} dag__lu;
+    int *piv;                      /* panels on the devices (dag__lu_panels_on_devices): each step's nb pivots and */
+} dag__lu;                         /* then the kt infos */
+
+/* Whether the panels go to the devices: where a vendor getrf stands in for dag_blas.h's on each device in
+   scope (cuSOLVER's, rocSOLVER's), so that the matrix stays there; else the panel comes to the CPU. */
+static bool dag__lu_panels_on_devices(const dag__array_where *w, dag_elem type) {
+    const dag_kernel_source *k = type == DAG_F64 ? &dag_dgetrf__cl : type == DAG_F32 ? &dag_sgetrf__cl : NULL;
+    bool all = k && w->devices > 0 && !dag__ranks();
+    for (int d = 0; all && d < w->devices; d++) all = dag__library_stands_in(k, &w->dev[d].scope);
+    return all;
+}
 
 /* Tiles i to i2 - 1 of tile column j of a wrapped matrix, as one span. */
 static dag_arg dag__lu_block(const dag_array *a, int64_t i, int64_t i2, int64_t j, int64_t j2, dag_access mode) {
@@ -2855,6 +2892,22 @@ static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
         return;
     }
     dag_data ws = DAG__H(lu->work, k % lu->slots, 0);
+    if (lu->piv) {   /* on the diagonal tile's device, the pivots' moves on the CPU */
+        dag_options od = dag__potrf_on(lu->where, true, k, k, lu->top - 3 * k);
+        int *piv = lu->piv + k * nb, *info = lu->piv + lu->kt * nb + k;
+        int64_t kw = m < w ? m : w;
+        dag__panel_copy_on(lu->where, &od, a, k, nb, ws, false);
+        if (type == DAG_F64)
+            dag_spawn_with(DAG__NAMED(&od, "getrf"), DAG_LAUNCH(dag_dgetrf, 1), Val((int)m), Val((int)w), InOut(ws), Ld(ws),
+                           Out(piv, kw), Out(info, 1));
+        else
+            dag_spawn_with(DAG__NAMED(&od, "getrf"), DAG_LAUNCH(dag_sgetrf, 1), Val((int)m), Val((int)w), InOut(ws), Ld(ws),
+                           Out(piv, kw), Out(info, 1));
+        dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel_pivots, In(piv, kw), In(info, 1), Val(m), Val(w), Out(mv),
+                       Val(nb), Val(k * nb));
+        dag__panel_copy_on(lu->where, &od, a, k, nb, ws, true);
+        return;
+    }
     dag__panel_copy(&o, a, k, k, a->mt, nb, ws, false);
     dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
                    Val(nb), Val(k * nb));
@@ -2961,8 +3014,11 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 #if defined(DAG_ARRAY_CBLAS)
     DAG__BLAS_ONE_THREAD();
 #endif
-    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0 };
+    dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0, NULL };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
+    if (dag__lu_panels_on_devices(&where, a->type) &&
+        !(lu.piv = (int *)dag__array_zalloc((size_t)(lu.kt * (lu.nb + 1)), sizeof(int))))
+        return DAG_ERR_OUT_OF_MEMORY;
     /* a gemm of several column blocks packs its rows of the panel once for all of them: up to 4, while
        each worker keeps two groups */
     lu.group = dag__imax(1, dag__imin(4, a->nt / (4 * dag_device_count(DAG_CPU))));
@@ -2995,10 +3051,11 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
         }
         r = dag_last_region_result();
     }
-    dag_array_free(lu.work);
-    dag_array_free(saved);
+    dag__array_discard(lu.work);
+    dag__array_discard(saved);
+    DAG_FREE(lu.piv);
     if (moves && r == DAG_OK) *moves = lu.moves;
-    else dag_array_free(lu.moves);
+    else dag__array_discard(lu.moves);
     return r;
 }
 
@@ -3006,7 +3063,7 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
 static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
     dag__array_where where = dag__array_where_for("dag_array_getrs", b);
     if (where.status) return where.status;
-    dag__lu lu = { b, NULL, moves, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0 };
+    dag__lu lu = { b, NULL, moves, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0, NULL };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
     dag_array *saved = dag__lu_saved(b, false);
     if (!saved) return DAG_ERR_OUT_OF_MEMORY;
@@ -3015,7 +3072,7 @@ static dag_result dag__lu_solve(dag_array *a, dag_array *moves, dag_array *b) {
             for (int64_t j = 0; j < b->nt; j++) dag__lu_swap_col(&lu, b, saved, k, j, 1);
     }
     dag_result r = dag_last_region_result();
-    dag_array_free(saved);
+    dag__array_discard(saved);
     if (r == DAG_OK) r = dag_array_trsm(0, 0, 0, 1, 1.0, a, b);
     return r != DAG_OK ? r : dag_array_trsm(0, 1, 0, 0, 1.0, a, b);
 }
@@ -3071,7 +3128,7 @@ dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
     dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
     dag_array *moves = b2 ? dag__lu_moves_of(a2, ipiv, "dag_array_getrs") : NULL;
     dag_result r = !b2 ? DAG_ERR_OUT_OF_MEMORY : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
-    dag_array_free(moves);
+    dag__array_discard(moves);
     dag__operand_end(a, a2, false, r);
     return dag__operand_end(b, b2, true, r);
 }
@@ -3081,7 +3138,7 @@ dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
     dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL, *moves = NULL;
     dag_result r = b2 ? dag__lu_factor(a2, ipiv, &moves) : DAG_ERR_OUT_OF_MEMORY;
     if (r == DAG_OK) r = dag__lu_solve(a2, moves, b2);
-    dag_array_free(moves);
+    dag__array_discard(moves);
     r = dag__operand_end(a, a2, true, r);
     return dag__operand_end(b, b2, true, r);
 }
@@ -3990,8 +4047,8 @@ static dag_array *dag__qr_rows(const dag__qr *qr, const dag_array *x) {
     return dag__array_new(x->type, qr->ndom * x->p * qr->nb, x->cols, dag_blocks_grid(qr->nb, x->bcols, x->p, x->q), NULL, 0, false);
 }
 static void dag__qr_free(dag__qr *qr) {
-    dag_array_free(qr->work), dag_array_free(qr->taus), dag_array_free(qr->ts), dag_array_free(qr->vtops);
-    dag_array_free(qr->eye);
+    dag__array_discard(qr->work), dag__array_discard(qr->taus), dag__array_discard(qr->ts), dag__array_discard(qr->vtops);
+    dag__array_discard(qr->eye);
     DAG_FREE(qr->first);
 }
 
@@ -4048,7 +4105,7 @@ static dag_result dag__qr_run(dag__qr *qr, dag__array_where *where, dag_array *a
         }
         r = dag_last_region_result();
     }
-    for (int i = 0; i < 4; i++) dag_array_free(w[i]);
+    for (int i = 0; i < 4; i++) dag__array_discard(w[i]);
     DAG_FREE(blocks);
     if (r != DAG_OK) dag__qr_free(qr);
     return r;
@@ -4104,7 +4161,7 @@ static dag_result dag__qr_q_run(const dag__qr *qr, int right, int trans, const v
         }
         r = dag_last_region_result();
     }
-    dag_array_free(w[0]), dag_array_free(w[1]);
+    dag__array_discard(w[0]), dag__array_discard(w[1]);
     DAG_FREE(blocks);
     return r;
 }
@@ -4223,7 +4280,7 @@ dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
         dag__operand_end(a, a2, false, r);
         return NULL;
     }
-    dag_array_free(f->qr.work), dag_array_free(f->qr.taus);   /* the panels' workspaces and tau: the factorisation's alone */
+    dag__array_discard(f->qr.work), dag__array_discard(f->qr.taus);   /* the panels' workspaces and tau: the factorisation's alone */
     f->qr.work = f->qr.taus = NULL;
     f->qr.where = NULL;   /* each operation's own */
     f->own = a2 != a ? a2 : NULL;
@@ -4234,7 +4291,7 @@ dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
 void dag_array_qr_free(dag_array_qr *f) {
     if (!f) return;
     dag__qr_free(&f->qr);
-    dag_array_free(f->own);
+    dag__array_discard(f->own);
     DAG_FREE(f);
 }
 

@@ -26,6 +26,11 @@
      U^T U (upper), the other triangle untouched; info[0] = 0, or the
      1-based column where A is not positive definite. Range 1: one item
      factorises the tile (the text is a fallback, not fast).
+   - getrf(m, n, a, lda, ipiv, info): LU with partial pivoting in place,
+     P A = L U (LAPACK's getrf: ipiv[r] the 1-based row that row r was
+     swapped with, min(m, n) of them, ints); info[0] = 0, or the 1-based
+     column of the first exactly zero pivot (the factorisation goes on, as
+     LAPACK's). Range 1, as potrf (the text is a fallback, not fast).
    Every processor can run the text below (built ahead of time for CUDA,
    HIP and Level Zero like any kernel of this file, at run time for
    OpenCL). Where a backend's vendor library loads, its routine stands in,
@@ -33,15 +38,15 @@
    - CUDA: cuBLAS (cublasDgemm_v2, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
      ones; libcublas of the CUDA runtime's own major version; trmm out of
      place into cudaMallocAsync memory, then copied back) and cuSOLVER
-     (cusolverDnDpotrf / Spotrf, its workspace from cudaMallocAsync on the
-     same stream, so it needs no host wait; libcusolver.so.12 for CUDA 13,
-     .so.11 for CUDA 12);
+     (cusolverDnDpotrf, cusolverDnDgetrf and the S ones, their workspace
+     from cudaMallocAsync on the same stream, so they need no host wait;
+     libcusolver.so.12 for CUDA 13, .so.11 for CUDA 12);
    - HIP: rocBLAS (rocblas_dgemm, ...; librocblas.so.5 or .4) and rocSOLVER
-     (rocsolver_dpotrf; librocsolver.so.0);
+     (rocsolver_dpotrf, rocsolver_dgetrf; librocsolver.so.0);
    - OpenCL: CLBlast (CLBlastDgemm, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
-     ones; libclblast.so.1, Debian's libclblast1). CLBlast has no potrf:
-     the text runs there.
-   potrf's info stays in device memory (a span the caller reads when its
+     ones; libclblast.so.1, Debian's libclblast1). CLBlast has no potrf
+     and no getrf: the text runs there.
+   potrf's and getrf's info (and getrf's ipiv) stay in device memory (a span the caller reads when its
    work is done): a factorisation never waits on the host. Each library is
    loaded on its first use (dag_library_kernel, dag.h); where it does not
    load, the text runs. dag_desc.no_library_kernels keeps the text
@@ -71,9 +76,9 @@
    kernels' (BLAS's) order: i an int, s a scalar, p a device buffer. A
    routine reads them once (dag__blas_read) and passes them on in the same
    order, so each vendor call below reads as its BLAS prototype. */
-enum { DAG__BLAS_GEMM, DAG__BLAS_SYRK, DAG__BLAS_TRSM, DAG__BLAS_TRMM, DAG__BLAS_POTRF };
+enum { DAG__BLAS_GEMM, DAG__BLAS_SYRK, DAG__BLAS_TRSM, DAG__BLAS_TRMM, DAG__BLAS_POTRF, DAG__BLAS_GETRF };
 static const char *const dag__blas_kinds[] = { "iiiiispipispi", "iiiispispi", "iiiiiispipi", "iiiiiispipi",
-                                               "iipip" };
+                                               "iipip", "iipipp" };
 typedef struct dag__blas_routine { int op; int single; } dag__blas_routine;   /* a record's user_data */
 typedef struct dag__blas_call {
     int op;
@@ -183,11 +188,11 @@ static void *dag__gpublas_handle(dag__gpublas *v, void *stream, int device) {
     if (*h && v->set_stream(*h, stream) != 0) return NULL;
     return *h;
 }
-/* gemm, syrk, trsm and trmm (potrf is the solver's: a routine of its own) */
+/* gemm, syrk, trsm and trmm (potrf and getrf are the solver's: routines of their own) */
 static int dag__gpublas_call(dag__gpublas *v, const dag_library_kernel *self, void *stream, int device,
                              const dag_kernel_arg *args, int num_args) {
     dag__blas_call g;
-    if (!dag__blas_read(self, args, num_args, &g) || g.op == DAG__BLAS_POTRF) return -1;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op >= DAG__BLAS_POTRF) return -1;
     void *h = dag__gpublas_handle(v, stream, device);
     if (!h) return -1;
     int f = g.single, *i = g.i;
@@ -270,8 +275,8 @@ static void dag__cublas_release(void *stream, int device) {
     dag__gpublas_release(&dag__cublas, device);
 }
 
-/* cuSOLVER's potrf: its own handle per device; the workspace its
-   bufferSize asks for comes from cudaMallocAsync and goes back with
+/* cuSOLVER's potrf and getrf: its own handle per device; the workspace
+   each bufferSize asks for comes from cudaMallocAsync and goes back with
    cudaFreeAsync, both on the call's stream, so each call has its own
    whatever the streams, and none waits on the host. */
 static struct {
@@ -281,6 +286,8 @@ static struct {
     int (*set_stream)(void *h, void *stream);
     int (*buffer_size[2])(void *h, int uplo, int n, void *a, int lda, int *lwork);
     int (*potrf[2])(void *h, int uplo, int n, void *a, int lda, void *work, int lwork, int *info);
+    int (*getrf_size[2])(void *h, int m, int n, void *a, int lda, int *lwork);
+    int (*getrf[2])(void *h, int m, int n, void *a, int lda, void *work, int *ipiv, int *info);
     void *handle[DAG_MAX_DEVICES];
 } dag__cusolver;
 static bool dag__cusolver_load(void) {
@@ -289,29 +296,34 @@ static bool dag__cusolver_load(void) {
     const char *const names[] = { own, "libcusolver.so.12", "libcusolver.so.11", "libcusolver.so" };
     const char *const symbols[] = { "cusolverDnCreate", "cusolverDnDestroy", "cusolverDnSetStream",
                                     "cusolverDnDpotrf_bufferSize", "cusolverDnSpotrf_bufferSize", "cusolverDnDpotrf",
-                                    "cusolverDnSpotrf" };
+                                    "cusolverDnSpotrf", "cusolverDnDgetrf_bufferSize", "cusolverDnSgetrf_bufferSize",
+                                    "cusolverDnDgetrf", "cusolverDnSgetrf" };
     void *const slots[] = { &dag__cusolver.create, &dag__cusolver.destroy, &dag__cusolver.set_stream,
                             &dag__cusolver.buffer_size[0], &dag__cusolver.buffer_size[1], &dag__cusolver.potrf[0],
-                            &dag__cusolver.potrf[1] };
-    return dag__blas_load(&dag__cusolver.state, "libcusolver", names, 4, symbols, slots, 7);
+                            &dag__cusolver.potrf[1], &dag__cusolver.getrf_size[0], &dag__cusolver.getrf_size[1],
+                            &dag__cusolver.getrf[0], &dag__cusolver.getrf[1] };
+    return dag__blas_load(&dag__cusolver.state, "libcusolver", names, 4, symbols, slots, 11);
 }
 static int dag__cusolver_call(const dag_library_kernel *self, void *stream, int device, size_t range,
                               const dag_kernel_arg *args, int num_args, void **event) {
     (void)range;
     (void)event;
     dag__blas_call g;
-    if (!dag__blas_read(self, args, num_args, &g) || g.op != DAG__BLAS_POTRF || device < 0 || device >= DAG_MAX_DEVICES)
+    if (!dag__blas_read(self, args, num_args, &g) || g.op < DAG__BLAS_POTRF || device < 0 || device >= DAG_MAX_DEVICES)
         return -1;
     void **h = &dag__cusolver.handle[device];
     if (!*h && dag__cusolver.create(h) != 0) *h = NULL;
     if (!*h) return -1;
+    bool lu = g.op == DAG__BLAS_GETRF;   /* getrf (m, n, a, lda, ipiv, info), else potrf (uplo, n, a, lda, info) */
     int f = g.single, uplo = g.i[0] ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER, n = g.i[1], lda = g.i[2], lwork = 0;
     void *work = NULL;
     int e = dag__cusolver.set_stream(*h, stream);
-    if (!e) e = dag__cusolver.buffer_size[f](*h, uplo, n, g.p[0], lda, &lwork);
+    if (!e) e = lu ? dag__cusolver.getrf_size[f](*h, g.i[0], n, g.p[0], lda, &lwork)
+                   : dag__cusolver.buffer_size[f](*h, uplo, n, g.p[0], lda, &lwork);
     if (!e) e = (int)cudaMallocAsync(&work, (size_t)(lwork > 0 ? lwork : 1) * (f ? sizeof(float) : sizeof(double)),
                                      (cudaStream_t)stream);
-    if (!e) e = dag__cusolver.potrf[f](*h, uplo, n, g.p[0], lda, work, lwork, (int *)g.p[1]);
+    if (!e && lu) e = dag__cusolver.getrf[f](*h, g.i[0], n, g.p[0], lda, work, (int *)g.p[1], (int *)g.p[2]);
+    else if (!e) e = dag__cusolver.potrf[f](*h, uplo, n, g.p[0], lda, work, lwork, (int *)g.p[1]);
     if (work) cudaFreeAsync(work, (cudaStream_t)stream);
     return e;
 }
@@ -331,6 +343,8 @@ DAG__BLAS_ROUTINE(dag__cublas_dtrmm, DAG_CUDA, dag__cublas, DAG__BLAS_TRMM, 0, "
 DAG__BLAS_ROUTINE(dag__cublas_strmm, DAG_CUDA, dag__cublas, DAG__BLAS_TRMM, 1, "cublasStrmm_v2")
 DAG__BLAS_ROUTINE(dag__cublas_dpotrf, DAG_CUDA, dag__cusolver, DAG__BLAS_POTRF, 0, "cusolverDnDpotrf")
 DAG__BLAS_ROUTINE(dag__cublas_spotrf, DAG_CUDA, dag__cusolver, DAG__BLAS_POTRF, 1, "cusolverDnSpotrf")
+DAG__BLAS_ROUTINE(dag__cublas_dgetrf, DAG_CUDA, dag__cusolver, DAG__BLAS_GETRF, 0, "cusolverDnDgetrf")
+DAG__BLAS_ROUTINE(dag__cublas_sgetrf, DAG_CUDA, dag__cusolver, DAG__BLAS_GETRF, 1, "cusolverDnSgetrf")
 #define DAG__CUDA_ROUTINE(op) &dag__cublas_##op,
 #else
 #define DAG__CUDA_ROUTINE(op)
@@ -363,21 +377,25 @@ static void dag__rocblas_release(void *stream, int device) {
 static struct {
     int state;   /* 0: not tried; 1: loaded; -1: absent */
     int (*potrf[2])(void *h, int uplo, int n, void *a, int lda, int *info);
+    int (*getrf[2])(void *h, int m, int n, void *a, int lda, int *ipiv, int *info);
 } dag__rocsolver;
 static bool dag__rocsolver_load(void) {
     const char *const names[] = { "librocsolver.so.0", "librocsolver.so" };
-    const char *const symbols[] = { "rocsolver_dpotrf", "rocsolver_spotrf" };
-    void *const slots[] = { &dag__rocsolver.potrf[0], &dag__rocsolver.potrf[1] };
-    return dag__rocblas_load() && dag__blas_load(&dag__rocsolver.state, "librocsolver", names, 2, symbols, slots, 2);
+    const char *const symbols[] = { "rocsolver_dpotrf", "rocsolver_spotrf", "rocsolver_dgetrf", "rocsolver_sgetrf" };
+    void *const slots[] = { &dag__rocsolver.potrf[0], &dag__rocsolver.potrf[1], &dag__rocsolver.getrf[0],
+                            &dag__rocsolver.getrf[1] };
+    return dag__rocblas_load() && dag__blas_load(&dag__rocsolver.state, "librocsolver", names, 2, symbols, slots, 4);
 }
 static int dag__rocsolver_call(const dag_library_kernel *self, void *stream, int device, size_t range,
                                const dag_kernel_arg *args, int num_args, void **event) {
     (void)range;
     (void)event;
     dag__blas_call g;
-    if (!dag__blas_read(self, args, num_args, &g) || g.op != DAG__BLAS_POTRF) return -1;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op < DAG__BLAS_POTRF) return -1;
     void *h = dag__gpublas_handle(&dag__rocblas, stream, device);
     if (!h) return -1;
+    if (g.op == DAG__BLAS_GETRF)
+        return dag__rocsolver.getrf[g.single](h, g.i[0], g.i[1], g.p[0], g.i[2], (int *)g.p[1], (int *)g.p[2]);
     return dag__rocsolver.potrf[g.single](h, g.i[0] ? dag__rocblas.upper : dag__rocblas.lower, g.i[1], g.p[0], g.i[2],
                                           (int *)g.p[1]);
 }
@@ -392,6 +410,8 @@ DAG__BLAS_ROUTINE(dag__rocblas_dtrmm, DAG_HIP, dag__rocblas, DAG__BLAS_TRMM, 0, 
 DAG__BLAS_ROUTINE(dag__rocblas_strmm, DAG_HIP, dag__rocblas, DAG__BLAS_TRMM, 1, "rocblas_strmm")
 DAG__BLAS_ROUTINE(dag__rocblas_dpotrf, DAG_HIP, dag__rocsolver, DAG__BLAS_POTRF, 0, "rocsolver_dpotrf")
 DAG__BLAS_ROUTINE(dag__rocblas_spotrf, DAG_HIP, dag__rocsolver, DAG__BLAS_POTRF, 1, "rocsolver_spotrf")
+DAG__BLAS_ROUTINE(dag__rocblas_dgetrf, DAG_HIP, dag__rocsolver, DAG__BLAS_GETRF, 0, "rocsolver_dgetrf")
+DAG__BLAS_ROUTINE(dag__rocblas_sgetrf, DAG_HIP, dag__rocsolver, DAG__BLAS_GETRF, 1, "rocsolver_sgetrf")
 #define DAG__HIP_ROUTINE(op) &dag__rocblas_##op,
 #else
 #define DAG__HIP_ROUTINE(op)
@@ -437,7 +457,7 @@ static int dag__clblast_call(const dag_library_kernel *self, void *queue, int de
     (void)device;
     (void)range;
     dag__blas_call g;
-    if (!dag__blas_read(self, args, num_args, &g) || g.op == DAG__BLAS_POTRF) return -1;
+    if (!dag__blas_read(self, args, num_args, &g) || g.op >= DAG__BLAS_POTRF) return -1;
     const int *i = g.i;
     size_t z[8];
     for (int k = 0; k < 8; k++) z[k] = (size_t)(i[k] > 0 ? i[k] : 0);
@@ -480,7 +500,7 @@ DAG__BLAS_ROUTINE(dag__clblast_strmm, DAG_OPENCL, dag__clblast, DAG__BLAS_TRMM, 
 #define DAG__OPENCL_ROUTINE(op)
 #endif
 
-/* the routines that stand in for each kernel, NULL-terminated (CLBlast has no potrf) */
+/* the routines that stand in for each kernel, NULL-terminated (CLBlast has no potrf or getrf) */
 #define DAG__ROUTINES(op) \
     static const dag_library_kernel *const dag__##op##_routines[] = { DAG__CUDA_ROUTINE(op) DAG__HIP_ROUTINE(op) \
                                                                       DAG__OPENCL_ROUTINE(op) NULL };
@@ -488,7 +508,7 @@ DAG__ROUTINES(dgemm) DAG__ROUTINES(sgemm) DAG__ROUTINES(dsyrk) DAG__ROUTINES(ssy
 DAG__ROUTINES(strsm) DAG__ROUTINES(dtrmm) DAG__ROUTINES(strmm)
 #undef DAG__OPENCL_ROUTINE
 #define DAG__OPENCL_ROUTINE(op)
-DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf)
+DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf) DAG__ROUTINES(dgetrf) DAG__ROUTINES(sgetrf)
 #undef DAG__ROUTINES
 #define DAG__BLAS_LIBRARIES(op) dag__##op##_routines
 #else
@@ -586,6 +606,35 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf)
                     a[(size_t)i * si + (size_t)j * sj] = s / d;                                                   \
                 }                                                                                                 \
             }                                                                                                     \
+        }                                                                                                         \
+        info[0] = bad;                                                                                            \
+    )                                                                                                             \
+    DAG_KERNEL_OR_LIBRARY(dag_##P##getrf, DAG__BLAS_LIBRARIES(P##getrf),                                          \
+                          ((int, m), (int, n), (DAG_GLOBAL T *, a), (int, lda), (DAG_GLOBAL int *, ipiv),         \
+                           (DAG_GLOBAL int *, info)),                                                             \
+        /* one item: LAPACK's getf2, column by column (the largest |a| of each column's rest as its pivot) */    \
+        size_t ld = (size_t)lda;                                                                                  \
+        int bad = 0, kn = m < n ? m : n;                                                                          \
+        (void)DAG_INDEX();                                                                                        \
+        for (int j = 0; j < kn; j++) {                                                                            \
+            int p = j;                                                                                            \
+            for (int i = j + 1; i < m; i++)                                                                       \
+                if (fabs((double)a[(size_t)i + j * ld]) > fabs((double)a[(size_t)p + j * ld])) p = i;            \
+            ipiv[j] = p + 1;                                                                                      \
+            T d = a[(size_t)p + j * ld];                                                                          \
+            if (d == (T)0) {                                                                                      \
+                if (!bad) bad = j + 1;                                                                            \
+                continue;                                                                                         \
+            }                                                                                                     \
+            for (int c = 0; p != j && c < n; c++) {                                                               \
+                T x = a[(size_t)j + (size_t)c * ld];                                                              \
+                a[(size_t)j + (size_t)c * ld] = a[(size_t)p + (size_t)c * ld];                                    \
+                a[(size_t)p + (size_t)c * ld] = x;                                                                \
+            }                                                                                                     \
+            for (int i = j + 1; i < m; i++) a[(size_t)i + j * ld] /= d;                                           \
+            for (int c = j + 1; c < n; c++)                                                                       \
+                for (int i = j + 1; i < m; i++)                                                                   \
+                    a[(size_t)i + (size_t)c * ld] -= a[(size_t)i + j * ld] * a[(size_t)j + (size_t)c * ld];       \
         }                                                                                                         \
         info[0] = bad;                                                                                            \
     )

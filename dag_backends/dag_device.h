@@ -785,6 +785,22 @@ static uint64_t dag__scope_devices(const dag_scope *s, const dag_kernel_source *
     if (!dag__dv.num) return 0;
     return dag__scope_names(s) & (k ? dag__kernel_devices(k) : ~UINT64_C(0));
 }
+/* Whether a vendor library routine stands in for kernel k on every device
+   scope s names (at least one): dag_array.h's LU factorises its panels on
+   the devices only then (dag_blas.h's getrf text is one item, far slower
+   than the panel on the CPU and its copies). */
+static bool dag__library_stands_in(const dag_kernel_source *k, const dag_scope *s) {
+    uint64_t m = dag__dv.num ? dag__scope_names(s) : 0;
+    bool all = m != 0;
+    dag__mutex_lock(&dag__dv.lock);
+    for (int d = 0; all && d < dag__dv.num; d++)
+        if ((m >> d) & 1u) {
+            const dag__device *dv = &dag__dv.devs[d];
+            all = dv->ops->call_library && dag__library_for(k, dv->backend);
+        }
+    dag__mutex_unlock(&dag__dv.lock);
+    return all;
+}
 /* Two different spans of one task that overlap would be two buffers on a
    device: such a task runs where memory is one. */
 static bool dag__plan_self_overlaps(const dag__plan *p) {

@@ -90,14 +90,14 @@ static long calls_of(const char *routine) {
 MOCK_EXPORT long mock_blas_calls(const char *routine) { return calls_of(routine); }
 
 /* ---- the operations, as the host runs them ---- */
-enum { OP_GEMM, OP_SYRK, OP_TRSM, OP_TRMM, OP_POTRF };
+enum { OP_GEMM, OP_SYRK, OP_TRSM, OP_TRMM, OP_POTRF, OP_GETRF };
 typedef struct op {
     int kind, single;
     int ta, tb, upper, right, unit;           /* transposes, triangle, side, diagonal, as 0 or 1 */
     int m, n, k, lda, ldb, ldc;
     double alpha, beta;
     void *a, *b, *c;
-    int *info;
+    int *info, *ipiv;   /* potrf's and getrf's; getrf's pivots */
 } op;
 static double get(const op *o, const void *p, size_t i) { return o->single ? ((const float *)p)[i] : ((const double *)p)[i]; }
 static void put(const op *o, void *p, size_t i, double v) {
@@ -189,12 +189,38 @@ static void run_potrf(const op *o) {   /* A n x n, in place; L's (i, j) is U's (
     }
     *o->info = bad;
 }
+static void run_getrf(const op *o) {   /* A m x n, in place: LAPACK's getf2, 1-based pivots */
+    int bad = 0, kn = o->m < o->n ? o->m : o->n;
+    size_t ld = (size_t)o->lda;
+    for (int j = 0; j < kn; j++) {
+        int p = j;
+        for (int i = j + 1; i < o->m; i++)
+            if (fabs(get(o, o->a, i + j * ld)) > fabs(get(o, o->a, p + j * ld))) p = i;
+        o->ipiv[j] = p + 1;
+        double d = get(o, o->a, p + j * ld);
+        if (d == 0) {
+            if (!bad) bad = j + 1;
+            continue;
+        }
+        for (int c = 0; p != j && c < o->n; c++) {
+            double x = get(o, o->a, j + c * ld);
+            put(o, o->a, j + c * ld, get(o, o->a, p + c * ld));
+            put(o, o->a, p + c * ld, x);
+        }
+        for (int i = j + 1; i < o->m; i++) put(o, o->a, i + j * ld, get(o, o->a, i + j * ld) / d);
+        for (int c = j + 1; c < o->n; c++)
+            for (int i = j + 1; i < o->m; i++)
+                put(o, o->a, i + c * ld, get(o, o->a, i + c * ld) - get(o, o->a, i + j * ld) * get(o, o->a, j + c * ld));
+    }
+    *o->info = bad;
+}
 static void run_op(void *ctx) {
     const op *o = ctx;
     switch (o->kind) {
     case OP_GEMM: run_gemm(o); break;
     case OP_SYRK: run_syrk(o); break;
     case OP_POTRF: run_potrf(o); break;
+    case OP_GETRF: run_getrf(o); break;
     default: run_tri(o);
     }
 }
@@ -229,6 +255,7 @@ static int bad_sizes(const op *o) {
     case OP_GEMM: ar = o->ta ? o->k : o->m; break;
     case OP_SYRK: ar = o->ta ? o->k : o->n; break;
     case OP_POTRF: ar = o->n; break;
+    case OP_GETRF: ar = o->m; break;
     default: ar = o->right ? o->n : o->m;
     }
     if (o->m < 0 || o->n < 0 || o->k < 0) return 1;
@@ -254,6 +281,11 @@ static void queue_op(const mock_handle *h, const char *routine, const op *o, con
         break;
     case OP_POTRF:
         p[n] = o->a, bytes[n++] = matrix_bytes(o, o->n, o->n, o->lda);
+        p[n] = o->info, bytes[n++] = sizeof(int);
+        break;
+    case OP_GETRF:
+        p[n] = o->a, bytes[n++] = matrix_bytes(o, o->m, o->n, o->lda);
+        p[n] = o->ipiv, bytes[n++] = sizeof(int) * (size_t)(o->m < o->n ? o->m : o->n);
         p[n] = o->info, bytes[n++] = sizeof(int);
         break;
     default: {

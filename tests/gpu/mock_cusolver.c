@@ -1,6 +1,6 @@
 /* A mock libcusolver.so.12 (CUDA 13's; built with -DMOCK_CUSOLVER_MAJOR=11, CUDA 12's
-   libcusolver.so.11) beside the mock CUDA runtime (mock_cuda.c): cusolverDnDpotrf and Spotrf with
-   their bufferSize, checked and queued on the handle's stream (mock_blas.h). Besides cuBLAS's
+   libcusolver.so.11) beside the mock CUDA runtime (mock_cuda.c): cusolverDnDpotrf, Spotrf,
+   Dgetrf and Sgetrf with their bufferSize, checked and queued on the handle's stream (mock_blas.h). Besides cuBLAS's
    rules: the workspace must be device memory of the device, at least as large as bufferSize said
    (Lwork elements), and devInfo device memory too (the routine writes it there, for the caller to
    read when it wants). */
@@ -19,6 +19,7 @@ __attribute__((destructor)) static void report(void) {
     char lib[32];
     snprintf(lib, sizeof lib, "cusolver %d", MOCK_CUSOLVER_MAJOR);
     report_handles(lib, "potrf", calls_of("cusolverDnDpotrf") + calls_of("cusolverDnSpotrf"));
+    printf("mock %s: %ld getrf\n", lib, calls_of("cusolverDnDgetrf") + calls_of("cusolverDnSgetrf"));
 }
 MOCK_EXPORT int cusolverDnCreate(cusolverDnHandle_t *h) {
     INJECT(CUSOLVER_STATUS_ALLOC_FAILED);
@@ -55,6 +56,27 @@ static int lwork_for(int n) { return n > 0 ? 64 * n : 1; }
     }
 POTRF(cusolverDnDpotrf, double, 0)
 POTRF(cusolverDnSpotrf, float, 1)
+
+/* getrf: the same rules, devIpiv (min(m, n) ints) device memory too */
+#define GETRF(NAME, T, SINGLE)                                                                                      \
+    MOCK_EXPORT int NAME##_bufferSize(cusolverDnHandle_t h, int m, int n, T *a, int lda, int *lwork) {              \
+        INJECT(CUSOLVER_STATUS_INVALID_VALUE);                                                                      \
+        (void)a;                                                                                                    \
+        check_handle(h, #NAME "_bufferSize", cudaGetDevice);                                                        \
+        if (m < 0 || n < 0 || lda < (m > 1 ? m : 1)) return CUSOLVER_STATUS_INVALID_VALUE;                          \
+        *lwork = lwork_for(n);                                                                                      \
+        return CUSOLVER_STATUS_SUCCESS;                                                                             \
+    }                                                                                                               \
+    MOCK_EXPORT int NAME(cusolverDnHandle_t h, int m, int n, T *a, int lda, T *work, int *ipiv, int *info) {        \
+        INJECT(CUSOLVER_STATUS_EXECUTION_FAILED);                                                                   \
+        check_handle(h, #NAME, cudaGetDevice);                                                                      \
+        op o = { .kind = OP_GETRF, .single = SINGLE, .m = m, .n = n, .lda = lda, .a = a, .ipiv = ipiv, .info = info }; \
+        if (bad_sizes(&o)) return CUSOLVER_STATUS_INVALID_VALUE;                                                    \
+        queue_op(h, #NAME, &o, work, (size_t)lwork_for(n) * sizeof(T));                                            \
+        return CUSOLVER_STATUS_SUCCESS;                                                                             \
+    }
+GETRF(cusolverDnDgetrf, double, 0)
+GETRF(cusolverDnSgetrf, float, 1)
 
 /* potrs (bench/gpu_array.c's vendor side): B = A^-1 B from potrf's factor, as two triangular solves
    on the stream, then info 0 */

@@ -113,6 +113,19 @@ static uint64_t lu_rows_extent(int arg, uint64_t n, unsigned char args[][16]) {
     uint64_t bytes = ((uint64_t)(r - 1) + (n / (uint64_t)nb - 1) * (uint64_t)ld + 1) * (uint64_t)elem;
     return (bytes + 7) / 8;
 }
+/* dag__array_copy_part: the rows x (n / rows) block it reads from src at (sr, sc) and writes into dst
+   at (dr, dc), transposed or not, in 8-byte units */
+static uint64_t copy_part_extent(int arg, uint64_t n, unsigned char args[][16]) {
+    int elem = ARG(int, 1), transpose = ARG(int, 11);
+    long rows = ARG(long, 10), cols = rows > 0 ? (long)(n / (uint64_t)rows) : 0, ld = ARG(long, arg == 2 ? 3 : 7);
+    long r0 = ARG(long, arg == 2 ? 4 : 8), c0 = ARG(long, arg == 2 ? 5 : 9);
+    long r = arg == 6 && transpose ? cols : rows, c = arg == 6 && transpose ? rows : cols;
+    if (rows <= 0 || n % (uint64_t)rows || elem <= 0 || r0 < 0 || c0 < 0 || ld < r0 + r)
+        FAIL("dag__array_copy_part: rows %ld elem %d at (%ld, %ld) ld %ld for %llu items", rows, elem, r0, c0, ld,
+             (unsigned long long)n);
+    uint64_t bytes = ((uint64_t)(r0 + r - 1) + (uint64_t)(c0 + c - 1) * (uint64_t)ld + 1) * (uint64_t)elem;
+    return (bytes + 7) / 8;
+}
 /* sig: one letter per argument after n; d f i are values (double, float,
    int), D F I pointers to them (checked against device memory). */
 static const struct kernel {
@@ -127,6 +140,7 @@ static const struct kernel {
     { "dag__array_fill_f64__gpu", k_fill_f64, "iddddddD", fill_extent },
     { "dag__array_fill_f32__gpu", k_fill_f32, "iddddddF", fill_extent },
     { "dag__array_lu_rows__gpu", k_lu_rows, "iidDDdddDd", lu_rows_extent },
+    { "dag__array_copy_part__gpu", k_copy_part, "iDdddDddddi", copy_part_extent },
 };
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
 static size_t value_size(char c) { return c == 'f' || c == 'i' ? 4 : 8; }   /* a pointer's value is 8 bytes */

@@ -62,4 +62,14 @@ static void k_lu_rows(uint64_t idx, unsigned char args[][16]) {
         from = mv[4 + 3 * nb + e], to = mv[4 + 2 * nb + e] - lo;
     if (from >= 0) memcpy(y + (size_t)(to + j * ldy) * (size_t)elem, x + (size_t)(from + j * ldx) * (size_t)elem, (size_t)elem);
 }
+/* dag_array_kernels.h's dag__array_copy_part (a rectangle of one tile into another), as written there */
+static void k_copy_part(uint64_t idx, unsigned char args[][16]) {
+    int elem = ARG(int, 1), transpose = ARG(int, 11);
+    long src_ld = ARG(long, 3), sr = ARG(long, 4), sc = ARG(long, 5), dst_ld = ARG(long, 7), dr = ARG(long, 8),
+         dc = ARG(long, 9), rows = ARG(long, 10);
+    long i = (long)(idx % (uint64_t)rows), j = (long)(idx / (uint64_t)rows);
+    long di = transpose ? dr + j : dr + i, dj = transpose ? dc + i : dc + j;
+    memcpy(ARG(unsigned char *, 6) + (size_t)(di + dj * dst_ld) * (size_t)elem,
+           ARG(const unsigned char *, 2) + (size_t)(sr + i + (sc + j) * src_ld) * (size_t)elem, (size_t)elem);
+}
 #endif

@@ -2,7 +2,7 @@
    _dtrmm and their s forms, checked and queued on the handle's stream (mock_blas.h) as rocBLAS
    queues them; a handle is made on the current device and used there. Built with -DMOCK_ROCSOLVER
    it is librocsolver.so.0 instead (linked with the mock librocblas, as the real one is):
-   rocsolver_dpotrf and _spotrf on rocBLAS's handles, info in device memory. rocBLAS's enums:
+   rocsolver_dpotrf, _spotrf, _dgetrf and _sgetrf on rocBLAS's handles, info (and ipiv) in device memory. rocBLAS's enums:
    operation none 111, transpose 112; fill upper 121, lower 122; diagonal non-unit 131, unit 132;
    side left 141, right 142. */
 #include "mock_blas.h"
@@ -52,4 +52,15 @@ MOCK_TRMM(rocblas_strmm, float, 1)
     }
 POTRF(rocsolver_dpotrf, double, 0)
 POTRF(rocsolver_spotrf, float, 1)
+#define GETRF(NAME, T, SINGLE)                                                                                  \
+    MOCK_EXPORT int NAME(mock_handle *h, int m, int n, T *a, int lda, int *ipiv, int *info) {                   \
+        INJECT(FAILED);                                                                                         \
+        check_handle(h, #NAME, hipGetDevice);                                                                   \
+        op o = { .kind = OP_GETRF, .single = SINGLE, .m = m, .n = n, .lda = lda, .a = a, .ipiv = ipiv, .info = info }; \
+        if (bad_sizes(&o)) return INVALID;                                                                      \
+        queue_op(h, #NAME, &o, NULL, 0);                                                                        \
+        return rocblas_status_success;                                                                          \
+    }
+GETRF(rocsolver_dgetrf, double, 0)
+GETRF(rocsolver_sgetrf, float, 1)
 #endif

@@ -89,7 +89,7 @@ static int device_thread_started;
 
 static const struct { const char *name; kfn fn; } kernels[] = {
     { "dag_dgemm", k_dgemm }, { "dag__array_fill_f64", k_fill_f64 }, { "dag__array_fill_f32", k_fill_f32 },
-    { "dag__array_lu_rows", k_lu_rows },
+    { "dag__array_lu_rows", k_lu_rows }, { "dag__array_copy_part", k_copy_part },
     { "gpu_axpy", k_axpy }, { "gpu_scale", k_scale }, { "gpu_count", k_count }, { "gpu_tile_add", k_tile_add }, { "gpu_inc", k_inc },
 };
 

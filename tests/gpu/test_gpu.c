@@ -751,9 +751,10 @@ TEST(a_float_cholesky_on_the_devices_gives_the_cpus_factor) {
     dag_shutdown();
 }
 
-/* The factorisations whose updates go to the devices and whose panels stay on the CPU (pivoted LU, tiled
-   QR, CAQR with 3 domains) give the CPU's factors on one device and on every device; the LU's row moves
-   run on the devices, so that only its panels come to the host. */
+/* The factorisations whose updates go to the devices (pivoted LU, tiled QR, CAQR with 3 domains) give the
+   CPU's factors on one device and on every device. The LU's row moves run on the devices, and its panels
+   too where the vendor's getrf stands in for dag_blas.h's (cuSOLVER, rocSOLVER: the mocks count the
+   calls), so that only the pivots come to the host; elsewhere (OpenCL) the panels do. */
 TEST(lu_qr_and_caqr_on_the_devices_give_the_cpus_factors) {
     vendor v;
     NEED_VENDOR(v);
@@ -769,12 +770,21 @@ TEST(lu_qr_and_caqr_on_the_devices_give_the_cpus_factors) {
         dag_array_qr *f = NULL;
         dag_scope scope = on == 0 ? dag_scope(.all_threads = 1) : device_scope(on == 1 ? 1 : 0);
         size_t home = bytes_to_host();
+        const char *getrf = backend == DAG_CUDA ? "cusolverDnDgetrf" : "rocsolver_dgetrf";
+        long getrfs = on ? library_calls(v.lib[1], getrf) : 0;   /* -1: no mock's count */
         DAG_WITH_OPTIONS(.scope = scope) { CHECK_EQ_INT(dag_array_getrf(L, ipiv), DAG_OK); }
-        if (on == 1) {   /* on one device only each step's panel comes to the host: the rows move there */
-            size_t panels = 0, moved = bytes_to_host() - home;
-            for (int k = 0; k * NB < N; k++) panels += (size_t)(N - k * NB) * (size_t)(N - k * NB < NB ? N - k * NB : NB) * sizeof(double);
-            if (moved > panels) printf("     getrf brought %zu bytes to the host, its panels are %zu\n", moved, panels);
+        if (on == 1) {   /* on one device: only the pivots, or each step's panel, come to the host */
+            size_t panels = 0, pivots = 0, moved = bytes_to_host() - home;
+            for (int k = 0; k * NB < N; k++) {
+                int w = N - k * NB < NB ? N - k * NB : NB;
+                panels += (size_t)(N - k * NB) * (size_t)w * sizeof(double), pivots += (size_t)(w + 1) * sizeof(int);
+            }
+            long vendor_panels = getrfs >= 0 ? library_calls(v.lib[1], getrf) - getrfs : 0;
+            printf("     getrf brought %zu bytes to the host (%s)\n", moved,
+                   vendor_panels > 0 ? "its panels by the vendor's getrf on the device" : "its panels on the CPU");
             CHECK(moved <= panels);
+            if (vendor_panels > 0) CHECK_EQ_INT(vendor_panels, (N + NB - 1) / NB);
+            if (vendor_panels > 0) CHECK_EQ_INT(moved, pivots);   /* the ipiv and info of each step */
         }
         DAG_WITH_OPTIONS(.scope = scope) {
             CHECK_EQ_INT(dag_array_geqrf(Q, tau), DAG_OK);
