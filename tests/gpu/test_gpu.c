@@ -551,7 +551,7 @@ static double tri_at(const double *a, int lda, int upper, int trans, int unit, i
     return (upper ? r < c : r > c) ? a[r + c * lda] : 0.0;
 }
 /* Runs one tile kernel of dag_blas.h on the CPU (where 0) or device 1 and checks it against plain
-   loops: syrk and trmm by their definitions, trsm and potrf by multiplying back; each leaves the
+   loops: syrk and trmm by their definitions, trsm, potrf and getrf by multiplying back; each leaves the
    elements it must not touch. Returns how many variants failed. */
 enum { TM = 13, TN = 9, TK = 7, TLD = 16 };
 static int tile_kernel_failures(int where) {
@@ -639,10 +639,34 @@ static int tile_kernel_failures(int where) {
         if (err > 1e-12 || info[0] != 4) printf("     potrf upper %d: error %.1e, info %d (want 4)\n", upper, err, info[0]);
         failed += err > 1e-12 || info[0] != 4;
     }
+    for (int zero = 0; zero < 2; zero++) {   /* getrf of TM x TN: P A = L U, rows past TM kept; a zero column: info */
+        static int piv[TN];
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) x[i + j * TLD] = zero && j == 3 ? 0.0 : ((i * 7 + j * 3) % 11 - 5) * 0.25 + (i == j + 2);
+        memcpy(b, x, sizeof b);
+        info[0] = -1;
+        CHECK_EQ_INT(dag_wait(dag_spawn_with(&o, DAG_LAUNCH(dag_dgetrf, 1), Val(TM), Val(TN), InOut(b, TLD * TLD), Val(TLD),
+                                             Out(piv, TN), Out(info, 1))),
+                     DAG_OK);
+        double err = 0;
+        for (int r = 0; r < TN; r++)   /* x's TM x TN becomes P A, the swaps in order */
+            for (int j = 0; piv[r] - 1 != r && j < TN; j++) {
+                double t = x[r + j * TLD];
+                x[r + j * TLD] = x[piv[r] - 1 + j * TLD], x[piv[r] - 1 + j * TLD] = t;
+            }
+        for (int j = 0; j < TLD; j++)
+            for (int i = 0; i < TLD; i++) {
+                double s = 0;
+                for (int p = 0; i < TM && j < TN && p <= (i < j ? i : j); p++) s += (p == i ? 1.0 : b[i + p * TLD]) * b[p + j * TLD];
+                err = fmax(err, fabs((i < TM && j < TN ? s : b[i + j * TLD]) - x[i + j * TLD]));
+            }
+        if (err > 1e-12 || info[0] != (zero ? 4 : 0)) printf("     getrf, a zero column %d: error %.1e, info %d\n", zero, err, info[0]);
+        failed += err > 1e-12 || info[0] != (zero ? 4 : 0);
+    }
     return failed;
 }
 
-/* dag_blas.h's syrk, trsm, trmm and potrf (all their variants) against plain loops: on the CPU
+/* dag_blas.h's syrk, trsm, trmm, potrf and getrf (all their variants) against plain loops: on the CPU
    and on a device, through the vendor's routines where they load, then (OpenCL: the mocks run
    only the vendors' routines) with no_library_kernels, the text. */
 TEST(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine) {
