@@ -358,10 +358,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include <string.h>   /* Val keeps a small value inside the argument */
 
 #ifdef __cplusplus
 #include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
-#include <cstring>            /* Val keeps a small value inside the argument */
+#include <cstring>            /* (std::memcpy) */
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
 #else
@@ -565,7 +566,7 @@ typedef struct dag_rank_stats {
 /* >>args */
 typedef struct dag_arg {
     uint8_t kind;        /* dag__arg_kind */
-    uint8_t mode;        /* dag_access, for spans and data */
+    uint8_t mode;        /* dag_access, for spans and data; value: 1 when `task` holds a copy of its bytes */
     uint8_t tag;         /* value: the C type (DAG__TYPE_TAGS); span: 2 for a 2-D tile */
     uint8_t elem;        /* span: its elements' C type (DAG__TYPE_TAGS, DAG__TAG_OTHER; 0: not known, as from
                             dag_arg_span and registered data); value: what a pointer points to (0: no pointer) */
@@ -859,6 +860,19 @@ static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
     a.tag = (uint8_t)tag;
+    return a;
+}
+/* C's Val: a value of up to 16 bytes is also copied into the argument itself (mode 1 says so), and the
+   library reads that copy, so that an argument array built ahead of its spawn (dag_spawn_args, filled
+   in a loop) outlives the compound literal that held the value, as C++'s Val does; the spawn front,
+   in the literal's own statement, reads the literal, and the copy is a dead store the compiler drops.
+   A larger value is read through the literal, which lives to the end of the block that made it. */
+static inline dag_arg dag__arg_value_kept(int tag, size_t size, const void *bytes) {
+    dag_arg a = dag__arg_value(tag, size, bytes);
+    if (size <= sizeof(dag_task)) {
+        memcpy(&a.task, bytes, size);
+        a.mode = 1;
+    }
     return a;
 }
 /* In/Out/InOut and Val note the C type of the elements or of the target
@@ -1267,7 +1281,7 @@ extern "C" {
 #define DAG__IS_ARRAY(x) (_Generic((x), DAG__TYPE_TAGS(DAG__SCALAR_POINTER_ASSOC) default: 0) && sizeof(x) != sizeof(void *))
 #define DAG_VAL(x) \
     (DAG__STATIC_CHECK(!DAG__IS_ARRAY(x), DAG__NO_ARRAY_VALUES), \
-     dag__arg_elem(dag__arg_value(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
+     dag__arg_elem(dag__arg_value_kept(DAG__TAG_OF(x), sizeof(x), (__typeof__(x)[1]){x}), DAG__REF_TAG(x)))
 #define DAG_LD(x) _Generic((x), dag_data: dag__arg_ld_data, default: dag__arg_ld_ptr)(x)
 #endif
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
@@ -1745,6 +1759,7 @@ struct dag__worker {
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
     DAG__ATOMIC(int) parked;                    /* a reserve thread out of service (set under sleep_lock) */
     /* trace */
+    dag__mutex trace_lock;                 /* its trace, grown here while a program thread reads it */
     struct dag__trace_event *events;
     size_t num_events, cap_events;
     struct dag__trace_edge *trace_edges;
@@ -2750,6 +2765,7 @@ static bool dag__convert(void *dst, int dst_tag, size_t dst_size, const void *sr
 
 /* >>trace recording */
 static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64_t end, int status) {
+    dag__mutex_lock(&w->trace_lock);   /* (tracing only) against a reader's dag__for_each_trace */
     if (w->num_events == w->cap_events) {
         w->cap_events = w->cap_events ? w->cap_events * 2 : 1024;
         w->events = (dag__trace_event *)dag__xrealloc(w->events, w->cap_events * sizeof *w->events);
@@ -2766,9 +2782,11 @@ static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64
     e->placement = NULL;
     dag__plan *p = t->extra ? t->extra->plan : NULL;
     if (p) dag__trace_plan(e, p);
+    dag__mutex_unlock(&w->trace_lock);
 }
 
 static void dag__trace_add_edge(dag__worker *w, uint64_t from, uint64_t to) {
+    dag__mutex_lock(&w->trace_lock);
     if (w->num_trace_edges == w->cap_trace_edges) {
         w->cap_trace_edges = w->cap_trace_edges ? w->cap_trace_edges * 2 : 1024;
         w->trace_edges = (struct dag__trace_edge *)dag__xrealloc(w->trace_edges, w->cap_trace_edges * sizeof *w->trace_edges);
@@ -2776,6 +2794,7 @@ static void dag__trace_add_edge(dag__worker *w, uint64_t from, uint64_t to) {
     w->trace_edges[w->num_trace_edges].from = from;
     w->trace_edges[w->num_trace_edges].to = to;
     w->num_trace_edges++;
+    dag__mutex_unlock(&w->trace_lock);
 }
 
 /* >>region pool: regions are type-stable (recycled, never freed before
@@ -5196,6 +5215,12 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     size_t elem = a->size;
     const char *why;
     int error;
+    if (DAG__UNLIKELY(a->mode < DAG_ACCESS_IN || a->mode > DAG_ACCESS_INOUT)) {   /* from dag_arg_span at run time */
+        snprintf(sa->detail_buf, sizeof sa->detail_buf, "access %d is not DAG_ACCESS_IN, DAG_ACCESS_OUT or DAG_ACCESS_INOUT",
+                 (int)a->mode);
+        sa->detail = sa->detail_buf;
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
         if (!s) return DAG_ERR_BAD_DATA;
@@ -5242,7 +5267,7 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     sp.rows = rows;
     sp.stride = stride;
     sp.hi = sp.lo + extent;
-    int mode = a->mode & DAG_ACCESS_INOUT;
+    int mode = a->mode;
     for (int k = 0; k < sa->num_spans; k++)
         if (dag__span_eq(&sa->spans[k], &sp)) {
             sa->modes[k] |= mode;
@@ -5316,7 +5341,8 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
 
 /* A value argument's bytes: where Val put them (C++ keeps a small one in
    the argument itself: see DAG_VAL). */
-static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr ? a->ptr : (const void *)&a->task; }
+/* (a small value's own copy first: see dag__arg_value_kept) */
+static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr && !a->mode ? a->ptr : (const void *)&a->task; }
 
 /* Step 2, a value of another type than the parameter's (off the hot path):
    converted as a C call would, or refused with both types and the fix. A
@@ -5810,7 +5836,18 @@ bool dag_ready(dag_task h) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
     if (!h.ptr || !dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
-    dag__decref(dag__tls_worker, h.ptr);
+    dag__worker *w = dag__tls_worker;
+    /* A loop that polls (Dagger's isready) must not spin forever on work only this thread can run: a task
+       pinned to it, or any task in a pool of one thread. Such a poll runs one, as a wait would. */
+    if (!done && w && w->index >= 0 && dag__stack_room(w)) {
+        dag__isolation saved = dag__isolate(w);
+        dag__task *t = dag__unmail(w);
+        if (!t && dag_num_threads() == 1) t = dag__find_work(w);
+        if (t) dag__run_found(w, t);
+        dag__unisolate(w, saved);
+        done = dag__done(h.ptr);
+    }
+    dag__decref(w, h.ptr);
     return done;
 }
 
@@ -6715,6 +6752,7 @@ static void dag__worker_init(dag__worker *w, int index) {
     atomic_init(&w->mail_mask, 0);
     DAG__HG_IGNORE(&w->mail_mask, sizeof w->mail_mask);   /* only ever touched atomically */
     dag__mutex_init(&w->park_lock);
+    dag__mutex_init(&w->trace_lock);
     dag__cond_init(&w->cond);
     atomic_init(&w->sleep_state, DAG__AWAKE);
     atomic_init(&w->waiting_for, NULL);
@@ -6740,6 +6778,7 @@ static void dag__worker_destroy(dag__worker *w) {
     if (w->index >= 0) dag__deque_destroy(&w->deque);
     dag__mutex_destroy(&w->mail_lock);
     dag__mutex_destroy(&w->park_lock);
+    dag__mutex_destroy(&w->trace_lock);
     dag__cond_destroy(&w->cond);
     dag__pool_destroy(&w->tasks);
     dag__pool_destroy(&w->edges);
@@ -7269,9 +7308,18 @@ void dag_trace_enable(int on) {
     atomic_store(&dag__g.tracing, on ? 1 : 0);
 }
 
-static void dag__for_each_worker(void (*fn)(dag__worker *, void *), void *arg) {
-    for (int i = 0; i < dag__slots(); i++) fn(&dag__g.workers[i], arg);
-    for (dag__worker *w = dag__guests(); w; w = w->next_guest) fn(w, arg);
+/* fn on each worker's trace, under its lock: tasks that finish meanwhile add to it */
+static void dag__for_each_trace(void (*fn)(dag__worker *, void *), void *arg) {
+    for (int i = 0; i < dag__slots(); i++) {
+        dag__mutex_lock(&dag__g.workers[i].trace_lock);
+        fn(&dag__g.workers[i], arg);
+        dag__mutex_unlock(&dag__g.workers[i].trace_lock);
+    }
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest) {
+        dag__mutex_lock(&w->trace_lock);
+        fn(w, arg);
+        dag__mutex_unlock(&w->trace_lock);
+    }
 }
 
 static void dag__trace_reset(dag__worker *w, void *arg) {
@@ -7282,7 +7330,7 @@ static void dag__trace_reset(dag__worker *w, void *arg) {
 }
 void dag_trace_clear(void) {
     if (dag_is_setup()) {
-        dag__for_each_worker(dag__trace_reset, NULL);
+        dag__for_each_trace(dag__trace_reset, NULL);
         dag__devices_trace_clear();
     }
     dag__g.trace_epoch = dag__now_ns();
@@ -7351,7 +7399,7 @@ dag_result dag_trace_write_json(const char *path) {
         dag__json_string(f, dag__dev_name(d, name, sizeof name));
         fprintf(f, "}}");
     }
-    dag__for_each_worker(dag__json_events, &o);
+    dag__for_each_trace(dag__json_events, &o);
     dag__devices_trace_json(f, dag__g.num_workers + dag__devices_num() + 1);
     fprintf(f, "\n]}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
@@ -7384,7 +7432,7 @@ size_t dag_trace_records(dag_trace_record *out, size_t max) {
     c.out = out;
     c.max = out ? max : 0;
     c.count = 0;
-    dag__for_each_worker(dag__trace_copy_events, &c);
+    dag__for_each_trace(dag__trace_copy_events, &c);
     if (c.max) qsort(out, c.count < c.max ? c.count : c.max, sizeof *out, dag__record_order);
     return c.count;
 }
@@ -7417,8 +7465,8 @@ dag_result dag_trace_write_dot(const char *path) {
     o.f = f;
     o.first = 1;
     fprintf(f, "digraph dag {\n  node [shape=box, fontname=\"Helvetica\"];\n");
-    dag__for_each_worker(dag__dot_nodes, &o);
-    dag__for_each_worker(dag__dot_edges, &o);
+    dag__for_each_trace(dag__dot_nodes, &o);
+    dag__for_each_trace(dag__dot_edges, &o);
     fprintf(f, "}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
@@ -7513,7 +7561,7 @@ dag_result dag_trace_write_svg(const char *path) {
     memset(&g, 0, sizeof g);
     g.f = f;
     g.first = UINT64_MAX;
-    dag__for_each_worker(dag__svg_extent, &g);
+    dag__for_each_trace(dag__svg_extent, &g);
     if (g.first > g.last) g.first = g.last = 0;
     g.scale = g.last > g.first ? (double)DAG__SVG_WIDTH / (double)(g.last - g.first) : 0.0;
     int rows = dag__g.num_workers + dag__devices_num(), axis = DAG__SVG_TOP + rows * DAG__SVG_ROW;
@@ -7529,7 +7577,7 @@ dag_result dag_trace_write_svg(const char *path) {
         else dag__dev_short_name(r - dag__g.num_workers, name, sizeof name);
         fprintf(f, "<text x=\"4\" y=\"%d\">%s</text>\n", DAG__SVG_TOP + r * DAG__SVG_ROW + 14, name);
     }
-    dag__for_each_worker(dag__svg_bars, &g);
+    dag__for_each_trace(dag__svg_bars, &g);
     for (int i = 0; i < g.num_names; i++) {   /* the legend */
         int x = DAG__SVG_LEFT + (i % 4) * 300, y = axis + DAG__SVG_AXIS + 10 + (i / 4) * 18;
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"hsl(%d,65%%,55%%)\"/>"

@@ -880,10 +880,12 @@ static dag_options dag__with_priority(const dag_options *o, int priority) {
    back after: a copy task per pair of overlapping tiles, on the CPU or the
    destination tile's device, ordered by the handles of both. */
 dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
-    if (!a || r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || r0 + rows > a->rows || c0 + cols > a->cols) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_view: rows %lld to %lld and columns %lld to %lld "
-                "of a %lld x %lld array", (long long)r0, (long long)(r0 + rows - 1), (long long)c0,
-                (long long)(c0 + cols - 1), a ? (long long)a->rows : 0LL, a ? (long long)a->cols : 0LL);
+    /* (r0 > rows' room, not r0 + rows > a->rows: a sum near INT64_MAX would wrap and pass) */
+    if (!a || r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || rows > a->rows || cols > a->cols || r0 > a->rows - rows ||
+        c0 > a->cols - cols) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_view: %lld rows from row %lld and %lld columns "
+                "from column %lld of a %lld x %lld array", (long long)rows, (long long)r0, (long long)cols, (long long)c0,
+                a ? (long long)a->rows : 0LL, a ? (long long)a->cols : 0LL);
         return NULL;
     }
     dag_array *base = a->base ? a->base : a, *v = (dag_array *)dag__array_zalloc(1, sizeof *v);
@@ -1007,6 +1009,14 @@ static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transp
 /* x's tiling, to ask for it (dag__operand). */
 static dag_blocks dag__tiling_of(const dag_array *x) { return dag_blocks_grid(x->brows, x->bcols, x->p, x->q); }
 
+/* Why the last operand this thread asked for was not made (dag__operand, dag__unaliased): its copy's
+   error (a scope that names no device it can use...), else no memory. The operation returns it. */
+static DAG__THREAD_LOCAL dag_result dag__operand_error;
+static dag_result dag__no_operand(void) {
+    dag_result r = dag__operand_error ? dag__operand_error : DAG_ERR_OUT_OF_MEMORY;
+    dag__operand_error = DAG_OK;
+    return r;
+}
 /* An input that shares elements with the operation's output (the same array, or views of one that
    overlap; `same_ok`: unless it is exactly the output's elements, which an element-wise operation reads
    before it writes them): a copy of it, which the caller frees; else x itself. NULL: no memory. Tasks
@@ -1018,11 +1028,21 @@ static dag_array *dag__unaliased(dag_array *x, dag_array *out, bool same_ok, con
     if (!dag__rects_overlap(a, b) || (same_ok && a.r0 == b.r0 && a.c0 == b.c0 && a.rows == b.rows && a.cols == b.cols))
         return x;
     dag_array *c = dag_array_undef(x->type, x->rows, x->cols, dag_blocks_grid(a.a->brows, a.a->bcols, a.a->p, a.a->q));
-    if (c && dag__array_copy_any(x, c, 0, who) != DAG_OK) dag_array_free(c), c = NULL;
+    dag_result r = c ? dag__array_copy_any(x, c, 0, who) : DAG_ERR_OUT_OF_MEMORY;
+    if (r != DAG_OK) dag_array_free(c), c = NULL, dag__operand_error = r;
     return c;
 }
 static void dag__unaliased_end(dag_array *x, dag_array *copy) {
     if (copy != x) dag_array_free(copy);
+}
+/* Whether out shares no element with x, else logged: for an output and an input the operation also
+   writes (gesv's A and B: a factor and a solution in one place) or that a factor reads while the
+   output is written (the factor's A in qr_ormqr). */
+static bool dag__apart(dag_array *x, dag_array *out, const char *who, const char *xname, const char *outname) {
+    if (!x || !out || !dag__rects_overlap(dag__rect_of(x), dag__rect_of(out))) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s shares elements with %s (one array, or views of one that "
+            "overlap): pass a copy of %s", who, outname, xname, outname);
+    return false;
 }
 static const dag_blocks dag__any_tiling = { 0, 0, 0, 0 };
 
@@ -1036,8 +1056,11 @@ static dag_array *dag__operand(dag_array *x, dag_blocks want, bool read) {
     int p = want.grid_rows ? want.grid_rows : x->p, q = want.grid_cols ? want.grid_cols : x->q;
     if (x->handle && br == x->brows && bc == x->bcols && p == x->p && q == x->q) return x;
     dag_array *y = dag__array_new(x->type, x->rows, x->cols, dag_blocks_grid(br, bc, p, q), NULL, 0, false);
-    if (y && read && dag__array_copy_any(x, y, 0, "dag_array (a copy in the tiles the operation needs)") != DAG_OK) {
+    dag_result r = !y ? DAG_ERR_OUT_OF_MEMORY : read ? dag__array_copy_any(x, y, 0, "dag_array (a copy in the tiles the "
+                                                                                    "operation needs)") : DAG_OK;
+    if (r != DAG_OK) {
         dag_array_free(y);
+        dag__operand_error = r;
         return NULL;
     }
     return y;
@@ -1285,7 +1308,7 @@ static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layo
 static dag_result dag__array_host_copy(dag_array *a, void *host, dag_layout layout, int64_t ld, int to_tile, int rank,
                                        const char *who) {
     dag_array *t = dag__operand(a, dag__any_tiling, !to_tile);
-    if (dag__operands_missing(a, t)) return DAG_ERR_OUT_OF_MEMORY;
+    if (dag__operands_missing(a, t)) return dag__no_operand();
     return dag__operand_end(a, t, to_tile, dag__host_copy_tiles(t, host, layout, ld, to_tile, rank, who));
 }
 
@@ -1423,7 +1446,7 @@ static dag_array *dag__broadcast(dag_array *x, dag_array *like);
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
     dag_array *a1 = dag__unaliased(a, c, true, name), *b1 = b == a ? a1 : dag__unaliased(b, c, true, name);
     if (a1 != a || b1 != b) {   /* an input overlaps c without being it: as a copy */
-        dag_result r = (a && !a1) || (b && !b1) ? DAG_ERR_OUT_OF_MEMORY : dag__array_elementwise(op, name, alpha, a1, b1, c);
+        dag_result r = (a && !a1) || (b && !b1) ? dag__no_operand() : dag__array_elementwise(op, name, alpha, a1, b1, c);
         dag__unaliased_end(a, a1);
         if (b != a) dag__unaliased_end(b, b1);
         return r;
@@ -1445,7 +1468,7 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
     dag_array *a2 = a == c ? c2 : dag__operand(a, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
     dag_array *b2 = b == c ? c2 : b == a ? a2 : dag__operand(b, c2 ? dag__tiling_of(c2) : dag__any_tiling, true);
     dag_result r = dag__operands_missing(c, c2) || dag__operands_missing(a, a2) || dag__operands_missing(b, b2)
-                       ? DAG_ERR_OUT_OF_MEMORY : dag__elementwise_tiles(op, name, alpha, a2, b2, c2);
+                       ? dag__no_operand() : dag__elementwise_tiles(op, name, alpha, a2, b2, c2);
     if (a != c) dag__operand_end(a, a2, false, r);
     if (b != c && b != a) dag__operand_end(b, b2, false, r);
     return dag__operand_end(c, c2, true, r);
@@ -1511,10 +1534,13 @@ static dag_result dag__map_tiles(const dag_task_desc *kernel, dag_array *in, dag
 dag_result dag_array_map_desc(const dag_task_desc *kernel, dag_array *in, dag_array *out) {
     if (!in || !out || in->rows != out->rows || in->cols != out->cols || in->type != out->type)
         return dag__map_tiles(kernel, in, out);
+    dag_array *in1 = in == out ? in : dag__unaliased(in, out, true, "dag_array_map");   /* overlapping views: a copy */
+    if (!in1) return dag__no_operand();
     dag_array *out2 = dag__operand(out, dag__any_tiling, in == out);
-    dag_array *in2 = in == out ? out2 : dag__operand(in, out2 ? dag__tiling_of(out2) : dag__any_tiling, true);
-    dag_result r = !in2 || !out2 ? DAG_ERR_OUT_OF_MEMORY : dag__map_tiles(kernel, in2, out2);
-    if (in != out) dag__operand_end(in, in2, false, r);
+    dag_array *in2 = in == out ? out2 : dag__operand(in1, out2 ? dag__tiling_of(out2) : dag__any_tiling, true);
+    dag_result r = !in2 || !out2 ? dag__no_operand() : dag__map_tiles(kernel, in2, out2);
+    if (in != out) dag__operand_end(in1, in2, false, r);
+    dag__unaliased_end(in, in1);
     return dag__operand_end(out, out2, true, r);
 }
 
@@ -1622,7 +1648,7 @@ static dag_result dag__array_reduce(int op, const char *name, dag_array *a, dag_
         return dag__reduce_tiles(op, name, a, b, out);
     dag_array *a2 = dag__operand(a, dag__any_tiling, true);
     dag_array *b2 = b == a ? a2 : dag__operand(b, a2 ? dag__tiling_of(a2) : dag__any_tiling, true);
-    dag_result r = !a2 || dag__operands_missing(b, b2) ? DAG_ERR_OUT_OF_MEMORY : dag__reduce_tiles(op, name, a2, b2, out);
+    dag_result r = !a2 || dag__operands_missing(b, b2) ? dag__no_operand() : dag__reduce_tiles(op, name, a2, b2, out);
     if (b != a) dag__operand_end(b, b2, false, r);
     return dag__operand_end(a, a2, false, r);
 }
@@ -1906,6 +1932,14 @@ static int dag__potrf(int type, int n, void *a, int lda) {
                       : type == DAG_F32 ? LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'L', n, (float *)a, lda)
                       : type == DAG_CF64 ? LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'L', n, (lapack_complex_double *)a, lda)
                                          : LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, 'L', n, (lapack_complex_float *)a, lda);
+    /* reference LAPACK stops at a NaN on the diagonal too; OpenBLAS's potrf goes on: a NaN in A reaches
+       the factor's diagonal at its column or before, so the first NaN there is where A stops being SPD */
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int j = 0; info == 0 && j < n; j++) {
+        const char *d = (const char *)a + (size_t)j * (size_t)(lda + 1) * elem;
+        double re = type == DAG_F64 || type == DAG_CF64 ? *(const double *)d : (double)*(const float *)d;
+        if (re != re) info = j + 1;
+    }
     return info > 0 ? (int)info : 0;
 #else
     return type == DAG_F64 ? dag__dpotrf_loops(n, (double *)a, lda) : type == DAG_F32 ? dag__spotrf_loops(n, (float *)a, lda)
@@ -2191,17 +2225,17 @@ dag_result dag_array_gemm(int ta, int tb, double alpha, dag_array *a, dag_array 
     if (!a || !b || !c) return dag__gemm_tiles(ta, tb, alpha, a, b, beta, c);
     dag_array *a1 = dag__unaliased(a, c, false, "dag_array_gemm"), *b1 = b == a ? a1 : dag__unaliased(b, c, false, "dag_array_gemm");
     if (a1 != a || b1 != b) {   /* C is (part of) A or B: they go in as copies */
-        dag_result r = !a1 || !b1 ? DAG_ERR_OUT_OF_MEMORY : dag_array_gemm(ta, tb, alpha, a1, b1, beta, c);
+        dag_result r = !a1 || !b1 ? dag__no_operand() : dag_array_gemm(ta, tb, alpha, a1, b1, beta, c);
         dag__unaliased_end(a, a1);
         if (b != a) dag__unaliased_end(b, b1);
         return r;
     }
     dag_array *c2 = dag__operand(c, dag__any_tiling, beta != 0.0);
-    if (!c2) return DAG_ERR_OUT_OF_MEMORY;
+    if (!c2) return dag__no_operand();
     int64_t k = ta ? a->brows : a->bcols;   /* op(A) m x k in C's tile rows, op(B) k x n in its tile columns */
     dag_array *a2 = dag__operand(a, dag_blocks_grid(ta ? k : c2->brows, ta ? c2->brows : k, a->p, a->q), true);
     dag_array *b2 = dag__operand(b, dag_blocks_grid(tb ? c2->bcols : k, tb ? k : c2->bcols, b->p, b->q), true);
-    dag_result r = !a2 || !b2 ? DAG_ERR_OUT_OF_MEMORY : dag__gemm_tiles(ta, tb, alpha, a2, b2, beta, c2);
+    dag_result r = !a2 || !b2 ? dag__no_operand() : dag__gemm_tiles(ta, tb, alpha, a2, b2, beta, c2);
     dag__operand_end(a, a2, false, r);
     dag__operand_end(b, b2, false, r);
     return dag__operand_end(c, c2, true, r);
@@ -2243,14 +2277,14 @@ dag_result dag_array_syrk(int trans, double alpha, dag_array *a, double beta, da
     if (!a || !c) return dag__syrk_tiles(trans, alpha, a, beta, c);
     dag_array *a1 = dag__unaliased(a, c, false, "dag_array_syrk");
     if (a1 != a) {   /* C is (part of) A: A goes in as a copy */
-        dag_result r = a1 ? dag_array_syrk(trans, alpha, a1, beta, c) : DAG_ERR_OUT_OF_MEMORY;
+        dag_result r = a1 ? dag_array_syrk(trans, alpha, a1, beta, c) : dag__no_operand();
         dag__unaliased_end(a, a1);
         return r;
     }
     int64_t nb = c->brows;
     dag_array *c2 = dag__operand(c, dag_blocks_grid(nb, nb, c->p, c->q), true);
     dag_array *a2 = dag__operand(a, dag_blocks_grid(trans ? a->brows : nb, trans ? nb : a->bcols, a->p, a->q), true);
-    dag_result r = !a2 || !c2 ? DAG_ERR_OUT_OF_MEMORY : dag__syrk_tiles(trans, alpha, a2, beta, c2);
+    dag_result r = !a2 || !c2 ? dag__no_operand() : dag__syrk_tiles(trans, alpha, a2, beta, c2);
     dag__operand_end(a, a2, false, r);
     return dag__operand_end(c, c2, true, r);
 }
@@ -2310,15 +2344,15 @@ dag_result dag_array_trsm(int right, int upper, int trans, int unit, double alph
     if (!a || !b) return dag__trsm_tiles(right, upper, trans, unit, alpha, a, b);
     dag_array *a1 = dag__unaliased(a, b, false, "dag_array_trsm");
     if (a1 != a) {   /* B is (part of) A: A goes in as a copy */
-        dag_result r = a1 ? dag_array_trsm(right, upper, trans, unit, alpha, a1, b) : DAG_ERR_OUT_OF_MEMORY;
+        dag_result r = a1 ? dag_array_trsm(right, upper, trans, unit, alpha, a1, b) : dag__no_operand();
         dag__unaliased_end(a, a1);
         return r;
     }
     dag_array *b2 = dag__operand(b, dag__any_tiling, true);
-    if (!b2) return DAG_ERR_OUT_OF_MEMORY;
+    if (!b2) return dag__no_operand();
     int64_t nb = right ? b2->bcols : b2->brows;
     dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
-    dag_result r = !a2 ? DAG_ERR_OUT_OF_MEMORY : dag__trsm_tiles(right, upper, trans, unit, alpha, a2, b2);
+    dag_result r = !a2 ? dag__no_operand() : dag__trsm_tiles(right, upper, trans, unit, alpha, a2, b2);
     dag__operand_end(a, a2, false, r);
     return dag__operand_end(b, b2, true, r);
 }
@@ -2563,7 +2597,7 @@ static dag_result dag__factor_any(dag_result (*factor)(dag_array *), dag_array *
     if (!a) return factor(a);
     int64_t nb = dag__imin(a->brows, a->bcols);
     dag_array *a2 = dag__operand(a, dag_blocks_grid(nb, nb, a->p, a->q), true);
-    return a2 ? dag__operand_end(a, a2, true, factor(a2)) : DAG_ERR_OUT_OF_MEMORY;
+    return a2 ? dag__operand_end(a, a2, true, factor(a2)) : dag__no_operand();
 }
 dag_result dag_array_potrf(dag_array *a) { return dag__factor_any(dag__potrf_tiles, a); }
 
@@ -2603,11 +2637,16 @@ dag_result dag_array_getrf_nopiv(dag_array *a) { return dag__factor_any(dag__get
 
 /* A X = B with A = L L^T from dag_array_potrf: B becomes X. */
 dag_result dag_array_potrs(dag_array *l, dag_array *b) {
-    dag_result r = dag_array_trsm(0, 0, 0, 0, 1.0, l, b);
-    return r != DAG_OK ? r : dag_array_trsm(0, 0, 1, 0, 1.0, l, b);
+    dag_array *l1 = dag__unaliased(l, b, false, "dag_array_potrs");   /* L read by both solves, B written by the first */
+    if (l && !l1) return dag__no_operand();
+    dag_result r = dag_array_trsm(0, 0, 0, 0, 1.0, l1, b);
+    if (r == DAG_OK) r = dag_array_trsm(0, 0, 1, 0, 1.0, l1, b);
+    dag__unaliased_end(l, l1);
+    return r;
 }
 /* A X = B for SPD A: A becomes its factor L, B becomes X. */
 dag_result dag_array_posv(dag_array *a, dag_array *b) {
+    if (!dag__apart(a, b, "dag_array_posv", "A", "B")) return DAG_ERR_INVALID_ARGUMENT;
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
@@ -3097,7 +3136,7 @@ static dag_array *dag__rhs_operand(dag_array *b, const dag_array *a) {
 dag_result dag_array_getrf(dag_array *a, int64_t *ipiv) {
     if (!a) return dag__lu_factor(a, ipiv, NULL);
     dag_array *a2 = dag__lu_operand(a);
-    return a2 ? dag__operand_end(a, a2, true, dag__lu_factor(a2, ipiv, NULL)) : DAG_ERR_OUT_OF_MEMORY;
+    return a2 ? dag__operand_end(a, a2, true, dag__lu_factor(a2, ipiv, NULL)) : dag__no_operand();
 }
 
 /* The moves array of LAPACK's ipiv (1-based): every rank builds it from its own ipiv. */
@@ -3125,18 +3164,21 @@ static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, cons
 
 dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
     if (!dag__lu_conform(a, b, "dag_array_getrs")) return DAG_ERR_INVALID_ARGUMENT;
-    dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
+    dag_array *a1 = dag__unaliased(a, b, false, "dag_array_getrs");   /* the factor, read while B is written */
+    dag_array *a2 = a1 ? dag__lu_operand(a1) : NULL, *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
     dag_array *moves = b2 ? dag__lu_moves_of(a2, ipiv, "dag_array_getrs") : NULL;
-    dag_result r = !b2 ? DAG_ERR_OUT_OF_MEMORY : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
+    dag_result r = !b2 ? dag__no_operand() : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
     dag__array_discard(moves);
-    dag__operand_end(a, a2, false, r);
+    if (a1) dag__operand_end(a1, a2, false, r);
+    dag__unaliased_end(a, a1);
     return dag__operand_end(b, b2, true, r);
 }
 
 dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
-    if (!dag__lu_conform(a, b, "dag_array_gesv")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__lu_conform(a, b, "dag_array_gesv") || !dag__apart(a, b, "dag_array_gesv", "A", "B"))
+        return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL, *moves = NULL;
-    dag_result r = b2 ? dag__lu_factor(a2, ipiv, &moves) : DAG_ERR_OUT_OF_MEMORY;
+    dag_result r = b2 ? dag__lu_factor(a2, ipiv, &moves) : dag__no_operand();
     if (r == DAG_OK) r = dag__lu_solve(a2, moves, b2);
     dag__array_discard(moves);
     r = dag__operand_end(a, a2, true, r);
@@ -4114,7 +4156,7 @@ static dag_result dag__qr_run(dag__qr *qr, dag__array_where *where, dag_array *a
 dag_result dag_array_geqrf(dag_array *a, void *tau) {
     if (!dag__array_la(a, "dag_array_geqrf", "A")) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a);
-    if (!a2) return DAG_ERR_OUT_OF_MEMORY;
+    if (!a2) return dag__no_operand();
     dag__array_where where;
     dag__qr qr;
     dag_result r = dag__qr_run(&qr, &where, a2, 1, tau, NULL, "dag_array_geqrf");
@@ -4189,16 +4231,19 @@ dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, 
         return DAG_ERR_INVALID_ARGUMENT;
     }
     if (!dag__q_operand_fits(right, a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
-    dag_array *a2 = dag__lu_operand(a), *c2 = a2 ? dag__q_operand(right, c, a2) : NULL;
+    dag_array *a1 = dag__unaliased(a, c, false, who);   /* the reflectors, read while C is written */
+    dag_array *a2 = a1 ? dag__lu_operand(a1) : NULL, *c2 = a2 ? dag__q_operand(right, c, a2) : NULL;
     dag__array_where where;
     dag__qr qr;
-    dag_result r = c2 ? dag__qr_start(&qr, &where, a2, 1, c2, who) : DAG_ERR_OUT_OF_MEMORY;
+    dag_result r = c2 ? dag__qr_start(&qr, &where, a2, 1, c2, who) : dag__no_operand();
     if (r == DAG_OK) {
         r = dag__qr_q_run(&qr, right != 0, trans != 0, tau, c2);
         dag__qr_free(&qr);
     }
     r = dag__operand_end(c, c2, true, r);
-    return dag__operand_end(a, a2, false, r);
+    if (a1) r = dag__operand_end(a1, a2, false, r);
+    dag__unaliased_end(a, a1);
+    return r;
 }
 
 /* The identity that orgqr and qr_orgqr apply Q to: a->rows x cols in `tiling`; NULL (logged) for no A
@@ -4226,10 +4271,37 @@ static bool dag__gels_fits(const dag_array *a, const dag_array *b, const char *w
             "and type", who, (long long)a->rows, (long long)a->cols, (long long)b->rows, (long long)b->cols);
     return false;
 }
-/* The least-squares solve's end, after Q^H B: R X = its first n rows (R: the top of a's factor). */
-static dag_result dag__gels_solve_r(dag_array *a, dag_array *b) {
+/* R's diagonal in a diagonal tile (n of it, from the matrix's column col0): an exact zero fails, as
+   LAPACK's gels says (info > 0), where the solve would give Inf and NaN. InOut: over ranks it runs on
+   the tile's owner. */
+DAG_TASK(void, dag__r_diagonal_check, (int, type), (int64_t, n), (void *, t), (int64_t, ld), (int64_t, col0),
+         (const char *, who)) {
+    size_t elem = dag__elem_size((dag_elem)type);
+    for (int64_t j = 0; j < n; j++) {
+        const char *d = (const char *)t + (size_t)(j + j * ld) * elem;
+        bool zero = type == DAG_F64 || type == DAG_CF64 ? ((const double *)d)[0] == 0 && (type == DAG_F64 || ((const double *)d)[1] == 0)
+                                                        : ((const float *)d)[0] == 0 && (type == DAG_F32 || ((const float *)d)[1] == 0);
+        if (zero) {
+            dag_fail(DAG_ERR_INVALID_ARGUMENT, "%s: A is rank deficient: R(%lld, %lld) is exactly 0 (a least-squares "
+                     "solve needs A of full rank)", who, (long long)(col0 + j), (long long)(col0 + j));
+            return;
+        }
+    }
+}
+/* The least-squares solve's end, after Q^H B: R X = its first n rows (R: the top of a's factor, in
+   square tiles), once R's diagonal has no zero. */
+static dag_result dag__gels_solve_r(dag_array *a, dag_array *b, const char *who) {
+    dag__array_where where = dag__array_where_for(who, a);
+    if (where.status) return where.status;
+    DAG_DATADEPS {
+        for (int64_t k = 0; k < a->nt; k++)
+            dag_spawn_with(DAG__NAMED(&where.cpu, "check"), dag__r_diagonal_check, Val((int)a->type),
+                           Val((int64_t)DAG__C(a, k)), InOut(DAG__H(a, k, k)), Ld(DAG__H(a, k, k)), Val(k * a->bcols), Val(who));
+    }
+    dag_result r = dag_last_region_result();
+    if (r != DAG_OK) return r;
     dag_array *rr = dag_array_view(a, 0, a->cols, 0, a->cols), *top = dag_array_view(b, 0, a->cols, 0, b->cols);
-    dag_result r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
+    r = rr && top ? dag_array_trsm(0, 1, 0, 0, 1.0, rr, top) : DAG_ERR_OUT_OF_MEMORY;
     dag_array_free(rr), dag_array_free(top);
     return r;
 }
@@ -4237,14 +4309,15 @@ static dag_result dag__gels_solve_r(dag_array *a, dag_array *b) {
 /* min ||A X - B|| for A m x n, m >= n, of full rank: A becomes its QR (as geqrf leaves it), B's first n
    rows X (the rest: the residual's parts, as LAPACK's gels). */
 dag_result dag_array_gels(dag_array *a, dag_array *b) {
-    if (!dag__gels_fits(a, b, "dag_array_gels")) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__gels_fits(a, b, "dag_array_gels") || !dag__apart(a, b, "dag_array_gels", "A", "B"))
+        return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a2 = dag__lu_operand(a), *b2 = a2 ? dag__rhs_operand(b, a2) : NULL;
     dag__array_where where;
     dag__qr qr;
-    dag_result r = b2 ? dag__qr_run(&qr, &where, a2, 1, NULL, b2, "dag_array_gels") : DAG_ERR_OUT_OF_MEMORY;
+    dag_result r = b2 ? dag__qr_run(&qr, &where, a2, 1, NULL, b2, "dag_array_gels") : dag__no_operand();
     if (r == DAG_OK) {
         dag__qr_free(&qr);
-        r = dag__gels_solve_r(a2, b2);
+        r = dag__gels_solve_r(a2, b2, "dag_array_gels");
     }
     r = dag__operand_end(a, a2, true, r);
     return dag__operand_end(b, b2, true, r);
@@ -4303,13 +4376,15 @@ static bool dag__qr_factor_given(const dag_array_qr *f, const char *who) {
 
 dag_result dag_array_qr_ormqr(int right, int trans, const dag_array_qr *f, dag_array *c) {
     const char *who = "dag_array_qr_ormqr";
-    if (!dag__qr_factor_given(f, who) || !dag__q_operand_fits(right, f->qr.a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__qr_factor_given(f, who) || !dag__q_operand_fits(right, f->qr.a, c, who) ||
+        !dag__apart(f->qr.a, c, who, "the factor's A (its reflectors)", "C"))
+        return DAG_ERR_INVALID_ARGUMENT;
     dag_array *c2 = dag__q_operand(right, c, f->qr.a);
     dag__array_where where = dag__array_where_for(who, c2);
     dag__qr qr = f->qr;
     qr.where = &where;
     qr.dev = where.devices > 0;
-    dag_result r = !c2 ? DAG_ERR_OUT_OF_MEMORY : where.status ? where.status : dag__qr_q_run(&qr, right != 0, trans != 0, NULL, c2);
+    dag_result r = !c2 ? dag__no_operand() : where.status ? where.status : dag__qr_q_run(&qr, right != 0, trans != 0, NULL, c2);
     return dag__operand_end(c, c2, true, r);
 }
 
@@ -4322,10 +4397,12 @@ dag_array *dag_array_qr_orgqr(const dag_array_qr *f, int64_t cols) {
 
 dag_result dag_array_qr_gels(const dag_array_qr *f, dag_array *b) {
     const char *who = "dag_array_qr_gels";
-    if (!dag__qr_factor_given(f, who) || !dag__gels_fits(f->qr.a, b, who)) return DAG_ERR_INVALID_ARGUMENT;
+    if (!dag__qr_factor_given(f, who) || !dag__gels_fits(f->qr.a, b, who) ||
+        !dag__apart(f->qr.a, b, who, "the factor's A (its reflectors)", "B"))
+        return DAG_ERR_INVALID_ARGUMENT;
     dag_array *b2 = dag__rhs_operand(b, f->qr.a);
-    dag_result r = b2 ? dag_array_qr_ormqr(0, 1, f, b2) : DAG_ERR_OUT_OF_MEMORY;
-    if (r == DAG_OK) r = dag__gels_solve_r(f->qr.a, b2);
+    dag_result r = b2 ? dag_array_qr_ormqr(0, 1, f, b2) : dag__no_operand();
+    if (r == DAG_OK) r = dag__gels_solve_r(f->qr.a, b2, who);
     return dag__operand_end(b, b2, true, r);
 }
 
@@ -4732,7 +4809,7 @@ dag_result dag_array_sort(dag_array *v, bool descending) {
         return r;
     }
     dag_array *v2 = dag__operand(v, dag__any_tiling, true);   /* a view off the tiles: a copy, and back */
-    if (!v2) return DAG_ERR_OUT_OF_MEMORY;
+    if (!v2) return dag__no_operand();
     return dag__operand_end(v, v2, true, dag__sort_tiles(v2, descending, &where));
 }
 

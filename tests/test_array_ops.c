@@ -170,6 +170,77 @@ TEST(a_singular_matrix_and_bad_arguments_are_refused_by_name) {
     dag_array_free(Ints), dag_array_free(A), dag_array_free(B), dag_array_free(B2);
 }
 
+/* An operation whose output shares elements with its A: refused where A is written too (gesv, posv,
+   gels: a factor and a solution in one place) or is a factor's (qr_ormqr), taken as a copy where A is
+   only read (getrs, potrs, ormqr: the same X as with B a copy); and exact rank deficiency, a NaN on an
+   SPD matrix's diagonal and row indices near INT64_MAX refused by name. */
+TEST(outputs_that_overlap_a_and_degenerate_inputs_are_refused_or_taken_as_copies) {
+    enum { N = 12 };
+    static double a[N * N], spd[N * N], x1[N * N], x2[N * N];
+    static int64_t ip[N];
+    random_matrix(a, N, N, 31);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            double s = 0;
+            for (int l = 0; l < N; l++) s += a[i + l * N] * a[j + l * N];
+            spd[i + j * N] = s + (i == j ? N : 0);
+        }
+    dag_blocks t = dag_blocks(4, 4);
+    dag_array *A = dag_array_from_host(DAG_F64, N, N, t, a, DAG_COL_MAJOR, N);
+    dag_array *S = dag_array_from_host(DAG_F64, N, N, t, spd, DAG_COL_MAJOR, N);
+    dag_array *Av = dag_array_view(A, 0, N, 4, 4);
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_gesv(A, NULL, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "dag_array_gesv: B shares elements with A") != NULL);
+    CHECK_EQ_INT(dag_array_gesv(A, NULL, Av), DAG_ERR_INVALID_ARGUMENT);   /* a view of it too */
+    CHECK_EQ_INT(dag_array_posv(S, S), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_gels(A, A), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_qr *f = dag_array_caqr(A, 2);
+    CHECK(f != NULL);
+    CHECK_EQ_INT(dag_array_qr_ormqr(0, 1, f, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "C shares elements with the factor's A") != NULL);
+    CHECK_EQ_INT(dag_array_qr_gels(f, Av), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_qr_free(f);
+    /* read-only factors: as copies */
+    for (int op = 0; op < 3; op++) {
+        dag_array *F = dag_array_from_host(DAG_F64, N, N, t, op == 1 ? spd : a, DAG_COL_MAJOR, N);
+        static double tau[N];
+        CHECK_EQ_INT(op == 0 ? dag_array_getrf(F, ip) : op == 1 ? dag_array_potrf(F) : dag_array_geqrf(F, tau), DAG_OK);
+        dag_array *C = dag_array_zeros(DAG_F64, N, N, t);
+        CHECK_EQ_INT(dag_array_copy(F, C), DAG_OK);
+        CHECK_EQ_INT(op == 0 ? dag_array_getrs(F, ip, C) : op == 1 ? dag_array_potrs(F, C) : dag_array_ormqr(0, 1, F, tau, C),
+                     DAG_OK);
+        CHECK_EQ_INT(op == 0 ? dag_array_getrs(F, ip, F) : op == 1 ? dag_array_potrs(F, F) : dag_array_ormqr(0, 1, F, tau, F),
+                     DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(C, x1, DAG_COL_MAJOR, N), DAG_OK);
+        CHECK_EQ_INT(dag_array_collect(F, x2, DAG_COL_MAJOR, N), DAG_OK);
+        double d = 0;
+        for (int i = 0; i < N * N; i++) d = fmax(d, fabs(x1[i] - x2[i]));
+        if (d > 1e-12) printf("     op %d: B = A gives %.3g from B a copy\n", op, d);
+        CHECK(d <= 1e-12);
+        dag_array_free(F), dag_array_free(C);
+    }
+    /* a zero column: R(5, 5) is exactly 0, the solve refused (LAPACK's gels: info 6) */
+    double z[N * N];
+    memcpy(z, a, sizeof z);
+    for (int i = 0; i < N; i++) z[i + 5 * N] = 0;
+    dag_array *Z = dag_array_from_host(DAG_F64, N, N, t, z, DAG_COL_MAJOR, N), *B = dag_array_ones(DAG_F64, N, 1, dag_blocks(4, 1));
+    CHECK_EQ_INT(dag_array_gels(Z, B), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "rank deficient: R(5, 5) is exactly 0") != NULL);
+    /* a NaN on the diagonal: not positive definite there, with LAPACKE as with the loops */
+    spd[7 + 7 * N] = NAN;
+    dag_array *Sn = dag_array_from_host(DAG_F64, N, N, t, spd, DAG_COL_MAJOR, N);
+    CHECK_EQ_INT(dag_array_potrf(Sn), DAG_ERR_NOT_POSITIVE_DEFINITE);
+    CHECK(strstr(last_error, "column 7") != NULL);
+    /* indices whose sums would wrap: refused, not read past the tiles */
+    CHECK(dag_array_view(A, INT64_MAX, 1, 0, 1) == NULL);
+    CHECK(dag_array_view(A, 0, 1, INT64_MAX - 1, 2) == NULL);
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(A, INT64_MAX, 0, &v), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_put(A, 0, INT64_MAX, 1.0), DAG_ERR_INVALID_ARGUMENT);
+    dag_array_free(Av), dag_array_free(A), dag_array_free(S), dag_array_free(Z), dag_array_free(B), dag_array_free(Sn);
+}
+
 /* ---- views, copies, indexing, constructors, tilings that do not conform ---- */
 
 /* The array into a new host matrix (column-major, ld = rows). */
@@ -639,6 +710,20 @@ DAG_KERNEL(add_i32, ((DAG_GLOBAL const int *, x), (DAG_GLOBAL const int *, y), (
     size_t i = DAG_INDEX();
     out[i] = x[i] + y[i];
 )
+
+/* map between two views of one array that overlap on tile boundaries (A[:, 1:3] = f(A[:, 0:2]), tiles of
+   one column): the input as it was, NumPy's a[:, 1:] = f(a[:, :-1]), not a column mapped twice */
+TEST(map_between_overlapping_views_reads_its_input_as_a_copy) {
+    double h[12] = { 1, 2, 3, 4, 10, 20, 30, 40, 100, 200, 300, 400 }, o[12];
+    dag_array *A = dag_array_from_host(DAG_F64, 4, 3, dag_blocks(4, 1), h, DAG_COL_MAJOR, 4);
+    dag_array *X = dag_array_view(A, 0, 4, 0, 2), *Y = dag_array_view(A, 0, 4, 1, 2);
+    CHECK_EQ_INT(dag_array_map(square_it, X, Y), DAG_OK);
+    CHECK_EQ_INT(dag_array_collect(A, o, DAG_COL_MAJOR, 4), DAG_OK);
+    int bad = 0;
+    for (int i = 0; i < 12; i++) bad += o[i] != (i < 4 ? h[i] : h[i - 4] * h[i - 4]);
+    CHECK_EQ_INT(bad, 0);
+    dag_array_free(X), dag_array_free(Y), dag_array_free(A);
+}
 static double absolute(double x) { return fabs(x); }
 static double plus(double a, double b) { return a + b; }
 
@@ -1779,6 +1864,8 @@ int main(void) {
     RUN(gesv_solves_a_matrix_that_needs_pivoting_and_getrs_reuses_the_factor);
     RUN(pivoted_lu_in_float_reaches_a_float_residual);
     RUN(a_singular_matrix_and_bad_arguments_are_refused_by_name);
+    RUN(outputs_that_overlap_a_and_degenerate_inputs_are_refused_or_taken_as_copies);
+    RUN(map_between_overlapping_views_reads_its_input_as_a_copy);
     RUN(views_on_and_off_tile_boundaries_read_and_write_the_parent_in_place);
     RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
     RUN(index_vectors_pick_rows_and_columns_in_any_order_with_repeats);

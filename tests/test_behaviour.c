@@ -449,6 +449,26 @@ TEST(arguments_built_at_run_time_order_like_in_out_and_inout) {
     dag_data_unregister(h);
 }
 
+typedef struct two_doubles { double x, y; } two_doubles;
+DAG_TASK(long, sum4, (long, a), (long, b), (long, c), (long, d)) { return a * 1000 + b * 100 + c * 10 + d; }
+DAG_TASK(double, pair_sum, (two_doubles, p), (double, q)) { return p.x + p.y + q; }
+/* An argument array filled in a loop, one Val per pass, then spawned: each value outlives the pass
+   that made it (a Val of up to 16 bytes is copied into the argument) */
+TEST(an_argument_array_filled_in_a_loop_keeps_its_values) {
+    long vals[4] = { 1, 2, 3, 4 };
+    dag_arg args[4];
+    for (int i = 0; i < 4; i++) args[i] = Val(vals[i]);
+    for (int i = 0; i < 4; i++) vals[i] = 9;   /* and not read through the variables either */
+    long r = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn_args(sum4, args, 4), &r), DAG_OK);
+    CHECK_EQ_INT(r, 1234);
+    dag_arg p[2];
+    for (int i = 0; i < 2; i++) p[i] = i ? Val(0.25) : Val(((two_doubles){ 1.5, 2.0 }));
+    double d = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn_args(pair_sum, p, 2), &d), DAG_OK);
+    CHECK(d == 3.75);
+}
+
 TEST(partially_overlapping_spans_are_ordered) {
     int a[16], b[16], c[16], seen[8];
     for (int i = 0; i < 16; i++) a[i] = b[i] = c[i] = 0;
@@ -863,6 +883,18 @@ TEST(dag_ready_and_dag_wait_follow_a_running_task) {
     /* after everything finished, an old handle reads as done */
     CHECK(dag_ready(t));
     CHECK_EQ_INT(dag_wait(t), DAG_OK);
+}
+
+/* A loop polling dag_ready on a task pinned to the polling thread (worker 1, where the program runs)
+   makes progress: each poll may run such a task, which no other thread may (Dagger's isready loop). */
+TEST(polling_dag_ready_runs_a_task_pinned_to_the_polling_thread) {
+    CHECK_EQ_INT(dag_current_worker(), 1);
+    dag_task t = dag_spawn_with(DAG_OPTIONS(.scope = dag_scope(.thread = 1)), sum4, Val(5L), Val(6L), Val(7L), Val(8L));
+    long polls = 0, r = 0;
+    while (!dag_ready(t) && polls < 100000000) polls++;
+    CHECK(polls < 100000000);
+    CHECK_EQ_INT(dag_fetch(t, &r), DAG_OK);
+    CHECK_EQ_INT(r, 5678);
 }
 
 TEST(dag_wait_all_waits_for_every_top_level_task) {
@@ -1314,6 +1346,7 @@ int main(void) {
     RUN(two_writers_land_in_spawn_order);
     RUN(inout_updates_apply_in_spawn_order);
     RUN(arguments_built_at_run_time_order_like_in_out_and_inout);
+    RUN(an_argument_array_filled_in_a_loop_keeps_its_values);
     RUN(partially_overlapping_spans_are_ordered);
     RUN(spans_of_different_element_types_alias_by_bytes);
     RUN(two_readers_run_at_the_same_time);
@@ -1334,6 +1367,7 @@ int main(void) {
     RUN(the_same_span_twice_in_one_task_counts_once);
     RUN(region_functions_wait_for_their_tasks);
     RUN(dag_ready_and_dag_wait_follow_a_running_task);
+    RUN(polling_dag_ready_runs_a_task_pinned_to_the_polling_thread);
     RUN(dag_wait_all_waits_for_every_top_level_task);
     RUN(registered_data_orders_like_spans);
     RUN(registered_tiles_order_against_tiles_rows_and_each_other);

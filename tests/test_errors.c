@@ -629,6 +629,28 @@ TEST(a_span_for_a_value_parameter_is_refused_not_run) {
     dag_wait_all();
 }
 
+/* An access picked at run time that is none of the three (a cast, an uninitialised variable) is refused
+   by name: taken as another, the writer would not order with its reader. */
+TEST(a_span_whose_access_is_not_in_out_or_inout_is_refused_by_name) {
+    int x = 0, seen = -1;
+    int bad[4] = { 0, 4, 8, 255 };
+    for (int k = 0; k < 4; k++) {
+        int mark = log_mark();
+        dag_arg w[2] = { dag_arg_span((dag_access)bad[k], &x, 1, sizeof x), Val(k + 1) };
+        dag_task h = dag_spawn_args(write_int, w, 2);
+        CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_ARGUMENT);
+        char want[96];
+        snprintf(want, sizeof want, "access %d is not DAG_ACCESS_IN, DAG_ACCESS_OUT or DAG_ACCESS_INOUT", bad[k]);
+        CHECK(logged_text_since(mark, want));
+    }
+    DAG_DATADEPS {   /* the three order as they should */
+        dag_arg w[2] = { dag_arg_span(DAG_ACCESS_OUT, &x, 1, sizeof x), Val(7) };
+        dag_spawn_args(slow_write_int, w, 2);
+        dag_spawn(read_int, In(&x, 1), Out(&seen, 1));
+    }
+    CHECK_EQ_INT(seen, 7);
+}
+
 TEST(a_span_of_another_number_type_of_the_same_size_is_refused) {
     static int64_t ix[4] = {1, 2, 3, 4};
     static double x[4] = {0.5, 1, 2, 3};
@@ -1286,6 +1308,7 @@ int main(int argc, char **argv) {
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
     RUN(a_number_for_a_pointer_parameter_is_rejected);
     RUN(a_span_for_a_value_parameter_is_refused_not_run);
+    RUN(a_span_whose_access_is_not_in_out_or_inout_is_refused_by_name);
     RUN(a_span_of_another_number_type_of_the_same_size_is_refused);
     RUN(a_pointer_value_of_another_type_is_refused);
     RUN(a_fut_passes_a_number_into_a_number_and_nothing_else);
