@@ -4603,6 +4603,10 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
             dag__data_slot *page = (dag__data_slot *)dag__xmalloc(DAG__DATA_PAGE * sizeof *page);
             memset(page, 0, DAG__DATA_PAGE * sizeof *page);
+            /* generations start from the set-up cycle's, so that a handle kept from an earlier set-up
+               names no span of this one (the pages go at shutdown, and a slot's count with them) */
+            for (size_t k = 0; k < DAG__DATA_PAGE; k++)
+                page[k].gen = (atomic_load(&dag__g.live_epoch) & 0xffu) << 24;
             atomic_store_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], page, memory_order_release);
         }
         dag__g.data_count++;

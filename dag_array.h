@@ -1092,7 +1092,12 @@ static bool dag__operands_missing(const dag_array *x, const dag_array *y) { retu
     } while (0)
 static void dag__elem_put(dag_elem t, void *p, double v) {
 #define DAG__PUT(T, SUFFIX) *(T *)p = (T)v
-    if (t == DAG_CF64) *(dag__cf64 *)p = (dag__cf64)v;   /* v + 0i */
+    /* into an integer, saturated and NaN as 0 (as axpy and scale do; C's conversion of a double out of
+       range is undefined) */
+    if (t == DAG_I32) *(int32_t *)p = v != v ? 0 : v <= -2147483648.0 ? INT32_MIN : v >= 2147483647.0 ? INT32_MAX : (int32_t)v;
+    else if (t == DAG_I64)
+        *(int64_t *)p = v != v ? 0 : v <= -9223372036854775808.0 ? INT64_MIN : v >= 9223372036854775807.0 ? INT64_MAX : (int64_t)v;
+    else if (t == DAG_CF64) *(dag__cf64 *)p = (dag__cf64)v;   /* v + 0i */
     else if (t == DAG_CF32) *(dag__cf32 *)p = (dag__cf32)v;
     else DAG__BY_ELEM(t, DAG__PUT);
 #undef DAG__PUT
@@ -3156,8 +3161,8 @@ static dag_array *dag__lu_moves_of(const dag_array *a, const int64_t *ipiv, cons
     }
     dag_array *m = NULL;
     if (!bad) m = dag_array_from_host(DAG_I64, kt * len, 1, dag_blocks_grid(len, 1, a->p, a->q), host, DAG_COL_MAJOR, kt * len);
-    else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !host ? "no memory" : "ipiv is not getrf's "
-                 "(each ipiv[i] - 1 from i to n - 1, within its step's panel)");
+    else dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !ipiv ? "ipiv is NULL (getrf's pivots are needed)"
+                 : !host ? "no memory" : "ipiv is not getrf's (each ipiv[i] - 1 from i to n - 1, within its step's panel)");
     DAG_FREE(host);
     return m;
 }
@@ -3471,6 +3476,13 @@ DAG_TASK(void, dag__dimcomb_c, (int, op), (int, type), (int64_t, n), (const void
     }
 }
 
+/* n elements of one contiguous tile into another of another type (dag__elem_put's conversion) */
+DAG_TASK(void, dag__tile_convert, (int, from), (int, to), (int64_t, n), (const void *, x), (void *, y)) {
+    size_t fe = dag__elem_size((dag_elem)from), te = dag__elem_size((dag_elem)to);
+    for (int64_t k = 0; k < n; k++)
+        dag__elem_put((dag_elem)to, (char *)y + (size_t)k * te, dag__elem_get((dag_elem)from, (const char *)x + (size_t)k * fe));
+}
+
 /* How a reduction combines: a built-in op (1 to 4, the kernels) or C functions (op 0). */
 typedef struct dag__reducer { int op; dag__fn_ops fn; } dag__reducer;
 
@@ -3489,7 +3501,7 @@ static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how,
     if (!how->op) {
         dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimred_fn, Val(how->fn), Val((int)x->type), Val(dim), Val(r),
                        Val(c), In(t), Ld(t), Out(p));
-        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimcomb_fn, Val(how->fn), Val((int)x->type), Val((int)first),
+        dag_spawn_with(DAG__NAMED(&w->cpu, "reduce"), dag__dimcomb_fn, Val(how->fn), Val((int)out->type), Val((int)first),
                        Val(n), In(p), InOut(o));
         return;
     }
@@ -3501,31 +3513,41 @@ static void dag__reduce_tile(const dag__array_where *w, const dag__reducer *how,
     dag_spawn_desc(dag__dimcomb_by_type[x->type - 1], comb, 4, &named);
 }
 
-/* a reduced along dim (1: over rows, into 1 x cols; 2: over columns, into rows x 1), from init if has_init. */
+/* a reduced along dim (1: over rows, into 1 x cols; 2: over columns, into rows x 1), from init if has_init,
+   into an array of type `type` (a's, or double for the first half of C functions' dims 0). */
 static dag_array *dag__reduce_along(dag_array *a, int dim, const dag__reducer *how, bool has_init, double init,
-                                    const char *who) {
+                                    const char *who, dag_elem type) {
     dag__array_where where = dag__array_where_for(who, a);
     if (where.status) return NULL;
     dag_array *x = dag__operand(a, dag__any_tiling, true);
     if (!x) return NULL;
     dag_blocks b = dim == 1 ? dag_blocks_grid(1, x->bcols, x->p, x->q) : dag_blocks_grid(x->brows, 1, x->p, x->q);
-    dag_array *out = dag__array_new(x->type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
+    dag_array *out = dag__array_new(type, dim == 1 ? 1 : x->rows, dim == 1 ? x->cols : 1, b, NULL, 0, false);
+    /* C functions reduce in double from tile to tile (as they compute), into an integer result once at
+       the end: its type between tiles would make the answer depend on the tiling */
+    bool in_double = !how->op && (type == DAG_I32 || type == DAG_I64);
+    dag_array *acc = in_double ? dag__array_new(DAG_F64, out ? out->rows : 1, out ? out->cols : 1, b, NULL, 0, false) : out;
     /* the parts in the kernels' accumulator type (dag__array_dimred_*), or in double for C functions */
     dag_elem part_type = dag__complex(x->type) ? DAG_CF64
                          : how->op && (x->type == DAG_I32 || x->type == DAG_I64) ? DAG_I64 : DAG_F64;
     dag_array *parts = dag__array_new(part_type, dim == 1 ? x->mt : x->rows, dim == 1 ? x->cols : x->nt, b, NULL, 0, false);
     DAG_DATADEPS {
-        for (int64_t j = 0; out && parts && j < x->nt; j++)
+        for (int64_t j = 0; out && acc && parts && j < x->nt; j++)
             for (int64_t i = 0; i < x->mt; i++) {
                 bool first = dim == 1 ? i == 0 : j == 0;
                 if (first && has_init)
-                    dag__tile_fill(dag__tile_where(&where, dim == 1 ? 0 : i, dim == 1 ? j : 0), x->type, DAG__FILL_VALUE,
+                    dag__tile_fill(dag__tile_where(&where, dim == 1 ? 0 : i, dim == 1 ? j : 0), acc->type, DAG__FILL_VALUE,
                                    init, 0, 0, 0, dim == 1 ? 1 : DAG__R(x, i), dim == 1 ? DAG__C(x, j) : 1,
-                                   dim == 1 ? DAG__H(out, 0, j) : DAG__H(out, i, 0));
-                dag__reduce_tile(&where, how, x, parts, out, dim, first && !has_init, i, j);
+                                   dim == 1 ? DAG__H(acc, 0, j) : DAG__H(acc, i, 0));
+                dag__reduce_tile(&where, how, x, parts, acc, dim, first && !has_init, i, j);
             }
+        for (int64_t t = 0; in_double && acc && out && t < out->mt * out->nt; t++)
+            dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__tile_convert, Val((int)DAG_F64), Val((int)out->type),
+                           Val((int64_t)(DAG__R(out, t % out->mt) * DAG__C(out, t / out->mt))), In(acc->handle[t]),
+                           Out(out->handle[t]));
     }
-    if (dag_last_region_result() != DAG_OK) dag_array_free(out), out = NULL;
+    if (in_double) dag__array_discard(acc);
+    if (dag_last_region_result() != DAG_OK || (in_double && !acc)) dag_array_free(out), out = NULL;
     dag_array_free(parts);
     dag__operand_end(a, x, false, DAG_OK);
     return out;
@@ -3543,10 +3565,12 @@ static dag_array *dag__reduce_dims(dag_array *a, int dims, dag__reducer how, dou
         !dag__not_complex(a, who, how.op == 0 ? "the C functions take and give doubles"
                                   : "complex numbers have no order (DAG_OP_SUM and DAG_OP_PROD take them)"))
         return NULL;
-    if (dims) return dag__reduce_along(a, dims, &how, true, init, who);
-    dag_array *rows = dag__reduce_along(a, 2, &how, false, 0.0, who), *all = NULL;
+    /* C functions on integers: in double until the end (dag__reduce_along) */
+    dag_elem between = how.op == 0 && (a->type == DAG_I32 || a->type == DAG_I64) ? DAG_F64 : a->type;
+    if (dims) return dag__reduce_along(a, dims, &how, true, init, who, a->type);
+    dag_array *rows = dag__reduce_along(a, 2, &how, false, 0.0, who, between), *all = NULL;
     how.fn.map = NULL;
-    if (rows) all = dag__reduce_along(rows, 1, &how, true, init, who);
+    if (rows) all = dag__reduce_along(rows, 1, &how, true, init, who, a->type);
     dag_array_free(rows);
     return all;
 }

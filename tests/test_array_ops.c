@@ -779,6 +779,33 @@ TEST(reductions_along_a_dimension_with_an_initial_value_match_loops) {
     dag_array_free(s), dag_array_free(V), dag_array_free(Ia), dag_array_free(A);
 }
 
+static double half(double x) { return x / 2; }
+static double square_of(double x) { return x * x; }
+/* C functions on an integer array compute in double from tile to tile, whatever the tiling: x / 2
+   summed down the column [1 1 1 1] is 2 in tiles of 1, 2 and 4 (dims 1 and 0); into the integer result once,
+   saturated (5e9 into an int32: INT32_MAX) */
+TEST(mapreduce_with_c_functions_on_integers_does_not_depend_on_the_tiling) {
+    int32_t ones[4] = { 1, 1, 1, 1 }, big[2] = { 50000, 50000 };
+    for (int nb = 1; nb <= 4; nb *= 2)
+        for (int dims = 0; dims <= 1; dims++) {
+            dag_array *A = dag_array_from_host(DAG_I32, 4, 1, dag_blocks(nb, 1), ones, DAG_COL_MAJOR, 4);
+            dag_array *r = dag_array_mapreduce_fn(half, plus, A, dims, 0.0);
+            CHECK(r != NULL);
+            int32_t got = -1;
+            CHECK_EQ_INT(dag_array_collect(r, &got, DAG_COL_MAJOR, 1), DAG_OK);
+            if (got != 2) printf("     tiles of %d, dims %d: %d\n", nb, dims, (int)got);
+            CHECK_EQ_INT(got, 2);
+            dag_array_free(A), dag_array_free(r);
+        }
+    dag_array *B = dag_array_from_host(DAG_I32, 2, 1, dag_blocks(1, 1), big, DAG_COL_MAJOR, 2);
+    dag_array *r = dag_array_mapreduce_fn(square_of, plus, B, 1, 0.0);
+    int32_t got = 0;
+    CHECK(r != NULL);
+    CHECK_EQ_INT(dag_array_collect(r, &got, DAG_COL_MAJOR, 1), DAG_OK);
+    CHECK_EQ_INT(got, INT32_MAX);
+    dag_array_free(B), dag_array_free(r);
+}
+
 /* mapreduce(abs, +) with C functions on every dims; mapreduce(x^2, max) with DAG_KERNELs over rows and
    columns, from an init that wins where it is larger */
 TEST(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators) {
@@ -1876,6 +1903,7 @@ int main(void) {
     RUN(tilings_that_do_not_conform_are_re_tiled_inside_each_operation);
     RUN(reductions_along_a_dimension_with_an_initial_value_match_loops);
     RUN(mapreduce_takes_c_functions_or_dag_kernels_as_its_operators);
+    RUN(mapreduce_with_c_functions_on_integers_does_not_depend_on_the_tiling);
     RUN(maps_of_several_inputs_broadcast_columns_rows_and_scalars);
     RUN(tiled_qr_gives_lapacks_r_reflectors_and_tau_on_ragged_sizes);
     RUN(least_squares_through_qr_recovers_the_solution_of_a_tall_system);

@@ -1225,6 +1225,23 @@ TEST(a_handle_from_before_a_new_setup_is_stale) {
     CHECK_EQ_INT(dag_fetch(t, &v), DAG_ERR_STALE_HANDLE);
 }
 
+/* So is a data handle: it names no span registered in the new set-up, whose first registration takes
+   the same slot (a task on it would write another program's memory). */
+TEST(a_data_handle_from_before_a_new_setup_names_nothing) {
+    static int old_x = 1, new_x = 10;
+    dag_data old_h = dag_register(&old_x, 1);
+    CHECK(old_h.id != 0);
+    shutdown_quietly();
+    setup_or_note(2);
+    dag_data new_h = dag_register(&new_x, 1);
+    CHECK(new_h.id != 0 && new_h.id != old_h.id);
+    DAG_DATADEPS { dag_spawn(add_one, InOut(old_h)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(dag_data_unregister(old_h), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(new_x, 10);
+    CHECK_EQ_INT(dag_data_unregister(new_h), DAG_OK);
+}
+
 /* Without the rank layer (no -DDAG_BACKEND_MPI) there is one rank, and
    what names another is refused by name. Skipped where the file is built
    with MPI (the mpi group's test_mpi covers that side). */
@@ -1339,6 +1356,7 @@ int main(int argc, char **argv) {
     RUN(a_failure_inside_a_region_nested_in_a_sequence_cancels_the_next_step);
     RUN(dag_shutdown_inside_a_task_is_rejected);
     RUN(a_handle_from_before_a_new_setup_is_stale);
+    RUN(a_data_handle_from_before_a_new_setup_names_nothing);
     RUN(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name);
     shutdown_quietly();
 
