@@ -795,6 +795,11 @@ typedef struct dag_memory_info {
 } dag_memory_info;
 dag_result dag_memory_stats(dag_backend backend, int device, dag_memory_info *out);   /* device: 1-based */
 dag_result dag_synchronize(dag_backend backend);
+/* Whether a vendor library routine (dag_blas.h's: cuBLAS, cuSOLVER, rocBLAS, rocSOLVER, CLBlast) stands
+   in for `kernel` (a DAG_KERNEL_OR_LIBRARY's name##__cl) on every device `scope` names, at least one:
+   false where a device would run the kernel's own text, with no such device, or under
+   dag_desc.no_library_kernels. Loads the libraries it asks about. */
+bool dag_library_stands_in(const dag_kernel_source *kernel, const dag_scope *scope);
 /* A registered span that stays on the device between regions (Dagger's
    @mutable GPU arrays): region ends leave it there; dag_data_pointer,
    dag_synchronize and dag_data_unregister bring it home. */
@@ -6940,6 +6945,10 @@ dag_result dag_synchronize(dag_backend b) {
     if (e && !err) err = e;
     e = dag__devices_settle(true, !ctx->task);
     return (dag_result)(err ? err : e);
+}
+
+bool dag_library_stands_in(const dag_kernel_source *k, const dag_scope *s) {
+    return k && s && dag_is_setup() && dag__library_stands_in(k, s);
 }
 
 const char *dag_backend_status(dag_backend b) {

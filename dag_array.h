@@ -2909,7 +2909,7 @@ typedef struct dag__lu {
 static bool dag__lu_panels_on_devices(const dag__array_where *w, dag_elem type) {
     const dag_kernel_source *k = type == DAG_F64 ? &dag_dgetrf__cl : type == DAG_F32 ? &dag_sgetrf__cl : NULL;
     bool all = k && w->devices > 0 && !dag__ranks();
-    for (int d = 0; all && d < w->devices; d++) all = dag__library_stands_in(k, &w->dev[d].scope);
+    for (int d = 0; all && d < w->devices; d++) all = dag_library_stands_in(k, &w->dev[d].scope);
     return all;
 }
 
