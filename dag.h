@@ -7322,17 +7322,14 @@ void dag_trace_enable(int on) {
 }
 
 /* fn on each worker's trace, under its lock: tasks that finish meanwhile add to it */
+static void dag__trace_locked(dag__worker *w, void (*fn)(dag__worker *, void *), void *arg) {
+    dag__mutex_lock(&w->trace_lock);
+    fn(w, arg);
+    dag__mutex_unlock(&w->trace_lock);
+}
 static void dag__for_each_trace(void (*fn)(dag__worker *, void *), void *arg) {
-    for (int i = 0; i < dag__slots(); i++) {
-        dag__mutex_lock(&dag__g.workers[i].trace_lock);
-        fn(&dag__g.workers[i], arg);
-        dag__mutex_unlock(&dag__g.workers[i].trace_lock);
-    }
-    for (dag__worker *w = dag__guests(); w; w = w->next_guest) {
-        dag__mutex_lock(&w->trace_lock);
-        fn(w, arg);
-        dag__mutex_unlock(&w->trace_lock);
-    }
+    for (int i = 0; i < dag__slots(); i++) dag__trace_locked(&dag__g.workers[i], fn, arg);
+    for (dag__worker *w = dag__guests(); w; w = w->next_guest) dag__trace_locked(w, fn, arg);
 }
 
 static void dag__trace_reset(dag__worker *w, void *arg) {

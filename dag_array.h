@@ -1939,10 +1939,8 @@ static int dag__potrf(int type, int n, void *a, int lda) {
                                          : LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, 'L', n, (lapack_complex_float *)a, lda);
     /* reference LAPACK stops at a NaN on the diagonal too; OpenBLAS's potrf goes on: a NaN in A reaches
        the factor's diagonal at its column or before, so the first NaN there is where A stops being SPD */
-    size_t elem = dag__elem_size((dag_elem)type);
     for (int j = 0; info == 0 && j < n; j++) {
-        const char *d = (const char *)a + (size_t)j * (size_t)(lda + 1) * elem;
-        double re = type == DAG_F64 || type == DAG_CF64 ? *(const double *)d : (double)*(const float *)d;
+        double re = dag__elem_get((dag_elem)type, (const char *)a + (size_t)j * (size_t)(lda + 1) * dag__elem_size((dag_elem)type));
         if (re != re) info = j + 1;
     }
     return info > 0 ? (int)info : 0;
@@ -2655,33 +2653,24 @@ dag_result dag_array_posv(dag_array *a, dag_array *b) {
     dag_result r = dag_array_potrf(a);
     return r != DAG_OK ? r : dag_array_potrs(a, b);
 }
-/* Tile column k of a, tile rows i0 to i1 - 1, into a panel's workspace ws (nb rows a tile), or back,
-   a CPU task per tile (the LU's and the QR's panels on an array of tiles). */
-static void dag__panel_copy(const dag_options *o, dag_array *a, int64_t k, int64_t i0, int64_t i1, int64_t nb, dag_data ws,
-                            bool back) {
+/* Tile column k of a, tile rows i0 to i1 - 1, into a panel's workspace ws (nb rows a tile), or back
+   (the LU's and the QR's panels on an array of tiles): a CPU task per tile as o says, or with `devices`
+   a kernel per tile, into the workspace where o places it, back on the device of the tile it writes. */
+static void dag__panel_copy(const dag_options *o, const dag__array_where *devices, dag_array *a, int64_t k, int64_t i0,
+                            int64_t i1, int64_t nb, dag_data ws, bool back) {
     for (int64_t i = i0; i < i1; i++) {
         dag_data from = back ? ws : DAG__H(a, i, k), to = back ? DAG__H(a, i, k) : ws;
-        int64_t at = (i - i0) * nb, none = 0;   /* the tile's rows in the workspace; no column offset */
-        dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), In(from), Ld(from), Val(back ? at : none),
-                       Val(none), InOut(to), Ld(to), Val(back ? none : at), Val(none), Val((int64_t)DAG__R(a, i)),
-                       Val((int64_t)DAG__C(a, k)));
-    }
-}
-
-/* The same on devices, for the LU's panels from the diagonal down: each copy a kernel, into the
-   workspace on its device (od's), back on the device of the tile it writes. */
-static void dag__panel_copy_on(const dag__array_where *where, const dag_options *od, dag_array *a, int64_t k, int64_t nb,
-                               dag_data ws, bool back) {
-    for (int64_t i = k; i < a->mt; i++) {
-        dag_data tile = DAG__H(a, i, k);
-        long rows = (long)DAG__R(a, i), cols = (long)DAG__C(a, k), at = (long)((i - k) * nb), none = 0;
-        dag_options o = back ? dag__with_priority(dag__tile_where(where, i, k), od->priority) : *od;
-        if (back)
-            dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, (size_t)(rows * cols)), Val((int)a->elem),
-                           In(ws), Ld(ws), Val(at), Val(none), InOut(tile), Ld(tile), Val(none), Val(none), Val(rows), Val(0));
-        else
-            dag_spawn_with(DAG__NAMED(&o, "copy"), DAG_LAUNCH(dag__array_copy_part, (size_t)(rows * cols)), Val((int)a->elem),
-                           In(tile), Ld(tile), Val(none), Val(none), InOut(ws), Ld(ws), Val(at), Val(none), Val(rows), Val(0));
+        int64_t at = (i - i0) * nb, none = 0, rows = DAG__R(a, i), cols = DAG__C(a, k);   /* at: its rows in ws */
+        int64_t fr = back ? at : none, tr = back ? none : at;
+        if (!devices) {
+            dag_spawn_with(DAG__NAMED(o, "copy"), dag__copy_block, Val((int)a->elem), In(from), Ld(from), Val(fr), Val(none),
+                           InOut(to), Ld(to), Val(tr), Val(none), Val(rows), Val(cols));
+            continue;
+        }
+        dag_options on = back ? dag__with_priority(dag__tile_where(devices, i, k), o->priority) : *o;
+        dag_spawn_with(DAG__NAMED(&on, "copy"), DAG_LAUNCH(dag__array_copy_part, (size_t)(rows * cols)), Val((int)a->elem),
+                       In(from), Ld(from), Val((long)fr), Val(0L), InOut(to), Ld(to), Val((long)tr), Val(0L), Val((long)rows),
+                       Val(0));
     }
 }
 
@@ -2940,7 +2929,7 @@ static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
         dag_options od = dag__potrf_on(lu->where, true, k, k, lu->top - 3 * k);
         int *piv = lu->piv + k * nb, *info = lu->piv + lu->kt * nb + k;
         int64_t kw = m < w ? m : w;
-        dag__panel_copy_on(lu->where, &od, a, k, nb, ws, false);
+        dag__panel_copy(&od, lu->where, a, k, k, a->mt, nb, ws, false);
         if (type == DAG_F64)
             dag_spawn_with(DAG__NAMED(&od, "getrf"), DAG_LAUNCH(dag_dgetrf, 1), Val((int)m), Val((int)w), InOut(ws), Ld(ws),
                            Out(piv, kw), Out(info, 1));
@@ -2949,13 +2938,13 @@ static void dag__lu_panel_step(dag__lu *lu, int64_t k) {
                            Out(piv, kw), Out(info, 1));
         dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel_pivots, In(piv, kw), In(info, 1), Val(m), Val(w), Out(mv),
                        Val(nb), Val(k * nb));
-        dag__panel_copy_on(lu->where, &od, a, k, nb, ws, true);
+        dag__panel_copy(&od, lu->where, a, k, k, a->mt, nb, ws, true);
         return;
     }
-    dag__panel_copy(&o, a, k, k, a->mt, nb, ws, false);
+    dag__panel_copy(&o, NULL, a, k, k, a->mt, nb, ws, false);
     dag_spawn_with(DAG__NAMED(&o, "getrf"), dag__lu_panel, Val(type), Val(m), Val(w), InOut(ws), Ld(ws), Out(mv),
                    Val(nb), Val(k * nb));
-    dag__panel_copy(&o, a, k, k, a->mt, nb, ws, true);
+    dag__panel_copy(&o, NULL, a, k, k, a->mt, nb, ws, true);
 }
 
 /* Step k's row moves in tile column j of x (the matrix, or the right-hand sides), s its saved rows. */
@@ -3174,7 +3163,7 @@ dag_result dag_array_getrs(dag_array *a, const int64_t *ipiv, dag_array *b) {
     dag_array *moves = b2 ? dag__lu_moves_of(a2, ipiv, "dag_array_getrs") : NULL;
     dag_result r = !b2 ? dag__no_operand() : !moves ? DAG_ERR_INVALID_ARGUMENT : dag__lu_solve(a2, moves, b2);
     dag__array_discard(moves);
-    if (a1) dag__operand_end(a1, a2, false, r);
+    dag__operand_end(a1, a2, false, r);
     dag__unaliased_end(a, a1);
     return dag__operand_end(b, b2, true, r);
 }
@@ -4075,7 +4064,7 @@ static void dag__qr_apply(const dag__qr *qr, const dag__qr_block *b, dag_array *
 static dag_data dag__qr_gather(const dag__qr *qr, const dag__qr_block *b, int64_t *rows) {
     dag_data ws = DAG__H(qr->work, (b->k % qr->slots) * qr->ndom + b->dom, 0);
     *rows = dag__imin(b->end * qr->nb, qr->a->rows) - b->top * qr->nb;
-    dag__panel_copy(&qr->where->cpu, qr->a, b->k, b->top, b->end, qr->nb, ws, false);
+    dag__panel_copy(&qr->where->cpu, NULL, qr->a, b->k, b->top, b->end, qr->nb, ws, false);
     return ws;
 }
 
@@ -4096,7 +4085,7 @@ static void dag__qr_panel_step(const dag__qr *qr, const dag__qr_block *b, void *
     dag_data ws = dag__qr_gather(qr, b, &m), tk = DAG__H(qr->taus, at, 0);
     dag_spawn_with(DAG__NAMED(&o, "geqrf"), dag__qr_panel, Val((int)a->type), Val(m), Val(w), InOut(ws), Ld(ws), Out(tk),
                    Out(t), Val(nb), Out(v), Val(nb));
-    dag__panel_copy(&o, a, k, b->top, b->end, nb, ws, true);
+    dag__panel_copy(&o, NULL, a, k, b->top, b->end, nb, ws, true);
     if (tau)   /* every rank's own */
         dag_spawn_with(DAG__NAMED(&o, "tau"), dag__qr_tau, In(tk), Val(dag__imin(m, w)), Val((int)a->elem),
                        dag_arg_span(DAG_ACCESS_OUT, (char *)tau + (size_t)(k * nb) * a->elem, (size_t)dag__imin(m, w), a->elem));
@@ -4265,7 +4254,7 @@ dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, 
         dag__qr_free(&qr);
     }
     r = dag__operand_end(c, c2, true, r);
-    if (a1) r = dag__operand_end(a1, a2, false, r);
+    r = dag__operand_end(a1, a2, false, r);
     dag__unaliased_end(a, a1);
     return r;
 }
@@ -4300,11 +4289,10 @@ static bool dag__gels_fits(const dag_array *a, const dag_array *b, const char *w
    the tile's owner. */
 DAG_TASK(void, dag__r_diagonal_check, (int, type), (int64_t, n), (void *, t), (int64_t, ld), (int64_t, col0),
          (const char *, who)) {
-    size_t elem = dag__elem_size((dag_elem)type);
     for (int64_t j = 0; j < n; j++) {
-        const char *d = (const char *)t + (size_t)(j + j * ld) * elem;
-        bool zero = type == DAG_F64 || type == DAG_CF64 ? ((const double *)d)[0] == 0 && (type == DAG_F64 || ((const double *)d)[1] == 0)
-                                                        : ((const float *)d)[0] == 0 && (type == DAG_F32 || ((const float *)d)[1] == 0);
+        size_t at = (size_t)(j + j * ld);
+        bool zero = dag__complex((dag_elem)type) ? dag__elem_z(type, t, at) == 0
+                                                 : dag__elem_get((dag_elem)type, (const char *)t + at * dag__elem_size((dag_elem)type)) == 0;
         if (zero) {
             dag_fail(DAG_ERR_INVALID_ARGUMENT, "%s: A is rank deficient: R(%lld, %lld) is exactly 0 (a least-squares "
                      "solve needs A of full rank)", who, (long long)(col0 + j), (long long)(col0 + j));

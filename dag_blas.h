@@ -46,12 +46,12 @@
    - OpenCL: CLBlast (CLBlastDgemm, ...Dsyrk, ...Dtrsm, ...Dtrmm and the S
      ones; libclblast.so.1, Debian's libclblast1). CLBlast has no potrf
      and no getrf: the text runs there.
-   potrf's and getrf's info (and getrf's ipiv) stay in device memory (a span the caller reads when its
-   work is done): a factorisation never waits on the host. Each library is
-   loaded on its first use (dag_library_kernel, dag.h); where it does not
-   load, the text runs. dag_desc.no_library_kernels keeps the text
-   everywhere. These are the tile kernels dag_array.h's linear algebra
-   builds on.
+   potrf's and getrf's info (and getrf's ipiv) stay in device memory
+   (spans the caller reads when its work is done): a factorisation never
+   waits on the host. Each library is loaded on its first use
+   (dag_library_kernel, dag.h); where it does not load, the text runs.
+   dag_desc.no_library_kernels keeps the text everywhere. These are the
+   tile kernels dag_array.h's linear algebra builds on.
 
    Parts: >>vendor bindings >>cuBLAS and rocBLAS >>cuBLAS and cuSOLVER >>rocBLAS and rocSOLVER
    >>CLBlast >>tile kernels */

@@ -728,6 +728,10 @@ static const dag_library_kernel *dag__library_for(const dag_kernel_source *k, da
         if ((*l)->backend == b && (*l)->load()) return *l;
     return NULL;
 }
+/* The routine device dv runs kernel k as, or NULL (its own build). Under the lock. */
+static const dag_library_kernel *dag__dev_library(const dag__device *dv, const dag_kernel_source *k) {
+    return dv->ops->call_library ? dag__library_for(k, dv->backend) : NULL;
+}
 /* Whether device d has what kernel k needs to run there: a build its
    backend takes (with skip_failed, not one that failed there before), or a
    library routine. Under the lock. */
@@ -735,7 +739,7 @@ static bool dag__dev_runs(int d, const dag_kernel_source *k, bool skip_failed) {
     const dag__device *dv = &dag__dv.devs[d];
     for (const dag__kernel_entry *e = dv->kernels; e; e = e->next)
         if (e->src == k) return !(skip_failed && e->failed);
-    return (dv->ops->call_library && dag__library_for(k, dv->backend)) || dv->ops->has_kernel(dv->native, k);
+    return dag__dev_library(dv, k) || dv->ops->has_kernel(dv->native, k);
 }
 /* The devices (bit d: dag__dv.devs[d]) scope s names (the list is fixed at set-up: no lock). */
 static uint64_t dag__scope_names(const dag_scope *s) {
@@ -794,10 +798,7 @@ static bool dag__library_stands_in(const dag_kernel_source *k, const dag_scope *
     bool all = m != 0;
     dag__mutex_lock(&dag__dv.lock);
     for (int d = 0; all && d < dag__dv.num; d++)
-        if ((m >> d) & 1u) {
-            const dag__device *dv = &dag__dv.devs[d];
-            all = dv->ops->call_library && dag__library_for(k, dv->backend);
-        }
+        if ((m >> d) & 1u) all = dag__dev_library(&dag__dv.devs[d], k) != NULL;
     dag__mutex_unlock(&dag__dv.lock);
     return all;
 }
@@ -906,7 +907,7 @@ static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, cha
         e = (dag__kernel_entry *)dag__xmalloc(sizeof *e);
         memset(e, 0, sizeof *e);
         e->src = k;
-        e->library = dv->ops->call_library ? dag__library_for(k, dv->backend) : NULL;
+        e->library = dag__dev_library(dv, k);
         log[0] = 0;
         if (e->library)
             dag_log(DAG_LOG_INFO, DAG_OK, "kernel '%s' runs as %s on %s", k->name, e->library->routine,
