@@ -686,6 +686,7 @@ dag_task dag_spawn_desc(const dag_task_desc *task, const dag_arg *args, int num_
 dag_result dag_wait(dag_task t);
 bool dag_ready(dag_task t);
 dag_result dag_fetch_bytes(dag_task t, void *out, size_t size);
+dag_result dag__fetch_as(dag_task t, void *out, size_t size, int tag);   /* dag_fetch: out's C type's tag too */
 dag_result dag_wait_all(void);
 dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK while running */
 /* Why t failed, or "": "task 'a' failed: <dag_fail's words>", "task 'a' was
@@ -1228,7 +1229,31 @@ extern "C" {
 #define dag_spawn(...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))(NULL, __VA_ARGS__)
 #define dag_spawn_with(options, ...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))((options), __VA_ARGS__)
 #define dag_spawn_args(name, args, num_args) dag_spawn_desc(&name##__desc, (args), (num_args), NULL)
-#define dag_fetch(t, out) dag_fetch_bytes((t), (out), sizeof(*(out)))
+/* the output's size must be the result's, and a float result does not go into an integer (or the
+   other way): dag_fetch_bytes checks the size only */
+#define dag_fetch(t, out) dag__fetch_here((t), (out), sizeof(*(out)), DAG__REF_TAG(out))
+
+/* dag_task's bits: the set-up cycle a handle notes, and a handle that carries its task's result
+   (a task run inside its spawn, see >>handles) */
+#define DAG__EPOCH_MASK 0x1fffffffu
+#define DAG__VALUE_HANDLE 0x40000000u
+extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none runs (gcc's __atomic builtins) */
+/* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
+   integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
+static inline bool dag__kinds_differ(int want, int have) {
+    return want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
+}
+/* dag_fetch: the result a handle carries is a move where the fetch is written (the size and the
+   kind known there), when its size, kind and set-up cycle agree; anything else, the library */
+static inline dag_result dag__fetch_here(dag_task h, void *out, size_t size, int tag) {
+    if ((h.bits & DAG__VALUE_HANDLE) && (h.gen & 0xffu) == size && size <= sizeof h.ptr && out &&
+        !dag__kinds_differ(tag, (int)((h.gen >> 8) & 0xffu)) &&
+        ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK)) {
+        memcpy(out, &h.ptr, size);
+        return DAG_OK;
+    }
+    return dag__fetch_as(h, out, size, tag);
+}
 
 #define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_IN, __VA_ARGS__)
 #define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_OUT, __VA_ARGS__)
@@ -1568,8 +1593,6 @@ static int dag__core_count(void) {
 #define DAG__CACHE_LINE 64
 #define DAG__INLINE_ARGS 64       /* argument bytes kept in the task record */
 #define DAG__INLINE_RESULT 16     /* result bytes kept in the task record */
-#define DAG__EPOCH_MASK 0x1fffffffu   /* the set-up cycle a handle notes (dag_task's bits) */
-#define DAG__VALUE_HANDLE 0x40000000u /* a handle that carries its task's result (see >>handles) */
 #define DAG__MAX_PARAMS 16
 #define DAG__GUARD (1 << 30)      /* keeps a task unready while its spawn is in progress */
 
@@ -1653,6 +1676,7 @@ struct dag__task {
     dag__task *next;                        /* mailbox, injection queue, failed list */
     DAG__ATOMIC(int32_t) ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
+    DAG__ATOMIC(int32_t) seen;                   /* failed: its spawner's body was told (dag__failure_seen) */
     /* the task whose body spawned it, and how deep that nesting is: a
        waiting body asks whether a task is below it (dag__descends_from)
        of tasks it does not hold, so they are atomic */
@@ -1684,6 +1708,7 @@ struct dag__region {
     DAG__ATOMIC(int64_t) failed_count;         /* how many are held there */
     int64_t failed_sweep_at;               /* owner only: more held than this, spent ones go (dag__failed_sweep) */
     DAG__ATOMIC(const char *) failed_name;     /* the task whose failure came first */
+    DAG__ATOMIC(int64_t) unseen;               /* failures the owner's body was not told of (dag__failure_seen) */
     DAG__ATOMIC(dag__worker *) waiter;         /* a thread asleep until count reaches 0 */
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
@@ -1800,7 +1825,6 @@ typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uin
 /* >>state */
 typedef struct dag__state {
     DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
-    DAG__ATOMIC(uint32_t) live_epoch;           /* the running set-up cycle; 0 while not running */
     uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
@@ -1870,6 +1894,7 @@ typedef struct dag__state {
 } dag__state;
 
 static dag__state dag__g;
+uint32_t dag__live_epoch;   /* outside dag__g: inline fetches read it where they are written */
 static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
 static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
 static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
@@ -2678,7 +2703,7 @@ static inline void dag__decref(dag__worker *w, dag__task *t) {
 /* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
    result of a run that is over) */
 static inline bool dag__handle_current(dag_task h) {
-    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK);
+    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK);
 }
 /* Takes a reference only if the record still holds the task of that
    generation. Records are never handed back to the system while the runtime
@@ -2817,7 +2842,7 @@ static size_t dag__num_all_regions, dag__cap_all_regions;
 /* This thread's worker record, if it belongs to the running set-up (a
    thread that outlived a dag_shutdown still points at a freed one). */
 static inline dag__worker *dag__region_cache_owner(void) {
-    return dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ? dag__tls_worker : NULL;
+    return dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ? dag__tls_worker : NULL;
 }
 static dag__region *dag__region_alloc(dag__worker *w) {
     if (w && w->free_regions) {
@@ -2859,6 +2884,7 @@ static dag__region *dag__region_new(int kind) {
     r->failed_sweep_at = 64;
     atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     atomic_store_explicit(&r->failed_name, NULL, memory_order_relaxed);
+    atomic_store_explicit(&r->unseen, 0, memory_order_relaxed);
     r->retained.count = r->prev.count = r->step.count = 0;   /* their arrays stay, for reuse */
     r->owner_task = NULL;
     r->parent = NULL;
@@ -3012,6 +3038,8 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
     if (status == DAG_ERR_DEPENDENCY_FAILED) atomic_compare_exchange_strong(&r->first_cancel, &none, status);
     else atomic_compare_exchange_strong(&r->first_error, &none, status);
     dag__cause_set(&r->failed_name, cause);   /* the first failure's, whichever kind */
+    atomic_store_explicit(&t->seen, 0, memory_order_relaxed);   /* before anyone can wait for t */
+    atomic_fetch_add_explicit(&r->unseen, 1, memory_order_relaxed);
     /* keep the failed task so dag_wait and dag_task_message can report it */
     atomic_fetch_and_explicit(&t->ended, 2, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
@@ -3021,6 +3049,16 @@ static void dag__region_record_failure(dag__region *r, dag__task *t, int status)
         t->next = head;
         DAG__HB(&r->failed);
     } while (!atomic_compare_exchange_weak_explicit(&r->failed, &head, t, memory_order_release, memory_order_relaxed));
+}
+
+/* A body told of its child's failure by dag_wait, dag_fetch or
+   dag_task_result (s, t's own status) has handled it: that failure no
+   longer fails the body's task (dag__finish_root). Only the body that
+   spawned t counts it, on its own thread, so t's region is alive. */
+static DAG__NOINLINE void dag__failure_seen(dag__task *t, int s) {
+    dag__context *ctx = dag__tls_ctx;
+    if (!ctx || !ctx->task || !ctx->root || t->region != ctx->root || s != atomic_load(&t->status)) return;
+    if (!atomic_exchange(&t->seen, 1)) atomic_fetch_sub(&ctx->root->unseen, 1);
 }
 
 static int dag__region_error(dag__region *r) {
@@ -3150,7 +3188,7 @@ static void dag__kept_free_all(void) {
    the list sweeps them out whenever it is full, with finished results
    moved to kept blocks: a root region that never ends stays bounded. */
 #define DAG__RETAINED_LOOK 32
-static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, bool fetching) {
+static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, int tag, bool fetching) {
     dag__region *r = ctx->top;
     if (!r || !dag__handle_current(h)) return NULL;
     dag__task_list *l = &r->counter->retained;
@@ -3160,7 +3198,8 @@ static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, siz
         if (t != h.ptr) continue;
         /* the list holds t: its generation and fields are its own */
         if (atomic_load_explicit(&t->gen, memory_order_relaxed) != h.gen ||
-            (fetching && ((t->flags & DAG__TF_KEEP) || t->desc->result_size != result_size)))
+            (fetching && ((t->flags & DAG__TF_KEEP) || t->desc->result_size != result_size ||
+                          dag__kinds_differ(tag, t->desc->result_tag))))
             return NULL;
         l->items[i] = l->items[--l->count];
         if (atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) {   /* spent elsewhere: nothing to take */
@@ -3908,7 +3947,7 @@ static bool dag__stopping(void *unused) {
 static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
-    dag__tls_epoch = atomic_load(&dag__g.live_epoch);   /* set before the pool starts */
+    dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);   /* set before the pool starts */
     w->stack_base = dag__stack_here();
     dag__help_until(w, dag__stopping, NULL, NULL);
     return 0;
@@ -3923,7 +3962,7 @@ static bool dag__reserve_surplus(void *unused) {
 static int dag__reserve_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
-    dag__tls_epoch = atomic_load(&dag__g.live_epoch);
+    dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
     w->stack_base = dag__stack_here();
     for (;;) {
         dag__help_until(w, dag__reserve_surplus, NULL, NULL);
@@ -4342,7 +4381,7 @@ static DAG__NOINLINE dag__context *dag__current_context_slow(void) {
     if ((phase == 0 || phase == 3) && dag_setup(NULL) != DAG_OK) return NULL;
     phase = atomic_load(&dag__g.phase);
     if (phase != 1) return NULL;
-    if (!dag__tls_ctx || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) dag__guest_attach();
+    if (!dag__tls_ctx || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) dag__guest_attach();
     return dag__tls_ctx;
 }
 
@@ -4350,7 +4389,7 @@ static DAG__NOINLINE dag__context *dag__current_context_slow(void) {
 static inline dag__context *dag__current_context(void) {
     dag__context *c = dag__tls_ctx;
     /* a context from an earlier set-up cycle is gone: the epoch tells */
-    if (DAG__LIKELY(c && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed))) return c;
+    if (DAG__LIKELY(c && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED))) return c;
     return dag__current_context_slow();
 }
 
@@ -4611,7 +4650,7 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
             /* generations start from the set-up cycle's, so that a handle kept from an earlier set-up
                names no span of this one (the pages go at shutdown, and a slot's count with them) */
             for (size_t k = 0; k < DAG__DATA_PAGE; k++)
-                page[k].gen = (atomic_load(&dag__g.live_epoch) & 0xffu) << 24;
+                page[k].gen = (__atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST) & 0xffu) << 24;
             atomic_store_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], page, memory_order_release);
         }
         dag__g.data_count++;
@@ -4737,7 +4776,7 @@ static dag_task dag__handle(dag__task *t, uint32_t gen, bool has_result) {
     dag_task h;
     h.ptr = t;
     h.gen = gen;
-    h.bits = (uint32_t)has_result | (atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) & DAG__EPOCH_MASK) << 1;
+    h.bits = (uint32_t)has_result | (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK) << 1;
     return h;
 }
 
@@ -5702,7 +5741,7 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, dag__w
                                    dag__region **rp) {
     dag__context *ctx = *ctxp = dag__tls_ctx;
     dag__worker *w = *wp = dag__tls_worker;
-    if (DAG__UNLIKELY(!ctx || !w || !desc || dag__tls_epoch != atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed) ||
+    if (DAG__UNLIKELY(!ctx || !w || !desc || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
                       desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
                       (DAG__HAS_MPI && dag__mpi_collective(ctx))))
@@ -5832,6 +5871,7 @@ dag_result dag_wait(dag_task h) {
     } else if (!s) {
         s = atomic_load(&t->status);
     }
+    if (s) dag__failure_seen(t, s);
     if (!dag__tls_ctx->task) {
         int e = dag__devices_settle(false, true);   /* the program may read what it wrote */
         if (!s) s = e;
@@ -5879,6 +5919,7 @@ dag_result dag_task_result(dag_task h) {
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
     int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
+    if (s) dag__failure_seen(h.ptr, s);
     dag__decref(dag__tls_worker, h.ptr);
     return (dag_result)s;
 }
@@ -5991,7 +6032,7 @@ dag_result dag_release(dag_task h) {
         }
         return DAG_OK;
     }
-    dag__task *t = dag__retained_take(ctx, h, 0, false);
+    dag__task *t = dag__retained_take(ctx, h, 0, 0, false);
     if (t) {   /* the region's reference, handed over */
         atomic_fetch_or(&t->ended, 2);
         dag__decref(dag__tls_worker, t);
@@ -6018,6 +6059,7 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
     int s = dag__wait_task(w, t);
     if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
     if (!s && !ctx->task) s = dag__devices_settle(false, true);   /* before the claim: its error leaves the result */
+    if (DAG__UNLIKELY(s)) dag__failure_seen(t, s);
     if (held && s) {
         dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
         return (dag_result)s;
@@ -6044,15 +6086,24 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
     return (dag_result)s;
 }
 
+/* A fetch into a number of the other kind (dag__kinds_differ) */
+static DAG__NOINLINE dag_result dag__fetch_kind_refused(const char *name, int tag, int result_tag) {
+    return (dag_result)dag__err(DAG_ERR_ARG_TYPE, "dag_fetch(%s): the output's type is %s, the result's %s: fetch into a %s",
+                                name ? name : "a task run inside its spawn", dag__tag_name(tag), dag__tag_name(result_tag),
+                                dag__tag_name(result_tag));
+}
+
 /* dag_fetch of a handle that carries its result: the copy inline, a refusal out of line */
-static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, size_t size) {
+static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, size_t size, int tag) {
     if (!dag__handle_current(h)) return dag__stale("dag_fetch");
+    if (out && size == dag__value_size(h)) return dag__fetch_kind_refused(NULL, tag, dag__value_tag(h));
     return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
                                 out ? size : 0, dag__value_size(h));
 }
-static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
-    if (DAG__UNLIKELY(size != dag__value_size(h) || !out || !dag__handle_current(h)))
-        return dag__fetch_value_refused(h, out, size);
+static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size, int tag) {
+    if (DAG__UNLIKELY(size != dag__value_size(h) || !out || !dag__handle_current(h) ||
+                      dag__kinds_differ(tag, dag__value_tag(h))))
+        return dag__fetch_value_refused(h, out, size, tag);
     switch (size) {   /* sizes the compiler knows: a move, not a call */
     case 8: memcpy(out, &h.ptr, 8); break;
     case 4: memcpy(out, &h.ptr, 4); break;
@@ -6061,12 +6112,13 @@ static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size) {
     return DAG_OK;
 }
 
-static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size);
-dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) {
-    return dag__value_handle(h) ? dag__fetch_value(h, out, size) : dag__fetch_record(h, out, size);
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag);
+dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
+    return dag__value_handle(h) ? dag__fetch_value(h, out, size, tag) : dag__fetch_record(h, out, size, tag);
 }
+dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
-static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size) {
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -6076,10 +6128,15 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
     dag__worker *w = dag__tls_worker;
-    dag__task *t = out ? dag__retained_take(ctx, h, size, true) : NULL;
+    dag__task *t = out ? dag__retained_take(ctx, h, size, tag, true) : NULL;
     if (DAG__LIKELY(t != NULL)) return dag__fetch_live(w, ctx, t, h, true, out, size);
     if (!dag__ref_handle(h)) return dag__fetch_kept(h, out, size);
     t = h.ptr;
+    if (out && size == t->desc->result_size && dag__kinds_differ(tag, t->desc->result_tag)) {
+        dag_result e = dag__fetch_kind_refused(dag__task_name(t), tag, t->desc->result_tag);
+        dag__decref(w, t);
+        return e;
+    }
     int ended = atomic_load_explicit(&t->ended, memory_order_acquire);
     if (ended) {   /* its region kept the result: this fetch takes the copy, unless another took the result */
         bool takes = ended == 1 && !(t->flags & DAG__TF_KEEP) && !atomic_load(&t->status) && out &&
@@ -6348,12 +6405,17 @@ static bool dag__end_body(dag__worker *w, dag__context *ctx) {
     return true;
 }
 
-/* All children of t have finished: a child's failure fails t too. */
+/* All children of t have finished: a child's failure fails t too, unless
+   the body was told of it (dag__failure_seen). The cause named is the first
+   such failure still held, else the region's first. */
 static void dag__finish_root(dag__worker *w, dag__task *t) {
     dag__region *r = t->child_root;
-    int err = dag__region_error(r);
+    int err = r->spawn_error;
+    if (!err && atomic_load(&r->unseen) > 0) err = dag__region_error(r);
     if (err && !atomic_load(&t->status)) {
         const char *name = atomic_load(&r->failed_name);
+        for (dag__task *f = atomic_load(&r->failed); f; f = f->next)
+            if (!atomic_load(&f->seen)) name = atomic_load(&f->failed_dep);
         dag__cause_set(&t->failed_dep, name ? name : dag__cause_child_failed);
         atomic_store(&t->status, DAG_ERR_DEPENDENCY_FAILED);
     }
@@ -6377,6 +6439,7 @@ dag_result dag_wait_all(void) {
         if (!err) err = e;
         dag__region_release(w, root);
         atomic_store(&root->first_error, 0);
+        atomic_store(&root->unseen, 0);
         atomic_store(&root->cancelled, 0);
         atomic_store(&root->first_cancel, 0);
         dag__cause_clear(&root->failed_name);
@@ -6467,7 +6530,7 @@ static dag__region *dag__events_region(dag__context *ctx) {
 dag_event dag_detach(void) {
     dag_event none = { 0 };
     dag__context *ctx = dag__tls_ctx;
-    if (!ctx || !ctx->task || dag__tls_epoch != atomic_load(&dag__g.live_epoch)) {
+    if (!ctx || !ctx->task || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_detach called outside a task body");
         return none;
     }
@@ -6567,7 +6630,7 @@ static dag_result dag__fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     /* a pool thread (an idle worker completing messages) has its record; a
        thread new to dag.h gets one */
-    bool known = dag__tls_worker && dag__tls_epoch == atomic_load_explicit(&dag__g.live_epoch, memory_order_relaxed);
+    bool known = dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
     if (!known && !dag__current_context()) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
@@ -6829,7 +6892,7 @@ static void dag__guest_attach(void) {
     dag__tls_worker = w;
     w->stack_base = dag__stack_here();
     dag__tls_ctx = w->guest_ctx;
-    dag__tls_epoch = atomic_load(&dag__g.live_epoch);
+    dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
     if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
 }
 
@@ -6843,7 +6906,7 @@ static void dag__guest_exit(void *p) {
        dag_shutdown waits for this drain, or this thread leaves it the drain. */
     atomic_fetch_add(&dag__g.exits_running, 1);
     if (atomic_load(&dag__g.closing) || atomic_load(&dag__g.phase) != 1 || dag__tls_worker != w ||
-        dag__tls_epoch != atomic_load(&dag__g.live_epoch)) {
+        dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) {
         atomic_fetch_sub(&dag__g.exits_running, 1);
         return;   /* shutting down, shut down since, or not this thread's */
     }
@@ -7010,7 +7073,7 @@ static void dag__workers_init(int num_threads) {
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
     dag__tls_epoch = ++dag__g.epochs;
-    atomic_store(&dag__g.live_epoch, dag__tls_epoch);
+    __atomic_store_n(&dag__live_epoch, dag__tls_epoch, __ATOMIC_SEQ_CST);
 }
 
 /* Tracing from the start when asked (trace_path: written at dag_shutdown,
@@ -7071,7 +7134,7 @@ dag_result dag_setup(const dag_desc *desc) {
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
 int dag_num_threads(void) { return dag_is_setup() ? dag__g.num_workers : 0; }
 int dag_current_worker(void) {
-    bool mine = dag__tls_worker && dag__tls_epoch == atomic_load(&dag__g.live_epoch);
+    bool mine = dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
     return mine && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 
@@ -7105,7 +7168,7 @@ static dag_result dag__shutdown_drain(dag__worker *w) {
 /* The pool's threads stop and are joined; returns how many workers there were. */
 static int dag__workers_stop(void) {
     atomic_store(&dag__g.phase, 3);
-    atomic_store(&dag__g.live_epoch, 0);
+    __atomic_store_n(&dag__live_epoch, 0, __ATOMIC_SEQ_CST);
     atomic_store(&dag__g.stop, 1);
     dag__wake_all();
     int slots = dag__slots();

@@ -267,6 +267,54 @@ TEST(a_spawn_name_is_not_given_to_the_tasks_its_body_spawns) {
     }
 }
 
+/* Dagger's try/catch around fetch, OpenMP's checked taskwait: a body told
+   of its child's failure by dag_fetch, dag_wait or dag_task_result has
+   handled it; a failure it was not told of still fails it. */
+DAG_TASK(int, handles_its_child, (int, how)) {
+    dag_task c = how == 2 ? dag_spawn_with(&(dag_options){.run_inline = 1}, named_child_fails, Val(1))
+                          : dag_spawn(named_child_fails, Val(1));
+    int v = 0;
+    dag_result r = how == 1 ? dag_wait(c) : dag_fetch(c, &v);
+    if (how == 3) r = dag_task_result(c);
+    return r == DAG_USER_ERROR + 4 ? 7 : -1;
+}
+DAG_TASK(int, handles_one_of_two, (int, v)) {
+    dag_task seen = dag_spawn(named_child_fails, Val(v));
+    dag_spawn_with(&(dag_options){.name = "never-fetched"}, named_child_fails, Val(v));
+    return dag_wait(seen) == DAG_USER_ERROR + 4 ? 7 : -1;
+}
+DAG_TASK(int, handles_the_failure_not_its_dependent, (int, v)) {
+    dag_task f = dag_spawn(named_child_fails, Val(v));
+    dag_spawn_with(&(dag_options){.name = "dependent-of-failed"}, use_int, Fut(f));
+    return dag_wait(f) == DAG_USER_ERROR + 4 ? 7 : -1;
+}
+DAG_TASK(int, waits_for_a_sibling, (dag_task, sibling)) { return dag_wait(sibling) == DAG_USER_ERROR + 4 ? 7 : -1; }
+DAG_TASK(int, lets_a_sibling_see_the_failure, (int, v)) {
+    dag_task f = dag_spawn(named_child_fails, Val(v));
+    int got = 0;
+    dag_fetch(dag_spawn(waits_for_a_sibling, Val(f)), &got);
+    return got;
+}
+
+TEST(a_body_that_was_told_of_its_childs_failure_has_handled_it) {
+    for (int how = 0; how < 4; how++) {   /* fetch, wait, fetch of an inline child, dag_task_result */
+        int v = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(handles_its_child, Val(how)), &v), DAG_OK);
+        CHECK_EQ_INT(v, 7);
+    }
+    dag_task two = dag_spawn(handles_one_of_two, Val(1));
+    CHECK_EQ_INT(dag_wait(two), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK(strstr(dag_task_message(two), "never-fetched") != NULL);
+    dag_task dep = dag_spawn(handles_the_failure_not_its_dependent, Val(1));
+    CHECK_EQ_INT(dag_wait(dep), DAG_ERR_DEPENDENCY_FAILED);   /* its dependent was cancelled, unseen */
+    /* only the spawner's body handles: a sibling that waits for the failed
+       task is told, yet the parent was not */
+    dag_task sib = dag_spawn(lets_a_sibling_see_the_failure, Val(1));
+    CHECK_EQ_INT(dag_wait(sib), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK(strstr(dag_task_message(sib), "named_child_fails") != NULL);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_DEPENDENCY_FAILED);
+}
+
 TEST(dag_wait_all_reports_a_top_level_failure_once) {
     dag_task f = dag_spawn(fail_plain, Val(DAG_USER_ERROR + 3));
     CHECK(f.ptr != NULL);
@@ -401,10 +449,27 @@ TEST(a_fetch_of_the_wrong_size_is_rejected) {
         mark = log_mark();
         CHECK_EQ_INT(dag_fetch_bytes(t, NULL, sizeof(int)), DAG_ERR_FETCH_SIZE);
         CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_FETCH_SIZE);
+        /* the right size but a float for an int: its bits would be garbage */
+        float f = -1;
+        mark = log_mark();
+        CHECK_EQ_INT(dag_fetch(t, &f), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+        CHECK(f == -1);
         /* the right size still works afterwards */
         int v = 0;
         CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
         CHECK_EQ_INT(v, 7);
+        /* another integer type of the same size is the same bits: taken, as C converts */
+        unsigned u = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(return_int, Val(8)), &u), DAG_OK);
+        CHECK_EQ_INT((int)u, 8);
+        /* the same for a task run inside its spawn, whose handle carries the result */
+        dag_task in = dag_spawn_with(&(dag_options){.run_inline = 1}, return_int, Val(9));
+        CHECK_EQ_INT(dag_fetch(in, &f), DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(dag_fetch(in, &v), DAG_OK);
+        CHECK_EQ_INT(v, 9);
+        /* dag_fetch_bytes checks the size alone (bytes are bytes) */
+        CHECK_EQ_INT(dag_fetch_bytes(dag_spawn(return_int, Val(10)), &f, sizeof f), DAG_OK);
     }
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);   /* a bad fetch does not fail the region */
 }
@@ -1307,6 +1372,7 @@ int main(int argc, char **argv) {
     RUN(independent_tasks_and_their_dependents_complete_beside_a_failure);
     RUN(the_region_reports_the_failing_tasks_own_code);
     RUN(a_failure_inside_a_child_fails_the_parent);
+    RUN(a_body_that_was_told_of_its_childs_failure_has_handled_it);
     RUN(a_spawn_name_is_not_given_to_the_tasks_its_body_spawns);
     RUN(dag_wait_all_reports_a_top_level_failure_once);
     RUN(a_failure_does_not_outlive_its_region);
