@@ -687,6 +687,27 @@ dag_result dag_wait(dag_task t);
 bool dag_ready(dag_task t);
 dag_result dag_fetch_bytes(dag_task t, void *out, size_t size);
 dag_result dag__fetch_as(dag_task t, void *out, size_t size, int tag);   /* dag_fetch: out's C type's tag too */
+/* dag_task's bits: the set-up cycle a handle notes, and a handle that carries its task's result
+   (a task run inside its spawn, see >>handles) */
+#define DAG__EPOCH_MASK 0x1fffffffu
+#define DAG__VALUE_HANDLE 0x40000000u
+extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none runs (gcc's __atomic builtins) */
+/* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
+   integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
+static inline bool dag__kinds_differ(int want, int have) {
+    return want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
+}
+/* dag_fetch: the result a handle carries is a move where the fetch is written (the size and the
+   kind known there), when its size, kind and set-up cycle agree; anything else, the library */
+static inline dag_result dag__fetch_here(dag_task h, void *out, size_t size, int tag) {
+    if ((h.bits & DAG__VALUE_HANDLE) && (h.gen & 0xffu) == size && size <= sizeof h.ptr && out &&
+        !dag__kinds_differ(tag, (int)((h.gen >> 8) & 0xffu)) &&
+        ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK)) {
+        memcpy(out, &h.ptr, size);
+        return DAG_OK;
+    }
+    return dag__fetch_as(h, out, size, tag);
+}
 dag_result dag_wait_all(void);
 dag_result dag_task_result(dag_task t);          /* without waiting: DAG_OK while running */
 /* Why t failed, or "": "task 'a' failed: <dag_fail's words>", "task 'a' was
@@ -1232,28 +1253,6 @@ extern "C" {
 /* the output's size must be the result's, and a float result does not go into an integer (or the
    other way): dag_fetch_bytes checks the size only */
 #define dag_fetch(t, out) dag__fetch_here((t), (out), sizeof(*(out)), DAG__REF_TAG(out))
-
-/* dag_task's bits: the set-up cycle a handle notes, and a handle that carries its task's result
-   (a task run inside its spawn, see >>handles) */
-#define DAG__EPOCH_MASK 0x1fffffffu
-#define DAG__VALUE_HANDLE 0x40000000u
-extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none runs (gcc's __atomic builtins) */
-/* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
-   integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
-static inline bool dag__kinds_differ(int want, int have) {
-    return want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
-}
-/* dag_fetch: the result a handle carries is a move where the fetch is written (the size and the
-   kind known there), when its size, kind and set-up cycle agree; anything else, the library */
-static inline dag_result dag__fetch_here(dag_task h, void *out, size_t size, int tag) {
-    if ((h.bits & DAG__VALUE_HANDLE) && (h.gen & 0xffu) == size && size <= sizeof h.ptr && out &&
-        !dag__kinds_differ(tag, (int)((h.gen >> 8) & 0xffu)) &&
-        ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK)) {
-        memcpy(out, &h.ptr, size);
-        return DAG_OK;
-    }
-    return dag__fetch_as(h, out, size, tag);
-}
 
 #define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_IN, __VA_ARGS__)
 #define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_OUT, __VA_ARGS__)
