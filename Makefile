@@ -215,6 +215,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  expect_error "Val of an array or a string" $(CXX) -std=c++17 -I. -x c++ -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CXX) -std=c++17 -I. -x c++ -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "initializer_list<dag_arg>" $(CXX) -std=c++17 -I. -x c++ -DCASE=4 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; run $(PYTHON) tools/check_layers.py; \
@@ -222,6 +223,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	expect_error "Val of an array or a string" $(CC) $(WARN) -I. -DCASE=1 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "In, Out and InOut of a pointer take a count" $(CC) $(WARN) -I. -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CC) $(WARN) -I. -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	expect_error "dag_spawn_argument_must_be_Val_In_Out_InOut_or_Fut" $(CC) $(WARN) -I. -DCASE=4 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	run $(CC) $(WARN) -I. tests/compile/data_cap.c -o $(B)/compile/data_cap -pthread -lm; run ./$(B)/compile/data_cap; \
 	run $(CC) $(WARN) -I. tests/compile/two_units_a.c tests/compile/two_units_b.c -o $(B)/compile/two_units -pthread -lm; \
 	run ./$(B)/compile/two_units; \

@@ -366,7 +366,10 @@
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
 extern "C" {
 #else
-#define DAG__ARGS(...) ((dag_arg[]){__VA_ARGS__})
+/* Each argument must be a dag_arg (Val, In, Out, InOut, Fut...): a bare number would otherwise
+   fill an argument's first field by brace elision and be refused only at run time, with words
+   about something else. C++'s list refuses it already. */
+#define DAG__ARGS(...) ((dag_arg[]){DAG__MAP(dag_spawn_argument_must_be_Val_In_Out_InOut_or_Fut, __VA_ARGS__)})
 #endif
 
 /* >>results: one list builds the enum and the messages */
@@ -578,6 +581,11 @@ typedef struct dag_arg {
     dag_task task;       /* Fut */
     dag_data data;       /* registered data */
 } dag_arg;
+/* dag_spawn's arguments pass through this (as C, where it builds the argument array), so that
+   anything but a dag_arg stops the build here, by this name */
+#ifndef __cplusplus
+static inline dag_arg dag_spawn_argument_must_be_Val_In_Out_InOut_or_Fut(dag_arg a) { return a; }
+#endif
 
 enum { DAG__ARG_VALUE = 1, DAG__ARG_SPAN, DAG__ARG_DATA, DAG__ARG_FUTURE, DAG__ARG_LD };
 /* How a task uses a span or registered data: what In, Out and InOut give */
@@ -1865,6 +1873,7 @@ typedef struct dag__state {
     DAG__ATOMIC(dag__worker *) guests;         /* only ever grows at its head: walked without a lock (dag__guests) */
     dag__context *guest_contexts;
     DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    DAG__ATOMIC(int) first_vacant;              /* the thread that set up (worker 1) exited: the next one takes its place */
     DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     DAG__ATOMIC(int) fulfils_running;           /* dag_fulfill calls under way: dag_shutdown waits for them */
     DAG__ATOMIC(int) fulfils_closed;            /* set by dag_shutdown once every task has finished */
@@ -4221,6 +4230,17 @@ static void dag__domain_grow(dag__domain *d) {
     DAG_FREE(old);
 }
 
+/* Forgets every span (their last users have finished), keeping the memory for the next spawns. */
+static void dag__domain_clear(dag__worker *w, dag__domain *d) {
+    for (size_t i = 0; i < d->cap; i++)
+        if (d->table[i]) {
+            dag__entry_release(w, d, d->table[i]);
+            d->table[i] = NULL;
+        }
+    d->count = 0;
+    d->root = NULL;
+}
+
 static void dag__domain_destroy(dag__worker *w, dag__domain *d) {
     for (size_t i = 0; i < d->cap; i++)
         if (d->table[i]) dag__entry_release(w, d, d->table[i]);
@@ -6437,6 +6457,7 @@ dag_result dag_wait_all(void) {
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
         dag__region_release(w, root);
+        if (ctx->domain) dag__domain_clear(w, ctx->domain);   /* its tasks have finished: their spans order nothing now */
         atomic_store(&root->first_error, 0);
         atomic_store(&root->unseen, 0);
         atomic_store(&root->cancelled, 0);
@@ -6868,6 +6889,17 @@ static void dag__context_init(dag__context *c) {
 /* A thread outside the pool that spawns gets its own context and a worker
    record (no deque: its ready tasks go to the shared injection queue). */
 static void dag__guest_attach(void) {
+    if (atomic_load(&dag__g.first_vacant) && atomic_exchange(&dag__g.first_vacant, 0)) {
+        /* the thread that set up has exited: this one is worker 1 now, with the main context, so
+           that tasks pinned to thread 1 (or mailed to it) run and dag_num_threads stays true */
+        dag__worker *w = &dag__g.workers[0];
+        dag__tls_worker = w;
+        w->stack_base = dag__stack_here();
+        dag__tls_ctx = &dag__main_ctx;
+        dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
+        if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
+        return;
+    }
     dag__mutex_lock(&dag__g.guest_lock);
     dag__worker *w = dag__guests();
     while (w && !w->retired) w = w->next_guest;
@@ -6908,6 +6940,13 @@ static void dag__guest_exit(void *p) {
         dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) {
         atomic_fetch_sub(&dag__g.exits_running, 1);
         return;   /* shutting down, shut down since, or not this thread's */
+    }
+    if (w->index == 0) {   /* the thread that set up (worker 1): its place waits for the next thread */
+        dag__tls_worker = NULL;
+        dag__tls_ctx = NULL;
+        atomic_store(&dag__g.first_vacant, 1);
+        atomic_fetch_sub(&dag__g.exits_running, 1);
+        return;
     }
     dag__context *c = w->guest_ctx;
     dag__tls_ctx = c;
@@ -7118,6 +7157,8 @@ dag_result dag_setup(const dag_desc *desc) {
     if (!atomic_load(&dag__g.asymmetric_fence)) atomic_store(&dag__g.asymmetric_fence, dag__membarrier_register());
     dag__trace_setup(&d);
     dag__g.guest_key_ok = dag__tss_create(&dag__g.guest_key, dag__guest_exit) == 0;
+    if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, &dag__g.workers[0]);   /* its exit, too */
+    atomic_store(&dag__g.first_vacant, 0);
     dag__workers_start(d.num_threads);
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);

@@ -5,6 +5,7 @@
 
 DAG_TASK(void, say, (const char *, s)) { (void)s; }
 DAG_TASK(void, sum, (const double *, x)) { (void)x; }
+DAG_TASK(long, times_ten, (long, v)) { return v * 10; }
 
 int main(void) {
     double x[4] = {0, 0, 0, 0};
@@ -15,6 +16,8 @@ int main(void) {
     dag_spawn(sum, In(x));         /* a pointer without a count */
 #elif CASE == 3
     (void)dag_backend_status(DAG_BACKEND_CUDA);   /* the flag (built with -DDAG_BACKEND_CUDA), not DAG_CUDA */
+#elif CASE == 4
+    dag_spawn(times_ten, 1);       /* a number written as in a call: Val(1L) */
 #endif
     return 0;
 }
