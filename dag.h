@@ -2005,6 +2005,12 @@ static inline const char *dag__task_cause(dag__task *t);   /* why its input fail
 static inline void dag__task_fail(dag__task *t, int status, const char *cause);   /* quietly, unless already failed */
 static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of h's record, held (dag__cause_drop it);
                                                              NULL once it has gone */
+/* A result read for another rank, which the program's own fetch or release of it must not take
+   away: held from the spawn of its message on (false: its record has gone), then copied once the
+   task has finished (its status), unspent; a result not held is read where its region kept it. */
+static inline bool dag__result_hold(dag_task h);
+static int dag__result_copy(dag_task h, bool held, void *out, size_t size);
+static inline void dag__result_unhold(dag_task h);
 static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride);   /* false: none */
 static inline void dag__data_place(dag_data h, void *memory);   /* this rank's packed copy of h (NULL: none) */
 #if defined(DAG_BACKEND_MPI)
@@ -3025,6 +3031,9 @@ static inline const char *dag__handle_cause(dag_task h) {
     }
     return cause;
 }
+
+static inline bool dag__result_hold(dag_task h) { return h.ptr && dag__ref_handle(h); }
+static inline void dag__result_unhold(dag_task h) { dag__decref(dag__tls_worker, h.ptr); }
 
 /* A task that failed by itself: its cause, from its status and dag_fail's words. */
 static const char *dag__own_cause(dag__task *t, int status) {
@@ -5897,6 +5906,19 @@ dag_result dag_wait(dag_task h) {
     }
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
+}
+
+static int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
+    if (!held) {
+        dag__kept_view v;
+        if (!dag__kept_read(h, &v, out, size, DAG__KEPT_READ)) return DAG_ERR_STALE_HANDLE;
+        return v.status ? v.status : v.size == size ? DAG_OK : DAG_ERR_FETCH_SIZE;
+    }
+    dag__task *t = h.ptr;
+    int s = dag__wait_task(dag__tls_worker, t);
+    if (!s) s = atomic_load(&t->status);
+    if (!s) memcpy(out, dag__result_of(t), size);
+    return s;
 }
 
 bool dag_ready(dag_task h) {

@@ -863,18 +863,25 @@ DAG_TASK(void, mpi_send_outcome, (unsigned char *, buf), (size_t, bytes), (int, 
 }
 
 /* A task's result alone to another rank, for a Fut there; when it failed,
-   the failure instead (the receive then fails with its words). */
-DAG_TASK(void, mpi_send_value, (dag_task, t), (size_t, result_size), (int, to), (int, tag), (unsigned, epoch)) {
-    if (dag__mpi_gave_up(epoch)) return;
+   the failure instead (the receive then fails with its words). `held`: t's
+   record was held when this was spawned (dag__result_hold), so the program
+   may fetch or release t meanwhile: the value is read, not taken. */
+DAG_TASK(void, mpi_send_value, (dag_task, t), (int, held), (size_t, result_size), (int, to), (int, tag), (unsigned, epoch)) {
+    if (dag__mpi_gave_up(epoch)) {
+        if (held) dag__result_unhold(t);
+        return;
+    }
     unsigned char *buf = (unsigned char *)dag__xmalloc(result_size);
-    int status = dag_fetch_bytes(t, buf, result_size);
+    int status = dag__result_copy(t, held != 0, buf, result_size);
     if (status) {
         DAG_FREE(buf);
         const char *cause = dag__handle_cause(t);   /* NULL: its record has gone */
+        if (held) dag__result_unhold(t);
         dag__mpi_send_failure(to, tag, cause, status, DAG_OK);
         dag__cause_drop(cause);
         return;
     }
+    if (held) dag__result_unhold(t);
     MPI_Request request;
     MPI_Isend(buf, (int)result_size, MPI_BYTE, to, tag, dag__mpi.comm, &request);
     dag__mpi_track(request, dag__mpi_sending(dag_detach(), buf));
@@ -1197,8 +1204,9 @@ static dag_task dag__mpi_value_at(dag__mpi_task *e, int runs_on) {
         dag__mpi_count(e->rank, r, e->result_size);
         if (dag__mpi.simulated) {   /* decided and counted: no message */
         } else if (dag__mpi.rank == e->rank) {
-            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(e->result_size), Val(r), Val(tag),
-                                          Val(dag__mpi_era())));
+            int held = dag__result_hold(e->local);
+            DAG__MPI_LOCAL(dag_spawn_with(&dag__mpi_on_cpu, mpi_send_value, Val(e->local), Val(held), Val(e->result_size), Val(r),
+                                          Val(tag), Val(dag__mpi_era())));
         } else if (dag__mpi.rank == r) {
             dag_arg a[4] = { DAG_VAL(e->rank), DAG_VAL(tag), DAG_VAL(e->result_size), DAG_VAL(dag__mpi_era()) };
             DAG__MPI_LOCAL(e->value = dag_spawn_desc(dag__mpi_value_desc(e->desc), a, 4, &dag__mpi_on_cpu));

@@ -189,6 +189,39 @@ TEST(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it) 
     agree_on_failures();
 }
 
+/* The program fetches or releases the producer right after spawning its
+   consumer on another rank (valid on one node): the consumer still gets
+   the value, and the program's fetch gets it too. */
+DAG_TASK(double, slow_value, (double, s)) {
+    double x = s;
+    for (int i = 0; i < 200000; i++) x = x * 1.0000001 - 0.0000001 * s;
+    return s + 0 * x;
+}
+TEST(a_producer_fetched_or_released_while_a_consumer_on_another_rank_waits_still_gives_it_the_value) {
+    setup(2);
+    int last = dag_num_ranks() - 1;
+    dag_options on0, on_last;
+    memset(&on0, 0, sizeof on0);
+    on0.scope.rank = DAG_RANK(0);
+    on_last = on0;
+    on_last.scope.rank = DAG_RANK(last);
+    for (int c = 0; c < 6; c++) {
+        dag_task a = dag_spawn_with(&on_last, slow_value, Val(c + 1.0));
+        dag_task b = dag_spawn_with(&on0, plus_one, Fut(a));
+        double va = 0, vb = 0;
+        if (c % 2) {
+            CHECK_EQ_INT(dag_fetch(a, &va), DAG_OK);
+            CHECK(va == c + 1.0);
+        } else {
+            CHECK_EQ_INT(dag_release(a), DAG_OK);
+        }
+        CHECK_EQ_INT(dag_fetch(b, &vb), DAG_OK);
+        CHECK(vb == c + 2.0);
+    }
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    agree_on_failures();
+}
+
 /* ---- divergence is an error on every rank, not a hang -------------------------------- */
 DAG_TASK(void, step_a, (double *, x)) { x[0] += 1; }
 DAG_TASK(void, step_b, (double *, x)) { x[0] += 2; }
@@ -969,6 +1002,7 @@ int main(int argc, char **argv) {
     RUN_ALL(random_programs_over_spans_owned_by_random_ranks_equal_the_sequential_run);
     RUN_ALL(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank);
     RUN_ALL(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it);
+    RUN_ALL(a_producer_fetched_or_released_while_a_consumer_on_another_rank_waits_still_gives_it_the_value);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
