@@ -348,6 +348,11 @@ static int dag__mpi_give_up(dag__mpi_request *let_go) {
     atomic_store(&dag__mpi.diverged, 1);
     for (int i = 0; i < dag__mpi.num_requests; i++) {
         dag__mpi_request *q = &dag__mpi.requests[i];
+        if (dag__mpi.request_array[i] == MPI_REQUEST_NULL) {   /* MPI freed it on an error (dag__mpi_test_some) */
+            let_go[count] = *q;
+            let_go[count++].status = DAG_ERR_DIVERGED;
+            continue;
+        }
         if (q->incoming) {
             if (!q->cancelled) MPI_Cancel(&dag__mpi.request_array[i]);
             q->cancelled = 1;
@@ -656,12 +661,20 @@ static bool dag__mpi_completed(dag__mpi_request *f, MPI_Status *status, int rc) 
     return false;
 }
 
+/* With the lock held: request `index` leaves the list, the last in its place. */
+static void dag__mpi_request_drop(int index) {
+    int last = --dag__mpi.num_requests;
+    dag__mpi.requests[index] = dag__mpi.requests[last];
+    dag__mpi.request_array[index] = dag__mpi.request_array[last];
+    dag__mpi.requests[index].request = dag__mpi.request_array[index];
+}
+
 /* With the lock held: up to `most` requests that MPI completed leave the
    list for `finished` (their events are fulfilled after the unlock). */
 static int dag__mpi_test_some(dag__mpi_request *finished, int most) {
     int count = 0;
     while (count < most && dag__mpi.num_requests) {
-        int index = MPI_UNDEFINED, flag = 0, last = dag__mpi.num_requests - 1;
+        int index = MPI_UNDEFINED, flag = 0;
         MPI_Status status;
         int rc = MPI_Testany(dag__mpi.num_requests, dag__mpi.request_array, &index, &flag, &status);
         if (!flag || index == MPI_UNDEFINED) break;
@@ -671,10 +684,18 @@ static int dag__mpi_test_some(dag__mpi_request *finished, int most) {
             continue;
         }
         finished[count++] = *q;
-        dag__mpi.requests[index] = dag__mpi.requests[last];   /* the last in its place */
-        dag__mpi.request_array[index] = dag__mpi.request_array[last];
-        dag__mpi.requests[index].request = dag__mpi.request_array[index];
-        dag__mpi.num_requests = last;
+        dag__mpi_request_drop(index);
+        /* On an error (a message that did not fit: the ranks diverged) Open MPI frees every request
+           in error, but names one: the others are MPI_REQUEST_NULL now, never to complete. */
+        for (int i = 0; rc != MPI_SUCCESS && i < dag__mpi.num_requests && count < most;) {
+            if (dag__mpi.request_array[i] != MPI_REQUEST_NULL) {
+                i++;
+                continue;
+            }
+            finished[count] = dag__mpi.requests[i];
+            finished[count++].status = DAG_ERR_DIVERGED;
+            dag__mpi_request_drop(i);
+        }
     }
     return count;
 }

@@ -343,6 +343,29 @@ TEST(a_reduction_skipped_by_one_rank_is_a_divergence_on_every_rank) {
     agree_on_failures();
 }
 
+/* Rank 0 alone collects the array (an SPMD slip): the ranks' messages do not fit their
+   receives, MPI frees several requests at once on the error, and the job died in MPI_Cancel.
+   Now: DAG_ERR_DIVERGED where the collect is made, at the others' next collective end, and
+   a sum made by all is right again. */
+TEST(a_collect_made_by_one_rank_alone_is_a_divergence_not_an_abort) {
+    setup(2);
+    int me = dag_rank();
+    dag_array *a = dag_array_fill(DAG_F64, 20, 20, dag_blocks(5, 5), 2.0);
+    CHECK(a != NULL);
+    static double host[400];
+    double s = 0;
+    if (me == 0) CHECK_EQ_INT(dag_array_collect(a, host, DAG_COL_MAJOR, 20), DAG_ERR_DIVERGED);
+    else CHECK_EQ_INT(dag_array_sum(a, &s), DAG_ERR_DIVERGED);
+    dag_result again = dag_array_sum(a, &s);   /* one more collective end may still report it */
+    if (again) CHECK_EQ_INT(again, DAG_ERR_DIVERGED);
+    s = 0;
+    CHECK_ON_EVERY_RANK(dag_array_sum(a, &s), DAG_OK);
+    CHECK(s == 800);
+    dag_array_free(a);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* ---- the divergence tester: random SPMD programs, one rank deviating once ---------------- */
 /* A program is a list of calls in blocks, each block ended by a
    DAG_DATADEPS, a DAG_SEQUENTIAL or a dag_wait_all. A call is a spawn over
@@ -629,6 +652,7 @@ int main(int argc, char **argv) {
         RUN_CASE(after_a_failure_every_rank_reads_what_one_nodes_memory_holds);
         RUN_CASE(a_divergence_in_span_size_names_the_size_of_each_rank);
         RUN_CASE(a_reduction_skipped_by_one_rank_is_a_divergence_on_every_rank);
+        RUN_CASE(a_collect_made_by_one_rank_alone_is_a_divergence_not_an_abort);
         RUN_CASE(random_programs_with_one_deviating_rank_diverge_on_every_rank_and_the_others_give_the_serial_answer);
         printf("divergence tester on %d ranks:", size);
         for (int d = D_NONE; d < D_EXIT; d++) printf("%s %d %s", d ? "," : "", tester_counts[d], d ? deviation_name[d] : "without a deviation");
