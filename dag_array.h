@@ -1262,8 +1262,9 @@ dag_array *dag_array_identity(dag_elem type, int64_t rows, int64_t cols, dag_blo
 /* >>host copies: a tile to or from a host matrix (to_tile: into the tile) */
 DAG_TASK(void, dag__array_copy_tile, (void *, t), (int64_t, tld), (void *, host), (int64_t, rows), (int64_t, cols),
          (int64_t, ld), (int, row_major), (int, elem), (int, to_tile)) {
-    if (!host) {   /* over ranks: this rank's matrix is missing, and the others go on (see below) */
-        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array: no host memory on rank %d", dag_rank());
+    if (!host || row_major < 0) {   /* over ranks: this rank's matrix is missing or refused, and the others go on (see below) */
+        dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_array: %s on rank %d",
+                 !host ? "no host memory" : "a bad layout or a leading dimension under the array's", dag_rank());
         return;
     }
     for (int64_t j = 0; j < cols; j++)
@@ -1283,23 +1284,27 @@ static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layo
                                        const char *who) {
     dag__array_where where = dag__array_where_now(who);
     if (where.status) return where.status;
-    bool here = rank < 0 || rank == dag_rank();   /* this rank's host matrix takes part */
-    if (!a || (here && !host && !dag__ranks()) || (layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
-        ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols) || rank >= dag_num_ranks()) {
+    /* this rank's host matrix takes part: only there do its memory, layout and ld mean something */
+    bool here = rank < 0 || rank == dag_rank();
+    bool bad_shape = a && here && ((layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
+                                   ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols));
+    if (!a || rank >= dag_num_ranks() || (here && (!host || bad_shape))) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s (layout %d, ld %lld, rank %d of %d)", who,
-                !a ? "no array" : here && !host ? "no host memory" : rank >= dag_num_ranks() ? "no such rank"
+                !a ? "no array" : rank >= dag_num_ranks() ? "no such rank" : !host ? "no host memory"
                 : "a bad layout or a leading dimension under the array's", (int)layout, (long long)ld, rank,
                 dag_num_ranks());
-        return DAG_ERR_INVALID_ARGUMENT;
+        /* over ranks a rank's own mistake must not keep it out of the collective spawns: its copies fail there */
+        if (!a || rank >= dag_num_ranks() || !dag__ranks()) return DAG_ERR_INVALID_ARGUMENT;
     }
     if (rank >= 0) where.cpu.scope.rank = DAG_RANK(rank);
-    int row_major = layout == DAG_ROW_MAJOR;
+    int row_major = bad_shape ? -1 : layout == DAG_ROW_MAJOR;
     DAG_DATADEPS {
         for (int64_t j = 0; j < a->nt; j++)
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
                 dag_array_tile_size(a, i, j, &r, &c);
-                void *h = here && host ? (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem : NULL;
+                void *h = !here || !host || row_major < 0 ? (here ? host : NULL)
+                          : (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
                 dag_arg tile = dag_arg_data(!to_tile ? DAG_ACCESS_IN : a->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT,   /* a view: a part */
                                              a->handle[i + j * a->mt]);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),

@@ -991,6 +991,22 @@ TEST(bad_grids_and_ranks_of_distributed_arrays_are_refused_by_name) {
     CHECK_EQ_INT(dag_array_collect_on(0, A, dag_rank() == 0 ? NULL : x, DAG_COL_MAJOR, 4), DAG_ERR_INVALID_ARGUMENT);
     CHECK(dag_rank() != 0 || strstr(last_log, "no host memory") != NULL);
     CHECK_EQ_INT(dag_array_collect(A, x, DAG_COL_MAJOR, 4), DAG_OK);   /* and the array is still whole */
+    /* the ranks that pass no matrix pass no leading dimension either (0): nothing is refused */
+    double y[16];
+    CHECK_EQ_INT(dag_array_collect_on(0, A, dag_rank() == 0 ? y : NULL, DAG_COL_MAJOR, dag_rank() == 0 ? 4 : 0), DAG_OK);
+    CHECK(dag_rank() != 0 || memcmp(x, y, sizeof y) == 0);
+    dag_array *B = dag_array_from_host_on(0, DAG_F64, 4, 4, dag_blocks(2, 2), dag_rank() == 0 ? x : NULL, DAG_COL_MAJOR,
+                                          dag_rank() == 0 ? 4 : 0);
+    CHECK(B != NULL);
+    double sa = 0, sb = 0;
+    CHECK_EQ_INT(dag_array_sum(A, &sa), DAG_OK);
+    CHECK_EQ_INT(dag_array_sum(B, &sb), DAG_OK);
+    CHECK(sa == sb);
+    dag_array_free(B);
+    /* a bad leading dimension on the rank that gathers: refused there, and every rank says so */
+    CHECK_EQ_INT(dag_array_collect_on(0, A, dag_rank() == 0 ? y : NULL, DAG_COL_MAJOR, dag_rank() == 0 ? 3 : 0),
+                 DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_rank() != 0 || strstr(last_log, "leading dimension") != NULL);
     CHECK_EQ_INT(dag_array_tile_rank(A, 2, 0), -1);
     dag_array_free(A);
     dag_shutdown();
