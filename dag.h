@@ -2009,7 +2009,7 @@ static inline const char *dag__handle_cause(dag_task h);   /* dag__task_cause of
    away: held from the spawn of its message on (false: its record has gone), then copied once the
    task has finished (its status), unspent; a result not held is read where its region kept it. */
 static inline bool dag__result_hold(dag_task h);
-static int dag__result_copy(dag_task h, bool held, void *out, size_t size);
+static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size);
 static inline void dag__result_unhold(dag_task h);
 static inline bool dag__data_shape(dag_data h, void **ptr, size_t *rows, size_t *width, size_t *stride);   /* false: none */
 static inline void dag__data_place(dag_data h, void *memory);   /* this rank's packed copy of h (NULL: none) */
@@ -5908,7 +5908,7 @@ dag_result dag_wait(dag_task h) {
     return (dag_result)s;
 }
 
-static int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
+static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
     if (!held) {
         dag__kept_view v;
         if (!dag__kept_read(h, &v, out, size, DAG__KEPT_READ)) return DAG_ERR_STALE_HANDLE;
@@ -6017,13 +6017,15 @@ static DAG__NOINLINE dag_result dag__stale(const char *call) {
 }
 
 /* dag_fetch after the task's region ended: the kept result. */
-static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t size) {
+static dag_result dag__fetch_kind_refused(const char *name, int tag, int result_tag);
+static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t size, int tag) {
     dag__kept_view v;
     if (!dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) return dag__stale("dag_fetch");
     if (v.status) return (dag_result)v.status;
     if (size != v.size || !out)
         return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %u bytes",
                                     out ? size : 0, v.size);
+    if (dag__kinds_differ(tag, v.tag)) return dag__fetch_kind_refused("a task whose region has ended", tag, v.tag);
     return dag__kept_read(h, &v, out, size, DAG__KEPT_TAKE) ? DAG_OK : DAG_ERR_STALE_HANDLE;
 }
 
@@ -6171,7 +6173,7 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
     dag__worker *w = dag__tls_worker;
     dag__task *t = out ? dag__retained_take(ctx, h, size, tag, true) : NULL;
     if (DAG__LIKELY(t != NULL)) return dag__fetch_live(w, ctx, t, h, true, out, size);
-    if (!dag__ref_handle(h)) return dag__fetch_kept(h, out, size);
+    if (!dag__ref_handle(h)) return dag__fetch_kept(h, out, size, tag);
     t = h.ptr;
     if (out && size == t->desc->result_size && dag__kinds_differ(tag, t->desc->result_tag)) {
         dag_result e = dag__fetch_kind_refused(dag__task_name(t), tag, t->desc->result_tag);
@@ -6184,7 +6186,7 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
                      size == t->desc->result_size;
         if (takes) ended = atomic_fetch_or_explicit(&t->ended, 2, memory_order_acq_rel);
         dag__decref(w, t);
-        return ended == 1 ? dag__fetch_kept(h, out, size) : dag__stale("dag_fetch");
+        return ended == 1 ? dag__fetch_kept(h, out, size, tag) : dag__stale("dag_fetch");
     }
     if (size != t->desc->result_size || !out) {
         int s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
