@@ -6069,11 +6069,12 @@ dag_result dag_release(dag_task h) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) {   /* a void task keeps nothing but its failure, which goes now */
+        int before = 0;
         if (dag__ref_handle(h)) {
-            atomic_fetch_or(&h.ptr->ended, 2);
+            before = atomic_fetch_or(&h.ptr->ended, 2);
             dag__decref(dag__tls_worker, h.ptr);
         }
-        return DAG_OK;
+        return (before & 2) ? DAG_ERR_STALE_HANDLE : DAG_OK;   /* released already (no log, as below) */
     }
     dag__task *t = dag__retained_take(ctx, h, 0, 0, false);
     if (t) {   /* the region's reference, handed over */
@@ -6841,6 +6842,12 @@ static void dag__desc_defaults(dag_desc *d) {
     dag__g.desc.logger = d->logger;
     dag__g.desc.log_level = d->log_level = dag__log_level(d->log_level);
     dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
+    /* 0 means "choose"; a negative count or one past the cap is said, as the environment's are */
+    if (d->num_threads < 0 || d->num_threads > 1024)
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_desc.num_threads = %d: not in 1..1024; %s", d->num_threads,
+                d->num_threads < 0 ? "chosen as for 0" : "1024 instead");
+    if (d->throttle < 0)
+        dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "dag_desc.throttle = %d: negative; 64 instead", d->throttle);
     if (d->num_threads <= 0) d->num_threads = dag__env_int("DAG_NUM_THREADS", 1, 1024);
     if (d->num_threads <= 0) d->num_threads = dag__g.cores;
     if (d->num_threads > 1024) d->num_threads = 1024;
@@ -7212,9 +7219,9 @@ static dag_result dag__shutdown_drain(dag__worker *w) {
     if (DAG__HAS_MPI) dag__mpi_region_ending(&dag__main_ctx, DAG__MPI_END_SHUTDOWN);   /* each rank's data home first */
     if (dag__main_ctx.root) {
         dag__tls_ctx = &dag__main_ctx;
-        dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
+        int unbalanced = dag__close_abandoned(w, &dag__main_ctx, dag__main_ctx.root, "dag_shutdown");
         dag__drain(w, dag__main_ctx.root);
-        res = (dag_result)dag__region_error(dag__main_ctx.root);
+        res = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : dag__region_error(dag__main_ctx.root));   /* as dag_wait_all */
     }
     for (dag__worker *g = dag__guests(); g; g = g->next_guest) {
         dag__mutex_lock(&dag__g.guest_lock);
