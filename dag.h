@@ -5329,6 +5329,12 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         return error;
     bool none = !base || !width || !rows;   /* no bytes: nothing to order */
     if (DAG__UNLIKELY(none)) {
+        if (DAG__VALIDATE && !base && width && a->kind == DAG__ARG_DATA) {
+            sa->detail = "the dag_data handle has no memory on this rank: another rank owns it, and a spawn made "
+                         "on one rank alone (in a task body, or on a thread of the program's own) cannot move a "
+                         "rank's data; spawn it from the thread that set up, on every rank";
+            return DAG_ERR_NULL_SPAN;
+        }
         if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
         if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
     }
