@@ -5496,6 +5496,25 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
 }
 
 /* A bad argument: said (once per region), the record given back. */
+/* A kernel's span passed Out or InOut for a parameter that points to const: the kernel cannot write
+   it, and on a device an Out span is not copied in but is copied back, over the host's bytes. */
+static DAG__NOINLINE int dag__kernel_writes_const(const dag_task_desc *desc, const dag_arg *args, int num_args, int *bad,
+                                                  dag__spawn_args *sa) {
+    for (int i = 0; i < num_args; i++) {
+        const char *decl = desc->params[i].decl, *star = decl ? strchr(decl, '*') : NULL;
+        if ((args[i].kind != DAG__ARG_SPAN && args[i].kind != DAG__ARG_DATA) || !(args[i].mode & DAG_ACCESS_OUT) || !star)
+            continue;
+        for (const char *c = strstr(decl, "const"); c && c < star; c = strstr(c + 5, "const"))
+            if ((c == decl || c[-1] == ' ' || c[-1] == '(') && (c[5] == ' ' || c[5] == '*')) {
+                *bad = i;
+                sa->detail = "Out or InOut for a parameter that points to const: the kernel cannot write it (and "
+                             "on a device its bytes would come back unwritten); pass In, or drop the const";
+                return DAG_ERR_ARG_TYPE;
+            }
+    }
+    return 0;
+}
+
 static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
                                                 const dag_task_desc *desc, const dag_arg *args, int bad, int error,
                                                 const dag__spawn_args *sa, bool ld_ambiguous) {
@@ -5667,6 +5686,7 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
     if (DAG__UNLIKELY(sa.num_lds) && !error)
         error = dag__resolve_lds(desc, args, num_args, packed, sa.spans, sa.elems, sa.num_spans, sa.span_of_param, &bad,
                                  &ld_ambiguous);
+    if (DAG__UNLIKELY(desc->kernel) && !error) error = dag__kernel_writes_const(desc, args, num_args, &bad, &sa);
     if (DAG__UNLIKELY(error)) return dag__spawn_refused(w, r, t, undeferred, desc, args, bad, error, &sa, ld_ambiguous);
     if (DAG__UNLIKELY(devices) && (sa.num_spans || desc->kernel))
         dag__plan_attach(w, t, args, num_args, sa.spans, sa.modes, sa.elems, sa.num_spans, sa.span_of_param, &opt->scope);
@@ -5906,10 +5926,8 @@ dag_result dag_wait(dag_task h) {
         s = atomic_load(&t->status);
     }
     if (s) dag__failure_seen(t, s);
-    if (!dag__tls_ctx->task) {
-        int e = dag__devices_settle(false, true);   /* the program may read what it wrote */
-        if (!s) s = e;
-    }
+    int e = dag__devices_settle(false, !dag__tls_ctx->task);   /* the program or the body may read what it wrote */
+    if (!s) s = e;
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
 }
@@ -6108,7 +6126,7 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
                                   size_t size) {
     int s = dag__wait_task(w, t);
     if (!s) s = atomic_load_explicit(&t->status, memory_order_relaxed);
-    if (!s && !ctx->task) s = dag__devices_settle(false, true);   /* before the claim: its error leaves the result */
+    if (!s && DAG__UNLIKELY(dag__devices_used())) s = dag__devices_settle(false, !ctx->task);   /* before the claim: its error leaves the result */
     if (DAG__UNLIKELY(s)) dag__failure_seen(t, s);
     if (held && s) {
         dag__retain(w, ctx->top->counter, t);   /* back where it was: the handle still tells */
@@ -6401,7 +6419,7 @@ dag_result dag_region_end(dag_region token) {
     if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
         dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
     int err = dag__region_close(w, ctx, r);
-    if (datadeps) {   /* host memory current again */
+    if (waits) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
     }

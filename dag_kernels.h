@@ -127,6 +127,15 @@ static inline size_t dag__kernel_chunks(size_t n) {
     return c ? c : 1;
 }
 
+/* A kernel run on the CPU splits into chunks, which are CPU tasks whatever scope the kernel's
+   spawn named (one naming devices alone sends a kernel here when its spans overlap). */
+static inline dag_options dag__kernel_chunk_options(void) {
+    dag_options o;
+    memset(&o, 0, sizeof o);
+    o.scope.all_threads = 1;
+    return o;
+}
+
 #define DAG__KVAL(p) DAG_VAL(DAG__PN(p))
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -171,8 +180,9 @@ static inline size_t dag__kernel_chunks(size_t n) {
         { DAG__BACKENDS_K(DAG__NATIVE_REF, name) }, libraries }; \
     DAG_TASK(void, name##__cpu, (size_t, dag__n), DAG__EXPAND params) { \
         size_t dag__chunks = dag__kernel_chunks(dag__n); \
+        dag_options dag__on_cpu = dag__kernel_chunk_options(); \
         for (size_t dag__c = 0; dag__c < dag__chunks; dag__c++) \
-            dag_spawn(name##__chunk, DAG_VAL(dag__n * dag__c / dag__chunks), \
+            dag_spawn_with(&dag__on_cpu, name##__chunk, DAG_VAL(dag__n * dag__c / dag__chunks), \
                       DAG_VAL(dag__n * (dag__c + 1) / dag__chunks), DAG__MAP(DAG__KVAL, DAG__EXPAND params)); \
     } \
     enum { name##__nparams = name##__cpu__nparams }; \

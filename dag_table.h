@@ -127,7 +127,8 @@ typedef struct dag_table_csv_options {
    (over MPI every rank reads its own chunks of the file: a shared file
    system). options may be NULL. */
 dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *options);
-/* A header, then the rows in order; missing values are empty fields,
+/* A header, then the rows in order; missing values are empty fields (quoted in a table of one
+   column, whose line would otherwise be blank),
    strings are quoted when they hold the delimiter, a quote or a line end
    (or are empty), doubles are written to read back exactly. Over MPI each
    owner writes its partitions at their offsets (a shared file system).
@@ -1048,8 +1049,8 @@ static bool dag__table_wrap_part(dag_table *t, const dag_table_column *cols, int
 dag_table *dag_table_wrap_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
     dag_wait_all();
     if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
-    prows = dag__table_pad8(prows);
     if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_wrap_columns")) return NULL;
+    prows = dag__table_pad8(prows);   /* (after the check: a negative count would round to 0) */
     for (int c = 0; c < ncols; c++)
         if (rows && (!cols[c].values || (cols[c].type == DAG_TABLE_STR && !cols[c].chars))) {
             dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_wrap_columns: column '%s' has no values", cols[c].name);
@@ -1282,10 +1283,13 @@ static int dag__table_format_real(char *buf, size_t size, double v, bool single)
     }
     return n;
 }
-static void dag__text_field(dag__table_text *x, const dag_table_column *col, int64_t i, char delim) {
+static void dag__text_field(dag__table_text *x, const dag_table_column *col, int64_t i, char delim, bool alone) {
     char buf[64];
     int n = 0;
-    if (!dag__table_bit(col->valid, i)) return;   /* missing: an empty field */
+    if (!dag__table_bit(col->valid, i)) {   /* missing: an empty field; the only one of its line quoted, or the line */
+        if (alone) dag__text_put(x, "\"\"", 2);   /* would be blank, which readers skip */
+        return;
+    }
     switch (col->type) {
     case DAG_TABLE_I32: n = snprintf(buf, sizeof buf, "%d", (int)((const int32_t *)col->values)[i]); break;
     case DAG_TABLE_I64: n = snprintf(buf, sizeof buf, "%lld", (long long)((const int64_t *)col->values)[i]); break;
@@ -1329,7 +1333,7 @@ static void dag__table_format_unit(dag__table_job *job, int64_t p, int64_t *meta
     }
     for (int64_t i = 0; i < v.rows; i++)
         for (int c = 0; c < v.num_columns; c++) {
-            dag__text_field(x, &cols[c], i, w->delim);
+            dag__text_field(x, &cols[c], i, w->delim, v.num_columns == 1);
             dag__text_put(x, c + 1 < v.num_columns ? &w->delim : "\n", 1);
         }
     DAG_FREE(cols);
@@ -1352,7 +1356,7 @@ static void dag__table_header_unit(dag__table_job *job, int64_t u, int64_t *meta
         int64_t off[2] = { 0, (int64_t)strlen(w->t->names[c]) };
         uint8_t valid = 1;
         name.type = DAG_TABLE_STR, name.values = off, name.chars = w->t->names[c], name.valid = &valid;
-        dag__text_field(&x, &name, 0, w->delim);
+        dag__text_field(&x, &name, 0, w->delim, false);
         dag__text_put(&x, c + 1 < w->t->ncols ? &w->delim : "\n", 1);
     }
     meta[0] = x.n;

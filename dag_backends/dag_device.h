@@ -212,6 +212,7 @@ typedef struct dag__device {
     int ordinal;                             /* dag.h's number within its backend, from 0 (DAG_DEVICES may skip some) */
     int native;                              /* the backend's own index, which its calls take */
     size_t limit, used, pooled;
+    size_t peak_used;                        /* the most in use at once: the pool holds no more (dag__rep_drop) */
     size_t max_alloc;                        /* bytes one buffer may have (0: up to limit) */
     int lanes;                               /* its queues (1: one in-order queue) */
     int next_lane;                           /* the kernel lane a task starting a new chain gets */
@@ -531,6 +532,17 @@ static void dag__rep_drop(dag__replica *r, int d, bool release) {
         b->next = dv->pool;
         dv->pool = b;
         dv->pooled += bytes;
+        /* buffers come back for reuse at their size: a program whose sizes keep changing would
+           grow the pool without end, so it keeps no more than the device ever had in use, the
+           oldest going first (a free waits for the device) */
+        while (dv->pooled > dv->peak_used && dv->pool->next) {
+            dag__buffer **last = &dv->pool;
+            while ((*last)->next) last = &(*last)->next;
+            dv->pooled -= (*last)->bytes;
+            dv->ops->free(dv->native, (*last)->buf);
+            DAG_FREE(*last);
+            *last = NULL;
+        }
     }
     r->buf[d] = NULL;
     memset(&r->order[d], 0, sizeof r->order[d]);
@@ -581,7 +593,7 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, in
             dv->pooled -= bytes;
             dv->used += bytes;
             DAG_FREE(b);
-            return 0;
+            return 0;   /* (no more in use than when it was pooled: the peak stands) */
         }
     if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
     while (dv->used + dv->pooled + bytes > dv->limit)
@@ -594,6 +606,7 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, in
         if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
     }
     dv->used += bytes;
+    if (dv->used > dv->peak_used) dv->peak_used = dv->used;
     return 0;
 }
 
@@ -623,10 +636,12 @@ static int dag__dev_take_async_error(int d) {
     return code ? dag__dev_error(d, "a command queued by a task that had finished", code) : 0;
 }
 
-/* Region ends, dag_wait from the program, dag_synchronize: every replica
-   only a device holds goes home (resident ones only when `all`). When the
-   program takes the memory back (`forget`), the device copies of ordinary
-   spans go too, since the program may now change the host bytes. */
+/* Region ends, dag_wait, dag_synchronize: every replica only a device
+   holds goes home (resident ones only when `all`), and the host bytes are
+   the truth again, since the program (or the body that waited) may now
+   change them: the device copies of what went home are stale from here.
+   When the program takes the memory back (`forget`), those of ordinary
+   spans go altogether. */
 static void dag__model_poll(int d, bool wait);
 static int dag__devices_settle(bool all, bool forget) {
     if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
@@ -642,14 +657,16 @@ static int dag__devices_settle(bool all, bool forget) {
     size_t keep = 0;   /* a second pass: write-backs look at the whole table */
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
-        if (forget && !r->resident && (r->valid & 1)) {
-            dag__rep_wait_readers(r);
+        bool home = (all || !r->resident) && (r->valid & 1);
+        if (home) dag__rep_wait_readers(r);   /* uploads read the host bytes the program may change now */
+        if (home && forget && !r->resident) {
             for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
             dag__rep_unpin(r);
             DAG_FREE(r);
-        } else {
-            dag__dv.reps[keep++] = r;
+            continue;
         }
+        if (home) r->valid = 1u;   /* its buffers stay, for the next upload */
+        dag__dv.reps[keep++] = r;
     }
     dag__dv.num_reps = keep;
     if (forget) {
@@ -1361,6 +1378,10 @@ static int dag__data_home(const dag__data_slot *s, int how) {
     dag__mutex_lock(&dag__dv.lock);
     dag__replica *r = dag__data_replica(s);
     int e = r && how != DAG__HOME_DISCARD ? dag__rep_write_back(r) : 0;
+    if (r && how == DAG__HOME_KEEP && !e && r->valid != 1u) {   /* the program may write through the pointer */
+        dag__rep_wait_readers(r);
+        r->valid = 1u;
+    }
     if (r && how != DAG__HOME_KEEP && !e) {
         dag__rep_wait_readers(r);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);

@@ -604,6 +604,93 @@ TEST(resident_data_stays_on_its_device_between_regions) {
     CHECK(y[7] == 4.0);
 }
 
+/* Every wait brings the devices' writes home, and after it the host bytes are the truth:
+   the end of a DAG_SEQUENTIAL, a dag_wait or a region's end inside a task's body, and a
+   resident span read through dag_data_pointer or dag_synchronize, then written by the host. */
+static double body_seen[3];
+DAG_TASK(void, waits_for_its_kernels, (double *, y), (double *, z)) {
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
+    dag_task t = dag_spawn_with(&on, DAG_LAUNCH(add_one, 100), InOut(y, 100));
+    dag_wait(t);
+    body_seen[0] = y[0];
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, 100), InOut(z, 100)); }
+    body_seen[1] = z[0];
+    z[0] = 100;   /* the body's own write: the next kernel must see it */
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, 100), InOut(z, 100)); }
+    body_seen[2] = z[0];
+}
+TEST(every_wait_brings_device_writes_home_and_later_host_writes_count) {
+    if (expect_devices <= 0) return;
+    enum { N = 100 };
+    static double y[N], z[N], w[N];
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
+    DAG_SEQUENTIAL {
+        dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(y, N));
+        dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(y, N));
+    }
+    CHECK(y[0] == 2.0 && y[N - 1] == 2.0);
+    y[0] = 100;
+    DAG_SEQUENTIAL { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(y, N)); }
+    CHECK(y[0] == 101.0 && y[1] == 3.0);
+    memset(y, 0, sizeof y);
+    CHECK_EQ_INT(dag_wait(dag_spawn(waits_for_its_kernels, Val(&y[0]), Val(&z[0]))), DAG_OK);
+    CHECK(body_seen[0] == 1.0 && body_seen[1] == 1.0 && body_seen[2] == 101.0);
+    CHECK(z[0] == 101.0 && z[1] == 2.0);
+    /* resident: written through dag_data_pointer, then after dag_synchronize */
+    for (int i = 0; i < N; i++) w[i] = 0;
+    dag_data h = dag_data_register_resident(w, N, sizeof(double));
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
+    double *p = (double *)dag_data_pointer(h);
+    CHECK(p == w && w[0] == 1.0);
+    p[0] = 100;
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
+    CHECK_EQ_INT(dag_synchronize(DAG_OPENCL), DAG_OK);
+    CHECK(w[0] == 101.0 && w[1] == 2.0);
+    w[5] = 50;
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, N), InOut(h)); }
+    CHECK_EQ_INT(dag_data_unregister(h), DAG_OK);
+    CHECK(w[5] == 51.0 && w[0] == 102.0);
+}
+
+/* A kernel whose spans overlap runs on the CPU, whatever its scope names (its chunks are CPU
+   tasks); one whose parameter points to const cannot be passed Out. */
+DAG_KERNEL(plus_one_into, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)), size_t i = DAG_INDEX(); y[i] = x[i] + 1.0;)
+TEST(overlapping_spans_run_on_the_cpu_and_out_for_a_const_parameter_is_refused) {
+    if (expect_devices <= 0) return;
+    enum { N = 100 };
+    static double z[2 * N], x[N], y[N];
+    for (int i = 0; i < 2 * N; i++) z[i] = i;
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
+    CHECK_EQ_INT(dag_wait(dag_spawn_with(&on, DAG_LAUNCH(plus_one_into, N), In(z, N), Out(z + N / 2, N))), DAG_OK);
+    CHECK(z[N / 2 + 10] == 11.0 || z[N / 2 + 10] == N / 2 + 11.0);   /* the chunks' order decides */
+    for (int i = 0; i < N; i++) x[i] = i;
+    dag_task t = dag_spawn_with(&on, DAG_LAUNCH(plus_one_into, N), Out(x, N), Out(y, N));
+    CHECK(t.ptr == NULL);
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_ARG_TYPE);
+    CHECK(strstr(last_error, "points to const") != NULL);
+    CHECK(x[3] == 3.0);
+    CHECK_EQ_INT(dag_wait_all(), DAG_ERR_ARG_TYPE);
+}
+
+/* Buffers come back to a pool for reuse at their size; spans of a new size every time must not
+   grow it past what the device ever held at once. */
+TEST(the_buffer_pool_stays_bounded_when_every_span_has_a_new_size) {
+    if (expect_devices <= 0) return;
+    enum { MOST = 1 << 16 };
+    static double y[MOST];
+    dag_shutdown();   /* a fresh set-up: the pool keeps up to the most a device has held, since set-up */
+    setup(0);
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
+    dag_memory_info m;
+    for (int it = 0; it < 60; it++) {
+        size_t n = MOST / 2 + (size_t)(it * 997) % (MOST / 2);
+        DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(add_one, n), InOut(y, n)); }
+    }
+    CHECK_EQ_INT(dag_memory_stats(DAG_OPENCL, 1, &m), DAG_OK);
+    CHECK(m.pool <= (size_t)MOST * sizeof(double));
+    CHECK(y[0] == 60.0);
+}
+
 /* >>differential test of the device layer: random programs of kernels and
    CPU tasks over overlapping 1-D spans and 2-D tiles of two arrays, each
    kernel placed at random (CPU, one device, every device, auto). The arrays
@@ -750,6 +837,9 @@ int main(void) {
     RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);
     RUN(dag_synchronize_and_dag_wait_bring_device_results_home);
     RUN(resident_data_stays_on_its_device_between_regions);
+    RUN(every_wait_brings_device_writes_home_and_later_host_writes_count);
+    RUN(overlapping_spans_run_on_the_cpu_and_out_for_a_const_parameter_is_refused);
+    RUN(the_buffer_pool_stays_bounded_when_every_span_has_a_new_size);
     RUN(random_programs_with_spans_on_random_devices_match_the_sequential_run_byte_for_byte);
     dag_shutdown();
     return test_summary();
