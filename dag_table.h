@@ -107,7 +107,7 @@ dag_table *dag_table_from_columns(const dag_table_column *columns, int num_colum
    partition's start from 0), and a NULL bitmap becomes one of the table's. */
 dag_table *dag_table_wrap_columns(const dag_table_column *columns, int num_columns, int64_t rows,
                                   int64_t partition_rows);
-/* The columns of an array (its element type: dag_array.h does not say it)
+/* The columns of an array (type: its element type, dag_array_type(a); another is refused)
    as columns of a table (names: one per column, NULL: "column1"...), a
    partition per row of tiles, on the rank its number picks. */
 dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names);
@@ -1026,7 +1026,7 @@ static bool dag__table_wrap_part(dag_table *t, const dag_table_column *cols, int
         uint8_t *valid = mine && h->valid ? h->valid + first / 8 : NULL;
         unsigned own = 0;
         int64_t nchars = 0;
-        if (h->type == DAG_TABLE_STR) {   /* every rank knows the bytes: its own copy of the columns */
+        if (h->type == DAG_TABLE_STR && h->values) {   /* every rank knows the bytes: its own copy of the columns */
             const int64_t *off = (const int64_t *)h->values + first;
             nchars = off[n] - off[0];
             if (mine) {
@@ -1099,8 +1099,11 @@ static void dag__table_array_unit(dag__table_job *job, int64_t i, int64_t *meta)
 }
 dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names) {
     dag_wait_all();
-    if (!a || type < DAG_F64 || type > DAG_I64) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_from_array: %s", a ? "a bad element type" : "no array");
+    if (!a || type < DAG_F64 || type > DAG_I64 || type != dag_array_type(a)) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_from_array: %s (type %d, the array's %d)",
+                !a ? "no array" : type < DAG_F64 || type > DAG_I64 ? "a bad element type"
+                                : "the type is not the array's element type (dag_array_type)",
+                (int)type, a ? (int)dag_array_type(a) : 0);
         return NULL;
     }
     int64_t mt = dag_array_tile_rows(a), nt = dag_array_tile_cols(a), ncols = dag_array_cols(a);
@@ -1272,7 +1275,7 @@ static void dag__text_put(dag__table_text *x, const char *s, int64_t n) {
     memcpy(x->s + x->n, s, (size_t)n);
     x->n += n;
 }
-/* the shortest %g text that reads back as the same double (float: as the same float) */
+/* the shortest %g text that reads back as the same double (float: as the same float), with a point */
 static int dag__table_format_real(char *buf, size_t size, double v, bool single) {
     if (v != v) return snprintf(buf, size, "nan");
     if (v == INFINITY || v == -INFINITY) return snprintf(buf, size, v > 0 ? "inf" : "-inf");
@@ -1281,6 +1284,8 @@ static int dag__table_format_real(char *buf, size_t size, double v, bool single)
         n = snprintf(buf, size, "%.*g", digits, v);
         if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
     }
+    /* a whole number keeps a point, as pandas writes it: read back, the column is real again */
+    if (n > 0 && (size_t)n + 2 < size && !strpbrk(buf, ".en")) buf[n++] = '.', buf[n++] = '0', buf[n] = 0;
     return n;
 }
 static void dag__text_field(dag__table_text *x, const dag_table_column *col, int64_t i, char delim, bool alone) {
@@ -1660,7 +1665,7 @@ static bool dag__csv_parse_unit(dag__table_build *b, int64_t k, dag__table_build
 /* The header and the column types, from the first MiB of the file (every
    rank reads it): integers where every value is one, then doubles, else
    strings. */
-enum { DAG__CSV_SNIFF_BYTES = 1 << 20, DAG__CSV_SNIFF_ROWS = 20480, DAG__CSV_MAX_COLUMNS = 4096 };
+enum { DAG__CSV_SNIFF_BYTES = 1 << 20, DAG__CSV_MAX_COLUMNS = 4096 };
 static dag_table *dag__csv_head(dag__csv *csv, const dag_table_csv_options *o, int64_t nparts) {
     dag__csv_buffer x = { NULL, 0, 0, false };
     dag__csv_field *f = (dag__csv_field *)dag__table_alloc(sizeof(dag__csv_field) * DAG__CSV_MAX_COLUMNS);
@@ -1677,7 +1682,7 @@ static dag_table *dag__csv_head(dag__csv *csv, const dag_table_csv_options *o, i
         goto done;
     }
     pos = dag__csv_bom(&x);
-    for (int64_t row = 0; row <= DAG__CSV_SNIFF_ROWS && pos < x.n; row++) {
+    for (int64_t row = 0; pos < x.n; row++) {   /* every row of the first MiB, however short */
         int64_t next = dag__csv_record(&x, pos, csv->delim, f, DAG__CSV_MAX_COLUMNS, &nf, &lines, &why);
         if (next < 0) break;   /* past the sample, or a bad row: the parse names its line */
         if (row == 0 && nf > DAG__CSV_MAX_COLUMNS) {
