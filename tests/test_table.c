@@ -972,6 +972,73 @@ TEST(csv_and_aggregate_edges_a_demanding_user_meets) {
     AGREE();
 }
 
+/* What an outside review found: a negative partition size for wrapped columns, a one-column CSV
+   with a missing value, whole doubles and -0.0 through a CSV, a column whose first 30000 values are
+   integers (read as double, as its type is inferred from the first MiB), an array taken with
+   another element type, wrapped columns of no rows with no string offsets. */
+TEST(what_a_review_found_is_refused_or_reads_back_whole) {
+    int64_t v[4] = { 1, 2, 3, 4 };
+    dag_table_column c = { "x", DAG_TABLE_I64, v, NULL, NULL };
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_wrap_columns(&c, 1, 4, -3) == NULL && (dag_rank() || strstr(LAST_ERROR, "negative rows per partition")));
+    /* one column, its middle value missing: the line is "" rather than blank */
+    uint8_t valid = 0x5;
+    dag_table_column m = { "x", DAG_TABLE_I64, v, NULL, &valid };
+    dag_table *t = dag_table_from_columns(&m, 1, 3, 0);
+    const char *path = tmp_csv("review");
+    CHECK_EQ_INT(dag_table_write_csv(t, path), DAG_OK);
+    dag_table *back = dag_table_read_csv(path, NULL);
+    CHECK(back && dag_table_rows(back) == 3);
+    dag_table_column *cols = NULL;
+    if (back && dag_table_collect(back, &cols) == DAG_OK && cols) {
+        CHECK(cols[0].valid && (cols[0].valid[0] & 7) == 5);
+        CHECK(((int64_t *)cols[0].values)[2] == 3);
+        dag_table_columns_free(cols, 1);
+    }
+    dag_table_free(t), dag_table_free(back);
+    /* whole doubles and -0.0 stay doubles */
+    double price[3] = { 10, -0.0, 35 };
+    dag_table_column d = { "price", DAG_TABLE_F64, price, NULL, NULL };
+    t = dag_table_from_columns(&d, 1, 3, 0);
+    CHECK_EQ_INT(dag_table_write_csv(t, path), DAG_OK);
+    back = dag_table_read_csv(path, NULL);
+    CHECK(back && dag_table_column_type(back, 0) == DAG_TABLE_F64);
+    cols = NULL;
+    if (back && dag_table_collect(back, &cols) == DAG_OK && cols) {
+        CHECK(((double *)cols[0].values)[0] == 10 && signbit(((double *)cols[0].values)[1]));
+        dag_table_columns_free(cols, 1);
+    }
+    dag_table_free(t), dag_table_free(back);
+    /* 30000 integers, then 1.5: a double column, every row read */
+    if (dag_rank() == 0) {
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fputs("x\n", f);
+            for (int i = 0; i < 30000; i++) fprintf(f, "%d\n", i);
+            fputs("1.5\n", f);
+            fclose(f);
+        }
+    }
+    AGREE();
+    back = dag_table_read_csv(path, NULL);
+    CHECK(back && dag_table_column_type(back, 0) == DAG_TABLE_F64 && dag_table_rows(back) == 30001);
+    dag_table_free(back);
+    /* an array of floats taken as doubles: refused, not read past its tiles */
+    dag_array *a = dag_array_fill(DAG_F32, 10, 3, dag_blocks(5, 3), 1.0);
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_from_array(a, DAG_F64, NULL) == NULL && (dag_rank() || strstr(LAST_ERROR, "dag_array_type")));
+    t = dag_table_from_array(a, DAG_F32, NULL);
+    CHECK(t && dag_table_rows(t) == 10 && dag_table_column_type(t, 0) == DAG_TABLE_F32);
+    dag_table_free(t);
+    dag_array_free(a);
+    /* no rows: no values needed, strings included */
+    dag_table_column empty[2] = { { "x", DAG_TABLE_I64, NULL, NULL, NULL }, { "s", DAG_TABLE_STR, NULL, NULL, NULL } };
+    t = dag_table_wrap_columns(empty, 2, 0, 0);
+    CHECK(t && dag_table_rows(t) == 0);
+    dag_table_free(t);
+    AGREE();
+}
+
 static void run_all(void) {
     RUN_TEST(host_columns_round_trip_through_a_table_with_their_missing_values);
     RUN_TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing);
@@ -989,6 +1056,7 @@ static void run_all(void) {
     RUN_TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_table);
     RUN_TEST(bad_arguments_are_refused_by_name);
     RUN_TEST(csv_and_aggregate_edges_a_demanding_user_meets);
+    RUN_TEST(what_a_review_found_is_refused_or_reads_back_whole);
 }
 
 int main(void) {
