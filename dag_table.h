@@ -165,7 +165,8 @@ dag_data dag_table_chars(const dag_table *t, int64_t partition, int column);
    of every other one (drop). They share the input's chunks. */
 dag_table *dag_table_select(dag_table *t, const char *const *names, int count);
 dag_table *dag_table_drop(dag_table *t, const char *const *names, int count);
-dag_table *dag_table_head(dag_table *t, int64_t rows);   /* the first rows (all of them if fewer) */
+dag_table *dag_table_head(dag_table *t, int64_t rows);   /* the first rows (all of them if fewer; negative: all but the
+                                                           last -rows, as pandas) */
 
 /* map: fn(in, out, num_out, user) per partition on its owner; out[k] has
    values for in->rows numbers of type new_columns[k].type (not strings)
@@ -1315,7 +1316,10 @@ static void dag__text_field(dag__table_text *x, const dag_table_column *col, int
         return;
     }
     }
+    bool quote = n > 0 && memchr(buf, delim, (size_t)n);   /* a delimiter numbers hold ('.', '-', a digit): quoted */
+    if (quote) dag__text_put(x, "\"", 1);
     dag__text_put(x, buf, n);
+    if (quote) dag__text_put(x, "\"", 1);
 }
 
 typedef struct dag__table_writer {
@@ -1506,12 +1510,17 @@ static bool dag__csv_real(const char *s, int64_t n, double *out) {
         if (s[0] == '-') *out = -*out;
         return true;
     }
-    char buf[64], *end;
-    if (n <= 0 || n >= (int64_t)sizeof buf) return false;
+    /* strtod reads hex (0x1A) and skips leading spaces: such fields are text, as pandas and DuckDB read them */
+    for (int64_t k = 0; k < n; k++)
+        if (s[k] == 'x' || s[k] == 'X' || s[k] == ' ' || s[k] == '\t') return false;
+    char small[64], *buf = n < (int64_t)sizeof small ? small : (char *)DAG_MALLOC((size_t)n + 1), *end;   /* long digits too */
+    if (n <= 0 || !buf) return false;
     memcpy(buf, s, (size_t)n);
     buf[n] = 0;
     *out = strtod(buf, &end);
-    return end == buf + n;
+    bool whole = end == buf + n;
+    if (buf != small) DAG_FREE(buf);
+    return whole;
 }
 /* The text of a field (quotes removed, "" unescaped into *scratch). */
 static const char *dag__csv_text(const dag__csv_buffer *x, const dag__csv_field *f, char **scratch, int64_t *len) {
@@ -1738,6 +1747,10 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
     memset(&csv, 0, sizeof csv);
     csv.path = path;
     csv.delim = o->delimiter ? o->delimiter : ',';
+    if (csv.delim == '"' || csv.delim == '\n' || csv.delim == '\r') {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: a quote or a line end cannot be the delimiter");
+        return NULL;
+    }
     csv.header = !o->no_header;
     csv.chunk = o->chunk_bytes > 0 ? o->chunk_bytes : (int64_t)8 << 20;
     FILE *f = path ? fopen(path, "rb") : NULL;
@@ -1852,7 +1865,8 @@ static bool dag__table_head_part(dag__table_build *b, int64_t p, dag__table_buil
 dag_table *dag_table_head(dag_table *t, int64_t rows) {
     dag_wait_all();
     if (!dag__table_usable(t, "dag_table_head")) return NULL;
-    if (rows < 0 || rows > t->rows) rows = t->rows;
+    if (rows < 0) rows = rows < -t->rows ? 0 : t->rows + rows;   /* all but the last -rows, as pandas */
+    if (rows > t->rows) rows = t->rows;
     int64_t parts = 1;
     while (parts < t->nparts && t->first_row[parts] < rows) parts++;
     dag_table *d = dag__table_like(t, parts, t->owner);
@@ -2099,8 +2113,12 @@ static dag_table *dag__table_where(dag_table *t, const char *column, dag_table_c
 dag_table *dag_table_where(dag_table *t, const char *column, dag_table_cmp op, double value) {
     dag__table_where_arg w;
     memset(&w, 0, sizeof w);
-    w.value.type = DAG_TABLE_F64;
-    w.value.values = &value;
+    /* a float column compares with the value as a float (NumPy's NEP 50, DuckDB): f32 == 0.1 holds for 0.1f */
+    int c = t ? dag_table_column_index(t, column) : -1;
+    float single = (float)value;
+    bool f32 = c >= 0 && dag_table_column_type(t, c) == DAG_TABLE_F32;
+    w.value.type = f32 ? DAG_TABLE_F32 : DAG_TABLE_F64;
+    w.value.values = f32 ? (void *)&single : (void *)&value;
     return dag__table_where(t, column, op, &w, false, "dag_table_where");
 }
 dag_table *dag_table_where_str(dag_table *t, const char *column, dag_table_cmp op, const char *value) {
@@ -2912,7 +2930,8 @@ static dag_table_value dag__table_median(const dag_table_column *c, const int64_
         hi = x[k + 1];
         for (int64_t j = k + 2; j < n; j++) hi = x[j] < hi ? x[j] : hi;
     }
-    v.d = lo == hi ? lo : lo + (hi - lo) / 2;   /* (two infinities of one sign: themselves) */
+    /* (two infinities of one sign: themselves; of opposite signs the difference would overflow, the sum cannot) */
+    v.d = lo == hi ? lo : (lo < 0) != (hi < 0) ? (lo + hi) / 2 : lo + (hi - lo) / 2;
     return v;
 }
 /* The holistic aggregates of groups e < ngroups (their rows: order from
@@ -3244,15 +3263,22 @@ static void dag__table_plan_pieces(dag__table_grouping *o) {
     o->stride = dag__table_pack_states(o->row_aggs, o->naggs);
     o->partial_types[o->nkeys] = DAG_TABLE_I64, o->partial_types[o->nkeys + 1] = DAG__TABLE_RAW + (int)o->stride;
 }
-/* the result's names (aggregates: .as, else "sum_v1"...; made: room for them) and types; false on two of one name */
-static bool dag__table_group_names(const dag__table_grouping *o, const dag_table_aggregate *aggs, const char **names, char (*made)[80],
-                                   dag_table_type *types) {
+/* the result's names (aggregates: .as, else "sum_v1"...; made: room for them, a column's name whole) and types; false
+   on two of one name */
+#define DAG__TABLE_MADE_NAME 1040
+static bool dag__table_group_names(const dag__table_grouping *o, const dag_table_aggregate *aggs, const char **names,
+                                   char (*made)[DAG__TABLE_MADE_NAME], dag_table_type *types) {
     int n = o->nkeys + o->naggs;
     for (int k = 0; k < o->nkeys; k++) names[k] = o->in->names[o->keys[k]], types[k] = o->in->types[o->keys[k]];
     for (int a = 0; a < o->naggs; a++) {
         if (aggs[a].as) names[o->nkeys + a] = aggs[a].as;
         else {
-            snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
+            int len = snprintf(made[a], sizeof made[a], "%s_%s", dag__table_agg_word(aggs[a].op), aggs[a].column ? aggs[a].column : "star");
+            if (len >= (int)sizeof made[a]) {
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_groupby: aggregate %d: its column's name is too "
+                        "long for a made name (%d bytes at most): name the result with .as", a + 1, DAG__TABLE_MADE_NAME - 8);
+                return false;
+            }
             names[o->nkeys + a] = made[a];
         }
         types[o->nkeys + a] = dag__table_agg_type(&o->aggs[a]);
@@ -3285,7 +3311,7 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
     o.row_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     o.partial_types = (int *)dag__table_alloc(sizeof(int) * (size_t)most);
     const char **names = (const char **)dag__table_zalloc(sizeof(char *) * (size_t)n);
-    char (*made)[80] = (char (*)[80])dag__table_zalloc(80 * (size_t)(num_aggs + 1));
+    char (*made)[DAG__TABLE_MADE_NAME] = (char (*)[DAG__TABLE_MADE_NAME])dag__table_zalloc(DAG__TABLE_MADE_NAME * (size_t)(num_aggs + 1));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
     dag_table *d = NULL;
     if (!o.keys || !o.key_at || !o.carried || !o.aggs || !o.row_aggs || !o.row_types || !o.partial_types || !names || !made || !types ||

@@ -1031,6 +1031,37 @@ TEST(what_a_review_found_is_refused_or_reads_back_whole) {
     CHECK(t && dag_table_rows(t) == 10 && dag_table_column_type(t, 0) == DAG_TABLE_F32);
     dag_table_free(t);
     dag_array_free(a);
+    /* the median of -1e308 and 1e308 is 0, not their overflowed difference */
+    double big[2] = { -1e308, 1e308 };
+    dag_table_column bc = { "b", DAG_TABLE_F64, big, NULL, NULL };
+    t = dag_table_from_columns(&bc, 1, 2, 0);
+    dag_table_aggregate med = { .op = DAG_TABLE_MEDIAN, .column = "b" };
+    dag_table_value mv;
+    CHECK_EQ_INT(dag_table_reduce(t, &med, &mv), DAG_OK);
+    CHECK(mv.present && mv.d == 0);
+    /* head with a negative count: all but the last, as pandas */
+    dag_table *h2 = dag_table_head(t, -1);
+    CHECK(h2 && dag_table_rows(h2) == 1);
+    dag_table_free(h2), dag_table_free(t);
+    /* a float column compares with the value as a float */
+    float f[3] = { 0.1f, 0.2f, 0.3f };
+    dag_table_column fc = { "f", DAG_TABLE_F32, f, NULL, NULL };
+    t = dag_table_from_columns(&fc, 1, 3, 0);
+    dag_table *eq = dag_table_where(t, "f", DAG_TABLE_EQ, 0.1), *le = dag_table_where(t, "f", DAG_TABLE_LE, 0.1);
+    CHECK(eq && le && dag_table_rows(eq) == 1 && dag_table_rows(le) == 1);
+    dag_table_free(eq), dag_table_free(le), dag_table_free(t);
+    /* hex is text, and a 75-digit number is still a number */
+    if (dag_rank() == 0) {
+        FILE *f2 = fopen(path, "wb");
+        if (f2) {
+            fputs("h,p\n0x1A,3.14159265358979323846264338327950288419716939937510582097494459230781640628\n", f2);
+            fclose(f2);
+        }
+    }
+    AGREE();
+    back = dag_table_read_csv(path, NULL);
+    CHECK(back && dag_table_column_type(back, 0) == DAG_TABLE_STR && dag_table_column_type(back, 1) == DAG_TABLE_F64);
+    dag_table_free(back);
     /* no rows: no values needed, strings included */
     dag_table_column empty[2] = { { "x", DAG_TABLE_I64, NULL, NULL, NULL }, { "s", DAG_TABLE_STR, NULL, NULL, NULL } };
     t = dag_table_wrap_columns(empty, 2, 0, 0);
