@@ -705,12 +705,26 @@ extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none run
 static inline bool dag__kinds_differ(int want, int have) {
     return want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
 }
+/* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
+   result of a run that is over) */
+static inline bool dag__handle_current(dag_task h) {
+    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK);
+}
+/* The handle of a task that ran inside its spawn and returned a result of
+   at most a pointer's size: the result itself, with its size and type, so
+   that neither the task's record nor its region keeps anything (OpenMP's
+   if(0) costs a call; so does this). Every fetch of it gives the result. */
+static inline bool dag__value_handle(dag_task h) { return (h.bits & DAG__VALUE_HANDLE) != 0; }
+static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
+static inline int dag__value_tag(dag_task h) { return (int)((h.gen >> 8) & 0xffu); }
+/* Such a handle's result goes into `out` as it is: its size and kind, and its set-up cycle's */
+static inline bool dag__value_fetchable(dag_task h, const void *out, size_t size, int tag) {
+    return size == dag__value_size(h) && out && !dag__kinds_differ(tag, dag__value_tag(h)) && dag__handle_current(h);
+}
 /* dag_fetch: the result a handle carries is a move where the fetch is written (the size and the
-   kind known there), when its size, kind and set-up cycle agree; anything else, the library */
+   kind known there); anything else, the library */
 static inline dag_result dag__fetch_here(dag_task h, void *out, size_t size, int tag) {
-    if ((h.bits & DAG__VALUE_HANDLE) && (h.gen & 0xffu) == size && size <= sizeof h.ptr && out &&
-        !dag__kinds_differ(tag, (int)((h.gen >> 8) & 0xffu)) &&
-        ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK)) {
+    if (dag__value_handle(h) && size <= sizeof h.ptr && dag__value_fetchable(h, out, size, tag)) {
         memcpy(out, &h.ptr, size);
         return DAG_OK;
     }
@@ -2714,11 +2728,6 @@ static inline void dag__decref(dag__worker *w, dag__task *t) {
     }
 }
 
-/* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
-   result of a run that is over) */
-static inline bool dag__handle_current(dag_task h) {
-    return ((h.bits >> 1) & DAG__EPOCH_MASK) == (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & DAG__EPOCH_MASK);
-}
 /* Takes a reference only if the record still holds the task of that
    generation. Records are never handed back to the system while the runtime
    runs, so reading a recycled one is safe. */
@@ -4814,13 +4823,7 @@ static inline bool dag__stack_runnable(const dag_task_desc *desc, bool now) {
     return !desc->result_size || (now && desc->result_size <= sizeof(void *));
 }
 
-/* The handle of a task that ran inside its spawn and returned a result of
-   at most a pointer's size: the result itself, with its size and type, so
-   that neither the task's record nor its region keeps anything (OpenMP's
-   if(0) costs a call; so does this). Every fetch of it gives the result. */
-static inline bool dag__value_handle(dag_task h) { return (h.bits & DAG__VALUE_HANDLE) != 0; }
-static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
-static inline int dag__value_tag(dag_task h) { return (int)((h.gen >> 8) & 0xffu); }
+/* (a value handle's bits: dag__value_handle, in the declarations) */
 static inline uint32_t dag__value_pointee(dag_task h) { return h.gen >> 16 ? DAG__ANY_POINTEE : 0; }
 static inline dag_task dag__value_handle_of(const dag__task *t) {
     const dag_task_desc *d = t->desc;
@@ -5495,7 +5498,6 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     }
 }
 
-/* A bad argument: said (once per region), the record given back. */
 /* A kernel's span passed Out or InOut for a parameter that points to const: the kernel cannot write
    it, and on a device an Out span is not copied in but is copied back, over the host's bytes. */
 static DAG__NOINLINE int dag__kernel_writes_const(const dag_task_desc *desc, const dag_arg *args, int num_args, int *bad,
@@ -5515,6 +5517,7 @@ static DAG__NOINLINE int dag__kernel_writes_const(const dag_task_desc *desc, con
     return 0;
 }
 
+/* A bad argument: said (once per region), the record given back. */
 static DAG__NOINLINE dag_task dag__spawn_refused(dag__worker *w, dag__region *r, dag__task *t, bool undeferred,
                                                 const dag_task_desc *desc, const dag_arg *args, int bad, int error,
                                                 const dag__spawn_args *sa, bool ld_ambiguous) {
@@ -6169,9 +6172,7 @@ static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, 
                                 out ? size : 0, dag__value_size(h));
 }
 static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size, int tag) {
-    if (DAG__UNLIKELY(size != dag__value_size(h) || !out || !dag__handle_current(h) ||
-                      dag__kinds_differ(tag, dag__value_tag(h))))
-        return dag__fetch_value_refused(h, out, size, tag);
+    if (DAG__UNLIKELY(!dag__value_fetchable(h, out, size, tag))) return dag__fetch_value_refused(h, out, size, tag);
     switch (size) {   /* sizes the compiler knows: a move, not a call */
     case 8: memcpy(out, &h.ptr, 8); break;
     case 4: memcpy(out, &h.ptr, 4); break;

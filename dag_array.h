@@ -1303,8 +1303,8 @@ static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layo
             for (int64_t i = 0; i < a->mt; i++) {
                 int64_t r, c, r0 = i * a->brows, c0 = j * a->bcols;
                 dag_array_tile_size(a, i, j, &r, &c);
-                void *h = !here || !host || row_major < 0 ? (here ? host : NULL)
-                          : (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
+                void *h = !here ? NULL   /* (a missing or refused matrix: the copy says so, as it fails) */
+                          : !host || row_major < 0 ? host : (char *)host + (size_t)(row_major ? r0 * ld + c0 : r0 + c0 * ld) * a->elem;
                 dag_arg tile = dag_arg_data(!to_tile ? DAG_ACCESS_IN : a->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT,   /* a view: a part */
                                              a->handle[i + j * a->mt]);
                 dag_spawn_with(DAG__NAMED(&where.cpu, "copy"), dag__array_copy_tile, tile, Val(dag__ld(a, i)), Val(h), Val(r), Val(c), Val(ld),

@@ -610,6 +610,13 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, in
     return 0;
 }
 
+/* The host's bytes are r's only copy from here (the device copies stale, their buffers kept): a CPU
+   task or the program may change them once the uploads still reading them are done. Under the lock. */
+static void dag__rep_host_only(dag__replica *r) {
+    dag__rep_wait_readers(r);
+    r->valid = 1u;
+}
+
 /* A CPU task is about to touch these spans in host memory: bring back what
    only devices hold and, for a write, drop their copies. Under the lock. */
 static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n) {
@@ -618,10 +625,7 @@ static int dag__host_prepare(const dag__span *spans, const uint8_t *modes, int n
         dag__replica *r;
         for (size_t i = dag__overlaps_from(&spans[k]); !err && (r = dag__overlap_next(&spans[k], &i));) {
             err = dag__rep_write_back(r);
-            if (!err && (modes[k] & DAG_ACCESS_OUT)) {
-                dag__rep_wait_readers(r);
-                r->valid = 1;
-            }
+            if (!err && (modes[k] & DAG_ACCESS_OUT)) dag__rep_host_only(r);
         }
     }
     return err;
@@ -658,14 +662,13 @@ static int dag__devices_settle(bool all, bool forget) {
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         bool home = (all || !r->resident) && (r->valid & 1);
-        if (home) dag__rep_wait_readers(r);   /* uploads read the host bytes the program may change now */
+        if (home) dag__rep_host_only(r);   /* the program (or the body) may change the host bytes now */
         if (home && forget && !r->resident) {
             for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
             dag__rep_unpin(r);
             DAG_FREE(r);
             continue;
         }
-        if (home) r->valid = 1u;   /* its buffers stay, for the next upload */
         dag__dv.reps[keep++] = r;
     }
     dag__dv.num_reps = keep;
@@ -1378,14 +1381,9 @@ static int dag__data_home(const dag__data_slot *s, int how) {
     dag__mutex_lock(&dag__dv.lock);
     dag__replica *r = dag__data_replica(s);
     int e = r && how != DAG__HOME_DISCARD ? dag__rep_write_back(r) : 0;
-    if (r && how == DAG__HOME_KEEP && !e && r->valid != 1u) {   /* the program may write through the pointer */
-        dag__rep_wait_readers(r);
-        r->valid = 1u;
-    }
+    if (r && !e) dag__rep_host_only(r);   /* the program may write it (through dag_data_pointer too) */
     if (r && how != DAG__HOME_KEEP && !e) {
-        dag__rep_wait_readers(r);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
-        r->valid = 1u;
         dag__rep_unpin(r);   /* the program may free the memory now */
         r->resident = 0;     /* an ordinary record now: the next settle drops it */
     }
