@@ -793,6 +793,17 @@ dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it 
    starpu_data_unregister_no_coherency). */
 dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
+/* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (a
+   slot's generation starts from its cycle's: see dag__data_register) */
+static inline bool dag__data_earlier_setup(dag_data h) {
+    return h.id && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
+}
+/* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object
+   (discarded: what devices hold of it is dropped where it is): nothing for none, nor for one of an earlier
+   set-up, which its dag_shutdown let go already (an array or table may outlive a set-up cycle). */
+static inline void dag__data_let_go(dag_data h, bool discard) {
+    if (h.id && !dag__data_earlier_setup(h)) (void)(discard ? dag_data_discard(h) : dag_data_unregister(h));
+}
 
 /* Many nodes (-DDAG_BACKEND_MPI, run under mpirun; see dag_backends/dag_mpi.h):
    every rank runs the same program. A span registered with _on(rank, ...)
@@ -5302,6 +5313,7 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
     }
     if (a->kind == DAG__ARG_DATA) {
         dag__data_slot *s = dag__data_slot_of(a->data);
+        if (!s && dag__data_earlier_setup(a->data)) sa->detail = "a data handle from an earlier set-up (gone with dag_shutdown)";
         if (!s) return DAG_ERR_BAD_DATA;
         base = s->ptr;
         rows = s->rows;
@@ -6523,6 +6535,9 @@ static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__data_slot *s = dag__data_slot_of(h);
+    if (!s && dag__data_earlier_setup(h))
+        return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "%s: a data handle from an earlier set-up (its span went with "
+                                    "dag_shutdown)", call);
     if (!s) return (dag_result)dag__err(DAG_ERR_BAD_DATA, "%s: unknown handle", call);
     if (ctx->domain) {
         /* wait for every task of this context that touches the span */

@@ -649,20 +649,20 @@ static void *dag__array_zalloc(size_t n, size_t size) {
     return p;
 }
 
-static void dag__array_release(dag_array *a, dag_result (*unregister)(dag_data)) {
+static void dag__array_release(dag_array *a, bool discard) {
     if (!a) return;
     if (a->base) a->mt = a->nt = 0;   /* a view: its lists, not base's tiles */
     for (int64_t t = 0; a->tile && a->handle && t < a->mt * a->nt; t++) {
-        if (a->handle[t].id) unregister(a->handle[t]);
+        dag__data_let_go(a->handle[t], discard);
         if (!a->ld) DAG_FREE(a->tile[t]);   /* a wrapped matrix is the caller's; another rank's tile: NULL */
     }
     DAG_FREE(a->tile);
     DAG_FREE(a->handle);
     DAG_FREE(a);
 }
-void dag_array_free(dag_array *a) { dag__array_release(a, dag_data_unregister); }
+void dag_array_free(dag_array *a) { dag__array_release(a, false); }
 /* Scratch of an operation: what devices hold of it is dropped where it is, not brought home. */
-static void dag__array_discard(dag_array *a) { dag__array_release(a, dag_data_discard); }
+static void dag__array_discard(dag_array *a) { dag__array_release(a, true); }
 
 /* The grid of ranks blocks names, or the squarest of every rank (p <= q,
    p q = ranks, as ScaLAPACK's benchmarks pick); false for a bad one. */
@@ -1625,6 +1625,7 @@ static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_
     }
     int combine = op == DAG__RED_DOT || op == DAG__RED_SQUARES ? DAG__RED_SUM : op;
     dag_result r = DAG_OK;
+    double value = 0;   /* out is written only when every task went well: a refused spawn's readers ran on */
     DAG_DATADEPS {
         for (int64_t t = 0; t < tiles; t++) {
             int64_t rows, cols, i = t % a->mt;
@@ -1642,14 +1643,14 @@ static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
             for (int64_t t = 0; t + step < tiles; t += 2 * step)
                 part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
-        r = dag_fetch(part[0], out);
+        r = dag_fetch(part[0], &value);
     }
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);
     dag_result region = dag_last_region_result();   /* over ranks, the same on every rank (a fetch's may not be) */
     if (region != DAG_OK) r = region;
-    if (r == DAG_OK && op == DAG__RED_SQUARES) *out = sqrt(*out);
+    if (r == DAG_OK) *out = op == DAG__RED_SQUARES ? sqrt(value) : value;
     return r;
 }
 /* The same on any arrays or views of one shape: b in a's tiles. */

@@ -370,9 +370,9 @@ static const char *dag__table_str(const dag_table_column *c, int64_t i, int64_t 
 
 static void dag__table_chunk_release(dag__table_chunk *k) {
     if (!k || atomic_fetch_sub_explicit(&k->refs, 1, memory_order_acq_rel) > 1) return;
-    if (k->values_h.id) dag_data_unregister(k->values_h);
-    if (k->valid_h.id) dag_data_unregister(k->valid_h);
-    if (k->chars_h.id) dag_data_unregister(k->chars_h);
+    dag__data_let_go(k->values_h, false);
+    dag__data_let_go(k->valid_h, false);
+    dag__data_let_go(k->chars_h, false);
     if (k->own & DAG__TABLE_OWN_VALUES) DAG_FREE(k->values);
     if (k->own & DAG__TABLE_OWN_CHARS) DAG_FREE(k->chars);
     if (k->own & DAG__TABLE_OWN_VALID) DAG_FREE(k->valid);

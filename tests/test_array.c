@@ -1023,6 +1023,43 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
 }
 
+/* An array made before a dag_shutdown and used after the next dag_setup: its tiles' spans went with the
+   shutdown, so an operation on it fails naming that (never touching an array of the new set-up whose
+   handles look alike), its out value untouched, and freeing it frees its memory without a word. */
+static int errors_logged, earlier_set_up_named;
+static void counting_logger(dag_log_level level, int item, const char *msg, void *user) {
+    logger(level, item, msg, user);
+    if (level == DAG_LOG_ERROR) errors_logged++;
+    if (level == DAG_LOG_ERROR && strstr(msg, "from an earlier set-up")) earlier_set_up_named++;
+}
+TEST(an_array_of_an_earlier_set_up_is_refused_by_name_and_freed_without_a_word) {
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { counting_logger, NULL } });
+    dag_array *old = dag_array_ones(DAG_F64, 6, 6, dag_blocks(3, 3));
+    dag_data stale = dag_data_register((double[4]){ 0 }, 4, sizeof(double));
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { counting_logger, NULL } });
+    dag_array *fresh = dag_array_ones(DAG_F64, 6, 6, dag_blocks(3, 3));
+    double s = -1;
+    earlier_set_up_named = 0;
+    CHECK(dag_array_sum(old, &s) != DAG_OK);
+    CHECK(earlier_set_up_named > 0);
+    CHECK(s == -1);   /* untouched */
+    CHECK_EQ_INT(dag_array_scale(3, old) != DAG_OK, 1);
+    errors_logged = 0;
+    dag_array_free(old);
+    CHECK_EQ_INT(errors_logged, 0);
+    CHECK_EQ_INT(dag_data_unregister(stale), DAG_ERR_STALE_HANDLE);
+    CHECK(strstr(last_error, "earlier set-up") != NULL);
+    CHECK_EQ_INT(dag_array_sum(fresh, &s), DAG_OK);
+    CHECK(s == 36);   /* the new array was not scaled, nor let go */
+    errors_logged = 0;
+    dag_array_free(fresh);
+    CHECK_EQ_INT(errors_logged, 0);
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
+}
+
 /* A matrix three times a device's capped memory still factorises: the
    device layer evicts tiles (written back first when only the device
    holds them) and brings them again. */
@@ -1157,6 +1194,7 @@ int main(void) {
     RUN(bad_arguments_are_refused_with_a_message);
     RUN(a_device_only_scope_with_no_such_device_fails_each_operation_and_a_union_with_the_cpu_runs);
     RUN(a_user_task_on_a_tile_orders_with_the_array_operations);
+    RUN(an_array_of_an_earlier_set_up_is_refused_by_name_and_freed_without_a_word);
     RUN(the_trace_of_a_factorisation_writes_a_gantt_chart_with_a_bar_per_task);
     RUN(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing);
     RUN(reductions_match_a_plain_loop_and_the_tree_covers_every_tile);
