@@ -794,7 +794,7 @@ dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it 
 dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
 /* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (a
-   slot's generation starts from its cycle's: see dag__data_register) */
+   slot's generation starts from its cycle's: see dag__data_register_span) */
 static inline bool dag__data_earlier_setup(dag_data h) {
     return h.id && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
 }
@@ -4677,7 +4677,10 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         dag__err(DAG_ERR_BAD_TILE, "%s: %zu-byte rows %zu bytes apart overlap each other", who, width, stride);
         return h;
     }
-    if (!dag__current_context()) return h;
+    if (!dag__current_context()) {
+        dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down (call dag_setup again first)", who);
+        return h;
+    }
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index;
     if (dag__g.data_free) {

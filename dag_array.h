@@ -879,15 +879,25 @@ static dag_options dag__with_priority(const dag_options *o, int priority) {
    the operation copies to tiles of its own first and, if it writes it,
    back after: a copy task per pair of overlapping tiles, on the CPU or the
    destination tile's device, ordered by the handles of both. */
-dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+/* Whether rows x cols from (r0, c0) lie in a, else logged as `who`'s error */
+static bool dag__rect_inside(const dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, const char *who) {
     /* (r0 > rows' room, not r0 + rows > a->rows: a sum near INT64_MAX would wrap and pass) */
-    if (!a || r0 < 0 || c0 < 0 || rows <= 0 || cols <= 0 || rows > a->rows || cols > a->cols || r0 > a->rows - rows ||
-        c0 > a->cols - cols) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_view: %lld rows from row %lld and %lld columns "
-                "from column %lld of a %lld x %lld array", (long long)rows, (long long)r0, (long long)cols, (long long)c0,
-                a ? (long long)a->rows : 0LL, a ? (long long)a->cols : 0LL);
-        return NULL;
-    }
+    if (a && r0 >= 0 && c0 >= 0 && rows > 0 && cols > 0 && rows <= a->rows && cols <= a->cols && r0 <= a->rows - rows &&
+        c0 <= a->cols - cols)
+        return true;
+    if (!a)
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no array (NULL)", who);
+    else if (rows == 1 && cols == 1)
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: element (%lld, %lld) is outside the %lld x %lld array "
+                "(indices from 0)", who, (long long)r0, (long long)c0, (long long)a->rows, (long long)a->cols);
+    else
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %lld rows from row %lld and %lld columns from column %lld "
+                "of a %lld x %lld array", who, (long long)rows, (long long)r0, (long long)cols, (long long)c0,
+                (long long)a->rows, (long long)a->cols);
+    return false;
+}
+dag_array *dag_array_view(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols) {
+    if (!dag__rect_inside(a, r0, rows, c0, cols, "dag_array_view")) return NULL;
     dag_array *base = a->base ? a->base : a, *v = (dag_array *)dag__array_zalloc(1, sizeof *v);
     if (!v) return NULL;
     *v = *base;
@@ -920,6 +930,12 @@ static dag__rect dag__rect_of(dag_array *x) {
 }
 static bool dag__rects_overlap(dag__rect x, dag__rect y) {
     return x.a == y.a && x.r0 < y.r0 + y.rows && y.r0 < x.r0 + x.rows && x.c0 < y.c0 + y.cols && y.c0 < x.c0 + x.cols;
+}
+/* Whether x and y are the same elements: one array, or views (of one array) of one rectangle */
+static bool dag__same_elements(dag_array *x, dag_array *y) {
+    if (!x || !y) return false;
+    dag__rect a = dag__rect_of(x), b = dag__rect_of(y);
+    return a.a == b.a && a.r0 == b.r0 && a.c0 == b.c0 && a.rows == b.rows && a.cols == b.cols;
 }
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -1025,8 +1041,7 @@ static dag_result dag__no_operand(void) {
 static dag_array *dag__unaliased(dag_array *x, dag_array *out, bool same_ok, const char *who) {
     if (!x || !out) return x;
     dag__rect a = dag__rect_of(x), b = dag__rect_of(out);
-    if (!dag__rects_overlap(a, b) || (same_ok && a.r0 == b.r0 && a.c0 == b.c0 && a.rows == b.rows && a.cols == b.cols))
-        return x;
+    if (!dag__rects_overlap(a, b) || (same_ok && dag__same_elements(x, out))) return x;
     dag_array *c = dag_array_undef(x->type, x->rows, x->cols, dag_blocks_grid(a.a->brows, a.a->bcols, a.a->p, a.a->q));
     dag_result r = c ? dag__array_copy_any(x, c, 0, who) : DAG_ERR_OUT_OF_MEMORY;
     if (r != DAG_OK) dag_array_free(c), c = NULL, dag__operand_error = r;
@@ -1216,16 +1231,17 @@ static dag_result dag__fill_tiles(const dag__array_where *where, dag_array *a, i
     return dag_last_region_result();
 }
 
-/* A value the program gives for an element: an integer type takes it rounded toward zero, and refuses
-   (logged) what it cannot hold, NaN included (Julia's InexactError; C's conversion would be undefined). */
+/* A value the program gives for an element: an integer type refuses (logged) what it cannot hold, a
+   fraction or NaN included (Julia's InexactError; C's conversion would round, or be undefined). */
 static bool dag__elem_holds(dag_elem type, double v, const char *who) {
     bool fits = type == DAG_I32   ? v > -2147483649.0 && v < 2147483648.0
                 : type == DAG_I64 ? v >= -9223372036854775808.0 && v < 9223372036854775808.0
                                   : true;
-    if (!fits)
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %g does not fit in %s", who, v,
-                type == DAG_I32 ? "DAG_I32" : "DAG_I64");
-    return fits;
+    bool whole = fits && (type != DAG_I32 && type != DAG_I64 ? true : v == trunc(v));
+    if (!fits || !whole)
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %.17g %s %s", who, v,
+                !fits ? "does not fit in" : "is not a whole number, so it does not go into", type == DAG_I32 ? "DAG_I32" : "DAG_I64");
+    return whole;
 }
 static dag_array *dag__array_filled(const char *who, dag_elem type, int64_t rows, int64_t cols, dag_blocks b, int how,
                                     double value, uint64_t seed) {
@@ -1454,6 +1470,13 @@ static dag_result dag__elementwise_tiles(int op, const char *name, double alpha,
 static bool dag__fits(const dag_array *x, const dag_array *like);
 static dag_array *dag__broadcast(dag_array *x, dag_array *like);
 static dag_result dag__array_elementwise(int op, const char *name, double alpha, dag_array *a, dag_array *b, dag_array *c) {
+    /* an input that is c's elements through another view is c (what follows tells them apart by pointer:
+       c's old values are read, not copied over first) */
+    if (a && a != c && dag__same_elements(a, c)) {
+        if (b == a) b = c;
+        a = c;
+    }
+    if (b && b != c && dag__same_elements(b, c)) b = c;
     dag_array *a1 = dag__unaliased(a, c, true, name), *b1 = b == a ? a1 : dag__unaliased(b, c, true, name);
     if (a1 != a || b1 != b) {   /* an input overlaps c without being it: as a copy */
         dag_result r = (a && !a1) || (b && !b1) ? dag__no_operand() : dag__array_elementwise(op, name, alpha, a1, b1, c);
@@ -1483,19 +1506,29 @@ static dag_result dag__array_elementwise(int op, const char *name, double alpha,
     if (b != c && b != a) dag__operand_end(b, b2, false, r);
     return dag__operand_end(c, c2, true, r);
 }
+/* An input the caller passed as NULL, refused by name (inside, a NULL input is a one-input form). */
+static bool dag__inputs_given(const char *who, const dag_array *a, const char *a_name, const dag_array *b, const char *b_name) {
+    if (a && b) return true;
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", who, !a ? a_name : b_name);
+    return false;
+}
 dag_result dag_array_add(dag_array *a, dag_array *b, dag_array *c) {
+    if (!dag__inputs_given("dag_array_add", a, "a", b, "b")) return DAG_ERR_INVALID_ARGUMENT;
     return dag__array_elementwise(DAG__EW_ADD, "dag_array_add", 0, a, b, c);
 }
 dag_result dag_array_sub(dag_array *a, dag_array *b, dag_array *c) {
+    if (!dag__inputs_given("dag_array_sub", a, "a", b, "b")) return DAG_ERR_INVALID_ARGUMENT;
     return dag__array_elementwise(DAG__EW_SUB, "dag_array_sub", 0, a, b, c);
 }
 dag_result dag_array_mul(dag_array *a, dag_array *b, dag_array *c) {
+    if (!dag__inputs_given("dag_array_mul", a, "a", b, "b")) return DAG_ERR_INVALID_ARGUMENT;
     return dag__array_elementwise(DAG__EW_MUL, "dag_array_mul", 0, a, b, c);
 }
 dag_result dag_array_scale(double alpha, dag_array *a) {
     return dag__array_elementwise(DAG__EW_SCALE, "dag_array_scale", alpha, NULL, NULL, a);
 }
 dag_result dag_array_axpy(double alpha, dag_array *x, dag_array *y) {
+    if (!dag__inputs_given("dag_array_axpy", x, "x", y, "y")) return DAG_ERR_INVALID_ARGUMENT;
     return dag__array_elementwise(DAG__EW_AXPY, "dag_array_axpy", alpha, x, NULL, y);
 }
 dag_result dag_array_set(dag_array *a, double value) {
@@ -3210,6 +3243,12 @@ static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols,
     while (t > 64 && dag__ceil_div(rows, t) < want && dag__ceil_div(cols, t) < want &&
            dag__ceil_div(rows, t) * dag__ceil_div(cols, t) < want)   /* each under want: no overflow */
         t = dag__imax(64, t / 2 / 32 * 32);
+    if (rows < t || cols < t) {   /* short and wide, or tall and thin: its whole short side, and the long
+                                     side as far as `most` goes (Julia's AutoBlocks), then halved for work */
+        int64_t n = rows < t ? cols : rows, side = dag__imax(t, most / (rows < t ? rows : cols) / 32 * 32);
+        while (side > 64 && dag__ceil_div(n, side) < want) side = dag__imax(64, side / 2 / 32 * 32);
+        return rows < t ? dag_blocks_grid(rows, side, b.grid_rows, b.grid_cols) : dag_blocks_grid(side, cols, b.grid_rows, b.grid_cols);
+    }
     return dag_blocks_grid(t, t, b.grid_rows, b.grid_cols);
 }
 
@@ -3300,6 +3339,7 @@ dag_result dag_array_fill_randn(dag_array *a, uint64_t seed) {
 /* >>indexing: elements and rectangles to and from host memory, hcat and vcat */
 static dag_result dag__array_slice(dag_array *a, int64_t r0, int64_t rows, int64_t c0, int64_t cols, void *host,
                                    int64_t ld, int to_array, const char *who) {
+    if (!dag__rect_inside(a, r0, rows, c0, cols, who)) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *v = dag_array_view(a, r0, rows, c0, cols);
     if (!v) return DAG_ERR_INVALID_ARGUMENT;
     dag_result r = dag__array_host_copy(v, host, DAG_COL_MAJOR, ld, to_array, -1, who);
@@ -3317,9 +3357,13 @@ dag_result dag_array_get(dag_array *a, int64_t r, int64_t c, double *value) {
     if (!dag__not_complex(a, "dag_array_get", "a double would lose the imaginary part (dag_array_get_slice of 1 x 1 "
                           "gives the element)"))
         return DAG_ERR_INVALID_ARGUMENT;
+    if (!value) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_get: value is NULL");
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
     int64_t x[2] = { 0, 0 };   /* room for any element */
     dag_result res = dag__array_slice(a, r, 1, c, 1, x, 1, 0, "dag_array_get");
-    if (res == DAG_OK && value) *value = dag__elem_get(a->type, x);
+    if (res == DAG_OK) *value = dag__elem_get(a->type, x);
     return res;
 }
 dag_result dag_array_put(dag_array *a, int64_t r, int64_t c, double value) {
@@ -4242,13 +4286,13 @@ static bool dag__q_operand_fits(int right, const dag_array *a, const dag_array *
     return false;
 }
 
+static bool dag__tau_given(const void *tau, const char *who) {
+    if (!tau) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: no tau (geqrf's scalars)", who);
+    return tau != NULL;
+}
 dag_result dag_array_ormqr(int right, int trans, dag_array *a, const void *tau, dag_array *c) {
     const char *who = "dag_array_ormqr";
-    if (!dag__array_la(a, who, "A")) return DAG_ERR_INVALID_ARGUMENT;
-    if (!tau) {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_array_ormqr: no tau (geqrf's scalars)");
-        return DAG_ERR_INVALID_ARGUMENT;
-    }
+    if (!dag__array_la(a, who, "A") || !dag__tau_given(tau, who)) return DAG_ERR_INVALID_ARGUMENT;
     if (!dag__q_operand_fits(right, a, c, who)) return DAG_ERR_INVALID_ARGUMENT;
     dag_array *a1 = dag__unaliased(a, c, false, who);   /* the reflectors, read while C is written */
     dag_array *a2 = a1 ? dag__lu_operand(a1) : NULL, *c2 = a2 ? dag__q_operand(right, c, a2) : NULL;
@@ -4276,6 +4320,7 @@ static dag_array *dag__q_identity(const dag_array *a, int64_t cols, dag_blocks t
     return dag_array_identity(a->type, a->rows, cols, tiling);
 }
 dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols) {
+    if (a && !dag__tau_given(tau, "dag_array_orgqr")) return NULL;
     dag_array *q = dag__q_identity(a, cols, a ? dag_blocks_grid(a->brows, a->bcols, a->p, a->q) : dag_blocks(1, 1),
                                    "dag_array_orgqr", "no array");
     if (q && dag_array_ormqr(0, 0, a, tau, q) != DAG_OK) dag_array_free(q), q = NULL;

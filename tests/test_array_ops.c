@@ -342,6 +342,54 @@ TEST(copies_between_views_of_different_tilings_move_exactly_their_elements) {
 /* An operation whose output is (part of) one of its inputs gets the answer it would get from a copy:
    transpose(A, A), copies between overlapping views, gemm(A, B, A) and gemm(A, A, A), syrk and trsm
    with C or B inside A, element-wise operations on shifted views. */
+/* The output a second view of an input's very elements (NumPy's out=a[:, :], Julia's view(A, :, :) .= A .- B):
+   each element read before it is written, for +, - and .*, with the input first or second, B in A's tiling
+   or another; a NULL input refused by name, the output untouched; a fraction into an integer array refused
+   (Julia's InexactError). */
+TEST(an_output_that_is_an_input_through_another_view_and_null_inputs_give_the_right_answer) {
+    enum { R = 6, C = 4 };
+    static double h[R * C], g[R * C], got[R * C];
+    random_matrix(h, R, C, 31), random_matrix(g, R, C, 32);
+    for (int op = 0; op < 3; op++)
+        for (int tiling = 0; tiling < 2; tiling++)
+            for (int first = 0; first < 2; first++) {
+                dag_array *A = dag_array_from_host(DAG_F64, R, C, dag_blocks(2, 2), h, DAG_COL_MAJOR, R);
+                dag_array *B = dag_array_from_host(DAG_F64, R, C, tiling ? dag_blocks(4, 3) : dag_blocks(2, 2), g, DAG_COL_MAJOR, R);
+                dag_array *V = dag_array_view(A, 0, R, 0, C);
+                dag_result (*f[3])(dag_array *, dag_array *, dag_array *) = { dag_array_add, dag_array_sub, dag_array_mul };
+                CHECK_EQ_INT(first ? f[op](A, B, V) : f[op](V, B, A), DAG_OK);
+                CHECK_EQ_INT(dag_array_collect(A, got, DAG_COL_MAJOR, R), DAG_OK);
+                int bad = 0;
+                for (int i = 0; i < R * C; i++) {
+                    double want = op == 0 ? h[i] + g[i] : op == 1 ? h[i] - g[i] : h[i] * g[i];
+                    bad += fabs(got[i] - want) > 1e-15;
+                }
+                CHECK_EQ_INT(bad, 0);
+                dag_array_free(V), dag_array_free(B), dag_array_free(A);
+            }
+    dag_array *A = dag_array_ones(DAG_F64, R, C, dag_blocks(2, 2)), *B = dag_array_ones(DAG_F64, R, C, dag_blocks(2, 2));
+    double s = 0;
+    CHECK_EQ_INT(dag_array_add(NULL, B, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "a is NULL") != NULL);
+    CHECK_EQ_INT(dag_array_sub(B, NULL, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_mul(NULL, NULL, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_axpy(2, NULL, A), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "x is NULL") != NULL);
+    CHECK_EQ_INT(dag_array_sum(A, &s), DAG_OK);
+    CHECK(s == R * C);   /* untouched */
+    dag_array *I = dag_array_zeros(DAG_I64, 3, 3, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_put(I, 0, 0, 2.75), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "not a whole number") != NULL);
+    CHECK_EQ_INT(dag_array_set(I, -0.5), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_array_fill(DAG_I32, 2, 2, dag_blocks(1, 1), 9.99) == NULL);
+    CHECK_EQ_INT(dag_array_put(I, 2, 2, -7), DAG_OK);
+    CHECK_EQ_INT(dag_array_get(I, 2, 2, &s), DAG_OK);
+    CHECK(s == -7);
+    CHECK_EQ_INT(dag_array_get(I, 3, 0, &s), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "dag_array_get: element (3, 0) is outside") != NULL);
+    dag_array_free(I), dag_array_free(B), dag_array_free(A);
+}
+
 TEST(outputs_that_overlap_their_inputs_give_the_answer_of_separate_arrays) {
     enum { N = 12 };
     static double h[N * N], g[N * N], want[N * N], got[N * N];
@@ -629,6 +677,13 @@ TEST(constructors_similar_undef_in_place_rand_and_automatic_blocks) {
     CHECK_EQ_INT(dag_array_tile_rows(mid), 4);     /* 512 gives 4 tiles, 256 gives 16 */
     CHECK_EQ_INT(dag_array_tile_rows(fl), 12);     /* 704 */
     CHECK_EQ_INT(dag_array_tile_rows(vec), 13);    /* 262144 elements halved to 8192: 13 tiles (16384 gives 7) */
+    /* short and wide: whole columns of 2, rows of tiles as long as 2 MiB allows halved to 8 tiles or more
+       (131072 gives 3, 65536 gives 5, 32768 gives 10), not 586 tiles of 2 x 512 */
+    dag_array *wide = dag_array_undef(DAG_F64, 2, 300000, dag_blocks_auto()), *thin = dag_array_undef(DAG_F64, 300000, 2, dag_blocks_auto());
+    CHECK_EQ_INT(dag_array_tile_rows(wide), 1);
+    CHECK_EQ_INT(dag_array_tile_cols(wide), 10);
+    CHECK_EQ_INT(dag_array_tile_rows(thin), 10);
+    dag_array_free(wide), dag_array_free(thin);
     free(a), free(r);
     dag_array_free(big), dag_array_free(mid), dag_array_free(fl), dag_array_free(vec);
     dag_array_free(S), dag_array_free(U), dag_array_free(V), dag_array_free(ref), dag_array_free(A);
@@ -1897,6 +1952,7 @@ int main(void) {
     RUN(copies_between_views_of_different_tilings_move_exactly_their_elements);
     RUN(index_vectors_pick_rows_and_columns_in_any_order_with_repeats);
     RUN(outputs_that_overlap_their_inputs_give_the_answer_of_separate_arrays);
+    RUN(an_output_that_is_an_input_through_another_view_and_null_inputs_give_the_right_answer);
     RUN(nan_huge_and_tiny_values_and_impossible_sizes_get_the_documented_answers);
     RUN(elements_and_slices_go_to_and_from_host_memory_and_hcat_vcat_join_arrays);
     RUN(constructors_similar_undef_in_place_rand_and_automatic_blocks);
