@@ -216,6 +216,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  expect_error "In, Out and InOut of a pointer take a count" $(CXX) -std=c++17 -I. -x c++ -DCASE=2 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "DAG_BACKEND_CUDA_is_a_build_flag" $(CXX) -std=c++17 -I. -x c++ -DCASE=3 -DDAG_BACKEND_CUDA -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "initializer_list<dag_arg>" $(CXX) -std=c++17 -I. -x c++ -DCASE=4 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "must be trivially copyable" $(CXX) -std=c++17 -I. -x c++ -DCASE=5 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; run $(PYTHON) tools/check_layers.py; \

@@ -1094,12 +1094,40 @@ template <typename T> struct dag__pointee<T *> {
                                 : dag__val_tag<E>::value != 0 ? DAG__POINTEE_OF_TAG(dag__val_tag<E>::value, dag__val_tag<E>::size)
                                 : DAG__POINTEE(DAG__TAG_OTHER, 0);
 };
+/* A task's parameters and result, and a fetch's output, are moved as bytes: a type with a copy
+   constructor or destructor of its own (std::string, std::vector) or a reference would be copied
+   wrong, so each is checked where it is named. */
+#define DAG__BYTES_ONLY "dag.h moves a task's parameters and result as bytes: each must be trivially copyable " \
+    "(no reference, std::string, std::vector or other type with a copy constructor or destructor of its own; " \
+    "pass a pointer and a count, or a span, instead)"
+template <typename T> struct dag__bytes_tag {
+    static_assert(std::is_trivially_copyable<T>::value && !std::is_reference<T>::value, DAG__BYTES_ONLY);
+    enum { value = dag__val_tag<T>::value };
+};
+template <typename T> static inline T *dag__bytes_out(T *out) {
+    static_assert(std::is_trivially_copyable<T>::value, DAG__BYTES_ONLY);
+    return out;
+}
+#define DAG__FETCH_OUT(out) dag__bytes_out(out)
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+/* An exception that leaves a body fails its task with the exception's words: unwinding through the
+   runtime's frames (C, which knows nothing of it) would leave a worker's state half changed. */
+#include <exception>
+#define DAG__GUARDED(...) \
+    try { __VA_ARGS__ } \
+    catch (const std::exception &dag__e) { dag_fail(DAG_ERR_TASK_FAILED, "an exception left the task: %s", dag__e.what()); } \
+    catch (...) { dag_fail(DAG_ERR_TASK_FAILED, "an exception left the task"); }
+#else
+#define DAG__GUARDED(...) __VA_ARGS__
+#endif
 extern "C" {
 #define DAG__TAG_OF(x) 0
-#define DAG__TAG_OF_TYPE(T) dag__val_tag<T>::value
+#define DAG__TAG_OF_TYPE(T) dag__bytes_tag<T>::value
 #define DAG__POINTEE_OF_TYPE(T) dag__pointee<T>::value
 #define DAG__REF_TAG(x) dag__ref_tag<typename std::decay<decltype(x)>::type>::value
 #else
+#define DAG__FETCH_OUT(out) (out)
+#define DAG__GUARDED(...) __VA_ARGS__
 #define DAG__TAG_ASSOC(T, n) T: n,
 #define DAG__TAG_OF(x) _Generic((x), DAG__TYPE_TAGS(DAG__TAG_ASSOC) default: 0)
 #define DAG__TAG_OF_TYPE(T) DAG__TAG_OF(*(T *)0)
@@ -1137,7 +1165,7 @@ extern "C" {
     static void name##__run(void *dag__a, void *dag__r) { \
         name##__args *dag__p = (name##__args *)dag__a; \
         (void)dag__p; \
-        DAG__IF_VOID(ret)(DAG__RUN_VOID, DAG__RUN_VALUE)(ret, name, call) \
+        DAG__GUARDED(DAG__IF_VOID(ret)(DAG__RUN_VOID, DAG__RUN_VALUE)(ret, name, call)) \
     } \
     static const dag__param name##__params[] = DAG__EXPAND params; \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
@@ -1285,7 +1313,7 @@ extern "C" {
 #define dag_spawn_args(name, args, num_args) dag_spawn_desc(&name##__desc, (args), (num_args), NULL)
 /* the output's size must be the result's, and a float result does not go into an integer (or the
    other way): dag_fetch_bytes checks the size only */
-#define dag_fetch(t, out) dag__fetch_here((t), (out), sizeof(*(out)), DAG__REF_TAG(out))
+#define dag_fetch(t, out) dag__fetch_here((t), DAG__FETCH_OUT(out), sizeof(*(out)), DAG__REF_TAG(out))
 
 #define DAG_IN(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_IN, __VA_ARGS__)
 #define DAG_OUT(...) DAG__CAT(DAG__SPAN_, DAG__NARG(__VA_ARGS__))(DAG_ACCESS_OUT, __VA_ARGS__)
@@ -1323,8 +1351,9 @@ template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
 }
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
+    static_assert(std::is_trivially_copyable<T>::value, DAG__BYTES_ONLY);
     static_assert(sizeof(dag_task) == 16, "a small value fits in dag_arg's task field");
-    if (sizeof(T) <= sizeof(dag_task) && std::is_trivially_copyable<T>::value) {
+    if (sizeof(T) <= sizeof(dag_task)) {
         /* a copy in the argument itself: an argument array built ahead of
            its spawn (dag_spawn_args) outlives this statement's temporaries */
         dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), NULL);

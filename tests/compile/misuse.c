@@ -2,6 +2,10 @@
    write instead (make check-compile builds each CASE, as C and as C++, and
    looks for the message). */
 #include "dag.h"
+#if CASE == 5 && defined(__cplusplus)
+#include <string>
+DAG_TASK(void, takes_string, (std::string, s)) { (void)s; }   /* a parameter of such a type */
+#endif
 
 DAG_TASK(void, say, (const char *, s)) { (void)s; }
 DAG_TASK(void, sum, (const double *, x)) { (void)x; }
@@ -18,6 +22,9 @@ int main(void) {
     (void)dag_backend_status(DAG_BACKEND_CUDA);   /* the flag (built with -DDAG_BACKEND_CUDA), not DAG_CUDA */
 #elif CASE == 4
     dag_spawn(times_ten, 1);       /* a number written as in a call: Val(1L) */
+#elif CASE == 5 && defined(__cplusplus)
+    std::string s = "x";           /* moved as bytes, it would be copied wrong: a pointer and a count */
+    dag_spawn(say, Val(s));
 #endif
     return 0;
 }

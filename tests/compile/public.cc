@@ -55,6 +55,32 @@ static bool vals_convert_as_in_c() {
     return ok;
 }
 
+/* An exception that leaves a body fails its task with the exception's words (pooled, inline, or in a
+   child a body waits for); the runtime goes on as before */
+#include <stdexcept>
+#include <cstring>
+DAG_TASK(int, boom, (int, x)) {
+    if (x > 0) throw std::runtime_error("boom");
+    return x;
+}
+DAG_TASK(int, waits_for_boom, (int, x)) {
+    int r = 0;
+    return dag_fetch(dag_spawn(boom, DAG_VAL(x)), &r) == DAG_ERR_TASK_FAILED ? -1 : r;
+}
+static bool exceptions_fail_their_tasks() {
+    bool ok = true;
+    for (int inline_ = 0; inline_ < 2; inline_++) {
+        dag_options o = {};
+        o.run_inline = inline_;
+        int r = 7;
+        dag_task t = dag_spawn_with(&o, boom, DAG_VAL(1));
+        ok = ok && dag_fetch(t, &r) == DAG_ERR_TASK_FAILED && std::strstr(dag_task_message(t), "exception left the task: boom");
+    }
+    int r = 0;
+    ok = ok && dag_fetch(dag_spawn(waits_for_boom, DAG_VAL(1)), &r) == DAG_OK && r == -1;
+    return ok && dag_fetch(dag_spawn(boom, DAG_VAL(0)), &r) == DAG_OK && r == 0;
+}
+
 int main() {
     double x[4] = {1, 2, 3, 4};
     dag_arg a[2] = { DAG_IN(x, 4), DAG_VAL(2.0) };
@@ -80,7 +106,7 @@ int main() {
                     DAG_OK && got[0] == 10 && got[1] == 10;
     ld_ok = ld_ok && dag_wait(dag_spawn(note_ld, DAG_IN(h), DAG_LD(h), DAG_LD(h), DAG_VAL(&got[0]))) == DAG_OK && got[0] == 12;
     dag_data_unregister(h);
-    bool vals_ok = vals_convert_as_in_c() && wrong_kinds_are_refused();
+    bool vals_ok = vals_convert_as_in_c() && wrong_kinds_are_refused() && exceptions_fail_their_tasks();
     dag_shutdown();
     return (a[0].kind == 2 && a[1].size == sizeof(double) && o.scope.threads == 3 && o.scope.opencl.set == 2 &&
             scale__desc.kernel == &scale__cl && x[3] == 12.0 && ld_ok && vals_ok && set_up) ? 0 : 1;
