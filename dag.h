@@ -795,8 +795,8 @@ dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
 /* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (a
    slot's generation starts from its cycle's: see dag__data_register_span) */
-static inline bool dag__data_earlier_setup(dag_data h) {
-    return h.id && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
+static inline bool dag__data_earlier_setup(dag_data h) {   /* (a generation is never 0: dag_data{12345} is none) */
+    return (h.id >> 32) && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
 }
 /* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object
    (discarded: what devices hold of it is dropped where it is): nothing for none, nor for one of an earlier
@@ -1378,10 +1378,30 @@ extern "C" {
 #define dag_register(ptr, count) dag_data_register((ptr), (count), sizeof(*(ptr)))
 #define dag_register_tile(ptr, rows, cols, ld) dag_data_register_tile((ptr), (rows), (cols), (ld), sizeof(*(ptr)))
 
+/* A block is two one-turn loops: the outer one ends the region, the inner one holds the program's
+   block, so that a `break` or `continue` in it leaves it through its end, as its closing brace does.
+   `open` tells the two apart: a break leaves the inner loop without clearing it, and is warned of,
+   since a C reader takes it for a break out of a loop around the block. */
+#if !defined(__OPENCL_C_VERSION__)
+typedef struct dag__block { dag_region region; int open; } dag__block;
+static inline dag__block dag__block_begin(dag_region_kind kind, const dag_options *options) {
+    dag__block b;
+    b.region = dag_region_begin(kind, options);
+    b.open = 1;
+    return b;
+}
+static inline void dag__block_end(dag__block *b) {
+    if (b->open)
+        dag_log(DAG_LOG_WARN, DAG_ERR_UNBALANCED_REGION, "a break inside a DAG_DATADEPS, DAG_SEQUENTIAL, DAG_BULK or "
+                "DAG_WITH_OPTIONS block leaves that block (its end runs), not a loop around it");
+    dag_region_end(b->region);
+    b->region.depth = 0;
+}
+#endif
 #define DAG__REGION_BLOCK(kind, ...) \
-    for (dag_region DAG__CAT(dag__rg, __LINE__) = dag_region_begin((kind), __VA_ARGS__); \
-         DAG__CAT(dag__rg, __LINE__).depth; \
-         dag_region_end(DAG__CAT(dag__rg, __LINE__)), DAG__CAT(dag__rg, __LINE__).depth = 0)
+    for (dag__block DAG__CAT(dag__rg, __LINE__) = dag__block_begin((kind), __VA_ARGS__); \
+         DAG__CAT(dag__rg, __LINE__).region.depth; dag__block_end(&DAG__CAT(dag__rg, __LINE__))) \
+        for (; DAG__CAT(dag__rg, __LINE__).open; DAG__CAT(dag__rg, __LINE__).open = 0)
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
 #define DAG_SEQUENTIAL DAG__REGION_BLOCK(DAG_REGION_SEQUENTIAL, NULL)
 #define DAG_BULK DAG__REGION_BLOCK(DAG_REGION_BULK, NULL)
@@ -1415,6 +1435,13 @@ extern "C" {
 #ifdef DAG_IMPLEMENTATION
 #ifndef DAG_IMPLEMENTATION_INCLUDED
 #define DAG_IMPLEMENTATION_INCLUDED
+/* gcc's ThreadSanitizer warns of every fence (-Wtsan: it does not model them), so a -Werror build
+   under it stopped; the work-stealing deque's fences stand beside seq_cst atomics, which it does model */
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 11
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wtsan"
+#define DAG__TSAN_WARNING_OFF
+#endif
 
 /* >>language: C11, or C++17 and later. The implementation is written in
    C11; as C++ its atomics, thread-local storage and alignment map onto
@@ -6087,15 +6114,23 @@ static DAG__NOINLINE dag_result dag__stale(const char *call) {
                                 "dag_release or discard_results, or it is from an earlier set-up)", call);
 }
 
+/* A fetch whose output cannot take the result: NULL, or of another size (`name`: the task's, or NULL). */
+static DAG__NOINLINE dag_result dag__fetch_size_refused(const char *name, const void *out, size_t size, size_t result_size) {
+    const char *at = name ? "(" : "", *end = name ? ")" : "";
+    if (!out)
+        return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch%s%s%s: the output is NULL (the result is %zu bytes)", at,
+                                    name ? name : "", end, result_size);
+    return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch%s%s%s: output is %zu bytes, the result is %zu bytes", at,
+                                name ? name : "", end, size, result_size);
+}
+
 /* dag_fetch after the task's region ended: the kept result. */
 static dag_result dag__fetch_kind_refused(const char *name, int tag, int result_tag);
 static DAG__NOINLINE dag_result dag__fetch_kept(dag_task h, void *out, size_t size, int tag) {
     dag__kept_view v;
     if (!dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) return dag__stale("dag_fetch");
     if (v.status) return (dag_result)v.status;
-    if (size != v.size || !out)
-        return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %u bytes",
-                                    out ? size : 0, v.size);
+    if (size != v.size || !out) return dag__fetch_size_refused(NULL, out, size, v.size);
     if (dag__kinds_differ(tag, v.tag)) return dag__fetch_kind_refused("a task whose region has ended", tag, v.tag);
     return dag__kept_read(h, &v, out, size, DAG__KEPT_TAKE) ? DAG_OK : DAG_ERR_STALE_HANDLE;
 }
@@ -6212,8 +6247,7 @@ static DAG__NOINLINE dag_result dag__fetch_kind_refused(const char *name, int ta
 static DAG__NOINLINE dag_result dag__fetch_value_refused(dag_task h, void *out, size_t size, int tag) {
     if (!dag__handle_current(h)) return dag__stale("dag_fetch");
     if (out && size == dag__value_size(h)) return dag__fetch_kind_refused(NULL, tag, dag__value_tag(h));
-    return (dag_result)dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch: output is %zu bytes, the result is %zu bytes",
-                                out ? size : 0, dag__value_size(h));
+    return dag__fetch_size_refused(NULL, out, size, dag__value_size(h));
 }
 static inline dag_result dag__fetch_value(dag_task h, void *out, size_t size, int tag) {
     if (DAG__UNLIKELY(!dag__value_fetchable(h, out, size, tag))) return dag__fetch_value_refused(h, out, size, tag);
@@ -6259,10 +6293,9 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
         return ended == 1 ? dag__fetch_kept(h, out, size, tag) : dag__stale("dag_fetch");
     }
     if (size != t->desc->result_size || !out) {
-        int s = dag__err(DAG_ERR_FETCH_SIZE, "dag_fetch(%s): output is %zu bytes, the result is %zu bytes",
-                         dag__task_name(t), out ? size : 0, t->desc->result_size);
+        dag_result s = dag__fetch_size_refused(dag__task_name(t), out, size, t->desc->result_size);
         dag__decref(w, t);
-        return (dag_result)s;
+        return s;
     }
     return dag__fetch_live(w, ctx, t, h, false, out, size);
 }
@@ -7826,6 +7859,9 @@ dag_result dag_trace_write_svg(const char *path) {
 #endif
 #if DAG__HAS_MPI && !defined(__cplusplus)
 #include "dag_backends/dag_mpi.h"
+#endif
+#ifdef DAG__TSAN_WARNING_OFF
+#pragma GCC diagnostic pop
 #endif
 #endif /* DAG_IMPLEMENTATION_INCLUDED */
 #endif /* DAG_IMPLEMENTATION */
