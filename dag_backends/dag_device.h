@@ -1097,8 +1097,12 @@ static int dag__device_launch(dag__task *t, dag__plan *p, int d, const dag__kern
     dag__trace_slice(d, lane, dag__task_name(t), false, from);
     if (e) {
         char name[200], text[200];
-        snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
-                 dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, e, text, sizeof text));
+        if (built->library)   /* the library's own status, which the runtime's error names would misread */
+            snprintf(msg, msg_size, "%s, standing in for kernel '%s' on %s, returned status %d (the library's code; -1: "
+                     "no handle for the device)", built->library->routine, desc->kernel->name, dag__dev_name(d, name, sizeof name), e);
+        else
+            snprintf(msg, msg_size, "launching kernel '%s' on %s returned %s", desc->kernel->name,
+                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, e, text, sizeof text));
         for (int k = 0; k < p->num_spans; k++)   /* the kernel may have run in part: host bytes stay the truth */
             if ((p->modes[k] & DAG_ACCESS_OUT) && (reps[k]->valid & 1u)) reps[k]->valid = 1u;
         return DAG_ERR_DEVICE;
@@ -1381,10 +1385,17 @@ static int dag__data_home(const dag__data_slot *s, int how) {
     dag__mutex_lock(&dag__dv.lock);
     dag__replica *r = dag__data_replica(s);
     int e = r && how != DAG__HOME_DISCARD ? dag__rep_write_back(r) : 0;
-    if (r && !e) dag__rep_host_only(r);   /* the program may write it (through dag_data_pointer too) */
-    if (r && how != DAG__HOME_KEEP && !e) {
+    /* Kept (dag_data_pointer, dag_synchronize): a failed write-back leaves the device copies for another
+       try. Let go: the copies go whatever happened, since the program may free the memory now and nothing
+       may write it after this call (the bytes a failed write-back lost, its error names). */
+    if (r && (!e || how != DAG__HOME_KEEP)) dag__rep_host_only(r);   /* the program may write it */
+    /* a wait made here may have met a failed upload, whose bytes came home: this call reports it */
+    for (int d = 0; r && !e && d < dag__dv.num; d++) e = dag__dev_take_async_error(d);
+    if (r && how != DAG__HOME_KEEP) {
+        /* after a failure, a copy may still be queued on the memory: the queues drain before it is unpinned */
+        for (int d = 0; e && d < dag__dv.num; d++) (void)dag__dv.devs[d].ops->synchronize(dag__dv.devs[d].native);
         for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
-        dag__rep_unpin(r);   /* the program may free the memory now */
+        dag__rep_unpin(r);
         r->resident = 0;     /* an ordinary record now: the next settle drops it */
     }
     dag__mutex_unlock(&dag__dv.lock);

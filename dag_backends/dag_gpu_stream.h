@@ -476,7 +476,13 @@ static int dag__gpu_queue_work(dag__gpu *g, int dev, int lane, void *kernel, con
             params[i + 1] = args[i].buffer ? (void *)&args[i].buffer : (void *)args[i].value;
         e = g->start_kernel(stream, kernel, n, params);
     }
-    if (!e && ev) e = dag__gpu_record(g, dev, lane, &ev->end, 1);
+    /* queued: a failed end record only leaves the launch untimed (failing the task would leave its
+       kernel queued and untracked, writing a span the device layer thinks untouched) */
+    if (!e && ev && dag__gpu_record(g, dev, lane, &ev->end, 1) != 0) {
+        dag__gpu_event_give(g, dev, ev->start, 1);
+        DAG_FREE(ev);
+        ev = NULL;
+    }
     if (e && ev) {
         if (ev->start) dag__gpu_event_give(g, dev, ev->start, 1);
         DAG_FREE(ev);

@@ -294,8 +294,9 @@ static int dag__ze_init(char *why, size_t why_size) {
    gives the in-order queue the generic layer expects. */
 static ze_result_t dag__ze_order(dag__ze_device_info *d) {
     if (!d->unordered) return ZE_RESULT_SUCCESS;
-    d->unordered = false;
-    return dag__ze.api.zeCommandListAppendBarrier(d->list, NULL, 0, NULL);
+    ze_result_t r = dag__ze.api.zeCommandListAppendBarrier(d->list, NULL, 0, NULL);
+    if (r == ZE_RESULT_SUCCESS) d->unordered = false;
+    return r;
 }
 
 /* Makes d's sync event free for the next command: a command that may still

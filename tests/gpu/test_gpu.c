@@ -1288,6 +1288,35 @@ TEST(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised) {
     for (int s = 0; s < SPANS; s++) free(v[s]);
 }
 
+/* dag_data_unregister whose write-back fails (injected) reports it, and lets the span go all the same:
+   the program owns its memory again, so no later dag_synchronize or dag_shutdown may write the stale
+   device copy over it (it did: 42 written by the program came back as 1). */
+TEST(a_failed_unregister_reports_it_and_never_writes_the_span_later) {
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib() || backend == DAG_OPENCL) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs a mock runtime (its injected failures)");
+    }
+    enum { N = 1 << 16 };   /* 256 KiB of floats: pinned as a resident span */
+    float *y = (float *)calloc(N, sizeof *y);
+    dag_data h = dag_data_register_resident(y, N, sizeof *y);
+    dag_options o = on_device(1);
+    DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(h)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    /* the write-back's wait: Level Zero's first host wait, CUDA's and HIP's second event wait */
+    mock_fail_at(backend == DAG_LEVEL_ZERO ? "zeEventHostSynchronize" : "hipEventSynchronize", backend == DAG_LEVEL_ZERO ? 1 : 2);
+    long before = mock_failures();
+    dag_result r = dag_data_unregister(h);
+    mock_fail_at(NULL, 0);
+    if (mock_failures() > before) CHECK_EQ_INT(r, DAG_ERR_DEVICE);
+    for (int i = 0; i < N; i++) y[i] = 42.0f;
+    CHECK_EQ_INT(dag_synchronize(backend), DAG_OK);
+    CHECK(y[0] == 42.0f && y[N - 1] == 42.0f);
+    dag_shutdown();
+    CHECK(y[0] == 42.0f && y[N - 1] == 42.0f);
+    free(y);
+}
+
 /* Every runtime call the backend makes may fail (the mock fails the nth
    call of each in turn): the task fails, its dependents fail, no handle is
    left dangling (the mocks abort on a use or a destroy of a destroyed
@@ -1799,6 +1828,7 @@ int main(int argc, char **argv) {
     RUN(the_level_zero_spirv_runs_on_an_opencl_device_that_takes_spirv);
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
+    RUN(a_failed_unregister_reports_it_and_never_writes_the_span_later);
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
