@@ -596,14 +596,14 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, in
             return 0;   /* (no more in use than when it was pooled: the peak stands) */
         }
     if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
-    while (dv->used + dv->pooled + bytes > dv->limit)
-        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;
-    for (int e; (e = dv->ops->alloc(dv->native, bytes, buf)) != 0;) {
-        if (dv->ops->out_of_memory && !dv->ops->out_of_memory(e)) {
-            *failed = e;
-            return DAG_ERR_DEVICE;
-        }
-        if (dag__dev_evict_one(d)) return DAG_ERR_OUT_OF_MEMORY;   /* the device itself is full */
+    for (int v; dv->used + dv->pooled + bytes > dv->limit;)
+        if ((v = dag__dev_evict_one(d)) != 0) return v == 1 ? DAG_ERR_OUT_OF_MEMORY : DAG_ERR_DEVICE;   /* (a failed
+                                                                   write-back of the victim said why) */
+    for (int e, v; (e = dv->ops->alloc(dv->native, bytes, buf)) != 0;) {
+        bool full = !dv->ops->out_of_memory || dv->ops->out_of_memory(e);
+        if (full && (v = dag__dev_evict_one(d)) == 0) continue;   /* the device itself is full: room made */
+        *failed = e;   /* the runtime's words, whatever the code */
+        return !full ? DAG_ERR_DEVICE : v == 1 ? DAG_ERR_OUT_OF_MEMORY : DAG_ERR_DEVICE;
     }
     dv->used += bytes;
     if (dv->used > dv->peak_used) dv->peak_used = dv->used;
@@ -1003,11 +1003,15 @@ static int dag__span_to_device(dag__plan *p, int k, dag__replica *r, int d, uint
     if (err) return err;
     if (!r->buf[d] && (err = dag__dev_alloc(d, dag__span_bytes(s), &r->buf[d], &r->order[d], &failed)) != 0) {
         if (failed)
-            snprintf(msg, msg_size, "allocating %zu bytes on %s returned %s", dag__span_bytes(s),
-                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, failed, text, sizeof text));
+            snprintf(msg, msg_size, "allocating %zu bytes on %s returned %s%s", dag__span_bytes(s),
+                     dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, failed, text, sizeof text),
+                     err == DAG_ERR_OUT_OF_MEMORY ? " (and nothing more could leave it)" : "");
+        else if (err == DAG_ERR_DEVICE)
+            snprintf(msg, msg_size, "making room for %zu bytes on %s: the copy home of a span it held failed (logged "
+                     "before this)", dag__span_bytes(s), dag__dev_name(d, name, sizeof name));
         else
-            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use that this task needs)",
-                     dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
+            snprintf(msg, msg_size, "%zu bytes do not fit on %s (limit %zu, %zu in use by spans this task or running "
+                     "ones need)", dag__span_bytes(s), dag__dev_name(d, name, sizeof name), dv->limit, dv->used);
         return err;
     }
     bool stale = (p->modes[k] & DAG_ACCESS_IN) && !((r->valid >> (d + 1)) & 1u);

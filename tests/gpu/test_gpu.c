@@ -1317,6 +1317,35 @@ TEST(a_failed_unregister_reports_it_and_never_writes_the_span_later) {
     free(y);
 }
 
+/* A task that needs room on a full device, whose victim's copy home fails (injected), fails naming that
+   (DAG_ERR_DEVICE), not "do not fit" (DAG_ERR_OUT_OF_MEMORY: the device had room once the victim went),
+   and the victim is not lost. */
+TEST(an_eviction_whose_copy_home_fails_fails_the_task_naming_it) {
+    NEED_DEVICES(1, 40000, 0);   /* room for one span of 32 KiB */
+    if (!mock_lib() || backend == DAG_OPENCL) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs a mock runtime (its injected failures)");
+    }
+    enum { N = 8192 };
+    float *y = (float *)calloc(N, sizeof *y), *z = (float *)calloc(N, sizeof *z);
+    dag_options o = on_device(1);
+    dag_data hy = dag_data_register_resident(y, N, sizeof *y);
+    DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(hy)); }   /* y changed on the device, kept there */
+    mock_fail_at(backend == DAG_LEVEL_ZERO ? "zeEventHostSynchronize" : "hipEventSynchronize", 1);
+    long before = mock_failures();
+    DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(z, N)); }   /* y must go: its copy home fails */
+    mock_fail_at(NULL, 0);
+    if (mock_failures() > before) {
+        CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DEVICE);
+        CHECK(strstr(last_error, "making room for") != NULL);
+    }
+    float *p = (float *)dag_data_pointer(hy);
+    CHECK(p && p[0] == 1.0f && p[N - 1] == 1.0f);   /* nothing lost */
+    dag_data_unregister(hy);
+    dag_shutdown();
+    free(y), free(z);
+}
+
 /* Every runtime call the backend makes may fail (the mock fails the nth
    call of each in turn): the task fails, its dependents fail, no handle is
    left dangling (the mocks abort on a use or a destroy of a destroyed
@@ -1829,6 +1858,7 @@ int main(int argc, char **argv) {
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
     RUN(a_failed_unregister_reports_it_and_never_writes_the_span_later);
+    RUN(an_eviction_whose_copy_home_fails_fails_the_task_naming_it);
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
     RUN(a_span_larger_than_one_buffer_is_refused_by_name_and_evicts_nothing);
