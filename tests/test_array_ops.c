@@ -377,17 +377,17 @@ TEST(an_output_that_is_an_input_through_another_view_and_null_inputs_give_the_ri
     CHECK(strstr(last_error, "x is NULL") != NULL);
     CHECK_EQ_INT(dag_array_sum(A, &s), DAG_OK);
     CHECK(s == R * C);   /* untouched */
-    dag_array *I = dag_array_zeros(DAG_I64, 3, 3, dag_blocks(2, 2));
-    CHECK_EQ_INT(dag_array_put(I, 0, 0, 2.75), DAG_ERR_INVALID_ARGUMENT);
+    dag_array *Ints = dag_array_zeros(DAG_I64, 3, 3, dag_blocks(2, 2));
+    CHECK_EQ_INT(dag_array_put(Ints, 0, 0, 2.75), DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "not a whole number") != NULL);
-    CHECK_EQ_INT(dag_array_set(I, -0.5), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_set(Ints, -0.5), DAG_ERR_INVALID_ARGUMENT);
     CHECK(dag_array_fill(DAG_I32, 2, 2, dag_blocks(1, 1), 9.99) == NULL);
-    CHECK_EQ_INT(dag_array_put(I, 2, 2, -7), DAG_OK);
-    CHECK_EQ_INT(dag_array_get(I, 2, 2, &s), DAG_OK);
+    CHECK_EQ_INT(dag_array_put(Ints, 2, 2, -7), DAG_OK);
+    CHECK_EQ_INT(dag_array_get(Ints, 2, 2, &s), DAG_OK);
     CHECK(s == -7);
-    CHECK_EQ_INT(dag_array_get(I, 3, 0, &s), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_get(Ints, 3, 0, &s), DAG_ERR_INVALID_ARGUMENT);
     CHECK(strstr(last_error, "dag_array_get: element (3, 0) is outside") != NULL);
-    dag_array_free(I), dag_array_free(B), dag_array_free(A);
+    dag_array_free(Ints), dag_array_free(B), dag_array_free(A);
 }
 
 TEST(outputs_that_overlap_their_inputs_give_the_answer_of_separate_arrays) {
