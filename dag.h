@@ -794,8 +794,8 @@ dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it 
 dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
 /* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (a
-   slot's generation starts from its cycle's: see dag__data_register_span) */
-static inline bool dag__data_earlier_setup(dag_data h) {   /* (a generation is never 0: dag_data{12345} is none) */
+   slot's generation starts from its cycle's, see dag__data_register_span, and is never 0) */
+static inline bool dag__data_earlier_setup(dag_data h) {
     return (h.id >> 32) && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
 }
 /* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object

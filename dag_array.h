@@ -931,11 +931,12 @@ static dag__rect dag__rect_of(dag_array *x) {
 static bool dag__rects_overlap(dag__rect x, dag__rect y) {
     return x.a == y.a && x.r0 < y.r0 + y.rows && y.r0 < x.r0 + x.rows && x.c0 < y.c0 + y.cols && y.c0 < x.c0 + x.cols;
 }
+static bool dag__rects_same(dag__rect x, dag__rect y) {
+    return x.a == y.a && x.r0 == y.r0 && x.c0 == y.c0 && x.rows == y.rows && x.cols == y.cols;
+}
 /* Whether x and y are the same elements: one array, or views (of one array) of one rectangle */
 static bool dag__same_elements(dag_array *x, dag_array *y) {
-    if (!x || !y) return false;
-    dag__rect a = dag__rect_of(x), b = dag__rect_of(y);
-    return a.a == b.a && a.r0 == b.r0 && a.c0 == b.c0 && a.rows == b.rows && a.cols == b.cols;
+    return x && y && dag__rects_same(dag__rect_of(x), dag__rect_of(y));
 }
 static int64_t dag__imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t dag__imin(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -1041,7 +1042,7 @@ static dag_result dag__no_operand(void) {
 static dag_array *dag__unaliased(dag_array *x, dag_array *out, bool same_ok, const char *who) {
     if (!x || !out) return x;
     dag__rect a = dag__rect_of(x), b = dag__rect_of(out);
-    if (!dag__rects_overlap(a, b) || (same_ok && dag__same_elements(x, out))) return x;
+    if (!dag__rects_overlap(a, b) || (same_ok && dag__rects_same(a, b))) return x;
     dag_array *c = dag_array_undef(x->type, x->rows, x->cols, dag_blocks_grid(a.a->brows, a.a->bcols, a.a->p, a.a->q));
     dag_result r = c ? dag__array_copy_any(x, c, 0, who) : DAG_ERR_OUT_OF_MEMORY;
     if (r != DAG_OK) dag_array_free(c), c = NULL, dag__operand_error = r;
@@ -1237,7 +1238,7 @@ static bool dag__elem_holds(dag_elem type, double v, const char *who) {
     bool fits = type == DAG_I32   ? v > -2147483649.0 && v < 2147483648.0
                 : type == DAG_I64 ? v >= -9223372036854775808.0 && v < 9223372036854775808.0
                                   : true;
-    bool whole = fits && (type != DAG_I32 && type != DAG_I64 ? true : v == trunc(v));
+    bool integer = type == DAG_I32 || type == DAG_I64, whole = fits && (!integer || v == trunc(v));
     if (!fits || !whole)
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %.17g %s %s", who, v,
                 !fits ? "does not fit in" : "is not a whole number, so it does not go into", type == DAG_I32 ? "DAG_I32" : "DAG_I64");

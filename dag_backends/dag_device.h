@@ -550,7 +550,7 @@ static void dag__rep_drop(dag__replica *r, int d, bool release) {
 
 /* Makes room on device d: pooled buffers go first, then the least recently
    used replica the task being set up does not use (written back first when
-   only d holds it). Nonzero when nothing is left to evict. */
+   only d holds it). 1 when nothing is left to evict; a write-back's error (logged) when that failed. */
 static int dag__dev_evict_one(int d) {
     dag__device *dv = &dag__dv.devs[d];
     if (dv->pool) {
@@ -597,13 +597,17 @@ static int dag__dev_alloc(int d, size_t bytes, void **buf, dag__order *order, in
         }
     if (bytes > dv->limit) return DAG_ERR_OUT_OF_MEMORY;
     for (int v; dv->used + dv->pooled + bytes > dv->limit;)
-        if ((v = dag__dev_evict_one(d)) != 0) return v == 1 ? DAG_ERR_OUT_OF_MEMORY : DAG_ERR_DEVICE;   /* (a failed
-                                                                   write-back of the victim said why) */
+        if ((v = dag__dev_evict_one(d)) != 0) return v == 1 ? DAG_ERR_OUT_OF_MEMORY : DAG_ERR_DEVICE;
     for (int e, v; (e = dv->ops->alloc(dv->native, bytes, buf)) != 0;) {
-        bool full = !dv->ops->out_of_memory || dv->ops->out_of_memory(e);
-        if (full && (v = dag__dev_evict_one(d)) == 0) continue;   /* the device itself is full: room made */
-        *failed = e;   /* the runtime's words, whatever the code */
-        return !full ? DAG_ERR_DEVICE : v == 1 ? DAG_ERR_OUT_OF_MEMORY : DAG_ERR_DEVICE;
+        if (dv->ops->out_of_memory && !dv->ops->out_of_memory(e)) {   /* not a full device: nothing is evicted */
+            *failed = e;
+            return DAG_ERR_DEVICE;
+        }
+        if ((v = dag__dev_evict_one(d)) == 1) {   /* the device itself is full, and nothing more can leave it */
+            *failed = e;
+            return DAG_ERR_OUT_OF_MEMORY;
+        }
+        if (v) return DAG_ERR_DEVICE;   /* (a failed write-back of the victim said why) */
     }
     dv->used += bytes;
     if (dv->used > dv->peak_used) dv->peak_used = dv->used;
