@@ -1990,6 +1990,7 @@ static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls
 static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 /* the body run inside its spawn whose spawn this thread runs at once now (dag__run_spawned), NULL if none */
 static DAG__THREAD_LOCAL dag__context *dag__tls_inline_spawner;
+static DAG__THREAD_LOCAL uint32_t dag__tls_down_said;   /* 1 + the set-up cycle after which it said "shut down" */
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -2198,6 +2199,20 @@ static int dag__err(int item, const char *fmt, ...) {
     dag__vlog(DAG_LOG_ERROR, item, fmt, ap);
     va_end(ap);
     return item;
+}
+
+/* A spawn, region or registration made while no runtime runs: said once a
+   thread until the next set-up, since one array or table operation makes
+   hundreds of such calls, each refused the same way (each still returns
+   DAG_ERR_SHUT_DOWN). */
+static int dag__shut_down_err(const char *who, const char *name) {
+    uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
+    if (dag__tls_down_said != said) {
+        dag__tls_down_said = said;
+        dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: the runtime is shut down (call dag_setup again first; calls refused the "
+                 "same way on this thread are not logged again)", who, name ? name : "", name ? ")" : "");
+    }
+    return DAG_ERR_SHUT_DOWN;
 }
 
 static void *dag__xmalloc(size_t n) {
@@ -4734,7 +4749,7 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         return h;
     }
     if (!dag__current_context()) {
-        dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down (call dag_setup again first)", who);
+        dag__shut_down_err(who, NULL);
         return h;
     }
     dag__mutex_lock(&dag__g.data_lock);
@@ -5698,8 +5713,7 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
                                          const dag_options *options, dag__after_spawn *after) {
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
-        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): the runtime is shut down (call dag_setup again first)",
-                 desc ? desc->name : "?");
+        dag__shut_down_err("dag_spawn(", desc ? desc->name : "?");
         return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
     }
     dag__worker *w = dag__tls_worker;
@@ -6413,7 +6427,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     token.serial = 0;
     dag__context *ctx = dag__current_context();
     if (!ctx) {
-        dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down", dag__region_name(kind));
+        dag__shut_down_err(dag__region_name(kind), NULL);
         return token;
     }
     if (kind < DAG_REGION_DATADEPS || kind > DAG_REGION_OPTIONS) {
@@ -7247,7 +7261,8 @@ static void dag__workers_init(int num_threads) {
     dag__g.workers[0].stack_base = dag__stack_here();
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
-    dag__tls_epoch = ++dag__g.epochs;
+    __atomic_store_n(&dag__g.epochs, dag__g.epochs + 1, __ATOMIC_RELAXED);   /* (read by dag__shut_down_err) */
+    dag__tls_epoch = dag__g.epochs;
     __atomic_store_n(&dag__live_epoch, dag__tls_epoch, __ATOMIC_SEQ_CST);
 }
 
