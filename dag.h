@@ -700,6 +700,7 @@ dag_result dag__fetch_as(dag_task t, void *out, size_t size, int tag);   /* dag_
 #define DAG__EPOCH_MASK 0x1fffffffu
 #define DAG__VALUE_HANDLE 0x40000000u
 extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none runs (gcc's __atomic builtins) */
+extern uint32_t dag__data_gen_floor;   /* the first data generation of the running set-up cycle (see >>data) */
 /* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
    integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
 static inline bool dag__kinds_differ(int want, int have) {
@@ -793,10 +794,10 @@ dag_result dag_data_unregister(dag_data data);   /* waits for tasks touching it 
    starpu_data_unregister_no_coherency). */
 dag_result dag_data_discard(dag_data data);
 void *dag_data_pointer(dag_data data);
-/* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (a
-   slot's generation starts from its cycle's, see dag__data_register_span, and is never 0) */
+/* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (every
+   generation a cycle gives is above every earlier cycle's, and none is 0: see dag__data_register_span) */
 static inline bool dag__data_earlier_setup(dag_data h) {
-    return (h.id >> 32) && (uint32_t)(h.id >> 56) != (__atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) & 0xffu);
+    return (h.id >> 32) && (uint32_t)(h.id >> 32) < __atomic_load_n(&dag__data_gen_floor, __ATOMIC_RELAXED);
 }
 /* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object
    (discarded: what devices hold of it is dropped where it is): nothing for none, nor for one of an earlier
@@ -1975,6 +1976,7 @@ typedef struct dag__state {
     DAG__ATOMIC(dag__data_slot *) data_pages[DAG__DATA_PAGES];
     uint32_t data_count;
     uint32_t data_free;                    /* index + 1 of a free slot, 0 = none */
+    uint32_t data_gen_top;                 /* the highest generation any set-up cycle gave (never reset) */
     /* detached events (>>detach) */
     dag__mutex event_lock;
     struct dag__event_slot *events;
@@ -1984,6 +1986,7 @@ typedef struct dag__state {
 
 static dag__state dag__g;
 uint32_t dag__live_epoch;   /* outside dag__g: inline fetches read it where they are written */
+uint32_t dag__data_gen_floor;
 static DAG__THREAD_LOCAL dag__worker *dag__tls_worker;
 static DAG__THREAD_LOCAL dag__context *dag__tls_ctx;
 static DAG__THREAD_LOCAL uint32_t dag__tls_epoch;   /* the set-up cycle dag__tls_ctx belongs to */
@@ -4677,6 +4680,13 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b) {
 }
 
 /* >>data implementation */
+/* The generations given so far are closed: this cycle's (or the next one's)
+   start above them, and a handle of theirs is of an earlier set-up. (After
+   2^32 generations in all, the floor stays at the last one.) */
+static void dag__data_gens_close(void) {
+    uint32_t top = dag__g.data_gen_top;
+    __atomic_store_n(&dag__data_gen_floor, top == UINT32_MAX ? top : top + 1, __ATOMIC_SEQ_CST);
+}
 static dag__data_slot *dag__data_slot_of(dag_data h) {
     uint32_t index = (uint32_t)(h.id & 0xffffffffu);
     if (!index) return NULL;
@@ -4754,6 +4764,13 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     }
     dag__mutex_lock(&dag__g.data_lock);
     uint32_t index;
+    /* a freed slot is used again, unless its generation has come to the last (after 2^32 spans in it:
+       one more would name an old handle's span), which leaves it unused for good */
+    while (dag__g.data_free &&
+           atomic_load(&dag__g.data_pages[(dag__g.data_free - 1) / DAG__DATA_PAGE])[(dag__g.data_free - 1) % DAG__DATA_PAGE].gen ==
+               UINT32_MAX)
+        dag__g.data_free = atomic_load(&dag__g.data_pages[(dag__g.data_free - 1) / DAG__DATA_PAGE])[(dag__g.data_free - 1) %
+                                                                                                  DAG__DATA_PAGE].next_free;
     if (dag__g.data_free) {
         index = dag__g.data_free - 1;
         dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
@@ -4769,10 +4786,6 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         if (!atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])) {
             dag__data_slot *page = (dag__data_slot *)dag__xmalloc(DAG__DATA_PAGE * sizeof *page);
             memset(page, 0, DAG__DATA_PAGE * sizeof *page);
-            /* generations start from the set-up cycle's, so that a handle kept from an earlier set-up
-               names no span of this one (the pages go at shutdown, and a slot's count with them) */
-            for (size_t k = 0; k < DAG__DATA_PAGE; k++)
-                page[k].gen = (__atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST) & 0xffu) << 24;
             atomic_store_explicit(&dag__g.data_pages[index / DAG__DATA_PAGE], page, memory_order_release);
         }
         dag__g.data_count++;
@@ -4783,7 +4796,12 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     s->width = width;
     s->stride = rows == 1 ? width : stride;
     s->elem = elem;
-    s->gen = s->gen + 1 ? s->gen + 1 : 1;
+    /* A slot's generations go up from the cycle's floor, which is above every generation an earlier
+       cycle gave (dag__data_gens_close), so that a handle kept from an earlier set-up, or from an earlier
+       span in this slot, names no span of now. (The pages go at shutdown, and each slot's count with
+       them; the highest count given stays.) */
+    s->gen = s->gen >= dag__data_gen_floor ? s->gen + 1 : dag__data_gen_floor;
+    if (s->gen > dag__g.data_gen_top) dag__g.data_gen_top = s->gen;
     s->live = 1;
     h.id = (uint64_t)s->gen << 32 | (index + 1);
     dag__mutex_unlock(&dag__g.data_lock);
@@ -7243,6 +7261,7 @@ static void dag__state_init(void) {
     dag__mutex_init(&dag__g.prio_lock);
     dag__mutex_init(&dag__g.guest_lock);
     dag__mutex_init(&dag__g.data_lock);
+    dag__data_gens_close();   /* (the first cycle's floor: 1) */
     dag__mutex_init(&dag__g.event_lock);
     dag__mutex_init(&dag__g.wait_lock);
     dag__mutex_init(&dag__region_lock);
@@ -7415,6 +7434,7 @@ static void dag__state_free(void) {
         atomic_store(&dag__g.data_pages[i], NULL);
     }
     dag__g.data_count = dag__g.data_free = 0;
+    dag__data_gens_close();
     dag__mutex_destroy(&dag__g.sleep_lock);
     dag__mutex_destroy(&dag__g.inject_lock);
     dag__mutex_destroy(&dag__g.prio_lock);

@@ -1337,6 +1337,42 @@ TEST(a_data_handle_from_before_a_new_setup_names_nothing) {
     CHECK_EQ_INT(dag_data_unregister(new_h), DAG_OK);
 }
 
+/* ... however many set-up cycles later (a cycle's number, 256 cycles on, must not bring the old handle
+   back), and however many spans a slot held in between (2^24 + 1 in one slot here, past any count a
+   handle's bits might carry beside the cycle's) */
+TEST(a_data_handle_stays_stale_after_256_set_ups_and_2_to_the_24_spans_in_its_slot) {
+    static int old_x = 1, new_x = 10, scratch = 0;
+    dag_data old_h = dag_register(&old_x, 1);
+    for (int c = 0; c < 256; c++) {
+        shutdown_quietly();
+        setup_or_note(2);
+    }
+    dag_data h = {0};
+    for (long i = 0; i <= (1L << 24); i++) {   /* a scratch span registered per iteration, in one slot */
+        h = dag_register(&scratch, 1);
+        if (i < (1L << 24) && dag_data_unregister(h) != DAG_OK) break;
+    }
+    CHECK(h.id != 0 && (uint32_t)h.id == (uint32_t)old_h.id);   /* the same slot */
+    DAG_DATADEPS { dag_spawn(add_one, InOut(h)); }   /* a live handle is not taken for an earlier one's */
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(scratch, 1);
+    dag_data kept = h;
+    shutdown_quietly();
+    setup_or_note(2);
+    dag_data new_h = dag_register(&new_x, 1);
+    CHECK(new_h.id != old_h.id && new_h.id != kept.id);
+    DAG_DATADEPS {
+        dag_spawn(add_one, InOut(old_h));
+        dag_spawn(add_one, InOut(kept));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_BAD_DATA);
+    CHECK_EQ_INT(dag_data_unregister(old_h), DAG_ERR_STALE_HANDLE);
+    CHECK_EQ_INT(dag_data_unregister(kept), DAG_ERR_STALE_HANDLE);
+    CHECK(dag_data_pointer(old_h) == NULL && dag_data_pointer(kept) == NULL);
+    CHECK_EQ_INT(new_x, 10);
+    CHECK_EQ_INT(dag_data_unregister(new_h), DAG_OK);
+}
+
 /* Without the rank layer (no -DDAG_BACKEND_MPI) there is one rank, and
    what names another is refused by name. Skipped where the file is built
    with MPI (the mpi group's test_mpi covers that side). */
@@ -1453,6 +1489,7 @@ int main(int argc, char **argv) {
     RUN(dag_shutdown_inside_a_task_is_rejected);
     RUN(a_handle_from_before_a_new_setup_is_stale);
     RUN(a_data_handle_from_before_a_new_setup_names_nothing);
+    RUN(a_data_handle_stays_stale_after_256_set_ups_and_2_to_the_24_spans_in_its_slot);
     RUN(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name);
     shutdown_quietly();
 
