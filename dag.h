@@ -5602,10 +5602,19 @@ static inline int dag__pack_arg(dag__worker *w, dag__task *t, const dag_arg *a, 
     }
 }
 
-/* A kernel's span passed Out or InOut for a parameter that points to const: the kernel cannot write
-   it, and on a device an Out span is not copied in but is copied back, over the host's bytes. */
-static DAG__NOINLINE int dag__kernel_writes_const(const dag_task_desc *desc, const dag_arg *args, int num_args, int *bad,
-                                                  dag__spawn_args *sa) {
+/* A kernel's launch arguments that cannot be: a range below 0 (a negative count, cast to size_t by
+   DAG_LAUNCH, would run 2^64 items out of every span's bounds), or a span passed Out or InOut for a
+   parameter that points to const: the kernel cannot write it, and on a device an Out span is not
+   copied in but is copied back, over the host's bytes. */
+static DAG__NOINLINE int dag__kernel_args_refused(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                                  const unsigned char *packed, int *bad, dag__spawn_args *sa) {
+    size_t range = 0;
+    if (num_args > 0 && desc->params[0].size == sizeof range) memcpy(&range, packed + desc->params[0].offset, sizeof range);
+    if (range > (size_t)PTRDIFF_MAX) {
+        *bad = 0;
+        sa->detail = "the launch range is below 0 (a negative count cast to size_t): DAG_LAUNCH takes a count of items";
+        return DAG_ERR_INVALID_ARGUMENT;
+    }
     for (int i = 0; i < num_args; i++) {
         const char *decl = desc->params[i].decl, *star = decl ? strchr(decl, '*') : NULL;
         if ((args[i].kind != DAG__ARG_SPAN && args[i].kind != DAG__ARG_DATA) || !(args[i].mode & DAG_ACCESS_OUT) || !star)
@@ -5792,7 +5801,7 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
     if (DAG__UNLIKELY(sa.num_lds) && !error)
         error = dag__resolve_lds(desc, args, num_args, packed, sa.spans, sa.elems, sa.num_spans, sa.span_of_param, &bad,
                                  &ld_ambiguous);
-    if (DAG__UNLIKELY(desc->kernel) && !error) error = dag__kernel_writes_const(desc, args, num_args, &bad, &sa);
+    if (DAG__UNLIKELY(desc->kernel) && !error) error = dag__kernel_args_refused(desc, args, num_args, packed, &bad, &sa);
     if (DAG__UNLIKELY(error)) return dag__spawn_refused(w, r, t, undeferred, desc, args, bad, error, &sa, ld_ambiguous);
     if (DAG__UNLIKELY(devices) && (sa.num_spans || desc->kernel))
         dag__plan_attach(w, t, args, num_args, sa.spans, sa.modes, sa.elems, sa.num_spans, sa.span_of_param, &opt->scope);

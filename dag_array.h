@@ -24,7 +24,8 @@
    definite fails with DAG_ERR_NOT_POSITIVE_DEFINITE and a logged message
    naming the tile and the global column. Tiles call cblas and LAPACKE when
    built with -DDAG_ARRAY_CBLAS (link -lopenblas -llapacke; OpenBLAS is told
-   to use one thread inside tasks), else built-in loops.
+   to use one thread, process-wide, from the first linear-algebra call on),
+   else built-in loops.
 
    Element-wise operations, map with a DAG_KERNEL, reductions (a tree of
    tasks), copy and transpose between any tilings, for every element type.
@@ -2084,7 +2085,12 @@ DAG_TASK(void, dag__tile_getrf, (int, type), (int, n), (void *, a), (int, lda), 
                  (long long)tile, (long long)tile, (long long)(col0 + bad - 1));
 }
 
+/* An operand of linear algebra: a floating or complex array. (Every such operation comes through here,
+   so OpenBLAS is told here to run one thread in each call: the tasks are the parallelism.) */
 static bool dag__array_la(const dag_array *a, const char *op, const char *name) {
+#if defined(DAG_ARRAY_CBLAS)
+    DAG__BLAS_ONE_THREAD();
+#endif
     if (a && (a->type == DAG_F64 || a->type == DAG_F32 || dag__complex(a->type))) return true;
     dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is %s; linear algebra takes DAG_F64, DAG_F32, DAG_CF64 or "
             "DAG_CF32", op, name, a ? "an integer array" : "NULL");
@@ -2566,9 +2572,6 @@ static dag_result dag__potrf_tiles(dag_array *a) {
                 (long long)a->cols, (long long)a->brows, (long long)a->bcols);
         return DAG_ERR_INVALID_ARGUMENT;
     }
-#if defined(DAG_ARRAY_CBLAS)
-    DAG__BLAS_ONE_THREAD();
-#endif
     int64_t nt = a->nt, nb = a->brows;
     dag__array_where where = dag__array_where_for("dag_array_potrf", a);
     if (where.status) return where.status;
@@ -3084,9 +3087,6 @@ static dag_result dag__lu_factor(dag_array *a, int64_t *ipiv, dag_array **moves)
     dag__array_where where = dag__array_where_for("dag_array_getrf", a);
     if (where.status) return where.status;
     if (!dag__lu_check(a, "dag_array_getrf")) return DAG_ERR_INVALID_ARGUMENT;
-#if defined(DAG_ARRAY_CBLAS)
-    DAG__BLAS_ONE_THREAD();
-#endif
     dag__lu lu = { a, NULL, NULL, &where, false, where.devices > 0, a->brows, 0, 0, 0, 0, 0, NULL };
     lu.kt = a->mt < a->nt ? a->mt : a->nt;
     if (dag__lu_panels_on_devices(&where, a->type) &&
@@ -4185,9 +4185,6 @@ static dag_result dag__qr_start(dag__qr *qr, dag__array_where *where, dag_array 
                                 const char *who) {
     *where = dag__array_where_for(who, placed);
     if (where->status) return where->status;
-#if defined(DAG_ARRAY_CBLAS)
-    DAG__BLAS_ONE_THREAD();
-#endif
     return dag__qr_init(qr, a, where, domains) ? DAG_OK : DAG_ERR_OUT_OF_MEMORY;
 }
 

@@ -522,10 +522,10 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf) DAG__ROUTINES(dgetrf) DAG__ROUTINES(
                            (DAG_GLOBAL const T *, a), (int, lda), (DAG_GLOBAL const T *, b), (int, ldb),          \
                            (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                                           \
         size_t idx = DAG_INDEX();                                                                                 \
+        if (m <= 0 || n <= 0 || k < 0) return; /* sizes below 0: nothing written */                             \
         size_t i = idx % (size_t)m, j = idx / (size_t)m; /* the range is m * n */                                 \
-        (void)n;                                                                                                  \
         T s = (T)0;                                                                                               \
-        for (int l = 0; l < k; l++) {                                                                             \
+        for (int l = 0; alpha != (T)0 && l < k; l++) { /* alpha 0: A and B not read (BLAS) */                    \
             T x = transa ? a[(size_t)l + i * (size_t)lda] : a[i + (size_t)l * (size_t)lda];                       \
             T y = transb ? b[j + (size_t)l * (size_t)ldb] : b[(size_t)l + j * (size_t)ldb];                       \
             s += x * y;                                                                                           \
@@ -537,10 +537,11 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf) DAG__ROUTINES(dgetrf) DAG__ROUTINES(
                            (int, lda), (T, beta), (DAG_GLOBAL T *, c), (int, ldc)),                               \
         /* an item per element of c (n x n), those outside its triangle idle */                                   \
         size_t idx = DAG_INDEX();                                                                                 \
+        if (n <= 0 || k < 0) return;                                                                              \
         size_t i = idx % (size_t)n, j = idx / (size_t)n;                                                          \
         if (upper ? i <= j : i >= j) {                                                                            \
             T s = (T)0;                                                                                           \
-            for (int l = 0; l < k; l++)                                                                           \
+            for (int l = 0; alpha != (T)0 && l < k; l++)                                                          \
                 s += trans ? a[(size_t)l + i * (size_t)lda] * a[(size_t)l + j * (size_t)lda]                      \
                            : a[i + (size_t)l * (size_t)lda] * a[j + (size_t)l * (size_t)lda];                     \
             c[i + j * (size_t)ldc] = alpha * s + (beta == (T)0 ? (T)0 : beta * c[i + j * (size_t)ldc]);           \
@@ -554,7 +555,9 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf) DAG__ROUTINES(dgetrf) DAG__ROUTINES(
         int len = right ? n : m, lower = right ? upper != trans : upper == trans;                                 \
         int tr = right ? !trans : trans;                                                                          \
         size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                 \
-        for (int s = 0; s < len; s++) {                                                                           \
+        if (m <= 0 || n <= 0) return;                                                                             \
+        for (int s = 0; alpha == (T)0 && s < len; s++) b[base + (size_t)s * inc] = (T)0; /* BLAS: B = 0 */      \
+        for (int s = 0; alpha != (T)0 && s < len; s++) {                                                          \
             int i = lower ? s : len - 1 - s;                                                                      \
             T x = alpha * b[base + (size_t)i * inc];                                                              \
             for (int t = 0; t < s; t++) {                                                                         \
@@ -573,7 +576,9 @@ DAG__ROUTINES(dpotrf) DAG__ROUTINES(spotrf) DAG__ROUTINES(dgetrf) DAG__ROUTINES(
         int len = right ? n : m, lower = upper == trans;                                                          \
         int down = right ? !lower : lower;                                                                        \
         size_t inc = right ? (size_t)ldb : 1, base = right ? v : v * (size_t)ldb;                                 \
-        for (int s = 0; s < len; s++) {                                                                           \
+        if (m <= 0 || n <= 0) return;                                                                             \
+        for (int s = 0; alpha == (T)0 && s < len; s++) b[base + (size_t)s * inc] = (T)0; /* BLAS: B = 0 */      \
+        for (int s = 0; alpha != (T)0 && s < len; s++) {                                                          \
             int i = down ? len - 1 - s : s;                                                                       \
             T x = (T)0;                                                                                           \
             for (int p = 0; p < len; p++) {                                                                       \

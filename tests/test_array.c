@@ -1023,6 +1023,50 @@ TEST(gemm_on_the_devices_runs_through_clblast_or_the_kernel_text_alike) {
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
 }
 
+/* dag_blas.h's tile kernels launched by hand on the CPU, at BLAS's edges: alpha 0 reads neither A nor
+   B (a NaN there leaves C = beta C; trsm and trmm set B to 0), and a launch range below 0 (a negative
+   size, cast to size_t by DAG_LAUNCH) is refused at the spawn, never run out of bounds. */
+TEST(blas_kernels_follow_blas_at_alpha_0_and_refuse_a_negative_range) {
+    double nan = NAN, inf = INFINITY;
+    double a[4] = { nan, 1, inf, 2 }, b[4] = { 1, nan, 3, inf }, c[4] = { 1, 2, 3, 4 };
+    int m = 2, n = 2, k = 2, zero = 0, one = 1;
+    DAG_DATADEPS {
+        dag_spawn(DAG_LAUNCH(dag_dgemm, m * n), Val(zero), Val(zero), Val(m), Val(n), Val(k), Val(0.0), In(a, 4), Val(m),
+                  In(b, 4), Val(k), Val(2.0), InOut(c, 4), Val(m));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK(c[0] == 2 && c[1] == 4 && c[2] == 6 && c[3] == 8);
+    double s[4] = { 1, 2, 3, 4 };
+    DAG_DATADEPS {
+        dag_spawn(DAG_LAUNCH(dag_dsyrk, n * n), Val(zero), Val(zero), Val(n), Val(k), Val(0.0), In(a, 4), Val(n), Val(1.0),
+                  InOut(s, 4), Val(n));
+    }
+    CHECK(s[0] == 1 && s[1] == 2 && s[2] == 3 && s[3] == 4);
+    double t[2] = { 2, 0 }, bs[4] = { nan, inf, 1, -inf }, bm[4] = { nan, inf, 1, -inf };
+    DAG_DATADEPS {
+        dag_spawn(DAG_LAUNCH(dag_dtrsm, n), Val(zero), Val(zero), Val(zero), Val(zero), Val(m), Val(n), Val(0.0),
+                  In(a, 4), Val(m), InOut(bs, 4), Val(m));
+        dag_spawn(DAG_LAUNCH(dag_dtrmm, n), Val(zero), Val(one), Val(zero), Val(zero), Val(m), Val(n), Val(0.0),
+                  In(t, 2), Val(1), InOut(bm, 4), Val(m));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    for (int i = 0; i < 4; i++) CHECK(bs[i] == 0 && bm[i] == 0);
+    int neg = -2;
+    last_error[0] = 0;
+    DAG_DATADEPS {
+        dag_spawn(DAG_LAUNCH(dag_dgemm, neg * n), Val(zero), Val(zero), Val(neg), Val(n), Val(k), Val(1.0), In(a, 4),
+                  Val(m), In(b, 4), Val(k), Val(0.0), InOut(c, 4), Val(m));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "launch range is below 0") != NULL);
+    CHECK(c[0] == 2 && c[3] == 8);
+    DAG_DATADEPS {   /* both below 0: a range above 0, and nothing written */
+        dag_spawn(DAG_LAUNCH(dag_dgemm, neg * neg), Val(zero), Val(zero), Val(neg), Val(neg), Val(k), Val(1.0), In(a, 4),
+                  Val(m), In(b, 4), Val(k), Val(0.0), InOut(c, 4), Val(m));
+    }
+    CHECK(c[0] == 2 && c[1] == 4 && c[2] == 6 && c[3] == 8);
+}
+
 /* An array made before a dag_shutdown and used after the next dag_setup: its tiles' spans went with the
    shutdown, so an operation on it fails naming that (never touching an array of the new set-up whose
    handles look alike), its out value untouched, and freeing it frees its memory without a word. */
@@ -1187,6 +1231,7 @@ int main(void) {
     RUN(rand_of_an_integer_type_gives_distinct_integers_that_depend_on_the_seed);
     RUN(host_copies_round_trip_in_both_layouts_and_every_type);
     RUN(gemm_matches_a_plain_loop_for_every_transpose_on_ragged_tiles);
+    RUN(blas_kernels_follow_blas_at_alpha_0_and_refuse_a_negative_range);
     RUN(cholesky_reaches_a_residual_under_1e_12_on_square_and_ragged_tilings);
     RUN(a_matrix_that_is_not_positive_definite_fails_naming_the_tile_and_column);
     RUN(a_wrapped_matrix_is_factorised_in_place_by_column_panels);
