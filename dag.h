@@ -7541,6 +7541,19 @@ char *dag_kernel_opencl_source(const dag_kernel_source *k) {
 }
 
 /* >>stats */
+static void dag__stats_add(dag_stats *s, dag__worker *w, uint64_t *out, uint64_t *back) {
+    uint64_t ran_at_spawn = atomic_load_explicit(&w->ran_at_spawn, memory_order_relaxed);
+    s->tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed) + ran_at_spawn;
+    s->tasks_run += atomic_load_explicit(&w->run, memory_order_relaxed) + ran_at_spawn;
+    s->tasks_stolen += atomic_load_explicit(&w->stolen, memory_order_relaxed);
+    s->tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed) + ran_at_spawn;
+    s->sleeps += atomic_load(&w->sleeps);
+    size_t records = atomic_load_explicit(&w->tasks.objects, memory_order_relaxed);
+    s->records_allocated += records;
+    s->record_bytes += records * w->tasks.object_size;
+    *out += atomic_load_explicit(&w->records_out, memory_order_relaxed);
+    *back += atomic_load_explicit(&w->records_back, memory_order_relaxed);
+}
 dag_stats dag_get_stats(void) {
     dag_stats s;
     memset(&s, 0, sizeof s);
@@ -7549,7 +7562,6 @@ dag_stats dag_get_stats(void) {
     s.reserve_threads = dag__slots() - dag__g.num_workers;
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
-    for (int i = 0; i < dag__slots(); i++) s.sleeps += atomic_load(&dag__g.workers[i].sleeps);
     dag__mutex_lock(&dag__g.event_lock);
     s.events_pending = dag__g.events_pending;
     dag__mutex_unlock(&dag__g.event_lock);
@@ -7561,30 +7573,13 @@ dag_stats dag_get_stats(void) {
     dag__mutex_lock(&dag__cause_lock);
     s.failures_described = dag__num_causes;
     dag__mutex_unlock(&dag__cause_lock);
-    for (int i = 0; i < dag__slots(); i++) {
-        dag__worker *w = &dag__g.workers[i];
-        uint64_t ran_at_spawn = atomic_load_explicit(&w->ran_at_spawn, memory_order_relaxed);
-        s.tasks_spawned += atomic_load_explicit(&w->spawned, memory_order_relaxed) + ran_at_spawn;
-        s.tasks_run += atomic_load_explicit(&w->run, memory_order_relaxed) + ran_at_spawn;
-        s.tasks_stolen += atomic_load_explicit(&w->stolen, memory_order_relaxed);
-        s.tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed) + ran_at_spawn;
-        size_t records = atomic_load_explicit(&w->tasks.objects, memory_order_relaxed);
-        s.records_allocated += records;
-        s.record_bytes += records * w->tasks.object_size;
-    }
-    /* a record may come from one thread's pool and go back through
-       another's: the counts balance over every thread (guests too) */
+    /* every thread's counts and record pool: the pool's workers' and the
+       program's own threads' (guests). A record may come from one thread's
+       pool and go back through another's: out and back balance over all. */
     uint64_t out = 0, back = 0;
-    for (int i = 0; i < dag__slots(); i++) {
-        out += atomic_load_explicit(&dag__g.workers[i].records_out, memory_order_relaxed);
-        back += atomic_load_explicit(&dag__g.workers[i].records_back, memory_order_relaxed);
-    }
+    for (int i = 0; i < dag__slots(); i++) dag__stats_add(&s, &dag__g.workers[i], &out, &back);
     dag__mutex_lock(&dag__g.sleep_lock);   /* the guest list grows under it */
-    for (dag__worker *g = dag__guests(); g; g = g->next_guest) {
-        s.sleeps += atomic_load(&g->sleeps);
-        out += atomic_load_explicit(&g->records_out, memory_order_relaxed);
-        back += atomic_load_explicit(&g->records_back, memory_order_relaxed);
-    }
+    for (dag__worker *g = dag__guests(); g; g = g->next_guest) dag__stats_add(&s, g, &out, &back);
     dag__mutex_unlock(&dag__g.sleep_lock);
     s.tasks_live = out > back ? (size_t)(out - back) : 0;   /* read while tasks run: never below 0 */
     return s;

@@ -234,6 +234,42 @@ TEST(a_million_live_tasks_fit_in_bounded_memory) {
     free(seen);
 }
 
+/* The same counted when a program thread holds them: the records come from that thread's own pool,
+   which dag_get_stats counts with the workers' (records_allocated and record_bytes said 0 for it). */
+typedef struct { size_t n; dag_stats s; unsigned char *seen; } held_by_thread;
+static void *spawn_gated_tasks(void *arg) {
+    held_by_thread *h = (held_by_thread *)arg;
+    int g = 0;
+    atomic_int started, release;
+    atomic_init(&started, 0);
+    atomic_init(&release, 0);
+    DAG_DATADEPS {
+        dag_spawn(gate_task, Out(&g, 1), Val(&started), Val(&release));
+        for (size_t i = 0; i < h->n; i++) dag_spawn(copy_gate, In(&g, 1), Val(h->seen), Val(i));
+        h->s = dag_get_stats();   /* every one of them waits on the gate, in a record of this thread's pool */
+        atomic_store(&release, 1);
+    }
+    return NULL;
+}
+TEST(records_a_program_thread_holds_count_in_the_stats) {
+    held_by_thread h;
+    memset(&h, 0, sizeof h);
+    h.n = scaled(20000, 2000);
+    h.seen = (unsigned char *)calloc(h.n, 1);
+    dag_stats before = dag_get_stats();
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, spawn_gated_tasks, &h) == 0);
+    pthread_join(th, NULL);
+    size_t grew = h.s.records_allocated - before.records_allocated;
+    CHECK(grew >= h.n);   /* the workers' pools had no free records to lend it: they are all new */
+    CHECK(h.s.record_bytes - before.record_bytes >= grew * sizeof(void *));
+    size_t wrong = 0;
+    for (size_t i = 0; i < h.n; i++) wrong += h.seen[i] != 1;
+    CHECK_EQ_INT(wrong, 0);
+    info("a program thread with %zu tasks waiting: %zu records carved since", h.n, grew);
+    free(h.seen);
+}
+
 /* More spans registered at once than 2^20 (1,048,576), where registration used to stop: a
    2000 x 2000 dag_array in 1 x 1 tiles needs four million */
 DAG_TASK(void, bump_one, (int *, x)) { *x += 1; }
@@ -480,6 +516,7 @@ int main(void) {
     shutdown_or_note();
     setup_or_note();
     RUN(a_million_live_tasks_fit_in_bounded_memory);
+    RUN(records_a_program_thread_holds_count_in_the_stats);
     RUN(more_than_a_million_spans_registered_at_once_each_take_a_task);
     RUN(ten_thousand_levels_of_nested_spawns_finish_with_the_right_result);
     RUN(bodies_that_wait_for_their_children_nest_a_hundred_deep);
