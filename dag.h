@@ -3203,16 +3203,19 @@ static size_t dag__kept_bucket(uintptr_t record, uint32_t gen, size_t n) {
     return (size_t)(h ^ (h >> 29)) & (n - 1);
 }
 
+static size_t dag__failure_words(const dag__task *t, int s, char *buf, size_t size);
 static void dag__keep(dag__task *t) {
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
-    uint32_t size = status ? (uint32_t)sizeof(int) : (uint32_t)t->desc->result_size;
+    char words[640];   /* a failure keeps its words for dag_task_message, after its code */
+    size_t said = status ? dag__failure_words(t, status, words, sizeof words) + 1 : 0;
+    uint32_t size = status ? (uint32_t)(sizeof(int) + said) : (uint32_t)t->desc->result_size;
     dag__kept *k = (dag__kept *)dag__xmalloc(sizeof *k + size);
     k->key = (uintptr_t)t | (uintptr_t)(t->desc->result_tag & DAG__KEPT_TAG) | (status ? DAG__KEPT_FAILED : 0);
     k->gen = atomic_load_explicit(&t->gen, memory_order_relaxed);
     k->size = size & 0x3fffffffu;
     k->keep = (t->flags & DAG__TF_KEEP) != 0;
     k->pointer = t->desc->result_pointee != 0;
-    if (status) memcpy(k->bytes, &status, sizeof status);
+    if (status) memcpy(k->bytes, &status, sizeof status), memcpy(k->bytes + sizeof status, words, said);
     else memcpy(k->bytes, dag__result_of(t), size);
     dag__mutex_lock(&dag__g.kept_lock);
     if (dag__g.kept_count >= 2 * dag__g.kept_buckets_n) {   /* grow: a bucket word per one or two results */
@@ -3259,8 +3262,12 @@ static bool dag__kept_read(dag_task h, dag__kept_view *v, void *out, size_t out_
             v->keep = k->keep;
             v->pointer = k->pointer;
             v->status = 0;
-            if (k->key & DAG__KEPT_FAILED) memcpy(&v->status, k->bytes, sizeof v->status);
-            else if (out && out_size <= k->size) memcpy(out, k->bytes, out_size);
+            if (k->key & DAG__KEPT_FAILED) {   /* its code, and its words for an out buffer */
+                memcpy(&v->status, k->bytes, sizeof v->status);
+                if (out && out_size) snprintf((char *)out, out_size, "%s", (const char *)k->bytes + sizeof v->status);
+            } else if (out && out_size <= k->size) {
+                memcpy(out, k->bytes, out_size);
+            }
             if (how == DAG__KEPT_DROP || (how == DAG__KEPT_TAKE && !v->status && !k->keep && out && out_size == k->size)) {
                 *at = k->next;
                 dag__g.kept_count--;
@@ -6129,23 +6136,29 @@ const char *dag_task_message(dag_task h) {
         snprintf(buf, sizeof bufs[0], "%s", dag_result_string(DAG_ERR_STALE_HANDLE));
         return buf;
     }
-    if (!dag__ref_handle(h)) {
+    if (!dag__ref_handle(h)) {   /* a failure kept past its region keeps its words */
         dag__kept_view v;
-        if ((h.bits & 1) && dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) && v.status)
-            snprintf(buf, sizeof bufs[0], "a task whose region has ended: %s", dag_result_string(v.status));
+        if (!(h.bits & 1) || !dag__kept_read(h, &v, buf, sizeof bufs[0], DAG__KEPT_READ) || !v.status) buf[0] = 0;
         return buf;
     }
     dag__task *t = h.ptr;
-    const char *cause = atomic_load(&t->failed_dep);
     int s = dag__done(t) ? atomic_load(&t->status) : 0;
-    if (s && cause && s == DAG_ERR_DEPENDENCY_FAILED)
-        snprintf(buf, sizeof bufs[0], "dependency failed: task '%s' %s", cause, dag__cause_what(cause));
-    else if (s && cause)
-        snprintf(buf, sizeof bufs[0], "task '%s' %s", cause, dag__cause_what(cause));
-    else if (s)
-        snprintf(buf, sizeof bufs[0], "task '%s': %s", dag__task_name(t), dag_result_string(s));
+    if (s) dag__failure_words(t, s, buf, sizeof bufs[0]);
     dag__decref(dag__tls_worker, t);
     return buf;
+}
+
+/* What dag_task_message says of a finished task that failed with s; returns the length written. */
+static size_t dag__failure_words(const dag__task *t, int s, char *buf, size_t size) {
+    const char *cause = atomic_load(&((dag__task *)(uintptr_t)t)->failed_dep);
+    int n;
+    if (cause && s == DAG_ERR_DEPENDENCY_FAILED)
+        n = snprintf(buf, size, "dependency failed: task '%s' %s", cause, dag__cause_what(cause));
+    else if (cause)
+        n = snprintf(buf, size, "task '%s' %s", cause, dag__cause_what(cause));
+    else
+        n = snprintf(buf, size, "task '%s': %s", dag__task_name(t), dag_result_string(s));
+    return n < 0 ? (buf[0] = 0, 0) : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 /* A result the handle no longer reaches (fetched, released, dropped, or

@@ -17,6 +17,7 @@
 #include "dag.h"
 #include "test.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1311,6 +1312,42 @@ TEST(dag_shutdown_inside_a_task_is_rejected) {
     CHECK(dag_is_setup());
 }
 
+/* A failed task keeps its words for dag_task_message after its region ends (the end of its
+   DAG_DATADEPS, dag_wait_all, or the end of the program thread that spawned it), until dag_release:
+   the kept failure said only the code ("a task whose region has ended: user error"). */
+static dag_task failed_on_a_thread;
+static void *spawn_a_failure(void *arg) {
+    (void)arg;
+    int v = 0;
+    failed_on_a_thread = dag_spawn(fail_plain, Val(DAG_USER_ERROR + 3));
+    (void)dag_fetch(failed_on_a_thread, &v);
+    return NULL;
+}
+TEST(a_failure_keeps_its_words_after_its_region_ends_until_released) {
+    int v = 0;
+    size_t kept_before = dag_get_stats().results_kept;
+    dag_task in_region, outside;
+    DAG_DATADEPS { in_region = dag_spawn(fail_plain, Val(DAG_USER_ERROR + 1)); }
+    outside = dag_spawn(fail_plain, Val(DAG_USER_ERROR + 2));
+    CHECK_EQ_INT(dag_fetch(outside, &v), DAG_USER_ERROR + 2);
+    dag_wait_all();
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, spawn_a_failure, NULL) == 0);
+    pthread_join(th, NULL);
+    dag_task all[3] = { in_region, outside, failed_on_a_thread };
+    for (int i = 0; i < 3; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "plain failure %d", DAG_USER_ERROR + 1 + i);
+        CHECK(strstr(dag_task_message(all[i]), want) != NULL);
+        CHECK(strstr(dag_task_message(all[i]), "fail_plain") != NULL);
+        CHECK_EQ_INT(dag_wait(all[i]), DAG_USER_ERROR + 1 + i);
+        CHECK_EQ_INT(dag_fetch(all[i], &v), DAG_USER_ERROR + 1 + i);   /* a failed fetch spends nothing */
+        CHECK_EQ_INT(dag_release(all[i]), DAG_OK);
+        CHECK(dag_task_message(all[i])[0] == 0);
+    }
+    CHECK_EQ_INT(dag_get_stats().results_kept, kept_before);
+}
+
 TEST(a_handle_from_before_a_new_setup_is_stale) {
     dag_task t = dag_spawn(return_int, Val(5));
     int v = 0;
@@ -1487,6 +1524,7 @@ int main(int argc, char **argv) {
     RUN(a_region_nested_in_a_sequence_after_a_failed_step_is_cancelled);
     RUN(a_failure_inside_a_region_nested_in_a_sequence_cancels_the_next_step);
     RUN(dag_shutdown_inside_a_task_is_rejected);
+    RUN(a_failure_keeps_its_words_after_its_region_ends_until_released);
     RUN(a_handle_from_before_a_new_setup_is_stale);
     RUN(a_data_handle_from_before_a_new_setup_names_nothing);
     RUN(a_data_handle_stays_stale_after_256_set_ups_and_2_to_the_24_spans_in_its_slot);
