@@ -9,6 +9,10 @@
 
    Column-major tiles, BLAS's conventions and argument order (element (i, j)
    of C is c[i + j * ldc]; op(X) is X or, with trans = 1, its transpose).
+   Sizes as BLAS's, except that a span is never empty: k = 0 (C = beta C)
+   passes A and B as spans of one element, getrf of m or n = 0 an ipiv of
+   one. A launch range below 0 is refused at the spawn; other sizes below 0
+   write nothing. alpha = 0 reads neither A nor B, as in BLAS.
    Each comes as dag_d<op> (double) and dag_s<op> (float, its scalars float
    too):
    - gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
