@@ -287,6 +287,9 @@ dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *
 
 #if defined(DAG_IMPLEMENTATION) && !defined(DAG_TABLE_IMPLEMENTATION_INCLUDED)
 #define DAG_TABLE_IMPLEMENTATION_INCLUDED
+#ifdef __cplusplus
+#error "dag_table.h: its implementation is C11: define DAG_IMPLEMENTATION in a .c file (the rest of the program may be C++)"
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
