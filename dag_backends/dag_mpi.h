@@ -1509,7 +1509,8 @@ static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__m
 
 /* Before such an end drains: every owned span whose owner's copy is stale
    goes home, inside it, so that on return each owner's data is current
-   there, as on one node; then the check is posted. */
+   there, as on one node, and the only copy that counts; then the check is
+   posted. */
 static void dag__mpi_region_ending(const dag__context *ctx, int end) {
     if (!dag__mpi.active || !dag__is_main(ctx)) return;
     dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_end_names[end], -1, NULL, 0);
@@ -1524,8 +1525,10 @@ static void dag__mpi_region_ending(const dag__context *ctx, int end) {
             dag__mpi_forget_span(m);
             continue;
         }
-        if (dag__mpi_has(&m->current, m->owner)) continue;
-        dag__mpi_move((dag_data){ m->id }, m, m->owner);
+        if (!dag__mpi_has(&m->current, m->owner)) dag__mpi_move((dag_data){ m->id }, m, m->owner);
+        /* and the owner's copy alone counts from here on: the program may write its own memory
+           before the next region, as on one node, and another rank's copy would not see that */
+        dag__mpi_only(&m->current, m->owner);
     }
     if (!dag__mpi.simulated) dag__mpi_post_check(end == DAG__MPI_END_SHUTDOWN);   /* one process: nothing to compare */
 }

@@ -189,6 +189,31 @@ TEST(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it) 
     agree_on_failures();
 }
 
+/* The owner writes its own memory between two regions, as a one-node program may once a region has
+   ended: the next region's readers on other ranks see the new value (their copies from the region
+   before counted as current, and they read the old value). */
+DAG_TASK(void, copy_first, (const double *, from), (double *, to)) { to[0] = from[0]; }
+TEST(an_owners_write_between_regions_reaches_the_readers_on_other_ranks) {
+    setup(2);
+    int me = dag_rank(), last = dag_num_ranks() - 1;
+    static double x[4], y[4];
+    x[0] = 1;
+    y[0] = 0;
+    dag_data hx = dag_data_register_on(0, me == 0 ? x : NULL, 4, sizeof(double));
+    dag_data hy = dag_data_register_on(last, me == last ? y : NULL, 4, sizeof(double));
+    for (int round = 1; round <= 3; round++) {
+        if (me == 0) x[0] = 100.0 * round;   /* between regions */
+        DAG_DATADEPS { dag_spawn(copy_first, In(hx), Out(hy)); }   /* on the last rank */
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        if (me == last) CHECK(y[0] == 100.0 * round);
+        if (round == 2) dag_wait_all();   /* another collective end */
+    }
+    dag_data_unregister(hx);
+    dag_data_unregister(hy);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 /* The program fetches or releases the producer right after spawning its
    consumer on another rank (valid on one node): the consumer still gets
    the value, and the program's fetch gets it too. */
@@ -1019,6 +1044,7 @@ int main(int argc, char **argv) {
     RUN_ALL(a_task_on_one_rank_is_waited_for_and_fetched_on_every_rank);
     RUN_ALL(a_fut_of_a_task_run_on_one_rank_brings_its_value_to_the_ranks_that_use_it);
     RUN_ALL(a_producer_fetched_or_released_while_a_consumer_on_another_rank_waits_still_gives_it_the_value);
+    RUN_ALL(an_owners_write_between_regions_reaches_the_readers_on_other_ranks);
     RUN_ALL(ranks_whose_spawns_differ_get_the_divergence_error_naming_the_spawn);
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
