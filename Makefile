@@ -767,6 +767,10 @@ $(B)/mpi/test_mpi_tsan $(B)/mpi/test_mpi_faults_tsan $(B)/mpi/test_mpi_array_tsa
 $(B)/mpi/test_mpi_opencl: tests/test_mpi.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_OPENCL -O2 -g $< -o $@ -pthread -ldl -lm
+# and with the mock HIP runtime (tests/gpu/mock_hip.c): device failures injected on one rank
+$(B)/mpi/test_mpi_device_faults: tests/test_mpi_device_faults.c $(HEADERS) tests/mpi_harness.h $(B)/gpu/kernels_hip.c
+	@mkdir -p $(@D)
+	$(MPICC) $(MPI_WARN) -DDAG_BACKEND_HIP -Itests/gpu -O1 -g $< $(B)/gpu/kernels_hip.c -o $@ -pthread -ldl -lm
 # tests/test_table.c on every rank: the tables' partitions dealt over the ranks
 $(B)/mpi/test_table: tests/test_table.c $(HEADERS) tests/mpi_harness.h
 	@mkdir -p $(@D)
@@ -779,7 +783,7 @@ test-mpi:
 	  $(MAKE) --no-print-directory test-mpi-run
 MPI_SUITES := test_mpi test_mpi_faults test_mpi_array
 test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mpi/$(t)_tsan) $(B)/mpi/test_mpi_opencl \
-              $(B)/mpi/test_behaviour $(B)/mpi/test_table
+              $(B)/mpi/test_behaviour $(B)/mpi/test_table $(B)/mpi/test_mpi_device_faults $(MOCK_HIP_LIBS)
 	@mkdir -p $(B)/pocl_cache
 	@bash tests/run.sh mpi DAG_TEST_TIMEOUT=300 -- ./$(B)/mpi/test_mpi ";" ./$(B)/mpi/test_behaviour \
 	    $(foreach n,1 2 3 4 8 32,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi) \
@@ -788,6 +792,7 @@ test-mpi-run: $(foreach t,$(MPI_SUITES),$(B)/mpi/$(t) $(B)/mpi/$(t)_asan $(B)/mp
 	    $(foreach n,1 2 4,";" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_array) \
 	    ";" bash tests/mpi_leave.sh ./$(B)/mpi/test_mpi_faults "$(MPI_RUN)" \
 	    $(foreach n,2 3,";" env $(POCL_ENV) POCL_DEVICES="pthread pthread" $(MPI_RUN) -np $(n) ./$(B)/mpi/test_mpi_opencl) \
+	    $(foreach n,2 3,";" $(MPI_RUN) -np $(n) -x LD_LIBRARY_PATH=$(CURDIR)/$(B)/gpu/mock_hip ./$(B)/mpi/test_mpi_device_faults) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.2 DAG_TEST_CASE_TIMEOUT=150 ASAN_OPTIONS=detect_leaks=0 \
 	        $(MPI_RUN) -np 2 ./$(B)/mpi/$(t)_asan) \
 	    $(foreach t,$(MPI_SUITES),";" env DAG_TEST_SCALE=0.1 DAG_TEST_CASE_TIMEOUT=150 \

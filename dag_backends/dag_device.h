@@ -192,6 +192,7 @@ typedef struct dag__replica {
     void *reader[DAG_MAX_DEVICES];          /* last upload from its host bytes, per device */
     const dag__device_ops *pinned_by;       /* the backend that pinned its host bytes, or NULL */
     bool pin_tried;
+    bool home_failed;                        /* a settle's write-back of it failed (dag__devices_settle) */
 } dag__replica;
 
 typedef struct dag__buffer { void *buf; size_t bytes; dag__order order; struct dag__buffer *next; } dag__buffer;
@@ -655,24 +656,33 @@ static int dag__devices_settle(bool all, bool forget) {
     if (!atomic_load_explicit(&dag__dv.used, memory_order_acquire)) return 0;
     int err = 0;
     dag__mutex_lock(&dag__dv.lock);
+    bool failed = false;
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         if (all || !r->resident) {
             int e = dag__rep_write_back(r);
             if (e && !err) err = e;
+            r->home_failed = e != 0;
+            failed |= e != 0;
         }
     }
+    /* after a failure, a copy may still be queued on memory about to be let go: the queues drain first */
+    for (int d = 0; failed && forget && d < dag__dv.num; d++) (void)dag__dv.devs[d].ops->synchronize(dag__dv.devs[d].native);
     size_t keep = 0;   /* a second pass: write-backs look at the whole table */
     for (size_t i = 0; i < dag__dv.num_reps; i++) {
         dag__replica *r = dag__dv.reps[i];
         bool home = (all || !r->resident) && (r->valid & 1);
         if (home) dag__rep_host_only(r);   /* the program (or the body) may change the host bytes now */
-        if (home && forget && !r->resident) {
+        /* The program takes the memory back: an ordinary span's copies go, and so do they when its
+           write-back failed (its bytes are lost, and the error says so), since the program may free
+           that memory now and nothing may write it later. */
+        if ((home || r->home_failed) && forget && !r->resident) {
             for (int d = 0; d < dag__dv.num; d++) dag__rep_drop(r, d, false);
             dag__rep_unpin(r);
             DAG_FREE(r);
             continue;
         }
+        r->home_failed = false;
         dag__dv.reps[keep++] = r;
     }
     dag__dv.num_reps = keep;
@@ -1218,7 +1228,13 @@ static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
     if (fell_back) dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
     if (e) {
         dag__task_set_failure(w, t, e, msg);
-        return true;
+        if (!(t->flags & DAG__TF_ALWAYS_RUNS)) return true;
+        /* A task that must run (the rank layer's messages: another rank waits for them) runs its
+           body with its failure as its input's, which it tells that rank instead of its data. */
+        const char *own = dag__own_cause(t, e);
+        dag__cause_set(&t->failed_dep, own);
+        dag__cause_drop(own);
+        return false;
     }
     if (p->processor == 0 && k) p->cpu_start = dag__now_ns();
     return p->processor > 0;

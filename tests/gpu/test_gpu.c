@@ -1317,6 +1317,42 @@ TEST(a_failed_unregister_reports_it_and_never_writes_the_span_later) {
     free(y);
 }
 
+/* A plain span written on a device whose copy home at its region's end fails (injected): the region
+   fails, and the span's device copy goes with it, since the program may write or free that memory now.
+   A later region end wrote the stale copy into it (into freed memory: dag_array_potrf's info). */
+TEST(a_failed_copy_home_at_a_region_end_never_writes_the_span_later) {
+    NEED_DEVICES(1, 0, 0);
+    if (!mock_lib() || backend == DAG_OPENCL) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs a mock runtime (its injected failures)");
+    }
+    enum { N = 4096 };
+    dag_options o = on_device(1);
+    int failed_regions = 0;
+    for (int nth = 1; nth <= 3; nth++) {
+        float *y = (float *)calloc(N, sizeof *y), *z = (float *)calloc(N, sizeof *z);
+        mock_fail_at(backend == DAG_LEVEL_ZERO ? "zeEventHostSynchronize" : "hipEventSynchronize", nth);
+        long before = mock_failures();
+        DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(y, N)); }
+        dag_result r = dag_last_region_result();
+        mock_fail_at(NULL, 0);
+        if (mock_failures() > before) {
+            CHECK(r != DAG_OK);
+            failed_regions++;
+        }
+        for (int i = 0; i < N; i++) y[i] = 42.0f;   /* the program's memory again */
+        DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(z, N)); }   /* another region end */
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        CHECK(y[0] == 42.0f && y[N - 1] == 42.0f);
+        CHECK(z[0] == 1.0f);
+        free(y);   /* and nothing writes it after this */
+        CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+        free(z);
+    }
+    CHECK(failed_regions > 0);
+    dag_shutdown();
+}
+
 /* A task that needs room on a full device, whose victim's copy home fails (injected), fails naming that
    (DAG_ERR_DEVICE), not "do not fit" (DAG_ERR_OUT_OF_MEMORY: the device had room once the victim went),
    and the victim is not lost. */
@@ -1858,6 +1894,7 @@ int main(int argc, char **argv) {
     RUN(dag_synchronize_while_other_workers_queue_on_the_device_is_serialised);
     RUN(an_injected_failure_of_any_runtime_call_fails_its_task_and_leaves_nothing_dangling);
     RUN(a_failed_unregister_reports_it_and_never_writes_the_span_later);
+    RUN(a_failed_copy_home_at_a_region_end_never_writes_the_span_later);
     RUN(an_eviction_whose_copy_home_fails_fails_the_task_naming_it);
     RUN(the_program_threads_current_device_is_unchanged_by_setup_work_and_shutdown);
     RUN(a_device_that_fails_to_open_is_skipped_and_the_others_work);
