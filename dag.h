@@ -6628,7 +6628,13 @@ dag_result dag_wait_all(void) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
-    int unbalanced = ctx->top ? dag__close_abandoned(w, ctx, ctx->root, "dag_wait_all") : 0;
+    /* DAG_WITH_OPTIONS blocks the call is in stay open: a wait inside one (the program's, or a table
+       operation's) waits with its options still in force. A region open above them was left by a
+       return, goto or longjmp out of its block, and is closed. */
+    dag__region *stop = ctx->top;
+    for (dag__region *r = ctx->top; r && r != ctx->root; r = r->outer)
+        if (r->kind != DAG_REGION_OPTIONS) stop = r->outer;
+    int unbalanced = stop ? dag__close_abandoned(w, ctx, stop, "dag_wait_all") : 0;
     if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);   /* each rank's data home first */
     dag__region *root = ctx->root;
     int err = DAG_OK;

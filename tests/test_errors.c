@@ -1078,6 +1078,33 @@ TEST(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end) {
     CHECK_EQ_INT(dag_wait_all(), DAG_OK);
 }
 
+/* dag_wait_all inside DAG_WITH_OPTIONS blocks (a table operation's, or the program's) waits with the
+   blocks still open and their options in force: it closed them as abandoned, logged it, and the
+   block's end then said its region was not open. A waiting region above them is still closed. */
+TEST(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options) {
+    int x = 0;
+    int mark = log_mark();
+    DAG_WITH_OPTIONS(.priority = 3) {
+        DAG_WITH_OPTIONS(.name = "inner") {
+            dag_spawn(slow_write_int, Out(&x, 1), Val(7));
+            CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+            CHECK_EQ_INT(x, 7);
+        }
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(first_logged_since(mark), -1);
+    mark = log_mark();
+    DAG_WITH_OPTIONS(.priority = 3) {
+        dag_region abandoned = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+        (void)abandoned;
+        dag_spawn(slow_write_int, Out(&x, 1), Val(8));
+        CHECK_EQ_INT(dag_wait_all(), DAG_ERR_UNBALANCED_REGION);   /* the DATADEPS above the block */
+        CHECK_EQ_INT(x, 8);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);   /* the options block itself was still open */
+    CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION), 1);
+}
+
 /* A break leaves the block through its end, as continue does (the region waits for its task), and is
    warned of at once: a C reader takes it for a break out of a loop around the block. */
 TEST(a_break_inside_a_block_ends_the_block_and_is_warned_of) {
@@ -1506,6 +1533,7 @@ int main(int argc, char **argv) {
     RUN(zero_and_failed_handles_answer_without_crashing);
     RUN(a_scope_no_worker_satisfies_is_rejected);
     RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
+    RUN(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options);
     RUN(a_break_inside_a_block_ends_the_block_and_is_warned_of);
     RUN(leaving_a_block_by_return_is_reported_by_the_next_region_end_around_it);
     RUN(a_task_body_that_returns_inside_a_region_fails_with_unbalanced_region);
