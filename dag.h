@@ -2117,6 +2117,7 @@ static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* befor
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
+static inline int dag__mpi_least(int v);   /* the least of v over the ranks: a collective call of the main thread */
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone);
@@ -2143,6 +2144,7 @@ static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DA
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
+static inline int dag__mpi_least(int v) { return v; }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone) {
@@ -3203,7 +3205,19 @@ static size_t dag__kept_bucket(uintptr_t record, uint32_t gen, size_t n) {
     return (size_t)(h ^ (h >> 29)) & (n - 1);
 }
 
-static size_t dag__failure_words(const dag__task *t, int s, char *buf, size_t size);
+/* What dag_task_message says of a finished task that failed with s; returns the length written. */
+static size_t dag__failure_words(const dag__task *t, int s, char *buf, size_t size) {
+    const char *cause = atomic_load(&((dag__task *)(uintptr_t)t)->failed_dep);
+    int n;
+    if (cause && s == DAG_ERR_DEPENDENCY_FAILED)
+        n = snprintf(buf, size, "dependency failed: task '%s' %s", cause, dag__cause_what(cause));
+    else if (cause)
+        n = snprintf(buf, size, "task '%s' %s", cause, dag__cause_what(cause));
+    else
+        n = snprintf(buf, size, "task '%s': %s", dag__task_name(t), dag_result_string(s));
+    return n < 0 ? (buf[0] = 0, 0) : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 static void dag__keep(dag__task *t) {
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
     char words[640];   /* a failure keeps its words for dag_task_message, after its code */
@@ -3493,8 +3507,16 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
         }
     }
     if (DAG__UNLIKELY(x && x->plan) && dag__device_prepare(w, t)) {
-        if (tracing) dag__trace_task(w, t, start, dag__now_ns(), atomic_load(&t->status));
-        return true;   /* queued on a device, or failed */
+        int s = atomic_load(&t->status);
+        if (!s || !(t->flags & DAG__TF_ALWAYS_RUNS)) {
+            if (tracing) dag__trace_task(w, t, start, dag__now_ns(), s);
+            return true;   /* queued on a device, or failed */
+        }
+        /* failed (its data could not come home), but it must run: the rank layer's messages, which
+           another rank waits for. Its body runs with that failure as its input's, and tells it. */
+        const char *own = dag__own_cause(t, s);
+        dag__cause_set(&t->failed_dep, own);
+        dag__cause_drop(own);
     }
     return dag__run_body(w, t, args, dag__result_of(t), tracing, start);
 }
@@ -6148,18 +6170,6 @@ const char *dag_task_message(dag_task h) {
     return buf;
 }
 
-/* What dag_task_message says of a finished task that failed with s; returns the length written. */
-static size_t dag__failure_words(const dag__task *t, int s, char *buf, size_t size) {
-    const char *cause = atomic_load(&((dag__task *)(uintptr_t)t)->failed_dep);
-    int n;
-    if (cause && s == DAG_ERR_DEPENDENCY_FAILED)
-        n = snprintf(buf, size, "dependency failed: task '%s' %s", cause, dag__cause_what(cause));
-    else if (cause)
-        n = snprintf(buf, size, "task '%s' %s", cause, dag__cause_what(cause));
-    else
-        n = snprintf(buf, size, "task '%s': %s", dag__task_name(t), dag_result_string(s));
-    return n < 0 ? (buf[0] = 0, 0) : (size_t)n < size ? (size_t)n : size - 1;
-}
 
 /* A result the handle no longer reaches (fetched, released, dropped, or
    from an earlier set-up). */

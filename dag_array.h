@@ -830,7 +830,19 @@ static dag__array_where dag__array_where_now(const char *who) {
                 dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
             }
     }
-    if (!w.devices && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
+    /* Over ranks, whose devices may differ, every rank takes the same path (the kind of each tile's task
+       is part of what the ranks check alike): the devices' kernels only if every rank has a device in the
+       scope; else the CPU's tasks, where the scope allows the CPU, or the same refusal everywhere. */
+    bool here = w.devices > 0;
+    if (!dag__mpi_least(here) && here) {
+        w.devices = 0;
+        if (!dag_scope_has_cpu(s)) {
+            dag_log(DAG_LOG_ERROR, DAG_ERR_SCOPE, "%s: the scope in force names only devices, and another rank has "
+                    "none of them", who);
+            w.status = DAG_ERR_SCOPE;
+        }
+    }
+    if (!here && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
     return w;
 }
 /* The same for an operation on a's tiles: a complex array's tasks all run on the CPU (the scope's

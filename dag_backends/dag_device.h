@@ -1228,13 +1228,7 @@ static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
     if (fell_back) dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
     if (e) {
         dag__task_set_failure(w, t, e, msg);
-        if (!(t->flags & DAG__TF_ALWAYS_RUNS)) return true;
-        /* A task that must run (the rank layer's messages: another rank waits for them) runs its
-           body with its failure as its input's, which it tells that rank instead of its data. */
-        const char *own = dag__own_cause(t, e);
-        dag__cause_set(&t->failed_dep, own);
-        dag__cause_drop(own);
-        return false;
+        return true;
     }
     if (p->processor == 0 && k) p->cpu_start = dag__now_ns();
     return p->processor > 0;
