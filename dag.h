@@ -1818,6 +1818,7 @@ struct dag__region {
     uint32_t discard_owner;                /* the serial of the block whose options set discard_results, or 0 */
     int spawn_error;                       /* first spawn that failed inside */
     int spawn_failures;                    /* how many: only the first is logged (see dag__spawn_err) */
+    int inner_error;                       /* an options block's: the first failure of a region ended in it */
     dag_options options;                   /* options in force inside (dag__region_set_options); a
                                               spawn reads name and priority, at its start */
 };
@@ -3007,6 +3008,7 @@ static dag__region *dag__region_new(int kind) {
     r->depth = r->serial = r->discard_owner = 0;
     r->spawn_error = 0;
     r->spawn_failures = 0;
+    r->inner_error = 0;
     r->cancel = NULL;
     return r;
 }
@@ -6560,13 +6562,21 @@ dag_result dag_region_end(dag_region token) {
     bool waits = datadeps || r->kind == DAG_REGION_SEQUENTIAL;
     if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
         dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
+    dag__region *outer = r->outer;
+    int inner = r->kind == DAG_REGION_OPTIONS ? r->inner_error : 0;
     int err = dag__region_close(w, ctx, r);
     if (waits) {   /* host memory current again */
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
     }
     if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, err);
-    dag__tls_last_region = (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
+    if (unbalanced) err = DAG_ERR_UNBALANCED_REGION;
+    /* DAG_WITH_OPTIONS(...) DAG_DATADEPS { } reads as one block: an options block's result is that of
+       the first region that failed inside it, when it has no failure of its own */
+    if (!err) err = inner;
+    if (err && outer && outer != ctx->root && outer->kind == DAG_REGION_OPTIONS && !outer->inner_error)
+        outer->inner_error = err;
+    dag__tls_last_region = (dag_result)err;
     return dag__tls_last_region;
 }
 

@@ -1105,6 +1105,26 @@ TEST(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options) {
     CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION), 1);
 }
 
+/* DAG_WITH_OPTIONS(...) DAG_DATADEPS { } reads as one block: dag_last_region_result() after it is the
+   DATADEPS' failure (it was the options block's own DAG_OK), also through nested options blocks; a
+   failure of a region that ended earlier in the block counts too, and the next block starts afresh. */
+TEST(an_options_block_around_a_failed_region_reports_that_failure) {
+    int x = 0;
+    DAG_WITH_OPTIONS(.priority = 1) DAG_DATADEPS { dag_spawn(fail_writing, Out(&x, 1), Val(DAG_USER_ERROR + 5)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 5);
+    DAG_WITH_OPTIONS(.priority = 1) {
+        DAG_WITH_OPTIONS(.name = "inner") {
+            DAG_DATADEPS { dag_spawn(fail_writing, Out(&x, 1), Val(DAG_USER_ERROR + 6)); }
+            DAG_DATADEPS { dag_spawn(write_int, Out(&x, 1), Val(1)); }   /* fine, after the failure */
+        }
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 6);
+    DAG_WITH_OPTIONS(.priority = 1) DAG_DATADEPS { dag_spawn(write_int, Out(&x, 1), Val(2)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK_EQ_INT(x, 2);
+    dag_wait_all();
+}
+
 /* A break leaves the block through its end, as continue does (the region waits for its task), and is
    warned of at once: a C reader takes it for a break out of a loop around the block. */
 TEST(a_break_inside_a_block_ends_the_block_and_is_warned_of) {
@@ -1533,6 +1553,7 @@ int main(int argc, char **argv) {
     RUN(zero_and_failed_handles_answer_without_crashing);
     RUN(a_scope_no_worker_satisfies_is_rejected);
     RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
+    RUN(an_options_block_around_a_failed_region_reports_that_failure);
     RUN(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options);
     RUN(a_break_inside_a_block_ends_the_block_and_is_warned_of);
     RUN(leaving_a_block_by_return_is_reported_by_the_next_region_end_around_it);
