@@ -361,7 +361,7 @@ test-helgrind:
 	@$(call need,helgrind,$(VALGRIND),,apt-get install valgrind) $(MAKE) --no-print-directory test-helgrind-run
 HELGRIND := --tool=helgrind --error-exitcode=9 -q --suppressions=tests/helgrind.supp
 test-helgrind-run: $(B)/helgrind/test_errors $(B)/helgrind/test_fuzz
-	@bash tests/run.sh helgrind -- \
+	@bash tests/run.sh helgrind DAG_TEST_SCALE=0.05 -- \
 	    $(VALGRIND) $(HELGRIND) ./$(B)/helgrind/test_errors ";" \
 	    $(VALGRIND) $(HELGRIND) ./$(B)/helgrind/test_fuzz 40 \
 	    | tee $(B)/results-helgrind.log; tail -n 1 $(B)/results-helgrind.log > $(B)/results-helgrind; \
