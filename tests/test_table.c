@@ -371,12 +371,12 @@ TEST(filter_where_head_select_map_and_repartition_equal_plain_loops) {
         dag_table_new_column nc = { "w2", DAG_TABLE_F64 };
         dag_table *m = dag_table_map(t, w_twice, NULL, &nc, 1);
         dag_table *mk = NULL;
-        last_error[0] = 0;
+        LAST_ERROR[0] = 0;
         DAG_WITH_OPTIONS(.priority = 2) {   /* a table operation inside an options block: its options stay */
             mk = m ? dag_table_map_kernel(m, negate_i64, "w", "neg", DAG_TABLE_I64) : NULL;
         }
         CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
-        CHECK(last_error[0] == 0);
+        CHECK(LAST_ERROR[0] == 0);
         rows_text gh = table_rows(hd), gs = table_rows(sel), gd = table_rows(drop), gm = table_rows(mk);
         CHECK(same_rows(&gh, &want_head, true));
         CHECK(same_rows(&gs, &want_sel, true));
