@@ -2118,7 +2118,6 @@ static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* befor
 static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
-static inline int dag__mpi_least(int v);   /* the least of v over the ranks: a collective call of the main thread */
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone);
@@ -2145,7 +2144,6 @@ static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DA
 static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
-static inline int dag__mpi_least(int v) { return v; }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
 static inline int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone) {

@@ -811,9 +811,7 @@ static dag_result dag__array_no_device(const char *who, const dag_scope *s) {
     return DAG_ERR_SCOPE;
 }
 
-/* `alike`: over ranks, agree on the path (a collective call: every rank's operation makes it); false for
-   what one rank may ask alone (dag_blocks_auto's sizes) */
-static dag__array_where dag__array_where_in(const char *who, bool alike) {
+static dag__array_where dag__array_where_now(const char *who) {
     dag__array_where w;
     memset(&w, 0, sizeof w);
     dag_scope s = dag_scope_in_force();
@@ -832,22 +830,9 @@ static dag__array_where dag__array_where_in(const char *who, bool alike) {
                 dag_scope_part(&w.dev[w.devices++].scope, (dag_backend)b)->one = d;
             }
     }
-    /* Over ranks, whose devices may differ, every rank takes the same path (the kind of each tile's task
-       is part of what the ranks check alike): the devices' kernels only if every rank has a device in the
-       scope; else the CPU's tasks, where the scope allows the CPU, or the same refusal everywhere. */
-    bool here = w.devices > 0;
-    if (alike && !dag__mpi_least(here) && here) {
-        w.devices = 0;
-        if (!dag_scope_has_cpu(s)) {
-            dag_log(DAG_LOG_ERROR, DAG_ERR_SCOPE, "%s: the scope in force names only devices, and another rank has "
-                    "none of them", who);
-            w.status = DAG_ERR_SCOPE;
-        }
-    }
-    if (!here && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
+    if (!w.devices && !dag_scope_has_cpu(s)) w.status = dag__array_no_device(who, &s);
     return w;
 }
-static dag__array_where dag__array_where_now(const char *who) { return dag__array_where_in(who, true); }
 /* The same for an operation on a's tiles: a complex array's tasks all run on the CPU (the scope's
    workers, or every worker when it names only devices), its tiles coming home for them as they do for
    sort and randn, since no device kernel takes complex elements (OpenCL C has no complex type). */
@@ -3246,7 +3231,7 @@ dag_result dag_array_gesv(dag_array *a, int64_t *ipiv, dag_array *b) {
 static dag_blocks dag__blocks_resolve(dag_elem type, int64_t rows, int64_t cols, dag_blocks b) {
     size_t elem = dag__elem_size(type);
     if (b.rows != -1 || b.cols != -1 || !elem || rows <= 0 || cols <= 0) return b;   /* dag__array_new says why */
-    dag__array_where w = dag__array_where_in("dag_blocks_auto", false);   /* (not collective: see above) */
+    dag__array_where w = dag__array_where_now("dag_blocks_auto");
     int64_t want = 4 * ((int64_t)dag_device_count(DAG_CPU) + w.devices) * dag_num_ranks();
     int64_t most = (w.devices ? (int64_t)32 << 20 : (int64_t)2 << 20) / (int64_t)elem;
     if (rows == 1 || cols == 1) {

@@ -1617,19 +1617,6 @@ static void dag__mpi_name_divergence(void) {
     dag_log(DAG_LOG_ERROR, DAG_ERR_DIVERGED, "%s", line);
 }
 
-/* The least of v over the ranks, for a choice every rank must make alike
-   (dag_array.h: whether the tiles' tasks are devices' kernels or the CPU's,
-   when the ranks' devices differ). The main thread's, in the program's
-   order of calls on every rank, as any collective call. */
-static inline int dag__mpi_least(int v) {
-    if (!dag__mpi.active || dag__mpi.simulated || dag__mpi.size < 2 || !dag__is_main(dag__current_context()) ||
-        dag__mpi_local_depth)   /* (a body's calls, and a rank's own, are not collective) */
-        return v;
-    int least = v;
-    MPI_Allreduce(&v, &least, 1, MPI_INT, MPI_MIN, dag__mpi.comm);
-    return least;
-}
-
 /* The ranks' outcome of a collective end, one on every rank, so that an
    SPMD program (dag_array.h too) takes the same branch everywhere after
    it: the failure of a task's own on the lowest rank that has one, else a

@@ -676,59 +676,6 @@ TEST(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_an
    on every rank it is a skip). The data moves between ranks from the host
    copies, which the device layer keeps current before a send reads them,
    so the results and the traffic are those of the CPU run. */
-/* Ranks whose devices differ (the last one has none: a node without a GPU) take the same path under a
-   device scope: with the CPU in the scope every rank runs the CPU's tile tasks, and gets the right
-   answer (each rank chose by its own devices, so the ranks spawned different tasks and diverged);
-   with devices alone, every rank refuses the operation alike and they go on together. */
-TEST(ranks_whose_devices_differ_agree_on_the_path_of_an_array_operation) {
-    int me = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) NOT_APPLICABLE("needs 2 ranks");
-    int last = size - 1;
-    if (me == last) setenv("DAG_DEVICES", "none", 1);
-    setup(2);
-    if (me == last) unsetenv("DAG_DEVICES");
-    int mine = dag_device_count(DAG_OPENCL), most = 0;
-    MPI_Allreduce(&mine, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (most < 1) {
-        dag_shutdown();
-        agree_on_failures();
-        NOT_APPLICABLE("no OpenCL device on any rank (%s)", dag_backend_status(DAG_OPENCL));
-    }
-    CHECK(me != last || mine == 0);
-    enum { N = 90, NB = 32 };
-    static double x[N * N], y[N * N];
-    for (int i = 0; i < N * N; i++) x[i] = (i % 7) - 3.0;
-    dag_array *X = dag_array_from_host(DAG_F64, N, N, dag_blocks(NB, NB), x, DAG_COL_MAJOR, N);
-    dag_array *Y = dag_array_zeros(DAG_F64, N, N, dag_blocks(NB, NB));
-    DAG_WITH_OPTIONS(.scope = dag_scope_union(dag_scope(.opencl.all = 1), dag_scope(.all_threads = 1))) {
-        CHECK_EQ_INT(dag_array_gemm(0, 1, 1.0, X, X, 0.0, Y), DAG_OK);   /* Y = X X^T */
-    }
-    CHECK_EQ_INT(dag_array_collect(Y, y, DAG_COL_MAJOR, N), DAG_OK);
-    double worst = 0;
-    for (int j = 0; j < N; j++)
-        for (int i = 0; i < N; i++) {
-            double s = 0;
-            for (int k = 0; k < N; k++) s += x[i + k * N] * x[j + k * N];
-            worst = fmax(worst, fabs(s - y[i + j * N]));
-        }
-    CHECK(worst < 1e-9);
-    DAG_WITH_OPTIONS(.scope = dag_scope(.opencl.all = 1)) {
-        CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_ERR_SCOPE);   /* on every rank */
-    }
-    CHECK_EQ_INT(dag_array_scale(2.0, X), DAG_OK);   /* and together after it */
-    double sum = 0;
-    CHECK_EQ_INT(dag_array_sum(X, &sum), DAG_OK);
-    double want = 0;
-    for (int i = 0; i < N * N; i++) want += 2 * x[i];
-    CHECK(fabs(sum - want) < 1e-9);
-    dag_array_free(X);
-    dag_array_free(Y);
-    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
-    agree_on_failures();
-}
-
 TEST(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices) {
     setup(2);
     int ranks = dag_num_ranks(), me = dag_rank(), mine = dag_device_count(DAG_OPENCL), fewest = 0;
@@ -1108,7 +1055,6 @@ int main(int argc, char **argv) {
     RUN_ALL(a_distributed_cholesky_and_solve_match_the_plain_factor_for_ragged_sizes_and_grids);
     RUN_ALL(distributed_gemm_elementwise_reductions_and_transpose_equal_plain_loops);
     RUN_ALL(distributed_arrays_under_a_device_scope_run_each_ranks_tiles_on_its_devices);
-    RUN_ALL(ranks_whose_devices_differ_agree_on_the_path_of_an_array_operation);
     RUN_ALL(every_rank_counts_every_ranks_traffic_alike_and_a_simulation_of_as_many_ranks_counts_the_same);
     RUN_ALL(a_simulation_of_4_to_1024_ranks_moves_what_block_cyclic_cholesky_must_and_its_path_is_3t_minus_2);
     RUN_ALL(simulated_ranks_out_of_range_and_rank_figures_of_no_such_rank_are_refused_by_name);

@@ -42,8 +42,8 @@ SEAMS = {'dag_backends/dag_device.h': 'device seam', 'dag_backends/dag_mpi.h': '
 MAY_USE = {
     'dag.h': '',   # the core: its seams are its own declarations
     'dag_backends/dag_mpi.h':   # the rank layer: task records only by pointer, the words of a failure
-        'DAG__MAX_PARAMS DAG__TF_ALWAYS_RUNS dag__task dag__context dag__current_context dag__cancel_asked dag__cause_new '
-        'dag__cause_drop dag__cause_what',
+        'DAG__MAX_PARAMS DAG__TF_ALWAYS_RUNS dag__task dag__context dag__cancel_asked dag__cause_new dag__cause_drop '
+        'dag__cause_what',
     'dag_backends/dag_device.h':   # the device layer: task records, spans and their slots, the trace
         'DAG__CACHE_LINE DAG__MAX_PARAMS dag__args_of dag__backend_name dag__convert dag__data_slot '
         'dag__data_span dag__device_word dag__extra dag__extra_of dag__g dag__json_string dag__scope_has_cpu '
@@ -65,8 +65,7 @@ MAY_USE = {
         'dag__gpu_open_devices dag__gpu_use',
     # the libraries: dag.h's public API only
     'dag_kernels.h': '', 'dag_blas.h': '', 'dag_array_kernels.h': '', 'dag_table.h': '',
-    # and its own kernels (dag_array_kernels.h); over ranks, the choice of the devices' path, made alike
-    'dag_array.h': 'dag__array_lu_rows dag__mpi_least',
+    'dag_array.h': 'dag__array_lu_rows',   # and its own kernels (dag_array_kernels.h)
 }
 # Calls from a layer to a later one: the body's end closes its regions, a
 # finished root task ends its region, a reserve thread gets a worker record,
