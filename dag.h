@@ -4709,6 +4709,10 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b) {
 }
 
 /* >>data implementation */
+/* The slot at index (its page allocated), under data_lock */
+static dag__data_slot *dag__data_slot_at(uint32_t index) {
+    return &atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE];
+}
 /* The generations given so far are closed: this cycle's (or the next one's)
    start above them, and a handle of theirs is of an earlier set-up. (After
    2^32 generations in all, the floor stays at the last one.) */
@@ -4795,14 +4799,11 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     uint32_t index;
     /* a freed slot is used again, unless its generation has come to the last (after 2^32 spans in it:
        one more would name an old handle's span), which leaves it unused for good */
-    while (dag__g.data_free &&
-           atomic_load(&dag__g.data_pages[(dag__g.data_free - 1) / DAG__DATA_PAGE])[(dag__g.data_free - 1) % DAG__DATA_PAGE].gen ==
-               UINT32_MAX)
-        dag__g.data_free = atomic_load(&dag__g.data_pages[(dag__g.data_free - 1) / DAG__DATA_PAGE])[(dag__g.data_free - 1) %
-                                                                                                  DAG__DATA_PAGE].next_free;
+    while (dag__g.data_free && dag__data_slot_at(dag__g.data_free - 1)->gen == UINT32_MAX)
+        dag__g.data_free = dag__data_slot_at(dag__g.data_free - 1)->next_free;
     if (dag__g.data_free) {
         index = dag__g.data_free - 1;
-        dag__g.data_free = atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE].next_free;
+        dag__g.data_free = dag__data_slot_at(index)->next_free;
     } else {
         index = dag__g.data_count;
         if (index >= DAG_MAX_REGISTERED) {
@@ -4819,7 +4820,7 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
         }
         dag__g.data_count++;
     }
-    dag__data_slot *s = &atomic_load(&dag__g.data_pages[index / DAG__DATA_PAGE])[index % DAG__DATA_PAGE];
+    dag__data_slot *s = dag__data_slot_at(index);
     s->ptr = ptr;
     s->rows = rows;
     s->width = width;
