@@ -984,7 +984,8 @@ static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
     return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
 }
 #define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline);
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed);       /* queued (or run now if it must) */
+dag_task dag__spawn_packed_now(const dag_task_desc *desc, const void *packed);   /* asked to run inline */
 #if defined(__GNUC__) && defined(__OPTIMIZE__) && !defined(__CUDACC__) && !defined(DAG_NO_SPAWN_FRONT)
 /* No options but run_inline, and arguments that are all plain Vals of a
    record's size. (This and the front are always inline: a copy out of
@@ -1014,7 +1015,8 @@ static inline __attribute__((always_inline)) dag_task dag__spawn_front(const dag
         for (int i = 0; i < n; i++)
             __builtin_memcpy(packed.bytes + d->params[i].offset, args[i].ptr ? args[i].ptr : (const void *)&args[i].task,
                              d->params[i].size);
-        return dag__spawn_packed(d, n ? packed.bytes : NULL, o && o->run_inline);   /* (no bytes: none to read) */
+        const void *bytes = n ? packed.bytes : NULL;   /* (no bytes: none to read) */
+        return o && o->run_inline ? dag__spawn_packed_now(d, bytes) : dag__spawn_packed(d, bytes);
     }
     return dag_spawn_desc(d, args, n, o);
 }
@@ -1746,8 +1748,12 @@ enum {
 
 /* The first cache line holds everything a spawn writes and a finishing
    thread touches, so a task handed to another core moves one line each way. */
+/* A record's own cache lines, in its pool: dag__task_alloc's pool spaces
+   them by whole lines (dag__pool_init). The type asks no more than 16 bytes'
+   alignment, so that a record on the stack (a task run inside its spawn)
+   costs its frame no realignment. */
 struct dag__task {
-    DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
+    DAG__ALIGNAS(16) DAG__ATOMIC(dag__edge *) succ;  /* successors; DAG__CLOSED once finished */
     DAG__ATOMIC(int32_t) pending;                /* unfinished predecessors (+ DAG__GUARD while spawning) */
     DAG__ATOMIC(int32_t) refs;
     DAG__ATOMIC(uint32_t) gen;
@@ -1771,6 +1777,8 @@ struct dag__task {
        of tasks it does not hold, so they are atomic */
     DAG__ATOMIC(dag__task *) parent;
     DAG__ATOMIC(uint32_t) level;
+    DAG__ATOMIC(uint32_t) retained_at;           /* its place in its region's `retained`, while there (atomic: a
+                                               stale handle's fetch reads it, see dag__retained_take) */
     DAG__ALIGNAS(16) unsigned char args[DAG__INLINE_ARGS];
     DAG__ALIGNAS(16) unsigned char result[DAG__INLINE_RESULT];
 };
@@ -2260,9 +2268,11 @@ static void dag__list_push(dag__task_list *l, dag__task *t) {
 }
 
 /* >>pool implementation */
-static void dag__pool_init(dag__pool *p, size_t object_size) {
+/* align: how its objects are spaced (16, or a cache line for objects that
+   threads other than their owner write: task records) */
+static void dag__pool_init(dag__pool *p, size_t object_size, size_t align) {
     memset((void *)p, 0, sizeof *p);   /* atomics zeroed: no thread sees it yet */
-    p->object_size = (object_size + 15) / 16 * 16;
+    p->object_size = (object_size + align - 1) / align * align;
     atomic_init(&p->remote, NULL);
 }
 
@@ -3314,33 +3324,37 @@ static void dag__kept_free_all(void) {
    the task's result is fetched or released, or the region ends. A fetch or
    release made by the spawning context right after its spawns (fork-join,
    and spawn-then-fetch loops) takes the task off the list at once, so the
-   list stays short without a region end: the last few entries are looked
-   at (a few dozen: a body that spawns a child per column, queen or
-   village and then fetches them in order looks for its oldest). Tasks fetched elsewhere, or long after, are marked (ended & 2), and
-   the list sweeps them out whenever it is full, with finished results
-   moved to kept blocks: a root region that never ends stays bounded. */
-#define DAG__RETAINED_LOOK 32
+   list stays short without a region end. Each record knows its place in
+   the list (retained_at), so finding it costs the same in whatever order
+   the fetches come. Tasks fetched elsewhere (another body, another thread)
+   are marked (ended & 2), and the list sweeps them out whenever it is full,
+   with finished results moved to kept blocks: a root region that never
+   ends stays bounded. */
+static inline void dag__retained_put(dag__task_list *l, size_t i, dag__task *t) {
+    l->items[i] = t;
+    atomic_store_explicit(&t->retained_at, (uint32_t)i, memory_order_relaxed);
+}
 static DAG__HOT dag__task *dag__retained_take(dag__context *ctx, dag_task h, size_t result_size, int tag, bool fetching) {
     dag__region *r = ctx->top;
     if (!r || !dag__handle_current(h)) return NULL;
     dag__task_list *l = &r->counter->retained;
-    size_t n = l->count, lo = n > DAG__RETAINED_LOOK ? n - DAG__RETAINED_LOOK : 0;
-    for (size_t i = n; i-- > lo;) {
-        dag__task *t = l->items[i];
-        if (t != h.ptr) continue;
-        /* the list holds t: its generation and fields are its own */
-        if (atomic_load_explicit(&t->gen, memory_order_relaxed) != h.gen ||
-            (fetching && ((t->flags & DAG__TF_KEEP) || t->desc->result_size != result_size ||
-                          dag__kinds_differ(tag, t->desc->result_tag))))
-            return NULL;
-        l->items[i] = l->items[--l->count];
-        if (atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) {   /* spent elsewhere: nothing to take */
-            dag__decref(dag__tls_worker, t);
-            return NULL;
-        }
-        return t;
+    /* a record of this set-up cycle (the handle's is), maybe another task's by now: only a list entry
+       that is the record itself says the list holds it */
+    size_t i = atomic_load_explicit(&h.ptr->retained_at, memory_order_relaxed);
+    if (i >= l->count || l->items[i] != h.ptr) return NULL;
+    dag__task *t = h.ptr;
+    /* the list holds t: its generation and fields are its own */
+    if (atomic_load_explicit(&t->gen, memory_order_relaxed) != h.gen ||
+        (fetching && ((t->flags & DAG__TF_KEEP) || t->desc->result_size != result_size ||
+                      dag__kinds_differ(tag, t->desc->result_tag))))
+        return NULL;
+    l->count--;
+    if (i < l->count) dag__retained_put(l, i, l->items[l->count]);
+    if (atomic_load_explicit(&t->ended, memory_order_relaxed) & 2) {   /* spent elsewhere: nothing to take */
+        dag__decref(dag__tls_worker, t);
+        return NULL;
     }
-    return NULL;
+    return t;
 }
 
 /* t's region lets go of it: its result kept when asked (finished fine, not fetched when looked at), then
@@ -3364,7 +3378,7 @@ static DAG__NOINLINE void dag__retained_sweep(dag__worker *w, dag__region *r) {
         int ended = atomic_load_explicit(&t->ended, memory_order_acquire);
         bool done_fine = !(t->flags & DAG__TF_DISCARD) && dag__done(t) && !atomic_load(&t->status);
         if (!(ended & 2) && !done_fine) {
-            l->items[kept++] = t;
+            dag__retained_put(l, kept++, t);
             continue;
         }
         if (!(ended & 2)) dag__retained_end(t, true);   /* finished, nobody fetched it yet: its result alone stays */
@@ -3376,6 +3390,7 @@ static DAG__NOINLINE void dag__retained_sweep(dag__worker *w, dag__region *r) {
 static inline void dag__retain(dag__worker *w, dag__region *r, dag__task *t) {
     if (DAG__UNLIKELY(r->retained.count == r->retained.cap && r->retained.count >= 64)) dag__retained_sweep(w, r);
     dag__list_push(&r->retained, t);
+    atomic_store_explicit(&t->retained_at, (uint32_t)(r->retained.count - 1), memory_order_relaxed);
 }
 
 /* Drops what the region held for dag_fetch and dag_wait. */
@@ -5934,14 +5949,17 @@ static DAG__NOINLINE dag_task dag__spawn_plain_now(dag__worker *w, dag__region *
    (on the stack, dag__spawn_plain_here), DAG__PLAIN_NOW (a pooled record run
    at once, dag__spawn_plain_now), DAG__PLAIN_QUEUE (a pooled record queued),
    or DAG__PLAIN_NO: not a plain spawn after all (options, a sequence, the
-   device layer, a trace, backpressure's turn: dag__spawn takes it). */
+   device layer, a trace, backpressure's turn: dag__spawn takes it).
+   `front`: the spawn front's, whose description is a constant of the
+   spawn site, with arguments it packed in a record's bytes. */
 enum { DAG__PLAIN_NO, DAG__PLAIN_HERE, DAG__PLAIN_NOW, DAG__PLAIN_QUEUE };
-static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, dag__worker **wp, dag__context **ctxp,
-                                   dag__region **rp) {
+static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool front, dag__worker **wp,
+                                   dag__context **ctxp, dag__region **rp) {
     dag__context *ctx = *ctxp = dag__tls_ctx;
     dag__worker *w = *wp = dag__tls_worker;
-    if (DAG__UNLIKELY(!ctx || !w || !desc || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
-                      desc->args_size > DAG__INLINE_ARGS || desc->result_size > DAG__INLINE_RESULT ||
+    if (DAG__UNLIKELY(!ctx || !w || (!front && (!desc || desc->args_size > DAG__INLINE_ARGS)) ||
+                      dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
+                      desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
                       (DAG__HAS_MPI && dag__mpi_collective(ctx))))
         return DAG__PLAIN_NO;
@@ -5966,7 +5984,7 @@ static DAG__HOT bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *
     dag__worker *w;
     dag__context *ctx;
     dag__region *r;
-    switch (dag__plain_where(desc, now, &w, &ctx, &r)) {
+    switch (dag__plain_where(desc, now, packed != NULL, &w, &ctx, &r)) {
     case DAG__PLAIN_HERE: *h = dag__spawn_plain_here(w, ctx, r, desc, args, num_args, packed); return true;
     case DAG__PLAIN_NOW: *h = dag__spawn_plain_now(w, r, desc, args, num_args, packed); return true;
     case DAG__PLAIN_QUEUE: break;
@@ -6028,16 +6046,16 @@ static DAG__NOINLINE dag_task dag__spawn_packed_plain(const dag_task_desc *desc,
    Vals, packed by the front already, whose only option is run_inline. One
    asked to run inline that can run on this stack (OpenMP's if(0), written at
    every step of a recursion below its cut-off) goes there in this one frame. */
-static DAG__NOINLINE dag_task dag__spawn_packed_now(const dag_task_desc *desc, const void *packed) {
+DAG__NOINLINE dag_task dag__spawn_packed_now(const dag_task_desc *desc, const void *packed) {
     dag__worker *w;
     dag__context *ctx;
     dag__region *r;
-    if (DAG__LIKELY(dag__plain_where(desc, true, &w, &ctx, &r) == DAG__PLAIN_HERE))
+    if (DAG__LIKELY(dag__plain_where(desc, true, true, &w, &ctx, &r) == DAG__PLAIN_HERE))
         return dag__run_here(w, ctx, r, desc, NULL, 0, packed);
     return dag__spawn_packed_plain(desc, packed, true);
 }
-dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed, bool run_inline) {
-    return run_inline ? dag__spawn_packed_now(desc, packed) : dag__spawn_packed_plain(desc, packed, false);
+dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed) {
+    return dag__spawn_packed_plain(desc, packed, false);
 }
 
 /* >>waiting */
@@ -7074,9 +7092,9 @@ static void dag__worker_init(dag__worker *w, int index) {
     DAG__HG_IGNORE(&w->blocked, sizeof w->blocked);
     DAG__HG_IGNORE(&w->parked, sizeof w->parked);
     DAG__HG_IGNORE(&w->sleeps, sizeof w->sleeps);
-    dag__pool_init(&w->tasks, sizeof(dag__task));
-    dag__pool_init(&w->edges, sizeof(dag__edge));
-    dag__pool_init(&w->extras, sizeof(dag__extra));
+    dag__pool_init(&w->tasks, sizeof(dag__task), DAG__CACHE_LINE);
+    dag__pool_init(&w->edges, sizeof(dag__edge), 16);
+    dag__pool_init(&w->extras, sizeof(dag__extra), 16);
     /* its counts (DAG__COUNT): only its thread adds, dag_get_stats reads them relaxed */
     DAG__HG_IGNORE(&w->spawned, (size_t)((char *)(&w->records_back + 1) - (char *)&w->spawned));
     DAG__HG_IGNORE(&w->tasks.objects, sizeof w->tasks.objects);
@@ -7595,7 +7613,7 @@ static void dag__stats_add(dag_stats *s, dag__worker *w, uint64_t *out, uint64_t
 dag_stats dag_get_stats(void) {
     dag_stats s;
     memset(&s, 0, sizeof s);
-    s.bytes_per_task = sizeof(dag__task);
+    s.bytes_per_task = (sizeof(dag__task) + DAG__CACHE_LINE - 1) / DAG__CACHE_LINE * DAG__CACHE_LINE;   /* (its pool's spacing) */
     if (!dag_is_setup()) return s;
     s.reserve_threads = dag__slots() - dag__g.num_workers;
     s.reserve_peak = dag__g.reserve_peak;

@@ -328,6 +328,77 @@ TEST(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong) {
     dag_shutdown();
 }
 
+/* A region's list of results its spawner may still fetch: fetches and
+   releases come in any order (shuffled), with spawns between them, some
+   from another task's body (which takes its own way), each result is taken
+   exactly once, and nothing stays held when they are all spent. */
+enum { ANY_N = 300 };
+static dag_task any_handles[ANY_N];
+DAG_TASK(double, any_fetch_other, (int, i)) {   /* fetches a handle the main thread's region holds */
+    double r = -1;
+    return dag_fetch(any_handles[i], &r) == DAG_OK ? r : -1000;
+}
+static int any_order_round(unsigned seed) {
+    int bad = 0, order[ANY_N];
+    srand(seed);
+    for (int i = 0; i < ANY_N; i++) order[i] = i;
+    for (int i = ANY_N - 1; i > 0; i--) {
+        int j = rand() % (i + 1), x = order[i];
+        order[i] = order[j];
+        order[j] = x;
+    }
+    int spawned = 0;
+    for (int k = 0; k < ANY_N; k++) {
+        /* spawns keep coming while earlier handles are spent */
+        while (spawned < ANY_N && (spawned <= order[k] || rand() % 3 == 0)) {
+            any_handles[spawned] = dag_spawn(twice, Val((double)spawned));
+            spawned++;
+        }
+        int i = order[k];
+        double r = -1;
+        switch (rand() % 4) {
+        case 0:   /* released: spent, never another task's value */
+            bad += dag_release(any_handles[i]) != DAG_OK;
+            bad += dag_fetch(any_handles[i], &r) != DAG_ERR_STALE_HANDLE || r != -1;
+            break;
+        case 1: {   /* fetched by another task's body */
+            dag_task t = dag_spawn(any_fetch_other, Val(i));
+            bad += dag_fetch(t, &r) != DAG_OK || r != 2.0 * i;
+            r = -1;
+            bad += dag_fetch(any_handles[i], &r) != DAG_ERR_STALE_HANDLE || r != -1;
+            break;
+        }
+        default:   /* fetched here, once */
+            bad += dag_fetch(any_handles[i], &r) != DAG_OK || r != 2.0 * i;
+            r = -1;
+            bad += dag_fetch(any_handles[i], &r) != DAG_ERR_STALE_HANDLE || r != -1;
+        }
+    }
+    return bad;
+}
+DAG_TASK(int, any_order_in_a_body, (unsigned, seed)) { return any_order_round(seed); }
+
+TEST(results_fetched_and_released_in_any_order_are_each_taken_once_and_nothing_stays_held) {
+    for (int threads = 1; threads <= 4; threads++) {
+        setup_quiet(threads);
+        for (unsigned seed = 1; seed <= 3; seed++) {
+            CHECK_EQ_INT(any_order_round(seed * 7 + (unsigned)threads), 0);   /* on the main thread, no region */
+            /* the spent ones left the list as they went (but for tasks still finishing) */
+            size_t live = dag_get_stats().tasks_live;
+            if (live > 8) printf("     %zu live task records after every result was spent\n", live);
+            CHECK(live <= 8);
+            DAG_DATADEPS { CHECK_EQ_INT(any_order_round(seed * 11 + (unsigned)threads), 0); }
+            int bad = -1;
+            CHECK_EQ_INT(dag_fetch(dag_spawn(any_order_in_a_body, Val(seed)), &bad), DAG_OK);
+            CHECK_EQ_INT(bad, 0);
+        }
+        dag_stats s = dag_get_stats();
+        CHECK_EQ_INT(s.results_kept, 0);
+        CHECK(s.tasks_live < 64);   /* (the body task just fetched may still be finishing) */
+        dag_shutdown();
+    }
+}
+
 /* ---- fork-join: run_inline, final, dag_wait_all in a body ----------------- */
 DAG_TASK(long, fj_fib, (int, n), (int, cutoff)) {
     if (n < 2) return n;
@@ -1633,6 +1704,7 @@ int main(void) {
     RUN(results_fetched_after_their_region_are_the_tasks_results);
     RUN(results_fetched_after_dag_wait_all_and_as_fut_after_their_region);
     RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
+    RUN(results_fetched_and_released_in_any_order_are_each_taken_once_and_nothing_stays_held);
     RUN(a_task_on_a_used_record_reports_its_own_outcome);
     RUN(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline);
     RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
