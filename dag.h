@@ -6693,6 +6693,27 @@ dag_result dag_wait_all(void) {
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
+/* What an operation that reads host memory outside its tasks waits for
+   first (dag_table.h's): every task this thread spawned so far. Outside any
+   block, dag_wait_all; inside the program's DAG_DATADEPS or DAG_SEQUENTIAL
+   block, the same wait for the tasks spawned so far, with the block left
+   open (its failures are still its own, reported at its end). Over ranks
+   it is the collective point a nested block's end is. */
+static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alone calls it) */
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    bool in_block = false;
+    for (dag__region *r = ctx->top; r && r != ctx->root; r = r->outer) in_block |= r->kind != DAG_REGION_OPTIONS;
+    if (!in_block) return dag_wait_all();
+    dag__worker *w = dag__tls_worker;
+    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);
+    for (dag__region *r = ctx->top; r; r = r->outer)
+        if (r->counter == r) dag__drain(w, r);   /* (an options or bulk block counts in the region it is in) */
+    int err = dag__devices_settle(false, !ctx->task);
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
+    return (dag_result)err;
+}
+
 static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;

@@ -23,8 +23,9 @@
    Every operation is a set of tasks, spawned in a DAG_DATADEPS region that
    it waits for, as dag_array.h's are; each returns a new table (NULL, and
    a logged error, on failure) or a dag_result. An operation first waits
-   for the tasks spawned before it (dag_wait_all), so a task that writes a
-   column is done before an operation reads it. Tables are values: an
+   for the tasks spawned before it (dag_wait_all; inside the program's
+   DAG_DATADEPS block, the same wait with the block left open), so a task
+   that writes a column is done before an operation reads it. Tables are values: an
    operation never changes its input, and the tables it returns may share
    unchanged columns with it (select, drop, map), freed with the last.
 
@@ -1006,7 +1007,7 @@ static bool dag__table_copy_rows(dag__table_build *b, int64_t p, dag__table_buil
     return true;
 }
 dag_table *dag_table_from_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
     if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_from_columns")) return NULL;
     dag_table *t = dag__table_new_like(cols, ncols, dag__table_parts_for(rows, prows));
@@ -1051,7 +1052,7 @@ static bool dag__table_wrap_part(dag_table *t, const dag_table_column *cols, int
     return true;
 }
 dag_table *dag_table_wrap_columns(const dag_table_column *cols, int ncols, int64_t rows, int64_t prows) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!prows) prows = DAG__TABLE_DEFAULT_PARTITION_ROWS;
     if (!dag__table_check_columns(cols, ncols, rows, prows, "dag_table_wrap_columns")) return NULL;
     prows = dag__table_pad8(prows);   /* (after the check: a negative count would round to 0) */
@@ -1102,7 +1103,7 @@ static void dag__table_array_unit(dag__table_job *job, int64_t i, int64_t *meta)
     if (!fa->stash[i].failed) dag__builder_meta(&fa->stash[i], meta);
 }
 dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!a || type < DAG_F64 || type > DAG_I64 || type != dag_array_type(a)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_from_array: %s (type %d, the array's %d)",
                 !a ? "no array" : type < DAG_F64 || type > DAG_I64 ? "a bad element type"
@@ -1217,7 +1218,7 @@ static void dag__table_collect_column(const dag_table *t, int c, const dag_data 
 }
 /* rank < 0: every rank */
 static dag_result dag__table_collect(dag_table *t, int rank, dag_table_column **columns, const char *who) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!t || !columns || rank >= dag_num_ranks()) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !t ? "the table is NULL" : !columns ? "columns is NULL" : "no such rank");
         return DAG_ERR_INVALID_ARGUMENT;
@@ -1383,7 +1384,7 @@ static void dag__table_write_unit(dag__table_job *job, int64_t p, int64_t *meta)
 }
 dag_result dag_table_write_csv(dag_table *t, const char *path) { return dag_table_write_csv_with(t, path, NULL); }
 dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options) {
-    dag_wait_all();
+    dag__wait_spawned();
     char delim = options && options->delimiter ? options->delimiter : ',';
     if (!t || !path || delim == '"' || delim == '\n' || delim == '\r') {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_write_csv: %s", !t ? "the table is NULL" : !path ? "the path is NULL"
@@ -1742,7 +1743,7 @@ done:
 }
 
 dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *options) {
-    dag_wait_all();
+    dag__wait_spawned();
     dag_table_csv_options none;
     memset(&none, 0, sizeof none);
     const dag_table_csv_options *o = options ? options : &none;
@@ -1819,7 +1820,7 @@ static dag_table *dag__table_derive(const dag_table *t, int ncols, const int *fr
 }
 
 static dag_table *dag__table_pick(dag_table *t, const char *const *names, int count, bool keep, const char *who) {
-    dag_wait_all();
+    dag__wait_spawned();
     int *idx = (int *)dag__table_alloc(sizeof(int) * (size_t)(count + 1)), *from = NULL;
     dag_table *d = NULL;
     if (!dag__table_usable(t, who) || !idx || count < 0 || !dag__table_columns_named(t, names, count, idx, who)) goto done;
@@ -1866,7 +1867,7 @@ static bool dag__table_head_part(dag__table_build *b, int64_t p, dag__table_buil
     return ok;
 }
 dag_table *dag_table_head(dag_table *t, int64_t rows) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!dag__table_usable(t, "dag_table_head")) return NULL;
     if (rows < 0) rows = rows < -t->rows ? 0 : t->rows + rows;   /* all but the last -rows, as pandas */
     if (rows > t->rows) rows = t->rows;
@@ -1970,7 +1971,7 @@ static dag_table *dag__table_map_run(dag_table *t, dag__table_mapping *m, const 
     return d;
 }
 dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const dag_table_new_column *new_columns, int num_new) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!dag__table_usable(t, "dag_table_map")) return NULL;
     bool ok = fn && new_columns && num_new > 0;
     for (int k = 0; ok && k < num_new; k++)
@@ -1984,7 +1985,7 @@ dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const da
     return dag__table_map_run(t, &m, new_columns, num_new);
 }
 dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user, const char *name) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!dag__table_usable(t, "dag_table_map_string")) return NULL;
     if (!fn || !name) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: needs a function and a column name");
@@ -1999,7 +2000,7 @@ dag_table *dag_table_map_string(dag_table *t, dag_table_string_fn fn, void *user
    partition reads the input's values and writes them, and a copy task gives it the input's bitmap */
 dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, const char *in, const char *out,
                                      dag_table_type out_type) {
-    dag_wait_all();
+    dag__wait_spawned();
     int c_in = dag_table_column_index(t, in), ncols = 0, place = 0, *from = NULL;
     if (!dag__table_usable(t, "dag_table_map_kernel") || !kernel || !kernel->kernel || kernel->num_params != 3 || c_in < 0 ||
         !out || t->types[c_in] == DAG_TABLE_STR || out_type < DAG_TABLE_I32 || out_type >= DAG_TABLE_STR) {
@@ -2064,7 +2065,7 @@ static bool dag__table_filter_part(dag__table_build *b, int64_t p, dag__table_bu
     return ok;
 }
 dag_table *dag_table_filter(dag_table *t, dag_table_filter_fn fn, void *user, int64_t repartition_rows) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!dag__table_usable(t, "dag_table_filter")) return NULL;
     if (!fn || repartition_rows < 0) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_filter: %s", !fn ? "no function" : "negative rows per partition");
@@ -2284,7 +2285,7 @@ static bool dag__table_deal_range(dag__table_shuffle *s, int64_t u, dag_table_vi
     return true;
 }
 dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
-    dag_wait_all();
+    dag__wait_spawned();
     if (!dag__table_usable(t, "dag_table_repartition")) return NULL;
     if (rows <= 0) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
@@ -2405,7 +2406,7 @@ static bool dag__table_finish_sorted(dag__table_shuffle *s, int64_t q, dag__tabl
 }
 dag_table *dag_table_sort(dag_table *t, const char *column, int descending) { return dag_table_sort_by(t, &column, &descending, 1); }
 dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int *descending, int num_columns) {
-    dag_wait_all();
+    dag__wait_spawned();
     const char *who = "dag_table_sort";
     if (!dag__table_usable(t, who)) return NULL;
     size_t m = num_columns > 0 ? (size_t)num_columns : 1;
@@ -3002,7 +3003,7 @@ static dag_result dag__table_reduce_holistic(dag_table *t, const dag__table_agg 
     return r;
 }
 dag_result dag_table_reduce(dag_table *t, const dag_table_aggregate *aggregate, dag_table_value *out) {
-    dag_wait_all();
+    dag__wait_spawned();
     dag__table_reducing r;
     memset(&r, 0, sizeof r);
     r.in = t;
@@ -3295,7 +3296,7 @@ static bool dag__table_group_names(const dag__table_grouping *o, const dag_table
     return true;
 }
 dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys, const dag_table_aggregate *aggs, int num_aggs) {
-    dag_wait_all();
+    dag__wait_spawned();
     const char *who = "dag_table_groupby";
     if (!dag__table_usable(t, who)) return NULL;
     if (num_keys <= 0 || num_aggs < 0 || (num_aggs && !aggs)) {
@@ -3561,7 +3562,7 @@ static bool dag__table_join_keys(const dag__table_joining *o, const char *const 
 }
 dag_table *dag_table_join(dag_table *left, dag_table *right, const char *const *left_keys, const char *const *right_keys, int num_keys,
                           dag_table_join_kind kind) {
-    dag_wait_all();
+    dag__wait_spawned();
     const char *who = "dag_table_join";
     if (!dag__table_usable(left, who) || !dag__table_usable(right, who)) return NULL;
     dag__table_joining o;

@@ -862,6 +862,27 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     int64_t want = 0;
     for (int64_t i = 0; i < h.rows; i++) want += present(&h, 4, i) ? h.w[i] + 10 : 0;
     CHECK_EQ_INT(v.i, want);
+    /* inside the program's DAG_DATADEPS block: an operation sees the tasks spawned before it, and the
+       block stays open for the tasks after it (which the block's end waits for) */
+    dag_table_value in_block[2];
+    LAST_ERROR[0] = 0;
+    DAG_DATADEPS {
+        for (int round = 0; round < 2; round++) {
+            for (int64_t p = 0; p < dag_table_num_partitions(t); p++)
+                dag_spawn(add_ten, InOut(dag_table_values(t, p, 4)), Val(dag_table_partition_rows(t, p)));
+            CHECK_EQ_INT(dag_table_reduce(t, &sum, &in_block[round]), DAG_OK);
+        }
+        for (int64_t p = 0; p < dag_table_num_partitions(t); p++)
+            dag_spawn(add_ten, InOut(dag_table_values(t, p, 4)), Val(dag_table_partition_rows(t, p)));
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK(LAST_ERROR[0] == 0);
+    int64_t present_rows = 0;
+    for (int64_t i = 0; i < h.rows; i++) present_rows += present(&h, 4, i);
+    CHECK_EQ_INT(in_block[0].i, want + 10 * present_rows);
+    CHECK_EQ_INT(in_block[1].i, want + 20 * present_rows);
+    CHECK_EQ_INT(dag_table_reduce(t, &sum, &v), DAG_OK);
+    CHECK_EQ_INT(v.i, want + 30 * present_rows);
     dag_table_free(t);
     free_table(&h);
     enum { R = 45, C = 3 };
