@@ -64,7 +64,8 @@ MAY_USE = {
         'dag__gpu_blocks dag__gpu_close_devices dag__gpu_enter dag__gpu_enter_any dag__gpu_leave '
         'dag__gpu_open_devices dag__gpu_use',
     # the libraries: dag.h's public API only
-    'dag_kernels.h': '', 'dag_blas.h': '', 'dag_array_kernels.h': '', 'dag_table.h': '',
+    'dag_kernels.h': '', 'dag_blas.h': '', 'dag_array_kernels.h': '',
+    'dag_table.h': 'dag__wait_spawned',   # its operations read host memory: the tasks before them done, blocks open
     'dag_array.h': 'dag__array_lu_rows',   # and its own kernels (dag_array_kernels.h)
 }
 # Calls from a layer to a later one: the body's end closes its regions, a
@@ -74,7 +75,7 @@ MAY_USE = {
 # front (dag__spawn_front) hands the arguments it packed to the library.
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach '
-             'dag__undeferred_detached dag__handle dag__spawn_packed dag__fetch_as',
+             'dag__undeferred_detached dag__handle dag__spawn_packed dag__spawn_packed_now dag__fetch_as',
 }
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
