@@ -7576,15 +7576,80 @@ dag_result dag_shutdown(void) {
 }
 
 /* >>opencl text of a kernel: "((type, name), ...)" becomes a parameter list
-   after the hidden range, and the body gets the bounds guard. */
+   after the hidden range, and the body gets the bounds guard. The body is
+   C, and the text says so to the OpenCL compiler, so that a kernel means
+   the same on a device as on the CPU: C's contraction rule (no a * b + c
+   fused into one rounding: FP_CONTRACT OFF, as gcc -std=c11 compiles the
+   CPU launch), abs of an int an int (OpenCL's is unsigned), C's float
+   functions (sqrtf: OpenCL C has sqrt of a float), long long a long (a
+   reserved 128-bit type in OpenCL C), OpenCL C's words that C programs use
+   as names (half, global, local...) renamed, the function named
+   dag_k_<name> (a kernel named max or dot is no built-in's), and a pointer
+   parameter that lost DAG_GLOBAL (a wrapper macro expanded it to nothing)
+   in global memory. The program's own macros and global names are not
+   there: a kernel's body uses its parameters, its locals and math. */
+static const char dag__cl_prelude[] =
+    "#define DAG_GLOBAL __global\n#define DAG_INDEX() dag__index\n#pragma OPENCL FP_CONTRACT OFF\n"
+    "int dag__c_abs(int x) { return x < 0 ? -x : x; }\nlong dag__c_labs(long x) { return x < 0 ? -x : x; }\n"
+    "#undef abs\n#define abs(x) dag__c_abs(x)\n#undef labs\n#define labs(x) dag__c_labs(x)\n"
+    "#undef llabs\n#define llabs(x) dag__c_labs(x)\n"   /* (#undef: an OpenCL compiler may have its own macros) */
+#define DAG__CL_FLOAT_NAME(f) "#undef " #f "f\n#define " #f "f " #f "\n"
+    DAG__CL_FLOAT_NAME(sqrt) DAG__CL_FLOAT_NAME(cbrt) DAG__CL_FLOAT_NAME(fabs) DAG__CL_FLOAT_NAME(exp)
+    DAG__CL_FLOAT_NAME(exp2) DAG__CL_FLOAT_NAME(expm1) DAG__CL_FLOAT_NAME(log) DAG__CL_FLOAT_NAME(log2)
+    DAG__CL_FLOAT_NAME(log10) DAG__CL_FLOAT_NAME(log1p) DAG__CL_FLOAT_NAME(pow) DAG__CL_FLOAT_NAME(sin)
+    DAG__CL_FLOAT_NAME(cos) DAG__CL_FLOAT_NAME(tan) DAG__CL_FLOAT_NAME(asin) DAG__CL_FLOAT_NAME(acos)
+    DAG__CL_FLOAT_NAME(atan) DAG__CL_FLOAT_NAME(atan2) DAG__CL_FLOAT_NAME(sinh) DAG__CL_FLOAT_NAME(cosh)
+    DAG__CL_FLOAT_NAME(tanh) DAG__CL_FLOAT_NAME(floor) DAG__CL_FLOAT_NAME(ceil) DAG__CL_FLOAT_NAME(round)
+    DAG__CL_FLOAT_NAME(trunc) DAG__CL_FLOAT_NAME(rint) DAG__CL_FLOAT_NAME(fmin) DAG__CL_FLOAT_NAME(fmax)
+    DAG__CL_FLOAT_NAME(fmod) DAG__CL_FLOAT_NAME(hypot) DAG__CL_FLOAT_NAME(erf) DAG__CL_FLOAT_NAME(erfc)
+    DAG__CL_FLOAT_NAME(tgamma) DAG__CL_FLOAT_NAME(lgamma) DAG__CL_FLOAT_NAME(copysign) DAG__CL_FLOAT_NAME(fdim)
+    DAG__CL_FLOAT_NAME(fma) DAG__CL_FLOAT_NAME(ldexp) DAG__CL_FLOAT_NAME(frexp) DAG__CL_FLOAT_NAME(modf)
+#undef DAG__CL_FLOAT_NAME
+#define DAG__CL_C_NAME(w) "#undef " #w "\n#define " #w " dag__c_" #w "\n"
+    DAG__CL_C_NAME(half) DAG__CL_C_NAME(global) DAG__CL_C_NAME(local) DAG__CL_C_NAME(constant)
+    DAG__CL_C_NAME(private) DAG__CL_C_NAME(kernel) DAG__CL_C_NAME(read_only) DAG__CL_C_NAME(write_only)
+    DAG__CL_C_NAME(read_write) DAG__CL_C_NAME(uniform) DAG__CL_C_NAME(pipe);
+#undef DAG__CL_C_NAME
+
+/* Appends text, with each `long long` (whole words) as `long`. */
+static size_t dag__cl_put(char *s, size_t n, const char *text, size_t len) {
+    for (size_t i = 0; i < len;) {
+        bool word_start = i == 0 || !(isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_');
+        if (word_start && len - i >= 9 && !memcmp(text + i, "long", 4) && (text[i + 4] == ' ' || text[i + 4] == '\t')) {
+            size_t j = i + 4;
+            while (j < len && (text[j] == ' ' || text[j] == '\t')) j++;
+            if (len - j >= 4 && !memcmp(text + j, "long", 4) &&
+                (j + 4 == len || !(isalnum((unsigned char)text[j + 4]) || text[j + 4] == '_'))) {
+                memcpy(s + n, "long", 4);
+                n += 4;
+                i = j + 4;
+                continue;
+            }
+        }
+        s[n++] = text[i++];
+    }
+    return n;
+}
+static bool dag__cl_has_word(const char *text, size_t len, const char *word) {
+    size_t w = strlen(word);
+    for (size_t i = 0; i + w <= len; i++)
+        if (!memcmp(text + i, word, w) && (i == 0 || !(isalnum((unsigned char)text[i - 1]) || text[i - 1] == '_')) &&
+            (i + w == len || !(isalnum((unsigned char)text[i + w]) || text[i + w] == '_')))
+            return true;
+    return false;
+}
+
 char *dag_kernel_opencl_source(const dag_kernel_source *k) {
-    size_t cap = k && k->name && k->params && k->body ? strlen(k->body) + strlen(k->name) + strlen(k->params) + 256 : 0;
+    size_t cap = k && k->name && k->params && k->body
+                     ? sizeof dag__cl_prelude + strlen(k->body) + strlen(k->name) + 2 * strlen(k->params) + 256
+                     : 0;
     char *s = k && k->name && k->params && k->body ? (char *)malloc(cap) : NULL;
     if (!s) return NULL;
     size_t n = 0;
-#define DAG__PUT(str, len) do { memcpy(s + n, (str), (len)); n += (len); } while (0)
+#define DAG__PUT(str, len) (n = dag__cl_put(s, n, (str), (len)))
 #define DAG__PUTS(str) DAG__PUT((str), strlen(str))
-    DAG__PUTS("#define DAG_GLOBAL __global\n#define DAG_INDEX() dag__index\n__kernel void ");
+    DAG__PUTS(dag__cl_prelude);
+    DAG__PUTS("__kernel void dag_k_");
     DAG__PUTS(k->name);
     DAG__PUTS("(ulong dag__n");
     /* each "(type, name)" group at depth 2 becomes ", type name" */
@@ -7602,13 +7667,22 @@ char *dag_kernel_opencl_source(const dag_kernel_source *k) {
             while (type_end > type && type_end[-1] == ' ') type_end--;
             while (*name == ' ') name++;
             while (name_end > name && name_end[-1] == ' ') name_end--;
+            size_t type_len = (size_t)(type_end - type);
             DAG__PUTS(", ");
-            DAG__PUT(type, (size_t)(type_end - type));
+            if (memchr(type, '*', type_len) && !dag__cl_has_word(type, type_len, "DAG_GLOBAL") &&
+                !dag__cl_has_word(type, type_len, "__global") && !dag__cl_has_word(type, type_len, "__constant") &&
+                !dag__cl_has_word(type, type_len, "__local"))
+                DAG__PUTS("__global ");
+            DAG__PUT(type, type_len);
             DAG__PUTS(" ");
             DAG__PUT(name, (size_t)(name_end - name));
         }
     }
-    DAG__PUTS(") {\n    size_t dag__index = get_global_id(0);\n    if (dag__index >= dag__n) return;\n    ");
+    /* a compiler's message about the body names the kernel, at a column of its body (one line, as
+       the preprocessor made it a string) */
+    DAG__PUTS(") {\n    size_t dag__index = get_global_id(0);\n    if (dag__index >= dag__n) return;\n#line 1 \"DAG_KERNEL ");
+    DAG__PUTS(k->name);
+    DAG__PUTS("'s body\"\n");
     DAG__PUTS(k->body);
     DAG__PUTS("\n}\n");
 #undef DAG__PUTS

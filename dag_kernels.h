@@ -28,10 +28,19 @@
    gemm is the example). dag_desc.no_library_kernels turns them off.
    DAG_INDEX() is the global linear index. DAG_GLOBAL means nothing in C.
    Parameters must have types that OpenCL C accepts as kernel arguments:
-   pointers to global memory, int, long, float, double... (not size_t or
-   bool). 1 to 14 parameters; the body is plain C and may not use `return`
-   values. On a device, an Out parameter must be written whole (it is not
-   copied in first, as in StarPU's W mode); use InOut for partial writes.
+   pointers to global memory, int, long (long long), float, double... (not
+   size_t or bool). 1 to 14 parameters; the body is plain C and may not use
+   `return` values. The OpenCL text keeps C's meaning (no contraction of
+   a * b + c into one rounding, abs of an int an int, C's float functions,
+   OpenCL C's words such as half or local free as names), so a kernel
+   gives the same bits on a device as on the CPU. The body may use its
+   parameters, its own locals and <math.h>; not the program's macros,
+   global names or functions, which a device's compiler never sees (there
+   the kernel fails with DAG_ERR_KERNEL_BUILD, the message at a column of
+   its body). On a device, an Out parameter must be written whole (it is
+   not copied in first, as in StarPU's W mode); use InOut for partial
+   writes, and never write through an In parameter (a device writes its
+   own copy, which the program never sees).
 
    GPU BUILDS. Put the kernels in a header of their own (kernels.h: only
    #include "dag_kernels.h" and DAG_KERNELs), include it from the program
@@ -50,7 +59,9 @@
        (a SPIR-V module per kernel, through llvm-extract-14 and
        llvm-spirv-14: a GPU without fp64 then runs the kernels without
        double).
-   The Makefile's tests/gpu rules do all three.
+   The Makefile's tests/gpu rules do all three. nvcc and hipcc fuse
+   a * b + c into one fma by default: -fmad=false (nvcc) or
+   -ffp-contract=off (hipcc) gives the CPU's bits there too.
 */
 #ifndef DAG_KERNELS_H_INCLUDED
 #define DAG_KERNELS_H_INCLUDED

@@ -48,7 +48,7 @@ static int raw_setup(size_t n) {
     cl_program p = clCreateProgramWithSource(raw.cl.context, 1, &text, NULL, &e);
     free(src);
     if (!p || clBuildProgram(p, 1, &raw.cl.device, "", NULL, NULL) != CL_SUCCESS) return -1;
-    raw.kernel = clCreateKernel(p, "add_one", &e);
+    raw.kernel = clCreateKernel(p, "dag_k_add_one", &e);   /* (dag_kernel_opencl_source names it so) */
     clReleaseProgram(p);
     raw.buf = clCreateBuffer(raw.cl.context, CL_MEM_READ_WRITE, n * sizeof(double), NULL, &e);
     return raw.kernel && raw.buf ? 0 : -1;

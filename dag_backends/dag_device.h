@@ -201,7 +201,8 @@ typedef struct dag__kernel_entry {
     void *kernel;                      /* the backend's build, or NULL where library stands in */
     const dag_library_kernel *library;
     int failed;                        /* the build's error: said again, not retried, for each task */
-    char *log;                         /* and its log */
+    char *log;                         /* and its log (given whole with the first task it fails) */
+    bool log_given;
     bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
     struct dag__kernel_entry *next;
 } dag__kernel_entry;
@@ -956,7 +957,9 @@ static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, cha
     }
     if (!e->failed) return e;
     *err = e->failed;
-    snprintf(log, log_size, "%s", e->log);
+    /* the compiler's log once, not once more with every task of the kernel */
+    snprintf(log, log_size, "%s", e->log_given ? "(the compiler's log came with the first task it failed)" : e->log);
+    e->log_given = true;
     return NULL;
 }
 
@@ -1155,8 +1158,9 @@ static int dag__device_run(dag__task *t, dag__plan *p, int d, char *msg, size_t 
     char log[4096];
     dag__kernel_entry *built = dag__dev_kernel(d, desc->kernel, log, sizeof log, &err);
     if (!built) {
-        snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %d):\n%s", desc->kernel->name,
-                 dag__dev_name(d, name, sizeof name), err, log);
+        char text[200];
+        snprintf(msg, msg_size, "kernel '%s' did not build for %s (error %s):\n%s", desc->kernel->name,
+                 dag__dev_name(d, name, sizeof name), dag__dev_error_text(d, err, text, sizeof text), log);
         return DAG_ERR_KERNEL_BUILD;
     }
     size_t items = dag__launch_range(t);
@@ -1207,14 +1211,13 @@ static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
     const dag_kernel_source *k = t->desc->kernel;
     char msg[8192];
     msg[0] = 0;
-    int e = 0;
-    bool fell_back = false;
+    int e = 0, fell_back = 0;   /* fell_back: why the device could not take it (its error) */
     dag__mutex_lock(&dag__dv.lock);
     p->processor = k ? dag__place(t, p, &p->scope) : 0;
     if (p->processor > 0) {
         e = dag__device_run(t, p, p->processor - 1, msg, sizeof msg);
         if ((e == DAG_ERR_OUT_OF_MEMORY || e == DAG_ERR_KERNEL_BUILD) && dag__scope_has_cpu(&p->scope)) {
-            fell_back = true;
+            fell_back = e;
             p->processor = 0;
             e = 0;
         }
@@ -1225,7 +1228,7 @@ static DAG__NOINLINE bool dag__device_prepare(dag__worker *w, dag__task *t) {
         if (e) snprintf(msg, sizeof msg, "its data could not be brought back from a device (see the log)");
     }
     dag__mutex_unlock(&dag__dv.lock);
-    if (fell_back) dag_log(DAG_LOG_WARN, DAG_ERR_OUT_OF_MEMORY, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
+    if (fell_back) dag_log(DAG_LOG_WARN, fell_back, "task '%s' runs on the CPU: %s", dag__task_name(t), msg);
     if (e) {
         dag__task_set_failure(w, t, e, msg);
         return true;

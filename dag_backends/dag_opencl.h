@@ -115,12 +115,37 @@ static struct {
     int num_devices;
 } dag__cl;
 
-static const char *dag__cl_error_name(dag__cl_int e) {
-    switch (e) {
-    case DAG__CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
-    case DAG__CL_PLATFORM_NOT_FOUND_KHR: return "CL_PLATFORM_NOT_FOUND_KHR (the ICD loader found no platform)";
-    default: return "OpenCL error";
-    }
+/* OpenCL's name for an error code (cl.h's), with a word on the ones a kernel's text causes. */
+static const char *dag__cl_error_text(int e, char *buf, size_t size) {
+    static const char *const names[] = {
+        "CL_SUCCESS", "CL_DEVICE_NOT_FOUND", "CL_DEVICE_NOT_AVAILABLE", "CL_COMPILER_NOT_AVAILABLE",
+        "CL_MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES", "CL_OUT_OF_HOST_MEMORY",
+        "CL_PROFILING_INFO_NOT_AVAILABLE", "CL_MEM_COPY_OVERLAP", "CL_IMAGE_FORMAT_MISMATCH",
+        "CL_IMAGE_FORMAT_NOT_SUPPORTED", "CL_BUILD_PROGRAM_FAILURE", "CL_MAP_FAILURE",
+        "CL_MISALIGNED_SUB_BUFFER_OFFSET", "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST",
+        "CL_COMPILE_PROGRAM_FAILURE", "CL_LINKER_NOT_AVAILABLE", "CL_LINK_PROGRAM_FAILURE",
+        "CL_DEVICE_PARTITION_FAILED", "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"
+    };
+    static const char *const invalid[] = {   /* -30 on */
+        "CL_INVALID_VALUE", "CL_INVALID_DEVICE_TYPE", "CL_INVALID_PLATFORM", "CL_INVALID_DEVICE",
+        "CL_INVALID_CONTEXT", "CL_INVALID_QUEUE_PROPERTIES", "CL_INVALID_COMMAND_QUEUE", "CL_INVALID_HOST_PTR",
+        "CL_INVALID_MEM_OBJECT", "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR", "CL_INVALID_IMAGE_SIZE",
+        "CL_INVALID_SAMPLER", "CL_INVALID_BINARY", "CL_INVALID_BUILD_OPTIONS", "CL_INVALID_PROGRAM",
+        "CL_INVALID_PROGRAM_EXECUTABLE", "CL_INVALID_KERNEL_NAME", "CL_INVALID_KERNEL_DEFINITION",
+        "CL_INVALID_KERNEL", "CL_INVALID_ARG_INDEX", "CL_INVALID_ARG_VALUE",
+        "CL_INVALID_ARG_SIZE: a parameter's type has another size in OpenCL C (size_t, bool?)",
+        "CL_INVALID_KERNEL_ARGS", "CL_INVALID_WORK_DIMENSION", "CL_INVALID_WORK_GROUP_SIZE",
+        "CL_INVALID_WORK_ITEM_SIZE", "CL_INVALID_GLOBAL_OFFSET", "CL_INVALID_EVENT_WAIT_LIST", "CL_INVALID_EVENT",
+        "CL_INVALID_OPERATION", "CL_INVALID_GL_OBJECT", "CL_INVALID_BUFFER_SIZE", "CL_INVALID_MIP_LEVEL",
+        "CL_INVALID_GLOBAL_WORK_SIZE", "CL_INVALID_PROPERTY", "CL_INVALID_IMAGE_DESCRIPTOR",
+        "CL_INVALID_COMPILER_OPTIONS", "CL_INVALID_LINKER_OPTIONS", "CL_INVALID_DEVICE_PARTITION_COUNT"
+    };
+    const char *name = e <= 0 && -e < (int)(sizeof names / sizeof names[0]) ? names[-e]
+                     : e <= -30 && -e - 30 < (int)(sizeof invalid / sizeof invalid[0]) ? invalid[-e - 30]
+                     : e == DAG__CL_PLATFORM_NOT_FOUND_KHR ? "CL_PLATFORM_NOT_FOUND_KHR (the ICD loader found no platform)"
+                     : "an OpenCL error";
+    snprintf(buf, size, "%s", name);
+    return buf;
 }
 
 /* Loads the library and lists every device of every platform. Returns how
@@ -140,8 +165,9 @@ static int dag__cl_init(char *why, size_t why_size) {
     dag__cl_uint num_platforms = 0;
     dag__cl_int e = dag__cl.api.clGetPlatformIDs(16, platforms, &num_platforms);
     if (e != DAG__CL_SUCCESS || num_platforms == 0) {
+        char text[160];
         snprintf(why, why_size, "clGetPlatformIDs returned %d: %s", (int)e,
-                 e ? dag__cl_error_name(e) : "no platform");
+                 e ? dag__cl_error_text(e, text, sizeof text) : "no platform");
         return -1;
     }
     dag__cl.num_devices = 0;
@@ -225,7 +251,8 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
     dag__cl_program p = dag__cl.api.clCreateProgramWithSource(d->context, 1, &text, NULL, &e);
     free(source);
     if (!p) {
-        snprintf(log, log_size, "clCreateProgramWithSource returned %d", (int)e);
+        char name[160];
+        snprintf(log, log_size, "clCreateProgramWithSource returned %d (%s)", (int)e, dag__cl_error_text(e, name, sizeof name));
         return e ? e : -1;
     }
     e = dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL);
@@ -236,9 +263,12 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
         dag__cl.api.clReleaseProgram(p);
         return e;
     }
-    *kernel = dag__cl.api.clCreateKernel(p, k->name, &e);
+    char function[256];   /* (dag_kernel_opencl_source's name for it) */
+    snprintf(function, sizeof function, "dag_k_%s", k->name);
+    *kernel = dag__cl.api.clCreateKernel(p, function, &e);
     dag__cl.api.clReleaseProgram(p);   /* the kernel keeps it alive */
-    if (!*kernel) snprintf(log, log_size, "clCreateKernel(%s) returned %d", k->name, (int)e);
+    char name[160];
+    if (!*kernel) snprintf(log, log_size, "clCreateKernel(%s) returned %d (%s)", function, (int)e, dag__cl_error_text(e, name, sizeof name));
     return *kernel ? 0 : (e ? e : -1);
 }
 
@@ -358,7 +388,7 @@ static const dag__device_ops dag__opencl_ops = {
     NULL /* peer copies: OpenCL has none across contexts */, dag__cl_has_kernel, dag__cl_build, dag__cl_release_kernel,
     dag__cl_launch, dag__cl_wait, dag__cl_query, dag__cl_elapsed, dag__cl_release, dag__cl_synchronize,
     dag__cl_memory, dag__cl_device_name, 0 /* a size_t global size: no limit of its own */, dag__cl_max_alloc,
-    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, NULL /* codes only */, NULL,
+    dag__cl_call_library, dag__cl_release_library, dag__cl_out_of_memory, dag__cl_error_text, NULL,
     DAG__CL_LANES, dag__cl_mark, dag__cl_wait_lane, NULL, NULL /* no pinning: the ICD copies as it sees fit */,
     NULL, NULL /* no device tracks: tasks' rows only */
 };

@@ -78,7 +78,7 @@ TEST(the_opencl_source_has_the_guard_the_index_and_global_pointers) {
     char *s = dag_kernel_opencl_source(&axpy_d__cl);
     CHECK(s != NULL);
     if (!s) return;
-    CHECK(strstr(s, "__kernel void axpy_d(ulong dag__n, double a, DAG_GLOBAL const double * x, DAG_GLOBAL double * y)") != NULL);
+    CHECK(strstr(s, "__kernel void dag_k_axpy_d(ulong dag__n, double a, DAG_GLOBAL const double * x, DAG_GLOBAL double * y)") != NULL);
     CHECK(strstr(s, "#define DAG_GLOBAL __global") != NULL);
     CHECK(strstr(s, "if (dag__index >= dag__n) return;") != NULL);
     CHECK(strstr(s, "y[i] += a * x[i];") != NULL);

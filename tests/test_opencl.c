@@ -799,6 +799,113 @@ static int fz_run(uint64_t seed) {
     return bad;
 }
 
+/* C's meaning on every device: the body is C, whatever OpenCL C says of the
+   same characters. */
+DAG_KERNEL(c_abs, ((DAG_GLOBAL const int *, x), (DAG_GLOBAL int *, y)),   /* OpenCL's abs(int) is unsigned */
+    size_t i = DAG_INDEX();
+    y[i] = (abs(x[i]) - 10) / 3 + (int)(labs((long)x[i] * 3L) % 7);
+)
+DAG_KERNEL(c_contract, ((double, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),   /* not one fma */
+    size_t i = DAG_INDEX();
+    y[i] = a * x[i] + y[i];
+)
+DAG_KERNEL(c_float_math, ((DAG_GLOBAL float *, y)),   /* C's float names */
+    size_t i = DAG_INDEX();
+    y[i] = sqrtf((float)i) + fabsf(-1.5f) + floorf(y[i] * 0.5f) + fminf(y[i], 2.0f);
+)
+DAG_KERNEL(c_long_long, ((long long, a), (DAG_GLOBAL long long *, y)),   /* a reserved 128-bit type in OpenCL C */
+    size_t i = DAG_INDEX();
+    y[i] = a * (long long)i - (long long)i;
+)
+DAG_KERNEL(max, ((DAG_GLOBAL double *, y)),   /* an OpenCL built-in's name */
+    y[DAG_INDEX()] += 2.0;
+)
+DAG_KERNEL(c_words, ((int, half), (DAG_GLOBAL int *, local)),   /* OpenCL C's keywords, C's names */
+    int global = half + 1;
+    local[DAG_INDEX()] += global;
+)
+#define WRAPPED_KERNEL(name, params, ...) DAG_KERNEL(name, params, __VA_ARGS__)
+WRAPPED_KERNEL(c_wrapped, ((DAG_GLOBAL double *, y)),   /* DAG_GLOBAL expanded to nothing before it is text */
+    y[DAG_INDEX()] *= 3.0;
+)
+TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
+    enum { N = 777 };
+    static int xi[N], ci[N], di[N], wi[N], wd[N];
+    static double xd[N], cd[N], dd[N], md[N], mdd[N], vd[N], vdd[N];
+    static float cf[N], df[N];
+    static long long cl[N], dl[N];
+    for (int dev = 1; dev <= (expect_devices > 0 ? expect_devices : 1); dev++) {
+        for (int i = 0; i < N; i++) {
+            xi[i] = i * 37 - 9000;
+            ci[i] = di[i] = wi[i] = wd[i] = i;
+            xd[i] = 1.0 / (i + 3);
+            cd[i] = dd[i] = 1.0 / (i + 7) - 0.3;   /* a * x + y rounds differently once or twice */
+            md[i] = mdd[i] = vd[i] = vdd[i] = i * 0.25;
+            cf[i] = df[i] = (float)i * 0.75f;
+            cl[i] = dl[i] = 0;
+        }
+        DAG_DATADEPS {   /* on the CPU */
+            dag_spawn(DAG_LAUNCH(c_abs, N), In(xi, N), Out(ci, N));
+            dag_spawn(DAG_LAUNCH(c_contract, N), Val(1.0 / 3.0), In(xd, N), InOut(cd, N));
+            dag_spawn(DAG_LAUNCH(c_float_math, N), InOut(cf, N));
+            dag_spawn(DAG_LAUNCH(c_long_long, N), Val((long long)3000000000), Out(cl, N));
+            dag_spawn(DAG_LAUNCH(max, N), InOut(md, N));
+            dag_spawn(DAG_LAUNCH(c_words, N), Val(4), InOut(wi, N));
+            dag_spawn(DAG_LAUNCH(c_wrapped, N), InOut(vd, N));
+        }
+        dag_options on = { .scope = dag_scope(.opencl.one = dev) };
+        if (expect_devices <= 0) on.scope = dag_scope(.any_processor = 1);
+        DAG_DATADEPS {
+            dag_spawn_with(&on, DAG_LAUNCH(c_abs, N), In(xi, N), Out(di, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_contract, N), Val(1.0 / 3.0), In(xd, N), InOut(dd, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_float_math, N), InOut(df, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_long_long, N), Val((long long)3000000000), Out(dl, N));
+            dag_spawn_with(&on, DAG_LAUNCH(max, N), InOut(mdd, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_words, N), Val(4), InOut(wd, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_wrapped, N), InOut(vdd, N));
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        if (dag_last_region_result()) printf("     device %d: %s\n", dev, last_error);
+        CHECK(ci[0] == (9000 - 10) / 3 + (27000 % 7) && (ci[N - 1] < 0) == (abs(xi[N - 1]) < 10));   /* C's own answer */
+        CHECK(memcmp(ci, di, sizeof ci) == 0);
+        CHECK(memcmp(cd, dd, sizeof cd) == 0);
+        CHECK(memcmp(cf, df, sizeof cf) == 0);
+        CHECK(cl[N - 1] == 3000000000LL * (N - 1) - (N - 1) && memcmp(cl, dl, sizeof cl) == 0);
+        CHECK(md[5] == 5 * 0.25 + 2.0 && memcmp(md, mdd, sizeof md) == 0);
+        CHECK(wi[5] == 10 && memcmp(wi, wd, sizeof wi) == 0);
+        CHECK(vd[5] == 5 * 0.75 && memcmp(vd, vdd, sizeof vd) == 0);
+    }
+}
+
+/* A kernel that does not build where its scope also allows the CPU runs
+   there, said once with why (the build's failure, not another), and the
+   compiler's log comes once, not with every task. */
+static int fallback_warnings, fallback_code, build_logs;
+static void fallback_logger(dag_log_level level, int item, const char *msg, void *user) {
+    (void)user;
+    if (level == DAG_LOG_WARN && strstr(msg, "runs on the CPU")) fallback_warnings++, fallback_code = item;
+    if (strstr(msg, "strlen")) build_logs++;
+}
+TEST(a_kernel_that_does_not_build_falls_back_to_the_cpu_saying_why_and_its_log_comes_once) {
+    if (expect_devices <= 0) return;
+    dag_shutdown();
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { fallback_logger, NULL } });
+    enum { N = 1 << 18 };   /* past the size placement keeps on the CPU */
+    static double y[N];
+    dag_options both = { .scope = dag_scope_union(dag_scope(.opencl.one = 1), dag_scope(.all_threads = 1)) };
+    dag_options device = { .scope = dag_scope(.opencl.one = 1) };
+    DAG_DATADEPS { dag_spawn_with(&both, DAG_LAUNCH(broken, N), Out(y, N)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK(y[7] == 3.0);
+    CHECK_EQ_INT(fallback_warnings, 1);
+    CHECK_EQ_INT(fallback_code, DAG_ERR_KERNEL_BUILD);
+    for (int i = 0; i < 5; i++) DAG_DATADEPS { dag_spawn_with(&device, DAG_LAUNCH(broken, 100), Out(y, 100)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_KERNEL_BUILD);
+    CHECK_EQ_INT(build_logs, 1);
+    dag_shutdown();
+    setup(0);
+}
+
 TEST(random_programs_with_spans_on_random_devices_match_the_sequential_run_byte_for_byte) {
     if (expect_devices <= 0) return;
     const char *e = getenv("FUZZ_SEEDS");
@@ -840,6 +947,8 @@ int main(void) {
     RUN(every_wait_brings_device_writes_home_and_later_host_writes_count);
     RUN(overlapping_spans_run_on_the_cpu_and_out_for_a_const_parameter_is_refused);
     RUN(the_buffer_pool_stays_bounded_when_every_span_has_a_new_size);
+    RUN(kernels_mean_what_their_c_says_on_every_device_byte_for_byte);
+    RUN(a_kernel_that_does_not_build_falls_back_to_the_cpu_saying_why_and_its_log_comes_once);
     RUN(random_programs_with_spans_on_random_devices_match_the_sequential_run_byte_for_byte);
     dag_shutdown();
     return test_summary();
