@@ -77,7 +77,13 @@
 #define DAG__KPARAM(p) DAG__PT(p) DAG__PN(p)
 
 #if defined(__OPENCL_C_VERSION__)
-/* clang -x cl: each kernel as OpenCL C, for Level Zero's SPIR-V. */
+/* clang -x cl: each kernel as OpenCL C, for Level Zero's SPIR-V, with C's
+   meaning where OpenCL C's would differ silently (as dag.h's run-time text,
+   dag__cl_prelude, has it): no contraction, abs of an int an int (a
+   macro: each kernel is cut out of the module alone, with no helpers). */
+#pragma OPENCL FP_CONTRACT OFF
+#undef abs
+#define abs(x) ((int)abs((int)(x)))
 #define DAG_GLOBAL __global
 #define DAG_INDEX() dag__index
 #define DAG_KERNEL(name, params, ...) \
