@@ -1395,7 +1395,7 @@ static inline dag__block dag__block_begin(dag_region_kind kind, const dag_option
 }
 static inline void dag__block_end(dag__block *b) {
     if (b->open)
-        dag_log(DAG_LOG_WARN, DAG_ERR_UNBALANCED_REGION, "a break inside a DAG_DATADEPS, DAG_SEQUENTIAL, DAG_BULK or "
+        dag_log(DAG_LOG_WARN, DAG_OK, "a break inside a DAG_DATADEPS, DAG_SEQUENTIAL, DAG_BULK or "
                 "DAG_WITH_OPTIONS block leaves that block (its end runs), not a loop around it");
     dag_region_end(b->region);
     b->region.depth = 0;
@@ -2178,8 +2178,9 @@ const char *dag_result_string(int r) {
 
 static void dag__default_logger(dag_log_level level, int item, const char *message, void *user) {
     (void)user;
-    fprintf(stderr, "dag.h %s [%s]: %s\n", level == DAG_LOG_ERROR ? "error" : level == DAG_LOG_WARN ? "warning" : "info",
-            dag_result_string(item), message);
+    const char *kind = level == DAG_LOG_ERROR ? "error" : level == DAG_LOG_WARN ? "warning" : "info";
+    if (item == DAG_OK) fprintf(stderr, "dag.h %s: %s\n", kind, message);   /* a word with no error behind it */
+    else fprintf(stderr, "dag.h %s [%s]: %s\n", kind, dag_result_string(item), message);
 }
 
 /* The least severe level delivered: dag_setup resolves desc.log_level

@@ -4,10 +4,11 @@
    prints GFLOP/s, and writes the run's trace as a Gantt chart
    (cholesky.svg, any browser) and its DAG (cholesky.dot, Graphviz).
 
+       cc -std=c11 -O2 -I. examples/cholesky.c -o cholesky -pthread -lm
        ./cholesky [N [NB]]        (default 1024 in 128 tiles)
 
-   Built with -DDAG_ARRAY_CBLAS and OpenBLAS the tiles run at BLAS speed;
-   without, on dag_array.h's own loops. */
+   Built with -DDAG_ARRAY_CBLAS and OpenBLAS (add -llapacke -lopenblas)
+   the tiles run at BLAS speed; without, on dag_array.h's own loops. */
 #define DAG_IMPLEMENTATION
 #include "dag_array.h"
 #include <math.h>
