@@ -3471,13 +3471,15 @@ static void dag__finish_root(dag__worker *w, dag__task *t);
 /* Runs t's body in a context of its own (what it spawns goes into regions
    of its own). Returns true when the task is finished now; false when tasks
    it spawned still run (the last of them finishes it). */
-static inline bool dag__run_body(dag__worker *w, dag__task *t, void *args, void *result, int tracing, uint64_t start) {
+/* (inherited: the options t's body inherits, from its extra; NULL: none) */
+static inline bool dag__run_body(dag__worker *w, dag__task *t, const dag_options *inherited, void *args, void *result,
+                                 int tracing, uint64_t start) {
     dag__context ctx;
     ctx.task = t;
     ctx.domain = NULL;
     ctx.root = ctx.top = NULL;
     ctx.depth = ctx.serial = 0;
-    ctx.base = t->extra && t->extra->has_options ? &t->extra->inherited : NULL;   /* not copied: every task runs this */
+    ctx.base = inherited;   /* not copied: every task runs this */
     ctx.next_guest = NULL;
     ctx.events = NULL;
     ctx.detached = false;
@@ -3536,7 +3538,8 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
         dag__cause_set(&t->failed_dep, own);
         dag__cause_drop(own);
     }
-    return dag__run_body(w, t, args, dag__result_of(t), tracing, start);
+    x = t->extra;
+    return dag__run_body(w, t, x && x->has_options ? &x->inherited : NULL, args, dag__result_of(t), tracing, start);
 }
 
 /* One task counted in r is over (or one detached event fulfilled, see
@@ -5344,18 +5347,20 @@ typedef struct dag__spawn_args {
    ones, the common case, need no look at them). */
 /* What every new task starts from, whichever way it is spawned. */
 static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
+    /* the region's fields read first: the atomic stores below oblige a compiler to read again what follows them */
+    const char *cancel = r->cancel;   /* NULL unless a failed step cancels it */
+    dag__task *parent = r->parent;
     t->desc = desc;
     t->extra = NULL;
     t->region = r->counter;
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
-    atomic_store_explicit(&t->failed_dep, r->cancel, memory_order_relaxed);   /* NULL unless a failed step cancels it */
-    if (DAG__UNLIKELY(r->cancel != NULL)) dag__cause_hold(r->cancel);
+    atomic_store_explicit(&t->failed_dep, cancel, memory_order_relaxed);
+    if (DAG__UNLIKELY(cancel != NULL)) dag__cause_hold(cancel);
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
-    dag__task *parent = r->parent;
     atomic_store_explicit(&t->parent, parent, memory_order_relaxed);
     atomic_store_explicit(&t->level, parent ? atomic_load_explicit(&parent->level, memory_order_relaxed) + 1 : 0,
                           memory_order_relaxed);
@@ -5911,7 +5916,7 @@ static DAG__HOT dag_task dag__run_here(dag__worker *w, dag__context *ctx, dag__r
         dag__fill_args(local.args, desc, args, num_args, packed);
         body_args = local.args;
     }
-    bool done = runs ? dag__run_body(w, &local, body_args, local.result, 0, 0) : dag__execute(w, &local);
+    bool done = runs ? dag__run_body(w, &local, NULL, body_args, local.result, 0, 0) : dag__execute(w, &local);
     return dag__undeferred_ended(w, ctx, r, &local, NULL, NULL, 0, done);
 }
 /* (out of line: the record on its stack stays out of the frame of every spawn) */
