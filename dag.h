@@ -1585,7 +1585,6 @@ static void dag__mutex_unlock(dag__mutex *m) { pthread_mutex_unlock(m); }
 static void dag__cond_init(dag__cond *c) { pthread_cond_init(c, NULL); }
 static void dag__cond_destroy(dag__cond *c) { pthread_cond_destroy(c); }
 static void dag__cond_signal(dag__cond *c) { pthread_cond_signal(c); }
-static inline void dag__cond_broadcast(dag__cond *c) { pthread_cond_broadcast(c); }
 /* Waits at most until the absolute TIME_UTC deadline. */
 static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timespec *deadline) {
     pthread_cond_timedwait(c, m, deadline);
@@ -1615,7 +1614,6 @@ static void dag__mutex_unlock(dag__mutex *m) { mtx_unlock(m); }
 static void dag__cond_init(dag__cond *c) { cnd_init(c); }
 static void dag__cond_destroy(dag__cond *c) { cnd_destroy(c); }
 static void dag__cond_signal(dag__cond *c) { cnd_signal(c); }
-static inline void dag__cond_broadcast(dag__cond *c) { cnd_broadcast(c); }
 static void dag__cond_timedwait(dag__cond *c, dag__mutex *m, const struct timespec *deadline) {
     cnd_timedwait(c, m, deadline);
 }

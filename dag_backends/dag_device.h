@@ -201,7 +201,6 @@ typedef struct dag__kernel_entry {
     void *kernel;                      /* the backend's build, or NULL where library stands in */
     const dag_library_kernel *library;
     int failed;                        /* the build's error: said again, not retried, for each task */
-    bool building;                     /* an OpenCL build, running without the lock (see dag__dev_kernel) */
     char *log;                         /* and its log (given whole with the first task it fails) */
     bool log_given;
     bool warned_pitch;                 /* said once: a 2-D span with gaps and no Ld */
@@ -259,7 +258,6 @@ struct dag__plan {
 static struct {
     _Alignas(DAG__CACHE_LINE) _Atomic int used;   /* a task may run on a device: read by every spawn */
     _Alignas(DAG__CACHE_LINE) dag__mutex lock;
-    dag__cond built;                         /* a kernel's build that ran without the lock is done */
     dag__device devs[DAG_MAX_DEVICES];
     int num;
     dag__replica **reps;                     /* sorted by span.lo */
@@ -935,11 +933,7 @@ static void dag__trace_plan(dag__trace_event *e, const dag__plan *p) {
 /* The kernel's build on device d (or the library routine standing in),
    made the first time; a failure is kept, so that each task of the kernel
    fails with the same log without building again, and placement stops
-   sending it there (dag__dev_runs). Returns NULL with err and log then.
-   OpenCL compiles the kernel's text, which takes a second or more: that
-   build runs without the lock, so that every other device, and the CPU
-   tasks that wait on the lock, go on meanwhile; a task that wants the same
-   build waits for it. (The other backends load code built ahead of time.) */
+   sending it there (dag__dev_runs). Returns NULL with err and log then. */
 static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, char *log, size_t log_size, int *err) {
     dag__device *dv = &dag__dv.devs[d];
     dag__kernel_entry *e = dv->kernels;
@@ -949,30 +943,18 @@ static dag__kernel_entry *dag__dev_kernel(int d, const dag_kernel_source *k, cha
         memset(e, 0, sizeof *e);
         e->src = k;
         e->library = dag__dev_library(dv, k);
-        e->next = dv->kernels;
-        dv->kernels = e;
         log[0] = 0;
-        if (e->library) {
+        if (e->library)
             dag_log(DAG_LOG_INFO, DAG_OK, "kernel '%s' runs as %s on %s", k->name, e->library->routine,
                     dag__dev_name(d, log, log_size));
-        } else {
-            bool unlocked = dv->ops->backend == DAG_OPENCL;
-            void *kernel = NULL;
-            e->building = true;
-            if (unlocked) dag__mutex_unlock(&dag__dv.lock);
-            int failed = dv->ops->build(dv->native, k, &kernel, log, log_size);
-            if (unlocked) dag__mutex_lock(&dag__dv.lock);
-            e->kernel = kernel;
-            if ((e->failed = failed) != 0) {
-                size_t n = strlen(log) + 1;
-                e->log = (char *)dag__xmalloc(n);
-                memcpy(e->log, log, n);
-            }
-            e->building = false;
-            dag__cond_broadcast(&dag__dv.built);
+        else if ((e->failed = dv->ops->build(dv->native, k, &e->kernel, log, log_size)) != 0) {
+            size_t n = strlen(log) + 1;
+            e->log = (char *)dag__xmalloc(n);
+            memcpy(e->log, log, n);
         }
+        e->next = dv->kernels;
+        dv->kernels = e;
     }
-    while (e->building) dag__cond_wait(&dag__dv.built, &dag__dv.lock);
     if (!e->failed) return e;
     *err = e->failed;
     /* the compiler's log once, not once more with every task of the kernel */
@@ -1314,7 +1296,6 @@ static void dag__devices_shutdown(void) {
         }
     }
     dag__mutex_destroy(&dag__dv.lock);
-    dag__cond_destroy(&dag__dv.built);
     memset(&dag__dv, 0, sizeof dag__dv);
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) (*o)->shutdown();
 }
@@ -1348,7 +1329,6 @@ static void dag__devices_note_kernel(const dag_task_desc *desc, const dag_scope 
    for the messages (spec NULL: every device). */
 static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const char *spec, const char *from) {
     dag__mutex_init(&dag__dv.lock);
-    dag__cond_init(&dag__dv.built);
     char why[200];
     for (const dag__device_ops *const *o = dag__backend_ops; *o; o++) {
         dag_backend b = (*o)->backend;
