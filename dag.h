@@ -364,12 +364,16 @@
 #include <initializer_list>   /* dag_spawn's argument array: C++ has no compound literals */
 #include <cstring>            /* (std::memcpy) */
 #define DAG__ARGS(...) (std::initializer_list<dag_arg>{__VA_ARGS__}.begin())
+/* each argument converted for its parameter, whose type C++ knows at the spawn (dag__param_arg) */
+#define DAG__ARGS_OF(name, ...) DAG__ARGS(DAG__MAPI(DAG__PARAM_ARG, name, __VA_ARGS__))
+#define DAG__PARAM_ARG(name, i, x) dag__param_arg<decltype(name##__args::a##i)>(x)
 extern "C" {
 #else
 /* Each argument must be a dag_arg (Val, In, Out, InOut, Fut...): a bare number would otherwise
    fill an argument's first field by brace elision and be refused only at run time, with words
    about something else. C++'s list refuses it already. */
 #define DAG__ARGS(...) ((dag_arg[]){DAG__MAP(dag_spawn_argument_must_be_Val_In_Out_InOut_or_Fut, __VA_ARGS__)})
+#define DAG__ARGS_OF(name, ...) DAG__ARGS(__VA_ARGS__)
 #endif
 
 /* >>results: one list builds the enum and the messages */
@@ -1275,22 +1279,22 @@ extern "C" {
 #define DAG__TASK_17(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__TASK_DEF(ret, name, 15, (DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__CALL_15), (DAG__PARAMS_15(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)))
 #define DAG__TASK_18(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__TASK_DEF(ret, name, 16, (DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__CALL_16), (DAG__PARAMS_16(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)))
 #define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, NULL, 0, (opts)))
-#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 1, (opts)))
-#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 2, (opts)))
-#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 3, (opts)))
-#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 4, (opts)))
-#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 5, (opts)))
-#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 6, (opts)))
-#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 7, (opts)))
-#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 8, (opts)))
-#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 9, (opts)))
-#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 10, (opts)))
-#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 11, (opts)))
-#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 12, (opts)))
-#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 13, (opts)))
-#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 14, (opts)))
-#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 15, (opts)))
-#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), 16, (opts)))
+#define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 1, (opts)))
+#define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 2, (opts)))
+#define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 3, (opts)))
+#define DAG__SPAWN_5(opts, name, ...) (DAG__CHECK_COUNT(name, 4), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 4, (opts)))
+#define DAG__SPAWN_6(opts, name, ...) (DAG__CHECK_COUNT(name, 5), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 5, (opts)))
+#define DAG__SPAWN_7(opts, name, ...) (DAG__CHECK_COUNT(name, 6), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 6, (opts)))
+#define DAG__SPAWN_8(opts, name, ...) (DAG__CHECK_COUNT(name, 7), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 7, (opts)))
+#define DAG__SPAWN_9(opts, name, ...) (DAG__CHECK_COUNT(name, 8), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 8, (opts)))
+#define DAG__SPAWN_10(opts, name, ...) (DAG__CHECK_COUNT(name, 9), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 9, (opts)))
+#define DAG__SPAWN_11(opts, name, ...) (DAG__CHECK_COUNT(name, 10), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 10, (opts)))
+#define DAG__SPAWN_12(opts, name, ...) (DAG__CHECK_COUNT(name, 11), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 11, (opts)))
+#define DAG__SPAWN_13(opts, name, ...) (DAG__CHECK_COUNT(name, 12), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 12, (opts)))
+#define DAG__SPAWN_14(opts, name, ...) (DAG__CHECK_COUNT(name, 13), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 13, (opts)))
+#define DAG__SPAWN_15(opts, name, ...) (DAG__CHECK_COUNT(name, 14), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 14, (opts)))
+#define DAG__SPAWN_16(opts, name, ...) (DAG__CHECK_COUNT(name, 15), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 15, (opts)))
+#define DAG__SPAWN_17(opts, name, ...) (DAG__CHECK_COUNT(name, 16), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 16, (opts)))
 #define DAG__MAP(m, ...) DAG__CAT(DAG__MAP_, DAG__NARG(__VA_ARGS__))(m, __VA_ARGS__)
 #define DAG__MAP_1(m, p0) m(p0)
 #define DAG__MAP_2(m, p0, p1) m(p0), m(p1)
@@ -1308,6 +1312,23 @@ extern "C" {
 #define DAG__MAP_14(m, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) m(p0), m(p1), m(p2), m(p3), m(p4), m(p5), m(p6), m(p7), m(p8), m(p9), m(p10), m(p11), m(p12), m(p13)
 #define DAG__MAP_15(m, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) m(p0), m(p1), m(p2), m(p3), m(p4), m(p5), m(p6), m(p7), m(p8), m(p9), m(p10), m(p11), m(p12), m(p13), m(p14)
 #define DAG__MAP_16(m, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) m(p0), m(p1), m(p2), m(p3), m(p4), m(p5), m(p6), m(p7), m(p8), m(p9), m(p10), m(p11), m(p12), m(p13), m(p14), m(p15)
+#define DAG__MAPI(m, c, ...) DAG__CAT(DAG__MAPI_, DAG__NARG(__VA_ARGS__))(m, c, __VA_ARGS__)
+#define DAG__MAPI_1(m, c, p0) m(c, 0, p0)
+#define DAG__MAPI_2(m, c, p0, p1) m(c, 0, p0), m(c, 1, p1)
+#define DAG__MAPI_3(m, c, p0, p1, p2) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2)
+#define DAG__MAPI_4(m, c, p0, p1, p2, p3) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3)
+#define DAG__MAPI_5(m, c, p0, p1, p2, p3, p4) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4)
+#define DAG__MAPI_6(m, c, p0, p1, p2, p3, p4, p5) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5)
+#define DAG__MAPI_7(m, c, p0, p1, p2, p3, p4, p5, p6) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6)
+#define DAG__MAPI_8(m, c, p0, p1, p2, p3, p4, p5, p6, p7) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7)
+#define DAG__MAPI_9(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8)
+#define DAG__MAPI_10(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9)
+#define DAG__MAPI_11(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10)
+#define DAG__MAPI_12(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10), m(c, 11, p11)
+#define DAG__MAPI_13(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10), m(c, 11, p11), m(c, 12, p12)
+#define DAG__MAPI_14(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10), m(c, 11, p11), m(c, 12, p12), m(c, 13, p13)
+#define DAG__MAPI_15(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10), m(c, 11, p11), m(c, 12, p12), m(c, 13, p13), m(c, 14, p14)
+#define DAG__MAPI_16(m, c, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) m(c, 0, p0), m(c, 1, p1), m(c, 2, p2), m(c, 3, p3), m(c, 4, p4), m(c, 5, p5), m(c, 6, p6), m(c, 7, p7), m(c, 8, p8), m(c, 9, p9), m(c, 10, p10), m(c, 11, p11), m(c, 12, p12), m(c, 13, p13), m(c, 14, p14), m(c, 15, p15)
 
 /* DAG_TASK(ret, name, (type, param)...) { body } */
 #define DAG_TASK(...) DAG__CAT(DAG__TASK_, DAG__NARG(__VA_ARGS__))(__VA_ARGS__)
@@ -1352,9 +1373,12 @@ template <typename T> static inline dag_arg dag_arg_data(dag_access, T *) {
     static_assert(!std::is_same<T, T>::value, DAG__NEEDS_A_COUNT);
     return dag_arg();
 }
+template <typename T> static inline dag_arg dag_arg_data(dag_access, const T &) {   /* In(v) of a std::vector... */
+    static_assert(!std::is_same<T, T>::value, "In, Out and InOut of a container take its elements and their count: "
+                  "In(v.data(), v.size())");
+    return dag_arg();
+}
 template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
-    static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
-    static_assert(std::is_trivially_copyable<T>::value, DAG__BYTES_ONLY);
     static_assert(sizeof(dag_task) == 16, "a small value fits in dag_arg's task field");
     if (sizeof(T) <= sizeof(dag_task)) {
         /* a copy in the argument itself: an argument array built ahead of
@@ -1366,7 +1390,56 @@ template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     /* a larger value: the temporary lives to the end of the spawn's statement */
     return dag__arg_elem(dag__arg_value(dag__val_tag<T>::value, sizeof(T), &x), dag__ref_tag<T>::value);
 }
-#define DAG_VAL(x) dag__val_cpp(x)
+/* The pointer a C++ call would pass: converted to the parameter's type where it converts */
+template <typename P, typename T> static inline P dag__pointer_for(T *p, std::true_type) { return static_cast<P>(p); }
+template <typename P, typename T> static inline T *dag__pointer_for(T *p, std::false_type) { return p; }
+/* Val of a pointer to a class keeps its type until the spawn knows the parameter's
+   (dag__param_arg), so that it is converted as a C++ call converts it: Val(&derived) for a Base *
+   parameter points at the Base part (with multiple inheritance, another address), and a pointer to
+   a class the parameter's is no base of stops the build. Anywhere else (an argument array, a ?:
+   between Vals) it is the dag_arg of its bytes. Every other Val is a dag_arg at once: a ?: of two
+   Vals of different types stays a dag_arg, and numbers are converted at the spawn, as in C (0 and
+   NULL, an integer in C++, are a null pointer there). */
+template <typename T> struct dag__class_pointer {
+    T p;
+    operator dag_arg() const { return dag__val_cpp(p); }
+};
+template <typename T> struct dag__val_kind {   /* what Val(x) gives for an x of type T */
+    typedef dag_arg type;
+    static dag_arg make(const T &x) { return dag__val_cpp(x); }
+};
+template <typename T> struct dag__val_kind<T *> {
+    typedef std::is_class<typename std::remove_cv<T>::type> to_class;
+    typedef typename std::conditional<to_class::value, dag__class_pointer<T *>, dag_arg>::type type;
+    static dag__class_pointer<T *> of(T *x, std::true_type) { return dag__class_pointer<T *>{x}; }
+    static dag_arg of(T *x, std::false_type) { return dag__val_cpp(x); }
+    static type make(T *x) { return of(x, to_class()); }
+};
+template <> struct dag__val_kind<std::nullptr_t> {
+    typedef dag_arg type;
+    static dag_arg make(std::nullptr_t x) { return dag__val_cpp(x); }
+};
+template <typename T> static inline typename dag__val_kind<T>::type dag__val_of(const T &x) {
+    static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
+    static_assert(std::is_trivially_copyable<T>::value, DAG__BYTES_ONLY);
+    return dag__val_kind<T>::make(x);
+}
+/* a function is passed as its address, as C's Val and a C++ call pass it */
+template <typename R, typename... A> static inline dag_arg dag__val_of(R (&f)(A...)) { return dag__val_cpp(&f); }
+template <typename P> static inline dag_arg dag__param_arg(const dag_arg &a) { return a; }
+template <typename P, typename T> static inline dag_arg dag__param_arg(const dag__class_pointer<T *> &v) {
+    typedef typename std::remove_cv<typename std::remove_pointer<P>::type>::type PE;
+    static_assert(!std::is_pointer<P>::value || !std::is_class<PE>::value || std::is_convertible<T *, P>::value,
+                  "Val of a pointer to a class for a parameter that points to another class it does not derive "
+                  "from (a C++ call would refuse it too)");
+    return dag__val_cpp(dag__pointer_for<P>(v.p, std::is_convertible<T *, P>()));
+}
+template <typename P, typename X> static inline dag_arg dag__param_arg(const X &) {
+    static_assert(!std::is_same<X, X>::value, "each argument of dag_spawn is Val(x), In, Out, InOut, Ld or Fut: "
+                  "a bare value is none of them (write Val(x))");
+    return dag_arg();
+}
+#define DAG_VAL(x) dag__val_of(x)
 extern "C" {
 #else
 /* An array of a C scalar type decays to a pointer of another size (an
@@ -1385,7 +1458,22 @@ extern "C" {
    block, so that a `break` or `continue` in it leaves it through its end, as its closing brace does.
    `open` tells the two apart: a break leaves the inner loop without clearing it, and is warned of,
    since a C reader takes it for a break out of a loop around the block. */
-#if !defined(__OPENCL_C_VERSION__)
+#if defined(__cplusplus)
+/* In C++ the block's end runs also when an exception, a return or a goto leaves the block: its tasks
+   may use the frame's std::vectors, which unwinding is about to destroy, so the block waits for them
+   first (as a TBB task_group or a std::async future does). */
+struct dag__block {
+    dag_region region;
+    int open;
+    dag__block(dag_region_kind kind, const dag_options *options) : region(dag_region_begin(kind, options)), open(1) {}
+    ~dag__block() {
+        if (region.depth) dag_region_end(region);
+    }
+    dag__block(const dag__block &) = delete;
+    dag__block &operator=(const dag__block &) = delete;
+};
+#define DAG__BLOCK_START(b, kind, options) dag__block b((kind), options)
+#elif !defined(__OPENCL_C_VERSION__)
 typedef struct dag__block { dag_region region; int open; } dag__block;
 static inline dag__block dag__block_begin(dag_region_kind kind, const dag_options *options) {
     dag__block b;
@@ -1393,6 +1481,9 @@ static inline dag__block dag__block_begin(dag_region_kind kind, const dag_option
     b.open = 1;
     return b;
 }
+#define DAG__BLOCK_START(b, kind, options) dag__block b = dag__block_begin((kind), options)
+#endif
+#if !defined(__OPENCL_C_VERSION__)
 static inline void dag__block_end(dag__block *b) {
     if (b->open)
         dag_log(DAG_LOG_WARN, DAG_OK, "a break inside a DAG_DATADEPS, DAG_SEQUENTIAL, DAG_BULK or "
@@ -1402,7 +1493,7 @@ static inline void dag__block_end(dag__block *b) {
 }
 #endif
 #define DAG__REGION_BLOCK(kind, ...) \
-    for (dag__block DAG__CAT(dag__rg, __LINE__) = dag__block_begin((kind), __VA_ARGS__); \
+    for (DAG__BLOCK_START(DAG__CAT(dag__rg, __LINE__), kind, __VA_ARGS__); \
          DAG__CAT(dag__rg, __LINE__).region.depth; dag__block_end(&DAG__CAT(dag__rg, __LINE__))) \
         for (; DAG__CAT(dag__rg, __LINE__).open; DAG__CAT(dag__rg, __LINE__).open = 0)
 #define DAG_DATADEPS DAG__REGION_BLOCK(DAG_REGION_DATADEPS, NULL)
@@ -1413,7 +1504,14 @@ static inline void dag__block_end(dag__block *b) {
    dag_spawn_with(DAG_OPTIONS(.run_inline = n < 20), fib, Val(n - 1)). They
    live to the end of the statement; dag.h copies what it keeps. */
 #ifdef __cplusplus
+/* Designated initializers are C++20, an extension before it, which __extension__ lets -pedantic
+   take. (g++'s -Wextra names each field left out, though C's rule zeroes them as C++'s does: the
+   guide says how to quiet it.) */
+#if defined(__GNUC__)
+#define DAG_OPTIONS(...) (__extension__ dag__options_of(dag_options{__VA_ARGS__}))
+#else
 #define DAG_OPTIONS(...) dag__options_of(dag_options{__VA_ARGS__})
+#endif
 #else
 #define DAG_OPTIONS(...) ((const dag_options *)&(dag_options){__VA_ARGS__})
 #endif
@@ -5589,11 +5687,21 @@ static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr && 
    pointer goes into a pointer to the same type of number (of any sign), or
    from void * or into void * and char pointers, or between pointers to
    things other than numbers (structs: their types cannot be compared). */
+static bool dag__all_zero(const dag_arg *a) {
+    const unsigned char *b = (const unsigned char *)dag__value_bytes(a);
+    for (size_t i = 0; i < a->size; i++)
+        if (b[i]) return false;
+    return true;
+}
 static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, void *slot, dag__spawn_args *sa) {
     int want_tag = (int)(p->pointee >> 24), to = dag__tag_kind(a->elem);
     bool pointers = !a->tag && !p->tag && a->elem && p->pointee;
     const char *why = NULL;
-    if (a->tag && !p->tag)   /* C would not convert a number into a pointer or a struct either */
+    if (a->tag && !p->tag && p->pointee && dag__tag_kind(a->tag) == DAG__KIND_INTEGER && dag__all_zero(a)) {
+        memset(slot, 0, p->size);   /* 0, or NULL (an integer in C++), as a C call takes it: a null pointer */
+        return DAG_OK;
+    }
+    if (a->tag && !p->tag)   /* C would not convert another number into a pointer or a struct either */
         why = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
                          : "a number for a parameter that is not one (a struct)";
     else if (!a->tag && p->tag)
@@ -5787,6 +5895,20 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
     return merged;
 }
 
+/* A spawn from a thread outside the pool while dag_shutdown runs elsewhere: refused, or that
+   thread's new tasks would keep dag_shutdown's drain of its context going for ever. Said once a
+   thread, as dag__shut_down_err. (Tasks spawned by running tasks go on: they are the drain's work.) */
+static DAG__NOINLINE dag_task dag__refused_closing(const dag_task_desc *desc) {
+    uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
+    if (dag__tls_down_said != said) {
+        dag__tls_down_said = said;
+        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): dag_shutdown is running on another thread, so this thread's "
+                 "spawns are refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused "
+                 "the same way on this thread are not logged again)", desc ? desc->name : "?");
+    }
+    return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+}
+
 static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
                                          const dag_options *options, dag__after_spawn *after) {
     dag__context *ctx = dag__current_context();
@@ -5795,6 +5917,7 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
         return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
     }
     dag__worker *w = dag__tls_worker;
+    if (DAG__UNLIKELY(w->index < 0 && !ctx->task && atomic_load(&dag__g.closing))) return dag__refused_closing(desc);
     dag__region *r = dag__ctx_top(w, ctx);
     if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
                       desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
@@ -5967,8 +6090,9 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool f
                       dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
                       desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
-                      (DAG__HAS_MPI && dag__mpi_collective(ctx))))
-        return DAG__PLAIN_NO;
+                      (DAG__HAS_MPI && dag__mpi_collective(ctx)) ||
+                      (w->index < 0 && atomic_load_explicit(&dag__g.closing, memory_order_relaxed))))
+        return DAG__PLAIN_NO;   /* (a thread outside the pool while dag_shutdown runs: dag__spawn refuses it) */
     dag__region *r = *rp = dag__ctx_top(w, ctx);
     if (!r->plain || r->seq) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
@@ -7322,14 +7446,12 @@ const char *dag_backend_status(dag_backend b) {
 /* The first call sets up: true. One that finds dag.h set up, or being set
    up by another thread (an implicit set-up too), returns false once that
    one has finished. */
-static bool dag__setup_claim(const dag_desc *desc) {
+static bool dag__setup_claim(void) {
     int expected = 0;
     if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
     expected = 2;
     if (atomic_compare_exchange_strong(&dag__g.phase, &expected, 3)) return true;
     while (atomic_load(&dag__g.phase) == 3) dag__thread_yield();
-    if (expected == 1 || desc) dag_log(DAG_LOG_WARN, DAG_OK, "dag_setup: already set up%s",
-                                       desc ? " (this call's dag_desc is ignored)" : "");
     return false;
 }
 
@@ -7407,7 +7529,14 @@ static void dag__workers_start(int num_threads) {
 }
 
 dag_result dag_setup(const dag_desc *desc) {
-    if (!dag__setup_claim(desc)) return DAG_OK;
+    /* Set up already: by an earlier dag_setup, or by a call into dag.h made before this one (a C++
+       global's constructor, a library's initializer), which sets up with the defaults. A dag_desc
+       given now is not applied, and the program hears it. */
+    if (!dag__setup_claim())
+        return desc ? (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: already set up, so this dag_desc is "
+                                           "not applied (a call into dag.h before dag_setup sets up with the defaults; "
+                                           "call dag_setup first, or dag_shutdown and then dag_setup)")
+                    : DAG_OK;
     dag_desc d;
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);

@@ -203,6 +203,7 @@ static inline dag_options dag__kernel_chunk_options(void) {
                       DAG_VAL(dag__n * (dag__c + 1) / dag__chunks), DAG__MAP(DAG__KVAL, DAG__EXPAND params)); \
     } \
     enum { name##__nparams = name##__cpu__nparams }; \
+    typedef name##__cpu__args name##__args;   /* (a spawn's arguments are converted for its fields) */ \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
         #name, name##__cpu__run, name##__cpu__nparams, name##__cpu__params, sizeof(name##__cpu__args), 0, 0, &name##__cl, 0 };
 

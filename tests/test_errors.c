@@ -115,6 +115,7 @@ DAG_TASK(int, use_int, (int, v)) { return v + 1; }
 DAG_TASK(int, return_int, (int, v)) { return v; }
 DAG_TASK(void, nothing, (int, v)) { (void)v; }
 DAG_TASK(void, take_pointer, (int *, p)) { (void)p; }
+DAG_TASK(int, pointer_is_null, (const int *, p)) { return p == NULL; }
 DAG_TASK(int, take_int, (int, v)) { return v; }
 DAG_TASK(double, take_double, (double, v)) { return v; }
 DAG_TASK(void, read_span, (const int *, p)) { (void)p; }
@@ -616,6 +617,24 @@ TEST(a_negative_or_overflowing_count_is_rejected_in_every_build) {
     r = dag_register_tile(a, 4, 4, minus);
     CHECK(r.id == 0);
     CHECK(logged_text_since(mark, "dag_data_register_tile: a count of"));
+    dag_wait_all();
+}
+
+/* As a call takes 0 for a pointer: and NULL is an integer in C++ (0L, __null) */
+TEST(a_zero_for_a_pointer_parameter_is_a_null_pointer_and_another_number_is_rejected) {
+    int r = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(pointer_is_null, Val(0)), &r), DAG_OK);
+    CHECK_EQ_INT(r, 1);
+    r = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(pointer_is_null, Val(0L)), &r), DAG_OK);
+    CHECK_EQ_INT(r, 1);
+    int mark = log_mark();
+    dag_task h = dag_spawn(pointer_is_null, Val(5));
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
+    CHECK(logged_text_since(mark, "a number for a pointer parameter"));
+    mark = log_mark();
+    h = dag_spawn(pointer_is_null, Val(0.0));   /* a floating zero is no null pointer constant */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_TYPE);
     dag_wait_all();
 }
 
@@ -1542,6 +1561,7 @@ int main(int argc, char **argv) {
     RUN(a_span_whose_elements_are_not_the_parameters_is_rejected);
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
     RUN(a_number_for_a_pointer_parameter_is_rejected);
+    RUN(a_zero_for_a_pointer_parameter_is_a_null_pointer_and_another_number_is_rejected);
     RUN(a_span_for_a_value_parameter_is_refused_not_run);
     RUN(a_span_whose_access_is_not_in_out_or_inout_is_refused_by_name);
     RUN(a_span_of_another_number_type_of_the_same_size_is_refused);

@@ -36,12 +36,17 @@ for k in range(0, N + 2):
     if k == 1:
         a("#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, NULL, 0, (opts)))")
     else:
-        a(f"#define DAG__SPAWN_{k}(opts, name, ...) (DAG__CHECK_COUNT(name, {k - 1}), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS(__VA_ARGS__), {k - 1}, (opts)))")
+        a(f"#define DAG__SPAWN_{k}(opts, name, ...) (DAG__CHECK_COUNT(name, {k - 1}), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), {k - 1}, (opts)))")
 # DAG__MAP(m, items...): m(item) for each item, comma separated
 a("#define DAG__MAP(m, ...) DAG__CAT(DAG__MAP_, DAG__NARG(__VA_ARGS__))(m, __VA_ARGS__)")
 for k in range(1, N + 1):
     ps = ", ".join(f"p{i}" for i in range(k))
     a(f"#define DAG__MAP_{k}(m, {ps}) " + ", ".join(f"m(p{i})" for i in range(k)))
+# DAG__MAPI(m, c, items...): m(c, index, item) for each item, comma separated
+a("#define DAG__MAPI(m, c, ...) DAG__CAT(DAG__MAPI_, DAG__NARG(__VA_ARGS__))(m, c, __VA_ARGS__)")
+for k in range(1, N + 1):
+    ps = ", ".join(f"p{i}" for i in range(k))
+    a(f"#define DAG__MAPI_{k}(m, c, {ps}) " + ", ".join(f"m(c, {i}, p{i})" for i in range(k)))
 if len(sys.argv) == 3 and sys.argv[1] == "--check":
     lines = open(sys.argv[2]).read().split("\n")
     start = next(i for i, l in enumerate(lines) if l.startswith("/* >>generated tables")) + 1

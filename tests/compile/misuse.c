@@ -6,6 +6,12 @@
 #include <string>
 DAG_TASK(void, takes_string, (std::string, s)) { (void)s; }   /* a parameter of such a type */
 #endif
+#if (CASE == 6 || CASE == 7) && defined(__cplusplus)
+#include <vector>
+struct point { double x, y; };
+struct colour { int r, g, b; };
+DAG_TASK(double, point_x, (const point *, p)) { return p->x; }
+#endif
 
 DAG_TASK(void, say, (const char *, s)) { (void)s; }
 DAG_TASK(void, sum, (const double *, x)) { (void)x; }
@@ -25,6 +31,12 @@ int main(void) {
 #elif CASE == 5 && defined(__cplusplus)
     std::string s = "x";           /* moved as bytes, it would be copied wrong: a pointer and a count */
     dag_spawn(say, Val(s));
+#elif CASE == 6 && defined(__cplusplus)
+    colour c = {1, 2, 3};          /* a pointer to a class the parameter's is no base of */
+    dag_spawn(point_x, Val(&c));
+#elif CASE == 7 && defined(__cplusplus)
+    std::vector<double> v(4);      /* a container for a span: In(v.data(), v.size()) */
+    dag_spawn(sum, In(v));
 #endif
     return 0;
 }
