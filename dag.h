@@ -255,7 +255,7 @@
                  >>region pool >>causes >>kept results >>execute >>find work
                  >>helping
      deps:       >>spans >>domain >>dependencies
-     spawn:      >>scope queries >>context management >>data implementation
+     spawn:      >>scope queries >>guests >>context management >>data implementation
                  >>undeferred >>spawn
      completion: >>waiting >>regions implementation >>fail >>detach
      set-up:     >>environment >>defaults >>setup >>shutdown
@@ -2062,6 +2062,7 @@ typedef struct dag__state {
     DAG__ATOMIC(dag__worker *) guests;         /* only ever grows at its head: walked without a lock (dag__guests) */
     dag__context *guest_contexts;
     DAG__ATOMIC(int) closing;                   /* dag_shutdown has begun: exiting threads leave their drain to it */
+    DAG__ATOMIC(int) guest_calls;               /* spawns and waits threads outside the pool are inside (>>guests) */
     DAG__ATOMIC(int) first_vacant;              /* the thread that set up (worker 1) exited: the next one takes its place */
     DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
     DAG__ATOMIC(int) fulfils_running;           /* dag_fulfill calls under way: dag_shutdown waits for them */
@@ -2101,6 +2102,7 @@ static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 /* the body run inside its spawn whose spawn this thread runs at once now (dag__run_spawned), NULL if none */
 static DAG__THREAD_LOCAL dag__context *dag__tls_inline_spawner;
 static DAG__THREAD_LOCAL uint32_t dag__tls_down_said;   /* 1 + the set-up cycle after which it said "shut down" */
+static DAG__THREAD_LOCAL bool dag__tls_guest;   /* a thread outside the pool, with a context of its own */
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -4637,6 +4639,33 @@ static bool dag__scope_has_cpu(const dag_scope *s) {
 }
 bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
 
+/* >>guests: threads outside the pool while dag_shutdown runs. dag_shutdown frees what their calls
+   use, so it waits for the spawns and waits such threads are inside (counted in guest_calls) and
+   refuses new ones, rather than draining for ever while they keep spawning, or freeing a record a
+   wait is about to read. (The README asks for no other thread inside a call then: this makes the
+   misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
+   not counted. Other calls are short, and are not guarded. */
+static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
+    atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
+    if (!atomic_load(&dag__g.closing)) return true;
+    atomic_fetch_sub(&dag__g.guest_calls, 1);
+    uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
+    if (atomic_load(&dag__g.phase) == 1 && dag__tls_down_said != said) {
+        dag__tls_down_said = said;
+        dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: dag_shutdown is running on another thread, so this thread's spawns and "
+                 "waits are refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused "
+                 "the same way on this thread are not logged again)", call, name ? name : "", name ? ")" : "");
+    } else if (atomic_load(&dag__g.phase) != 1) {
+        dag__shut_down_err(call, name);
+    }
+    return false;
+}
+static inline void dag__guest_leave(void) { atomic_fetch_sub(&dag__g.guest_calls, 1); }
+static bool dag__no_guest_calls(void *unused) {
+    (void)unused;
+    return atomic_load(&dag__g.guest_calls) == 0;
+}
+
 /* >>context management */
 
 static void dag__guest_attach(void);
@@ -5895,29 +5924,14 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
     return merged;
 }
 
-/* A spawn from a thread outside the pool while dag_shutdown runs elsewhere: refused, or that
-   thread's new tasks would keep dag_shutdown's drain of its context going for ever. Said once a
-   thread, as dag__shut_down_err. (Tasks spawned by running tasks go on: they are the drain's work.) */
-static DAG__NOINLINE dag_task dag__refused_closing(const dag_task_desc *desc) {
-    uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
-    if (dag__tls_down_said != said) {
-        dag__tls_down_said = said;
-        dag__err(DAG_ERR_SHUT_DOWN, "dag_spawn(%s): dag_shutdown is running on another thread, so this thread's "
-                 "spawns are refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused "
-                 "the same way on this thread are not logged again)", desc ? desc->name : "?");
-    }
-    return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
-}
-
-static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
-                                         const dag_options *options, dag__after_spawn *after) {
+static DAG__NOINLINE dag_task dag__spawn_unguarded(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                                   const dag_options *options, dag__after_spawn *after) {
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
         dag__shut_down_err("dag_spawn(", desc ? desc->name : "?");
         return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
     }
     dag__worker *w = dag__tls_worker;
-    if (DAG__UNLIKELY(w->index < 0 && !ctx->task && atomic_load(&dag__g.closing))) return dag__refused_closing(desc);
     dag__region *r = dag__ctx_top(w, ctx);
     if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
                       desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
@@ -5987,6 +6001,14 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
     dag__spawn_state st;
     dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
     return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now, after);
+}
+static dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options,
+                           dag__after_spawn *after) {
+    if (DAG__LIKELY(!dag__tls_guest)) return dag__spawn_unguarded(desc, args, num_args, options, after);
+    if (!dag__guest_enter("dag_spawn(", desc ? desc->name : "?")) return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+    dag_task h = dag__spawn_unguarded(desc, args, num_args, options, after);
+    dag__guest_leave();
+    return h;
 }
 
 /* The spawns programs make most: every argument a Val of the parameter's
@@ -6090,9 +6112,8 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool f
                       dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
                       desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
-                      (DAG__HAS_MPI && dag__mpi_collective(ctx)) ||
-                      (w->index < 0 && atomic_load_explicit(&dag__g.closing, memory_order_relaxed))))
-        return DAG__PLAIN_NO;   /* (a thread outside the pool while dag_shutdown runs: dag__spawn refuses it) */
+                      (DAG__HAS_MPI && dag__mpi_collective(ctx)) || w->index < 0))
+        return DAG__PLAIN_NO;   /* (a thread outside the pool: dag__spawn counts its spawn, see >>guests) */
     dag__region *r = *rp = dag__ctx_top(w, ctx);
     if (!r->plain || r->seq) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
@@ -6200,7 +6221,7 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
     return dag__current_context() ? dag__stale(call) : DAG_ERR_SHUT_DOWN;
 }
 
-dag_result dag_wait(dag_task h) {
+static dag_result dag__wait_unguarded(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
@@ -6223,6 +6244,13 @@ dag_result dag_wait(dag_task h) {
     if (!s) s = e;
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
+}
+dag_result dag_wait(dag_task h) {
+    if (DAG__LIKELY(!dag__tls_guest) || dag__value_handle(h)) return dag__wait_unguarded(h);
+    if (!dag__guest_enter("dag_wait", NULL)) return DAG_ERR_SHUT_DOWN;
+    dag_result r = dag__wait_unguarded(h);
+    dag__guest_leave();
+    return r;
 }
 
 static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
@@ -6478,7 +6506,7 @@ dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
 }
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
-static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
+static dag_result dag__fetch_record_unguarded(dag_task h, void *out, size_t size, int tag) {
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -6511,6 +6539,13 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
         return s;
     }
     return dag__fetch_live(w, ctx, t, h, false, out, size);
+}
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
+    if (DAG__LIKELY(!dag__tls_guest)) return dag__fetch_record_unguarded(h, out, size, tag);
+    if (!dag__guest_enter("dag_fetch", NULL)) return DAG_ERR_SHUT_DOWN;
+    dag_result r = dag__fetch_record_unguarded(h, out, size, tag);
+    dag__guest_leave();
+    return r;
 }
 
 static bool dag__region_drained(void *p) {
@@ -6688,7 +6723,7 @@ static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *bl
     if (dropped) dag__retained_sweep(w, r);
 }
 
-dag_result dag_region_end(dag_region token) {
+static dag_result dag__region_end_unguarded(dag_region token) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
     if (token.serial == 0) return dag__tls_last_region = DAG_ERR_INVALID_ARGUMENT;
@@ -6725,6 +6760,13 @@ dag_result dag_region_end(dag_region token) {
         outer->inner_error = err;
     dag__tls_last_region = (dag_result)err;
     return dag__tls_last_region;
+}
+dag_result dag_region_end(dag_region token) {
+    if (DAG__LIKELY(!dag__tls_guest)) return dag__region_end_unguarded(token);
+    if (!dag__guest_enter("dag_region_end", NULL)) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
+    dag_result r = dag__region_end_unguarded(token);
+    dag__guest_leave();
+    return r;
 }
 
 dag_result dag_last_region_result(void) { return dag__tls_last_region; }
@@ -6791,7 +6833,7 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
     t->child_root = NULL;
 }
 
-dag_result dag_wait_all(void) {
+static dag_result dag__wait_all_unguarded(void) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
@@ -6821,6 +6863,13 @@ dag_result dag_wait_all(void) {
     }
     if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
+}
+dag_result dag_wait_all(void) {
+    if (DAG__LIKELY(!dag__tls_guest)) return dag__wait_all_unguarded();
+    if (!dag__guest_enter("dag_wait_all", NULL)) return DAG_ERR_SHUT_DOWN;
+    dag_result r = dag__wait_all_unguarded();
+    dag__guest_leave();
+    return r;
 }
 
 /* What an operation that reads host memory outside its tasks waits for
@@ -7279,6 +7328,7 @@ static void dag__guest_attach(void) {
            that tasks pinned to thread 1 (or mailed to it) run and dag_num_threads stays true */
         dag__worker *w = &dag__g.workers[0];
         dag__tls_worker = w;
+        dag__tls_guest = false;
         w->stack_base = dag__stack_here();
         dag__tls_ctx = &dag__main_ctx;
         dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
@@ -7306,6 +7356,7 @@ static void dag__guest_attach(void) {
     }
     dag__mutex_unlock(&dag__g.guest_lock);
     dag__tls_worker = w;
+    dag__tls_guest = true;
     w->stack_base = dag__stack_here();
     dag__tls_ctx = w->guest_ctx;
     dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
@@ -7491,6 +7542,7 @@ static void dag__workers_init(int num_threads) {
     DAG__HG_IGNORE(&dag__g.num_slots, sizeof dag__g.num_slots);   /* only touched atomically */
     atomic_store(&dag__g.num_slots, num_threads);
     dag__tls_worker = &dag__g.workers[0];
+    dag__tls_guest = false;   /* (a thread outside the pool of an earlier set-up may set up this one) */
     dag__g.workers[0].stack_base = dag__stack_here();
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
@@ -7553,7 +7605,7 @@ dag_result dag_setup(const dag_desc *desc) {
     atomic_store(&dag__g.first_vacant, 0);
     dag__workers_start(d.num_threads);
     dag__backends_init();
-    atomic_store(&dag__g.closing, 0);
+    atomic_store(&dag__g.closing, 0);   /* (guest_calls is 0 already: each call that counted itself left) */
     atomic_store(&dag__g.fulfils_closed, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
@@ -7691,6 +7743,7 @@ dag_result dag_shutdown(void) {
     atomic_store(&dag__g.closing, 1);
     while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
     dag__worker *w = dag__tls_worker;
+    dag__help_until(w, dag__no_guest_calls, NULL, NULL);   /* other threads' spawns and waits end (>>guests) */
     dag_result res = dag__shutdown_drain(w);
     atomic_store(&dag__g.fulfils_closed, 1);
     while (atomic_load(&dag__g.fulfils_running)) dag__thread_yield();

@@ -906,6 +906,53 @@ static void *short_lived(void *arg) {
     short_lived_result = dag_spawn(twice, Val(4.0));   /* left running: the thread's exit waits for it */
     return NULL;
 }
+/* The misuse of a program that stops its runtime before its threads: dag_shutdown while other
+   threads keep spawning and fetching. dag_shutdown ends (it used to drain their new tasks for
+   ever), frees nothing under their calls (ASan: no use after free), their calls after it began are
+   refused with DAG_ERR_SHUT_DOWN and said so, and every result they did get is right. */
+enum { KEEPERS = 3 };
+static atomic_int keepers_stop, keepers_wrong, keepers_other;
+static atomic_long keepers_ok, keepers_refused;
+static void *keep_spawning(void *arg) {
+    double base = (double)(intptr_t)arg * 1e6;
+    for (long i = 0; !atomic_load(&keepers_stop); i++) {
+        double r = -1;
+        dag_result e = dag_fetch(dag_spawn(twice, Val(base + (double)i)), &r);
+        if (e == DAG_OK) {
+            atomic_fetch_add(&keepers_ok, 1);
+            if (r != 2 * (base + (double)i)) atomic_fetch_add(&keepers_wrong, 1);
+        } else if (e == DAG_ERR_SHUT_DOWN) {
+            atomic_fetch_add(&keepers_refused, 1);
+        } else {
+            atomic_fetch_add(&keepers_other, 1);
+        }
+    }
+    return NULL;
+}
+TEST(dag_shutdown_while_other_threads_spawn_and_fetch_ends_and_refuses_their_later_calls) {
+    int rounds = test_scaled(20, 4);
+    long refused = 0;
+    for (int round = 0; round < rounds; round++) {
+        setup_quiet(2);
+        atomic_store(&keepers_stop, 0);
+        atomic_store(&keepers_ok, 0);
+        atomic_store(&logged_errors, 0);
+        pthread_t th[KEEPERS];
+        for (int i = 0; i < KEEPERS; i++) pthread_create(&th[i], NULL, keep_spawning, (void *)(intptr_t)(i + 1));
+        while (atomic_load(&keepers_ok) < 200) sched_yield();
+        long before = atomic_load(&keepers_refused);
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+        while (atomic_load(&keepers_refused) == before) sched_yield();   /* their calls after it are refused */
+        atomic_store(&keepers_stop, 1);
+        for (int i = 0; i < KEEPERS; i++) pthread_join(th[i], NULL);
+        refused += atomic_load(&keepers_refused) - before;
+    }
+    CHECK_EQ_INT(atomic_load(&keepers_wrong), 0);
+    CHECK_EQ_INT(atomic_load(&keepers_other), 0);
+    CHECK(refused > 0);
+    printf("     %d rounds: %ld calls refused\n", rounds, refused);
+}
+
 TEST(threads_that_exit_leave_nothing_behind_and_their_results_are_kept) {
     setup_threads(2);
     int n = test_scaled(2000, 300);
@@ -1718,6 +1765,7 @@ int main(void) {
     RUN(the_union_of_an_empty_scope_and_any_cpu_scope_is_any_worker);
     RUN(each_backend_has_one_device_scope_part_that_the_queries_read);
     RUN(threads_that_exit_leave_nothing_behind_and_their_results_are_kept);
+    RUN(dag_shutdown_while_other_threads_spawn_and_fetch_ends_and_refuses_their_later_calls);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
