@@ -4647,7 +4647,10 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    not counted. Other calls are short, and are not guarded. */
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
-    if (!atomic_load(&dag__g.closing)) return true;
+    if (!atomic_load(&dag__g.closing)) {
+        dag__tls_guest = false;   /* the calls this one makes are in it: not counted again */
+        return true;
+    }
     atomic_fetch_sub(&dag__g.guest_calls, 1);
     uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
     if (atomic_load(&dag__g.phase) == 1 && dag__tls_down_said != said) {
@@ -4660,7 +4663,10 @@ static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
     }
     return false;
 }
-static inline void dag__guest_leave(void) { atomic_fetch_sub(&dag__g.guest_calls, 1); }
+static inline void dag__guest_leave(void) {
+    dag__tls_guest = dag__tls_worker && dag__tls_worker->index < 0;   /* (the call may have attached it anew) */
+    atomic_fetch_sub(&dag__g.guest_calls, 1);
+}
 static bool dag__no_guest_calls(void *unused) {
     (void)unused;
     return atomic_load(&dag__g.guest_calls) == 0;
@@ -5924,8 +5930,19 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
     return merged;
 }
 
-static DAG__NOINLINE dag_task dag__spawn_unguarded(const dag_task_desc *desc, const dag_arg *args, int num_args,
-                                                   const dag_options *options, dag__after_spawn *after) {
+static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                         const dag_options *options, dag__after_spawn *after);
+/* a thread outside the pool: its spawn counted (>>guests) */
+static DAG__NOINLINE dag_task dag__spawn_as_guest(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                                  const dag_options *options, dag__after_spawn *after) {
+    if (!dag__guest_enter("dag_spawn(", desc ? desc->name : "?")) return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+    dag_task h = dag__spawn(desc, args, num_args, options, after);
+    dag__guest_leave();
+    return h;
+}
+static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
+                                         const dag_options *options, dag__after_spawn *after) {
+    if (DAG__UNLIKELY(dag__tls_guest)) return dag__spawn_as_guest(desc, args, num_args, options, after);
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
         dag__shut_down_err("dag_spawn(", desc ? desc->name : "?");
@@ -6001,14 +6018,6 @@ static DAG__NOINLINE dag_task dag__spawn_unguarded(const dag_task_desc *desc, co
     dag__spawn_state st;
     dag__spawn_deps(&st, w, ctx, r, t, &sa, num_args);
     return dag__spawn_publish(w, ctx, r, t, &st, gen, opt, now, after);
-}
-static dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args, const dag_options *options,
-                           dag__after_spawn *after) {
-    if (DAG__LIKELY(!dag__tls_guest)) return dag__spawn_unguarded(desc, args, num_args, options, after);
-    if (!dag__guest_enter("dag_spawn(", desc ? desc->name : "?")) return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
-    dag_task h = dag__spawn_unguarded(desc, args, num_args, options, after);
-    dag__guest_leave();
-    return h;
 }
 
 /* The spawns programs make most: every argument a Val of the parameter's
@@ -6221,7 +6230,13 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
     return dag__current_context() ? dag__stale(call) : DAG_ERR_SHUT_DOWN;
 }
 
-static dag_result dag__wait_unguarded(dag_task h) {
+dag_result dag_wait(dag_task h) {
+    if (DAG__UNLIKELY(dag__tls_guest) && !dag__value_handle(h)) {   /* a thread outside the pool (>>guests) */
+        if (!dag__guest_enter("dag_wait", NULL)) return DAG_ERR_SHUT_DOWN;
+        dag_result r = dag_wait(h);
+        dag__guest_leave();
+        return r;
+    }
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
@@ -6244,13 +6259,6 @@ static dag_result dag__wait_unguarded(dag_task h) {
     if (!s) s = e;
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
-}
-dag_result dag_wait(dag_task h) {
-    if (DAG__LIKELY(!dag__tls_guest) || dag__value_handle(h)) return dag__wait_unguarded(h);
-    if (!dag__guest_enter("dag_wait", NULL)) return DAG_ERR_SHUT_DOWN;
-    dag_result r = dag__wait_unguarded(h);
-    dag__guest_leave();
-    return r;
 }
 
 static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
@@ -6506,7 +6514,13 @@ dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
 }
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
-static dag_result dag__fetch_record_unguarded(dag_task h, void *out, size_t size, int tag) {
+static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
+    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
+        if (!dag__guest_enter("dag_fetch", NULL)) return DAG_ERR_SHUT_DOWN;
+        dag_result r = dag__fetch_record(h, out, size, tag);
+        dag__guest_leave();
+        return r;
+    }
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -6539,13 +6553,6 @@ static dag_result dag__fetch_record_unguarded(dag_task h, void *out, size_t size
         return s;
     }
     return dag__fetch_live(w, ctx, t, h, false, out, size);
-}
-static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
-    if (DAG__LIKELY(!dag__tls_guest)) return dag__fetch_record_unguarded(h, out, size, tag);
-    if (!dag__guest_enter("dag_fetch", NULL)) return DAG_ERR_SHUT_DOWN;
-    dag_result r = dag__fetch_record_unguarded(h, out, size, tag);
-    dag__guest_leave();
-    return r;
 }
 
 static bool dag__region_drained(void *p) {
@@ -6723,7 +6730,13 @@ static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *bl
     if (dropped) dag__retained_sweep(w, r);
 }
 
-static dag_result dag__region_end_unguarded(dag_region token) {
+dag_result dag_region_end(dag_region token) {
+    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
+        if (!dag__guest_enter("dag_region_end", NULL)) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
+        dag_result r = dag_region_end(token);
+        dag__guest_leave();
+        return r;
+    }
     dag__context *ctx = dag__current_context();
     if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
     if (token.serial == 0) return dag__tls_last_region = DAG_ERR_INVALID_ARGUMENT;
@@ -6760,13 +6773,6 @@ static dag_result dag__region_end_unguarded(dag_region token) {
         outer->inner_error = err;
     dag__tls_last_region = (dag_result)err;
     return dag__tls_last_region;
-}
-dag_result dag_region_end(dag_region token) {
-    if (DAG__LIKELY(!dag__tls_guest)) return dag__region_end_unguarded(token);
-    if (!dag__guest_enter("dag_region_end", NULL)) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
-    dag_result r = dag__region_end_unguarded(token);
-    dag__guest_leave();
-    return r;
 }
 
 dag_result dag_last_region_result(void) { return dag__tls_last_region; }
@@ -6833,7 +6839,13 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
     t->child_root = NULL;
 }
 
-static dag_result dag__wait_all_unguarded(void) {
+dag_result dag_wait_all(void) {
+    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
+        if (!dag__guest_enter("dag_wait_all", NULL)) return DAG_ERR_SHUT_DOWN;
+        dag_result r = dag_wait_all();
+        dag__guest_leave();
+        return r;
+    }
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
@@ -6863,13 +6875,6 @@ static dag_result dag__wait_all_unguarded(void) {
     }
     if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
-}
-dag_result dag_wait_all(void) {
-    if (DAG__LIKELY(!dag__tls_guest)) return dag__wait_all_unguarded();
-    if (!dag__guest_enter("dag_wait_all", NULL)) return DAG_ERR_SHUT_DOWN;
-    dag_result r = dag__wait_all_unguarded();
-    dag__guest_leave();
-    return r;
 }
 
 /* What an operation that reads host memory outside its tasks waits for
