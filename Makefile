@@ -179,7 +179,7 @@ bench_tools_gpu_array = $(NVCC)
 bench_files_gpu_array = $(if $(wildcard $(CUDA)/include/cusolverDn.h $(CUDA)/lib64/libcusolver.so),, cuBLAS and cuSOLVER in $(CUDA) (the CUDA toolkit))
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/cxx_warnings.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -205,6 +205,9 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	if [ -z "$$(missing $(CXX))" ]; then \
 	  run $(CXX) -std=c++17 -Wall -Wextra -Werror -I. tests/compile/public.cc $(B)/compile/impl_lib.o -o $(B)/compile/public_cxx -pthread; \
 	  run ./$(B)/compile/public_cxx; \
+	  run $(CXX) $(CXX_STRICT_WARN) -I. tests/compile/cxx_warnings.cc $(B)/compile/impl_lib.o -o $(B)/compile/cxx_warnings -pthread; \
+	  run ./$(B)/compile/cxx_warnings; \
+	  if [ -z "$$(missing $(CLANGXX))" ]; then run $(CLANGXX) $(CXX_STRICT_WARN) -I. -fsyntax-only tests/compile/cxx_warnings.cc; fi; \
 	  run $(CXX) $(CXX_WARN) -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx.o; \
 	  run $(CXX) $(CXX_WARN) -DDAG_USE_PTHREADS -DNDEBUG -O2 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/impl_cxx_ndebug.o; \
 	  expect_error "needs C++17" $(CXX) -std=c++14 -I. -x c++ -c tests/compile/impl.c -o $(B)/compile/x.o; \
@@ -340,6 +343,9 @@ test-clang-run: $(SUITES:%=$(B)/clang/test_%)
 # written in the C both languages share. g++ warns about the fields a
 # designated initializer leaves out, which C and clang++ do not.
 CXX_WARN := -std=c++17 -Wall -Wextra -Werror
+# what a strict C++ program adds (tests/compile/cxx_warnings.cc): dag.h's macros must not trip it
+CXX_STRICT_WARN := -std=c++17 -pedantic -Wall -Wextra -Werror -Wno-missing-field-initializers -Wold-style-cast \
+    -Wzero-as-null-pointer-constant
 CXX_SUITES := behaviour cxx
 $(B)/cxx/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)

@@ -321,6 +321,15 @@
    cannot come out of a macro, and this can: so the #if tests, the device
    table and the kernels' records are all made from the backend list. */
 #define DAG__CAT(a, b) DAG__CAT_(a, b)
+/* The casts and null pointers of the macros that expand in the program's code: C++'s own words in
+   C++, so that -Wold-style-cast and -Wzero-as-null-pointer-constant find nothing of dag.h's there */
+#ifdef __cplusplus
+#define DAG__CAST(T, x) static_cast<T>(x)
+#define DAG__NULL nullptr
+#else
+#define DAG__CAST(T, x) ((T)(x))
+#define DAG__NULL NULL
+#endif
 #define DAG__CAT_(a, b) a##b
 #define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
 #define DAG__SECOND(a, b, ...) b
@@ -605,7 +614,7 @@ typedef enum dag_access { DAG_ACCESS_IN = 1, DAG_ACCESS_OUT = 2, DAG_ACCESS_INOU
    * x", for messages. */
 typedef struct dag__param { uint32_t offset, size, tag, pointee; const char *decl; } dag__param;
 #define DAG__ANY_POINTEE 0xffffffffu
-#define DAG__POINTEE(tag, bytes) ((uint32_t)(tag) << 24 | (uint32_t)(bytes))
+#define DAG__POINTEE(tag, bytes) (DAG__CAST(uint32_t, tag) << 24 | DAG__CAST(uint32_t, bytes))
 /* tags beyond the C number types (DAG__TYPE_TAGS has 1 to 15): what a span's
    elements or a pointer's target are when they are not numbers */
 enum { DAG__TAG_OTHER = 16, DAG__TAG_VOID = 17 };
@@ -721,7 +730,7 @@ static inline bool dag__handle_current(dag_task h) {
    if(0) costs a call; so does this). Every fetch of it gives the result. */
 static inline bool dag__value_handle(dag_task h) { return (h.bits & DAG__VALUE_HANDLE) != 0; }
 static inline size_t dag__value_size(dag_task h) { return h.gen & 0xffu; }
-static inline int dag__value_tag(dag_task h) { return (int)((h.gen >> 8) & 0xffu); }
+static inline int dag__value_tag(dag_task h) { return DAG__CAST(int, (h.gen >> 8) & 0xffu); }
 /* Such a handle's result goes into `out` as it is: its size and kind, and its set-up cycle's */
 static inline bool dag__value_fetchable(dag_task h, const void *out, size_t size, int tag) {
     return size == dag__value_size(h) && out && !dag__kinds_differ(tag, dag__value_tag(h)) && dag__handle_current(h);
@@ -801,7 +810,7 @@ void *dag_data_pointer(dag_data data);
 /* Whether a data handle is of an earlier set-up cycle, whose dag_shutdown took its span with it (every
    generation a cycle gives is above every earlier cycle's, and none is 0: see dag__data_register_span) */
 static inline bool dag__data_earlier_setup(dag_data h) {
-    return (h.id >> 32) && (uint32_t)(h.id >> 32) < __atomic_load_n(&dag__data_gen_floor, __ATOMIC_RELAXED);
+    return (h.id >> 32) && DAG__CAST(uint32_t, h.id >> 32) < __atomic_load_n(&dag__data_gen_floor, __ATOMIC_RELAXED);
 }
 /* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object
    (discarded: what devices hold of it is dropped where it is): nothing for none, nor for one of an earlier
@@ -900,9 +909,9 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
                                size_t ld) {
     dag_arg a;
-    a.kind = kind; a.mode = (uint8_t)mode; a.tag = 0; a.elem = 0; a.size = (uint32_t)elem;
+    a.kind = kind; a.mode = DAG__CAST(uint8_t, mode); a.tag = 0; a.elem = 0; a.size = DAG__CAST(uint32_t, elem);
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
-    a.task.ptr = NULL; a.task.gen = 0; a.data.id = 0;
+    a.task.ptr = DAG__NULL; a.task.gen = 0; a.data.id = 0;
     return a;
 }
 /* count elements of elem_size bytes from p, as In(p, count) */
@@ -918,13 +927,13 @@ static inline dag_arg dag_arg_tile(dag_access access, const void *p, size_t rows
 }
 /* registered data, as In(h) */
 static inline dag_arg dag_arg_data(dag_access access, dag_data h) {
-    dag_arg a = dag__arg(DAG__ARG_DATA, access, NULL, 0, 0, 0, 0);
+    dag_arg a = dag__arg(DAG__ARG_DATA, access, DAG__NULL, 0, 0, 0, 0);
     a.data = h;
     return a;
 }
 static inline dag_arg dag__arg_value(int tag, size_t size, const void *bytes) {
     dag_arg a = dag__arg(DAG__ARG_VALUE, 0, bytes, 0, size, 0, 0);
-    a.tag = (uint8_t)tag;
+    a.tag = DAG__CAST(uint8_t, tag);
     return a;
 }
 /* C's Val: a value of up to 16 bytes is also copied into the argument itself (mode 1 says so), and the
@@ -943,13 +952,13 @@ static inline dag_arg dag__arg_value_kept(int tag, size_t size, const void *byte
 /* In/Out/InOut and Val note the C type of the elements or of the target
    (DAG__REF_TAG), which the spawn checks against the parameter */
 static inline dag_arg dag__arg_elem(dag_arg a, int elem) {
-    a.elem = (uint8_t)elem;
+    a.elem = DAG__CAST(uint8_t, elem);
     return a;
 }
 /* Ld: a value argument, the leading dimension (elements) of the task's span that starts where `h` or
    `p` does, as the processor running the task holds it (dag__spawn_desc resolves it) */
 static inline dag_arg dag__arg_ld_data(dag_data h) {
-    dag_arg a = dag__arg(DAG__ARG_LD, 0, NULL, 0, 0, 0, 0);
+    dag_arg a = dag__arg(DAG__ARG_LD, 0, DAG__NULL, 0, 0, 0, 0);
     a.data = h;
     return a;
 }
@@ -957,7 +966,7 @@ static inline dag_arg dag__arg_ld_ptr(const void *p) {
     return dag__arg(DAG__ARG_LD, 0, p, 0, 0, 0, 0);
 }
 static inline dag_arg dag__arg_future(dag_task t) {
-    dag_arg a = dag__arg(DAG__ARG_FUTURE, 0, NULL, 0, 0, 0, 0);
+    dag_arg a = dag__arg(DAG__ARG_FUTURE, 0, DAG__NULL, 0, 0, 0, 0);
     a.task = t;
     return a;
 }
@@ -965,9 +974,9 @@ static inline dag_arg dag__arg_future(dag_task t) {
 /* >>spawn-site checks. What every spawn's arguments and options are checked with first (the library's
    dag__spawn_plain too), here so that a spawn site can see them: */
 /* On every spawn with options: every field ORed, without a branch. */
-#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | (unsigned)(s->field.one | s->field.all)
+#define DAG__SCOPE_BITS(e, field, ...) | s->field.set | DAG__CAST(unsigned, s->field.one | s->field.all)
 static inline bool dag__scope_empty(const dag_scope *s) {
-    return !(s->threads | (unsigned)(s->thread | s->rank | s->all_threads | s->any_processor)
+    return !(s->threads | DAG__CAST(unsigned, s->thread | s->rank | s->all_threads | s->any_processor)
              DAG__DEVICE_BACKENDS(DAG__SCOPE_BITS));
 }
 /* Options that say only run_inline (BOTS's and OpenMP's if() cut-off,
@@ -985,7 +994,7 @@ static inline bool dag__plain_value(const dag_arg *a, const dag__param *p) {
     if (a->kind != DAG__ARG_VALUE || a->tag != p->tag) return false;
     if (a->tag) return true;
     if (a->size != p->size || !a->elem != !p->pointee) return false;
-    return !a->elem || p->pointee == DAG__ANY_POINTEE || (uint32_t)a->elem == p->pointee >> 24;
+    return !a->elem || p->pointee == DAG__ANY_POINTEE || DAG__CAST(uint32_t, a->elem) == p->pointee >> 24;
 }
 #define DAG__FRONT_ARGS 64   /* = the record's DAG__INLINE_ARGS */
 dag_task dag__spawn_packed(const dag_task_desc *desc, const void *packed);       /* queued (or run now if it must) */
@@ -1090,7 +1099,7 @@ template <typename T> struct dag__val_tag<T, true> : dag__tag<typename std::unde
 template <typename T> struct dag__ref_tag { enum { value = 0 }; };
 template <typename T> struct dag__ref_tag<T *> {
     typedef typename std::remove_cv<T>::type E;
-    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? (int)dag__val_tag<E>::value
+    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? static_cast<int>(dag__val_tag<E>::value)
                                                                                       : DAG__TAG_OTHER };
 };
 template <> struct dag__ref_tag<std::nullptr_t> { enum { value = DAG__TAG_VOID }; };
@@ -1161,24 +1170,25 @@ extern "C" {
 #define DAG__STR_(...) #__VA_ARGS__
 /* p: (type, name) */
 #define DAG__PARAM(s, field, p) \
-    { (uint32_t)offsetof(s, field), (uint32_t)sizeof(DAG__PT(p)), (uint32_t)DAG__TAG_OF_TYPE(DAG__PT(p)), \
-      (uint32_t)DAG__POINTEE_OF_TYPE(DAG__PT(p)), DAG__STR(DAG__PT(p) DAG__PN(p)) }
+    { DAG__CAST(uint32_t, offsetof(s, field)), DAG__CAST(uint32_t, sizeof(DAG__PT(p))), \
+      DAG__CAST(uint32_t, DAG__TAG_OF_TYPE(DAG__PT(p))), DAG__CAST(uint32_t, DAG__POINTEE_OF_TYPE(DAG__PT(p))), \
+      DAG__STR(DAG__PT(p) DAG__PN(p)) }
 #define DAG__RUN_VOID(ret, name, call) (void)dag__r; name(DAG__EXPAND call(dag__p));
-#define DAG__RUN_VALUE(ret, name, call) *(ret *)dag__r = name(DAG__EXPAND call(dag__p));
+#define DAG__RUN_VALUE(ret, name, call) *DAG__CAST(ret *, dag__r) = name(DAG__EXPAND call(dag__p));
 #define DAG__TASK_DEF(ret, name, n, proto, fields, call, params) \
     static ret name(DAG__EXPAND proto); \
     typedef struct name##__args { DAG__EXPAND fields } name##__args; \
     enum { name##__nparams = n }; \
     static void name##__run(void *dag__a, void *dag__r) { \
-        name##__args *dag__p = (name##__args *)dag__a; \
+        name##__args *dag__p = DAG__CAST(name##__args *, dag__a); \
         (void)dag__p; \
         DAG__GUARDED(DAG__IF_VOID(ret)(DAG__RUN_VOID, DAG__RUN_VALUE)(ret, name, call)) \
     } \
     static const dag__param name##__params[] = DAG__EXPAND params; \
     DAG__UNUSED static const dag_task_desc name##__desc = { \
         #name, name##__run, n, name##__params, sizeof(name##__args), \
-        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)), 0, \
-        DAG__IF_VOID(ret)(0u, (uint32_t)DAG__POINTEE_OF_TYPE(ret)) }; \
+        DAG__IF_VOID(ret)(0, sizeof(ret)), DAG__IF_VOID(ret)(0, DAG__TAG_OF_TYPE(ret)), DAG__NULL, \
+        DAG__IF_VOID(ret)(0u, DAG__CAST(uint32_t, DAG__POINTEE_OF_TYPE(ret))) }; \
     static ret name(DAG__EXPAND proto)
 
 #ifdef __cplusplus
@@ -1278,7 +1288,7 @@ extern "C" {
 #define DAG__TASK_16(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13) DAG__TASK_DEF(ret, name, 14, (DAG__PROTO_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__FIELDS_14(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)), (DAG__CALL_14), (DAG__PARAMS_14(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13)))
 #define DAG__TASK_17(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14) DAG__TASK_DEF(ret, name, 15, (DAG__PROTO_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__FIELDS_15(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)), (DAG__CALL_15), (DAG__PARAMS_15(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14)))
 #define DAG__TASK_18(ret, name, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15) DAG__TASK_DEF(ret, name, 16, (DAG__PROTO_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__FIELDS_16(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)), (DAG__CALL_16), (DAG__PARAMS_16(name##__args, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15)))
-#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, NULL, 0, (opts)))
+#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, DAG__NULL, 0, (opts)))
 #define DAG__SPAWN_2(opts, name, ...) (DAG__CHECK_COUNT(name, 1), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 1, (opts)))
 #define DAG__SPAWN_3(opts, name, ...) (DAG__CHECK_COUNT(name, 2), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 2, (opts)))
 #define DAG__SPAWN_4(opts, name, ...) (DAG__CHECK_COUNT(name, 3), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), 3, (opts)))
@@ -1332,7 +1342,7 @@ extern "C" {
 
 /* DAG_TASK(ret, name, (type, param)...) { body } */
 #define DAG_TASK(...) DAG__CAT(DAG__TASK_, DAG__NARG(__VA_ARGS__))(__VA_ARGS__)
-#define dag_spawn(...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))(NULL, __VA_ARGS__)
+#define dag_spawn(...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))(DAG__NULL, __VA_ARGS__)
 #define dag_spawn_with(options, ...) DAG__CAT(DAG__SPAWN_, DAG__NARG(__VA_ARGS__))((options), __VA_ARGS__)
 #define dag_spawn_args(name, args, num_args) dag_spawn_desc(&name##__desc, (args), (num_args), NULL)
 /* the output's size must be the result's, and a float result does not go into an integer (or the
@@ -1355,10 +1365,11 @@ extern "C" {
     (DAG__STATIC_CHECK(_Generic((h), dag_data: 1, default: 0), DAG__NEEDS_A_COUNT), \
      dag_arg_data(mode, _Generic((h), dag_data: (h), default: (dag_data){0})))
 #endif
-#define DAG__SPAN_2(mode, p, n) dag__arg_elem(dag_arg_span(mode, (p), (size_t)(n), sizeof(*(p))), DAG__REF_TAG(p))
+#define DAG__SPAN_2(mode, p, n) dag__arg_elem(dag_arg_span(mode, (p), DAG__CAST(size_t, n), sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG__SPAN_3(mode, a, b, c) dag__In_Out_InOut_take_1_2_or_4_arguments
 #define DAG__SPAN_4(mode, p, rows, cols, ld) \
-    dag__arg_elem(dag_arg_tile(mode, (p), (size_t)(rows), (size_t)(cols), (size_t)(ld), sizeof(*(p))), DAG__REF_TAG(p))
+    dag__arg_elem(dag_arg_tile(mode, (p), DAG__CAST(size_t, rows), DAG__CAST(size_t, cols), DAG__CAST(size_t, ld), \
+                               sizeof(*(p))), DAG__REF_TAG(p))
 #define DAG_FUT(t) dag__arg_future(t)
 #ifdef __cplusplus
 } /* extern "C" */
@@ -1383,7 +1394,7 @@ template <typename T> static inline dag_arg dag__val_cpp(const T &x) {
     if (sizeof(T) <= sizeof(dag_task)) {
         /* a copy in the argument itself: an argument array built ahead of
            its spawn (dag_spawn_args) outlives this statement's temporaries */
-        dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), NULL);
+        dag_arg a = dag__arg_value(dag__val_tag<T>::value, sizeof(T), nullptr);
         std::memcpy(&a.task, &x, sizeof(T));
         return dag__arg_elem(a, dag__ref_tag<T>::value);
     }
@@ -4640,9 +4651,9 @@ static bool dag__scope_has_cpu(const dag_scope *s) {
 bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
 
 /* >>guests: threads outside the pool while dag_shutdown runs. dag_shutdown frees what their calls
-   use, so it waits for the spawns and waits such threads are inside (counted in guest_calls) and
-   refuses new ones, rather than draining for ever while they keep spawning, or freeing a record a
-   wait is about to read. (The README asks for no other thread inside a call then: this makes the
+   use, so it waits for the spawns, waits and block starts and ends such threads are inside (counted
+   in guest_calls, each before it reads anything of the thread's) and refuses new ones, rather than
+   draining for ever while they keep spawning, or freeing a record a wait is about to read. (The README asks for no other thread inside a call then: this makes the
    misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
    not counted. Other calls are short, and are not guarded. */
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
@@ -6117,12 +6128,12 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool f
                                    dag__context **ctxp, dag__region **rp) {
     dag__context *ctx = *ctxp = dag__tls_ctx;
     dag__worker *w = *wp = dag__tls_worker;
-    if (DAG__UNLIKELY(!ctx || !w || (!front && (!desc || desc->args_size > DAG__INLINE_ARGS)) ||
+    if (DAG__UNLIKELY(!ctx || !w || dag__tls_guest || (!front && (!desc || desc->args_size > DAG__INLINE_ARGS)) ||
                       dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ||
                       desc->result_size > DAG__INLINE_RESULT ||
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
-                      (DAG__HAS_MPI && dag__mpi_collective(ctx)) || w->index < 0))
-        return DAG__PLAIN_NO;   /* (a thread outside the pool: dag__spawn counts its spawn, see >>guests) */
+                      (DAG__HAS_MPI && dag__mpi_collective(ctx))))
+        return DAG__PLAIN_NO;   /* (a thread outside the pool: counted in dag__spawn first, >>guests) */
     dag__region *r = *rp = dag__ctx_top(w, ctx);
     if (!r->plain || r->seq) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
@@ -6666,6 +6677,12 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     dag_region token;
     token.depth = UINT32_MAX;   /* non-zero: a block still runs its body when the runtime is down */
     token.serial = 0;
+    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
+        if (!dag__guest_enter(dag__region_name(kind), NULL)) return token;
+        token = dag_region_begin(kind, options);
+        dag__guest_leave();
+        return token;
+    }
     dag__context *ctx = dag__current_context();
     if (!ctx) {
         dag__shut_down_err(dag__region_name(kind), NULL);

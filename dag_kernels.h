@@ -138,7 +138,7 @@
 #define DAG_KERNEL_GRAIN 4096
 #endif
 static inline size_t dag__kernel_chunks(size_t n) {
-    size_t by_workers = (size_t)(dag_num_threads() > 0 ? dag_num_threads() : 1) * 4;
+    size_t by_workers = DAG__CAST(size_t, dag_num_threads() > 0 ? dag_num_threads() : 1) * 4;
     size_t by_grain = (n + DAG_KERNEL_GRAIN - 1) / DAG_KERNEL_GRAIN;
     size_t c = by_grain < by_workers ? by_grain : by_workers;
     return c ? c : 1;
@@ -176,10 +176,10 @@ static inline dag_options dag__kernel_chunk_options(void) {
 #define DAG__NATIVE_DECL_1(record) DAG__EXTERN_C const dag_native_kernel record DAG__WEAK;
 #define DAG__NATIVE_REF(e, field, name, word, device, flag, aot, hint, kernel) \
     DAG__CAT(DAG__NATIVE_REF_, DAG__NATIVE_ON(aot, flag))(kernel##__##word),
-#define DAG__NATIVE_REF_0(record) 0
+#define DAG__NATIVE_REF_0(record) DAG__NULL
 #define DAG__NATIVE_REF_1(record) &record
 
-#define DAG_KERNEL(name, params, ...) DAG__HOST_KERNEL(name, 0, #params, #__VA_ARGS__, params, __VA_ARGS__)
+#define DAG_KERNEL(name, params, ...) DAG__HOST_KERNEL(name, DAG__NULL, #params, #__VA_ARGS__, params, __VA_ARGS__)
 #define DAG_KERNEL_OR_LIBRARY(name, libraries, params, ...) \
     DAG__HOST_KERNEL(name, libraries, #params, #__VA_ARGS__, params, __VA_ARGS__)
 /* the text is written out by the two above, before their arguments expand */
@@ -208,7 +208,7 @@ static inline dag_options dag__kernel_chunk_options(void) {
         #name, name##__cpu__run, name##__cpu__nparams, name##__cpu__params, sizeof(name##__cpu__args), 0, 0, &name##__cl, 0 };
 
 /* dag_spawn(DAG_LAUNCH(name, n), args...): the kernel over [0, n). */
-#define DAG_LAUNCH(name, n) name, DAG_VAL((size_t)(n))
+#define DAG_LAUNCH(name, n) name, DAG_VAL(DAG__CAST(size_t, n))
 #endif
 
 #endif /* DAG_KERNELS_H_INCLUDED */

@@ -34,7 +34,7 @@ for k in range(0, N + 2):
     if k == 0:
         continue
     if k == 1:
-        a("#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, NULL, 0, (opts)))")
+        a("#define DAG__SPAWN_1(opts, name) (DAG__CHECK_COUNT(name, 0), DAG__SPAWN_FRONT(&name##__desc, DAG__NULL, 0, (opts)))")
     else:
         a(f"#define DAG__SPAWN_{k}(opts, name, ...) (DAG__CHECK_COUNT(name, {k - 1}), DAG__SPAWN_FRONT(&name##__desc, DAG__ARGS_OF(name, __VA_ARGS__), {k - 1}, (opts)))")
 # DAG__MAP(m, items...): m(item) for each item, comma separated
