@@ -193,6 +193,8 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
+	run $(CC) $(WARN) -DNDEBUG -O2 -I. -Itests tests/test_errors.c -o $(B)/compile/test_errors_ndebug -pthread -lm; \
+	run ./$(B)/compile/test_errors_ndebug; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -fsanitize=thread -O1 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_tsan.o; \
 	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_behaviour.c -o $(B)/compile/behaviour_o3.o; \
 	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_waits.c -o $(B)/compile/waits_o3.o; \

@@ -45,6 +45,7 @@
                                              task's span that starts at p or is h,
                                              where the task runs: its ld on the CPU,
                                              cols on a device (which packs the runs)
+                                             and for a tile of one row (one run)
 
    The long names DAG_IN, DAG_OUT, DAG_INOUT, DAG_VAL, DAG_FUT and DAG_LD always exist;
    define DAG_NO_SHORT_NAMES to drop the short ones. Each argument must fit
@@ -64,8 +65,8 @@
 
    SEMANTICS
    =========
-   Tasks spawned by the same parent (the program, or one task body) are
-   ordered by their spans in spawn order: read after write, write after read,
+   Tasks spawned by the same parent (one thread of the program, or one task
+   body; two threads are two parents, as in OpenMP) are ordered by their spans in spawn order: read after write, write after read,
    write after write. Reads never order each other. Spans alias by memory
    overlap: exact repeats of a span take an O(1) hash path, partial overlaps
    (2-D tiles against rows, columns and other tiles included) an interval
@@ -160,8 +161,8 @@
    with dag_fail(code, fmt, ...); everything that depends on it is cancelled
    with DAG_ERR_DEPENDENCY_FAILED, and dag_task_message() names the failed task.
    Misuse (NULL or empty spans, a wrong fetch size, spawning after shutdown,
-   an impossible scope) is reported through dag_desc.logger; span checks run
-   unless NDEBUG is defined (define DAG_VALIDATE to keep them).
+   an impossible scope) is reported through dag_desc.logger, in every build
+   (NDEBUG included: a release build must not crash where a debug one reports).
 
    TRACING
    =======
@@ -181,7 +182,6 @@
    DAG_NO_SHORT_NAMES        no In/Out/InOut/Val/Fut/Ld
    DAG_NO_SPAWN_FRONT        every spawn through dag_spawn_desc, none packed
                              where it is written (>>spawn-site checks)
-   DAG_VALIDATE              keep span validation under NDEBUG
    DAG_MALLOC(n), DAG_FREE(p), DAG_REALLOC(p, n)   the allocator: all three or
                              none (malloc, free, realloc)
    DAG_ASSERT(c)             assert(c): checks of dag.h's own invariants
@@ -909,7 +909,8 @@ void dag_log(dag_log_level level, int item, const char *fmt, ...)
 static inline dag_arg dag__arg(uint8_t kind, int mode, const void *p, size_t count, size_t elem, size_t cols,
                                size_t ld) {
     dag_arg a;
-    a.kind = kind; a.mode = DAG__CAST(uint8_t, mode); a.tag = 0; a.elem = 0; a.size = DAG__CAST(uint32_t, elem);
+    a.kind = kind; a.mode = DAG__CAST(uint8_t, mode); a.tag = 0; a.elem = 0;
+    a.size = elem > UINT32_MAX ? 0 : DAG__CAST(uint32_t, elem);   /* (0: refused at the spawn, with the reason) */
     a.ptr = p; a.count = count; a.cols = cols; a.ld = ld;
     a.task.ptr = DAG__NULL; a.task.gen = 0; a.data.id = 0;
     return a;
@@ -1614,11 +1615,6 @@ using std::atomic_signal_fence;
 #ifndef DAG_ASSERT
 #include <assert.h>
 #define DAG_ASSERT(c) assert(c)
-#endif
-#if !defined(NDEBUG) || defined(DAG_VALIDATE)
-#define DAG__VALIDATE 1
-#else
-#define DAG__VALIDATE 0
 #endif
 
 /* >>build options: the numbers a program may set (BUILD OPTIONS above
@@ -3705,6 +3701,10 @@ static DAG__HOT dag__task *dag__complete(dag__worker *w, dag__task *t) {
         dag__finish_root(w, owner);
         t = owner;
     }
+    if (bypass && DAG__UNLIKELY(atomic_load_explicit(&dag__g.prio_count, memory_order_relaxed))) {
+        dag__make_ready(w, bypass);   /* a prioritised task is ready: it goes first (dag__find_work looks there first) */
+        bypass = NULL;
+    }
     return bypass;
 }
 
@@ -5608,6 +5608,9 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         stride = rows == 1 ? width : s->stride;
         elem = s->elem;
         extent = (rows - 1) * stride + width;   /* used only when rows > 0 */
+    } else if (DAG__UNLIKELY(!a->size)) {
+        sa->detail = "an element size of 0 bytes, or of 4 GiB or more (dag_arg_span and dag_arg_tile take 1 to 2^32 - 1)";
+        return DAG_ERR_INVALID_ARGUMENT;
     } else if (a->tag == 2 || a->cols) {
         if (DAG__UNLIKELY(why = dag__span_too_big(a->count, a->cols > a->ld ? a->cols : a->ld, a->size,
                                                   sa->detail_buf, sizeof sa->detail_buf))) {
@@ -5631,20 +5634,15 @@ static inline int dag__pack_span(const dag_arg *a, const dag__param *p, int i, v
         return error;
     bool none = !base || !width || !rows;   /* no bytes: nothing to order */
     if (DAG__UNLIKELY(none)) {
-        if (DAG__VALIDATE && !base && width && a->kind == DAG__ARG_DATA) {
+        if (!base && width && a->kind == DAG__ARG_DATA) {
             sa->detail = "the dag_data handle has no memory on this rank: another rank owns it, and a spawn made "
                          "on one rank alone (in a task body, or on a thread of the program's own) cannot move a "
                          "rank's data; spawn it from the thread that set up, on every rank";
             return DAG_ERR_NULL_SPAN;
         }
-        if (DAG__VALIDATE && !base && width) return DAG_ERR_NULL_SPAN;
-        if (DAG__VALIDATE) return DAG_ERR_EMPTY_SPAN;
+        return !base && width ? DAG_ERR_NULL_SPAN : DAG_ERR_EMPTY_SPAN;
     }
     memcpy(slot, &base, sizeof(void *));
-    if (DAG__UNLIKELY(none)) {
-        sa->span_of_param[i] = -1;
-        return DAG_OK;
-    }
     dag__span sp;
     sp.lo = (uintptr_t)base;
     sp.width = width;
@@ -5943,6 +5941,18 @@ static DAG__NOINLINE const dag_options *dag__rank_here(dag__region *r, const dag
 
 static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
                                          const dag_options *options, dag__after_spawn *after);
+/* No description, another argument count than the task's, or no argument array */
+static DAG__NOINLINE dag_task dag__spawn_shape_refused(dag__region *r, const dag_task_desc *desc, const dag_arg *args,
+                                                      int num_args) {
+    if (desc && num_args == desc->num_params && num_args > 0 && !args) {
+        dag__spawn_err(r, DAG_ERR_INVALID_ARGUMENT, "dag_spawn(%s): the argument array is NULL (%d arguments)",
+                       desc->name, num_args);
+        return dag__failed_handle(r, DAG_ERR_INVALID_ARGUMENT);
+    }
+    dag__spawn_err(r, DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
+                   num_args, desc ? desc->num_params : 0);
+    return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
+}
 /* a thread outside the pool: its spawn counted (>>guests) */
 static DAG__NOINLINE dag_task dag__spawn_as_guest(const dag_task_desc *desc, const dag_arg *args, int num_args,
                                                   const dag_options *options, dag__after_spawn *after) {
@@ -5962,11 +5972,8 @@ static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_ar
     dag__worker *w = dag__tls_worker;
     dag__region *r = dag__ctx_top(w, ctx);
     if (DAG__UNLIKELY(!desc || num_args != desc->num_params || (num_args && !args) ||
-                      desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0)) {
-        dag__spawn_err(r, DAG_ERR_ARG_COUNT, "dag_spawn(%s): %d arguments for %d parameters", desc ? desc->name : "NULL",
-                       num_args, desc ? desc->num_params : 0);
-        return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
-    }
+                      desc->num_params > DAG__MAX_PARAMS || desc->num_params < 0))
+        return dag__spawn_shape_refused(r, desc, args, num_args);
     if (DAG__UNLIKELY((r->counter->spawned & 63) == 63)) dag__backpressure(w, r->counter);
     /* the region's options, not copied: a spawn reads a few fields of them */
     const dag_options *opt = &r->options;

@@ -1233,6 +1233,26 @@ TEST(higher_priority_ready_tasks_run_first) {
     CHECK_EQ_INT(log_v[6], 0);
 }
 
+/* Tasks that become ready at once, when the task they wait for ends: the one without a priority
+   is not handed to the finishing thread ahead of those with one */
+static double prio_cells[8];
+DAG_TASK(void, log_prio_on, (int, v), (double *, cell)) {
+    (void)cell;
+    log_v[atomic_fetch_add(&log_n, 1)] = v;
+}
+TEST(prioritised_tasks_freed_by_one_finish_run_before_unprioritised_ones) {
+    log_reset();
+    DAG_DATADEPS {
+        dag_spawn(log_prio_on, Val(100), InOut(prio_cells, 8));   /* each task below waits for it */
+        dag_spawn(log_prio_on, Val(0), InOut(prio_cells, 1));
+        for (int i = 1; i < 8; i++) dag_spawn_with(DAG_OPTIONS(.priority = i), log_prio_on, Val(i), InOut(prio_cells + i, 1));
+    }
+    CHECK_EQ_INT(atomic_load(&log_n), 9);
+    CHECK_EQ_INT(log_v[0], 100);
+    for (int i = 1; i < 8; i++) CHECK_EQ_INT(log_v[i], 8 - i);
+    CHECK_EQ_INT(log_v[8], 0);
+}
+
 TEST(with_options_priority_applies_to_every_spawn_inside) {
     log_reset();
     DAG_DATADEPS {
@@ -1386,6 +1406,7 @@ int main(void) {
        queue holds every task and priorities decide the order */
     setup_or_note(1);
     RUN(higher_priority_ready_tasks_run_first);
+    RUN(prioritised_tasks_freed_by_one_finish_run_before_unprioritised_ones);
     RUN(with_options_priority_applies_to_every_spawn_inside);
     RUN(a_single_worker_still_keeps_data_order);
     RUN(a_recursion_of_inline_spawns_fits_one_workers_stack_budget);

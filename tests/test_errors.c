@@ -10,9 +10,6 @@
    Build: cc -std=c11 -pedantic -Wall -Wextra -Werror -I. -Itests tests/test_errors.c -pthread
    Env:   DAG_TEST_TIMEOUT (seconds, default 300): the whole file's watchdog. */
 #define _POSIX_C_SOURCE 200809L   /* posix_spawn: run_child */
-#if defined(NDEBUG) && !defined(DAG_VALIDATE)
-#define DAG_VALIDATE   /* the span checks are what these tests are about */
-#endif
 #define DAG_IMPLEMENTATION
 #include "dag.h"
 #include "test.h"
@@ -620,6 +617,35 @@ TEST(a_negative_or_overflowing_count_is_rejected_in_every_build) {
     dag_wait_all();
 }
 
+DAG_TASK(void, take_two, (int, a), (int, b)) { (void)a; (void)b; }
+TEST(a_null_argument_array_is_named_as_such_not_as_a_wrong_count) {
+    int mark = log_mark();
+    dag_task h = dag_spawn_args(take_two, NULL, 2);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_ARGUMENT);
+    CHECK(logged_text_since(mark, "the argument array is NULL"));
+    mark = log_mark();
+    dag_arg one[1] = { Val(1) };
+    h = dag_spawn_args(take_two, one, 1);
+    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
+    CHECK(logged_text_since(mark, "1 arguments for 2 parameters"));
+    dag_wait_all();
+}
+
+/* dag_arg's element size is 32 bits: a size of 0, or of 4 GiB and more, would be cut to another
+   (a span of "no elements", or one of 8 bytes that orders nothing past them) */
+TEST(a_span_whose_element_size_is_zero_or_4_gib_is_refused_with_its_reason) {
+    static char byte;
+    size_t sizes[3] = {0, (size_t)1 << 32, ((size_t)1 << 32) + 8};
+    for (int i = 0; i < 3; i++) {
+        int mark = log_mark();
+        dag_arg a[1] = { dag_arg_span(DAG_ACCESS_IN, &byte, 1, sizes[i]) };
+        dag_task h = dag_spawn_args(take_bytes, a, 1);
+        CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_ARGUMENT);
+        CHECK(logged_text_since(mark, "an element size of 0 bytes, or of 4 GiB or more"));
+    }
+    dag_wait_all();
+}
+
 /* As a call takes 0 for a pointer: and NULL is an integer in C++ (0L, __null) */
 TEST(a_zero_for_a_pointer_parameter_is_a_null_pointer_and_another_number_is_rejected) {
     int r = 0;
@@ -896,9 +922,9 @@ TEST(spawn_args_with_the_wrong_count_is_rejected) {
     CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
     CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
     mark = log_mark();
-    h = dag_spawn_args(write_int, NULL, 2);
-    CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
-    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_COUNT);
+    h = dag_spawn_args(write_int, NULL, 2);   /* the count is right: the array is what is missing */
+    CHECK_SPAWN_FAILED(h, DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
     mark = log_mark();
     h = dag_spawn_args(write_int, args, -1);
     CHECK_SPAWN_FAILED(h, DAG_ERR_ARG_COUNT);
@@ -1562,6 +1588,8 @@ int main(int argc, char **argv) {
     RUN(a_negative_or_overflowing_count_is_rejected_in_every_build);
     RUN(a_number_for_a_pointer_parameter_is_rejected);
     RUN(a_zero_for_a_pointer_parameter_is_a_null_pointer_and_another_number_is_rejected);
+    RUN(a_span_whose_element_size_is_zero_or_4_gib_is_refused_with_its_reason);
+    RUN(a_null_argument_array_is_named_as_such_not_as_a_wrong_count);
     RUN(a_span_for_a_value_parameter_is_refused_not_run);
     RUN(a_span_whose_access_is_not_in_out_or_inout_is_refused_by_name);
     RUN(a_span_of_another_number_type_of_the_same_size_is_refused);
