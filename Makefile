@@ -225,6 +225,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  expect_error "must be trivially copyable" $(CXX) -std=c++17 -I. -x c++ -DCASE=5 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "another class it does not derive from" $(CXX) -std=c++17 -I. -x c++ -DCASE=6 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	  expect_error "take its elements and their count" $(CXX) -std=c++17 -I. -x c++ -DCASE=7 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
+	  expect_error "Val of a temporary of more than 16 bytes, kept in a dag_arg" $(CXX) -std=c++17 -I. -x c++ -DCASE=8 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	else skip "the public part as C++17: $(CXX) not found (apt-get install g++)"; fi; \
 	run $(CC) $(WARN) -I. -DCASE=0 -c tests/compile/misuse.c -o $(B)/compile/x.o; \
 	if [ -z "$$(missing $(PYTHON))" ]; then run $(PYTHON) tools/gen_macros.py --check dag.h; run $(PYTHON) tools/check_layers.py; \

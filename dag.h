@@ -547,7 +547,8 @@ typedef struct dag_desc {
 } dag_desc;
 
 typedef struct dag_stats {
-    uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;
+    uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;   /* tasks_run: finished, their bodies
+                                     run or skipped (a cancelled task, or one whose dependency failed) */
     uint64_t records_allocated;   /* task records ever carved from slabs */
     size_t tasks_live;            /* task records in use now: tasks not finished, and finished ones whose
                                      result a region still holds for dag_fetch (see results_kept for the rest) */
@@ -559,8 +560,9 @@ typedef struct dag_stats {
     uint64_t sleeps;              /* times an idle thread went to sleep (each costs a wake-up later) */
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t failures_described;    /* failure descriptions held (what dag_task_message and the logs say): one
-                                     per failure that a task record or region can still report */
-    size_t result_bytes;          /* bytes they hold, headers included */
+                                     per failure that a task record or region can still report (a result
+                                     kept past its region keeps its own copy, counted in results_kept) */
+    size_t result_bytes;          /* bytes the kept results hold, headers and such copies included */
     size_t events_pending;        /* dag_detach events not yet fulfilled */
     uint64_t rank_messages_sent;  /* many nodes (dag_mpi.h): messages this rank sent to others (dag_rank_stats) */
     uint64_t rank_bytes_sent;     /* and their bytes */
@@ -836,7 +838,7 @@ dag_scope dag_scope_union(dag_scope a, dag_scope b);
    with it (dag_array.h spreads tiles over the devices it names). */
 dag_scope dag_scope_in_force(void);
 
-void dag_trace_enable(int on);
+void dag_trace_enable(int on);   /* the trace holds the tasks spawned while it is on */
 void dag_trace_clear(void);
 dag_result dag_trace_write_json(const char *path);
 dag_result dag_trace_write_dot(const char *path);
@@ -886,7 +888,7 @@ char *dag_kernel_opencl_source(const dag_kernel_source *kernel);
 typedef struct dag_trace_record {
     const char *name;
     dag_backend backend;          /* DAG_CPU or the device's backend */
-    int processor;                /* worker (1-based) for the CPU, else the device (1-based) */
+    int processor;                /* worker (1-based) for the CPU (0: a thread of the program outside the pool), else the device (1-based) */
     double start_us, end_us;      /* on the host: a device task's span is its enqueueing */
     uint64_t bytes_moved;         /* to the processor before it ran */
     int status;
@@ -1438,7 +1440,29 @@ template <typename T> static inline typename dag__val_kind<T>::type dag__val_of(
 }
 /* a function is passed as its address, as C's Val and a C++ call pass it */
 template <typename R, typename... A> static inline dag_arg dag__val_of(R (&f)(A...)) { return dag__val_cpp(&f); }
+/* A temporary of more than 16 bytes: its Val points at it, and it is gone at the end of the statement.
+   Among dag_spawn's arguments that is after the spawn copied it; stored in a dag_arg for later it
+   would dangle, so that stops the build. */
+template <typename T> struct dag__val_temporary {
+    const T *x;
+    template <typename U = T> operator dag_arg() const {
+        static_assert(sizeof(U) == 0, "Val of a temporary of more than 16 bytes, kept in a dag_arg: it points at the "
+                      "temporary, gone at the end of this statement; name it first (S s = ...; Val(s)), or write the "
+                      "Val among dag_spawn's arguments");
+        return dag_arg();
+    }
+};
+template <typename T, typename = typename std::enable_if<!std::is_lvalue_reference<T>::value &&
+                                                         (sizeof(T) > sizeof(dag_task))>::type>
+static inline dag__val_temporary<T> dag__val_of(T &&x) {
+    static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
+    static_assert(std::is_trivially_copyable<T>::value, DAG__BYTES_ONLY);
+    return dag__val_temporary<T>{&x};
+}
 template <typename P> static inline dag_arg dag__param_arg(const dag_arg &a) { return a; }
+template <typename P, typename T> static inline dag_arg dag__param_arg(const dag__val_temporary<T> &v) {
+    return dag__val_cpp(*v.x);   /* (the temporary lives to the end of the spawn's statement) */
+}
 template <typename P, typename T> static inline dag_arg dag__param_arg(const dag__class_pointer<T *> &v) {
     typedef typename std::remove_cv<typename std::remove_pointer<P>::type>::type PE;
     static_assert(!std::is_pointer<P>::value || !std::is_class<PE>::value || std::is_convertible<T *, P>::value,
@@ -1599,6 +1623,7 @@ using std::atomic_signal_fence;
 #include <stdarg.h>
 #include <stdio.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1828,7 +1853,7 @@ typedef struct dag__extra {
     void *heap_args;                      /* argument record over DAG__INLINE_ARGS */
     void *heap_result;                    /* result over DAG__INLINE_RESULT */
     char *message;                        /* failure text */
-    const char *name;                     /* from dag_options */
+    char *name;                           /* a copy of dag_options' (the program's may be a local buffer) */
     dag_scope scope;
     int has_scope;
     int has_futures;
@@ -1965,6 +1990,7 @@ typedef struct dag__deque {
 struct dag__worker {
     dag__deque deque;
     int index;                             /* 0-based; scopes say index + 1; -1 for guests */
+    int guest_no;                          /* a guest's number from 0, for its own row in a trace */
     uint64_t rng;
     dag__mutex mail_lock;
     dag__task *mail_head, *mail_tail;      /* tasks scoped to this worker */
@@ -2006,6 +2032,7 @@ struct dag__worker {
 typedef struct dag__trace_event {
     uint64_t id;
     const char *name;
+    char *name_copy;           /* its own copy of a name from dag_options (freed with the event) */
     int worker;
     int processor;             /* 0 the CPU, 1 + d device d */
     uint64_t start, end;
@@ -2298,8 +2325,11 @@ static bool dag__log_wanted(dag_log_level level) {
 
 static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap) {
     if (!dag__log_wanted(level)) return;
-    char buf[512];
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    char buf[1024];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    if (n >= (int)sizeof buf) memcpy(buf + sizeof buf - 4, "...", 4);   /* cut, and said to be */
+    for (char *c = buf; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';   /* one line, as the logger is promised (a name or dag_fail's words) */
     dag_logger lg = dag__g.desc.logger;
     if (lg.func) lg.func(level, item, buf, lg.user_data);
     else dag__default_logger(level, item, buf, NULL);
@@ -2342,6 +2372,10 @@ static void *dag__xmalloc(size_t n) {
         abort(); /* no task can make progress without its record */
     }
     return p;
+}
+static char *dag__copy_text(const char *text) {
+    size_t n = strlen(text) + 1;
+    return (char *)memcpy(dag__xmalloc(n), text, n);
 }
 static void *dag__xrealloc(void *p, size_t n) {
     void *q = DAG_REALLOC(p, n);
@@ -2914,6 +2948,7 @@ static DAG__NOINLINE void dag__task_free(dag__worker *w, dag__task *t) {
         DAG_FREE(x->heap_args);
         DAG_FREE(x->heap_result);
         DAG_FREE(x->message);
+        DAG_FREE(x->name);
         DAG_FREE(x->plan);
         dag__pool_free(x->home, x, &w->extras);
         t->extra = NULL;
@@ -3022,6 +3057,7 @@ static bool dag__convert(void *dst, int dst_tag, size_t dst_size, const void *sr
 
 /* >>trace recording */
 static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64_t end, int status) {
+    if (!dag__trace_id(t)) return;   /* spawned before tracing was on: it has no node of its own (ids start at 1) */
     dag__mutex_lock(&w->trace_lock);   /* (tracing only) against a reader's dag__for_each_trace */
     if (w->num_events == w->cap_events) {
         w->cap_events = w->cap_events ? w->cap_events * 2 : 1024;
@@ -3030,7 +3066,9 @@ static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64
     dag__trace_event *e = &w->events[w->num_events++];
     e->id = dag__trace_id(t);
     e->name = dag__task_name(t);
-    e->worker = w->index;
+    e->name_copy = t->extra && t->extra->name ? dag__copy_text(t->extra->name) : NULL;
+    if (e->name_copy) e->name = e->name_copy;   /* the trace outlives the task */
+    e->worker = w->index >= 0 ? w->index : -1 - w->guest_no;   /* (a guest: -1 - its number) */
     e->start = start;
     e->end = end;
     e->status = status;
@@ -3043,6 +3081,7 @@ static void dag__trace_task(dag__worker *w, dag__task *t, uint64_t start, uint64
 }
 
 static void dag__trace_add_edge(dag__worker *w, uint64_t from, uint64_t to) {
+    if (!from || !to) return;   /* a task spawned before tracing was on is not in the trace */
     dag__mutex_lock(&w->trace_lock);
     if (w->num_trace_edges == w->cap_trace_edges) {
         w->cap_trace_edges = w->cap_trace_edges ? w->cap_trace_edges * 2 : 1024;
@@ -5236,6 +5275,7 @@ static DAG__HOT dag_task dag__undeferred_ended(dag__worker *w, dag__context *ctx
     if (t->extra) {
         dag__extra *x = t->extra;
         DAG_FREE(x->message);
+        DAG_FREE(x->name);
         dag__pool_free(x->home, x, &w->extras);
     }
     return t->desc->result_size ? dag__value_handle_of(t) : dag__handle(&dag__ran_inline, 1, 0);
@@ -5529,7 +5569,7 @@ static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const
     if (DAG__UNLIKELY(!plain || tracing || desc->args_size > DAG__INLINE_ARGS ||
                       desc->result_size > DAG__INLINE_RESULT)) {
         dag__extra *x = dag__extra_of(w, t);
-        x->name = opt->name;
+        x->name = opt->name ? dag__copy_text(opt->name) : NULL;
         if (opt->priority || scoped || opt->discard_results || opt->keep_results || opt->final) {
             x->inherited = *opt;          /* scope, priority and final pass to its children; its name does */
             x->inherited.name = NULL;     /* not, nor keep_results and run_inline, which are about it alone */
@@ -7206,7 +7246,7 @@ static uint64_t dag__wait_window(dag_desc *d) {
         double n = strtod(v, &end);
         double unit = dag__env_is(end, "us") ? 1 : dag__env_is(end, "s") ? 1e6 : (dag__env_is(end, "ms") || !*end) ? 1e3 : -1;
         if (dag__env_is(v, "infinite")) return UINT64_MAX;
-        if (end == v || unit < 0 || n < 0 || n * unit > 1e9)
+        if (end == v || unit < 0 || !(n >= 0 && n * unit <= 1e9))   /* (NaN fails both: strtod takes "nan") */
             dag_log(DAG_LOG_WARN, DAG_ERR_INVALID_ARGUMENT, "DAG_BLOCKTIME=%s: not a time such as 200us, 5ms, 1s or "
                     "infinite; ignored", v);
         else
@@ -7338,7 +7378,10 @@ static void dag__worker_destroy(dag__worker *w) {
     dag__pool_destroy(&w->tasks);
     dag__pool_destroy(&w->edges);
     dag__pool_destroy(&w->extras);
-    for (size_t i = 0; i < w->num_events; i++) DAG_FREE(w->events[i].placement);
+    for (size_t i = 0; i < w->num_events; i++) {
+        DAG_FREE(w->events[i].placement);
+        DAG_FREE(w->events[i].name_copy);
+    }
     DAG_FREE(w->events);
     DAG_FREE(w->trace_edges);
 }
@@ -7372,6 +7415,8 @@ static void dag__guest_attach(void) {
     } else {
         w = (dag__worker *)dag__xmalloc_aligned(sizeof *w);
         dag__worker_init(w, -1);
+        w->guest_no = 0;
+        for (dag__worker *g = dag__guests(); g; g = g->next_guest) w->guest_no++;
         dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
         dag__context_init(c);
         w->guest_ctx = c;
@@ -7585,9 +7630,18 @@ static void dag__workers_init(int num_threads) {
 static void dag__trace_setup(dag_desc *d) {
     dag__g.trace_path = NULL;
     if (d->trace_path && *d->trace_path) {
-        size_t len = strlen(d->trace_path) + 1;
-        dag__g.trace_path = (char *)dag__xmalloc(len);
-        memcpy(dag__g.trace_path, d->trace_path, len);
+        dag__g.trace_path = dag__copy_text(d->trace_path);
+        FILE *f = fopen(d->trace_path, "r");   /* said now, not after the run: a path it cannot write */
+        bool existed = f != NULL;
+        if (f) fclose(f);
+        errno = 0;
+        f = fopen(d->trace_path, "a");
+        if (f) {
+            fclose(f);
+            if (!existed) remove(d->trace_path);   /* (a program that never shuts down leaves no empty file) */
+        } else dag_log(DAG_LOG_WARN, DAG_ERR_IO, "DAG_TRACE / dag_desc.trace_path '%s': cannot write there (%s); the "
+                     "trace is recorded, but writing it at dag_shutdown will fail the same way", d->trace_path,
+                     errno ? strerror(errno) : "?");
         d->trace = 1;
         static bool at_exit;   /* (set-ups are one at a time) */
         if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
@@ -7963,10 +8017,6 @@ dag_rank_stats dag_get_rank_stats(int rank) {
 #endif
 
 /* >>trace output (call while no tasks run, e.g. after dag_wait_all) */
-void dag_trace_enable(int on) {
-    if (on && !atomic_load(&dag__g.tracing)) dag__g.trace_epoch = dag__now_ns();
-    atomic_store(&dag__g.tracing, on ? 1 : 0);
-}
 
 /* fn on each worker's trace, under its lock: tasks that finish meanwhile add to it */
 static void dag__trace_locked(dag__worker *w, void (*fn)(dag__worker *, void *), void *arg) {
@@ -7979,9 +8029,24 @@ static void dag__for_each_trace(void (*fn)(dag__worker *, void *), void *arg) {
     for (dag__worker *w = dag__guests(); w; w = w->next_guest) dag__trace_locked(w, fn, arg);
 }
 
+static void dag__trace_count(dag__worker *w, void *count) { *(size_t *)count += w->num_events; }
+void dag_trace_enable(int on) {
+    /* The trace's time origin is set when it starts empty: turned on again over the events it kept,
+       it keeps theirs (their times would otherwise come out before it, as 0) */
+    if (on && !atomic_load(&dag__g.tracing)) {
+        size_t kept = 0;
+        if (dag_is_setup()) dag__for_each_trace(dag__trace_count, &kept);
+        if (!kept) dag__g.trace_epoch = dag__now_ns();
+    }
+    atomic_store(&dag__g.tracing, on ? 1 : 0);
+}
+
 static void dag__trace_reset(dag__worker *w, void *arg) {
     (void)arg;
-    for (size_t i = 0; i < w->num_events; i++) DAG_FREE(w->events[i].placement);
+    for (size_t i = 0; i < w->num_events; i++) {
+        DAG_FREE(w->events[i].placement);
+        DAG_FREE(w->events[i].name_copy);
+    }
     w->num_events = 0;
     w->num_trace_edges = 0;
 }
@@ -8005,6 +8070,26 @@ static void dag__json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+/* A trace's rows: the pool's threads (workers, then reserve threads), the devices, then the threads of
+   the program outside the pool, each its own (numbered from 0 in that order) */
+static int dag__trace_rows_of_pool(void) { return dag__slots(); }
+static int dag__trace_row(const dag__trace_event *e) {
+    int pool = dag__trace_rows_of_pool();
+    if (e->processor) return pool + e->processor - 1;
+    return e->worker >= 0 ? e->worker : pool + dag__devices_num() + (-1 - e->worker);
+}
+static int dag__trace_rows(void) {
+    int guests = 0;
+    for (dag__worker *g = dag__guests(); g; g = g->next_guest) guests++;
+    return dag__trace_rows_of_pool() + dag__devices_num() + guests;
+}
+static void dag__trace_row_name(int row, char *name, size_t size) {
+    int pool = dag__trace_rows_of_pool(), devices = dag__devices_num();
+    if (row < dag__g.num_workers) snprintf(name, size, "worker %d", row + 1);
+    else if (row < pool) snprintf(name, size, "reserve thread %d", row - dag__g.num_workers + 1);
+    else if (row < pool + devices) dag__dev_short_name(row - pool, name, size);
+    else snprintf(name, size, "program thread %d", row - pool - devices + 1);
+}
 static void dag__json_events(dag__worker *w, void *arg) {
     dag__trace_out *o = (dag__trace_out *)arg;
     for (size_t i = 0; i < w->num_events; i++) {
@@ -8013,8 +8098,7 @@ static void dag__json_events(dag__worker *w, void *arg) {
         o->first = 0;
         dag__json_string(o->f, e->name);
         uint64_t s = e->start > dag__g.trace_epoch ? e->start - dag__g.trace_epoch : 0;
-        /* device tasks get a row per device, after the workers */
-        int row = e->processor ? dag__g.num_workers + e->processor : e->worker + 1;
+        int row = dag__trace_row(e) + 1;   /* (a tid of 0 is none) */
         fprintf(o->f, ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
                       "\"args\":{\"id\":%llu,\"status\":\"%s\",\"bytes_moved\":%llu,\"placement\":",
                 row, (double)s / 1e3, (double)(e->end - e->start) / 1e3,
@@ -8027,12 +8111,16 @@ static void dag__json_events(dag__worker *w, void *arg) {
 /* Opens a trace file for writing, or says why not in *err. */
 static FILE *dag__trace_open(const char *path, const char *who, dag_result *err) {
     *err = DAG_OK;
-    if (!dag_is_setup()) {
-        *err = DAG_ERR_SHUT_DOWN;
+    if (!dag_is_setup()) {   /* the trace went with the runtime */
+        *err = (dag_result)dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down, and its trace with it (write "
+                                    "the trace before dag_shutdown, or name it in DAG_TRACE or dag_desc.trace_path)", who);
         return NULL;
     }
+    errno = 0;
     FILE *f = path ? fopen(path, "w") : NULL;
-    if (!f) *err = (dag_result)dag__err(DAG_ERR_IO, "%s: cannot open '%s'", who, path ? path : "(null)");
+    if (!f)
+        *err = (dag_result)dag__err(DAG_ERR_IO, "%s: cannot open '%s' (%s)", who, path ? path : "(null)",
+                                    path && errno ? strerror(errno) : "no path");
     return f;
 }
 
@@ -8044,20 +8132,20 @@ dag_result dag_trace_write_json(const char *path) {
     o.f = f;
     o.first = 1;
     fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
-    for (int i = 0; i < dag__g.num_workers; i++) {
-        fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"worker %d\"}}",
-                o.first ? "" : ",", i + 1, i + 1);
-        o.first = 0;
-    }
-    for (int d = 0; d < dag__devices_num(); d++) {
+    int rows = dag__trace_rows();
+    for (int r = 0; r < rows; r++) {
         char name[200];
-        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":",
-                dag__g.num_workers + d + 1);
-        dag__json_string(f, dag__dev_name(d, name, sizeof name));
+        bool device = r >= dag__trace_rows_of_pool() && r < dag__trace_rows_of_pool() + dag__devices_num();
+        fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":",
+                o.first ? "" : ",", r + 1);
+        o.first = 0;
+        if (device) dag__dev_name(r - dag__trace_rows_of_pool(), name, sizeof name);
+        else dag__trace_row_name(r, name, sizeof name);
+        dag__json_string(f, name);
         fprintf(f, "}}");
     }
     dag__for_each_trace(dag__json_events, &o);
-    dag__devices_trace_json(f, dag__g.num_workers + dag__devices_num() + 1);
+    dag__devices_trace_json(f, rows + 1);
     fprintf(f, "\n]}\n");
     return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
 }
@@ -8071,7 +8159,7 @@ static void dag__trace_copy_events(dag__worker *w, void *arg) {
         dag_trace_record *r = &c->out[c->count];
         r->name = e->name;
         r->backend = e->processor ? dag__device_backend(e->processor - 1) : DAG_CPU;
-        r->processor = e->processor ? dag__device_ordinal(e->processor - 1) + 1 : e->worker + 1;
+        r->processor = e->processor ? dag__device_ordinal(e->processor - 1) + 1 : e->worker >= 0 ? e->worker + 1 : 0;
         r->start_us = e->start > dag__g.trace_epoch ? (double)(e->start - dag__g.trace_epoch) / 1e3 : 0;
         r->end_us = e->end > dag__g.trace_epoch ? (double)(e->end - dag__g.trace_epoch) / 1e3 : 0;
         r->bytes_moved = e->bytes_moved;
@@ -8103,8 +8191,9 @@ static void dag__dot_nodes(dag__worker *w, void *arg) {
             if (*s == '"' || *s == '\\') fputc('\\', f);
             fputc(*s, f);
         }
-        fprintf(f, "\\n#%llu w%d\"%s];\n", (unsigned long long)e->id, e->worker + 1,
-                e->status ? ", color=red" : "");
+        char where[200];
+        dag__trace_row_name(dag__trace_row(e), where, sizeof where);
+        fprintf(f, "\\n#%llu %s\"%s];\n", (unsigned long long)e->id, where, e->status ? ", color=red" : "");
     }
 }
 static void dag__dot_edges(dag__worker *w, void *arg) {
@@ -8140,11 +8229,20 @@ typedef struct dag__svg {
 enum { DAG__SVG_LEFT = 90, DAG__SVG_WIDTH = 1200, DAG__SVG_ROW = 22, DAG__SVG_TOP = 30, DAG__SVG_AXIS = 30,
        DAG__SVG_CHAR = 7 /* px per character at font-size 11, wide enough for labels to fit */ };
 
-static void dag__svg_text(FILE *f, const char *s, int max) {   /* escaped for XML, at most max characters */
-    for (int n = 0; *s && n < max; s++, n++) {
-        if (*s == '<') fputs("&lt;", f);
-        else if (*s == '&') fputs("&amp;", f);
-        else fputc(*s, f);
+/* Escaped for XML, at most max characters (UTF-8 ones: a cut never splits one), control characters
+   (which XML 1.0 has no place for) as '?' */
+static void dag__svg_text(FILE *f, const char *s, int max) {
+    for (int n = 0; *s && n < max; n++) {
+        unsigned char c = (unsigned char)*s++;
+        if (c == '<') fputs("&lt;", f);
+        else if (c == '&') fputs("&amp;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c == '"') fputs("&quot;", f);
+        else if (c < 0x20 || c == 0x7f) fputc('?', f);
+        else {
+            fputc(c, f);
+            while (((unsigned char)*s & 0xc0) == 0x80) fputc(*s++, f);   /* the rest of a UTF-8 character */
+        }
     }
 }
 static int dag__svg_colour(dag__svg *g, const char *name) {   /* a hue per name, the same for equal names */
@@ -8152,9 +8250,6 @@ static int dag__svg_colour(dag__svg *g, const char *name) {   /* a hue per name,
         if (strcmp(g->names[i], name) == 0) return i;
     if (g->num_names < DAG__SVG_NAMES) g->names[g->num_names++] = name;
     return g->num_names < DAG__SVG_NAMES ? g->num_names - 1 : DAG__SVG_NAMES - 1;
-}
-static int dag__svg_row(const dag__trace_event *e) {   /* external threads share worker 1's row */
-    return e->processor ? dag__g.num_workers + e->processor - 1 : e->worker > 0 ? e->worker : 0;
 }
 static void dag__svg_extent(dag__worker *w, void *arg) {
     dag__svg *g = (dag__svg *)arg;
@@ -8170,7 +8265,7 @@ static void dag__svg_bars(dag__worker *w, void *arg) {
         const dag__trace_event *e = &w->events[i];
         double x = DAG__SVG_LEFT + (double)(e->start - g->first) * g->scale;
         double width = (double)(e->end - e->start) * g->scale;
-        int y = DAG__SVG_TOP + dag__svg_row(e) * DAG__SVG_ROW;
+        int y = DAG__SVG_TOP + dag__trace_row(e) * DAG__SVG_ROW;
         int hue = dag__svg_colour(g, e->name) * 137 % 360;   /* the golden angle: neighbours differ */
         fprintf(g->f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"hsl(%d,65%%,%s)\"><title>", x, y,
                 width < 0.5 ? 0.5 : width, DAG__SVG_ROW - 4, hue, e->status ? "30%" : "55%");
@@ -8221,7 +8316,7 @@ dag_result dag_trace_write_svg(const char *path) {
     dag__for_each_trace(dag__svg_extent, &g);
     if (g.first > g.last) g.first = g.last = 0;
     g.scale = g.last > g.first ? (double)DAG__SVG_WIDTH / (double)(g.last - g.first) : 0.0;
-    int rows = dag__g.num_workers + dag__devices_num(), axis = DAG__SVG_TOP + rows * DAG__SVG_ROW;
+    int rows = dag__trace_rows(), axis = DAG__SVG_TOP + rows * DAG__SVG_ROW;
     int height = axis + DAG__SVG_AXIS + 20 + (g.num_names + 3) / 4 * 18;
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
@@ -8230,8 +8325,7 @@ dag_result dag_trace_write_svg(const char *path) {
     dag__svg_axis(&g, axis);
     for (int r = 0; r < rows; r++) {
         char name[200];
-        if (r < dag__g.num_workers) snprintf(name, sizeof name, "worker %d", r + 1);
-        else dag__dev_short_name(r - dag__g.num_workers, name, sizeof name);
+        dag__trace_row_name(r, name, sizeof name);
         fprintf(f, "<text x=\"4\" y=\"%d\">%s</text>\n", DAG__SVG_TOP + r * DAG__SVG_ROW + 14, name);
     }
     dag__for_each_trace(dag__svg_bars, &g);

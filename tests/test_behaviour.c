@@ -1208,6 +1208,82 @@ TEST(trace_records_task_names_and_inferred_edges) {
     remove(dot_path);
 }
 
+/* A name the program builds in a local buffer, as a loop over tiles does: the trace and a failure's
+   words keep their own copy, not the buffer (which the next call reuses) */
+DAG_TASK(void, fail_if_two, (int, i)) {
+    if (i == 2) dag_fail(DAG_USER_ERROR, "tile %d is bad", i);
+}
+static dag_task spawn_named_tile(int i) {
+    char name[32];
+    snprintf(name, sizeof name, "tile %d", i);
+    return dag_spawn_with(DAG_OPTIONS(.name = name), fail_if_two, Val(i));
+}
+TEST(task_names_from_a_local_buffer_are_the_tasks_own_in_the_trace_and_in_failures) {
+    dag_trace_enable(1);
+    dag_trace_clear();
+    dag_task failed = {0};
+    for (int i = 0; i < 4; i++) {
+        dag_task t = spawn_named_tile(i);
+        if (i == 2) failed = t;
+        else dag_release(t);
+    }
+    CHECK_EQ_INT(dag_wait(failed), DAG_USER_ERROR);
+    CHECK(strstr(dag_task_message(failed), "task 'tile 2' failed") != NULL);
+    dag_release(failed);
+    dag_wait_all();
+    dag_trace_enable(0);
+    dag_trace_record rec[16];
+    size_t n = dag_trace_records(rec, 16);
+    int seen[4] = {0, 0, 0, 0};
+    for (size_t i = 0; i < n && i < 16; i++)
+        for (int k = 0; k < 4; k++) {
+            char want[32];
+            snprintf(want, sizeof want, "tile %d", k);
+            if (rec[i].name && !strcmp(rec[i].name, want)) seen[k]++;
+        }
+    for (int k = 0; k < 4; k++) CHECK_EQ_INT(seen[k], 1);
+    dag_trace_clear();
+}
+
+/* Tracing turned on mid-run holds what was spawned while it was on (a task spawned before has no
+   node of its own: it used to be node 0, which merged every such task and its edges); turned off and
+   on again, the events it kept keep their times (they came out at 0, overlapping) */
+static const dag_trace_record *find_record(const dag_trace_record *rec, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (rec[i].name && !strcmp(rec[i].name, name)) return &rec[i];
+    return NULL;
+}
+TEST(a_trace_turned_on_mid_run_holds_what_was_spawned_while_on_and_keeps_its_times) {
+    int x = 0, y = 0;
+    dag_trace_enable(0);
+    dag_trace_clear();
+    DAG_DATADEPS {
+        dag_spawn_with(DAG_OPTIONS(.name = "spawned_before"), slow_write_int, Out(&x, 1), Val(1));
+        dag_trace_enable(1);
+        dag_spawn_with(DAG_OPTIONS(.name = "spawned_after"), read_int, In(&x, 1), Out(&y, 1));
+    }
+    dag_trace_enable(0);
+    dag_spawn_with(DAG_OPTIONS(.name = "spawned_while_off"), write_int, Out(&x, 1), Val(2));
+    dag_wait_all();
+    dag_trace_enable(1);
+    dag_spawn_with(DAG_OPTIONS(.name = "spawned_again"), write_int, Out(&x, 1), Val(3));
+    dag_wait_all();
+    dag_trace_enable(0);
+    dag_trace_record rec[16];
+    size_t n = dag_trace_records(rec, 16);
+    if (n > 16) n = 16;
+    const dag_trace_record *after = find_record(rec, n, "spawned_after"), *again = find_record(rec, n, "spawned_again");
+    CHECK(find_record(rec, n, "spawned_before") == NULL);
+    CHECK(find_record(rec, n, "spawned_while_off") == NULL);
+    CHECK(after != NULL && again != NULL);
+    if (after && again) {
+        CHECK(after->end_us > 0 && after->end_us >= after->start_us);
+        CHECK(again->start_us >= after->end_us);   /* one time line: not back to 0 */
+    }
+    CHECK_EQ_INT(y, 1);
+    dag_trace_clear();
+}
+
 /* ------------------------------------------------------------------------ */
 /* priorities (one worker: ready tasks queue until the main thread waits)   */
 /* ------------------------------------------------------------------------ */
@@ -1405,6 +1481,8 @@ int main(void) {
     /* one worker: nothing runs until the main thread waits, so the ready
        queue holds every task and priorities decide the order */
     setup_or_note(1);
+    RUN(task_names_from_a_local_buffer_are_the_tasks_own_in_the_trace_and_in_failures);
+    RUN(a_trace_turned_on_mid_run_holds_what_was_spawned_while_on_and_keeps_its_times);
     RUN(higher_priority_ready_tasks_run_first);
     RUN(prioritised_tasks_freed_by_one_finish_run_before_unprioritised_ones);
     RUN(with_options_priority_applies_to_every_spawn_inside);

@@ -138,7 +138,8 @@ TEST(the_environment_sets_what_the_desc_leaves_at_zero) {
 
 TEST(values_that_do_not_parse_are_named_and_ignored) {
     const char *bad[][2] = { { "DAG_WAIT_POLICY", "sometimes" }, { "DAG_BLOCKTIME", "soon" },
-                             { "DAG_BLOCKTIME", "5 weeks" }, { "DAG_NUM_THREADS", "-4" }, { "DAG_NUM_THREADS", "two" } };
+                             { "DAG_BLOCKTIME", "5 weeks" }, { "DAG_BLOCKTIME", "nan" }, { "DAG_BLOCKTIME", "-nanms" },
+                             { "DAG_NUM_THREADS", "-4" }, { "DAG_NUM_THREADS", "two" } };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv(bad[i][0], bad[i][1], 1);
         setup_with(0, DAG_WAIT_DEFAULT, 0);

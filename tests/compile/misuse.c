@@ -6,7 +6,7 @@
 #include <string>
 DAG_TASK(void, takes_string, (std::string, s)) { (void)s; }   /* a parameter of such a type */
 #endif
-#if (CASE == 6 || CASE == 7) && defined(__cplusplus)
+#if (CASE == 6 || CASE == 7 || CASE == 8) && defined(__cplusplus)
 #include <vector>
 struct point { double x, y; };
 struct colour { int r, g, b; };
@@ -37,6 +37,10 @@ int main(void) {
 #elif CASE == 7 && defined(__cplusplus)
     std::vector<double> v(4);      /* a container for a span: In(v.data(), v.size()) */
     dag_spawn(sum, In(v));
+#elif CASE == 8 && defined(__cplusplus)
+    struct triple { point a, b, c; };   /* 48 bytes: its Val points at the temporary, which is gone */
+    dag_arg kept = Val((triple{{0, 0}, {1, 1}, {2, 2}}));
+    (void)kept;
 #endif
     return 0;
 }
