@@ -4721,6 +4721,15 @@ static bool dag__no_guest_calls(void *unused) {
     (void)unused;
     return atomic_load(&dag__g.guest_calls) == 0;
 }
+/* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
+   inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
+#define DAG__AS_GUEST(T, name, refused, again) \
+    if (DAG__UNLIKELY(dag__tls_guest)) { \
+        if (!dag__guest_enter(name, NULL)) return refused; \
+        T dag__guest_result = again; \
+        dag__guest_leave(); \
+        return dag__guest_result; \
+    }
 
 /* >>context management */
 
@@ -6289,13 +6298,8 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
 }
 
 dag_result dag_wait(dag_task h) {
-    if (DAG__UNLIKELY(dag__tls_guest) && !dag__value_handle(h)) {   /* a thread outside the pool (>>guests) */
-        if (!dag__guest_enter("dag_wait", NULL)) return DAG_ERR_SHUT_DOWN;
-        dag_result r = dag_wait(h);
-        dag__guest_leave();
-        return r;
-    }
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
+    DAG__AS_GUEST(dag_result, "dag_wait", DAG_ERR_SHUT_DOWN, dag_wait(h))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -6335,7 +6339,9 @@ static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size
 bool dag_ready(dag_task h) {
     if (dag__value_handle(h)) return true;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
-    if (!h.ptr || !dag__current_context() || !dag__ref_handle(h)) return true;
+    if (!h.ptr) return true;
+    DAG__AS_GUEST(bool, "dag_ready", true, dag_ready(h))
+    if (!dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
     dag__worker *w = dag__tls_worker;
     /* A loop that polls (Dagger's isready) must not spin forever on work only this thread can run: a task
@@ -6366,6 +6372,7 @@ dag_result dag_task_result(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_task_result");
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
     if (!h.ptr) return dag__handle_error(h);
+    DAG__AS_GUEST(dag_result, "dag_task_result", DAG_ERR_SHUT_DOWN, dag_task_result(h))
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__handle_current(h)) return dag__stale("dag_task_result");
     dag__kept_view v;
@@ -6396,6 +6403,7 @@ const char *dag_task_message(dag_task h) {
         if (h.gen) snprintf(buf, sizeof bufs[0], "the spawn failed: %s", dag_result_string((int)h.gen));
         return buf;
     }
+    DAG__AS_GUEST(const char *, "dag_task_message", buf, dag_task_message(h))
     if (!dag__current_context()) return buf;
     if (!dag__handle_current(h)) {
         snprintf(buf, sizeof bufs[0], "%s", dag_result_string(DAG_ERR_STALE_HANDLE));
@@ -6446,6 +6454,7 @@ dag_result dag_cancel(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_cancel");   /* finished */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
     if (!h.ptr) return dag__handle_error(h);
+    DAG__AS_GUEST(dag_result, "dag_cancel", DAG_ERR_SHUT_DOWN, dag_cancel(h))
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__handle_current(h)) return dag__stale("dag_cancel");
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
@@ -6479,6 +6488,7 @@ dag_result dag_release(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : DAG_ERR_STALE_HANDLE;   /* nothing kept but itself */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return dag__handle_error(h);
+    DAG__AS_GUEST(dag_result, "dag_release", DAG_ERR_SHUT_DOWN, dag_release(h))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!(h.bits & 1)) {   /* a void task keeps nothing but its failure, which goes now */
@@ -6573,12 +6583,7 @@ dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
 static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
-    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
-        if (!dag__guest_enter("dag_fetch", NULL)) return DAG_ERR_SHUT_DOWN;
-        dag_result r = dag__fetch_record(h, out, size, tag);
-        dag__guest_leave();
-        return r;
-    }
+    DAG__AS_GUEST(dag_result, "dag_fetch", DAG_ERR_SHUT_DOWN, dag__fetch_record(h, out, size, tag))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -6724,12 +6729,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     dag_region token;
     token.depth = UINT32_MAX;   /* non-zero: a block still runs its body when the runtime is down */
     token.serial = 0;
-    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
-        if (!dag__guest_enter(dag__region_name(kind), NULL)) return token;
-        token = dag_region_begin(kind, options);
-        dag__guest_leave();
-        return token;
-    }
+    DAG__AS_GUEST(dag_region, dag__region_name(kind), token, dag_region_begin(kind, options))
     dag__context *ctx = dag__current_context();
     if (!ctx) {
         dag__shut_down_err(dag__region_name(kind), NULL);
@@ -6795,12 +6795,7 @@ static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *bl
 }
 
 dag_result dag_region_end(dag_region token) {
-    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
-        if (!dag__guest_enter("dag_region_end", NULL)) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
-        dag_result r = dag_region_end(token);
-        dag__guest_leave();
-        return r;
-    }
+    DAG__AS_GUEST(dag_result, "dag_region_end", dag__tls_last_region = DAG_ERR_SHUT_DOWN, dag_region_end(token))
     dag__context *ctx = dag__current_context();
     if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
     if (token.serial == 0) return dag__tls_last_region = DAG_ERR_INVALID_ARGUMENT;
@@ -6904,12 +6899,7 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
 }
 
 dag_result dag_wait_all(void) {
-    if (DAG__UNLIKELY(dag__tls_guest)) {   /* a thread outside the pool (>>guests) */
-        if (!dag__guest_enter("dag_wait_all", NULL)) return DAG_ERR_SHUT_DOWN;
-        dag_result r = dag_wait_all();
-        dag__guest_leave();
-        return r;
-    }
+    DAG__AS_GUEST(dag_result, "dag_wait_all", DAG_ERR_SHUT_DOWN, dag_wait_all())
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;

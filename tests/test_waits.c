@@ -908,7 +908,8 @@ static void *short_lived(void *arg) {
 }
 /* The misuse of a program that stops its runtime before its threads: dag_shutdown while other
    threads keep spawning and fetching. dag_shutdown ends (it used to drain their new tasks for
-   ever), frees nothing under their calls (ASan: no use after free), their calls after it began are
+   ever), frees nothing under their calls (ASan: no use after free; spawns, fetches, and the looks at
+   and release of a handle), their calls after it began are
    refused with DAG_ERR_SHUT_DOWN and said so, and every result they did get is right. */
 enum { KEEPERS = 3 };
 static atomic_int keepers_stop, keepers_wrong, keepers_other;
@@ -917,7 +918,12 @@ static void *keep_spawning(void *arg) {
     double base = (double)(intptr_t)arg * 1e6;
     for (long i = 0; !atomic_load(&keepers_stop); i++) {
         double r = -1;
+        dag_task other = dag_spawn(twice, Val(base));   /* looked at and let go, not fetched */
         dag_result e = dag_fetch(dag_spawn(twice, Val(base + (double)i)), &r);
+        (void)dag_task_result(other);
+        (void)dag_ready(other);
+        (void)dag_task_message(other);
+        (void)dag_release(other);
         if (e == DAG_OK) {
             atomic_fetch_add(&keepers_ok, 1);
             if (r != 2 * (base + (double)i)) atomic_fetch_add(&keepers_wrong, 1);
