@@ -4690,11 +4690,12 @@ static bool dag__scope_has_cpu(const dag_scope *s) {
 bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
 
 /* >>guests: threads outside the pool while dag_shutdown runs. dag_shutdown frees what their calls
-   use, so it waits for the spawns, waits and block starts and ends such threads are inside (counted
-   in guest_calls, each before it reads anything of the thread's) and refuses new ones, rather than
-   draining for ever while they keep spawning, or freeing a record a wait is about to read. (The README asks for no other thread inside a call then: this makes the
+   use, so it waits for the spawns, waits, block starts and ends and calls on task handles such
+   threads are inside (counted in guest_calls, each before it reads anything of the thread's) and
+   refuses new ones, rather than draining for ever while they keep spawning, or freeing a record a
+   wait is about to read. (The README asks for no other thread inside a call then: this makes the
    misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
-   not counted. Other calls are short, and are not guarded. */
+   not counted. Data registration, arrays and tables are not guarded. */
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
