@@ -1221,12 +1221,11 @@ static dag_task spawn_named_tile(int i) {
 TEST(task_names_from_a_local_buffer_are_the_tasks_own_in_the_trace_and_in_failures) {
     dag_trace_enable(1);
     dag_trace_clear();
-    dag_task failed = {0};
-    for (int i = 0; i < 4; i++) {
-        dag_task t = spawn_named_tile(i);
-        if (i == 2) failed = t;
-        else dag_release(t);
-    }
+    dag_task tiles[4];
+    for (int i = 0; i < 4; i++) tiles[i] = spawn_named_tile(i);
+    for (int i = 0; i < 4; i++)
+        if (i != 2) dag_release(tiles[i]);
+    dag_task failed = tiles[2];
     CHECK_EQ_INT(dag_wait(failed), DAG_USER_ERROR);
     CHECK(strstr(dag_task_message(failed), "task 'tile 2' failed") != NULL);
     dag_release(failed);
