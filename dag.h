@@ -66,8 +66,9 @@
    SEMANTICS
    =========
    Tasks spawned by the same parent (one thread of the program, or one task
-   body; two threads are two parents, as in OpenMP) are ordered by their spans in spawn order: read after write, write after read,
-   write after write. Reads never order each other. Spans alias by memory
+   body; two threads are two parents, as in OpenMP) are ordered by their
+   spans in spawn order: read after write, write after read, write after
+   write. Reads never order each other. Spans alias by memory
    overlap: exact repeats of a span take an O(1) hash path, partial overlaps
    (2-D tiles against rows, columns and other tiles included) an interval
    tree. The result always equals running the tasks one after another. Tasks
@@ -321,6 +322,7 @@
    cannot come out of a macro, and this can: so the #if tests, the device
    table and the kernels' records are all made from the backend list. */
 #define DAG__CAT(a, b) DAG__CAT_(a, b)
+#define DAG__CAT_(a, b) a##b
 /* The casts and null pointers of the macros that expand in the program's code: C++'s own words in
    C++, so that -Wold-style-cast and -Wzero-as-null-pointer-constant find nothing of dag.h's there */
 #ifdef __cplusplus
@@ -330,7 +332,6 @@
 #define DAG__CAST(T, x) ((T)(x))
 #define DAG__NULL NULL
 #endif
-#define DAG__CAT_(a, b) a##b
 #define DAG__SECOND_X(...) DAG__SECOND(__VA_ARGS__)
 #define DAG__SECOND(a, b, ...) b
 #define DAG__ON(flag) DAG__ON_(flag)
@@ -888,7 +889,8 @@ char *dag_kernel_opencl_source(const dag_kernel_source *kernel);
 typedef struct dag_trace_record {
     const char *name;
     dag_backend backend;          /* DAG_CPU or the device's backend */
-    int processor;                /* worker (1-based) for the CPU (0: a thread of the program outside the pool), else the device (1-based) */
+    int processor;                /* worker (1-based) for the CPU (0: a thread of the program outside the
+                                     pool), else the device (1-based) */
     double start_us, end_us;      /* on the host: a device task's span is its enqueueing */
     uint64_t bytes_moved;         /* to the processor before it ran */
     int status;
@@ -1102,8 +1104,9 @@ template <typename T> struct dag__val_tag<T, true> : dag__tag<typename std::unde
 template <typename T> struct dag__ref_tag { enum { value = 0 }; };
 template <typename T> struct dag__ref_tag<T *> {
     typedef typename std::remove_cv<T>::type E;
-    enum { value = std::is_void<E>::value ? DAG__TAG_VOID : dag__val_tag<E>::value != 0 ? static_cast<int>(dag__val_tag<E>::value)
-                                                                                      : DAG__TAG_OTHER };
+    enum { value = std::is_void<E>::value           ? DAG__TAG_VOID
+                   : dag__val_tag<E>::value != 0 ? static_cast<int>(dag__val_tag<E>::value)
+                                                 : DAG__TAG_OTHER };
 };
 template <> struct dag__ref_tag<std::nullptr_t> { enum { value = DAG__TAG_VOID }; };
 template <typename T> struct dag__pointee { static const uint32_t value = 0; };
@@ -1428,10 +1431,6 @@ template <typename T> struct dag__val_kind<T *> {
     static dag__class_pointer<T *> of(T *x, std::true_type) { return dag__class_pointer<T *>{x}; }
     static dag_arg of(T *x, std::false_type) { return dag__val_cpp(x); }
     static type make(T *x) { return of(x, to_class()); }
-};
-template <> struct dag__val_kind<std::nullptr_t> {
-    typedef dag_arg type;
-    static dag_arg make(std::nullptr_t x) { return dag__val_cpp(x); }
 };
 template <typename T> static inline typename dag__val_kind<T>::type dag__val_of(const T &x) {
     static_assert(!std::is_array<T>::value, DAG__NO_ARRAY_VALUES);
@@ -2355,13 +2354,16 @@ static int dag__err(int item, const char *fmt, ...) {
    thread until the next set-up, since one array or table operation makes
    hundreds of such calls, each refused the same way (each still returns
    DAG_ERR_SHUT_DOWN). */
-static int dag__shut_down_err(const char *who, const char *name) {
+static bool dag__first_refusal_here(void) {   /* on this thread since the last set-up */
     uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
-    if (dag__tls_down_said != said) {
-        dag__tls_down_said = said;
+    if (dag__tls_down_said == said) return false;
+    dag__tls_down_said = said;
+    return true;
+}
+static int dag__shut_down_err(const char *who, const char *name) {
+    if (dag__first_refusal_here())
         dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: the runtime is shut down (call dag_setup again first; calls refused the "
                  "same way on this thread are not logged again)", who, name ? name : "", name ? ")" : "");
-    }
     return DAG_ERR_SHUT_DOWN;
 }
 
@@ -2662,6 +2664,12 @@ static inline dag__worker *dag__guests(void) {
     dag__worker *g = atomic_load_explicit(&dag__g.guests, memory_order_acquire);
     DAG__HA(&dag__g.guests);
     return g;
+}
+/* How many records that list holds (exited threads' included: the next thread takes one over) */
+static int dag__guest_records(void) {
+    int n = 0;
+    for (dag__worker *g = dag__guests(); g; g = g->next_guest) n++;
+    return n;
 }
 /* Workers started so far (reserve threads join while others scan): the
    acquire pairs with dag__reserve_top_up's release, so a counted worker's
@@ -4703,15 +4711,11 @@ static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
         return true;
     }
     atomic_fetch_sub(&dag__g.guest_calls, 1);
-    uint32_t said = __atomic_load_n(&dag__g.epochs, __ATOMIC_RELAXED) + 1;
-    if (atomic_load(&dag__g.phase) == 1 && dag__tls_down_said != said) {
-        dag__tls_down_said = said;
-        dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: dag_shutdown is running on another thread, so this thread's spawns and "
-                 "waits are refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused "
-                 "the same way on this thread are not logged again)", call, name ? name : "", name ? ")" : "");
-    } else if (atomic_load(&dag__g.phase) != 1) {
-        dag__shut_down_err(call, name);
-    }
+    if (atomic_load(&dag__g.phase) != 1) dag__shut_down_err(call, name);
+    else if (dag__first_refusal_here())
+        dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: dag_shutdown is running on another thread, so this thread's calls are "
+                 "refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused the same way "
+                 "on this thread are not logged again)", call, name ? name : "", name ? ")" : "");
     return false;
 }
 static inline void dag__guest_leave(void) {
@@ -5776,17 +5780,19 @@ static inline int dag__pack_future(dag__worker *w, dag__task *t, const dag_arg *
 /* (a small value's own copy first: see dag__arg_value_kept) */
 static inline const void *dag__value_bytes(const dag_arg *a) { return a->ptr && !a->mode ? a->ptr : (const void *)&a->task; }
 
-/* Step 2, a value of another type than the parameter's (off the hot path):
-   converted as a C call would, or refused with both types and the fix. A
-   pointer goes into a pointer to the same type of number (of any sign), or
-   from void * or into void * and char pointers, or between pointers to
-   things other than numbers (structs: their types cannot be compared). */
+/* A value all of whose bytes are 0 (a 0 or a NULL for a pointer parameter) */
 static bool dag__all_zero(const dag_arg *a) {
     const unsigned char *b = (const unsigned char *)dag__value_bytes(a);
     for (size_t i = 0; i < a->size; i++)
         if (b[i]) return false;
     return true;
 }
+
+/* Step 2, a value of another type than the parameter's (off the hot path):
+   converted as a C call would, or refused with both types and the fix. A
+   pointer goes into a pointer to the same type of number (of any sign), or
+   from void * or into void * and char pointers, or between pointers to
+   things other than numbers (structs: their types cannot be compared). */
 static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, void *slot, dag__spawn_args *sa) {
     int want_tag = (int)(p->pointee >> 24), to = dag__tag_kind(a->elem);
     bool pointers = !a->tag && !p->tag && a->elem && p->pointee;
@@ -7406,8 +7412,7 @@ static void dag__guest_attach(void) {
     } else {
         w = (dag__worker *)dag__xmalloc_aligned(sizeof *w);
         dag__worker_init(w, -1);
-        w->guest_no = 0;
-        for (dag__worker *g = dag__guests(); g; g = g->next_guest) w->guest_no++;
+        w->guest_no = dag__guest_records();
         dag__context *c = (dag__context *)dag__xmalloc(sizeof *c);
         dag__context_init(c);
         w->guest_ctx = c;
@@ -8063,19 +8068,14 @@ static void dag__json_string(FILE *f, const char *s) {
 
 /* A trace's rows: the pool's threads (workers, then reserve threads), the devices, then the threads of
    the program outside the pool, each its own (numbered from 0 in that order) */
-static int dag__trace_rows_of_pool(void) { return dag__slots(); }
 static int dag__trace_row(const dag__trace_event *e) {
-    int pool = dag__trace_rows_of_pool();
+    int pool = dag__slots();
     if (e->processor) return pool + e->processor - 1;
     return e->worker >= 0 ? e->worker : pool + dag__devices_num() + (-1 - e->worker);
 }
-static int dag__trace_rows(void) {
-    int guests = 0;
-    for (dag__worker *g = dag__guests(); g; g = g->next_guest) guests++;
-    return dag__trace_rows_of_pool() + dag__devices_num() + guests;
-}
+static int dag__trace_rows(void) { return dag__slots() + dag__devices_num() + dag__guest_records(); }
 static void dag__trace_row_name(int row, char *name, size_t size) {
-    int pool = dag__trace_rows_of_pool(), devices = dag__devices_num();
+    int pool = dag__slots(), devices = dag__devices_num();
     if (row < dag__g.num_workers) snprintf(name, size, "worker %d", row + 1);
     else if (row < pool) snprintf(name, size, "reserve thread %d", row - dag__g.num_workers + 1);
     else if (row < pool + devices) dag__dev_short_name(row - pool, name, size);
@@ -8126,11 +8126,11 @@ dag_result dag_trace_write_json(const char *path) {
     int rows = dag__trace_rows();
     for (int r = 0; r < rows; r++) {
         char name[200];
-        bool device = r >= dag__trace_rows_of_pool() && r < dag__trace_rows_of_pool() + dag__devices_num();
+        bool device = r >= dag__slots() && r < dag__slots() + dag__devices_num();
         fprintf(f, "%s\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":",
                 o.first ? "" : ",", r + 1);
         o.first = 0;
-        if (device) dag__dev_name(r - dag__trace_rows_of_pool(), name, sizeof name);
+        if (device) dag__dev_name(r - dag__slots(), name, sizeof name);
         else dag__trace_row_name(r, name, sizeof name);
         dag__json_string(f, name);
         fprintf(f, "}}");
