@@ -350,24 +350,22 @@ CXX_WARN := -std=c++17 -Wall -Wextra -Werror
 CXX_STRICT_WARN := -std=c++17 -pedantic -Wall -Wextra -Werror -Wno-missing-field-initializers -Wold-style-cast \
     -Wzero-as-null-pointer-constant
 CXX_SUITES := behaviour cxx
+# one recipe per compiler for both sources: a .c suite is read as C++ (-x c++)
+CXX_GXX   = @mkdir -p $(@D); $(CXX) $(CXX_WARN) -Wno-missing-field-initializers $(1) -I. -Itests \
+            $(if $(filter %.c,$<),-x c++) $< -o $@ -pthread -lm
+CXX_CLANG = @mkdir -p $(@D); $(CLANGXX) $(CXX_WARN) -O2 -g -I. -Itests $(if $(filter %.c,$<),-x c++) $< -o $@ -pthread -lm
 $(B)/cxx/test_%: tests/test_%.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CXX_WARN) -Wno-missing-field-initializers -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+	$(call CXX_GXX,-O2 -g)
+$(B)/cxx/test_%: tests/test_%.cc $(HEADERS)
+	$(call CXX_GXX,-O2 -g)
 $(B)/clangxx/test_%: tests/test_%.c $(HEADERS)
-	@mkdir -p $(@D)
-	$(CLANGXX) $(CXX_WARN) -O2 -g -I. -Itests -x c++ $< -o $@ -pthread -lm
+	$(CXX_CLANG)
+$(B)/clangxx/test_%: tests/test_%.cc $(HEADERS)
+	$(CXX_CLANG)
 # tests/test_cxx.cc: what C++ alone has (exceptions through blocks, Val converted as a C++
 # call converts), also under ASan and UBSan: the exception test is a use after free without its fix
-$(B)/cxx/test_%: tests/test_%.cc $(HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CXX_WARN) -Wno-missing-field-initializers -O2 -g -I. -Itests $< -o $@ -pthread -lm
-$(B)/clangxx/test_%: tests/test_%.cc $(HEADERS)
-	@mkdir -p $(@D)
-	$(CLANGXX) $(CXX_WARN) -O2 -g -I. -Itests $< -o $@ -pthread -lm
 $(B)/cxx-asan/test_%: tests/test_%.cc $(HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CXX_WARN) -Wno-missing-field-initializers -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	    -I. -Itests $< -o $@ -pthread -lm
+	$(call CXX_GXX,-O1 -g -fsanitize=address -fsanitize=undefined -fno-omit-frame-pointer)
 test-cxx:
 	@$(call need,cxx,$(CXX) $(CLANGXX),,apt-get install g++ clang) $(MAKE) --no-print-directory test-cxx-run
 test-cxx-run: $(CXX_SUITES:%=$(B)/cxx/test_%) $(CXX_SUITES:%=$(B)/clangxx/test_%) $(B)/cxx-asan/test_cxx
