@@ -28,12 +28,9 @@ printed. The factors must agree: every side prints the sum of L's lower triangle
 """
 import argparse, os, statistics, subprocess, sys
 
+from openblas_kernel import coretype
+
 B = "build/bench"
-
-
-def coretype():
-    flags = open("/proc/cpuinfo").read()
-    return "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else ""
 
 
 def run(cmd, env):

@@ -23,13 +23,10 @@ bound of the algorithm on the grid (bench/cholesky_comm.py).
 """
 import argparse, os, re, statistics, subprocess, sys
 
+from openblas_kernel import coretype
+
 B = "build/bench"
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
-
-
-def coretype():
-    flags = open("/proc/cpuinfo").read()
-    return "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else ""
 
 
 def run(np_, prog, args, env):

@@ -20,12 +20,9 @@ and pivots must agree: every side prints a checksum of the factor and the pivots
 """
 import argparse, os, statistics, subprocess, sys
 
+from openblas_kernel import coretype
+
 B = "build/bench"
-
-
-def coretype():
-    flags = open("/proc/cpuinfo").read()
-    return "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else ""
 
 
 def run(cmd, env):

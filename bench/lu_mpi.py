@@ -22,13 +22,10 @@ every side's must agree.
 """
 import argparse, os, statistics, subprocess, sys
 
+from openblas_kernel import coretype
+
 B = "build/bench"
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe"]
-
-
-def coretype():
-    flags = open("/proc/cpuinfo").read()
-    return "SkylakeX" if " avx512f" in flags else "Haswell" if " avx2" in flags else ""
 
 
 def run(np_, prog, args, env):

@@ -98,13 +98,11 @@ BENCH_HAVE_STARPUMPI := $(if $(wildcard $(BENCH_LAPACKE_H)),$(shell pkg-config -
 BENCH_MPI_HINT       ?= apt-get install openmpi-bin libopenmpi-dev libopenblas-dev liblapacke-dev
 
 # the number of ranks, their P x Q grid (as "P Q"), the mpirun line and the environment of the runs:
-# one OpenBLAS thread and one StarPU worker per rank, and the kernels bench/cholesky.py picks: SkylakeX
-# where the CPU has AVX-512 (they stop with an illegal instruction where it has not), else Haswell's
+# one OpenBLAS thread and one StarPU worker per rank, and the kernels of bench/openblas_kernel.py
 BENCH_MPI_NP   ?= 2
 BENCH_MPI_GRID ?= 1 $(BENCH_MPI_NP)
 BENCH_MPIRUN   ?= mpirun --allow-run-as-root --oversubscribe -np $(BENCH_MPI_NP)
-BENCH_CORETYPE ?= $(shell grep -q ' avx512f' /proc/cpuinfo 2>/dev/null && echo SkylakeX || \
-                    (grep -q ' avx2' /proc/cpuinfo 2>/dev/null && echo Haswell))
+BENCH_CORETYPE ?= $(shell cd bench && python3 -c 'from openblas_kernel import coretype; print(coretype())' 2>/dev/null)
 BENCH_MPI_ENV  ?= OPENBLAS_NUM_THREADS=1 $(if $(BENCH_CORETYPE),OPENBLAS_CORETYPE=$(BENCH_CORETYPE)) STARPU_NCPU=1 STARPU_SILENT=1
 BENCH_MPI_BINS  = $(BENCH_OUT)/cholesky_scalapack $(BENCH_OUT)/cholesky_starpu_mpi
 
