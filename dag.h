@@ -2016,6 +2016,8 @@ struct dag__worker {
     DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
     DAG__ATOMIC(int) parked;                    /* a reserve thread out of service (set under sleep_lock) */
+    DAG__ATOMIC(int) looking;                   /* 1 while it runs no task: it looks for one, sleeps, or is outside */
+                                           /* dag.h (dag__others_running reads it; dag__help_until sets it) */
     /* trace */
     dag__mutex trace_lock;                 /* its trace, grown here while a program thread reads it */
     struct dag__trace_event *events;
@@ -4212,17 +4214,19 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
     uint64_t idle_since = 0;
     bool waiting = false, blocked = false;
     dag__isolation saved = dag__isolate(w);
+    int was_looking = atomic_load_explicit(&w->looking, memory_order_relaxed);   /* (0: a body waits here) */
     while (!done(arg)) {
         dag__task *t = dag__stack_room(w) ? dag__find_work(w) : NULL;
         if (t) {
             if (blocked) dag__stand_down(w);
             if (waiting) dag__wait_end(w);   /* its thread's one slot is for the waits this task makes */
             waiting = blocked = false;
+            if (idle) atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
             dag__run_found(w, t);
             idle = 0;
             continue;
         }
-        ++idle;
+        if (++idle == 1) atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
         dag__context *ctx = dag__tls_ctx;
         if (!blocked && ctx && ctx->task && idle >= 256) {
             if (idle < 320) {
@@ -4252,6 +4256,7 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
     if (blocked) dag__stand_down(w);
     if (waiting) dag__wait_end(w);
     dag__unisolate(w, saved);
+    atomic_store_explicit(&w->looking, was_looking, memory_order_relaxed);
     return result;
 }
 
@@ -5343,22 +5348,67 @@ static dag__task *dag__record_from_stack(dag__worker *w, dag__task *local, uint3
     return t;
 }
 
+/* Whether a thread other than self runs a task now (see dag__worker.looking;
+   a parked reserve thread runs none). */
+static bool dag__others_running(const dag__worker *self) {
+    int n = dag__slots();
+    for (int i = 0; i < n; i++) {
+        dag__worker *x = &dag__g.workers[i];
+        if (x != self && !atomic_load_explicit(&x->looking, memory_order_relaxed) &&
+            !atomic_load_explicit(&x->parked, memory_order_relaxed))
+            return true;
+    }
+    return false;
+}
+
+/* A short timed sleep on the thread's own condition (no waker looks for it:
+   it wakes when the time is up, or earlier, which is fine). */
+static void dag__nap(dag__worker *w, uint64_t ns) {
+    uint64_t deadline = dag__now_ns() + ns;
+    struct timespec ts;
+    ts.tv_sec = (time_t)(deadline / 1000000000u);
+    ts.tv_nsec = (long)(deadline % 1000000000u);
+    dag__mutex_lock(&w->park_lock);
+    dag__cond_timedwait(&w->cond, &w->park_lock, &ts);
+    dag__mutex_unlock(&w->park_lock);
+}
+
 /* A spawner far ahead of the workers (more than DAG__WINDOW unfinished tasks
-   per worker in its region) runs ready tasks until it is halfway back. The
-   dependency state it keeps then stays small and warm, like libgomp's cap on
-   live tasks. It never blocks: with nothing ready it spawns on. */
+   per worker in its region) runs ready tasks until it is halfway back and,
+   with none it may run, waits for the other threads to finish theirs. The
+   dependency state it keeps then stays small and warm (libgomp caps its live
+   tasks so), and a stream of tasks (a pipeline: stages ordered by InOut, a
+   parallel stage between) holds a few windows of records, not the whole
+   stream (TBB's pipeline has its tokens for that). It waits only while the
+   region moves: when no other thread runs a task, or none of the region's
+   tasks has finished for DAG__STALL_NS (what is left waits for an event, a
+   device or another rank, or runs long), it spawns on, so a spawner whose
+   tasks wait for its own later dag_fulfill never hangs here. */
 #define DAG__WINDOW 256
+#define DAG__STALL_NS 2000000u
+static inline int64_t dag__region_live(const dag__region *r) {
+    return r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
+}
 static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     dag__failed_sweep_if_due(w, r);
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
-    int64_t live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
+    int64_t live = dag__region_live(r), last = live;
     if (live <= limit || !dag__stack_room(w)) return;
     dag__isolation saved = dag__isolate(w);
-    while (live > limit / 2) {
+    uint64_t moved_at = 0;
+    for (int idle = 0; live > limit / 2; live = dag__region_live(r)) {
         dag__task *t = dag__find_work(w);
-        if (!t) break;
-        dag__run_found(w, t);
-        live = r->spawned - (DAG__OPEN - atomic_load_explicit(&r->count, memory_order_relaxed));
+        if (t) {
+            dag__run_found(w, t);
+            idle = 0;
+            continue;
+        }
+        if (!dag__others_running(w)) break;
+        uint64_t now = dag__now_ns();
+        if (!moved_at || live < last) last = live, moved_at = now;
+        else if (now - moved_at > DAG__STALL_NS) break;
+        if (++idle < 64) DAG__PAUSE();
+        else dag__nap(w, 50000);
     }
     dag__unisolate(w, saved);
 }
@@ -7350,6 +7400,7 @@ static void dag__worker_init(dag__worker *w, int index) {
     atomic_init(&w->waiting_for, NULL);
     atomic_init(&w->blocked, 0);
     atomic_init(&w->parked, 0);
+    atomic_init(&w->looking, 1);
     atomic_init(&w->sleeps, 0);
     /* only ever touched atomically; a reserve thread's are read as soon as
        num_slots counts it, an edge helgrind cannot see */
@@ -7357,6 +7408,7 @@ static void dag__worker_init(dag__worker *w, int index) {
     DAG__HG_IGNORE(&w->waiting_for, sizeof w->waiting_for);
     DAG__HG_IGNORE(&w->blocked, sizeof w->blocked);
     DAG__HG_IGNORE(&w->parked, sizeof w->parked);
+    DAG__HG_IGNORE(&w->looking, sizeof w->looking);
     DAG__HG_IGNORE(&w->sleeps, sizeof w->sleeps);
     dag__pool_init(&w->tasks, sizeof(dag__task), DAG__CACHE_LINE);
     dag__pool_init(&w->edges, sizeof(dag__edge), 16);

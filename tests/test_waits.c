@@ -1623,6 +1623,86 @@ TEST(tasks_on_spans_leave_no_records_behind_after_dag_wait_all) {
     dag_shutdown();
 }
 
+/* A stream (TBB's parallel_pipeline ported: a serial input stage and a serial output stage ordered by
+   InOut on their states, a parallel stage between, 8 slots reused in turn) spawned by the program in one
+   block: the spawner waits for the workers once it is a few windows ahead, so the live tasks stay a few
+   windows, not the stream (it reached millions of records for 2 million items). */
+static long pipe_next, pipe_expect, pipe_wrong;
+static long pipe_slot[8];
+static uint64_t pipe_val[8], pipe_hash;
+static uint64_t pipe_work(long id) {
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < 200; k++) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
+DAG_TASK(void, pipe_in, (long *, next), (long *, id)) { *id = (*next)++; }
+DAG_TASK(void, pipe_mid, (const long *, id), (uint64_t *, val)) { *val = pipe_work(*id); }
+DAG_TASK(void, pipe_out, (long *, expect), (const long *, id), (const uint64_t *, val)) {
+    if (*id != (*expect)++) pipe_wrong++;
+    pipe_hash = pipe_hash * 31 + *val;
+}
+TEST(a_pipeline_stream_keeps_a_few_windows_of_tasks_live_not_the_whole_stream) {
+    setup_quiet(2);
+    long items = test_scaled(200000, 20000);
+    size_t most = 0;
+    pipe_next = pipe_expect = pipe_wrong = 0;
+    pipe_hash = 0;
+    DAG_DATADEPS {
+        for (long i = 0; i < items; i++) {
+            int s = (int)(i % 8);
+            dag_spawn(pipe_in, InOut(&pipe_next, 1), Out(&pipe_slot[s], 1));
+            dag_spawn(pipe_mid, In(&pipe_slot[s], 1), Out(&pipe_val[s], 1));
+            dag_spawn(pipe_out, InOut(&pipe_expect, 1), In(&pipe_slot[s], 1), In(&pipe_val[s], 1));
+            if (i % 256 == 0) {
+                size_t live = dag_get_stats().tasks_live;
+                most = live > most ? live : most;
+            }
+        }
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    uint64_t want = 0;
+    for (long i = 0; i < items; i++) want = want * 31 + pipe_work(i);
+    CHECK(pipe_hash == want);
+    CHECK_EQ_INT((int)pipe_wrong, 0);
+    CHECK(pipe_expect == items);
+    printf("     %ld items: at most %zu tasks live\n", items, most);
+    CHECK(most < 4 * 256 * 2);   /* the window is 256 tasks a worker */
+    dag_shutdown();
+}
+
+/* The waiting above must not wait for what only the spawner can finish: tasks that detach and are
+   fulfilled by the program after its spawn loop (on 2 and 3 threads: on 1, the program's thread alone
+   would run the bodies, and it waits for them outside dag.h). */
+#define SELF_FULFIL 3000
+static dag_event self_events[SELF_FULFIL];
+static atomic_int self_posted;
+DAG_TASK(long, detach_for_the_spawner, (int, i)) {
+    self_events[i] = dag_detach();
+    atomic_fetch_add(&self_posted, 1);
+    return i;
+}
+TEST(a_spawner_far_ahead_does_not_wait_for_tasks_only_its_own_later_fulfilments_finish) {
+    for (int threads = 2; threads <= 3; threads++) {
+        setup_quiet(threads);
+        atomic_store(&self_posted, 0);
+        static dag_task h[SELF_FULFIL];
+        DAG_DATADEPS {
+            for (int i = 0; i < SELF_FULFIL; i++) h[i] = dag_spawn(detach_for_the_spawner, Val(i));
+            while (atomic_load(&self_posted) < SELF_FULFIL) test_spin_us(50);
+            for (int i = 0; i < SELF_FULFIL; i++) CHECK_EQ_INT(dag_fulfill(self_events[i], DAG_OK), DAG_OK);
+            long sum = 0;
+            for (int i = 0; i < SELF_FULFIL; i++) {
+                long v = -1;
+                CHECK_EQ_INT(dag_fetch(h[i], &v), DAG_OK);
+                sum += v;
+            }
+            CHECK(sum == (long)SELF_FULFIL * (SELF_FULFIL - 1) / 2);
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        dag_shutdown();
+    }
+}
+
 /* The same loop with the tasks run inside their spawns (.run_inline), half of them failing: their
    failures are swept as the plain spawns' are; and neither keeps a description of each failure. */
 DAG_TASK(long, fails_when_odd, (int, i)) {
@@ -1787,6 +1867,8 @@ int main(void) {
     RUN(program_threads_whose_tasks_wait_in_their_bodies_never_hang);
     RUN(failed_tasks_fetched_and_released_in_a_long_loop_leave_no_records_behind);
     RUN(tasks_on_spans_leave_no_records_behind_after_dag_wait_all);
+    RUN(a_pipeline_stream_keeps_a_few_windows_of_tasks_live_not_the_whole_stream);
+    RUN(a_spawner_far_ahead_does_not_wait_for_tasks_only_its_own_later_fulfilments_finish);
     RUN(when_the_thread_that_set_up_exits_the_next_thread_takes_its_place);
     RUN(failures_of_tasks_run_inside_their_spawns_are_let_go_and_their_words_too);
     RUN(two_threads_fetching_one_task_at_once_get_its_result_once);
