@@ -759,9 +759,17 @@ const char *dag_task_message(dag_task t);
    has seen that (it should return early; one that never asks finishes as
    usual); a finished one is left as it is. dag_region_cancel
    does that to every task of the innermost open DAG_DATADEPS or
-   DAG_SEQUENTIAL of the caller (or its root), spawned or to be spawned. */
+   DAG_SEQUENTIAL of the caller (or its root), spawned or to be spawned. A
+   cancel reaches the whole subtree: the tasks a cancelled running task's
+   body spawns, and those of blocks inside a cancelled block, are cancelled
+   too. */
 dag_result dag_cancel(dag_task t);
 void dag_region_cancel(void);
+/* Inside a body: cancels the block its task was spawned in (TBB's
+   task_group::cancel() from one of the group's tasks, OpenMP's cancel
+   taskgroup): the siblings not started never run, running ones (this task
+   too) see dag_cancelled(). DAG_ERR_INVALID_ARGUMENT outside a body. */
+dag_result dag_cancel_siblings(void);
 bool dag_cancelled(void);                        /* inside a body: was its task cancelled? */
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
    costs its own bytes plus 32 until then; dag_get_stats counts them), and a
@@ -1927,6 +1935,7 @@ typedef struct dag__task_list { dag__task **items; size_t count, cap; } dag__tas
 struct dag__region {
     DAG__ALIGNAS(DAG__CACHE_LINE) DAG__ATOMIC(int64_t) count;   /* see above; written by finishing tasks */
     DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
+    DAG__ATOMIC(uint64_t) cancel_seen;          /* cancel_gen << 1 | whether a cancel reaches it, as last seen */
     DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
     DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
     DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
@@ -2084,7 +2093,7 @@ typedef struct dag__state {
     DAG__ATOMIC(int) reserve_active;            /* reserve threads in service */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
-    DAG__ATOMIC(int) regions_cancelled;         /* dag_region_cancel was called (see dag__cancel_asked) */
+    DAG__ATOMIC(uint64_t) cancel_gen;           /* cancels made so far (see dag__cancel_asked); 0: none */
     /* results kept past their regions (>>kept results) */
     dag__mutex kept_lock;
     struct dag__kept **kept_buckets;
@@ -3152,6 +3161,7 @@ static dag__region *dag__region_new(int kind) {
     dag__region *r = dag__region_alloc(dag__region_cache_owner());
     atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
     atomic_store_explicit(&r->cancelled, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->cancel_seen, 0, memory_order_relaxed);
     r->spawned = 0;
     atomic_store_explicit(&r->first_error, 0, memory_order_relaxed);
     atomic_store_explicit(&r->first_cancel, 0, memory_order_relaxed);
@@ -3611,13 +3621,46 @@ static DAG__NOINLINE void dag__failed_sweep(dag__worker *w, dag__region *r) {
 }
 
 /* >>execute */
-/* The region's flag is read only once some region was cancelled: its line
-   is written by every spawn, and the global flag's by nobody. */
+/* Whether a cancel reaches region r's tasks: r's own (dag_region_cancel,
+   dag_cancel_siblings), an enclosing block's, or that of the task whose body
+   r belongs to, and so on up: a cancelled task or block stops its whole
+   subtree, as TBB's nested groups and OpenMP's taskgroups do. The answer is
+   kept in each region on the way for the current cancel generation, so a
+   deep recursion walks its ancestors once per cancel made, not per task.
+   Every region and task on the way is an ancestor of a live task: none has
+   ended. */
+static inline dag__region *dag__cancel_up(dag__region *x, bool *yes) {
+    if (atomic_load_explicit(&x->counter->cancelled, memory_order_relaxed)) return *yes = true, NULL;
+    if (x->outer) return x->outer;
+    dag__task *p = x->parent;
+    if (!p) return NULL;
+    if (atomic_load_explicit(&p->cancel, memory_order_relaxed)) return *yes = true, NULL;
+    return p->region;
+}
+static DAG__NOINLINE bool dag__cancel_reaches(dag__region *r) {
+    uint64_t gen = atomic_load_explicit(&dag__g.cancel_gen, memory_order_acquire);
+    bool yes = false;
+    dag__region *stop = r;
+    for (; stop; stop = dag__cancel_up(stop, &yes)) {
+        uint64_t seen = atomic_load_explicit(&stop->cancel_seen, memory_order_relaxed);
+        if (seen >> 1 == gen) {
+            yes = seen & 1;
+            break;
+        }
+    }
+    bool unused;
+    for (dag__region *x = r; x != stop; x = dag__cancel_up(x, &unused))
+        atomic_store_explicit(&x->cancel_seen, gen << 1 | (uint64_t)yes, memory_order_relaxed);
+    return yes;
+}
+/* Regions are looked at only once some cancel was made: a region's first
+   line is written by every finishing task, and the generation's by nobody. */
 static inline bool dag__cancel_asked(dag__task *t) {
     return atomic_load_explicit(&t->cancel, memory_order_relaxed) ||
-           (DAG__UNLIKELY(atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed)) && t->region &&
-            atomic_load_explicit(&t->region->cancelled, memory_order_relaxed));
+           (DAG__UNLIKELY(atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed)) && t->region &&
+            dag__cancel_reaches(t->region));
 }
+static void dag__cancel_made(void) { atomic_fetch_add(&dag__g.cancel_gen, 1); }
 
 static bool dag__end_body(dag__worker *w, dag__context *ctx);
 static void dag__finish_root(dag__worker *w, dag__task *t);
@@ -3659,7 +3702,7 @@ static DAG__HOT bool dag__execute(dag__worker *w, dag__task *t) {
     /* dag_cancel sets failed_dep too (to the task's own cause), so one test
        covers both until some region is cancelled */
     if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_acquire) ||
-                      atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed)) &&
+                      atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed)) &&
         (atomic_load_explicit(&t->failed_dep, memory_order_acquire) || dag__cancel_asked(t)) &&
         !(t->flags & DAG__TF_ALWAYS_RUNS)) {
         int s = dag__cancel_asked(t) ? DAG_ERR_CANCELLED : DAG_ERR_DEPENDENCY_FAILED;
@@ -6186,7 +6229,7 @@ static DAG__HOT dag_task dag__run_here(dag__worker *w, dag__context *ctx, dag__r
        its body, and the bytes the front packed (in its caller's frame, a
        writable buffer) serve the body as they are: copied, they would be read
        back in wider loads than they were stored in, which stalls. */
-    bool runs = DAG__LIKELY(!r->cancel && !atomic_load_explicit(&dag__g.regions_cancelled, memory_order_relaxed));
+    bool runs = DAG__LIKELY(!r->cancel && !atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed));
     void *body_args = (void *)(uintptr_t)packed;
     if (!runs || !packed) {
         dag__fill_args(local.args, desc, args, num_args, packed);
@@ -6519,6 +6562,7 @@ dag_result dag_cancel(dag_task h) {
         const char *cause = dag__cause_new(dag__task_name(h.ptr), "was cancelled");   /* what its dependents and region will say */
         dag__cause_set(&h.ptr->failed_dep, cause);
         dag__cause_drop(cause);
+        dag__cancel_made();   /* a running task's children see it too */
     }
     dag__decref(dag__tls_worker, h.ptr);
     return DAG_OK;
@@ -6528,7 +6572,18 @@ void dag_region_cancel(void) {
     dag__context *ctx = dag__current_context();
     if (!ctx) return;
     atomic_store(&dag__ctx_top(dag__tls_worker, ctx)->counter->cancelled, 1);
-    atomic_store(&dag__g.regions_cancelled, 1);
+    dag__cancel_made();
+}
+
+dag_result dag_cancel_siblings(void) {
+    dag__context *ctx = dag__current_context();
+    if (!ctx) return DAG_ERR_SHUT_DOWN;
+    if (!ctx->task || !ctx->task->region)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_cancel_siblings: called outside a task body (the "
+                                    "program's own blocks are cancelled with dag_region_cancel)");
+    atomic_store(&ctx->task->region->cancelled, 1);
+    dag__cancel_made();
+    return DAG_OK;
 }
 
 /* A body that sees its cancel and returns early has been cancelled: its
@@ -6979,7 +7034,7 @@ dag_result dag_wait_all(void) {
         if (ctx->domain) dag__domain_clear(w, ctx->domain);   /* its tasks have finished: their spans order nothing now */
         atomic_store(&root->first_error, 0);
         atomic_store(&root->unseen, 0);
-        atomic_store(&root->cancelled, 0);
+        if (atomic_exchange(&root->cancelled, 0)) dag__cancel_made();   /* what saw it cancelled asks again */
         atomic_store(&root->first_cancel, 0);
         dag__cause_clear(&root->failed_name);
         root->spawn_error = 0;
@@ -7635,7 +7690,7 @@ static void dag__state_init(void) {
     atomic_store(&dag__g.inject_count, 0);
     atomic_store(&dag__g.prio_count, 0);
     atomic_store(&dag__g.blocked, 0);
-    atomic_store(&dag__g.regions_cancelled, 0);
+    atomic_store(&dag__g.cancel_gen, 0);
     dag__mutex_init(&dag__g.kept_lock);
     atomic_store(&dag__g.reserve_active, 0);
     dag__g.reserve_peak = 0;

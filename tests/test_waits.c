@@ -1063,6 +1063,91 @@ TEST(a_cancelled_region_runs_none_of_its_unstarted_tasks) {
     dag_shutdown();
 }
 
+/* A cancel reaches a running task's subtree (TBB's nested groups, OpenMP's taskgroup): the children its
+   body spawns afterwards, or that have not started, never run, whether the program cancelled its block
+   or the task itself. Each child waits for a gate the program opens after the cancel, so none can finish
+   early; at most the children already running when the cancel came run (2 workers). */
+static atomic_int subtree_ran, subtree_started, subtree_queued;
+DAG_TASK(void, subtree_child, (int, i)) {
+    (void)i;
+    atomic_fetch_add(&subtree_started, 1);
+    while (!atomic_load(&gate_open)) test_spin_us(20);
+    atomic_fetch_add(&subtree_ran, 1);
+}
+DAG_TASK(int, subtree_parent, (int, n)) {
+    dag_result r;
+    DAG_DATADEPS {
+        for (int i = 0; i < n; i++) {
+            dag_spawn(subtree_child, Val(i));
+            if (i == 10) atomic_store(&subtree_queued, 1);   /* tell the program: some are queued */
+        }
+    }
+    r = dag_last_region_result();
+    return r;
+}
+TEST(a_cancel_reaches_the_children_of_a_running_task) {
+    for (int how = 0; how < 2; how++) {   /* dag_region_cancel of the program's block, dag_cancel of the task */
+        setup_quiet(2);
+        atomic_store(&gate_open, 0);
+        atomic_store(&subtree_queued, 0);
+        atomic_store(&subtree_ran, 0);
+        atomic_store(&subtree_started, 0);
+        int got = -1;
+        DAG_DATADEPS {
+            dag_task p = dag_spawn(subtree_parent, Val(100));
+            while (!atomic_load(&subtree_queued)) test_spin_us(20);
+            if (how == 1) CHECK_EQ_INT(dag_cancel(p), DAG_OK);
+            else dag_region_cancel();
+            atomic_store(&gate_open, 1);
+            int s = dag_fetch(p, &got);
+            CHECK(s == DAG_OK || s == DAG_ERR_CANCELLED);
+        }
+        int ran = atomic_load(&subtree_ran);
+        printf("     cancel %d: %d of 100 children ran\n", how, ran);
+        CHECK(ran <= 4);   /* those running when the cancel came (started meanwhile: 2 workers, 2 waits) */
+        CHECK(atomic_load(&subtree_started) == ran);
+        dag_shutdown();
+    }
+}
+
+/* dag_cancel_siblings: the task that finds what a parallel search looks for stops the others (TBB's
+   task_group::cancel() from inside the group); the block says it was cancelled; outside a body it is
+   refused; the next block runs as usual. */
+static atomic_int search_ran, search_found;
+DAG_TASK(void, search_part, (int, i), (int, key)) {
+    if (dag_cancelled()) return;
+    atomic_fetch_add(&search_ran, 1);
+    test_spin_us(200);
+    if (i == key) {
+        atomic_store(&search_found, i);
+        CHECK_EQ_INT(dag_cancel_siblings(), DAG_OK);
+    }
+}
+DAG_TASK(int, search_all, (int, n), (int, key)) {
+    DAG_DATADEPS {
+        for (int i = 0; i < n; i++) dag_spawn(search_part, Val(i), Val(key));
+    }
+    return dag_last_region_result();
+}
+TEST(dag_cancel_siblings_stops_the_rest_of_a_parallel_search) {
+    setup_quiet(2);
+    atomic_store(&search_ran, 0);
+    atomic_store(&search_found, -1);
+    int r = -1;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(search_all, Val(400), Val(5)), &r), DAG_OK);
+    CHECK_EQ_INT(r, DAG_ERR_CANCELLED);
+    CHECK_EQ_INT(atomic_load(&search_found), 5);
+    int ran = atomic_load(&search_ran);
+    printf("     %d of 400 parts ran\n", ran);
+    CHECK(ran < 100);
+    CHECK_EQ_INT(dag_cancel_siblings(), DAG_ERR_INVALID_ARGUMENT);   /* the program is no task */
+    atomic_store(&search_ran, 0);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(search_all, Val(50), Val(-1)), &r), DAG_OK);
+    CHECK_EQ_INT(r, DAG_OK);
+    CHECK_EQ_INT(atomic_load(&search_ran), 50);
+    dag_shutdown();
+}
+
 /* An inline spawn (OpenMP's if(0)) in a cancelled region: not run, and its
    handle says so; in the next region the same spawn runs with its arguments.
    In a body's own region (where spawns take their shortest way) and in a
@@ -1855,6 +1940,8 @@ int main(void) {
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
+    RUN(a_cancel_reaches_the_children_of_a_running_task);
+    RUN(dag_cancel_siblings_stops_the_rest_of_a_parallel_search);
     RUN(an_inline_spawn_in_a_cancelled_region_does_not_run);
     RUN(a_dependents_message_carries_the_root_failures_own_words);
     RUN(a_detached_task_finishes_and_frees_its_dependents_only_once_fulfilled);
