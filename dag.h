@@ -551,8 +551,11 @@ typedef struct dag_stats {
     uint64_t tasks_spawned, tasks_run, tasks_stolen, tasks_inlined;   /* tasks_run: finished, their bodies
                                      run or skipped (a cancelled task, or one whose dependency failed) */
     uint64_t records_allocated;   /* task records ever carved from slabs */
-    size_t tasks_live;            /* task records in use now: tasks not finished, and finished ones whose
-                                     result a region still holds for dag_fetch (see results_kept for the rest) */
+    size_t tasks_live;            /* task records in use now: tasks not finished, finished ones whose
+                                     result a region still holds for dag_fetch (see results_kept for the
+                                     rest), and finished ones still named as a span's last access in their
+                                     spawner's dependency table (at most one a span: a later spawn on the
+                                     span, or dag_wait_all, lets them go) */
     size_t bytes_per_task;        /* bytes of one task record */
     size_t record_bytes;          /* bytes held by task-record slabs */
     int reserve_threads;          /* threads started to stand in for waits that blocked */
