@@ -3633,12 +3633,13 @@ static DAG__NOINLINE void dag__failed_sweep(dag__worker *w, dag__region *r) {
    Every region and task on the way is an ancestor of a live task: none has
    ended. */
 static inline dag__region *dag__cancel_up(dag__region *x, bool *yes) {
-    if (atomic_load_explicit(&x->counter->cancelled, memory_order_relaxed)) return *yes = true, NULL;
-    if (x->outer) return x->outer;
-    dag__task *p = x->parent;
-    if (!p) return NULL;
-    if (atomic_load_explicit(&p->cancel, memory_order_relaxed)) return *yes = true, NULL;
-    return p->region;
+    dag__task *p = x->outer ? NULL : x->parent;
+    if (atomic_load_explicit(&x->counter->cancelled, memory_order_relaxed) ||
+        (p && atomic_load_explicit(&p->cancel, memory_order_relaxed))) {
+        *yes = true;
+        return DAG__NULL;
+    }
+    return x->outer ? x->outer : p ? p->region : DAG__NULL;
 }
 static DAG__NOINLINE bool dag__cancel_reaches(dag__region *r) {
     uint64_t gen = atomic_load_explicit(&dag__g.cancel_gen, memory_order_acquire);

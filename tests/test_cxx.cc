@@ -162,6 +162,32 @@ static void count_logger(dag_log_level level, int item, const char *message, voi
 }
 
 // As a C++ global's constructor does: a call into dag.h before dag_setup sets up with the defaults.
+// TBB's parallel_for stops its other chunks when one throws; the guide's way in dag.h: catch in the
+// body, dag_cancel_siblings(), rethrow. The chunks not started never run; the block fails with the
+// exception's words.
+static std::atomic<int> chunks_ran{0};
+DAG_TASK(void, chunk_or_throw, (int, i)) {
+    if (dag_cancelled()) return;
+    try {
+        chunks_ran++;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        if (i == 3) throw std::runtime_error("chunk 3 failed");
+    } catch (...) {
+        dag_cancel_siblings();
+        throw;
+    }
+}
+TEST(a_chunk_that_throws_and_cancels_its_siblings_stops_the_rest_of_the_loop) {
+    chunks_ran = 0;
+    DAG_DATADEPS {
+        for (int i = 0; i < 300; i++) dag_spawn(chunk_or_throw, Val(i));
+    }
+    dag_result r = dag_last_region_result();
+    CHECK(r == DAG_ERR_TASK_FAILED || r == DAG_ERR_CANCELLED);
+    std::printf("     %d of 300 chunks ran\n", chunks_ran.load());
+    CHECK(chunks_ran.load() < 150);
+}
+
 TEST(dag_setup_after_an_implicit_set_up_says_its_desc_was_not_applied) {
     int r = 0;
     CHECK_EQ_INT(dag_fetch(dag_spawn(b_of, Val((const B *)nullptr)), &r), DAG_OK);   // sets up
@@ -192,6 +218,7 @@ int main() {
     RUN(a_body_that_throws_inside_its_block_fails_its_task_after_its_children_finish);
     RUN(val_converts_as_a_cxx_call_does_derived_to_base_null_and_functions);
     RUN(vals_written_into_a_dag_arg_are_plain_arguments);
+    RUN(a_chunk_that_throws_and_cancels_its_siblings_stops_the_rest_of_the_loop);
     dag_shutdown();   // (its result is the failures above, which the tests expected)
     return test_summary();
 }
