@@ -777,7 +777,10 @@ bool dag_cancelled(void);                        /* inside a body: was its task 
 /* Drops t's result: kept past its region otherwise, for dag_fetch (a result
    costs its own bytes plus 32 until then; dag_get_stats counts them), and a
    failure kept for dag_wait (a void task's too). A spent handle (fetched,
-   or released already) returns DAG_ERR_STALE_HANDLE and changes nothing. */
+   or released already) returns DAG_ERR_STALE_HANDLE and changes nothing.
+   A void task that finished fine keeps nothing once its region has ended
+   (or dag_wait_all returned): releasing its handle then is DAG_OK, however
+   often, since no record is left to tell whether it was released before. */
 dag_result dag_release(dag_task t);
 /* Detached work (OpenMP's detach clause, omp_fulfill_event): a body that
    hands its work to something outside dag.h (an MPI request, a device's
@@ -2830,24 +2833,41 @@ static void dag__heap_push(dag__task *t) {
     dag__mutex_unlock(&dag__g.prio_lock);
 }
 
-/* The highest priority task, if `ok` accepts it (NULL: any). */
+/* Takes heap[i] out, the heap kept (under prio_lock). */
+static dag__task *dag__heap_take_at(size_t i) {
+    dag__task *t = dag__g.heap[i], *last = dag__g.heap[--dag__g.heap_count];
+    size_t n = dag__g.heap_count;
+    if (i == n) return t;
+    while (i > 0 && dag__g.heap[(i - 1) / 2]->extra->priority < last->extra->priority) {   /* up */
+        dag__g.heap[i] = dag__g.heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    for (;;) {   /* down */
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && dag__g.heap[c + 1]->extra->priority > dag__g.heap[c]->extra->priority) c++;
+        if (dag__g.heap[c]->extra->priority <= last->extra->priority) break;
+        dag__g.heap[i] = dag__g.heap[c];
+        i = c;
+    }
+    dag__g.heap[i] = last;
+    return t;
+}
+
+/* The highest priority task that `ok` accepts (NULL: any). A waiting body
+   looks past the top: its own descendant may sit below another body's task,
+   which it may not run. */
 static dag__task *dag__heap_pop_if(dag__task_test ok, const void *arg) {
     if (atomic_load_explicit(&dag__g.prio_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.prio_lock);
     dag__task *top = NULL;
-    if (dag__g.heap_count && (!ok || ok(dag__g.heap[0], arg))) {
-        top = dag__g.heap[0];
-        dag__task *last = dag__g.heap[--dag__g.heap_count];
-        size_t i = 0, n = dag__g.heap_count;
-        for (;;) {
-            size_t c = 2 * i + 1;
-            if (c >= n) break;
-            if (c + 1 < n && dag__g.heap[c + 1]->extra->priority > dag__g.heap[c]->extra->priority) c++;
-            if (dag__g.heap[c]->extra->priority <= last->extra->priority) break;
-            dag__g.heap[i] = dag__g.heap[c];
-            i = c;
-        }
-        if (n) dag__g.heap[i] = last;
+    size_t best = dag__g.heap_count;
+    for (size_t i = 0; i < dag__g.heap_count && (i == 0 || ok); i++)
+        if ((!ok || ok(dag__g.heap[i], arg)) &&
+            (best == dag__g.heap_count || dag__g.heap[i]->extra->priority > dag__g.heap[best]->extra->priority))
+            best = i;
+    if (best < dag__g.heap_count) {
+        top = dag__heap_take_at(best);
         atomic_fetch_sub_explicit(&dag__g.prio_count, 1, memory_order_relaxed);
     }
     dag__mutex_unlock(&dag__g.prio_lock);
@@ -2919,6 +2939,12 @@ static void dag__make_ready(dag__worker *w, dag__task *t) {
 
 static inline bool dag__bypassable(const dag__task *t) {
     return !(t->flags & DAG__TF_PLACED);
+}
+/* A task asked to run inline may run on w, placed or not: a priority
+   orders the queues, not an inline spawn (whose body may detach: waiting
+   for it instead would wait for a fulfilment its spawner makes later). */
+static inline bool dag__runs_inline_on(const dag__task *t, const dag__worker *w) {
+    return dag__bypassable(t) || !t->extra || !t->extra->has_scope || dag__scope_allows(&t->extra->scope, w->index);
 }
 
 /* >>lifecycle: a record lives while someone holds a reference: the runtime
@@ -4259,7 +4285,7 @@ static void dag__stand_down(dag__worker *w) {
 static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag__task *on) {
     int idle = 0, result = DAG_OK;
     uint64_t idle_since = 0;
-    bool waiting = false, blocked = false;
+    bool waiting = false, blocked = false, spun_out = false;   /* spun_out: its spin window is over */
     dag__isolation saved = dag__isolate(w);
     int was_looking = atomic_load_explicit(&w->looking, memory_order_relaxed);   /* (0: a body waits here) */
     while (!done(arg)) {
@@ -4271,12 +4297,15 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
             if (idle) atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
             dag__run_found(w, t);
             idle = 0;
+            spun_out = false;
             continue;
         }
         if (++idle == 1) atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
         dag__context *ctx = dag__tls_ctx;
-        if (!blocked && ctx && ctx->task && idle >= 256) {
-            if (idle < 320) {
+        /* (after a short spin, or a sleep that returned: with work visible a sleep returns at once, so
+           a passive or short wait policy would otherwise never count up to here) */
+        if (!blocked && ctx && ctx->task && (idle >= 256 || spun_out)) {
+            if (idle < 320 && !spun_out) {
                 dag__thread_yield();
                 continue;
             }
@@ -4293,6 +4322,7 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
             }
         }
         if (!blocked && dag__spin_more(idle, &idle_since)) continue;
+        spun_out = true;
         /* a waiter counts itself on the task only while it sleeps: the
            finisher wakes it (dag__complete) */
         if (on) atomic_fetch_add_explicit(&on->waiters, 1, memory_order_seq_cst);
@@ -6062,7 +6092,8 @@ static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, d
         atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
     }
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
-    bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && dag__bypassable(t) &&
+    bool here = w->index >= 0 && (now ? dag__runs_inline_on(t, w) : dag__deque_at_least(&w->deque, dag__g.throttle) &&
+                                                                     dag__bypassable(t)) &&
                 (!ctx->task || dag__stack_room(w));
     if (left == 0 && here) {
         /* Asked for, or plenty queued already: run it here, caches warm, memory bounded. */
@@ -6332,11 +6363,12 @@ static DAG__HOT bool dag__spawn_plain(const dag_task_desc *desc, const dag_arg *
     return true;
 }
 
+static dag_result dag__wait_handle(dag_task h, bool tell);
 /* What a spawn leaves its caller to do (dag__spawn_publish's `after`) once the handle is made. */
 static inline dag_task dag__spawn_after(dag_task h, dag__after_spawn after) {
     if (DAG__LIKELY(after == DAG__AFTER_NOTHING)) return h;
     if (after == DAG__AFTER_RUN) dag__run_spawned(dag__tls_worker, h.ptr);
-    else dag_wait(h);
+    else dag__wait_handle(h, false);
     return h;
 }
 
@@ -6401,9 +6433,11 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
     return dag__current_context() ? dag__stale(call) : DAG_ERR_SHUT_DOWN;
 }
 
-dag_result dag_wait(dag_task h) {
+/* dag_wait; `tell`: a failure counts as seen by the caller's body (not when
+   the wait is a run_inline spawn's own: its body is told only by asking). */
+static dag_result dag__wait_handle(dag_task h, bool tell) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
-    DAG__AS_GUEST(dag_result, "dag_wait", DAG_ERR_SHUT_DOWN, dag_wait(h))
+    DAG__AS_GUEST(dag_result, "dag_wait", DAG_ERR_SHUT_DOWN, dag__wait_handle(h, tell))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -6420,12 +6454,13 @@ dag_result dag_wait(dag_task h) {
     } else if (!s) {
         s = atomic_load(&t->status);
     }
-    if (s) dag__failure_seen(t, s);
+    if (s && tell) dag__failure_seen(t, s);
     int e = dag__devices_settle(false, !dag__tls_ctx->task);   /* the program or the body may read what it wrote */
     if (!s) s = e;
     dag__decref(dag__tls_worker, t);
     return (dag_result)s;
 }
+dag_result dag_wait(dag_task h) { return dag__wait_handle(h, true); }
 
 static inline int dag__result_copy(dag_task h, bool held, void *out, size_t size) {
     if (!held) {
@@ -6481,7 +6516,11 @@ dag_result dag_task_result(dag_task h) {
     if (!dag__handle_current(h)) return dag__stale("dag_task_result");
     dag__kept_view v;
     if (!dag__ref_handle(h)) return (dag_result)(dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ) ? v.status : DAG_OK);
-    int s = dag__done(h.ptr) && !atomic_load(&h.ptr->ended) ? atomic_load(&h.ptr->status) : DAG_OK;
+    int s = DAG_OK;
+    if (dag__done(h.ptr)) {   /* once its region has ended, what the region kept says it (as for dag_wait) */
+        if (!atomic_load(&h.ptr->ended)) s = atomic_load(&h.ptr->status);
+        else if (dag__kept_read(h, &v, NULL, 0, DAG__KEPT_READ)) s = v.status;
+    }
     if (s) dag__failure_seen(h.ptr, s);
     dag__decref(dag__tls_worker, h.ptr);
     return (dag_result)s;
@@ -6607,6 +6646,7 @@ dag_result dag_release(dag_task h) {
     DAG__AS_GUEST(dag_result, "dag_release", DAG_ERR_SHUT_DOWN, dag_release(h))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
+    if (!dag__handle_current(h)) return dag__stale("dag_release");
     if (!(h.bits & 1)) {   /* a void task keeps nothing but its failure, which goes now */
         int before = 0;
         if (dag__ref_handle(h)) {
@@ -6707,6 +6747,7 @@ static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t 
     if (!h.ptr) return (dag_result)(h.gen ? (int)h.gen : dag__err(DAG_ERR_INVALID_HANDLE, "dag_fetch: invalid handle"));
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
+    if (!dag__handle_current(h)) return dag__stale("dag_fetch");   /* (a void task's of an earlier set-up too) */
     if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
     dag__worker *w = dag__tls_worker;
     dag__task *t = out ? dag__retained_take(ctx, h, size, tag, true) : NULL;

@@ -1859,13 +1859,15 @@ TEST(handles_from_an_earlier_set_up_are_stale_to_every_call) {
     setup_quiet(2);
     dag_task held = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), twice, Val(2.0));   /* a value handle */
     dag_task rec = dag_spawn(twice, Val(3.0));
+    static unsigned long cell[4];
+    dag_task none = dag_spawn(bump_span, InOut(cell, 4), Val((size_t)4));   /* a void task's (fetch said "void") */
     CHECK_EQ_INT(dag_wait(rec), DAG_OK);
     dag_shutdown();
     CHECK_EQ_INT(dag_wait(held), DAG_ERR_SHUT_DOWN);
     CHECK_EQ_INT(dag_wait(rec), DAG_ERR_SHUT_DOWN);
     setup_quiet(2);
-    dag_task hs[2] = { held, rec };
-    for (int k = 0; k < 2; k++) {
+    dag_task hs[3] = { held, rec, none };
+    for (int k = 0; k < 3; k++) {
         double v = 0;
         CHECK_EQ_INT(dag_fetch(hs[k], &v), DAG_ERR_STALE_HANDLE);
         CHECK_EQ_INT(dag_wait(hs[k]), DAG_ERR_STALE_HANDLE);
@@ -1875,6 +1877,91 @@ TEST(handles_from_an_earlier_set_up_are_stale_to_every_call) {
         CHECK(strstr(dag_task_message(hs[k]), "stale") != NULL);
         CHECK(v == 0);
     }
+    dag_shutdown();
+}
+
+/* Found by a fuzzer of the API (each failed before its fix):
+   - a .run_inline spawn with a priority whose body detaches returns, as any run_inline spawn does, and
+     its fulfilment comes after (it waited for the fulfilment, which its caller makes after it returns);
+   - a body waiting for its prioritised child that sits in the priority queue below a task it may not
+     run (another body's), under the passive wait policy on one thread, runs the child (it looked at the
+     queue's top alone, and a passive waiter never counted up to blocking: it spun in its sleep);
+   - a .final task run on a thread of the program other than the first, whose child fails unseen,
+     fails (the child ran inside the spawn, whose own wait counted as the body having seen the failure);
+   - dag_task_result of a failed task whose region has ended says the failure, as dag_wait does. */
+static dag_event prio_ev;
+DAG_TASK(long, twice_long, (long, x)) { return 2 * x; }
+DAG_TASK(void, fails_with, (int, code)) { dag_fail(code, "fails on purpose"); }
+DAG_TASK(long, fails_on_span, (unsigned long *, p), (int, code)) {
+    p[0]++;
+    dag_fail(code, "fails on purpose");
+    return 0;
+}
+DAG_TASK(int, detaches_once, (int, x)) {
+    prio_ev = dag_detach();
+    return x;
+}
+DAG_TASK(long, fetches_its_child, (long, x)) {
+    long v = 0;
+    dag_fetch(dag_spawn(twice_long, Val(x)), &v);
+    return v;
+}
+DAG_TASK(long, child_fails_unseen, (int, code)) {
+    dag_spawn(fails_with, Val(code));   /* never looked at */
+    return 5;
+}
+static atomic_int final_wrong;
+static void *final_on_a_program_thread(void *unused) {
+    (void)unused;
+    for (int i = 0; i < 20; i++) {
+        dag_task t;
+        DAG_DATADEPS { t = dag_spawn_with(DAG_OPTIONS(.final = 1), child_fails_unseen, Val(DAG_USER_ERROR + 4)); }
+        if (dag_last_region_result() != DAG_ERR_DEPENDENCY_FAILED || dag_wait(t) != DAG_ERR_DEPENDENCY_FAILED)
+            atomic_fetch_add(&final_wrong, 1);
+        dag_release(t);
+    }
+    return NULL;
+}
+TEST(fuzzer_findings_inline_priority_detach_heap_below_top_final_on_a_thread_task_result_after_region) {
+    setup_quiet(2);
+    dag_task t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1, .priority = 2), detaches_once, Val(7));
+    CHECK_EQ_INT(dag_ready(t), 0);   /* detached: not finished, and its spawn returned */
+    CHECK_EQ_INT(dag_fulfill(prio_ev, DAG_OK), DAG_OK);
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(t, &v), DAG_OK);
+    CHECK_EQ_INT(v, 7);
+    dag_shutdown();
+
+    dag_desc d;
+    memset(&d, 0, sizeof d);
+    d.num_threads = 1;
+    d.wait_policy = DAG_WAIT_PASSIVE;
+    d.logger.func = quiet_logger;
+    dag_setup(&d);
+    dag_task a, x;
+    long ra = 0, rx = 0;
+    DAG_WITH_OPTIONS(.priority = 1) {
+        a = dag_spawn(fetches_its_child, Val(20L));   /* runs first (queued first), its child goes below x */
+        x = dag_spawn(twice_long, Val(30L));
+    }
+    CHECK_EQ_INT(dag_fetch(x, &rx), DAG_OK);
+    CHECK_EQ_INT(dag_fetch(a, &ra), DAG_OK);
+    CHECK(ra == 40 && rx == 60);
+    dag_shutdown();
+
+    setup_quiet(2);
+    atomic_store(&final_wrong, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, final_on_a_program_thread, NULL);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(atomic_load(&final_wrong), 0);
+
+    static unsigned long cell[2];
+    dag_task f;
+    DAG_DATADEPS { f = dag_spawn(fails_on_span, InOut(cell, 2), Val(DAG_USER_ERROR + 5)); }
+    CHECK_EQ_INT(dag_wait(f), DAG_USER_ERROR + 5);
+    CHECK_EQ_INT(dag_task_result(f), DAG_USER_ERROR + 5);
+    dag_release(f);
     dag_shutdown();
 }
 
@@ -1960,6 +2047,7 @@ int main(void) {
     RUN(failures_of_tasks_run_inside_their_spawns_are_let_go_and_their_words_too);
     RUN(two_threads_fetching_one_task_at_once_get_its_result_once);
     RUN(handles_from_an_earlier_set_up_are_stale_to_every_call);
+    RUN(fuzzer_findings_inline_priority_detach_heap_below_top_final_on_a_thread_task_result_after_region);
     RUN(threads_arriving_while_bodies_wait_join_the_guest_list_safely);
     return test_summary();
 }
