@@ -108,7 +108,9 @@
    either: its handle holds the result, for every fetch.
    dag_cancel(t) stops a task not yet started (DAG_ERR_CANCELLED) with its
    dependents; a running body sees dag_cancelled() and returns early;
-   dag_region_cancel() cancels the innermost waiting region's tasks.
+   dag_region_cancel() cancels the innermost waiting region's tasks, and
+   dag_cancel_siblings() in a body the region its task was spawned in; a
+   cancel reaches the tasks a cancelled running task spawns.
 
    REGIONS (block macros; function forms dag_region_begin/dag_region_end)
    =======
@@ -412,7 +414,7 @@ extern "C" {
     X(DAG_ERR_IO, "could not write the file") \
     X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)") \
     X(DAG_ERR_WAIT_CYCLE, "a wait that can never end: the task waited for needs the waiting task to finish first") \
-    X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel or dag_region_cancel)") \
+    X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel, dag_region_cancel or dag_cancel_siblings)") \
     X(DAG_ERR_DIVERGED, "the ranks diverged: they made different collective calls (the log names the first that differs)")
 
 #define DAG__RESULT_ENUM(name, text) name,
