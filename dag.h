@@ -1777,6 +1777,13 @@ static uint64_t dag__now_ns(void) {
     timespec_get(&ts, TIME_UTC);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+/* A TIME_UTC deadline in nanoseconds as the timespec a timed wait takes. */
+static struct timespec dag__timespec_of(uint64_t ns) {
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    return ts;
+}
 
 /* Number of online cores, or 0 if unknown. */
 #if defined(__unix__) || defined(__APPLE__)
@@ -4067,9 +4074,7 @@ static void dag__sleep(dag__worker *w, bool (*done)(void *), void *arg) {
     if (!dag__work_visible(w) && !done(arg) && !atomic_load(&dag__g.stop)) {
         atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
         uint64_t deadline = dag__now_ns() + (uint64_t)DAG_SLEEP_SAFETY_MS * 1000000u;
-        struct timespec ts;
-        ts.tv_sec = (time_t)(deadline / 1000000000u);
-        ts.tv_nsec = (long)(deadline % 1000000000u);
+        struct timespec ts = dag__timespec_of(deadline);
         dag__mutex_lock(&w->park_lock);
         while (atomic_load(&w->sleep_state) == DAG__ASLEEP && !atomic_load(&dag__g.stop) && dag__now_ns() < deadline)
             dag__cond_timedwait(&w->cond, &w->park_lock, &ts);
@@ -5443,10 +5448,7 @@ static bool dag__others_running(const dag__worker *self) {
 /* A short timed sleep on the thread's own condition (no waker looks for it:
    it wakes when the time is up, or earlier, which is fine). */
 static void dag__nap(dag__worker *w, uint64_t ns) {
-    uint64_t deadline = dag__now_ns() + ns;
-    struct timespec ts;
-    ts.tv_sec = (time_t)(deadline / 1000000000u);
-    ts.tv_nsec = (long)(deadline % 1000000000u);
+    struct timespec ts = dag__timespec_of(dag__now_ns() + ns);
     dag__mutex_lock(&w->park_lock);
     dag__cond_timedwait(&w->cond, &w->park_lock, &ts);
     dag__mutex_unlock(&w->park_lock);
