@@ -332,6 +332,47 @@ TEST(a_failure_does_not_outlive_its_region) {
     CHECK_EQ_INT(x, 5);
 }
 
+TEST(a_failure_cancels_what_touches_its_data_until_its_own_region_ends_not_its_cancelled_dependents_region) {
+    /* The rule docs/guide.md states: a failed task cancels later tasks on the
+       spans it writes until its own region ends; a task it cancelled writes
+       nothing, and in a nested block its cancellation ends with that block.
+       The fuzzer's seeds 45 and 92 were this program, with the failure slow
+       or not. */
+    for (int slow = 0; slow < 2; slow++) {
+        static int a[3], b[3];
+        int seen = -1;
+        dag_task late_shared = {0}, late_own = {0};
+        a[0] = a[1] = a[2] = 0;
+        DAG_DATADEPS {
+            if (slow) dag_spawn(slow_write_int, Out(&a[1], 1), Val(9));   /* the failure comes after the nested spawn */
+            dag_spawn(fail_writing, Out(&a[1], 1), Val(DAG_USER_ERROR + 2));   /* writes a[1], fails */
+            DAG_DATADEPS {
+                dag_spawn(add_one, InOut(&a[1], 2));   /* a[1] and a[2]: cancelled by the failure */
+            }
+            CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DEPENDENCY_FAILED);   /* the block reports its own */
+            DAG_DATADEPS {
+                late_shared = dag_spawn(read_int, In(&a[1], 1), Out(&seen, 1));   /* the failed task's data */
+                late_own = dag_spawn(add_one, InOut(&a[2], 1));   /* only the cancelled task's */
+                CHECK_EQ_INT(dag_wait(late_shared), DAG_ERR_DEPENDENCY_FAILED);
+                CHECK(strstr(dag_task_message(late_shared), "fail_writing") != NULL);
+                CHECK_EQ_INT(dag_wait(late_own), DAG_OK);
+            }
+            CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_DEPENDENCY_FAILED);
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 2);
+        CHECK_EQ_INT(seen, -1);
+        CHECK_EQ_INT(a[2], 1);   /* add_one ran once: the cancelled one wrote nothing */
+        /* an enclosing block whose only failure a nested block reported is fine */
+        DAG_DATADEPS {
+            DAG_DATADEPS { dag_spawn(fail_writing, Out(&b[0], 1), Val(DAG_USER_ERROR + 3)); }
+            CHECK_EQ_INT(dag_last_region_result(), DAG_USER_ERROR + 3);
+            dag_spawn(write_int, Out(&b[0], 1), Val(4));
+        }
+        CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+        CHECK_EQ_INT(b[0], 4);
+    }
+}
+
 /* ------------------------------------------------------------------------ */
 /* bad spans                                                                */
 /* ------------------------------------------------------------------------ */
@@ -1573,6 +1614,7 @@ int main(int argc, char **argv) {
     RUN(a_spawn_name_is_not_given_to_the_tasks_its_body_spawns);
     RUN(dag_wait_all_reports_a_top_level_failure_once);
     RUN(a_failure_does_not_outlive_its_region);
+    RUN(a_failure_cancels_what_touches_its_data_until_its_own_region_ends_not_its_cancelled_dependents_region);
     RUN(a_null_span_with_a_count_is_rejected);
     RUN(a_span_of_zero_elements_is_rejected);
     RUN(a_tile_of_zero_columns_is_rejected);
