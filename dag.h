@@ -2864,14 +2864,17 @@ static dag__task *dag__heap_take_at(size_t i) {
 }
 
 /* The highest priority task that `ok` accepts (NULL: any). A waiting body
-   looks past the top: its own descendant may sit below another body's task,
-   which it may not run. */
+   looks past the top, at the heap's first four levels: its own descendant
+   may sit below another body's task, which it may not run. Looking no
+   further keeps a wait O(1) (as dag__uninject_under); what it misses,
+   threads not waiting run. */
+#define DAG__HEAP_LOOK 15
 static dag__task *dag__heap_pop_if(dag__task_test ok, const void *arg) {
     if (atomic_load_explicit(&dag__g.prio_count, memory_order_acquire) == 0) return NULL;
     dag__mutex_lock(&dag__g.prio_lock);
     dag__task *top = NULL;
-    size_t best = dag__g.heap_count;
-    for (size_t i = 0; i < dag__g.heap_count && (i == 0 || ok); i++)
+    size_t best = dag__g.heap_count, look = ok ? DAG__HEAP_LOOK : 1;
+    for (size_t i = 0; i < dag__g.heap_count && i < look; i++)
         if ((!ok || ok(dag__g.heap[i], arg)) &&
             (best == dag__g.heap_count || dag__g.heap[i]->extra->priority > dag__g.heap[best]->extra->priority))
             best = i;

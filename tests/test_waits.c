@@ -1938,15 +1938,20 @@ TEST(fuzzer_findings_inline_priority_detach_heap_below_top_final_on_a_thread_tas
     d.wait_policy = DAG_WAIT_PASSIVE;
     d.logger.func = quiet_logger;
     dag_setup(&d);
-    dag_task a, x;
-    long ra = 0, rx = 0;
-    DAG_WITH_OPTIONS(.priority = 1) {
-        a = dag_spawn(fetches_its_child, Val(20L));   /* runs first (queued first), its child goes below x */
-        x = dag_spawn(twice_long, Val(30L));
+    for (int others = 1; others <= 100; others += 99) {   /* 100: the child sits past the levels a waiter looks at */
+        dag_task a, x[100];
+        long ra = 0, rx = 0;
+        DAG_WITH_OPTIONS(.priority = 1) {
+            a = dag_spawn(fetches_its_child, Val(20L));   /* runs first (queued first), its child goes below x */
+            for (int i = 0; i < others; i++) x[i] = dag_spawn(twice_long, Val(30L + i));
+        }
+        for (int i = 0; i < others; i++) {
+            CHECK_EQ_INT(dag_fetch(x[i], &rx), DAG_OK);
+            CHECK(rx == 60 + 2 * i);
+        }
+        CHECK_EQ_INT(dag_fetch(a, &ra), DAG_OK);
+        CHECK(ra == 40);
     }
-    CHECK_EQ_INT(dag_fetch(x, &rx), DAG_OK);
-    CHECK_EQ_INT(dag_fetch(a, &ra), DAG_OK);
-    CHECK(ra == 40 && rx == 60);
     dag_shutdown();
 
     setup_quiet(2);
