@@ -564,6 +564,8 @@ typedef struct dag_stats {
     int reserve_peak;             /* most of them in service at once */
     int blocked_waits;            /* threads blocked in a wait right now */
     uint64_t sleeps;              /* times an idle thread went to sleep (each costs a wake-up later) */
+    uint64_t spawner_waits;       /* times a spawner far ahead of the workers stopped to let them catch up
+                                     (docs/guide.md, "How far a spawner runs ahead") */
     size_t results_kept;          /* results kept past their regions, for dag_fetch (dag_release drops one) */
     size_t failures_described;    /* failure descriptions held (what dag_task_message and the logs say): one
                                      per failure that a task record or region can still report (a result
@@ -725,7 +727,7 @@ extern uint32_t dag__data_gen_floor;   /* the first data generation of the runni
 /* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
    integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
 static inline bool dag__kinds_differ(int want, int have) {
-    return want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
+    return want != have && want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
 }
 /* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
    result of a run that is over) */
@@ -1952,6 +1954,7 @@ struct dag__region {
     DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
     DAG__ATOMIC(uint64_t) cancel_seen;          /* cancel_gen << 1 | whether a cancel reaches it, as last seen */
     DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
+    int64_t stalled_at;                    /* owner only: count when dag__backpressure last gave up waiting, or 0 */
     DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
     DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
     DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
@@ -2024,6 +2027,7 @@ struct dag__worker {
     dag__cond cond;
     DAG__ATOMIC(int) sleep_state;               /* DAG__AWAKE, DAG__ASLEEP, DAG__WOKEN (a waker claimed it) */
     DAG__ATOMIC(uint64_t) sleeps;               /* read by dag_get_stats while it runs */
+    DAG__ATOMIC(uint64_t) spawner_waits;        /* dag__backpressure's waits; the same */
     dag__pool tasks, edges, extras;
     DAG__ATOMIC(uint64_t) spawned, run, stolen, inlined;   /* its own counts (DAG__COUNT), read by dag_get_stats */
     DAG__ATOMIC(uint64_t) ran_at_spawn;                     /* spawned, run and inlined at once: one count for three */
@@ -3203,7 +3207,7 @@ static dag__region *dag__region_new(int kind) {
     atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
     atomic_store_explicit(&r->cancelled, 0, memory_order_relaxed);
     atomic_store_explicit(&r->cancel_seen, 0, memory_order_relaxed);
-    r->spawned = 0;
+    r->spawned = r->stalled_at = 0;
     atomic_store_explicit(&r->first_error, 0, memory_order_relaxed);
     atomic_store_explicit(&r->first_cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&r->failed, NULL, memory_order_relaxed);
@@ -4298,19 +4302,20 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
     bool waiting = false, blocked = false, spun_out = false;   /* spun_out: its spin window is over */
     dag__isolation saved = dag__isolate(w);
     int was_looking = atomic_load_explicit(&w->looking, memory_order_relaxed);   /* (0: a body waits here) */
+    int looking = was_looking;   /* what w->looking says now: written only when that changes */
     while (!done(arg)) {
         dag__task *t = dag__stack_room(w) ? dag__find_work(w) : NULL;
         if (t) {
             if (blocked) dag__stand_down(w);
             if (waiting) dag__wait_end(w);   /* its thread's one slot is for the waits this task makes */
             waiting = blocked = false;
-            if (idle) atomic_store_explicit(&w->looking, 0, memory_order_relaxed);
+            if (looking) atomic_store_explicit(&w->looking, looking = 0, memory_order_relaxed);
             dag__run_found(w, t);
             idle = 0;
             spun_out = false;
             continue;
         }
-        if (++idle == 1) atomic_store_explicit(&w->looking, 1, memory_order_relaxed);
+        if (++idle == 1 && !looking) atomic_store_explicit(&w->looking, looking = 1, memory_order_relaxed);
         dag__context *ctx = dag__tls_ctx;
         /* (after a short spin, or a sleep that returned: with work visible a sleep returns at once, so
            a passive or short wait policy would otherwise never count up to here) */
@@ -5467,7 +5472,10 @@ static void dag__nap(dag__worker *w, uint64_t ns) {
    region moves: when no other thread runs a task, or none of the region's
    tasks has finished for DAG__STALL_NS (what is left waits for an event, a
    device or another rank, or runs long), it spawns on, so a spawner whose
-   tasks wait for its own later dag_fulfill never hangs here. */
+   tasks wait for its own later dag_fulfill never hangs here. Once stalled,
+   it spawns on without waiting until one of them finishes (count, which
+   only finishing tasks move while the region is open, says so): a million
+   tasks behind one gate are spawned at once, not 2 ms per 64. */
 #define DAG__WINDOW 256
 #define DAG__STALL_NS 2000000u
 static inline int64_t dag__region_live(const dag__region *r) {
@@ -5478,6 +5486,8 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = dag__region_live(r), last = live;
     if (live <= limit || !dag__stack_room(w)) return;
+    if (r->stalled_at && atomic_load_explicit(&r->count, memory_order_relaxed) == r->stalled_at) return;
+    r->stalled_at = 0;
     dag__isolation saved = dag__isolate(w);
     uint64_t moved_at = 0;
     for (int idle = 0; live > limit / 2; live = dag__region_live(r)) {
@@ -5489,8 +5499,12 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
         }
         if (!dag__others_running(w)) break;
         uint64_t now = dag__now_ns();
+        if (!moved_at) DAG__COUNT(w->spawner_waits, 1);
         if (!moved_at || live < last) last = live, moved_at = now;
-        else if (now - moved_at > DAG__STALL_NS) break;
+        else if (now - moved_at > DAG__STALL_NS) {
+            r->stalled_at = atomic_load_explicit(&r->count, memory_order_relaxed);
+            break;
+        }
         if (++idle < 64) DAG__PAUSE();
         else dag__nap(w, 50000);
     }
@@ -6805,7 +6819,7 @@ static void dag__drain(dag__worker *w, dag__region *r) {
         atomic_store_explicit(&r->waiter, NULL, memory_order_relaxed);
     }
     DAG__HA(&r->count);
-    r->spawned = 0;
+    r->spawned = r->stalled_at = 0;
     atomic_store_explicit(&r->count, DAG__OPEN, memory_order_relaxed);
 }
 
@@ -7509,6 +7523,7 @@ static void dag__worker_init(dag__worker *w, int index) {
     atomic_init(&w->parked, 0);
     atomic_init(&w->looking, 1);
     atomic_init(&w->sleeps, 0);
+    atomic_init(&w->spawner_waits, 0);
     /* only ever touched atomically; a reserve thread's are read as soon as
        num_slots counts it, an edge helgrind cannot see */
     DAG__HG_IGNORE(&w->sleep_state, sizeof w->sleep_state);
@@ -7517,6 +7532,7 @@ static void dag__worker_init(dag__worker *w, int index) {
     DAG__HG_IGNORE(&w->parked, sizeof w->parked);
     DAG__HG_IGNORE(&w->looking, sizeof w->looking);
     DAG__HG_IGNORE(&w->sleeps, sizeof w->sleeps);
+    DAG__HG_IGNORE(&w->spawner_waits, sizeof w->spawner_waits);
     dag__pool_init(&w->tasks, sizeof(dag__task), DAG__CACHE_LINE);
     dag__pool_init(&w->edges, sizeof(dag__edge), 16);
     dag__pool_init(&w->extras, sizeof(dag__extra), 16);
@@ -8125,6 +8141,7 @@ static void dag__stats_add(dag_stats *s, dag__worker *w, uint64_t *out, uint64_t
     s->tasks_stolen += atomic_load_explicit(&w->stolen, memory_order_relaxed);
     s->tasks_inlined += atomic_load_explicit(&w->inlined, memory_order_relaxed) + ran_at_spawn;
     s->sleeps += atomic_load(&w->sleeps);
+    s->spawner_waits += atomic_load(&w->spawner_waits);
     size_t records = atomic_load_explicit(&w->tasks.objects, memory_order_relaxed);
     s->records_allocated += records;
     s->record_bytes += records * w->tasks.object_size;
