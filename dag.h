@@ -7622,14 +7622,9 @@ static void dag__guest_exit(void *p) {
         atomic_fetch_sub(&dag__g.exits_running, 1);
         return;   /* shutting down, shut down since, or not this thread's */
     }
-    if (w->index == 0) {   /* the thread that set up (worker 1): its place waits for the next thread */
-        dag__tls_worker = NULL;
-        dag__tls_ctx = NULL;
-        atomic_store(&dag__g.first_vacant, 1);
-        atomic_fetch_sub(&dag__g.exits_running, 1);
-        return;
-    }
-    dag__context *c = w->guest_ctx;
+    /* worker 1's seat (the thread that set up, or one that took its place) waits for its tasks as
+       any other thread does, then waits for the next thread */
+    dag__context *c = w->index == 0 ? &dag__main_ctx : w->guest_ctx;
     dag__tls_ctx = c;
     dag__close_abandoned(w, c, c->root, "a thread's exit");
     dag__drain(w, c->root);
@@ -7644,9 +7639,13 @@ static void dag__guest_exit(void *p) {
     c->depth = c->serial = 0;
     dag__tls_ctx = NULL;
     dag__tls_worker = NULL;
-    dag__mutex_lock(&dag__g.guest_lock);
-    w->retired = 1;
-    dag__mutex_unlock(&dag__g.guest_lock);
+    if (w->index == 0) {
+        atomic_store(&dag__g.first_vacant, 1);
+    } else {
+        dag__mutex_lock(&dag__g.guest_lock);
+        w->retired = 1;
+        dag__mutex_unlock(&dag__g.guest_lock);
+    }
     atomic_fetch_sub(&dag__g.exits_running, 1);
 }
 

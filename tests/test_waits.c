@@ -1663,6 +1663,18 @@ static void *sets_up_then_exits(void *arg) {
     CHECK_EQ_INT(dag_fetch(dag_spawn(which_worker, Val(0)), w), DAG_OK);
     return NULL;
 }
+static long seat_rows[8][5];
+DAG_TASK(void, bump_slowly, (long *, x)) {
+    test_spin_us(300);
+    *x += 1;
+}
+static void *spawns_on_its_row_then_returns(void *arg) {
+    long *row = (long *)arg;
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 3; j++) dag_spawn(bump_slowly, InOut(&row[k], 1));
+    row[4] = dag_current_worker() == 1;
+    return NULL;   /* a thread-per-request server's thread ends here */
+}
 TEST(when_the_thread_that_set_up_exits_the_next_thread_takes_its_place) {
     pthread_t th;
     int first = -1;
@@ -1675,6 +1687,27 @@ TEST(when_the_thread_that_set_up_exits_the_next_thread_takes_its_place) {
     CHECK_EQ_INT(w, 1);
     CHECK_EQ_INT(dag_current_worker(), 1);
     CHECK_EQ_INT(dag_num_threads(), 2);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+
+    /* Threads that each spawn and return, one after another taking the seat: each one's exit waits for
+       its tasks, the seat holder's as a guest's (the holder's exit left its tasks running, on memory
+       the program may free once pthread_join returns). */
+    pthread_create(&th, NULL, sets_up_then_exits, &first);
+    pthread_join(th, NULL);
+    int seat_holders = 0, early = 0;
+    for (int round = 0; round < 4; round++) {
+        pthread_t t[8];
+        for (int i = 0; i < 8; i++) pthread_create(&t[i], NULL, spawns_on_its_row_then_returns, &seat_rows[i][0]);
+        for (int i = 0; i < 8; i++) {
+            pthread_join(t[i], NULL);
+            for (int k = 0; k < 4; k++) early += seat_rows[i][k] != 3 * (round + 1);
+            seat_holders += seat_rows[i][4];
+            seat_rows[i][4] = 0;
+        }
+    }
+    printf("     %d of 32 threads sat in worker 1's seat\n", seat_holders);
+    CHECK(seat_holders >= 1);
+    CHECK_EQ_INT(early, 0);
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
 }
 
