@@ -179,7 +179,7 @@ bench_tools_gpu_array = $(NVCC)
 bench_files_gpu_array = $(if $(wildcard $(CUDA)/include/cusolverDn.h $(CUDA)/lib64/libcusolver.so),, cuBLAS and cuSOLVER in $(CUDA) (the CUDA toolkit))
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1).
-check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/cxx_warnings.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c
+check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/cxx_warnings.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c tests/test_no_threads.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
 	run() { if "$$@" >$(B)/compile/log 2>&1; then ok=$$((ok+1)); echo "ok   $$*"; \
@@ -195,6 +195,9 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -Itests tests/test_errors.c -o $(B)/compile/test_errors_ndebug -pthread -lm; \
 	run ./$(B)/compile/test_errors_ndebug; \
+	run $(CC) $(WARN) -O1 -g -fsanitize=address,undefined -DDAG_USE_PTHREADS -I. -Itests tests/test_no_threads.c \
+	    -o $(B)/compile/test_no_threads -Wl,--wrap=pthread_create -pthread -lm; \
+	run ./$(B)/compile/test_no_threads; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -fsanitize=thread -O1 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_tsan.o; \
 	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_behaviour.c -o $(B)/compile/behaviour_o3.o; \
 	run $(CC) $(WARN) -O3 -I. -Itests -c tests/test_waits.c -o $(B)/compile/waits_o3.o; \

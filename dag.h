@@ -4220,7 +4220,8 @@ static void dag__worker_init(dag__worker *w, int index);
 static void dag__worker_destroy(dag__worker *w);
 
 /* Keeps a reserve thread in service for every blocked one (under sleep_lock). */
-static void dag__reserve_top_up(void) {
+/* False when a thread could not be started for a blocked wait. */
+static bool dag__reserve_top_up(void) {
     while (atomic_load(&dag__g.reserve_active) < atomic_load(&dag__g.blocked)) {
         int n = dag__slots();
         dag__worker *r = NULL;
@@ -4236,8 +4237,9 @@ static void dag__reserve_top_up(void) {
             dag__worker_init(r, n);
             if (dag__thread_create(&r->thread, dag__reserve_main, r) != 0) {
                 dag__worker_destroy(r);
-                dag__err(DAG_ERR_THREAD, "could not start a reserve thread for a blocked wait");
-                return;
+                dag__err(DAG_ERR_THREAD, "could not start a reserve thread for a blocked wait; the wait runs "
+                         "other tasks itself");
+                return false;
             }
             DAG__HB(&dag__g.num_slots);
             atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
@@ -4246,11 +4248,12 @@ static void dag__reserve_top_up(void) {
             if (!atomic_exchange(&said, 1))
                 dag_log(DAG_LOG_WARN, DAG_OK, "all %d reserve threads stand in for blocked waits; more waits "
                         "block with fewer threads running (raise DAG_MAX_RESERVE_THREADS)", DAG_MAX_RESERVE_THREADS);
-            return;
+            return true;
         }
         int active = atomic_fetch_add(&dag__g.reserve_active, 1) + 1;
         if (active > dag__g.reserve_peak) dag__g.reserve_peak = active;
     }
+    return true;
 }
 
 /* The body `body` waits for `on` (a task, or NULL for its children) and
@@ -4276,12 +4279,13 @@ static void dag__wait_end(dag__worker *w) {
    own below the stack budget) blocks: a reserve thread runs tasks in its
    place. With nothing queued anywhere it only sleeps: its core would idle
    under a reserve thread too. */
-static void dag__stand_in(dag__worker *w) {
+static bool dag__stand_in(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
     atomic_store(&w->blocked, 1);
     atomic_fetch_add(&dag__g.blocked, 1);
-    dag__reserve_top_up();
+    bool stood_in = dag__reserve_top_up();
     dag__mutex_unlock(&dag__g.sleep_lock);
+    return stood_in;
 }
 static void dag__stand_down(dag__worker *w) {
     dag__mutex_lock(&dag__g.sleep_lock);
@@ -4331,7 +4335,10 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
             /* work it may not run (the shared queue's too, which only the
                threads not waiting take: those may all be waiting) */
             if (dag__work_visible(w) || atomic_load_explicit(&dag__g.inject_count, memory_order_relaxed)) {
-                dag__stand_in(w);
+                /* no thread could start to stand in (out of threads or memory): sleeping could wait for
+                   good, so it runs what is queued, whatever it is (libgomp's rule; a task it runs that
+                   waits for the body below it would hang, as this wait would have anyway) */
+                if (!dag__stand_in(w)) w->isolate = NULL;
                 blocked = true;   /* one more look, then sleep: the reserve thread has the core */
                 continue;
             }
@@ -7828,6 +7835,7 @@ static void dag__workers_start(int num_threads) {
             dag__err(DAG_ERR_THREAD, "dag_setup: could not start worker thread %d of %d", i + 1, num_threads);
             dag__g.num_workers = i;   /* run with the ones that started */
             atomic_store(&dag__g.num_slots, i);
+            for (int k = i; k < num_threads; k++) dag__worker_destroy(&dag__g.workers[k]);   /* (reserves reuse them) */
             break;
         }
     }
