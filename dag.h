@@ -7802,23 +7802,37 @@ static void dag__workers_init(int num_threads) {
     __atomic_store_n(&dag__live_epoch, dag__tls_epoch, __ATOMIC_SEQ_CST);
 }
 
+/* Whether path names something other than a plain file: a FIFO, a
+   terminal, /dev/fd/N of a pipe. Opening those to probe them would block
+   (a FIFO opened to read waits for a writer) or end them for their reader. */
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h>
+static bool dag__not_a_plain_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+}
+#else
+static bool dag__not_a_plain_file(const char *path) { (void)path; return false; }
+#endif
+
 /* Tracing from the start when asked (trace_path: written at dag_shutdown,
    or at exit). */
 static void dag__trace_setup(dag_desc *d) {
     dag__g.trace_path = NULL;
     if (d->trace_path && *d->trace_path) {
         dag__g.trace_path = dag__copy_text(d->trace_path);
-        FILE *f = fopen(d->trace_path, "r");   /* said now, not after the run: a path it cannot write */
+        bool probe = !dag__not_a_plain_file(d->trace_path);   /* (the others are written once, at the end) */
+        FILE *f = probe ? fopen(d->trace_path, "r") : NULL;   /* said now, not after the run: a path it cannot write */
         bool existed = f != NULL;
         if (f) fclose(f);
         errno = 0;
-        f = fopen(d->trace_path, "a");
+        f = probe ? fopen(d->trace_path, "a") : NULL;
         if (f) {
             fclose(f);
             if (!existed) remove(d->trace_path);   /* (a program that never shuts down leaves no empty file) */
-        } else dag_log(DAG_LOG_WARN, DAG_ERR_IO, "DAG_TRACE / dag_desc.trace_path '%s': cannot write there (%s); the "
-                     "trace is recorded, but writing it at dag_shutdown will fail the same way", d->trace_path,
-                     errno ? strerror(errno) : "?");
+        } else if (probe) dag_log(DAG_LOG_WARN, DAG_ERR_IO, "DAG_TRACE / dag_desc.trace_path '%s': cannot write there (%s); "
+                                  "the trace is recorded, but writing it at dag_shutdown will fail the same way",
+                                  d->trace_path, errno ? strerror(errno) : "?");
         d->trace = 1;
         static bool at_exit;   /* (set-ups are one at a time) */
         if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
@@ -8282,6 +8296,18 @@ static void dag__json_events(dag__worker *w, void *arg) {
     }
 }
 
+/* Closes a trace file written by `who`: DAG_ERR_IO, logged, when a write
+   or the close failed (a full disk: the trace is lost, and said so). */
+static dag_result dag__trace_close(FILE *f, const char *who, const char *path) {
+    errno = 0;
+    bool failed = ferror(f) != 0;
+    int saved = errno;
+    if (fclose(f) != 0) failed = true, saved = saved ? saved : errno;
+    if (!failed) return DAG_OK;
+    return (dag_result)dag__err(DAG_ERR_IO, "%s: writing '%s' failed (%s); the trace there is incomplete", who, path,
+                                saved ? strerror(saved) : "a write error");
+}
+
 /* Opens a trace file for writing, or says why not in *err. */
 static FILE *dag__trace_open(const char *path, const char *who, dag_result *err) {
     *err = DAG_OK;
@@ -8321,7 +8347,7 @@ dag_result dag_trace_write_json(const char *path) {
     dag__for_each_trace(dag__json_events, &o);
     dag__devices_trace_json(f, rows + 1);
     fprintf(f, "\n]}\n");
-    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+    return dag__trace_close(f, "dag_trace_write_json", path);
 }
 
 typedef struct dag__trace_copy { dag_trace_record *out; size_t max, count; } dag__trace_copy;
@@ -8388,7 +8414,7 @@ dag_result dag_trace_write_dot(const char *path) {
     dag__for_each_trace(dag__dot_nodes, &o);
     dag__for_each_trace(dag__dot_edges, &o);
     fprintf(f, "}\n");
-    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+    return dag__trace_close(f, "dag_trace_write_dot", path);
 }
 
 /* >>svg gantt chart */
@@ -8511,7 +8537,7 @@ dag_result dag_trace_write_svg(const char *path) {
         fputs("</text>\n", f);
     }
     fprintf(f, "</svg>\n");
-    return fclose(f) == 0 ? DAG_OK : DAG_ERR_IO;
+    return dag__trace_close(f, "dag_trace_write_svg", path);
 }
 
 /* Where a file is missing, one error that names the files to copy (README: Which files to copy) */

@@ -15,6 +15,7 @@
 #include "test.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <unistd.h>
 #include <threads.h>
@@ -211,6 +212,20 @@ TEST(dag_log_and_log_level_choose_the_least_severe_message_delivered) {
 DAG_TASK(void, traced_step, (double *, x)) { *x += 1; }
 
 /* The file's bytes as a string (NULL if it cannot be read). */
+static char *fifo_text;
+static void *reads_a_fifo(void *path) {
+    FILE *f = fopen((const char *)path, "rb");   /* (blocks until the writer opens it) */
+    size_t n = 0, cap = 1 << 16;
+    char *s = (char *)malloc(cap);
+    for (size_t got; f && s && (got = fread(s + n, 1, cap - 1 - n, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) s = (char *)realloc(s, cap *= 2);
+    }
+    if (s) s[n] = 0;
+    if (f) fclose(f);
+    fifo_text = s;
+    return NULL;
+}
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -267,6 +282,34 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     dag_wait_all();
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
     CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
+    /* a device that takes no bytes (a full disk): the lost trace is said too */
+    setenv("DAG_TRACE", "/dev/full", 1);
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+    CHECK_EQ_INT(dag_trace_write_json("/dev/full"), DAG_ERR_IO);
+    CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 2);
+    /* a FIFO, a compressor reading it: set-up does not open it to probe it (that blocked until a
+       writer came), and the trace goes through it whole at shutdown */
+    char fifo[64];
+    snprintf(fifo, sizeof fifo, "/tmp/dag_trace_fifo_%d", (int)getpid());
+    remove(fifo);
+    CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
+    pthread_t reader;
+    fifo_text = NULL;
+    pthread_create(&reader, NULL, reads_a_fifo, fifo);
+    setenv("DAG_TRACE", fifo, 1);
+    dag_setup(&(dag_desc){ .num_threads = 2 });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    pthread_join(reader, NULL);
+    CHECK(fifo_text != NULL && count_of(fifo_text, "\"traced_step\"") == 1);
+    free(fifo_text);
+    remove(fifo);
     unsetenv("DAG_TRACE");
 }
 
