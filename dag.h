@@ -195,7 +195,8 @@
                              1024
    DAG_STACK_BUDGET          2 MiB: the bytes of a thread's stack that nested
                              tasks may fill before a waiting thread blocks (and
-                             a reserve thread stands in) rather than runs more
+                             a reserve thread stands in) rather than runs more;
+                             on a smaller stack, half of what it has left
    DAG_MAX_RESERVE_THREADS   256: the most reserve threads at once
    DAG_SLEEP_SAFETY_MS       100: a sleeping worker looks for work at least this
                              often (a wake-up is never lost; this bounds the
@@ -2040,6 +2041,7 @@ struct dag__worker {
     int just_stole;
     /* waiting (see >>helping) */
     uintptr_t stack_base;                  /* the stack's depth when the thread came to dag.h */
+    uintptr_t stack_budget;                /* what nested tasks may fill below it (dag__stack_mark) */
     DAG__ATOMIC(const void *) waiting_for;     /* a task or region, while asleep in a wait */
     DAG__ATOMIC(int) blocked;                   /* stuck in a wait inside a body: a reserve runs in its place */
     dag__task *blocked_task, *blocked_on;  /* the waiting body and what it waits for (under wait_lock) */
@@ -4138,13 +4140,53 @@ static DAG__NOINLINE uintptr_t dag__stack_here(void) {
 #endif
 }
 
+/* The lowest address of this thread's stack, where the C library says
+   (glibc: pthread_getattr_np), or 0. Strict C11 hides both calls. */
+#if defined(__linux__) && defined(__GLIBC__)
+#include <pthread.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#if !defined(__USE_GNU)
+extern int pthread_getattr_np(pthread_t, pthread_attr_t *);
+#endif
+#if !defined(__USE_XOPEN2K)
+extern int pthread_attr_getstack(const pthread_attr_t *, void **, size_t *);
+#endif
+#ifdef __cplusplus
+}
+#endif
+static uintptr_t dag__stack_low(void) {
+    pthread_attr_t a;
+    void *low = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &a) != 0) return 0;
+    if (pthread_attr_getstack(&a, &low, &size) != 0) low = NULL;
+    pthread_attr_destroy(&a);
+    return (uintptr_t)low;
+}
+#else
+static uintptr_t dag__stack_low(void) { return 0; }
+#endif
+
+/* A thread comes to dag.h (its start, dag_setup, its first call): nested
+   tasks may fill DAG_STACK_BUDGET of its stack from here, or half of what
+   is left below, where its stack is smaller (a server's 256 KiB threads,
+   ulimit -s, musl's 128 KiB). */
+static void dag__stack_mark(dag__worker *w) {
+    uintptr_t here = dag__stack_here(), low = dag__stack_low();
+    w->stack_base = here;
+    w->stack_budget = DAG_STACK_BUDGET;
+    if (low && low < here && (here - low) / 2 < w->stack_budget) w->stack_budget = (here - low) / 2;
+}
+
 /* May this thread start one more task on top of what its stack holds
-   since it first came to dag.h (stack_base: the thread's start, dag_setup,
-   or its first call)? A local's address tells how deep the stack is. */
+   since it came to dag.h (dag__stack_mark)? A local's address tells how
+   deep the stack is. */
 static inline bool dag__stack_room(const dag__worker *w) {
     char here_;
     uintptr_t here = (uintptr_t)&here_, base = w->stack_base;
-    return (base > here ? base - here : here - base) < DAG_STACK_BUDGET;
+    return (base > here ? base - here : here - base) < w->stack_budget;
 }
 
 /* The tasks a cycle walk has seen: an open-addressing set that starts on
@@ -4369,7 +4411,7 @@ static int dag__worker_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);   /* set before the pool starts */
-    w->stack_base = dag__stack_here();
+    dag__stack_mark(w);
     dag__help_until(w, dag__stopping, NULL, NULL);
     return 0;
 }
@@ -4384,7 +4426,7 @@ static int dag__reserve_main(void *arg) {
     dag__worker *w = (dag__worker *)arg;
     dag__tls_worker = w;
     dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
-    w->stack_base = dag__stack_here();
+    dag__stack_mark(w);
     for (;;) {
         dag__help_until(w, dag__reserve_surplus, NULL, NULL);
         dag__mutex_lock(&dag__g.sleep_lock);
@@ -7580,7 +7622,7 @@ static void dag__guest_attach(void) {
         dag__worker *w = &dag__g.workers[0];
         dag__tls_worker = w;
         dag__tls_guest = false;
-        w->stack_base = dag__stack_here();
+        dag__stack_mark(w);
         dag__tls_ctx = &dag__main_ctx;
         dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
         if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
@@ -7609,7 +7651,7 @@ static void dag__guest_attach(void) {
     dag__mutex_unlock(&dag__g.guest_lock);
     dag__tls_worker = w;
     dag__tls_guest = true;
-    w->stack_base = dag__stack_here();
+    dag__stack_mark(w);
     dag__tls_ctx = w->guest_ctx;
     dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
     if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
@@ -7794,7 +7836,7 @@ static void dag__workers_init(int num_threads) {
     atomic_store(&dag__g.num_slots, num_threads);
     dag__tls_worker = &dag__g.workers[0];
     dag__tls_guest = false;   /* (a thread outside the pool of an earlier set-up may set up this one) */
-    dag__g.workers[0].stack_base = dag__stack_here();
+    dag__stack_mark(&dag__g.workers[0]);
     dag__context_init(&dag__main_ctx);
     dag__tls_ctx = &dag__main_ctx;
     __atomic_store_n(&dag__g.epochs, dag__g.epochs + 1, __ATOMIC_RELAXED);   /* (read by dag__shut_down_err) */

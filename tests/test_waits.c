@@ -120,6 +120,30 @@ TEST(a_hundred_thousand_levels_of_spawn_and_fetch_finish) {
     }
 }
 
+/* A program thread with a small stack (a server's 256 KiB, musl's 128 KiB): its waits fill half of
+   what is left below where it came to dag.h, not DAG_STACK_BUDGET's 2 MiB (it overflowed at about 500
+   levels), and reserve threads take the levels on. */
+static void *deep_on_a_small_stack(void *arg) {
+    long levels = *(long *)arg, got = -1;
+    if (dag_fetch(dag_spawn(deep, Val(levels)), &got) != DAG_OK || got != levels) *(long *)arg = -1;
+    return NULL;
+}
+TEST(a_program_thread_with_a_small_stack_waits_through_thousands_of_levels) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_threads(threads);
+        long levels = (long)test_scaled(5000, 2000);
+        pthread_attr_t a;
+        pthread_attr_init(&a);
+        pthread_attr_setstacksize(&a, 256 * 1024);
+        pthread_t th;
+        CHECK_EQ_INT(pthread_create(&th, &a, deep_on_a_small_stack, &levels), 0);
+        pthread_join(th, NULL);
+        pthread_attr_destroy(&a);
+        CHECK(levels > 0);
+        dag_shutdown();
+    }
+}
+
 /* ---- cycles are errors ---------------------------------------------------- */
 static dag_task self_handle;
 static atomic_int self_published, self_result;
@@ -2040,6 +2064,7 @@ int main(void) {
     RUN(threads_making_their_first_call_at_once_all_see_one_complete_set_up);   /* first: before any set-up */
     RUN(random_waits_on_earlier_tasks_never_hang_on_1_to_8_threads);
     RUN(a_hundred_thousand_levels_of_spawn_and_fetch_finish);
+    RUN(a_program_thread_with_a_small_stack_waits_through_thousands_of_levels);
     RUN(a_task_that_waits_for_itself_gets_a_wait_cycle_error);
     RUN(a_task_that_waits_for_its_own_dependent_gets_a_wait_cycle_error);
     RUN(two_tasks_that_wait_for_each_other_get_a_wait_cycle_error_not_a_hang);
