@@ -2085,7 +2085,8 @@ typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uin
 
 /* >>state */
 typedef struct dag__state {
-    DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting */
+    DAG__ATOMIC(int) phase;                     /* 0 never set up, 1 running, 2 shut down, 3 starting, 4 a child of
+                                                   fork() of a running one (dag__forked_child) */
     uint32_t epochs;                       /* set-up cycles so far */
     dag_desc desc;
     int num_workers;
@@ -2392,12 +2393,38 @@ static bool dag__first_refusal_here(void) {   /* on this thread since the last s
     dag__tls_down_said = said;
     return true;
 }
+#define DAG__FORKED_WHY "this process is a child of fork(), made while dag.h ran: its threads stayed in the " \
+                        "parent, so dag.h does not run here (exec a program, or fork before dag_setup or after " \
+                        "dag_shutdown)"
 static int dag__shut_down_err(const char *who, const char *name) {
-    if (dag__first_refusal_here())
+    if (!dag__first_refusal_here()) return DAG_ERR_SHUT_DOWN;
+    if (atomic_load(&dag__g.phase) == 4)
+        dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: %s", who, name ? name : "", name ? ")" : "", DAG__FORKED_WHY);
+    else
         dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: the runtime is shut down (call dag_setup again first; calls refused the "
                  "same way on this thread are not logged again)", who, name ? name : "", name ? ")" : "");
     return DAG_ERR_SHUT_DOWN;
 }
+
+/* fork() while dag.h runs: the child has one thread, the one that forked,
+   and a copy of state whose locks other threads may have held. It runs
+   nothing of it: every call is refused (DAG__FORKED_WHY), dag_shutdown
+   returns without joining threads that are not there, and its memory is
+   left to the child's exit or exec. */
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+static void dag__forked_child(void) {
+    int running = 1;
+    if (!atomic_compare_exchange_strong(&dag__g.phase, &running, 4)) return;
+    __atomic_store_n(&dag__live_epoch, 0, __ATOMIC_SEQ_CST);   /* every context and handle goes stale */
+}
+static void dag__watch_fork(void) {
+    static DAG__ATOMIC(int) watching;
+    if (!atomic_exchange(&watching, 1)) pthread_atfork(NULL, NULL, dag__forked_child);
+}
+#else
+static void dag__watch_fork(void) {}
+#endif
 
 static void *dag__xmalloc(size_t n) {
     void *p = DAG_MALLOC(n);
@@ -7898,6 +7925,7 @@ static void dag__workers_start(int num_threads) {
 }
 
 dag_result dag_setup(const dag_desc *desc) {
+    if (DAG__UNLIKELY(atomic_load(&dag__g.phase) == 4)) return (dag_result)dag__err(DAG_ERR_SHUT_DOWN, "dag_setup: " DAG__FORKED_WHY);
     /* Set up already: by an earlier dag_setup, or by a call into dag.h made before this one (a C++
        global's constructor, a library's initializer), which sets up with the defaults. A dag_desc
        given now is not applied, and the program hears it. */
@@ -7924,6 +7952,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);   /* (guest_calls is 0 already: each call that counted itself left) */
     atomic_store(&dag__g.fulfils_closed, 0);
+    dag__watch_fork();
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "

@@ -409,6 +409,45 @@ DAG_TASK(void, hop, (int, on)) {
     dag_spawn_with(&(dag_options){ .scope = dag_scope(.thread = next) }, hop, Val(next));
 }
 
+/* fork() while dag.h runs: the child (one thread, the pool left in the parent) is refused with words
+   that say so, its dag_shutdown returns without joining threads that are not there (it crashed in
+   pthread_join), and the parent runs on. */
+DAG_TASK(int, square_of, (int, x)) { return x * x; }
+static int child_after_fork(void) {
+    int bad = 0, v = -1;
+    dag_task t = dag_spawn(square_of, Val(3));
+    bad += t.ptr != NULL;
+    bad += dag_fetch(t, &v) == DAG_OK;
+    bad += dag_setup(NULL) != DAG_ERR_SHUT_DOWN;
+    bad += atomic_load(&by_level[DAG_LOG_ERROR]) < 2;   /* the spawn and the set-up, each said */
+    bad += dag_shutdown() != DAG_OK;
+    return bad;
+}
+TEST(a_child_of_fork_is_refused_by_name_and_its_shutdown_does_not_crash) {
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    int v = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(square_of, Val(4)), &v), DAG_OK);
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) _exit(child_after_fork());
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ_INT(dag_fetch(dag_spawn(square_of, Val(5)), &v), DAG_OK);   /* the parent runs on */
+    CHECK_EQ_INT(v, 25);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    /* forked after dag_shutdown, the child sets up its own */
+    child = fork();
+    if (child == 0) {
+        int w = 0;
+        bool ok = dag_setup(&(dag_desc){ .num_threads = 2 }) == DAG_OK && dag_fetch(dag_spawn(square_of, Val(6)), &w) == DAG_OK;
+        _exit(ok && w == 36 && dag_shutdown() == DAG_OK ? 0 : 1);
+    }
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST(a_task_handed_to_a_sleeping_worker_wakes_it_every_time) {
     dag_wait_policy policies[] = { DAG_WAIT_PASSIVE, DAG_WAIT_DEFAULT };
     for (int p = 0; p < 2; p++) {
@@ -530,6 +569,7 @@ int main(int argc, char **argv) {
     RUN(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown);
     RUN(a_program_that_ends_without_dag_shutdown_gets_its_trace_at_exit_or_a_warning);
     RUN(dag_devices_that_do_not_parse_are_named_and_every_device_is_used);
+    RUN(a_child_of_fork_is_refused_by_name_and_its_shutdown_does_not_crash);
     RUN(a_task_handed_to_a_sleeping_worker_wakes_it_every_time);
     RUN(producers_and_sleepers_racing_never_lose_a_wake_up);
     RUN(a_region_whose_last_task_ends_elsewhere_wakes_its_sleeping_waiter);
