@@ -40,12 +40,9 @@ DAG_TASK(int, waits_for_a_sibling, (dag_task, t)) {
 }
 
 static void a_body_waiting_for_a_sibling_finishes(int threads) {
-    dag_desc d;
-    memset(&d, 0, sizeof d);
-    d.num_threads = threads;
-    d.logger.func = count_thread_errors;
     atomic_store(&thread_errors, 0);
     atomic_store(&refuse_threads, 1);
+    dag_desc d = { .num_threads = threads, .logger = { count_thread_errors, NULL } };
     CHECK_EQ_INT(dag_setup(&d), DAG_OK);   /* it runs, on the threads it has */
     CHECK_EQ_INT(dag_num_threads(), 1);    /* and says how many */
     if (threads > 1) CHECK(atomic_load(&thread_errors) >= 1);   /* the worker that did not start is named */
