@@ -2113,6 +2113,7 @@ typedef struct dag__state {
     DAG__ATOMIC(int) num_slots;                 /* workers started: num_workers + reserve threads */
     DAG__ATOMIC(int) blocked;                   /* threads blocked in a wait */
     DAG__ATOMIC(int) reserve_active;            /* reserve threads in service */
+    DAG__ATOMIC(int) reserve_failed;            /* a reserve thread could not start (see dag__help_until) */
     int reserve_peak;                      /* most reserve threads ever in service at once */
     dag__mutex wait_lock;                  /* the blocked_task / blocked_on pairs */
     DAG__ATOMIC(uint64_t) cancel_gen;           /* cancels made so far (see dag__cancel_asked); 0: none */
@@ -2414,8 +2415,9 @@ static int dag__shut_down_err(const char *who, const char *name) {
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
 static void dag__forked_child(void) {
-    int running = 1;
-    if (!atomic_compare_exchange_strong(&dag__g.phase, &running, 4)) return;
+    int phase = atomic_load(&dag__g.phase);
+    if (phase != 1 && phase != 3) return;   /* (3: set-up was under way in another thread, which is gone) */
+    atomic_store(&dag__g.phase, 4);
     __atomic_store_n(&dag__live_epoch, 0, __ATOMIC_SEQ_CST);   /* every context and handle goes stale */
 }
 static void dag__watch_fork(void) {
@@ -4305,11 +4307,13 @@ static bool dag__reserve_top_up(void) {
             r = &dag__g.workers[n];
             dag__worker_init(r, n);
             if (dag__thread_create(&r->thread, dag__reserve_main, r) != 0) {
+                atomic_store(&dag__g.reserve_failed, 1);
                 dag__worker_destroy(r);
                 dag__err(DAG_ERR_THREAD, "could not start a reserve thread for a blocked wait; the wait runs "
                          "other tasks itself");
                 return false;
             }
+            atomic_store(&dag__g.reserve_failed, 0);   /* (a failure that passed: full stacks wait again) */
             DAG__HB(&dag__g.num_slots);
             atomic_store_explicit(&dag__g.num_slots, n + 1, memory_order_release);
         } else {
@@ -4390,6 +4394,16 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
         }
         if (++idle == 1 && !looking) atomic_store_explicit(&w->looking, looking = 1, memory_order_relaxed);
         dag__context *ctx = dag__tls_ctx;
+        if (DAG__UNLIKELY(on && atomic_load_explicit(&dag__g.reserve_failed, memory_order_relaxed)) && ctx && ctx->task &&
+            !dag__stack_room(w)) {
+            /* its stack is full of nested tasks and no reserve thread can start to run what it waits
+               for: say so and return, rather than wait for good (what it waits for runs once the
+               stack has unwound; a deeper recursion needs threads, or a cut-off) */
+            result = dag__err(DAG_ERR_THREAD, "task '%s' waits for task '%s' with its thread's stack full of nested "
+                              "tasks, and no reserve thread could start to run it", dag__task_name(ctx->task),
+                              dag__task_name(on));
+            break;
+        }
         /* (after a short spin, or a sleep that returned: with work visible a sleep returns at once, so
            a passive or short wait policy would otherwise never count up to here) */
         if (!blocked && ctx && ctx->task && (idle >= 256 || spun_out)) {
@@ -4407,8 +4421,8 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
                 /* no thread could start to stand in (out of threads or memory): sleeping could wait for
                    good, so it runs what is queued, whatever it is (libgomp's rule; a task it runs that
                    waits for the body below it would hang, as this wait would have anyway) */
-                if (!dag__stand_in(w)) w->isolate = NULL;
                 blocked = true;   /* one more look, then sleep: the reserve thread has the core */
+                if (!dag__stand_in(w)) w->isolate = NULL;   /* (a full stack says so above, on its next turn) */
                 continue;
             }
         }
@@ -7836,6 +7850,7 @@ static void dag__state_init(void) {
     atomic_store(&dag__g.cancel_gen, 0);
     dag__mutex_init(&dag__g.kept_lock);
     atomic_store(&dag__g.reserve_active, 0);
+    atomic_store(&dag__g.reserve_failed, 0);
     dag__g.reserve_peak = 0;
     dag__g.inject_head = dag__g.inject_tail = NULL;
     dag__g.heap_count = 0;
@@ -7876,12 +7891,24 @@ static void dag__workers_init(int num_threads) {
    (a FIFO opened to read waits for a writer) or end them for their reader. */
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/stat.h>
+#include <fcntl.h>
 static bool dag__not_a_plain_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
+/* A FIFO nobody has open to read: opening it to write would wait for a
+   reader for good (the reader died, or never came). */
+static bool dag__fifo_without_reader(const char *path) {
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) return false;
+    int fd = open(path, O_WRONLY | O_NONBLOCK);
+    if (fd < 0) return errno == ENXIO;
+    close(fd);
+    return false;
+}
 #else
 static bool dag__not_a_plain_file(const char *path) { (void)path; return false; }
+static bool dag__fifo_without_reader(const char *path) { (void)path; return false; }
 #endif
 
 /* Tracing from the start when asked (trace_path: written at dag_shutdown,
@@ -8385,6 +8412,11 @@ static FILE *dag__trace_open(const char *path, const char *who, dag_result *err)
     if (!dag_is_setup()) {   /* the trace went with the runtime */
         *err = (dag_result)dag__err(DAG_ERR_SHUT_DOWN, "%s: the runtime is shut down, and its trace with it (write "
                                     "the trace before dag_shutdown, or name it in DAG_TRACE or dag_desc.trace_path)", who);
+        return NULL;
+    }
+    if (path && dag__fifo_without_reader(path)) {
+        *err = (dag_result)dag__err(DAG_ERR_IO, "%s: '%s' is a FIFO that nothing reads; the trace is not written "
+                                    "(opening it would wait for a reader for good)", who, path);
         return NULL;
     }
     errno = 0;

@@ -66,6 +66,26 @@ TEST(with_no_thread_to_start_a_pool_of_two_runs_on_one_and_its_waits_finish) {
 TEST(with_no_reserve_thread_to_start_a_waiting_body_runs_the_task_it_waits_for) {
     a_body_waiting_for_a_sibling_finishes(1);
 }
+/* A chain of bodies each fetching the next, deeper than one thread's stack budget, with no thread to
+   stand in: the deepest wait says so (DAG_ERR_THREAD) and returns, rather than wait for good. */
+DAG_TASK(long, chain, (long, n)) {
+    if (n == 0) return 0;
+    long v = -1;
+    if (dag_fetch(dag_spawn(chain, Val(n - 1)), &v) != DAG_OK) return -1000000;
+    return v + 1;
+}
+TEST(a_chain_deeper_than_one_stack_with_no_thread_to_start_ends_with_an_error_not_a_hang) {
+    atomic_store(&thread_errors, 0);
+    atomic_store(&refuse_threads, 1);
+    dag_desc d = { .num_threads = 1, .logger = { count_thread_errors, NULL } };
+    CHECK_EQ_INT(dag_setup(&d), DAG_OK);
+    long v = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(chain, Val(20000L)), &v), DAG_OK);
+    CHECK(v < 0);   /* the error came up the chain */
+    CHECK(atomic_load(&thread_errors) >= 1);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    atomic_store(&refuse_threads, 0);
+}
 TEST(once_threads_start_again_the_pool_has_them_all) {
     CHECK_EQ_INT(dag_setup(&(dag_desc){ .num_threads = 2 }), DAG_OK);
     CHECK_EQ_INT(dag_num_threads(), 2);
@@ -79,6 +99,7 @@ int main(void) {
     watchdog_start();
     RUN(with_no_thread_to_start_a_pool_of_two_runs_on_one_and_its_waits_finish);
     RUN(with_no_reserve_thread_to_start_a_waiting_body_runs_the_task_it_waits_for);
+    RUN(a_chain_deeper_than_one_stack_with_no_thread_to_start_ends_with_an_error_not_a_hang);
     RUN(once_threads_start_again_the_pool_has_them_all);
     return test_summary();
 }

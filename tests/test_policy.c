@@ -309,6 +309,13 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     pthread_join(reader, NULL);
     CHECK(fifo_text != NULL && count_of(fifo_text, "\"traced_step\"") == 1);
     free(fifo_text);
+    /* the same FIFO with no reader (it died): the trace is not written, said, and shutdown returns */
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
     remove(fifo);
     unsetenv("DAG_TRACE");
 }
