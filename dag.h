@@ -2035,6 +2035,8 @@ struct dag__worker {
     DAG__ATOMIC(uint64_t) records_out, records_back;       /* task records it took from a pool, and gave back */
     uint64_t steal_pause_ns, steal_after;  /* see dag__run_found */
     dag__task *isolate;                    /* see dag__find_work */
+    struct dag__suspension *suspended;     /* bodies under this thread's running task that wait, having run
+                                              others' tasks on top (no reserve thread could start; innermost first) */
     int64_t isolate_mark;                  /* isolate's deque_mark */
     dag__region *free_regions;             /* recycled regions of its own (see >>region pool) */
     int num_free_regions;
@@ -4333,11 +4335,14 @@ static bool dag__reserve_top_up(void) {
    cannot help: the pair goes where other waits' cycle checks see it
    (dag__needs). Returns DAG_ERR_WAIT_CYCLE instead when `on` needs `body`
    to finish first. */
+typedef struct dag__suspension { dag__task *body; struct dag__suspension *below; } dag__suspension;
 static int dag__wait_begin(dag__worker *w, dag__task *body, dag__task *on) {
     dag__mutex_lock(&dag__g.wait_lock);
     w->blocked_task = body;
     w->blocked_on = on;
     bool cycle = body && on && dag__needs(on, body);
+    /* a body suspended under this one on this thread finishes only after this one does */
+    for (dag__suspension *s = w->suspended; on && s && !cycle; s = s->below) cycle = on == s->body || dag__needs(on, s->body);
     if (cycle) w->blocked_task = w->blocked_on = NULL;
     dag__mutex_unlock(&dag__g.wait_lock);
     return cycle ? DAG_ERR_WAIT_CYCLE : DAG_OK;
@@ -4378,6 +4383,7 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
     uint64_t idle_since = 0;
     bool waiting = false, blocked = false, spun_out = false;   /* spun_out: its spin window is over */
     dag__isolation saved = dag__isolate(w);
+    dag__suspension suspension = { NULL, NULL };
     int was_looking = atomic_load_explicit(&w->looking, memory_order_relaxed);   /* (0: a body waits here) */
     int looking = was_looking;   /* what w->looking says now: written only when that changes */
     while (!done(arg)) {
@@ -4422,7 +4428,12 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
                    good, so it runs what is queued, whatever it is (libgomp's rule; a task it runs that
                    waits for the body below it would hang, as this wait would have anyway) */
                 blocked = true;   /* one more look, then sleep: the reserve thread has the core */
-                if (!dag__stand_in(w)) w->isolate = NULL;   /* (a full stack says so above, on its next turn) */
+                if (!dag__stand_in(w) && w->isolate) {   /* (a full stack says so above, on its next turn) */
+                    w->isolate = NULL;
+                    suspension.body = ctx->task;
+                    suspension.below = w->suspended;
+                    w->suspended = &suspension;   /* what runs on top of it must not wait for it */
+                }
                 continue;
             }
         }
@@ -4437,6 +4448,7 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
     }
     if (blocked) dag__stand_down(w);
     if (waiting) dag__wait_end(w);
+    if (suspension.body) w->suspended = suspension.below;
     dag__unisolate(w, saved);
     atomic_store_explicit(&w->looking, was_looking, memory_order_relaxed);
     return result;
