@@ -7965,6 +7965,7 @@ static void dag__workers_start(int num_threads) {
 
 dag_result dag_setup(const dag_desc *desc) {
     if (DAG__UNLIKELY(atomic_load(&dag__g.phase) == 4)) return (dag_result)dag__err(DAG_ERR_SHUT_DOWN, "dag_setup: " DAG__FORKED_WHY);
+    dag__watch_fork();   /* before set-up starts: a child forked while it runs is refused too */
     /* Set up already: by an earlier dag_setup, or by a call into dag.h made before this one (a C++
        global's constructor, a library's initializer), which sets up with the defaults. A dag_desc
        given now is not applied, and the program hears it. */
@@ -7991,7 +7992,6 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);   /* (guest_calls is 0 already: each call that counted itself left) */
     atomic_store(&dag__g.fulfils_closed, 0);
-    dag__watch_fork();
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
