@@ -7908,19 +7908,24 @@ static bool dag__not_a_plain_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 }
-/* A FIFO nobody has open to read: opening it to write would wait for a
-   reader for good (the reader died, or never came). */
-static bool dag__fifo_without_reader(const char *path) {
+/* Before a trace is written to path: for a FIFO that something reads, a
+   descriptor that holds it open for writing until the trace's own open has
+   it (closing a probe would hand its reader an end of file); -1 for a FIFO
+   nothing reads (opening it to write would wait for a reader for good, the
+   reader having died or never come); -2 for anything else. */
+static int dag__fifo_hold(const char *path) {
     struct stat st;
-    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) return false;
+    if (stat(path, &st) != 0 || !S_ISFIFO(st.st_mode)) return -2;
     int fd = open(path, O_WRONLY | O_NONBLOCK);
-    if (fd < 0) return errno == ENXIO;
-    close(fd);
-    return false;
+    return fd >= 0 ? fd : errno == ENXIO ? -1 : -2;
+}
+static void dag__fifo_release(int fd) {
+    if (fd >= 0) close(fd);
 }
 #else
 static bool dag__not_a_plain_file(const char *path) { (void)path; return false; }
-static bool dag__fifo_without_reader(const char *path) { (void)path; return false; }
+static int dag__fifo_hold(const char *path) { (void)path; return -2; }
+static void dag__fifo_release(int fd) { (void)fd; }
 #endif
 
 /* Tracing from the start when asked (trace_path: written at dag_shutdown,
@@ -8426,13 +8431,15 @@ static FILE *dag__trace_open(const char *path, const char *who, dag_result *err)
                                     "the trace before dag_shutdown, or name it in DAG_TRACE or dag_desc.trace_path)", who);
         return NULL;
     }
-    if (path && dag__fifo_without_reader(path)) {
+    int held = path ? dag__fifo_hold(path) : -2;
+    if (held == -1) {
         *err = (dag_result)dag__err(DAG_ERR_IO, "%s: '%s' is a FIFO that nothing reads; the trace is not written "
                                     "(opening it would wait for a reader for good)", who, path);
         return NULL;
     }
     errno = 0;
     FILE *f = path ? fopen(path, "w") : NULL;
+    dag__fifo_release(held);
     if (!f)
         *err = (dag_result)dag__err(DAG_ERR_IO, "%s: cannot open '%s' (%s)", who, path ? path : "(null)",
                                     path && errno ? strerror(errno) : "no path");

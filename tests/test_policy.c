@@ -213,16 +213,26 @@ DAG_TASK(void, traced_step, (double *, x)) { *x += 1; }
 
 /* The file's bytes as a string (NULL if it cannot be read). */
 static char *fifo_text;
-static void *reads_a_fifo(void *path) {
-    FILE *f = fopen((const char *)path, "rb");   /* (blocks until the writer opens it) */
+/* Reads the FIFO the test opened (non-blocking, so it has a reader from then on) until its writer
+   has written and closed it. */
+static void *reads_a_fifo(void *fd_) {
+    int fd = *(int *)fd_;
     size_t n = 0, cap = 1 << 16;
     char *s = (char *)malloc(cap);
-    for (size_t got; f && s && (got = fread(s + n, 1, cap - 1 - n, f)) > 0;) {
-        n += got;
-        if (n + 1 == cap) s = (char *)realloc(s, cap *= 2);
+    for (double waited = 0; s && waited < 60;) {
+        ssize_t got = read(fd, s + n, cap - 1 - n);
+        if (got > 0) {
+            n += (size_t)got;
+            if (n + 1 == cap) s = (char *)realloc(s, cap *= 2);
+        } else if (got == 0 && n > 0) {
+            break;   /* the writer closed it */
+        } else {
+            test_spin_us(1000);   /* no writer yet (0), or no bytes yet (EAGAIN) */
+            waited += 0.001;
+        }
     }
     if (s) s[n] = 0;
-    if (f) fclose(f);
+    close(fd);
     fifo_text = s;
     return NULL;
 }
@@ -300,7 +310,9 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     CHECK_EQ_INT(mkfifo(fifo, 0600), 0);
     pthread_t reader;
     fifo_text = NULL;
-    pthread_create(&reader, NULL, reads_a_fifo, fifo);
+    int fifo_fd = open(fifo, O_RDONLY | O_NONBLOCK);
+    CHECK(fifo_fd >= 0);
+    pthread_create(&reader, NULL, reads_a_fifo, &fifo_fd);
     setenv("DAG_TRACE", fifo, 1);
     dag_setup(&(dag_desc){ .num_threads = 2 });
     dag_spawn(traced_step, InOut(&cells[0], 1));
