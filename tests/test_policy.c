@@ -212,6 +212,13 @@ TEST(dag_log_and_log_level_choose_the_least_severe_message_delivered) {
 DAG_TASK(void, traced_step, (double *, x)) { *x += 1; }
 
 /* The file's bytes as a string (NULL if it cannot be read). */
+/* Sets up counting log levels, runs one traced step and waits (DAG_TRACE as the caller set it). */
+static void traced_run_counting_logs(double *cells) {
+    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
+    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
+    dag_spawn(traced_step, InOut(&cells[0], 1));
+    dag_wait_all();
+}
 static char *fifo_text;
 /* Reads the FIFO the test opened (non-blocking, so it has a reader from then on) until its writer
    has written and closed it. */
@@ -286,18 +293,12 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     remove(desc_path);
     /* a path that cannot be written: an error at shutdown, nothing worse */
     setenv("DAG_TRACE", "/nonexistent-dir/trace.json", 1);
-    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
-    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
-    dag_spawn(traced_step, InOut(&cells[0], 1));
-    dag_wait_all();
+    traced_run_counting_logs(cells);
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
     CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
     /* a device that takes no bytes (a full disk): the lost trace is said too */
     setenv("DAG_TRACE", "/dev/full", 1);
-    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
-    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
-    dag_spawn(traced_step, InOut(&cells[0], 1));
-    dag_wait_all();
+    traced_run_counting_logs(cells);
     CHECK_EQ_INT(dag_trace_write_json("/dev/full"), DAG_ERR_IO);
     CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
@@ -322,10 +323,7 @@ TEST(dag_trace_records_from_the_start_and_writes_the_trace_at_shutdown) {
     CHECK(fifo_text != NULL && count_of(fifo_text, "\"traced_step\"") == 1);
     free(fifo_text);
     /* the same FIFO with no reader (it died): the trace is not written, said, and shutdown returns */
-    for (int i = 0; i < 4; i++) atomic_store(&by_level[i], 0);
-    dag_setup(&(dag_desc){ .num_threads = 2, .logger = { level_logger, NULL } });
-    dag_spawn(traced_step, InOut(&cells[0], 1));
-    dag_wait_all();
+    traced_run_counting_logs(cells);
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
     CHECK(atomic_load(&by_level[DAG_LOG_ERROR]) >= 1);
     remove(fifo);
