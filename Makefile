@@ -519,11 +519,15 @@ test-gpu-run: $(B)/gpu/test_gpu $(B)/gpu/mock_ze/libze_loader.so.1 $(MOCK_HIP_LI
 
 # Every group runs even if an earlier one failed; the last line sums them up.
 # A group that stops before writing its results (a build error) counts as a failure.
+# A group builds its binaries on every core (most of make test's time is the
+# compiler's: dag_array.h's implementation alone takes half a minute), then
+# runs them one at a time (the tests time themselves against the machine).
 TEST_GROUPS := compile gcc clang cxx asan tsan helgrind opencl gpu mpi bots walkthrough skips
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test:
 	@rm -f $(B)/results-*
 	@st=0; for g in $(TEST_GROUPS); do t=$$([ $$g = compile ] && echo check-compile || echo test-$$g); \
-	  $(MAKE) --no-print-directory $$t STRICT=$(STRICT) || { st=1; [ -e $(B)/results-$$g ] || \
+	  $(MAKE) --no-print-directory -j$(TEST_JOBS) $$t STRICT=$(STRICT) || { st=1; [ -e $(B)/results-$$g ] || \
 	    echo "$$t: 0 passed, 1 failed (stopped before its results)" > $(B)/results-$$g; }; done; \
 	cat $(TEST_GROUPS:%=$(B)/results-%) 2>/dev/null \
 	  | awk '{for(i=1;i<=NF;i++){if($$(i+1)=="passed,")p+=$$i; if($$(i+1)~/^failed/)f+=$$i; if($$(i+1)~/^skipped/)k+=$$i; \

@@ -16,7 +16,9 @@ passed=0; failed=0; skipped=0; not_applicable=0
 cmd=()
 run_one() {
     [ ${#cmd[@]} -eq 0 ] && return
+    started=$(date +%s)
     out=$(env "${envs[@]}" timeout "${TEST_TIMEOUT:-600}" "${cmd[@]}" 2>&1); rc=$?
+    took="$(( $(date +%s) - started )) s"
     line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
     if [ -n "$line" ]; then
         p=${line%% passed*}; f=${line#*passed, }; f=${f%% failed*}
@@ -37,10 +39,10 @@ run_one() {
         log=build/logs/$label-$(date +%s%N).log
         printf '%s\n' "$out" > "$log"
         printf '%s\n' "$out" | tail -n 40
-        echo "[$label] ${cmd[*]}: exit $rc (whole output: $log)"
+        echo "[$label] ${cmd[*]}: exit $rc after $took (whole output: $log)"
     else
         printf '%s\n' "$out" | grep -E '^skipped: '   # what a skipped test needed, named in the summary
-        echo "[$label] ${cmd[*]}: $line"
+        echo "[$label] ${cmd[*]}: $line ($took)"
     fi
     cmd=()
 }
