@@ -2172,6 +2172,9 @@ static DAG__THREAD_LOCAL dag_result dag__tls_last_region = DAG_OK;
 static DAG__THREAD_LOCAL dag__context *dag__tls_inline_spawner;
 static DAG__THREAD_LOCAL uint32_t dag__tls_down_said;   /* 1 + the set-up cycle after which it said "shut down" */
 static DAG__THREAD_LOCAL bool dag__tls_guest;   /* a thread outside the pool, with a context of its own */
+/* The blocks a call found open above it and closed (dag__close_abandoned): their own end, if it
+   comes, then says which call closed them, not "closed twice". */
+static DAG__THREAD_LOCAL struct { const dag__context *ctx; uint32_t first, last; const char *by; } dag__tls_closed;
 static dag__context dag__main_ctx;
 
 /* >>device seam: all the core asks of the device layer. Its answers live in
@@ -6993,13 +6996,20 @@ static int dag__region_close(dag__worker *w, dag__context *ctx, dag__region *r) 
     return err;
 }
 
-/* Closes regions left open above `stop` (a return or goto out of a block). */
+/* Closes regions left open above `stop`: a return or goto out of a block, or the call `where` made
+   inside the block (dag_wait_all in a DAG_DATADEPS block: the block's tasks are waited for, and its
+   end, when it comes, finds it closed). */
 static int dag__close_abandoned(dag__worker *w, dag__context *ctx, dag__region *stop, const char *where) {
     int found = 0;
     while (ctx->top && ctx->top != stop && ctx->top != ctx->root) {
-        dag__err(DAG_ERR_UNBALANCED_REGION, "%s: %s opened at depth %u was never closed (return, goto or break out of its block?)",
-                 where, dag__region_name(ctx->top->kind), ctx->top->depth);
-        dag__region_close(w, ctx, ctx->top);
+        dag__region *r = ctx->top;
+        dag__err(DAG_ERR_UNBALANCED_REGION, "%s: %s opened at depth %u is still open, and is closed here (%s inside "
+                 "its block, or a return, goto or break out of it?)", where, dag__region_name(r->kind), r->depth, where);
+        if (!found || dag__tls_closed.ctx != ctx) dag__tls_closed.last = r->serial;
+        dag__tls_closed.ctx = ctx;
+        dag__tls_closed.first = r->serial;
+        dag__tls_closed.by = where;
+        dag__region_close(w, ctx, r);
         found = 1;
     }
     return found;
@@ -7083,9 +7093,12 @@ dag_result dag_region_end(dag_region token) {
     dag__region *r = ctx->top;
     while (r && r != ctx->root && r->serial != token.serial) r = r->outer;
     if (!r || r == ctx->root) {
-        dag__tls_last_region = (dag_result)dag__err(DAG_ERR_UNBALANCED_REGION,
-            "dag_region_end: this region is not open (closed twice, or by another thread?)");
-        return dag__tls_last_region;
+        if (dag__tls_closed.ctx == ctx && token.serial >= dag__tls_closed.first && token.serial <= dag__tls_closed.last)
+            dag__err(DAG_ERR_UNBALANCED_REGION, "dag_region_end: this region was closed already, by the %s that found it "
+                     "open (logged above)", dag__tls_closed.by);
+        else
+            dag__err(DAG_ERR_UNBALANCED_REGION, "dag_region_end: this region is not open (closed twice, or by another thread?)");
+        return dag__tls_last_region = DAG_ERR_UNBALANCED_REGION;
     }
     int unbalanced = dag__close_abandoned(w, ctx, r, "dag_region_end");
     if (r->kind == DAG_REGION_OPTIONS && r->discard_owner == r->serial) dag__discard_block_end(w, r);

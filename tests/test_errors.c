@@ -1191,6 +1191,31 @@ TEST(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options) {
     CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_UNBALANCED_REGION), 1);
 }
 
+/* dag_wait_all() inside a DAG_DATADEPS block (outside a body) closes the block, having waited for its
+   tasks; what it logs names the call, and the block's own end then says who closed it, not "closed
+   twice" (which a second end of a block closed normally still says). */
+TEST(dag_wait_all_inside_a_datadeps_block_says_it_closed_the_block) {
+    int x = 0;
+    int mark = log_mark();
+    DAG_DATADEPS {
+        dag_spawn(slow_write_int, Out(&x, 1), Val(9));
+        CHECK_EQ_INT(dag_wait_all(), DAG_ERR_UNBALANCED_REGION);
+        CHECK_EQ_INT(x, 9);
+        CHECK(logged_text_since(mark, "dag_wait_all: DAG_DATADEPS opened at depth 1 is still open, and is closed here "
+                                      "(dag_wait_all inside its block"));
+        mark = log_mark();
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_UNBALANCED_REGION);
+    CHECK(logged_text_since(mark, "this region was closed already, by the dag_wait_all that found it open"));
+    CHECK(!logged_text_since(mark, "closed twice"));
+    dag_region r = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    CHECK_EQ_INT(dag_region_end(r), DAG_OK);
+    mark = log_mark();
+    CHECK_EQ_INT(dag_region_end(r), DAG_ERR_UNBALANCED_REGION);
+    CHECK(logged_text_since(mark, "closed twice"));
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+}
+
 /* DAG_WITH_OPTIONS(...) DAG_DATADEPS { } reads as one block: dag_last_region_result() after it is the
    DATADEPS' failure (it was the options block's own DAG_OK), also through nested options blocks; a
    failure of a region that ended earlier in the block counts too, and the next block starts afresh. */
@@ -1647,6 +1672,7 @@ int main(int argc, char **argv) {
     RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
     RUN(an_options_block_around_a_failed_region_reports_that_failure);
     RUN(dag_wait_all_inside_an_options_block_leaves_it_open_with_its_options);
+    RUN(dag_wait_all_inside_a_datadeps_block_says_it_closed_the_block);
     RUN(a_break_inside_a_block_ends_the_block_and_is_warned_of);
     RUN(leaving_a_block_by_return_is_reported_by_the_next_region_end_around_it);
     RUN(a_task_body_that_returns_inside_a_region_fails_with_unbalanced_region);
