@@ -178,7 +178,10 @@ bench_files_gpu_chain = $(if $(wildcard $(ZE_H)),, $(ZE_H) (apt-get install libz
 bench_tools_gpu_array = $(NVCC)
 bench_files_gpu_array = $(if $(wildcard $(CUDA)/include/cusolverDn.h $(CUDA)/lib64/libcusolver.so),, cuBLAS and cuSOLVER in $(CUDA) (the CUDA toolkit))
 # A check whose compiler or SDK is missing is skipped, named and counted
-# (a failure with STRICT=1).
+# (a failure with STRICT=1). The GPU kernels and the bench programs build in
+# the background (one make, on the cores make test gives it) while the checks
+# before them run; their own checks then find them built, or build them again
+# and show why not.
 check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile/misuse.c tests/compile/impl.c tests/compile/public.cc tests/compile/cxx_warnings.cc tests/compile/public.cu tests/compile/two_units_a.c tests/compile/two_units_b.c tests/compile/hip_abi.c tests/compile/backend_flags.c tests/compile/data_cap.c tests/test_no_threads.c
 	@mkdir -p $(B)/compile
 	@ok=0; bad=0; sk=0; \
@@ -190,6 +193,12 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	expect_error() { msg=$$1; shift; if "$$@" >$(B)/compile/log 2>&1; then bad=$$((bad+1)); echo "FAIL (built) $$*"; \
 	  elif grep -q "$$msg" $(B)/compile/log; then ok=$$((ok+1)); echo "ok   (refused: $$msg) $$*"; \
 	  else bad=$$((bad+1)); echo "FAIL (no '$$msg') $$*"; cat $(B)/compile/log; fi; }; \
+	pre=; [ -n "$$(missing $(NVCC))" ] || pre="$$pre $(B)/gpu/kernels_cuda.o"; \
+	[ -n "$$(missing $(HIPCC) $(PYTHON))" ] || pre="$$pre $(B)/gpu/kernels_hip.c"; \
+	[ -n "$$(missing $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON))" ] || pre="$$pre $(B)/gpu/kernels_ze.c"; \
+	$(foreach p,$(BENCH_PROGRAMS),[ -n "$$(missing $(bench_tools_$(p)))$(bench_files_$(p))" ] || pre="$$pre $(B)/bench/$(p)";) \
+	$(MAKE) --no-print-directory -k $$pre $(B)/table/table_bench $(B)/table/datagen > $(B)/compile/prebuild.log 2>&1 & \
+	prebuild=$$!; \
 	run $(CC) $(WARN) -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc.o; \
 	run $(CC) $(WARN) -DDAG_USE_PTHREADS -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_pthreads.o; \
 	run $(CC) $(WARN) -DNDEBUG -O2 -I. -c tests/compile/impl.c -o $(B)/compile/impl_gcc_ndebug.o; \
@@ -257,6 +266,7 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	if [ -f /usr/include/hip/hip_runtime_api.h ]; then \
 	  run $(CC) $(WARN) -I. tests/compile/hip_abi.c -o $(B)/compile/hip_abi -pthread -ldl; run ./$(B)/compile/hip_abi; \
 	else skip "dag_hip.h's types against HIP's header: no /usr/include/hip/hip_runtime_api.h (apt-get install libamdhip64-dev)"; fi; \
+	wait $$prebuild; \
 	if [ -z "$$(missing $(NVCC))" ]; then \
 	  run $(NVCC) -std=c++17 $(CUDA_ARCHS) $(NVCC_HOST) -I. -c tests/compile/public.cu -o $(B)/compile/public_nvcc.o; \
 	  run $(MAKE) --no-print-directory $(B)/gpu/kernels_cuda.o; \
