@@ -913,7 +913,8 @@ typedef struct dag_trace_record {
     double start_us, end_us;      /* on the host: a device task's span is its enqueueing */
     uint64_t bytes_moved;         /* to the processor before it ran */
     int status;
-    char placement[160];          /* "cpu 120.0us | cl1 40.2us+3.1us copy+0.0us queue" or "" */
+    char placement[256];          /* "cpu 120.0us | cl1 40.2us+3.1us copy+0.0us queue" or "" (whole entries:
+                                     " | ..." where the rest would not fit) */
 } dag_trace_record;
 size_t dag_trace_records(dag_trace_record *out, size_t max);   /* returns how many there are */
 
@@ -1955,7 +1956,8 @@ struct dag__region {
     DAG__ATOMIC(int32_t) cancelled;             /* dag_region_cancel: its unstarted tasks do not run */
     DAG__ATOMIC(uint64_t) cancel_seen;          /* cancel_gen << 1 | whether a cancel reaches it, as last seen */
     DAG__ALIGNAS(DAG__CACHE_LINE) int64_t spawned;         /* owner only */
-    int64_t stalled_at;                    /* owner only: count when dag__backpressure last gave up waiting, or 0 */
+    int64_t stalled_at, stalled_live;      /* owner only: count and live tasks when dag__backpressure last gave up waiting
+                                              (stalled_at 0: it has not) */
     DAG__ATOMIC(int32_t) first_error;           /* first failure of a task of its own */
     DAG__ATOMIC(int32_t) first_cancel;          /* first dependency failure */
     DAG__ATOMIC(dag__task *) failed;           /* failed tasks, held for dag_wait (via next) */
@@ -5579,8 +5581,10 @@ static void dag__nap(dag__worker *w, uint64_t ns) {
    device or another rank, or runs long), it spawns on, so a spawner whose
    tasks wait for its own later dag_fulfill never hangs here. Once stalled,
    it spawns on without waiting until one of them finishes (count, which
-   only finishing tasks move while the region is open, says so): a million
-   tasks behind one gate are spawned at once, not 2 ms per 64. */
+   only finishing tasks move while the region is open, says so) or its live
+   tasks have doubled: a million tasks behind one gate cost a dozen waits,
+   not 2 ms per 64, and a pipeline whose worker the system deschedules for
+   a while (a loaded machine) stays within a few windows all the same. */
 #define DAG__WINDOW 256
 #define DAG__STALL_NS 2000000u
 static inline int64_t dag__region_live(const dag__region *r) {
@@ -5591,7 +5595,9 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
     int64_t limit = (int64_t)DAG__WINDOW * dag__g.num_workers;
     int64_t live = dag__region_live(r), last = live;
     if (live <= limit || !dag__stack_room(w)) return;
-    if (r->stalled_at && atomic_load_explicit(&r->count, memory_order_relaxed) == r->stalled_at) return;
+    if (r->stalled_at && atomic_load_explicit(&r->count, memory_order_relaxed) == r->stalled_at &&
+        live < 2 * r->stalled_live)
+        return;
     r->stalled_at = 0;
     dag__isolation saved = dag__isolate(w);
     uint64_t moved_at = 0;
@@ -5608,6 +5614,7 @@ static DAG__NOINLINE void dag__backpressure(dag__worker *w, dag__region *r) {
         if (!moved_at || live < last) last = live, moved_at = now;
         else if (now - moved_at > DAG__STALL_NS) {
             r->stalled_at = atomic_load_explicit(&r->count, memory_order_relaxed);
+            r->stalled_live = live;
             break;
         }
         if (++idle < 64) DAG__PAUSE();

@@ -252,7 +252,7 @@ struct dag__plan {
     int model_slot;                          /* -1: not timed */
     uint64_t cpu_start;                      /* ns: a CPU launch being timed */
     uint64_t bytes_moved;
-    char placement[160];
+    char placement[256];
 };
 
 static struct {
@@ -507,9 +507,12 @@ static int dag__rep_write_back(dag__replica *r) {
     uint64_t t0 = dag__now_ns();
     int e = dag__rep_copy(r, d, false, &ev);
     if (e == 0) e = dv->ops->wait(ev);
+    /* the copy's own time where the device measures it: the wall clock also counts the kernel it
+       was queued behind, and so read, each write-back after a kernel halved the bandwidth believed */
+    double s = e == 0 && ev ? dv->ops->elapsed(ev) : 0;
     if (ev) dv->ops->release(ev);
     if (e) return dag__dev_error(d, "the copy back to the host", e);
-    double s = (double)(dag__now_ns() - t0) * 1e-9;
+    if (s <= 0) s = (double)(dag__now_ns() - t0) * 1e-9;
     size_t bytes = dag__span_bytes(&r->span);
     if (s > 0 && bytes >= 65536) dv->bandwidth = 0.5 * dv->bandwidth + 0.5 * (double)bytes / s;
     dv->bytes_out += bytes;
@@ -876,6 +879,7 @@ static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
     bool explore_cpu = false;
     double best_s = 0;
     size_t used = 0;
+    bool full = false;
     for (int proc = cpu ? 0 : 1; proc <= dag__dv.num; proc++) {
         if (proc > 0 && !((devs >> (proc - 1)) & 1u)) continue;
         int slot = dag__model_find(k, proc, bucket, false);
@@ -896,13 +900,18 @@ static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
             snprintf(name, sizeof name, "cpu");
         }
         double total = run + copy + queue;
-        if (used + 1 < sizeof p->placement) {
-            int w = known ? snprintf(p->placement + used, sizeof p->placement - used, "%s%s %.1fus+%.1fus copy+%.1fus queue",
-                                     used ? " | " : "", name, run * 1e6, copy * 1e6, queue * 1e6)
-                          : snprintf(p->placement + used, sizeof p->placement - used, "%s%s unmeasured",
-                                     used ? " | " : "", name);
-            used += w > 0 ? (size_t)w : 0;
-            if (used >= sizeof p->placement) used = sizeof p->placement - 1;
+        if (!full) {   /* whole entries only: one cut short would read as another estimate */
+            char entry[96];
+            int w = known ? snprintf(entry, sizeof entry, "%s%s %.1fus+%.1fus copy+%.1fus queue", used ? " | " : "", name,
+                                     run * 1e6, copy * 1e6, queue * 1e6)
+                          : snprintf(entry, sizeof entry, "%s%s unmeasured", used ? " | " : "", name);
+            if (w > 0 && (size_t)w < sizeof entry && used + (size_t)w + 6 < sizeof p->placement) {
+                memcpy(p->placement + used, entry, (size_t)w + 1);
+                used += (size_t)w;
+            } else {
+                snprintf(p->placement + used, sizeof p->placement - used, " | ...");
+                full = true;
+            }
         }
         if (!known) {
             if (proc > 0 && explore_device < 0) explore_device = proc;

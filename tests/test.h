@@ -91,8 +91,14 @@ static inline double test__seconds(void) {
         printf("\n"); \
         return; \
     } while (0)
+/* DAG_TEST_ONLY=word runs only the tests whose names contain it (the others are not counted) */
+static inline int test__selected(const char *name) {
+    const char *only = getenv("DAG_TEST_ONLY");
+    return !only || !*only || strstr(name, only) != NULL;
+}
 #define RUN(name) \
     do { \
+        if (!test__selected(#name)) break; \
         double test__start = test__seconds(); \
         test__current = #name; \
         test__failures_in_current = 0; \
