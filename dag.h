@@ -4907,10 +4907,20 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    refuses new ones, rather than draining for ever while they keep spawning, or freeing a record a
    wait is about to read. (The README asks for no other thread inside a call then: this makes the
    misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
-   not counted. Data registration, arrays and tables are not guarded. */
+   not counted; a thread's first call, which attaches it, is. Data registration, arrays and tables
+   are not guarded. */
+static DAG__NOINLINE dag__context *dag__current_context_slow(void);
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
+        /* a thread dag.h has not seen in this set-up cycle attaches (or sets up) here, inside the count:
+           attached after dag_shutdown's wait for the count, its records would be freed under it */
+        if ((!dag__tls_worker || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) &&
+            !dag__current_context_slow()) {
+            atomic_fetch_sub(&dag__g.guest_calls, 1);
+            if (atomic_load(&dag__g.phase) != 0) dag__shut_down_err(call, name);   /* (a failed set-up said why) */
+            return false;
+        }
         dag__tls_guest = false;   /* the calls this one makes are in it: not counted again */
         return true;
     }
@@ -4930,10 +4940,15 @@ static bool dag__no_guest_calls(void *unused) {
     (void)unused;
     return atomic_load(&dag__g.guest_calls) == 0;
 }
+/* Whether this thread's call is counted (>>guests): a thread outside the pool, or one not attached
+   to the running set-up cycle (its first call, which attaches it) */
+static inline bool dag__guest_call(void) {
+    return dag__tls_guest || !dag__tls_worker || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
+}
 /* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
    inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
 #define DAG__AS_GUEST(T, name, refused, again) \
-    if (DAG__UNLIKELY(dag__tls_guest)) { \
+    if (DAG__UNLIKELY(dag__guest_call())) { \
         if (!dag__guest_enter(name, NULL)) return refused; \
         T dag__guest_result = again; \
         dag__guest_leave(); \
@@ -6280,7 +6295,7 @@ static DAG__NOINLINE dag_task dag__spawn_as_guest(const dag_task_desc *desc, con
 }
 static DAG__NOINLINE dag_task dag__spawn(const dag_task_desc *desc, const dag_arg *args, int num_args,
                                          const dag_options *options, dag__after_spawn *after) {
-    if (DAG__UNLIKELY(dag__tls_guest)) return dag__spawn_as_guest(desc, args, num_args, options, after);
+    if (DAG__UNLIKELY(dag__guest_call())) return dag__spawn_as_guest(desc, args, num_args, options, after);
     dag__context *ctx = dag__current_context();
     if (DAG__UNLIKELY(!ctx)) {
         dag__shut_down_err("dag_spawn(", desc ? desc->name : "?");
