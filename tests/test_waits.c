@@ -938,24 +938,28 @@ static void *short_lived(void *arg) {
 enum { KEEPERS = 3 };
 static atomic_int keepers_stop, keepers_wrong, keepers_other;
 static atomic_long keepers_ok, keepers_refused;
+/* a spawn and fetch of twice(x), counted: served (and right or wrong), refused, or another error */
+static void keeper_spawn_and_fetch(double x) {
+    double r = -1;
+    dag_result e = dag_fetch(dag_spawn(twice, Val(x)), &r);
+    if (e == DAG_OK) {
+        atomic_fetch_add(&keepers_ok, 1);
+        if (r != 2 * x) atomic_fetch_add(&keepers_wrong, 1);
+    } else if (e == DAG_ERR_SHUT_DOWN) {
+        atomic_fetch_add(&keepers_refused, 1);
+    } else {
+        atomic_fetch_add(&keepers_other, 1);
+    }
+}
 static void *keep_spawning(void *arg) {
     double base = (double)(intptr_t)arg * 1e6;
     for (long i = 0; !atomic_load(&keepers_stop); i++) {
-        double r = -1;
         dag_task other = dag_spawn(twice, Val(base));   /* looked at and let go, not fetched */
-        dag_result e = dag_fetch(dag_spawn(twice, Val(base + (double)i)), &r);
+        keeper_spawn_and_fetch(base + (double)i);
         (void)dag_task_result(other);
         (void)dag_ready(other);
         (void)dag_task_message(other);
         (void)dag_release(other);
-        if (e == DAG_OK) {
-            atomic_fetch_add(&keepers_ok, 1);
-            if (r != 2 * (base + (double)i)) atomic_fetch_add(&keepers_wrong, 1);
-        } else if (e == DAG_ERR_SHUT_DOWN) {
-            atomic_fetch_add(&keepers_refused, 1);
-        } else {
-            atomic_fetch_add(&keepers_other, 1);
-        }
     }
     return NULL;
 }
@@ -991,17 +995,7 @@ static atomic_int newcomers_go;
 static void *newcomer(void *arg) {
     double base = (double)(intptr_t)arg * 1e6;
     while (!atomic_load(&newcomers_go)) sched_yield();
-    for (long i = 0; i < 300 && !atomic_load(&keepers_stop); i++) {
-        double r = -1;
-        dag_result e = dag_fetch(dag_spawn(twice, Val(base + (double)i)), &r);
-        if (e == DAG_OK) {
-            if (r != 2 * (base + (double)i)) atomic_fetch_add(&keepers_wrong, 1);
-        } else if (e == DAG_ERR_SHUT_DOWN) {
-            atomic_fetch_add(&keepers_refused, 1);
-        } else {
-            atomic_fetch_add(&keepers_other, 1);
-        }
-    }
+    for (long i = 0; i < 300 && !atomic_load(&keepers_stop); i++) keeper_spawn_and_fetch(base + (double)i);
     return NULL;
 }
 TEST(threads_whose_first_call_meets_dag_shutdown_are_served_or_refused) {
