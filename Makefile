@@ -177,6 +177,10 @@ bench_tools_gpu_chain = $(NVCC) $(HIPCC) $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) 
 bench_files_gpu_chain = $(if $(wildcard $(ZE_H)),, $(ZE_H) (apt-get install libze-dev))
 bench_tools_gpu_array = $(NVCC)
 bench_files_gpu_array = $(if $(wildcard $(CUDA)/include/cusolverDn.h $(CUDA)/lib64/libcusolver.so),, cuBLAS and cuSOLVER in $(CUDA) (the CUDA toolkit))
+# what each backend's build of tests/gpu/kernels.h needs (the prebuild below and its check)
+CUDA_KERNEL_TOOLS = $(NVCC)
+HIP_KERNEL_TOOLS = $(HIPCC) $(PYTHON)
+ZE_KERNEL_TOOLS = $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON)
 # A check whose compiler or SDK is missing is skipped, named and counted
 # (a failure with STRICT=1). The GPU kernels and the bench programs build in
 # the background (one make, on the cores make test gives it) while the checks
@@ -193,9 +197,9 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	expect_error() { msg=$$1; shift; if "$$@" >$(B)/compile/log 2>&1; then bad=$$((bad+1)); echo "FAIL (built) $$*"; \
 	  elif grep -q "$$msg" $(B)/compile/log; then ok=$$((ok+1)); echo "ok   (refused: $$msg) $$*"; \
 	  else bad=$$((bad+1)); echo "FAIL (no '$$msg') $$*"; cat $(B)/compile/log; fi; }; \
-	pre=; [ -n "$$(missing $(NVCC))" ] || pre="$$pre $(B)/gpu/kernels_cuda.o"; \
-	[ -n "$$(missing $(HIPCC) $(PYTHON))" ] || pre="$$pre $(B)/gpu/kernels_hip.c"; \
-	[ -n "$$(missing $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON))" ] || pre="$$pre $(B)/gpu/kernels_ze.c"; \
+	pre=; [ -n "$$(missing $(CUDA_KERNEL_TOOLS))" ] || pre="$$pre $(B)/gpu/kernels_cuda.o"; \
+	[ -n "$$(missing $(HIP_KERNEL_TOOLS))" ] || pre="$$pre $(B)/gpu/kernels_hip.c"; \
+	[ -n "$$(missing $(ZE_KERNEL_TOOLS))" ] || pre="$$pre $(B)/gpu/kernels_ze.c"; \
 	$(foreach p,$(BENCH_PROGRAMS),[ -n "$$(missing $(bench_tools_$(p)))$(bench_files_$(p))" ] || pre="$$pre $(B)/bench/$(p)";) \
 	$(MAKE) --no-print-directory -k $$pre $(B)/table/table_bench $(B)/table/datagen > $(B)/compile/prebuild.log 2>&1 & \
 	prebuild=$$!; \
@@ -267,14 +271,14 @@ check-compile: $(HEADERS) tools/gen_macros.py tests/test_kernels.c tests/compile
 	  run $(CC) $(WARN) -I. tests/compile/hip_abi.c -o $(B)/compile/hip_abi -pthread -ldl; run ./$(B)/compile/hip_abi; \
 	else skip "dag_hip.h's types against HIP's header: no /usr/include/hip/hip_runtime_api.h (apt-get install libamdhip64-dev)"; fi; \
 	wait $$prebuild; \
-	if [ -z "$$(missing $(NVCC))" ]; then \
+	if [ -z "$$(missing $(CUDA_KERNEL_TOOLS))" ]; then \
 	  run $(NVCC) -std=c++17 $(CUDA_ARCHS) $(NVCC_HOST) -I. -c tests/compile/public.cu -o $(B)/compile/public_nvcc.o; \
 	  run $(MAKE) --no-print-directory $(B)/gpu/kernels_cuda.o; \
 	else skip "CUDA kernels: nvcc not found at $(NVCC) (the CUDA toolkit)"; fi; \
-	miss="$$(missing $(HIPCC) $(PYTHON))"; \
+	miss="$$(missing $(HIP_KERNEL_TOOLS))"; \
 	if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_hip.c; \
 	else skip "HIP kernels: not found:$$miss (apt-get install hipcc libamdhip64-dev python3)"; fi; \
-	miss="$$(missing $(CLANG) $(LLVM_SPIRV) $(LLVM_EXTRACT) $(SPIRV_VAL) $(PYTHON))"; \
+	miss="$$(missing $(ZE_KERNEL_TOOLS))"; \
 	if [ -z "$$miss" ]; then run $(MAKE) --no-print-directory $(B)/gpu/kernels_ze.c; \
 	else skip "Level Zero kernels (SPIR-V): not found:$$miss (apt-get install clang llvm-14 llvm-spirv-14 spirv-tools python3)"; fi; \
 	$(foreach p,$(BENCH_PROGRAMS),miss="$$(missing $(bench_tools_$(p)))$(bench_files_$(p))"; \

@@ -4910,13 +4910,16 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    not counted; a thread's first call, which attaches it, is. Data registration, arrays and tables
    are not guarded. */
 static DAG__NOINLINE dag__context *dag__current_context_slow(void);
+/* Whether this thread has its records in the running set-up cycle (else its next call attaches it) */
+static inline bool dag__attached(void) {
+    return dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
+}
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
         /* a thread dag.h has not seen in this set-up cycle attaches (or sets up) here, inside the count:
            attached after dag_shutdown's wait for the count, its records would be freed under it */
-        if ((!dag__tls_worker || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) &&
-            !dag__current_context_slow()) {
+        if (!dag__attached() && !dag__current_context_slow()) {
             atomic_fetch_sub(&dag__g.guest_calls, 1);
             if (atomic_load(&dag__g.phase) != 0) dag__shut_down_err(call, name);   /* (a failed set-up said why) */
             return false;
@@ -4942,9 +4945,7 @@ static bool dag__no_guest_calls(void *unused) {
 }
 /* Whether this thread's call is counted (>>guests): a thread outside the pool, or one not attached
    to the running set-up cycle (its first call, which attaches it) */
-static inline bool dag__guest_call(void) {
-    return dag__tls_guest || !dag__tls_worker || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
-}
+static inline bool dag__guest_call(void) { return dag__tls_guest || !dag__attached(); }
 /* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
    inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
 #define DAG__AS_GUEST(T, name, refused, again) \
@@ -7027,7 +7028,7 @@ static int dag__close_abandoned(dag__worker *w, dag__context *ctx, dag__region *
         dag__region *r = ctx->top;
         dag__err(DAG_ERR_UNBALANCED_REGION, "%s: %s opened at depth %u is still open, and is closed here (%s inside "
                  "its block, or a return, goto or break out of it?)", where, dag__region_name(r->kind), r->depth, where);
-        if (!found || dag__tls_closed.ctx != ctx) dag__tls_closed.last = r->serial;
+        if (!found) dag__tls_closed.last = r->serial;   /* (closed from the innermost out) */
         dag__tls_closed.ctx = ctx;
         dag__tls_closed.first = r->serial;
         dag__tls_closed.by = where;

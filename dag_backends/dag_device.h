@@ -905,7 +905,7 @@ static int dag__place(dag__task *t, dag__plan *p, const dag_scope *s) {
             int w = known ? snprintf(entry, sizeof entry, "%s%s %.1fus+%.1fus copy+%.1fus queue", used ? " | " : "", name,
                                      run * 1e6, copy * 1e6, queue * 1e6)
                           : snprintf(entry, sizeof entry, "%s%s unmeasured", used ? " | " : "", name);
-            if (w > 0 && (size_t)w < sizeof entry && used + (size_t)w + 6 < sizeof p->placement) {
+            if (w > 0 && (size_t)w < sizeof entry && used + (size_t)w + sizeof " | ..." <= sizeof p->placement) {
                 memcpy(p->placement + used, entry, (size_t)w + 1);
                 used += (size_t)w;
             } else {
