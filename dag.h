@@ -4907,14 +4907,19 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    refuses new ones, rather than draining for ever while they keep spawning, or freeing a record a
    wait is about to read. (The README asks for no other thread inside a call then: this makes the
    misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
-   not counted; a thread's first call, which attaches it, is. Data registration, arrays and tables
-   are not guarded. */
+   not counted; every attach of a thread is (dag__current_context_slow), and so are the other calls
+   that read a thread's records or the device layer's (cancels, scope_in_force, the backend and
+   memory queries, dag_synchronize). Data registration, arrays and tables are not guarded. */
 static DAG__NOINLINE dag__context *dag__current_context_slow(void);
 /* Whether this thread has its records in the running set-up cycle (else its next call attaches it) */
 static inline bool dag__attached(void) {
     return dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
 }
-static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
+/* `waits`: the call waits for tasks (a wait, a fetch, a block's end). Refused, it returns once
+   dag_shutdown has finished every task: until then they may write the caller's memory (its locals
+   that a task's Out names, the frame its block is in). */
+static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name, bool waits) {
+    uint32_t epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);   /* 0 once dag_shutdown's tasks are over */
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
         /* a thread dag.h has not seen in this set-up cycle attaches (or sets up) here, inside the count:
@@ -4928,11 +4933,16 @@ static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name) {
         return true;
     }
     atomic_fetch_sub(&dag__g.guest_calls, 1);
-    if (atomic_load(&dag__g.phase) != 1) dag__shut_down_err(call, name);
-    else if (dag__first_refusal_here())
+    if (atomic_load(&dag__g.phase) != 1) {
+        dag__shut_down_err(call, name);
+        return false;
+    }
+    if (dag__first_refusal_here())
         dag__err(DAG_ERR_SHUT_DOWN, "%s%s%s: dag_shutdown is running on another thread, so this thread's calls are "
-                 "refused (call dag_shutdown once no other thread is inside a dag.h call; calls refused the same way "
-                 "on this thread are not logged again)", call, name ? name : "", name ? ")" : "");
+                 "refused%s (call dag_shutdown once no other thread is inside a dag.h call; calls refused the same "
+                 "way on this thread are not logged again)", call, name ? name : "", name ? ")" : "",
+                 waits ? "; this one returns once dag_shutdown has finished every task" : "");
+    while (waits && epoch && __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST) == epoch) dag__thread_yield();
     return false;
 }
 static inline void dag__guest_leave(void) {
@@ -4948,9 +4958,9 @@ static bool dag__no_guest_calls(void *unused) {
 static inline bool dag__guest_call(void) { return dag__tls_guest || !dag__attached(); }
 /* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
    inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
-#define DAG__AS_GUEST(T, name, refused, again) \
+#define DAG__AS_GUEST(T, name, waits, refused, again) \
     if (DAG__UNLIKELY(dag__guest_call())) { \
-        if (!dag__guest_enter(name, NULL)) return refused; \
+        if (!dag__guest_enter(name, NULL, waits)) return refused; \
         T dag__guest_result = again; \
         dag__guest_leave(); \
         return dag__guest_result; \
@@ -4968,8 +4978,14 @@ static DAG__NOINLINE dag__context *dag__current_context_slow(void) {
     if ((phase == 0 || phase == 3) && dag_setup(NULL) != DAG_OK) return NULL;
     phase = atomic_load(&dag__g.phase);
     if (phase != 1) return NULL;
-    if (!dag__tls_ctx || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) dag__guest_attach();
-    return dag__tls_ctx;
+    if (dag__tls_ctx && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) return dag__tls_ctx;
+    /* attached inside the count (>>guests): dag_shutdown frees the records this reads and writes, so it
+       either waits for the attach or this sees it closing and leaves the thread unattached */
+    atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
+    bool attach = !atomic_load(&dag__g.closing);
+    if (attach) dag__guest_attach();
+    atomic_fetch_sub(&dag__g.guest_calls, 1);
+    return attach ? dag__tls_ctx : NULL;
 }
 
 /* Every call into dag.h starts here: inlined, two thread-local reads. */
@@ -5114,6 +5130,7 @@ static bool dag__scope_problem(const dag_task_desc *desc, const dag_scope *s, ch
 dag_scope dag_scope_in_force(void) {
     dag_scope none;
     memset(&none, 0, sizeof none);
+    DAG__AS_GUEST(dag_scope, "dag_scope_in_force", false, none, dag_scope_in_force())
     dag__context *ctx = dag__current_context();
     if (!ctx) return none;
     return dag__ctx_top(dag__tls_worker, ctx)->options.scope;
@@ -6241,8 +6258,9 @@ static DAG__HOT dag_task dag__spawn_publish(dag__worker *w, dag__context *ctx, d
         atomic_store_explicit(&t->pending, 0, memory_order_relaxed);
     }
     dag_task h = dag__handle(t, gen, desc->result_size != 0);
-    bool here = w->index >= 0 && (now ? dag__runs_inline_on(t, w) : dag__deque_at_least(&w->deque, dag__g.throttle) &&
-                                                                     dag__bypassable(t)) &&
+    /* (a thread outside the pool runs a task asked to run inline too: it has no deque to fill) */
+    bool here = (now ? dag__runs_inline_on(t, w) : w->index >= 0 && dag__deque_at_least(&w->deque, dag__g.throttle) &&
+                                                     dag__bypassable(t)) &&
                 (!ctx->task || dag__stack_room(w));
     if (left == 0 && here) {
         /* Asked for, or plenty queued already: run it here, caches warm, memory bounded. */
@@ -6286,11 +6304,14 @@ static DAG__NOINLINE dag_task dag__spawn_shape_refused(dag__region *r, const dag
                    num_args, desc ? desc->num_params : 0);
     return dag__failed_handle(r, DAG_ERR_ARG_COUNT);
 }
-/* a thread outside the pool: its spawn counted (>>guests) */
+static inline dag_task dag__spawn_after(dag_task h, dag__after_spawn after);
+/* a thread outside the pool: its spawn counted (>>guests), a run inside it (run_inline) too */
 static DAG__NOINLINE dag_task dag__spawn_as_guest(const dag_task_desc *desc, const dag_arg *args, int num_args,
                                                   const dag_options *options, dag__after_spawn *after) {
-    if (!dag__guest_enter("dag_spawn(", desc ? desc->name : "?")) return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
+    if (!dag__guest_enter("dag_spawn(", desc ? desc->name : "?", false)) return dag__failed_handle(NULL, DAG_ERR_SHUT_DOWN);
     dag_task h = dag__spawn(desc, args, num_args, options, after);
+    h = dag__spawn_after(h, *after);
+    *after = DAG__AFTER_NOTHING;
     dag__guest_leave();
     return h;
 }
@@ -6586,7 +6607,7 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
    the wait is a run_inline spawn's own: its body is told only by asking). */
 static dag_result dag__wait_handle(dag_task h, bool tell) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
-    DAG__AS_GUEST(dag_result, "dag_wait", DAG_ERR_SHUT_DOWN, dag__wait_handle(h, tell))
+    DAG__AS_GUEST(dag_result, "dag_wait", true, DAG_ERR_SHUT_DOWN, dag__wait_handle(h, tell))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -6628,7 +6649,7 @@ bool dag_ready(dag_task h) {
     if (dag__value_handle(h)) return true;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
     if (!h.ptr) return true;
-    DAG__AS_GUEST(bool, "dag_ready", true, dag_ready(h))
+    DAG__AS_GUEST(bool, "dag_ready", false, true, dag_ready(h))
     if (!dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
     dag__worker *w = dag__tls_worker;
@@ -6660,7 +6681,7 @@ dag_result dag_task_result(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_task_result");
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_task_result, true);
     if (!h.ptr) return dag__handle_error(h);
-    DAG__AS_GUEST(dag_result, "dag_task_result", DAG_ERR_SHUT_DOWN, dag_task_result(h))
+    DAG__AS_GUEST(dag_result, "dag_task_result", false, DAG_ERR_SHUT_DOWN, dag_task_result(h))
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__handle_current(h)) return dag__stale("dag_task_result");
     dag__kept_view v;
@@ -6695,7 +6716,7 @@ const char *dag_task_message(dag_task h) {
         if (h.gen) snprintf(buf, sizeof bufs[0], "the spawn failed: %s", dag_result_string((int)h.gen));
         return buf;
     }
-    DAG__AS_GUEST(const char *, "dag_task_message", buf, dag_task_message(h))
+    DAG__AS_GUEST(const char *, "dag_task_message", false, buf, dag_task_message(h))
     if (!dag__current_context()) return buf;
     if (!dag__handle_current(h)) {
         snprintf(buf, sizeof bufs[0], "%s", dag_result_string(DAG_ERR_STALE_HANDLE));
@@ -6746,7 +6767,7 @@ dag_result dag_cancel(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_cancel");   /* finished */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__on_rank_task(h, dag_cancel, false);
     if (!h.ptr) return dag__handle_error(h);
-    DAG__AS_GUEST(dag_result, "dag_cancel", DAG_ERR_SHUT_DOWN, dag_cancel(h))
+    DAG__AS_GUEST(dag_result, "dag_cancel", false, DAG_ERR_SHUT_DOWN, dag_cancel(h))
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     if (!dag__handle_current(h)) return dag__stale("dag_cancel");
     if (!dag__ref_handle(h)) return DAG_OK;   /* finished long ago */
@@ -6761,6 +6782,12 @@ dag_result dag_cancel(dag_task h) {
 }
 
 void dag_region_cancel(void) {
+    if (DAG__UNLIKELY(dag__guest_call())) {   /* (DAG__AS_GUEST, for a call that returns nothing) */
+        if (!dag__guest_enter("dag_region_cancel", NULL, false)) return;
+        dag_region_cancel();
+        dag__guest_leave();
+        return;
+    }
     dag__context *ctx = dag__current_context();
     if (!ctx) return;
     atomic_store(&dag__ctx_top(dag__tls_worker, ctx)->counter->cancelled, 1);
@@ -6768,6 +6795,7 @@ void dag_region_cancel(void) {
 }
 
 dag_result dag_cancel_siblings(void) {
+    DAG__AS_GUEST(dag_result, "dag_cancel_siblings", false, DAG_ERR_SHUT_DOWN, dag_cancel_siblings())
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!ctx->task || !ctx->task->region)
@@ -6792,7 +6820,7 @@ dag_result dag_release(dag_task h) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : DAG_ERR_STALE_HANDLE;   /* nothing kept but itself */
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_release(h);
     if (!h.ptr) return dag__handle_error(h);
-    DAG__AS_GUEST(dag_result, "dag_release", DAG_ERR_SHUT_DOWN, dag_release(h))
+    DAG__AS_GUEST(dag_result, "dag_release", false, DAG_ERR_SHUT_DOWN, dag_release(h))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (!dag__handle_current(h)) return dag__stale("dag_release");
@@ -6888,7 +6916,7 @@ dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
 static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
-    DAG__AS_GUEST(dag_result, "dag_fetch", DAG_ERR_SHUT_DOWN, dag__fetch_record(h, out, size, tag))
+    DAG__AS_GUEST(dag_result, "dag_fetch", true, DAG_ERR_SHUT_DOWN, dag__fetch_record(h, out, size, tag))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -7042,7 +7070,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     dag_region token;
     token.depth = UINT32_MAX;   /* non-zero: a block still runs its body when the runtime is down */
     token.serial = 0;
-    DAG__AS_GUEST(dag_region, dag__region_name(kind), token, dag_region_begin(kind, options))
+    DAG__AS_GUEST(dag_region, dag__region_name(kind), false, token, dag_region_begin(kind, options))
     dag__context *ctx = dag__current_context();
     if (!ctx) {
         dag__shut_down_err(dag__region_name(kind), NULL);
@@ -7108,7 +7136,7 @@ static DAG__NOINLINE void dag__discard_block_end(dag__worker *w, dag__region *bl
 }
 
 dag_result dag_region_end(dag_region token) {
-    DAG__AS_GUEST(dag_result, "dag_region_end", dag__tls_last_region = DAG_ERR_SHUT_DOWN, dag_region_end(token))
+    DAG__AS_GUEST(dag_result, "dag_region_end", true, dag__tls_last_region = DAG_ERR_SHUT_DOWN, dag_region_end(token))
     dag__context *ctx = dag__current_context();
     if (!ctx) return dag__tls_last_region = DAG_ERR_SHUT_DOWN;
     if (token.serial == 0) return dag__tls_last_region = DAG_ERR_INVALID_ARGUMENT;
@@ -7214,8 +7242,22 @@ static void dag__finish_root(dag__worker *w, dag__task *t) {
     t->child_root = NULL;
 }
 
+/* ctx's root, its tasks finished: what it held let go and its failures, cancel and spawn errors
+   forgotten, as new (dag_wait_all's end, and a thread's exit before the next thread takes its records) */
+static void dag__root_reset(dag__worker *w, dag__context *ctx) {
+    dag__region *root = ctx->root;
+    dag__region_release(w, root);
+    if (ctx->domain) dag__domain_clear(w, ctx->domain);   /* its tasks have finished: their spans order nothing now */
+    atomic_store(&root->first_error, 0);
+    atomic_store(&root->unseen, 0);
+    if (atomic_exchange(&root->cancelled, 0)) dag__cancel_made();   /* what saw it cancelled asks again */
+    atomic_store(&root->first_cancel, 0);
+    dag__cause_clear(&root->failed_name);
+    root->spawn_error = 0;
+}
+
 dag_result dag_wait_all(void) {
-    DAG__AS_GUEST(dag_result, "dag_wait_all", DAG_ERR_SHUT_DOWN, dag_wait_all())
+    DAG__AS_GUEST(dag_result, "dag_wait_all", true, DAG_ERR_SHUT_DOWN, dag_wait_all())
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__worker *w = dag__tls_worker;
@@ -7234,14 +7276,7 @@ dag_result dag_wait_all(void) {
         err = dag__region_error(root);
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
-        dag__region_release(w, root);
-        if (ctx->domain) dag__domain_clear(w, ctx->domain);   /* its tasks have finished: their spans order nothing now */
-        atomic_store(&root->first_error, 0);
-        atomic_store(&root->unseen, 0);
-        if (atomic_exchange(&root->cancelled, 0)) dag__cancel_made();   /* what saw it cancelled asks again */
-        atomic_store(&root->first_cancel, 0);
-        dag__cause_clear(&root->failed_name);
-        root->spawn_error = 0;
+        dag__root_reset(w, ctx);
     }
     if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
@@ -7450,10 +7485,10 @@ dag_result dag_fulfill(dag_event event, int status) {
 }
 static dag_result dag__fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
-    /* a pool thread (an idle worker completing messages) has its record; a
-       thread new to dag.h gets one */
-    bool known = dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
-    if (!known && !dag__current_context()) return DAG_ERR_SHUT_DOWN;
+    /* a pool thread (an idle worker completing messages) has its record; a thread new to dag.h gets
+       one, even once dag_shutdown has begun (which refuses other attaches, >>guests): the shutdown may
+       be waiting for this very fulfilment, and it frees no record before fulfils_running is 0 */
+    if (!dag__attached()) dag__guest_attach();
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
     dag__mutex_lock(&dag__g.event_lock);
@@ -7766,11 +7801,7 @@ static void dag__guest_exit(void *p) {
     dag__tls_ctx = c;
     dag__close_abandoned(w, c, c->root, "a thread's exit");
     dag__drain(w, c->root);
-    dag__region_release(w, c->root);
-    atomic_store(&c->root->first_error, 0);
-    atomic_store(&c->root->first_cancel, 0);
-    dag__cause_clear(&c->root->failed_name);
-    c->root->spawn_error = 0;
+    dag__root_reset(w, c);   /* (a cancel of it too: the next thread's spawns are not cancelled) */
     if (c->domain) dag__domain_destroy(w, c->domain);
     c->domain = NULL;
     c->top = c->root;
@@ -7831,6 +7862,7 @@ static void dag__backends_init(void) {
 }
 
 bool dag_backend_available(dag_backend b) {
+    DAG__AS_GUEST(bool, "dag_backend_available", false, false, dag_backend_available(b))
     if (b < 0 || b >= DAG_BACKEND_COUNT || !dag__current_context()) return false;
     return dag__g.backend_ok[b];
 }
@@ -7846,6 +7878,7 @@ int dag_device_count(dag_backend b) {
 dag_result dag_memory_stats(dag_backend b, int device, dag_memory_info *out) {
     if (!out) return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_memory_stats: out is NULL");
     memset(out, 0, sizeof *out);
+    DAG__AS_GUEST(dag_result, "dag_memory_stats", false, DAG_ERR_SHUT_DOWN, dag_memory_stats(b, device, out))
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
     int d = dag__device_index(b, device - 1);
     if (d < 0)
@@ -7856,6 +7889,7 @@ dag_result dag_memory_stats(dag_backend b, int device, dag_memory_info *out) {
 }
 
 dag_result dag_synchronize(dag_backend b) {
+    DAG__AS_GUEST(dag_result, "dag_synchronize", true, DAG_ERR_SHUT_DOWN, dag_synchronize(b))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     if (b < 0 || b >= DAG_BACKEND_COUNT) return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_synchronize: unknown backend %d", (int)b);
@@ -7872,6 +7906,7 @@ bool dag_library_stands_in(const dag_kernel_source *k, const dag_scope *s) {
 
 const char *dag_backend_status(dag_backend b) {
     if (b < 0 || b >= DAG_BACKEND_COUNT) return "unknown backend";
+    DAG__AS_GUEST(const char *, "dag_backend_status", false, "the runtime is shut down", dag_backend_status(b))
     if (!dag__current_context()) return "the runtime is shut down";
     return dag__g.backend_status[b];
 }
@@ -8165,6 +8200,12 @@ dag_result dag_shutdown(void) {
     if (dag__tls_ctx->task || dag__tls_worker->index > 0)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
                                     "call it from the thread that set up");
+    /* the set-up thread's calls are not counted (>>guests): shut down under them, they would read freed records */
+    if (dag__tls_worker->index != 0)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a thread other than the one "
+                                    "that set up (which may be one whose first dag.h call set up implicitly); call "
+                                    "it from the thread that set up, or call dag_setup on the thread that will "
+                                    "shut down before other threads call into dag.h");
     /* threads exiting now drain their own contexts; later ones leave them to this */
     atomic_store(&dag__g.closing, 1);
     while (atomic_load(&dag__g.exits_running)) dag__thread_yield();

@@ -990,11 +990,23 @@ TEST(dag_shutdown_while_other_threads_spawn_and_fetch_ends_and_refuses_their_lat
 /* New threads whose first dag.h call meets dag_shutdown: that call attaches the thread, and was not
    counted among the calls dag_shutdown waits for, so the thread's records were freed under it (ASan:
    a use after free in dag__guest_attach, 1 round in 50; plain builds: a corrupted heap, 1 run in 30).
-   Each call is served or refused, never a wrong value. */
+   The first call is a spawn, or one of the calls that attach without spawning or waiting (the same
+   use after free, 1 round in 60, each). Each call is served or refused, never a wrong value. */
 static atomic_int newcomers_go;
 static void *newcomer(void *arg) {
-    double base = (double)(intptr_t)arg * 1e6;
+    int index = (int)(intptr_t)arg;
+    double base = index * 1e6;
     while (!atomic_load(&newcomers_go)) sched_yield();
+    dag_memory_info memory;
+    switch (index % 7) {   /* the first call */
+    case 1: (void)dag_backend_status(DAG_CPU); break;
+    case 2: (void)dag_scope_in_force(); break;
+    case 3: (void)dag_backend_available(DAG_CPU); break;
+    case 4: (void)dag_synchronize(DAG_CPU); break;
+    case 5: (void)dag_memory_stats(DAG_CPU, 1, &memory); break;
+    case 6: dag_region_cancel(); return NULL;   /* (it cancels the thread's own later spawns) */
+    default: break;
+    }
     for (long i = 0; i < 300 && !atomic_load(&keepers_stop); i++) keeper_spawn_and_fetch(base + (double)i);
     return NULL;
 }
@@ -1006,18 +1018,145 @@ TEST(threads_whose_first_call_meets_dag_shutdown_are_served_or_refused) {
         setup_quiet(2);
         atomic_store(&newcomers_go, 0);
         atomic_store(&keepers_stop, 0);
-        pthread_t th[6];
-        for (int i = 0; i < 6; i++) pthread_create(&th[i], NULL, newcomer, (void *)(intptr_t)(i + 1));
+        pthread_t th[7];
+        for (int i = 0; i < 7; i++) pthread_create(&th[i], NULL, newcomer, (void *)(intptr_t)(i + 1 + round));
         atomic_store(&newcomers_go, 1);
         test_spin_us((round % 20) * 5);   /* shutdown a little later each round: before, during, after the first calls */
         CHECK_EQ_INT(dag_shutdown(), DAG_OK);
         atomic_store(&keepers_stop, 1);
-        for (int i = 0; i < 6; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < 7; i++) pthread_join(th[i], NULL);
     }
     CHECK_EQ_INT(atomic_load(&keepers_wrong), 0);
     CHECK_EQ_INT(atomic_load(&keepers_other), 0);
 }
 
+/* A thread's block whose end meets dag_shutdown on another thread: the end is refused, and it used
+   to return at once while the block's task still ran, which then wrote the block's dead frame (ASan:
+   a write to a returned stack frame). The refused end returns once the task has finished: the block's
+   local holds what the task wrote. The same for a refused wait on a task whose Out is a local. */
+static atomic_int block_spawned, shutdown_seen_as_begun;
+static int block_end_result, block_local_seen, wait_result, wait_local_seen;
+DAG_TASK(void, slow_set_42, (int *, p)) {
+    test_spin_us(100 * 1000);
+    *p = 42;
+}
+static void *block_meets_shutdown(void *arg) {
+    (void)arg;
+    int v = 0, w = 0;
+    dag_task probe = dag_spawn(twice, Val(1.0));
+    dag_region block = dag_region_begin(DAG_REGION_DATADEPS, NULL);
+    dag_spawn(slow_set_42, InOut(&v, 1));
+    dag_region inner = dag_region_begin(DAG_REGION_OPTIONS, NULL);   /* (a task spawned and waited for inside it) */
+    dag_task waited = dag_spawn(slow_set_42, Out(&w, 1));
+    atomic_store(&block_spawned, 1);
+    while (dag_task_result(probe) != DAG_ERR_SHUT_DOWN) sched_yield();   /* dag_shutdown has begun */
+    atomic_store(&shutdown_seen_as_begun, 1);
+    wait_result = dag_wait(waited);
+    wait_local_seen = w;   /* a refused wait, too, returns after its task */
+    (void)dag_region_end(inner);
+    block_end_result = dag_region_end(block);
+    block_local_seen = v;   /* a block's end returns once its tasks have finished */
+    return NULL;
+}
+TEST(a_block_end_refused_by_dag_shutdown_returns_after_the_blocks_tasks) {
+    int rounds = test_scaled(4, 2);
+    for (int round = 0; round < rounds; round++) {
+        setup_quiet(2);
+        atomic_store(&block_spawned, 0);
+        atomic_store(&shutdown_seen_as_begun, 0);
+        block_local_seen = wait_local_seen = block_end_result = wait_result = -1;
+        pthread_t th;
+        pthread_create(&th, NULL, block_meets_shutdown, NULL);
+        while (!atomic_load(&block_spawned)) sched_yield();
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+        pthread_join(th, NULL);
+        CHECK_EQ_INT(atomic_load(&shutdown_seen_as_begun), 1);
+        CHECK_EQ_INT(block_end_result, DAG_ERR_SHUT_DOWN);
+        CHECK_EQ_INT(block_local_seen, 42);
+        CHECK_EQ_INT(wait_result, DAG_ERR_SHUT_DOWN);
+        CHECK_EQ_INT(wait_local_seen, 42);
+    }
+}
+
+/* dag_shutdown from a thread that did not set up: the thread that did (here implicitly, by its first
+   call) is not counted among the calls dag_shutdown waits for, so shutting down under it crashed it
+   or hung (2 runs in 5 each, with an implicit set-up). It is refused, saying why; the thread that set
+   up shuts down later. */
+static atomic_int implicit_setter_stop, implicit_setter_started, implicit_setter_wrong;
+static void *sets_up_and_keeps_calling(void *arg) {
+    (void)arg;
+    setup_quiet(2);
+    for (long i = 0; !atomic_load(&implicit_setter_stop); i++) {
+        double r = 0;
+        if (dag_fetch(dag_spawn(twice, Val((double)i)), &r) != DAG_OK || r != 2.0 * (double)i)
+            atomic_fetch_add(&implicit_setter_wrong, 1);
+        int v = 0;
+        DAG_DATADEPS {
+            dag_spawn(fill_ints, Out(&v, 1), Val(1), Val(1));
+            dag_spawn(fill_ints, Out(&v, 1), Val(1), Val(2));
+        }
+        if (v != 2) atomic_fetch_add(&implicit_setter_wrong, 1);
+        atomic_store(&implicit_setter_started, 1);
+    }
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);   /* the thread that set up may */
+    return NULL;
+}
+TEST(dag_shutdown_from_a_thread_that_did_not_set_up_is_refused) {
+    atomic_store(&implicit_setter_stop, 0);
+    atomic_store(&implicit_setter_started, 0);
+    atomic_store(&implicit_setter_wrong, 0);
+    CHECK(!dag_is_setup());
+    pthread_t th;
+    pthread_create(&th, NULL, sets_up_and_keeps_calling, NULL);
+    while (!atomic_load(&implicit_setter_started)) sched_yield();
+    CHECK_EQ_INT(dag_shutdown(), DAG_ERR_INVALID_ARGUMENT);
+    pthread_mutex_lock(&log_lock);
+    CHECK(strstr(last_log, "a thread other than the one that set up") != NULL);
+    pthread_mutex_unlock(&log_lock);
+    test_spin_us(20 * 1000);   /* its calls go on, right */
+    atomic_store(&implicit_setter_stop, 1);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(atomic_load(&implicit_setter_wrong), 0);
+    CHECK(!dag_is_setup());
+}
+
+/* A run_inline spawn runs on its spawning thread, also on a thread outside the pool: there it ran
+   on a pool thread and the spawn waited for the whole task, so a body that detached (the spawner
+   to fulfil) never let its spawn return. */
+static pthread_t inline_ran_on;
+DAG_TASK(void, inline_detacher, (dag_event *, ev)) {
+    inline_ran_on = pthread_self();
+    *ev = dag_detach();
+}
+static int inline_spawn_returned, inline_fulfilled, inline_waited, inline_on_spawner;
+static void *spawns_inline_a_detaching_task(void *arg) {
+    if (arg) CHECK_EQ_INT(dag_wait_all(), DAG_OK);   /* attached by an earlier call */
+    dag_event ev;
+    memset(&ev, 0, sizeof ev);
+    dag_task t = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), inline_detacher, Val(&ev));
+    inline_spawn_returned = ev.id != 0;
+    inline_on_spawner = pthread_equal(inline_ran_on, pthread_self());
+    CHECK(!dag_ready(t));   /* unfinished until the fulfilment */
+    inline_fulfilled = dag_fulfill(ev, DAG_OK);
+    inline_waited = dag_wait(t);
+    return NULL;
+}
+TEST(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches) {
+    setup_quiet(2);
+    for (int i = 0; i < 2; i++) {   /* the thread's first call, and a thread attached already */
+        inline_spawn_returned = inline_on_spawner = 0;
+        inline_fulfilled = inline_waited = -1;
+        pthread_t th;
+        pthread_create(&th, NULL, spawns_inline_a_detaching_task, (void *)(intptr_t)i);
+        pthread_join(th, NULL);   /* (the test hangs here when the spawn waits for the fulfilment) */
+        CHECK_EQ_INT(inline_spawn_returned, 1);
+        CHECK_EQ_INT(inline_on_spawner, 1);
+        CHECK_EQ_INT(inline_fulfilled, DAG_OK);
+        CHECK_EQ_INT(inline_waited, DAG_OK);
+    }
+    CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+    dag_shutdown();
+}
 TEST(threads_that_exit_leave_nothing_behind_and_their_results_are_kept) {
     setup_threads(2);
     int n = test_scaled(2000, 300);
@@ -2131,6 +2270,9 @@ int main(void) {
     RUN(threads_that_exit_leave_nothing_behind_and_their_results_are_kept);
     RUN(dag_shutdown_while_other_threads_spawn_and_fetch_ends_and_refuses_their_later_calls);
     RUN(threads_whose_first_call_meets_dag_shutdown_are_served_or_refused);
+    RUN(a_block_end_refused_by_dag_shutdown_returns_after_the_blocks_tasks);
+    RUN(dag_shutdown_from_a_thread_that_did_not_set_up_is_refused);
+    RUN(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
