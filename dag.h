@@ -4909,7 +4909,8 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    misuse an error instead of a hang or a crash.) The pool's threads and the thread that set up are
    not counted; every attach of a thread is (dag__current_context_slow), and so are the other calls
    that read a thread's records or the device layer's (cancels, scope_in_force, the backend and
-   memory queries, dag_synchronize). Data registration, arrays and tables are not guarded. */
+   memory queries, dag_synchronize, data registration). dag_array.h's and dag_table.h's calls are
+   made of those. */
 static DAG__NOINLINE dag__context *dag__current_context_slow(void);
 /* Whether this thread has its records in the running set-up cycle (else its next call attaches it) */
 static inline bool dag__attached(void) {
@@ -5236,6 +5237,7 @@ static inline const char *dag__span_too_big(size_t rows, size_t per_row, size_t 
 static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, size_t stride, size_t elem,
                                         bool owned_elsewhere, const char *who) {
     dag_data h = {0};
+    DAG__AS_GUEST(dag_data, who, false, h, dag__data_register_span(ptr, rows, width, stride, elem, owned_elsewhere, who))
     if ((!ptr && !owned_elsewhere) || !rows || !width) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: NULL pointer or zero size", who);
         return h;
@@ -5311,6 +5313,7 @@ dag_data dag_data_register_tile(void *ptr, size_t rows, size_t cols, size_t ld, 
 static dag_data dag__data_register_on(int rank, void *ptr, size_t rows, size_t width, size_t stride, size_t elem,
                                       const char *who) {
     dag_data none = {0};
+    DAG__AS_GUEST(dag_data, who, false, none, dag__data_register_on(rank, ptr, rows, width, stride, elem, who))
     if (!dag__current_context()) return none;
     if (rank < 0 || rank >= dag_num_ranks()) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: rank %d, but the ranks are 0 to %d", who, rank, dag_num_ranks() - 1);
@@ -5348,12 +5351,14 @@ static dag__span dag__data_span(const dag__data_slot *s) {
     return sp;
 }
 void *dag_data_pointer(dag_data h) {
+    DAG__AS_GUEST(void *, "dag_data_pointer", true, NULL, dag_data_pointer(h))   /* (it may wait for a copy home) */
     dag__data_slot *s = dag__data_slot_of(h);
     if (s && dag__data_home(s, DAG__HOME_KEEP)) return NULL;
     return s ? s->ptr : NULL;
 }
 
 static dag_data dag__data_make_resident(dag_data h) {
+    DAG__AS_GUEST(dag_data, "dag_data_register_resident", false, h, dag__data_make_resident(h))
     dag__data_slot *s = dag__data_slot_of(h);
     if (s) dag__data_keep_on_device(s);
     return h;
@@ -7289,6 +7294,8 @@ dag_result dag_wait_all(void) {
    open (its failures are still its own, reported at its end). Over ranks
    it is the collective point a nested block's end is. */
 static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alone calls it) */
+    DAG__AS_GUEST(dag_result, "dag_table (its wait for the tasks spawned so far)", true, DAG_ERR_SHUT_DOWN,
+                  dag__wait_spawned())
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     bool in_block = false;
@@ -7304,6 +7311,7 @@ static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alo
 }
 
 static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
+    DAG__AS_GUEST(dag_result, call, true, DAG_ERR_SHUT_DOWN, dag__data_unregister(h, how, call))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__data_slot *s = dag__data_slot_of(h);

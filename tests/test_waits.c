@@ -991,20 +991,29 @@ TEST(dag_shutdown_while_other_threads_spawn_and_fetch_ends_and_refuses_their_lat
    counted among the calls dag_shutdown waits for, so the thread's records were freed under it (ASan:
    a use after free in dag__guest_attach, 1 round in 50; plain builds: a corrupted heap, 1 run in 30).
    The first call is a spawn, or one of the calls that attach without spawning or waiting (the same
-   use after free, 1 round in 60, each). Each call is served or refused, never a wrong value. */
+   use after free, 1 round in 60, each), or a data registration. Each call is served or refused, never
+   a wrong value. */
 static atomic_int newcomers_go;
 static void *newcomer(void *arg) {
     int index = (int)(intptr_t)arg;
     double base = index * 1e6;
     while (!atomic_load(&newcomers_go)) sched_yield();
     dag_memory_info memory;
-    switch (index % 7) {   /* the first call */
+    double span[8] = {0};
+    dag_data data;
+    switch (index % 8) {   /* the first call */
     case 1: (void)dag_backend_status(DAG_CPU); break;
     case 2: (void)dag_scope_in_force(); break;
     case 3: (void)dag_backend_available(DAG_CPU); break;
     case 4: (void)dag_synchronize(DAG_CPU); break;
     case 5: (void)dag_memory_stats(DAG_CPU, 1, &memory); break;
     case 6: dag_region_cancel(); return NULL;   /* (it cancels the thread's own later spawns) */
+    case 7:
+        data = dag_data_register(span, 8, sizeof *span);
+        void *where = data.id ? dag_data_pointer(data) : NULL;   /* (NULL: refused) */
+        if (where && where != span) atomic_fetch_add(&keepers_wrong, 1);
+        (void)dag_data_unregister(data);
+        break;
     default: break;
     }
     for (long i = 0; i < 300 && !atomic_load(&keepers_stop); i++) keeper_spawn_and_fetch(base + (double)i);
@@ -1018,13 +1027,13 @@ TEST(threads_whose_first_call_meets_dag_shutdown_are_served_or_refused) {
         setup_quiet(2);
         atomic_store(&newcomers_go, 0);
         atomic_store(&keepers_stop, 0);
-        pthread_t th[7];
-        for (int i = 0; i < 7; i++) pthread_create(&th[i], NULL, newcomer, (void *)(intptr_t)(i + 1 + round));
+        pthread_t th[8];
+        for (int i = 0; i < 8; i++) pthread_create(&th[i], NULL, newcomer, (void *)(intptr_t)(i + 1 + round));
         atomic_store(&newcomers_go, 1);
         test_spin_us((round % 20) * 5);   /* shutdown a little later each round: before, during, after the first calls */
         CHECK_EQ_INT(dag_shutdown(), DAG_OK);
         atomic_store(&keepers_stop, 1);
-        for (int i = 0; i < 7; i++) pthread_join(th[i], NULL);
+        for (int i = 0; i < 8; i++) pthread_join(th[i], NULL);
     }
     CHECK_EQ_INT(atomic_load(&keepers_wrong), 0);
     CHECK_EQ_INT(atomic_load(&keepers_other), 0);
