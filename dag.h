@@ -2136,8 +2136,9 @@ typedef struct dag__state {
     DAG__ATOMIC(int) guest_calls;               /* spawns and waits threads outside the pool are inside (>>guests) */
     DAG__ATOMIC(int) first_vacant;              /* the thread that set up (worker 1) exited: the next one takes its place */
     DAG__ATOMIC(int) exits_running;             /* guest exits draining now: dag_shutdown waits for them */
-    DAG__ATOMIC(int) fulfils_running;           /* dag_fulfill calls under way: dag_shutdown waits for them */
-    DAG__ATOMIC(int) fulfils_closed;            /* set by dag_shutdown once every task has finished */
+    DAG__ATOMIC(int) late_running;              /* calls that may read records while dag_shutdown drains (dag_fulfill,
+                                                   refused waits, >>guests): it frees nothing before they are out */
+    DAG__ATOMIC(int) late_closed;               /* set by dag_shutdown once every task has finished */
     /* trace */
     DAG__ATOMIC(int) tracing;
     DAG__ATOMIC(uint64_t) next_trace_id;
@@ -4910,17 +4911,22 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    not counted; every attach of a thread is (dag__current_context_slow), and so are the other calls
    that read a thread's records or the device layer's (cancels, scope_in_force, the backend and
    memory queries, dag_synchronize, data registration). dag_array.h's and dag_table.h's calls are
-   made of those. */
+   made of those. A refused call that waits returns once what it waits for has finished (its tasks
+   may write the caller's memory): a wait for a task, once that task has (dag__refused_done), a
+   block's end or dag_wait_all, once dag_shutdown's drain is over. A thread exiting (dag__guest_exit)
+   is waited for apart (exits_running), and so are dag_fulfill and those refused waits (late_running):
+   dag_shutdown's drain may need them. Only the thread that set up may call dag_shutdown: its calls
+   are not counted. */
 static DAG__NOINLINE dag__context *dag__current_context_slow(void);
 /* Whether this thread has its records in the running set-up cycle (else its next call attaches it) */
 static inline bool dag__attached(void) {
     return dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
 }
-/* `waits`: the call waits for tasks (a wait, a fetch, a block's end). Refused, it returns once
-   dag_shutdown has finished every task: until then they may write the caller's memory (its locals
-   that a task's Out names, the frame its block is in). */
+/* `waits`: the call waits for the thread's tasks (a block's end, dag_wait_all). Refused, it returns
+   once dag_shutdown has finished every task: until then they may write the caller's memory (its
+   locals that a task's Out names, the frame its block is in). A wait for one task waits for that
+   one alone (dag__refused_done). */
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name, bool waits) {
-    uint32_t epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);   /* 0 once dag_shutdown's tasks are over */
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
         /* a thread dag.h has not seen in this set-up cycle attaches (or sets up) here, inside the count:
@@ -4943,12 +4949,31 @@ static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name, b
                  "refused%s (call dag_shutdown once no other thread is inside a dag.h call; calls refused the same "
                  "way on this thread are not logged again)", call, name ? name : "", name ? ")" : "",
                  waits ? "; this one returns once dag_shutdown has finished every task" : "");
-    while (waits && epoch && __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST) == epoch) dag__thread_yield();
+    while (waits && !atomic_load(&dag__g.late_closed) && atomic_load(&dag__g.phase) == 1) dag__thread_yield();
     return false;
 }
 static inline void dag__guest_leave(void) {
     dag__tls_guest = dag__tls_worker && dag__tls_worker->index < 0;   /* (the call may have attached it anew) */
     atomic_fetch_sub(&dag__g.guest_calls, 1);
+}
+/* Whether h's task has finished, asked by a call refused while dag_shutdown runs (>>guests); with
+   `wait`, once it has. Records stay while dag_shutdown drains, and it frees none before this call is
+   out (late_running), so the record is read where a handle of this set-up cycle points: finished,
+   or taken by another task since (its generation moved on). It waits for this task alone, not for
+   every task: the caller may be the thread that fulfils another one's event next. */
+static DAG__NOINLINE bool dag__refused_done(dag_task h, bool wait) {
+    bool done = true;
+    atomic_fetch_add(&dag__g.late_running, 1);   /* seq_cst, against dag_shutdown's store of late_closed, then load */
+    if (h.ptr && !dag__value_handle(h) && dag__handle_current(h)) {
+        dag__task *t = h.ptr;
+        for (;;) {
+            done = atomic_load(&dag__g.late_closed) || atomic_load(&t->gen) != h.gen || dag__done(t);
+            if (done || !wait) break;
+            dag__thread_yield();
+        }
+    }
+    atomic_fetch_sub(&dag__g.late_running, 1);
+    return done;
 }
 static bool dag__no_guest_calls(void *unused) {
     (void)unused;
@@ -6612,7 +6637,7 @@ static DAG__NOINLINE dag_result dag__not_current(const char *call) {
    the wait is a run_inline spawn's own: its body is told only by asking). */
 static dag_result dag__wait_handle(dag_task h, bool tell) {
     if (dag__value_handle(h)) return dag__handle_current(h) ? DAG_OK : dag__not_current("dag_wait");   /* ran inside its spawn */
-    DAG__AS_GUEST(dag_result, "dag_wait", true, DAG_ERR_SHUT_DOWN, dag__wait_handle(h, tell))
+    DAG__AS_GUEST(dag_result, "dag_wait", false, (dag__refused_done(h, true), DAG_ERR_SHUT_DOWN), dag__wait_handle(h, tell))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return (dag_result)dag__mpi_wait(h, NULL, 0);
     if (!h.ptr) return dag__handle_error(h);
     if (!dag__current_context()) return DAG_ERR_SHUT_DOWN;
@@ -6654,7 +6679,7 @@ bool dag_ready(dag_task h) {
     if (dag__value_handle(h)) return true;
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) return dag__mpi_ready(h);
     if (!h.ptr) return true;
-    DAG__AS_GUEST(bool, "dag_ready", false, true, dag_ready(h))
+    DAG__AS_GUEST(bool, "dag_ready", false, dag__refused_done(h, false), dag_ready(h))
     if (!dag__current_context() || !dag__ref_handle(h)) return true;
     bool done = dag__done(h.ptr);
     dag__worker *w = dag__tls_worker;
@@ -6813,9 +6838,17 @@ dag_result dag_cancel_siblings(void) {
 
 /* A body that sees its cancel and returns early has been cancelled: its
    status says so (one that never asks finishes as usual). */
+/* The context of the body this thread runs, or NULL: dag_cancelled, dag_fail and dag_detach belong
+   in a body. Read only where it cannot be gone: a context of an earlier set-up cycle is, and a
+   thread outside the pool between calls (dag__tls_guest) runs no body, while its context is one
+   dag_shutdown may be freeing (>>guests). Sets nothing up. */
+static inline dag__context *dag__body_context(void) {
+    dag__context *ctx = dag__attached() && !dag__tls_guest ? dag__tls_ctx : NULL;
+    return ctx && ctx->task ? ctx : NULL;
+}
 bool dag_cancelled(void) {
-    dag__context *ctx = dag__tls_ctx;
-    if (!ctx || !ctx->task || !dag__cancel_asked(ctx->task)) return false;
+    dag__context *ctx = dag__body_context();
+    if (!ctx || !dag__cancel_asked(ctx->task)) return false;
     int32_t fine = 0;
     atomic_compare_exchange_strong(&ctx->task->status, &fine, DAG_ERR_CANCELLED);
     return true;
@@ -6921,7 +6954,8 @@ dag_result dag__fetch_as(dag_task h, void *out, size_t size, int tag) {
 dag_result dag_fetch_bytes(dag_task h, void *out, size_t size) { return dag__fetch_as(h, out, size, 0); }
 
 static DAG__NOINLINE dag_result dag__fetch_record(dag_task h, void *out, size_t size, int tag) {
-    DAG__AS_GUEST(dag_result, "dag_fetch", true, DAG_ERR_SHUT_DOWN, dag__fetch_record(h, out, size, tag))
+    DAG__AS_GUEST(dag_result, "dag_fetch", false, (dag__refused_done(h, true), DAG_ERR_SHUT_DOWN),
+                  dag__fetch_record(h, out, size, tag))
     if (DAG__HAS_MPI && !h.ptr && dag__mpi_handle(h)) {
         if (!(h.bits & 1)) return (dag_result)dag__err(DAG_ERR_NO_RESULT, "dag_fetch: the task returns void");
         return (dag_result)dag__mpi_wait(h, out, size);
@@ -7345,8 +7379,8 @@ dag_result dag_data_discard(dag_data h) { return dag__data_unregister(h, DAG__HO
 
 /* >>fail */
 void dag_fail(int code, const char *fmt, ...) {
-    dag__context *ctx = dag__tls_ctx;
-    if (!ctx || !ctx->task) {
+    dag__context *ctx = dag__body_context();
+    if (!ctx) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_fail called outside a task body");
         return;
     }
@@ -7394,8 +7428,8 @@ static dag__region *dag__events_region(dag__context *ctx) {
 
 dag_event dag_detach(void) {
     dag_event none = { 0 };
-    dag__context *ctx = dag__tls_ctx;
-    if (!ctx || !ctx->task || dag__tls_epoch != __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST)) {
+    dag__context *ctx = dag__body_context();
+    if (!ctx) {
         dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_detach called outside a task body");
         return none;
     }
@@ -7483,19 +7517,19 @@ static dag_result dag__fulfill(dag_event event, int status);
 /* A fulfilment from a thread of the program may finish the last task that
    dag_shutdown's drain waits for, and go on touching records after it: the
    shutdown waits for the calls under way before it frees them (the store
-   of fulfils_closed then the load of fulfils_running there, and here the
+   of late_closed then the load of late_running there, and here the
    add then the load: one side sees the other). */
 dag_result dag_fulfill(dag_event event, int status) {
-    atomic_fetch_add(&dag__g.fulfils_running, 1);
-    dag_result r = atomic_load(&dag__g.fulfils_closed) ? DAG_ERR_SHUT_DOWN : dag__fulfill(event, status);
-    atomic_fetch_sub(&dag__g.fulfils_running, 1);
+    atomic_fetch_add(&dag__g.late_running, 1);
+    dag_result r = atomic_load(&dag__g.late_closed) ? DAG_ERR_SHUT_DOWN : dag__fulfill(event, status);
+    atomic_fetch_sub(&dag__g.late_running, 1);
     return r;
 }
 static dag_result dag__fulfill(dag_event event, int status) {
     if (!dag_is_setup()) return DAG_ERR_SHUT_DOWN;   /* its task went with the runtime: never set up again here */
     /* a pool thread (an idle worker completing messages) has its record; a thread new to dag.h gets
        one, even once dag_shutdown has begun (which refuses other attaches, >>guests): the shutdown may
-       be waiting for this very fulfilment, and it frees no record before fulfils_running is 0 */
+       be waiting for this very fulfilment, and it frees no record before late_running is 0 */
     if (!dag__attached()) dag__guest_attach();
     dag__worker *w = dag__tls_worker;
     uint32_t index = (uint32_t)(event.id & 0xffffffu);
@@ -7747,19 +7781,22 @@ static void dag__context_init(dag__context *c) {
 
 /* A thread outside the pool that spawns gets its own context and a worker
    record (no deque: its ready tasks go to the shared injection queue). */
+/* When the thread that set up has exited: this one takes its seat (worker 1, with the main
+   context), so that tasks pinned to thread 1 (or mailed to it) run and dag_num_threads stays true,
+   and returns true. */
+static bool dag__take_vacant_seat(void) {
+    if (!atomic_load(&dag__g.first_vacant) || !atomic_exchange(&dag__g.first_vacant, 0)) return false;
+    dag__worker *w = &dag__g.workers[0];
+    dag__tls_worker = w;
+    dag__tls_guest = false;
+    dag__stack_mark(w);
+    dag__tls_ctx = &dag__main_ctx;
+    dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
+    if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
+    return true;
+}
 static void dag__guest_attach(void) {
-    if (atomic_load(&dag__g.first_vacant) && atomic_exchange(&dag__g.first_vacant, 0)) {
-        /* the thread that set up has exited: this one is worker 1 now, with the main context, so
-           that tasks pinned to thread 1 (or mailed to it) run and dag_num_threads stays true */
-        dag__worker *w = &dag__g.workers[0];
-        dag__tls_worker = w;
-        dag__tls_guest = false;
-        dag__stack_mark(w);
-        dag__tls_ctx = &dag__main_ctx;
-        dag__tls_epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
-        if (dag__g.guest_key_ok) dag__tss_set(dag__g.guest_key, w);
-        return;
-    }
+    if (dag__take_vacant_seat()) return;
     dag__mutex_lock(&dag__g.guest_lock);
     dag__worker *w = dag__guests();
     while (w && !w->retired) w = w->next_guest;
@@ -7807,6 +7844,9 @@ static void dag__guest_exit(void *p) {
        any other thread does, then waits for the next thread */
     dag__context *c = w->index == 0 ? &dag__main_ctx : w->guest_ctx;
     dag__tls_ctx = c;
+    /* dag_shutdown waits for this drain (exits_running), as for a counted call: the bodies it runs
+       here make their calls as bodies do, not as this thread's own (refused once it has begun) */
+    dag__tls_guest = false;
     dag__close_abandoned(w, c, c->root, "a thread's exit");
     dag__drain(w, c->root);
     dag__root_reset(w, c);   /* (a cancel of it too: the next thread's spawns are not cancelled) */
@@ -8075,7 +8115,7 @@ dag_result dag_setup(const dag_desc *desc) {
     dag__workers_start(d.num_threads);
     dag__backends_init();
     atomic_store(&dag__g.closing, 0);   /* (guest_calls is 0 already: each call that counted itself left) */
-    atomic_store(&dag__g.fulfils_closed, 0);
+    atomic_store(&dag__g.late_closed, 0);
     atomic_store(&dag__g.phase, 1);   /* last: a thread that arrived meanwhile waited for this */
     if (!DAG__HAS_MPI && d.simulate_ranks > 1)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_setup: simulate_ranks needs the rank layer "
@@ -8204,10 +8244,17 @@ static void dag__state_free(void) {
 }
 
 dag_result dag_shutdown(void) {
-    if (atomic_load(&dag__g.phase) != 1 || !dag__current_context()) return DAG_OK;
+    if (atomic_load(&dag__g.phase) != 1) return DAG_OK;
+    if (!dag__current_context())   /* set up, but this thread may not attach: another thread is shutting down */
+        return atomic_load(&dag__g.phase) != 1 ? DAG_OK :
+               (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called while dag_shutdown runs on "
+                                    "another thread (call it once, from the thread that set up)");
     if (dag__tls_ctx->task || dag__tls_worker->index > 0)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
                                     "call it from the thread that set up");
+    /* the thread that set up has exited: this one takes its seat (its records as a thread outside the
+       pool stay, and go as the others' do) */
+    if (dag__tls_worker->index < 0) (void)dag__take_vacant_seat();
     /* the set-up thread's calls are not counted (>>guests): shut down under them, they would read freed records */
     if (dag__tls_worker->index != 0)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a thread other than the one "
@@ -8220,8 +8267,8 @@ dag_result dag_shutdown(void) {
     dag__worker *w = dag__tls_worker;
     dag__help_until(w, dag__no_guest_calls, NULL, NULL);   /* other threads' spawns and waits end (>>guests) */
     dag_result res = dag__shutdown_drain(w);
-    atomic_store(&dag__g.fulfils_closed, 1);
-    while (atomic_load(&dag__g.fulfils_running)) dag__thread_yield();
+    atomic_store(&dag__g.late_closed, 1);
+    while (atomic_load(&dag__g.late_running)) dag__thread_yield();
     int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
     if (!res) res = (dag_result)ranks_result;
     if (dag__g.trace_path) {   /* every task has finished: the trace is whole */

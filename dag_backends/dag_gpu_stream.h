@@ -129,8 +129,8 @@ typedef struct dag__gpu {
     int num;
 } dag__gpu;
 
-/* An event: a launch's (start is set when it is timed) or a download's,
-   which says where its staged bytes go. */
+/* An event: a launch's or a download's (start is set when it is timed); a download's also says
+   where its staged bytes go. */
 typedef struct dag__gpu_event {
     dag__gpu *g;
     int dev, timed;                         /* timed: end is a timed event (start always is) */
@@ -364,6 +364,9 @@ static int dag__gpu_copy_current(dag__gpu *g, int dev, int lane, void *buf, void
     g->devices[dev].queued[lane]++;
     dag__gpu_stage *s = how & DAG__COPY_PINNED ? NULL : dag__gpu_stage_get(g, dev, bytes);
     dag__gpu_event *ev = to_device && s ? NULL : dag__gpu_event_new(g, dev);
+    /* a download is timed: the device layer learns the bandwidth back from the copy's own time, not
+       from the wall clock, which also counts the kernels queued before it (dag__rep_write_back) */
+    if (!to_device && dag__gpu_record(g, dev, lane, &ev->start, 1) == 0) ev->timed = 1;
     if (to_device && s) {
         for (size_t r = 0; r < rows; r++) memcpy((char *)s->ptr + r * width, (char *)host + r * stride, width);
         e = g->rt.Memcpy2DAsync(buf, width, s->ptr, width, width, rows, DAG__GPU_HOST_TO_DEVICE, q);
@@ -397,9 +400,10 @@ static int dag__gpu_copy_current(dag__gpu *g, int dev, int lane, void *buf, void
             else if (r + 1 == rows) e = 0;
         }
     }
-    if (!e) e = dag__gpu_record(g, dev, lane, &ev->end, 0);
+    if (!e) e = dag__gpu_record(g, dev, lane, &ev->end, ev->timed);
     if (e) {
         if (ev->stage) ev->stage->downloading = 0;
+        if (ev->start) dag__gpu_event_give(g, dev, ev->start, 1);
         DAG_FREE(ev);
         return dag__gpu_copy_failed(g, dev, lane, e);
     }
@@ -509,7 +513,8 @@ static int dag__gpu_wait(void *event) {
         if (!e) {
             for (size_t r = 0; r < ev->rows; r++)
                 memcpy((char *)ev->host + r * ev->stride, (char *)ev->stage->ptr + r * ev->width, ev->width);
-        } else {   /* the download may still be under way: the buffer stays busy until its event */
+        } else {   /* the download may still be under way: the buffer stays busy until its event (a timed
+                      event serves as an untimed one there, and among the untimed spares after) */
             if (ev->stage->free_after) dag__gpu_event_give(g, ev->dev, ev->stage->free_after, 0);
             ev->stage->free_after = ev->end;
             ev->end = NULL;

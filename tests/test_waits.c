@@ -1087,6 +1087,186 @@ TEST(a_block_end_refused_by_dag_shutdown_returns_after_the_blocks_tasks) {
     }
 }
 
+/* A refused wait for one task waits for that task alone: the thread may be the one that fulfils
+   another task's event next, which dag_shutdown waits for (a wait for every task hung here). */
+DAG_TASK(void, detach_gate, (dag_event *, ev)) {
+    dag_event e = dag_detach();
+    __atomic_store_n(&ev->id, e.id, __ATOMIC_RELEASE);   /* (its spawner polls it) */
+}
+static atomic_int holder_ready, holder_go;
+static int holder_fetch, holder_fetched, holder_fulfil;
+static void *holds_an_event_then_fetches(void *arg) {
+    (void)arg;
+    dag_event ev;
+    memset(&ev, 0, sizeof ev);
+    dag_task gate = dag_spawn(detach_gate, Val(&ev));
+    dag_task plain = dag_spawn(twice, Val(2.5));
+    while (!__atomic_load_n(&ev.id, __ATOMIC_ACQUIRE)) {
+        (void)dag_ready(gate);
+        sched_yield();
+    }
+    atomic_store(&holder_ready, 1);
+    while (!atomic_load(&holder_go)) sched_yield();
+    test_spin_us(50 * 1000);   /* dag_shutdown has begun */
+    double r = 0;
+    holder_fetch = dag_fetch(plain, &r);
+    holder_fetched = r == 5.0;
+    holder_fulfil = dag_fulfill(ev, DAG_OK);
+    return NULL;
+}
+TEST(a_refused_fetch_waits_for_its_task_alone_so_its_thread_can_fulfil_an_event_after) {
+    setup_quiet(2);
+    atomic_store(&holder_ready, 0);
+    atomic_store(&holder_go, 0);
+    holder_fetch = holder_fulfil = -1;
+    pthread_t th;
+    pthread_create(&th, NULL, holds_an_event_then_fetches, NULL);
+    while (!atomic_load(&holder_ready)) sched_yield();
+    atomic_store(&holder_go, 1);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);   /* (hangs when the refused fetch waits for every task) */
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(holder_fetch, DAG_ERR_SHUT_DOWN);
+    CHECK_EQ_INT(holder_fulfil, DAG_OK);
+}
+
+/* dag_ready refused by dag_shutdown answers false while its task still runs (it answered true, and
+   the caller freed a buffer the task then wrote), and true once it has finished. */
+static atomic_int poller_started;
+DAG_TASK(void, slow_fill_7, (int *, p)) {
+    atomic_store(&poller_started, 1);
+    test_spin_us(100 * 1000);
+    p[0] = 7;
+}
+static int poller_saw;
+static void *polls_dag_ready(void *arg) {
+    (void)arg;
+    int *buf = (int *)calloc(16, sizeof(int));
+    dag_task t = dag_spawn(slow_fill_7, Out(buf, 16));
+    while (!dag_ready(t)) sched_yield();
+    poller_saw = buf[0];
+    free(buf);
+    return NULL;
+}
+TEST(dag_ready_refused_by_dag_shutdown_answers_false_until_its_task_has_finished) {
+    setup_quiet(2);
+    atomic_store(&poller_started, 0);
+    poller_saw = -1;
+    pthread_t th;
+    pthread_create(&th, NULL, polls_dag_ready, NULL);
+    while (!atomic_load(&poller_started)) sched_yield();
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(poller_saw, 7);
+}
+
+/* A thread that exits with a task left drains it, running its body on the exiting thread while
+   dag_shutdown waits for that drain: the body's calls are a body's, not the thread's own, which
+   dag_shutdown refuses (they were refused, and then a refused wait in them hung). */
+static atomic_int exit_body_started;
+static int exit_body_fetch = -1, exit_body_value = -1;
+DAG_TASK(int, plus_one, (int, x)) { return x + 1; }
+DAG_TASK(int, spawns_after_a_while, (int, x)) {
+    atomic_store(&exit_body_started, 1);
+    test_spin_us(100 * 1000);   /* dag_shutdown begins meanwhile */
+    exit_body_fetch = dag_fetch(dag_spawn(plus_one, Val(x)), &exit_body_value);
+    return exit_body_value;
+}
+static void *spawns_and_exits(void *arg) {
+    (void)arg;
+    dag_spawn(spawns_after_a_while, Val(1));   /* not waited for: the thread's exit waits for it */
+    return NULL;
+}
+TEST(a_body_drained_by_an_exiting_thread_while_dag_shutdown_runs_makes_its_calls) {
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_quiet(threads);
+        atomic_store(&exit_body_started, 0);
+        exit_body_fetch = exit_body_value = -1;
+        pthread_t th;
+        pthread_create(&th, NULL, spawns_and_exits, NULL);
+        while (!atomic_load(&exit_body_started)) sched_yield();
+        test_spin_us(20 * 1000);
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+        pthread_join(th, NULL);
+        CHECK_EQ_INT(exit_body_fetch, DAG_OK);
+        CHECK_EQ_INT(exit_body_value, 2);
+    }
+}
+
+/* The thread that set up exits; a thread already attached may then shut down (it takes the seat,
+   as a new thread's first call does: it was refused for good). And dag_cancelled, dag_fail and
+   dag_detach called outside a body on a thread attached before dag_shutdown read nothing freed
+   (ASan: a use after free of the thread's context). */
+static atomic_int seat_set_up, seat_may_exit;
+static void *sets_up_and_exits_when_told(void *arg) {
+    (void)arg;
+    setup_quiet(2);
+    atomic_store(&seat_set_up, 1);
+    while (!atomic_load(&seat_may_exit)) sched_yield();
+    return NULL;
+}
+static atomic_int late_caller_go;
+static int late_cancelled = -1, late_detach_id = -1;
+static void *calls_body_only_functions_after_shutdown(void *arg) {
+    (void)arg;
+    double r = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(twice, Val(1.0)), &r), DAG_OK);   /* attached */
+    atomic_store(&late_caller_go, 1);
+    while (dag_is_setup()) sched_yield();
+    late_cancelled = dag_cancelled();
+    dag_fail(DAG_USER_ERROR, "outside a body");
+    late_detach_id = (int)dag_detach().id;
+    return NULL;
+}
+TEST(after_the_set_up_thread_exits_an_attached_thread_may_shut_down) {
+    atomic_store(&seat_set_up, 0);
+    atomic_store(&seat_may_exit, 0);
+    pthread_t init;
+    pthread_create(&init, NULL, sets_up_and_exits_when_told, NULL);
+    while (!atomic_load(&seat_set_up)) sched_yield();
+    double r = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(twice, Val(2.0)), &r), DAG_OK);   /* this thread attaches: not the seat's */
+    atomic_store(&late_caller_go, 0);
+    pthread_t late;   /* (attached before the seat is free: a thread attaching after takes it) */
+    pthread_create(&late, NULL, calls_body_only_functions_after_shutdown, NULL);
+    while (!atomic_load(&late_caller_go)) sched_yield();
+    atomic_store(&seat_may_exit, 1);
+    pthread_join(init, NULL);
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    CHECK(!dag_is_setup());
+    pthread_join(late, NULL);
+    CHECK_EQ_INT(late_cancelled, 0);
+    CHECK_EQ_INT(late_detach_id, 0);
+}
+
+/* A second thread's dag_shutdown while the first one's runs is refused, never DAG_OK with the
+   runtime still up (a caller told DAG_OK may free what tasks still use). */
+static atomic_int long_task_started;
+DAG_TASK(void, long_task, (int, ms)) {
+    atomic_store(&long_task_started, 1);
+    test_spin_us((unsigned)ms * 1000);
+}
+static int second_shutdown = -1, second_saw_setup = -1;
+static void *shuts_down_too(void *arg) {
+    (void)arg;
+    while (!atomic_load(&long_task_started)) sched_yield();
+    test_spin_us(20 * 1000);
+    second_shutdown = dag_shutdown();
+    second_saw_setup = dag_is_setup();
+    return NULL;
+}
+TEST(a_second_threads_dag_shutdown_is_refused) {
+    setup_quiet(2);
+    atomic_store(&long_task_started, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, shuts_down_too, NULL);
+    dag_spawn(long_task, Val(150));
+    while (!atomic_load(&long_task_started)) sched_yield();
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(second_shutdown, DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(second_saw_setup, 1);
+}
+
 /* dag_shutdown from a thread that did not set up: the thread that did (here implicitly, by its first
    call) is not counted among the calls dag_shutdown waits for, so shutting down under it crashed it
    or hung (2 runs in 5 each, with an implicit set-up). It is refused, saying why; the thread that set
@@ -2281,6 +2461,11 @@ int main(void) {
     RUN(threads_whose_first_call_meets_dag_shutdown_are_served_or_refused);
     RUN(a_block_end_refused_by_dag_shutdown_returns_after_the_blocks_tasks);
     RUN(dag_shutdown_from_a_thread_that_did_not_set_up_is_refused);
+    RUN(a_refused_fetch_waits_for_its_task_alone_so_its_thread_can_fulfil_an_event_after);
+    RUN(dag_ready_refused_by_dag_shutdown_answers_false_until_its_task_has_finished);
+    RUN(a_body_drained_by_an_exiting_thread_while_dag_shutdown_runs_makes_its_calls);
+    RUN(after_the_set_up_thread_exits_an_attached_thread_may_shut_down);
+    RUN(a_second_threads_dag_shutdown_is_refused);
     RUN(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);

@@ -485,6 +485,45 @@ TEST(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so) {
     free(v);
 }
 
+/* The bandwidth back from a device is learnt from the download's own time on the device's clock:
+   the wall clock also counts the kernels queued before it, and so read, a write-back behind a long
+   kernel made a copy look as slow as the kernel. The mock runs its queue only when waited for, on
+   a clock of its own (copies at 10 GB/s, kernels 1 ns an element): its kernels take far longer on
+   the wall clock than on its clock, so a wall-clock reading shows here. */
+TEST(write_backs_behind_kernels_leave_the_copy_estimate_a_copy) {
+    NEED_DEVICES(1, 0, 1);
+    const char *prefix = backend == DAG_CUDA ? "cuda" : backend == DAG_HIP ? "hip" : NULL;
+    if (!mock_lib() || !prefix) {
+        dag_shutdown();
+        NOT_APPLICABLE("needs the mock's clock (a real device's times are its own)");
+    }
+    enum { N = 1 << 21 };   /* 8 MiB: on the mock's clock, 2.1 ms of kernel and 0.84 ms of copy */
+    float *v = calloc(N, sizeof *v);
+    dag_options o = on_device(1), any;
+    memset(&any, 0, sizeof any);
+    any.scope.any_processor = 1;
+    for (int i = 0; i < 4; i++) DAG_DATADEPS { dag_spawn_with(&o, DAG_LAUNCH(gpu_inc, N), InOut(v, N)); }
+    dag_trace_clear();
+    DAG_DATADEPS { dag_spawn_with(&any, DAG_LAUNCH(gpu_inc, N), InOut(v, N)); }
+    dag_trace_record r[64];
+    size_t count = dag_trace_records(r, 64);
+    char name[16];
+    snprintf(name, sizeof name, "%s1 ", prefix);
+    double run = 0, copy = -1;
+    for (size_t i = 0; i < count && i < 64; i++) {
+        const char *p = strstr(r[i].placement, name);
+        if (!strcmp(r[i].name, "gpu_inc") && p && sscanf(p + strlen(name), "%lfus+%lfus copy", &run, &copy) == 2) break;
+    }
+    printf("     %s1: kernel %.0f us, moving its 8 MiB %.0f us\n", prefix, run, copy);
+    CHECK(copy >= 0);
+    CHECK(copy < run / 2);
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) bad += v[i] != 5.0f;
+    CHECK_EQ_INT(bad, 0);
+    dag_shutdown();
+    free(v);
+}
+
 TEST(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back) {
     setup(0, 0);
     if (dag_device_count(backend) > 0) {
@@ -1875,6 +1914,7 @@ int main(int argc, char **argv) {
     RUN(a_device_overwriting_what_another_device_copies_waits_for_the_copy);
     RUN(a_device_smaller_than_the_data_evicts_and_stays_right);
     RUN(placement_puts_a_device_scoped_kernel_on_its_device_and_says_so);
+    RUN(write_backs_behind_kernels_leave_the_copy_estimate_a_copy);
     RUN(a_scope_needing_a_missing_backend_fails_naming_it_and_one_allowing_the_cpu_falls_back);
     RUN(a_gemm_tile_matches_a_plain_loop_for_every_transpose);
     RUN(every_tile_kernel_and_variant_matches_plain_loops_as_text_and_as_the_vendors_routine);
