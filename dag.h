@@ -4927,6 +4927,7 @@ static inline bool dag__attached(void) {
    locals that a task's Out names, the frame its block is in). A wait for one task waits for that
    one alone (dag__refused_done). */
 static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name, bool waits) {
+    uint32_t epoch = __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);   /* (the next set-up's is another) */
     atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
     if (!atomic_load(&dag__g.closing)) {
         /* a thread dag.h has not seen in this set-up cycle attaches (or sets up) here, inside the count:
@@ -4949,7 +4950,9 @@ static DAG__NOINLINE bool dag__guest_enter(const char *call, const char *name, b
                  "refused%s (call dag_shutdown once no other thread is inside a dag.h call; calls refused the same "
                  "way on this thread are not logged again)", call, name ? name : "", name ? ")" : "",
                  waits ? "; this one returns once dag_shutdown has finished every task" : "");
-    while (waits && !atomic_load(&dag__g.late_closed) && atomic_load(&dag__g.phase) == 1) dag__thread_yield();
+    /* (late_closed and phase are the next set-up's again once it runs: the epoch tells this one's end) */
+    while (waits && epoch && __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST) == epoch && !atomic_load(&dag__g.late_closed))
+        dag__thread_yield();
     return false;
 }
 static inline void dag__guest_leave(void) {
@@ -8243,28 +8246,35 @@ static void dag__state_free(void) {
     dag__devices_shutdown();
 }
 
+static bool dag__no_exits_running(void *unused) {
+    (void)unused;
+    return atomic_load(&dag__g.exits_running) == 0;
+}
 dag_result dag_shutdown(void) {
     if (atomic_load(&dag__g.phase) != 1) return DAG_OK;
-    if (!dag__current_context())   /* set up, but this thread may not attach: another thread is shutting down */
-        return atomic_load(&dag__g.phase) != 1 ? DAG_OK :
-               (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called while dag_shutdown runs on "
-                                    "another thread (call it once, from the thread that set up)");
-    if (dag__tls_ctx->task || dag__tls_worker->index > 0)
+    if (dag__guest_call()) {
+        /* a thread outside the pool (or new to dag.h) reads its records inside the count (>>guests):
+           another thread's dag_shutdown may be freeing them. It may shut down only in the seat of the
+           thread that set up, once that one has exited (its records as such a thread stay, and go
+           as the others' do). */
+        if (!dag__guest_enter("dag_shutdown", NULL, false)) return DAG_ERR_INVALID_ARGUMENT;
+        bool seat = dag__tls_worker->index == 0 || (!dag__tls_ctx->task && dag__take_vacant_seat());
+        dag__guest_leave();
+        if (!seat)
+            return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a thread other than the "
+                                        "one that set up (which may be one whose first dag.h call set up implicitly); "
+                                        "call it from the thread that set up, or call dag_setup on the thread that "
+                                        "will shut down before other threads call into dag.h");
+    }
+    /* (the set-up thread's calls are not counted, >>guests: shut down under them, they would read freed records) */
+    if (dag__tls_ctx->task || dag__tls_worker->index != 0)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a task or a pool thread; "
                                     "call it from the thread that set up");
-    /* the thread that set up has exited: this one takes its seat (its records as a thread outside the
-       pool stay, and go as the others' do) */
-    if (dag__tls_worker->index < 0) (void)dag__take_vacant_seat();
-    /* the set-up thread's calls are not counted (>>guests): shut down under them, they would read freed records */
-    if (dag__tls_worker->index != 0)
-        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_shutdown: called from a thread other than the one "
-                                    "that set up (which may be one whose first dag.h call set up implicitly); call "
-                                    "it from the thread that set up, or call dag_setup on the thread that will "
-                                    "shut down before other threads call into dag.h");
-    /* threads exiting now drain their own contexts; later ones leave them to this */
+    /* threads exiting now drain their own contexts; later ones leave them to this (helped: their
+       tasks may be pinned to this thread) */
     atomic_store(&dag__g.closing, 1);
-    while (atomic_load(&dag__g.exits_running)) dag__thread_yield();
     dag__worker *w = dag__tls_worker;
+    dag__help_until(w, dag__no_exits_running, NULL, NULL);
     dag__help_until(w, dag__no_guest_calls, NULL, NULL);   /* other threads' spawns and waits end (>>guests) */
     dag_result res = dag__shutdown_drain(w);
     atomic_store(&dag__g.late_closed, 1);

@@ -1238,6 +1238,65 @@ TEST(after_the_set_up_thread_exits_an_attached_thread_may_shut_down) {
     CHECK_EQ_INT(late_detach_id, 0);
 }
 
+/* A thread exits with a task pinned to thread 1 left: its exit waits for the task, which only the
+   thread that set up may run, while dag_shutdown on that thread waited for the exit without running
+   anything (a hang). */
+static atomic_int pinned_ran;
+DAG_TASK(int, pinned_to_one, (int, x)) {
+    atomic_store(&pinned_ran, 1);
+    return x;
+}
+static void *spawns_pinned_and_exits(void *arg) {
+    (void)arg;
+    dag_spawn_with(DAG_OPTIONS(.scope = dag_scope(.thread = 1)), pinned_to_one, Val(1));
+    return NULL;
+}
+TEST(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread) {
+    setup_quiet(2);
+    atomic_store(&pinned_ran, 0);
+    pthread_t th;
+    pthread_create(&th, NULL, spawns_pinned_and_exits, NULL);
+    test_spin_us(50 * 1000);   /* (the thread has exited into its drain, most runs) */
+    CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    pthread_join(th, NULL);
+    CHECK_EQ_INT(atomic_load(&pinned_ran), 1);
+}
+
+/* An attached thread's dag_shutdown racing the set-up thread's: it read its own records, which the
+   other frees, outside any count (ASan: a use after free in dag_shutdown). Refused, always. */
+static atomic_int racer_go;
+static atomic_long racer_refused, racer_after, racer_wrong;
+static void *races_dag_shutdown(void *arg) {
+    double r = 0;
+    (void)dag_fetch(dag_spawn(twice, Val(1.0)), &r);   /* attached */
+    atomic_store(&racer_go, 1);
+    test_spin_us((unsigned)(intptr_t)arg);   /* before, during or after the other's */
+    dag_result e = dag_shutdown();
+    /* DAG_OK once the runtime is down already (nothing is left to shut down); both shutdowns accepted
+       crashed or hung */
+    atomic_fetch_add(e == DAG_ERR_INVALID_ARGUMENT ? &racer_refused : e == DAG_OK ? &racer_after : &racer_wrong, 1);
+    return NULL;
+}
+TEST(an_attached_threads_dag_shutdown_racing_the_set_up_threads_is_refused) {
+    int rounds = test_scaled(100, 30);
+    atomic_store(&racer_refused, 0);
+    atomic_store(&racer_after, 0);
+    atomic_store(&racer_wrong, 0);
+    for (int round = 0; round < rounds; round++) {
+        setup_quiet(2);
+        atomic_store(&racer_go, 0);
+        pthread_t th;
+        pthread_create(&th, NULL, races_dag_shutdown, (void *)(intptr_t)((round % 20) * 10));
+        while (!atomic_load(&racer_go)) sched_yield();
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+        pthread_join(th, NULL);
+    }
+    CHECK_EQ_INT(atomic_load(&racer_wrong), 0);
+    CHECK(atomic_load(&racer_refused) > 0);
+    printf("     %d rounds: %ld refused, %ld after the shutdown\n", rounds, atomic_load(&racer_refused),
+           atomic_load(&racer_after));
+}
+
 /* A second thread's dag_shutdown while the first one's runs is refused, never DAG_OK with the
    runtime still up (a caller told DAG_OK may free what tasks still use). */
 static atomic_int long_task_started;
@@ -2466,6 +2525,8 @@ int main(void) {
     RUN(a_body_drained_by_an_exiting_thread_while_dag_shutdown_runs_makes_its_calls);
     RUN(after_the_set_up_thread_exits_an_attached_thread_may_shut_down);
     RUN(a_second_threads_dag_shutdown_is_refused);
+    RUN(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread);
+    RUN(an_attached_threads_dag_shutdown_racing_the_set_up_threads_is_refused);
     RUN(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
