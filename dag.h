@@ -6839,8 +6839,6 @@ dag_result dag_cancel_siblings(void) {
     return DAG_OK;
 }
 
-/* A body that sees its cancel and returns early has been cancelled: its
-   status says so (one that never asks finishes as usual). */
 /* The context of the body this thread runs, or NULL: dag_cancelled, dag_fail and dag_detach belong
    in a body. Read only where it cannot be gone: a context of an earlier set-up cycle is, and a
    thread outside the pool between calls (dag__tls_guest) runs no body, while its context is one
@@ -6849,6 +6847,8 @@ static inline dag__context *dag__body_context(void) {
     dag__context *ctx = dag__attached() && !dag__tls_guest ? dag__tls_ctx : NULL;
     return ctx && ctx->task ? ctx : NULL;
 }
+/* A body that sees its cancel and returns early has been cancelled: its
+   status says so (one that never asks finishes as usual). */
 bool dag_cancelled(void) {
     dag__context *ctx = dag__body_context();
     if (!ctx || !dag__cancel_asked(ctx->task)) return false;
