@@ -3208,11 +3208,13 @@ static size_t dag__num_all_regions, dag__cap_all_regions;
    one for its children and gives it back when they are done), so the lock
    is taken once per DAG__REGION_BATCH regions, not per body. */
 #define DAG__REGION_BATCH 32
-/* This thread's worker record, if it belongs to the running set-up (a
-   thread that outlived a dag_shutdown still points at a freed one). */
-static inline dag__worker *dag__region_cache_owner(void) {
-    return dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED) ? dag__tls_worker : NULL;
+/* Whether this thread has its records in the running set-up cycle (else its next call attaches it:
+   a thread that outlived a dag_shutdown still points at freed ones) */
+static inline bool dag__attached(void) {
+    return dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
 }
+/* This thread's worker record, if it belongs to the running set-up. */
+static inline dag__worker *dag__region_cache_owner(void) { return dag__attached() ? dag__tls_worker : NULL; }
 static dag__region *dag__region_alloc(dag__worker *w) {
     if (w && w->free_regions) {
         dag__region *r = w->free_regions;
@@ -4918,10 +4920,6 @@ bool dag_scope_has_cpu(dag_scope s) { return dag__scope_has_cpu(&s); }
    dag_shutdown's drain may need them. Only the thread that set up may call dag_shutdown: its calls
    are not counted. */
 static DAG__NOINLINE dag__context *dag__current_context_slow(void);
-/* Whether this thread has its records in the running set-up cycle (else its next call attaches it) */
-static inline bool dag__attached(void) {
-    return dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_RELAXED);
-}
 /* `waits`: the call waits for the thread's tasks (a block's end, dag_wait_all). Refused, it returns
    once dag_shutdown has finished every task: until then they may write the caller's memory (its
    locals that a task's Out names, the frame its block is in). A wait for one task waits for that
@@ -8130,8 +8128,7 @@ dag_result dag_setup(const dag_desc *desc) {
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
 int dag_num_threads(void) { return dag_is_setup() ? dag__g.num_workers : 0; }
 int dag_current_worker(void) {
-    bool mine = dag__tls_worker && dag__tls_epoch == __atomic_load_n(&dag__live_epoch, __ATOMIC_SEQ_CST);
-    return mine && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
+    return dag__attached() && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 
 /* >>shutdown */
