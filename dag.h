@@ -6481,8 +6481,10 @@ static DAG__NOINLINE dag_task dag__spawn_plain_here(dag__worker *w, dag__context
     return dag__run_here(w, ctx, r, desc, args, num_args, packed);
 }
 
-/* A task with a result larger than a handle carries, asked to run inline
-   (OpenMP's if(0)): its record
+/* A task with a result, asked to run inline (OpenMP's if(0)) with a result
+   larger than a handle carries, or spawned with plenty queued (a handle that
+   carried its result would fetch again and again, where a queued task's
+   fetch spends it: this one keeps the rule of every task): its record
    from the pool, but nothing else can see it until the spawn returns, so it
    runs at once and finishes with plain stores: no queue, no count in its
    region (only the result kept there for dag_fetch), no successor list to
@@ -6532,7 +6534,7 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool f
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
     if (here && dag__stack_runnable(desc, now)) return DAG__PLAIN_HERE;   /* (counted nowhere: no turn to take) */
     if ((r->counter->spawned & 63) == 63) return DAG__PLAIN_NO;
-    return here && now ? DAG__PLAIN_NOW : DAG__PLAIN_QUEUE;
+    return here ? DAG__PLAIN_NOW : DAG__PLAIN_QUEUE;   /* (plenty queued: one with a result runs now too) */
 }
 
 /* False: not such a spawn, and nothing done (dag__spawn takes it, errors included). The arguments

@@ -435,6 +435,40 @@ DAG_TASK(long, fj_fib, (int, n), (int, cutoff)) {
     if (dag_fetch(a, &x) != DAG_OK || dag_fetch(b, &y) != DAG_OK) return -1000000;
     return x + y;
 }
+/* Past the throttle (64 queued), a spawn of a task with a result runs it at once, as for a void one; its
+   handle still follows the rule of every task: the first fetch takes the result, a second is stale. */
+static int run_at_spawn_round(void) {
+    enum { N = 300 };
+    dag_task t[N];
+    int bad = 0;
+    for (int i = 0; i < N; i++) t[i] = dag_spawn(wg_leaf, Val((long)i));
+    for (int i = N - 1; i >= 0; i--) {
+        long v = -1;
+        bad += dag_fetch(t[i], &v) != DAG_OK || v != 3L * i;
+        bad += dag_fetch(t[i], &v) != DAG_ERR_STALE_HANDLE;
+        bad += dag_release(t[i]) != DAG_ERR_STALE_HANDLE;
+    }
+    return bad;
+}
+DAG_TASK(int, run_at_spawn_in_a_body, (int, unused)) {
+    (void)unused;
+    return run_at_spawn_round();
+}
+TEST(tasks_with_results_run_at_their_spawn_past_the_throttle_are_spent_by_their_first_fetch) {
+    setup_quiet(1);
+    size_t live = dag_get_stats().tasks_live;
+    uint64_t inlined = dag_get_stats().tasks_inlined;
+    CHECK_EQ_INT(run_at_spawn_round(), 0);
+    CHECK(dag_get_stats().tasks_inlined - inlined >= 200);   /* most ran at their spawn */
+    int bad = -1;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(run_at_spawn_in_a_body, Val(0)), &bad), DAG_OK);
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(dag_get_stats().results_kept, 0);
+    CHECK_EQ_INT((int)dag_get_stats().tasks_live, (int)live);
+    CHECK_EQ_INT(atomic_load(&logged_errors), 2 * 300);   /* each second fetch said so (a release after a fetch is silent) */
+    dag_shutdown();
+}
+
 TEST(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline) {
     for (int threads = 1; threads <= 3; threads++) {
         setup_threads(threads);
@@ -2504,6 +2538,7 @@ int main(void) {
     RUN(void_tasks_keep_nothing_and_released_results_are_stale_never_wrong);
     RUN(results_fetched_and_released_in_any_order_are_each_taken_once_and_nothing_stays_held);
     RUN(a_task_on_a_used_record_reports_its_own_outcome);
+    RUN(tasks_with_results_run_at_their_spawn_past_the_throttle_are_spent_by_their_first_fetch);
     RUN(a_recursive_cut_off_with_run_inline_gives_the_serial_answer_and_runs_the_small_calls_inline);
     RUN(run_inline_finishes_the_task_before_the_spawn_returns_after_its_predecessors);
     RUN(an_inline_result_task_keeps_every_promise_of_a_handle);
