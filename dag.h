@@ -2142,7 +2142,7 @@ typedef struct dag__state {
     /* trace */
     DAG__ATOMIC(int) tracing;
     DAG__ATOMIC(uint64_t) next_trace_id;
-    uint64_t trace_epoch;
+    DAG__ATOMIC(uint64_t) trace_epoch;   /* the trace's time 0 (atomic: a thread outside the pool may clear the trace) */
     char *trace_path;                      /* written at dag_shutdown (dag_desc.trace_path, DAG_TRACE) */
     /* backends */
     bool backend_ok[DAG_BACKEND_COUNT];
@@ -2356,23 +2356,37 @@ static void dag__default_logger(dag_log_level level, int item, const char *messa
     else fprintf(stderr, "dag.h %s [%s]: %s\n", kind, dag_result_string(item), message);
 }
 
-/* The least severe level delivered: dag_setup resolves desc.log_level
-   (0 before set-up: the default logger's warnings). */
-static bool dag__log_wanted(dag_log_level level) {
-    int most = dag__g.desc.log_level;
-    if (most == 0) most = dag__g.desc.logger.func ? DAG_LOG_INFO : DAG_LOG_WARN;
-    return (int)level <= most;
+/* Where messages go: dag_setup's logger and level, apart from the rest of the settings and under a
+   lock of their own, because any thread may log at any time (one refused while dag_shutdown runs, say),
+   and the next dag_setup may be setting them meanwhile: a message reads a logger and its user data
+   of one set-up, never half of each. (A spin lock: held for a few stores, and usable before any
+   set-up, which a mutex of C11's is not.) */
+typedef struct dag__log_settings { dag_logger logger; int level; } dag__log_settings;
+static dag__log_settings dag__log_now;   /* level 0 before set-up: the default logger's warnings */
+static DAG__ATOMIC(int) dag__log_lock;   /* 1: held */
+static dag__log_settings dag__log_settings_get(void) {
+    while (atomic_exchange_explicit(&dag__log_lock, 1, memory_order_acquire)) dag__thread_yield();
+    dag__log_settings now = dag__log_now;
+    atomic_store_explicit(&dag__log_lock, 0, memory_order_release);
+    return now;
+}
+static void dag__log_settings_set(dag_logger logger, int level) {
+    while (atomic_exchange_explicit(&dag__log_lock, 1, memory_order_acquire)) dag__thread_yield();
+    dag__log_now.logger = logger;
+    dag__log_now.level = level;
+    atomic_store_explicit(&dag__log_lock, 0, memory_order_release);
 }
 
 static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap) {
-    if (!dag__log_wanted(level)) return;
+    dag__log_settings to = dag__log_settings_get();
+    int most = to.level ? to.level : to.logger.func ? DAG_LOG_INFO : DAG_LOG_WARN;   /* the least severe delivered */
+    if ((int)level > most) return;
     char buf[1024];
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
     if (n >= (int)sizeof buf) memcpy(buf + sizeof buf - 4, "...", 4);   /* cut, and said to be */
     for (char *c = buf; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';   /* one line, as the logger is promised (a name or dag_fail's words) */
-    dag_logger lg = dag__g.desc.logger;
-    if (lg.func) lg.func(level, item, buf, lg.user_data);
+    if (to.logger.func) to.logger.func(level, item, buf, to.logger.user_data);
     else dag__default_logger(level, item, buf, NULL);
 }
 
@@ -4983,6 +4997,34 @@ static bool dag__no_guest_calls(void *unused) {
 /* Whether this thread's call is counted (>>guests): a thread outside the pool, or one not attached
    to the running set-up cycle (its first call, which attaches it) */
 static inline bool dag__guest_call(void) { return dag__tls_guest || !dag__attached(); }
+/* A call that only reads the runtime's records (dag_get_stats, the trace's calls) on a thread outside
+   the pool: made inside the count dag_shutdown waits for, attaching nothing, so that the lists it walks
+   are not freed under it. Refused (false; `call` says so once, unless NULL) while dag_shutdown runs;
+   with no runtime up, it reads what it did before (nothing to free). */
+static DAG__THREAD_LOCAL bool dag__tls_reading;   /* inside such a call: the calls it makes are in it */
+static DAG__NOINLINE bool dag__read_enter(const char *call) {
+    atomic_fetch_add(&dag__g.guest_calls, 1);   /* seq_cst, against dag_shutdown's store of closing, then loads */
+    if (!atomic_load(&dag__g.closing) || atomic_load(&dag__g.phase) != 1) {
+        dag__tls_reading = true;
+        return true;
+    }
+    atomic_fetch_sub(&dag__g.guest_calls, 1);
+    if (call && dag__first_refusal_here())
+        dag__err(DAG_ERR_SHUT_DOWN, "%s: dag_shutdown is running on another thread, so this thread's calls are refused "
+                 "(calls refused the same way on this thread are not logged again)", call);
+    return false;
+}
+static void dag__read_leave(void) {
+    dag__tls_reading = false;
+    atomic_fetch_sub(&dag__g.guest_calls, 1);
+}
+#define DAG__AS_READER(T, call, refused, again) \
+    if (DAG__UNLIKELY(!dag__tls_reading && dag__guest_call())) { \
+        if (!dag__read_enter(call)) return refused; \
+        T dag__read_result = again; \
+        dag__read_leave(); \
+        return dag__read_result; \
+    }
 /* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
    inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
 #define DAG__AS_GUEST(T, name, waits, refused, again) \
@@ -7696,8 +7738,8 @@ static bool dag__devices_parse(const char *spec, uint64_t allowed[DAG_BACKEND_CO
    Called once the logger is in place, so a bad value is reported where
    it should be. What has no dag_desc field goes to dag__g. */
 static void dag__desc_defaults(dag_desc *d) {
-    dag__g.desc.logger = d->logger;
-    dag__g.desc.log_level = d->log_level = dag__log_level(d->log_level);
+    d->log_level = dag__log_level(d->log_level);
+    dag__log_settings_set(d->logger, d->log_level);
     dag__g.cores = dag__core_count() > 0 ? dag__core_count() : 1;
     /* 0 means "choose"; a negative count or one past the cap is said, as the environment's are */
     if (d->num_threads < 0 || d->num_threads > 1024)
@@ -8073,7 +8115,7 @@ static void dag__trace_setup(dag_desc *d) {
         if (!at_exit) at_exit = atexit(dag__trace_at_exit) == 0;
     }
     atomic_store(&dag__g.tracing, d->trace ? 1 : 0);
-    dag__g.trace_epoch = dag__now_ns();
+    atomic_store_explicit(&dag__g.trace_epoch, dag__now_ns(), memory_order_relaxed);
 }
 
 /* Workers 2 to num_threads; when one does not start, dag.h runs with those
@@ -8430,6 +8472,7 @@ dag_stats dag_get_stats(void) {
     memset(&s, 0, sizeof s);
     s.bytes_per_task = (sizeof(dag__task) + DAG__CACHE_LINE - 1) / DAG__CACHE_LINE * DAG__CACHE_LINE;   /* (its pool's spacing) */
     if (!dag_is_setup()) return s;
+    DAG__AS_READER(dag_stats, NULL, s, dag_get_stats())   /* (refused: as with no runtime up) */
     s.reserve_threads = dag__slots() - dag__g.num_workers;
     s.reserve_peak = dag__g.reserve_peak;
     s.blocked_waits = atomic_load(&dag__g.blocked);
@@ -8480,12 +8523,19 @@ static void dag__for_each_trace(void (*fn)(dag__worker *, void *), void *arg) {
 
 static void dag__trace_count(dag__worker *w, void *count) { *(size_t *)count += w->num_events; }
 void dag_trace_enable(int on) {
+    if (!dag__tls_reading && dag__guest_call()) {   /* (DAG__AS_READER's, for a void call) */
+        if (dag__read_enter("dag_trace_enable")) {
+            dag_trace_enable(on);
+            dag__read_leave();
+        }
+        return;
+    }
     /* The trace's time origin is set when it starts empty: turned on again over the events it kept,
        it keeps theirs (their times would otherwise come out before it, as 0) */
     if (on && !atomic_load(&dag__g.tracing)) {
         size_t kept = 0;
         if (dag_is_setup()) dag__for_each_trace(dag__trace_count, &kept);
-        if (!kept) dag__g.trace_epoch = dag__now_ns();
+        if (!kept) atomic_store_explicit(&dag__g.trace_epoch, dag__now_ns(), memory_order_relaxed);
     }
     atomic_store(&dag__g.tracing, on ? 1 : 0);
 }
@@ -8500,11 +8550,18 @@ static void dag__trace_reset(dag__worker *w, void *arg) {
     w->num_trace_edges = 0;
 }
 void dag_trace_clear(void) {
+    if (!dag__tls_reading && dag__guest_call()) {   /* (DAG__AS_READER's, for a void call) */
+        if (dag__read_enter("dag_trace_clear")) {
+            dag_trace_clear();
+            dag__read_leave();
+        }
+        return;
+    }
     if (dag_is_setup()) {
         dag__for_each_trace(dag__trace_reset, NULL);
         dag__devices_trace_clear();
     }
-    dag__g.trace_epoch = dag__now_ns();
+    atomic_store_explicit(&dag__g.trace_epoch, dag__now_ns(), memory_order_relaxed);
 }
 
 typedef struct dag__trace_out { FILE *f; int first; } dag__trace_out;
@@ -8541,7 +8598,8 @@ static void dag__json_events(dag__worker *w, void *arg) {
         fprintf(o->f, "%s\n{\"name\":", o->first ? "" : ",");
         o->first = 0;
         dag__json_string(o->f, e->name);
-        uint64_t s = e->start > dag__g.trace_epoch ? e->start - dag__g.trace_epoch : 0;
+        uint64_t t0 = atomic_load_explicit(&dag__g.trace_epoch, memory_order_relaxed);
+        uint64_t s = e->start > t0 ? e->start - t0 : 0;
         int row = dag__trace_row(e) + 1;   /* (a tid of 0 is none) */
         fprintf(o->f, ",\"cat\":\"task\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f,"
                       "\"args\":{\"id\":%llu,\"status\":\"%s\",\"bytes_moved\":%llu,\"placement\":",
@@ -8588,6 +8646,7 @@ static FILE *dag__trace_open(const char *path, const char *who, dag_result *err)
 }
 
 dag_result dag_trace_write_json(const char *path) {
+    DAG__AS_READER(dag_result, "dag_trace_write_json", DAG_ERR_SHUT_DOWN, dag_trace_write_json(path))
     dag_result err;
     FILE *f = dag__trace_open(path, "dag_trace_write_json", &err);
     if (!f) return err;
@@ -8623,8 +8682,9 @@ static void dag__trace_copy_events(dag__worker *w, void *arg) {
         r->name = e->name;
         r->backend = e->processor ? dag__device_backend(e->processor - 1) : DAG_CPU;
         r->processor = e->processor ? dag__device_ordinal(e->processor - 1) + 1 : e->worker >= 0 ? e->worker + 1 : 0;
-        r->start_us = e->start > dag__g.trace_epoch ? (double)(e->start - dag__g.trace_epoch) / 1e3 : 0;
-        r->end_us = e->end > dag__g.trace_epoch ? (double)(e->end - dag__g.trace_epoch) / 1e3 : 0;
+        uint64_t t0 = atomic_load_explicit(&dag__g.trace_epoch, memory_order_relaxed);
+        r->start_us = e->start > t0 ? (double)(e->start - t0) / 1e3 : 0;
+        r->end_us = e->end > t0 ? (double)(e->end - t0) / 1e3 : 0;
         r->bytes_moved = e->bytes_moved;
         r->status = e->status;
         snprintf(r->placement, sizeof r->placement, "%s", e->placement ? e->placement : "");
@@ -8636,6 +8696,7 @@ static int dag__record_order(const void *a, const void *b) {
 }
 size_t dag_trace_records(dag_trace_record *out, size_t max) {
     if (!dag_is_setup()) return 0;
+    DAG__AS_READER(size_t, "dag_trace_records", 0, dag_trace_records(out, max))
     dag__trace_copy c;
     c.out = out;
     c.max = out ? max : 0;
@@ -8667,6 +8728,7 @@ static void dag__dot_edges(dag__worker *w, void *arg) {
 }
 
 dag_result dag_trace_write_dot(const char *path) {
+    DAG__AS_READER(dag_result, "dag_trace_write_dot", DAG_ERR_SHUT_DOWN, dag_trace_write_dot(path))
     dag_result err;
     FILE *f = dag__trace_open(path, "dag_trace_write_dot", &err);
     if (!f) return err;
@@ -8769,6 +8831,7 @@ static void dag__svg_axis(dag__svg *g, int y) {
 }
 
 dag_result dag_trace_write_svg(const char *path) {
+    DAG__AS_READER(dag_result, "dag_trace_write_svg", DAG_ERR_SHUT_DOWN, dag_trace_write_svg(path))
     dag_result err;
     FILE *f = dag__trace_open(path, "dag_trace_write_svg", &err);
     if (!f) return err;

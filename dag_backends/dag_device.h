@@ -418,7 +418,8 @@ static void dag__devices_trace_json(FILE *f, int first_row) {
     for (size_t i = 0; i < dag__dv.num_slices; i++) {
         const dag__slice *s = &dag__dv.slices[i];
         if (!s->start || !s->end) continue;   /* not reached yet */
-        uint64_t t0 = s->start > dag__g.trace_epoch ? s->start - dag__g.trace_epoch : 0;
+        uint64_t origin = atomic_load_explicit(&dag__g.trace_epoch, memory_order_relaxed);
+        uint64_t t0 = s->start > origin ? s->start - origin : 0;
         fprintf(f, ",\n{\"name\":");
         dag__json_string(f, s->name);
         fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", s->copy ? "copy" : "kernel",

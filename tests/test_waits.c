@@ -34,7 +34,9 @@ static void setup_quiet(int n) {
     d.num_threads = n;
     d.logger.func = quiet_logger;
     atomic_store(&logged_errors, 0);
+    pthread_mutex_lock(&log_lock);   /* (a thread of the test may be logging) */
     last_log[0] = 0;
+    pthread_mutex_unlock(&log_lock);
     dag_setup(&d);
 }
 
@@ -1294,6 +1296,50 @@ TEST(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread) 
     CHECK_EQ_INT(dag_shutdown(), DAG_OK);
     pthread_join(th, NULL);
     CHECK_EQ_INT(atomic_load(&pinned_ran), 1);
+}
+
+/* A thread that only watches (dag_get_stats, the trace's calls) while the set-up thread shuts down and
+   sets up again: they walked the workers' lists outside any count, which dag_shutdown frees (found by
+   reading the code; ASan would show the use after free). Each is served, or refused while dag_shutdown
+   runs (stats read as with no runtime up, a trace write DAG_ERR_SHUT_DOWN). */
+static atomic_int watcher_stop;
+static atomic_long watcher_reads, watcher_wrong;
+static void *watches_stats_and_trace(void *arg) {
+    const char *path = (const char *)arg;
+    dag_trace_record recs[8];
+    while (!atomic_load(&watcher_stop)) {
+        dag_stats st = dag_get_stats();
+        if (st.bytes_per_task == 0 || st.tasks_live > 1000000) atomic_fetch_add(&watcher_wrong, 1);
+        (void)dag_trace_records(recs, 8);
+        dag_result e = dag_trace_write_json(path);
+        if (e != DAG_OK && e != DAG_ERR_SHUT_DOWN) atomic_fetch_add(&watcher_wrong, 1);
+        dag_trace_enable(1);
+        dag_trace_clear();
+        atomic_fetch_add(&watcher_reads, 1);
+    }
+    return NULL;
+}
+TEST(a_thread_reading_stats_and_traces_while_dag_shutdown_runs_is_served_or_refused) {
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/dag_test_watch_%d.json", (int)getpid());
+    atomic_store(&watcher_stop, 0);
+    atomic_store(&watcher_reads, 0);
+    atomic_store(&watcher_wrong, 0);
+    setup_quiet(2);
+    pthread_t th;
+    pthread_create(&th, NULL, watches_stats_and_trace, path);
+    for (int cycle = 0; cycle < 40; cycle++) {
+        if (cycle) setup_quiet(2);
+        double r = 0;
+        for (int i = 0; i < 50; i++) (void)dag_fetch(dag_spawn(twice, Val((double)i)), &r);
+        CHECK(r == 98);
+        CHECK_EQ_INT(dag_shutdown(), DAG_OK);
+    }
+    atomic_store(&watcher_stop, 1);
+    pthread_join(th, NULL);
+    remove(path);
+    CHECK(atomic_load(&watcher_reads) > 0);
+    CHECK_EQ_INT((int)atomic_load(&watcher_wrong), 0);
 }
 
 /* An attached thread's dag_shutdown racing the set-up thread's: it read its own records, which the
@@ -2562,6 +2608,7 @@ int main(void) {
     RUN(a_second_threads_dag_shutdown_is_refused);
     RUN(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread);
     RUN(an_attached_threads_dag_shutdown_racing_the_set_up_threads_is_refused);
+    RUN(a_thread_reading_stats_and_traces_while_dag_shutdown_runs_is_served_or_refused);
     RUN(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
