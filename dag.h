@@ -8172,6 +8172,9 @@ dag_result dag_setup(const dag_desc *desc) {
 bool dag_is_setup(void) { return atomic_load(&dag__g.phase) == 1; }
 int dag_num_threads(void) { return dag_is_setup() ? dag__g.num_workers : 0; }
 int dag_current_worker(void) {
+    /* a thread outside the pool (between its counted calls) is 0 without a look at its record, which a
+       dag_shutdown running on another thread may be freeing (>>guests) */
+    if (dag__tls_guest) return 0;
     return dag__attached() && dag__tls_worker->index >= 0 ? dag__tls_worker->index + 1 : 0;
 }
 

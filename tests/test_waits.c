@@ -1298,10 +1298,11 @@ TEST(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread) 
     CHECK_EQ_INT(atomic_load(&pinned_ran), 1);
 }
 
-/* A thread that only watches (dag_get_stats, the trace's calls) while the set-up thread shuts down and
-   sets up again: they walked the workers' lists outside any count, which dag_shutdown frees (found by
-   reading the code; ASan would show the use after free). Each is served, or refused while dag_shutdown
-   runs (stats read as with no runtime up, a trace write DAG_ERR_SHUT_DOWN). */
+/* A thread that watches (dag_get_stats, the trace's calls, dag_current_worker) while the set-up thread
+   shuts down and sets up again: they read the workers' records outside any count, which dag_shutdown
+   frees (ASan: a crash in the trace calls; TSan: dag_current_worker's read against the free). Each is
+   served, or refused while dag_shutdown runs (stats read as with no runtime up, a trace write
+   DAG_ERR_SHUT_DOWN), and a thread outside the pool is worker 0. */
 static atomic_int watcher_stop;
 static atomic_long watcher_reads, watcher_wrong;
 static void *watches_stats_and_trace(void *arg) {
@@ -1315,11 +1316,15 @@ static void *watches_stats_and_trace(void *arg) {
         if (e != DAG_OK && e != DAG_ERR_SHUT_DOWN) atomic_fetch_add(&watcher_wrong, 1);
         dag_trace_enable(1);
         dag_trace_clear();
+        double r = 0;
+        (void)dag_fetch(dag_spawn(twice, Val(1.0)), &r);   /* attached: a record of its own (review) */
+        for (int i = 0; i < 2000; i++)
+            if (dag_current_worker() != 0) atomic_fetch_add(&watcher_wrong, 1);
         atomic_fetch_add(&watcher_reads, 1);
     }
     return NULL;
 }
-TEST(a_thread_reading_stats_and_traces_while_dag_shutdown_runs_is_served_or_refused) {
+TEST(a_thread_reading_stats_traces_or_its_worker_number_while_dag_shutdown_runs_is_served_or_refused) {
     char path[64];
     snprintf(path, sizeof path, "/tmp/dag_test_watch_%d.json", (int)getpid());
     atomic_store(&watcher_stop, 0);
@@ -2608,7 +2613,7 @@ int main(void) {
     RUN(a_second_threads_dag_shutdown_is_refused);
     RUN(dag_shutdown_runs_the_tasks_an_exiting_thread_waits_for_on_its_own_thread);
     RUN(an_attached_threads_dag_shutdown_racing_the_set_up_threads_is_refused);
-    RUN(a_thread_reading_stats_and_traces_while_dag_shutdown_runs_is_served_or_refused);
+    RUN(a_thread_reading_stats_traces_or_its_worker_number_while_dag_shutdown_runs_is_served_or_refused);
     RUN(a_run_inline_spawn_on_a_thread_outside_the_pool_runs_there_and_returns_though_its_body_detaches);
     RUN(a_cancelled_task_and_its_dependents_never_run);
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
