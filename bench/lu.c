@@ -14,6 +14,9 @@
      lu tallqrdag M N NB D  dag_array_caqr with D domains (0: dag_array_geqrf) on an M x N array
                         of its own NB tiles
      lu tallqropenblas M N  LAPACKE_dgeqrf of M x N, OpenBLAS with 2 threads
+     lu gemm N          cblas_dgemm of two N x N matrices, OpenBLAS with 2 threads: the
+                        rate of the kernel every side's updates are made of, which no LU
+                        built on OpenBLAS's kernels passes (gflops only, 2 N^3 flops)
 
    Each prints gflops (2/3 N^3 over the seconds for LU, 2 M N^2 - 2/3 N^3 for QR), the
    seconds, a checksum of the factor (every side's must agree: for QR, the
@@ -141,7 +144,19 @@ static int openblas_side(long n) {
     return 0;
 }
 
+static int openblas_gemm_side(long n) {
+    openblas_set_num_threads(2);
+    double *a = lu_values(n * n), *b = lu_values(n * n), *c = (double *)calloc((size_t)(n * n), sizeof(double));
+    double t0 = now_s();
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0, a, (int)n, b, (int)n, 0.0, c, (int)n);
+    double s = now_s() - t0;
+    printf("gflops=%.2f seconds=%.3f\n", 2.0 * (double)n * (double)n * (double)n / s / 1e9, s);
+    free(a), free(b), free(c);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[1], "gemm") == 0) return openblas_gemm_side(atol(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "dag") == 0) return dag_side(atol(argv[2]), atol(argv[3]), false);
     if (argc >= 4 && strcmp(argv[1], "dagtiles") == 0) return dag_side(atol(argv[2]), atol(argv[3]), true);
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
@@ -149,6 +164,6 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[2]));
     if (argc >= 6 && strcmp(argv[1], "tallqrdag") == 0) return dag_tall_qr_side(atol(argv[2]), atol(argv[3]), atol(argv[4]), atoi(argv[5]));
     if (argc >= 4 && strcmp(argv[1], "tallqropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS | tallqropenblas M N\n", argv[0]);
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS | tallqropenblas M N | gemm N\n", argv[0]);
     return 2;
 }

@@ -15,6 +15,9 @@ median over the rounds. Contenders, on 2 cores, 2/3 N^3 flops:
   dag.h tiles  dag_array_getrf on an array of its own tiles (the panel copied out
                and back, the rows moved tile by tile)
   OpenBLAS     LAPACKE_dgetrf on the whole matrix, OpenBLAS with 2 threads
+  dgemm        cblas_dgemm of two N x N matrices, OpenBLAS with 2 threads (2 N^3
+               flops): the rate of the kernel every side's updates are made of, the
+               ceiling of any LU built on OpenBLAS's kernels
 All use OpenBLAS's kernels (one thread inside each of dag.h's tasks). The factors
 and pivots must agree: every side prints a checksum of the factor and the pivots' sum.
 """
@@ -52,7 +55,7 @@ def main():
     print(f"Pivoted LU, 2 cores, {rounds} interleaved rounds, OPENBLAS_CORETYPE={ct or '(unset)'}", flush=True)
     for rnd in range(rounds):
         for n in sorted({n for n, _ in configs}):
-            sides = [("OpenBLAS", 0, [f"{B}/lu", "openblas", str(n)])]
+            sides = [("OpenBLAS", 0, [f"{B}/lu", "openblas", str(n)]), ("dgemm", 0, [f"{B}/lu", "gemm", str(n)])]
             for nn, nb in configs:
                 if nn == n:
                     sides += [("dag.h", nb, [f"{B}/lu", "dag", str(n), str(nb)]),
@@ -63,6 +66,8 @@ def main():
             for name, nb, cmd in sides:
                 r = run(cmd, env)
                 gf.setdefault((name, n, nb), []).append(float(r["gflops"]))
+                if name == "dgemm":
+                    continue
                 if name.startswith("QR"):   # R's |diagonal| summed: equal to rounding
                     qr_sums.setdefault(n, []).append(float(r["checksum"]))
                 else:
@@ -70,11 +75,13 @@ def main():
         print(f"  round {rnd + 1}/{rounds} done", flush=True)
     fmt = lambda k: f"{max(gf[k]):6.1f} / {statistics.median(gf[k]):6.1f}"
     print("\nGFLOP/s (best / median), 2/3 N^3 flops")
-    print(f"{'N':>6} {'tile':>5}  {'dag.h':>15}  {'dag.h tiles':>15}  {'OpenBLAS dgetrf':>15}  dag.h median vs OpenBLAS")
+    print(f"{'N':>6} {'tile':>5}  {'dag.h':>15}  {'dag.h tiles':>15}  {'OpenBLAS dgetrf':>15}  {'dgemm (ceiling)':>15}"
+          f"  dag.h median vs OpenBLAS, vs dgemm")
     for n, nb in configs:
-        ob, d, t = ("OpenBLAS", n, 0), ("dag.h", n, nb), ("dag.h tiles", n, nb)
+        ob, d, t, g = ("OpenBLAS", n, 0), ("dag.h", n, nb), ("dag.h tiles", n, nb), ("dgemm", n, 0)
         ratio = statistics.median(gf[d]) / statistics.median(gf[ob])
-        print(f"{n:>6} {nb:>5}  {fmt(d)}  {fmt(t)}  {fmt(ob)}  {ratio:.2f}x")
+        ceiling = statistics.median(gf[d]) / statistics.median(gf[g])
+        print(f"{n:>6} {nb:>5}  {fmt(d)}  {fmt(t)}  {fmt(ob)}  {fmt(g)}  {ratio:.2f}x, {ceiling:.2f}")
     if a.qr:
         print("\nQR, GFLOP/s (best / median), 4/3 N^3 flops")
         print(f"{'N':>6} {'tile':>5}  {'dag.h':>15}  {'OpenBLAS dgeqrf':>15}  dag.h median vs OpenBLAS")
