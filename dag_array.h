@@ -311,7 +311,8 @@ dag_array *dag_array_orgqr(dag_array *a, const void *tau, int64_t cols);
    below it); the factor returned holds the rest of Q for qr_ormqr (op(Q) C
    or C op(Q), as ormqr), qr_orgqr (Q's first cols columns in A's tiling, as
    orgqr) and qr_gels (B's first n rows become the least-squares X, as
-   gels). domains 1 is geqrf's tiled QR. The factor holds a T and a V tile
+   gels). domains 1 is geqrf's tiled QR; 0 chooses (a domain for every 4
+   tile rows a tile column, 1 to 16). The factor holds a T and a V tile
    per domain and merge of each step (up to 2 domains - 1 tiles a step). It
    works on A in square tiles (the smaller side of A's): an array whose
    tiles are not square, or a view whose corner is off a tile boundary, is
@@ -4392,14 +4393,28 @@ struct dag_array_qr {
     dag_blocks tiling;  /* the caller's array's: qr_orgqr's Q's, as orgqr's */
 };
 
+/* dag_array_caqr's domains when asked to choose (0): a domain for every 4 tile rows a tile column, 1 to
+   16 (and one per tile row at most). Measured on 2 workers (bench/lu.py --tall): domains pay where the
+   panel is tall against the matrix's width (16384 x 2048: 2 best, 8 worst; 65536 x 1024: 4 to 16
+   alike, 32 a fifth slower), and past that only add merges. The same on every rank: it depends on the
+   shape alone. */
+static int dag__caqr_domains(int64_t mt, int64_t nt) {
+    int64_t d = mt / (4 * (nt > 0 ? nt : 1));
+    if (d > 16) d = 16;
+    if (d > mt) d = mt;
+    return d < 1 ? 1 : (int)d;
+}
+
 dag_array_qr *dag_array_caqr(dag_array *a, int domains) {
     const char *who = "dag_array_caqr";
     if (!dag__array_la(a, who, "A")) return NULL;
     dag_array *a2 = dag__lu_operand(a);
     if (!a2) return NULL;
+    if (domains == 0) domains = dag__caqr_domains(a2->mt, a2->nt);
     if (domains < 1 || domains > a2->mt) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %d domains for A's %lld tile rows (in square tiles of %lld, "
-                "its tiles' smaller side): 1 to one per tile row", who, domains, (long long)a2->mt, (long long)a2->brows);
+                "its tiles' smaller side): 1 to one per tile row, or 0 to choose", who, domains, (long long)a2->mt,
+                (long long)a2->brows);
         dag__operand_end(a, a2, false, DAG_OK);
         return NULL;
     }

@@ -11,8 +11,8 @@
      lu qrdag N NB      dag_array_geqrf in place on the wrapped matrix (QR, LAPACK's
                         layout: R above the diagonal, the reflectors below, tau)
      lu qropenblas N    LAPACKE_dgeqrf, OpenBLAS with 2 threads
-     lu tallqrdag M N NB D  dag_array_caqr with D domains (0: dag_array_geqrf) on an M x N array
-                        of its own NB tiles
+     lu tallqrdag M N NB D  dag_array_caqr with D domains (0: dag_array_geqrf; auto: the ones
+                        dag_array_caqr(a, 0) chooses) on an M x N array of its own NB tiles
      lu tallqropenblas M N  LAPACKE_dgeqrf of M x N, OpenBLAS with 2 threads
      lu gemm N          cblas_dgemm of two N x N matrices, OpenBLAS with 2 threads: the
                         rate of the kernel every side's updates are made of, which no LU
@@ -103,7 +103,9 @@ static int dag_tall_qr_side(long m, long n, long nb, int domains) {
     dag_array *a = dag_array_from_host(DAG_F64, m, n, dag_blocks(nb, nb), h, DAG_COL_MAJOR, m);
     double t0 = now_s();
     dag_array_qr *f = NULL;
-    dag_result r = domains ? ((f = dag_array_caqr(a, domains)) ? DAG_OK : DAG_ERR_INVALID_ARGUMENT) : dag_array_geqrf(a, tau);
+    /* (domains < 0: caqr's own choice) */
+    dag_result r = domains ? ((f = dag_array_caqr(a, domains < 0 ? 0 : domains)) ? DAG_OK : DAG_ERR_INVALID_ARGUMENT)
+                           : dag_array_geqrf(a, tau);
     double s = now_s() - t0;
     if (r != DAG_OK) {
         fprintf(stderr, "%s: %s\n", domains ? "dag_array_caqr" : "dag_array_geqrf", dag_result_string(r));
@@ -162,8 +164,9 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "openblas") == 0) return openblas_side(atol(argv[2]));
     if (argc >= 4 && strcmp(argv[1], "qrdag") == 0) return dag_qr_side(atol(argv[2]), atol(argv[3]));
     if (argc >= 3 && strcmp(argv[1], "qropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[2]));
-    if (argc >= 6 && strcmp(argv[1], "tallqrdag") == 0) return dag_tall_qr_side(atol(argv[2]), atol(argv[3]), atol(argv[4]), atoi(argv[5]));
+    if (argc >= 6 && strcmp(argv[1], "tallqrdag") == 0)
+        return dag_tall_qr_side(atol(argv[2]), atol(argv[3]), atol(argv[4]), strcmp(argv[5], "auto") ? atoi(argv[5]) : -1);
     if (argc >= 4 && strcmp(argv[1], "tallqropenblas") == 0) return openblas_qr_side(atol(argv[2]), atol(argv[3]));
-    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS | tallqropenblas M N | gemm N\n", argv[0]);
+    fprintf(stderr, "usage: %s dag N NB | dagtiles N NB | openblas N | qrdag N NB | qropenblas N | tallqrdag M N NB DOMAINS|auto | tallqropenblas M N | gemm N\n", argv[0]);
     return 2;
 }

@@ -94,8 +94,9 @@ def main():
     return 0 if agree else 1
 
 
-# Tall QR: (m, n, tile, CAQR's domains); 2 m n^2 - 2/3 n^3 flops
-TALL = [(65536, 256, 256, 16), (65536, 1024, 256, 32), (16384, 2048, 256, 8)]
+# Tall QR: (m, n, tile, CAQR's domains); 2 m n^2 - 2/3 n^3 flops. "auto": those dag_array_caqr(a, 0)
+# chooses (a domain for every 4 tile rows a tile column, 1 to 16: here 16, 16 and 2)
+TALL = [(65536, 256, 256, "auto"), (65536, 1024, 256, "auto"), (16384, 2048, 256, "auto")]
 
 
 def tall(a):

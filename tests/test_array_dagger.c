@@ -1705,6 +1705,43 @@ TEST(caqr_factor_and_orthogonality_residuals_with_2_and_4_domains) {
     for (int t = 0; t < 2; t++)
         for (int p = 2; p <= 4; p += 2) caqr_residuals(t ? DAG_CF64 : DAG_F64, 128, 64, dag_blocks(32, 32), p);
 }
+/* The panel factorisations and merges dag_array_caqr(A, domains) runs on a random m x n in Blocks(16, 16),
+   counted in the trace */
+static void caqr_steps(int m, int n, int domains, int *panels, int *merges) {
+    static dag_trace_record rec[1024];
+    z64 *a = host_rand(DAG_F64, m, n);
+    dag_array *A = to_array(DAG_F64, m, n, dag_blocks(16, 16), a);
+    dag_trace_enable(1);
+    dag_trace_clear();
+    dag_array_qr *f = dag_array_caqr(A, domains);
+    dag_trace_enable(0);
+    CHECK(f != NULL);
+    size_t count = dag_trace_records(rec, 1024);
+    *panels = *merges = 0;
+    for (size_t i = 0; i < count && i < 1024; i++) *panels += !strcmp(rec[i].name, "geqrf"), *merges += !strcmp(rec[i].name, "qr merge");
+    dag_array_qr_free(f);
+    dag_array_free(A);
+    free(a);
+}
+/* domains 0: dag_array_caqr chooses (a domain for every 4 tile rows a tile column, 1 to 16): 256 x 32 in
+   Blocks(16, 16) (16 tile rows, 2 tile columns) gets 2, and 64 x 64 (4 x 4) gets 1, geqrf's QR */
+TEST(caqr_chooses_its_domains_when_given_0) {
+    caqr_residuals(DAG_F64, 256, 32, dag_blocks(16, 16), 0);
+    caqr_residuals(DAG_CF64, 64, 64, dag_blocks(16, 16), 0);
+    int p0, m0, p2, m2, p1, m1;
+    caqr_steps(256, 32, 0, &p0, &m0);
+    caqr_steps(256, 32, 2, &p2, &m2);
+    CHECK(p0 == p2 && m0 == m2 && m0 > 0);
+    caqr_steps(64, 64, 0, &p0, &m0);
+    caqr_steps(64, 64, 1, &p1, &m1);
+    CHECK(p0 == p1 && m0 == 0 && m1 == 0);
+    CHECK_EQ_INT(dag__caqr_domains(16, 2), 2);
+    CHECK_EQ_INT(dag__caqr_domains(4, 4), 1);
+    CHECK_EQ_INT(dag__caqr_domains(256, 4), 16);
+    CHECK_EQ_INT(dag__caqr_domains(256, 1), 16);
+    CHECK_EQ_INT(dag__caqr_domains(64, 8), 2);
+    CHECK_EQ_INT(dag__caqr_domains(3, 0), 1);
+}
 /* "CAQR single-precision p=$p": Float32, ComplexF32 */
 TEST(caqr_in_single_precision) {
     for (int t = 0; t < 2; t++)
@@ -1865,12 +1902,12 @@ TEST(caqr_uses_the_domains_asked_for_and_gives_q_in_as_tiling) {
     free(a);
 }
 /* "cageqrf! rejects irregular tiling" has no refusal here (tiles that are not square are copied, above);
-   what is refused: domains below 1 or above the tile rows, integer arrays, no array, no factor, C or B
+   what is refused: domains below 0 or above the tile rows, integer arrays, no array, no factor, C or B
    not of A's rows or type, a least-squares solve of a wide A. Each says why and changes nothing. */
 TEST(caqr_refuses_what_it_cannot_factor_or_apply) {
     z64 *a = host_rand(DAG_F64, 64, 32);
     dag_array *A = to_array(DAG_F64, 64, 32, dag_blocks(16, 16), a), *ints = dag_array_fill(DAG_I32, 64, 32, dag_blocks(16, 16), 1.0);
-    CHECK(dag_array_caqr(A, 0) == NULL);
+    CHECK(dag_array_caqr(A, -1) == NULL);
     CHECK(dag_array_caqr(A, 5) == NULL);   /* 4 tile rows */
     CHECK(dag_array_caqr(ints, 2) == NULL);
     CHECK(dag_array_caqr(NULL, 2) == NULL);
@@ -2625,6 +2662,7 @@ int main(void) {
     RUN(qr_q_formed_as_an_array_and_collected);
     RUN(qr_q_operations_on_ragged_sizes_types_and_tilings);
     RUN(caqr_factor_and_orthogonality_residuals_with_2_and_4_domains);
+    RUN(caqr_chooses_its_domains_when_given_0);
     RUN(caqr_in_single_precision);
     RUN(caqr_of_a_square_matrix_and_with_a_domain_per_tile_row);
     RUN(caqr_on_ragged_sizes_uneven_domains_and_tiles_that_are_not_square_gives_geqrfs_r);
