@@ -5025,6 +5025,14 @@ static void dag__read_leave(void) {
         dag__read_leave(); \
         return dag__read_result; \
     }
+#define DAG__AS_READER_VOID(call, again) \
+    if (DAG__UNLIKELY(!dag__tls_reading && dag__guest_call())) { \
+        if (dag__read_enter(call)) { \
+            again; \
+            dag__read_leave(); \
+        } \
+        return; \
+    }
 /* The first lines of a guarded call: on a thread outside the pool, the call counted and made again
    inside the count (`again`, of type T), or `refused` once dag_shutdown has begun */
 #define DAG__AS_GUEST(T, name, waits, refused, again) \
@@ -8526,13 +8534,7 @@ static void dag__for_each_trace(void (*fn)(dag__worker *, void *), void *arg) {
 
 static void dag__trace_count(dag__worker *w, void *count) { *(size_t *)count += w->num_events; }
 void dag_trace_enable(int on) {
-    if (!dag__tls_reading && dag__guest_call()) {   /* (DAG__AS_READER's, for a void call) */
-        if (dag__read_enter("dag_trace_enable")) {
-            dag_trace_enable(on);
-            dag__read_leave();
-        }
-        return;
-    }
+    DAG__AS_READER_VOID("dag_trace_enable", dag_trace_enable(on))
     /* The trace's time origin is set when it starts empty: turned on again over the events it kept,
        it keeps theirs (their times would otherwise come out before it, as 0) */
     if (on && !atomic_load(&dag__g.tracing)) {
@@ -8553,13 +8555,7 @@ static void dag__trace_reset(dag__worker *w, void *arg) {
     w->num_trace_edges = 0;
 }
 void dag_trace_clear(void) {
-    if (!dag__tls_reading && dag__guest_call()) {   /* (DAG__AS_READER's, for a void call) */
-        if (dag__read_enter("dag_trace_clear")) {
-            dag_trace_clear();
-            dag__read_leave();
-        }
-        return;
-    }
+    DAG__AS_READER_VOID("dag_trace_clear", dag_trace_clear())
     if (dag_is_setup()) {
         dag__for_each_trace(dag__trace_reset, NULL);
         dag__devices_trace_clear();
