@@ -4225,12 +4225,18 @@ static uintptr_t dag__stack_low(void) { return 0; }
 /* A thread comes to dag.h (its start, dag_setup, its first call): nested
    tasks may fill DAG_STACK_BUDGET of its stack from here, or half of what
    is left below, where its stack is smaller (a server's 256 KiB threads,
-   ulimit -s, musl's 128 KiB). */
+   ulimit -s, musl's 128 KiB). DAG__STACK_RESERVE of it is kept for what
+   runs below the last nested task (a wait and its cycle check, the
+   dynamic linker's first binding of a C library call): a thread with
+   little more left (PTHREAD_STACK_MIN's 16 KiB) nests nothing, and its
+   run_inline spawns go to the pool and are waited for. */
+enum { DAG__STACK_RESERVE = 8 << 10 };
 static void dag__stack_mark(dag__worker *w) {
     uintptr_t here = dag__stack_here(), low = dag__stack_low();
     w->stack_base = here;
     w->stack_budget = DAG_STACK_BUDGET;
-    if (low && low < here && (here - low) / 2 < w->stack_budget) w->stack_budget = (here - low) / 2;
+    if (low && low < here && (here - low) / 2 < w->stack_budget + DAG__STACK_RESERVE / 2)
+        w->stack_budget = here - low > DAG__STACK_RESERVE ? (here - low - DAG__STACK_RESERVE) / 2 : 0;
 }
 
 /* May this thread start one more task on top of what its stack holds
@@ -4243,11 +4249,14 @@ static inline bool dag__stack_room(const dag__worker *w) {
 }
 
 /* The tasks a cycle walk has seen: an open-addressing set that starts on
-   the stack and doubles on the heap, so a short walk allocates nothing. */
+   the stack and doubles on the heap, so a short walk allocates nothing.
+   The start is small: the walk runs in a wait, which may come when the
+   stack has little room left (a thread's last nested task, on a small
+   stack). */
 typedef struct dag__seen {
     dag__task **slots;
     size_t cap, count;
-    dag__task *first[256];
+    dag__task *first[32];
 } dag__seen;
 
 /* Adds x; false if it was there already (or memory ran out: the walk stops). */
