@@ -1928,9 +1928,9 @@ struct dag__task {
     DAG__ATOMIC(int32_t) ended;                  /* 1: its region has ended (result kept or dropped, failure
                                                reported); 2: dag_release asked to drop its result */
     DAG__ATOMIC(int32_t) seen;                   /* failed: its spawner's body was told (dag__failure_seen) */
-    /* the task whose body spawned it, and how deep that nesting is: a
-       waiting body asks whether a task is below it (dag__descends_from)
-       of tasks it does not hold, so they are atomic */
+    /* the task whose body spawned it (a link: dag__region_parent), and how
+       deep that nesting is: a waiting body asks whether a task is below it
+       (dag__descends_from) of tasks it does not hold, so they are atomic */
     DAG__ATOMIC(dag__task *) parent;
     DAG__ATOMIC(uint32_t) level;
     DAG__ATOMIC(uint32_t) retained_at;           /* its place in its region's `retained`, while there (atomic: a
@@ -1969,6 +1969,7 @@ struct dag__region {
     dag__task_list retained;               /* tasks with results, held for dag_fetch */
     dag__task *owner_task;                 /* task roots: the task whose body spawns here */
     dag__task *parent;                     /* the task whose body spawns here (NULL: a program thread) */
+    dag__task *parent_link;                /* the same as its tasks' records keep it (dag__region_parent) */
     dag__region *outer;                    /* enclosing region in the same context */
     dag__region *counter;                  /* where its tasks count: itself if it waits */
     dag__region *seq;                      /* governing DAG_SEQUENTIAL, if any */
@@ -1989,6 +1990,20 @@ struct dag__region {
     dag_options options;                   /* options in force inside (dag__region_set_options); a
                                               spawn reads name and priority, at its start */
 };
+
+/* A task's parent as its record keeps it: a record on a stack (a task run
+   inside its spawn: dag__run_here, dag__spawn's undeferred) is marked in the
+   low bit, so that a look at a task nobody holds never follows it
+   (dag__may_descend_from). A region works it out once for its tasks. */
+#define DAG__PARENT_ON_STACK ((uintptr_t)1)
+static inline void dag__region_parent(dag__region *r, dag__task *parent) {
+    r->parent = parent;
+    r->parent_link = parent && !parent->home ? (dag__task *)((uintptr_t)parent | DAG__PARENT_ON_STACK) : parent;
+}
+static inline dag__task *dag__parent_of(const dag__task *link) {
+    return (dag__task *)((uintptr_t)link & ~DAG__PARENT_ON_STACK);
+}
+static inline bool dag__parent_on_stack(const dag__task *link) { return ((uintptr_t)link & DAG__PARENT_ON_STACK) != 0; }
 
 /* >>context: who is spawning. One per external thread, one per running task
    body (on the stack of the thread that runs it). Dependencies are inferred
@@ -3273,7 +3288,7 @@ static dag__region *dag__region_new(int kind) {
     atomic_store_explicit(&r->unseen, 0, memory_order_relaxed);
     r->retained.count = r->prev.count = r->step.count = 0;   /* their arrays stay, for reuse */
     r->owner_task = NULL;
-    r->parent = NULL;
+    dag__region_parent(r, NULL);
     r->outer = r->counter = r->seq = r->bulk = NULL;
     if (DAG__UNLIKELY(r->options_set)) memset(&r->options, 0, sizeof r->options);   /* else zero already */
     r->options_set = false;
@@ -3990,15 +4005,28 @@ static dag__task *dag__find_any(dag__worker *w) {
    its record used again meanwhile, and then the answer is only a hint
    (the caller asks again once it holds the task; a held task's ancestors
    are all alive: a task finishes after its children). */
-static bool dag__descends_from(const dag__task *t, const void *waiting) {
-    const dag__task *s = (const dag__task *)waiting;
+static inline bool dag__descends(const dag__task *t, const dag__task *s, bool held) {
     uint32_t floor = atomic_load_explicit(&s->level, memory_order_relaxed);
-    for (dag__task *p = atomic_load_explicit(&t->parent, memory_order_relaxed); p;
-         p = atomic_load_explicit(&p->parent, memory_order_relaxed)) {
+    for (dag__task *link = atomic_load_explicit(&t->parent, memory_order_relaxed), *p; link;
+         link = atomic_load_explicit(&p->parent, memory_order_relaxed)) {
+        p = dag__parent_of(link);
         if (p == s) return true;
-        if (atomic_load_explicit(&p->level, memory_order_relaxed) <= floor) return false;
+        if ((!held && dag__parent_on_stack(link)) || atomic_load_explicit(&p->level, memory_order_relaxed) <= floor)
+            return false;
     }
     return false;
+}
+static bool dag__descends_from(const dag__task *t, const void *waiting) {
+    return dag__descends(t, (const dag__task *)waiting, true);
+}
+/* The same asked of a task in another thread's deque before the thief
+   holds it: its record may be finished and used again meanwhile, and a
+   parent on a stack may be a frame that has returned (its thread even
+   gone), so the walk stops there. Pooled records stay mapped for the
+   set-up's life: anything read of them is a hint, never a fault. What
+   lies below a task run on its spawner's stack is left to its owner. */
+static bool dag__may_descend_from(const dag__task *t, const void *waiting) {
+    return dag__descends(t, (const dag__task *)waiting, false);
 }
 
 /* A task s spawned (directly or not) among the first few of the shared
@@ -4056,7 +4084,7 @@ static dag__task *dag__find_work(dag__worker *w) {
     int n = dag__slots();
     for (int i = 0; i < n; i++) {
         dag__worker *v = &dag__g.workers[i];
-        if (v == w || !(t = dag__deque_steal_if(&v->deque, dag__descends_from, s))) continue;
+        if (v == w || !(t = dag__deque_steal_if(&v->deque, dag__may_descend_from, s))) continue;
         DAG__COUNT(w->stolen, 1);
         if (dag__descends_from(t, s)) return t;
         dag__inject(t);
@@ -5101,7 +5129,7 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     dag__region *r = dag__region_new(0);   /* its options empty: none inherited, the common case */
     r->counter = r;
     r->owner_task = ctx->task;
-    r->parent = ctx->task;
+    dag__region_parent(r, ctx->task);
     if (ctx->base) dag__region_set_options(r, *ctx->base);
     ctx->task->child_root = r;
     ctx->root = ctx->top = r;
@@ -5928,7 +5956,7 @@ typedef struct dag__spawn_args {
 static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
     /* the region's fields read first: the atomic stores below oblige a compiler to read again what follows them */
     const char *cancel = r->cancel;   /* NULL unless a failed step cancels it */
-    dag__task *parent = r->parent;
+    dag__task *parent = r->parent, *link = r->parent_link;
     t->desc = desc;
     t->extra = NULL;
     t->region = r->counter;
@@ -5940,7 +5968,7 @@ static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task
     atomic_store_explicit(&t->waiters, 0, memory_order_relaxed);
     atomic_store_explicit(&t->cancel, 0, memory_order_relaxed);
     atomic_store_explicit(&t->ended, 0, memory_order_relaxed);   /* a recycled record's says nothing of this task */
-    atomic_store_explicit(&t->parent, parent, memory_order_relaxed);
+    atomic_store_explicit(&t->parent, link, memory_order_relaxed);
     atomic_store_explicit(&t->level, parent ? atomic_load_explicit(&parent->level, memory_order_relaxed) + 1 : 0,
                           memory_order_relaxed);
 }
@@ -7197,7 +7225,7 @@ dag_region dag_region_begin(dag_region_kind kind, const dag_options *options) {
     dag__region *r = dag__region_new(kind);
     dag__cause_hold(cancel);   /* its own: the step it came from may go first */
     r->cancel = cancel;
-    r->parent = ctx->task;
+    dag__region_parent(r, ctx->task);
     r->outer = outer;
     r->depth = ++ctx->depth;
     r->serial = ++ctx->serial;
@@ -7482,7 +7510,8 @@ static dag__region *dag__events_region(dag__context *ctx) {
     if (!ctx->events) {
         dag__region *r = dag__region_new(0);
         r->counter = r;
-        r->owner_task = r->parent = ctx->task;
+        r->owner_task = ctx->task;
+        dag__region_parent(r, ctx->task);
         ctx->events = r;
     }
     return ctx->events;
@@ -7538,7 +7567,8 @@ static dag__task *dag__events_off_stack(dag__worker *w, dag__task *t, uint32_t *
     dag__task *f = dag__record_from_stack(w, t, gen_out);
     for (uint32_t i = 0; i < dag__g.events_used; i++)
         if (dag__g.events[i].id && dag__g.events[i].task == t) dag__g.events[i].task = f;
-    t->child_root->owner_task = t->child_root->parent = f;
+    t->child_root->owner_task = f;
+    dag__region_parent(t->child_root, f);
     dag__mutex_unlock(&dag__g.event_lock);
     return f;
 }
