@@ -130,17 +130,21 @@ static void *deep_on_a_small_stack(void *arg) {
     if (dag_fetch(dag_spawn(deep, Val(levels)), &got) != DAG_OK || got != levels) *(long *)arg = -1;
     return NULL;
 }
+/* Runs fn(arg) on a program thread with a stack of `size` bytes; false if the thread did not start. */
+static bool run_on_a_stack_of(size_t size, void *(*fn)(void *), void *arg) {
+    pthread_attr_t a;
+    pthread_t th;
+    bool started = pthread_attr_init(&a) == 0 && pthread_attr_setstacksize(&a, size) == 0 &&
+                   pthread_create(&th, &a, fn, arg) == 0;
+    if (started) pthread_join(th, NULL);
+    pthread_attr_destroy(&a);
+    return started;
+}
 TEST(a_program_thread_with_a_small_stack_waits_through_thousands_of_levels) {
     for (int threads = 1; threads <= 2; threads++) {
         setup_threads(threads);
         long levels = (long)test_scaled(5000, 2000);
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        pthread_attr_setstacksize(&a, 256 * 1024);
-        pthread_t th;
-        CHECK_EQ_INT(pthread_create(&th, &a, deep_on_a_small_stack, &levels), 0);
-        pthread_join(th, NULL);
-        pthread_attr_destroy(&a);
+        CHECK(run_on_a_stack_of(256 * 1024, deep_on_a_small_stack, &levels));
         CHECK(levels > 0);
         dag_shutdown();
     }
@@ -181,15 +185,8 @@ static void *inline_chain_on_a_tiny_stack(void *arg) {
 TEST(a_program_thread_with_a_16_kib_stack_runs_a_run_inline_recursion_100000_deep) {
     for (int threads = 1; threads <= 2; threads++) {
         setup_threads(threads);
-        long levels = (long)test_scaled(100000, 5000);
-        pthread_attr_t a;
-        pthread_attr_init(&a);
-        long least = sysconf(_SC_THREAD_STACK_MIN);
-        CHECK_EQ_INT(pthread_attr_setstacksize(&a, (size_t)(least > TINY_STACK ? least : TINY_STACK)), 0);
-        pthread_t th;
-        CHECK_EQ_INT(pthread_create(&th, &a, inline_chain_on_a_tiny_stack, &levels), 0);
-        pthread_join(th, NULL);
-        pthread_attr_destroy(&a);
+        long levels = (long)test_scaled(100000, 5000), least = sysconf(_SC_THREAD_STACK_MIN);
+        CHECK(run_on_a_stack_of((size_t)(least > TINY_STACK ? least : TINY_STACK), inline_chain_on_a_tiny_stack, &levels));
         CHECK(levels > 0);
         dag_shutdown();
     }
