@@ -2275,7 +2275,8 @@ static inline void dag__devices_trace_clear(void) {}
    collective: every rank makes them in the same order, and the rank layer
    decides where each runs. Without it, one rank. */
 /* The calls after which data is current on each owner, collective over ranks */
-enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_SHUTDOWN };
+/* (WAIT_SPAWNED: dag_table.h's wait inside the program's block, which stays open) */
+enum { DAG__MPI_END_DATADEPS, DAG__MPI_END_SEQUENTIAL, DAG__MPI_END_WAIT_ALL, DAG__MPI_END_WAIT_SPAWNED, DAG__MPI_END_SHUTDOWN };
 /* The core's calls for the rank layer, defined in the core's layers (with
    dag__cancel_asked, dag__cause_new, dag__cause_drop and dag__cause_what; task records are
    only passed by pointer). The main context is the program's: that of
@@ -2319,7 +2320,8 @@ static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
 static int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool progress_thread_alone);
-static int dag__mpi_shutdown(void);   /* DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
+static int dag__mpi_shutdown(int err);   /* the ranks' outcome of this rank's `err` (dag__mpi_agree's), or
+                                           DAG_ERR_DIVERGED: the ranks' calls differed since their last region */
 #else
 #define DAG__HAS_MPI 0
 static inline bool dag__mpi_collective(const dag__context *ctx) { DAG__NONE(ctx); return false; }
@@ -2348,7 +2350,7 @@ static inline int dag__mpi_setup(int simulate_ranks, size_t cache_limit, bool pr
     DAG__NONE(simulate_ranks); DAG__NONE(cache_limit); DAG__NONE(progress_thread_alone);
     return 0;
 }
-static inline int dag__mpi_shutdown(void) { return 0; }
+static inline int dag__mpi_shutdown(int err) { return err; }
 int dag_rank(void) { return 0; }
 int dag_num_ranks(void) { return 1; }
 #endif
@@ -7426,7 +7428,7 @@ static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alo
     for (dag__region *r = ctx->top; r && r != ctx->root; r = r->outer) in_block |= r->kind != DAG_REGION_OPTIONS;
     if (!in_block) return dag_wait_all();
     dag__worker *w = dag__tls_worker;
-    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_ALL);
+    if (DAG__HAS_MPI) dag__mpi_region_ending(ctx, DAG__MPI_END_WAIT_SPAWNED);
     for (dag__region *r = ctx->top; r; r = r->outer)
         if (r->counter == r) dag__drain(w, r);   /* (an options or bulk block counts in the region it is in) */
     int err = dag__devices_settle(false, !ctx->task);
@@ -8370,8 +8372,7 @@ dag_result dag_shutdown(void) {
     dag_result res = dag__shutdown_drain(w);
     atomic_store(&dag__g.late_closed, 1);
     while (atomic_load(&dag__g.late_running)) dag__thread_yield();
-    int ranks_result = dag__mpi_shutdown();   /* nothing is in flight now */
-    if (!res) res = (dag_result)ranks_result;
+    res = (dag_result)dag__mpi_shutdown(res);   /* nothing is in flight now; every rank returns the same */
     if (dag__g.trace_path) {   /* every task has finished: the trace is whole */
         if (dag_trace_write_json(dag__g.trace_path) == DAG_OK)
             dag_log(DAG_LOG_INFO, DAG_OK, "trace written to %s (open it in Perfetto)", dag__g.trace_path);

@@ -246,6 +246,7 @@ static struct {
     uint32_t *free_tasks;        /* slots of forgotten tasks, used again first (room for tasks_cap) */
     size_t num_free, tasks_kept;
     dag__mpi_fleeting *fleeting;        /* a stack: inner regions' tasks above outer ones' */
+    int ending;                         /* the collective end under way (dag.h's DAG__MPI_END_*) */
     size_t num_fleeting, fleeting_cap;
     struct dag__mpi_value_kind *value_kinds;   /* mpi_receive_value for each kind of result needed */
     /* requests in flight, tested by the progress thread */
@@ -1188,10 +1189,11 @@ static void dag__mpi_forget_task(dag__mpi_task *e) {
 
 /* A void or discarded task is forgotten when the DAG_DATADEPS it was
    spawned in (or an outer one) ends: when fewer regions are open on the
-   main thread than at its spawn. */
+   main thread than at its spawn; and at dag_wait_all, which ends every
+   task, those spawned outside any region too. */
 static void dag__mpi_forget_region_tasks(void) {
-    uint32_t open = dag__main_open_regions();
-    while (dag__mpi.num_fleeting && dag__mpi.fleeting[dag__mpi.num_fleeting - 1].depth > open) {
+    int64_t open = dag__mpi.ending == DAG__MPI_END_WAIT_ALL ? -1 : (int64_t)dag__main_open_regions();
+    while (dag__mpi.num_fleeting && (int64_t)dag__mpi.fleeting[dag__mpi.num_fleeting - 1].depth > open) {
         dag__mpi_fleeting d = dag__mpi.fleeting[--dag__mpi.num_fleeting];
         if (dag__mpi.tasks[d.index].stamp == d.stamp) dag__mpi_forget_task(&dag__mpi.tasks[d.index]);   /* not released */
     }
@@ -1505,7 +1507,8 @@ static void dag__mpi_post_check(bool shutting_down) {
 /* The points after which the docs say data is current (dag.h's
    DAG__MPI_END_*): collective calls of their own. */
 static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__mpi_call_sequential,
-                                                  dag__mpi_call_wait_all, dag__mpi_call_shutdown };
+                                                  dag__mpi_call_wait_all, dag__mpi_call_wait_all,
+                                                  dag__mpi_call_shutdown };
 
 /* Before such an end drains: every owned span whose owner's copy is stale
    goes home, inside it, so that on return each owner's data is current
@@ -1513,6 +1516,7 @@ static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__m
    posted. */
 static void dag__mpi_region_ending(const dag__context *ctx, int end) {
     if (!dag__mpi.active || !dag__is_main(ctx)) return;
+    dag__mpi.ending = end;
     dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_end_names[end], -1, NULL, 0);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
@@ -1785,16 +1789,19 @@ static int dag__mpi_setup(int simulate, size_t cache_limit, bool progress_thread
    make the same collective calls (the check, the naming of the
    divergence, a fresh communicator) and each such region, and this
    dag_shutdown, returns DAG_ERR_DIVERGED. The watch keeps running
-   meanwhile, so a rank blocked in a wait for this one is freed. */
-static int dag__mpi_shutdown(void) {
-    if (!dag__mpi.active) return DAG_OK;
+   meanwhile, so a rank blocked in a wait for this one is freed. Then
+   dag_shutdown is the collective end a region's is: every rank returns
+   the ranks' outcome (dag__mpi_agree) of its `err`, or of the divergence
+   it met. */
+static int dag__mpi_shutdown(int err) {
+    if (!dag__mpi.active) return err;
     if (dag__mpi.simulated) {
         dag__mpi_end();
-        return DAG_OK;
+        return err;
     }
     atomic_store(&dag__mpi_polling, 0);   /* the workers still spin: none may look from here on */
     while (atomic_load(&dag__mpi_pollers)) dag__thread_yield();
-    int result = DAG_OK;
+    int result = err;
     while (!dag__mpi_check_agreed()) {   /* the first check was posted as the program's data went home */
         result = DAG_ERR_DIVERGED;
         dag__mpi_name_divergence();
@@ -1803,6 +1810,9 @@ static int dag__mpi_shutdown(void) {
         dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_call_shutdown, -1, NULL, 0);
         dag__mpi_post_check(true);
     }
+    /* a collective end: a task failed on one rank fails it everywhere. Every rank comes here once: a
+       rank that met a divergence and one whose last check agreed leave the loop above alike */
+    result = dag__mpi_agree(result);
     atomic_store(&dag__mpi.stop, 1);
     dag__mutex_lock(&dag__mpi.lock);
     dag__cond_signal(&dag__mpi.wake);

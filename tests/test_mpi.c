@@ -405,7 +405,7 @@ static void one_rank_shuts_down_while_the_others_go_on(int off) {
         CHECK(strstr(last_log, "ended a DAG_DATADEPS") != NULL);
     }
     dag_data_unregister(ha);
-    CHECK_EQ_INT(dag_shutdown(), me == off && ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);
+    CHECK_EQ_INT(dag_shutdown(), ranks > 1 ? DAG_ERR_DIVERGED : DAG_OK);   /* a collective end: alike everywhere */
     if (me == off && ranks > 1) CHECK(strstr(last_log, "called dag_shutdown") != NULL);
     CHECK(a[0] == 1.0 && a[3] == 4.0);   /* first_of only read it, and never ran */
     CHECK(seconds_now() - t0 < 20.0);
@@ -429,6 +429,20 @@ TEST(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and
         CHECK(strstr(last_log, others) != NULL);
         CHECK(strstr(last_log, last) != NULL);
     }
+    agree_on_failures();
+}
+
+DAG_TASK(void, breaks, (double *, a)) { a[0] = -1; dag_fail(DAG_USER_ERROR + 9, "broken on rank %d", dag_rank()); }
+/* dag_shutdown is a collective end: a task spawned outside any block that fails on the last rank fails
+   every rank's dag_shutdown alike (the others returned DAG_OK, the last rank the failure). */
+TEST(every_rank_s_dag_shutdown_returns_the_failure_of_a_task_that_failed_on_one_rank) {
+    setup(2);
+    int last = dag_num_ranks() - 1, me = dag_rank();
+    static double x[4];
+    dag_data hx = dag_data_register_on(last, me == last ? x : NULL, 4, sizeof(double));
+    dag_spawn(breaks, InOut(hx));   /* outside any block: its failure is dag_shutdown's to report */
+    CHECK_EQ_INT(dag_shutdown(), DAG_USER_ERROR + 9);
+    if (me == last) CHECK(x[0] == -1);
     agree_on_failures();
 }
 
@@ -459,7 +473,16 @@ TEST(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_the
     CHECK_EQ_INT((long long)most, layer ? 5 : 0);
     CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
     CHECK_EQ_INT(dag_wait(v), DAG_OK);   /* void: nothing kept past its region, on every rank */
-    if (me == last) CHECK(a[0] == 1 + 2000 * 5);
+    most = 0;
+    for (int g = 0; g < 2000; g++) {   /* outside any block: until dag_wait_all (they stayed to dag_shutdown) */
+        for (int t = 0; t < 5; t++) v = dag_spawn_with(&o, step_a, InOut(ha));
+        if (dag_get_stats().rank_tasks_kept > most) most = dag_get_stats().rank_tasks_kept;
+        CHECK_EQ_INT(dag_wait_all(), DAG_OK);
+    }
+    CHECK_EQ_INT((long long)most, layer ? 5 : 0);
+    CHECK_EQ_INT((long long)dag_get_stats().rank_tasks_kept, 0);
+    CHECK_EQ_INT(dag_wait(v), DAG_OK);
+    if (me == last) CHECK(a[0] == 1 + 4000 * 5);
     /* a result is kept past its region until fetched or released */
     dag_task f = { NULL, 0, 0 };
     DAG_DATADEPS { f = dag_spawn_with(&o, first_of, In(hb)); }
@@ -501,7 +524,6 @@ TEST(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_the
 }
 
 /* ---- a failure on one rank reaches its dependents on the others ----------------- */
-DAG_TASK(void, breaks, (double *, a)) { a[0] = -1; dag_fail(DAG_USER_ERROR + 9, "broken on rank %d", dag_rank()); }
 static atomic_int mixes_ran;
 DAG_TASK(void, counts_mix, (double *, a), (const double *, b)) {
     atomic_fetch_add(&mixes_ran, 1);
@@ -1049,6 +1071,7 @@ int main(int argc, char **argv) {
     RUN_ALL(ranks_that_diverge_on_owned_data_get_the_error_instead_of_waiting_for_a_message);
     RUN_ALL(a_rank_blocked_in_a_wait_before_its_region_ends_is_freed_by_the_watch_within_seconds);
     RUN_ALL(a_rank_in_dag_shutdown_while_the_others_end_more_regions_stays_for_them_and_nothing_hangs);
+    RUN_ALL(every_rank_s_dag_shutdown_returns_the_failure_of_a_task_that_failed_on_one_rank);
     RUN_ALL(tasks_run_on_one_rank_are_forgotten_with_their_region_or_at_release_and_their_handles_go_stale);
     RUN_ALL(a_failed_task_cancels_its_dependents_on_every_rank_and_nothing_hangs);
     RUN_ALL(registering_on_a_rank_that_does_not_exist_or_without_memory_on_the_owner_is_refused);
