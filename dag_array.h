@@ -1650,8 +1650,11 @@ static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_
         if (!out || !a) dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s is NULL", name, !a ? "the array" : "out");
         return DAG_ERR_INVALID_ARGUMENT;
     }
-    int64_t tiles = a->mt * a->nt;
-    dag_task *part = (dag_task *)DAG_MALLOC(sizeof *part * (size_t)tiles);
+    int64_t tiles = a->mt * a->nt, passed = 0;
+    /* the tree's tasks: part[t] the one whose result stands for tiles t on, then those whose results went
+       on to a combine (a Fut leaves its result kept: each is released once the tree is done) */
+    dag_task *part = (dag_task *)DAG_MALLOC(sizeof *part * (size_t)(3 * tiles));
+    dag_task *passed_on = part + tiles;
     /* each tile's parts: a registered buffer of DAG__PARTS doubles */
     double *parts = (double *)DAG_MALLOC(sizeof(double) * DAG__PARTS * (size_t)tiles);
     dag_data *parts_h = (dag_data *)dag__array_zalloc((size_t)tiles, sizeof *parts_h);
@@ -1677,10 +1680,14 @@ static dag_result dag__reduce_tiles(int op, const char *name, dag_array *a, dag_
             part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__parts_reduce, Val(combine), In(parts_h[t]));
         }
         for (int64_t step = 1; step < tiles; step *= 2)   /* a tree: log2(tiles) deep */
-            for (int64_t t = 0; t + step < tiles; t += 2 * step)
+            for (int64_t t = 0; t + step < tiles; t += 2 * step) {
+                passed_on[passed++] = part[t];
+                passed_on[passed++] = part[t + step];
                 part[t] = dag_spawn_with(DAG__NAMED(&where.cpu, "reduce"), dag__combine, Val(combine), Fut(part[t]), Fut(part[t + step]));
+            }
         r = dag_fetch(part[0], &value);
     }
+    for (int64_t k = 0; k < passed; k++) dag_release(passed_on[k]);
     for (int64_t t = 0; t < tiles; t++)
         if (parts_h[t].id) dag_data_unregister(parts_h[t]);
     DAG_FREE(part), DAG_FREE(parts), DAG_FREE(parts_h);

@@ -1939,6 +1939,40 @@ TEST(random_array_programs_equal_the_same_steps_as_plain_loops) {
     CHECK_EQ_INT(failed, 0);
 }
 
+/* An operation keeps nothing behind: the tree of a reduction to one number passed its tasks' results
+   on with Futs and fetched the last, and each call kept the others (2 x tiles - 2 results, until
+   dag_shutdown: 97 MB after 20,000 sums). Each operation here runs 50 times; the counts of kept
+   results and live task records are what they were. */
+TEST(reductions_and_solves_keep_no_results_behind) {
+    enum { N = 40 };
+    dag_array *a = dag_array_randn(DAG_F64, N, N, dag_blocks(8, 8), 1), *b = dag_array_rand(DAG_F64, N, N, dag_blocks(8, 8), 2);
+    dag_array *rhs = dag_array_rand(DAG_F64, N, 2, dag_blocks(8, 2), 3);
+    dag_wait_all();
+    dag_stats before = dag_get_stats();
+    double v = 0;
+    bool sym = true;
+    int bad = 0;
+    for (int i = 0; i < 50; i++) {
+        bad += dag_array_sum(a, &v) != DAG_OK || dag_array_min(a, &v) != DAG_OK || dag_array_max(a, &v) != DAG_OK;
+        bad += dag_array_dot(a, b, &v) != DAG_OK || dag_array_norm2(a, &v) != DAG_OK || dag_array_mean(a, &v) != DAG_OK;
+        bad += dag_array_var(a, true, &v) != DAG_OK || dag_array_is_symmetric(a, &sym) != DAG_OK;
+        dag_array *lu = dag_array_similar(a), *x = dag_array_similar(rhs);
+        int64_t ipiv[N];
+        bad += dag_array_copy(a, lu) != DAG_OK || dag_array_copy(rhs, x) != DAG_OK || dag_array_gesv(lu, ipiv, x) != DAG_OK;
+        dag_array_free(lu);
+        dag_array_free(x);
+        dag_array_free(dag_array_reduce_dims(DAG_OP_SUM, a, 1, 0.0));
+    }
+    CHECK_EQ_INT(bad, 0);
+    dag_wait_all();
+    dag_stats after = dag_get_stats();
+    CHECK_EQ_INT((long long)after.results_kept, (long long)before.results_kept);
+    CHECK_EQ_INT((long long)after.tasks_live, (long long)before.tasks_live);
+    dag_array_free(a);
+    dag_array_free(b);
+    dag_array_free(rhs);
+}
+
 int main(void) {
     watchdog_start();
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { logger, NULL } });
@@ -1980,6 +2014,7 @@ int main(void) {
     RUN(matrix_powers_equal_the_repeated_products_of_the_loops);
     RUN(stencil_arguments_that_cannot_work_are_refused_by_name);
     RUN(sort_and_stencil_under_a_device_scope_give_the_cpus_results);
+    RUN(reductions_and_solves_keep_no_results_behind);
     dag_shutdown();
     return test_summary();
 }
