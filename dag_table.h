@@ -1466,12 +1466,21 @@ static int64_t dag__csv_record(const dag__csv_buffer *x, int64_t pos, char delim
                 return -2;
             }
         } else {
-            while (pos < n && b[pos] != delim && b[pos] != '\n' && b[pos] != '"') pos++;
+            while (pos < n && b[pos] != delim && b[pos] != '\n' && b[pos] != '"' && b[pos] != '\r') pos++;
             if (pos < n && b[pos] == '"') {   /* the chunks find their first records by the quotes' parity */
                 *why = "a quote inside an unquoted field (quote the whole field and double its quotes)";
                 return -2;
             }
-            fd.end = pos > fd.start && b[pos - 1] == '\r' ? pos - 1 : pos;
+            fd.end = pos;
+            if (pos < n && b[pos] == '\r') {   /* CRLF ends a line; a CR alone, RFC 4180 has only in quotes */
+                if (pos + 1 >= n && !x->eof) return -1;
+                if (pos + 1 < n && b[pos + 1] != '\n') {
+                    *why = "a carriage return not followed by a line feed (lines that end in a CR alone, as old Mac "
+                           "files' do, are not read: make them LF or CRLF; a CR inside a value needs the field quoted)";
+                    return -2;
+                }
+                pos++;
+            }
         }
         if (*nfields < max) f[*nfields] = fd;
         ++*nfields;
@@ -1697,6 +1706,10 @@ static dag_table *dag__csv_head(dag__csv *csv, const dag_table_csv_options *o, i
     pos = dag__csv_bom(&x);
     for (int64_t row = 0; pos < x.n; row++) {   /* every row of the first MiB, however short */
         int64_t next = dag__csv_record(&x, pos, csv->delim, f, DAG__CSV_MAX_COLUMNS, &nf, &lines, &why);
+        if (next == -2 && row == 0) {   /* the header itself: there is no table to parse */
+            dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: line 1: %s", csv->path, why);
+            goto done;
+        }
         if (next < 0) break;   /* past the sample, or a bad row: the parse names its line */
         if (row == 0 && nf > DAG__CSV_MAX_COLUMNS) {
             dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s: its first line has %d fields; a "
