@@ -2230,6 +2230,18 @@ static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, con
     if (!dag__shuffle_keep(s, q, &s->stash[q], piece)) s->stash[q].failed = true;
 }
 
+/* How many buckets a shuffle of `inputs` partitions deals into, where it would
+   take `want`: it holds a piece per input and bucket (a buffer, a handle, two
+   words of meta on every rank), so thousands of tiny partitions would make
+   millions (a groupby of 4,200 one-row partitions took 2.9 GB, then failed on
+   the limit of registered spans): at most 2^18 pieces, and never fewer
+   buckets than ranks. */
+static int64_t dag__table_shuffle_buckets(int64_t inputs, int64_t want) {
+    int64_t most = ((int64_t)1 << 18) / (inputs > 0 ? inputs : 1), ranks = dag_num_ranks();
+    if (most < ranks) most = ranks;
+    return want < most ? want : most;
+}
+
 /* Runs s: s->out, or NULL (freed) on failure. */
 static dag_table *dag__shuffle_run(dag__table_shuffle *s) {
     dag_table *t = s->out;
@@ -2435,7 +2447,7 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
     dag__table_job sample;
     memset(&sample, 0, sizeof sample);
     dag_table *d = NULL;
-    int64_t q_count = t->nparts, n = 0;
+    int64_t q_count = dag__table_shuffle_buckets(t->nparts, t->nparts), n = 0;
     double *keys = NULL;
     if (!o.types || dag__table_job_of(&sample, "dag_table_sort", t->nparts, 1 + DAG__TABLE_SAMPLES, t->owner,
                                       dag__table_sample_unit, &o) != DAG_OK)
@@ -3331,14 +3343,16 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
     char (*made)[DAG__TABLE_MADE_NAME] = (char (*)[DAG__TABLE_MADE_NAME])dag__table_zalloc(DAG__TABLE_MADE_NAME * (size_t)(num_aggs + 1));
     dag_table_type *types = (dag_table_type *)dag__table_alloc(sizeof(dag_table_type) * (size_t)n);
     dag_table *d = NULL;
+    int64_t buckets = 0;
     if (!o.keys || !o.key_at || !o.carried || !o.aggs || !o.row_aggs || !o.row_types || !o.partial_types || !names || !made || !types ||
         !dag__table_columns_named(t, keys, num_keys, o.keys, who) || !dag__table_resolve_aggs(t, aggs, num_aggs, o.aggs, who))
         goto done;
     dag__table_plan_pieces(&o);
     if (!dag__table_group_names(&o, aggs, names, made, types)) goto done;
-    d = dag__table_new(n, names, types, t->nparts, NULL);
-    o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)t->nparts);
-    for (int64_t q = 0; d && o.bucket && q < t->nparts; q++)
+    buckets = dag__table_shuffle_buckets(t->nparts, t->nparts);
+    d = dag__table_new(n, names, types, buckets, NULL);
+    o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)buckets);
+    for (int64_t q = 0; d && o.bucket && q < buckets; q++)
         dag__builder_init(&o.bucket[q].held, o.holistic ? o.ncarried + 1 : num_keys, o.row_types);
     if (d && o.bucket) {
         dag__table_shuffle s = dag__table_shuffle_of(who, t, d, &o);
@@ -3349,7 +3363,7 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
         dag_table_free(d), d = NULL;
     }
 done:
-    for (int64_t q = 0; o.bucket && q < t->nparts; q++) {
+    for (int64_t q = 0; o.bucket && q < buckets; q++) {
         dag__groups_free(&o.bucket[q].groups);
         dag__builder_free(&o.bucket[q].held);
         DAG_FREE(o.bucket[q].states);
