@@ -2381,17 +2381,26 @@ static void dag__default_logger(dag_log_level level, int item, const char *messa
 typedef struct dag__log_settings { dag_logger logger; int level; } dag__log_settings;
 static dag__log_settings dag__log_now;   /* level 0 before set-up: the default logger's warnings */
 static DAG__ATOMIC(int) dag__log_lock;   /* 1: held */
-static dag__log_settings dag__log_settings_get(void) {
+static void dag__log_lock_take(void) {
+    DAG__HG_IGNORE(&dag__log_lock, sizeof dag__log_lock);   /* helgrind sees a lock of atomics as races */
     while (atomic_exchange_explicit(&dag__log_lock, 1, memory_order_acquire)) dag__thread_yield();
-    dag__log_settings now = dag__log_now;
+    DAG__HA(&dag__log_lock);
+}
+static void dag__log_lock_give(void) {
+    DAG__HB(&dag__log_lock);
     atomic_store_explicit(&dag__log_lock, 0, memory_order_release);
+}
+static dag__log_settings dag__log_settings_get(void) {
+    dag__log_lock_take();
+    dag__log_settings now = dag__log_now;
+    dag__log_lock_give();
     return now;
 }
 static void dag__log_settings_set(dag_logger logger, int level) {
-    while (atomic_exchange_explicit(&dag__log_lock, 1, memory_order_acquire)) dag__thread_yield();
+    dag__log_lock_take();
     dag__log_now.logger = logger;
     dag__log_now.level = level;
-    atomic_store_explicit(&dag__log_lock, 0, memory_order_release);
+    dag__log_lock_give();
 }
 
 static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap) {

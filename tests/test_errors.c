@@ -77,6 +77,32 @@ static void setup_or_note(int threads) {
 /* Errors are expected here: only a crash or a hang is a failure of setup. */
 static void shutdown_quietly(void) { (void)dag_shutdown(); }
 
+/* Two program threads whose errors are logged at the same time: every message reaches the logger, and
+   helgrind (make test-helgrind runs this file) sees the logger's settings under their lock, not races
+   (a lock of C11 atomics is invisible to it: the lock names its edges for it). */
+DAG_TASK(long, square_for_the_log, (long, x)) { return x * x; }
+static void *fetch_twice_in_a_loop(void *arg) {
+    int wrong = 0;
+    for (long i = 0; i < 100; i++) {
+        long r = -1;
+        dag_task t = dag_spawn(square_for_the_log, Val(i));
+        wrong += dag_fetch(t, &r) != DAG_OK || r != i * i;
+        wrong += dag_fetch(t, &r) != DAG_ERR_STALE_HANDLE;   /* logged */
+    }
+    *(int *)arg = wrong;
+    return NULL;
+}
+TEST(two_threads_whose_errors_are_logged_at_once_reach_the_logger_every_time) {
+    int mark = log_mark(), wrong[2] = { -1, -1 };
+    pthread_t a, b;
+    CHECK_EQ_INT(pthread_create(&a, NULL, fetch_twice_in_a_loop, &wrong[0]), 0);
+    CHECK_EQ_INT(pthread_create(&b, NULL, fetch_twice_in_a_loop, &wrong[1]), 0);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK_EQ_INT(wrong[0] + wrong[1], 0);
+    CHECK_EQ_INT(times_logged_since(mark, DAG_ERR_STALE_HANDLE), 200);
+}
+
 /* A failed spawn returns a handle with no record that carries its code. */
 #define CHECK_SPAWN_FAILED(h, code) \
     do { \
@@ -1696,6 +1722,7 @@ int main(int argc, char **argv) {
     RUN(a_data_handle_from_before_a_new_setup_names_nothing);
     RUN(a_data_handle_stays_stale_after_256_set_ups_and_2_to_the_24_spans_in_its_slot);
     RUN(without_mpi_there_is_rank_0_alone_and_other_ranks_are_refused_by_name);
+    RUN(two_threads_whose_errors_are_logged_at_once_reach_the_logger_every_time);
     shutdown_quietly();
 
     setup_with_throttle(1, 1);
