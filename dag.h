@@ -2314,7 +2314,7 @@ static bool dag__mpi_ready(dag_task h);
    (0 while not known) and, when it failed, a message */
 static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message, size_t size);
 static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* before one drains: data home */
-static int dag__mpi_region_ended(const dag__context *ctx, int err);   /* after: the ranks agree, on the outcome too */
+static int dag__mpi_region_ended(const dag__context *ctx, int end, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
@@ -2341,7 +2341,7 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
     return false;
 }
 static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DAG__NONE(ctx); DAG__NONE(end); }
-static inline int dag__mpi_region_ended(const dag__context *ctx, int err) { DAG__NONE(ctx); return err; }
+static inline int dag__mpi_region_ended(const dag__context *ctx, int end, int err) { DAG__NONE(ctx); DAG__NONE(end); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 static inline void dag__mpi_poll(void) {}
@@ -4274,8 +4274,8 @@ static void dag__stack_mark(dag__worker *w) {
     uintptr_t here = dag__stack_here(), low = dag__stack_low();
     w->stack_base = here;
     w->stack_budget = DAG_STACK_BUDGET;
-    if (low && low < here && (here - low) / 2 < w->stack_budget + DAG__STACK_RESERVE / 2)
-        w->stack_budget = here - low > DAG__STACK_RESERVE ? (here - low - DAG__STACK_RESERVE) / 2 : 0;
+    uintptr_t left = low && low < here ? here - low : UINTPTR_MAX, spare = left > DAG__STACK_RESERVE ? left - DAG__STACK_RESERVE : 0;
+    if (spare / 2 < w->stack_budget) w->stack_budget = spare / 2;
 }
 
 /* May this thread start one more task on top of what its stack holds
@@ -7298,8 +7298,8 @@ dag_result dag_region_end(dag_region token) {
         dag_log(DAG_LOG_ERROR, r->spawn_error, "dag_region_end: %d spawns in this region failed; the first is logged above, "
                 "and dag_last_region_result() gives its code", r->spawn_failures);
     bool waits = datadeps || r->kind == DAG_REGION_SEQUENTIAL;
-    if (DAG__HAS_MPI && waits)   /* each rank's data home, in the region */
-        dag__mpi_region_ending(ctx, datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL);
+    int end = datadeps ? DAG__MPI_END_DATADEPS : DAG__MPI_END_SEQUENTIAL;   /* over ranks, a collective end */
+    if (DAG__HAS_MPI && waits) dag__mpi_region_ending(ctx, end);   /* each rank's data home, in the region */
     dag__region *outer = r->outer;
     int inner = r->kind == DAG_REGION_OPTIONS ? r->inner_error : 0;
     int err = dag__region_close(w, ctx, r);
@@ -7307,7 +7307,7 @@ dag_result dag_region_end(dag_region token) {
         int e = dag__devices_settle(false, !ctx->task);
         if (!err) err = e;
     }
-    if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, err);
+    if (DAG__HAS_MPI && waits) err = dag__mpi_region_ended(ctx, end, err);
     if (unbalanced) err = DAG_ERR_UNBALANCED_REGION;
     /* DAG_WITH_OPTIONS(...) DAG_DATADEPS { } reads as one block: an options block's result is that of
        the first region that failed inside it, when it has no failure of its own */
@@ -7418,7 +7418,7 @@ dag_result dag_wait_all(void) {
         if (!err) err = e;
         dag__root_reset(w, ctx);
     }
-    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, DAG__MPI_END_WAIT_ALL, err);
     return (dag_result)(unbalanced ? DAG_ERR_UNBALANCED_REGION : err);
 }
 
@@ -7441,7 +7441,7 @@ static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alo
     for (dag__region *r = ctx->top; r; r = r->outer)
         if (r->counter == r) dag__drain(w, r);   /* (an options or bulk block counts in the region it is in) */
     int err = dag__devices_settle(false, !ctx->task);
-    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, err);
+    if (DAG__HAS_MPI) err = dag__mpi_region_ended(ctx, DAG__MPI_END_WAIT_SPAWNED, err);
     return (dag_result)err;
 }
 

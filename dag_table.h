@@ -2230,16 +2230,16 @@ static void dag__shuffle_append(dag__table_shuffle *s, int64_t q, int64_t u, con
     if (!dag__shuffle_keep(s, q, &s->stash[q], piece)) s->stash[q].failed = true;
 }
 
-/* How many buckets a shuffle of `inputs` partitions deals into, where it would
-   take `want`: it holds a piece per input and bucket (a buffer, a handle, two
-   words of meta on every rank), so thousands of tiny partitions would make
-   millions (a groupby of 4,200 one-row partitions took 2.9 GB, then failed on
-   the limit of registered spans): at most 2^18 pieces, and never fewer
-   buckets than ranks. */
-static int64_t dag__table_shuffle_buckets(int64_t inputs, int64_t want) {
+/* How many buckets a shuffle of `inputs` partitions deals into: as many, but
+   it holds a piece per input and bucket (a buffer, a handle, two words of
+   meta on every rank), so thousands of tiny partitions would make millions
+   (a groupby of 4,200 one-row partitions took 2.9 GB, then failed on the
+   limit of registered spans): at most 2^18 pieces, and never fewer buckets
+   than ranks. */
+static int64_t dag__table_shuffle_buckets(int64_t inputs) {
     int64_t most = ((int64_t)1 << 18) / (inputs > 0 ? inputs : 1), ranks = dag_num_ranks();
     if (most < ranks) most = ranks;
-    return want < most ? want : most;
+    return inputs < most ? inputs : most;
 }
 
 /* Runs s: s->out, or NULL (freed) on failure. */
@@ -2447,7 +2447,7 @@ dag_table *dag_table_sort_by(dag_table *t, const char *const *columns, const int
     dag__table_job sample;
     memset(&sample, 0, sizeof sample);
     dag_table *d = NULL;
-    int64_t q_count = dag__table_shuffle_buckets(t->nparts, t->nparts), n = 0;
+    int64_t q_count = dag__table_shuffle_buckets(t->nparts), n = 0;
     double *keys = NULL;
     if (!o.types || dag__table_job_of(&sample, "dag_table_sort", t->nparts, 1 + DAG__TABLE_SAMPLES, t->owner,
                                       dag__table_sample_unit, &o) != DAG_OK)
@@ -3349,7 +3349,7 @@ dag_table *dag_table_groupby(dag_table *t, const char *const *keys, int num_keys
         goto done;
     dag__table_plan_pieces(&o);
     if (!dag__table_group_names(&o, aggs, names, made, types)) goto done;
-    buckets = dag__table_shuffle_buckets(t->nparts, t->nparts);
+    buckets = dag__table_shuffle_buckets(t->nparts);
     d = dag__table_new(n, names, types, buckets, NULL);
     o.bucket = (dag__table_bucket_groups *)dag__table_zalloc(sizeof(dag__table_bucket_groups) * (size_t)buckets);
     for (int64_t q = 0; d && o.bucket && q < buckets; q++)

@@ -246,7 +246,6 @@ static struct {
     uint32_t *free_tasks;        /* slots of forgotten tasks, used again first (room for tasks_cap) */
     size_t num_free, tasks_kept;
     dag__mpi_fleeting *fleeting;        /* a stack: inner regions' tasks above outer ones' */
-    int ending;                         /* the collective end under way (dag.h's DAG__MPI_END_*) */
     size_t num_fleeting, fleeting_cap;
     struct dag__mpi_value_kind *value_kinds;   /* mpi_receive_value for each kind of result needed */
     /* requests in flight, tested by the progress thread */
@@ -1191,8 +1190,8 @@ static void dag__mpi_forget_task(dag__mpi_task *e) {
    spawned in (or an outer one) ends: when fewer regions are open on the
    main thread than at its spawn; and at dag_wait_all, which ends every
    task, those spawned outside any region too. */
-static void dag__mpi_forget_region_tasks(void) {
-    int64_t open = dag__mpi.ending == DAG__MPI_END_WAIT_ALL ? -1 : (int64_t)dag__main_open_regions();
+static void dag__mpi_forget_region_tasks(int end) {
+    int64_t open = end == DAG__MPI_END_WAIT_ALL ? -1 : (int64_t)dag__main_open_regions();
     while (dag__mpi.num_fleeting && (int64_t)dag__mpi.fleeting[dag__mpi.num_fleeting - 1].depth > open) {
         dag__mpi_fleeting d = dag__mpi.fleeting[--dag__mpi.num_fleeting];
         if (dag__mpi.tasks[d.index].stamp == d.stamp) dag__mpi_forget_task(&dag__mpi.tasks[d.index]);   /* not released */
@@ -1516,7 +1515,6 @@ static const char *const dag__mpi_end_names[] = { dag__mpi_call_datadeps, dag__m
    posted. */
 static void dag__mpi_region_ending(const dag__context *ctx, int end) {
     if (!dag__mpi.active || !dag__is_main(ctx)) return;
-    dag__mpi.ending = end;
     dag__mpi_note(DAG__MPI_CALL_END, dag__mpi_end_names[end], -1, NULL, 0);
     for (size_t i = 0; i < dag__mpi.spans_cap; i++) {
         dag__mpi_span *m = &dag__mpi.spans[i];
@@ -1632,9 +1630,9 @@ static int dag__mpi_agree(int err) {
     return (int)(uint32_t)least;
 }
 
-static int dag__mpi_region_ended(const dag__context *ctx, int err) {
+static int dag__mpi_region_ended(const dag__context *ctx, int end, int err) {
     if (!dag__mpi.active || !dag__is_main(ctx)) return err;
-    dag__mpi_forget_region_tasks();
+    dag__mpi_forget_region_tasks(end);
     if (dag__mpi_check_agreed()) {   /* every rank made the same calls: every rank comes here */
         dag__mpi_forget_history();
         return dag__mpi.simulated ? err : dag__mpi_agree(err);
