@@ -272,7 +272,12 @@ TEST(a_table_written_as_csv_reads_back_the_same_in_small_chunks_and_large) {
     AGREE();
 }
 
+/* Rank 0 writes the file once every rank is done with the one before (a rank that failed early must not
+   see the next file's bytes), and every rank reads it after. */
 static void write_text(const char *path, const char *text) {
+#ifdef DAG_BACKEND_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
     if (dag_rank() == 0) {
         FILE *f = fopen(path, "wb");
         fputs(text, f);
@@ -323,6 +328,34 @@ TEST(csv_types_are_inferred_empty_fields_are_missing_and_a_bad_row_names_its_lin
     got = table_rows(t);
     CHECK(got.n == 2 && !strcmp(got.row[0], "1|'x\ry'|") && !strcmp(got.row[1], "2|'z'|"));
     free_rows(&got);
+    dag_table_free(t);
+    AGREE();
+}
+
+/* A file that one rank cannot open or whose header differs there (a node-local path, a file being
+   rewritten): every rank returns NULL and the program goes on; no rank waits for the one that left. */
+TEST(a_csv_that_one_rank_cannot_read_alike_fails_on_every_rank) {
+    const char *path = tmp_csv("one_rank");
+    write_text(path, "a,b\n1,2\n3,4\n");
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s.not_there", path);
+    for (int odd = 0; odd < dag_num_ranks(); odd++) {
+        LAST_ERROR[0] = 0;
+        dag_table *t = dag_table_read_csv(dag_rank() == odd ? missing : path, NULL);
+        CHECK(t == NULL);
+        CHECK(dag_rank() != odd || strstr(LAST_ERROR, "not_there"));
+        dag_table_free(t);
+    }
+    char other[300];
+    snprintf(other, sizeof other, "%s.other", path);
+    write_text(other, "a,b,c\n1,2,3\n");
+    LAST_ERROR[0] = 0;
+    dag_table *t = dag_table_read_csv(dag_rank() == dag_num_ranks() - 1 ? other : path, NULL);
+    CHECK(dag_num_ranks() == 1 ? t != NULL : t == NULL);
+    CHECK(dag_num_ranks() == 1 || strstr(LAST_ERROR, "rank"));
+    dag_table_free(t);
+    t = dag_table_read_csv(path, NULL);   /* and the next read is whole */
+    CHECK(t && dag_table_rows(t) == 2);
     dag_table_free(t);
     AGREE();
 }
@@ -1190,6 +1223,7 @@ static void run_all(void) {
     RUN_TEST(collect_to_one_rank_gives_that_rank_the_table_and_the_others_nothing);
     RUN_TEST(a_table_written_as_csv_reads_back_the_same_in_small_chunks_and_large);
     RUN_TEST(csv_types_are_inferred_empty_fields_are_missing_and_a_bad_row_names_its_line);
+    RUN_TEST(a_csv_that_one_rank_cannot_read_alike_fails_on_every_rank);
     RUN_TEST(filter_where_head_select_map_and_repartition_equal_plain_loops);
     RUN_TEST(reduce_follows_duckdb_rules_for_missing_values_and_nan);
     RUN_TEST(groupby_on_two_keys_with_missing_keys_equals_a_plain_grouping);
