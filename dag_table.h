@@ -1100,7 +1100,8 @@ static void dag__table_take_tile(dag__table_job *job, int64_t i, int64_t j, cons
 }
 static void dag__table_array_unit(dag__table_job *job, int64_t i, int64_t *meta) {
     dag__table_from_array *fa = (dag__table_from_array *)job->op;
-    if (!fa->stash[i].failed) dag__builder_meta(&fa->stash[i], meta);
+    if (!fa->stash[i].cols) dag_fail(DAG_ERR_BAD_DATA, "%s: tile row %lld was never read", job->who, (long long)i);
+    else if (!fa->stash[i].failed) dag__builder_meta(&fa->stash[i], meta);
 }
 dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *names) {
     dag__wait_spawned();
@@ -1111,6 +1112,8 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
                 (int)type, a ? (int)dag_array_type(a) : 0);
         return NULL;
     }
+    dag_array *given = a;   /* a view with no tiles of its own: read from a copy in tiles */
+    if (!(a = dag__operand(given, dag__any_tiling, true))) return NULL;
     int64_t mt = dag_array_tile_rows(a), nt = dag_array_tile_cols(a), ncols = dag_array_cols(a);
     int64_t rows, tcols;
     static const dag_table_type of_elem[] = { (dag_table_type)0, DAG_TABLE_F64, DAG_TABLE_F32, DAG_TABLE_I32, DAG_TABLE_I64 };
@@ -1155,6 +1158,7 @@ dag_table *dag_table_from_array(dag_array *a, dag_elem type, const char *const *
     for (int64_t i = 0; i < mt; i++) dag__builder_free(&fa.stash[i]);
 done:
     DAG_FREE(fa.stash), DAG_FREE(cols), DAG_FREE(made), DAG_FREE(types), DAG_FREE(owner), DAG_FREE(tiles);
+    dag__operand_end(given, a, false, DAG_OK);
     return t;
 }
 

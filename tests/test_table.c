@@ -950,6 +950,24 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     CHECK_EQ_INT(bad, 0);
     dag_table_columns_free(cols, C);
     dag_table_free(at);
+    /* views: one on tile boundaries, and one whose corner is inside a tile (no tiles of its own: it crashed) */
+    const int64_t corner[2][4] = { { 10, 25, 2, 1 }, { 3, 31, 1, 2 } };
+    for (int v = 0; v < 2; v++) {
+        const int64_t r0 = corner[v][0], nr = corner[v][1], c0 = corner[v][2], nc = corner[v][3];
+        dag_array *view = dag_array_view(a, r0, nr, c0, nc);
+        at = dag_table_from_array(view, DAG_F64, NULL);
+        CHECK(at && dag_table_rows(at) == nr && dag_table_num_columns(at) == nc);
+        cols = NULL;
+        bad = 0;
+        if (at && dag_table_collect(at, &cols) == DAG_OK && cols)
+            for (int64_t c = 0; c < nc; c++)
+                for (int64_t i = 0; i < nr; i++) bad += ((double *)cols[c].values)[i] != m[r0 + i + (c0 + c) * R];
+        else bad = 1;
+        CHECK_EQ_INT(bad, 0);
+        if (cols) dag_table_columns_free(cols, (int)nc);
+        dag_table_free(at);
+        dag_array_free(view);
+    }
     dag_array_free(a);
     AGREE();
 }
