@@ -8425,7 +8425,25 @@ static const char dag__cl_prelude[] =
     DAG__CL_FLOAT_NAME(fmod) DAG__CL_FLOAT_NAME(hypot) DAG__CL_FLOAT_NAME(erf) DAG__CL_FLOAT_NAME(erfc)
     DAG__CL_FLOAT_NAME(tgamma) DAG__CL_FLOAT_NAME(lgamma) DAG__CL_FLOAT_NAME(copysign) DAG__CL_FLOAT_NAME(fdim)
     DAG__CL_FLOAT_NAME(fma) DAG__CL_FLOAT_NAME(ldexp) DAG__CL_FLOAT_NAME(frexp) DAG__CL_FLOAT_NAME(modf)
+    DAG__CL_FLOAT_NAME(asinh) DAG__CL_FLOAT_NAME(acosh) DAG__CL_FLOAT_NAME(atanh) DAG__CL_FLOAT_NAME(remainder)
+    DAG__CL_FLOAT_NAME(remquo) DAG__CL_FLOAT_NAME(logb) DAG__CL_FLOAT_NAME(ilogb) DAG__CL_FLOAT_NAME(nextafter)
 #undef DAG__CL_FLOAT_NAME
+/* <math.h>'s names OpenCL C has not, as what they mean in C's default rounding */
+#define DAG__CL_MATH(f, as) "#undef " #f "\n#define " #f as "\n#undef " #f "f\n#define " #f "f " #f "\n"
+    DAG__CL_MATH(nearbyint, "(x) rint(x)") DAG__CL_MATH(lrint, "(x) ((long)rint(x))")
+    DAG__CL_MATH(llrint, "(x) ((long)rint(x))") DAG__CL_MATH(lround, "(x) ((long)round(x))")
+    DAG__CL_MATH(llround, "(x) ((long)round(x))") DAG__CL_MATH(scalbn, "(x, n) ldexp((x), (int)(n))")
+    DAG__CL_MATH(scalbln, "(x, n) ldexp((x), (int)(n))")
+#undef DAG__CL_MATH
+/* <stdint.h>'s types and limits, as OpenCL C's own */
+#define DAG__CL_INT(t, as) "#undef " #t "\n#define " #t " " #as "\n"
+    DAG__CL_INT(int8_t, char) DAG__CL_INT(uint8_t, uchar) DAG__CL_INT(int16_t, short) DAG__CL_INT(uint16_t, ushort)
+    DAG__CL_INT(int32_t, int) DAG__CL_INT(uint32_t, uint) DAG__CL_INT(int64_t, long) DAG__CL_INT(uint64_t, ulong)
+    DAG__CL_INT(INT8_MIN, CHAR_MIN) DAG__CL_INT(INT8_MAX, CHAR_MAX) DAG__CL_INT(UINT8_MAX, UCHAR_MAX)
+    DAG__CL_INT(INT16_MIN, SHRT_MIN) DAG__CL_INT(INT16_MAX, SHRT_MAX) DAG__CL_INT(UINT16_MAX, USHRT_MAX)
+    DAG__CL_INT(INT32_MIN, INT_MIN) DAG__CL_INT(INT32_MAX, INT_MAX) DAG__CL_INT(UINT32_MAX, UINT_MAX)
+    DAG__CL_INT(INT64_MIN, LONG_MIN) DAG__CL_INT(INT64_MAX, LONG_MAX) DAG__CL_INT(UINT64_MAX, ULONG_MAX)
+#undef DAG__CL_INT
 #define DAG__CL_C_NAME(w) "#undef " #w "\n#define " #w " dag__c_" #w "\n"
     DAG__CL_C_NAME(half) DAG__CL_C_NAME(global) DAG__CL_C_NAME(local) DAG__CL_C_NAME(constant)
     DAG__CL_C_NAME(private) DAG__CL_C_NAME(kernel) DAG__CL_C_NAME(read_only) DAG__CL_C_NAME(write_only)
@@ -8461,8 +8479,10 @@ static bool dag__cl_has_word(const char *text, size_t len, const char *word) {
 }
 
 char *dag_kernel_opencl_source(const dag_kernel_source *k) {
+    /* the name twice; a parameter "(T*,x)" of at least 5 characters becomes at most ", __global T* x", 12 more;
+       and 256 for the fixed text */
     size_t cap = k && k->name && k->params && k->body
-                     ? sizeof dag__cl_prelude + strlen(k->body) + strlen(k->name) + 2 * strlen(k->params) + 256
+                     ? sizeof dag__cl_prelude + strlen(k->body) + 2 * strlen(k->name) + 4 * strlen(k->params) + 256
                      : 0;
     char *s = k && k->name && k->params && k->body ? (char *)malloc(cap) : NULL;
     if (!s) return NULL;

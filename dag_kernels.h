@@ -32,8 +32,12 @@
    size_t or bool). 1 to 14 parameters; the body is plain C and may not use
    `return` values. The OpenCL text keeps C's meaning (no contraction of
    a * b + c into one rounding, abs of an int an int, C's float functions,
-   OpenCL C's words such as half or local free as names), so a kernel
-   gives the same bits on a device as on the CPU. The body may use its
+   <math.h>'s nearbyint, lround, scalbn..., <stdint.h>'s int64_t...,
+   OpenCL C's words such as half or local free as names), so arithmetic,
+   sqrt and the exact functions (fabs, floor, fmin, nearbyint...) give the
+   same bits on a device as on the CPU; sin, exp, pow and the other
+   transcendental functions are each side's own library, which may differ
+   in the last bits. The body may use its
    parameters, its own locals and <math.h>; not the program's macros,
    global names or functions, which a device's compiler never sees (there
    the kernel fails with DAG_ERR_KERNEL_BUILD, the message at a column of

@@ -256,19 +256,28 @@ static int dag__cl_build(int dev, const dag_kernel_source *k, void **kernel, cha
         return e ? e : -1;
     }
     e = dag__cl.api.clBuildProgram(p, 1, &d->id, "", NULL, NULL);
-    if (e != DAG__CL_SUCCESS) {
+    if (e != DAG__CL_SUCCESS) {   /* the log, asked for its size first: a long one (many errors) is cut, not lost */
         size_t n = 0;
-        dag__cl.api.clGetProgramBuildInfo(p, d->id, DAG__CL_PROGRAM_BUILD_LOG, log_size - 1, log, &n);
-        log[n < log_size ? n : log_size - 1] = 0;
+        char *text = dag__cl.api.clGetProgramBuildInfo(p, d->id, DAG__CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == DAG__CL_SUCCESS && n
+                         ? (char *)DAG_MALLOC(n + 1) : NULL;
+        if (text && dag__cl.api.clGetProgramBuildInfo(p, d->id, DAG__CL_PROGRAM_BUILD_LOG, n, text, NULL) == DAG__CL_SUCCESS)
+            text[n] = 0, snprintf(log, log_size, "%s", text);
+        DAG_FREE(text);
         dag__cl.api.clReleaseProgram(p);
         return e;
     }
-    char function[256];   /* (dag_kernel_opencl_source's name for it) */
-    snprintf(function, sizeof function, "dag_k_%s", k->name);
+    size_t len = strlen(k->name) + sizeof "dag_k_";   /* (dag_kernel_opencl_source's name for it) */
+    char *function = (char *)DAG_MALLOC(len);
+    if (!function) {
+        dag__cl.api.clReleaseProgram(p);
+        return DAG_ERR_OUT_OF_MEMORY;
+    }
+    snprintf(function, len, "dag_k_%s", k->name);
     *kernel = dag__cl.api.clCreateKernel(p, function, &e);
     dag__cl.api.clReleaseProgram(p);   /* the kernel keeps it alive */
     char name[160];
     if (!*kernel) snprintf(log, log_size, "clCreateKernel(%s) returned %d (%s)", function, (int)e, dag__cl_error_text(e, name, sizeof name));
+    DAG_FREE(function);
     return *kernel ? 0 : (e ? e : -1);
 }
 

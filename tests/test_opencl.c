@@ -436,6 +436,35 @@ TEST(a_kernel_that_does_not_build_fails_with_the_compiler_log) {
     CHECK_EQ_INT(dag_wait_all(), DAG_ERR_KERNEL_BUILD);
 }
 
+/* A long name (the OpenCL text holds it twice: its buffer overflowed), and a log of 120 errors (past the
+   4 KiB the build keeps of it: it was dropped whole) */
+DAG_KERNEL(a_kernel_whose_name_is_long_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_end, ((DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] += 1.0;
+)
+#define WRAPPED_KERNEL(name, params, ...) DAG_KERNEL(name, params, __VA_ARGS__)   /* its macros expanded first */
+static double host_only[2];   /* a device's compiler never sees it: each use is an error there */
+#define USE10(k) y[i] += host_only[k]; y[i] += host_only[k]; y[i] += host_only[k]; y[i] += host_only[k]; \
+    y[i] += host_only[k]; y[i] += host_only[k]; y[i] += host_only[k]; y[i] += host_only[k]; y[i] += host_only[k]; \
+    y[i] += host_only[k];
+WRAPPED_KERNEL(many_errors, ((DAG_GLOBAL double *, y)),
+    size_t i = DAG_INDEX();
+    USE10(0) USE10(1) USE10(0) USE10(1) USE10(0) USE10(1) USE10(0) USE10(1) USE10(0) USE10(1) USE10(0) USE10(1)
+)
+TEST(a_long_kernel_name_builds_and_a_long_compiler_log_is_cut_not_dropped) {
+    if (expect_devices <= 0) return;
+    static double y[100];
+    dag_options on = { .scope = dag_scope(.opencl.one = 1) };
+    DAG_DATADEPS { dag_spawn_with(&on, DAG_LAUNCH(a_kernel_whose_name_is_long_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_end, 100), InOut(y, 100)); }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
+    CHECK(y[99] == 1.0);
+    last_error[0] = 0;
+    dag_task t = dag_spawn_with(&on, DAG_LAUNCH(many_errors, 100), InOut(y, 100));
+    CHECK_EQ_INT(dag_wait(t), DAG_ERR_KERNEL_BUILD);
+    const char *msg = dag_task_message(t);
+    CHECK(msg && strstr(msg, "did not build") && strstr(msg, "host_only"));   /* the log's start: it was empty */
+    dag_wait_all();
+}
+
 /* Runs fill_or_double on y (all 1.0) under scope s; returns y[0] after, or
    -1 if the elements disagree. */
 static double fill_or_double_once(dag_scope s, dag_result *r) {
@@ -854,9 +883,16 @@ DAG_KERNEL(c_words, ((int, half), (DAG_GLOBAL int *, local)),   /* OpenCL C's ke
     int global = half + 1;
     local[DAG_INDEX()] += global;
 )
-#define WRAPPED_KERNEL(name, params, ...) DAG_KERNEL(name, params, __VA_ARGS__)
 WRAPPED_KERNEL(c_wrapped, ((DAG_GLOBAL double *, y)),   /* DAG_GLOBAL expanded to nothing before it is text */
     y[DAG_INDEX()] *= 3.0;
+)
+/* <math.h>'s names OpenCL C lacks (nearbyint, lround, scalbn, the float asinhf...) and <stdint.h>'s types */
+DAG_KERNEL(c_more_names, ((int64_t, a), (DAG_GLOBAL const double *, x), (DAG_GLOBAL int64_t *, z), (DAG_GLOBAL float *, f)),
+    size_t i = DAG_INDEX();
+    uint8_t low = (uint8_t)(i * 37u);
+    z[i] = a + (int64_t)nearbyint(x[i]) * 1000 + lround(x[i] * 3.0) * 10 + (int64_t)scalbn(x[i], 4) + llround(x[i]) +
+           (int64_t)low + (int64_t)(uint32_t)(INT32_MAX - (int32_t)i) + (x[i] > 1000.0 ? INT64_MAX : 0);
+    f[i] = asinhf((float)x[i]) + nearbyintf((float)x[i]);
 )
 TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
     enum { N = 777 };
@@ -864,6 +900,9 @@ TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
     static double xd[N], cd[N], dd[N], md[N], mdd[N], vd[N], vdd[N];
     static float cf[N], df[N];
     static long long cl[N], dl[N];
+    static double xn[N];
+    static int64_t zc[N], zd[N];
+    static float fc[N], fd[N];
     for (int dev = 1; dev <= (expect_devices > 0 ? expect_devices : 1); dev++) {
         for (int i = 0; i < N; i++) {
             xi[i] = i * 37 - 9000;
@@ -873,6 +912,7 @@ TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
             md[i] = mdd[i] = vd[i] = vdd[i] = i * 0.25;
             cf[i] = df[i] = (float)i * 0.75f;
             cl[i] = dl[i] = 0;
+            xn[i] = (i - 300) * 0.25;   /* halves (rounded away from 0, or to even) and quarters */
         }
         DAG_DATADEPS {   /* on the CPU */
             dag_spawn(DAG_LAUNCH(c_abs, N), In(xi, N), Out(ci, N));
@@ -882,6 +922,7 @@ TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
             dag_spawn(DAG_LAUNCH(max, N), InOut(md, N));
             dag_spawn(DAG_LAUNCH(c_words, N), Val(4), InOut(wi, N));
             dag_spawn(DAG_LAUNCH(c_wrapped, N), InOut(vd, N));
+            dag_spawn(DAG_LAUNCH(c_more_names, N), Val((int64_t)1 << 40), In(xn, N), Out(zc, N), Out(fc, N));
         }
         dag_options on = { .scope = dag_scope(.opencl.one = dev) };
         if (expect_devices <= 0) on.scope = dag_scope(.any_processor = 1);
@@ -893,6 +934,7 @@ TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
             dag_spawn_with(&on, DAG_LAUNCH(max, N), InOut(mdd, N));
             dag_spawn_with(&on, DAG_LAUNCH(c_words, N), Val(4), InOut(wd, N));
             dag_spawn_with(&on, DAG_LAUNCH(c_wrapped, N), InOut(vdd, N));
+            dag_spawn_with(&on, DAG_LAUNCH(c_more_names, N), Val((int64_t)1 << 40), In(xn, N), Out(zd, N), Out(fd, N));
         }
         CHECK_EQ_INT(dag_last_region_result(), DAG_OK);
         if (dag_last_region_result()) printf("     device %d: %s\n", dev, last_error);
@@ -904,6 +946,10 @@ TEST(kernels_mean_what_their_c_says_on_every_device_byte_for_byte) {
         CHECK(md[5] == 5 * 0.25 + 2.0 && memcmp(md, mdd, sizeof md) == 0);
         CHECK(wi[5] == 10 && memcmp(wi, wd, sizeof wi) == 0);
         CHECK(vd[5] == 5 * 0.75 && memcmp(vd, vdd, sizeof vd) == 0);
+        CHECK(zc[300] == ((int64_t)1 << 40) + 37 * 300 % 256 + INT32_MAX - 300 && memcmp(zc, zd, sizeof zc) == 0);
+        int far = 0;   /* asinh is each side's own libm: the last bits may differ */
+        for (int i = 0; i < N; i++) far += fabsf(fc[i] - fd[i]) > 1e-5f * (1 + fabsf(fc[i]));
+        CHECK_EQ_INT(far, 0);
     }
 }
 
@@ -969,6 +1015,7 @@ int main(void) {
     RUN(a_working_set_many_times_the_device_memory_cap_completes_with_every_write_kept);
     RUN(a_tile_on_a_device_takes_its_rows_packed_and_ld_gives_the_kernel_their_pitch);
     RUN(a_kernel_that_does_not_build_fails_with_the_compiler_log);
+    RUN(a_long_kernel_name_builds_and_a_long_compiler_log_is_cut_not_dropped);
     RUN(a_library_routine_stands_in_for_a_kernel_where_it_loads_and_the_text_runs_elsewhere);
     RUN(a_scope_naming_a_device_that_does_not_exist_is_a_clear_error);
     RUN(auto_placement_keeps_small_work_on_the_cpu_and_sends_heavy_work_where_it_finishes_first);
