@@ -1120,6 +1120,16 @@ static void dag__elem_put(dag_elem t, void *p, double v) {
     else DAG__BY_ELEM(t, DAG__PUT);
 #undef DAG__PUT
 }
+/* A user kernel's argument: a tile or span of elements of type t, which the spawn checks against the
+   parameter as it checks In(p) of a typed pointer, so that a kernel of doubles given an int64 array is
+   refused by name (registered data carries only its element size); complex: the size alone. */
+static dag_arg dag__typed_arg(dag_arg a, dag_elem t) {
+    int tag = 0;
+#define DAG__TAG(T, SUFFIX) tag = DAG__REF_TAG((T *)0)
+    DAG__BY_ELEM(t, DAG__TAG);
+#undef DAG__TAG
+    return dag__arg_elem(a, tag);
+}
 /* a complex element: its real part (C's conversion; the operations that would lose the imaginary part
    refuse complex arrays) */
 static double dag__elem_get(dag_elem t, const void *p) {
@@ -1555,7 +1565,8 @@ static dag_result dag__map_tiles(const dag_task_desc *kernel, dag_array *in, dag
             const dag_options *o = dag__tile_where(&where, i, t / out->mt);
             dag_access out_mode = in == out || out->base ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT;   /* in place, or a view's part */
             if (in_ld == r && out_ld == r) {   /* contiguous tiles: one launch over the tile */
-                dag_arg args[3] = { DAG_VAL((size_t)(r * c)), In(in->handle[t]), dag_arg_data(out_mode, out->handle[t]) };
+                dag_arg args[3] = { DAG_VAL((size_t)(r * c)), dag__typed_arg(In(in->handle[t]), in->type),
+                                    dag__typed_arg(dag_arg_data(out_mode, out->handle[t]), out->type) };
                 dag_spawn_desc(kernel, args, 3, o);
                 continue;
             }
@@ -1565,10 +1576,12 @@ static dag_result dag__map_tiles(const dag_task_desc *kernel, dag_array *in, dag
             if (dag__ranks()) owner.scope.rank = DAG_RANK(dag__tile_rank(out, i, t / out->mt));
             for (int64_t col = 0; col < c; col++) {
                 dag_arg args[3] = { DAG_VAL((size_t)r),
-                                    dag_arg_span(DAG_ACCESS_IN, (char *)in->tile[t] + (size_t)(col * in_ld) * in->elem,
-                                                 (size_t)r, in->elem),
-                                    dag_arg_span(out_mode, (char *)out->tile[t] + (size_t)(col * out_ld) * out->elem,
-                                                 (size_t)r, out->elem) };
+                                    dag__typed_arg(dag_arg_span(DAG_ACCESS_IN, (char *)in->tile[t] +
+                                                                (size_t)(col * in_ld) * in->elem, (size_t)r, in->elem),
+                                                   in->type),
+                                    dag__typed_arg(dag_arg_span(out_mode, (char *)out->tile[t] +
+                                                                (size_t)(col * out_ld) * out->elem, (size_t)r, out->elem),
+                                                   out->type) };
                 dag_spawn_desc(kernel, args, 3, &owner);
             }
         }
@@ -3644,7 +3657,8 @@ static dag_array *dag__kernel_reduce_columns(const dag_task_desc *reduce, dag_ar
     DAG_DATADEPS {
         for (int64_t c = 0; out && c < cols->nt; c++)
             for (int64_t i = 0; i < cols->mt; i++) {
-                dag_arg args[3] = { DAG_VAL((size_t)DAG__R(cols, i)), In(DAG__H(cols, i, c)), InOut(DAG__H(out, i, 0)) };
+                dag_arg args[3] = { DAG_VAL((size_t)DAG__R(cols, i)), dag__typed_arg(In(DAG__H(cols, i, c)), cols->type),
+                                    dag__typed_arg(InOut(DAG__H(out, i, 0)), out->type) };
                 dag_options o = dag__named(dag__tile_where(&where, i, 0), "reduce");
                 dag_spawn_desc(reduce, args, 3, &o);
             }
@@ -3733,8 +3747,8 @@ static dag_result dag__map_n_tiles(const dag_task_desc *kernel, dag_array *out, 
         for (int64_t t = 0; ok && t < o->mt * o->nt; t++) {
             dag_arg args[6];
             args[0] = DAG_VAL((size_t)(DAG__R(o, t % o->mt) * DAG__C(o, t / o->mt)));
-            for (int k = 0; k < n; k++) args[1 + k] = In(x[k]->handle[t]);
-            args[1 + n] = dag_arg_data(read_out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT, o->handle[t]);
+            for (int k = 0; k < n; k++) args[1 + k] = dag__typed_arg(In(x[k]->handle[t]), x[k]->type);
+            args[1 + n] = dag__typed_arg(dag_arg_data(read_out ? DAG_ACCESS_INOUT : DAG_ACCESS_OUT, o->handle[t]), o->type);
             dag_options named = dag__named(dag__tile_where(&where, t % o->mt, t / o->mt), kernel->name);
             dag_spawn_desc(kernel, args, n + 2, &named);
         }
@@ -5358,7 +5372,8 @@ static void dag__stencil_launch(const dag__stencil *s, const dag__array_where *w
     int64_t r = dag__tile_rows(d, ti), c = dag__tile_cols(d, tj);
     dag_arg args[7] = { DAG_VAL((size_t)(r * c)), DAG_VAL((long)r), DAG_VAL((long)(r + 2 * s->dims.radius[0])),
                         DAG_VAL((long)(ti * d->brows)), DAG_VAL((long)(tj * d->bcols)),
-                        dag_arg_data(DAG_ACCESS_IN, padded), dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]) };
+                        dag__typed_arg(dag_arg_data(DAG_ACCESS_IN, padded), d->type),
+                        dag__typed_arg(dag_arg_data(DAG_ACCESS_OUT, d->handle[ti + tj * d->mt]), d->type) };
     dag_spawn_desc(s->kernel, args, 7, dag__tile_where(where, ti, tj));
 }
 

@@ -2047,11 +2047,13 @@ dag_table *dag_table_map_kernel_desc(dag_table *t, const dag_task_desc *kernel, 
     }
     if (!d) return NULL;
     dag_options copy = dag__table_options("dag_table_map_kernel");
+    static const dag_elem elem_of[] = { (dag_elem)0, DAG_I32, DAG_I64, DAG_F32, DAG_F64 };   /* (the kernel's check) */
     DAG_DATADEPS {
         for (int64_t p = 0; p < d->nparts; p++) {
             const dag__table_chunk *src = t->chunk[p * t->ncols + c_in], *dst = d->chunk[p * d->ncols + place];
             if (!src->rows) continue;
-            dag_arg args[3] = { DAG_VAL((size_t)src->rows), In(src->values_h), Out(dst->values_h) };
+            dag_arg args[3] = { DAG_VAL((size_t)src->rows), dag__typed_arg(In(src->values_h), elem_of[t->types[c_in]]),
+                                dag__typed_arg(Out(dst->values_h), elem_of[out_type]) };
             dag_spawn_desc(kernel, args, 3, NULL);
             dag_spawn_with(&copy, dag__table_copy_bytes, In(src->valid_h), Out(dst->valid_h), Val((int64_t)0),
                            Val(dag__table_valid_bytes(src->rows)));

@@ -242,6 +242,9 @@ TEST(a_user_task_on_a_tile_orders_with_the_array_operations) {
 DAG_KERNEL(square, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] = x[DAG_INDEX()] * x[DAG_INDEX()];
 )
+DAG_KERNEL(square_i64, ((DAG_GLOBAL const int64_t *, x), (DAG_GLOBAL int64_t *, y)),
+    y[DAG_INDEX()] = x[DAG_INDEX()] * x[DAG_INDEX()];
+)
 
 TEST(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing) {
     enum { R = 29, C = 31 };
@@ -285,7 +288,17 @@ TEST(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing) {
     last_error[0] = 0;
     CHECK_EQ_INT(dag_array_add(X, Ai, Z), DAG_ERR_INVALID_ARGUMENT);   /* mixed types */
     CHECK(strstr(last_error, "one element type, shape and tiling") != NULL);
+    /* a kernel of doubles given int64 elements is refused by name, as In() of an int64_t * would be (it read
+       their bits as doubles and said DAG_OK); one of int64_t takes them */
+    dag_array *I = dag_array_fill(DAG_I64, R, C, dag_blocks(8, 8), 3), *J = dag_array_zeros(DAG_I64, R, C, dag_blocks(8, 8));
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_map(square, I, J), DAG_ERR_ARG_TYPE);
+    CHECK(strstr(last_error, "spawns in this region failed") != NULL);   /* after the spawn's words (the parameter's type) */
+    CHECK_EQ_INT(dag_array_map(square_i64, I, J), DAG_OK);
+    double got = 0;
+    CHECK(dag_array_get(J, R - 1, C - 1, &got) == DAG_OK && got == 9);
     dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(Ai), dag_array_free(F);
+    dag_array_free(I), dag_array_free(J);
 }
 
 TEST(reductions_match_a_plain_loop_and_the_tree_covers_every_tile) {

@@ -971,6 +971,9 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     dag_array_free(a);
     AGREE();
 }
+DAG_KERNEL(halve_f64, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
+    y[DAG_INDEX()] = x[DAG_INDEX()] * 0.5;
+)
 TEST(bad_arguments_are_refused_by_name) {
     host_table h;
     make_table(&h, 10, 5);
@@ -984,6 +987,10 @@ TEST(bad_arguments_are_refused_by_name) {
           (dag_rank() || strstr(LAST_ERROR, "cannot be equal")));
     CHECK(dag_table_read_csv("/nonexistent/x.csv", NULL) == NULL && (dag_rank() || strstr(LAST_ERROR, "could not open")));
     CHECK(dag_table_values(t, 99, 0).id == 0 && dag_table_repartition(t, 0) == NULL);
+    /* a kernel of doubles on a column of int64: refused (it read their bits as doubles) */
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_map_kernel(t, halve_f64, "w", "y", DAG_TABLE_F64) == NULL);
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);   /* (the spawn's words are logged before the region's) */
     dag_table_free(t);
     free_table(&h);
     AGREE();
