@@ -1315,11 +1315,14 @@ static dag_result dag__host_copy_tiles(dag_array *a, void *host, dag_layout layo
     if (where.status) return where.status;
     /* this rank's host matrix takes part: only there do its memory, layout and ld mean something */
     bool here = rank < 0 || rank == dag_rank();
-    bool bad_shape = a && here && ((layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) ||
-                                   ld < (layout == DAG_COL_MAJOR ? a->rows : a->cols));
+    int64_t inner = a ? (layout == DAG_COL_MAJOR ? a->rows : a->cols) : 0, outer = a ? a->rows + a->cols - inner : 0;
+    /* (an ld whose last element's offset would not fit in a pointer's range: the copies overflowed it) */
+    bool past_memory = outer > 1 && ld > (int64_t)(PTRDIFF_MAX / (ptrdiff_t)a->elem - inner) / (outer - 1);
+    bool bad_shape = a && here && ((layout != DAG_COL_MAJOR && layout != DAG_ROW_MAJOR) || ld < inner || past_memory);
     if (!a || rank >= dag_num_ranks() || (here && (!host || bad_shape))) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s (layout %d, ld %lld, rank %d of %d)", who,
                 !a ? "no array" : rank >= dag_num_ranks() ? "no such rank" : !host ? "no host memory"
+                : past_memory ? "a leading dimension so large the matrix would not fit in memory"
                 : "a bad layout or a leading dimension under the array's", (int)layout, (long long)ld, rank,
                 dag_num_ranks());
         /* over ranks a rank's own mistake must not keep it out of the collective spawns: its copies fail there */

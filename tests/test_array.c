@@ -217,6 +217,17 @@ TEST(bad_arguments_are_refused_with_a_message) {
     CHECK_EQ_INT(dag_array_potrf(r), DAG_ERR_INVALID_ARGUMENT);   /* not square */
     double out[10];
     CHECK_EQ_INT(dag_array_collect(r, out, DAG_COL_MAJOR, 3), DAG_ERR_INVALID_ARGUMENT);   /* ld under the rows */
+    /* an ld whose offsets overflow: the copies wrote before the caller's buffer */
+    double two[4] = { 1, 2, 3, 4 };
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_array_get_slice(r, 0, 2, 0, 2, two, INT64_MAX), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "would not fit in memory") != NULL);
+    CHECK_EQ_INT(dag_array_put_slice(r, 0, 2, 0, 2, two, INT64_MAX / 4), DAG_ERR_INVALID_ARGUMENT);
+    CHECK_EQ_INT(dag_array_collect(r, out, DAG_ROW_MAJOR, INT64_MAX / 8), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_array_from_host(DAG_F64, 2, 2, dag_blocks(2, 2), two, DAG_COL_MAJOR, INT64_MAX / 4) == NULL);
+    CHECK(two[0] == 1 && two[3] == 4);
+    CHECK_EQ_INT(dag_array_get_slice(r, 0, 2, 0, 2, two, 2), DAG_OK);   /* and a right one still works */
+    CHECK(two[0] == 0 && two[3] == 0);
     CHECK_EQ_INT(dag_array_tile(r, 5, 0).id, 0);
     dag_array *f = dag_array_zeros(DAG_F32, 4, 4, dag_blocks(2, 2));
     dag_array *i32 = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
