@@ -498,7 +498,7 @@ typedef struct dag_scope {
 } dag_scope;
 #define dag_scope(...) ((dag_scope){__VA_ARGS__})
 /* For code that spreads work over what a scope allows (dag_array.h does):
-   the part of `scope` that names `backend`'s devices (NULL for DAG_CPU),
+   the part of `scope` that names `backend`'s devices (NULL for DAG_CPU or no scope),
    whether device n (1-based) is in such a part, and whether the scope lets
    tasks run on the CPU's workers (a scope that names only devices does not). */
 dag_device_scope *dag_scope_part(const dag_scope *scope, dag_backend backend);
@@ -2408,7 +2408,7 @@ static void dag__vlog(dag_log_level level, int item, const char *fmt, va_list ap
     int most = to.level ? to.level : to.logger.func ? DAG_LOG_INFO : DAG_LOG_WARN;   /* the least severe delivered */
     if ((int)level > most) return;
     char buf[1024];
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    int n = fmt ? vsnprintf(buf, sizeof buf, fmt, ap) : snprintf(buf, sizeof buf, "(dag_log with no message)");
     if (n >= (int)sizeof buf) memcpy(buf + sizeof buf - 4, "...", 4);   /* cut, and said to be */
     for (char *c = buf; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';   /* one line, as the logger is promised (a name or dag_fail's words) */
@@ -4945,6 +4945,7 @@ static void dag__access(dag__spawn_state *st, dag__domain *d, const dag__span *s
 /* >>scope queries. A backend's part of a scope: one switch made from the list. */
 #define DAG__SCOPE_CASE(e, field, ...) case e: return (dag_device_scope *)&s->field;
 dag_device_scope *dag_scope_part(const dag_scope *s, dag_backend b) {
+    if (!s) return NULL;
     switch (b) {
     DAG__DEVICE_BACKENDS(DAG__SCOPE_CASE)
     default: return NULL;

@@ -1118,6 +1118,17 @@ TEST(zero_and_failed_handles_answer_without_crashing) {
     dag_wait_all();
 }
 
+/* NULL where a pointer is expected by the query and the logging calls: answered, not dereferenced */
+TEST(a_null_scope_or_log_message_is_answered_not_dereferenced) {
+    CHECK(dag_scope_part(NULL, DAG_OPENCL) == NULL);
+    dag_scope s = dag_scope(.opencl.one = 2);
+    CHECK(dag_scope_part(&s, DAG_OPENCL) && dag_scope_part(&s, DAG_OPENCL)->one == 2);
+    int mark = log_mark();
+    dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, NULL);
+    CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(logged_text_since(mark, "no message"));
+}
+
 /* ------------------------------------------------------------------------ */
 /* scopes                                                                   */
 /* ------------------------------------------------------------------------ */
@@ -1694,6 +1705,7 @@ int main(int argc, char **argv) {
     RUN(ld_naming_no_span_of_the_task_is_refused_with_a_message);
     RUN(an_unknown_data_handle_is_rejected);
     RUN(zero_and_failed_handles_answer_without_crashing);
+    RUN(a_null_scope_or_log_message_is_answered_not_dereferenced);
     RUN(a_scope_no_worker_satisfies_is_rejected);
     RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
     RUN(an_options_block_around_a_failed_region_reports_that_failure);
