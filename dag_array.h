@@ -3291,7 +3291,8 @@ dag_elem dag_array_type(const dag_array *a) { return a ? a->type : (dag_elem)0; 
 /* n x 1 in tiles of block rows (auto: block 0), dealt over every rank (a grid of ranks x 1) */
 static dag_blocks dag__vector_blocks(int64_t block) {
     int ranks = dag_num_ranks();
-    dag_blocks b = { block > 0 ? block : -1, block > 0 ? 1 : -1, ranks > 1 ? ranks : 0, ranks > 1 ? 1 : 0 };
+    /* (a negative block stays negative: the constructor refuses it by name, where 0 asks for dag_blocks_auto's) */
+    dag_blocks b = { block ? block : -1, block ? 1 : -1, ranks > 1 ? ranks : 0, ranks > 1 ? 1 : 0 };
     return b;
 }
 static dag_array *dag__as_vector(dag_array *a) {

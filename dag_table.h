@@ -1768,8 +1768,9 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
     memset(&csv, 0, sizeof csv);
     csv.path = path;
     csv.delim = o->delimiter ? o->delimiter : ',';
-    if (csv.delim == '"' || csv.delim == '\n' || csv.delim == '\r') {
-        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: a quote or a line end cannot be the delimiter");
+    if (csv.delim == '"' || csv.delim == '\n' || csv.delim == '\r' || o->chunk_bytes < 0) {
+        dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_read_csv: %s", o->chunk_bytes < 0
+                ? "chunk_bytes is negative (0 for the default)" : "a quote or a line end cannot be the delimiter");
         return NULL;
     }
     csv.header = !o->no_header;
@@ -1919,6 +1920,12 @@ static bool dag__table_map_strings(const dag__table_mapping *m, const dag_table_
             if (!dag__builder_reserve_chars(into, c, again ? len + 1 : 64)) return false;
             room = into->chars_cap[c] - into->nchars[c] - 1;   /* (one byte more, for a NUL) */
             len = m->string_fn(v, i, into->cols[c].chars + into->nchars[c], room, m->user);
+            if (len < -1 || len == INT64_MAX) {   /* (INT64_MAX: no room could be made for it) */
+                dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: row %lld: the function returned %lld (a length "
+                         "from 0 to the room given, or -1 for a missing value)", (long long)(v->first_row + i),
+                         (long long)len);
+                return false;
+            }
         }
         if (len > room) {
             dag_fail(DAG_ERR_INVALID_ARGUMENT, "dag_table_map_string: row %lld: a longer string when given room for it",
@@ -1959,10 +1966,8 @@ static int *dag__table_with_new(const dag_table *t, const char *const *names, in
     if (!from) return NULL;
     for (int c = 0; c < t->ncols; c++) from[c] = c;
     *ncols = t->ncols;
-    for (int k = 0; k < num_new; k++) {
+    for (int k = 0; k < num_new; k++) {   /* (their names differ: dag_table_map checks) */
         int c = dag_table_column_index(t, names[k]);
-        for (int j = 0; j < k && c < 0; j++)
-            if (!strcmp(names[j], names[k])) c = place[j];
         place[k] = c >= 0 ? c : (*ncols)++;
         from[place[k]] = -1;
     }
@@ -1998,6 +2003,13 @@ dag_table *dag_table_map(dag_table *t, dag_table_map_fn fn, void *user, const da
                 "and a type of numbers (int32, int64, float, double; dag_table_map_string makes strings)");
         return NULL;
     }
+    for (int k = 0; k < num_new; k++)
+        for (int j = 0; j < k; j++)
+            if (!strcmp(new_columns[j].name, new_columns[k].name)) {   /* (one of the two would be lost) */
+                dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_map: new column '%s' named twice",
+                        new_columns[k].name);
+                return NULL;
+            }
     dag__table_mapping m = { t, fn, NULL, user, NULL, 0 };
     return dag__table_map_run(t, &m, new_columns, num_new);
 }

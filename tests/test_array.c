@@ -229,6 +229,11 @@ TEST(bad_arguments_are_refused_with_a_message) {
     CHECK_EQ_INT(dag_array_get_slice(r, 0, 2, 0, 2, two, 2), DAG_OK);   /* and a right one still works */
     CHECK(two[0] == 0 && two[3] == 0);
     CHECK_EQ_INT(dag_array_tile(r, 5, 0).id, 0);
+    last_error[0] = 0;
+    CHECK(dag_vector_zeros(DAG_F64, 10, -3) == NULL && strstr(last_error, "sizes must be positive"));   /* (0: auto) */
+    dag_array *v0 = dag_vector_zeros(DAG_F64, 10, 0);
+    CHECK(v0 != NULL);
+    dag_array_free(v0);
     dag_array *f = dag_array_zeros(DAG_F32, 4, 4, dag_blocks(2, 2));
     dag_array *i32 = dag_array_zeros(DAG_I32, 4, 4, dag_blocks(2, 2));
     CHECK_EQ_INT(dag_array_potrf(i32), DAG_ERR_INVALID_ARGUMENT);   /* integers have no linear algebra */

@@ -971,6 +971,13 @@ TEST(a_task_on_a_chunk_orders_with_the_table_operations_and_an_array_becomes_a_t
     dag_array_free(a);
     AGREE();
 }
+static int64_t length_given(const dag_table_view *in, int64_t row, char *buf, int64_t size, void *user) {
+    (void)in, (void)row, (void)buf, (void)size;
+    return *(const int64_t *)user;
+}
+static void two_columns(const dag_table_view *in, dag_table_column *out, int num_out, void *user) {
+    (void)in, (void)out, (void)num_out, (void)user;
+}
 DAG_KERNEL(halve_f64, ((DAG_GLOBAL const double *, x), (DAG_GLOBAL double *, y)),
     y[DAG_INDEX()] = x[DAG_INDEX()] * 0.5;
 )
@@ -991,6 +998,19 @@ TEST(bad_arguments_are_refused_by_name) {
     LAST_ERROR[0] = 0;
     CHECK(dag_table_map_kernel(t, halve_f64, "w", "y", DAG_TABLE_F64) == NULL);
     CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);   /* (the spawn's words are logged before the region's) */
+    /* a string function's length past its room's range, or under -1; two new columns of one name; a negative
+       chunk size: refused by name, where the overflow was undefined and the others were silently taken */
+    int64_t lengths[2] = { INT64_MAX, -5 };
+    for (int k = 0; k < 2; k++) {
+        LAST_ERROR[0] = 0;
+        CHECK(dag_table_map_string(t, length_given, &lengths[k], "s") == NULL);
+    }
+    dag_table_new_column twice[2] = { { "n", DAG_TABLE_F64 }, { "n", DAG_TABLE_F64 } };
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_map(t, two_columns, NULL, twice, 2) == NULL && (dag_rank() || strstr(LAST_ERROR, "named twice")));
+    dag_table_csv_options negative = { 0, 0, NULL, 0, -5 };
+    LAST_ERROR[0] = 0;
+    CHECK(dag_table_read_csv("/nonexistent/x.csv", &negative) == NULL && (dag_rank() || strstr(LAST_ERROR, "chunk_bytes")));
     dag_table_free(t);
     free_table(&h);
     AGREE();
