@@ -1643,6 +1643,9 @@ using std::atomic_signal_fence;
 #include <stdio.h>
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>    /* (a Val's conversion into its parameter: the ranges) */
+#include <limits.h>
+#include <math.h>     /* (INFINITY) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -3148,6 +3151,14 @@ static int dag__tag_class(int tag) {
     }
 }
 
+static size_t dag__tag_bytes(int tag) {
+    switch (tag) {
+#define DAG__TAG_BYTES(T, n) case n: return sizeof(T);
+    DAG__TYPE_TAGS(DAG__TAG_BYTES)
+#undef DAG__TAG_BYTES
+    default: return 0;
+    }
+}
 static void dag__load_scalar(int tag, const void *p, dag__scalar *s) {
     int cls = dag__tag_class(tag);
     s->i = 0;
@@ -3167,11 +3178,38 @@ static void dag__load_scalar(int tag, const void *p, dag__scalar *s) {
     }
 }
 
+/* A floating value for an integer of `bytes` of class cls (not bool), as C would convert one in range:
+   outside, C leaves it undefined, and here it is clamped to the range (NaN: 0), as dag_array's integer
+   stores do. Returns the bound it stopped at (*clamped), or false: in range, convert it. */
+static bool dag__clamp_to_int(long double f, int cls, size_t bytes, long double *clamped) {   /* (bytes: 1, 2, 4 or 8) */
+    long double hi = bytes == 1 ? (cls == DAG__UNSIGNED ? UCHAR_MAX : SCHAR_MAX)
+                   : bytes == 2 ? (cls == DAG__UNSIGNED ? USHRT_MAX : SHRT_MAX)
+                   : bytes == 4 ? (cls == DAG__UNSIGNED ? (long double)UINT_MAX : (long double)INT_MAX)
+                                : (cls == DAG__UNSIGNED ? (long double)ULLONG_MAX : (long double)LLONG_MAX);
+    long double lo = cls == DAG__UNSIGNED ? 0 : -hi - 1;
+    *clamped = f != f ? 0 : f <= lo ? lo : f >= hi ? hi : f;
+    return f != f || f <= lo || f >= hi;
+}
 static void dag__store_scalar(int tag, void *p, int from_class, const dag__scalar *s) {
+    long double f = s->f;
+    int to_class = dag__tag_class(tag);
+    if (from_class == DAG__FLOATING && to_class != DAG__FLOATING && tag != 1 && dag__clamp_to_int(f, to_class, dag__tag_bytes(tag), &f)) {
+        dag__scalar bound;   /* as an integer: a long double may hold ULLONG_MAX or LLONG_MAX only rounded up */
+        bool wide = dag__tag_bytes(tag) >= sizeof(long long);
+        if (to_class == DAG__UNSIGNED) bound.u = f <= 0 ? 0 : wide ? ULLONG_MAX : (unsigned long long)f;
+        else bound.i = f == 0 ? 0 : !wide ? (long long)f : f < 0 ? LLONG_MIN : LLONG_MAX;
+        dag__store_scalar(tag, p, to_class, &bound);
+        return;
+    }
+    if (from_class == DAG__FLOATING && to_class == DAG__FLOATING && f == f) {   /* past the target's range: its infinity */
+        long double most = dag__tag_bytes(tag) == sizeof(float) ? FLT_MAX : dag__tag_bytes(tag) == sizeof(double) ? DBL_MAX : LDBL_MAX;
+        if (f > most) f = (long double)INFINITY;
+        if (f < -most) f = -(long double)INFINITY;
+    }
     switch (tag) {
 #define DAG__STORE(T, n) \
     case n: { \
-        T v = from_class == DAG__FLOATING ? (T)s->f : from_class == DAG__UNSIGNED ? (T)s->u : (T)s->i; \
+        T v = from_class == DAG__FLOATING ? (T)f : from_class == DAG__UNSIGNED ? (T)s->u : (T)s->i; \
         memcpy(p, &v, sizeof v); \
         break; \
     }
@@ -5868,14 +5906,6 @@ enum { DAG__KIND_UNKNOWN, DAG__KIND_INTEGER, DAG__KIND_FLOATING, DAG__KIND_OTHER
 static int dag__tag_kind(int tag) {
     return !tag ? DAG__KIND_UNKNOWN : tag <= 12 ? DAG__KIND_INTEGER : tag <= 15 ? DAG__KIND_FLOATING
          : tag == DAG__TAG_OTHER ? DAG__KIND_OTHER : DAG__KIND_VOID;
-}
-static size_t dag__tag_bytes(int tag) {
-    switch (tag) {
-#define DAG__TAG_BYTES(T, n) case n: return sizeof(T);
-    DAG__TYPE_TAGS(DAG__TAG_BYTES)
-#undef DAG__TAG_BYTES
-    default: return 0;
-    }
 }
 static const char *dag__tag_name(int tag) {
     switch (tag) {

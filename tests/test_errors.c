@@ -14,6 +14,8 @@
 #include "dag.h"
 #include "test.h"
 
+#include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -1118,6 +1120,31 @@ TEST(zero_and_failed_handles_answer_without_crashing) {
     dag_wait_all();
 }
 
+/* A floating Val or Fut outside an integer parameter's range: C leaves the conversion undefined (UBSan
+   said so); it is clamped to the range, NaN gives 0, and a double past a float's range is its infinity. */
+DAG_TASK(long long, ranges_seen, (int, i), (unsigned char, u8), (long long, ll), (unsigned long long, ull), (float, f),
+         (short, sh)) {
+    return (i == INT_MAX) + 2 * (u8 == 0) + 4 * (ll == LLONG_MIN) + 8 * (ull == ULLONG_MAX) + 16 * (f == (float)INFINITY) +
+           32 * (sh == 0);
+}
+DAG_TASK(double, make_double, (double, x)) { return x; }
+TEST(a_floating_value_outside_an_integer_parameter_is_clamped_not_undefined) {
+    long long seen = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(ranges_seen, Val(1e300), Val(-1.0), Val(-1e300), Val(1e300), Val(1e300), Val(NAN)),
+                           &seen), DAG_OK);
+    CHECK_EQ_INT(seen, 63);
+    DAG_DATADEPS {   /* through Fut too: a result converted when its consumer is made ready */
+        dag_task big = dag_spawn(make_double, Val(3e9)), nan = dag_spawn(make_double, Val(NAN));
+        dag_task t = dag_spawn(ranges_seen, Fut(big), Fut(nan), Val(-1e19), Val(2e19), Val(-1e39), Val(0.0));
+        seen = 0;
+        dag_fetch(t, &seen);
+    }
+    CHECK_EQ_INT(seen, 63 - 16);   /* (-1e39 is float's negative infinity) */
+    int in_range = 0;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(return_int, Val(-2147483647.9)), &in_range), DAG_OK);   /* in range: C's truncation */
+    CHECK_EQ_INT(in_range, -2147483647);
+}
+
 /* NULL where a pointer is expected by the query and the logging calls: answered, not dereferenced */
 TEST(a_null_scope_or_log_message_is_answered_not_dereferenced) {
     CHECK(dag_scope_part(NULL, DAG_OPENCL) == NULL);
@@ -1706,6 +1733,7 @@ int main(int argc, char **argv) {
     RUN(an_unknown_data_handle_is_rejected);
     RUN(zero_and_failed_handles_answer_without_crashing);
     RUN(a_null_scope_or_log_message_is_answered_not_dereferenced);
+    RUN(a_floating_value_outside_an_integer_parameter_is_clamped_not_undefined);
     RUN(a_scope_no_worker_satisfies_is_rejected);
     RUN(leaving_a_block_by_goto_is_reported_by_the_enclosing_region_end);
     RUN(an_options_block_around_a_failed_region_reports_that_failure);
