@@ -412,7 +412,7 @@ extern "C" {
     X(DAG_ERR_INVALID_ARGUMENT, "invalid argument") \
     X(DAG_ERR_KERNEL_BUILD, "a kernel did not build (the task's message has the compiler's log)") \
     X(DAG_ERR_DEVICE, "a device operation failed") \
-    X(DAG_ERR_IO, "could not write the file") \
+    X(DAG_ERR_IO, "a file could not be read or written") \
     X(DAG_ERR_NOT_POSITIVE_DEFINITE, "the matrix is not positive definite (the message names the tile and column)") \
     X(DAG_ERR_WAIT_CYCLE, "a wait that can never end: the task waited for needs the waiting task to finish first") \
     X(DAG_ERR_CANCELLED, "the task was cancelled (dag_cancel, dag_region_cancel or dag_cancel_siblings)") \

@@ -1347,9 +1347,13 @@ static void dag__devices_setup(const uint64_t allowed[DAG_BACKEND_COUNT], const 
         if (n < 0) n = 0;
         int added = n > 0 ? dag__devices_add(b, *o, n, allowed[b]) : 0;
         dag__g.backend_ok[b] = added > 0;
-        if (n > 0 && added < n && spec) {
+        if (n > 0 && added < n && spec) {   /* (the backend's "device 1" is its own first; dag.h numbers what is left) */
             size_t len = strlen(why);
-            snprintf(why + len, sizeof why - len, "; %s=%s leaves %d of %d", from, spec, added, n);
+            int first = added ? dag__dv.devs[dag__dv.num - added].native + 1 : 0;
+            snprintf(why + len, sizeof why - len, "; %s=%s leaves %d of %d%s", from, spec, added, n,
+                     first > 1 ? ", numbered from 1 again" : "");
+            if (first > 1 && (len = strlen(why)) < sizeof why)
+                snprintf(why + len, sizeof why - len, " (device 1 is the backend's %d)", first);
         }
         snprintf(dag__g.backend_status[b], sizeof dag__g.backend_status[b], "%s: %s%s", dag__backend_name[b],
                  added > 0 ? "" : "unavailable: ", why);

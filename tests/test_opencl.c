@@ -155,6 +155,7 @@ TEST(dag_devices_chooses_the_devices_a_program_may_use) {
     dag_trace_enable(1);
     CHECK_EQ_INT(dag_device_count(DAG_OPENCL), 1);
     CHECK(strstr(dag_backend_status(DAG_OPENCL), "DAG_DEVICES=opencl:2 leaves 1 of") != NULL);
+    CHECK(strstr(dag_backend_status(DAG_OPENCL), "device 1 is the backend's 2") != NULL);   /* (its "device 1" is its own) */
     printf("     %s\n", dag_backend_status(DAG_OPENCL));
     memset(y, 0, sizeof y);
     dag_task t = dag_spawn_with(&(dag_options){ .scope = dag_scope(.opencl.one = 1) }, DAG_LAUNCH(add_one, 10), InOut(y, 10));
