@@ -3429,10 +3429,13 @@ dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const 
         return NULL;
     }
     nr = rows ? nr : a->rows, nc = cols ? nc : a->cols;
-    dag__index_run *rr = (dag__index_run *)DAG_MALLOC(sizeof *rr * (size_t)(rows ? nr : 1));
-    dag__index_run *cr = (dag__index_run *)DAG_MALLOC(sizeof *cr * (size_t)(cols ? nc : 1));
+    dag__index_run *rr = (dag__index_run *)dag__array_zalloc((size_t)(rows ? nr : 1), sizeof *rr);   /* (NULL if it overflows) */
+    dag__index_run *cr = (dag__index_run *)dag__array_zalloc((size_t)(cols ? nc : 1), sizeof *cr);
     int64_t nrr = rr ? dag__index_runs(rows, nr, a->rows, rr, "rows") : -1;
     int64_t ncr = cr && nrr >= 0 ? dag__index_runs(cols, nc, a->cols, cr, "cols") : -1;
+    if (!rr || !cr)
+        dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array_index: no memory for %lld x %lld indices", (long long)nr,
+                (long long)nc);
     dag_array *out = ncr < 0 ? NULL : dag_array_undef(a->type, nr, nc, dag__tiling_of(a));
     if (out) {
         dag__rect base = dag__rect_of(a);

@@ -138,7 +138,7 @@ dag_table *dag_table_read_csv(const char *path, const dag_table_csv_options *opt
 dag_result dag_table_write_csv(dag_table *t, const char *path);
 dag_result dag_table_write_csv_with(dag_table *t, const char *path, const dag_table_csv_options *options);
 /* The whole table into columns allocated here (on every rank, over MPI):
-   *columns gets num_columns of them, each with values, valid, and chars
+   *columns gets num_columns of them (NULL on failure), each with values, valid, and chars
    for strings; free them with dag_table_columns_free. collect_to: on
    `rank` alone (the others get NULL, and nothing moves to them). */
 dag_result dag_table_collect(dag_table *t, dag_table_column **columns);
@@ -1223,6 +1223,7 @@ static void dag__table_collect_column(const dag_table *t, int c, const dag_data 
 /* rank < 0: every rank */
 static dag_result dag__table_collect(dag_table *t, int rank, dag_table_column **columns, const char *who) {
     dag__wait_spawned();
+    if (columns) *columns = NULL;   /* (what a failure leaves, as dag_array_svd's outputs) */
     if (!t || !columns || rank >= dag_num_ranks()) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "%s: %s", who, !t ? "the table is NULL" : !columns ? "columns is NULL" : "no such rank");
         return DAG_ERR_INVALID_ARGUMENT;
@@ -1255,7 +1256,6 @@ static dag_result dag__table_collect(dag_table *t, int rank, dag_table_column **
     DAG_FREE(h);
     if (r != DAG_OK || !mine) {
         dag_table_columns_free(out, t->ncols);
-        if (!mine) *columns = NULL;
         return r;
     }
     *columns = out;
