@@ -763,7 +763,9 @@ static dag_array *dag__array_new(dag_elem type, int64_t rows, int64_t cols, dag_
             }
         }
     if (failed) {
-        if (unregistered >= 0)
+        if (unregistered >= 0 && !dag_is_setup())   /* (dag.h said so once a thread: each later array's words say it again) */
+            dag_log(DAG_LOG_ERROR, DAG_ERR_SHUT_DOWN, "dag_array: no array while dag.h is shut down (dag_setup first)");
+        else if (unregistered >= 0)
             dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_array: tile %lld of its %lld (%lld x %lld in tiles of "
                     "%lld x %lld) could not be registered (the error before this says why)", (long long)unregistered,
                     (long long)(a->mt * a->nt), (long long)rows, (long long)cols, (long long)a->brows,

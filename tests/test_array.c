@@ -1111,6 +1111,8 @@ TEST(an_array_of_an_earlier_set_up_is_refused_by_name_and_freed_without_a_word) 
     dag_array *old = dag_array_ones(DAG_F64, 6, 6, dag_blocks(3, 3));
     dag_data stale = dag_data_register((double[4]){ 0 }, 4, sizeof(double));
     dag_shutdown();
+    last_error[0] = 0;   /* no array while shut down, said as such (it said "out of memory") */
+    CHECK(dag_array_zeros(DAG_F64, 4, 4, dag_blocks(2, 2)) == NULL && strstr(last_error, "shut down"));
     dag_setup(&(dag_desc){ .num_threads = 2, .logger = { counting_logger, NULL } });
     dag_array *fresh = dag_array_ones(DAG_F64, 6, 6, dag_blocks(3, 3));
     double s = -1;
