@@ -834,12 +834,6 @@ void *dag_data_pointer(dag_data data);
 static inline bool dag__data_earlier_setup(dag_data h) {
     return (h.id >> 32) && DAG__CAST(uint32_t, h.id >> 32) < __atomic_load_n(&dag__data_gen_floor, __ATOMIC_RELAXED);
 }
-/* A span a layer (dag_array.h, dag_table.h) registered for an object of its own, let go with the object
-   (discarded: what devices hold of it is dropped where it is): nothing for none, nor for one of an earlier
-   set-up, which its dag_shutdown let go already (an array or table may outlive a set-up cycle). */
-static inline void dag__data_let_go(dag_data h, bool discard) {
-    if (h.id && !dag__data_earlier_setup(h)) (void)(discard ? dag_data_discard(h) : dag_data_unregister(h));
-}
 
 /* Many nodes (-DDAG_BACKEND_MPI, run under mpirun; see dag_backends/dag_mpi.h):
    every rank runs the same program. A span registered with _on(rank, ...)
@@ -2103,7 +2097,8 @@ typedef struct dag__trace_edge { uint64_t from, to; } dag__trace_edge;
 DAG__STATIC_ASSERT(DAG_MAX_REGISTERED >= 1 && DAG__DATA_PAGES <= 0xffffffffu / DAG__DATA_PAGE,
                "DAG_MAX_REGISTERED: from 1 to 2^32 - 1024 (a handle's index is 32 bits)");
 /* a registered span: rows runs of width bytes, stride apart (rows 1: one run) */
-typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live; } dag__data_slot;
+/* owned: an array's tile or a table's chunk (dag__data_owned), which only its object lets go of */
+typedef struct dag__data_slot { void *ptr; size_t rows, width, stride, elem; uint32_t gen, next_free; int live, owned; } dag__data_slot;
 
 /* >>state */
 typedef struct dag__state {
@@ -5451,6 +5446,7 @@ static dag_data dag__data_register_span(void *ptr, size_t rows, size_t width, si
     s->gen = s->gen >= dag__data_gen_floor ? s->gen + 1 : dag__data_gen_floor;
     if (s->gen > dag__g.data_gen_top) dag__g.data_gen_top = s->gen;
     s->live = 1;
+    s->owned = 0;
     h.id = (uint64_t)s->gen << 32 | (index + 1);
     dag__mutex_unlock(&dag__g.data_lock);
     return h;
@@ -7506,8 +7502,31 @@ static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
     dag__mutex_unlock(&dag__g.data_lock);
     return (dag_result)e;
 }
-dag_result dag_data_unregister(dag_data h) { return dag__data_unregister(h, DAG__HOME_FORGET, "dag_data_unregister"); }
-dag_result dag_data_discard(dag_data h) { return dag__data_unregister(h, DAG__HOME_DISCARD, "dag_data_discard"); }
+/* A span a layer (dag_array.h, dag_table.h) registered for an object of its own: the program's
+   dag_data_unregister and dag_data_discard refuse it (the object would be left with a dead handle), and
+   the object lets go of it (dag__data_let_go). */
+DAG__UNUSED static dag_data dag__data_owned(dag_data h) {   /* (used by the layers) */
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (s) s->owned = 1;
+    return h;
+}
+static dag_result dag__data_unregister_program(dag_data h, int how, const char *call) {
+    dag__data_slot *s = dag__data_slot_of(h);
+    if (s && s->owned)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: the handle is an array's tile or a table's chunk; it "
+                                    "goes with dag_array_free or dag_table_free", call);
+    return dag__data_unregister(h, how, call);
+}
+dag_result dag_data_unregister(dag_data h) { return dag__data_unregister_program(h, DAG__HOME_FORGET, "dag_data_unregister"); }
+dag_result dag_data_discard(dag_data h) { return dag__data_unregister_program(h, DAG__HOME_DISCARD, "dag_data_discard"); }
+/* A layer's object lets go of its span (discarded: what devices hold of it is dropped where it is): nothing
+   for none, nor for one of an earlier set-up, which its dag_shutdown let go already (an array or table may
+   outlive a set-up cycle). */
+DAG__UNUSED static void dag__data_let_go(dag_data h, bool discard) {
+    if (h.id && !dag__data_earlier_setup(h))
+        (void)dag__data_unregister(h, discard ? DAG__HOME_DISCARD : DAG__HOME_FORGET, discard ? "dag_data_discard"
+                                                                                               : "dag_data_unregister");
+}
 
 /* >>fail */
 void dag_fail(int code, const char *fmt, ...) {

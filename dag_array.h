@@ -692,13 +692,16 @@ static bool dag__grid(dag_blocks b, int *p, int *q) {
    program's memory, current after each operation. */
 static dag_data dag__tile_register(const dag_array *a, int64_t i, int64_t j, void *p, int64_t r, int64_t c,
                                    int64_t ld) {
+    dag_data h;   /* the array's own: the program may not unregister it (dag__data_owned) */
     if (dag__ranks()) {
         int owner = dag__tile_rank(a, i, j);
-        return a->ld ? dag_data_register_tile_on(owner, p, (size_t)c, (size_t)r, (size_t)ld, a->elem)
-                     : dag_data_register_resident_tile_on(owner, p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+        h = a->ld ? dag_data_register_tile_on(owner, p, (size_t)c, (size_t)r, (size_t)ld, a->elem)
+                  : dag_data_register_resident_tile_on(owner, p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+    } else {
+        h = a->ld ? dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem)
+                  : dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
     }
-    if (a->ld) return dag_data_register_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
-    return dag_data_register_resident_tile(p, (size_t)c, (size_t)r, (size_t)ld, a->elem);
+    return dag__data_owned(h);
 }
 
 /* An array of its own tiles (wrap NULL), or of views of the column-major

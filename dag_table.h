@@ -463,9 +463,10 @@ static bool dag__table_adopt_chunk(dag_table *t, int64_t p, int c, int64_t rows,
     k->rows = rows;
     k->nchars = nchars;
     k->values = values, k->chars = chars, k->valid = valid;
-    k->values_h = dag__table_register(owner, values, str ? rows + 1 : rows, (size_t)dag__table_width(t->types[c]));
-    k->valid_h = dag__table_register(owner, valid, dag__table_valid_bytes(rows), 1);
-    if (str) k->chars_h = dag__table_register(owner, chars, nchars, 1);
+    /* the table's own: the program may not unregister them (dag__data_owned) */
+    k->values_h = dag__data_owned(dag__table_register(owner, values, str ? rows + 1 : rows, (size_t)dag__table_width(t->types[c])));
+    k->valid_h = dag__data_owned(dag__table_register(owner, valid, dag__table_valid_bytes(rows), 1));
+    if (str) k->chars_h = dag__data_owned(dag__table_register(owner, chars, nchars, 1));
     t->chunk[p * t->ncols + c] = k;
     if (!k->values_h.id || !k->valid_h.id || (str && !k->chars_h.id)) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_OUT_OF_MEMORY, "dag_table: partition %lld, column '%s' could not be registered "

@@ -229,6 +229,14 @@ TEST(bad_arguments_are_refused_with_a_message) {
     CHECK_EQ_INT(dag_array_get_slice(r, 0, 2, 0, 2, two, 2), DAG_OK);   /* and a right one still works */
     CHECK(two[0] == 0 && two[3] == 0);
     CHECK_EQ_INT(dag_array_tile(r, 5, 0).id, 0);
+    /* an array's tile is the array's: the program's unregister or discard of it is refused (the array was
+       left broken for good, and its free said "unknown handle") */
+    last_error[0] = 0;
+    CHECK_EQ_INT(dag_data_unregister(dag_array_tile(r, 0, 0)), DAG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(last_error, "dag_array_free") != NULL);
+    CHECK_EQ_INT(dag_data_discard(dag_array_tile(r, 1, 1)), DAG_ERR_INVALID_ARGUMENT);
+    double total = -1;
+    CHECK(dag_array_sum(r, &total) == DAG_OK && total == 0);
     last_error[0] = 0;
     CHECK(dag_vector_zeros(DAG_F64, 10, -3) == NULL && strstr(last_error, "sizes must be positive"));   /* (0: auto) */
     dag_array *v0 = dag_vector_zeros(DAG_F64, 10, 0);

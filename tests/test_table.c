@@ -1008,6 +1008,9 @@ TEST(bad_arguments_are_refused_by_name) {
     dag_table_new_column twice[2] = { { "n", DAG_TABLE_F64 }, { "n", DAG_TABLE_F64 } };
     LAST_ERROR[0] = 0;
     CHECK(dag_table_map(t, two_columns, NULL, twice, 2) == NULL && (dag_rank() || strstr(LAST_ERROR, "named twice")));
+    CHECK(dag_data_unregister(dag_table_values(t, 0, 0)) == DAG_ERR_INVALID_ARGUMENT);   /* the table's own */
+    CHECK(dag_data_discard(dag_table_validity(t, 0, 1)) == DAG_ERR_INVALID_ARGUMENT);
+    CHECK(dag_table_rows(t) == 10);
     dag_table_column *left = (dag_table_column *)&lengths;   /* a failed collect leaves NULL, not what was there */
     CHECK(dag_table_collect(NULL, &left) == DAG_ERR_INVALID_ARGUMENT && left == NULL);
     dag_table_csv_options negative = { 0, 0, NULL, 0, -5 };
