@@ -125,7 +125,7 @@ $(B)/clang/test_%: tests/test_%.c $(HEADERS)
 
 $(B)/asan/test_%: tests/test_%.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer \
 	    -I. -Itests $< -o $@ -pthread -lm
 
 # ThreadSanitizer crashes on glibc's thrd_create: the pthreads mapping.
