@@ -314,15 +314,15 @@ TEST(element_wise_operations_match_a_plain_loop_for_every_type_and_aliasing) {
     CHECK(strstr(last_error, "one element type, shape and tiling") != NULL);
     /* a kernel of doubles given int64 elements is refused by name, as In() of an int64_t * would be (it read
        their bits as doubles and said DAG_OK); one of int64_t takes them */
-    dag_array *I = dag_array_fill(DAG_I64, R, C, dag_blocks(8, 8), 3), *J = dag_array_zeros(DAG_I64, R, C, dag_blocks(8, 8));
+    dag_array *i64 = dag_array_fill(DAG_I64, R, C, dag_blocks(8, 8), 3), *sq64 = dag_array_zeros(DAG_I64, R, C, dag_blocks(8, 8));
     last_error[0] = 0;
-    CHECK_EQ_INT(dag_array_map(square, I, J), DAG_ERR_ARG_TYPE);
+    CHECK_EQ_INT(dag_array_map(square, i64, sq64), DAG_ERR_ARG_TYPE);
     CHECK(strstr(last_error, "spawns in this region failed") != NULL);   /* after the spawn's words (the parameter's type) */
-    CHECK_EQ_INT(dag_array_map(square_i64, I, J), DAG_OK);
+    CHECK_EQ_INT(dag_array_map(square_i64, i64, sq64), DAG_OK);
     double got = 0;
-    CHECK(dag_array_get(J, R - 1, C - 1, &got) == DAG_OK && got == 9);
+    CHECK(dag_array_get(sq64, R - 1, C - 1, &got) == DAG_OK && got == 9);
     dag_array_free(X), dag_array_free(Y), dag_array_free(Z), dag_array_free(Ai), dag_array_free(F);
-    dag_array_free(I), dag_array_free(J);
+    dag_array_free(i64), dag_array_free(sq64);
 }
 
 TEST(reductions_match_a_plain_loop_and_the_tree_covers_every_tile) {
