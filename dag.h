@@ -7472,8 +7472,9 @@ static inline dag_result dag__wait_spawned(void) {   /* (inline: dag_table.h alo
     return (dag_result)err;
 }
 
-static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
-    DAG__AS_GUEST(dag_result, call, true, DAG_ERR_SHUT_DOWN, dag__data_unregister(h, how, call))
+/* by_owner: the layer's object that owns the span lets go of it (dag__data_owned); the program may not */
+static dag_result dag__data_unregister(dag_data h, int how, const char *call, bool by_owner) {
+    DAG__AS_GUEST(dag_result, call, true, DAG_ERR_SHUT_DOWN, dag__data_unregister(h, how, call, by_owner))
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
     dag__data_slot *s = dag__data_slot_of(h);
@@ -7481,6 +7482,9 @@ static dag_result dag__data_unregister(dag_data h, int how, const char *call) {
         return (dag_result)dag__err(DAG_ERR_STALE_HANDLE, "%s: a data handle from an earlier set-up (its span went with "
                                     "dag_shutdown)", call);
     if (!s) return (dag_result)dag__err(DAG_ERR_BAD_DATA, "%s: unknown handle", call);
+    if (s->owned && !by_owner)
+        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: the handle is an array's tile or a table's chunk; it "
+                                    "goes with dag_array_free or dag_table_free", call);
     if (ctx->domain) {
         /* wait for every task of this context that touches the span */
         dag__domain *d = ctx->domain;
@@ -7510,22 +7514,15 @@ DAG__UNUSED static dag_data dag__data_owned(dag_data h) {   /* (used by the laye
     if (s) s->owned = 1;
     return h;
 }
-static dag_result dag__data_unregister_program(dag_data h, int how, const char *call) {
-    dag__data_slot *s = dag__data_slot_of(h);
-    if (s && s->owned)
-        return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "%s: the handle is an array's tile or a table's chunk; it "
-                                    "goes with dag_array_free or dag_table_free", call);
-    return dag__data_unregister(h, how, call);
-}
-dag_result dag_data_unregister(dag_data h) { return dag__data_unregister_program(h, DAG__HOME_FORGET, "dag_data_unregister"); }
-dag_result dag_data_discard(dag_data h) { return dag__data_unregister_program(h, DAG__HOME_DISCARD, "dag_data_discard"); }
+dag_result dag_data_unregister(dag_data h) { return dag__data_unregister(h, DAG__HOME_FORGET, "dag_data_unregister", false); }
+dag_result dag_data_discard(dag_data h) { return dag__data_unregister(h, DAG__HOME_DISCARD, "dag_data_discard", false); }
 /* A layer's object lets go of its span (discarded: what devices hold of it is dropped where it is): nothing
    for none, nor for one of an earlier set-up, which its dag_shutdown let go already (an array or table may
    outlive a set-up cycle). */
 DAG__UNUSED static void dag__data_let_go(dag_data h, bool discard) {
     if (h.id && !dag__data_earlier_setup(h))
-        (void)dag__data_unregister(h, discard ? DAG__HOME_DISCARD : DAG__HOME_FORGET, discard ? "dag_data_discard"
-                                                                                               : "dag_data_unregister");
+        (void)dag__data_unregister(h, discard ? DAG__HOME_DISCARD : DAG__HOME_FORGET,
+                                   discard ? "dag_data_discard" : "dag_data_unregister", true);
 }
 
 /* >>fail */

@@ -16,9 +16,13 @@
 #define LAST_ERROR last_log
 #else
 static char last_error[2048];
+static atomic_flag last_error_taken = ATOMIC_FLAG_INIT;   /* tasks failing on several workers log at once */
 static void logger(dag_log_level level, int item, const char *msg, void *user) {
     (void)item, (void)user;
-    if (level == DAG_LOG_ERROR) snprintf(last_error, sizeof last_error, "%s", msg);
+    if (level != DAG_LOG_ERROR) return;
+    while (atomic_flag_test_and_set(&last_error_taken)) {}
+    snprintf(last_error, sizeof last_error, "%s", msg);
+    atomic_flag_clear(&last_error_taken);
 }
 #define RUN_TEST(name) RUN(name)
 #define AGREE() ((void)0)
