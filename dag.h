@@ -3186,20 +3186,23 @@ static bool dag__clamp_to_int(long double f, int cls, size_t bytes, long double 
     return f != f || f <= lo || f >= hi;
 }
 static void dag__store_scalar(int tag, void *p, int from_class, const dag__scalar *s) {
-    long double f = s->f;
-    int to_class = dag__tag_class(tag);
-    if (from_class == DAG__FLOATING && to_class != DAG__FLOATING && tag != 1 && dag__clamp_to_int(f, to_class, dag__tag_bytes(tag), &f)) {
-        dag__scalar bound;   /* as an integer: a long double may hold ULLONG_MAX or LLONG_MAX only rounded up */
-        bool wide = dag__tag_bytes(tag) >= sizeof(long long);
-        if (to_class == DAG__UNSIGNED) bound.u = f <= 0 ? 0 : wide ? ULLONG_MAX : (unsigned long long)f;
-        else bound.i = f == 0 ? 0 : !wide ? (long long)f : f < 0 ? LLONG_MIN : LLONG_MAX;
-        dag__store_scalar(tag, p, to_class, &bound);
-        return;
-    }
-    if (from_class == DAG__FLOATING && to_class == DAG__FLOATING && f == f) {   /* past the target's range: its infinity */
-        long double most = dag__tag_bytes(tag) == sizeof(float) ? FLT_MAX : dag__tag_bytes(tag) == sizeof(double) ? DBL_MAX : LDBL_MAX;
-        if (f > most) f = (long double)INFINITY;
-        if (f < -most) f = -(long double)INFINITY;
+    long double f = 0;
+    if (from_class == DAG__FLOATING) {   /* (integers convert as C converts them: nothing to check) */
+        f = s->f;
+        int to_class = dag__tag_class(tag);
+        if (to_class != DAG__FLOATING && tag != 1 && dag__clamp_to_int(f, to_class, dag__tag_bytes(tag), &f)) {
+            dag__scalar bound;   /* as an integer: a long double may hold ULLONG_MAX or LLONG_MAX only rounded up */
+            bool wide = dag__tag_bytes(tag) >= sizeof(long long);
+            if (to_class == DAG__UNSIGNED) bound.u = f <= 0 ? 0 : wide ? ULLONG_MAX : (unsigned long long)f;
+            else bound.i = f == 0 ? 0 : !wide ? (long long)f : f < 0 ? LLONG_MIN : LLONG_MAX;
+            dag__store_scalar(tag, p, to_class, &bound);
+            return;
+        }
+        if (to_class == DAG__FLOATING && f == f) {   /* past the target's range: its infinity */
+            long double most = dag__tag_bytes(tag) == sizeof(float) ? FLT_MAX : dag__tag_bytes(tag) == sizeof(double) ? DBL_MAX : LDBL_MAX;
+            if (f > most) f = (long double)INFINITY;
+            if (f < -most) f = -(long double)INFINITY;
+        }
     }
     switch (tag) {
 #define DAG__STORE(T, n) \
