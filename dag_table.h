@@ -2978,8 +2978,9 @@ static dag_table_value dag__table_median(const dag_table_column *c, const int64_
         hi = x[k + 1];
         for (int64_t j = k + 2; j < n; j++) hi = x[j] < hi ? x[j] : hi;
     }
-    /* (two infinities of one sign: themselves; of opposite signs the difference would overflow, the sum cannot) */
-    v.d = lo == hi ? lo : (lo < 0) != (hi < 0) ? (lo + hi) / 2 : lo + (hi - lo) / 2;
+    /* (of opposite signs, or an infinity, the sum: the difference could overflow, or be inf - inf;
+       else the difference: the sum could overflow) */
+    v.d = lo == hi ? lo : (lo < 0) != (hi < 0) || isinf(lo) || isinf(hi) ? (lo + hi) / 2 : lo + (hi - lo) / 2;
     return v;
 }
 /* The holistic aggregates of groups e < ngroups (their rows: order from

@@ -647,7 +647,9 @@ static void ref_median(char *out, size_t size, const host_table *h, int c, const
         snprintf(out, size, "-|");
         return;
     }
-    double lo = host_real(h, c, rows[(m - 1) / 2]), hi = host_real(h, c, rows[m / 2]), med = lo == hi ? lo : lo + (hi - lo) / 2;
+    /* the mean of the middle two, in a wider type (1e308s do not overflow; an infinity stays one) */
+    double lo = host_real(h, c, rows[(m - 1) / 2]), hi = host_real(h, c, rows[m / 2]);
+    double med = lo == hi ? lo : (double)(((long double)lo + (long double)hi) / 2);
     snprintf(out, size, "%.17g|", med != med ? NAN : med);
 }
 /* Pearson's correlation of columns x and y over the rows of group e (group NULL: all) where both are present, in
@@ -1211,6 +1213,17 @@ TEST(what_a_review_found_is_refused_or_reads_back_whole) {
     dag_table_value mv;
     CHECK_EQ_INT(dag_table_reduce(t, &med, &mv), DAG_OK);
     CHECK(mv.present && mv.d == 0);
+    /* an infinity beside a finite value of its sign is the infinity (inf - finite is no help), beside the other
+       infinity NaN, as Julia's median */
+    double pairs[3][2] = { { -INFINITY, -1.5 }, { 2.5, INFINITY }, { -INFINITY, INFINITY } };
+    for (int i = 0; i < 3; i++) {
+        dag_table_column pc = { "b", DAG_TABLE_F64, pairs[i], NULL, NULL };
+        dag_table *pt = dag_table_from_columns(&pc, 1, 2, 0);
+        dag_table_value pv;
+        CHECK_EQ_INT(dag_table_reduce(pt, &med, &pv), DAG_OK);
+        CHECK(pv.present && (i == 2 ? isnan(pv.d) : pv.d == pairs[i][i]));
+        dag_table_free(pt);
+    }
     /* head with a negative count: all but the last, as pandas */
     dag_table *h2 = dag_table_head(t, -1);
     CHECK(h2 && dag_table_rows(h2) == 1);
