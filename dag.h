@@ -514,7 +514,8 @@ typedef struct dag_options {
     int keep_results;    /* 1: dag_fetch leaves the result for more fetches and Futs, until dag_release
                             (the tasks spawned here only, not what their bodies spawn) */
     int run_inline;      /* 1: runs on the spawning thread, finished when dag_spawn returns (after its
-                            predecessors: OpenMP's if(0)); a cut-off for recursion: .run_inline = n < 20 */
+                            predecessors: OpenMP's if(0)); a cut-off for recursion: .run_inline = n < 20
+                            (the tasks spawned here only: .final reaches what their bodies spawn) */
     int final;           /* 1: this task and everything its body spawns, at any depth, run inline (OpenMP's final) */
 } dag_options;
 
@@ -725,10 +726,14 @@ dag_result dag__fetch_as(dag_task t, void *out, size_t size, int tag);   /* dag_
 #define DAG__VALUE_HANDLE 0x40000000u
 extern uint32_t dag__live_epoch;   /* the running set-up cycle, 0 while none runs (gcc's __atomic builtins) */
 extern uint32_t dag__data_gen_floor;   /* the first data generation of the running set-up cycle (see >>data) */
-/* A number type's tag (DAG__TYPE_TAGS) against another of the same size: floating against
-   integer, whose bits would be read as the other's. 0 (not known) differs from nothing. */
+/* A fetch's output (want: the tag of the type it points to, DAG__TYPE_TAGS, DAG__TAG_OTHER for a
+   struct or pointer, 0 not known) against a result of the same size (have: its tag, 0 for a struct
+   or pointer) whose bits would be read as another kind's: floating against integer, or a number
+   against a struct or pointer. */
 static inline bool dag__kinds_differ(int want, int have) {
-    return want != have && want && have && want <= 15 && have <= 15 && (want >= 13) != (have >= 13);
+    bool want_number = want >= 1 && want <= 15, have_number = have >= 1 && have <= 15;
+    if (want_number && have_number) return want != have && (want >= 13) != (have >= 13);
+    return want_number ? !have_number : want == 16 /* DAG__TAG_OTHER */ && have_number;
 }
 /* Whether a handle is of this set-up cycle (one of an earlier one points at memory given back, or holds a
    result of a run that is over) */
@@ -1897,6 +1902,8 @@ enum {
     DAG__TF_ALWAYS_RUNS = 16,  /* runs even when cancelled or a dependency failed: the rank layer's
                                   messages, whose other side waits for them (its body looks) */
     DAG__TF_KEEP = 32,         /* dag_fetch leaves its result (keep_results) */
+    DAG__TF_NO_REGION = 64,    /* run inside its spawn before its spawner had a region: region NULL until a
+                                  need for it makes one (dag__inline_region) */
 };
 
 /* The first cache line holds everything a spawn writes and a finishing
@@ -1993,9 +2000,12 @@ struct dag__region {
    low bit, so that a look at a task nobody holds never follows it
    (dag__may_descend_from). A region works it out once for its tasks. */
 #define DAG__PARENT_ON_STACK ((uintptr_t)1)
+static inline dag__task *dag__parent_link(dag__task *parent) {
+    return parent && !parent->home ? (dag__task *)((uintptr_t)parent | DAG__PARENT_ON_STACK) : parent;
+}
 static inline void dag__region_parent(dag__region *r, dag__task *parent) {
     r->parent = parent;
-    r->parent_link = parent && !parent->home ? (dag__task *)((uintptr_t)parent | DAG__PARENT_ON_STACK) : parent;
+    r->parent_link = dag__parent_link(parent);
 }
 static inline dag__task *dag__parent_of(const dag__task *link) {
     return (dag__task *)((uintptr_t)link & ~DAG__PARENT_ON_STACK);
@@ -2015,6 +2025,8 @@ struct dag__context {
     int64_t deque_mark;                    /* its thread's deque bottom when the body began (see >>find work) */
     dag__context *next_guest;              /* list of external contexts */
     dag__region *events;                   /* a body run inside its spawn: its dag_detach events (see >>detach) */
+    dag__context *spawner;                 /* the context this thread was in when the body began: for a
+                                              body run inside its spawn, its spawner's */
     bool detached;                         /* the body called dag_detach */
 };
 
@@ -3827,6 +3839,11 @@ static void dag__cancel_made(void) { atomic_fetch_add(&dag__g.cancel_gen, 1); }
 
 static bool dag__end_body(dag__worker *w, dag__context *ctx);
 static void dag__finish_root(dag__worker *w, dag__task *t);
+/* (see dag__inline_region_for) */
+static void dag__inline_region(dag__worker *w, dag__context *ctx);
+static inline void dag__body_region(dag__worker *w, dag__context *ctx) {
+    if (DAG__UNLIKELY(ctx && ctx->task && (ctx->task->flags & DAG__TF_NO_REGION))) dag__inline_region(w, ctx);
+}
 
 /* Runs t's body in a context of its own (what it spawns goes into regions
    of its own). Returns true when the task is finished now; false when tasks
@@ -3845,6 +3862,7 @@ static inline bool dag__run_body(dag__worker *w, dag__task *t, const dag_options
     ctx.detached = false;
     ctx.deque_mark = w->index >= 0 ? atomic_load_explicit(&w->deque.bottom, memory_order_relaxed) : 0;
     dag__context *saved = dag__tls_ctx;
+    ctx.spawner = saved;
     dag__tls_ctx = &ctx;
     t->desc->run(args, result);
     dag__tls_ctx = saved;
@@ -4524,6 +4542,7 @@ static int dag__help_until(dag__worker *w, bool (*done)(void *), void *arg, dag_
                 continue;
             }
             if (!waiting) {
+                dag__body_region(w, ctx);   /* a cycle check walks up from the body */
                 if ((result = dag__wait_begin(w, ctx->task, on)) != DAG_OK) break;
                 waiting = true;
             }
@@ -5173,7 +5192,7 @@ static void dag__region_set_options(dag__region *r, dag_options o) {
 /* The innermost open region; a task body gets its root on first use. */
 static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     if (DAG__LIKELY(ctx->top != NULL)) return ctx->top;
-    (void)w;
+    if (ctx->task && (ctx->task->flags & DAG__TF_NO_REGION)) dag__inline_region(w, ctx);   /* its tasks' region's parent's */
     dag__region *r = dag__region_new(0);   /* its options empty: none inherited, the common case */
     r->counter = r;
     r->owner_task = ctx->task;
@@ -5183,6 +5202,20 @@ static dag__region *dag__ctx_top(dag__worker *w, dag__context *ctx) {
     ctx->root = ctx->top = r;
     return r;
 }
+
+/* A body run inside its spawn before its spawner had a region (dag__plain_where's DAG__PLAIN_HERE
+   without one, for a body whose children all run inside their spawns: it spares that body a region)
+   gets the region it would have been spawned in once something needs it: a spawn of its own (whose
+   region names it as parent, so cancels and wait-cycle checks walk on up from it), a wait, a cancel,
+   a failure or a detach. Its spawner is suspended in that spawn on this thread meanwhile, so the
+   region made is the one the spawn would have made (none of its tasks counts it: it ends inside). */
+static DAG__NOINLINE dag__region *dag__inline_region_for(dag__worker *w, dag__context *spawner, dag__task *t) {
+    dag__region *r = dag__ctx_top(w, spawner);
+    t->region = r->counter;
+    t->flags &= ~(uint32_t)DAG__TF_NO_REGION;
+    return r;
+}
+static void dag__inline_region(dag__worker *w, dag__context *ctx) { dag__inline_region_for(w, ctx->spawner, ctx->task); }
 
 /* For the rank layer (>>mpi seam): the program's main context, the regions
    open in it, and the task whose body this thread runs. */
@@ -5685,8 +5718,9 @@ static inline void dag__count_inlined(dag__worker *w) { DAG__COUNT(w->ran_at_spa
    false: dag__run_body's). */
 static DAG__HOT dag_task dag__undeferred_ended(dag__worker *w, dag__context *ctx, dag__region *r, dag__task *t,
                                               const dag__span *spans, const int *modes, int num_spans, bool done) {
-    if (DAG__UNLIKELY(!done)) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
     int status = atomic_load_explicit(&t->status, memory_order_relaxed);
+    if (DAG__UNLIKELY(!r && (!done || status))) r = dag__inline_region_for(w, ctx, t);   /* it stays: it needs one */
+    if (DAG__UNLIKELY(!done)) return dag__undeferred_detached(w, ctx, r, t, spans, modes, num_spans, 0);
     if (DAG__UNLIKELY(status)) return dag__undeferred_failed(w, ctx, r, t, spans, modes, num_spans, status);
     if (DAG__UNLIKELY(atomic_load_explicit(&t->failed_dep, memory_order_relaxed) != NULL))
         dag__cause_clear(&t->failed_dep);   /* one that runs whatever failed before it: its stack record goes now */
@@ -5918,8 +5952,18 @@ static const char *dag__tag_name(int tag) {
 /* A result of type tag and size (pointee: it is a pointer, 0: it is not) passed for p: a number converts
    into a number; else the bytes go as they are, a pointer's into a pointer, a struct's into a struct of
    its size (a struct's bytes are no address) */
+static bool dag__pointees_differ(uint32_t want, uint32_t have);
 static bool dag__value_fits(const dag__param *p, int tag, size_t size, uint32_t pointee) {
-    return p->tag && tag ? true : !p->tag && !tag && p->size == size && !p->pointee == !pointee;
+    return p->tag && tag ? true
+                         : !p->tag && !tag && p->size == size && !p->pointee == !pointee && !dag__pointees_differ(p->pointee, pointee);
+}
+/* Two pointee codes (dag__param's) that Val would not pass one for the other: pointers to numbers of
+   another kind or size, or to numbers and to other things (DAG__ANY_POINTEE: void, char, or not known:
+   passes) */
+static bool dag__pointees_differ(uint32_t want, uint32_t have) {
+    if (!want || !have || want == DAG__ANY_POINTEE || have == DAG__ANY_POINTEE) return false;
+    int wk = dag__tag_kind((int)(want >> 24)), hk = dag__tag_kind((int)(have >> 24));
+    return wk != hk || (hk != DAG__KIND_OTHER && (want & 0xffffffu) != (have & 0xffffffu));
 }
 
 /* Fut of a task whose region has ended: its kept result, converted into the
@@ -5994,13 +6038,12 @@ typedef struct dag__spawn_args {
    (undeferred), else from the worker's pool, with its options (plain
    ones, the common case, need no look at them). */
 /* What every new task starts from, whichever way it is spawned. */
-static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
-    /* the region's fields read first: the atomic stores below oblige a compiler to read again what follows them */
-    const char *cancel = r->cancel;   /* NULL unless a failed step cancels it */
-    dag__task *parent = r->parent, *link = r->parent_link;
+/* (region: its counter, or NULL for a record of dag__run_here's without one, see dag__inline_region) */
+static inline void dag__record_fill(dag__task *t, dag__region *region, const char *cancel, dag__task *parent,
+                                    dag__task *link, const dag_task_desc *desc) {
     t->desc = desc;
     t->extra = NULL;
-    t->region = r->counter;
+    t->region = region;
     atomic_store_explicit(&t->succ, NULL, memory_order_relaxed);
     atomic_store_explicit(&t->pending, DAG__GUARD, memory_order_relaxed);
     atomic_store_explicit(&t->status, 0, memory_order_relaxed);
@@ -6012,6 +6055,10 @@ static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task
     atomic_store_explicit(&t->parent, link, memory_order_relaxed);
     atomic_store_explicit(&t->level, parent ? atomic_load_explicit(&parent->level, memory_order_relaxed) + 1 : 0,
                           memory_order_relaxed);
+}
+static inline void dag__record_init(dag__task *t, dag__region *r, const dag_task_desc *desc) {
+    /* the region's fields read first: the atomic stores oblige a compiler to read again what follows them */
+    dag__record_fill(t, r->counter, r->cancel /* NULL unless a failed step cancels it */, r->parent, r->parent_link, desc);
 }
 
 static inline dag__task *dag__spawn_record(dag__worker *w, dag__region *r, const dag_task_desc *desc,
@@ -6183,6 +6230,7 @@ static DAG__NOINLINE int dag__future_mismatch(const char *name, int result_tag, 
                    : p->tag ? "that is a number (only a number converts into one)"
                    : result_tag ? "that is not a number (a number converts only into a number)"
                    : !p->pointee != !pointee ? (pointee ? "that is not a pointer" : "that is a pointer (a struct's bytes are no address)")
+                   : dag__pointees_differ(p->pointee, pointee) ? "that points to another type"
                                 : "of another size");
     sa->detail = sa->detail_buf;
     return DAG_ERR_ARG_TYPE;
@@ -6255,7 +6303,8 @@ static DAG__NOINLINE int dag__pack_value(const dag_arg *a, const dag__param *p, 
     }
     if (a->tag && !p->tag)   /* C would not convert another number into a pointer or a struct either */
         why = p->pointee ? "a number for a pointer parameter: pass a pointer, or In/Out/InOut(p, n) for an array"
-                         : "a number for a parameter that is not one (a struct)";
+                         : "a number for a parameter that is not a real number (a struct, or a complex number: "
+                           "Val converts only between real numbers; cast the value to the parameter's type)";
     else if (!a->tag && p->tag)
         why = a->elem ? "a pointer for a number parameter: pass the number (Val(*p)), or make the parameter a pointer"
                       : "a struct for a number parameter: pass the number";
@@ -6586,15 +6635,21 @@ static DAG__HOT dag_task dag__run_here(dag__worker *w, dag__context *ctx, dag__r
     local.home = NULL;
     local.child_root = NULL;
     local.flags = DAG__TF_UNDEFERRED | dag__mpi_spawn_flags;
-    dag__record_init(&local, r, desc);
+    if (r) {
+        dag__record_init(&local, r, desc);
+    } else {   /* its spawner has no region yet: nor does it, until it needs one (dag__inline_region) */
+        local.flags |= DAG__TF_NO_REGION;
+        dag__record_fill(&local, NULL, NULL, ctx->task, dag__parent_link(ctx->task), desc);
+    }
     dag__count_inlined(w);   /* (dag__run_undeferred's, with no spans and no sequence) */
     /* Nothing else knows this record: unless a failed step or a cancelled
        region stops it (dag__execute's case), it has nothing to look at before
        its body, and the bytes the front packed (in its caller's frame, a
        writable buffer) serve the body as they are: copied, they would be read
        back in wider loads than they were stored in, which stalls. */
-    bool runs = DAG__LIKELY(!r->cancel && !atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed));
+    bool runs = DAG__LIKELY((!r || !r->cancel) && !atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed));
     void *body_args = (void *)(uintptr_t)packed;
+    if (DAG__UNLIKELY(!runs && !r)) r = dag__inline_region_for(w, ctx, &local);   /* a cancel walks up from it */
     if (!runs || !packed) {
         dag__fill_args(local.args, desc, args, num_args, packed);
         body_args = local.args;
@@ -6656,7 +6711,17 @@ static DAG__HOT int dag__plain_where(const dag_task_desc *desc, bool now, bool f
                       atomic_load_explicit(&dag__g.tracing, memory_order_relaxed) || dag__devices_used() ||
                       (DAG__HAS_MPI && dag__mpi_collective(ctx))))
         return DAG__PLAIN_NO;   /* (a thread outside the pool: counted in dag__spawn first, >>guests) */
-    dag__region *r = *rp = dag__ctx_top(w, ctx);
+    dag__region *r = *rp = ctx->top;
+    if (!r) {
+        /* a body's first spawn (none inherited options): one that runs here needs no region yet, nor
+           does its body (dag__inline_region), unless some cancel was made (dag__cancel_asked walks up
+           regions) */
+        if (dag__stack_runnable(desc, now) && ctx->task && !ctx->base && w->index >= 0 &&
+            (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && dag__stack_room(w) &&
+            !atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed))
+            return DAG__PLAIN_HERE;
+        r = *rp = dag__ctx_top(w, ctx);
+    }
     if (!r->plain || r->seq) return DAG__PLAIN_NO;
     now |= r->options.run_inline != 0;   /* DAG_WITH_OPTIONS(.run_inline = 1): every spawn in it */
     bool here = w->index >= 0 && (now || dag__deque_at_least(&w->deque, dag__g.throttle)) && (!ctx->task || dag__stack_room(w));
@@ -6959,6 +7024,7 @@ dag_result dag_cancel_siblings(void) {
     DAG__AS_GUEST(dag_result, "dag_cancel_siblings", false, DAG_ERR_SHUT_DOWN, dag_cancel_siblings())
     dag__context *ctx = dag__current_context();
     if (!ctx) return DAG_ERR_SHUT_DOWN;
+    dag__body_region(dag__tls_worker, ctx);
     if (!ctx->task || !ctx->task->region)
         return (dag_result)dag__err(DAG_ERR_INVALID_ARGUMENT, "dag_cancel_siblings: called outside a task body (the "
                                     "program's own blocks are cancelled with dag_region_cancel)");
@@ -6979,6 +7045,7 @@ static inline dag__context *dag__body_context(void) {
    status says so (one that never asks finishes as usual). */
 bool dag_cancelled(void) {
     dag__context *ctx = dag__body_context();
+    dag__body_region(dag__tls_worker, ctx);
     if (!ctx || !dag__cancel_asked(ctx->task)) return false;
     int32_t fine = 0;
     atomic_compare_exchange_strong(&ctx->task->status, &fine, DAG_ERR_CANCELLED);
@@ -7055,11 +7122,12 @@ static DAG__HOT dag_result dag__fetch_live(dag__worker *w, dag__context *ctx, da
     return (dag_result)s;
 }
 
-/* A fetch into a number of the other kind (dag__kinds_differ) */
+/* A fetch into an output of another kind (dag__kinds_differ) */
 static DAG__NOINLINE dag_result dag__fetch_kind_refused(const char *name, int tag, int result_tag) {
-    return (dag_result)dag__err(DAG_ERR_ARG_TYPE, "dag_fetch(%s): the output's type is %s, the result's %s: fetch into a %s",
-                                name ? name : "a task run inside its spawn", dag__tag_name(tag), dag__tag_name(result_tag),
-                                dag__tag_name(result_tag));
+    const char *result = result_tag ? dag__tag_name(result_tag) : "a struct or pointer";
+    return (dag_result)dag__err(DAG_ERR_ARG_TYPE, "dag_fetch(%s): the output's type is %s, the result's %s: fetch into %s%s",
+                                name ? name : "a task run inside its spawn", dag__tag_name(tag), result,
+                                result_tag ? "a " : "a variable of the task's result type", result_tag ? result : "");
 }
 
 /* dag_fetch of a handle that carries its result: the copy inline, a refusal out of line */
@@ -7586,6 +7654,7 @@ dag_event dag_detach(void) {
         return none;
     }
     dag__worker *w = dag__tls_worker;
+    dag__body_region(w, ctx);   /* the events' region names its task as parent: cancels walk on up */
     dag__region *root;
     if (ctx->task->flags & DAG__TF_UNDEFERRED) root = dag__events_region(ctx);   /* apart from its children */
     else root = ctx->root ? ctx->root : (dag__ctx_top(w, ctx), ctx->root);

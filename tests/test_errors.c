@@ -542,6 +542,58 @@ TEST(a_fetch_of_the_wrong_size_is_rejected) {
     CHECK_EQ_INT(dag_last_region_result(), DAG_OK);   /* a bad fetch does not fail the region */
 }
 
+/* A pointer or struct result fetched into a number (a forgotten '*'), or a number into a pointer or
+   struct of its size, would read one's bits as the other's: refused like a float into an int; and a Fut
+   of a pointer goes only into a pointer to the same type, as Val's does. */
+static double fetched_cell = 2.5;
+DAG_TASK(double *, where_the_cell_is, (int, v)) { (void)v; return &fetched_cell; }
+DAG_TASK(long, deref_long, (const long *, p)) { return *p; }
+DAG_TASK(double, deref_double, (const double *, p)) { return *p; }
+typedef struct two_floats { float re, im; } two_floats;
+DAG_TASK(two_floats, make_two_floats, (int, v)) {
+    two_floats z = { (float)v, 0 };
+    return z;
+}
+TEST(a_fetch_or_fut_between_a_number_and_a_pointer_or_struct_is_refused) {
+    DAG_DATADEPS {
+        for (int inline_spawn = 0; inline_spawn < 2; inline_spawn++) {
+            dag_options o = { 0 };
+            o.run_inline = inline_spawn;
+            dag_task p = dag_spawn_with(&o, where_the_cell_is, Val(0)), s = dag_spawn_with(&o, make_two_floats, Val(3)),
+                     d = dag_spawn_with(&o, take_double, Val(1.5));
+            double x = -1;
+            int mark = log_mark();
+            CHECK_EQ_INT(dag_fetch(p, &x), DAG_ERR_ARG_TYPE);   /* meant: double *x */
+            CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+            CHECK(logged_text_since(mark, "the result's a struct or pointer"));
+            CHECK_EQ_INT(dag_fetch(s, &x), DAG_ERR_ARG_TYPE);
+            CHECK(x == -1);
+            double *px = NULL;
+            CHECK_EQ_INT(dag_fetch(d, &px), DAG_ERR_ARG_TYPE);
+            CHECK(px == NULL);
+            /* each still gives its result into the right type */
+            CHECK_EQ_INT(dag_fetch(p, &px), DAG_OK);
+            CHECK(px == &fetched_cell);
+            two_floats v = { 0, 0 };
+            CHECK_EQ_INT(dag_fetch(s, &v), DAG_OK);
+            CHECK(v.re == 3);
+            CHECK_EQ_INT(dag_fetch(d, &x), DAG_OK);
+            CHECK(x == 1.5);
+        }
+        dag_task p = dag_spawn(where_the_cell_is, Val(0));
+        int mark = log_mark();
+        dag_task bad = dag_spawn(deref_long, Fut(p));   /* a double * for a const long * */
+        CHECK_SPAWN_FAILED(bad, DAG_ERR_ARG_TYPE);
+        CHECK_EQ_INT(first_logged_since(mark), DAG_ERR_ARG_TYPE);
+        CHECK(logged_text_since(mark, "Fut of task 'where_the_cell_is', which returns 8 bytes (a pointer)"));
+        double got = 0;
+        CHECK_EQ_INT(dag_fetch(dag_spawn(deref_double, Fut(p)), &got), DAG_OK);
+        CHECK(got == 2.5);
+        dag_release(p);
+    }
+    CHECK_EQ_INT(dag_last_region_result(), DAG_ERR_ARG_TYPE);   /* (the refused spawn's: its block says so) */
+}
+
 TEST(a_fetch_on_a_running_void_task_says_no_result) {
     atomic_int gate;
     atomic_init(&gate, 0);
@@ -1709,6 +1761,7 @@ int main(int argc, char **argv) {
     RUN(a_tile_of_zero_columns_is_rejected);
     RUN(a_tile_wider_than_its_leading_dimension_is_rejected);
     RUN(a_fetch_of_the_wrong_size_is_rejected);
+    RUN(a_fetch_or_fut_between_a_number_and_a_pointer_or_struct_is_refused);
     RUN(a_fetch_on_a_running_void_task_says_no_result);
     RUN(a_finished_void_task_still_says_it_has_no_result);
     RUN(a_fetch_after_its_region_ended_gives_the_kept_result_and_spends_the_handle);

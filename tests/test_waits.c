@@ -1766,6 +1766,132 @@ TEST(dag_cancel_siblings_stops_the_rest_of_a_parallel_search) {
     dag_shutdown();
 }
 
+/* A body's first spawn that runs inside it (OpenMP's if(0) below a cut-off) starts before its body
+   has a region of its own: cancels, wait-cycle checks, failures and dag_cancel_siblings must still
+   reach it and through it exactly as for any task. Each case is the first spawn of a deferred task's
+   body, in a set-up of its own (a cancel made earlier in a set-up takes the longer way). */
+static dag_task inline_first_parent;
+static atomic_int inline_first_published, inline_first_result, inline_first_late_ran;
+DAG_TASK(int, inline_first_of, (int, n)) {   /* its first spawn: the subtree above, run inline */
+    int r = -1;
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), subtree_parent, Val(n)), &r);
+    return r;
+}
+DAG_TASK(int, waits_for_its_spawner, (int, unused)) {
+    (void)unused;
+    while (!atomic_load(&inline_first_published)) test_spin_us(10);
+    int r = dag_wait(inline_first_parent);
+    atomic_store(&inline_first_result, r);
+    return r;
+}
+DAG_TASK(int, inline_first_of_waiter, (int, unused)) {
+    (void)unused;
+    int r = -1;
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), waits_for_its_spawner, Val(0)), &r);
+    return r;
+}
+DAG_TASK(int, fails_inline, (int, code)) {
+    dag_fail(DAG_USER_ERROR + code, "inline first child %d failed", code);
+    return 0;
+}
+DAG_TASK(int, spawner_of_failing_inline, (int, look)) {
+    dag_task c = dag_spawn_with(DAG_OPTIONS(.run_inline = 1), fails_inline, Val(7));
+    int got = 0;
+    if (look) return dag_fetch(c, &got) == DAG_USER_ERROR + 7 ? 1 : -1;
+    return 1;
+}
+DAG_TASK(int, cancels_its_siblings_inline, (int, unused)) {
+    (void)unused;
+    return dag_cancel_siblings();
+}
+DAG_TASK(void, late_sibling, (int, unused)) {
+    (void)unused;
+    atomic_fetch_add(&inline_first_late_ran, 1);
+}
+DAG_TASK(int, spawner_of_a_canceller, (int, n)) {
+    int r = -1;
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), cancels_its_siblings_inline, Val(0)), &r);
+    for (int i = 0; i < n; i++) dag_spawn(late_sibling, Val(i));
+    return r;
+}
+DAG_TASK(int, sees_its_cancel_inline, (int, unused)) {
+    (void)unused;
+    atomic_store(&inline_first_published, 1);
+    while (!atomic_load(&gate_open)) test_spin_us(20);
+    return dag_cancelled();
+}
+DAG_TASK(int, spawner_of_a_cancel_watcher, (int, unused)) {
+    (void)unused;
+    int seen = -1;   /* (a body that sees its cancel is cancelled: the fetch says so) */
+    int r = dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), sees_its_cancel_inline, Val(0)), &seen);
+    atomic_store(&inline_first_result, r);
+    return seen;
+}
+TEST(a_bodys_first_spawn_run_inside_it_is_reached_by_cancels_cycle_checks_and_failures) {
+    /* a cancel of the program's block reaches the children of the inline child */
+    for (int how = 0; how < 2; how++) {
+        setup_quiet(2);
+        atomic_store(&gate_open, 0);
+        atomic_store(&subtree_queued, 0);
+        atomic_store(&subtree_ran, 0);
+        atomic_store(&subtree_started, 0);
+        int got = -1;
+        DAG_DATADEPS {
+            dag_task p = dag_spawn(inline_first_of, Val(100));
+            while (!atomic_load(&subtree_queued)) test_spin_us(20);
+            if (how == 1) CHECK_EQ_INT(dag_cancel(p), DAG_OK);
+            else dag_region_cancel();
+            atomic_store(&gate_open, 1);
+            int s = dag_fetch(p, &got);
+            CHECK(s == DAG_OK || s == DAG_ERR_CANCELLED);
+        }
+        CHECK(atomic_load(&subtree_ran) <= 4);
+        CHECK(atomic_load(&subtree_started) == atomic_load(&subtree_ran));
+        dag_shutdown();
+    }
+    /* the inline child waits for the task it runs inside: a cycle, not a hang */
+    for (int threads = 1; threads <= 2; threads++) {
+        setup_quiet(threads);
+        atomic_store(&inline_first_result, -1);
+        atomic_store(&inline_first_published, 0);
+        DAG_DATADEPS {
+            inline_first_parent = dag_spawn(inline_first_of_waiter, Val(0));
+            atomic_store(&inline_first_published, 1);
+        }
+        CHECK_EQ_INT(atomic_load(&inline_first_result), DAG_ERR_WAIT_CYCLE);
+        dag_shutdown();
+    }
+    /* its failure fails its spawner unless the spawner looked at it */
+    setup_quiet(2);
+    int v = 0;
+    dag_task unseen = dag_spawn(spawner_of_failing_inline, Val(0)), seen = dag_spawn(spawner_of_failing_inline, Val(1));
+    CHECK_EQ_INT(dag_fetch(unseen, &v), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK(strstr(dag_task_message(unseen), "inline first child 7 failed") != NULL);
+    dag_release(unseen);
+    CHECK_EQ_INT(dag_fetch(seen, &v), DAG_OK);
+    CHECK_EQ_INT(v, 1);
+    dag_shutdown();
+    /* dag_cancel_siblings from it cancels its spawner's later children */
+    setup_quiet(2);
+    atomic_store(&inline_first_late_ran, 0);
+    int r = -1;
+    CHECK_EQ_INT(dag_fetch(dag_spawn(spawner_of_a_canceller, Val(50)), &r), DAG_ERR_DEPENDENCY_FAILED);
+    CHECK_EQ_INT(atomic_load(&inline_first_late_ran), 0);
+    dag_shutdown();
+    /* a cancel of its spawner made while it runs: dag_cancelled() in it says so */
+    setup_quiet(2);
+    atomic_store(&gate_open, 0);
+    atomic_store(&inline_first_published, 0);
+    atomic_store(&inline_first_result, -1);
+    dag_task w = dag_spawn(spawner_of_a_cancel_watcher, Val(0));
+    while (!atomic_load(&inline_first_published)) test_spin_us(20);
+    CHECK_EQ_INT(dag_cancel(w), DAG_OK);
+    atomic_store(&gate_open, 1);
+    dag_wait(w);
+    CHECK_EQ_INT(atomic_load(&inline_first_result), DAG_ERR_CANCELLED);
+    dag_shutdown();
+}
+
 /* An inline spawn (OpenMP's if(0)) in a cancelled region: not run, and its
    handle says so; in the next region the same spawn runs with its arguments.
    In a body's own region (where spawns take their shortest way) and in a
@@ -2711,6 +2837,7 @@ int main(void) {
     RUN(a_running_task_sees_dag_cancelled_and_stops_early);
     RUN(a_cancelled_region_runs_none_of_its_unstarted_tasks);
     RUN(a_cancel_reaches_the_children_of_a_running_task);
+    RUN(a_bodys_first_spawn_run_inside_it_is_reached_by_cancels_cycle_checks_and_failures);
     RUN(dag_cancel_siblings_stops_the_rest_of_a_parallel_search);
     RUN(an_inline_spawn_in_a_cancelled_region_does_not_run);
     RUN(a_dependents_message_carries_the_root_failures_own_words);
