@@ -78,7 +78,8 @@ MAY_USE = {
 # front (dag__spawn_front) hands the arguments it packed to the library.
 FORWARD = {
     'dag.h': 'dag__end_body dag__finish_root dag__worker_init dag__worker_destroy dag__guest_attach '
-             'dag__undeferred_detached dag__handle dag__spawn_packed dag__spawn_packed_now dag__fetch_as dag__wait_handle',
+             'dag__undeferred_detached dag__handle dag__spawn_packed dag__spawn_packed_now dag__fetch_as dag__wait_handle '
+             'dag__inline_region',
 }
 INDEX_REQUIRED = {'dag.h', 'dag_backends/dag_mpi.h'}
 
