@@ -2326,6 +2326,9 @@ static bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *message
 static void dag__mpi_region_ending(const dag__context *ctx, int end);   /* before one drains: data home */
 static int dag__mpi_region_ended(const dag__context *ctx, int end, int err);   /* after: the ranks agree, on the outcome too */
 static void dag__mpi_registered(int rank, dag_data h);
+/* numbers of a layer's collective call that its tasks take as values (a view's corner, an element's
+   place: dag_array.h's), hashed with the calls, so that ranks that pass others diverge, named */
+static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n);
 static void dag__mpi_stats(dag_stats *s);
 static void dag__mpi_poll(void);   /* an idle worker, spinning, completes messages in flight */
 static DAG__THREAD_LOCAL uint32_t dag__mpi_spawn_flags;   /* DAG__TF_* the rank layer gives the tasks it spawns */
@@ -2353,6 +2356,9 @@ static inline bool dag__mpi_here(dag_task h, dag_task *here, int *status, char *
 static inline void dag__mpi_region_ending(const dag__context *ctx, int end) { DAG__NONE(ctx); DAG__NONE(end); }
 static inline int dag__mpi_region_ended(const dag__context *ctx, int end, int err) { DAG__NONE(ctx); DAG__NONE(end); return err; }
 static inline void dag__mpi_registered(int rank, dag_data h) { DAG__NONE(rank); DAG__NONE(h); }
+static inline void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n) {
+    DAG__NONE(what); DAG__NONE(v); DAG__NONE(n);
+}
 static inline void dag__mpi_stats(dag_stats *s) { DAG__NONE(s); }
 static inline void dag__mpi_poll(void) {}
 #define dag__mpi_spawn_flags 0u
@@ -7045,7 +7051,8 @@ static inline dag__context *dag__body_context(void) {
    status says so (one that never asks finishes as usual). */
 bool dag_cancelled(void) {
     dag__context *ctx = dag__body_context();
-    dag__body_region(dag__tls_worker, ctx);
+    /* (a cancel made walks up regions: before any, a body run inside its spawn needs none) */
+    if (atomic_load_explicit(&dag__g.cancel_gen, memory_order_relaxed)) dag__body_region(dag__tls_worker, ctx);
     if (!ctx || !dag__cancel_asked(ctx->task)) return false;
     int32_t fine = 0;
     atomic_compare_exchange_strong(&ctx->task->status, &fine, DAG_ERR_CANCELLED);

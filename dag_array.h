@@ -1019,6 +1019,11 @@ static dag_result dag__array_copy_any(dag_array *src, dag_array *dst, int transp
         return DAG_ERR_INVALID_ARGUMENT;
     }
     dag__rect s = dag__rect_of(src), d = dag__rect_of(dst);
+    /* the corners go to the tasks as values: over ranks, every rank's must be the same (a view made at
+       another corner on one rank, an element put at another place, would mix the ranks' arrays) */
+    int64_t corners[5] = { s.r0, s.c0, d.r0, d.c0, transpose };
+    dag__mpi_agree_numbers("copied part of an array (source row and column, destination row and column, transposed)",
+                           corners, 5);
     if (dag__rects_overlap(s, d) && (transpose || s.r0 != d.r0 || s.c0 != d.c0)) {   /* through a copy of src */
         dag_array *tmp = dag_array_undef(src->type, src->rows, src->cols, dag_blocks_grid(s.a->brows, s.a->bcols, s.a->p, s.a->q));
         dag_result r = !tmp ? DAG_ERR_OUT_OF_MEMORY : dag__array_copy_any(src, tmp, 0, name);

@@ -178,13 +178,13 @@ typedef struct dag__mpi_request {
 /* What the log keeps of each collective call, and what its hash is made of
    (dag__mpi_note): what every rank must do alike, and what the log names
    when they did not. */
-enum { DAG__MPI_CALL_SPAWN, DAG__MPI_CALL_REGISTER, DAG__MPI_CALL_WAIT, DAG__MPI_CALL_END };
+enum { DAG__MPI_CALL_SPAWN, DAG__MPI_CALL_REGISTER, DAG__MPI_CALL_WAIT, DAG__MPI_CALL_END, DAG__MPI_CALL_NUMBERS };
 typedef struct dag__mpi_arg_note {
     uint8_t kind, mode;          /* DAG__ARG_*, dag_access */
     uint16_t owner;              /* an owned span's owner + 1; 0: not owned */
     uint32_t number;             /* an owned span's or a task run on one rank's (dag__mpi.numbered); a 2-D span's
                                     rows */
-    uint64_t bytes;              /* a span's */
+    uint64_t bytes;              /* a span's; a number of DAG__MPI_CALL_NUMBERS' */
 } dag__mpi_arg_note;
 typedef struct dag__mpi_call {
     uint64_t hash;               /* the history's, after this call */
@@ -438,6 +438,13 @@ static void dag__mpi_describe(const dag__mpi_call *c, char *out, size_t size) {
         used = snprintf(out, size, "waited for a task run on one rank (task %u, '%s' on rank %d)",
                         (unsigned)dag__mpi.log_args[c->first_arg].number, c->name, (int)c->rank);
     else used = snprintf(out, size, "%s", c->name);
+    if (c->what == DAG__MPI_CALL_NUMBERS) {   /* "copied part of an array (...): (0, 0, 1, 1, 0)" */
+        for (int i = 0; i < c->num_args && used < (int)size; i++)
+            used += snprintf(out + used, size - (size_t)used, "%s%lld", i ? ", " : ": (",
+                             (long long)dag__mpi.log_args[c->first_arg + (size_t)i].bytes);
+        if (used < (int)size) snprintf(out + used, size - (size_t)used, ")");
+        return;
+    }
     for (int i = 0; i < c->num_args && c->what != DAG__MPI_CALL_WAIT && used < (int)size; i++) {
         const dag__mpi_arg_note *a = &dag__mpi.log_args[c->first_arg + (size_t)i];
         const char *sep = c->what == DAG__MPI_CALL_SPAWN && i ? ", " : c->what == DAG__MPI_CALL_SPAWN ? "" : " ";
@@ -1128,6 +1135,17 @@ static int dag__mpi_placement(const dag_arg *args, int n, const dag_options *opt
         if (m) return m->owner;
     }
     return -1;
+}
+
+/* A layer's collective call whose numbers (at most DAG__MAX_PARAMS) every rank must pass alike, though
+   its tasks take them as values (dag__rank_agree: a view's corner, an element's place) */
+static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n) {
+    if (!dag__mpi.active || !dag__on_main() || dag__mpi_local_depth) return;
+    dag__mpi_arg_note notes[DAG__MAX_PARAMS];
+    memset(notes, 0, sizeof notes);
+    if (n > DAG__MAX_PARAMS) n = DAG__MAX_PARAMS;
+    for (int i = 0; i < n; i++) notes[i].kind = DAG__ARG_VALUE, notes[i].bytes = (uint64_t)v[i];
+    dag__mpi_note(DAG__MPI_CALL_NUMBERS, what, -1, notes, n);
 }
 
 /* What every rank must have spawned alike: the task, where it runs, its

@@ -574,6 +574,34 @@ TEST(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loo
     agree_on_failures();
 }
 
+/* A view's corner and an element's place go to the copy tasks as values, which the ranks' check of their
+   calls does not compare: they are agreed on as numbers of the call, so a rank that passes another corner
+   or place diverges, named, on every rank, rather than mixing the ranks' arrays silently; alike again,
+   the calls work. */
+TEST(a_view_corner_or_element_place_that_differs_between_ranks_is_a_divergence_not_mixed_data) {
+    setup(2);
+    int me = dag_rank(), n = dag_num_ranks(), last = n - 1;
+    dag_result diverged = n > 1 ? DAG_ERR_DIVERGED : DAG_OK;
+    dag_array *a = dag_array_fill(DAG_F64, 6, 4 * n, dag_blocks(6, 4), -1.0);
+    dag_array *w = dag_array_view(a, me == last ? 2 : 1, 3, 1, 4 * n - 2);   /* its corner inside a tile */
+    CHECK_EQ_INT(dag_array_set(w, 1.0), diverged);
+    if (n > 1) CHECK(strstr(last_log, "copied part of an array") != NULL);
+    dag_array_free(w);
+    CHECK_EQ_INT(dag_array_put(a, me == last ? 5 : 4, 0, 9.0), diverged);
+    CHECK_EQ_INT(dag_array_put(a, 4, 0, 7.0), DAG_OK);
+    double v = 0;
+    CHECK_EQ_INT(dag_array_get(a, 4, 0, &v), DAG_OK);
+    CHECK(v == 7.0);
+    w = dag_array_view(a, 1, 3, 1, 4 * n - 2);
+    CHECK_EQ_INT(dag_array_set(w, 2.0), DAG_OK);
+    CHECK_EQ_INT(dag_array_get(a, 3, 4 * n - 2, &v), DAG_OK);
+    CHECK(v == 2.0);
+    dag_array_free(w);
+    dag_array_free(a);
+    dag_shutdown();
+    agree_on_failures();
+}
+
 int main(int argc, char **argv) {
     if (!mpi_suite_start(&argc, &argv)) return 1;
     RUN_ALL(a_distributed_pivoted_lu_and_gesv_match_the_plain_factor_for_ragged_sizes_and_grids);
@@ -587,6 +615,7 @@ int main(int argc, char **argv) {
     RUN_ALL(complex_gemm_and_solves_over_ranks_equal_plain_loops_on_every_rank);
     RUN_ALL(fft_over_ranks_equals_the_dft_on_every_rank);
     RUN_ALL(statistics_and_boundaries_of_the_arrays_own_values_over_ranks_equal_the_loops);
+    RUN_ALL(a_view_corner_or_element_place_that_differs_between_ranks_is_a_divergence_not_mixed_data);
     int failed = test_summary();
     MPI_Finalize();
     return failed;

@@ -69,7 +69,7 @@ MAY_USE = {
     'dag_table.h':   # its operations read host memory: the tasks before them done, blocks open; and of dag_array.h:
         'dag__wait_spawned dag__data_owned dag__data_let_go '   # a view in tiles of its own, a kernel's spans typed
         'dag__operand dag__operand_end dag__any_tiling dag__typed_arg',
-    'dag_array.h': 'dag__array_lu_rows dag__data_owned dag__data_let_go',   # and its own kernels (dag_array_kernels.h)
+    'dag_array.h': 'dag__array_lu_rows dag__data_owned dag__data_let_go dag__mpi_agree_numbers',   # and its own kernels (dag_array_kernels.h)
 }
 # Calls from a layer to a later one: the body's end closes its regions, a
 # finished root task ends its region, a reserve thread gets a worker record,
