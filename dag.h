@@ -7786,8 +7786,10 @@ static dag_result dag__fulfill(dag_event event, int status) {
         atomic_compare_exchange_strong(&t->status, &ok, (int32_t)status);
     }
     dag__mutex_unlock(&dag__g.event_lock);
-    /* a dependency's failure was said where it happened, as for any dependent */
-    if (status != DAG_OK && status != DAG_ERR_DEPENDENCY_FAILED) dag_log(DAG_LOG_ERROR, status, "task '%s' %s", name, what);
+    /* a dependency's failure was said where it happened, as for any dependent; the ranks' divergence (the
+       rank layer's messages, let go) by the end that found it, naming the call */
+    if (status != DAG_OK && status != DAG_ERR_DEPENDENCY_FAILED && status != DAG_ERR_DIVERGED)
+        dag_log(DAG_LOG_ERROR, status, "task '%s' %s", name, what);
     dag__task *owner = dag__child_done(root);
     if (owner) {   /* the body has ended and this was the last: t finishes here */
         dag__finish_root(w, owner);
