@@ -592,6 +592,15 @@ TEST(a_view_corner_or_element_place_that_differs_between_ranks_is_a_divergence_n
     double v = 0;
     CHECK_EQ_INT(dag_array_get(a, 4, 0, &v), DAG_OK);
     CHECK(v == 7.0);
+    /* index lists: the same length and runs, other indices on the last rank */
+    int64_t pick[2] = { me == last ? 2 : 1, 4 }, all[2] = { 1, 4 };
+    dag_array *x = dag_array_index(a, pick, 2, NULL, 0);
+    CHECK(n > 1 ? x == NULL : x != NULL);
+    if (n > 1) CHECK(strstr(last_log, "indexed an array") != NULL);
+    dag_array_free(x);
+    x = dag_array_index(a, all, 2, NULL, 0);
+    CHECK(x != NULL && dag_array_get(x, 1, 0, &v) == DAG_OK && v == 7.0);
+    dag_array_free(x);
     w = dag_array_view(a, 1, 3, 1, 4 * n - 2);
     CHECK_EQ_INT(dag_array_set(w, 2.0), DAG_OK);
     CHECK_EQ_INT(dag_array_get(a, 3, 4 * n - 2, &v), DAG_OK);
