@@ -1703,7 +1703,13 @@ DAG_TASK(int, subtree_parent, (int, n)) {
     r = dag_last_region_result();
     return r;
 }
-TEST(a_cancel_reaches_the_children_of_a_running_task) {
+/* (the same subtree, run inline as the first spawn of a task's body: see below) */
+DAG_TASK(int, inline_first_of, (int, n)) {   /* its first spawn: the subtree above, run inline */
+    int r = -1;
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), subtree_parent, Val(n)), &r);
+    return r;
+}
+static void check_a_cancel_reaches_the_subtree(int inline_first) {
     for (int how = 0; how < 2; how++) {   /* dag_region_cancel of the program's block, dag_cancel of the task */
         setup_quiet(2);
         atomic_store(&gate_open, 0);
@@ -1712,7 +1718,7 @@ TEST(a_cancel_reaches_the_children_of_a_running_task) {
         atomic_store(&subtree_started, 0);
         int got = -1;
         DAG_DATADEPS {
-            dag_task p = dag_spawn(subtree_parent, Val(100));
+            dag_task p = inline_first ? dag_spawn(inline_first_of, Val(100)) : dag_spawn(subtree_parent, Val(100));
             while (!atomic_load(&subtree_queued)) test_spin_us(20);
             if (how == 1) CHECK_EQ_INT(dag_cancel(p), DAG_OK);
             else dag_region_cancel();
@@ -1727,6 +1733,7 @@ TEST(a_cancel_reaches_the_children_of_a_running_task) {
         dag_shutdown();
     }
 }
+TEST(a_cancel_reaches_the_children_of_a_running_task) { check_a_cancel_reaches_the_subtree(0); }
 
 /* dag_cancel_siblings: the task that finds what a parallel search looks for stops the others (TBB's
    task_group::cancel() from inside the group); the block says it was cancelled; outside a body it is
@@ -1772,11 +1779,6 @@ TEST(dag_cancel_siblings_stops_the_rest_of_a_parallel_search) {
    body, in a set-up of its own (a cancel made earlier in a set-up takes the longer way). */
 static dag_task inline_first_parent;
 static atomic_int inline_first_published, inline_first_result, inline_first_late_ran;
-DAG_TASK(int, inline_first_of, (int, n)) {   /* its first spawn: the subtree above, run inline */
-    int r = -1;
-    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), subtree_parent, Val(n)), &r);
-    return r;
-}
 DAG_TASK(int, waits_for_its_spawner, (int, unused)) {
     (void)unused;
     while (!atomic_load(&inline_first_published)) test_spin_us(10);
@@ -1828,27 +1830,8 @@ DAG_TASK(int, spawner_of_a_cancel_watcher, (int, unused)) {
     return seen;
 }
 TEST(a_bodys_first_spawn_run_inside_it_is_reached_by_cancels_cycle_checks_and_failures) {
-    /* a cancel of the program's block reaches the children of the inline child */
-    for (int how = 0; how < 2; how++) {
-        setup_quiet(2);
-        atomic_store(&gate_open, 0);
-        atomic_store(&subtree_queued, 0);
-        atomic_store(&subtree_ran, 0);
-        atomic_store(&subtree_started, 0);
-        int got = -1;
-        DAG_DATADEPS {
-            dag_task p = dag_spawn(inline_first_of, Val(100));
-            while (!atomic_load(&subtree_queued)) test_spin_us(20);
-            if (how == 1) CHECK_EQ_INT(dag_cancel(p), DAG_OK);
-            else dag_region_cancel();
-            atomic_store(&gate_open, 1);
-            int s = dag_fetch(p, &got);
-            CHECK(s == DAG_OK || s == DAG_ERR_CANCELLED);
-        }
-        CHECK(atomic_load(&subtree_ran) <= 4);
-        CHECK(atomic_load(&subtree_started) == atomic_load(&subtree_ran));
-        dag_shutdown();
-    }
+    /* a cancel of the program's block, or of the task, reaches the children of the inline child */
+    check_a_cancel_reaches_the_subtree(1);
     /* the inline child waits for the task it runs inside: a cycle, not a hang */
     for (int threads = 1; threads <= 2; threads++) {
         setup_quiet(threads);
