@@ -1777,19 +1777,11 @@ TEST(dag_cancel_siblings_stops_the_rest_of_a_parallel_search) {
    has a region of its own: cancels, wait-cycle checks, failures and dag_cancel_siblings must still
    reach it and through it exactly as for any task. Each case is the first spawn of a deferred task's
    body, in a set-up of its own (a cancel made earlier in a set-up takes the longer way). */
-static dag_task inline_first_parent;
 static atomic_int inline_first_published, inline_first_result, inline_first_late_ran;
-DAG_TASK(int, waits_for_its_spawner, (int, unused)) {
-    (void)unused;
-    while (!atomic_load(&inline_first_published)) test_spin_us(10);
-    int r = dag_wait(inline_first_parent);
-    atomic_store(&inline_first_result, r);
-    return r;
-}
-DAG_TASK(int, inline_first_of_waiter, (int, unused)) {
+DAG_TASK(int, inline_first_of_waiter, (int, unused)) {   /* (the child above, run inline) */
     (void)unused;
     int r = -1;
-    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), waits_for_its_spawner, Val(0)), &r);
+    dag_fetch(dag_spawn_with(DAG_OPTIONS(.run_inline = 1), child_waits_for_parent, Val(0)), &r);
     return r;
 }
 DAG_TASK(int, fails_inline, (int, code)) {
@@ -1835,13 +1827,13 @@ TEST(a_bodys_first_spawn_run_inside_it_is_reached_by_cancels_cycle_checks_and_fa
     /* the inline child waits for the task it runs inside: a cycle, not a hang */
     for (int threads = 1; threads <= 2; threads++) {
         setup_quiet(threads);
-        atomic_store(&inline_first_result, -1);
-        atomic_store(&inline_first_published, 0);
+        atomic_store(&child_result, -1);
+        atomic_store(&parent_published, 0);
         DAG_DATADEPS {
-            inline_first_parent = dag_spawn(inline_first_of_waiter, Val(0));
-            atomic_store(&inline_first_published, 1);
+            parent_handle = dag_spawn(inline_first_of_waiter, Val(0));
+            atomic_store(&parent_published, 1);
         }
-        CHECK_EQ_INT(atomic_load(&inline_first_result), DAG_ERR_WAIT_CYCLE);
+        CHECK_EQ_INT(atomic_load(&child_result), DAG_ERR_WAIT_CYCLE);
         dag_shutdown();
     }
     /* its failure fails its spawner unless the spawner looked at it */
