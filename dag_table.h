@@ -1890,6 +1890,7 @@ dag_table *dag_table_head(dag_table *t, int64_t rows) {
     if (!dag__table_usable(t, "dag_table_head")) return NULL;
     if (rows < 0) rows = rows < -t->rows ? 0 : t->rows + rows;   /* all but the last -rows, as pandas */
     if (rows > t->rows) rows = t->rows;
+    dag__mpi_agree_numbers("dag_table_head (rows)", &rows, 1);   /* (each owner cuts its partitions by it) */
     int64_t parts = 1;
     while (parts < t->nparts && t->first_row[parts] < rows) parts++;
     dag_table *d = dag__table_like(t, parts, t->owner);
@@ -2335,6 +2336,7 @@ dag_table *dag_table_repartition(dag_table *t, int64_t rows) {
         dag_log(DAG_LOG_ERROR, DAG_ERR_INVALID_ARGUMENT, "dag_table_repartition: %lld rows per partition", (long long)rows);
         return NULL;
     }
+    dag__mpi_agree_numbers("dag_table_repartition (rows)", &rows, 1);
     dag_table *d = dag__table_like(t, dag__table_parts_for(t->rows, rows), NULL);
     dag__table_dealing op = { t, dag__table_types_of(t), rows };
     dag__table_shuffle s = dag__table_shuffle_of("dag_table_repartition", t, d, &op);

@@ -361,6 +361,14 @@ TEST(a_csv_that_one_rank_cannot_read_alike_fails_on_every_rank) {
     dag_table_free(t);
     t = dag_table_read_csv(path, NULL);   /* and the next read is whole */
     CHECK(t && dag_table_rows(t) == 2);
+    /* a head or repartition of another count on one rank: each owner would cut by its own */
+    int odd = dag_num_ranks() > 1 && dag_rank() == dag_num_ranks() - 1;
+    dag_table *h = dag_table_head(t, odd ? 2 : 1), *p = dag_table_repartition(t, odd ? 2 : 1);
+    CHECK(dag_num_ranks() == 1 ? h && p : !h && !p && strstr(LAST_ERROR, "diverged at collective call"));
+    dag_table_free(h), dag_table_free(p);
+    h = dag_table_head(t, 1);   /* alike again: as asked */
+    CHECK(h && dag_table_rows(h) == 1);
+    dag_table_free(h);
     dag_table_free(t);
     AGREE();
 }

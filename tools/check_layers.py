@@ -68,7 +68,7 @@ MAY_USE = {
     # and of dag.h: the spans of its own objects, which only it lets go of (dag__data_owned)
     'dag_table.h':   # its operations read host memory: the tasks before them done, blocks open; and of dag_array.h:
         'dag__wait_spawned dag__data_owned dag__data_let_go '   # a view in tiles of its own, a kernel's spans typed
-        'dag__operand dag__operand_end dag__any_tiling dag__typed_arg',
+        'dag__operand dag__operand_end dag__any_tiling dag__typed_arg dag__mpi_agree_numbers',
     'dag_array.h': 'dag__array_lu_rows dag__data_owned dag__data_let_go dag__mpi_agree_numbers',   # and its own kernels (dag_array_kernels.h)
 }
 # Calls from a layer to a later one: the body's end closes its regions, a
