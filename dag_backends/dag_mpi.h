@@ -1138,8 +1138,9 @@ static int dag__mpi_placement(const dag_arg *args, int n, const dag_options *opt
 }
 
 /* A layer's collective call whose numbers (at most DAG__MAX_PARAMS) every rank must pass alike, though
-   its tasks take them as values (dag__rank_agree: a view's corner, an element's place) */
-static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n) {
+   its tasks take them as values (a view's corner, an element's place: dag_array.h's; unused by a program
+   of dag.h alone) */
+DAG__UNUSED static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n) {
     if (!dag__mpi.active || !dag__on_main() || dag__mpi_local_depth) return;
     dag__mpi_arg_note notes[DAG__MAX_PARAMS];
     memset(notes, 0, sizeof notes);
