@@ -3429,15 +3429,6 @@ static int64_t dag__index_runs(const int64_t *idx, int64_t n, int64_t limit, dag
     }
     return count;
 }
-/* A list of runs as one number (FNV-1a of their fields), for the ranks to compare */
-static int64_t dag__index_runs_digest(const dag__index_run *runs, int64_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int64_t k = 0; k < n; k++) {
-        const int64_t f[3] = { runs[k].from, runs[k].to, runs[k].len };
-        for (int i = 0; i < 3; i++) h = (h ^ (uint64_t)f[i]) * 0x100000001b3ull;
-    }
-    return (int64_t)(h >> 1);
-}
 
 dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const int64_t *cols, int64_t nc) {
     dag__array_where where = dag__array_where_now("dag_array_index");
@@ -3459,8 +3450,8 @@ dag_array *dag_array_index(dag_array *a, const int64_t *rows, int64_t nr, const 
     if (out) {
         dag__rect base = dag__rect_of(a);
         /* the indices go to the tasks as values: over ranks, every rank's lists must be the same */
-        int64_t lists[4] = { nrr, ncr, dag__index_runs_digest(rr, nrr), dag__index_runs_digest(cr, ncr) };
-        dag__mpi_agree_numbers("indexed an array (row runs, column runs, a digest of each list)", lists, 4);
+        dag__mpi_agree_numbers("dag_array_index's rows (none: all)", rows, rows ? nr : 0);
+        dag__mpi_agree_numbers("dag_array_index's columns (none: all)", cols, cols ? nc : 0);
         DAG_DATADEPS {
             for (int64_t j = 0; j < ncr; j++)
                 for (int64_t i = 0; i < nrr; i++) {

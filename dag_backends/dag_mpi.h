@@ -439,9 +439,11 @@ static void dag__mpi_describe(const dag__mpi_call *c, char *out, size_t size) {
                         (unsigned)dag__mpi.log_args[c->first_arg].number, c->name, (int)c->rank);
     else used = snprintf(out, size, "%s", c->name);
     if (c->what == DAG__MPI_CALL_NUMBERS) {   /* "copied part of an array (...): (0, 0, 1, 1, 0)" */
-        for (int i = 0; i < c->num_args && used < (int)size; i++)
-            used += snprintf(out + used, size - (size_t)used, "%s%lld", i ? ", " : ": (",
-                             (long long)dag__mpi.log_args[c->first_arg + (size_t)i].bytes);
+        for (int i = 0; i < c->num_args && used < (int)size; i++) {
+            const dag__mpi_arg_note *a = &dag__mpi.log_args[c->first_arg + (size_t)i];
+            used += snprintf(out + used, size - (size_t)used, a->mode ? "%s... (the rest hashed: %llx)" : "%s%lld",
+                             i ? ", " : ": (", a->mode ? (unsigned long long)a->bytes : (unsigned long long)(long long)a->bytes);
+        }
         if (used < (int)size) snprintf(out + used, size - (size_t)used, ")");
         return;
     }
@@ -1137,16 +1139,21 @@ static int dag__mpi_placement(const dag_arg *args, int n, const dag_options *opt
     return -1;
 }
 
-/* A layer's collective call whose numbers (at most DAG__MAX_PARAMS) every rank must pass alike, though
-   its tasks take them as values (a view's corner, an element's place: dag_array.h's; unused by a program
-   of dag.h alone) */
-DAG__UNUSED static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int n) {
+/* A layer's collective call whose numbers every rank must pass alike, though its tasks take them as
+   values (a view's corner, an index list: dag_array.h's; unused by a program of dag.h alone). The log
+   keeps the first ones; past them, one note (mode 1) of the rest hashed. */
+DAG__UNUSED static void dag__mpi_agree_numbers(const char *what, const int64_t *v, int64_t n) {
     if (!dag__mpi.active || !dag__on_main() || dag__mpi_local_depth) return;
     dag__mpi_arg_note notes[DAG__MAX_PARAMS];
     memset(notes, 0, sizeof notes);
-    if (n > DAG__MAX_PARAMS) n = DAG__MAX_PARAMS;
-    for (int i = 0; i < n; i++) notes[i].kind = DAG__ARG_VALUE, notes[i].bytes = (uint64_t)v[i];
-    dag__mpi_note(DAG__MPI_CALL_NUMBERS, what, -1, notes, n);
+    int shown = n < DAG__MAX_PARAMS ? (int)n : DAG__MAX_PARAMS - 1;
+    for (int i = 0; i < shown; i++) notes[i].kind = DAG__ARG_VALUE, notes[i].bytes = (uint64_t)v[i];
+    if (shown < n) {
+        uint64_t rest = dag__mpi_mix(0xcbf29ce484222325ull, (uint64_t)n);
+        for (int64_t i = shown; i < n; i++) rest = dag__mpi_mix(rest, (uint64_t)v[i]);
+        notes[shown].kind = DAG__ARG_VALUE, notes[shown].mode = 1, notes[shown].bytes = rest;
+    }
+    dag__mpi_note(DAG__MPI_CALL_NUMBERS, what, -1, notes, shown < n ? shown + 1 : shown);
 }
 
 /* What every rank must have spawned alike: the task, where it runs, its
